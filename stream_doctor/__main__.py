@@ -1,0 +1,7 @@
+"""Allow ``python -m stream_doctor``."""
+
+from __future__ import annotations
+
+from stream_doctor.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Accumulation stage: neutral events to an immutable AccumulatedStream."""

@@ -1,0 +1,436 @@
+"""The strict reference accumulator: neutral events in, an immutable AccumulatedStream out.
+
+All stitching state (which block each index means, which calls are open, the argument buffers)
+lives here and nowhere else. Completion is only ever the protocol's own signal (``BlockStop``);
+"the buffer parses" and "another block started" never complete a call. Fragments are kept in a
+list and joined and parsed once, when the call completes, so the cost is linear in the capture.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Iterable
+
+from stream_doctor.accumulate.arguments import parse_arguments
+from stream_doctor.accumulate.stream import (
+    AccumulatedStream,
+    Anomaly,
+    Block,
+    CaptureInfo,
+    ErrorInfo,
+    ExecutionRecord,
+    Fragment,
+    Message,
+    ToolCall,
+)
+from stream_doctor.capture.base import InputProblem, Pos
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Execution,
+    Finish,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    Request,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+
+#: Stop reasons that end a turn with its content cut short.
+TRUNCATING_REASONS = {"max_tokens": "max-tokens", "model_context_window_exceeded": "context-window"}
+
+
+class _BlockState:
+    __slots__ = (
+        "key", "index", "block_type", "started", "ended", "is_tool", "call_id", "name",
+        "server_side", "caller", "start_input", "texts", "positions", "deltas", "size",
+        "result_for", "ordinal", "abandon_cause", "abandon_pos", "message", "delta_type",
+    )  # fmt: skip
+
+    def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
+        self.message = message
+        self.key = key
+        self.index = index
+        self.block_type = block_type
+        self.started = started
+        self.ended: Pos | None = None
+        self.is_tool = False
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.server_side = False
+        self.caller: str | None = None
+        self.start_input: Any = None
+        self.texts: list[str] = []
+        self.positions: list[Pos] = []
+        self.deltas = 0
+        self.size = 0
+        self.result_for: str | None = None
+        self.ordinal = -1
+        self.abandon_cause: str | None = None
+        self.abandon_pos: Pos | None = None
+        self.delta_type = "fragment"
+
+
+class _MessageState:
+    __slots__ = (
+        "index", "message_id", "model", "started", "stopped", "stop_reason", "stop_reason_pos",
+        "error", "blocks", "order", "ids",
+    )  # fmt: skip
+
+    def __init__(self, index: int, message_id: str | None, model: str | None, started: Pos | None) -> None:
+        self.index = index
+        self.message_id = message_id
+        self.model = model
+        self.started = started
+        self.stopped: Pos | None = None
+        self.stop_reason: str | None = None
+        self.stop_reason_pos: Pos | None = None
+        self.error: ErrorInfo | None = None
+        self.blocks: dict[Hashable, _BlockState] = {}
+        self.order: list[_BlockState] = []
+        self.ids: dict[str, _BlockState] = {}
+
+
+class Accumulator:
+    """Feed it events in capture order with ``feed``; ``result`` builds the AccumulatedStream."""
+
+    def __init__(self, positional_indices: bool = True) -> None:
+        self.positional_indices = positional_indices
+        self.messages: list[_MessageState] = []
+        self.current: _MessageState | None = None
+        self.calls: list[_BlockState] = []
+        self.finished_calls: dict[int, ToolCall] = {}
+        self.calls_by_id: dict[str, _BlockState] = {}
+        self.executions: list[tuple[Execution, _BlockState | None, str, Pos | None]] = []
+        self.executed: dict[int, Pos] = {}
+        self.requests: list[Any] = []
+        self.anomalies: list[Anomaly] = []
+        self.problems: list[InputProblem] = []
+        self.unknown: dict[str, int] = {}
+        self.last_pos: Pos | None = None
+
+    # -- feeding -----------------------------------------------------------------------------
+
+    def feed_all(self, events: Iterable[Event]) -> None:
+        feed = self.feed
+        for event in events:
+            feed(event)
+
+    def feed(self, event: Event) -> None:
+        kind = type(event)
+        if kind is ArgsDelta:  # the hot path: one per argument fragment
+            message = self.current
+            block = message.blocks.get(event.key) if message is not None else None  # type: ignore[union-attr]
+            if block is not None and block.is_tool and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
+                texts = block.texts
+                if not texts:
+                    block.delta_type = event.delta_type  # type: ignore[union-attr]
+                texts.append(event.fragment)  # type: ignore[union-attr]
+                block.positions.append(event.pos)
+                self.last_pos = event.pos
+                return
+            self._stray_args(event)  # type: ignore[arg-type]
+        elif kind is BlockDelta:
+            self._block_delta(event)  # type: ignore[arg-type]
+        elif kind is ToolStart or kind is BlockStart:
+            self._start(event)  # type: ignore[arg-type]
+        elif kind is BlockStop:
+            self._stop(event)  # type: ignore[arg-type]
+        elif kind is KeepAlive:
+            pass
+        elif kind is MessageStart:
+            self._message_start(event)  # type: ignore[arg-type]
+        elif kind is Finish:
+            message = self._message(event.pos)
+            if message.stop_reason is not None and message.stop_reason != event.reason:  # type: ignore[attr-defined]
+                self._anomaly("stop-reason-changed", event.pos, {"before": message.stop_reason, "after": event.reason})  # type: ignore[attr-defined]
+            message.stop_reason = event.reason  # type: ignore[attr-defined]
+            message.stop_reason_pos = event.pos
+        elif kind is MessageStop:
+            self._message_stop(event)  # type: ignore[arg-type]
+        elif kind is StreamError:
+            message = self._message(event.pos, implicit_ok=True)
+            message.error = ErrorInfo(event.pos, event.error_type, event.message)  # type: ignore[attr-defined]
+        elif kind is Execution:
+            self._execution(event)  # type: ignore[arg-type]
+        elif kind is Request:
+            self.requests.append(event.body)  # type: ignore[attr-defined]
+        elif kind is Unknown:
+            name = event.event_type  # type: ignore[attr-defined]
+            self.unknown[name] = self.unknown.get(name, 0) + 1
+            self.problems.append(InputProblem("unknown-event", name, event.pos))
+        elif kind is Malformed:
+            self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))  # type: ignore[attr-defined]
+        elif kind is Problem:
+            self.problems.append(InputProblem(event.kind, event.message, event.pos))  # type: ignore[attr-defined]
+        self.last_pos = event.pos
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def _message(self, pos: Pos, implicit_ok: bool = False) -> _MessageState:
+        """The message content belongs to, creating an implicit one when none was started."""
+        message = self.current
+        if message is None:
+            message = self._open_message(None, None, None)
+            if not implicit_ok:
+                self._anomaly("no-message-start", pos, {})
+        elif message.stopped is not None:
+            self._anomaly("event-after-message-stop", pos, {"stopped": message.stopped})
+        return message
+
+    def _open_message(self, message_id: str | None, model: str | None, pos: Pos | None) -> _MessageState:
+        message = _MessageState(len(self.messages), message_id, model, pos)
+        self.messages.append(message)
+        self.current = message
+        return message
+
+    def _message_start(self, event: MessageStart) -> None:
+        previous = self.current
+        if previous is not None and previous.stopped is None:
+            self._anomaly("message-restarted", event.pos, {"previous": previous.started, "message": previous.index})
+            self._close_message(previous, event.pos, "new-message")
+        self._open_message(event.message_id, event.model, event.pos)
+
+    def _message_stop(self, event: MessageStop) -> None:
+        message = self.current
+        if message is None:
+            self._anomaly("no-message-start", event.pos, {})
+            message = self._open_message(None, None, None)
+        elif message.stopped is not None:
+            self._anomaly("event-after-message-stop", event.pos, {"stopped": message.stopped})
+            return
+        message.stopped = event.pos
+        cause = TRUNCATING_REASONS.get(message.stop_reason or "", "message-stop")
+        self._close_message(message, event.pos, cause)
+
+    def _close_message(self, message: _MessageState, pos: Pos | None, cause: str) -> None:
+        """Every call still open when its message ends was abandoned."""
+        for block in message.order:
+            if block.is_tool and block.ended is None and block.abandon_cause is None:
+                if message.error is not None:
+                    block.abandon_cause, block.abandon_pos = "error-event", message.error.pos
+                elif message.stop_reason in TRUNCATING_REASONS:
+                    block.abandon_cause = TRUNCATING_REASONS[message.stop_reason]  # type: ignore[index]
+                    block.abandon_pos = message.stop_reason_pos
+                else:
+                    block.abandon_cause, block.abandon_pos = cause, pos
+                self._finish_call(block)
+
+    # -- blocks ------------------------------------------------------------------------------
+
+    def _start(self, event: ToolStart | BlockStart) -> None:
+        message = self._message(event.pos)
+        key = event.key
+        previous = message.blocks.get(key)
+        if previous is not None:
+            self._anomaly("index-reused", event.pos, {"key": key, "previous": previous.started})
+            if previous.is_tool and previous.ended is None:
+                previous.abandon_cause, previous.abandon_pos = "index-reused", event.pos
+                self._finish_call(previous)
+        elif self.positional_indices and event.index is not None:
+            # Indices are positions: each new block takes the one after the last block started.
+            last = message.order[-1].index if message.order else -1
+            expected = last + 1 if last is not None else None
+            if expected is not None and event.index != expected:
+                self._anomaly("index-gap", event.pos, {"key": key, "index": event.index, "expected": expected})
+        block = _BlockState(message.index, key, event.index, event.block_type, event.pos)
+        message.blocks[key] = block
+        message.order.append(block)
+        if type(event) is BlockStart:
+            block.result_for = event.result_for
+            return
+        assert isinstance(event, ToolStart)
+        block.is_tool = True
+        block.call_id, block.name = event.call_id, event.name
+        block.server_side, block.caller = event.server_side, event.caller
+        block.start_input = event.start_input
+        block.ordinal = len(self.calls)
+        self.calls.append(block)
+        if event.call_id is None or not event.name:
+            self._anomaly(
+                "call-without-id-or-name", event.pos, {"id": event.call_id, "name": event.name, "block": block.ordinal}
+            )
+        if event.call_id is not None:
+            twin = message.ids.get(event.call_id)
+            if twin is not None:
+                self._anomaly("duplicate-call-id", event.pos, {"id": event.call_id, "first": twin.started})
+            else:
+                message.ids[event.call_id] = block
+            self.calls_by_id.setdefault(event.call_id, block)
+
+    def _stop(self, event: BlockStop) -> None:
+        message = self._message(event.pos)
+        block = message.blocks.get(event.key)
+        if block is None:
+            self._anomaly("unknown-block", event.pos, {"key": event.key, "event": "stop"})
+            return
+        if block.ended is not None:
+            self._anomaly("after-block-stop", event.pos, {"key": event.key, "event": "stop", "stopped": block.ended})
+            return
+        block.ended = event.pos
+        if block.is_tool:
+            self._finish_call(block)
+
+    def _stray_args(self, event: ArgsDelta) -> None:
+        message = self._message(event.pos)
+        block = message.blocks.get(event.key)
+        detail = {"key": event.key, "event": event.delta_type, "size": len(event.fragment), "text": event.fragment}
+        if block is None:
+            self._anomaly("unknown-block", event.pos, detail)
+        elif block.ended is not None:
+            self._anomaly("after-block-stop", event.pos, {**detail, "stopped": block.ended})
+        elif not block.is_tool:
+            self._anomaly("delta-type-mismatch", event.pos, {**detail, "block_type": block.block_type})
+        else:  # the message was stopped but this block was not: keep it, it was reported already
+            block.texts.append(event.fragment)
+            block.positions.append(event.pos)
+
+    def _block_delta(self, event: BlockDelta) -> None:
+        message = self._message(event.pos)
+        block = message.blocks.get(event.key)
+        detail = {"key": event.key, "event": event.delta_type, "size": event.size}
+        if block is None:
+            self._anomaly("unknown-block", event.pos, detail)
+        elif block.ended is not None:
+            self._anomaly("after-block-stop", event.pos, {**detail, "stopped": block.ended})
+        elif block.is_tool:
+            self._anomaly("delta-type-mismatch", event.pos, {**detail, "block_type": block.block_type})
+        else:
+            block.deltas += 1
+            block.size += event.size
+
+    # -- executions --------------------------------------------------------------------------
+
+    def _execution(self, event: Execution) -> None:
+        block: _BlockState | None = None
+        if event.call_id is not None:
+            block = self.calls_by_id.get(event.call_id)
+        elif event.name is not None:  # no id recorded: the latest call of that name
+            block = next((c for c in reversed(self.calls) if c.name == event.name), None)
+        if block is None:
+            state = "unknown"
+        elif block.ended is not None:
+            state = "complete"
+        else:
+            state = "open"
+        previous = None
+        if block is not None:
+            previous = self.executed.get(block.ordinal)
+            self.executed.setdefault(block.ordinal, event.pos)
+        self.executions.append((event, block, state, previous))
+
+    # -- results -----------------------------------------------------------------------------
+
+    def _anomaly(self, kind: str, pos: Pos, detail: dict[str, Any]) -> None:
+        message = self.current.index if self.current is not None else None
+        self.anomalies.append(Anomaly(kind, pos, message, detail))
+
+    def _finish_call(self, block: _BlockState) -> None:
+        raw = "".join(block.texts)
+        value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts])
+        fragments = tuple(map(Fragment, block.positions, block.texts))
+        if not block.texts and block.start_input not in (None, {}):
+            value, failure, source = block.start_input, None, "input given whole in the start event, no deltas"
+        else:
+            source = _input_source(block, raw)
+        self.finished_calls[block.ordinal] = ToolCall(
+            ordinal=block.ordinal,
+            message=block.message,
+            key=block.key,
+            index=block.index,
+            block_type=block.block_type,
+            call_id=block.call_id,
+            name=block.name,
+            server_side=block.server_side,
+            caller=block.caller,
+            started=block.started,
+            ended=block.ended,
+            status="complete" if block.ended is not None else "abandoned",
+            abandon_cause=block.abandon_cause if block.ended is None else None,
+            abandon_pos=block.abandon_pos if block.ended is None else None,
+            fragments=fragments,
+            raw_arguments=raw,
+            arguments=value if failure is None else None,
+            parse_failure=failure,
+            start_input=block.start_input,
+            complete_value_at=complete_at,
+            input_source=source,
+        )
+
+    def result(
+        self,
+        info: CaptureInfo,
+        ended_cleanly: bool,
+        problems: Iterable[InputProblem],
+        event_counts: dict[str, int],
+    ) -> AccumulatedStream:
+        if self.current is not None and self.current.stopped is None:
+            self._close_message(self.current, self.last_pos, "stream-cut")
+        for block in self.calls:  # calls of earlier messages left open (already reported by anomalies)
+            if block.ordinal not in self.finished_calls:
+                block.abandon_cause = block.abandon_cause or "stream-cut"
+                self._finish_call(block)
+        calls = tuple(self.finished_calls[i] for i in range(len(self.calls)))
+        executions = tuple(
+            ExecutionRecord(
+                pos=event.pos,
+                call_id=event.call_id,
+                name=event.name,
+                input=event.input,
+                call=block.ordinal if block is not None else None,
+                call_state="never-completed"
+                if state == "open" and block is not None and block.ended is None
+                else state,  # type: ignore[arg-type]
+                previous=previous,
+            )
+            for event, block, state, previous in self.executions
+        )
+        messages = tuple(
+            Message(
+                index=m.index,
+                message_id=m.message_id,
+                model=m.model,
+                started=m.started,
+                stopped=m.stopped,
+                stop_reason=m.stop_reason,
+                stop_reason_pos=m.stop_reason_pos,
+                error=m.error,
+                calls=tuple(b.ordinal for b in m.order if b.is_tool),
+                blocks=tuple(
+                    Block(m.index, b.key, b.index, b.block_type, b.started, b.ended, b.deltas, b.size, b.result_for)
+                    for b in m.order
+                    if not b.is_tool
+                ),
+            )
+            for m in self.messages
+        )
+        return AccumulatedStream(
+            capture=info,
+            messages=messages,
+            calls=calls,
+            executions=executions,
+            requests=tuple(self.requests),
+            anomalies=tuple(self.anomalies),
+            problems=tuple(problems) + tuple(self.problems),
+            event_counts=dict(event_counts),
+            unknown_events=dict(self.unknown),
+            last_pos=self.last_pos,
+            ended_cleanly=ended_cleanly,
+        )
+
+
+def _input_source(block: _BlockState, raw: str) -> str:
+    count = len(block.texts)
+    start = "start placeholder {}" if block.start_input in (None, {}) else "start input (ignored)"
+    if count == 0:
+        return f"{start}, no deltas: empty input {{}}"
+    plural = f"{block.delta_type} fragment" + ("" if count == 1 else "s")
+    if not raw.strip():
+        return f"{start} → {count} empty {plural}: no-argument call {{}}"
+    return f"{start} → {count} {plural}"

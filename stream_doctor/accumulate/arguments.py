@@ -1,0 +1,84 @@
+"""Parsing a completed call's argument text once, and classifying how it failed."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import accumulate as running_total
+from typing import Any, Sequence
+
+import orjson
+
+from stream_doctor.accumulate.stream import ParseFailure, ParseFailureKind
+
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+
+
+def parse_arguments(raw: str, fragment_lengths: Sequence[int]) -> tuple[Any, ParseFailure | None, int | None]:
+    """Parse ``raw`` (the joined fragments) once.
+
+    Returns ``(value, failure, complete_value_at)`` where ``complete_value_at`` is the index of the
+    fragment at which the buffer first held a complete JSON value. For a valid buffer that is the
+    fragment holding its last non-blank character; for "trailing data" it is where the leading
+    value ended, the point at which run-it-when-it-parses code would have fired.
+    """
+    if not raw.strip():
+        return {}, None, None
+    ends = list(running_total(fragment_lengths))
+
+    def fragment_of(char: int) -> int | None:
+        found = bisect_right(ends, char)
+        return found if found < len(ends) else None
+
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        failure = classify(raw, error)
+        char = error.pos
+        complete_at = None
+        if failure.kind in ("trailing-data", "concatenated-objects"):
+            complete_at = fragment_of(len(raw[:char].rstrip()) - 1)
+        return None, _with_fragment(failure, fragment_of(char)), complete_at
+    last = len(raw.rstrip()) - 1
+    if not isinstance(value, dict):
+        kind: ParseFailureKind = "not-an-object"
+        detail = f"the arguments are a JSON {_json_type(value)}, not an object"
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            detail += " (a string holding JSON: the arguments were encoded twice)"
+        return value, ParseFailure(kind, detail, 0, 0 if fragment_lengths else None), fragment_of(last)
+    return value, None, fragment_of(last)
+
+
+def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
+    message = error.msg
+    char = error.pos
+    byte = len(raw[:char].encode("utf-8", "surrogatepass"))
+    kind: ParseFailureKind
+    if "after document" in message:
+        rest = raw[char:].lstrip()
+        kind = "concatenated-objects" if rest[:1] in ("{", "[") else "trailing-data"
+    elif "end of data" in message or "EOF" in message or char >= len(raw.rstrip()):
+        # A buffer that ends inside a string whose text ends like the object itself (`"}`) did not
+        # stop early: a quote inside a value came out unescaped-wrong and the value swallowed the
+        # rest of the object (fine-grained tool streaming, pi-anthropic-oauth #11).
+        in_string = _ESCAPE.sub("", raw).count('"') % 2 == 1
+        kind = "unterminated-string" if in_string and raw.rstrip().endswith("}") else "truncated"
+    else:
+        kind = "invalid"
+    return ParseFailure(kind, message, byte, None)
+
+
+def _with_fragment(failure: ParseFailure, fragment: int | None) -> ParseFailure:
+    return ParseFailure(failure.kind, failure.detail, failure.position, fragment)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "value"

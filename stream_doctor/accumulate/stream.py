@@ -1,0 +1,159 @@
+"""The accumulated stream: every message, content block and tool call the capture holds, reassembled.
+
+Built once by the accumulator and never changed afterwards; rules only read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Literal, NamedTuple
+
+from stream_doctor.capture.base import InputProblem, Pos
+
+CallStatus = Literal["complete", "abandoned"]
+ParseFailureKind = Literal[
+    "empty",
+    "truncated",
+    "unterminated-string",
+    "trailing-data",
+    "concatenated-objects",
+    "not-an-object",
+    "invalid",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    """Why a call's arguments did not parse: a classification and where in the buffer it failed."""
+
+    kind: ParseFailureKind
+    detail: str  # the JSON parser's own words
+    position: int  # character offset into the raw arguments
+    fragment: int | None  # 0-based fragment holding that character, None when no fragment does
+
+
+class Fragment(NamedTuple):
+    pos: Pos
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call, from its start event to its completion (or to where it was abandoned)."""
+
+    ordinal: int  # 0-based, across the whole capture
+    message: int  # 0-based message the call belongs to
+    key: Hashable
+    index: int | None
+    block_type: str
+    call_id: str | None
+    name: str | None
+    server_side: bool
+    caller: str | None
+    started: Pos
+    ended: Pos | None  # the completion event; None when the call never completed
+    status: CallStatus
+    abandon_cause: str | None  # "stream-cut" | "error-event" | "max-tokens" | "new-message" …
+    abandon_pos: Pos | None
+    fragments: tuple[Fragment, ...]
+    raw_arguments: str
+    arguments: Any  # the parsed value; None when parsing failed or the call never completed
+    parse_failure: ParseFailure | None
+    start_input: Any
+    complete_value_at: int | None  # fragment index at which the buffer first held a whole JSON value
+    input_source: str  # for humans: "start placeholder {} → 7 input_json_delta fragments"
+
+    @property
+    def byte_count(self) -> int:
+        return len(self.raw_arguments.encode("utf-8", "surrogatepass"))
+
+    @property
+    def label(self) -> str:
+        return f"{self.name or '?'} ({self.call_id or 'no id'})"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A content block that is not a tool call, kept so structure rules can see the whole message."""
+
+    message: int
+    key: Hashable
+    index: int | None
+    block_type: str
+    started: Pos
+    ended: Pos | None
+    deltas: int
+    size: int
+    result_for: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    index: int
+    message_id: str | None
+    model: str | None
+    started: Pos | None  # None when content arrived without a message start
+    stopped: Pos | None
+    stop_reason: str | None
+    stop_reason_pos: Pos | None
+    error: ErrorInfo | None
+    calls: tuple[int, ...]  # ordinals into AccumulatedStream.calls
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    pos: Pos
+    error_type: str | None
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionRecord:
+    """An envelope ``execute`` record, resolved against the calls the stream produced."""
+
+    pos: Pos
+    call_id: str | None
+    name: str | None
+    input: Any
+    call: int | None  # ordinal of the call it names, None when the stream never produced that id
+    call_state: Literal["complete", "open", "never-completed", "unknown"]
+    previous: Pos | None  # an earlier execution of the same call
+
+
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    """A protocol irregularity the accumulator saw while stitching; the SD4xx rules report them."""
+
+    kind: str
+    pos: Pos
+    message: int | None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureInfo:
+    path: str
+    container: str
+    compressed: str | None
+    provider: str
+    provider_forced: bool
+    size: int
+    frames: int
+    duration: float | None
+    header: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class AccumulatedStream:
+    capture: CaptureInfo
+    messages: tuple[Message, ...]
+    calls: tuple[ToolCall, ...]
+    executions: tuple[ExecutionRecord, ...]
+    requests: tuple[Any, ...]
+    anomalies: tuple[Anomaly, ...]
+    problems: tuple[InputProblem, ...]  # from the capture reader and the adapter
+    event_counts: dict[str, int]  # provider event type → how many
+    unknown_events: dict[str, int]
+    last_pos: Pos | None
+    ended_cleanly: bool  # the capture's last frame was whole

@@ -1,0 +1,100 @@
+"""Capture stage: bytes on disk to frames with positions (file, line, byte offset).
+
+``load`` reads a file (or stdin), undoes gzip, picks a container reader (forced by name, or the
+one whose ``sniff`` is surest) and lets it cut the bytes into frames. Anything that stops the
+capture from being read at all is a ``CaptureError`` with a one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+import zlib
+
+from stream_doctor.capture.base import Capture, CaptureError, Reader
+from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
+from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
+from stream_doctor.capture.sse import READER as SSE_READER
+
+#: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
+READERS: dict[str, Reader] = {
+    reader.name: reader for reader in (SSE_READER, JSONL_READER, ENVELOPE_READER, JSON_ARRAY_READER)
+}
+CONTAINERS = tuple(READERS)
+
+#: How much of the (decompressed) capture the readers' ``sniff`` sees.
+HEAD_SIZE = 64 * 1024
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def load(path: str, container: str | None = None) -> Capture:
+    """Read the capture at ``path`` ("-" for stdin) into frames.
+
+    ``container`` forces a reader by name; otherwise the format is sniffed from the first 64 KiB.
+    """
+    raw = _read_bytes(path)
+    compressed = None
+    if raw.startswith(_GZIP_MAGIC):
+        raw = _gunzip(raw)
+        compressed = "gzip"
+    if not raw:
+        raise CaptureError("the capture is empty" + (" (once decompressed)" if compressed else ""))
+    reader = _forced(container) if container is not None else _sniffed(raw[:HEAD_SIZE])
+    capture = reader.read(raw, "<stdin>" if path == "-" else path)
+    capture.compressed = compressed
+    return capture
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except FileNotFoundError:
+        raise CaptureError("no such file") from None
+    except IsADirectoryError:
+        raise CaptureError("is a directory, not a capture file") from None
+    except PermissionError:
+        raise CaptureError("permission denied") from None
+    except OSError as exc:
+        raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _gunzip(raw: bytes) -> bytes:
+    try:
+        return gzip.decompress(raw)
+    except EOFError:
+        raise CaptureError("the gzip data is cut off before its end (incomplete .gz file)") from None
+    except (OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise CaptureError(f"corrupt gzip data: {exc}") from None
+
+
+def _forced(container: str) -> Reader:
+    try:
+        return READERS[container]
+    except KeyError:
+        raise CaptureError(f"unknown container {container!r} (choose from {', '.join(CONTAINERS)})") from None
+
+
+def _sniffed(head: bytes) -> Reader:
+    best: Reader | None = None
+    best_score = 0
+    for reader in READERS.values():
+        score = reader.sniff(head)
+        if score > best_score:
+            best, best_score = reader, score
+    if best is not None:
+        return best
+    # Say why each reader declined; readers that declined for the same reason share one entry.
+    reasons: dict[str, list[str]] = {}
+    for name, reader in READERS.items():
+        reject_reason = getattr(reader, "reject_reason", None)
+        reason = reject_reason(head) if reject_reason is not None else "not recognised"
+        reasons.setdefault(reason, []).append(name)
+    tried = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+    raise CaptureError(f"could not recognise the capture format (tried {tried}); force one with --container")
+
+
+__all__ = ["CONTAINERS", "READERS", "Capture", "CaptureError", "load"]

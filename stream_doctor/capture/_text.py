@@ -1,0 +1,67 @@
+"""Helpers every line-oriented capture reader shares: line splitting with exact offsets, UTF-8, errors."""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate, count
+from operator import add
+
+import orjson
+
+BOM = b"\xef\xbb\xbf"
+
+# The spec allows CRLF, CR and LF, mixed in one stream; the capturing group keeps the line
+# ends in re.split's output so offsets stay exact.
+_LINE_END = re.compile(rb"(\r\n|\r|\n)")
+
+
+def uniform_line_end(data: bytes) -> bytes | None:
+    """The one line end the whole capture uses (LF or CRLF), or None when CRs are mixed in."""
+    crs = data.count(b"\r")
+    if not crs:
+        return b"\n"
+    if crs == data.count(b"\r\n") == data.count(b"\n"):
+        return b"\r\n"
+    return None
+
+
+def split_lines(data: bytes) -> tuple[list[bytes], list[int]]:
+    """Cut ``data`` into lines (ends removed) and the byte offset at which each line starts.
+
+    Lines end in LF, CR or CRLF. A final line end does not start another (empty) line.
+    """
+    line_end = uniform_line_end(data)
+    if line_end is not None:
+        # The usual capture, all LF or all CRLF: everything below runs in C.
+        lines = data.split(line_end)
+        # start of line i = total length of the lines before it + one line end per line before it
+        starts = list(map(add, accumulate(map(len, lines), initial=0), count(0, len(line_end))))
+    else:
+        parts = _LINE_END.split(data)
+        lines = parts[0::2]
+        starts = list(accumulate(map(len, parts), initial=0))[0::2]
+    if not lines[-1]:
+        lines.pop()
+    del starts[len(lines) :]
+    return lines, starts
+
+
+def json_error(exc: orjson.JSONDecodeError) -> str:
+    """``not JSON: <orjson's reason> at column N`` (with the line when the payload has several)."""
+    reason = exc.msg
+    if reason.startswith("str is not valid UTF-8"):
+        return "not JSON: not valid UTF-8"
+    if reason.startswith("Input is a zero-length"):
+        return "not JSON: empty"
+    where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+    return f"not JSON: {reason} at {where}"
+
+
+def is_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,86 @@
+"""What every capture reader produces: frames that know where in the file they came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+
+class Pos(NamedTuple):
+    """Where a frame starts: its ordinal among frames, its 1-based line and its byte offset."""
+
+    number: int
+    line: int
+    offset: int
+
+
+#: A frame's ``value`` when its payload could not be decoded as JSON (see ``Frame.error``).
+NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "NOT_JSON"})()
+
+FrameKind = str  # "event" | "request" | "execute" | "result"; envelope records other than events
+
+
+@dataclass(slots=True)
+class Frame:
+    """One unit read from a capture: an SSE event, a JSONL line, an element of a JSON array.
+
+    ``data`` keeps the payload exactly as read (so ``[DONE]`` and keep-alives survive);
+    ``value`` is the decoded JSON, or ``NOT_JSON`` with the reason in ``error``.
+    """
+
+    pos: Pos
+    data: bytes
+    value: Any
+    error: str | None = None
+    event: str | None = None  # the SSE ``event:`` field, when there was one
+    t: float | None = None  # seconds since the stream started, when the capture recorded it
+    kind: FrameKind = "event"
+    sse_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputProblem:
+    """Something wrong with the capture itself, reported as a finding by the SD0xx rules."""
+
+    kind: str  # see rules/capture for the kinds and their codes
+    message: str
+    pos: Pos | None
+
+
+@dataclass(slots=True)
+class Capture:
+    """A capture read into frames, with what the reader noticed about the file."""
+
+    path: str  # as the user named it; "<stdin>" for -
+    container: str  # registry name of the reader that read it
+    size: int
+    frames: list[Frame]
+    compressed: str | None = None  # "gzip" when the bytes were compressed
+    header: dict[str, Any] | None = None  # the envelope's header record
+    problems: list[InputProblem] = field(default_factory=list)
+    comments: int = 0  # SSE comment lines (keep-alives) skipped
+    ended_cleanly: bool = True  # False when the last frame was cut off (no terminating blank line)
+
+
+class CaptureError(Exception):
+    """The capture cannot be read at all. The CLI prints ``path:line: message`` and exits 2."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+class Reader(Protocol):
+    """A container format: how to recognise it and how to cut it into frames."""
+
+    name: str
+    title: str
+
+    def sniff(self, head: bytes) -> int:
+        """How sure (0-100) this reader is that a capture starting with ``head`` is its format."""
+        ...
+
+    def read(self, data: bytes, path: str) -> Capture:
+        """Cut the whole capture into frames. Raises CaptureError only when nothing can be read."""
+        ...

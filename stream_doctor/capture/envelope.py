@@ -1,0 +1,101 @@
+"""stream-doctor's capture envelope, version 1: what each record means and when one is malformed.
+
+One JSON object per line, discriminated by ``"sd"`` (see docs/envelope.md). The reader lives in
+``jsonl.py``; this module turns one decoded record into a frame. Validation is written by hand
+because it runs once per line on the replay path; ``schemas/capture-envelope-v1.schema.json``
+states the same rules as a JSON Schema, and a test keeps the two in agreement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+
+VERSION = 1
+SCHEMA_ID = "https://stream-doctor.dev/schemas/capture-envelope-v1.json"
+RECORD_TYPES = ("header", "event", "request", "execute")
+
+_OPTIONAL_STRINGS = {
+    "header": ("provider", "source", "note"),
+    "event": ("event",),
+    "request": ("method", "url"),
+    "execute": ("call_id", "name"),
+}
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int to Python but not a number to JSON (or to JSON Schema)
+    return type(value) is int or type(value) is float
+
+
+def _is_integer(value: Any) -> bool:
+    # JSON Schema counts 1.0 as an integer; so does this, to agree with the schema
+    return type(value) is int or (type(value) is float and value.is_integer())
+
+
+def check_record(record: Any) -> str | None:
+    """What is wrong with one envelope record, or None when it fits the format.
+
+    Only the record itself is checked; where it may appear (a header only on the first line) and
+    whether its version is supported are the reader's business.
+    """
+    if type(record) is not dict:
+        return "not a JSON object"
+    if "sd" not in record:
+        return 'no "sd" key saying what the record is'
+    kind = record["sd"]
+    if type(kind) is not str:
+        return '"sd" is not a string'
+    if kind not in _OPTIONAL_STRINGS:
+        return f'unknown record type "sd": {kind!r} (expected header, event, request or execute)'
+    for key in _OPTIONAL_STRINGS[kind]:
+        value = record.get(key)
+        if value is not None and type(value) is not str:
+            return f'{kind} record: "{key}" must be a string'
+    if kind == "header":
+        if "version" not in record:
+            return 'header record: no "version"'
+        if not _is_integer(record["version"]):
+            return 'header record: "version" must be an integer'
+        return None
+    t = record.get("t")
+    if t is not None and not (_is_number(t) and t >= 0):
+        return f'{kind} record: "t" must be a number of seconds >= 0'
+    if kind == "event":
+        has_data = "data" in record
+        if "raw" in record:
+            if has_data:
+                return 'event record: has both "data" and "raw"; keep one'
+            if type(record["raw"]) is not str:
+                return 'event record: "raw" must be a string'
+        elif not has_data:
+            return 'event record: no "data" (or "raw" for a payload that is not JSON)'
+    elif kind == "request":
+        if "body" not in record:
+            return 'request record: no "body"'
+        if type(record["body"]) is not dict:
+            return 'request record: "body" must be an object'
+    elif "input" not in record:  # execute
+        return 'execute record: no "input"'
+    return None
+
+
+def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
+    """The frame for one decoded record (not a header); a record that does not fit is kept as a
+    ``NOT_JSON`` event frame whose error says why, so the replay reports it instead of losing it."""
+    problem = check_record(record)
+    if problem is not None:
+        return Frame(pos, line, NOT_JSON, f"envelope: {problem}")
+    kind = record["sd"]
+    t = record.get("t")
+    if kind == "event":
+        if "data" in record:
+            # ``data`` is the record's line: the payload is in it, as read. Serialising every
+            # payload again would cost a third of the read, and nothing needs it on its own.
+            return Frame(pos, line, record["data"], None, record.get("event"), t)
+        raw: str = record["raw"]
+        return Frame(pos, raw.encode(), NOT_JSON, "not JSON", record.get("event"), t)
+    if kind == "header":
+        return Frame(pos, line, NOT_JSON, "envelope: a header record must be the first line")
+    return Frame(pos, line, record, None, None, t, kind)

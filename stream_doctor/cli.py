@@ -1,0 +1,160 @@
+"""Command line: turns options into an Options object, runs the engine, picks a reporter and exit code.
+
+Heavy imports happen inside the commands, so ``stream-doctor --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from stream_doctor import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
+
+app = typer.Typer(
+    name="stream-doctor",
+    help="Replay captured LLM streams and diagnose how their tool calls were reassembled.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class OutputFormat(str, Enum):
+    terminal = "terminal"
+    json = "json"
+
+
+class Level(str, Enum):
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"stream-doctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Replay captured LLM streams and diagnose how their tool calls were reassembled."""
+
+
+@app.command()
+def replay(
+    capture: str = typer.Argument(
+        ..., help="Capture file (.sse, .jsonl, .json, optionally gzip-compressed), or - for stdin."
+    ),
+    call: Optional[str] = typer.Option(
+        None, "--call", help="Show one call (by id or number): its fragments and reassembled input."
+    ),
+    timeline: bool = typer.Option(
+        False, "--timeline", help="Show every event with its position (runs of deltas folded)."
+    ),
+    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Report format."),
+    container: Optional[str] = typer.Option(
+        None, "--container", "--input-format", help="Force the capture format: sse, jsonl, envelope, json."
+    ),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    fail_on: Level = typer.Option(Level.error, "--fail-on", help="Exit 1 when a finding reaches this severity."),
+    select: List[str] = typer.Option(
+        [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    ignore: List[str] = typer.Option(
+        [], "--ignore", help="Skip these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the report."),
+    color: Optional[bool] = typer.Option(
+        None, "--color/--no-color", help="Force colour on or off (default: on for a terminal)."
+    ),
+) -> None:
+    """Replay one capture through the reference accumulator and report every problem."""
+    from stream_doctor.engine import RunError
+    from stream_doctor.engine import replay as run
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import Options
+
+    options = Options(
+        container=container,
+        provider=provider,
+        fail_on=Severity.parse(fail_on.value),
+        select=_codes(select),
+        ignore=_codes(ignore),
+        keep_events=timeline,
+    )
+    try:
+        report = run(capture, options)
+    except RunError as error:
+        _fail(str(error))
+    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+    if output is OutputFormat.json:
+        from stream_doctor.reporters import json_report
+
+        sys.stdout.write(json_report.render(report, call))
+    else:
+        from stream_doctor.reporters import terminal
+
+        terminal.render(report, _console(width, color), call=call, timeline=timeline)
+    raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+
+
+@app.command()
+def rules(
+    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+) -> None:
+    """List every rule: code, name, severity, summary."""
+    from stream_doctor.reporters import rules_doc
+    from stream_doctor.rules import RULES
+
+    if output is OutputFormat.json:
+        sys.stdout.write(rules_doc.render_json(RULES))
+    else:
+        rules_doc.render_table(RULES, _console(None, None))
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (unparseable-arguments).")) -> None:
+    """Print one rule's documentation."""
+    from stream_doctor.reporters import rules_doc
+    from stream_doctor.rules import RULES, lookup
+
+    found = lookup(code)
+    if found is None:
+        _fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
+    rules_doc.render_rule(found, _console(None, None))
+
+
+def _codes(values: list[str]) -> tuple[str, ...]:
+    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
+
+
+def _console(width: int | None, color: bool | None):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    if color is None:
+        return Console(width=width, highlight=False)
+    return Console(width=width, highlight=False, no_color=not color, force_terminal=color)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"stream-doctor: error: {message}", err=True)
+    raise typer.Exit(EXIT_COULD_NOT_RUN)
+
+
+def main() -> None:
+    app()

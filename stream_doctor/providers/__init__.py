@@ -1,0 +1,45 @@
+"""Provider stage: frames to neutral events, one adapter module per provider API.
+
+Each adapter module exposes ``name``, ``title``, ``positional_indices``, ``sniff(frames)`` and
+``translator()`` (see ``base.Adapter``). Detection asks every adapter to sniff the first event
+frames; ``--provider`` forces one.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from stream_doctor.capture.base import Frame
+from stream_doctor.providers import anthropic
+from stream_doctor.providers.base import Adapter
+
+ADAPTERS: dict[str, Adapter] = {
+    module.name: module  # type: ignore[misc]
+    for module in (anthropic,)
+}
+
+#: How many event frames detection looks at.
+SNIFF_FRAMES = 50
+
+
+class DetectionError(Exception):
+    """No adapter recognised the capture (or two did equally well)."""
+
+
+def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, dict[str, int]]:
+    """Pick the adapter for these frames. ``hint`` is a provider named by the capture itself."""
+    if hint is not None and hint in ADAPTERS:
+        return ADAPTERS[hint], {hint: 100}
+    sample = [f for f in frames[: SNIFF_FRAMES * 4] if f.kind == "event"][:SNIFF_FRAMES]
+    scores = {name: adapter.sniff(sample) for name, adapter in ADAPTERS.items()}
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    if not ranked or ranked[0][1] <= 0:
+        raise DetectionError(
+            "could not tell which provider produced this capture (tried "
+            + ", ".join(sorted(ADAPTERS))
+            + "); force one with --provider"
+        )
+    if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
+        tied = ", ".join(f"{n} ({s})" for n, s in ranked if s == ranked[0][1])
+        raise DetectionError(f"the capture fits several providers equally well: {tied}; force one with --provider")
+    return ADAPTERS[ranked[0][0]], scores

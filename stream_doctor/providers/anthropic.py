@@ -1,0 +1,235 @@
+"""Anthropic Messages streaming (``POST /v1/messages`` with ``"stream": true``).
+
+Wire format: ../shared/reference/wire-formats.md §1 and
+https://platform.claude.com/docs/en/build-with-claude/streaming. Blocks are keyed by ``index``,
+which is the block's position in the final ``message.content``; a tool call is complete at
+``content_block_stop`` for its index, never when its buffer happens to parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from stream_doctor.capture.base import NOT_JSON, Frame
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+
+name = "anthropic"
+title = "Anthropic Messages"
+positional_indices = True
+
+#: Content blocks whose input streams as ``input_json_delta``. The server runs ``server_tool_use``
+#: and ``mcp_tool_use`` itself; only ``tool_use`` is the client's to execute.
+TOOL_BLOCKS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
+
+#: Delta types whose payload field we measure (only input_json_delta is accumulated as text).
+CONTENT_DELTAS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+    "citations_delta": "citation",
+}
+
+KNOWN_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    }
+)
+
+
+def sniff(frames: Sequence[Frame]) -> int:
+    """Anthropic events are objects whose ``type`` is one of the Messages stream event names."""
+    seen = known = 0
+    for frame in frames:
+        value = frame.value
+        if frame.kind != "event" or not isinstance(value, dict):
+            continue
+        seen += 1
+        kind = value.get("type")
+        if kind in KNOWN_TYPES:
+            known += 2 if kind in ("message_start", "content_block_start", "content_block_delta") else 1
+    if not seen:
+        return 0
+    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+
+
+def translator() -> AnthropicTranslator:
+    return AnthropicTranslator()
+
+
+class AnthropicTranslator:
+    __slots__ = ("counts",)
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {"content_block_delta": 0}
+
+    def close(self) -> list[Event]:
+        return []
+
+    def feed(self, frame: Frame) -> list[Event]:
+        # The hot path: an input_json_delta in the shape the API always sends, read with plain
+        # subscripts. Anything else (and any surprise here) takes the checked path below.
+        value = frame.value
+        try:
+            if value["type"] == "content_block_delta":
+                delta = value["delta"]
+                index = value["index"]
+                if (
+                    delta["type"] == "input_json_delta"
+                    and type(index) is int
+                    and (frame.event is None or frame.event == "content_block_delta")
+                ):
+                    fragment = delta["partial_json"]
+                    if type(fragment) is str:
+                        self.counts["content_block_delta"] += 1
+                        return [ArgsDelta(frame.pos, index, fragment, "input_json_delta")]
+        except (KeyError, TypeError):
+            pass
+        return self._feed(frame)
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        pos = frame.pos
+        value = frame.value
+        if value is NOT_JSON:
+            return [Malformed(pos, frame.error or "not JSON")]
+        if not isinstance(value, dict):
+            return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        kind = value.get("type")
+        if isinstance(kind, str):
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+        out: list[Event]
+        if kind == "content_block_delta":
+            out = self._delta(frame, value)
+        elif kind == "content_block_start":
+            out = self._block_start(frame, value)
+        elif kind == "content_block_stop":
+            index = value.get("index")
+            out = [BlockStop(pos, index)] if type(index) is int else [_no_index(frame, kind)]
+        elif kind == "ping":
+            out = [KeepAlive(pos, "ping")]
+        elif kind == "message_start":
+            out = self._message_start(frame, value)
+        elif kind == "message_delta":
+            delta = value.get("delta")
+            if not isinstance(delta, dict):
+                return [Malformed(pos, "message_delta without a delta object")]
+            out = [Finish(pos, delta.get("stop_reason"))] if "stop_reason" in delta else []
+        elif kind == "message_stop":
+            out = [MessageStop(pos)]
+        elif kind == "error":
+            error = value.get("error")
+            error = error if isinstance(error, dict) else {}
+            out = [StreamError(pos, _str(error.get("type")), _str(error.get("message")))]
+        elif isinstance(kind, str):
+            out = [Unknown(pos, kind)]
+        else:
+            return [Malformed(pos, "event object without a string 'type'")]
+        if frame.event is not None and frame.event != kind:
+            out.append(
+                Problem(
+                    pos,
+                    "event-name-mismatch",
+                    f"SSE event name {frame.event!r} differs from data.type {kind!r}",
+                )
+            )
+        return out
+
+    @staticmethod
+    def _delta(frame: Frame, value: dict[str, Any]) -> list[Event]:
+        index = value.get("index")
+        delta = value.get("delta")
+        if type(index) is not int:
+            return [_no_index(frame, "content_block_delta")]
+        if not isinstance(delta, dict):
+            return [Malformed(frame.pos, "content_block_delta without a delta object")]
+        delta_type = delta.get("type")
+        if delta_type == "input_json_delta":
+            fragment = delta.get("partial_json")
+            if type(fragment) is not str:
+                return [Malformed(frame.pos, "input_json_delta whose partial_json is not a string")]
+            return [ArgsDelta(frame.pos, index, fragment, delta_type)]
+        field = CONTENT_DELTAS.get(delta_type)  # type: ignore[arg-type]
+        if field is None:
+            return [Unknown(frame.pos, f"content_block_delta/{delta_type}")]
+        payload = delta.get(field)
+        size = len(payload) if isinstance(payload, str) else 1
+        return [BlockDelta(frame.pos, index, delta_type, size)]  # type: ignore[arg-type]
+
+    @staticmethod
+    def _block_start(frame: Frame, value: dict[str, Any]) -> list[Event]:
+        index = value.get("index")
+        block = value.get("content_block")
+        if type(index) is not int:
+            return [_no_index(frame, "content_block_start")]
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            return [Malformed(frame.pos, "content_block_start without a typed content_block")]
+        return [_start_event(frame, index, block)]
+
+    @staticmethod
+    def _message_start(frame: Frame, value: dict[str, Any]) -> list[Event]:
+        message = value.get("message")
+        if not isinstance(message, dict):
+            return [Malformed(frame.pos, "message_start without a message object")]
+        pos = frame.pos
+        out: list[Event] = [MessageStart(pos, _str(message.get("id")), _str(message.get("model")))]
+        # Captured (AI SDK programmatic-tool-calling fixture): a message_start whose content already
+        # holds whole blocks and whose stop_reason is set, followed directly by message_stop.
+        content = message.get("content")
+        if isinstance(content, list):
+            for index, block in enumerate(content):
+                if isinstance(block, dict) and isinstance(block.get("type"), str):
+                    out.append(_start_event(frame, index, block, prefilled=True))
+                    out.append(BlockStop(pos, index))
+        if message.get("stop_reason") is not None:
+            out.append(Finish(pos, message.get("stop_reason")))
+        return out
+
+
+def _start_event(frame: Frame, index: int, block: dict[str, Any], prefilled: bool = False) -> Event:
+    block_type: str = block["type"]
+    server_side = TOOL_BLOCKS.get(block_type)
+    if server_side is None:
+        result_for = block.get("tool_use_id")
+        return BlockStart(frame.pos, index, index, block_type, _str(result_for))
+    caller = block.get("caller")
+    caller_type = caller.get("type") if isinstance(caller, dict) else None
+    return ToolStart(
+        frame.pos,
+        index,
+        index,
+        block_type,
+        _str(block.get("id")),
+        _str(block.get("name")),
+        block.get("input"),
+        server_side,
+        _str(caller_type) if caller_type != "direct" else None,
+    )
+
+
+def _no_index(frame: Frame, kind: str) -> Malformed:
+    return Malformed(frame.pos, f"{kind} without an integer 'index'")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,34 @@
+"""What a provider adapter is: a sniffer and a translator from frames to neutral events."""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+from stream_doctor.capture.base import Frame
+from stream_doctor.events import Event
+
+
+class Translator(Protocol):
+    """Turns one capture's provider frames into neutral events; one instance per capture."""
+
+    #: provider event type -> number of frames of that type seen
+    counts: dict[str, int]
+
+    def feed(self, frame: Frame) -> list[Event]: ...
+
+    def close(self) -> list[Event]:
+        """Events implied by the end of the capture (most providers: none)."""
+        ...
+
+
+class Adapter(Protocol):
+    name: str
+    title: str
+    #: Block indices are positions in the final message (Anthropic): a gap or reuse is an anomaly.
+    positional_indices: bool
+
+    def sniff(self, frames: Sequence[Frame]) -> int:
+        """How sure (0-100) the adapter is that these (first few) event frames are its provider's."""
+        ...
+
+    def translator(self) -> Translator: ...

@@ -1,0 +1,56 @@
+"""Rule documentation for ``stream-doctor rules`` and ``stream-doctor explain``."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Sequence
+
+import orjson
+from rich.console import Console
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from stream_doctor.rules.base import FAMILIES, Rule
+
+
+def render_table(rules: Sequence[Rule], console: Console) -> None:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("code", "name", "severity", "summary"):
+        table.add_column(column, no_wrap=column != "summary")
+    family = None
+    for rule in rules:
+        if rule.code[:3] != family:
+            family = rule.code[:3]
+            table.add_row(Text(f"{family}xx", style="bold"), "", "", Text(FAMILIES[family], style="bold"))
+        table.add_row(rule.code, rule.name, rule.severity.label, rule.summary)
+    console.print(table)
+    console.print("\n`stream-doctor explain CODE` prints a rule's documentation.", highlight=False)
+
+
+def render_rule(rule: Rule, console: Console) -> None:
+    console.print(Text(f"{rule.code} {rule.name}", style="bold"))
+    console.print(f"{rule.summary}.  Severity: {rule.severity.label}.  Family: {rule.family}.", highlight=False)
+    for heading, body in rule.sections().items():
+        console.print()
+        console.print(Text(heading, style="bold underline"))
+        if heading == "Example":  # preformatted: keep every line as written
+            console.print(Text(textwrap.indent(textwrap.dedent(body), "  ")), highlight=False, soft_wrap=True)
+        else:
+            for paragraph in textwrap.dedent(body).split("\n\n"):
+                console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2)), highlight=False)
+
+
+def render_json(rules: Sequence[Rule]) -> str:
+    data = [
+        {
+            "code": r.code,
+            "name": r.name,
+            "severity": r.severity.label,
+            "family": r.family,
+            "summary": r.summary,
+            "doc": r.sections(),
+        }
+        for r in rules
+    ]
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -1,0 +1,64 @@
+"""A completed call's reassembled arguments are not a valid JSON object.
+
+What it checks:
+    At the call's completion event the joined fragments are parsed once. A failure is classified:
+    ``truncated`` (ends inside a value), ``unterminated-string`` (the call completed but a string
+    value never closes and ends like the object, ``…"}``: it swallowed the rest of the object),
+    ``trailing-data`` (bytes after a complete
+    object, e.g. fine-grained streaming escaping errors), ``concatenated-objects`` (``}{``: two calls
+    merged under one index), ``not-an-object`` (a string holding JSON: encoded twice) or ``invalid``
+    (broken escaping, a dropped first fragment). The byte and fragment where parsing failed are given.
+    An empty buffer is a no-argument call, ``{}``, not an error.
+
+Why it matters:
+    ``JSON.parse`` throws mid-turn, or a lenient parser "repairs" the buffer into different
+    arguments. Fine-grained tool streaming gives no validity guarantee (anthropic-sdk-python #1265,
+    pi-anthropic-oauth #11).
+
+Example:
+    {"path": "a.txt", "content": "x"}"}   → trailing-data at byte 33
+
+How to fix:
+    Handle the parse failure explicitly: do not run the tool; send the error back to the model as
+    a tool result with ``is_error: true`` so it can retry, and log the raw buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+HINTS = {
+    "truncated": "The buffer ends mid-value; do not run the call, check the stop reason",
+    "unterminated-string": "A value swallowed the rest of the object (an escaping error); return an error result to the model",
+    "trailing-data": "Bytes follow a complete object; do not repair silently, return an error result to the model",
+    "concatenated-objects": "Two objects run together: two calls were merged under one key; key calls by id and index",
+    "not-an-object": "Tool arguments must be a JSON object; decode once, and do not encode arguments twice",
+    "invalid": "The buffer is not JSON; return an error result to the model instead of running the tool",
+}
+
+
+@rule("SD201", "unparseable-arguments", "A completed call's arguments are not a valid JSON object", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for call in stream.calls:
+        failure = call.parse_failure
+        if failure is None or call.status != "complete":
+            continue  # abandoned calls are SD301's
+        fragment = call.fragments[failure.fragment] if failure.fragment is not None else None
+        at = (
+            f" (fragment {failure.fragment + 1} of {len(call.fragments)}, line {fragment.pos.line})"
+            if fragment and failure.fragment is not None
+            else ""
+        )
+        yield self.finding(
+            stream,
+            call.ended,
+            f"{call.label}: arguments do not parse ({failure.kind}): {failure.detail} at byte "
+            f"{failure.position} of {call.byte_count}{at}",
+            HINTS[failure.kind] if failure.kind in HINTS else HINTS["invalid"],
+            [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment else []),
+            call,
+        )

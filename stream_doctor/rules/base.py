@@ -1,0 +1,108 @@
+"""What a rule is: stable metadata plus a pure check over the accumulated stream."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable, Iterable, Literal
+
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
+from stream_doctor.capture.base import Pos
+from stream_doctor.findings import Finding, Location, Related, Severity
+
+Family = Literal["capture", "execution", "arguments", "termination", "structure"]
+
+FAMILIES: dict[str, str] = {
+    "SD0": "capture: problems with the capture file itself",
+    "SD1": "execution: what the application ran, against what the stream said",
+    "SD2": "arguments: the reassembled argument text of each call",
+    "SD3": "termination: how calls and turns ended",
+    "SD4": "structure: the provider's event protocol",
+}
+
+DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # SD201: stable forever; a retired code stays reserved
+    name: str  # kebab-case slug
+    summary: str
+    severity: Severity
+    check: Callable[[AccumulatedStream, Rule], Iterable[Finding]]
+    doc: str
+
+    @property
+    def family(self) -> str:
+        return FAMILIES[self.code[:3]].split(":")[0]
+
+    def sections(self) -> dict[str, str]:
+        """The rule's docstring split into its fixed sections (What it checks / … / How to fix)."""
+        text = inspect.cleandoc(self.doc)
+        found: dict[str, str] = {}
+        current: str | None = None
+        for line in text.splitlines():
+            heading = line.rstrip(":").strip()
+            if line.endswith(":") and heading in DOC_SECTIONS:
+                current = heading
+                found[current] = ""
+            elif current is not None:
+                found[current] += line + "\n"
+        return {k: v.strip("\n") for k, v in found.items()}
+
+    def finding(
+        self,
+        stream: AccumulatedStream,
+        pos: Pos | None,
+        message: str,
+        hint: str,
+        related: Iterable[tuple[str, Pos | None]] = (),
+        call: ToolCall | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        path = stream.capture.path
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            message=message,
+            hint=hint,
+            location=Location.at(path, pos),
+            related=tuple(Related(label, Location.at(path, p)) for label, p in related if p is not None),
+            call_id=call.call_id if call is not None else None,
+        )
+
+
+def rule(code: str, name: str, summary: str, severity: Severity) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+    """Declare a rule from its check function; the module docstring is the rule's documentation."""
+
+    def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
+        module = inspect.getmodule(check)
+        return Rule(code, name, summary, severity, check, (module.__doc__ if module else None) or "")
+
+    return wrap
+
+
+def where(pos: Pos | None) -> str:
+    """``line 12 (event 7)`` for messages."""
+    if pos is None:
+        return "the end of the capture"
+    return f"line {pos.line} (event {pos.number})"
+
+
+def preview(value: object, limit: int = 80) -> str:
+    import orjson
+
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def excerpt(text: str, limit: int = 60, tail: bool = False) -> str:
+    """Raw text for a message, in backquotes, newlines shown as \\n, clipped at the start or end."""
+    text = text.replace("\n", "\\n")
+    if len(text) > limit:
+        text = "…" + text[-(limit - 1) :] if tail else text[: limit - 1] + "…"
+    return f"`{text}`"

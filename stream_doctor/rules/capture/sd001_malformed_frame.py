@@ -1,0 +1,39 @@
+"""A frame of the capture could not be used: not JSON, not an object, or missing fields.
+
+What it checks:
+    Every frame (an SSE event's data, a JSONL line, an array element) must decode as a JSON
+    object of the provider's event shape. A frame that does not is reported here, with the
+    parser's reason, and replay goes on with the next frame.
+
+Why it matters:
+    A damaged line may have carried part of a tool call: the reassembled input of a call near it
+    may be missing a fragment. Relays also send keep-alives such as ``data: :ping`` that a
+    hand-written client hands to ``JSON.parse`` and crashes on.
+
+Example:
+    data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_del
+
+How to fix:
+    If the capture was cut or edited by hand, re-record it. If a relay injects non-JSON keep-alives,
+    make the client skip SSE comments and data that is not JSON instead of failing the turn.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule("SD001", "malformed-frame", "A frame is not a JSON event object the provider would send", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["malformed-frame"],
+        "The frame was skipped; check whether the capture was cut or edited, and that the client skips such frames",
+        "frame could not be used: {message}",
+    )

@@ -1,0 +1,47 @@
+"""An event type the provider adapter does not know.
+
+What it checks:
+    Each event whose ``type`` is not one the adapter knows (for Anthropic: message_start,
+    content_block_start/delta/stop, message_delta, message_stop, ping, error and the known delta
+    types) is counted and reported, never dropped in silence.
+
+Why it matters:
+    Providers add event types (Anthropic's streaming docs say clients must ignore ones they do not
+    know). A client that throws on an unknown type breaks the turn; one that treats it as content
+    corrupts the message. It may also mean the capture belongs to another provider.
+
+Example:
+    event: content_block_annotation
+    data: {"type":"content_block_annotation","index":0,...}
+
+How to fix:
+    Make the client ignore unknown event types. If the type carries a tool call, report it to
+    stream-doctor so an adapter learns it; if the provider was guessed wrong, force it with --provider.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+
+@rule("SD002", "unknown-event", "An event type the adapter does not know (counted, never dropped)", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    seen: dict[str, int] = {}
+    for problem in stream.problems:
+        if problem.kind != "unknown-event":
+            continue
+        seen[problem.message] = seen.get(problem.message, 0) + 1
+        if seen[problem.message] > 1:
+            continue
+        total = stream.unknown_events.get(problem.message, 1)
+        times = "once" if total == 1 else f"{total} times"
+        yield self.finding(
+            stream,
+            problem.pos,
+            f"unknown event type {problem.message!r} ({times}, first here)",
+            "Clients should ignore event types they do not know; if this one matters, force the right --provider",
+        )

@@ -1,0 +1,49 @@
+"""The capture file ends in the middle of a frame.
+
+What it checks:
+    The last SSE event has no terminating blank line, or a JSON array has no closing bracket:
+    the recording stopped while bytes were still arriving. The partial frame is still read.
+
+Why it matters:
+    A browser's EventSource discards an event without its blank line, so a client and this replay
+    can disagree about the last event. The stream itself was most likely cut (see SD301 and SD303).
+
+Example:
+    data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"x"}}<EOF>
+
+How to fix:
+    Record until the connection closes (``curl -N`` writes everything it receives), or treat the
+    capture as showing a cut stream.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+
+@rule("SD003", "capture-cut", "The capture ends inside a frame (no final blank line or bracket)", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    damaged = {p.pos for p in stream.problems if p.kind == "malformed-frame"}
+    for problem in stream.problems:
+        if problem.kind not in ("unterminated-event", "truncated-array"):
+            continue
+        if problem.pos in damaged or problem.kind == "truncated-array":
+            yield self.finding(
+                stream,
+                problem.pos,
+                f"{problem.message}; the last frame's data is incomplete",
+                "The recording stopped mid-frame; re-record until the connection closes",
+            )
+        else:  # the data is whole, only the terminating blank line is missing
+            yield self.finding(
+                stream,
+                problem.pos,
+                "the last event has no terminating blank line; its data is whole, but a strict "
+                "EventSource client discards an event that is not followed by a blank line",
+                "Save captures until the connection closes; a trimmed file should keep its final blank line",
+                severity=Severity.INFO,
+            )

@@ -1,0 +1,38 @@
+"""The SSE framing deviates from what the provider sends.
+
+What it checks:
+    The SSE ``event:`` name differs from the JSON ``type`` inside (Anthropic always sends them
+    equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist.
+
+Why it matters:
+    Clients differ in which of the two they dispatch on: the Anthropic Python SDK picks events by
+    the SSE name, most hand-written clients by ``data.type``. When they disagree the same stream is
+    read two ways. It usually means a proxy rewrote the stream.
+
+Example:
+    event: content_block_delta
+    data: {"type":"content_block_stop","index":1}
+
+How to fix:
+    Find what rewrote the stream (proxy, gateway, a recorder that re-serialised it) and make it
+    pass events through unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule("SD005", "sse-framing", "SSE framing that disagrees with the payload or the SSE rules", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["event-name-mismatch", "event-without-data", "unknown-sse-field"],
+        "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
+    )

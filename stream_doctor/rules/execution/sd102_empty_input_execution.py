@@ -1,0 +1,69 @@
+"""A tool was executed with ``{}`` (or with fewer keys) while the stream carried its real input.
+
+What it checks:
+    An ``execute`` record whose input is ``{}``, equals the start event's placeholder, or lacks keys
+    that the call's reassembled arguments have, while the call's fragments carried a non-empty input.
+
+Why it matters:
+    This is the empty-input bug: the client read ``content_block_start.input`` (always ``{}`` for a
+    streamed call) and never accumulated the ``input_json_delta`` fragments, or parsed each fragment
+    alone and swallowed the errors. The tool then runs without its arguments, fails validation, or
+    worse, does something with defaults (crustly PR #38, langchain #38679, humux #77).
+
+Example:
+    content_block_start  {"type":"tool_use","id":"toolu_01…","name":"write_file","input":{}}
+    input_json_delta ×6  {"path": "notes/todo.md", "content": "…"}
+    execute              {"call_id":"toolu_01…","input":{}}
+
+How to fix:
+    Build the input by concatenating every ``input_json_delta.partial_json`` for the block's index
+    and parse it once at ``content_block_stop``; never use the start event's ``input`` unless no
+    deltas follow (programmatic tool calling sends the whole input there).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, preview, rule
+
+
+def is_empty_input_bug(executed: object, real: object, placeholder: object) -> bool:
+    if not isinstance(real, dict) or not real:
+        return False
+    if (
+        executed == {}
+        or executed is None
+        or (placeholder not in (None, {}) and executed == placeholder and executed != real)
+    ):
+        return True
+    return isinstance(executed, dict) and set(executed) < set(real)
+
+
+@rule(
+    "SD102",
+    "empty-input-execution",
+    "A tool ran with {} or missing keys while its fragments carried the input",
+    Severity.ERROR,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for execution in stream.executions:
+        if execution.call is None or execution.call_state != "complete":
+            continue  # premature executions are SD101's
+        call = stream.calls[execution.call]
+        if not is_empty_input_bug(execution.input, call.arguments, call.start_input):
+            continue
+        missing = sorted(set(call.arguments) - set(execution.input or {}))
+        yield self.finding(
+            stream,
+            execution.pos,
+            f"{call.label} was executed with {preview(execution.input)}, but its "
+            f"{len(call.fragments)} fragments carried {preview(call.arguments)} "
+            f"(missing {', '.join(missing)})",
+            "Accumulate every input_json_delta for the block and parse once at content_block_stop; "
+            "do not read the start event's placeholder input",
+            [("call started (placeholder input)", call.started), ("call completed", call.ended)],
+            call,
+        )

@@ -1,0 +1,63 @@
+"""A tool was executed with an input that differs from the reassembled arguments.
+
+What it checks:
+    For a completed call, the ``execute`` record's input must equal the arguments reassembled from
+    the stream. Differences that are the empty-input bug are SD102's; every other difference
+    (a changed value, an extra key, a repaired truncated buffer) is reported here with the keys that differ.
+
+Why it matters:
+    Something between the stream and the tool changed the model's arguments: a lossy parser,
+    a "repair" of broken JSON, a merge with defaults, or fragments of another call mixed in.
+
+Example:
+    reassembled {"path": "src/app.py", "line": 42}
+    executed    {"path": "src/app.py", "line": 4}
+
+How to fix:
+    Pass the parsed arguments to the tool unchanged; if you must repair or default values,
+    log the original and make the repair visible.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug
+
+
+@rule(
+    "SD103",
+    "executed-input-differs",
+    "A tool ran with an input that differs from the reassembled arguments",
+    Severity.ERROR,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for execution in stream.executions:
+        if execution.call is None or execution.call_state != "complete":
+            continue
+        call = stream.calls[execution.call]
+        if call.parse_failure is not None or execution.input == call.arguments:
+            continue
+        if is_empty_input_bug(execution.input, call.arguments, call.start_input):
+            continue
+        if isinstance(execution.input, dict) and isinstance(call.arguments, dict):
+            keys = sorted(
+                k
+                for k in set(execution.input) | set(call.arguments)
+                if execution.input.get(k, ...) != call.arguments.get(k, ...)
+            )
+            what = f"keys differing: {', '.join(keys)}"
+        else:
+            what = "different values"
+        yield self.finding(
+            stream,
+            execution.pos,
+            f"{call.label} was executed with {preview(execution.input)} but the stream carried "
+            f"{preview(call.arguments)} ({what})",
+            "Pass the parsed arguments to the tool unchanged",
+            [("call completed", call.ended)],
+            call,
+        )

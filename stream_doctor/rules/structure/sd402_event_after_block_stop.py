@@ -1,0 +1,40 @@
+"""A delta or a second stop arrived for a block that had already stopped.
+
+What it checks:
+    After ``content_block_stop`` for an index, no further delta or stop may refer to it.
+
+Why it matters:
+    The client already treated the call as complete and may have run it; the late fragments are
+    lost. A gateway that closed a tool block when an unrelated empty text delta arrived did exactly
+    this (agentgateway #2147).
+
+Example:
+    content_block_stop {"index":1}
+    content_block_delta {"index":1,"delta":{"type":"input_json_delta","partial_json":"\"}"}}
+
+How to fix:
+    Fix the component that emits the early stop: a block ends only when its own content ends.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import describe_events, grouped
+
+
+@rule("SD402", "event-after-block-stop", "A delta or stop for a block that was already stopped", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for group in grouped(stream, "after-block-stop"):
+        first = group[0]
+        yield self.finding(
+            stream,
+            first.pos,
+            f"{describe_events(group)} arrived for block index {first.detail.get('key')} after its content_block_stop at line {first.detail['stopped'].line}; a client that ran the call at the stop ran it without them",
+            "A translator closed the block too early; the call looked complete before all its input arrived",
+            [("block stopped", first.detail.get("stopped"))]
+            + ([("last such event", group[-1].pos)] if len(group) > 1 else []),
+        )

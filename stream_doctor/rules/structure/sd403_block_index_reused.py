@@ -1,0 +1,42 @@
+"""A ``content_block_start`` reused an index that was already started in this message.
+
+What it checks:
+    Within one message each block index is started once.
+
+Why it matters:
+    Clients key buffers by index: the second block's fragments are appended to the first one's,
+    producing ``{...}{...}`` (two calls merged), or the first call is lost.
+
+Example:
+    content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_A",...}}
+    content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_B",...}}
+
+How to fix:
+    Fix the server or translator to number blocks by their position in the message.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of, block
+
+
+@rule(
+    "SD403",
+    "block-index-reused",
+    "A content_block_start reused an index already started in the message",
+    Severity.ERROR,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "index-reused",
+        lambda anomaly, detail: f"{block(detail)} was started again (first started at line {detail['previous'].line})",
+        "Each block needs its own index; index-keyed clients merge the two blocks",
+        lambda detail: [("first start", detail.get("previous"))],
+    )

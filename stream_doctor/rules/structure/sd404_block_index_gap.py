@@ -1,0 +1,39 @@
+"""A ``content_block_start`` index skips a position or goes backwards.
+
+What it checks:
+    Anthropic block indices are positions in the final ``message.content``: they start at 0 and
+    each new block takes the next one.
+
+Why it matters:
+    The Anthropic SDK appends each started block and then indexes ``content[event.index]``: with
+    indices 0 then 2 it crashes on the first delta for index 2 (omlx #1353). Clients that key by
+    value survive; clients that key by position misroute fragments.
+
+Example:
+    content_block_start {"index":0,...}  …  content_block_start {"index":2,...}
+
+How to fix:
+    Fix the server or proxy that skips indices; make clients key blocks by the index value.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of, block
+
+
+@rule(
+    "SD404", "block-index-gap", "A content_block_start index is not the next position in the message", Severity.WARNING
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "index-gap",
+        lambda anomaly, detail: f"{block(detail)} started where index {detail['expected']} was expected",
+        "Key blocks by their index value, not by array position; fix the server that skips indices",
+    )

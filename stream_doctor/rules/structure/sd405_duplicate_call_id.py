@@ -1,0 +1,41 @@
+"""Two tool calls in one message carry the same id.
+
+What it checks:
+    Within one message every tool call id is unique.
+
+Why it matters:
+    Results are matched to calls by id: two calls with one id get one result, or the provider
+    rejects the next request ("Duplicate value for tool_call_id"). Deduplication by id then drops
+    a legitimate call.
+
+Example:
+    content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_01X",...}}
+    content_block_start {"index":2,"content_block":{"type":"tool_use","id":"toolu_01X",...}}
+
+How to fix:
+    Fix the server or translator that generates ids; in a gateway, derive ids from the upstream id
+    and the index.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of
+
+
+@rule("SD405", "duplicate-call-id", "Two tool calls in one message have the same id", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "duplicate-call-id",
+        lambda anomaly, detail: (
+            f"tool call id {detail['id']!r} appears on a second call in the same message (first at line {detail['first'].line})"
+        ),
+        "Call ids must be unique; results for one id cannot be told apart and the next request is rejected",
+        lambda detail: [("first call with this id", detail.get("first"))],
+    )

@@ -1,0 +1,37 @@
+"""An event arrived after ``message_stop``.
+
+What it checks:
+    ``message_stop`` ends the message; only a new ``message_start`` may follow it.
+
+Why it matters:
+    SDKs stop reading at ``message_stop``: whatever follows (a late block, a late delta) is lost
+    for them, while other clients apply it. Two readers of the same stream then disagree.
+
+Example:
+    message_stop
+    content_block_delta {"index":1,...}
+
+How to fix:
+    Fix the proxy or server that writes after the end of the message (often a splice of two streams).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of
+
+
+@rule("SD407", "event-after-message-stop", "An event arrived after message_stop", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "event-after-message-stop",
+        lambda anomaly, detail: f"an event arrived after message_stop (line {detail['stopped'].line})",
+        "Nothing may follow message_stop but a new message_start; SDKs stop reading there and lose what follows",
+        lambda detail: [("message_stop", detail.get("stopped"))],
+    )

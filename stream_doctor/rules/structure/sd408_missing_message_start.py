@@ -1,0 +1,36 @@
+"""Content arrived without a ``message_start`` before it.
+
+What it checks:
+    Every message begins with ``message_start``.
+
+Why it matters:
+    SDKs create the message snapshot from ``message_start``: without it the first delta fails
+    ("Unexpected event order"), or content is attached to the previous message. The capture may also
+    have been recorded from the middle of the stream.
+
+Example:
+    content_block_start {"index":0,...}   (first event of the capture)
+
+How to fix:
+    Record from the first byte of the response; fix a proxy that drops the first event.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of
+
+
+@rule("SD408", "missing-message-start", "Content arrived with no message_start before it", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "no-message-start",
+        lambda anomaly, detail: "content arrived before any message_start",
+        "The capture may be missing its beginning; record from the first byte of the response",
+    )

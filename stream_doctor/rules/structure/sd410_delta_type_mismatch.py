@@ -1,0 +1,39 @@
+"""A delta whose type does not fit its block.
+
+What it checks:
+    ``input_json_delta`` only for tool blocks; ``text_delta``, ``thinking_delta``, ``signature_delta``,
+    ``citations_delta`` only for the non-tool blocks they belong to.
+
+Why it matters:
+    Argument text sent as a text delta becomes visible text and the call runs with ``{}``; text sent
+    as argument fragments corrupts the call's JSON.
+
+Example:
+    content_block_start {"index":1,"content_block":{"type":"tool_use",...}}
+    content_block_delta {"index":1,"delta":{"type":"text_delta","text":"{\"city\""}}
+
+How to fix:
+    Fix the translator or server that builds the deltas.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of, block
+
+
+@rule("SD410", "delta-type-mismatch", "A delta whose type does not fit its block", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "delta-type-mismatch",
+        lambda anomaly, detail: (
+            f"a {detail.get('event')} delta arrived for {block(detail)}, a {detail.get('block_type')} block"
+        ),
+        "Deltas must match their block (input_json_delta for tool blocks, text_delta for text); fix the translator",
+    )

@@ -1,0 +1,36 @@
+"""A message's stop reason was set twice with different values.
+
+What it checks:
+    ``message_delta`` (or a pre-filled ``message_start``) sets ``stop_reason`` once per message.
+
+Why it matters:
+    Clients keep either the first or the last value, so two readers disagree on whether the turn
+    ended for tool use.
+
+Example:
+    message_delta {"delta":{"stop_reason":"tool_use"}}
+    message_delta {"delta":{"stop_reason":"end_turn"}}
+
+How to fix:
+    Fix the proxy or server that emits two different stop reasons.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.structure._anomalies import anomalies_of
+
+
+@rule("SD411", "stop-reason-changed", "A message's stop reason was set twice with different values", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return anomalies_of(
+        stream,
+        self,
+        "stop-reason-changed",
+        lambda anomaly, detail: f"stop_reason changed from {detail['before']!r} to {detail['after']!r}",
+        "Clients keep either the first or the last value; fix the component that sends two",
+    )

@@ -1,0 +1,65 @@
+"""A tool call started and never completed.
+
+What it checks:
+    Every call must reach its completion event (Anthropic: ``content_block_stop`` for its index)
+    before its message ends. The cause is named: ``max-tokens`` (the stop reason cut the input),
+    ``error-event`` (an in-stream error ended the stream), ``stream-cut`` (the capture ends with no
+    ``message_stop``), ``new-message`` (another ``message_start`` arrived: a spliced or retried
+    stream), ``message-stop`` (the message ended without stopping the block), ``index-reused``.
+
+Why it matters:
+    Its input is partial. Run, it executes a truncated command or a ``{}``-repaired one (humux #77,
+    hermes-agent #81017); dropped without a trace, the agent silently loses a step
+    (lingtai-kernel #753).
+
+Example:
+    content_block_delta  {"partial_json":"{\\"filename\\": \\"taxes.txt\\", \\"lines\\": [\\"…"}
+    message_delta        {"stop_reason":"max_tokens"}
+    message_stop
+
+How to fix:
+    Before executing, check that every call completed and that the stop reason is not
+    ``max_tokens``/an error. Do not run or repair an incomplete call: raise ``max_tokens`` or ask
+    the model to continue, and report the abandoned call.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, excerpt, rule, where
+
+CAUSES = {
+    "max-tokens": "the turn hit max_tokens",
+    "context-window": "the turn hit the model's context window",
+    "error-event": "an error event ended the stream",
+    "stream-cut": "the stream ended with no completion event",
+    "new-message": "a new message started in the same stream",
+    "message-stop": "the message stopped without stopping the block",
+    "index-reused": "another block reused its index",
+}
+
+
+@rule("SD301", "abandoned-call", "A tool call started and never completed", Severity.ERROR)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for call in stream.calls:
+        if call.status != "abandoned":
+            continue
+        cause = CAUSES.get(call.abandon_cause or "", call.abandon_cause or "unknown cause")
+        if not call.raw_arguments:
+            state = "the buffer is empty"
+        else:
+            state = f"the buffer ends {excerpt(call.raw_arguments, 50, tail=True)}"
+            if call.parse_failure is None:
+                state += " and parses: a parse-when-complete client would run it"
+        yield self.finding(
+            stream,
+            call.abandon_pos or stream.last_pos,
+            f"{call.label} started at {where(call.started)} and never completed: {cause}; "
+            f"{len(call.fragments)} fragments received, {state}",
+            "Never execute or repair an incomplete call; check the stop reason and retry or continue the turn",
+            [("call started", call.started)] + ([("last fragment", call.fragments[-1].pos)] if call.fragments else []),
+            call,
+        )

@@ -1,0 +1,41 @@
+"""The stream ended without the provider's end-of-stream event.
+
+What it checks:
+    The last message has no ``message_stop`` (Anthropic) and no error event explains the end.
+    Calls left open are reported by SD301; this reports the cut itself.
+
+Why it matters:
+    A connection drop, a proxy timeout or a client that stopped reading looks like a short but
+    complete answer to code that treats end-of-file as success (hermes-agent #81017).
+
+Example:
+    … content_block_stop, message_delta {"stop_reason":"end_turn"}, <EOF, no message_stop>
+
+How to fix:
+    Treat a stream without its terminal event as failed and retry the request.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+
+@rule("SD303", "stream-cut", "The stream ended without its end-of-stream event", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    if not stream.messages:
+        return
+    last = stream.messages[-1]
+    if last.stopped is not None or last.error is not None:
+        return
+    reason = f" after stop_reason {last.stop_reason}" if last.stop_reason else ""
+    yield self.finding(
+        stream,
+        stream.last_pos,
+        f"the stream ended{reason} without message_stop",
+        "Treat a stream without its terminal event as failed and retry",
+        [("message started", last.started)],
+    )

@@ -1,0 +1,54 @@
+"""The turn's stop reason disagrees with the tool calls in it.
+
+What it checks:
+    ``stop_reason: "tool_use"`` with no client tool call in the message; or client tool calls
+    (Anthropic ``tool_use`` blocks) in a message that ends with another reason
+    (``end_turn``, ``stop_sequence``, ``max_tokens``, ``refusal`` …).
+
+Why it matters:
+    Agents gate execution on the stop reason: ``if stop_reason == "tool_use"``. A mismatch makes
+    them skip calls the model made, or wait for calls that do not exist (ollama #7963). After
+    ``max_tokens`` completed calls may be fine but the turn was cut.
+
+Example:
+    content_block_start {"type":"tool_use",…}  …  message_delta {"stop_reason":"end_turn"}
+
+How to fix:
+    Decide from the content which calls to run (and check each completed); use the stop reason
+    only to tell whether the turn ended normally.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+
+@rule("SD304", "stop-reason-mismatch", "The stop reason disagrees with the tool calls in the message", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for message in stream.messages:
+        reason = message.stop_reason
+        if reason is None or message.error is not None:
+            continue
+        client = [stream.calls[i] for i in message.calls if not stream.calls[i].server_side]
+        completed = [c for c in client if c.status == "complete"]
+        if reason == "tool_use" and not client:
+            yield self.finding(
+                stream,
+                message.stop_reason_pos,
+                "stop_reason is tool_use but the message has no client tool call",
+                "Decide which calls to run from the content, not the stop reason",
+            )
+        elif reason not in ("tool_use", "pause_turn") and completed:
+            names = ", ".join(c.label for c in completed)
+            yield self.finding(
+                stream,
+                message.stop_reason_pos,
+                f"the message has {len(completed)} client tool call(s) ({names}) but stop_reason is {reason}; "
+                f"code that gates on stop_reason == 'tool_use' skips them",
+                "Decide which calls to run from the content, and check each call completed",
+                [("first call", completed[0].started)],
+            )

@@ -1,0 +1,1 @@
+"""Tests for the capture stage: bytes on disk to frames with positions."""

@@ -1,0 +1,63 @@
+"""The rule registry: every rule registered once, documented, and shown failing and passing by a fixture."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+
+import stream_doctor.rules as rules_package
+from stream_doctor.rules import RULES, lookup
+from stream_doctor.rules.base import DOC_SECTIONS, FAMILIES
+from tests.expected_findings import EXPECTED
+
+
+def rule_modules() -> list[str]:
+    found = []
+    for family in pkgutil.iter_modules(rules_package.__path__):
+        if not family.ispkg:
+            continue
+        package = importlib.import_module(f"stream_doctor.rules.{family.name}")
+        found += [
+            f"{package.__name__}.{m.name}"
+            for m in pkgutil.iter_modules(package.__path__)
+            if re.match(r"sd\d{3}_", m.name)
+        ]
+    return sorted(found)
+
+
+def test_every_rule_module_is_registered_once() -> None:
+    registered = sorted(r.check.__module__ for r in RULES)
+    assert registered == rule_modules()
+
+
+def test_codes_and_names_are_unique_and_match_their_module() -> None:
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert len({r.name for r in RULES}) == len(RULES)
+    for r in RULES:
+        module = r.check.__module__.rsplit(".", 1)[1]
+        assert module.startswith(r.code.lower() + "_"), (r.code, module)
+        assert module[6:] == r.name.replace("-", "_"), (r.code, module)
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name)
+        assert r.code[:3] in FAMILIES
+
+
+def test_every_rule_is_documented_in_fixed_sections() -> None:
+    for r in RULES:
+        sections = r.sections()
+        assert list(sections) == list(DOC_SECTIONS), r.code
+        assert all(body.strip() for body in sections.values()), r.code
+        assert r.summary and not r.summary.endswith(".")
+
+
+def test_every_rule_has_a_failing_and_a_passing_fixture() -> None:
+    for r in RULES:
+        failing = [name for name, codes in EXPECTED.items() if r.code in codes]
+        passing = [name for name, codes in EXPECTED.items() if r.code not in codes]
+        assert failing, f"{r.code} {r.name} has no fixture that shows it"
+        assert passing
+
+
+def test_lookup_by_code_or_name() -> None:
+    assert lookup("sd201") is lookup("unparseable-arguments") is lookup("SD201")
+    assert lookup("SD999") is None

@@ -1,0 +1,152 @@
+"""The command line as a user runs it: exit codes, formats, options, and one-line errors."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from stream_doctor.cli import app
+from tests.conftest import ROOT
+
+runner = CliRunner()
+EMPTY_INPUT = "fixtures/anthropic/empty_input_bug.jsonl"
+CLEAN = "fixtures/anthropic/one_call.sse"
+
+
+def run(*args: str, stdin: bytes | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), input=stdin)
+
+
+def test_clean_capture_exits_0() -> None:
+    result = run("replay", CLEAN, "--width", "100")
+    assert result.exit_code == 0, result.output
+    assert "No findings." in result.output
+    assert "get_weather" in result.output and "complete" in result.output
+
+
+def test_capture_with_an_error_exits_1_and_names_rule_and_place() -> None:
+    result = run("replay", EMPTY_INPUT, "--width", "120")
+    assert result.exit_code == 1
+    assert "SD102" in result.output and "empty-input-execution" in result.output
+    assert f"{EMPTY_INPUT}:" in result.output
+
+
+def test_fail_on_controls_the_exit_code() -> None:
+    assert run("replay", "fixtures/anthropic/pause_turn.sse").exit_code == 0  # an info finding only
+    assert run("replay", "fixtures/anthropic/pause_turn.sse", "--fail-on", "info").exit_code == 1
+    assert run("replay", EMPTY_INPUT, "--ignore", "SD1").exit_code == 0
+    assert run("replay", EMPTY_INPUT, "--select", "SD3,SD4").exit_code == 0
+
+
+def test_json_format_is_machine_readable() -> None:
+    result = run("replay", EMPTY_INPUT, "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["schema_version"] == 1
+    assert [f["code"] for f in data["findings"]] == ["SD102"]
+    assert data["calls"][0]["arguments"]["path"] == "notes/todo.md"
+
+
+def test_call_option_shows_fragments_and_reassembled_input() -> None:
+    data = json.loads(run("replay", CLEAN, "--format", "json").stdout)
+    call_id = data["calls"][0]["id"]
+    result = run("replay", CLEAN, "--call", call_id, "--width", "120")
+    assert result.exit_code == 0
+    assert "reassembled input" in result.output
+    assert '"location": "Lisbon, Portugal"' in result.output
+    assert '\'{"location": "Lis\'' in result.output  # a fragment, shown as received
+    as_json = json.loads(run("replay", CLEAN, "--call", call_id, "--format", "json").stdout)
+    assert len(as_json["calls"]) == 1 and len(as_json["calls"][0]["fragment_list"]) == 5
+
+
+def test_timeline_folds_runs_of_deltas() -> None:
+    result = run("replay", CLEAN, "--timeline", "--width", "120")
+    assert result.exit_code == 0
+    assert "Timeline" in result.output
+    assert "content_block_delta  index 1 input_json_delta ×5 (51 chars)" in result.output
+    assert "message_stop" in result.output
+
+
+def test_stdin_and_gzip(tmp_path: Path) -> None:
+    data = (ROOT / CLEAN).read_bytes()
+    result = run("replay", "-", "--format", "json", stdin=data)
+    assert result.exit_code == 0 and json.loads(result.stdout)["capture"]["path"] == "<stdin>"
+    packed = tmp_path / "capture.sse.gz"
+    packed.write_bytes(gzip.compress(data))
+    as_gzip = json.loads(run("replay", str(packed), "--format", "json").stdout)
+    assert as_gzip["capture"]["compressed"] == "gzip" and len(as_gzip["calls"]) == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4,
+        b"[" * 100_000,
+        b"hello, world\n",
+        b'{"sd":"header","version":99}\n',
+    ],
+    ids=["empty", "binary", "deep-nesting", "plain-text", "future-envelope"],
+)
+def test_unusable_input_is_a_one_line_error_with_exit_2(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "capture.bin"
+    path.write_bytes(content)
+    result = run("replay", str(path))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"stream-doctor: error: {path}")
+
+
+def test_missing_file_and_bad_options_exit_2(tmp_path: Path) -> None:
+    missing = run("replay", str(tmp_path / "nope.sse"))
+    assert missing.exit_code == 2 and "nope.sse" in missing.output
+    assert run("replay", CLEAN, "--provider", "nonesuch").exit_code == 2
+    assert run("replay", CLEAN, "--container", "nonesuch").exit_code == 2
+    assert run("replay", CLEAN, "--fail-on", "fatal").exit_code == 2
+
+
+def test_a_provider_that_does_not_match_is_reported_not_crashed(tmp_path: Path) -> None:
+    path = tmp_path / "other.jsonl"
+    path.write_text('{"choices":[{"index":0,"delta":{"content":"hi"}}]}\n{"foo":1}\n')
+    result = run("replay", str(path), "--provider", "anthropic")
+    assert result.exit_code in (0, 1) and "Traceback" not in result.output
+    assert "SD001" in result.output or "SD002" in result.output
+
+
+def test_rules_and_explain() -> None:
+    listing = run("rules", "--format", "json")
+    rules = json.loads(listing.stdout)
+    assert {r["code"] for r in rules} >= {"SD101", "SD102", "SD201", "SD301"}
+    explained = run("explain", "SD102")
+    assert explained.exit_code == 0 and "How to fix" in explained.output
+    assert run("explain", "empty-input-execution").exit_code == 0
+    unknown = run("explain", "SD999")
+    assert unknown.exit_code == 2 and "SD999" in unknown.output
+
+
+def test_help_does_not_import_what_commands_do_not_need() -> None:
+    code = (
+        "import sys\n"
+        "from stream_doctor.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('jsonschema', 'orjson', 'yaml', 'stream_doctor.engine') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_replay_does_not_import_jsonschema() -> None:
+    code = (
+        "import sys\n"
+        "from stream_doctor.engine import replay\nfrom stream_doctor.options import Options\n"
+        f"replay({CLEAN!r}, Options())\n"
+        "print('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "False"

@@ -1,0 +1,66 @@
+"""End to end: every fixture through the whole pipeline, its findings checked and its reports snapshotted.
+
+A change in a reader, an adapter, the accumulator or a rule shows up here as a reviewable diff.
+Update with ``pytest --snapshot-update`` and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from stream_doctor.engine import replay
+from stream_doctor.options import Options
+from stream_doctor.reporters import json_report
+from tests.conftest import FIXTURES, ROOT, render_terminal
+from tests.expected_findings import EXPECTED
+
+CAPTURES = sorted(
+    p.relative_to(FIXTURES).as_posix()
+    for p in FIXTURES.rglob("*")
+    if p.is_file() and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt"} and p.name != "README.md"
+)
+REPORT_SCHEMA = json.loads((ROOT / "stream_doctor/schemas/report-v1.schema.json").read_text())
+
+
+def test_every_fixture_has_expectations() -> None:
+    assert sorted(EXPECTED) == CAPTURES
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_findings(name: str) -> None:
+    report = replay(f"fixtures/{name}", Options())
+    assert {f.code for f in report.findings} == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_json_report(name: str, snapshot: object) -> None:
+    report = replay(f"fixtures/{name}", Options())
+    text = json_report.render(report)
+    jsonschema.validate(json.loads(text), REPORT_SCHEMA)
+    assert text == snapshot
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_terminal_report(name: str, snapshot: object) -> None:
+    report = replay(f"fixtures/{name}", Options())
+    assert render_terminal(report) == snapshot
+
+
+def test_json_report_is_deterministic() -> None:
+    name = "fixtures/anthropic/premature_execution_partial_buffer.jsonl"
+    assert json_report.render(replay(name, Options())) == json_report.render(replay(name, Options()))
+
+
+def test_capture_fixture_paths_exist() -> None:
+    assert all((FIXTURES / name).is_file() for name in EXPECTED), [n for n in EXPECTED if not (FIXTURES / n).is_file()]
+
+
+def test_fixture_readme_lists_every_fixture() -> None:
+    for folder in {Path(n).parent for n in CAPTURES}:
+        readme = (FIXTURES / folder / "README.md").read_text()
+        missing = [n for n in CAPTURES if Path(n).parent == folder and Path(n).name not in readme]
+        assert not missing, f"{folder}/README.md does not describe {missing}"
