@@ -11,6 +11,9 @@ from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 
+#: A field the provider did not send (``None`` can be a real value of a tool input).
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+
 
 @dataclass(slots=True)
 class MessageStart:
@@ -47,12 +50,19 @@ class ToolStart:
 
 @dataclass(slots=True)
 class ArgsDelta:
-    """A fragment of a tool call's argument text."""
+    """A fragment of a tool call's argument text.
+
+    ``key`` None means the fragment carried no correlator (no index, no id): the accumulator
+    attributes it to the latest open call and records that it had to. ``call_id`` and ``name`` are
+    what this fragment itself carried, for providers that repeat them (or change them) mid-call.
+    """
 
     pos: Pos
     key: Hashable
     fragment: str
     delta_type: str
+    call_id: str | None = None
+    name: str | None = None
 
 
 @dataclass(slots=True)
@@ -67,10 +77,33 @@ class BlockDelta:
 
 @dataclass(slots=True)
 class BlockStop:
-    """The protocol's own completion signal for one block (Anthropic ``content_block_stop``)."""
+    """The protocol's own completion signal for one block (Anthropic ``content_block_stop``).
+
+    Some providers restate the call's whole arguments when it completes (OpenAI Responses
+    ``function_call_arguments.done``: text; the AI SDK's ``tool-input-available``: a parsed value).
+    The accumulator uses them when no fragment came, and flags them when they disagree.
+    """
 
     pos: Pos
     key: Hashable
+    final_arguments: str | None = None
+    final_input: Any = MISSING
+
+
+@dataclass(slots=True)
+class CallSummary:
+    """A later event that restates a whole call (Responses ``output_item.done``, ``response.completed``).
+
+    It completes nothing: the accumulator matches it to the call it restates (by key, then id) and
+    records a summary that disagrees with the streamed call, or restates a call never streamed.
+    """
+
+    pos: Pos
+    key: Hashable
+    call_id: str | None
+    name: str | None
+    arguments: str | None = None
+    input: Any = MISSING
 
 
 @dataclass(slots=True)
@@ -153,6 +186,7 @@ Event = (
     | ArgsDelta
     | BlockDelta
     | BlockStop
+    | CallSummary
     | Finish
     | MessageStop
     | StreamError

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Iterable
 
+import orjson
+
 from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
@@ -24,10 +26,12 @@ from stream_doctor.accumulate.stream import (
 )
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.events import (
+    MISSING,
     ArgsDelta,
     BlockDelta,
     BlockStart,
     BlockStop,
+    CallSummary,
     Event,
     Execution,
     Finish,
@@ -51,6 +55,7 @@ class _BlockState:
         "key", "index", "block_type", "started", "ended", "is_tool", "call_id", "name",
         "server_side", "caller", "start_input", "texts", "positions", "deltas", "size",
         "result_for", "ordinal", "abandon_cause", "abandon_pos", "message", "delta_type",
+        "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
     )  # fmt: skip
 
     def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
@@ -75,6 +80,12 @@ class _BlockState:
         self.abandon_cause: str | None = None
         self.abandon_pos: Pos | None = None
         self.delta_type = "fragment"
+        self.id_repeats = 0
+        self.name_repeats = 0
+        self.name_blanked = False
+        self.final_arguments: str | None = None
+        self.final_input: Any = MISSING
+        self.final_pos: Pos | None = None
 
 
 class _MessageState:
@@ -123,52 +134,54 @@ class Accumulator:
             feed(event)
 
     def feed(self, event: Event) -> None:
-        kind = type(event)
-        if kind is ArgsDelta:  # the hot path: one per argument fragment
+        if type(event) is ArgsDelta:  # the hot path: one per argument fragment
             message = self.current
-            block = message.blocks.get(event.key) if message is not None else None  # type: ignore[union-attr]
+            block = message.blocks.get(event.key) if message is not None else None
             if block is not None and block.is_tool and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
                 texts = block.texts
                 if not texts:
-                    block.delta_type = event.delta_type  # type: ignore[union-attr]
-                texts.append(event.fragment)  # type: ignore[union-attr]
+                    block.delta_type = event.delta_type
+                texts.append(event.fragment)
                 block.positions.append(event.pos)
+                if event.call_id is not None or event.name is not None:
+                    self._identity(block, event)
                 self.last_pos = event.pos
                 return
-            self._stray_args(event)  # type: ignore[arg-type]
-        elif kind is BlockDelta:
-            self._block_delta(event)  # type: ignore[arg-type]
-        elif kind is ToolStart or kind is BlockStart:
-            self._start(event)  # type: ignore[arg-type]
-        elif kind is BlockStop:
-            self._stop(event)  # type: ignore[arg-type]
-        elif kind is KeepAlive:
+            self._stray_args(event)
+        elif type(event) is BlockDelta:
+            self._block_delta(event)
+        elif type(event) is ToolStart or type(event) is BlockStart:
+            self._start(event)
+        elif type(event) is BlockStop:
+            self._stop(event)
+        elif type(event) is KeepAlive:
             pass
-        elif kind is MessageStart:
-            self._message_start(event)  # type: ignore[arg-type]
-        elif kind is Finish:
+        elif type(event) is MessageStart:
+            self._message_start(event)
+        elif type(event) is Finish:
             message = self._message(event.pos)
-            if message.stop_reason is not None and message.stop_reason != event.reason:  # type: ignore[attr-defined]
-                self._anomaly("stop-reason-changed", event.pos, {"before": message.stop_reason, "after": event.reason})  # type: ignore[attr-defined]
-            message.stop_reason = event.reason  # type: ignore[attr-defined]
+            if message.stop_reason is not None and message.stop_reason != event.reason:
+                self._anomaly("stop-reason-changed", event.pos, {"before": message.stop_reason, "after": event.reason})
+            message.stop_reason = event.reason
             message.stop_reason_pos = event.pos
-        elif kind is MessageStop:
-            self._message_stop(event)  # type: ignore[arg-type]
-        elif kind is StreamError:
+        elif type(event) is MessageStop:
+            self._message_stop(event)
+        elif type(event) is StreamError:
             message = self._message(event.pos, implicit_ok=True)
-            message.error = ErrorInfo(event.pos, event.error_type, event.message)  # type: ignore[attr-defined]
-        elif kind is Execution:
-            self._execution(event)  # type: ignore[arg-type]
-        elif kind is Request:
-            self.requests.append(event.body)  # type: ignore[attr-defined]
-        elif kind is Unknown:
-            name = event.event_type  # type: ignore[attr-defined]
-            self.unknown[name] = self.unknown.get(name, 0) + 1
-            self.problems.append(InputProblem("unknown-event", name, event.pos))
-        elif kind is Malformed:
-            self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))  # type: ignore[attr-defined]
-        elif kind is Problem:
-            self.problems.append(InputProblem(event.kind, event.message, event.pos))  # type: ignore[attr-defined]
+            message.error = ErrorInfo(event.pos, event.error_type, event.message)
+        elif type(event) is CallSummary:
+            self._summary(event)
+        elif type(event) is Execution:
+            self._execution(event)
+        elif type(event) is Request:
+            self.requests.append(event.body)
+        elif type(event) is Unknown:
+            self.unknown[event.event_type] = self.unknown.get(event.event_type, 0) + 1
+            self.problems.append(InputProblem("unknown-event", event.event_type, event.pos))
+        elif type(event) is Malformed:
+            self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))
+        elif type(event) is Problem:
+            self.problems.append(InputProblem(event.kind, event.message, event.pos))
         self.last_pos = event.pos
 
     # -- messages ----------------------------------------------------------------------------
@@ -239,6 +252,18 @@ class Accumulator:
             expected = last + 1 if last is not None else None
             if expected is not None and event.index != expected:
                 self._anomaly("index-gap", event.pos, {"key": key, "index": event.index, "expected": expected})
+        elif not self.positional_indices and event.index is not None and type(event) is ToolStart:
+            # Two calls open on one index: index-keyed clients merge them into `{…}{…}`.
+            twin = next(
+                (b for b in message.order if b.is_tool and b.index == event.index and b.ended is None),
+                None,
+            )
+            if twin is not None:
+                self._anomaly(
+                    "index-shared",
+                    event.pos,
+                    {"index": event.index, "first": twin.ordinal, "first_id": twin.call_id, "id": event.call_id},
+                )
         block = _BlockState(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
         message.order.append(block)
@@ -252,10 +277,6 @@ class Accumulator:
         block.start_input = event.start_input
         block.ordinal = len(self.calls)
         self.calls.append(block)
-        if event.call_id is None or not event.name:
-            self._anomaly(
-                "call-without-id-or-name", event.pos, {"id": event.call_id, "name": event.name, "block": block.ordinal}
-            )
         if event.call_id is not None:
             twin = message.ids.get(event.call_id)
             if twin is not None:
@@ -273,14 +294,33 @@ class Accumulator:
         if block.ended is not None:
             self._anomaly("after-block-stop", event.pos, {"key": event.key, "event": "stop", "stopped": block.ended})
             return
+        if block.is_tool and block.ordinal in self.finished_calls:
+            return  # already closed as abandoned when its message ended; a late stop changes nothing
         block.ended = event.pos
         if block.is_tool:
+            if event.final_arguments is not None or event.final_input is not MISSING:
+                block.final_arguments, block.final_input = event.final_arguments, event.final_input
+                block.final_pos = event.pos
             self._finish_call(block)
 
     def _stray_args(self, event: ArgsDelta) -> None:
         message = self._message(event.pos)
-        block = message.blocks.get(event.key)
         detail = {"key": event.key, "event": event.delta_type, "size": len(event.fragment), "text": event.fragment}
+        block = message.blocks.get(event.key)
+        if block is None and event.key is None:
+            # No index, no id: attribute it to the latest open call, as robust clients do, and say so.
+            block = next((b for b in reversed(message.order) if b.is_tool and b.ended is None), None)
+            self._anomaly(
+                "uncorrelated-fragment",
+                event.pos,
+                {**detail, "attributed": None if block is None else block.ordinal},
+            )
+            if block is not None:
+                block.texts.append(event.fragment)
+                block.positions.append(event.pos)
+                if event.call_id is not None or event.name is not None:
+                    self._identity(block, event)
+            return
         if block is None:
             self._anomaly("unknown-block", event.pos, detail)
         elif block.ended is not None:
@@ -290,6 +330,31 @@ class Accumulator:
         else:  # the message was stopped but this block was not: keep it, it was reported already
             block.texts.append(event.fragment)
             block.positions.append(event.pos)
+
+    def _identity(self, block: _BlockState, event: ArgsDelta) -> None:
+        """A fragment that carries an id or a name again: repeated, late, blank or changed."""
+        if event.call_id:
+            if block.call_id is None:
+                block.call_id = event.call_id
+                self._anomaly("id-late", event.pos, {"call": block.ordinal, "id": event.call_id})
+            elif event.call_id == block.call_id:
+                block.id_repeats += 1
+            else:
+                self._anomaly(
+                    "id-changed", event.pos, {"call": block.ordinal, "from": block.call_id, "to": event.call_id}
+                )
+        if event.name is not None:
+            if event.name == "":
+                if block.name and not block.name_blanked:
+                    block.name_blanked = True
+                    self._anomaly("name-blank", event.pos, {"call": block.ordinal, "name": block.name})
+            elif not block.name:
+                block.name = event.name
+                self._anomaly("name-late", event.pos, {"call": block.ordinal, "name": event.name})
+            elif event.name == block.name:
+                block.name_repeats += 1
+            else:
+                self._anomaly("name-changed", event.pos, {"call": block.ordinal, "from": block.name, "to": event.name})
 
     def _block_delta(self, event: BlockDelta) -> None:
         message = self._message(event.pos)
@@ -333,12 +398,29 @@ class Accumulator:
 
     def _finish_call(self, block: _BlockState) -> None:
         raw = "".join(block.texts)
-        value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts])
-        fragments = tuple(map(Fragment, block.positions, block.texts))
-        if not block.texts and block.start_input not in (None, {}):
+        whole = not block.texts  # no fragment: the input, if any, came whole in a start or completion event
+        if whole and block.final_arguments is not None:
+            raw = block.final_arguments
+        value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts] or [len(raw)])
+        if whole and block.final_input is not MISSING:
+            value, failure, source = block.final_input, None, "input given whole in the completion event, no deltas"
+        elif whole and block.final_arguments is not None:
+            source = "arguments given whole in the completion event, no deltas"
+        elif whole and block.start_input not in (None, {}):
             value, failure, source = block.start_input, None, "input given whole in the start event, no deltas"
         else:
             source = _input_source(block, raw)
+        if not whole:
+            self._compare_final(block, raw, value, failure is None)
+        if block.call_id is None or not block.name:  # checked at the end: both may arrive late
+            detail = {"id": block.call_id, "name": block.name, "block": block.ordinal}
+            self._anomaly("call-without-id-or-name", block.started, detail)
+        if block.id_repeats:
+            detail = {"call": block.ordinal, "id": block.call_id, "count": block.id_repeats + 1}
+            self._anomaly("id-repeated", block.started, detail)
+        if block.name_repeats:
+            detail = {"call": block.ordinal, "name": block.name, "count": block.name_repeats + 1}
+            self._anomaly("name-repeated", block.started, detail)
         self.finished_calls[block.ordinal] = ToolCall(
             ordinal=block.ordinal,
             message=block.message,
@@ -354,14 +436,61 @@ class Accumulator:
             status="complete" if block.ended is not None else "abandoned",
             abandon_cause=block.abandon_cause if block.ended is None else None,
             abandon_pos=block.abandon_pos if block.ended is None else None,
-            fragments=fragments,
+            fragments=tuple(map(Fragment, block.positions, block.texts)),
             raw_arguments=raw,
             arguments=value if failure is None else None,
             parse_failure=failure,
             start_input=block.start_input,
-            complete_value_at=complete_at,
+            complete_value_at=complete_at if not whole else None,
             input_source=source,
         )
+
+    def _compare_final(self, block: _BlockState, raw: str, value: Any, parsed: bool) -> None:
+        """The provider restated the arguments at completion: do they match what streamed?"""
+        if block.final_pos is None:
+            return
+        detail: dict[str, Any] = {"call": block.ordinal, "streamed": raw}
+        if block.final_arguments is not None and block.final_arguments != raw:
+            self._anomaly("final-differs", block.final_pos, {**detail, "final": block.final_arguments})
+        elif block.final_input is not MISSING and (not parsed or block.final_input != value):
+            self._anomaly("final-differs", block.final_pos, {**detail, "final": block.final_input})
+
+    def _summary(self, event: CallSummary) -> None:
+        """A terminal event restating a call: match it, and record what does not match."""
+        message = self.current
+        block = message.blocks.get(event.key) if message is not None and event.key is not None else None
+        if (block is None or not block.is_tool) and event.call_id:
+            block = self.calls_by_id.get(event.call_id)
+        restated = event.input if event.input is not MISSING else _loads(event.arguments)
+        detail: dict[str, Any] = {"id": event.call_id, "name": event.name, "arguments": restated}
+        if block is None or not block.is_tool:
+            scope = message.order if message is not None else []
+            twin = next(
+                (
+                    b
+                    for b in scope
+                    if b.is_tool
+                    and b.name == event.name
+                    and b.ordinal in self.finished_calls
+                    and self.finished_calls[b.ordinal].arguments == restated
+                ),
+                None,
+            )
+            if twin is not None:
+                self._anomaly("summary-duplicate", event.pos, {**detail, "call": twin.ordinal})
+            else:
+                self._anomaly("summary-only-call", event.pos, detail)
+            return
+        call = self.finished_calls.get(block.ordinal)
+        detail["call"] = block.ordinal
+        if call is None:
+            self._anomaly("summary-before-complete", event.pos, detail)
+        elif event.call_id and call.call_id and event.call_id != call.call_id:
+            self._anomaly("summary-differs", event.pos, {**detail, "field": "id", "streamed": call.call_id})
+        elif event.name and call.name and event.name != call.name:
+            self._anomaly("summary-differs", event.pos, {**detail, "field": "name", "streamed": call.name})
+        elif restated is not MISSING and restated != call.arguments:
+            self._anomaly("summary-differs", event.pos, {**detail, "field": "arguments", "streamed": call.arguments})
 
     def result(
         self,
@@ -423,6 +552,18 @@ class Accumulator:
             last_pos=self.last_pos,
             ended_cleanly=ended_cleanly,
         )
+
+
+def _loads(text: str | None) -> Any:
+    """A restated argument string, parsed; MISSING when absent or not JSON."""
+    if text is None:
+        return MISSING
+    if not text.strip():
+        return {}
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return MISSING
 
 
 def _input_source(block: _BlockState, raw: str) -> str:
