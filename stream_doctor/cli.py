@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 import typer
 
@@ -151,7 +151,7 @@ def _console(width: int | None, color: bool | None):  # type: ignore[no-untyped-
     return Console(width=width, highlight=False, no_color=not color, force_terminal=color)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"stream-doctor: error: {message}", err=True)
     raise typer.Exit(EXIT_COULD_NOT_RUN)
 

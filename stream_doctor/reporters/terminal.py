@@ -204,7 +204,7 @@ def _detail(event: Event) -> str:
         if value:
             parts.append(str(value))
     if name in ("Malformed", "Problem"):
-        parts.append(getattr(event, "reason", None) or getattr(event, "message", ""))
+        parts.append(str(getattr(event, "reason", None) or getattr(event, "message", "")))
     return "  " + " ".join(parts) if parts else ""
 
 
