@@ -7,7 +7,7 @@ Each carries the ``Pos`` of the frame it came from, so positions flow to every f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable
+from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 
@@ -106,12 +106,21 @@ class CallSummary:
     input: Any = MISSING
 
 
+FinishCategory = Literal["tool_calls", "end", "length", "pause", "refusal", "filter", "error", "other"]
+
+
 @dataclass(slots=True)
 class Finish:
-    """The turn's stop reason (Anthropic ``message_delta.delta.stop_reason``)."""
+    """The turn's stop reason: the provider's own word, and what it means in every provider's terms.
+
+    ``category``: ``tool_calls`` (the turn waits for tool results), ``end`` (a normal end),
+    ``length`` (cut by a token or context limit), ``pause``, ``refusal``, ``filter`` (content
+    filtered), ``error``, ``other``.
+    """
 
     pos: Pos
     reason: str | None
+    category: FinishCategory = "other"
 
 
 @dataclass(slots=True)

@@ -46,9 +46,6 @@ from stream_doctor.events import (
     Unknown,
 )
 
-#: Stop reasons that end a turn with its content cut short.
-TRUNCATING_REASONS = {"max_tokens": "max-tokens", "model_context_window_exceeded": "context-window"}
-
 
 class _BlockState:
     __slots__ = (
@@ -90,7 +87,7 @@ class _BlockState:
 
 class _MessageState:
     __slots__ = (
-        "index", "message_id", "model", "started", "stopped", "stop_reason", "stop_reason_pos",
+        "index", "message_id", "model", "started", "stopped", "stop_reason", "stop_category", "stop_reason_pos",
         "error", "blocks", "order", "ids",
     )  # fmt: skip
 
@@ -101,6 +98,7 @@ class _MessageState:
         self.started = started
         self.stopped: Pos | None = None
         self.stop_reason: str | None = None
+        self.stop_category: str | None = None
         self.stop_reason_pos: Pos | None = None
         self.error: ErrorInfo | None = None
         self.blocks: dict[Hashable, _BlockState] = {}
@@ -163,6 +161,7 @@ class Accumulator:
             if message.stop_reason is not None and message.stop_reason != event.reason:
                 self._anomaly("stop-reason-changed", event.pos, {"before": message.stop_reason, "after": event.reason})
             message.stop_reason = event.reason
+            message.stop_category = event.category
             message.stop_reason_pos = event.pos
         elif type(event) is MessageStop:
             self._message_stop(event)
@@ -219,8 +218,7 @@ class Accumulator:
             self._anomaly("event-after-message-stop", event.pos, {"stopped": message.stopped})
             return
         message.stopped = event.pos
-        cause = TRUNCATING_REASONS.get(message.stop_reason or "", "message-stop")
-        self._close_message(message, event.pos, cause)
+        self._close_message(message, event.pos, "message-stop")
 
     def _close_message(self, message: _MessageState, pos: Pos | None, cause: str) -> None:
         """Every call still open when its message ends was abandoned."""
@@ -228,8 +226,11 @@ class Accumulator:
             if block.is_tool and block.ended is None and block.abandon_cause is None:
                 if message.error is not None:
                     block.abandon_cause, block.abandon_pos = "error-event", message.error.pos
-                elif message.stop_reason in TRUNCATING_REASONS:
-                    block.abandon_cause = TRUNCATING_REASONS[message.stop_reason]  # type: ignore[index]
+                elif message.stop_category == "length":
+                    block.abandon_cause = "max-tokens"  # the provider's own word is in the message's stop_reason
+                    block.abandon_pos = message.stop_reason_pos
+                elif message.stop_category in ("filter", "error"):
+                    block.abandon_cause = message.stop_category
                     block.abandon_pos = message.stop_reason_pos
                 else:
                     block.abandon_cause, block.abandon_pos = cause, pos
@@ -528,6 +529,7 @@ class Accumulator:
                 started=m.started,
                 stopped=m.stopped,
                 stop_reason=m.stop_reason,
+                stop_category=m.stop_category,
                 stop_reason_pos=m.stop_reason_pos,
                 error=m.error,
                 calls=tuple(b.ordinal for b in m.order if b.is_tool),

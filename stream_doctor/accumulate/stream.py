@@ -95,6 +95,7 @@ class Message:
     started: Pos | None  # None when content arrived without a message start
     stopped: Pos | None
     stop_reason: str | None
+    stop_category: str | None  # the neutral category of stop_reason (events.FinishCategory)
     stop_reason_pos: Pos | None
     error: ErrorInfo | None
     calls: tuple[int, ...]  # ordinals into AccumulatedStream.calls

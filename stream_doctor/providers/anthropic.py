@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, Frame
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import (
     ArgsDelta,
     BlockDelta,
@@ -18,6 +18,7 @@ from stream_doctor.events import (
     BlockStop,
     Event,
     Finish,
+    FinishCategory,
     KeepAlive,
     Malformed,
     MessageStart,
@@ -42,6 +43,17 @@ CONTENT_DELTAS = {
     "thinking_delta": "thinking",
     "signature_delta": "signature",
     "citations_delta": "citation",
+}
+
+#: stop_reason -> neutral category (wire-formats §1.2; unknown future reasons are "other").
+FINISH_CATEGORIES: dict[str, FinishCategory] = {
+    "tool_use": "tool_calls",
+    "end_turn": "end",
+    "stop_sequence": "end",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "pause_turn": "pause",
+    "refusal": "refusal",
 }
 
 KNOWN_TYPES = frozenset(
@@ -134,7 +146,7 @@ class AnthropicTranslator:
             delta = value.get("delta")
             if not isinstance(delta, dict):
                 return [Malformed(pos, "message_delta without a delta object")]
-            out = [Finish(pos, delta.get("stop_reason"))] if "stop_reason" in delta else []
+            out = [_finish(pos, delta.get("stop_reason"))] if "stop_reason" in delta else []
         elif kind == "message_stop":
             out = [MessageStop(pos)]
         elif kind == "error":
@@ -202,7 +214,7 @@ class AnthropicTranslator:
                     out.append(_start_event(frame, index, block, prefilled=True))
                     out.append(BlockStop(pos, index))
         if message.get("stop_reason") is not None:
-            out.append(Finish(pos, message.get("stop_reason")))
+            out.append(_finish(pos, message.get("stop_reason")))
         return out
 
 
@@ -225,6 +237,11 @@ def _start_event(frame: Frame, index: int, block: dict[str, Any], prefilled: boo
         server_side,
         _str(caller_type) if caller_type != "direct" else None,
     )
+
+
+def _finish(pos: Pos, reason: Any) -> Finish:
+    text = _str(reason)
+    return Finish(pos, text, FINISH_CATEGORIES.get(text or "", "other"))
 
 
 def _no_index(frame: Frame, kind: str) -> Malformed:

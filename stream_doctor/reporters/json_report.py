@@ -48,6 +48,7 @@ def to_dict(report: Report, call: str | None = None) -> dict[str, Any]:
                 "id": m.message_id,
                 "model": m.model,
                 "stop_reason": m.stop_reason,
+                "stop_category": m.stop_category,
                 "stopped": m.stopped is not None,
                 "error": {"type": m.error.error_type, "message": m.error.message} if m.error else None,
                 "calls": list(m.calls),

@@ -32,8 +32,9 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, excerpt, rule, where
 
 CAUSES = {
-    "max-tokens": "the turn hit max_tokens",
-    "context-window": "the turn hit the model's context window",
+    "max-tokens": "the turn was cut by a token limit",
+    "filter": "the turn was stopped by a content filter",
+    "error": "the turn ended with an error",
     "error-event": "an error event ended the stream",
     "stream-cut": "the stream ended with no completion event",
     "new-message": "a new message started in the same stream",
@@ -48,6 +49,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if call.status != "abandoned":
             continue
         cause = CAUSES.get(call.abandon_cause or "", call.abandon_cause or "unknown cause")
+        reason = stream.messages[call.message].stop_reason
+        if call.abandon_cause in ("max-tokens", "filter", "error") and reason:
+            cause += f" (stop reason {reason})"
         if not call.raw_arguments:
             state = "the buffer is empty"
         else:

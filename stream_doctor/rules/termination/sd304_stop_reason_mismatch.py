@@ -31,24 +31,25 @@ from stream_doctor.rules.base import Rule, rule
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         reason = message.stop_reason
+        category = message.stop_category
         if reason is None or message.error is not None:
             continue
         client = [stream.calls[i] for i in message.calls if not stream.calls[i].server_side]
         completed = [c for c in client if c.status == "complete"]
-        if reason == "tool_use" and not client:
+        if category == "tool_calls" and not client:
             yield self.finding(
                 stream,
                 message.stop_reason_pos,
-                "stop_reason is tool_use but the message has no client tool call",
+                f"stop reason {reason} says the turn waits for tool results, but the message has no client tool call",
                 "Decide which calls to run from the content, not the stop reason",
             )
-        elif reason not in ("tool_use", "pause_turn") and completed:
+        elif category not in ("tool_calls", "pause") and completed:
             names = ", ".join(c.label for c in completed)
             yield self.finding(
                 stream,
                 message.stop_reason_pos,
-                f"the message has {len(completed)} client tool call(s) ({names}) but stop_reason is {reason}; "
-                f"code that gates on stop_reason == 'tool_use' skips them",
+                f"the message has {len(completed)} client tool call(s) ({names}) but the stop reason is {reason}; "
+                f"code that runs tools only on a tool-call stop reason skips them",
                 "Decide which calls to run from the content, and check each call completed",
                 [("first call", completed[0].started)],
             )

@@ -30,7 +30,7 @@ from stream_doctor.rules.base import Rule, rule
 @rule("SD305", "turn-paused", "The turn was paused and must be continued with a follow-up request", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
-        if message.stop_reason == "pause_turn":
+        if message.stop_category == "pause":
             calls = [stream.calls[i] for i in message.calls]
             yield self.finding(
                 stream,
