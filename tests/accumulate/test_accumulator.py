@@ -17,6 +17,9 @@ from stream_doctor.events import (
 from tests.helpers import Script
 
 
+CATEGORIES = {"tool_use": "tool_calls", "max_tokens": "length", "end_turn": "end"}
+
+
 def one_call(fragments: list[str], stop: bool = True, reason: str = "tool_use") -> Script:
     s = Script()
     s(MessageStart, "msg_1")
@@ -25,7 +28,7 @@ def one_call(fragments: list[str], stop: bool = True, reason: str = "tool_use") 
         s(ArgsDelta, 0, fragment, "input_json_delta")
     if stop:
         s(BlockStop, 0)
-    s(Finish, reason)
+    s(Finish, reason, CATEGORIES[reason])
     s(MessageStop)
     return s
 
