@@ -16,7 +16,6 @@ from stream_doctor.events import (
 )
 from tests.helpers import Script
 
-
 CATEGORIES = {"tool_use": "tool_calls", "max_tokens": "length", "end_turn": "end"}
 
 
