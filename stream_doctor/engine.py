@@ -9,7 +9,8 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture import load
 from stream_doctor.capture.base import Capture, CaptureError, Frame
-from stream_doctor.events import Event, Execution, Malformed, Request
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import Event
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.gcpause import no_gc
 from stream_doctor.options import Options
@@ -24,6 +25,7 @@ class RunError(Exception):
     def __init__(self, path: str, message: str, line: int | None = None) -> None:
         where = path if line is None else f"{path}:{line}"
         super().__init__(f"{where}: {message}")
+        self.path, self.message, self.line = path, message, line  # `check` turns these into an SD000 finding
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,14 @@ def _accumulate(
     kept: list[tuple[Frame, Event]] = []
     if options.keep_events:
         accumulator.feed_all(_events(capture.frames, translator, kept))
-    else:  # the hot path: no generator between the adapter and the accumulator
+    elif hasattr(translator, "translate"):  # the hot path: one generator, no list per frame
+        accumulator.feed_all(translator.translate(capture.frames, release=True))
+        accumulator.feed_all(translator.close())
+    else:
         feed = accumulator.feed
         translate = translator.feed
         for frame in capture.frames:
-            for event in translate(frame) if frame.kind == "event" else (_envelope_event(frame),):
+            for event in translate(frame) if frame.kind == "event" else (envelope_event(frame),):
                 feed(event)
         accumulator.feed_all(translator.close())
     info = CaptureInfo(
@@ -96,28 +101,10 @@ def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]
 def _events(frames: list[Frame], translator: Translator, kept: list[tuple[Frame, Event]]) -> Iterator[Event]:
     """Every event, remembering which frame it came from (for --timeline)."""
     for frame in frames:
-        produced = translator.feed(frame) if frame.kind == "event" else [_envelope_event(frame)]
+        produced = translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
         kept.extend((frame, event) for event in produced)
         yield from produced
     yield from translator.close()
-
-
-def _envelope_event(frame: Frame) -> Event:
-    record = frame.value
-    if not isinstance(record, dict):
-        return Malformed(frame.pos, frame.error or "not an envelope record")
-    if frame.kind == "execute":
-        call_id = record.get("call_id")
-        name = record.get("name")
-        return Execution(
-            frame.pos,
-            call_id if isinstance(call_id, str) else None,
-            name if isinstance(name, str) else None,
-            record.get("input"),
-        )
-    if frame.kind == "request":
-        return Request(frame.pos, record.get("body"))
-    return Malformed(frame.pos, f"envelope record of kind {frame.kind!r} is not used by replay")
 
 
 def _adapter(capture: Capture, options: Options) -> Adapter:

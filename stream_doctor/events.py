@@ -46,6 +46,8 @@ class ToolStart:
     start_input: Any = None
     server_side: bool = False
     caller: str | None = None  # programmatic tool calling: the server tool that made this call
+    id_optional: bool = False  # the protocol makes the id optional (Gemini FunctionCall.id): no id is no anomaly
+    input_format: str = "json"  # "text": free-text input (Responses custom tools, apply_patch diffs), never JSON-parsed
 
 
 @dataclass(slots=True)
@@ -126,6 +128,7 @@ class Finish:
 @dataclass(slots=True)
 class MessageStop:
     pos: Pos
+    cause: str | None = None  # why calls still open end here, when the protocol says (AI SDK ``reset-step``)
 
 
 @dataclass(slots=True)

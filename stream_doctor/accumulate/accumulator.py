@@ -20,7 +20,6 @@ from stream_doctor.accumulate.stream import (
     CaptureInfo,
     ErrorInfo,
     ExecutionRecord,
-    Fragment,
     Message,
     ToolCall,
 )
@@ -53,6 +52,7 @@ class _BlockState:
         "server_side", "caller", "start_input", "texts", "positions", "deltas", "size",
         "result_for", "ordinal", "abandon_cause", "abandon_pos", "message", "delta_type",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
+        "id_optional", "input_format",
     )  # fmt: skip
 
     def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
@@ -83,6 +83,8 @@ class _BlockState:
         self.final_arguments: str | None = None
         self.final_input: Any = MISSING
         self.final_pos: Pos | None = None
+        self.id_optional = False
+        self.input_format = "json"
 
 
 class _MessageState:
@@ -127,9 +129,35 @@ class Accumulator:
     # -- feeding -----------------------------------------------------------------------------
 
     def feed_all(self, events: Iterable[Event]) -> None:
+        """Feed every event. The common argument fragment is appended here, without a call.
+
+        Consecutive fragments nearly always continue the same call, so the buffers of the last
+        block appended to are remembered; any other event may change a block's state, so it
+        goes through ``feed`` and clears that memory.
+        """
         feed = self.feed
+        no_key = cached_key = object()
+        texts: list[str] = []
+        positions: list[Pos] = []
+        event = None
         for event in events:
+            if type(event) is ArgsDelta and event.call_id is None and event.name is None:
+                if event.key == cached_key:
+                    texts.append(event.fragment)
+                    positions.append(event.pos)
+                    continue
+                message = self.current
+                if message is not None and message.stopped is None and event.key is not None:
+                    block = message.blocks.get(event.key)
+                    if block is not None and block.is_tool and block.ended is None and block.texts:
+                        cached_key, texts, positions = event.key, block.texts, block.positions
+                        texts.append(event.fragment)
+                        positions.append(event.pos)
+                        continue
+            cached_key = no_key
             feed(event)
+        if event is not None:
+            self.last_pos = event.pos
 
     def feed(self, event: Event) -> None:
         if type(event) is ArgsDelta:  # the hot path: one per argument fragment
@@ -218,7 +246,7 @@ class Accumulator:
             self._anomaly("event-after-message-stop", event.pos, {"stopped": message.stopped})
             return
         message.stopped = event.pos
-        self._close_message(message, event.pos, "message-stop")
+        self._close_message(message, event.pos, event.cause or "message-stop")
 
     def _close_message(self, message: _MessageState, pos: Pos | None, cause: str) -> None:
         """Every call still open when its message ends was abandoned."""
@@ -275,6 +303,8 @@ class Accumulator:
         block.is_tool = True
         block.call_id, block.name = event.call_id, event.name
         block.server_side, block.caller = event.server_side, event.caller
+        block.id_optional = event.id_optional
+        block.input_format = event.input_format
         block.start_input = event.start_input
         block.ordinal = len(self.calls)
         self.calls.append(block)
@@ -402,18 +432,21 @@ class Accumulator:
         whole = not block.texts  # no fragment: the input, if any, came whole in a start or completion event
         if whole and block.final_arguments is not None:
             raw = block.final_arguments
-        value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts] or [len(raw)])
+        if block.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
+            value, failure, complete_at = raw, None, None
+        else:
+            value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts] or [len(raw)])
         if whole and block.final_input is not MISSING:
             value, failure, source = block.final_input, None, "input given whole in the completion event, no deltas"
         elif whole and block.final_arguments is not None:
             source = "arguments given whole in the completion event, no deltas"
-        elif whole and block.start_input not in (None, {}):
+        elif whole and block.start_input not in (None, {}, ""):
             value, failure, source = block.start_input, None, "input given whole in the start event, no deltas"
         else:
             source = _input_source(block, raw)
         if not whole:
             self._compare_final(block, raw, value, failure is None)
-        if block.call_id is None or not block.name:  # checked at the end: both may arrive late
+        if (block.call_id is None and not block.id_optional) or not block.name:  # both may arrive late
             detail = {"id": block.call_id, "name": block.name, "block": block.ordinal}
             self._anomaly("call-without-id-or-name", block.started, detail)
         if block.id_repeats:
@@ -437,13 +470,15 @@ class Accumulator:
             status="complete" if block.ended is not None else "abandoned",
             abandon_cause=block.abandon_cause if block.ended is None else None,
             abandon_pos=block.abandon_pos if block.ended is None else None,
-            fragments=tuple(map(Fragment, block.positions, block.texts)),
+            fragment_positions=tuple(block.positions),
+            fragment_texts=tuple(block.texts),
             raw_arguments=raw,
             arguments=value if failure is None else None,
             parse_failure=failure,
             start_input=block.start_input,
             complete_value_at=complete_at if not whole else None,
             input_source=source,
+            input_format=block.input_format,
         )
 
     def _compare_final(self, block: _BlockState, raw: str, value: Any, parsed: bool) -> None:
@@ -490,7 +525,8 @@ class Accumulator:
             self._anomaly("summary-differs", event.pos, {**detail, "field": "id", "streamed": call.call_id})
         elif event.name and call.name and event.name != call.name:
             self._anomaly("summary-differs", event.pos, {**detail, "field": "name", "streamed": call.name})
-        elif restated is not MISSING and restated != call.arguments:
+        elif restated is not MISSING and restated != call.arguments and restated != _final_value(block):
+            # (a summary that repeats the completion event's restatement was reported as final-differs)
             self._anomaly("summary-differs", event.pos, {**detail, "field": "arguments", "streamed": call.arguments})
 
     def result(
@@ -568,12 +604,32 @@ def _loads(text: str | None) -> Any:
         return MISSING
 
 
+def _final_value(block: _BlockState) -> Any:
+    """The input the completion event restated, as a value (MISSING when it restated none)."""
+    if block.final_input is not MISSING:
+        return block.final_input
+    if block.final_arguments is None:
+        return MISSING
+    return block.final_arguments if block.input_format == "text" else _loads(block.final_arguments)
+
+
 def _input_source(block: _BlockState, raw: str) -> str:
     count = len(block.texts)
     start = "start placeholder {}" if block.start_input in (None, {}) else "start input (ignored)"
+    if block.start_input == "":  # Responses items start with `"arguments": ""` (or `"input": ""`)
+        start = 'start placeholder ""'
+    if block.start_input is None:  # the start carried no input at all (OpenAI Chat: the first fragment is the start)
+        start = ""
     if count == 0:
-        return f"{start}, no deltas: empty input {{}}"
+        return (
+            (f"{start}, " if start else "")
+            + "no deltas: empty "
+            + ('text ""' if block.input_format == "text" else "input {}")
+        )
     plural = f"{block.delta_type} fragment" + ("" if count == 1 else "s")
+    start = f"{start} → " if start else ""
+    if block.input_format == "text":
+        return f"{start}{count} {plural} (free text, not JSON)"
     if not raw.strip():
-        return f"{start} → {count} empty {plural}: no-argument call {{}}"
-    return f"{start} → {count} {plural}"
+        return f"{start}{count} empty {plural}: no-argument call {{}}"
+    return f"{start}{count} {plural}"

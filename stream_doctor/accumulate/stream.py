@@ -55,13 +55,24 @@ class ToolCall:
     status: CallStatus
     abandon_cause: str | None  # "stream-cut" | "error-event" | "max-tokens" | "new-message" …
     abandon_pos: Pos | None
-    fragments: tuple[Fragment, ...]
+    fragment_positions: tuple[Pos, ...]
+    fragment_texts: tuple[str, ...]
     raw_arguments: str
     arguments: Any  # the parsed value; None when parsing failed or the call never completed
     parse_failure: ParseFailure | None
     start_input: Any
     complete_value_at: int | None  # fragment index at which the buffer first held a whole JSON value
     input_source: str  # for humans: "start placeholder {} → 7 input_json_delta fragments"
+    input_format: str = "json"  # "text": free-text input kept as a string in ``arguments``, never JSON-parsed
+
+    @property
+    def fragments(self) -> tuple[Fragment, ...]:
+        """Each fragment with its position; built on demand (a call can have 100,000 of them)."""
+        return tuple(map(Fragment, self.fragment_positions, self.fragment_texts))
+
+    @property
+    def fragment_count(self) -> int:
+        return len(self.fragment_texts)
 
     @property
     def byte_count(self) -> int:

@@ -17,6 +17,10 @@ class Pos(NamedTuple):
 #: A frame's ``value`` when its payload could not be decoded as JSON (see ``Frame.error``).
 NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "NOT_JSON"})()
 
+#: A frame's ``value`` after an adapter translated it and let the decoded payload go (see
+#: ``providers.base.Translator.translate``); ``data`` still holds the payload as read.
+RELEASED: Any = type("Released", (), {"__repr__": lambda self: "RELEASED"})()
+
 FrameKind = str  # "event" | "request" | "execute" | "result"; envelope records other than events
 
 

@@ -9,8 +9,6 @@ dispatched, and reported, because a cut stream is exactly what a user wants diag
 
 from __future__ import annotations
 
-import re
-
 import orjson
 
 from stream_doctor.capture._text import BOM, is_utf8, json_error, split_lines, uniform_line_end
@@ -18,24 +16,6 @@ from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, P
 from stream_doctor.gcpause import no_gc
 
 _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
-
-
-# The shape nearly every provider sends: an optional `event:` line and an optional `id:` line, in
-# either order (sse-starlette writes id first), then one `data:` line and a blank line. Matching
-# that whole, in C, instead of walking its lines in Python, makes the whole read 5-10% faster;
-# any other block goes to the line parser. The spec's "one optional space after the
-# colon" is the ` ?`; an id holding NUL is ignored by the spec, so it is left to the line parser.
-def _simple_event(eol: bytes) -> re.Pattern[bytes]:
-    value = b"([^\r\n]*)"
-    identifier = b"([^\r\n\0]*)"
-    event = b"event: ?" + value + eol
-    sse_id = b"id: ?" + identifier + eol
-    return re.compile(
-        b"(?:" + event + b"(?:" + sse_id + b")?|" + sse_id + b"(?:" + event + b")?)?data: ?" + value + eol + eol
-    )
-
-
-_SIMPLE_EVENT = {b"\n": _simple_event(b"\n"), b"\r\n": _simple_event(b"\r\n")}
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -73,16 +53,21 @@ class _Read:
         self.ended_cleanly = True
 
     def simple_events(self, data: bytes, pos: int, line_end: bytes) -> None:
-        """The hot path: consume whole simple events with one regex match each.
+        """The hot path: cut the capture at its blank lines and take the commonest block whole.
 
-        Only used on valid UTF-8 with one kind of line end, so a match is exactly what the line
-        parser would have produced. A block that does not match goes to ``lines``.
+        Used when the capture has one kind of line end. A block that is exactly an ``event:``
+        line and a ``data:`` line (Anthropic, Responses), or a lone ``data:`` line (OpenAI,
+        Gemini), with valid UTF-8, is read here with ``startswith`` and ``find``; every other
+        block (an ``id:`` line, several data lines, comments, bytes that are not UTF-8, extra
+        blank lines, the capture's unterminated last block) goes, whole, to the spec's line
+        parser, so both paths agree by construction. ``bytes.split`` runs at memchr speed, which
+        is what makes this faster than matching each block with a regex.
         """
-        match = _SIMPLE_EVENT[line_end].match
-        # Pos(...) goes through a Python-level __new__; tuple.__new__ builds the same Pos in C
-        # (it is what NamedTuple._make does), which is 5% of this loop.
+        eol = line_end
+        blank = eol + eol
+        step = len(eol)
+        # Pos(...) goes through a Python-level __new__; tuple.__new__ builds the same Pos in C.
         new_tuple = tuple.__new__
-        blank = line_end + line_end
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         event_names = self.event_names
@@ -90,43 +75,53 @@ class _Read:
         append = frames.append
         number = len(frames)
         line = 1
-        size = len(data)
-        while pos < size:
-            m = match(data, pos)
-            if m is None:
-                # Hand the parser everything up to and including the next blank line, so that
-                # no event is split between the two paths.
-                end = data.find(blank, pos)
-                end = size if end < 0 else end + len(blank)
-                line = self.lines(data[pos:end], pos, line)
-                number = len(frames)
-                pos = end
-                continue
-            raw_event, raw_id, id_first, event_second, payload = m.groups()
-            if raw_event is None:
-                raw_event = event_second
-            if raw_id is None:
-                raw_id = id_first
-            number += 1
-            where = new_tuple(Pos, (number, line, pos))
-            line += 2
-            if raw_event is None:
-                event = None
-            else:
-                line += 1
-                event = event_names.get(raw_event)
-                if event is None:
-                    event = event_names[raw_event] = raw_event.decode()
-            if raw_id is None:
-                sse_id = None
-            else:
-                line += 1
-                sse_id = raw_id.decode()
-            try:
-                append(Frame(where, payload, loads(payload), None, event, None, "event", sse_id))
-            except decode_error as exc:
-                append(Frame(where, payload, NOT_JSON, json_error(exc), event, None, "event", sse_id))
-            pos = m.end()
+        offset = pos
+        startswith = bytes.startswith
+        blocks = (data[pos:] if pos else data).split(blank)
+        rest = blocks.pop()  # after the last blank line: empty, unless the capture was cut
+        for block in blocks:
+            size = len(block) + 2 * step
+            if startswith(block, b"data: "):
+                if block.find(eol) < 0:
+                    try:
+                        value = loads(block[6:])
+                        error = None
+                    except decode_error as exc:
+                        value = NOT_JSON
+                        error = None if not is_utf8(block) else json_error(exc)
+                    if value is not NOT_JSON or error is not None:
+                        number += 1
+                        append(Frame(new_tuple(Pos, (number, line, offset)), block[6:], value, error))
+                        line += 2
+                        offset += size
+                        continue
+            elif startswith(block, b"event: "):
+                end = block.find(eol, 7)
+                if end > 0 and startswith(block, b"data: ", end + step) and block.find(eol, end + step) < 0:
+                    raw_event = block[7:end]
+                    event = event_names.get(raw_event)
+                    if event is None and is_utf8(raw_event):
+                        event = event_names[raw_event] = raw_event.decode()
+                    if event is not None:
+                        payload = block[end + step + 6 :]
+                        try:
+                            value = loads(payload)
+                            error = None
+                        except decode_error as exc:
+                            value = NOT_JSON
+                            error = None if not is_utf8(payload) else json_error(exc)
+                        if value is not NOT_JSON or error is not None:
+                            number += 1
+                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, value, error, event))
+                            line += 3
+                            offset += size
+                            continue
+            # Not the common shape (or bytes that are not UTF-8, which the parser reports).
+            line = self.lines(block + blank, offset, line, is_utf8(block))
+            number = len(frames)
+            offset += size
+        if rest:
+            self.lines(rest, offset, line, is_utf8(rest))
 
     def lines(self, data: bytes, base_offset: int, base_line: int, utf8_ok: bool = True) -> int:
         """Parse ``data`` line by line, as the spec describes. Returns the next line number.
@@ -253,11 +248,10 @@ def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
     state = _Read()
     with no_gc():
         line_end = uniform_line_end(data) if fast else None
-        utf8_ok = is_utf8(data)
-        if line_end is not None and utf8_ok:
+        if line_end is not None:
             state.simple_events(data, start, line_end)
         else:
-            state.lines(data[start:] if start else data, start, 1, utf8_ok)
+            state.lines(data[start:] if start else data, start, 1, is_utf8(data))
     return Capture(
         path=path,
         container=SseReader.name,

@@ -16,6 +16,11 @@ class Translator(Protocol):
 
     def feed(self, frame: Frame) -> list[Event]: ...
 
+    # Optional, for speed: ``translate(frames, release) -> Iterator[Event]`` gives every event of
+    # all the frames in order (envelope records included, via envelope_events.envelope_event),
+    # without a list per frame; with ``release`` it may set a translated frame's ``value`` to
+    # ``capture.base.RELEASED``. The engine uses it when present and ``feed`` otherwise.
+
     def close(self) -> list[Event]:
         """Events implied by the end of the capture (most providers: none)."""
         ...

@@ -38,7 +38,7 @@ def render_rule(rule: Rule, console: Console) -> None:
             console.print(Text(textwrap.indent(textwrap.dedent(body), "  ")), highlight=False, soft_wrap=True)
         else:
             for paragraph in textwrap.dedent(body).split("\n\n"):
-                console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2)), highlight=False)
+                console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2), expand=False), highlight=False)
 
 
 def render_json(rules: Sequence[Rule]) -> str:

@@ -46,11 +46,11 @@ def _header(report: Report, console: Console) -> None:
         parts.append(f"{info.duration:.2f} s")
     parts.append(f"{messages} message{'s' if messages != 1 else ''}")
     console.print(Text(info.path, style="bold"))
-    console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2)), highlight=False)
+    console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
     unknown = report.stream.unknown_events
     if unknown:
         listed = ", ".join(f"{k} ×{v}" for k, v in sorted(unknown.items()))
-        console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2)))
+        console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
 
 
 def _calls(report: Report, console: Console) -> None:
@@ -69,7 +69,7 @@ def _calls(report: Report, console: Console) -> None:
             "" if call.index is None else str(call.index),
             call.call_id or "—",
             (call.name or "—") + (" (server)" if call.server_side else ""),
-            str(len(call.fragments)),
+            str(call.fragment_count),
             str(call.byte_count),
             _status(call),
         ]
@@ -95,8 +95,8 @@ def _calls(report: Report, console: Console) -> None:
         console.print(text, no_wrap=True, overflow="ellipsis")
         preview = Text("input ", style="dim")
         preview.append(_input_preview(call))
-        console.print(Padding(preview, (0, 0, 0, indent)), no_wrap=True, overflow="ellipsis")
-        console.print(Padding(Text("from  " + call.input_source, style="dim"), (0, 0, 0, indent)))
+        console.print(Padding(preview, (0, 0, 0, indent), expand=False), no_wrap=True, overflow="ellipsis")
+        console.print(Padding(Text("from  " + call.input_source, style="dim"), (0, 0, 0, indent), expand=False))
 
 
 def _status(call: ToolCall) -> str:
@@ -228,7 +228,7 @@ def _finding(finding: Finding, console: Console) -> None:
     body = [Text(finding.message), Text("hint: " + finding.hint, style="italic")]
     body += [Text(f"{r.label}: {r.location}", style="dim") for r in finding.related]
     for text in body:
-        console.print(Padding(text, (0, 0, 0, 8)))
+        console.print(Padding(text, (0, 0, 0, 8), expand=False))
 
 
 def _summary(report: Report, console: Console) -> None:

@@ -10,7 +10,7 @@ from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
 
-Family = Literal["capture", "execution", "arguments", "termination", "structure"]
+Family = Literal["capture", "execution", "arguments", "termination", "structure", "correlation"]
 
 FAMILIES: dict[str, str] = {
     "SD0": "capture: problems with the capture file itself",
@@ -18,6 +18,8 @@ FAMILIES: dict[str, str] = {
     "SD2": "arguments: the reassembled argument text of each call",
     "SD3": "termination: how calls and turns ended",
     "SD4": "structure: the provider's event protocol",
+    "SD5": "correlation: how a provider's events identify, restate and order each call",
+    "SD9": "check: what `stream-doctor check` found about a capture and its expectations",
 }
 
 DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")

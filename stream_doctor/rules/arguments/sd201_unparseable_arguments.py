@@ -49,7 +49,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             continue  # abandoned calls are SD301's
         fragment = call.fragments[failure.fragment] if failure.fragment is not None else None
         at = (
-            f" (fragment {failure.fragment + 1} of {len(call.fragments)}, line {fragment.pos.line})"
+            f" (fragment {failure.fragment + 1} of {call.fragment_count}, line {fragment.pos.line})"
             if fragment and failure.fragment is not None
             else ""
         )

@@ -35,7 +35,7 @@ from stream_doctor.rules.base import Rule, rule
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         at = call.complete_value_at
-        if at is None or at >= len(call.fragments) - 1:
+        if at is None or at >= call.fragment_count - 1:
             continue
         rest = "".join(f.text for f in call.fragments[at + 1 :])
         if not rest.strip() and call.parse_failure is None:
@@ -45,7 +45,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             stream,
             call.fragments[at].pos,
             f"{call.label}: the buffer was a complete JSON value after fragment {at + 1} of "
-            f"{len(call.fragments)} ({len(prefix)} of {len(call.raw_arguments)} characters); "
+            f"{call.fragment_count} ({len(prefix)} of {len(call.raw_arguments)} characters); "
             f"code that runs a call when its buffer parses would have run it here",
             "Complete a call only on the provider's completion signal, never because the buffer parses",
             [("call completed", call.ended)],

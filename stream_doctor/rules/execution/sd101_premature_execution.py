@@ -54,7 +54,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             stream,
             execution.pos,
             f"{call.label} was executed with {preview(execution.input)} after {len(before)} of "
-            f"{len(call.fragments)} fragments (buffer so far {excerpt(seen, 60, tail=True)}); {ending}",
+            f"{call.fragment_count} fragments (buffer so far {excerpt(seen, 60, tail=True)}); {ending}",
             "Execute a tool only after its completion event and a successful stop reason",
             related,
             call,

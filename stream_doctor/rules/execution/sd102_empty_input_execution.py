@@ -60,7 +60,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             stream,
             execution.pos,
             f"{call.label} was executed with {preview(execution.input)}, but its "
-            f"{len(call.fragments)} fragments carried {preview(call.arguments)} "
+            f"{call.fragment_count} fragments carried {preview(call.arguments)} "
             f"(missing {', '.join(missing)})",
             "Accumulate every input_json_delta for the block and parse once at content_block_stop; "
             "do not read the start event's placeholder input",

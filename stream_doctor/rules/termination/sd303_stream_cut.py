@@ -1,7 +1,8 @@
 """The stream ended without the provider's end-of-stream event.
 
 What it checks:
-    The last message has no ``message_stop`` (Anthropic) and no error event explains the end.
+    The last message has no ``message_stop`` (Anthropic; other adapters name their own end, such
+    as ``data: [DONE]`` after a choice's unfinished call) and no error event explains the end.
     Calls left open are reported by SD301; this reports the cut itself.
 
 Why it matters:
@@ -21,6 +22,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules.base import Rule, rule
 
 
@@ -35,7 +37,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     yield self.finding(
         stream,
         stream.last_pos,
-        f"the stream ended{reason} without message_stop",
+        # The provider's own end-of-stream event: Anthropic's message_stop unless the adapter names it.
+        f"the stream ended{reason} without {getattr(ADAPTERS.get(stream.capture.provider), 'end_of_stream', 'message_stop')}",
         "Treat a stream without its terminal event as failed and retry",
         [("message started", last.started)],
     )
