@@ -8,11 +8,16 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import List, NoReturn, Optional
+from typing import TYPE_CHECKING, List, NoReturn, Optional
 
 import typer
 
 from stream_doctor import __version__
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from stream_doctor.check.run import CheckResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
 
@@ -114,17 +119,129 @@ def replay(
 
 
 @app.command()
+def check(
+    paths: Optional[List[str]] = typer.Argument(
+        None,
+        metavar="PATH...",
+        help="Capture files, folders (searched recursively, captures recognised by content) or globs.",
+    ),
+    select: List[str] = typer.Option(
+        [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    ignore: List[str] = typer.Option(
+        [], "--ignore", help="Skip these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    fail_on: Optional[Level] = typer.Option(
+        None, "--fail-on", help="Fail on an unexpected finding of this severity or above (default: error)."
+    ),
+    report: List[str] = typer.Option(
+        [],
+        "--report",
+        "-r",
+        metavar="FORMAT[:PATH]",
+        help="terminal, json, junit, sarif, github or markdown, written to PATH or standard output (repeatable).",
+    ),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU)."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider for every capture."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format for every capture."),
+    config: Optional[str] = typer.Option(None, "--config", help="Use this configuration file; do not search."),
+    isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
+    update_expectations: bool = typer.Option(
+        False, "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
+    ),
+    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the report."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
+) -> None:
+    """Check many captures against their expected findings; write reports for CI."""
+    from stream_doctor.check import CheckError
+    from stream_doctor.check.progress import progress
+    from stream_doctor.check.run import execute, prepare
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import CheckOptions
+
+    targets = _report_targets(report)
+    options = CheckOptions(
+        paths=tuple(paths or ()),
+        select=_codes(select) or None,
+        ignore=_codes(ignore) or None,
+        fail_on=Severity.parse(fail_on.value) if fail_on else None,
+        provider=provider,
+        container=container,
+        jobs=jobs,
+        config=config,
+        isolated=isolated,
+        update_expectations=update_expectations,
+    )
+    try:
+        plan = prepare(options)
+    except CheckError as error:
+        _fail(str(error))
+    with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
+        result = execute(plan, advance)
+    _write_reports(result, targets, _console(width, color), width)
+    raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
+    """``FORMAT[:PATH]`` options; standard output gets the terminal report when no report goes there."""
+    from stream_doctor.reporters import CHECK_FORMATS
+
+    targets: list[tuple[str, str | None]] = []
+    for value in values:
+        name, _, path = value.partition(":")
+        if name.lower() not in CHECK_FORMATS:
+            _fail(f"--report {value}: unknown format {name!r} (choose from {', '.join(CHECK_FORMATS)})")
+        targets.append((name.lower(), path or None))
+    on_stdout = [name for name, path in targets if path is None]
+    if not on_stdout:
+        targets.insert(0, ("terminal", None))
+    if os.environ.get("GITHUB_ACTIONS") == "true" and set(on_stdout) <= {"terminal"}:
+        if all(name != "github" for name, _ in targets):
+            targets.append(("github", None))  # annotations on the run and the pull request, for free
+    return targets
+
+
+def _write_reports(
+    result: CheckResult, targets: list[tuple[str, str | None]], console: Console, width: int | None
+) -> None:
+    import importlib
+    from pathlib import Path
+
+    from stream_doctor.reporters import CHECK_FORMATS
+
+    for name, path in targets:
+        module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
+        if name == "terminal" and path is None:
+            colored = console.is_terminal and not console.no_color
+            text = module.render(result, console.width, console.color_system if colored else None)
+        elif name == "terminal":
+            text = module.render(result, width or 100)
+        else:
+            text = module.render(result)
+        if path is None:
+            sys.stdout.write(text)
+            continue
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8", newline="")
+        except OSError as error:
+            _fail(f"{path}: cannot write the {name} report: {error.strerror or error}")
+
+
+@app.command()
 def rules(
     output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
 ) -> None:
     """List every rule: code, name, severity, summary."""
+    from stream_doctor.check.rules import CHECK_RULES
     from stream_doctor.reporters import rules_doc
     from stream_doctor.rules import RULES
 
+    every = sorted((*RULES, *CHECK_RULES), key=lambda r: r.code)  # SD000 and SD900 come from `check`
     if output is OutputFormat.json:
-        sys.stdout.write(rules_doc.render_json(RULES))
+        sys.stdout.write(rules_doc.render_json(every))
     else:
-        rules_doc.render_table(RULES, _console(None, None))
+        rules_doc.render_table(every, _console(None, None))
 
 
 @app.command()
@@ -134,6 +251,10 @@ def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (u
     from stream_doctor.rules import RULES, lookup
 
     found = lookup(code)
+    if found is None:  # check's own rules (SD000, SD900) are documented too
+        from stream_doctor.check.rules import lookup as lookup_check_rule
+
+        found = lookup_check_rule(code)
     if found is None:
         _fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
     rules_doc.render_rule(found, _console(None, None))

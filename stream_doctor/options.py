@@ -15,3 +15,19 @@ class Options:
     select: tuple[str, ...] = ()  # code prefixes to keep (empty: all)
     ignore: tuple[str, ...] = ()  # code prefixes to drop
     keep_events: bool = False  # keep every neutral event (for --timeline)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What ``stream-doctor check`` was told on the command line; ``None`` leaves it to the configuration."""
+
+    paths: tuple[str, ...] = ()
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    fail_on: Severity | None = None
+    provider: str | None = None
+    container: str | None = None
+    jobs: int | None = None  # worker processes; 0: one per CPU
+    config: str | None = None  # a configuration file to use instead of searching for one
+    isolated: bool = False  # use no configuration file at all
+    update_expectations: bool = False  # write each checked capture's expectation sidecar

@@ -94,7 +94,7 @@ def _call(call: ToolCall, with_fragments: bool) -> dict[str, Any]:
         "abandon_cause": call.abandon_cause,
         "started": _pos(call.started),
         "ended": _pos(call.ended),
-        "fragments": len(call.fragments),
+        "fragments": call.fragment_count,
         "bytes": call.byte_count,
         "input_source": call.input_source,
         "arguments": call.arguments,

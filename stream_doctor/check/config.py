@@ -1,0 +1,234 @@
+"""Configuration: ``[tool.stream-doctor]`` in ``pyproject.toml``, or a ``stream-doctor.toml``.
+
+The file is found by walking up from the working directory; in each folder ``stream-doctor.toml``
+comes before ``pyproject.toml``, and a ``pyproject.toml`` without the table is passed over. Paths
+and patterns in it are relative to its folder. Command-line options win over it. Example::
+
+    [tool.stream-doctor]
+    fail-on = "warning"
+    ignore = ["SD305"]
+    exclude = ["captures/scratch/**"]
+
+    [tool.stream-doctor.per-path-ignores]
+    "captures/relay/**" = ["SD001"]        # the relay's keep-alives are not JSON
+
+    [tool.stream-doctor.per-path-provider]
+    "captures/sdk-logs/*.jsonl" = "anthropic"
+
+    [tool.stream-doctor.expect]
+    "captures/bugs/empty_input.jsonl" = ["SD102"]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stream_doctor.check import CheckError
+from stream_doctor.check.expectations import Expectation, parse_entry
+from stream_doctor.check.globs import Glob
+from stream_doctor.findings import Location, Severity
+
+FILE_NAMES = ("stream-doctor.toml", "pyproject.toml")
+KEYS = (
+    "select",
+    "ignore",
+    "fail-on",
+    "provider",
+    "container",
+    "jobs",
+    "exclude",
+    "per-path-ignores",
+    "per-path-provider",
+    "expect",
+)
+CODE_PREFIX = re.compile(r"SD[0-9]{0,3}")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The configuration file's settings (or the defaults, when there is no file)."""
+
+    path: str | None = None  # as found, relative to the working directory when it is below it
+    root: str = "."  # the folder its patterns are relative to
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    fail_on: Severity = Severity.ERROR
+    provider: str | None = None
+    container: str | None = None
+    jobs: int = 1
+    exclude: tuple[Glob, ...] = ()
+    per_path_ignores: tuple[tuple[Glob, tuple[str, ...]], ...] = ()
+    per_path_provider: tuple[tuple[Glob, str], ...] = ()
+    expect: tuple[tuple[Glob, tuple[Expectation, ...]], ...] = ()
+
+    def relative(self, path: str) -> str:
+        """``path`` (relative to the working directory) relative to the configuration's folder."""
+        if self.root == ".":
+            return path
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def excluded(self, path: str) -> bool:
+        relative = self.relative(path)
+        return any(glob.matches(relative) for glob in self.exclude)
+
+    def ignores_for(self, path: str) -> tuple[str, ...]:
+        relative = self.relative(path)
+        return tuple(code for glob, codes in self.per_path_ignores if glob.matches(relative) for code in codes)
+
+    def provider_for(self, path: str) -> str | None:
+        relative = self.relative(path)
+        return next((name for glob, name in self.per_path_provider if glob.matches(relative)), self.provider)
+
+    def expectations_for(self, path: str) -> tuple[Expectation, ...]:
+        relative = self.relative(path)
+        return tuple(e for glob, entries in self.expect if glob.matches(relative) for e in entries)
+
+
+def find(start: str) -> str | None:
+    """The nearest configuration file at or above ``start``."""
+    folder = Path(start).resolve()
+    for candidate in (folder, *folder.parents):
+        for name in FILE_NAMES:
+            path = candidate / name
+            if path.is_file() and (name != "pyproject.toml" or _has_table(path)):
+                return _shown(path)
+    return None
+
+
+def load(path: str | None) -> Config:
+    """Read and validate a configuration file; ``None`` gives the defaults. Anything wrong: CheckError."""
+    if path is None:
+        return Config()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise CheckError(f"{path}: cannot read the configuration: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise CheckError(f"{path}: the configuration is not UTF-8") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise CheckError(f"{path}: not valid TOML: {error}") from None
+    if Path(path).name == "pyproject.toml":
+        tool = document.get("tool")
+        table, where = (tool.get("stream-doctor") if isinstance(tool, dict) else None) or {}, "[tool.stream-doctor]"
+    else:
+        table, where = document, "the top level"
+    if not isinstance(table, dict):
+        raise CheckError(f"{path}: [tool.stream-doctor] must be a table")
+    return _parse(table, path, where, text)
+
+
+def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise CheckError(f"{path}: unknown key {unknown[0]!r} in {where} (known keys: {', '.join(KEYS)})")
+    read = _Reader(path, text)
+    return Config(
+        path=path,
+        root=os.path.dirname(path) or ".",
+        select=read.codes(table.get("select", []), "select"),
+        ignore=read.codes(table.get("ignore", []), "ignore"),
+        fail_on=read.severity(table.get("fail-on", "error"), "fail-on"),
+        provider=read.string(table.get("provider"), "provider"),
+        container=read.string(table.get("container"), "container"),
+        jobs=read.jobs(table.get("jobs", 1), "jobs"),
+        exclude=tuple(Glob(p) for p in read.strings(table.get("exclude", []), "exclude")),
+        per_path_ignores=tuple(
+            (Glob(pattern), read.codes(codes, f"per-path-ignores.{pattern!r}"))
+            for pattern, codes in read.table(table.get("per-path-ignores", {}), "per-path-ignores").items()
+        ),
+        per_path_provider=tuple(
+            (Glob(pattern), read.string(name, f"per-path-provider.{pattern!r}") or "")
+            for pattern, name in read.table(table.get("per-path-provider", {}), "per-path-provider").items()
+        ),
+        expect=tuple(
+            (Glob(pattern), read.expectations(entries, pattern))
+            for pattern, entries in read.table(table.get("expect", {}), "expect").items()
+        ),
+    )
+
+
+class _Reader:
+    """Typed reading of the table's values; each error names the file and the key."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def fail(self, key: str, what: str) -> CheckError:
+        return CheckError(f"{self.path}: '{key}' {what}")
+
+    def string(self, value: Any, key: str) -> str | None:
+        if value is not None and not isinstance(value, str):
+            raise self.fail(key, "must be a string")
+        return value
+
+    def strings(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, "must be a list of strings")
+        return tuple(value)
+
+    def codes(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, 'must be a list of rule codes or prefixes, e.g. ["SD1", "SD305"]')
+        codes = tuple(v.strip().upper() for v in value)
+        bad = [c for c in codes if not CODE_PREFIX.fullmatch(c)]
+        if bad:
+            raise self.fail(key, f"holds {bad[0]!r}, which is not a rule code or prefix (SD, SD1, SD102)")
+        return codes
+
+    def severity(self, value: Any, key: str) -> Severity:
+        try:
+            return Severity.parse(value if isinstance(value, str) else repr(value))
+        except ValueError:
+            raise self.fail(key, f"must be info, warning or error (got {value!r})") from None
+
+    def jobs(self, value: Any, key: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise self.fail(key, "must be a whole number of processes (0: one per CPU)")
+        return value
+
+    def table(self, value: Any, key: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(key, 'must be a table of path patterns, e.g. {"captures/**" = ...}')
+        return value
+
+    def expectations(self, entries: Any, pattern: str) -> tuple[Expectation, ...]:
+        key = f"expect.{pattern!r}"
+        if not isinstance(entries, list):
+            raise self.fail(key, "must be a list of codes or tables")
+        declared_at = Location(self.path, self._line_of(pattern))
+        return tuple(parse_entry(entry, self.path, declared_at, key) for entry in entries)
+
+    def _line_of(self, key: str) -> int | None:
+        """Where an ``expect`` key is written, for SD900's location: tomllib does not keep positions."""
+        lines = self.text.splitlines()
+        headers = ("[expect]", "[tool.stream-doctor.expect]")
+        start = next((n for n, line in enumerate(lines) if line.strip().replace(" ", "") in headers), 0)
+        for number, line in enumerate(lines[start:], start + 1):
+            if line.lstrip().startswith((f'"{key}"', f"'{key}'", f"{key} ", f"{key}=")):
+                return number
+        return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # someone else's broken pyproject.toml is not ours to report
+    tool = document.get("tool")
+    return isinstance(tool, dict) and "stream-doctor" in tool
+
+
+def _shown(path: Path) -> str:
+    """A path as reports show it: relative to the working directory."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive, on Windows
+        return str(path)

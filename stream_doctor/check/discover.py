@@ -1,0 +1,129 @@
+"""Which files ``check`` replays: files, folders (searched recursively) and globs.
+
+Inside folders and glob matches a file is a capture when a capture reader's ``sniff`` recognises
+its first bytes (gzip undone), never because of its name; everything else is counted as skipped.
+A file named on the command line is always replayed, as ``replay`` would, so a typo or a broken
+capture fails loudly instead of passing by unnoticed; only stream-doctor's own files (sidecars,
+configuration) are set aside, and a sidecar stands for its capture.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from stream_doctor.capture import HEAD_SIZE, READERS
+from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
+from stream_doctor.check import CheckError
+from stream_doctor.check.config import FILE_NAMES
+from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
+
+SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})  # and every folder whose name starts with "."
+_GLOB_CHARS = frozenset("*?[")
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Discovery:
+    captures: tuple[str, ...]  # relative to the working directory, "/"-separated, sorted
+    skipped: tuple[str, ...]  # files looked at that are not captures, sorted
+
+
+def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> Discovery:
+    """Expand ``paths`` into captures; a path that does not exist or a glob that matches nothing: CheckError."""
+    captures: set[str] = set()
+    skipped: set[str] = set()
+
+    def consider(path: str) -> None:
+        if excluded(path):
+            return
+        if _own_file(path):
+            skipped.add(path)
+        elif looks_like_capture(path):
+            captures.add(path)
+        else:
+            skipped.add(path)
+
+    for given in paths:
+        if os.path.isdir(given):
+            for path in _walk(given, excluded):
+                consider(path)
+        elif os.path.exists(given):
+            path = _relative(given)
+            if is_sidecar(path) and os.path.isfile(path.removesuffix(SIDECAR_SUFFIX)):
+                captures.add(path.removesuffix(SIDECAR_SUFFIX))  # pre-commit hands over an edited sidecar
+            elif _own_file(path):
+                skipped.add(path)
+            else:
+                captures.add(path)
+        elif _GLOB_CHARS & set(given):
+            matches = sorted(glob.glob(given, recursive=True))
+            if not matches:
+                raise CheckError(f"{given}: the pattern matches no file")
+            for match in matches:
+                if os.path.isdir(match):
+                    for path in _walk(match, excluded):
+                        consider(path)
+                elif os.path.isfile(match):
+                    consider(_relative(match))
+        else:
+            raise CheckError(f"{given}: no such file or folder")
+    return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)))
+
+
+def looks_like_capture(path: str) -> bool:
+    """Does a capture reader recognise the start of this file? Unreadable or corrupt gzip: yes, so it fails loudly."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(HEAD_SIZE)
+    except OSError:
+        return True
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_SIZE)
+        except zlib.error:
+            return True
+    scores = {reader.name: reader.sniff(head) for reader in READERS.values()}
+    best = max(scores, key=lambda name: scores[name])
+    if scores[best] == 0:
+        return False
+    if best == JSON_ARRAY_READER.name:
+        # The array reader takes anything that starts with "[" (right for a file it is told to
+        # read); in a folder, TOML that opens with a [table] would pass too. Events are objects.
+        inside = head.removeprefix(_BOM).lstrip()[1:].lstrip()
+        return inside[:1] in (b"{", b"")
+    return True
+
+
+def _walk(folder: str, excluded: Callable[[str], bool]) -> Iterable[str]:
+    for root, folders, files in os.walk(folder):
+        relative_root = _relative(root)
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not name.startswith(".") and name not in SKIPPED_FOLDERS and not excluded(_join(relative_root, name))
+        )
+        for name in sorted(files):
+            path = _join(relative_root, name)
+            if os.path.isfile(path):
+                yield path
+
+
+def _own_file(path: str) -> bool:
+    return is_sidecar(path) or path.rsplit("/", 1)[-1] in FILE_NAMES
+
+
+def _join(folder: str, name: str) -> str:
+    return name if folder == "." else f"{folder}/{name}"
+
+
+def _relative(path: str) -> str:
+    """Reports show paths relative to the working directory, with "/"."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive, on Windows
+        return Path(path).as_posix()

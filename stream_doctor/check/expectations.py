@@ -1,0 +1,221 @@
+"""Expectations: the findings a fixture that shows a bug on purpose must produce.
+
+A capture's expectations live in a sidecar next to it, ``<capture>.expect.toml`` (the whole file
+name plus ``.expect.toml``, so ``bug.sse`` and ``bug.jsonl`` never share one, and a listing sorts
+it right after its capture), or in the configuration's ``expect`` table. Each entry names a code
+and, optionally, the call id and the line the finding must have::
+
+    [[expect]]
+    code = "SD102"
+    name = "empty-input-execution"   # for the reader; not compared
+    call-id = "toolu_01A09q90qw90lq917835lq9"
+
+An entry matches every finding it describes. A finding no entry matches is unexpected; an entry
+that matches no finding is stale (SD900), unless its rule is not selected for that capture.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from stream_doctor.check import CheckError
+from stream_doctor.check import sd900_stale_expectation as sd900
+from stream_doctor.findings import Finding, Location
+from stream_doctor.options import Options
+
+SIDECAR_SUFFIX = ".expect.toml"
+ENTRY_KEYS = ("code", "name", "call-id", "line")
+CODE_PATTERN = re.compile(r"SD[0-9]{3}")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    code: str
+    declared_at: Location  # the sidecar or configuration file, and the entry's line there
+    call_id: str | None = None
+    line: int | None = None
+    name: str | None = None
+
+    def matches(self, finding: Finding) -> bool:
+        return (
+            finding.code == self.code
+            and (self.call_id is None or finding.call_id == self.call_id)
+            and (self.line is None or finding.location.line == self.line)
+        )
+
+    def describe(self) -> str:
+        """``SD102 empty-input-execution (call toolu_01A, line 7)`` for messages."""
+        details = [f"call {self.call_id}"] if self.call_id else []
+        details += [f"line {self.line}"] if self.line is not None else []
+        text = self.code + (f" {self.name}" if self.name else "")
+        return text + (f" ({', '.join(details)})" if details else "")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A capture's findings sorted against its expectations."""
+
+    expected: tuple[Finding, ...]
+    unexpected: tuple[Finding, ...]  # stale expectations are here too, as SD900 findings
+    stale: tuple[Expectation, ...]
+
+
+def sidecar_path(capture: str) -> str:
+    return capture + SIDECAR_SUFFIX
+
+
+def is_sidecar(path: str) -> bool:
+    return path.endswith(SIDECAR_SUFFIX)
+
+
+def load_sidecar(capture: str) -> tuple[Expectation, ...]:
+    """The expectations in ``capture``'s sidecar; none when it has no sidecar. Bad content: CheckError."""
+    path = sidecar_path(capture)
+    try:
+        with open(path, "rb") as file:
+            raw = file.read()
+    except FileNotFoundError:
+        return ()
+    except OSError as error:
+        raise CheckError(f"{path}: cannot read the expectations: {error.strerror or error}") from None
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise CheckError(f"{path}: not valid TOML: {error}") from None
+    unknown = sorted(set(document) - {"expect"})
+    if unknown:
+        raise CheckError(f"{path}: unknown key {unknown[0]!r} (a sidecar holds only [[expect]] entries)")
+    entries = document.get("expect", [])
+    if not isinstance(entries, list):
+        raise CheckError(f"{path}: 'expect' must be an array of tables ([[expect]])")
+    lines = _entry_lines(raw.decode("utf-8"))
+    return tuple(
+        parse_entry(entry, path, Location(path, lines[number] if number < len(lines) else None), "expect")
+        for number, entry in enumerate(entries)
+    )
+
+
+def parse_entry(entry: object, file: str, declared_at: Location, where: str) -> Expectation:
+    """One expectation: a code (``"SD102"``) or a table with ``code`` and optional ``call-id``/``line``."""
+    if isinstance(entry, str):
+        entry = {"code": entry}
+    if not isinstance(entry, dict):
+        raise CheckError(f"{file}: each entry of {where} must be a code or a table with a 'code' key")
+    unknown = sorted(set(entry) - set(ENTRY_KEYS))
+    if unknown:
+        raise CheckError(f"{file}: unknown key {unknown[0]!r} in {where} (known: {', '.join(ENTRY_KEYS)})")
+    code = entry.get("code")
+    if not isinstance(code, str) or not CODE_PATTERN.fullmatch(code.upper()):
+        raise CheckError(f"{file}: {where} entry needs 'code', a rule code such as \"SD102\" (got {code!r})")
+    call_id, line, name = entry.get("call-id"), entry.get("line"), entry.get("name")
+    if call_id is not None and not isinstance(call_id, str):
+        raise CheckError(f"{file}: 'call-id' in {where} must be a string")
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
+        raise CheckError(f"{file}: 'line' in {where} must be a positive integer")
+    if name is not None and not isinstance(name, str):
+        raise CheckError(f"{file}: 'name' in {where} must be a string")
+    return Expectation(code.upper(), declared_at, call_id, line, name)
+
+
+def compare(
+    capture: str,
+    findings: Sequence[Finding],
+    expectations: Iterable[Expectation],
+    selected: Callable[[str], bool],
+) -> Verdict:
+    """Sort findings into expected and unexpected, and find the stale expectations among the selected rules."""
+    applicable = [e for e in expectations if selected(e.code)]
+    expected = tuple(f for f in findings if any(e.matches(f) for e in applicable))
+    stale = tuple(e for e in applicable if not any(e.matches(f) for f in findings))
+    unexpected = tuple(f for f in findings if f not in expected)
+    stale_findings = tuple(sd900.finding(capture, e.declared_at, e.describe()) for e in stale)
+    return Verdict(expected, unexpected + stale_findings, stale)
+
+
+def selector(options: Options) -> Callable[[str], bool]:
+    """Is a rule selected for this capture? SD000 always is: an unreadable capture cannot be ignored away."""
+
+    def selected(code: str) -> bool:
+        if code == "SD000":
+            return True
+        if options.select and not any(code.startswith(prefix) for prefix in options.select):
+            return False
+        return not any(code.startswith(prefix) for prefix in options.ignore)
+
+    return selected
+
+
+def updated_entries(
+    current: Sequence[Expectation], verdict: Verdict, findings: Sequence[Finding], wanted: Callable[[Finding], bool]
+) -> list[Mapping[str, Any]]:
+    """The sidecar entries after ``--update-expectations``: kept entries that still match, plus new findings."""
+    entries: list[Mapping[str, Any]] = [
+        _entry(e.code, e.name, e.call_id, e.line) for e in current if e not in verdict.stale
+    ]
+    for finding in findings:
+        if finding in verdict.expected or finding.code == sd900.CODE or not wanted(finding):
+            continue
+        entry = _entry(finding.code, finding.name, finding.call_id, None)
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Write (or, with no entries, remove) ``capture``'s sidecar. True when the file changed."""
+    path = sidecar_path(capture)
+    if not entries:
+        if os.path.exists(path):
+            os.remove(path)
+            return True
+        return False
+    text = render_sidecar(capture, entries)
+    try:
+        with open(path, encoding="utf-8", newline="") as file:
+            if file.read() == text:
+                return False
+    except FileNotFoundError:
+        pass
+    with open(path, "w", encoding="utf-8", newline="") as file:
+        file.write(text)
+    return True
+
+
+def render_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> str:
+    name = capture.rsplit("/", 1)[-1]
+    lines = [
+        f"# The findings {name} must produce: each entry must still appear, and any other finding",
+        "# at or above --fail-on fails `stream-doctor check`. Written by `check --update-expectations`;",
+        "# edit freely (keys: code, name, call-id, line).",
+    ]
+    for entry in entries:
+        lines += ["", "[[expect]]"]
+        lines += [f"{key} = {_toml_value(value)}" for key, value in entry.items() if value is not None]
+    return "\n".join(lines) + "\n"
+
+
+def _entry(code: str, name: str | None, call_id: str | None, line: int | None) -> dict[str, Any]:
+    return {"code": code, "name": name, "call-id": call_id, "line": line}
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, int):
+        return str(value)
+    escaped = []
+    for char in str(value):
+        if char in ('"', "\\"):
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:  # TOML strings may not hold control characters
+            escaped.append(f"\\u{ord(char):04X}")
+        else:
+            escaped.append(char)
+    return '"' + "".join(escaped) + '"'
+
+
+def _entry_lines(text: str) -> list[int]:
+    """The line of each ``[[expect]]`` header, in order: where an SD900 finding points."""
+    return [number for number, line in enumerate(text.splitlines(), 1) if line.strip().startswith("[[expect]]")]

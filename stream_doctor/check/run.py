@@ -1,0 +1,228 @@
+"""Run ``check``: configuration and discovery first (``prepare``), then every capture through ``engine.replay``.
+
+Replays may run in worker processes (``--jobs``); results are put back in path order, so every
+report is the same whatever the number of workers. A worker sends back what check keeps of a
+replay (``Replayed``), not the whole ``Report``: pickling thousands of fragment objects would
+cost about as much as the replay itself.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator
+
+from stream_doctor.check import CheckError
+from stream_doctor.check import config as config_file
+from stream_doctor.check import expectations as expect
+from stream_doctor.check import sd000_capture_unreadable as sd000
+from stream_doctor.check.discover import discover
+from stream_doctor.check.expectations import Expectation
+from stream_doctor.engine import RunError, replay
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.options import CheckOptions, Options
+from stream_doctor.reporters import json_report
+
+#: Below this many captures a process pool costs more than it saves.
+MIN_CAPTURES_PER_WORKER = 8
+
+
+@dataclass(frozen=True)
+class Task:
+    """One capture to check: where it is, what to replay it with, what it must show."""
+
+    path: str
+    options: Options
+    expectations: tuple[Expectation, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: config_file.Config
+    tasks: tuple[Task, ...]
+    skipped: tuple[str, ...]
+    fail_on: Severity
+    jobs: int
+    update_expectations: bool
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What check keeps of one replay."""
+
+    provider: str
+    calls: int
+    findings: tuple[Finding, ...]
+    report: dict[str, Any]  # the replay's JSON report (report-v1), for the JSON check report
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    path: str
+    options: Options
+    replayed: Replayed | None  # None when the capture could not be replayed
+    findings: tuple[Finding, ...]  # the replay's, or the SD000 finding
+    expected: tuple[Finding, ...]
+    unexpected: tuple[Finding, ...]  # including SD900 for each stale expectation
+    stale: tuple[Expectation, ...]
+
+    @property
+    def unreadable(self) -> bool:
+        return self.replayed is None
+
+    @property
+    def failures(self) -> tuple[Finding, ...]:
+        """What fails this capture: unexpected findings at or above --fail-on (SD000 and SD900 are errors)."""
+        return tuple(f for f in self.unexpected if f.severity >= self.options.fail_on)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures)
+
+    @property
+    def counts(self) -> dict[Severity, int]:
+        counts = {s: 0 for s in Severity}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        return counts
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    captures: tuple[CaptureResult, ...]  # sorted by path
+    skipped: tuple[str, ...]
+    fail_on: Severity
+    config: str | None  # the configuration file used
+    updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
+
+    @property
+    def failed(self) -> bool:
+        return any(c.failed for c in self.captures)
+
+    @property
+    def failures(self) -> tuple[tuple[CaptureResult, Finding], ...]:
+        return tuple((c, f) for c in self.captures for f in c.failures)
+
+
+def prepare(options: CheckOptions) -> Plan:
+    """Read the configuration, merge the command line over it and find the captures. CheckError: exit 2."""
+    if options.isolated:
+        path = None
+    elif options.config is not None:
+        if not os.path.isfile(options.config):
+            raise CheckError(f"{options.config}: no such configuration file")
+        path = options.config
+    else:
+        path = config_file.find(".")
+    config = config_file.load(path)
+    paths = options.paths
+    if not paths:
+        raise CheckError("no paths to check: name capture files, folders or globs")
+    fail_on = options.fail_on or config.fail_on
+    select = options.select if options.select is not None else config.select
+    ignore = options.ignore if options.ignore is not None else config.ignore
+    container = options.container or config.container
+    _validate(options.provider, container, config)
+    found = discover(paths, config.excluded if config.path else lambda path: False)
+    if not found.captures:
+        skipped = f" ({len(found.skipped)} files skipped: not captures)" if found.skipped else ""
+        raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
+    tasks = tuple(
+        Task(
+            path,
+            Options(
+                container=container,
+                provider=options.provider or config.provider_for(path),
+                fail_on=fail_on,
+                select=select,
+                ignore=ignore + config.ignores_for(path),
+            ),
+            config.expectations_for(path) + expect.load_sidecar(path),
+        )
+        for path in found.captures
+    )
+    jobs = options.jobs if options.jobs is not None else config.jobs
+    return Plan(config, tasks, found.skipped, fail_on, jobs or os.cpu_count() or 1, options.update_expectations)
+
+
+def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResult:
+    """Replay every capture, compare with its expectations, and (when asked) rewrite the sidecars."""
+    results = [_judge(task, outcome) for task, outcome in zip(plan.tasks, _replays(plan, advance), strict=True)]
+    updated: list[str] = []
+    if plan.update_expectations:
+        for number, (task, result) in enumerate(zip(plan.tasks, results, strict=True)):
+            if result.failed and _update(task, result):
+                updated.append(expect.sidecar_path(task.path))
+                reread = plan.config.expectations_for(task.path) + expect.load_sidecar(task.path)
+                results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
+    return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated))
+
+
+Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunError's message and line
+
+
+def replay_one(task: Task) -> Outcome:
+    """One capture through the engine; a capture that cannot be replayed is an outcome, not an exception."""
+    try:
+        report = replay(task.path, task.options)
+        stream = report.stream
+        replayed = Replayed(stream.capture.provider, len(stream.calls), report.findings, json_report.to_dict(report))
+    except RunError as error:
+        return None, error.message, error.line
+    except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        return None, f"internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)", None
+    return replayed, None, None
+
+
+def _replays(plan: Plan, advance: Callable[[], None]) -> Iterator[Outcome]:
+    workers = min(plan.jobs, len(plan.tasks) // MIN_CAPTURES_PER_WORKER)
+    if workers <= 1:
+        for task in plan.tasks:
+            yield replay_one(task)
+            advance()
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        chunk = max(1, min(32, len(plan.tasks) // (workers * 4)))
+        for outcome in pool.map(replay_one, plan.tasks, chunksize=chunk):  # map keeps the order
+            yield outcome
+            advance()
+
+
+def _judge(task: Task, outcome: Outcome) -> CaptureResult:
+    replayed, message, line = outcome
+    findings = replayed.findings if replayed is not None else (sd000.finding(task.path, message or "", line),)
+    return _result(task, replayed, findings)
+
+
+def _result(task: Task, replayed: Replayed | None, findings: tuple[Finding, ...]) -> CaptureResult:
+    verdict = expect.compare(task.path, findings, task.expectations, expect.selector(task.options))
+    return CaptureResult(
+        task.path, task.options, replayed, findings, verdict.expected, verdict.unexpected, verdict.stale
+    )
+
+
+def _update(task: Task, result: CaptureResult) -> bool:
+    """Rewrite the capture's sidecar so that what fails it now is expected; True when the file changed."""
+    sidecar = expect.load_sidecar(task.path)
+    verdict = expect.Verdict(result.expected, result.unexpected, result.stale)
+    entries = expect.updated_entries(sidecar, verdict, result.findings, lambda f: f.severity >= task.options.fail_on)
+    return expect.write_sidecar(task.path, entries)
+
+
+def _validate(provider: str | None, container: str | None, config: config_file.Config) -> None:
+    """A provider or container that does not exist is a bad option (exit 2), not a thousand SD000 findings."""
+    from stream_doctor.capture import CONTAINERS
+    from stream_doctor.providers import ADAPTERS
+
+    named = [(provider, "--provider")] + [
+        (name, f"{config.path}: per-path-provider") for _, name in config.per_path_provider
+    ]
+    named.append((config.provider, f"{config.path}: provider"))
+    for name, where in named:
+        if name is not None and name not in ADAPTERS:
+            raise CheckError(f"{where}: unknown provider {name!r} (choose from {', '.join(sorted(ADAPTERS))})")
+    if container is not None and container not in CONTAINERS:
+        raise CheckError(f"unknown container {container!r} (choose from {', '.join(CONTAINERS)})")

@@ -1,0 +1,43 @@
+"""The capture cannot be replayed at all.
+
+What it checks:
+    Raised by `stream-doctor check` when a file it was given, or found by its content in a
+    folder, cannot be replayed: it cannot be read, its gzip data is cut off or corrupt, its
+    format is not recognised, it holds no events, or its provider cannot be detected. `replay`
+    exits 2 on such a file; `check` fails that capture and goes on with the others.
+
+Why it matters:
+    A fixture that no longer replays checks nothing: the bug it was recorded to show can come
+    back unnoticed. One broken file must not hide the findings of a thousand others either.
+
+Example:
+    $ stream-doctor check captures/
+    error   SD000 capture-unreadable  captures/cut.sse.gz
+            the gzip data is cut off before its end (incomplete .gz file)
+
+How to fix:
+    Record the capture again, or repair it (`stream-doctor replay FILE` shows the same error on
+    its own). If the format or provider is not detected, force it with `--container` or
+    `--provider`, or for some paths with `per-path-provider` in the configuration. A file that is
+    unreadable on purpose can declare `code = "SD000"` in its expectation sidecar.
+"""
+
+from __future__ import annotations
+
+from stream_doctor.findings import Finding, Location, Severity
+
+CODE = "SD000"
+NAME = "capture-unreadable"
+SUMMARY = "The capture cannot be replayed at all (check fails it and goes on)"
+SEVERITY = Severity.ERROR
+
+
+def finding(path: str, message: str, line: int | None = None) -> Finding:
+    return Finding(
+        code=CODE,
+        name=NAME,
+        severity=SEVERITY,
+        message=message,
+        hint="`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format",
+        location=Location(path, line),
+    )

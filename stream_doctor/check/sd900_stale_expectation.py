@@ -1,0 +1,45 @@
+"""A finding that a capture's expectations declare no longer appears.
+
+What it checks:
+    Raised by `stream-doctor check` for each expected finding (an `[[expect]]` entry of a
+    capture's `.expect.toml` sidecar, or an `expect` entry of the configuration) that the
+    capture no longer produces, among the rules selected for it.
+
+Why it matters:
+    A fixture recorded to show a bug must keep showing it: if a change in stream-doctor (or in
+    the fixture) makes the finding disappear, the test that fixture stands for silently stops
+    testing anything.
+
+Example:
+    $ stream-doctor check fixtures/
+    error   SD900 stale-expectation  fixtures/bugs/empty_input.jsonl.expect.toml:4
+            expected SD102 empty-input-execution (call toolu_01A), which
+            fixtures/bugs/empty_input.jsonl no longer shows
+
+How to fix:
+    If the finding went away on purpose (the capture was re-recorded, a rule was narrowed),
+    remove the entry, or run `stream-doctor check --update-expectations` to rewrite the
+    sidecars. Otherwise find out why the finding vanished: `stream-doctor replay` on the capture
+    shows what it produces now.
+"""
+
+from __future__ import annotations
+
+from stream_doctor.findings import Finding, Location, Related, Severity
+
+CODE = "SD900"
+NAME = "stale-expectation"
+SUMMARY = "A finding the capture's expectations declare no longer appears"
+SEVERITY = Severity.ERROR
+
+
+def finding(capture: str, declared_at: Location, expected: str) -> Finding:
+    return Finding(
+        code=CODE,
+        name=NAME,
+        severity=SEVERITY,
+        message=f"expected {expected}, which {capture} no longer shows",
+        hint="remove the entry if the finding went away on purpose (or run `check --update-expectations`)",
+        location=declared_at,
+        related=(Related("capture", Location(capture)),),
+    )

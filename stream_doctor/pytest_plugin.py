@@ -1,0 +1,121 @@
+"""pytest plugin (entry point ``pytest11``): replay captures inside a project's own tests.
+
+The plugin loads in every pytest session of anyone who installed stream-doctor, so it imports
+nothing but pytest here; the engine and the reporters are imported when a test uses them. ::
+
+    def test_agent_stream_is_clean(stream_doctor):
+        stream_doctor.assert_clean("tests/captures/search.sse")
+
+    def test_the_fixture_still_shows_its_bug(stream_doctor):
+        stream_doctor.assert_clean("tests/captures/empty_input.jsonl", expect=["SD102"])
+
+    def test_report(stream_doctor, snapshot):  # with syrupy
+        assert stream_doctor.json_report("tests/captures/search.sse") == snapshot
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import TYPE_CHECKING, Any, Iterable
+
+import pytest
+
+if TYPE_CHECKING:
+    from stream_doctor.engine import Report
+    from stream_doctor.options import Options
+
+OPTION_NAMES = ("provider", "container", "fail_on", "select", "ignore")
+
+
+class StreamDoctor:
+    """What the ``stream_doctor`` fixture gives a test."""
+
+    def replay(self, path: str | os.PathLike[str], **options: Any) -> Report:
+        """The replay report of one capture. Options: provider, container, fail_on, select, ignore.
+
+        A capture that cannot be replayed at all raises ``stream_doctor.engine.RunError``.
+        """
+        from stream_doctor.engine import replay
+
+        return replay(os.fspath(path), _options(options))
+
+    def assert_clean(self, path: str | os.PathLike[str], expect: Iterable[str] | None = None, **options: Any) -> Report:
+        """Fail the test, showing the rendered findings, unless the capture shows exactly what is expected.
+
+        ``expect`` lists the codes the capture must produce (each must appear; nothing else at or
+        above ``fail_on`` may). Without it, the capture's ``.expect.toml`` sidecar is used when there
+        is one, as ``stream-doctor check`` does, and otherwise nothing is expected.
+        """
+        from stream_doctor.check import expectations
+        from stream_doctor.engine import RunError
+        from stream_doctor.findings import Location
+
+        capture = os.fspath(path)
+        try:
+            report = self.replay(capture, **options)
+        except RunError as error:
+            pytest.fail(f"stream-doctor could not replay {error}", pytrace=False)
+        if expect is None:
+            declared = expectations.load_sidecar(capture)
+        else:
+            where = Location("the test's expect=")
+            declared = tuple(expectations.parse_entry(code, "expect=", where, "expect=") for code in expect)
+        verdict = expectations.compare(capture, report.findings, declared, expectations.selector(report.options))
+        failures = [f for f in verdict.unexpected if f.severity >= report.options.fail_on]
+        if failures:
+            stale = [f"  {f.code} {f.name}: {f.message}" for f in verdict.unexpected if f.code == "SD900"]
+            text = _render_terminal(report)
+            if stale:
+                text += "\nexpected findings that did not appear:\n" + "\n".join(stale) + "\n"
+            pytest.fail(f"stream-doctor: {capture} does not show what was expected\n\n{text}", pytrace=False)
+        return report
+
+    def json_report(self, path: str | os.PathLike[str], **options: Any) -> str:
+        """The JSON report (``replay --format json``), deterministic: fit for a syrupy snapshot."""
+        from stream_doctor.reporters import json_report
+
+        return json_report.render(self.replay(path, **options))
+
+    def terminal_report(self, path: str | os.PathLike[str], width: int = 100, **options: Any) -> str:
+        """The terminal report as plain text, as ``stream-doctor replay`` prints it."""
+        return _render_terminal(self.replay(path, **options), width)
+
+
+@pytest.fixture
+def stream_doctor() -> StreamDoctor:
+    """Replay captures in a test: ``.replay``, ``.assert_clean``, ``.json_report``, ``.terminal_report``."""
+    return StreamDoctor()
+
+
+def _render_terminal(report: Report, width: int = 100) -> str:
+    from rich.console import Console
+
+    from stream_doctor.reporters import terminal
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False)
+    terminal.render(report, console)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def _options(given: dict[str, Any]) -> Options:
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import Options
+
+    unknown = sorted(set(given) - set(OPTION_NAMES))
+    if unknown:
+        raise TypeError(f"unknown stream-doctor option {unknown[0]!r} (use {', '.join(OPTION_NAMES)})")
+    fail_on = given.get("fail_on", Severity.ERROR)
+    return Options(
+        provider=given.get("provider"),
+        container=given.get("container"),
+        fail_on=fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on)),
+        select=_codes(given.get("select", ())),
+        ignore=_codes(given.get("ignore", ())),
+    )
+
+
+def _codes(value: str | Iterable[str]) -> tuple[str, ...]:
+    parts = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(part.strip().upper() for part in parts if part.strip())

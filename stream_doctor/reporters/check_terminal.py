@@ -1,0 +1,138 @@
+"""The human report of ``check``: one row per capture, then what failed, what was expected, the rest.
+
+Returns text; the caller picks the width and whether to colour it (``color_system=None``: plain).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.text import Text
+
+from stream_doctor.check.run import CaptureResult, CheckResult
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.reporters.terminal import _finding as render_finding  # one look for a finding everywhere
+
+
+def render(result: CheckResult, width: int = 100, color_system: str | None = None) -> str:
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        color_system=color_system,  # type: ignore[arg-type]
+        force_terminal=color_system is not None,
+        no_color=color_system is None,
+        highlight=False,
+    )
+    _table(result, console)
+    _failures(result, console)
+    _expected(result, console)
+    _below_threshold(result, console)
+    _summary(result, console)
+    text = buffer.getvalue()
+    return text if color_system else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def _table(result: CheckResult, console: Console) -> None:
+    """Aligned by hand, not a rich Table: measuring a thousand rows would cost more than replaying them."""
+    headers = ["capture", "provider", "calls", "error", "warning", "info"]
+    rows = []
+    for capture in result.captures:
+        counts = capture.counts
+        replayed = capture.replayed
+        rows.append(
+            [
+                capture.path,
+                replayed.provider if replayed else "—",
+                str(replayed.calls) if replayed else "—",
+                *(str(counts[s]) if counts[s] else "·" for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
+            ]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+
+    def cells(values: list[str]) -> str:
+        return "  ".join(
+            v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        )
+
+    lines = [Text(cells(headers) + "  result", style="bold")]
+    lines += [Text(cells(row) + "  ") + _verdict(c) for c, row in zip(result.captures, rows, strict=True)]
+    console.print(Text("\n").join(lines), soft_wrap=True)
+
+
+def _verdict(capture: CaptureResult) -> Text:
+    notes = []
+    if capture.unreadable:
+        notes.append("unreadable")
+    if capture.stale:
+        notes.append(f"{len(capture.stale)} stale")
+    if capture.expected:
+        notes.append(f"{len(capture.expected)} expected")
+    text = Text("failed", style="bold red") if capture.failed else Text("passed", style="green")
+    return text + Text(f" ({', '.join(notes)})" if notes else "", style="dim")
+
+
+def _failures(result: CheckResult, console: Console) -> None:
+    failures = result.failures
+    if not failures:
+        return
+    console.print()
+    console.print(f"[bold]Failures[/] ({len(failures)})")
+    _by_capture([(c, f) for c, f in failures], console)
+
+
+def _expected(result: CheckResult, console: Console) -> None:
+    expected = [(c, f) for c in result.captures for f in c.expected]
+    if not expected:
+        return
+    console.print()
+    console.print(f"[bold]Expected[/] ({len(expected)}): declared by the captures' expectations")
+    for _capture, finding in expected:
+        line = Text("  ")
+        line.append(f"{finding.code} ", style="bold")
+        line.append(finding.name)
+        line.append(f"  {finding.location}", style="dim")
+        console.print(line, no_wrap=True, overflow="ellipsis")
+
+
+def _below_threshold(result: CheckResult, console: Console) -> None:
+    rest = [(c, f) for c in result.captures for f in c.unexpected if f not in c.failures]
+    if not rest:
+        return
+    console.print()
+    console.print(f"[bold]Other findings[/] ({len(rest)}): below --fail-on {result.fail_on.label}")
+    _by_capture(rest, console)
+
+
+def _by_capture(items: list[tuple[CaptureResult, Finding]], console: Console) -> None:
+    current = None
+    for capture, finding in items:
+        if capture.path != current:
+            current = capture.path
+            console.print(Text(capture.path, style="bold"))
+        render_finding(finding, console)
+
+
+def _summary(result: CheckResult, console: Console) -> None:
+    captures = result.captures
+    failed = [c for c in captures if c.failed]
+    parts = [f"{len(captures)} capture{'s' if len(captures) != 1 else ''}: {len(captures) - len(failed)} passed"]
+    failed_text = f"{len(failed)} failed"
+    details = []
+    unreadable = sum(1 for c in captures if c.unreadable)
+    stale = sum(len(c.stale) for c in captures)
+    if unreadable:
+        details.append(f"{unreadable} unreadable")
+    if stale:
+        details.append(f"{stale} stale expectation{'s' if stale != 1 else ''}")
+    parts.append(failed_text + (f" ({', '.join(details)})" if details else ""))
+    if result.skipped:
+        parts.append(f"{len(result.skipped)} file{'s' if len(result.skipped) != 1 else ''} skipped (not captures)")
+    if result.updated:
+        parts.append(f"{len(result.updated)} expectation file{'s' if len(result.updated) != 1 else ''} updated")
+    verdict = f"[bold red]failed[/] (--fail-on {result.fail_on.label})" if result.failed else "[bold green]passed[/]"
+    console.print()
+    console.print(f"{', '.join(parts)}: {verdict}", highlight=False)
+    if result.config:
+        console.print(f"configuration: {result.config}", style="dim", highlight=False)

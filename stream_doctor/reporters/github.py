@@ -1,0 +1,39 @@
+"""GitHub Actions workflow commands: one annotation per finding that fails ``check``.
+
+``::error file=PATH,line=N,title=SD102 empty-input-execution::message`` on standard output;
+GitHub shows each on the file's line in the run and the pull request. Findings below
+``--fail-on`` and expected findings get none, so a run where all is as expected prints nothing.
+"""
+
+from __future__ import annotations
+
+from stream_doctor.check.run import CheckResult
+from stream_doctor.findings import Finding, Severity
+
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def render(result: CheckResult) -> str:
+    return "".join(annotation(finding) + "\n" for _capture, finding in result.failures)
+
+
+def annotation(finding: Finding) -> str:
+    properties = {"file": finding.location.path}
+    if finding.location.line is not None:
+        properties["line"] = str(finding.location.line)
+    properties["title"] = f"{finding.code} {finding.name}"
+    listed = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    message = finding.message + "\n" + f"hint: {finding.hint}"
+    if finding.location.event is not None:
+        message = f"event {finding.location.event}: " + message
+    return f"::{LEVELS[finding.severity]} {listed}::{escape_data(message)}"
+
+
+def escape_data(text: str) -> str:
+    """The message part: ``%``, CR and LF are encoded (the runner decodes them back)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A property value: also ``:`` and ``,``, which would end it."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,66 @@
+"""JUnit XML for ``check``: one test case per capture, one ``<failure>`` per finding that fails it.
+
+The shape is the common one CI servers read (Jenkins, GitLab, Azure, GitHub test-report actions):
+``testsuites > testsuite > testcase > failure``, with ``file`` on each test case. Expected
+findings and findings below ``--fail-on`` go to the test case's ``<system-out>``. No times, so
+the same captures give the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from stream_doctor.check.run import CaptureResult, CheckResult
+from stream_doctor.findings import Finding
+
+SUITE = "stream-doctor check"
+# Characters XML 1.0 cannot carry at all, even escaped: a finding may quote them from a capture.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def render(result: CheckResult) -> str:
+    tests = str(len(result.captures))
+    failing = str(sum(1 for c in result.captures if c.failed))
+    counts = {"tests": tests, "failures": failing, "errors": "0", "skipped": "0"}
+    root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
+    for capture in result.captures:
+        _testcase(suite, capture)
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _testcase(suite: ET.Element, capture: CaptureResult) -> None:
+    folder, _, _ = capture.path.rpartition("/")
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        {"classname": _clean(folder or "."), "name": _clean(capture.path), "file": _clean(capture.path)},
+    )
+    for finding in capture.failures:
+        failure = ET.SubElement(
+            case,
+            "failure",
+            {"type": finding.code, "message": _clean(f"{finding.code} {finding.name}: {finding.message}")},
+        )
+        failure.text = _clean(_details(finding))
+    notes = [f"expected: {_line(f)}" for f in capture.expected]
+    notes += [f"below --fail-on: {_line(f)}" for f in capture.unexpected if f not in capture.failures]
+    if notes:
+        ET.SubElement(case, "system-out").text = _clean("\n".join(notes))
+
+
+def _details(finding: Finding) -> str:
+    lines = [f"{finding.severity.label} {finding.code} {finding.name} at {finding.location}", finding.message]
+    lines.append(f"hint: {finding.hint}")
+    lines += [f"{r.label}: {r.location}" for r in finding.related]
+    return "\n".join(lines)
+
+
+def _line(finding: Finding) -> str:
+    return f"{finding.severity.label} {finding.code} {finding.name} at {finding.location}: {finding.message}"
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -1,0 +1,79 @@
+"""A Markdown summary of ``check``, fit for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment."""
+
+from __future__ import annotations
+
+from stream_doctor.check.run import CaptureResult, CheckResult
+from stream_doctor.findings import Finding, Severity
+
+
+def render(result: CheckResult) -> str:
+    captures = result.captures
+    failed = sum(1 for c in captures if c.failed)
+    verdict = "❌ failed" if result.failed else "✅ passed"
+    lines = [
+        "## stream-doctor check",
+        "",
+        f"**{verdict}** (`--fail-on {result.fail_on.label}`): {len(captures)} captures, "
+        f"{len(captures) - failed} passed, {failed} failed"
+        + (f"; {len(result.skipped)} files skipped (not captures)" if result.skipped else "")
+        + ".",
+        "",
+        "| capture | provider | calls | error | warning | info | result |",
+        "|---|---|--:|--:|--:|--:|---|",
+    ]
+    lines += [_row(c) for c in captures]
+    if result.failures:
+        lines += ["", f"### Failures ({len(result.failures)})", ""]
+        lines += [_item(c, f) for c, f in result.failures]
+    expected = [(c, f) for c in captures for f in c.expected]
+    if expected:
+        lines += ["", "<details><summary>Expected findings (" + str(len(expected)) + ")</summary>", ""]
+        lines += [f"- {f.code} {f.name} at {_code(str(f.location))}" for _c, f in expected]
+        lines += ["", "</details>"]
+    rest = [(c, f) for c in captures for f in c.unexpected if f not in c.failures]
+    if rest:
+        lines += ["", f"<details><summary>Below --fail-on ({len(rest)})</summary>", ""]
+        lines += [_item(c, f) for c, f in rest]
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def _row(capture: CaptureResult) -> str:
+    replayed = capture.replayed
+    counts = capture.counts
+    cells = [
+        _code(capture.path),
+        _cell(replayed.provider) if replayed else "—",
+        str(replayed.calls) if replayed else "—",
+        *(str(counts[s]) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
+        ("**failed**" if capture.failed else "passed") + _notes(capture),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _notes(capture: CaptureResult) -> str:
+    notes = ["unreadable"] if capture.unreadable else []
+    notes += [f"{len(capture.stale)} stale"] if capture.stale else []
+    notes += [f"{len(capture.expected)} expected"] if capture.expected else []
+    return f" ({', '.join(notes)})" if notes else ""
+
+
+def _item(capture: CaptureResult, finding: Finding) -> str:
+    return (
+        f"- **{finding.severity.label} {finding.code} {finding.name}** at {_code(str(finding.location))}: "
+        f"{_cell(finding.message)}  \n  _hint: {_cell(finding.hint)}_"
+    )
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backquotes and pipes in the text."""
+    fence = "``" if "`" in text else "`"
+    escaped = text.replace("|", "\\|")  # GitHub's tables split cells on | even inside code
+    return f"{fence}{escaped}{fence}"
+
+
+def _cell(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    for char in "`*_[]":  # no code spans or emphasis from a message's own text
+        escaped = escaped.replace(char, "\\" + char)
+    return escaped

@@ -1,0 +1,103 @@
+"""SARIF 2.1.0 for ``check``: what code scanning (``github/codeql-action/upload-sarif``) reads.
+
+The rules table is the rule registry (and check's own SD000/SD900), each with its documentation;
+there is one result per finding that fails ``check``, placed at its line (SARIF regions need one,
+so a finding without a line points at line 1) with its byte offset, and its related places.
+Paths are relative URIs against ``%SRCROOT%``, the working directory; no times, no absolute paths.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from stream_doctor import __version__
+from stream_doctor.check.rules import CHECK_RULES
+from stream_doctor.check.run import CheckResult
+from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor.rules import RULES
+from stream_doctor.rules.base import Rule
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SRCROOT = "%SRCROOT%"
+
+
+def render(result: CheckResult) -> str:
+    return orjson.dumps(to_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def to_dict(result: CheckResult) -> dict[str, Any]:
+    rules = sorted((*CHECK_RULES, *RULES), key=lambda r: r.code)
+    index = {rule.code: number for number, rule in enumerate(rules)}
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "stream-doctor",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [_rule(rule) for rule in rules],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(finding, index) for _capture, finding in result.failures],
+            }
+        ],
+    }
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    sections = rule.sections()
+    what = " ".join(sections.get("What it checks", rule.summary).split())
+    markdown = "\n\n".join(
+        f"**{heading}**\n\n"
+        + (textwrap.indent(textwrap.dedent(body), "    ") if heading == "Example" else " ".join(body.split()))
+        for heading, body in sections.items()
+    )
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": what},
+        "help": {"text": "\n\n".join(f"{h}:\n{textwrap.dedent(b)}" for h, b in sections.items()), "markdown": markdown},
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": [rule.family]},
+    }
+
+
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "ruleId": finding.code,
+        "level": LEVELS[finding.severity],
+        "message": {"text": f"{finding.message}\nhint: {finding.hint}"},
+        "locations": [{"physicalLocation": _physical(finding.location)}],
+    }
+    if finding.code in index:
+        data["ruleIndex"] = index[finding.code]
+    if finding.related:
+        data["relatedLocations"] = [
+            {"id": number, "physicalLocation": _physical(r.location), "message": {"text": r.label}}
+            for number, r in enumerate(finding.related, 1)
+        ]
+    properties: dict[str, Any] = {}
+    if finding.location.event is not None:
+        properties["event"] = finding.location.event
+    if finding.call_id is not None:
+        properties["callId"] = finding.call_id
+    if properties:
+        data["properties"] = properties
+    return data
+
+
+def _physical(location: Location) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": location.line or 1}
+    if location.offset is not None:
+        region["byteOffset"] = location.offset
+    return {"artifactLocation": {"uri": quote(location.path), "uriBaseId": SRCROOT}, "region": region}

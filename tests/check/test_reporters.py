@@ -1,0 +1,165 @@
+"""Every check reporter, snapshot-tested from one shared result (the fixture tree) and validated.
+
+Update with ``pytest --snapshot-update`` and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import xmlschema
+from referencing import Registry, Resource
+
+from stream_doctor.check.rules import CHECK_RULES
+from stream_doctor.reporters import CHECK_FORMATS, check_json, check_terminal, github, junit, markdown, sarif
+from stream_doctor.rules import RULES
+from tests.check.conftest import SHARED_SCHEMAS, clean_result, tree_result
+from tests.conftest import ROOT
+
+JUNIT_XSD = ROOT / "tests/check/schemas/junit.xsd"
+SARIF_SCHEMA = SHARED_SCHEMAS / "sarif-schema-2.1.0.json"
+
+
+def _validate_check_json(text: str) -> dict:  # type: ignore[type-arg]
+    schemas = [
+        json.loads((ROOT / f"stream_doctor/schemas/{n}.schema.json").read_text())
+        for n in ("report-v1", "check-report-v1")
+    ]
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
+    data = json.loads(text)
+    jsonschema.Draft202012Validator(schemas[1], registry=registry).validate(data)
+    return data
+
+
+def _validate_sarif(text: str) -> dict:  # type: ignore[type-arg]
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip(f"the SARIF 2.1.0 schema is not at {SARIF_SCHEMA} (../shared/schemas beside the repository)")
+    data = json.loads(text)
+    validator = jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text()))
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
+    return data
+
+
+def test_every_format_is_snapshot_tested_here() -> None:
+    assert set(CHECK_FORMATS) == {"terminal", "json", "junit", "sarif", "github", "markdown"}
+
+
+def test_terminal(snapshot: object) -> None:
+    assert check_terminal.render(tree_result(), width=110) == snapshot
+
+
+def test_terminal_in_colour_keeps_the_text() -> None:
+    coloured = check_terminal.render(tree_result(), width=110, color_system="standard")
+    assert "\x1b[" in coloured and "Failures" in coloured
+
+
+def test_json(snapshot: object) -> None:
+    text = check_json.render(tree_result())
+    data = _validate_check_json(text)
+    assert data["summary"] == {
+        "captures": 10,
+        "passed": 7,
+        "failed": 3,
+        "unreadable": 1,
+        "skipped": 5,
+        "findings": {"error": 4, "warning": 0, "info": 1},
+        "expected": 2,
+        "failures": 3,
+        "stale_expectations": 1,
+    }
+    # Each capture's replay report is report-v1, snapshotted fixture by fixture in test_golden;
+    # here it stands as its path, so this snapshot shows what check itself adds.
+    for capture in data["captures"]:
+        capture["report"] = capture["report"] and f"<report-v1 of {capture['report']['capture']['path']}>"
+    assert json.dumps(data, indent=2, ensure_ascii=False) == snapshot
+
+
+def test_junit(snapshot: object) -> None:
+    text = junit.render(tree_result())
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
+    assert text == snapshot
+
+
+def test_sarif(snapshot: object) -> None:
+    text = sarif.render(tree_result())
+    data = _validate_sarif(text)
+    run = data["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(r.code for r in (*RULES, *CHECK_RULES))
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+    assert all(r["shortDescription"]["text"] and r["help"]["markdown"] for r in rules)
+    # The stream rules' entries follow their documentation (owned by rules/) and are checked
+    # above; the snapshot shows check's own rules in full and stands for the others.
+    # Rule indexes shift as rules are added (checked above), so they are left out too.
+    own = {r.code for r in CHECK_RULES}
+    run["tool"]["driver"]["rules"] = [r for r in rules if r["id"] in own] + ["… every rule of rules.RULES"]
+    for result in run["results"]:
+        del result["ruleIndex"]
+    assert json.dumps(data, indent=2, ensure_ascii=False) == snapshot
+
+
+def test_github(snapshot: object) -> None:
+    assert github.render(tree_result()) == snapshot
+
+
+def test_markdown(snapshot: object) -> None:
+    assert markdown.render(tree_result()) == snapshot
+
+
+def test_one_failure_everywhere_per_unexpected_finding() -> None:
+    result = tree_result()
+    failures = len(result.failures)
+    assert failures == 3
+    assert junit.render(result).count("<failure ") == failures
+    assert len(json.loads(sarif.render(result))["runs"][0]["results"]) == failures
+    assert len(github.render(result).splitlines()) == failures
+
+
+def test_nothing_when_all_is_as_expected() -> None:
+    result = clean_result()
+    assert not result.failed and result.captures
+    assert github.render(result) == ""
+    assert json.loads(sarif.render(result))["runs"][0]["results"] == []
+    text = junit.render(result)
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
+    assert "<failure" not in text and 'failures="0"' in text
+    assert _validate_check_json(check_json.render(result))["failed"] is False
+    assert "✅ passed" in markdown.render(result)
+
+
+def test_schemas_reject_what_they_should() -> None:
+    """The validators above are not vacuous."""
+    bad_junit = junit.render(tree_result()).replace('tests="10"', 'tests="ten"', 1)
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        xmlschema.XMLSchema(str(JUNIT_XSD)).validate(bad_junit)
+    with pytest.raises(AssertionError):
+        _validate_sarif(sarif.render(tree_result()).replace('"version": "2.1.0"', '"version": "2.0"'))
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_check_json(check_json.render(tree_result()).replace('"status": "expected"', '"status": "fine"', 1))
+
+
+def test_annotation_escaping() -> None:
+    assert github.escape_data("100%\r\nnext") == "100%25%0D%0Anext"
+    assert github.escape_property("a,b:c%") == "a%2Cb%3Ac%25"
+
+
+def test_junit_survives_characters_xml_cannot_carry() -> None:
+    from dataclasses import replace
+
+    result = tree_result()
+    capture = result.captures[1]
+    odd = replace(capture.unexpected[0], message='bytes \x00\x1b and <tags> & "quotes"')
+    patched = replace(result, captures=(replace(capture, unexpected=(odd,)),))
+    text = junit.render(patched)
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
+    assert "\\x00\\x1b" in text and "&lt;tags&gt; &amp;" in text
+
+
+def test_markdown_escapes_what_would_break_the_table() -> None:
+    assert markdown._code("a|b") == "`a\\|b`"
+    assert markdown._cell("`x` *y* a|b <tag>") == "\\`x\\` \\*y\\* a\\|b &lt;tag>"
