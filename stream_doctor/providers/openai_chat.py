@@ -1,0 +1,585 @@
+"""OpenAI Chat Completions streaming (``POST /v1/chat/completions`` with ``"stream": true``) and the
+many servers that imitate it (Azure, Groq, xAI, DeepSeek, Alibaba, Cerebras, vLLM, Ollama ``/v1`` …).
+
+Wire format: ../shared/reference/wire-formats.md §2 and openai-python's
+``types/chat/chat_completion_chunk.py`` and ``_streaming.py``. Every SSE ``data:`` line is a chunk
+``{"id","object":"chat.completion.chunk","created","model","choices":[{"index","delta",
+"finish_reason"}],"usage"}``; the stream ends with ``data: [DONE]``.
+
+Correlation follows the robust strategy of wire-formats §2.5 (and the AI SDK's
+``StreamingToolCallTracker``): a tool-call fragment is found by its non-empty ``id`` first, then by
+``(choice index, tool_calls[].index)``, and a fragment with neither goes to the latest open call
+(key ``None``: the accumulator attributes it and records that it had to). A new id that names a
+tool on an index whose call is still open is another call (compatible servers that give every call
+index 0, or send one whole call per chunk at one index); a new id without a name is the same call
+whose id changed. Ids and names are never concatenated: fragments that carry them again are passed
+on, and the accumulator counts repeats, late arrivals, blanks and changes.
+
+Completion is the choice's own ``finish_reason``: at that chunk every call (and text block) the
+choice opened gets a ``BlockStop``. A call is never completed by "another index appeared" or "the
+buffer parses", and not by the end of the stream either: a call whose choice has no finish_reason
+when the capture ends is abandoned (SD301), as hermes-agent #81017 settled ("no terminal
+finish_reason: never execute"). ``length``, ``content_filter`` and ``error`` end the choice without
+completing its calls, so they are reported as cut, with that reason.
+
+A capture holds one message per completion. With ``n > 1`` the choices share that message, each
+with its own keys; their calls complete at their own finish_reason, and the message's stop reason is
+emitted once every choice seen has finished (the most severe of their reasons, ``tool_calls`` before
+``stop``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Iterable, Iterator, Sequence
+
+import orjson
+
+from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    FinishCategory,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+
+name = "openai"
+title = "OpenAI Chat Completions (and compatible servers)"
+positional_indices = False
+#: What ends the stream (SD303 and SD508 name it).
+end_of_stream = "data: [DONE]"
+#: ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+dense_call_indices = True
+#: What completes a call (SD301 names it when a call never got it).
+call_completion = "its choice's finish_reason"
+
+#: finish_reason -> neutral category. ``function_call`` is the legacy single-function form; the
+#: others are what compatible servers send (DeepSeek ``insufficient_system_resource``).
+FINISH_CATEGORIES: dict[str, FinishCategory] = {
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "stop": "end",
+    "length": "length",
+    "content_filter": "filter",
+    "error": "error",
+    "insufficient_system_resource": "error",
+}
+
+#: Categories whose finish_reason ends the choice without completing its open calls.
+CUTTING = frozenset({"length", "filter", "error", "refusal"})
+
+#: With n > 1 the message takes the most severe reason of its choices.
+SEVERITY: dict[str, int] = {"error": 6, "filter": 5, "length": 4, "refusal": 3, "tool_calls": 2, "end": 1}
+
+#: delta fields that carry non-tool content: field -> (block type, delta type).
+CONTENT_FIELDS: dict[str, tuple[str, str]] = {
+    "content": ("text", "content"),
+    "reasoning_content": ("reasoning", "reasoning_content"),  # DeepSeek, xAI, Qwen
+    "reasoning": ("reasoning", "reasoning"),  # OpenRouter, vLLM, Ollama /v1
+    "reasoning_details": ("reasoning", "reasoning_details"),  # OpenRouter
+    "refusal": ("refusal", "refusal"),
+    "audio": ("audio", "audio"),
+}
+
+#: delta fields that carry nothing to diagnose (Mistral puts ``index`` and ``metadata`` in the
+#: delta; LiteLLM adds ``provider_specific_fields``; web search adds ``annotations``).
+IGNORED_DELTA_FIELDS = frozenset(
+    {"role", "index", "metadata", "annotations", "tool_call_id", "name", "provider_specific_fields", "images"}
+)
+
+ARGS = "function.arguments"
+LEGACY_ARGS = "function_call.arguments"
+
+
+def sniff(frames: Sequence[Frame]) -> int:
+    """Chunks are objects with a ``choices`` list whose entries have a ``delta``, usually with
+    ``"object": "chat.completion.chunk"``; the usage chunk and Azure's filter chunk have ``choices: []``."""
+    seen = hits = 0
+    for frame in frames:
+        value = frame.value
+        if not isinstance(value, dict):
+            continue
+        seen += 1
+        choices = value.get("choices")
+        if not isinstance(choices, list):
+            continue
+        if value.get("object") == "chat.completion.chunk":
+            hits += 2
+        elif any(isinstance(c, dict) and "delta" in c for c in choices):
+            hits += 2
+        elif not choices and ("usage" in value or "prompt_filter_results" in value):
+            hits += 1
+    if not seen or not hits:
+        return 0
+    return min(90, int(80 * hits / (2 * seen)) + 10)
+
+
+def translator() -> OpenAIChatTranslator:
+    return OpenAIChatTranslator()
+
+
+class _Choice:
+    """What one choice of the current completion opened: enough to route its fragments and to stop
+    its blocks at its finish_reason. The buffers themselves live in the accumulator."""
+
+    __slots__ = ("index", "by_index", "by_id", "names", "call_index", "latest", "opened", "blocks", "calls", "reason")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.by_index: dict[int, Hashable] = {}  # tool_calls[].index -> the latest call on it
+        self.by_id: dict[str, Hashable] = {}
+        self.names: dict[Hashable, str | None] = {}
+        self.call_index: dict[Hashable, int | None] = {}
+        self.latest: Hashable = None
+        self.opened: list[Hashable] = []  # every key (call or text block), in order
+        self.blocks: set[str] = set()  # content block types opened
+        self.calls = 0
+        self.reason: str | None = None  # its finish_reason, once it came
+
+
+class OpenAIChatTranslator:
+    """One capture's chunks to neutral events."""
+
+    #: Subclasses (Mistral) widen these.
+    finish_categories: dict[str, FinishCategory] = FINISH_CATEGORIES
+    object_arguments_allowed = False
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {"chat.completion.chunk": 0}
+        self.open = False  # a message (completion) is open
+        self.done = False  # the open completion got its [DONE]
+        self.completion_id: str | None = None
+        self.choices: dict[int, _Choice] = {}
+        self.emitted_reason: str | None = None
+        self.last_pos: Pos | None = None
+        self.last_stop_pos: Pos | None = None  # the latest finish_reason: where a completion ended
+        #: choice index -> tool index -> key: the open calls a bare argument fragment may go to.
+        self.lanes: dict[int, dict[int, Hashable]] = {}
+
+    # -- the hot path ------------------------------------------------------------------------
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of these frames, in order (see ``base.Translator``).
+
+        The common chunk, ``{"choices":[{"index":c,"delta":{"tool_calls":[{"index":i,
+        "function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open, is read
+        with plain subscripts and becomes one ArgsDelta; anything else takes the checked path.
+        With ``release`` such a frame lets go of its decoded chunk once translated.
+        """
+        lanes = self.lanes
+        args_delta = ArgsDelta
+        chunks = 0
+        frame = None
+        for frame in frames:
+            if frame.kind != "event":
+                yield envelope_event(frame)
+                continue
+            try:
+                (choice,) = frame.value["choices"]
+                delta = choice["delta"]
+                if choice["finish_reason"] is None and len(delta) == 1:
+                    (call,) = delta["tool_calls"]
+                    function = call["function"]
+                    index = call["index"]
+                    if "id" not in call and "name" not in function and type(index) is int:
+                        key = lanes[choice["index"]].get(index)
+                        fragment = function["arguments"]
+                        if key is not None and type(fragment) is str:
+                            chunks += 1
+                            if release:
+                                frame.value = RELEASED
+                            yield args_delta(frame.pos, key, fragment, ARGS)
+                            continue
+            except (KeyError, TypeError, IndexError, ValueError):
+                pass
+            self.last_pos = frame.pos
+            yield from self._feed(frame)
+        if frame is not None:
+            self.last_pos = frame.pos
+        self.counts["chat.completion.chunk"] += chunks
+
+    def feed(self, frame: Frame) -> list[Event]:
+        self.last_pos = frame.pos
+        return self._feed(frame)
+
+    def close(self) -> list[Event]:
+        """The capture ended. A completion whose every choice finished is over, even without its
+        ``[DONE]``: JSONL chunk logs (the AI SDK's) never record it, and some servers never send it
+        (SD508 reports that for SSE captures). One still waiting for a finish_reason stays open: its
+        calls are abandoned (SD301) and the cut reported (SD303)."""
+        if self.open and self._all_finished() and self.last_pos is not None:
+            return self._implicit_end(self.last_pos, "the capture ends")
+        return []
+
+    # -- chunks ------------------------------------------------------------------------------
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        pos = frame.pos
+        value = frame.value
+        if value is NOT_JSON:
+            if frame.data.strip() == b"[DONE]":
+                return self._done(pos)
+            return [Malformed(pos, frame.error or "not JSON")]
+        if not isinstance(value, dict):
+            return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        out: list[Event] = []
+        kind = value.get("object")
+        error = value.get("error")
+        if error or kind == "error" or frame.event == "error":
+            # openai-python raises APIError on any data object with an "error" key; vLLM sends
+            # {"object":"error","message":…} (block/goose PR #8031); TGI a bare string.
+            self._count("error")
+            out.append(_stream_error(pos, value, error))
+            if not isinstance(value.get("choices"), list) or not value["choices"]:
+                return out
+        choices = value.get("choices")
+        if not isinstance(choices, list):
+            if "usage" in value:
+                self._count("usage")
+                return out + [KeepAlive(pos, "usage")]
+            label = f"object {kind}" if isinstance(kind, str) and kind else "object without choices"
+            self._count(label)
+            return out + [Unknown(pos, label)]
+        self._count(kind if isinstance(kind, str) and kind else "chunk")
+        if not choices:
+            # The usage chunk of stream_options.include_usage, or Azure's first chunk holding only
+            # prompt_filter_results (with id "" and model ""): liveness, never a malformed choice.
+            what = "prompt_filter_results" if "prompt_filter_results" in value else "usage"
+            return out + [KeepAlive(pos, what)]
+        out.extend(self._completion(pos, value))
+        for choice in choices:
+            if not isinstance(choice, dict):
+                out.append(Malformed(pos, "a choices[] entry is not an object"))
+                continue
+            out.extend(self._choice(pos, choice))
+        return out
+
+    def _completion(self, pos: Pos, value: dict[str, Any]) -> list[Event]:
+        """The message this chunk belongs to, starting one when needed."""
+        chunk_id = value.get("id")
+        chunk_id = chunk_id if isinstance(chunk_id, str) and chunk_id else None
+        model = value.get("model")
+        model = model if isinstance(model, str) and model else None
+        out: list[Event] = []
+        if self.open:
+            if self.completion_id is None:
+                self.completion_id = chunk_id
+            # Some servers give every chunk its own id (litellm #1571, #32607), so a new id only
+            # starts a new completion once every choice of the current one has finished.
+            if chunk_id is None or chunk_id == self.completion_id or not self._all_finished():
+                return out
+            out.extend(
+                self._implicit_end(self.last_stop_pos or pos, f"completion {chunk_id} begins at line {pos.line}")
+            )
+        elif self.done and chunk_id is not None and chunk_id == self.completion_id:
+            return out  # a chunk of the finished completion after its [DONE]: the accumulator reports it
+        self.open, self.done = True, False
+        self.completion_id = chunk_id
+        self.choices = {}
+        self.lanes.clear()
+        self.emitted_reason = None
+        out.append(MessageStart(pos, chunk_id, model))
+        return out
+
+    def _implicit_end(self, pos: Pos, why: str) -> list[Event]:
+        """A completion that finished every choice ends without its [DONE]."""
+        reasons = ", ".join(sorted({c.reason for c in self.choices.values() if c.reason}))
+        self.open = False
+        return [
+            Problem(
+                pos,
+                "end-of-stream-missing",
+                f"finish_reason {reasons} was not followed by {end_of_stream} ({why})",
+            ),
+            MessageStop(pos),
+        ]
+
+    def _done(self, pos: Pos) -> list[Event]:
+        self._count("[DONE]")
+        self.open = False
+        self.done = True
+        self.lanes.clear()
+        return [MessageStop(pos)]
+
+    def _all_finished(self) -> bool:
+        return bool(self.choices) and all(c.reason is not None for c in self.choices.values())
+
+    def _count(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    # -- choices -----------------------------------------------------------------------------
+
+    def _choice(self, pos: Pos, choice: dict[str, Any]) -> list[Event]:
+        number = choice.get("index")
+        number = number if type(number) is int else 0
+        state = self.choices.get(number)
+        if state is None:
+            state = self.choices[number] = _Choice(number)
+        out: list[Event] = []
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            if delta:
+                out.extend(self._delta(pos, state, delta))
+        elif delta is not None:
+            out.append(Malformed(pos, f"choice {number}: delta is a {type(delta).__name__}, not an object"))
+        elif "message" in choice or "text" in choice:
+            # A whole chat.completion (or a legacy completions chunk) inside the stream.
+            out.append(
+                Unknown(pos, "choice with " + ("message" if "message" in choice else "text") + " instead of delta")
+            )
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:  # some servers send "" on every chunk
+            out.extend(self._finish(pos, state, reason))
+        return out
+
+    def _delta(self, pos: Pos, state: _Choice, delta: dict[str, Any]) -> list[Event]:
+        out: list[Event] = []
+        for field, payload in delta.items():
+            if field == "tool_calls":
+                if isinstance(payload, list):
+                    for call in payload:
+                        out.extend(self._tool_call(pos, state, call))
+                elif payload is not None:
+                    out.append(Malformed(pos, "delta.tool_calls is not a list"))
+            elif field in CONTENT_FIELDS:
+                size = _content_size(payload)
+                if size:
+                    block_type, delta_type = CONTENT_FIELDS[field]
+                    if field == "content" and isinstance(payload, list):
+                        out.extend(self._content_parts(pos, state, payload))
+                    else:
+                        out.extend(self._text(pos, state, block_type, delta_type, size))
+            elif field == "function_call":
+                if payload is not None:
+                    out.extend(self._legacy_call(pos, state, payload))
+            elif field not in IGNORED_DELTA_FIELDS and payload not in (None, "", [], {}):
+                out.append(Unknown(pos, f"delta.{field}"))
+        return out
+
+    def _content_parts(self, pos: Pos, state: _Choice, parts: list[Any]) -> list[Event]:
+        """Mistral's content may be a list of chunks: ``{"type":"text","text":…}`` and
+        ``{"type":"thinking","thinking":[{"type":"text","text":…}]}`` (client-python thinkchunk.py)."""
+        out: list[Event] = []
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "thinking":
+                size = _content_size(part.get("thinking"))
+                if size:
+                    out.extend(self._text(pos, state, "reasoning", "thinking", size))
+            else:
+                size = _content_size(part.get("text") if isinstance(part, dict) else part)
+                if size:
+                    out.extend(self._text(pos, state, "text", "content", size))
+        return out
+
+    def _text(self, pos: Pos, state: _Choice, block_type: str, delta_type: str, size: int) -> list[Event]:
+        key = (state.index, block_type)
+        out: list[Event] = []
+        if block_type not in state.blocks:
+            state.blocks.add(block_type)
+            state.opened.append(key)
+            out.append(BlockStart(pos, key, None, block_type))
+        out.append(BlockDelta(pos, key, delta_type, size))
+        return out
+
+    def _finish(self, pos: Pos, state: _Choice, reason: str) -> list[Event]:
+        category = self.finish_categories.get(reason, "other")
+        out: list[Event] = []
+        if state.reason is None:
+            self.last_stop_pos = pos
+            cut = category in CUTTING
+            # The choice's own end: its calls are complete unless the reason says they were cut
+            # (then they stay open and are abandoned with that reason when the message ends).
+            out.extend(BlockStop(pos, key) for key in state.opened if not (cut and key in state.names))
+            self.lanes.pop(state.index, None)
+        elif reason == state.reason:
+            return out  # the same finish_reason again (on a trailing usage chunk): nothing changes
+        state.reason = reason
+        if self._all_finished():
+            reasons = [c.reason for c in self.choices.values() if c.reason is not None]
+            message_reason = max(reasons, key=lambda r: SEVERITY.get(self.finish_categories.get(r, "other"), 0))
+            if message_reason != self.emitted_reason:
+                self.emitted_reason = message_reason
+                out.append(Finish(pos, message_reason, self.finish_categories.get(message_reason, "other")))
+        return out
+
+    # -- tool calls --------------------------------------------------------------------------
+
+    def _tool_call(self, pos: Pos, state: _Choice, call: Any) -> list[Event]:
+        if not isinstance(call, dict):
+            return [Malformed(pos, "a delta.tool_calls[] entry is not an object")]
+        function = call.get("function")
+        if function is None:
+            function = {}
+        elif not isinstance(function, dict):
+            return [Malformed(pos, "a tool call's function is not an object")]
+        index = call.get("index")
+        out: list[Event] = []
+        if index is not None and type(index) is not int:
+            out.append(
+                Problem(pos, "malformed-frame", f"tool_calls[].index {index!r} is not an integer; read as missing")
+            )
+            index = None
+        call_id = call.get("id")
+        call_id = call_id if isinstance(call_id, str) and call_id.strip() else None  # Alibaba sends "" on continuations
+        wire_name = function.get("name")
+        wire_name = wire_name if isinstance(wire_name, str) else None
+        tool = wire_name if wire_name and wire_name.strip() else None
+        arguments, problem = self._arguments(function.get("arguments"))
+        if problem:
+            out.append(Problem(pos, "malformed-frame", problem))
+
+        key = self._resolve(state, index, call_id, tool, arguments)
+        if key is _NEW:
+            key = self._new_key(state, index, call_id)
+            state.names[key] = tool
+            state.call_index[key] = index
+            state.latest = key
+            state.opened.append(key)
+            state.calls += 1
+            if call_id is not None:
+                state.by_id[call_id] = key
+            if index is not None:
+                state.by_index[index] = key
+                if state.reason is None:
+                    self.lanes.setdefault(state.index, {})[index] = key
+            out.append(ToolStart(pos, key, index, "function", call_id, tool, None))
+            if arguments is not None:
+                out.append(ArgsDelta(pos, key, arguments, ARGS))
+            return out
+        if key is not None:
+            if call_id is not None:
+                state.by_id.setdefault(call_id, key)
+            if tool is not None and state.names.get(key) is None:
+                state.names[key] = tool
+        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name))
+        return out
+
+    def _resolve(
+        self, state: _Choice, index: int | None, call_id: str | None, tool: str | None, arguments: str | None
+    ) -> Any:
+        """The key of the call this fragment belongs to, ``_NEW`` for a new call, None for none."""
+        if call_id is not None and call_id in state.by_id:
+            key = state.by_id[call_id]
+            known = state.call_index.get(key)
+            # The same id on another index with a name: a provider reusing one id for two calls.
+            if index is not None and known is not None and known != index and tool is not None:
+                return _NEW
+            return key
+        if index is not None:
+            key = state.by_index.get(index)
+            if key is None:
+                return _NEW
+            if call_id is not None and tool is not None:
+                # Another id naming a tool on this index is a second call merged onto it, unless it
+                # names the same tool and its arguments go on rather than start (`{`, `[` or
+                # nothing): then it is this call, its id changing (as the AI SDK's tracker decides).
+                if state.names.get(key) != tool or _starts_arguments(arguments):
+                    return _NEW
+                return key
+            if call_id is None and tool is not None and state.names.get(key) not in (None, tool):
+                return _NEW  # another tool named on this index
+            return key  # a continuation (an id without a name is the same call's id changing)
+        if call_id is not None:
+            return _NEW  # no index: the id is the correlator
+        if tool is not None:
+            latest = state.latest
+            if latest is not None and state.names.get(latest) == tool and state.reason is None:
+                return latest  # the name repeated on a continuation
+            return _NEW
+        return None  # neither index nor id nor name: the accumulator attributes it
+
+    def _new_key(self, state: _Choice, index: int | None, call_id: str | None) -> Hashable:
+        if index is not None:
+            key: Hashable = (state.index, index)
+            return key if key not in state.call_index else (state.index, index, state.calls)
+        if call_id is not None:
+            key = (state.index, "id", call_id)
+            return key if key not in state.call_index else (state.index, "id", call_id, state.calls)
+        return (state.index, "call", state.calls)
+
+    def _arguments(self, arguments: Any) -> tuple[str | None, str | None]:
+        """The fragment's argument text, and a problem when it is not a string."""
+        if arguments is None or type(arguments) is str:
+            return arguments, None
+        text = orjson.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
+        if self.object_arguments_allowed and isinstance(arguments, dict):
+            return text, None
+        return text, (
+            f"function.arguments is a JSON {type(arguments).__name__}, not a string; "
+            "clients that concatenate argument strings fail on it (read here as its JSON text)"
+        )
+
+    def _legacy_call(self, pos: Pos, state: _Choice, payload: Any) -> list[Event]:
+        """The deprecated ``delta.function_call`` {name?, arguments?}: one call per choice, no index,
+        no id (the next request answers it with a ``role: "function"`` message naming it)."""
+        if not isinstance(payload, dict):
+            return [Malformed(pos, "delta.function_call is not an object")]
+        key = (state.index, "function_call")
+        wire_name = payload.get("name")
+        wire_name = wire_name if isinstance(wire_name, str) else None
+        arguments, problem = self._arguments(payload.get("arguments"))
+        out: list[Event] = [Problem(pos, "malformed-frame", problem)] if problem else []
+        if key not in state.call_index:
+            tool = wire_name if wire_name and wire_name.strip() else None
+            state.names[key] = tool
+            state.call_index[key] = None
+            state.latest = key
+            state.opened.append(key)
+            state.calls += 1
+            out.append(ToolStart(pos, key, None, "function_call", None, tool, None, id_optional=True))
+            if arguments is not None:
+                out.append(ArgsDelta(pos, key, arguments, LEGACY_ARGS))
+            return out
+        out.append(ArgsDelta(pos, key, arguments or "", LEGACY_ARGS, None, wire_name))
+        return out
+
+
+_NEW: Any = object()
+
+
+def _starts_arguments(arguments: str | None) -> bool:
+    """Whether a fragment looks like the start of a call's arguments rather than their middle."""
+    if not arguments:
+        return True
+    head = arguments.lstrip()[:1]
+    return head in ("{", "[", "")
+
+
+def _content_size(payload: Any) -> int:
+    """Characters of text a content field carries (1 for a non-empty structured part)."""
+    if isinstance(payload, str):
+        return len(payload)
+    if isinstance(payload, list):
+        return sum(_part_size(part) for part in payload)
+    if isinstance(payload, dict):
+        return 1 if payload else 0
+    return 0
+
+
+def _part_size(part: Any) -> int:
+    if isinstance(part, dict):
+        text = part.get("text")
+        return len(text) if isinstance(text, str) else (1 if part else 0)
+    return _content_size(part)
+
+
+def _stream_error(pos: Pos, value: dict[str, Any], error: Any) -> StreamError:
+    if isinstance(error, dict):
+        kind = error.get("type") or error.get("code")
+        message = error.get("message")
+    elif isinstance(error, str):
+        kind, message = value.get("error_type"), error
+    else:  # vLLM: {"object": "error", "message": …, "type": …, "code": …}
+        kind, message = value.get("type") or value.get("code"), value.get("message")
+    return StreamError(pos, str(kind) if kind is not None else None, message if isinstance(message, str) else None)

@@ -1,0 +1,86 @@
+"""Two or more tool calls share one ``tool_calls[].index`` while both are open.
+
+What it checks:
+    Within a choice, a fragment that names a tool under a new id (or names another tool) arrives on
+    an index whose call has not finished. stream-doctor keeps such calls apart by id or name; this
+    rule says what a client that keys calls by index would build from them instead.
+
+Why it matters:
+    Harmless to a client that looks calls up by id first (the AI SDK's tracker, stream-doctor), but
+    the index-keyed accumulators fuse them: openai-python's ``accumulate_delta`` concatenates the
+    names, ids and arguments into one call with ``{…}{…}`` arguments; LiteLLM's
+    ``stream_chunk_builder`` keeps the last id and merges the arguments. Servers that do this: Groq
+    sending one whole call per chunk at index 0 (litellm #7621), NVIDIA Dynamo and Ollama via
+    LiteLLM giving every call index 0 (ai-dynamo/dynamo PR #4723, ollama #15457).
+
+Example:
+    data: {…"tool_calls":[{"index":0,"id":"call_A","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]…}
+    data: {…"tool_calls":[{"index":0,"id":"call_B","function":{"name":"get_time","arguments":"{\\"tz\\":\\"CET\\"}"}}]…}
+
+How to fix:
+    In the client, look calls up by non-empty id first, then by index, and start a new call when a
+    new id names a tool. Report the server: each parallel call needs its own index.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import orjson
+
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, excerpt, rule
+from stream_doctor.rules.correlation._calls import choice_of
+
+
+@rule("SD501", "calls-merged-on-one-index", "Several open tool calls share one index", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    groups: dict[int, list[ToolCall]] = {}
+    for anomaly in stream.anomalies:
+        if anomaly.kind != "index-shared":
+            continue
+        first = stream.calls[anomaly.detail["first"]]
+        group = groups.setdefault(first.ordinal, [first])
+        joined = next(
+            (
+                c
+                for c in stream.calls
+                if c.started == anomaly.pos
+                and c.index == anomaly.detail["index"]
+                and c not in group
+                and (c.call_id == anomaly.detail.get("id") or anomaly.detail.get("id") is None)
+            ),
+            None,
+        )
+        # With n > 1 every choice numbers its calls from 0: the same index in another choice is no merge.
+        if joined is not None and choice_of(joined) == choice_of(first):
+            group.append(joined)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        first, second = group[0], group[1]
+        fragments = sorted(
+            (fragment for call in group for fragment in call.fragments), key=lambda f: (f.pos.number, f.pos.offset)
+        )
+        merged = "".join(f.text for f in fragments)
+        try:
+            orjson.loads(merged)
+            parses = "which parses, but holds only part of what was asked"
+        except orjson.JSONDecodeError:
+            parses = "which does not parse"
+        names = "".join(c.name or "" for c in group)
+        calls = ", ".join(c.label for c in group)
+        choice = choice_of(first)
+        where = f"index {first.index}" + (f" of choice {choice}" if isinstance(choice, int) and choice else "")
+        yield self.finding(
+            stream,
+            second.started,
+            f"{len(group)} calls are open on tool_calls {where} ({calls}); a client that keys calls by index "
+            f"(openai-python's accumulate_delta, LiteLLM's stream_chunk_builder) builds one call named "
+            f"{excerpt(names, 50)} with arguments {excerpt(merged, 70)}, {parses}",
+            "Look calls up by id before index and start a new call when a new id names a tool; "
+            "report the server that gives parallel calls one index",
+            [("first call on this index", first.started)],
+            second,
+        )

@@ -1,0 +1,46 @@
+"""A tool call's function name is sent again on its later fragments.
+
+What it checks:
+    OpenAI sends ``function.name`` on a call's first fragment only. This reports calls whose later
+    fragments repeat the same name, with the name a concatenating accumulator would build.
+
+Why it matters:
+    Harmless to a client that sets the name once. openai-python's ``accumulate_delta``, LangChain's
+    ``merge_dicts`` and pydantic-ai append the name each time and look up a tool such as
+    ``final_resultfinal_resultfinal_result``, which does not exist (llama.cpp #13774, from a
+    llama-server that sends the whole name in every delta; also Fireworks and LiteLLM).
+
+Example:
+    data: {…"tool_calls":[{"index":0,"function":{"name":"search","arguments":"{\\"q"}}]…}
+    data: {…"tool_calls":[{"index":0,"function":{"name":"search","arguments":"\\":1}"}}]…}
+
+How to fix:
+    Set the name once and ignore equal or empty repeats; ask the server to send it only once.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.correlation._calls import repeated
+
+
+@rule("SD504", "tool-name-repeated", "A tool call's name is repeated on its later fragments", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for anomaly in stream.anomalies:
+        if anomaly.kind != "name-repeated":
+            continue
+        call = stream.calls[anomaly.detail["call"]]
+        count = int(anomaly.detail["count"])
+        yield self.finding(
+            stream,
+            anomaly.pos,
+            f"{call.label} carries its name on {count} fragments; accumulators that append the name "
+            f"(openai-python's accumulate_delta, LangChain's merge_dicts, pydantic-ai) look up the tool "
+            f"{repeated(str(anomaly.detail['name']), count)} and find none",
+            "Set the name once from the first fragment and ignore equal repeats; ask the server to send it only once",
+            call=call,
+        )

@@ -1,0 +1,76 @@
+"""A tool call's name arrives after its first fragment, is blanked, or changes.
+
+What it checks:
+    A call's ``function.name`` comes on its first fragment and never changes. Reported: a call that
+    started without a name and got it later (``name-late``), a later fragment that sends
+    ``"name": ""`` (``name-blank``), and a later fragment naming another tool (``name-changed``).
+
+Why it matters:
+    A client that creates the call from its first fragment has no name to dispatch (the AI SDK
+    throws "Expected 'function.name' to be a string": vercel/ai #14722, fixed in #14760). A client
+    that replaces the name whenever the field is present wipes it to ``""`` on the blank fragment
+    (captured from a model served by Mistral's API, vercel/ai ``mistral-incremental-tool-call``).
+    A name that changes leaves the tool to run ambiguous.
+
+Example:
+    data: {…"tool_calls":[{"index":0,"id":"chatcmpl-tool-9f14","function":{"name":"webSearchTool","arguments":""}}]…}
+    data: {…"tool_calls":[{"index":0,"function":{"name":"","arguments":"{\\"query\\": …}"}}]…}
+
+How to fix:
+    Take the first non-empty name and ignore empty or equal ones later; do not dispatch a call until
+    it has a name. Report a server that changes a call's name.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule, where
+
+HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a call only once it has a name"
+
+
+@rule("SD505", "tool-name-unstable", "A tool call's name arrives late, is blanked, or changes", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    renamed: set[tuple[int, str]] = set()
+    for anomaly in stream.anomalies:
+        detail = anomaly.detail
+        if anomaly.kind == "name-late":
+            call = stream.calls[detail["call"]]
+            yield self.finding(
+                stream,
+                anomaly.pos,
+                f"{call.label} started without a name; {detail['name']!r} arrived at {where(anomaly.pos)}: a client "
+                f"that reads the name from the first fragment has none to dispatch (the AI SDK threw "
+                f"\"Expected 'function.name' to be a string\", vercel/ai #14722)",
+                HINT,
+                [("call started", call.started)],
+                call,
+            )
+        elif anomaly.kind == "name-blank":
+            call = stream.calls[detail["call"]]
+            yield self.finding(
+                stream,
+                anomaly.pos,
+                f'a later fragment of {call.label} sends "name": "" at {where(anomaly.pos)}: a client that '
+                f"replaces the name whenever the field is present wipes {detail['name']!r} to an empty name; "
+                f"clients that keep the first name or append it are unaffected",
+                HINT,
+                [("call started", call.started)],
+                call,
+            )
+        elif anomaly.kind == "name-changed" and (detail["call"], detail["to"]) not in renamed:
+            renamed.add((detail["call"], detail["to"]))
+            call = stream.calls[detail["call"]]
+            yield self.finding(
+                stream,
+                anomaly.pos,
+                f"the name of {call.label} changes from {detail['from']!r} to {detail['to']!r} at "
+                f"{where(anomaly.pos)}: which tool to run is ambiguous (stream-doctor keeps the first)",
+                "Report the server: a call's name must not change; do not run the call",
+                [("call started", call.started)],
+                call,
+                severity=Severity.ERROR,
+            )

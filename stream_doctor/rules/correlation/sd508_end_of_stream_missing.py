@@ -1,0 +1,50 @@
+"""The turn finished but the stream never sent its end-of-stream marker (``data: [DONE]``).
+
+What it checks:
+    After every choice of a completion has its ``finish_reason``, an OpenAI-style SSE stream ends
+    with ``data: [DONE]``. Reported when a raw SSE (or envelope) capture ends, or a next completion
+    begins, without it. JSONL chunk logs (the AI SDK's ``*.chunks.txt``) never record ``[DONE]``, so
+    they are not checked. A stream cut before the finish_reason is SD303's.
+
+Why it matters:
+    The calls are complete, but clients that read until ``[DONE]`` wait for it: the Azure .NET SDK
+    hung on text-generation-inference streams (huggingface/text-generation-inference #1896), and
+    huggingface/inference-benchmarker fails with "Connection closed before completion" against
+    ik_llama.cpp (ikawrakow/ik_llama.cpp #467). openai-python and the AI SDK end quietly when the
+    connection closes.
+
+Example:
+    data: {…"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+    <EOF, no data: [DONE]>
+
+How to fix:
+    Make the server (or proxy) send ``data: [DONE]`` after the last chunk; in the client, treat the
+    finish_reason as the end of the turn and a connection close after it as normal.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+
+#: Containers that can hold the non-JSON ``[DONE]`` line (a chunk log of parsed objects cannot).
+RECORDS_SENTINEL = frozenset({"sse", "envelope"})
+
+
+@rule("SD508", "end-of-stream-missing", "The turn finished but data: [DONE] never came", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    if stream.capture.container not in RECORDS_SENTINEL:
+        return
+    for problem in stream.problems:
+        if problem.kind == "end-of-stream-missing":
+            yield self.finding(
+                stream,
+                problem.pos,
+                f"{problem.message}: clients that read until [DONE] wait for it (the Azure .NET SDK hung on "
+                f'text-generation-inference streams) or fail ("Connection closed before completion"); '
+                f"openai-python and the AI SDK end quietly at the close",
+                "Make the server send data: [DONE] after the last chunk; treat the finish_reason as the end of the turn",
+            )

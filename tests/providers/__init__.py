@@ -1,0 +1,1 @@
+"""Tests for the provider adapters: frames to neutral events."""
