@@ -1,0 +1,686 @@
+"""OpenAI Responses streaming (``POST /v1/responses`` with ``"stream": true``).
+
+Wire format: ../shared/reference/wire-formats.md §3 and openai-python
+``src/openai/types/responses/response_stream_event.py``. Every output item (function call,
+message, reasoning, a hosted tool's call …) has an ``output_index``, its position in
+``response.output``. Calls are keyed by it: it stays put when ``item_id`` does not (GitHub
+Copilot's endpoint sends a new ``item_id`` on every event, vercel/ai #18548), and some events
+carry no ``item_id`` at all (``response.shell_call_command.*``). The call's id is ``call_id``
+(``call_…``), the one the next request's ``function_call_output`` must carry; the item id
+(``fc_…``) is kept here only to notice when events disagree about it. The name is taken from
+``output_item.added``: the Azure capture's ``function_call_arguments.done`` has none, although
+the current SDK type lists one.
+
+A call is complete at its own ``….done`` event (``function_call_arguments.done``,
+``custom_tool_call_input.done``, ``mcp_call_arguments.done``, ``apply_patch_call_operation_diff.done``,
+``code_interpreter_call_code.done``), which restates the whole input; items with no such event
+(shell, computer, tool search, web search …, and any call whose ``.done`` never came, as LM Studio
+streams them) complete at ``response.output_item.done``. That event, and ``response.completed``'s
+``output``, otherwise restate the call and are checked against it (``CallSummary``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+
+import orjson
+
+from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import (
+    MISSING,
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    CallSummary,
+    Event,
+    Finish,
+    FinishCategory,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+
+name = "openai-responses"
+title = "OpenAI Responses"
+#: ``output_index`` is the item's position in ``response.output``: a gap means an item was lost.
+positional_indices = True
+
+
+class _Kind(NamedTuple):
+    """How one output item type behaves as a call."""
+
+    tool: str | None  # the name a call gets when the item has no ``name`` (hosted tools)
+    server_side: bool  # the provider runs it (tool_search_call and shell_call decide per item)
+    text: bool  # free-text input (a custom tool's input, a diff, code), never JSON-parsed
+    streams: bool  # its input normally arrives in delta events; none at all is a quirk (SD518)
+    field: str  # where the item holds the input: arguments, input, code, action, …
+
+
+#: Output items that are tool calls. ``mcp_approval_request`` is a server-run MCP call waiting for
+#: the client's ``mcp_approval_response`` (its id is the ``approval_request_id``): the client answers
+#: it but never runs it. ``program`` is the code-mode program whose code calls client functions
+#: (``function_call.caller``), run by the server. The custom
+#: tool call id prefix ``ctc_`` and the streamed ``custom_tool_call_input.delta`` events are settled
+#: from the live capture vercel/ai ``packages/openai/src/responses/__fixtures__/openai-custom-text-tool.1.chunks.txt``.
+CALLS: dict[str, _Kind] = {
+    "function_call": _Kind(None, False, False, True, "arguments"),
+    "custom_tool_call": _Kind(None, False, True, True, "input"),
+    "mcp_call": _Kind(None, True, False, True, "arguments"),
+    "mcp_approval_request": _Kind(None, True, False, False, "arguments"),
+    "apply_patch_call": _Kind("apply_patch", False, True, True, "operation.diff"),
+    "code_interpreter_call": _Kind("code_interpreter", True, True, True, "code"),
+    "program": _Kind("program", True, True, False, "code"),
+    "shell_call": _Kind("shell", False, False, False, "action"),
+    "local_shell_call": _Kind("local_shell", False, False, False, "action"),
+    "computer_call": _Kind("computer_use", False, False, False, "action"),
+    "tool_search_call": _Kind("tool_search", True, False, False, "arguments"),
+    "web_search_call": _Kind("web_search", True, False, False, "action"),
+    "file_search_call": _Kind("file_search", True, False, False, "queries"),
+    "image_generation_call": _Kind("image_generation", True, False, False, ""),
+}
+
+#: Output items that are content, or a hosted tool's listing or result, not a call.
+BLOCKS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "mcp_list_tools",
+        "tool_search_output",
+        "compaction",
+        "shell_call_output",
+        "local_shell_call_output",
+        "apply_patch_call_output",
+        "function_call_output",
+        "custom_tool_call_output",
+        "computer_call_output",
+    }
+)
+
+#: Argument fragments: event type -> the field of its ``….done`` event that restates the input.
+ARGUMENT_DELTAS = {
+    "response.function_call_arguments.delta": "response.function_call_arguments.done",
+    "response.custom_tool_call_input.delta": "response.custom_tool_call_input.done",
+    "response.mcp_call_arguments.delta": "response.mcp_call_arguments.done",
+    "response.apply_patch_call_operation_diff.delta": "response.apply_patch_call_operation_diff.done",
+    "response.code_interpreter_call_code.delta": "response.code_interpreter_call_code.done",
+}
+ARGUMENT_DONES = {
+    "response.function_call_arguments.done": "arguments",
+    "response.custom_tool_call_input.done": "input",
+    "response.mcp_call_arguments.done": "arguments",
+    "response.apply_patch_call_operation_diff.done": "diff",
+    "response.code_interpreter_call_code.done": "code",
+}
+
+#: Text-like deltas of message and reasoning items (only their size is kept).
+CONTENT_DELTAS = frozenset(
+    {
+        "response.output_text.delta",
+        "response.refusal.delta",
+        "response.reasoning_text.delta",
+        "response.reasoning_summary_text.delta",
+        "response.reasoning.delta",  # older SDKs
+        "response.reasoning_summary.delta",
+    }
+)
+
+#: Known events that change nothing a replay tracks: content part bookkeeping, ``.done`` events of
+#: text, hosted tools' progress, shell command streaming (the command is restated whole in the
+#: item's ``action`` at ``output_item.done``), audio, and the lifecycle events before the output.
+QUIET = frozenset(
+    {
+        "response.queued",
+        "response.in_progress",
+        "response.content_part.added",
+        "response.content_part.done",
+        "response.reasoning_part.added",
+        "response.reasoning_part.done",
+        "response.output_text.done",
+        "response.output_text.annotation.added",  # the name the AI SDK and older SDKs use
+        "response.output_text_annotation.added",
+        "response.refusal.done",
+        "response.reasoning_text.done",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_part.done",
+        "response.reasoning_summary_text.done",
+        "response.reasoning.done",
+        "response.reasoning_summary.done",
+        "response.audio.delta",
+        "response.audio.done",
+        "response.audio.transcript.delta",
+        "response.audio.transcript.done",
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.web_search_call.completed",
+        "response.file_search_call.in_progress",
+        "response.file_search_call.searching",
+        "response.file_search_call.completed",
+        "response.code_interpreter_call.in_progress",
+        "response.code_interpreter_call.interpreting",
+        "response.code_interpreter_call.completed",
+        "response.image_generation_call.in_progress",
+        "response.image_generation_call.generating",
+        "response.image_generation_call.partial_image",
+        "response.image_generation_call.completed",
+        "response.mcp_call.in_progress",
+        "response.mcp_call.completed",
+        "response.mcp_call.failed",
+        "response.mcp_list_tools.in_progress",
+        "response.mcp_list_tools.completed",
+        "response.mcp_list_tools.failed",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+    }
+)
+
+TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+KNOWN_TYPES = (
+    frozenset(
+        {
+            "response.created",
+            "response.output_item.added",
+            "response.output_item.done",
+            "error",
+            "keepalive",
+            *TERMINAL,
+        }
+    )
+    | QUIET
+    | CONTENT_DELTAS
+    | frozenset(ARGUMENT_DELTAS)
+    | frozenset(ARGUMENT_DONES)
+)
+
+#: ``incomplete_details.reason`` -> neutral category (openai-python ``response.py`` IncompleteDetails).
+INCOMPLETE_CATEGORIES: dict[str, FinishCategory] = {"max_output_tokens": "length", "content_filter": "filter"}
+
+_STRONG = frozenset(
+    {
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.output_text.delta",
+    }
+)
+
+
+def sniff(frames: Sequence[Frame]) -> int:
+    """Responses events are objects whose ``type`` is ``response.…`` (or ``error``/``keepalive`` with a sequence number)."""
+    seen = known = 0
+    for frame in frames:
+        value = frame.value
+        if frame.kind != "event" or not isinstance(value, dict):
+            continue
+        seen += 1
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            continue
+        if kind in _STRONG:
+            known += 2
+        elif kind.startswith("response."):
+            known += 1
+        elif kind in ("error", "keepalive") and ("sequence_number" in value or "code" in value):
+            known += 1
+    if not seen:
+        return 0
+    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+
+
+def translator() -> ResponsesTranslator:
+    return ResponsesTranslator()
+
+
+class _Item:
+    """One output item of the response being read: what the protocol needs to place its events."""
+
+    __slots__ = ("item_type", "item_id", "kind", "call_id", "name", "deltas", "done", "rotated")
+
+    def __init__(self, item_type: str, item_id: str | None, kind: _Kind | None) -> None:
+        self.item_type = item_type
+        self.item_id = item_id
+        self.kind = kind
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.deltas = 0
+        self.done = False  # its completion was emitted (a `.done` event, or output_item.done)
+        self.rotated = False  # an event named it by another item id (reported once)
+
+
+class ResponsesTranslator:
+    __slots__ = ("counts", "items", "item_ids", "next_sequence", "sequence_missing", "client_calls", "error_seen")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {"response.function_call_arguments.delta": 0}
+        self.items: dict[int, _Item] = {}
+        self.item_ids: dict[str, int] = {}  # item id -> output_index, for events without output_index
+        self.next_sequence: int | None = None
+        self.sequence_missing = False
+        self.client_calls = 0
+        self.error_seen = False
+
+    def close(self) -> list[Event]:
+        return []
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of these frames, in order (envelope records become their own events).
+
+        The hot path of ``feed``, inlined, yielding without a list per frame; the item map and the
+        expected sequence number live in locals between two frames that take the checked path.
+        With ``release``, a fragment's frame lets go of its decoded payload once translated.
+        """
+        name = "response.function_call_arguments.delta"
+        deltas = 0
+        items = self.items
+        expected = self.next_sequence
+        for frame in frames:
+            if frame.kind != "event":
+                yield envelope_event(frame)
+                continue
+            value = frame.value
+            try:
+                if value["type"] == name:
+                    index = value["output_index"]
+                    item = items[index]
+                    if (
+                        value["sequence_number"] == expected
+                        and value["item_id"] == item.item_id
+                        and (frame.event is None or frame.event == name)
+                    ):
+                        fragment = value["delta"]
+                        if type(fragment) is str:
+                            expected += 1  # type: ignore[operator]
+                            item.deltas += 1
+                            deltas += 1
+                            if release:  # the engine keeps frames; the fragment's dict is no longer needed
+                                frame.value = RELEASED
+                            yield ArgsDelta(frame.pos, index, fragment, name)
+                            continue
+            except (KeyError, TypeError):
+                pass
+            self.next_sequence = expected
+            yield from self._feed(frame)
+            items = self.items
+            expected = self.next_sequence
+        self.next_sequence = expected
+        self.counts[name] += deltas
+
+    def feed(self, frame: Frame) -> list[Event]:
+        # The hot path: an argument fragment in the shape OpenAI sends, next in sequence, naming the
+        # item it was added with. Anything else (and any surprise here) takes the checked path.
+        value = frame.value
+        try:
+            if value["type"] == "response.function_call_arguments.delta":
+                index = value["output_index"]
+                fragment = value["delta"]
+                if (
+                    value["sequence_number"] == self.next_sequence
+                    and type(fragment) is str
+                    and value["item_id"] == self.items[index].item_id
+                    and (frame.event is None or frame.event == "response.function_call_arguments.delta")
+                ):
+                    self.next_sequence += 1  # type: ignore[operator]
+                    self.items[index].deltas += 1
+                    self.counts["response.function_call_arguments.delta"] += 1
+                    return [ArgsDelta(frame.pos, index, fragment, "response.function_call_arguments.delta")]
+        except (KeyError, TypeError):
+            pass
+        return self._feed(frame)
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        pos = frame.pos
+        value = frame.value
+        if value is NOT_JSON:
+            if frame.data.strip() == b"[DONE]":  # gateways (LiteLLM) add it; the API never sends it
+                self.counts["[DONE]"] = self.counts.get("[DONE]", 0) + 1
+                return [KeepAlive(pos, "[DONE]")]
+            return [Malformed(pos, frame.error or "not JSON")]
+        if not isinstance(value, dict):
+            return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            return [Malformed(pos, "event object without a string 'type'")]
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        out: list[Event] = []
+        if kind == "response.created":
+            self._new_response()
+        self._sequence(pos, kind, value, out)
+        if kind in ARGUMENT_DELTAS:
+            self._argument_delta(pos, kind, value, out)
+        elif kind in CONTENT_DELTAS:
+            key = self._key(pos, value, out)
+            delta = value.get("delta")
+            if key is not None:
+                out.append(BlockDelta(pos, key, kind, len(delta) if isinstance(delta, str) else 1))
+        elif kind in ARGUMENT_DONES:
+            self._argument_done(pos, kind, value, out)
+        elif kind == "response.output_item.added":
+            self._item_added(pos, value, out)
+        elif kind == "response.output_item.done":
+            self._item_done(pos, value, out)
+        elif kind in QUIET:
+            if isinstance(value.get("output_index"), int):
+                self._key(pos, value, out)  # only to notice an item id that changed
+        elif kind == "response.created":
+            response = value.get("response")
+            response = response if isinstance(response, dict) else {}
+            out.append(MessageStart(pos, _str(response.get("id")), _str(response.get("model"))))
+        elif kind in TERMINAL:
+            self._terminal(pos, kind, value, out)
+        elif kind == "error":
+            # Two shapes: the SDK's ``{type, code, message, param}`` and the nested
+            # ``{type, error: {type, code, message}}`` of the captured openai-error.1 stream.
+            nested = value.get("error")
+            error: dict[str, Any] = nested if isinstance(nested, dict) else value
+            error_type = _str(error.get("type")) if error is not value else None
+            self.error_seen = True
+            out.append(StreamError(pos, error_type or _str(error.get("code")), _str(error.get("message"))))
+        elif kind == "keepalive":
+            # Undocumented but sent on long requests, with a sequence number of its own
+            # (openai/openai-node #1964, handled as a no-op by PR #1965).
+            out.append(KeepAlive(pos, "keepalive"))
+        else:
+            out.append(Unknown(pos, kind))
+        if frame.event is not None and frame.event != kind:
+            out.append(
+                Problem(pos, "event-name-mismatch", f"SSE event name {frame.event!r} differs from data.type {kind!r}")
+            )
+        return out
+
+    # -- the response ------------------------------------------------------------------------
+
+    def _new_response(self) -> None:
+        self.items = {}
+        self.item_ids = {}
+        self.next_sequence = None
+        self.sequence_missing = False
+        self.client_calls = 0
+        self.error_seen = False
+
+    def _sequence(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
+        """``sequence_number`` counts the response's events from 0 without gaps (openai-python)."""
+        number = value.get("sequence_number")
+        expected = self.next_sequence
+        if type(number) is not int:
+            if expected is not None and not self.sequence_missing:
+                self.sequence_missing = True
+                out.append(
+                    Problem(
+                        pos,
+                        "sequence-missing",
+                        f"{kind} has no sequence_number although the response's earlier events do; clients that "
+                        f"validate events (typed SDKs, Codex) reject it with 'missing field sequence_number'",
+                    )
+                )
+            return
+        if expected is None or number == expected:
+            self.next_sequence = number + 1
+        elif number > expected:
+            lost = number - expected
+            out.append(
+                Problem(
+                    pos,
+                    "sequence-gap",
+                    f"sequence_number jumps from {expected - 1} to {number} at {kind}: {lost} event"
+                    f"{'s' if lost != 1 else ''} of this response never arrived (dropped by a proxy or the recorder)",
+                )
+            )
+            self.next_sequence = number + 1
+        else:
+            out.append(
+                Problem(
+                    pos,
+                    "sequence-disorder",
+                    f"{kind} has sequence_number {number} after {expected - 1}: events arrived out of order or twice",
+                )
+            )
+
+    def _terminal(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
+        response = value.get("response")
+        response = response if isinstance(response, dict) else {}
+        if kind == "response.failed":
+            error = response.get("error")
+            if isinstance(error, dict) and not self.error_seen:
+                out.append(StreamError(pos, _str(error.get("code")), _str(error.get("message"))))
+            out.append(Finish(pos, "failed", "error"))
+            out.append(MessageStop(pos))
+            return
+        output = response.get("output")
+        if isinstance(output, list):  # some relays send response.completed with no output at all
+            for index, item in enumerate(output):
+                if isinstance(item, dict) and item.get("type") in CALLS:
+                    out.append(self._summary(pos, index, item))
+        if kind == "response.completed":
+            # The Responses API has no "tool calls" stop reason: a completed response whose output
+            # holds a client call waits for its result (the AI SDK maps it so too:
+            # map-openai-responses-finish-reason.ts, `hasFunctionCall`).
+            out.append(Finish(pos, "completed", "tool_calls" if self.client_calls else "end"))
+        else:
+            details = response.get("incomplete_details")
+            reason = _str(details.get("reason")) if isinstance(details, dict) else None
+            out.append(Finish(pos, reason or "incomplete", INCOMPLETE_CATEGORIES.get(reason or "", "other")))
+        out.append(MessageStop(pos))
+
+    # -- output items ------------------------------------------------------------------------
+
+    def _item_added(self, pos: Pos, value: dict[str, Any], out: list[Event]) -> None:
+        index = value.get("output_index")
+        item = value.get("item")
+        if type(index) is not int:
+            out.append(Malformed(pos, "response.output_item.added without an integer 'output_index'"))
+            return
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            out.append(Malformed(pos, "response.output_item.added without a typed 'item'"))
+            return
+        item_type: str = item["type"]
+        item_id = _str(item.get("id"))
+        kind = CALLS.get(item_type)
+        state = _Item(item_type, item_id, kind)
+        self.items[index] = state
+        if item_id is not None:
+            self.item_ids[item_id] = index
+        if kind is None:
+            out.append(BlockStart(pos, index, index, item_type, _str(item.get("call_id"))))
+            if item_type not in BLOCKS:
+                out.append(Unknown(pos, f"response.output_item.added/{item_type}"))
+            return
+        server_side = _server_side(item_type, kind, item)
+        if not server_side:
+            self.client_calls += 1
+        state.call_id = _call_id(item_type, item)
+        state.name = _str(item.get("name")) or kind.tool
+        text, start = _item_input(kind, item)
+        if text is not None:  # a string field: "" is the placeholder; anything else is input given whole
+            start = text if kind.text or not text else _loads(text)
+        caller = item.get("caller")
+        caller_type = caller.get("type") if isinstance(caller, dict) else None
+        out.append(
+            ToolStart(
+                pos,
+                index,
+                index,
+                item_type,
+                state.call_id,
+                state.name,
+                None if start is MISSING else start,
+                server_side,
+                _str(caller_type) if caller_type != "direct" else None,
+                input_format="text" if kind.text else "json",
+            )
+        )
+
+    def _item_done(self, pos: Pos, value: dict[str, Any], out: list[Event]) -> None:
+        index = value.get("output_index")
+        item = value.get("item")
+        if type(index) is not int or not isinstance(item, dict):
+            out.append(Malformed(pos, "response.output_item.done without an integer 'output_index' and an 'item'"))
+            return
+        state = self.items.get(index)
+        if state is not None:
+            self._check_item_id(pos, index, state, _str(item.get("id")), "response.output_item.done", out)
+        kind = CALLS.get(_str(item.get("type")) or "")
+        if kind is None:
+            out.append(BlockStop(pos, index))
+            return
+        if state is None or state.done or item.get("status") == "incomplete":
+            # Already completed by its `.done` event (or never started, or cut): a restatement.
+            out.append(self._summary(pos, index, item))
+            return
+        # No `.done` event came (items without one, LM Studio's function calls): this is the completion.
+        state.done = True
+        text, whole = _item_input(kind, item)
+        if text is not None:
+            out.append(BlockStop(pos, index, final_arguments=text))
+            self._no_deltas(pos, state, text, "response.output_item.done", out)
+        else:
+            out.append(BlockStop(pos, index, final_input=whole))
+        out.append(self._summary(pos, index, item))  # its id and name, checked against the start
+
+    def _summary(self, pos: Pos, index: int, item: dict[str, Any]) -> CallSummary:
+        item_type: str = item["type"]
+        kind = CALLS[item_type]
+        text, whole = _item_input(kind, item)
+        call_id = _call_id(item_type, item)
+        name = _str(item.get("name")) or kind.tool
+        if text is None:
+            return CallSummary(pos, index, call_id, name, input=whole)
+        if kind.text:
+            return CallSummary(pos, index, call_id, name, input=text)
+        return CallSummary(pos, index, call_id, name, arguments=text)
+
+    # -- argument fragments ------------------------------------------------------------------
+
+    def _argument_delta(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
+        fragment = value.get("delta")
+        if not isinstance(fragment, str):
+            out.append(Malformed(pos, f"{kind} whose 'delta' is not a string"))
+            return
+        key = self._key(pos, value, out)
+        state = self.items.get(key) if type(key) is int else None
+        if state is not None:
+            state.deltas += 1
+        out.append(ArgsDelta(pos, key, fragment, kind))
+
+    def _argument_done(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
+        text = value.get(ARGUMENT_DONES[kind])
+        key = self._key(pos, value, out)
+        state = self.items.get(key) if type(key) is int else None
+        if not isinstance(text, str):
+            text = "" if text is None and kind == "response.code_interpreter_call_code.done" else None
+        if text is None:
+            out.append(Malformed(pos, f"{kind} without its '{ARGUMENT_DONES[kind]}' text"))
+            out.append(BlockStop(pos, key))
+            return
+        if state is not None:
+            state.done = True
+            self._no_deltas(pos, state, text, kind, out)
+        out.append(BlockStop(pos, key, final_arguments=text))
+
+    def _no_deltas(self, pos: Pos, state: _Item, text: str, where: str, out: list[Event]) -> None:
+        """A streaming call whose whole input came in its completion event (lidge-jun/opencodex PR #4652)."""
+        if state.kind is None or not state.kind.streams or state.deltas or not text:
+            return
+        label = f"{state.item_type} {state.name or '?'} ({state.call_id or 'no id'})"
+        out.append(
+            Problem(
+                pos,
+                "arguments-without-deltas",
+                f"{label}: no delta event came; its input ({len(text)} characters) arrived only in {where}; "
+                f"a client that builds the input from deltas has an empty string and runs the tool with {{}} or "
+                f"fails to parse it",
+            )
+        )
+
+    def _key(self, pos: Pos, value: dict[str, Any], out: list[Event]) -> int | None:
+        """The item an event is about: its ``output_index``, else the index its ``item_id`` was added at."""
+        index = value.get("output_index")
+        item_id = value.get("item_id")
+        if type(index) is int:
+            state = self.items.get(index)
+            if state is not None and isinstance(item_id, str):
+                self._check_item_id(pos, index, state, item_id, _str(value.get("type")) or "event", out)
+            return index
+        if isinstance(item_id, str):
+            return self.item_ids.get(item_id)
+        return None
+
+    @staticmethod
+    def _check_item_id(pos: Pos, index: int, state: _Item, item_id: str | None, kind: str, out: list[Event]) -> None:
+        if item_id is None or item_id == state.item_id or state.rotated or state.item_id is None:
+            return
+        state.rotated = True
+        label = f"{state.item_type} item at output_index {index}"
+        if state.kind is not None:
+            label = f"{state.item_type} {state.name or '?'} ({state.call_id or 'no id'}) at output_index {index}"
+        out.append(
+            Problem(
+                pos,
+                "item-id-rotated",
+                f"{label} was added as {state.item_id!r}, but {kind} names it {item_id!r}; keyed by output_index "
+                f"the events still fit together, but a client that looks items up by item_id finds no item and drops "
+                f"this event and the ones after it",
+            )
+        )
+
+
+def _item_input(kind: _Kind, item: dict[str, Any]) -> tuple[str | None, Any]:
+    """The call's input as the item holds it: ``(text, MISSING)`` for a string field, ``(None, value)`` otherwise."""
+    field = kind.field
+    if not field:
+        return None, MISSING
+    if field == "operation.diff":
+        operation = item.get("operation")
+        diff = operation.get("diff") if isinstance(operation, dict) else None
+        return (diff if isinstance(diff, str) else ""), MISSING
+    if field == "action" and "action" not in item and "actions" in item:  # computer_call batches actions
+        field = "actions"
+    held = item.get(field, MISSING)
+    if isinstance(held, str):
+        return held, MISSING
+    if held is None and kind.text:
+        return "", MISSING
+    if field == "queries" and held is not MISSING:
+        return None, {"queries": held}
+    return None, held
+
+
+def _server_side(item_type: str, kind: _Kind, item: dict[str, Any]) -> bool:
+    if item_type == "tool_search_call":
+        return item.get("execution") != "client"  # "execution": "client" | "server" (captured)
+    if item_type == "shell_call":
+        # The shell tool runs on the client; with a container environment OpenAI runs it. How a
+        # container-run item says so is unconfirmed (no capture): an `environment` of type container….
+        environment = item.get("environment")
+        return isinstance(environment, dict) and str(environment.get("type", "")).startswith("container")
+    return kind.server_side
+
+
+def _call_id(item_type: str, item: dict[str, Any]) -> str | None:
+    """The id the next request answers with: ``call_id``; hosted items and MCP items have only ``id``."""
+    call_id = _str(item.get("call_id"))
+    if call_id or item_type in ("function_call", "custom_tool_call"):
+        return call_id
+    return _str(item.get("id"))
+
+
+def _loads(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,80 @@
+"""A later event restates a call with another id, name or input than the stream gave it.
+
+What it checks:
+    Responses ``response.output_item.done`` and the ``output`` of ``response.completed`` /
+    ``response.incomplete`` restate every call. The restated ``call_id``, ``name`` and input must
+    match the call as it was started and streamed (matched by ``output_index``).
+
+Why it matters:
+    Clients take a call's identity from different events: the AI SDK keeps the ``call_id`` of
+    ``output_item.added``, others rebuild calls from ``response.completed``. An id that changes
+    between them means one of those clients answers with an id the API does not recognise
+    ("No tool call found for function call output with call_id …"); a changed input means two
+    clients run two different calls.
+
+Example:
+    response.output_item.added {"output_index":0,"item":{"type":"tool_search_call","call_id":"call_NHis…",…}}
+    response.output_item.done  {"output_index":0,"item":{"type":"tool_search_call","call_id":"call_RWTI…",…}}
+
+How to fix:
+    Send the result with the id of the finished item (the one the response stores), and check
+    the streamed call against the restatement instead of trusting either in silence.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream, Anomaly
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, preview, rule
+
+WHAT = {
+    "id": (
+        "with id {restated!r}, but it was started as {streamed!r}; a client that keeps the start "
+        "event's id answers with an id the API does not know, one that takes the later id sees a "
+        "call whose id changed"
+    ),
+    "name": (
+        "with name {restated!r}, but it was started as {streamed!r}; clients that read different "
+        "events dispatch it to different tools"
+    ),
+    "arguments": (
+        "with input {restated}, but the stream carried {streamed}; a client that reads the stream "
+        "and one that reads the summary run different calls"
+    ),
+}
+
+
+@rule(
+    "SD511",
+    "summary-differs",
+    "A later event restates a call with another id, name or input than its stream",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    groups: dict[tuple[Any, str], list[Anomaly]] = {}
+    for anomaly in stream.anomalies:
+        if anomaly.kind == "summary-differs":
+            groups.setdefault((anomaly.detail.get("call"), anomaly.detail.get("field", "")), []).append(anomaly)
+    for (ordinal, field), group in groups.items():
+        first = group[0]
+        detail = first.detail
+        call = stream.calls[ordinal]
+        if field == "id":
+            restated, streamed = detail["id"], detail["streamed"]
+        elif field == "name":
+            restated, streamed = detail["name"], detail["streamed"]
+        else:
+            restated, streamed = preview(detail["arguments"], 60), preview(detail["streamed"], 60)
+        times = "a later event" if len(group) == 1 else f"{len(group)} later events"
+        yield self.finding(
+            stream,
+            first.pos,
+            f"{call.label} is restated by {times} "
+            + WHAT.get(field, WHAT["arguments"]).format(restated=restated, streamed=streamed),
+            "Answer with the id of the finished item (the one the response stores) and check the streamed "
+            "call against every restatement; report the inconsistency to the provider",
+            [("call started", call.started)] + [("restated again", a.pos) for a in group[1:2]],
+            call,
+        )

@@ -1,0 +1,54 @@
+"""A terminal event restates a streamed call under another id: the same call twice.
+
+What it checks:
+    A call restated by a terminal event (``response.output_item.done``, ``response.completed``)
+    that matches no streamed call by position or id, but has the name and input of a call the
+    stream did produce.
+
+Why it matters:
+    A client that collects calls from the stream and from the final response, and merges them by
+    id, ends up with two calls and runs the tool twice (vercel/ai #3953, agno #2336: streaming
+    ids like ``fc_tmp_…`` against final ``call_…`` ids). Deduplicating by (name, input) instead
+    drops legitimate twins, so the fix belongs in how the two are matched.
+
+Example:
+    response.output_item.added {"output_index":0,"item":{"type":"function_call","call_id":"call_a1",…}}
+    … the call streams and completes …
+    response.completed {"response":{"output":[{"type":"function_call","call_id":"call_zz",…same input…}]}}
+
+How to fix:
+    Match the final response's items to streamed calls by position (``output_index``) before id,
+    and run each call once. Report the provider or gateway that rewrites ids.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, preview, rule
+
+
+@rule(
+    "SD512",
+    "summary-duplicates-call",
+    "A terminal event restates a streamed call under another id",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for anomaly in stream.anomalies:
+        if anomaly.kind != "summary-duplicate":
+            continue
+        detail = anomaly.detail
+        twin = stream.calls[detail["call"]]
+        yield self.finding(
+            stream,
+            anomaly.pos,
+            f"a terminal event lists {detail.get('name') or '?'} ({detail.get('id') or 'no id'}) with "
+            f"{preview(detail.get('arguments'), 60)}, the same call as the streamed {twin.label}; a client that "
+            f"merges the stream and the final response by id runs this tool twice",
+            "Match final items to streamed calls by position first, not only by id, and run each call once",
+            [("streamed call", twin.started)],
+            twin,
+        )

@@ -1,0 +1,45 @@
+"""Events name an output item by an id other than the one it was added with.
+
+What it checks:
+    Every Responses event about an output item carries its ``output_index`` and ``item_id``.
+    The ``item_id`` must stay the id of ``response.output_item.added``'s item.
+
+Why it matters:
+    Harmless for a client that keys items by ``output_index`` (stream-doctor does). A client that
+    looks items up by ``item_id`` finds nothing and drops the deltas, or throws: GitHub Copilot's
+    ``/responses`` endpoint sends a new id on every event, and the AI SDK lost text and reasoning
+    until it keyed by ``output_index`` (vercel/ai #18548). A changed id on a call also hides which
+    ``fc_…`` item the ``function_call_output`` answers.
+
+Example:
+    response.output_item.added {"output_index":1,"item":{"id":"msg_01","type":"message",…}}
+    response.output_text.delta {"output_index":1,"item_id":"msg_02","delta":"Hel"}
+
+How to fix:
+    Key items by ``output_index`` and take the item's id from ``response.output_item.added``;
+    answer calls with their ``call_id``. Report the endpoint's changing ids.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD515",
+    "item-id-rotated",
+    "An event names an output item by another id than it was added with",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["item-id-rotated"],
+        "Key output items by output_index and take the id from response.output_item.added (vercel/ai #18548)",
+    )

@@ -1,0 +1,46 @@
+"""A response's ``sequence_number``s skip, go backwards or are missing.
+
+What it checks:
+    Each Responses event carries ``sequence_number``, counting the response's events from 0 by
+    one. A jump means events were lost; a number at or below an earlier one means events were
+    reordered or repeated; an event without one, after events that had it, breaks typed clients.
+
+Why it matters:
+    A lost ``function_call_arguments.delta`` leaves a hole in the arguments that only the
+    ``.done`` event can repair; a reordered one scrambles them. Typed clients (Codex, OpenCode)
+    reject an event without ``sequence_number``. The numbers are also how a client resumes a
+    stream (``starting_after``), so gaps make a resume skip events.
+
+Example:
+    {"type":"response.function_call_arguments.delta","sequence_number":7,…}
+    {"type":"response.function_call_arguments.delta","sequence_number":9,…}
+
+How to fix:
+    Find the proxy, queue or recorder that drops or reorders events. A client can refetch a
+    stored response's stream with ``starting_after`` and the last number it has.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD516",
+    "sequence-number-irregular",
+    "Events of a response were lost, reordered or lack sequence numbers",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["sequence-gap", "sequence-disorder", "sequence-missing"],
+        "Find what drops or reorders events between the API and the client; compare the call's deltas "
+        "with its .done event before running it",
+    )

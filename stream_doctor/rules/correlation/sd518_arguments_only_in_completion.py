@@ -1,0 +1,47 @@
+"""A streamed call's input came only in its completion event, with no delta.
+
+What it checks:
+    Calls whose protocol streams the input in delta events (Responses ``function_call``,
+    ``custom_tool_call``, ``mcp_call``, ``apply_patch_call``, ``code_interpreter_call``) but
+    whose input arrived whole in the ``….done`` event (or ``output_item.done``), with no delta
+    before it.
+
+Why it matters:
+    Harmless for a client that takes the input from the completion event. A client that builds
+    the input only from deltas (a common hand-written loop, and accumulators modelled on
+    Chat Completions) has an empty string: it runs the tool with ``{}`` or fails to parse.
+    LM Studio's Responses endpoint streams calls this way; so do some translating gateways
+    (lidge-jun/opencodex PR #4652).
+
+Example:
+    response.output_item.added {"output_index":2,"item":{"type":"function_call","arguments":"",…}}
+    response.function_call_arguments.done {"output_index":2,"arguments":"{\"location\":\"San Francisco\"}"}
+
+How to fix:
+    When a call completes with no delta, take its input from the completion event; better, always
+    prefer the completion event's text and check the joined deltas against it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD518",
+    "arguments-only-in-completion",
+    "A streamed call's input came only in its completion event, with no delta",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["arguments-without-deltas"],
+        "Take the input from the completion event when no delta came, and prefer it over joined deltas",
+    )

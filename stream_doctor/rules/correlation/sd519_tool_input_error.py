@@ -1,0 +1,46 @@
+"""The AI SDK reported a tool call's input as invalid (``tool-input-error``).
+
+What it checks:
+    A UI message stream ``tool-input-error`` part: the server (``streamText``) could not use the
+    input the model produced for a call (it did not parse, failed the tool's input schema, or
+    named a tool that does not exist).
+
+Why it matters:
+    The call is final but will not run: ``useChat`` shows the part in ``output-error`` state and
+    the model gets the error text as the result. A client that treats every finished call as
+    runnable, or that ignores the part, runs the tool with broken input or leaves the call
+    without a result.
+
+Example:
+    data: {"type":"tool-input-start","toolCallId":"call_1","toolName":"getWeather"}
+    data: {"type":"tool-input-delta","toolCallId":"call_1","inputTextDelta":"{\"city\":"}
+    data: {"type":"tool-input-error","toolCallId":"call_1","toolName":"getWeather","input":"{\"city\":","errorText":"…"}
+
+How to fix:
+    Never execute a call that ended in ``tool-input-error``; let the error result go back to the
+    model. If it happens often, check the tool's schema and the model's output limit.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD519",
+    "tool-input-error",
+    "A tool call's input was rejected as invalid (AI SDK tool-input-error)",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["tool-input-error"],
+        "Do not execute this call; the error goes back to the model as its result",
+    )
