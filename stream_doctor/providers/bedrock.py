@@ -1,0 +1,323 @@
+"""AWS Bedrock streaming: ConverseStream, and InvokeModelWithResponseStream carrying Anthropic events.
+
+Wire format: ../shared/reference/wire-formats.md §6 and botocore
+``data/bedrock-runtime/2023-09-30/service-2.json`` (``ConverseStreamOutput`` and its members).
+The events come in the binary ``application/vnd.amazon.eventstream`` framing (read by
+``capture/eventstream.py``: the ``:event-type`` header names the event, the payload is the inner
+object) or as JSON lines in the SDKs' wrapped single-key form (``{"contentBlockDelta": {…}}``, as
+boto3 yields them and the AI SDK records them). Both are read here.
+
+ConverseStream: ``messageStart``, then blocks keyed by ``contentBlockIndex`` (their position in
+the final content), ``messageStop`` with the ``stopReason``, and ``metadata`` last. Only blocks that
+are not text send a ``contentBlockStart``: a text or reasoning block begins with its first delta
+(mulgadc/spinifex PR #844, checked live; the pydantic-ai Nova cassette shows it too), so that delta
+starts the block here. A tool call starts at ``contentBlockStart.start.toolUse``, streams
+``delta.toolUse.input`` text and is complete at ``contentBlockStop``; an input of ``""`` is ``{}``.
+Exceptions arrive inside the 200 response as their own messages (``throttlingException`` …).
+
+Points the reference left open, settled from the live bytes of the pydantic-ai cassette
+``test_bedrock_model_iter_stream.yaml`` (Nova micro): Converse payloads do carry the ``p``
+padding field that InvokeModel chunks have, and tool ids are ``tooluse_…``.
+
+InvokeModelWithResponseStream: each ``chunk`` event's ``bytes`` is the base64 of one Anthropic
+Messages stream event; it is decoded and translated by the Anthropic adapter, at the chunk's position.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Iterable, Iterator, Sequence
+
+import orjson
+
+from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    FinishCategory,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+from stream_doctor.providers.anthropic import AnthropicTranslator
+
+name = "bedrock"
+title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
+positional_indices = True
+end_of_stream = "messageStop"
+call_completion = "contentBlockStop"
+
+DELTA_TYPE = "toolUse.input"
+
+CONVERSE_EVENTS = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
+)
+
+#: The exception members of ConverseStreamOutput / ResponseStream, sent inside a 200 response.
+EXCEPTIONS = frozenset(
+    {
+        "internalServerException",
+        "modelStreamErrorException",
+        "validationException",
+        "throttlingException",
+        "serviceUnavailableException",
+        "modelTimeoutException",
+    }
+)
+
+#: stopReason -> neutral category (botocore ``StopReason``).
+FINISH_CATEGORIES: dict[str, FinishCategory] = {
+    "tool_use": "tool_calls",
+    "end_turn": "end",
+    "stop_sequence": "end",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "guardrail_intervened": "filter",
+    "content_filtered": "filter",
+    "malformed_model_output": "error",
+    "malformed_tool_use": "error",
+}
+
+#: Stop reasons that say Bedrock refused what the model produced as a tool call (SD526).
+TOOL_CALL_REJECTED = {
+    "malformed_tool_use": "the model produced a tool use Bedrock could not parse",
+    "malformed_model_output": "the model produced output Bedrock could not parse",
+}
+
+#: delta member -> the field whose size is kept (text-like deltas start their block implicitly).
+CONTENT_DELTAS = {"text": None, "reasoningContent": "text", "citation": None, "image": None, "toolResult": None}
+
+
+def sniff(frames: Sequence[Frame]) -> int:
+    """Converse events, wrapped (``{"contentBlockDelta": …}``) or named by their eventstream header."""
+    seen = known = 0
+    for frame in frames:
+        value = frame.value
+        if frame.kind != "event" or not isinstance(value, dict):
+            continue
+        seen += 1
+        event = frame.event
+        if event is None and len(value) == 1:
+            event = next(iter(value))
+        if event in CONVERSE_EVENTS or event == "chunk" or event in EXCEPTIONS:
+            known += 2
+    if not seen:
+        return 0
+    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+
+
+def translator() -> BedrockTranslator:
+    return BedrockTranslator()
+
+
+class BedrockTranslator:
+    __slots__ = ("counts", "started", "invoke")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {"contentBlockDelta": 0}
+        self.started: set[int] = set()  # block indices of this message that have begun
+        self.invoke: AnthropicTranslator | None = None  # InvokeModel chunks
+
+    def close(self) -> list[Event]:
+        return []
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of these frames, in order (see ``providers.base.Translator``): the common
+        toolUse input fragment is read with plain subscripts and yielded without a list per frame."""
+        deltas = 0
+        for frame in frames:
+            if frame.kind != "event":
+                yield envelope_event(frame)
+                continue
+            value = frame.value
+            event = frame.event
+            try:
+                if event is None or event == "contentBlockDelta":
+                    body = value["contentBlockDelta"] if event is None else value
+                    fragment = body["delta"]["toolUse"]["input"]
+                    index = body["contentBlockIndex"]
+                    if type(fragment) is str and type(index) is int and (event is not None or len(value) == 1):
+                        deltas += 1
+                        if release:
+                            frame.value = RELEASED
+                        yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
+                        continue
+            except (KeyError, TypeError):
+                pass
+            yield from self._feed(frame)
+        self.counts["contentBlockDelta"] += deltas
+
+    def feed(self, frame: Frame) -> list[Event]:
+        # The hot path: a toolUse input fragment, wrapped or named by the frame.
+        value = frame.value
+        try:
+            body = value["contentBlockDelta"] if frame.event is None else value
+            if frame.event in (None, "contentBlockDelta"):
+                fragment = body["delta"]["toolUse"]["input"]
+                index = body["contentBlockIndex"]
+                if type(fragment) is str and type(index) is int and (frame.event is not None or len(value) == 1):
+                    self.counts["contentBlockDelta"] += 1
+                    return [ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)]
+        except (KeyError, TypeError):
+            pass
+        return self._feed(frame)
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        pos = frame.pos
+        value = frame.value
+        if value is NOT_JSON:
+            return [Malformed(pos, frame.error or "not JSON")]
+        if not isinstance(value, dict):
+            return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        event = frame.event
+        body: Any = value
+        if event is None or (len(value) == 1 and event in value):
+            if len(value) != 1:
+                return [Malformed(pos, 'expected a single-key event object such as {"contentBlockDelta": {…}}')]
+            event, body = next(iter(value.items()))
+        assert event is not None
+        self.counts[event] = self.counts.get(event, 0) + 1
+        if not isinstance(body, dict):
+            return [Malformed(pos, f"{event} is not an object")]
+        if event == "contentBlockDelta":
+            return self._delta(pos, body)
+        if event == "contentBlockStart":
+            return self._start(pos, body)
+        if event == "contentBlockStop":
+            index = body.get("contentBlockIndex")
+            return [BlockStop(pos, index)] if type(index) is int else [_no_index(pos, event)]
+        if event == "messageStart":
+            self.started = set()
+            return [MessageStart(pos, None, None)]
+        if event == "messageStop":
+            return self._stop(pos, body)
+        if event == "metadata":
+            return [KeepAlive(pos, "metadata")]  # usage and latency; comes after messageStop
+        if event == "chunk":
+            return self._chunk(frame, body)
+        if event in EXCEPTIONS or event.endswith(("Exception", "Error")):
+            message = body.get("message", body.get("Message"))
+            original = body.get("originalMessage")
+            if isinstance(original, str) and original:
+                message = f"{message} ({original})" if message else original
+            return [StreamError(pos, event, message if isinstance(message, str) else None)]
+        return [Unknown(pos, event)]
+
+    def _begin(self, pos: Pos, index: int, block_type: str) -> list[Event]:
+        """Text and reasoning blocks have no contentBlockStart: their first delta begins them."""
+        if index in self.started:
+            return []
+        self.started.add(index)
+        return [BlockStart(pos, index, index, block_type)]
+
+    def _start(self, pos: Pos, body: dict[str, Any]) -> list[Event]:
+        index = body.get("contentBlockIndex")
+        start = body.get("start")
+        if type(index) is not int:
+            return [_no_index(pos, "contentBlockStart")]
+        if not isinstance(start, dict):
+            return [Malformed(pos, "contentBlockStart without a start object")]
+        self.started.add(index)
+        tool = start.get("toolUse")
+        if isinstance(tool, dict):
+            return [
+                ToolStart(
+                    pos,
+                    index,
+                    index,
+                    "toolUse",
+                    _str(tool.get("toolUseId")),
+                    _str(tool.get("name")),
+                    None,
+                    tool.get("type") == "server_tool_use",
+                )
+            ]
+        if not start:
+            return [
+                BlockStart(pos, index, index, "empty start"),
+                Problem(
+                    pos,
+                    "empty-start-union",
+                    f"contentBlockStart for block {index} has an empty start {{}}: Bedrock sends no start for "
+                    "text blocks, and boto3 rejects an empty start union",
+                ),
+            ]
+        member = next(iter(start))
+        result = start.get("toolResult")
+        result_for = _str(result.get("toolUseId")) if isinstance(result, dict) else None
+        return [BlockStart(pos, index, index, member, result_for)]
+
+    def _delta(self, pos: Pos, body: dict[str, Any]) -> list[Event]:
+        index = body.get("contentBlockIndex")
+        delta = body.get("delta")
+        if type(index) is not int:
+            return [_no_index(pos, "contentBlockDelta")]
+        if not isinstance(delta, dict) or not delta:
+            return [Malformed(pos, "contentBlockDelta without a delta")]
+        member = next(iter(delta))
+        payload = delta[member]
+        if member == "toolUse":
+            fragment = payload.get("input") if isinstance(payload, dict) else None
+            if type(fragment) is not str:
+                return [Malformed(pos, "toolUse delta whose input is not a string")]
+            return [ArgsDelta(pos, index, fragment, DELTA_TYPE)]
+        if member not in CONTENT_DELTAS:
+            return [Unknown(pos, f"contentBlockDelta/{member}")]
+        field = CONTENT_DELTAS[member]
+        if field is not None and isinstance(payload, dict):
+            # reasoningContent: text pieces, then a signature (or redactedContent) for the block
+            kind = next((k for k in ("text", "signature", "redactedContent") if k in payload), field)
+            shown = f"{member}.{kind}"
+            payload = payload.get(kind)
+        else:
+            shown = member
+        size = len(payload) if isinstance(payload, str) else 1
+        return self._begin(pos, index, member) + [BlockDelta(pos, index, shown, size)]
+
+    @staticmethod
+    def _stop(pos: Pos, body: dict[str, Any]) -> list[Event]:
+        reason = _str(body.get("stopReason"))
+        out: list[Event] = [Finish(pos, reason, FINISH_CATEGORIES.get(reason or "", "other"))]
+        rejected = TOOL_CALL_REJECTED.get(reason or "")
+        if rejected is not None:
+            out.append(Problem(pos, "tool-call-rejected", f"stopReason {reason}: {rejected}"))
+        out.append(MessageStop(pos))
+        return out
+
+    def _chunk(self, frame: Frame, body: dict[str, Any]) -> list[Event]:
+        encoded = body.get("bytes")
+        if not isinstance(encoded, str):
+            return [Malformed(frame.pos, "chunk without base64 'bytes'")]
+        try:
+            raw = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            return [Malformed(frame.pos, "chunk 'bytes' is not base64")]
+        try:
+            inner = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            return [Malformed(frame.pos, f"chunk bytes are not JSON: {exc.msg}")]
+        if self.invoke is None:
+            self.invoke = AnthropicTranslator()
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if isinstance(kind, str):
+            self.counts[f"chunk/{kind}"] = self.counts.get(f"chunk/{kind}", 0) + 1
+        return self.invoke.feed(Frame(frame.pos, raw, inner, None, None, frame.t))
+
+
+def _no_index(pos: Pos, kind: str) -> Malformed:
+    return Malformed(pos, f"{kind} without an integer 'contentBlockIndex'")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,792 @@
+"""Google Gemini and Vertex AI ``streamGenerateContent`` (``?alt=sse``, or the streamed JSON array).
+
+Wire format: ../shared/reference/wire-formats.md §4; python-genai ``types.py`` (``Candidate``,
+``Part``, ``FunctionCall``, ``PartialArg``, ``FinishReason``). The ``alt=sse`` body ends its lines
+with CRLF (nyroway/nyro PR #265: "Vertex AI emits SSE frames with CRLF terminators"; routstr-core
+PR #543 for the Gemini API); the SSE reader takes either. Each chunk is a whole
+``GenerateContentResponse``: ``candidates[].content.parts[]`` plus ``finishReason``. There is no
+start event and no end event: the first chunk begins the message and the connection closing after a
+chunk with ``finishReason`` ends it (``close`` emits the stop then; without a finish reason the
+stream was cut).
+
+Tool calls are ``functionCall`` parts. Classic calls come whole (``args`` is an object, no ``args``
+means ``{}``): the part starts and completes the call. Vertex's streamed arguments
+(``streamFunctionCallArguments``) open a call with ``{name, willContinue: true}``, send
+``partialArgs`` pieces addressed by JSON path, and end at a part without ``willContinue`` (normally
+the empty ``{"functionCall":{}}``). The pieces are written out here as JSON text fragments, in the
+order they arrive, so the accumulator joins and parses the arguments once like any other provider's;
+every call gets its own key, so calls of one name are never merged. ``FunctionCall.id`` is optional
+(none of the captured streams has one): a call without an id is not an anomaly here.
+"""
+
+from __future__ import annotations
+
+import re
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any, Iterable, Iterator, Sequence
+
+import orjson
+
+from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    FinishCategory,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+
+name = "gemini"
+title = "Google Gemini / Vertex AI (streamGenerateContent)"
+positional_indices = False
+#: What ends the stream and what completes one call, in this provider's words (SD301, SD303).
+end_of_stream = "a chunk with finishReason"
+call_completion = "a functionCall part without willContinue"
+
+DELTA_TYPE = "partialArgs"
+
+#: finishReason -> neutral category. ``STOP`` is mapped per candidate: Gemini has no tool-call finish
+#: reason and ends a turn that made calls with ``STOP`` too (python-genai ``FinishReason``; SD525 says so).
+FINISH_CATEGORIES: dict[str, FinishCategory] = {
+    "STOP": "end",
+    "MAX_TOKENS": "length",
+    "SAFETY": "filter",
+    "RECITATION": "filter",
+    "BLOCKLIST": "filter",
+    "PROHIBITED_CONTENT": "filter",
+    "SPII": "filter",
+    "MODEL_ARMOR": "filter",
+    "IMAGE_SAFETY": "filter",
+    "IMAGE_PROHIBITED_CONTENT": "filter",
+    "IMAGE_RECITATION": "filter",
+    "MALFORMED_FUNCTION_CALL": "error",
+    "UNEXPECTED_TOOL_CALL": "error",
+    "TOO_MANY_TOOL_CALLS": "error",
+    "MISSING_THOUGHT_SIGNATURE": "error",
+    "LANGUAGE": "other",
+    "OTHER": "other",
+    "IMAGE_OTHER": "other",
+    "NO_IMAGE": "other",
+    "FINISH_REASON_UNSPECIFIED": "other",
+}
+
+#: Finish reasons that say the API refused the function call the model produced (SD526).
+TOOL_CALL_REJECTED = {
+    "MALFORMED_FUNCTION_CALL": "the model produced a function call the API could not parse",
+    "UNEXPECTED_TOOL_CALL": "the model called a tool although no tool is enabled for this request",
+    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls in a row and the API stopped it",
+    "MISSING_THOUGHT_SIGNATURE": "the request lacked a thought signature the model needed",
+}
+
+#: Part fields that carry content other than a function call (one per part) and fields that only
+#: annotate a part. Anything else is a part type this adapter does not know.
+CONTENT_PARTS = ("text", "inlineData", "fileData", "functionResponse", "executableCode", "codeExecutionResult")
+PART_ANNOTATIONS = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata", "mediaResolution"})
+
+
+def sniff(frames: Sequence[Frame]) -> int:
+    """Gemini chunks are objects with a ``candidates`` list (or a ``promptFeedback``), no ``type``."""
+    seen = known = 0
+    for frame in frames:
+        value = frame.value
+        if frame.kind != "event" or not isinstance(value, dict):
+            continue
+        seen += 1
+        if "type" in value or "object" in value or "choices" in value:
+            continue
+        if isinstance(value.get("candidates"), list) or isinstance(value.get("promptFeedback"), dict):
+            known += 2
+        elif "usageMetadata" in value and "modelVersion" in value:
+            known += 1
+    if not seen:
+        return 0
+    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+
+
+def translator() -> GeminiTranslator:
+    return GeminiTranslator()
+
+
+# -- streamed arguments ------------------------------------------------------------------------
+
+_SEGMENT = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
+PathKey = tuple[str | int, ...]
+
+
+def parse_path(path: str) -> PathKey | None:
+    """An RFC 9535 normalized path (``$.recipe.steps[0]``, ``$['a b']``) as its segments; None if invalid."""
+    if not path.startswith("$"):
+        return None
+    segments: list[str | int] = []
+    at = 1
+    while at < len(path):
+        match = _SEGMENT.match(path, at)
+        if match is None:
+            return None
+        member, index, single, double = match.groups()
+        if member is not None:
+            segments.append(member)
+        elif index is not None:
+            segments.append(int(index))
+        else:
+            quoted = single if single is not None else double
+            try:
+                segments.append(orjson.loads('"' + quoted.replace("\\'", "'") + '"'))
+            except orjson.JSONDecodeError:
+                return None
+        at = match.end()
+    return tuple(segments)
+
+
+class _Container:
+    __slots__ = ("array", "count", "keys", "segment")
+
+    def __init__(self, array: bool, segment: str | int | None) -> None:
+        self.array = array
+        self.count = 0
+        self.keys: set[str] = set()
+        self.segment = segment
+
+
+class StreamedArguments:
+    """Writes ``partialArgs`` pieces out as JSON text, in arrival order, without rebuilding the object.
+
+    Each piece costs its own size: the open containers are a stack, and a piece only closes the
+    containers it leaves and opens the ones it enters. What cannot be placed (a path that is not
+    valid, a container already closed, a string never finished) is reported, never guessed.
+    """
+
+    __slots__ = ("stack", "open_string", "open_raw", "open_pieces", "paths", "string_pieces", "problems")
+
+    def __init__(self) -> None:
+        self.stack: list[_Container] = []
+        self.open_string: PathKey | None = None  # a string value whose last piece said willContinue
+        self.open_raw: str | None = None  # its jsonPath as sent, to recognise its next piece cheaply
+        self.open_pieces: list[str] = []
+        self.paths: dict[str, PathKey | None] = {}  # jsonPath text -> segments, parsed once
+        self.string_pieces: dict[PathKey, list[str]] = {}  # strings that came in several pieces
+        self.problems: list[str] = []
+
+    def place(self, piece: Any) -> str:
+        """The JSON text one ``PartialArg`` adds; problems are collected in ``problems``."""
+        # The hot path: the next piece of the string being streamed.
+        if self.open_raw is not None and type(piece) is dict and piece.get("jsonPath") == self.open_raw:
+            text = piece.get("stringValue")
+            if type(text) is str and len(piece) == (3 if "willContinue" in piece else 2):
+                self.open_pieces.append(text)
+                if piece.get("willContinue") is True:
+                    return _escape(text)
+                self.open_string = self.open_raw = None
+                return _escape(text) + '"'
+        if not isinstance(piece, dict):
+            self.problems.append(f"a partialArgs entry is not an object: {_short(piece)}")
+            return ""
+        raw_path = piece.get("jsonPath")
+        if not isinstance(raw_path, str):
+            self.problems.append(f"a partialArgs entry has no jsonPath: {_short(piece)}")
+            return ""
+        segments = self.paths.get(raw_path, ())
+        if segments == ():
+            segments = self.paths[raw_path] = parse_path(raw_path)
+        if not segments:
+            self.problems.append(f"jsonPath {raw_path!r} is not a path into the arguments object")
+            return ""
+        values = [k for k in ("stringValue", "numberValue", "boolValue", "nullValue") if k in piece]
+        if len(values) != 1:
+            what = "no value" if not values else f"several values ({', '.join(values)})"
+            self.problems.append(f"the piece for {raw_path} carries {what}")
+            return ""
+        kind = values[0]
+        value = piece[kind]
+        more = piece.get("willContinue") is True
+        out = ""
+        if self.open_string is not None:
+            if segments == self.open_string and kind == "stringValue" and isinstance(value, str):
+                self.string_pieces[segments].append(value)
+                if not more:
+                    self.open_string = self.open_raw = None
+                    return _escape(value) + '"'
+                return _escape(value)
+            self.problems.append(
+                f"the string at {_show(self.open_string)} said willContinue but no further piece came; it was closed there"
+            )
+            self.open_string = self.open_raw = None
+            out = '"'
+        if not self.stack:
+            if type(segments[0]) is not str:
+                self.problems.append(f"jsonPath {raw_path} indexes the arguments as an array; they are an object")
+                return out
+            self.stack.append(_Container(False, None))
+            out += "{"
+        # Leave the containers this path does not go through, then enter the ones it does.
+        stack = self.stack
+        depth = 1
+        while depth < len(stack) and depth <= len(segments) - 1 and stack[depth].segment == segments[depth - 1]:
+            depth += 1
+        while len(stack) > depth:
+            out += "]" if stack.pop().array else "}"
+        last = len(segments) - 1
+        for j in range(depth - 1, len(segments)):
+            segment = segments[j]
+            container = stack[-1]
+            if container.array:
+                if type(segment) is not int:
+                    self.problems.append(f"jsonPath {raw_path} names a member of what earlier pieces made an array")
+                    return out
+                if segment < container.count:
+                    self.problems.append(
+                        f"the piece for {raw_path} goes back to element {segment}, which is already closed; not placed"
+                    )
+                    return out
+                if segment > container.count:
+                    skipped = (
+                        f"element {container.count}"
+                        if segment - container.count == 1
+                        else f"elements {container.count}-{segment - 1}"
+                    )
+                    self.problems.append(f"the piece for {raw_path} skips array {skipped}; null was put there")
+                    while container.count < segment:
+                        out += ",null" if container.count else "null"
+                        container.count += 1
+                out += "," if container.count else ""
+            else:
+                if type(segment) is not str:
+                    self.problems.append(f"jsonPath {raw_path} indexes what earlier pieces made an object")
+                    return out
+                if segment in container.keys:
+                    self.problems.append(f"the piece for {raw_path} goes back to a member already closed; not placed")
+                    return out
+                container.keys.add(segment)
+                out += ("," if container.count else "") + orjson.dumps(segment).decode() + ":"
+            container.count += 1
+            if j < last:
+                stack.append(_Container(type(segments[j + 1]) is int, segment))
+                out += "[" if stack[-1].array else "{"
+        if kind == "stringValue":
+            if not isinstance(value, str):
+                self.problems.append(f"stringValue at {raw_path} is not a string")
+                return out + "null"
+            self.open_pieces = self.string_pieces[segments] = [value]
+            if more:
+                self.open_string, self.open_raw = segments, raw_path
+                return out + '"' + _escape(value)
+            return out + orjson.dumps(value).decode()
+        if kind == "numberValue":
+            if type(value) not in (int, float):
+                self.problems.append(f"numberValue at {raw_path} is not a number")
+                return out + "null"
+            return out + orjson.dumps(value).decode()
+        if kind == "boolValue":
+            if type(value) is not bool:
+                self.problems.append(f"boolValue at {raw_path} is not a boolean")
+                return out + "null"
+            return out + ("true" if value else "false")
+        return out + "null"  # nullValue ("NULL_VALUE")
+
+    def finish(self) -> str:
+        """The text that closes whatever is still open when the call ends."""
+        out = ""
+        if self.open_string is not None:
+            self.problems.append(
+                f"the string at {_show(self.open_string)} said willContinue but the call ended; it was closed there"
+            )
+            self.open_string = self.open_raw = None
+            out = '"'
+        while self.stack:
+            out += "]" if self.stack.pop().array else "}"
+        return out
+
+    def split_strings(self) -> list[tuple[PathKey, list[str]]]:
+        return [(path, pieces) for path, pieces in self.string_pieces.items() if len(pieces) > 1]
+
+
+def _pieces_shown(pieces: list[str]) -> str:
+    """``"Bos" + "ton" + ""``; a string in many pieces shows its first two and its last."""
+    if len(pieces) <= 4:
+        return " + ".join(_short(p, 30) for p in pieces)
+    return f"{_short(pieces[0], 30)} + {_short(pieces[1], 30)} + … + {_short(pieces[-1], 30)} ({len(pieces)} pieces)"
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}{_s(count)}"
+
+
+def _escape(text: str) -> str:
+    """A string's JSON text without its quotes (the C encoder: a third of orjson.dumps + decode here)."""
+    return encode_basestring(text)[1:-1]
+
+
+def _show(path: PathKey) -> str:
+    return "$" + "".join(f"[{s}]" if type(s) is int else f".{s}" for s in path)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- the translator ----------------------------------------------------------------------------
+
+
+class _Call:
+    __slots__ = ("key", "name", "pos", "signed", "streamed", "label")
+
+    def __init__(self, key: Any, name: str | None, pos: Pos, signed: bool, label: str) -> None:
+        self.key = key
+        self.name = name
+        self.pos = pos
+        self.signed = signed
+        self.streamed: StreamedArguments | None = None
+        self.label = label  # "getWeather (call 2)": the call's number in its turn, from 1
+
+
+class _Candidate:
+    """What one candidate's protocol needs remembered: its calls, its open streamed call, its blocks."""
+
+    __slots__ = ("index", "calls", "open", "open_pos", "blocks", "finished", "signed_parts", "split")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.calls: list[_Call] = []
+        self.open: _Call | None = None  # a streamed call whose parts said willContinue
+        self.open_pos: Pos | None = None
+        self.blocks: dict[str, Any] = {}  # "text"/"thought"/… -> key of its (open) content block
+        self.finished = False
+        self.signed_parts = 0  # parts other than calls that carried a thoughtSignature
+        self.split: list[tuple[_Call, list[tuple[PathKey, list[str]]]]] = []  # strings streamed in pieces
+
+    def key(self, what: str | int) -> Any:
+        return what if self.index == 0 else (self.index, what)
+
+
+class GeminiTranslator:
+    __slots__ = ("counts", "response_id", "started", "candidates", "last_pos")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.response_id: str | None = None
+        self.started = False
+        self.candidates: dict[int, _Candidate] = {}
+        self.last_pos: Pos | None = None
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of these frames, in order (see ``providers.base.Translator``).
+
+        The hot path: a chunk whose only part continues the open streamed call, read with plain
+        subscripts; its text is yielded without a list per frame. Anything else goes to ``feed``.
+        """
+        for frame in frames:
+            if frame.kind != "event":
+                yield envelope_event(frame)
+                continue
+            value = frame.value
+            try:
+                candidates = value["candidates"]
+                candidate = candidates[0]
+                parts = candidate["content"]["parts"]
+                part = parts[0]
+                call = part["functionCall"]
+                if (
+                    len(parts) == 1
+                    and len(part) == 1
+                    and len(candidates) == 1
+                    and "name" not in call
+                    and call["willContinue"] is True
+                    and "finishReason" not in candidate
+                    and self.started
+                    and value.get("responseId", self.response_id) == self.response_id
+                ):
+                    open_call = self.candidates[candidate.get("index", 0)].open
+                    pieces = call["partialArgs"]
+                    if open_call is not None and type(pieces) is list:
+                        streamed = open_call.streamed
+                        assert streamed is not None
+                        if len(pieces) == 1:
+                            text = streamed.place(pieces[0])
+                        else:
+                            text = "".join([streamed.place(piece) for piece in pieces])
+                        self.last_pos = frame.pos
+                        self.counts["chunk"] += 1
+                        if streamed.problems:
+                            if text:
+                                yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
+                            yield from self._streamed_problems(frame.pos, open_call)
+                            continue
+                        if release:
+                            frame.value = RELEASED
+                        if text:
+                            yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
+                        continue
+            except (KeyError, TypeError, IndexError, AttributeError):
+                pass
+            yield from self._feed(frame)
+
+    def feed(self, frame: Frame) -> list[Event]:
+        # The hot path: one streamed-argument piece, the single part of a single candidate.
+        value = frame.value
+        try:
+            parts = value["candidates"][0]["content"]["parts"]
+            if len(parts) == 1 and len(value["candidates"]) == 1 and self.started:
+                call = parts[0]["functionCall"]
+                pieces = call["partialArgs"]
+                candidate = self.candidates[value["candidates"][0].get("index", 0)]
+                if (
+                    len(parts[0]) == 1
+                    and "name" not in call
+                    and call.get("willContinue") is True
+                    and candidate.open is not None
+                    and "finishReason" not in value["candidates"][0]
+                    and value.get("responseId", self.response_id) == self.response_id
+                ):
+                    self.last_pos = frame.pos
+                    self.counts["chunk"] += 1
+                    return self._pieces(frame.pos, candidate, candidate.open, pieces)
+        except (KeyError, TypeError, IndexError):
+            pass
+        return self._feed(frame)
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        pos = frame.pos
+        value = frame.value
+        if value is NOT_JSON:
+            return [Malformed(pos, frame.error or "not JSON")]
+        if not isinstance(value, dict):
+            return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        self.last_pos = pos
+        self.counts["chunk"] = self.counts.get("chunk", 0) + 1
+        out: list[Event] = []
+        candidates = value.get("candidates")
+        feedback = value.get("promptFeedback")
+        if candidates is None and feedback is None:
+            if "usageMetadata" in value or "modelVersion" in value:
+                return [KeepAlive(pos, "usageMetadata")]
+            if isinstance(value.get("error"), dict):
+                return self._error(frame, value["error"])
+            return [Unknown(pos, "chunk without candidates")]
+        response_id = value.get("responseId")
+        if not self.started or (isinstance(response_id, str) and response_id != self.response_id):
+            # A different responseId mid-stream means a second response was spliced in.
+            if self.started:
+                for previous in self.candidates.values():
+                    out.extend(self._turn_problems(previous))
+                out.extend(self._close_blocks(pos))
+            self.started = True
+            self.response_id = response_id if isinstance(response_id, str) else None
+            self.candidates = {}
+            model = value.get("modelVersion")
+            out.append(MessageStart(pos, self.response_id, model if isinstance(model, str) else None))
+        if isinstance(feedback, dict) and feedback.get("blockReason") is not None:
+            out.extend(self._blocked(pos, feedback))
+        if candidates is None:
+            return out
+        if not isinstance(candidates, list):
+            out.append(Malformed(pos, "'candidates' is not a list"))
+            return out
+        for candidate in candidates:
+            if not isinstance(candidate, dict):
+                out.append(Malformed(pos, "a candidate is not an object"))
+                continue
+            out.extend(self._candidate(frame, candidate))
+        return out
+
+    def close(self) -> list[Event]:
+        out: list[Event] = []
+        pos = self.last_pos
+        if pos is None:
+            return out
+        for candidate in self.candidates.values():
+            out.extend(self._turn_problems(candidate))
+        # No end event exists: the connection closing after the finish reason is the end.
+        if self.candidates and all(c.finished for c in self.candidates.values()):
+            out.extend(self._close_blocks(pos))
+            out.append(MessageStop(pos))
+        return out
+
+    # -- candidates ------------------------------------------------------------------------
+
+    def _candidate(self, frame: Frame, value: dict[str, Any]) -> list[Event]:
+        pos = frame.pos
+        index = value.get("index", 0)
+        if type(index) is not int:
+            return [Malformed(pos, "a candidate's 'index' is not an integer")]
+        candidate = self.candidates.get(index)
+        if candidate is None:
+            candidate = self.candidates[index] = _Candidate(index)
+        out: list[Event] = []
+        content = value.get("content")
+        if isinstance(content, dict):
+            parts = content.get("parts", [])
+            if not isinstance(parts, list):
+                out.append(Malformed(pos, "'content.parts' is not a list"))
+            else:
+                for part in parts:
+                    out.extend(self._part(pos, candidate, part))
+        elif content is not None:
+            out.append(Malformed(pos, "a candidate's 'content' is not an object"))
+        reason = value.get("finishReason")
+        if reason is not None:
+            out.extend(self._finish(pos, candidate, reason, value.get("finishMessage")))
+        return out
+
+    def _finish(self, pos: Pos, candidate: _Candidate, reason: Any, message: Any) -> list[Event]:
+        text = reason if isinstance(reason, str) else str(reason)
+        category = FINISH_CATEGORIES.get(text, "other")
+        if text == "STOP" and candidate.calls:
+            category = "tool_calls"  # Gemini's STOP is its tool-call end too (wire-formats §4.2)
+        candidate.finished = True
+        out: list[Event] = [Finish(pos, text, category)]
+        rejected = TOOL_CALL_REJECTED.get(text)
+        if rejected is not None:
+            detail = f": {message}" if isinstance(message, str) and message else ""
+            out.append(Problem(pos, "tool-call-rejected", f"finishReason {text}: {rejected}{detail}"))
+        return out
+
+    def _blocked(self, pos: Pos, feedback: dict[str, Any]) -> list[Event]:
+        reason = feedback.get("blockReason")
+        text = reason if isinstance(reason, str) else str(reason)
+        detail = feedback.get("blockReasonMessage")
+        candidate = self.candidates.setdefault(0, _Candidate(0))
+        candidate.finished = True
+        message = f"promptFeedback.blockReason {text}: the prompt was blocked and the response has no candidates"
+        if isinstance(detail, str) and detail:
+            message += f" ({detail})"
+        return [Finish(pos, text, "filter"), Problem(pos, "prompt-blocked", message)]
+
+    # -- parts -----------------------------------------------------------------------------
+
+    def _part(self, pos: Pos, candidate: _Candidate, part: Any) -> list[Event]:
+        if not isinstance(part, dict):
+            return [Malformed(pos, "a part is not an object")]
+        call = part.get("functionCall")
+        if call is not None:
+            if not isinstance(call, dict):
+                return [Malformed(pos, "a functionCall part whose functionCall is not an object")]
+            return self._function_call(pos, candidate, call, "thoughtSignature" in part)
+        if "thoughtSignature" in part:
+            candidate.signed_parts += 1
+        for field in CONTENT_PARTS:
+            if field in part:
+                what = "thought" if field == "text" and part.get("thought") is True else field
+                payload = part[field]
+                size = len(payload) if isinstance(payload, str) else 1
+                return self._content(pos, candidate, what, size)
+        unknown = [k for k in part if k not in PART_ANNOTATIONS]
+        if unknown:
+            return [Unknown(pos, f"part/{unknown[0]}")]
+        return []  # a part that only carries a thoughtSignature
+
+    def _content(self, pos: Pos, candidate: _Candidate, what: str, size: int) -> list[Event]:
+        out: list[Event] = []
+        key = candidate.blocks.get(what)
+        if key is None:
+            key = candidate.blocks[what] = candidate.key(what)
+            out.append(BlockStart(pos, key, None, what))
+        out.append(BlockDelta(pos, key, what, size))
+        return out
+
+    def _close_blocks(self, pos: Pos) -> list[Event]:
+        out: list[Event] = []
+        for candidate in self.candidates.values():
+            out.extend(BlockStop(pos, key) for key in candidate.blocks.values())
+            candidate.blocks = {}
+        return out
+
+    def _function_call(self, pos: Pos, candidate: _Candidate, call: dict[str, Any], signed: bool) -> list[Event]:
+        more = call.get("willContinue") is True
+        pieces = call.get("partialArgs")
+        call_name = call.get("name")
+        if call_name is None and "args" not in call:
+            open_call = candidate.open
+            if open_call is None:
+                shown = _short(call)
+                return [Problem(pos, "partial-args-unplaceable", f"functionCall part {shown} continues no open call")]
+            if signed:
+                open_call.signed = True
+            out: list[Event] = self._pieces(pos, candidate, open_call, pieces) if pieces is not None else []
+            if not more:
+                out.extend(self._end_streamed(pos, candidate, open_call, terminal=not call))
+            return out
+        # A part with a name (or whole args) starts a new call.
+        ordinal = len(candidate.calls)
+        label = f"{call_name if isinstance(call_name, str) else '?'} (call {ordinal + 1}"
+        label += f" of candidate {candidate.index})" if candidate.index else ")"
+        record = _Call(candidate.key(ordinal), call_name if isinstance(call_name, str) else None, pos, signed, label)
+        candidate.calls.append(record)
+        call_id = call.get("id")
+        start = ToolStart(
+            pos,
+            record.key,
+            ordinal,
+            "functionCall",
+            call_id if isinstance(call_id, str) and call_id else None,
+            record.name,
+            None,
+            id_optional=True,
+        )
+        if pieces is None and not more:
+            args = call.get("args", {})  # no args key: a call without arguments (wire-formats §4.2)
+            try:
+                text = orjson.dumps(args).decode()
+            except TypeError:
+                text = repr(args)
+            return [start, BlockStop(pos, record.key, final_arguments=text, final_input=args)]
+        out = [start]
+        if "args" in call:
+            out.append(
+                Problem(
+                    pos,
+                    "partial-args-unplaceable",
+                    "a functionCall part has both args and willContinue/partialArgs; its args were not used",
+                )
+            )
+        record.streamed = StreamedArguments()
+        # A streamed call still open here never got its closing part: it stays open (and is abandoned).
+        candidate.open = record
+        candidate.open_pos = pos
+        if pieces is not None:
+            out.extend(self._pieces(pos, candidate, record, pieces))
+        if not more:
+            out.extend(self._end_streamed(pos, candidate, record, terminal=False))
+        return out
+
+    def _pieces(self, pos: Pos, candidate: _Candidate, call: _Call, pieces: Any) -> list[Event]:
+        streamed = call.streamed
+        assert streamed is not None
+        if not isinstance(pieces, list):
+            return [Problem(pos, "partial-args-unplaceable", "partialArgs is not a list")]
+        text = "".join(streamed.place(piece) for piece in pieces)
+        out: list[Event] = [ArgsDelta(pos, call.key, text, DELTA_TYPE)] if text else []
+        if streamed.problems:
+            out.extend(self._streamed_problems(pos, call))
+        return out
+
+    def _end_streamed(self, pos: Pos, candidate: _Candidate, call: _Call, terminal: bool) -> list[Event]:
+        """A part without willContinue ends the streamed call (``terminal``: it was the empty part)."""
+        streamed = call.streamed
+        assert streamed is not None
+        out: list[Event] = []
+        tail = streamed.finish()
+        if tail:
+            out.append(ArgsDelta(pos, call.key, tail, DELTA_TYPE))
+        if streamed.problems:
+            out.extend(self._streamed_problems(pos, call))
+        out.append(BlockStop(pos, call.key))
+        if not terminal:
+            out.append(
+                Problem(
+                    pos,
+                    "missing-terminal-function-call",
+                    f"{call.label} ended on this part, which has no willContinue, and no empty "
+                    '{"functionCall":{}} part closes it',
+                )
+            )
+        split = streamed.split_strings()
+        if split:
+            candidate.split.append((call, split))
+        if candidate.open is call:
+            candidate.open = None
+        return out
+
+    @staticmethod
+    def _streamed_problems(pos: Pos, call: _Call) -> list[Event]:
+        streamed = call.streamed
+        assert streamed is not None
+        problems: list[Event] = [
+            Problem(pos, "partial-args-unplaceable", f"{call.label}: {text}") for text in streamed.problems
+        ]
+        streamed.problems = []
+        return problems
+
+    def _turn_problems(self, candidate: _Candidate) -> list[Event]:
+        """What only the whole turn shows: thought signatures (SD524) and strings streamed in pieces (SD522)."""
+        return self._signatures(candidate) + self._split_strings(candidate)
+
+    @staticmethod
+    def _signatures(candidate: _Candidate) -> list[Event]:
+        """Gemini puts a thoughtSignature on the first function call of a step only."""
+        calls = candidate.calls
+        if not calls or not (any(c.signed for c in calls) or candidate.signed_parts):
+            return []
+        first = calls[0]
+        if not first.signed:
+            signed = [c for c in calls if c.signed]
+            where = signed[0].label if signed else "another part of the turn"
+            return [
+                Problem(
+                    first.pos,
+                    "thought-signature-missing",
+                    f"the first function call, {first.label}, has no thoughtSignature, although {where} carries one",
+                )
+            ]
+        unsigned = [c for c in calls[1:] if not c.signed]
+        if not unsigned:
+            return []
+        names = ", ".join(c.label for c in unsigned[:5]) + (", …" if len(unsigned) > 5 else "")
+        return [
+            Problem(
+                unsigned[0].pos,
+                "thought-signature-first-only",
+                f"only the first function call, {first.label}, carries a thoughtSignature, as Gemini does for "
+                f"parallel calls; {_count(len(unsigned), 'later call')} {'has' if len(unsigned) == 1 else 'have'} none: {names}",
+            )
+        ]
+
+    @staticmethod
+    def _split_strings(candidate: _Candidate) -> list[Event]:
+        if not candidate.split:
+            return []
+        shown: list[str] = []
+        total = 0
+        for call, split in candidate.split:
+            total += len(split)
+            if len(shown) < 2:
+                paths = ", ".join(f"{_show(path)} as {_pieces_shown(pieces)}" for path, pieces in split[:3])
+                rest = f" and {len(split) - 3} more" if len(split) > 3 else ""
+                shown.append(f"{call.label}: {paths}{rest}")
+        calls = len(candidate.split)
+        if calls > len(shown):
+            shown.append(f"{calls - len(shown)} more call{_s(calls - len(shown))}")
+        call, split = candidate.split[0]
+        path, pieces = split[0]
+        candidate.split = []
+        return [
+            Problem(
+                call.pos,
+                "partial-args-string-split",
+                f"{total} string value{_s(total)} arrived in pieces ({'; '.join(shown)}). A client that assigns "
+                f"each piece to its path instead of appending it keeps only the last one: {_show(path)} of "
+                f"{call.label} would be {_short(pieces[-1], 30)} instead of {_short(''.join(pieces), 40)}",
+            )
+        ]
+
+    @staticmethod
+    def _error(frame: Frame, error: dict[str, Any]) -> list[Event]:
+        # An ``{"error": {code, message, status}}`` object (google.rpc.Status) in place of a chunk.
+        # Unconfirmed that the streamed array ends this way mid-stream; read it as an error if it does.
+        status = error.get("status")
+        message = error.get("message")
+        return [
+            StreamError(
+                frame.pos,
+                status if isinstance(status, str) else str(error.get("code")),
+                message if isinstance(message, str) else None,
+            )
+        ]

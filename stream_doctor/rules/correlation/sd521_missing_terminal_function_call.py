@@ -1,0 +1,47 @@
+"""A streamed Gemini call ended without the empty ``{"functionCall":{}}`` part.
+
+What it checks:
+    Vertex AI's streamed function-call arguments (``streamFunctionCallArguments``) open a call with
+    ``{name, willContinue: true}``, send ``partialArgs`` pieces, and usually close it with an empty
+    ``{"functionCall":{}}`` part. This reports a call whose last part is a ``partialArgs`` part
+    without ``willContinue`` and no empty part follows (captured from gemini-3-flash-preview).
+
+Why it matters:
+    The call is complete: a part without ``willContinue`` ends it, and stream-doctor completes it
+    there. A client that only finishes a streamed call on the empty part never emits it, or emits
+    it only when the stream closes, after the finish reason has already been handled.
+
+Example:
+    {"functionCall":{"partialArgs":[{"jsonPath":"$.operations[1].price","numberValue":0.3}]}}
+    {"text":""} … "finishReason":"STOP"
+
+How to fix:
+    End a streamed call at the first part whose ``functionCall`` has no ``willContinue``, and treat
+    the empty ``{"functionCall":{}}`` part as optional.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD521",
+    "missing-terminal-function-call",
+    'A streamed call ended without the empty {"functionCall":{}} part',
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["missing-terminal-function-call"],
+        'End a streamed call at the first part without willContinue; the empty {"functionCall":{}} part is optional',
+        "{message}. The call is complete, but a client that waits for that empty part to finish a streamed "
+        "call never emits it, or emits it only when the stream closes",
+    )

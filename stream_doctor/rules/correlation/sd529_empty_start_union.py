@@ -1,0 +1,40 @@
+"""A Bedrock ``contentBlockStart`` whose ``start`` union is empty.
+
+What it checks:
+    ``contentBlockStart.start`` is a union: exactly one of ``toolUse``, ``toolResult``, ``image``
+    (botocore ``ContentBlockStart``). Bedrock sends no start at all for text and reasoning blocks,
+    whose first delta begins them (mulgadc/spinifex PR #844). A start with ``{}`` comes from a
+    converter that invents one for every block.
+
+Why it matters:
+    boto3 rejects the event (an empty union does not validate), so a client on boto3 loses the
+    stream; clients that dispatch on the union's member treat the block as unknown. It also shows
+    the stream was rebuilt, so other details of it may not be Bedrock's.
+
+Example:
+    {"contentBlockStart":{"contentBlockIndex":0,"start":{}}}
+    {"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"I'll update the issue list."}}}
+
+How to fix:
+    In the converter, send no ``contentBlockStart`` for text blocks; begin them with their first
+    ``contentBlockDelta``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule("SD529", "empty-start-union", "A contentBlockStart whose start union is empty", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["empty-start-union"],
+        "Send no contentBlockStart for text blocks: a text block begins with its first contentBlockDelta",
+    )

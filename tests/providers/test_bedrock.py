@@ -1,0 +1,192 @@
+"""The AWS Bedrock adapter: ConverseStream (wrapped and named events) and InvokeModelWithResponseStream."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+import pytest
+
+from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.capture.base import Frame, Pos
+from stream_doctor.capture.eventstream import encode_message, read_eventstream
+from stream_doctor.events import ArgsDelta, BlockStart, Event, KeepAlive, Malformed, StreamError, Unknown
+from stream_doctor.providers import anthropic, bedrock, gemini
+
+
+def wrapped(values: list[dict[str, Any]]) -> list[Frame]:
+    return [Frame(Pos(n, n, n * 100), orjson.dumps(v), v) for n, v in enumerate(values, 1)]
+
+
+def named(values: list[dict[str, Any]]) -> list[Frame]:
+    """The same events as the binary framing delivers them: named by :event-type, padded with p."""
+    out = []
+    for n, value in enumerate(values, 1):
+        ((kind, body),) = value.items()
+        out.append(Frame(Pos(n, n, n * 100), b"", {**body, "p": "abcdefgh"}, None, kind))
+    return out
+
+
+def events(frames: list[Frame]) -> list[Event]:
+    translator = bedrock.translator()
+    return [e for f in frames for e in translator.feed(f)] + translator.close()
+
+
+def replay(frames: list[Frame]) -> AccumulatedStream:
+    accumulator = Accumulator(bedrock.positional_indices)
+    accumulator.feed_all(events(frames))
+    return accumulator.result(CaptureInfo("c", "jsonl", None, "bedrock", False, 0, 0, None, None), True, (), {})
+
+
+def tool(index: int, tool_id: str, name: str, *pieces: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": tool_id, "name": name}}}}
+    ]
+    out += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": p}}}} for p in pieces]
+    return out + [{"contentBlockStop": {"contentBlockIndex": index}}]
+
+
+CONVERSE: list[dict[str, Any]] = [
+    {"messageStart": {"role": "assistant"}},
+    {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Checking."}}},
+    {"contentBlockStop": {"contentBlockIndex": 0}},
+    *tool(1, "tooluse_a", "get_weather", '{"city":', ' "Paris"}'),
+    *tool(2, "tooluse_b", "list_alarms", ""),
+    {"messageStop": {"stopReason": "tool_use"}},
+    {"metadata": {"usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15}, "metrics": {"latencyMs": 9}}},
+]
+
+
+@pytest.mark.parametrize("framing", [wrapped, named])
+def test_converse_stream_in_both_forms(framing: Any) -> None:
+    stream = replay(framing(CONVERSE))
+    assert [(c.call_id, c.name, c.arguments) for c in stream.calls] == [
+        ("tooluse_a", "get_weather", {"city": "Paris"}),
+        ("tooluse_b", "list_alarms", {}),
+    ]
+    # The text block has no contentBlockStart: its first delta starts it, and nothing is irregular.
+    assert stream.anomalies == () and stream.problems == ()
+    assert stream.messages[0].stop_category == "tool_calls" and stream.messages[0].stopped is not None
+    assert [(b.index, b.block_type) for b in stream.messages[0].blocks] == [(0, "text")]
+
+
+def test_reasoning_deltas_start_their_block() -> None:
+    produced = events(
+        wrapped(
+            [
+                {"messageStart": {"role": "assistant"}},
+                {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "Hmm"}}}},
+                {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "c2ln"}}}},
+            ]
+        )
+    )
+    assert [type(e).__name__ for e in produced] == ["MessageStart", "BlockStart", "BlockDelta", "BlockDelta"]
+    assert isinstance(produced[1], BlockStart) and produced[1].block_type == "reasoningContent"
+
+
+@pytest.mark.parametrize(
+    ("reason", "category"),
+    [
+        ("end_turn", "end"),
+        ("max_tokens", "length"),
+        ("guardrail_intervened", "filter"),
+        ("content_filtered", "filter"),
+        ("malformed_tool_use", "error"),
+        ("model_context_window_exceeded", "length"),
+    ],
+)
+def test_stop_reasons(reason: str, category: str) -> None:
+    stream = replay(wrapped([{"messageStart": {"role": "assistant"}}, {"messageStop": {"stopReason": reason}}]))
+    assert stream.messages[0].stop_category == category
+
+
+@pytest.mark.parametrize("framing", [wrapped, named])
+def test_exceptions_inside_the_response_are_stream_errors(framing: Any) -> None:
+    exception = {"modelStreamErrorException": {"message": "boom", "originalStatusCode": 500, "originalMessage": "x"}}
+    produced = events(framing([{"messageStart": {"role": "assistant"}}, exception]))
+    (error,) = [e for e in produced if isinstance(e, StreamError)]
+    assert error.error_type == "modelStreamErrorException" and error.message == "boom (x)"
+
+
+def test_unknown_and_unusable_events() -> None:
+    produced = events(
+        wrapped(
+            [
+                {"messageTeleport": {}},
+                {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"hologram": {}}}},
+                {"contentBlockDelta": {"contentBlockIndex": "0", "delta": {"text": "x"}}},
+                {"two": {}, "keys": {}},
+                {"metadata": {"usage": {}}},
+            ]
+        )
+    )
+    assert [type(e) for e in produced] == [Unknown, Unknown, Malformed, Malformed, KeepAlive]
+
+
+def test_an_empty_start_union_is_a_problem() -> None:
+    stream = replay(
+        wrapped(
+            [
+                {"messageStart": {"role": "assistant"}},
+                {"contentBlockStart": {"contentBlockIndex": 0, "start": {}}},
+                {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "x"}}},
+                {"contentBlockStop": {"contentBlockIndex": 0}},
+            ]
+        )
+    )
+    assert [p.kind for p in stream.problems] == ["empty-start-union"] and stream.anomalies == ()
+
+
+ANTHROPIC: list[dict[str, Any]] = [
+    {
+        "type": "message_start",
+        "message": {"id": "msg_bdrk_1", "type": "message", "role": "assistant", "model": "m", "content": []},
+    },
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "tool_use", "id": "toolu_bdrk_1", "name": "f", "input": {}},
+    },
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'}},
+    {"type": "content_block_stop", "index": 0},
+    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}},
+    {"type": "message_stop", "amazon-bedrock-invocationMetrics": {"inputTokenCount": 1}},
+]
+
+
+def test_invoke_model_chunks_are_decoded_and_translated_as_anthropic_events() -> None:
+    chunks = [{"chunk": {"bytes": base64.b64encode(orjson.dumps(e)).decode()}} for e in ANTHROPIC]
+    stream = replay(wrapped(chunks))
+    assert [(c.call_id, c.arguments) for c in stream.calls] == [("toolu_bdrk_1", {"a": 1})]
+    assert stream.anomalies == () and stream.messages[0].stopped is not None
+    body = b"".join(
+        encode_message(
+            {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"},
+            orjson.dumps({"bytes": base64.b64encode(orjson.dumps(e)).decode(), "p": "abc"}),
+        )
+        for e in ANTHROPIC
+    )
+    capture = read_eventstream(body, "c.eventstream")
+    assert [(c.call_id, c.arguments) for c in replay(capture.frames).calls] == [("toolu_bdrk_1", {"a": 1})]
+
+
+def test_chunks_that_cannot_be_decoded() -> None:
+    produced = events(wrapped([{"chunk": {"bytes": "not base64!"}}, {"chunk": {"bytes": "e30K"}}, {"chunk": {}}]))
+    assert isinstance(produced[0], Malformed) and isinstance(produced[2], Malformed)
+    assert isinstance(produced[1], Malformed)  # {} has no type: the Anthropic adapter says so
+
+
+def test_the_hot_path_reads_tool_input_in_both_forms() -> None:
+    for framing in (wrapped, named):
+        translator = bedrock.translator()
+        delta = {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"a"'}}}}
+        (produced,) = translator.feed(framing([delta])[0])
+        assert isinstance(produced, ArgsDelta) and produced.fragment == '{"a"' and produced.key == 1
+
+
+def test_sniff_tells_bedrock_from_the_others() -> None:
+    assert bedrock.sniff(wrapped(CONVERSE)) == 100 and bedrock.sniff(named(CONVERSE)) == 100
+    assert anthropic.sniff(wrapped(CONVERSE)) == 0 and gemini.sniff(wrapped(CONVERSE)) == 0
+    assert bedrock.sniff(wrapped(ANTHROPIC)) == 0
