@@ -40,6 +40,8 @@ ROLL_DIE = [
 ]  # fmt: skip
 
 ANTHROPIC_FIXTURES = "vercel-ai/packages/anthropic/src/__fixtures__"
+RESPONSES_FIXTURES = "vercel-ai/packages/openai/src/responses/__fixtures__"
+OPENAI_SNAPSHOTS = "openai-python/.inline-snapshot/external"
 
 EXPECTED: dict[str, Expect] = {
     # A synthetic SDK fixture: a server web_search call completes, then the turn ends in a refusal.
@@ -89,6 +91,146 @@ EXPECTED: dict[str, Expect] = {
         {"SD301", "SD409"},
         unparseable={"toolu_first"},
     ),
+    # OpenAI Chat Completions: gpt-4o streams recorded for openai-python's tests (raw SSE, with [DONE]).
+    f"{OPENAI_SNAPSHOTS}/2018feb66ae13fcf5333d61b95849decc68d3f63bd38172889367e1afb1e04f7.bin": Expect(
+        [("call_4XzlGBLtUe9dy3GVNV4jhq7h", "get_weather")], container="sse", provider="openai"
+    ),
+    f"{OPENAI_SNAPSHOTS}/a247c49c5fcd492bfb7a02a3306ad615ed8d8f649888ebfddfbc3ee151f44d46.bin": Expect(
+        [("call_CTf1nWJLqSeRgDqaCG27xZ74", "get_weather")], container="sse", provider="openai"
+    ),
+    f"{OPENAI_SNAPSHOTS}/c6aa7e397b7123c3501f25df3a05d4daf7e8ad6d61ffa406ab5361fe36a8d5b1.bin": Expect(
+        [("call_c91SqDXlYFuETYv8mUHzz6pp", "GetWeatherArgs")], container="sse", provider="openai"
+    ),
+    f"{OPENAI_SNAPSHOTS}/f82268f2fefd5cfbc7eeb59c297688be2f6ca0849a6e4f17851b517310841d9b.bin": Expect(
+        [("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs"), ("call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price")],
+        container="sse",
+        provider="openai",
+    ),
+    # Compatible servers, as AI SDK chunk logs (no [DONE]: a chunk log does not record it).
+    # Alibaba repeats "id": "" and "type" on continuations and sends one more empty fragment.
+    "vercel-ai/packages/alibaba/src/__fixtures__/alibaba-tool-call.chunks.txt": Expect(
+        [("call_eee11723464a4b9eb8cee71d", "weather")], container="jsonl", provider="openai"
+    ),
+    # Two completions (two chatcmpl ids) in one file, each with one whole call at index 0.
+    "vercel-ai/packages/cerebras/src/fixtures/cererebras-structured-output-tools.1.chunks.txt": Expect(
+        [("bbd2b9d98", "nonUsefulTool"), ("e0ecf32e0", "nonUsefulTool")], provider="openai"
+    ),
+    "vercel-ai/packages/deepseek/src/chat/__fixtures__/deepseek-tool-call.chunks.txt": Expect(
+        [("call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", "weather")], provider="openai"
+    ),
+    "vercel-ai/packages/groq/src/__fixtures__/groq-tool-call.chunks.txt": Expect(
+        [("tk85n1k4m", "weather")], provider="openai"
+    ),
+    "vercel-ai/packages/openai-compatible/src/chat/__fixtures__/xai-tool-call.chunks.txt": Expect(
+        [("call_79382389", "weather")], provider="openai"
+    ),
+    "vercel-ai/packages/xai/src/__fixtures__/xai-tool-call.chunks.txt": Expect(
+        [("call_55117580", "weather")], provider="openai"
+    ),
+    # Mistral: a whole call with no index or type; and a model on Mistral's API that blanks the name.
+    "vercel-ai/packages/mistral/src/__fixtures__/mistral-tool-call.chunks.txt": Expect(
+        [("gSIMJiOkT", "weather")], provider="mistral"
+    ),
+    "vercel-ai/packages/mistral/src/__fixtures__/mistral-incremental-tool-call.chunks.txt": Expect(
+        [("chatcmpl-tool-9f149c74c42f265b", "webSearchTool")], {"SD505"}, provider="mistral"
+    ),
+    # Gemini (gemini-3-flash-preview): a whole no-argument call, then three streamed read_screen calls;
+    # no ids, a thought signature on the first call only, strings closed by empty pieces.
+    "vercel-ai/packages/google/src/__fixtures__/google-stream-no-args-tool-call.chunks.txt": Expect(
+        [(None, "read_theme"), (None, "read_screen"), (None, "read_screen"), (None, "read_screen")],
+        {"SD520", "SD522", "SD524", "SD525"},
+        container="jsonl",
+        provider="gemini",
+    ),
+    # Vertex (gemini-3.1-pro-preview) streamed arguments: two getWeather calls closed by {"functionCall":{}}.
+    "vercel-ai/packages/google/src/__fixtures__/google-stream-tool-call-arguments.chunks.txt": Expect(
+        [(None, "getWeather"), (None, "getWeather")],
+        {"SD520", "SD522", "SD524", "SD525"},
+        container="jsonl",
+        provider="gemini",
+    ),
+    # The last partialArgs part has no willContinue and no {"functionCall":{}} follows (SD521).
+    "vercel-ai/packages/google/src/__fixtures__/"
+    "google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt": Expect(
+        [(None, "writeItems")], {"SD521", "SD522", "SD525"}, container="jsonl", provider="gemini"
+    ),
+    "vercel-ai/packages/google/src/__fixtures__/google-tool-call-gemini3.chunks.txt": Expect(
+        [(None, "weather")], {"SD525"}, container="jsonl", provider="gemini"
+    ),
+    # 64 partialArgs pieces into a nested object with arrays of objects and of strings.
+    "vercel-ai/packages/google/src/__fixtures__/google-vertex-stream-tool-call-arguments-nested.1.chunks.txt": Expect(
+        [(None, "cookRecipe")], {"SD522", "SD525"}, container="jsonl", provider="gemini"
+    ),
+    "vercel-ai/packages/google/src/interactions/__fixtures__/tool-call-step1.chunks.txt": Expect(
+        [("61nzpsv4", "getWeather")], container="jsonl", provider="gemini-interactions"
+    ),
+    "vercel-ai/packages/google/src/interactions/__fixtures__/tool-call-step2.chunks.txt": Expect(
+        [], container="jsonl", provider="gemini-interactions"
+    ),
+    "vercel-ai/packages/cohere/src/__fixtures__/cohere-tool-call.chunks.txt": Expect(
+        [("weather_e8p4pn45zt0t", "weather"), ("cityAttractions_pyxssbwnq9fq", "cityAttractions")],
+        container="jsonl",
+        provider="cohere",
+    ),
+    "vercel-ai/packages/cohere/src/__fixtures__/cohere-empty-tool-call.chunks.txt": Expect(
+        [("currentTime_y46ar19t5gvw", "currentTime")], container="jsonl", provider="cohere"
+    ),
+    # The AI SDK's Bedrock chunk files start without messageStart (the live stream in the pydantic-ai
+    # cassette has one) and put metadata before messageStop.
+    "vercel-ai/packages/amazon-bedrock/src/__fixtures__/amazon-bedrock-json-other-tool.1.chunks.txt": Expect(
+        [("toolu_01PQjhxo3eirCdKNvCJrKc8f", "get-weather")], {"SD408"}, container="jsonl", provider="bedrock"
+    ),
+    # Probably hand-written: a text block with an invented empty start {} (SD529), then a no-argument call.
+    "vercel-ai/packages/amazon-bedrock/src/__fixtures__/amazon-bedrock-tool-no-args.chunks.txt": Expect(
+        [("tool-use-id", "updateIssueList")], {"SD408", "SD529"}, container="jsonl", provider="bedrock"
+    ),
+    # OpenAI Responses (AI SDK chunk logs): calls keyed by output_index, id = call_id, not the fc_ item id.
+    "vercel-ai/packages/azure/src/__fixtures__/azure-tool-call.1.chunks.txt": Expect(
+        [("call_H5DxLSFnsGhiROnUiDHmgyc8", "weather")], container="jsonl", provider="openai-responses"
+    ),
+    # LM Studio: no argument delta, only function_call_arguments.done (SD518, a warning).
+    "vercel-ai/packages/open-responses/src/responses/__fixtures__/lmstudio-tool-call.1.chunks.txt": Expect(
+        [("call_2025306790300011", "weather")], {"SD518"}, provider="openai-responses"
+    ),
+    # apply_patch_call: the diff streams as free text (never reported as unparseable JSON).
+    f"{RESPONSES_FIXTURES}/openai-apply-patch-tool.1.chunks.txt": Expect(
+        [("call_kA46f91ZwocQyMCKyyZqRyC5", "apply_patch")], provider="openai-responses"
+    ),
+    # A client tool_search_call whose call_id changes between output_item.added and .done (SD511).
+    f"{RESPONSES_FIXTURES}/openai-client-tool-search.1.chunks.txt": Expect(
+        [("call_NHis2zQiYcIaO6pf9nb5q1wY", "tool_search")], {"SD511"}, provider="openai-responses"
+    ),
+    f"{RESPONSES_FIXTURES}/openai-client-tool-search.2.chunks.txt": Expect(
+        [("call_Q7pq6EfVGRnauPLWSSYBGJ1l", "get_weather")], provider="openai-responses"
+    ),
+    # insufficient_quota as a nested `error` event, then response.failed: no call.
+    f"{RESPONSES_FIXTURES}/openai-error.1.chunks.txt": Expect([], {"SD302"}, provider="openai-responses"),
+    # mcp_list_tools, then an mcp_approval_request: a server-run call the client must approve.
+    f"{RESPONSES_FIXTURES}/openai-mcp-tool-approval.1.chunks.txt": Expect(
+        [("mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe", "create_short_url")], provider="openai-responses"
+    ),
+    # Four responses in one log, each created … completed: four messages.
+    f"{RESPONSES_FIXTURES}/openai-reasoning-encrypted-content.1.chunks.txt": Expect(
+        [
+            ("call_AB6AaRZ1FYZB2RwS6A5vbdqn", "calculator"),
+            ("call_Q6pW65MUgW9vF59BmItYGos3", "calculator"),
+            ("call_Zl5vIMnD7dVAjgU6FkhmiCZh", "calculator"),
+        ],
+        provider="openai-responses",
+    ),
+    # A hosted (server-side) tool_search_call, whose only id is its item id, then a function call.
+    f"{RESPONSES_FIXTURES}/openai-tool-search.1.chunks.txt": Expect(
+        [
+            ("tsc_08a14073c7135dc10069aa686296c88190bff77ad137e79d59", "tool_search"),
+            ("call_pddfxhfOx4gY56zn4vIIEbFp", "get_weather"),
+        ],
+        provider="openai-responses",
+    ),
+    # Code mode: a server-run `program` item whose code calls the client function getInventory (caller program).
+    f"{RESPONSES_FIXTURES}/programmatic-tool-calling.1.chunks.txt": Expect(
+        [("call_voPdoCqf8APY4DMpam3bdmxq", "program"), ("call_VgDSZztLociNcutQZWkC2fmL", "getInventory")],
+        provider="openai-responses",
+    ),
 }
 
 
@@ -112,3 +254,29 @@ def test_every_anthropic_stream_of_the_corpus_is_covered() -> None:
     paths = {row.split("`")[1] for row in rows}
     streams = {p for p in paths if not p.endswith(".yaml")}  # cassettes are conversations: issue 4
     assert streams <= set(EXPECTED), sorted(streams - set(EXPECTED))
+
+
+def test_every_gemini_cohere_and_bedrock_stream_of_the_corpus_is_covered() -> None:
+    readme = (CORPUS / "README.md").read_text()
+    providers = ("/ gemini", "/ cohere", "/ bedrock")
+    rows = [line for line in readme.splitlines() if line.startswith("| `") and any(p in line for p in providers)]
+    streams = {row.split("`")[1] for row in rows if not row.split("`")[1].endswith(".yaml")}
+    assert streams and streams <= set(EXPECTED), sorted(streams - set(EXPECTED))
+
+
+def test_every_openai_chat_and_mistral_stream_of_the_corpus_is_covered() -> None:
+    readme = (CORPUS / "README.md").read_text()
+    rows = [
+        line
+        for line in readme.splitlines()
+        if line.startswith("| `") and ("openai chat" in line or "mistral chat" in line)
+    ]
+    streams = {row.split("`")[1] for row in rows if not row.split("`")[1].endswith(".yaml")}
+    assert streams <= set(EXPECTED), sorted(streams - set(EXPECTED))
+
+
+def test_every_openai_responses_stream_of_the_corpus_is_covered() -> None:
+    readme = (CORPUS / "README.md").read_text()
+    rows = [line for line in readme.splitlines() if line.startswith("| `") and "openai responses" in line]
+    streams = {row.split("`")[1] for row in rows if not row.split("`")[1].endswith(".yaml")}
+    assert streams and streams <= set(EXPECTED), sorted(streams - set(EXPECTED))

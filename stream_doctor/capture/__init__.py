@@ -12,13 +12,16 @@ import sys
 import zlib
 
 from stream_doctor.capture.base import Capture, CaptureError, Reader
+from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
 from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
 from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
+from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
 from stream_doctor.capture.sse import READER as SSE_READER
 
 #: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
 READERS: dict[str, Reader] = {
-    reader.name: reader for reader in (SSE_READER, JSONL_READER, ENVELOPE_READER, JSON_ARRAY_READER)
+    reader.name: reader
+    for reader in (SSE_READER, JSONL_READER, ENVELOPE_READER, JSON_ARRAY_READER, EVENTSTREAM_READER, PREFIXED_READER)
 }
 CONTAINERS = tuple(READERS)
 

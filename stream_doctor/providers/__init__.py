@@ -10,12 +10,36 @@ from __future__ import annotations
 from typing import Sequence
 
 from stream_doctor.capture.base import Frame
-from stream_doctor.providers import anthropic
+from stream_doctor.providers import (
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    gemini_interactions,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+    vercel_ai,
+    vercel_ai_data,
+)
 from stream_doctor.providers.base import Adapter
 
 ADAPTERS: dict[str, Adapter] = {
     module.name: module  # type: ignore[misc]
-    for module in (anthropic,)
+    for module in (
+        anthropic,
+        openai_responses,
+        gemini,
+        gemini_interactions,
+        cohere,
+        bedrock,
+        openai_chat,
+        mistral,
+        ollama,
+        vercel_ai,
+        vercel_ai_data,
+    )
 }
 
 #: How many event frames detection looks at.
