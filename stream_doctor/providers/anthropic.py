@@ -29,6 +29,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import by_type, score
 
 name = "anthropic"
 title = "Anthropic Messages"
@@ -73,18 +74,7 @@ KNOWN_TYPES = frozenset(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Anthropic events are objects whose ``type`` is one of the Messages stream event names."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        kind = value.get("type")
-        if isinstance(kind, str) and kind in KNOWN_TYPES:
-            known += 2 if kind in ("message_start", "content_block_start", "content_block_delta") else 1
-    if not seen:
-        return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    return score(frames, by_type("type", KNOWN_TYPES, ("message_start", "content_block_start", "content_block_delta")))
 
 
 def translator() -> AnthropicTranslator:

@@ -51,6 +51,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.providers.anthropic import AnthropicTranslator
+from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
@@ -101,20 +102,14 @@ CONTENT_DELTAS = {"text": None, "reasoningContent": "text", "citation": None, "i
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Converse events, wrapped (``{"contentBlockDelta": …}``) or named by their eventstream header."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        event = frame.event
-        if event is None and len(value) == 1:
-            event = next(iter(value))
-        if event in CONVERSE_EVENTS or event == "chunk" or event in EXCEPTIONS:
-            known += 2
-    if not seen:
-        return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    return score(frames, _weigh)
+
+
+def _weigh(frame: Frame) -> int:
+    event = frame.event
+    if event is None and len(frame.value) == 1:
+        event = next(iter(frame.value))
+    return 2 if event in CONVERSE_EVENTS or event == "chunk" or event in EXCEPTIONS else 0
 
 
 def translator() -> BedrockTranslator:

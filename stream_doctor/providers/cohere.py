@@ -37,6 +37,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import by_type, score
 
 name = "cohere"
 title = "Cohere v2 Chat"
@@ -77,18 +78,9 @@ KNOWN_TYPES = frozenset(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Cohere events are objects whose ``type`` is one of the hyphenated v2 stream event names."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        kind = value.get("type")
-        if isinstance(kind, str) and kind in KNOWN_TYPES:
-            known += 2 if kind in ("message-start", "tool-call-start", "tool-plan-delta", "content-delta") else 1
-    if not seen:
-        return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    return score(
+        frames, by_type("type", KNOWN_TYPES, ("message-start", "tool-call-start", "tool-plan-delta", "content-delta"))
+    )
 
 
 def translator() -> CohereTranslator:

@@ -46,6 +46,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import score
 
 name = "gemini"
 title = "Google Gemini / Vertex AI (streamGenerateContent)"
@@ -97,21 +98,16 @@ PART_ANNOTATIONS = frozenset({"thought", "thoughtSignature", "videoMetadata", "p
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Gemini chunks are objects with a ``candidates`` list (or a ``promptFeedback``), no ``type``."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        if "type" in value or "object" in value or "choices" in value:
-            continue
-        if isinstance(value.get("candidates"), list) or isinstance(value.get("promptFeedback"), dict):
-            known += 2
-        elif "usageMetadata" in value and "modelVersion" in value:
-            known += 1
-    if not seen:
+    return score(frames, _weigh)
+
+
+def _weigh(frame: Frame) -> int:
+    value = frame.value
+    if "type" in value or "object" in value or "choices" in value:
         return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    if isinstance(value.get("candidates"), list) or isinstance(value.get("promptFeedback"), dict):
+        return 2
+    return 1 if "usageMetadata" in value and "modelVersion" in value else 0
 
 
 def translator() -> GeminiTranslator:

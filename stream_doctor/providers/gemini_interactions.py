@@ -38,6 +38,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
 title = "Google Gemini Interactions API"
@@ -107,18 +108,7 @@ KNOWN_TYPES = frozenset(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Interactions events are objects whose ``event_type`` is one of the names above."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        kind = value.get("event_type")
-        if isinstance(kind, str) and kind in KNOWN_TYPES:
-            known += 2
-    if not seen:
-        return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    return score(frames, by_type("event_type", KNOWN_TYPES))
 
 
 def translator() -> InteractionsTranslator:

@@ -46,6 +46,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import score
 
 name = "openai-responses"
 title = "OpenAI Responses"
@@ -219,24 +220,19 @@ _STRONG = frozenset(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Responses events are objects whose ``type`` is ``response.…`` (or ``error``/``keepalive`` with a sequence number)."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        kind = value.get("type")
-        if not isinstance(kind, str):
-            continue
-        if kind in _STRONG:
-            known += 2
-        elif kind.startswith("response."):
-            known += 1
-        elif kind in ("error", "keepalive") and ("sequence_number" in value or "code" in value):
-            known += 1
-    if not seen:
+    return score(frames, _weigh)
+
+
+def _weigh(frame: Frame) -> int:
+    value = frame.value
+    kind = value.get("type")
+    if not isinstance(kind, str):
         return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    if kind in _STRONG:
+        return 2
+    if kind.startswith("response."):
+        return 1
+    return 1 if kind in ("error", "keepalive") and ("sequence_number" in value or "code" in value) else 0
 
 
 def translator() -> ResponsesTranslator:

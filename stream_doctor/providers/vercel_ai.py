@@ -51,6 +51,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"
@@ -117,24 +118,19 @@ ABORT_CAUSE = "the stream was aborted (abort)"
 
 def sniff(frames: Sequence[Frame]) -> int:
     """UI message stream parts are objects whose ``type`` is one of the part names (or ``data-…``)."""
-    seen = known = 0
-    for frame in frames:
-        value = frame.value
-        if frame.kind != "event" or not isinstance(value, dict):
-            continue
-        seen += 1
-        kind = value.get("type")
-        if not isinstance(kind, str):
-            continue
-        if kind in _STRONG:
-            known += 2
-        elif kind == "error":
-            known += 1 if "errorText" in value else 0
-        elif kind in KNOWN_TYPES or kind.startswith("data-"):
-            known += 1
-    if not seen:
+    return score(frames, _weigh)
+
+
+def _weigh(frame: Frame) -> int:
+    value = frame.value
+    kind = value.get("type")
+    if not isinstance(kind, str):
         return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    if kind in _STRONG:
+        return 2
+    if kind == "error":
+        return 1 if "errorText" in value else 0
+    return 1 if kind in KNOWN_TYPES or kind.startswith("data-") else 0
 
 
 def translator() -> UIStreamTranslator:

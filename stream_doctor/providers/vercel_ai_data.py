@@ -35,6 +35,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
@@ -75,18 +76,9 @@ _STRONG = frozenset({"0", "b", "c", "9", "a", "f", "e", "d"})
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Parts named by a data stream type id (the ``prefixed`` container, or envelope ``event`` names)."""
-    seen = known = 0
-    for frame in frames:
-        if frame.kind != "event":
-            continue
-        seen += 1
-        if frame.event in _STRONG:
-            known += 2
-        elif frame.event in PARTS:
-            known += 1
-    if not seen:
-        return 0
-    return min(100, int(100 * known / (seen * 2)) + (20 if known else 0))
+    return score(
+        frames, lambda frame: 2 if frame.event in _STRONG else 1 if frame.event in PARTS else 0, objects_only=False
+    )
 
 
 def translator() -> DataStreamTranslator:
