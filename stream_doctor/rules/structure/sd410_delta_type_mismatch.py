@@ -33,7 +33,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         "delta-type-mismatch",
         lambda anomaly, detail: (
-            f"a {detail.get('event')} delta arrived for {block(detail)}, a {detail.get('block_type')} block"
+            f"a {detail.get('event')} arrived for {block(detail)}, a {detail.get('block_type')} block: "
+            f"a client that routes by delta type loses its {detail.get('size')} characters"
         ),
         "Deltas must match their block (input_json_delta for tool blocks, text_delta for text); fix the translator",
     )
