@@ -150,3 +150,25 @@ def test_replay_does_not_import_jsonschema() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "False"
+
+
+def test_a_capture_that_fits_several_providers_names_the_candidates(tmp_path: Path) -> None:
+    # An error-only stream: Anthropic and the Responses API both send {"type": "error", ...}.
+    path = tmp_path / "error_only.jsonl"
+    path.write_text('{"type":"error","sequence_number":0,"error":{"type":"server_error","message":"boom"}}\n')
+    result = run("replay", str(path))
+    assert result.exit_code == 2
+    assert "fits several providers equally well" in result.output
+    assert "anthropic (70)" in result.output and "openai-responses (70)" in result.output
+    assert "--provider" in result.output
+    forced = run("replay", str(path), "--provider", "openai-responses", "--format", "json")
+    assert forced.exit_code == 1 and json.loads(forced.stdout)["findings"][0]["code"] == "SD302"
+
+
+def test_a_capture_no_provider_recognises_lists_what_was_tried(tmp_path: Path) -> None:
+    path = tmp_path / "unknown.jsonl"
+    path.write_text('{"foo": 1}\n{"bar": 2}\n')
+    result = run("replay", str(path))
+    assert result.exit_code == 2
+    assert "could not tell which provider" in result.output
+    assert "anthropic" in result.output and "openai" in result.output and "gemini" in result.output
