@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
@@ -17,6 +18,7 @@ from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.rules import RULES
+from stream_doctor.rules.base import Rule
 
 
 class RunError(Exception):
@@ -94,7 +96,7 @@ def _accumulate(
 
 
 def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]:
-    findings = [finding for rule in RULES if _selected(rule.code, options) for finding in rule.check(stream, rule)]
+    findings = [finding for rule in _rules(options.select, options.ignore) for finding in rule.check(stream, rule)]
     return tuple(sorted(findings, key=lambda f: f.sort_key))
 
 
@@ -130,7 +132,12 @@ def _duration(frames: list[Frame]) -> float | None:
     return max(times) - min(times) if len(times) > 1 else None
 
 
-def _selected(code: str, options: Options) -> bool:
-    if options.select and not any(code.startswith(p.upper()) for p in options.select):
-        return False
-    return not any(code.startswith(p.upper()) for p in options.ignore)
+@lru_cache(maxsize=64)
+def _rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Rule, ...]:
+    """The rules --select and --ignore leave (by code or code prefix); `check` asks once per capture."""
+    return tuple(
+        rule
+        for rule in RULES
+        if (not select or any(rule.code.startswith(p.upper()) for p in select))
+        and not any(rule.code.startswith(p.upper()) for p in ignore)
+    )

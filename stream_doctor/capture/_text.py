@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import accumulate, count
 from operator import add
 
@@ -65,3 +66,22 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def head_lines(head: bytes) -> Iterator[tuple[int, bytes, bool]]:
+    """The lines of a sniffing head, lazily: ``(number, line, cut)``, ``cut`` for a line the head ends in.
+
+    Sniffers only look at the first lines, so they should not pay for splitting the whole head.
+    A lone CR does not end a line here; for telling formats apart that does not matter.
+    """
+    start = 0
+    number = 0
+    size = len(head)
+    while start < size:
+        number += 1
+        end = head.find(b"\n", start)
+        if end < 0:
+            yield number, head[start:].rstrip(b"\r"), True
+            return
+        yield number, head[start:end].rstrip(b"\r"), False
+        start = end + 1

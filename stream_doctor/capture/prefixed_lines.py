@@ -13,7 +13,7 @@ import re
 
 import orjson
 
-from stream_doctor.capture._text import BOM, json_error, split_lines
+from stream_doctor.capture._text import BOM, head_lines, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.gcpause import no_gc
 
@@ -21,8 +21,7 @@ _PREFIX = re.compile(rb"([0-9a-z]):")
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    lines = split_lines(head.removeprefix(BOM)[:16384])[0]
-    for number, line in enumerate(lines, 1):
+    for number, line, cut in head_lines(head.removeprefix(BOM)[:16384]):
         if not line.strip():
             continue
         match = _PREFIX.match(line)
@@ -32,7 +31,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         try:
             orjson.loads(rest)
         except orjson.JSONDecodeError:
-            if number < len(lines) or len(head) < 16384:  # a line cut by the sniffing head may not parse
+            if not cut or len(head) < 16384:  # a line cut by the sniffing head may not parse
                 return 0, f"line {number} has a type id but no JSON after it"
         return 85, ""
     return 0, "no non-blank line"

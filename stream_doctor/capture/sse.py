@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import orjson
 
-from stream_doctor.capture._text import BOM, is_utf8, json_error, split_lines, uniform_line_end
+from stream_doctor.capture._text import BOM, head_lines, is_utf8, json_error, split_lines, uniform_line_end
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.gcpause import no_gc
 
@@ -21,9 +21,9 @@ _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
 def _sniff(head: bytes) -> tuple[int, str]:
     """Score and, when 0, why: the first field line must be one of the SSE fields."""
     comments = 0
-    # The first 16 KiB are plenty to find the first field line, and splitting all of the head
-    # would cost more than reading a small capture.
-    for number, line in enumerate(split_lines(head.removeprefix(BOM)[:16384])[0], 1):
+    # The first 16 KiB are plenty to find the first field line; lines are walked lazily because
+    # splitting all of the head would cost more than reading a small capture.
+    for number, line, _ in head_lines(head.removeprefix(BOM)[:16384]):
         if not line.strip():
             continue
         if line.startswith(b":"):
