@@ -53,6 +53,25 @@ from stream_doctor.rules.execution import (
     sd105_executed_twice,
     sd106_executed_server_tool,
 )
+from stream_doctor.rules.pairing import (
+    sd601_result_without_call,
+    sd602_call_without_result,
+    sd603_duplicate_result,
+    sd604_result_misplaced,
+    sd605_item_id_as_call_id,
+    sd606_call_id_rewritten,
+    sd607_call_id_reused,
+    sd608_echoed_empty_input,
+    sd609_echoed_input_differs,
+)
+from stream_doctor.rules.schema import (
+    sd701_missing_required_argument,
+    sd702_argument_wrong_type,
+    sd703_argument_violates_schema,
+    sd704_unknown_tool,
+    sd705_partial_parse_hazard,
+    sd706_invalid_tool_schema,
+)
 from stream_doctor.rules.structure import (
     sd401_event_for_unknown_block,
     sd402_event_after_block_stop,
@@ -135,6 +154,21 @@ RULES: tuple[Rule, ...] = tuple(
         sd527_prompt_blocked,
         sd528_eventstream_frame_corrupt,
         sd529_empty_start_union,
+        sd601_result_without_call,
+        sd602_call_without_result,
+        sd603_duplicate_result,
+        sd604_result_misplaced,
+        sd605_item_id_as_call_id,
+        sd606_call_id_rewritten,
+        sd607_call_id_reused,
+        sd608_echoed_empty_input,
+        sd609_echoed_input_differs,
+        sd701_missing_required_argument,
+        sd702_argument_wrong_type,
+        sd703_argument_violates_schema,
+        sd704_unknown_tool,
+        sd705_partial_parse_hazard,
+        sd706_invalid_tool_schema,
     )
 )
 

@@ -1,16 +1,18 @@
-"""What a rule is: stable metadata plus a pure check over the accumulated stream."""
+"""What a rule is: stable metadata plus a pure check over the accumulated stream (or, for the pairing and
+schema families, over the whole conversation: every turn's request and stream)."""
 
 from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
 
-Family = Literal["capture", "execution", "arguments", "termination", "structure", "correlation"]
+Family = Literal["capture", "execution", "arguments", "termination", "structure", "correlation", "pairing", "schema"]
+Scope = Literal["stream", "conversation"]
 
 FAMILIES: dict[str, str] = {
     "SD0": "capture: problems with the capture file itself",
@@ -19,6 +21,8 @@ FAMILIES: dict[str, str] = {
     "SD3": "termination: how calls and turns ended",
     "SD4": "structure: the provider's event protocol",
     "SD5": "correlation: how a provider's events identify, restate and order each call",
+    "SD6": "pairing: tool calls and their results across the turns of a conversation",
+    "SD7": "schema: each call's arguments against the tool schema the request declared",
     "SD9": "check: what `stream-doctor check` found about a capture and its expectations",
 }
 
@@ -31,8 +35,9 @@ class Rule:
     name: str  # kebab-case slug
     summary: str
     severity: Severity
-    check: Callable[[AccumulatedStream, Rule], Iterable[Finding]]
+    check: Callable[[Any, Rule], Iterable[Finding]]  # (AccumulatedStream | Conversation, rule) per ``scope``
     doc: str
+    scope: Scope = "stream"  # "conversation": checked once over every turn (conversation.model.Conversation)
 
     @property
     def family(self) -> str:
@@ -63,24 +68,48 @@ class Rule:
         severity: Severity | None = None,
     ) -> Finding:
         path = stream.capture.path
+        turn = stream.capture.interaction
         return Finding(
             code=self.code,
             name=self.name,
             severity=severity or self.severity,
             message=message,
             hint=hint,
-            location=Location.at(path, pos),
-            related=tuple(Related(label, Location.at(path, p)) for label, p in related if p is not None),
+            location=Location.at(path, pos, turn),
+            related=tuple(Related(label, Location.at(path, p, turn)) for label, p in related if p is not None),
             call_id=call.call_id if call is not None else None,
         )
 
+    def finding_at(
+        self,
+        location: Location,
+        message: str,
+        hint: str,
+        related: Iterable[tuple[str, Location | None]] = (),
+        call_id: str | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        """A finding at a location built by the caller (conversation rules: a place in a request body)."""
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            message=message,
+            hint=hint,
+            location=location,
+            related=tuple(Related(label, where) for label, where in related if where is not None),
+            call_id=call_id,
+        )
 
-def rule(code: str, name: str, summary: str, severity: Severity) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+
+def rule(
+    code: str, name: str, summary: str, severity: Severity, scope: Scope = "stream"
+) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Declare a rule from its check function; the module docstring is the rule's documentation."""
 
     def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
         module = inspect.getmodule(check)
-        return Rule(code, name, summary, severity, check, (module.__doc__ if module else None) or "")
+        return Rule(code, name, summary, severity, check, (module.__doc__ if module else None) or "", scope)
 
     return wrap
 

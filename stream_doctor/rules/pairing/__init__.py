@@ -1,0 +1,1 @@
+"""SD6xx pairing: tool calls and their results across the turns of a conversation."""

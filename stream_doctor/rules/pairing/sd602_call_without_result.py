@@ -1,0 +1,63 @@
+"""A call got no result: the next request neither answers it nor, for one sent back, answers it right after.
+
+What it checks:
+    Each client tool call a turn streamed must be answered by the next request of the same
+    conversation (matched by id, or by name and order where the protocol has no ids), and each
+    call an assistant turn sends back must have its result where the provider wants it: right
+    after it (Anthropic, Bedrock, Gemini), in the ``tool`` messages before the next assistant or
+    user message (OpenAI, Mistral, Cohere), anywhere later (Responses). Server-side calls, calls
+    the stream abandoned and a request that starts another conversation are not checked.
+
+Why it matters:
+    The provider rejects the request: Anthropic "tool_use ids were found without tool_result
+    blocks immediately after", OpenAI "An assistant message with 'tool_calls' must be followed by
+    tool messages responding to each 'tool_call_id'". When the client drops the call instead, the
+    model never learns what happened and may call it again (claude-code #1237).
+
+Example:
+    turn 1 streams   tool_use toolu_01B… get_time
+    turn 2 sends     assistant [tool_use toolu_01A…, tool_use toolu_01B…]
+                     user      [tool_result toolu_01A…]          (nothing for toolu_01B…)
+
+How to fix:
+    Send a result for every call, an error result (``is_error``) when the tool failed or was
+    not run, in the place the provider requires.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import call_label, issues_of
+
+
+@rule(
+    "SD602",
+    "call-without-result",
+    "A tool call has no result in the next request",
+    Severity.ERROR,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    def message(issue: PairingIssue) -> str:
+        turn = issue.at.turn
+        if issue.detail.get("where") == "stream":
+            return (
+                f"{call_label(issue)}, streamed in turn {issue.detail.get('turn')}, has no result in turn {turn}'s "
+                f"request, which carries on the same conversation"
+            )
+        return (
+            f"turn {turn}'s request sends back {call_label(issue)} with no result for it: "
+            f"{issue.detail.get('rule')}; the provider rejects the request"
+        )
+
+    return issues_of(
+        conversation,
+        self,
+        "call-without-result",
+        message,
+        "Answer every call (with an error result when the tool did not run) in the place the provider requires",
+    )

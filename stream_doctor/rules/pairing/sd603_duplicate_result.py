@@ -1,0 +1,42 @@
+"""A request carries two results for the same call id.
+
+What it checks:
+    Within one request, each call id may be answered once. Reported at the second result (when it
+    is one the request adds to the history).
+
+Why it matters:
+    OpenAI rejects the request ("Duplicate value for tool_call_id"), Anthropic too; others take
+    one of the two, so the model may see a stale result. Duplicates come from retries that append
+    a result again, or from ids a gateway reuses across responses (SD607).
+
+Example:
+    {"role":"tool","tool_call_id":"call_A","content":"15C"}
+    {"role":"tool","tool_call_id":"call_A","content":"16C"}
+
+How to fix:
+    Replace a result on retry instead of appending another; keep call ids unique across the
+    conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import issues_of
+
+
+@rule("SD603", "duplicate-result", "A request carries two results for one call id", Severity.ERROR, "conversation")
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    return issues_of(
+        conversation,
+        self,
+        "duplicate-result",
+        lambda issue: (
+            f"turn {issue.at.turn}'s request answers {issue.call_id} a second time ({issue.at.request_path}); the "
+            f"first result is at {issue.detail.get('first')}"
+        ),
+        "Send one result per call: replace a result on retry instead of appending another",
+    )

@@ -1,0 +1,53 @@
+"""A tool result is not where the provider requires it.
+
+What it checks:
+    Anthropic: a ``tool_result`` must be in the user message right after the assistant message
+    with its ``tool_use``, before any other block of that message. Bedrock Converse: the
+    ``toolResult`` in the user message right after the ``toolUse``. OpenAI, Mistral, Cohere: the
+    ``tool`` message for each ``tool_call_id`` must come before the next assistant or user
+    message. Gemini: the ``functionResponse`` in the content right after the ``functionCall``.
+    Responses: the ``function_call_output`` after its ``function_call`` item, or a
+    ``previous_response_id`` that holds the call. A result whose call was streamed but never sent
+    back is misplaced too (stateless APIs need the call before its result).
+
+Why it matters:
+    The provider rejects the request with a 400 (Anthropic: "tool_use ids were found without
+    tool_result blocks immediately after"), or, for lenient servers, pairs results with the
+    wrong calls.
+
+Example:
+    user      [{"type":"text","text":"here you go"}, {"type":"tool_result","tool_use_id":"toolu_01A…"}]
+
+How to fix:
+    Put the results right after the assistant turn that made the calls, tool results first, in
+    the order of the calls; send the assistant turn back before its results.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import issues_of
+
+
+@rule(
+    "SD604",
+    "result-misplaced",
+    "A tool result is not where the provider requires it",
+    Severity.ERROR,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    return issues_of(
+        conversation,
+        self,
+        "result-misplaced",
+        lambda issue: (
+            f"turn {issue.at.turn}'s result for {issue.call_id} ({issue.at.request_path}) is misplaced: "
+            f"{issue.detail.get('reason')}"
+        ),
+        "Send the assistant turn with the calls, then its results right after it, tool results first",
+    )

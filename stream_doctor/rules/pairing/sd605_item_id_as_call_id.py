@@ -1,0 +1,55 @@
+"""OpenAI Responses: the item id (``fc_…``) was sent where the call id (``call_…``) belongs.
+
+What it checks:
+    A ``function_call`` streams with two ids: the output item's ``id`` (``fc_…``) and the call's
+    ``call_id`` (``call_…``). A ``function_call_output`` (or a ``function_call`` item sent back)
+    whose ``call_id`` is the item id of a call is reported, with both ids.
+
+Why it matters:
+    The API pairs outputs with calls by ``call_id`` only and rejects the request: "No tool call
+    found for function call output with call_id fc_…" (vercel/ai PR #11114). Clients that key
+    their state by the item id of the streaming events make this mistake.
+
+Example:
+    response.output_item.added  {"id":"fc_68…","type":"function_call","call_id":"call_6W…"}
+    next request input          {"type":"function_call_output","call_id":"fc_68…","output":"…"}
+
+How to fix:
+    Key calls by ``call_id`` and send it back in ``function_call_output.call_id``; the item id
+    only names the item (``item_reference``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import issues_of
+
+
+@rule(
+    "SD605",
+    "item-id-as-call-id",
+    "The Responses item id (fc_…) was sent where the call id (call_…) belongs",
+    Severity.ERROR,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    def message(issue: PairingIssue) -> str:
+        detail = issue.detail
+        what = "function_call_output" if detail.get("what") == "result" else "function_call sent back"
+        return (
+            f"turn {issue.at.turn}'s {what} ({issue.at.request_path}) names {detail.get('name') or 'the call'} by "
+            f"its item id {detail.get('item_id')} instead of its call_id {detail.get('call_id')}: the API answers "
+            f'"No tool call found for function call output with call_id {detail.get("item_id")}"'
+        )
+
+    return issues_of(
+        conversation,
+        self,
+        "item-id-as-call-id",
+        message,
+        "Key calls by call_id (not the fc_ item id) and send it back in function_call_output.call_id",
+    )

@@ -1,0 +1,52 @@
+"""A call was sent back with another id than the one it streamed with.
+
+What it checks:
+    The calls a turn streamed are found again in the assistant turn the next request sends
+    back. When one is there under a different id (same name, same place), something between the
+    provider and the history rewrote it: a prefix added by a gateway or an SDK, an id replaced
+    by a client's own. The finding shows both ids and how they differ.
+
+Why it matters:
+    Results then carry the rewritten id. Within one request that may still pair, but the
+    provider's own records (Responses ``previous_response_id``, server-side caches, Bedrock
+    traces) know the original id, and a client that looks results up by the streamed id finds
+    none: the call looks unanswered and is run again (CLIProxyAPI #5692, codex #42088).
+
+Example:
+    streamed    tool_use  "id":"toolu_01A…"
+    sent back   tool_use  "id":"gw_toolu_01A…"
+
+How to fix:
+    Keep ids as the provider sent them end to end; if a gateway must namespace ids, undo it on
+    the way back.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import issues_of
+
+
+@rule(
+    "SD606",
+    "call-id-rewritten",
+    "A call was sent back with another id than it streamed with",
+    Severity.WARNING,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    return issues_of(
+        conversation,
+        self,
+        "call-id-rewritten",
+        lambda issue: (
+            f"{issue.detail.get('name')} streamed as {issue.detail.get('streamed')} is sent back in turn "
+            f"{issue.at.turn}'s request ({issue.at.request_path}) as {issue.detail.get('echoed')}: "
+            f"{issue.detail.get('relation')}"
+        ),
+        "Keep call ids exactly as the provider streamed them; undo any gateway prefix before the history is sent",
+    )

@@ -1,0 +1,51 @@
+"""A response reuses a call id an earlier response of the same capture already used.
+
+What it checks:
+    Call ids are unique across a conversation when the provider makes them (``toolu_…``,
+    ``call_…``). A call streamed in a later turn with the id of a call from an earlier turn is
+    reported: positional ids (``call_0``, ``tool_0``) that a gateway or a compatible server
+    generates per response.
+
+Why it matters:
+    The history then holds two calls and two results with one id: providers reject it
+    ("Duplicate value for tool_call_id") or pair the new call with the old result, and clients
+    that key their state by id overwrite the first call with the second.
+
+Example:
+    turn 1 streams   {"id":"call_0","function":{"name":"get_weather",…}}
+    turn 2 streams   {"id":"call_0","function":{"name":"get_time",…}}
+
+How to fix:
+    Generate ids that are unique per conversation (a random suffix), in the server or gateway
+    that makes them up.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import issues_of
+
+
+@rule(
+    "SD607",
+    "call-id-reused",
+    "A response reuses the id of a call from an earlier turn",
+    Severity.WARNING,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    return issues_of(
+        conversation,
+        self,
+        "call-id-reused",
+        lambda issue: (
+            f"{issue.detail.get('name')} in turn {issue.at.turn} has the id {issue.call_id}, which turn "
+            f"{issue.detail.get('first_turn')}'s {issue.detail.get('first_name')} already used: results for the two "
+            f"calls cannot be told apart"
+        ),
+        "Make call ids unique per conversation where they are generated (a gateway's positional ids are not)",
+    )

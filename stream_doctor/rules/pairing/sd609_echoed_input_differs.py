@@ -1,0 +1,56 @@
+"""The call sent back carries other arguments than its stream did.
+
+What it checks:
+    The input of each call in the assistant turn the next request sends back is compared with the
+    arguments the stream carried (parsed, so key order and spacing do not count). A difference
+    other than the empty input of SD608 is reported with both values: a dropped key, a changed
+    value, arguments that no longer parse.
+
+Why it matters:
+    The history no longer says what the model asked for: the tool probably ran with the
+    recorded input, and the model reasons from a call it did not make. Causes: a parse of a
+    partial buffer kept (vercel/ai #13137), a client that "repaired" the arguments, a gateway
+    that rewrote them.
+
+Example:
+    stream        {"query":"test","limit":10}
+    next request  "arguments":"{\\"query\\":\\"test\\"}"
+
+How to fix:
+    Keep the arguments exactly as completed from the stream, and send the same value to the tool
+    and back to the model.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues_of, value
+
+
+@rule(
+    "SD609",
+    "echoed-input-differs",
+    "The call sent back carries other arguments than its stream did",
+    Severity.WARNING,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    def message(issue: PairingIssue) -> str:
+        detail = issue.detail
+        echoed = echoed_value(detail)
+        return (
+            f"{call_label(issue)} is sent back in turn {issue.at.turn}'s request ({issue.at.request_path}) with "
+            f"{value(echoed)}, but its stream carried {value(detail.get('streamed'))}"
+        )
+
+    return issues_of(
+        conversation,
+        self,
+        "echoed-input-differs",
+        message,
+        "Send back the arguments exactly as completed from the stream, and run the tool with the same value",
+    )

@@ -1,0 +1,56 @@
+"""A tool's schema is not a valid JSON Schema, so its calls cannot be validated.
+
+What it checks:
+    Before a call is validated, its tool's schema is checked against the metaschema of the draft
+    it declares (2020-12 when it declares none; Gemini's OpenAPI ``parameters`` once converted).
+    Reported once per tool and turn, for tools that calls use.
+
+Why it matters:
+    Providers reject some invalid schemas outright, and accept others while ignoring the broken
+    part, so the model gets no constraint where the developer believed there was one; strict
+    modes refuse the request.
+
+Example:
+    "input_schema": {"type":"object","properties":{"days":{"type":"int"}}}
+
+How to fix:
+    Fix the schema (here ``"type": "integer"``); validate tool schemas in your tests with the
+    draft the provider uses.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.schema._calls import checked_calls
+
+
+@rule(
+    "SD706",
+    "invalid-tool-schema",
+    "A tool's schema is not valid JSON Schema; its calls were not validated",
+    Severity.WARNING,
+    "conversation",
+)
+def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    from stream_doctor.conversation.schemas import schema_problem
+
+    reported: set[tuple[int, str]] = set()
+    for turn, call, tools in checked_calls(conversation):
+        tool = tools.get(call.name or "")
+        if tool is None or tool.schema is None or (turn.number, tool.name) in reported:
+            continue
+        problem = schema_problem(tool)
+        if problem is None:
+            continue
+        reported.add((turn.number, tool.name))
+        yield self.finding_at(
+            conversation.tool_location(turn, tool),
+            f"the schema of {tool.name} ({tool.path}) is not valid JSON Schema: {problem}; its calls were not "
+            f"validated",
+            "Fix the tool's schema; validate tool schemas in tests with the draft the provider uses",
+            [("a call to it", conversation.stream_location(turn.number, call.started))],
+        )
