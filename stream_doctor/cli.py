@@ -60,7 +60,8 @@ def main_options(
 @app.command()
 def replay(
     capture: str = typer.Argument(
-        ..., help="Capture file (.sse, .jsonl, .json, optionally gzip-compressed), or - for stdin."
+        ...,
+        help="Capture file (.sse, .jsonl, .json, .har, a VCR cassette, optionally gzip-compressed), or - for stdin.",
     ),
     call: Optional[str] = typer.Option(
         None, "--call", help="Show one call (by id or number): its fragments and reassembled input."
@@ -70,9 +71,15 @@ def replay(
     ),
     output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Report format."),
     container: Optional[str] = typer.Option(
-        None, "--container", "--input-format", help="Force the capture format: sse, jsonl, envelope, json."
+        None,
+        "--container",
+        "--input-format",
+        help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr.",
     ),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    tools: Optional[str] = typer.Option(
+        None, "--tools", help="Tool definitions (JSON or YAML) to validate calls against when no request declares them."
+    ),
     fail_on: Level = typer.Option(Level.error, "--fail-on", help="Exit 1 when a finding reaches this severity."),
     select: List[str] = typer.Option(
         [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
@@ -98,6 +105,7 @@ def replay(
         select=_codes(select),
         ignore=_codes(ignore),
         keep_events=timeline,
+        tools=tools,
     )
     try:
         report = run(capture, options)
@@ -116,6 +124,35 @@ def replay(
 
         terminal.render(report, _console(width, color), call=call, timeline=timeline)
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+
+
+@app.command()
+def convert(
+    capture: str = typer.Argument(
+        ..., help="Any capture stream-doctor reads (a HAR file, a cassette …), or - for stdin."
+    ),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+) -> None:
+    """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings."""
+    from stream_doctor.engine import RunError
+    from stream_doctor.engine import convert as run
+    from stream_doctor.options import Options
+
+    try:
+        data = run(capture, Options(container=container, provider=provider))
+    except RunError as error:
+        _fail(str(error))
+    if output is None or output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        with open(output, "wb") as file:
+            file.write(data)
+    except OSError as error:
+        _fail(f"{output}: cannot write the envelope: {error.strerror or error}")
 
 
 @app.command()

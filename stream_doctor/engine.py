@@ -1,15 +1,22 @@
-"""The pipeline on one screen: capture → frames → events → accumulated stream → findings → report."""
+"""The pipeline on one screen: capture → frames → events → accumulated stream → findings → report.
+
+A capture of several turns (a HAR file, a cassette, an envelope with several requests) is split
+into turns first; each is replayed on its own (its own accumulator, stream and findings), then
+the conversation rules look across them all: calls against results, arguments against schemas.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture import load
-from stream_doctor.capture.base import Capture, CaptureError, Frame
+from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
+from stream_doctor.conversation.build import Section, facts, request_info, split
+from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event
 from stream_doctor.findings import Finding, Severity
@@ -18,7 +25,11 @@ from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.rules import RULES
-from stream_doctor.rules.base import Rule
+from stream_doctor.rules.base import Rule, Scope
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.stream import ToolCall
+    from stream_doctor.conversation.model import Conversation
 
 
 class RunError(Exception):
@@ -31,11 +42,38 @@ class RunError(Exception):
 
 
 @dataclass(frozen=True)
+class Source:
+    """The capture file as a whole (a conversation's turns each have their own ``CaptureInfo``)."""
+
+    path: str
+    container: str
+    compressed: str | None
+    size: int
+    frames: int
+    interactions: int  # HAR/cassette: every interaction of the file, LLM calls or not
+    skipped: int  # … of which were not LLM calls
+
+
+@dataclass(frozen=True)
 class Report:
-    stream: AccumulatedStream
-    findings: tuple[Finding, ...]
+    stream: AccumulatedStream  # the only turn's stream; in a conversation, the last turn's
+    findings: tuple[Finding, ...]  # every finding: the turns' and the conversation's
     options: Options
     events: tuple[tuple[Frame, Event], ...] = field(default=())  # only with keep_events
+    turns: tuple[Turn, ...] = ()
+    source: Source | None = None
+
+    @property
+    def conversation(self) -> bool:
+        """Whether the capture is reported turn by turn (HAR files and cassettes always are)."""
+        return len(self.turns) > 1 or (self.source is not None and self.source.container in ("har", "vcr"))
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """Every call of every turn."""
+        if len(self.turns) <= 1:
+            return self.stream.calls
+        return tuple(call for turn in self.turns for call in turn.stream.calls)
 
     @property
     def counts(self) -> dict[Severity, int]:
@@ -57,45 +95,116 @@ def replay(path: str, options: Options) -> Report:
             capture = load(path, options.container)
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-        adapter = _adapter(capture, options)
-        stream, events = _accumulate(capture, adapter, options)
-        return Report(stream, diagnose(stream, options), options, events)
+        sections = split(capture)
+        adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
+        if not sections:
+            raise RunError(capture.path, "none of its interactions is an LLM call")
+        turns: list[Turn] = []
+        events: list[tuple[Frame, Event]] = []
+        for section in sections:
+            request = request_info(section)
+            stream, kept = _accumulate(capture, adapter, options, section)
+            findings = diagnose(stream, options)
+            status = section.exchange.status if section.exchange is not None else None
+            turn_facts = facts(adapter.name, request)
+            turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
+            events += kept
+        found = [f for turn in turns for f in turn.findings]
+        if options.tools is not None or any(turn.request is not None for turn in turns):
+            found += diagnose_conversation(_conversation(capture.path, adapter.name, turns, options), options)
+        source = Source(
+            capture.path,
+            capture.container,
+            capture.compressed,
+            capture.size,
+            len(capture.frames),
+            len(capture.exchanges),
+            sum(1 for e in capture.exchanges if e.skipped is not None),
+        )
+        if len(turns) == 1 and len(found) == len(turns[0].findings):
+            findings = turns[0].findings  # already sorted
+        else:
+            findings = tuple(sorted(found, key=lambda f: f.sort_key))
+        return Report(turns[-1].stream, findings, options, tuple(events), tuple(turns), source)
+
+
+def convert(path: str, options: Options) -> bytes:
+    """The capture at ``path`` as envelope JSONL (``stream-doctor convert``); RunError when it cannot be read."""
+    from stream_doctor.convert import to_envelope
+
+    with no_gc():
+        try:
+            capture = load(path, options.container)
+        except CaptureError as error:
+            raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
+        sections = split(capture)
+        adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
+        return to_envelope(capture, adapter.name)
+
+
+def _conversation(path: str, provider: str, turns: list[Turn], options: Options) -> Conversation:
+    from stream_doctor.conversation.build import load_tools
+    from stream_doctor.conversation.model import Conversation
+    from stream_doctor.conversation.pairing import pair
+
+    tools = None
+    if options.tools is not None:
+        try:
+            tools = load_tools(options.tools)
+        except CaptureError as error:
+            raise RunError(path, error.message) from None
+    return Conversation(path, provider, tuple(turns), tools, tuple(pair(turns)), options.tools)
+
+
+def diagnose_conversation(conversation: Conversation, options: Options) -> list[Finding]:
+    """The conversation rules' findings (pairing across turns, schemas)."""
+    return [
+        finding
+        for rule in _rules(options.select, options.ignore, "conversation")
+        for finding in rule.check(conversation, rule)
+    ]
 
 
 def _accumulate(
-    capture: Capture, adapter: Adapter, options: Options
+    capture: Capture, adapter: Adapter, options: Options, section: Section | None = None
 ) -> tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]:
+    frames = section.frames if section is not None else capture.frames
+    problems: list[InputProblem] = section.problems if section is not None else capture.problems
+    ended_cleanly = section.ended_cleanly if section is not None else capture.ended_cleanly
     accumulator = Accumulator(adapter.positional_indices)
     translator = adapter.translator()
     kept: list[tuple[Frame, Event]] = []
     if options.keep_events:
-        accumulator.feed_all(_events(capture.frames, translator, kept))
+        accumulator.feed_all(_events(frames, translator, kept))
     elif hasattr(translator, "translate"):  # the hot path: one generator, no list per frame
-        accumulator.feed_all(translator.translate(capture.frames, release=True))
+        accumulator.feed_all(translator.translate(frames, release=True))
         accumulator.feed_all(translator.close())
     else:
         feed = accumulator.feed
         translate = translator.feed
-        for frame in capture.frames:
+        for frame in frames:
             for event in translate(frame) if frame.kind == "event" else (envelope_event(frame),):
                 feed(event)
         accumulator.feed_all(translator.close())
+    exchange = section.exchange if section is not None else None
     info = CaptureInfo(
         path=capture.path,
-        container=capture.container,
+        container=(exchange.body_container or "none") if exchange is not None else capture.container,
         compressed=capture.compressed,
         provider=adapter.name,
         provider_forced=options.provider is not None,
-        size=capture.size,
-        frames=len(capture.frames),
-        duration=_duration(capture.frames),
+        size=exchange.body_size if exchange is not None else capture.size,
+        frames=len(frames),
+        duration=_duration(frames),
         header=capture.header,
+        interaction=section.interaction if section is not None else None,
     )
-    stream = accumulator.result(info, capture.ended_cleanly, capture.problems, translator.counts)
+    stream = accumulator.result(info, ended_cleanly, problems, translator.counts)
     return stream, tuple(kept)
 
 
 def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]:
+    """The stream rules' findings about one stream."""
     findings = [finding for rule in _rules(options.select, options.ignore) for finding in rule.check(stream, rule)]
     return tuple(sorted(findings, key=lambda f: f.sort_key))
 
@@ -109,7 +218,8 @@ def _events(frames: list[Frame], translator: Translator, kept: list[tuple[Frame,
     yield from translator.close()
 
 
-def _adapter(capture: Capture, options: Options) -> Adapter:
+def _adapter(capture: Capture, options: Options, frames: list[Frame] | None = None) -> Adapter:
+    """The forced adapter, or the one detected (once, from the first turn with events)."""
     if options.provider is not None:
         adapter = ADAPTERS.get(options.provider)
         if adapter is None:
@@ -117,11 +227,19 @@ def _adapter(capture: Capture, options: Options) -> Adapter:
                 capture.path, f"unknown provider {options.provider!r} (choose from {', '.join(sorted(ADAPTERS))})"
             )
         return adapter
-    if not any(f.kind == "event" for f in capture.frames):
+    if frames is None:
+        if capture.exchanges:
+            skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
+            total = len(capture.exchanges)
+            raise RunError(
+                capture.path,
+                f"no interaction holds a streamed response ({total} interaction{'s' if total != 1 else ''}, "
+                f"{skipped} of them not LLM calls)",
+            )
         raise RunError(capture.path, "the capture holds no events")
     hint = capture.header.get("provider") if capture.header else None
     try:
-        adapter, _ = detect(capture.frames, hint if isinstance(hint, str) else None)
+        adapter, _ = detect(frames, hint if isinstance(hint, str) else None)
     except DetectionError as error:
         raise RunError(capture.path, str(error)) from None
     return adapter
@@ -133,11 +251,12 @@ def _duration(frames: list[Frame]) -> float | None:
 
 
 @lru_cache(maxsize=64)
-def _rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Rule, ...]:
-    """The rules --select and --ignore leave (by code or code prefix); `check` asks once per capture."""
+def _rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "stream") -> tuple[Rule, ...]:
+    """The rules of a scope that --select and --ignore leave (by code or code prefix); `check` asks once per capture."""
     return tuple(
         rule
         for rule in RULES
-        if (not select or any(rule.code.startswith(p.upper()) for p in select))
+        if rule.scope == scope
+        and (not select or any(rule.code.startswith(p.upper()) for p in select))
         and not any(rule.code.startswith(p.upper()) for p in ignore)
     )

@@ -48,6 +48,7 @@ class ToolStart:
     caller: str | None = None  # programmatic tool calling: the server tool that made this call
     id_optional: bool = False  # the protocol makes the id optional (Gemini FunctionCall.id): no id is no anomaly
     input_format: str = "json"  # "text": free-text input (Responses custom tools, apply_patch diffs), never JSON-parsed
+    item_id: str | None = None  # Responses: the item's own id (``fc_…``), which is not the call id
 
 
 @dataclass(slots=True)

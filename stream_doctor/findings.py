@@ -27,22 +27,37 @@ class Severity(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A place in a capture: ``path:line`` plus the event number and byte offset."""
+    """A place in a capture: ``path:line`` plus the event number and byte offset.
+
+    In a HAR file or a cassette (or an envelope of several turns) it also names the interaction,
+    and a place in a request body its JSON path: ``cassette.yaml:212 (interaction 2, request
+    messages[3].content[0])``. Event numbers count from the start of the interaction's response.
+    """
 
     path: str
     line: int | None = None
     event: int | None = None
     offset: int | None = None
+    interaction: int | None = None
+    request_path: str | None = None  # a place in the interaction's request body, as a JSON path
 
     @classmethod
-    def at(cls, path: str, pos: Pos | None) -> Location:
+    def at(
+        cls, path: str, pos: Pos | None, interaction: int | None = None, request_path: str | None = None
+    ) -> Location:
         if pos is None:
-            return cls(path)
-        return cls(path, pos.line, pos.number, pos.offset)
+            return cls(path, interaction=interaction, request_path=request_path)
+        event = pos.number if pos.number > 0 else None  # 0: a request, which is not an event
+        return cls(path, pos.line, event, pos.offset, interaction, request_path)
 
     def __str__(self) -> str:
         text = self.path if self.line is None else f"{self.path}:{self.line}"
-        return text if self.event is None else f"{text} (event {self.event})"
+        parts = [] if self.interaction is None else [f"interaction {self.interaction}"]
+        if self.request_path is not None:
+            parts.append(f"request {self.request_path}" if self.request_path else "request")
+        elif self.event is not None:
+            parts.append(f"event {self.event}")
+        return f"{text} ({', '.join(parts)})" if parts else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,5 +78,5 @@ class Finding:
     call_id: str | None = None
 
     @property
-    def sort_key(self) -> tuple[int, int, str]:
-        return (self.location.event or 0, self.location.line or 0, self.code)
+    def sort_key(self) -> tuple[int, int, int, str]:
+        return (self.location.interaction or 0, self.location.event or 0, self.location.line or 0, self.code)

@@ -15,6 +15,7 @@ class Options:
     select: tuple[str, ...] = ()  # code prefixes to keep (empty: all)
     ignore: tuple[str, ...] = ()  # code prefixes to drop
     keep_events: bool = False  # keep every neutral event (for --timeline)
+    tools: str | None = None  # a file of tool definitions for captures whose requests declare none
 
 
 @dataclass(frozen=True)

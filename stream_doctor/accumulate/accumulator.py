@@ -52,7 +52,7 @@ class _BlockState:
         "server_side", "caller", "start_input", "texts", "positions", "deltas", "size",
         "result_for", "ordinal", "abandon_cause", "abandon_pos", "message", "delta_type",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
-        "id_optional", "input_format",
+        "id_optional", "input_format", "item_id",
     )  # fmt: skip
 
     def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
@@ -85,6 +85,7 @@ class _BlockState:
         self.final_pos: Pos | None = None
         self.id_optional = False
         self.input_format = "json"
+        self.item_id: str | None = None
 
 
 class _MessageState:
@@ -305,6 +306,7 @@ class Accumulator:
         block.server_side, block.caller = event.server_side, event.caller
         block.id_optional = event.id_optional
         block.input_format = event.input_format
+        block.item_id = event.item_id
         block.start_input = event.start_input
         block.ordinal = len(self.calls)
         self.calls.append(block)
@@ -479,6 +481,7 @@ class Accumulator:
             complete_value_at=complete_at if not whole else None,
             input_source=source,
             input_format=block.input_format,
+            item_id=block.item_id,
         )
 
     def _compare_final(self, block: _BlockState, raw: str, value: Any, parsed: bool) -> None:

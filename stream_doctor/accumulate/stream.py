@@ -64,6 +64,7 @@ class ToolCall:
     complete_value_at: int | None  # fragment index at which the buffer first held a whole JSON value
     input_source: str  # for humans: "start placeholder {} → 7 input_json_delta fragments"
     input_format: str = "json"  # "text": free-text input kept as a string in ``arguments``, never JSON-parsed
+    item_id: str | None = None  # Responses: the output item's id (``fc_…``), distinct from the call id
 
     @property
     def fragments(self) -> tuple[Fragment, ...]:
@@ -154,6 +155,7 @@ class CaptureInfo:
     frames: int
     duration: float | None
     header: dict[str, Any] | None
+    interaction: int | None = None  # HAR/cassette, envelope of several turns: the interaction it answers
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,17 +13,31 @@ import zlib
 
 from stream_doctor.capture.base import Capture, CaptureError, Reader
 from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
+from stream_doctor.capture.har import READER as HAR_READER
 from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
 from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
 from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
 from stream_doctor.capture.sse import READER as SSE_READER
+from stream_doctor.capture.vcr import READER as VCR_READER
 
 #: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
 READERS: dict[str, Reader] = {
     reader.name: reader
-    for reader in (SSE_READER, JSONL_READER, ENVELOPE_READER, JSON_ARRAY_READER, EVENTSTREAM_READER, PREFIXED_READER)
+    for reader in (
+        SSE_READER,
+        JSONL_READER,
+        ENVELOPE_READER,
+        JSON_ARRAY_READER,
+        EVENTSTREAM_READER,
+        PREFIXED_READER,
+        HAR_READER,
+        VCR_READER,
+    )
 }
 CONTAINERS = tuple(READERS)
+
+#: The readers a HAR entry's or a cassette interaction's response body can be in (one stream each).
+BODY_READERS: dict[str, Reader] = {name: READERS[name] for name in ("sse", "jsonl", "json", "eventstream", "prefixed")}
 
 #: How much of the (decompressed) capture the readers' ``sniff`` sees.
 HEAD_SIZE = 64 * 1024

@@ -40,6 +40,7 @@ class Frame:
     t: float | None = None  # seconds since the stream started, when the capture recorded it
     kind: FrameKind = "event"
     sse_id: str | None = None
+    interaction: int | None = None  # HAR/cassette: the 1-based interaction (request/response pair) it belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,27 @@ class InputProblem:
     kind: str  # see rules/capture for the kinds and their codes
     message: str
     pos: Pos | None
+    interaction: int | None = None  # HAR/cassette: the interaction whose response body it is about
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One request/response pair of a HAR file or a VCR cassette (an "interaction").
+
+    An interaction that is an LLM call contributes a ``request`` frame (its ``pos``) followed by the
+    frames of its response body; one that is not (a page, a token request) is only counted.
+    """
+
+    number: int  # 1-based, among every interaction of the file
+    pos: Pos  # where the interaction's request starts in the file (``number`` 0: it is not an event)
+    method: str | None
+    url: str | None  # with secrets redacted
+    status: int | None
+    body_container: str | None  # the reader that cut the response body into frames; None: not a stream
+    body_size: int = 0
+    ended_cleanly: bool = True
+    skipped: str | None = None  # why it is not diagnosed (not an LLM call); it then has no frames
+    request_places: dict[str, Pos] = field(default_factory=dict)  # JSON path in the request body -> position
 
 
 @dataclass(slots=True)
@@ -64,6 +86,7 @@ class Capture:
     problems: list[InputProblem] = field(default_factory=list)
     comments: int = 0  # SSE comment lines (keep-alives) skipped
     ended_cleanly: bool = True  # False when the last frame was cut off (no terminating blank line)
+    exchanges: list[Exchange] = field(default_factory=list)  # HAR and cassettes: every interaction, in order
 
 
 class CaptureError(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.base import NOT_JSON, Frame, InputProblem, Pos
 
 VERSION = 1
 SCHEMA_ID = "https://stream-doctor.dev/schemas/capture-envelope-v1.json"
@@ -95,7 +95,26 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
             # payload again would cost a third of the read, and nothing needs it on its own.
             return Frame(pos, line, record["data"], None, record.get("event"), t)
         raw: str = record["raw"]
-        return Frame(pos, raw.encode(), NOT_JSON, "not JSON", record.get("event"), t)
+        error = record.get("error")  # why the payload was not JSON, as the original capture's reader said
+        reason = error if type(error) is str else "not JSON"
+        return Frame(pos, raw.encode("utf-8", "surrogatepass"), NOT_JSON, reason, record.get("event"), t)
     if kind == "header":
         return Frame(pos, line, NOT_JSON, "envelope: a header record must be the first line")
     return Frame(pos, line, record, None, None, t, kind)
+
+
+#: Problems that mean the capture ends inside a frame (see ``problems_of``).
+CUT_KINDS = ("unterminated-event", "truncated-array")
+
+
+def problems_of(record: Any, pos: Pos) -> list[InputProblem]:
+    """The input problems a record carries in its optional ``problems`` list (``stream-doctor convert``
+    writes there what the original capture's reader noticed, so a converted capture is diagnosed alike)."""
+    listed = record.get("problems") if type(record) is dict else None
+    if type(listed) is not list:
+        return []
+    return [
+        InputProblem(item["kind"], item["message"], pos)
+        for item in listed
+        if type(item) is dict and type(item.get("kind")) is str and type(item.get("message")) is str
+    ]

@@ -121,6 +121,7 @@ def read_envelope(data: bytes, path: str) -> Capture:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     to_frame = envelope.to_frame
+    problems_of = envelope.problems_of
     frames: list[Frame] = []
     problems: list[InputProblem] = []
     header = None
@@ -149,10 +150,14 @@ def read_envelope(data: bytes, path: str) -> Capture:
                             line=index + 1,
                         )
                     header = record
+                    problems += problems_of(record, where)
                     continue
             first = False
             frames.append(to_frame(record, line, where))
-    ended_cleanly = not _cut_last_line(data, lines, undecodable, frames, problems)
+            if type(record) is dict and "problems" in record:
+                problems += problems_of(record, where)
+    carried_cut = any(p.kind in envelope.CUT_KINDS for p in problems)
+    ended_cleanly = not _cut_last_line(data, lines, undecodable, frames, problems) and not carried_cut
     return Capture(
         path,
         "envelope",

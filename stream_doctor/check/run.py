@@ -167,7 +167,7 @@ def replay_one(task: Task) -> Outcome:
     try:
         report = replay(task.path, task.options)
         stream = report.stream
-        replayed = Replayed(stream.capture.provider, len(stream.calls), report.findings, json_report.to_dict(report))
+        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, json_report.to_dict(report))
     except RunError as error:
         return None, error.message, error.line
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run

@@ -514,6 +514,7 @@ class ResponsesTranslator:
                 server_side,
                 _str(caller_type) if caller_type != "direct" else None,
                 input_format="text" if kind.text else "json",
+                item_id=item_id,
             )
         )
 

@@ -24,8 +24,13 @@ def annotation(finding: Finding) -> str:
     properties["title"] = f"{finding.code} {finding.name}"
     listed = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
     message = finding.message + "\n" + f"hint: {finding.hint}"
-    if finding.location.event is not None:
-        message = f"event {finding.location.event}: " + message
+    where = [] if finding.location.interaction is None else [f"interaction {finding.location.interaction}"]
+    if finding.location.request_path is not None:
+        where.append(f"request {finding.location.request_path}".rstrip())
+    elif finding.location.event is not None:
+        where.append(f"event {finding.location.event}")
+    if where:
+        message = f"{', '.join(where)}: " + message
     return f"::{LEVELS[finding.severity]} {listed}::{escape_data(message)}"
 
 

@@ -87,8 +87,12 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
             for number, r in enumerate(finding.related, 1)
         ]
     properties: dict[str, Any] = {}
+    if finding.location.interaction is not None:
+        properties["interaction"] = finding.location.interaction
     if finding.location.event is not None:
         properties["event"] = finding.location.event
+    if finding.location.request_path is not None:
+        properties["requestPath"] = finding.location.request_path
     if finding.call_id is not None:
         properties["callId"] = finding.call_id
     if properties:

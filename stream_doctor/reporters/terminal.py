@@ -1,6 +1,8 @@
 """The human report: capture summary, tool-call table, findings, one-line summary.
 
-Renders into a ``rich`` Console it is handed, so tests fix the width and turn colour off.
+A conversation (a HAR file, a cassette, an envelope of several turns) gets the file's summary,
+then each turn's request and tool-call table, then every finding. Renders into a ``rich``
+Console it is handed, so tests fix the width and turn colour off.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from stream_doctor.accumulate.stream import ToolCall
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Frame
+from stream_doctor.conversation.model import Turn
 from stream_doctor.engine import Report
 from stream_doctor.events import ArgsDelta, BlockDelta, Event
 from stream_doctor.findings import Finding, Severity
@@ -25,15 +28,69 @@ STATUS_STYLES = {"complete": "green", "abandoned": "red"}
 
 
 def render(report: Report, console: Console, call: str | None = None, timeline: bool = False) -> None:
-    _header(report, console)
+    if report.conversation:
+        _conversation_header(report, console)
+    else:
+        _header(report, console)
     if timeline:
         _timeline(report, console)
     if call is not None:
         _one_call(report, console, call)
+    elif report.conversation:
+        for turn in report.turns:
+            _turn(turn, console)
+            _call_table(turn.stream, console)
     else:
         _calls(report, console)
     _findings(report, console)
     _summary(report, console)
+
+
+def _conversation_header(report: Report, console: Console) -> None:
+    source = report.source
+    assert source is not None
+    info = report.stream.capture
+    container = source.container + (f", {source.compressed}" if source.compressed else "")
+    provider = info.provider + (" (forced)" if info.provider_forced else " (detected)")
+    parts = [container, provider]
+    if source.interactions:
+        parts.append(f"{source.interactions} interaction{'s' if source.interactions != 1 else ''}")
+        if source.skipped:
+            parts[-1] += f" ({source.skipped} not LLM calls, skipped)"
+    turns = len(report.turns)
+    parts += [f"{turns} turn{'s' if turns != 1 else ''}", _size(source.size)]
+    console.print(Text(source.path, style="bold"))
+    console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
+    unknown: dict[str, int] = {}
+    for turn in report.turns:
+        for kind, count in turn.stream.unknown_events.items():
+            unknown[kind] = unknown.get(kind, 0) + count
+    if unknown:
+        listed = ", ".join(f"{k} ×{v}" for k, v in sorted(unknown.items()))
+        console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
+
+
+def _turn(turn: Turn, console: Console) -> None:
+    info = turn.stream.capture
+    console.print()
+    head = Text(f"Turn {turn.number}", style="bold")
+    parts = [""] if turn.interaction is None else ["", f"interaction {turn.interaction}"]
+    request = turn.request
+    if turn.status is not None:
+        parts.append(f"HTTP {turn.status}")
+    events = sum(turn.stream.event_counts.values())
+    messages = len(turn.stream.messages)
+    if info.container == "none":
+        parts.append("no streamed response")
+    else:
+        parts.append(f"{info.container}, {events} event{'s' if events != 1 else ''}")
+    parts.append(f"{messages} message{'s' if messages != 1 else ''}")
+    head.append("  ·  ".join(parts), style="")
+    console.print(head, highlight=False)
+    if request is not None:
+        sent = " ".join(p for p in (request.method, request.url) if p) or "request"
+        text = Text(f"{sent}  (line {request.pos.line})", style="dim")
+        console.print(Padding(text, (0, 0, 0, 2), expand=False), no_wrap=True, overflow="ellipsis")
 
 
 def _header(report: Report, console: Console) -> None:
@@ -54,13 +111,17 @@ def _header(report: Report, console: Console) -> None:
 
 
 def _calls(report: Report, console: Console) -> None:
-    """One row per call (the columns a user scans), then its input and where it came from."""
-    calls = report.stream.calls
     console.print()
+    _call_table(report.stream, console)
+
+
+def _call_table(stream: AccumulatedStream, console: Console) -> None:
+    """One row per call (the columns a user scans), then its input and where it came from."""
+    calls = stream.calls
     if not calls:
         console.print("No tool calls.", style="dim")
         return
-    many_messages = len(report.stream.messages) > 1
+    many_messages = len(stream.messages) > 1
     headers = ["#", "msg", "block", "id", "name", "frags", "bytes", "status"]
     rows = [
         [
@@ -115,9 +176,13 @@ def _input_preview(call: ToolCall) -> str:
 
 def _one_call(report: Report, console: Console, wanted: str) -> None:
     console.print()
-    matches = [c for c in report.stream.calls if c.call_id == wanted or str(c.ordinal + 1) == wanted]
+    every = report.calls
+    if report.conversation:  # numbers count across the turns, in table order
+        matches = [c for n, c in enumerate(every, 1) if c.call_id == wanted or str(n) == wanted]
+    else:
+        matches = [c for c in every if c.call_id == wanted or str(c.ordinal + 1) == wanted]
     if not matches:
-        known = ", ".join(c.call_id or f"#{c.ordinal + 1}" for c in report.stream.calls) or "none"
+        known = ", ".join(c.call_id or f"#{c.ordinal + 1}" for c in every) or "none"
         console.print(f"No call {escape(wanted)!s} in this capture (calls: {escape(known)}).", style="yellow")
         return
     for call in matches:
@@ -165,8 +230,12 @@ def _timeline(report: Report, console: Console) -> None:
             runs[-1].append((frame, event))
         else:
             runs.append([(frame, event)])
+    interaction = None
     for run in runs:
         first, last = run[0][0], run[-1][0]
+        if first.interaction is not None and first.interaction != interaction:
+            interaction = first.interaction
+            console.print(Text(f"interaction {interaction}", style="bold"))
         label = _frame_type(first) + _detail(run[0][1])
         if len(run) == 1:
             events, lines = str(first.pos.number), f"line {first.pos.line}"
@@ -233,18 +302,20 @@ def _finding(finding: Finding, console: Console) -> None:
 
 def _summary(report: Report, console: Console) -> None:
     counts = report.counts
-    stream = report.stream
     parts = [
         f"{counts[Severity.ERROR]} error{'s' if counts[Severity.ERROR] != 1 else ''}",
         f"{counts[Severity.WARNING]} warning{'s' if counts[Severity.WARNING] != 1 else ''}",
         f"{counts[Severity.INFO]} info",
     ]
-    calls = len(stream.calls)
+    calls = len(report.calls)
     verdict = (
         f"[bold red]failed[/] (--fail-on {report.options.fail_on.label})" if report.failed else "[bold green]passed[/]"
     )
     console.print()
-    console.print(f"{', '.join(parts)} in {calls} tool call{'s' if calls != 1 else ''}: {verdict}", highlight=False)
+    over = f" over {len(report.turns)} turns" if report.conversation and len(report.turns) != 1 else ""
+    console.print(
+        f"{', '.join(parts)} in {calls} tool call{'s' if calls != 1 else ''}{over}: {verdict}", highlight=False
+    )
 
 
 def _clip(text: str, limit: int) -> str:

@@ -1,0 +1,326 @@
+"""What HAR files and VCR cassettes share: HTTP exchanges turned into frames, with secrets removed.
+
+Each interaction that is an LLM call becomes a ``request`` frame (method, URL, headers and the
+decoded body) followed by its response body, decoded (base64, gzip) and cut into frames by the
+same inner readers a bare capture uses (SSE, JSONL, JSON array, AWS event stream). The inner
+readers number their frames and lines from the start of the body; ``rebase`` moves each position
+into the original file through a ``BodyPlace``, and tags it with the interaction.
+
+Secrets never get past this module: ``Authorization``, ``x-api-key``, cookies and the like are
+replaced by ``[redacted]`` at read time, and so are keys in URLs, so no report or converted
+envelope can print them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+
+import orjson
+
+from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
+
+REDACTED = "[redacted]"
+
+#: Header names whose values are credentials (compared lower-case).
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "api-key",
+        "x-goog-api-key",
+        "cookie",
+        "set-cookie",
+        "x-amz-security-token",
+        "openai-organization",
+        "openai-project",
+        "anthropic-organization-id",
+        "x-stainless-api-key",
+    }
+)
+#: Any other header whose name says it holds a credential.
+_SECRET_NAME = re.compile(r"(api[-_]?key|token|secret|password|passwd|credential|signature|session|auth)", re.I)
+
+#: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
+SECRET_PARAMS = frozenset(
+    {
+        "key",
+        "api_key",
+        "api-key",
+        "apikey",
+        "token",
+        "access_token",
+        "id_token",
+        "refresh_token",
+        "sig",
+        "signature",
+        "code",
+        "password",
+        "secret",
+        "client_secret",
+        "x-amz-signature",
+        "x-amz-credential",
+        "x-amz-security-token",
+        "x-goog-signature",
+        "x-goog-credential",
+    }
+)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_secret_header(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or _SECRET_NAME.search(lowered) is not None
+
+
+def redact_headers(items: Iterable[tuple[Any, Any]]) -> dict[str, str]:
+    """Headers as ``{lower-case name: value}`` (repeated headers joined with ``, ``), credentials redacted."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in items:
+        name = text_of(raw_name).strip().lower()
+        if not name:
+            continue
+        value = REDACTED if is_secret_header(name) else text_of(raw_value)
+        headers[name] = value if name not in headers else f"{headers[name]}, {value}"
+    return headers
+
+
+def redact_url(url: str) -> str:
+    """``url`` with user info and credential query parameters replaced by ``[redacted]``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = "&".join(
+            f"{quote(name, safe='')}={REDACTED if name.lower() in SECRET_PARAMS else quote(value, safe='/:,')}"
+            for name, value in pairs
+        )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def text_of(value: Any) -> str:
+    """A header name or value as text (cassettes keep some as bytes, or as a list of values)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(text_of(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def header(headers: dict[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    return value.split(",")[0].strip() if value else None
+
+
+def decode_content(body: bytes, encoding: str | None) -> tuple[bytes, str | None]:
+    """Undo a content encoding; returns the bytes and, when they could not be decoded, why."""
+    encoding = (encoding or "").strip().lower()
+    try:
+        if body.startswith(_GZIP_MAGIC):
+            return gzip.decompress(body), None
+        if encoding == "deflate":
+            try:
+                return zlib.decompress(body), None
+            except zlib.error:
+                return zlib.decompress(body, -zlib.MAX_WBITS), None
+        if encoding in ("br", "zstd"):
+            return body, f"the response body is {encoding}-compressed, which stream-doctor cannot decode"
+    except (OSError, EOFError, zlib.error) as exc:
+        return body, f"the {encoding or 'gzip'} response body cannot be decompressed: {exc}"
+    return body, None
+
+
+def request_body(raw: Any) -> Any:
+    """A request body as recorded: parsed JSON when it is JSON, else the text (or None)."""
+    if raw is None:
+        return None
+    if isinstance(raw, (dict, list)):
+        return raw
+    data = raw if isinstance(raw, bytes) else str(raw).encode("utf-8", "surrogatepass")
+    if data.startswith(_GZIP_MAGIC):
+        data, _ = decode_content(data, "gzip")
+    if not data.strip():
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data.decode("utf-8", "replace")
+
+
+#: URL paths of the streaming endpoints stream-doctor reads (any host: gateways and proxies keep the path).
+_LLM_PATH = re.compile(
+    r"(/messages\b|/chat/completions\b|/completions\b|/responses\b|:streamGenerateContent|:generateContent"
+    r"|/v2/chat\b|/converse-stream\b|/converse\b|/invoke-with-response-stream\b|/invoke\b|/api/chat\b"
+    r"|/interactions\b)",
+)
+_LLM_BODY_KEYS = ("messages", "contents", "input", "prompt")
+
+
+def is_llm_call(method: str | None, url: str | None, body: Any, content_type: str | None) -> str | None:
+    """None when the exchange looks like an LLM call; otherwise why it is skipped."""
+    if (method or "POST").upper() != "POST":
+        return f"a {method} request, not an LLM call"
+    path = urlsplit(url or "").path if url else ""
+    by_path = bool(_LLM_PATH.search(path)) if path else False
+    by_body = isinstance(body, dict) and any(key in body for key in _LLM_BODY_KEYS)
+    if not (by_path or by_body):
+        return "not an LLM call (neither its URL nor its body looks like one)"
+    return None
+
+
+class BodyPlace(Protocol):
+    """Where the bytes of a response body are in the original file."""
+
+    def place(self, pos: Pos, body: bytes) -> Pos:
+        """The position in the file of a frame the inner reader placed at ``pos`` in the body."""
+        ...
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """Every frame at the start of the body: for bodies stored as base64, or inside a one-line JSON string."""
+
+    line: int
+    offset: int
+
+    def place(self, pos: Pos, body: bytes) -> Pos:
+        return Pos(pos.number, self.line, self.offset)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A body whose lines are lines of the file: a YAML literal block (``|``), indented by ``indent``."""
+
+    first_line: int  # the file line holding the body's first line
+    line_starts: list[int]  # byte offset of every line of the file
+    indent: int
+
+    def place(self, pos: Pos, body: bytes) -> Pos:
+        line = self.first_line + pos.line - 1
+        column = pos.offset - (body.rfind(b"\n", 0, pos.offset) + 1)
+        start = self.line_starts[min(line, len(self.line_starts)) - 1]
+        return Pos(pos.number, line, start + self.indent + column)
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A body written across several file lines with escapes (a YAML quoted scalar): a table of where each file
+    line's share of the body starts."""
+
+    body_offsets: list[int]  # body byte offset at which each file line's content starts (increasing)
+    lines: list[int]  # the file line
+    offsets: list[int]  # the file byte offset of that content
+
+    def place(self, pos: Pos, body: bytes) -> Pos:
+        at = max(0, bisect_right(self.body_offsets, pos.offset) - 1)
+        return Pos(pos.number, self.lines[at], self.offsets[at])
+
+
+@dataclass
+class Exchanges:
+    """What a container reader collects while it goes through a file's interactions."""
+
+    path: str
+    frames: list[Frame] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def add(
+        self,
+        exchange: Exchange,
+        request: dict[str, Any],
+        body: bytes | None,
+        content_type: str | None,
+        place: BodyPlace,
+        encoding: str | None = None,
+    ) -> None:
+        """One interaction: its request frame, then its response body cut into frames (when it is a stream)."""
+        self.exchanges.append(exchange)
+        if exchange.skipped is not None:
+            return
+        number = exchange.number
+        data = orjson.dumps(request, default=str)
+        self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
+        if body is None:
+            return
+        body, problem = decode_content(body, encoding)
+        if problem is not None:
+            self.problems.append(InputProblem("body-undecodable", problem, exchange.pos, number))
+            return
+        exchange.body_size = len(body)
+        inner = read_body(body, content_type)
+        if inner is None:
+            return
+        exchange.body_container = inner.container
+        exchange.ended_cleanly = inner.ended_cleanly
+        for frame in inner.frames:
+            frame.pos = place.place(frame.pos, body)
+            frame.interaction = number
+            self.frames.append(frame)
+        for found in inner.problems:
+            where = place.place(found.pos, body) if found.pos is not None else exchange.pos
+            self.problems.append(InputProblem(found.kind, found.message, where, number))
+
+    def capture(self, container: str, size: int) -> Capture:
+        ended = all(e.ended_cleanly for e in self.exchanges if e.skipped is None)
+        return Capture(
+            self.path,
+            container,
+            size,
+            self.frames,
+            problems=self.problems,
+            ended_cleanly=ended,
+            exchanges=self.exchanges,
+        )
+
+
+_STREAM_TYPES = {
+    "text/event-stream": "sse",
+    "application/vnd.amazon.eventstream": "eventstream",
+    "application/x-ndjson": "jsonl",
+    "application/ndjson": "jsonl",
+    "application/jsonl": "jsonl",
+    "application/x-jsonlines": "jsonl",
+}
+
+
+def read_body(body: bytes, content_type: str | None) -> Capture | None:
+    """The response body cut into frames by the inner reader its content type (or content) calls for.
+
+    None when it is not a stream: an empty body, or one JSON object (a non-streamed reply or an error).
+    """
+    from stream_doctor.capture import BODY_READERS
+
+    if not body.strip():
+        return None
+    media = (content_type or "").split(";")[0].strip().lower()
+    name = _STREAM_TYPES.get(media)
+    if name is None:
+        stripped = body.lstrip()
+        if stripped.startswith(b"{") and b"\n" not in stripped.rstrip():
+            try:
+                orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                return None  # one JSON object: a whole reply, not a stream
+        head = body[:65536]
+        scores = {reader.name: reader.sniff(head) for reader in BODY_READERS.values()}
+        best = max(scores, key=lambda n: scores[n])
+        if scores[best] <= 0:
+            return None
+        name = best
+    return BODY_READERS[name].read(body, "<body>")

@@ -1,0 +1,299 @@
+"""VCR cassettes: the YAML (or JSON) files that vcrpy, pytest-recording and go-vcr record HTTP tests into.
+
+vcrpy / pytest-recording: ``interactions[].request`` (``method``, ``uri``, ``headers`` as lists,
+``body`` as text, bytes or null; pydantic-ai adds ``parsed_body``) and ``response`` (``status``,
+``headers``, ``body.string`` as text or ``!!binary`` bytes, gzip-compressed when the recorder did
+not decode it). go-vcr (versions 1 and 2): ``request.url``, ``request.body`` and
+``response.body`` as plain strings, ``response.code``. Ruby's VCR (``http_interactions``, bodies
+as ``string`` or ``base64_string``) is read the same way.
+
+The file is loaded with PyYAML's safe loader only (libyaml's when it is there): no tag can build
+an object. Each interaction that is an LLM call becomes a request frame and its response body's
+frames (see ``exchange``); positions point into the cassette: the body's own line for a literal
+block (``|``), the line of the body's share for a quoted scalar, the body's first line otherwise.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import TYPE_CHECKING, Any
+
+from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
+
+if TYPE_CHECKING:
+    from stream_doctor.capture._text_places import Source
+    from stream_doctor.capture.exchange import BodyPlace, Exchanges
+
+# vcrpy: a top-level "interactions:" key (vcrpy sorts keys, so it comes first); go-vcr: "---\nversion: N\ninteractions:".
+_YAML_START = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:---[ \t]*\r?\n)?(?:(?:version|recorded_with):[^\n]*\r?\n)?(?:http_)?interactions:"
+)
+_JSON_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:http_)?interactions"\s*:')
+_BINARY = "tag:yaml.org,2002:binary"
+
+
+def _sniff(head: bytes) -> tuple[int, str]:
+    if _YAML_START.match(head) or _JSON_START.match(head):
+        return 95, ""
+    return 0, "no top-level 'interactions:' (not a VCR cassette)"
+
+
+def _loader_class() -> Any:
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class CassetteLoader(base):  # type: ignore[misc, valid-type]
+        """The safe loader, plus the ``!!python/unicode`` and ``!!python/str`` tags of cassettes written by
+        Python 2 vcrpy: both are plain strings, so they are read as such and nothing else is allowed."""
+
+    for tag in ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str"):
+        CassetteLoader.add_constructor(tag, base.construct_yaml_str)
+    return CassetteLoader
+
+
+def read_vcr(data: bytes, path: str) -> Capture:
+    # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
+    import yaml
+
+    from stream_doctor.capture._text_places import Source
+    from stream_doctor.capture.exchange import Exchanges
+
+    loader = _loader_class()(data)
+    try:
+        root = loader.get_single_node()
+        if root is not None:
+            _check_expansion(root)
+        document = loader.construct_document(root) if root is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CaptureError(f"not a readable cassette: {problem}", line=mark.line + 1 if mark else None) from None
+    finally:
+        loader.dispose()
+    if not isinstance(document, dict):
+        raise CaptureError("not a cassette: the file is not a mapping with 'interactions'")
+    key = "interactions" if "interactions" in document else "http_interactions"
+    interactions = document.get(key)
+    if not isinstance(interactions, list):
+        raise CaptureError(f"not a cassette: '{key}' is not a list")
+    items_node = _child(root, key)
+    item_nodes = items_node.value if items_node is not None and isinstance(items_node.value, list) else []
+    source = Source(data)
+    collected = Exchanges(path)
+    for number, interaction in enumerate(interactions, 1):
+        node = item_nodes[number - 1] if number - 1 < len(item_nodes) else None
+        _interaction(collected, source, number, interaction, node)
+    return collected.capture(READER.name, len(data))
+
+
+#: How many nodes a cassette may hold once its aliases are expanded (a real one: a few per line).
+MAX_NODES = 5_000_000
+
+
+def _check_expansion(root: Any) -> None:
+    """Refuse a document whose aliases expand into more nodes than any cassette holds ("billion laughs"):
+    the request bodies are serialised, and the expansion would exhaust memory."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise CaptureError(f"not a cassette: its YAML aliases expand to more than {MAX_NODES:,} nodes")
+        if node.id == "mapping":
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+        elif node.id == "sequence":
+            stack.extend(node.value)
+
+
+def _interaction(collected: Exchanges, source: Source, number: int, interaction: Any, node: Any) -> None:
+    from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+
+    pos = _pos(source, node) if node is not None else Pos(0, 1, 0)
+    if not isinstance(interaction, dict):
+        collected.add(
+            Exchange(number, pos, None, None, None, None, skipped="not a request/response pair"),
+            {},
+            None,
+            None,
+            Fixed(pos.line, pos.offset),
+        )
+        return
+    request = _dict(interaction.get("request"))
+    response = _dict(interaction.get("response"))
+    request_node = _child(node, "request")
+    response_node = _child(node, "response")
+    method = _text(request.get("method"))
+    url = redact_url(_text(request.get("uri") or request.get("url") or ""))
+    headers = redact_headers(_header_items(request.get("headers")))
+    body_node = None
+    if "parsed_body" in request:  # pydantic-ai's cassettes keep the JSON body as YAML
+        body = request["parsed_body"]
+        body_node = _child(request_node, "parsed_body")
+    else:
+        body = request_body(_body_value(request.get("body")))
+    response_headers = redact_headers(_header_items(response.get("headers")))
+    status = _status(response)
+    content_type = header(response_headers, "content-type")
+    skipped = is_llm_call(method, url, body, content_type)
+    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped)
+    if body_node is not None:
+        exchange.request_places.update(_places(source, body_node))
+    value = {"method": method, "url": url, "headers": headers, "body": body}
+    raw, raw_node = _response_body(response, response_node)
+    place = _place(source, raw_node, raw, pos)
+    # A text body was decoded by the recorder (vcrpy's decode_compressed_response); bytes may still be encoded.
+    encoding = header(response_headers, "content-encoding") if isinstance(raw, bytes) else None
+    payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    collected.add(exchange, value, payload, content_type, place, encoding)
+
+
+def _response_body(response: dict[str, Any], node: Any) -> tuple[str | bytes | None, Any]:
+    body = response.get("body")
+    body_node = _child(node, "body")
+    if isinstance(body, dict):  # vcrpy / Ruby VCR: {"string": …} or {"base64_string": …}
+        if isinstance(body.get("string"), (str, bytes)):
+            return body["string"], _child(body_node, "string")
+        if isinstance(body.get("base64_string"), str):
+            try:
+                return base64.b64decode(body["base64_string"]), None
+            except ValueError:
+                return None, None
+        return None, None
+    if isinstance(body, (str, bytes)):  # go-vcr
+        return body, body_node
+    return None, None
+
+
+def _place(source: Source, node: Any, raw: Any, fallback: Pos) -> BodyPlace:
+    from stream_doctor.capture._text_places import quoted_places
+    from stream_doctor.capture.exchange import Fixed, Lines
+
+    if node is None or not hasattr(node, "start_mark"):
+        return Fixed(fallback.line, fallback.offset)
+    mark = node.start_mark
+    line = mark.line + 1
+    if node.tag == _BINARY or not isinstance(raw, str):
+        return Fixed(line, source.byte_offset(mark.line, mark.column))
+    if node.style == "|":
+        first = mark.line + 1  # 0-based line of the block's first content line
+        indent = 0
+        for number in range(first, min(first + 50, len(source.starts))):
+            text = source.data[
+                source.starts[number] : source.starts[number + 1] if number + 1 < len(source.starts) else None
+            ]
+            if text.strip():
+                indent = len(text) - len(text.lstrip(b" "))
+                break
+        return Lines(first + 1, source.starts, indent)
+    if node.style in ('"', "'"):
+        folded = quoted_places(source, mark.line, mark.column, raw)
+        if folded is not None:
+            return folded
+    return Fixed(line, source.byte_offset(mark.line, mark.column))
+
+
+def _places(source: Source, node: Any, depth: int = 4) -> dict[str, Pos]:
+    """Positions of the parts of a YAML request body, by JSON path (``messages[3].content[0]``), 4 levels deep."""
+    found: dict[str, Pos] = {}
+
+    def walk(current: Any, path: str, level: int) -> None:
+        if level > depth:
+            return
+        if current.id == "mapping":
+            for key_node, value_node in current.value:
+                if key_node.id != "scalar":
+                    continue
+                child = f"{path}.{key_node.value}" if path else str(key_node.value)
+                found[child] = _pos(source, value_node)
+                walk(value_node, child, level + 1)
+        elif current.id == "sequence":
+            for index, item in enumerate(current.value):
+                child = f"{path}[{index}]"
+                found[child] = _pos(source, item)
+                walk(item, child, level + 1)
+
+    walk(node, "", 1)
+    return found
+
+
+def _pos(source: Source, node: Any) -> Pos:
+    mark = node.start_mark
+    return Pos(0, mark.line + 1, source.byte_offset(mark.line, mark.column))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _child(node: Any, key: str) -> Any:
+    if node is None or getattr(node, "id", None) != "mapping":
+        return None
+    for key_node, value_node in node.value:
+        if getattr(key_node, "value", None) == key:
+            return value_node
+    return None
+
+
+def _header_items(headers: Any) -> list[tuple[Any, Any]]:
+    if isinstance(headers, dict):
+        return list(headers.items())
+    if isinstance(headers, list):  # [{name, value}] in some recorders
+        return [(h.get("name"), h.get("value")) for h in headers if isinstance(h, dict)]
+    return []
+
+
+def _body_value(body: Any) -> Any:
+    if isinstance(body, dict):  # Ruby VCR: {"encoding": …, "string": …}
+        if "string" in body:
+            return body["string"]
+        if isinstance(body.get("base64_string"), str):
+            try:
+                return base64.b64decode(body["base64_string"])
+            except ValueError:
+                return None
+    return body
+
+
+def _status(response: dict[str, Any]) -> int | None:
+    status = response.get("status")
+    if isinstance(status, dict):
+        status = status.get("code")
+    if status is None:
+        status = response.get("code")
+    if isinstance(status, str):
+        status = status.split()[0] if status.split() else status
+    try:
+        return int(status) if status is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return "" if value is None else str(value)
+
+
+class VcrReader:
+    """Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr)."""
+
+    name = "vcr"
+    title = "VCR cassette (vcrpy, pytest-recording, go-vcr)"
+
+    def sniff(self, head: bytes) -> int:
+        return _sniff(head)[0]
+
+    def reject_reason(self, head: bytes) -> str:
+        """Why ``sniff`` gave 0, for the "could not recognise" message."""
+        return _sniff(head)[1]
+
+    def read(self, data: bytes, path: str) -> Capture:
+        return read_vcr(data, path)
+
+
+READER = VcrReader()

@@ -1,0 +1,128 @@
+"""From a capture's frames to turns: where each turn starts, and what its request was.
+
+A HAR file or a cassette has one turn per interaction that is an LLM call. In an envelope a
+``request`` record starts a new turn when the turn so far already holds events or a request, so
+an envelope with one request (or none) is one turn, exactly as before (docs/envelope.md). Each
+turn keeps its own frames, input problems and position labels; the engine replays each one.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
+from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, ToolDef
+
+
+@dataclass
+class Section:
+    """The frames of one turn, before it is replayed."""
+
+    number: int  # 1-based
+    interaction: int | None  # what positions name; None for a capture of one stream
+    frames: list[Frame] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+    ended_cleanly: bool = True
+    exchange: Exchange | None = None
+
+    @property
+    def has_events(self) -> bool:
+        return any(f.kind == "event" for f in self.frames)
+
+    @property
+    def request(self) -> Frame | None:
+        return next((f for f in self.frames if f.kind == "request"), None)
+
+
+def split(capture: Capture) -> list[Section]:
+    """The capture's turns, in order."""
+    if capture.exchanges:
+        return _by_interaction(capture)
+    frames = capture.frames
+    requests = [index for index, frame in enumerate(frames) if frame.kind == "request"]
+    if len(requests) <= 1:  # the common case, a stream and at most its request: one turn, no copy
+        return [Section(1, None, frames, list(capture.problems), capture.ended_cleanly)]
+    cuts = [0]  # where each turn starts
+    for index in requests:
+        if index > cuts[-1] and any(f.kind in ("event", "request") for f in frames[cuts[-1] : index]):
+            cuts.append(index)  # the turn so far holds events or a request: this request starts the next one
+    bounds = zip(cuts, cuts[1:] + [len(frames)], strict=True)
+    sections = [Section(number, None, frames[start:end]) for number, (start, end) in enumerate(bounds, 1)]
+    starts = [frames[start].pos.number for start in cuts]
+    for problem in capture.problems:
+        number = problem.pos.number if problem.pos is not None else starts[-1]
+        sections[max(0, bisect_right(starts, number) - 1)].problems.append(problem)
+    sections[-1].ended_cleanly = capture.ended_cleanly
+    if len(sections) > 1:
+        for section in sections:
+            section.interaction = section.number
+    return sections
+
+
+def _by_interaction(capture: Capture) -> list[Section]:
+    sections: dict[int, Section] = {}
+    for exchange in capture.exchanges:
+        if exchange.skipped is None:
+            section = Section(len(sections) + 1, exchange.number, exchange=exchange)
+            section.ended_cleanly = exchange.ended_cleanly
+            sections[exchange.number] = section
+    for frame in capture.frames:
+        if frame.interaction in sections:
+            sections[frame.interaction].frames.append(frame)
+    for problem in capture.problems:
+        if problem.interaction in sections:
+            sections[problem.interaction].problems.append(problem)
+    return list(sections.values())
+
+
+def request_info(section: Section) -> RequestInfo | None:
+    frame = section.request
+    if frame is None or not isinstance(frame.value, dict):
+        return None
+    value = frame.value
+    method, url = value.get("method"), value.get("url")
+    places = section.exchange.request_places if section.exchange is not None else {}
+    return RequestInfo(
+        frame.pos,
+        method if isinstance(method, str) else None,
+        url if isinstance(url, str) else None,
+        value.get("body"),
+        places,
+    )
+
+
+def facts(provider: str, request: RequestInfo | None) -> RequestFacts:
+    if request is None:
+        return NO_FACTS
+    from stream_doctor.conversation.requests import parse
+
+    return parse(provider, request.body)
+
+
+def load_tools(path: str) -> dict[str, ToolDef]:
+    """The tool definitions of a ``--tools`` file (JSON or YAML). CaptureError when it cannot be read."""
+    from stream_doctor.conversation.requests import tools_from
+
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as exc:
+        raise CaptureError(f"--tools {path}: cannot read the file: {exc.strerror or exc}") from None
+    value: Any
+    try:
+        import orjson
+
+        value = orjson.loads(data)
+    except ValueError:
+        import yaml
+
+        try:
+            value = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError:
+            raise CaptureError(f"--tools {path}: neither JSON nor YAML") from None
+    found = tools_from(value)
+    if not found:
+        raise CaptureError(f"--tools {path}: no tool definitions found (a list of tools, or a request body)")
+    return found

@@ -1,0 +1,186 @@
+"""A conversation in neutral terms: its turns (the request sent, the stream received) and what each request says.
+
+A request body is read once, by its provider family's module in ``requests/``, into
+``RequestFacts``: the tools it declares (name → schema), the assistant turns it sends back
+(``EchoedCall``: each call's id, name and input as echoed) and the tool results it carries
+(``ToolResult``), each with its JSON path in the body. ``pairing`` matches them across turns into
+``PairingIssue`` values; the SD6xx and SD7xx rules only read what is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.capture.base import Pos
+from stream_doctor.events import MISSING
+from stream_doctor.findings import Finding, Location
+
+Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
+Role = Literal["assistant", "user", "tool", "system", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """A tool the request declared."""
+
+    name: str
+    schema: Any  # the JSON Schema of its input; None when the tool has none (a provider-defined tool)
+    path: str  # where the schema (or the tool) is declared: ``tools[0].input_schema``
+    dialect: Dialect = "json-schema"
+
+
+@dataclass(frozen=True, slots=True)
+class EchoedCall:
+    """A call in an assistant turn the client sent back in a later request."""
+
+    call_id: str | None
+    name: str | None
+    input: Any  # as echoed, parsed (an arguments string is parsed); MISSING when it does not parse
+    raw: str | None  # the arguments string as echoed (OpenAI-style), None when echoed as an object
+    message: int  # index of its message (``messages``, ``contents``, ``input`` items)
+    path: str  # ``messages[3].content[1]``
+    server_side: bool = False  # a server tool's call, whose result the server supplied
+    item_id: str | None = None  # Responses: the item id (``fc_…``) it was sent back with
+    reference: bool = False  # Responses ``item_reference``: a call named only by its item id
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool result the request carries."""
+
+    call_id: str | None  # None when the protocol matches results by name (Gemini without ids, Ollama)
+    name: str | None
+    message: int
+    path: str
+    after_other_content: bool = False  # another kind of block comes before it in its message
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFacts:
+    index: int
+    role: Role
+    path: str
+
+
+Family = Literal["anthropic", "openai-chat", "responses", "gemini", "bedrock", "unknown"]
+
+
+@dataclass(frozen=True)
+class RequestFacts:
+    family: Family
+    tools: dict[str, ToolDef] = field(default_factory=dict)
+    messages: tuple[MessageFacts, ...] = ()
+    calls: tuple[EchoedCall, ...] = ()
+    results: tuple[ToolResult, ...] = ()
+    previous_response_id: str | None = None  # Responses: the earlier response this request continues
+    by_name: bool = False  # results may carry no id and are then matched by name and order (Gemini, Ollama)
+    provider_tools: frozenset[str] = frozenset()  # declared tools the provider runs or defines itself
+
+
+NO_FACTS = RequestFacts("unknown")
+
+
+@dataclass(frozen=True)
+class RequestInfo:
+    """The request a turn sent: where it is in the capture, and its body as recorded (secrets redacted)."""
+
+    pos: Pos
+    method: str | None
+    url: str | None
+    body: Any
+    places: dict[str, Pos] = field(default_factory=dict)  # JSON path -> position, when the container keeps them
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One request and the stream it got back."""
+
+    number: int  # 1-based
+    interaction: int | None  # what positions name (None: a capture of a single stream)
+    request: RequestInfo | None
+    facts: RequestFacts
+    stream: AccumulatedStream
+    findings: tuple[Finding, ...]  # the stream rules' findings about this turn
+    status: int | None = None  # the HTTP status, when the container recorded it
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A place in a conversation: a part of a turn's request (``request_path``) or a position in its stream."""
+
+    turn: int  # 1-based
+    pos: Pos | None = None
+    request_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairingIssue:
+    """A call and its result that do not line up across turns; each kind is one SD6xx rule."""
+
+    kind: str
+    at: Place
+    call_id: str | None
+    detail: dict[str, Any]
+    related: tuple[tuple[str, Place], ...] = ()
+
+
+@dataclass(frozen=True)
+class Conversation:
+    path: str
+    provider: str
+    turns: tuple[Turn, ...]
+    tools: dict[str, ToolDef] | None  # from --tools, for turns whose request declares none
+    issues: tuple[PairingIssue, ...]
+    tools_path: str | None = None  # the --tools file
+
+    def turn(self, number: int) -> Turn:
+        return self.turns[number - 1]
+
+    def request_location(self, number: int, request_path: str | None) -> Location:
+        """Where a part of turn ``number``'s request is: the closest place the container knows, and the JSON path."""
+        turn = self.turn(number)
+        if turn.request is None:
+            return Location(self.path, interaction=turn.interaction, request_path=request_path or "")
+        pos = turn.request.pos
+        places = turn.request.places
+        if request_path and places:
+            probe = request_path
+            while probe:
+                found = places.get(probe)
+                if found is not None:
+                    pos = found
+                    break
+                probe = _parent(probe)
+        return Location(self.path, pos.line, None, pos.offset, turn.interaction, request_path or "")
+
+    def stream_location(self, number: int, pos: Pos | None) -> Location:
+        return Location.at(self.path, pos, self.turn(number).interaction)
+
+    def location(self, place: Place) -> Location:
+        if place.request_path is not None:
+            return self.request_location(place.turn, place.request_path)
+        return self.stream_location(place.turn, place.pos)
+
+    def tool_location(self, turn: Turn, tool: ToolDef) -> Location:
+        """Where a tool's schema is declared: in the turn's request, or in the --tools file."""
+        if turn.facts.tools.get(tool.name) is tool:
+            return self.request_location(turn.number, tool.path)
+        return Location(self.tools_path or "--tools", request_path=tool.path)
+
+    def tools_for(self, turn: Turn) -> dict[str, ToolDef] | None:
+        """The tools turn ``turn``'s calls are checked against: its request's, else --tools, else None."""
+        if turn.facts.tools:
+            return turn.facts.tools
+        return self.tools
+
+
+def _parent(path: str) -> str:
+    cut = max(path.rfind("."), path.rfind("["))
+    return path[:cut] if cut > 0 else ""
+
+
+def is_empty_input(value: Any) -> bool:
+    """What an empty-input client echoes: ``{}``, an empty arguments string, nothing at all."""
+    return value is not MISSING and (value is None or value == {} or value == "")

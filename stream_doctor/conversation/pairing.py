@@ -1,0 +1,460 @@
+"""Calls and results across turns: which result answers which call, and what does not line up.
+
+All the matching lives here, as the accumulator holds all the stitching of one stream: the SD6xx
+rules only report the ``PairingIssue`` values ``pair`` returns. For each request, in order:
+
+- the calls the previous turn streamed are found again in the assistant turn the client sent back
+  (by id, else by name in order: a gateway may have rewritten the id), and their echoed input is
+  compared with what was streamed (the empty-input bug, seen from the next request);
+- every result is matched to a call by id (by name and order where the protocol has no ids:
+  Gemini ``functionResponse`` without ``id``, Ollama ``tool_name``), and placed by the provider's
+  own rules: Anthropic and Bedrock want the results in the user message right after the
+  assistant message, ``tool_result`` blocks first; OpenAI a ``tool`` message for each call
+  before the next assistant or user message; Gemini the ``functionResponse`` parts in the next
+  content; Responses an output after its ``function_call`` item, or a ``previous_response_id``.
+
+Only the messages a request adds to the previous request's history are checked, so a problem is
+reported once, in the request that introduced it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Sequence
+
+from stream_doctor.accumulate.stream import ToolCall
+from stream_doctor.conversation.model import (
+    EchoedCall,
+    PairingIssue,
+    Place,
+    RequestFacts,
+    ToolResult,
+    Turn,
+    is_empty_input,
+)
+from stream_doctor.events import MISSING
+
+#: Where each family wants the results of an assistant message's calls.
+_NEXT_MESSAGE = ("anthropic", "bedrock", "gemini")
+
+
+def pair(turns: Sequence[Turn]) -> list[PairingIssue]:
+    issues: list[PairingIssue] = []
+    streamed: dict[str, tuple[int, ToolCall]] = {}  # call id -> the first turn that streamed it, and the call
+    items: dict[str, tuple[int, ToolCall]] = {}  # Responses item id (fc_…) -> turn and call
+    previous: Turn | None = None
+    for turn in turns:
+        if turn.request is not None and turn.facts.family != "unknown":
+            issues += _Request(turn, previous, streamed, items).check()
+        for call in turn.stream.calls:
+            if call.call_id:
+                first = streamed.get(call.call_id)
+                if first is not None and first[0] != turn.number:
+                    issues.append(
+                        PairingIssue(
+                            "call-id-reused",
+                            Place(turn.number, call.started),
+                            call.call_id,
+                            {"name": call.name, "first_turn": first[0], "first_name": first[1].name},
+                            (("first streamed", Place(first[0], first[1].started)),),
+                        )
+                    )
+                streamed.setdefault(call.call_id, (turn.number, call))
+            if call.item_id:
+                items.setdefault(call.item_id, (turn.number, call))
+        previous = turn
+    return issues
+
+
+class _Request:
+    """The checks of one request, against the history and the earlier turns' streams."""
+
+    def __init__(
+        self,
+        turn: Turn,
+        previous: Turn | None,
+        streamed: dict[str, tuple[int, ToolCall]],
+        items: dict[str, tuple[int, ToolCall]],
+    ) -> None:
+        self.turn = turn
+        self.facts: RequestFacts = turn.facts
+        self.previous = previous
+        self.streamed = streamed
+        self.items = items
+        self.start = _first_new_message(previous, turn)
+        self.issues: list[PairingIssue] = []
+        self.echo_ids = {c.call_id for c in self.facts.calls if c.call_id}
+        self.echo_items = {c.item_id: c for c in self.facts.calls if c.item_id}
+        self.paired: dict[int, EchoedCall] = {}  # ordinal of a previous-turn call -> its echo
+        self.answered_by_item: set[str] = set()  # call ids answered under their item id (reported as SD605)
+
+    def place(self, path: str) -> Place:
+        return Place(self.turn.number, request_path=path)
+
+    def add(
+        self,
+        kind: str,
+        path: str,
+        call_id: str | None,
+        detail: dict[str, Any],
+        related: Iterable[tuple[str, Place]] = (),
+    ) -> None:
+        self.issues.append(PairingIssue(kind, self.place(path), call_id, detail, tuple(related)))
+
+    def check(self) -> list[PairingIssue]:
+        continues = self._continues()
+        if continues:
+            self._echoes()
+        answered = self._placement()
+        if continues:
+            self._unanswered_stream_calls(answered)
+        self._duplicates()
+        return self.issues
+
+    # -- the previous turn's calls, sent back -----------------------------------------------------
+
+    def _continues(self) -> bool:
+        """Whether this request carries on from the previous turn (so its calls need results here)."""
+        previous = self.previous
+        if previous is None or not previous.stream.calls:
+            return False
+        if self.facts.previous_response_id is not None:
+            return any(m.message_id == self.facts.previous_response_id for m in previous.stream.messages)
+        if self.start > 0:
+            return True
+        ids = {c.call_id for c in previous.stream.calls if c.call_id}
+        return bool(ids & (self.echo_ids | {r.call_id for r in self.facts.results if r.call_id}))
+
+    def _echoes(self) -> None:
+        assert self.previous is not None
+        calls = [c for c in self.previous.stream.calls if c.status == "complete"]
+        new = [c for c in self.facts.calls if c.message >= self.start and not c.reference]
+        by_id: dict[str, EchoedCall] = {}
+        for echoed in reversed(self.facts.calls):  # the first occurrence wins; new ones first
+            if echoed.call_id and not echoed.reference:
+                by_id[echoed.call_id] = echoed
+        for echoed in reversed(new):
+            if echoed.call_id:
+                by_id[echoed.call_id] = echoed
+        used: set[int] = set()
+        waiting: list[ToolCall] = []
+        for call in calls:
+            echoed_call = by_id.get(call.call_id) if call.call_id else None
+            if echoed_call is None and call.item_id:
+                # Responses: the item id sent where the call id belongs, or the item named by reference
+                echoed_call = by_id.get(call.item_id)
+                same_item = self.echo_items.get(call.item_id)
+                if echoed_call is None and same_item is not None and same_item.reference:
+                    self.paired[call.ordinal] = same_item
+                    continue
+            if echoed_call is None:
+                waiting.append(call)
+                continue
+            used.add(id(echoed_call))
+            self.paired[call.ordinal] = echoed_call
+            self._compare(call, echoed_call)
+        candidates = [c for c in _first_group(new, self.facts.family) if id(c) not in used]
+        for call in waiting:
+            echoed_call = next((c for c in candidates if c.name == call.name and id(c) not in used), None)
+            if echoed_call is None:
+                continue
+            used.add(id(echoed_call))
+            self.paired[call.ordinal] = echoed_call
+            if call.call_id and echoed_call.call_id and echoed_call.call_id != call.call_id:
+                self.add(
+                    "call-id-rewritten",
+                    echoed_call.path,
+                    echoed_call.call_id,
+                    {
+                        "streamed": call.call_id,
+                        "echoed": echoed_call.call_id,
+                        "name": call.name,
+                        "relation": _relation(call.call_id, echoed_call.call_id),
+                    },
+                    [("streamed as", self._stream_place(call))],
+                )
+            self._compare(call, echoed_call)
+
+    def _stream_place(self, call: ToolCall) -> Place:
+        assert self.previous is not None
+        return Place(self.previous.number, call.started)
+
+    def _compare(self, call: ToolCall, echoed: EchoedCall) -> None:
+        if echoed.reference:
+            return
+        if call.item_id and echoed.call_id == call.item_id and call.call_id != call.item_id:
+            self.add(
+                "item-id-as-call-id",
+                echoed.path,
+                echoed.call_id,
+                {"item_id": call.item_id, "call_id": call.call_id, "name": call.name, "what": "function_call"},
+                [("streamed as", self._stream_place(call))],
+            )
+        if call.parse_failure is not None or call.status != "complete":
+            return
+        streamed = call.arguments
+        value = echoed.input
+        if call.input_format == "text":
+            if isinstance(value, str) and value != streamed:
+                self._differs(call, echoed, streamed, value)
+            return
+        if is_empty_input(value) and isinstance(streamed, dict) and streamed:
+            self.add(
+                "echoed-empty-input",
+                echoed.path,
+                echoed.call_id or call.call_id,
+                {"name": call.name, "streamed": streamed, "echoed": value, "raw": echoed.raw},
+                [("streamed with its input", self._stream_place(call))],
+            )
+        elif value is MISSING or (value != streamed and not (is_empty_input(value) and is_empty_input(streamed))):
+            self._differs(call, echoed, streamed, value)
+
+    def _differs(self, call: ToolCall, echoed: EchoedCall, streamed: Any, value: Any) -> None:
+        self.add(
+            "echoed-input-differs",
+            echoed.path,
+            echoed.call_id or call.call_id,
+            {"name": call.name, "streamed": streamed, "echoed": value, "raw": echoed.raw},
+            [("streamed with its input", self._stream_place(call))],
+        )
+
+    # -- results: matched to calls, and in their place --------------------------------------------
+
+    def _placement(self) -> set[str]:
+        """Match the request's new results to calls and check where they are; returns the ids answered."""
+        facts = self.facts
+        family = facts.family
+        messages = {m.index: m for m in facts.messages}
+        results = [r for r in facts.results if r.message >= self.start]
+        matched: set[int] = set()  # id() of results matched to an echoed call in their place
+        answered: set[str] = {r.call_id for r in facts.results if r.call_id}
+        groups: dict[int, list[EchoedCall]] = defaultdict(list)
+        for call in facts.calls:
+            if not call.server_side and not call.reference:
+                groups[call.message].append(call)
+        for message, calls in sorted(groups.items()):
+            if message < self.start:
+                continue
+            expected = _expected_results(facts, message, messages)
+            pairs, lonely_calls = _match(calls, expected, facts.by_name)
+            for result in pairs.values():
+                matched.add(id(result))
+                if family == "anthropic" and result.after_other_content:
+                    self.add(
+                        "result-misplaced",
+                        result.path,
+                        result.call_id,
+                        {"reason": "another block comes before it; tool_result blocks must come first in the message"},
+                    )
+            for call in lonely_calls:
+                elsewhere = next((r for r in facts.results if call.call_id and r.call_id == call.call_id), None)
+                if elsewhere is not None:
+                    continue  # reported from the result's side
+                if (
+                    facts.by_name
+                    and call.call_id is None
+                    and any(r.name == call.name and id(r) not in matched for r in facts.results if r.message > message)
+                ):
+                    continue
+                self.add(
+                    "call-without-result",
+                    call.path,
+                    call.call_id,
+                    {"name": call.name, "where": "request", "rule": _rule_text(family)},
+                )
+        for result in results:
+            if id(result) in matched:
+                continue
+            self._unmatched_result(result, family)
+        return answered
+
+    def _unmatched_result(self, result: ToolResult, family: str) -> None:
+        facts = self.facts
+        call_id = result.call_id
+        if call_id is not None and any(r.call_id == call_id and r is not result for r in facts.results):
+            return  # a second result for the same call: SD603's
+        if call_id is None:
+            self.add("result-without-call", result.path, None, {"name": result.name, "by": "name"})
+            return
+        echoed = next((c for c in facts.calls if c.call_id == call_id and not c.reference), None)
+        if echoed is not None:
+            self.add(
+                "result-misplaced",
+                result.path,
+                call_id,
+                {"reason": _misplaced_text(family, echoed.path), "call_path": echoed.path},
+                [("its call", self.place(echoed.path))],
+            )
+            return
+        earlier = self.streamed.get(call_id)
+        if earlier is not None:
+            turn, call = earlier
+            stream_place = Place(turn, call.started)
+            if family == "responses":
+                referenced = call.item_id is not None and call.item_id in self.echo_items
+                if facts.previous_response_id is not None or referenced:
+                    return
+                reason = "its function_call item was not sent back, and the request has no previous_response_id"
+            else:
+                reason = f"the assistant turn with its call (streamed in turn {turn}) was not sent back before it"
+            self.add("result-misplaced", result.path, call_id, {"reason": reason}, [("call streamed", stream_place)])
+            return
+        by_item = self.items.get(call_id)
+        echoed_item = self.echo_items.get(call_id)
+        if by_item is not None or (echoed_item is not None and echoed_item.call_id != call_id):
+            call_id_proper = by_item[1].call_id if by_item is not None else echoed_item.call_id  # type: ignore[union-attr]
+            name = by_item[1].name if by_item is not None else echoed_item.name  # type: ignore[union-attr]
+            if call_id_proper:
+                self.answered_by_item.add(call_id_proper)
+            related = [("call streamed", Place(by_item[0], by_item[1].started))] if by_item is not None else []
+            self.add(
+                "item-id-as-call-id",
+                result.path,
+                call_id,
+                {"item_id": call_id, "call_id": call_id_proper, "name": name, "what": "result"},
+                related,
+            )
+            return
+        if facts.by_name and result.name and self._answers_by_name(result):
+            return
+        self.add(
+            "result-without-call",
+            result.path,
+            call_id,
+            {"name": result.name, "by": "id", "reason": "no earlier call has this id"},
+        )
+
+    def _answers_by_name(self, result: ToolResult) -> bool:
+        """Gemini: a response with an id the call never had still answers it by name (the call had no id)."""
+        return any(c.name == result.name and c.call_id is None for c in self.facts.calls if c.message < result.message)
+
+    def _unanswered_stream_calls(self, answered: set[str]) -> None:
+        """The previous turn's calls that this request neither sends back nor answers."""
+        assert self.previous is not None
+        previous = self.previous
+        names: dict[str, int] = defaultdict(int)
+        for result in self.facts.results:
+            if result.message >= self.start and result.name:
+                names[result.name] += 1
+        for call in previous.stream.calls:
+            if call.server_side or call.status != "complete" or call.ordinal in self.paired:
+                continue
+            if call.call_id and (call.call_id in answered or call.call_id in self.answered_by_item):
+                continue
+            if call.call_id is None and names.get(call.name or "", 0) > 0:
+                names[call.name or ""] -= 1
+                continue
+            self.add(
+                "call-without-result",
+                _container(self.facts.family),
+                call.call_id,
+                {"name": call.name, "where": "stream", "turn": previous.number},
+                [("call streamed", Place(previous.number, call.started))],
+            )
+
+    def _duplicates(self) -> None:
+        seen: dict[str, ToolResult] = {}
+        for result in self.facts.results:
+            if not result.call_id:
+                continue
+            first = seen.get(result.call_id)
+            if first is None:
+                seen[result.call_id] = result
+            elif result.message >= self.start:
+                self.add(
+                    "duplicate-result",
+                    result.path,
+                    result.call_id,
+                    {"first": first.path},
+                    [("first result", self.place(first.path))],
+                )
+
+
+def _first_new_message(previous: Turn | None, turn: Turn) -> int:
+    """The index of the first message this request adds to the previous request's history (0: check all)."""
+    if previous is None or previous.request is None or turn.facts.previous_response_id is not None:
+        return 0
+    before = [m.role for m in previous.facts.messages]
+    now = [m.role for m in turn.facts.messages]
+    if before and len(now) > len(before) and now[: len(before)] == before:
+        return len(before)
+    return 0
+
+
+def _first_group(calls: list[EchoedCall], family: str) -> list[EchoedCall]:
+    """The calls of the first assistant turn among ``calls`` (Responses: every function_call item)."""
+    if not calls or family == "responses":
+        return calls
+    first = calls[0].message
+    return [c for c in calls if c.message == first]
+
+
+def _expected_results(facts: RequestFacts, message: int, messages: dict[int, Any]) -> list[ToolResult]:
+    """The results that may answer the calls of assistant message ``message``, where the family wants them."""
+    family = facts.family
+    if family in _NEXT_MESSAGE:
+        return [r for r in facts.results if r.message == message + 1]
+    if family == "openai-chat":
+        run: list[ToolResult] = []
+        index = message + 1
+        while index in messages and messages[index].role == "tool":
+            run += [r for r in facts.results if r.message == index]
+            index += 1
+        return run
+    return [r for r in facts.results if r.message > message]  # responses: anywhere after the call
+
+
+def _match(
+    calls: list[EchoedCall], results: list[ToolResult], by_name: bool
+) -> tuple[dict[int, ToolResult], list[EchoedCall]]:
+    """Results for calls: by id; where one side has no id (and the protocol allows it), by name in order."""
+    pairs: dict[int, ToolResult] = {}
+    free = list(results)
+    lonely: list[EchoedCall] = []
+    for call in calls:
+        found = next((r for r in free if call.call_id and r.call_id == call.call_id), None)
+        if found is None and by_name:
+            found = next(
+                (r for r in free if r.name == call.name and (r.call_id is None or call.call_id is None)),
+                None,
+            )
+        if found is None:
+            lonely.append(call)
+            continue
+        free.remove(found)
+        pairs[id(call)] = found
+    return pairs, lonely
+
+
+def _relation(streamed: str, echoed: str) -> str:
+    if echoed.endswith(streamed):
+        return f"a prefix {echoed[: len(echoed) - len(streamed)]!r} was added"
+    if echoed.startswith(streamed):
+        return f"a suffix {echoed[len(streamed) :]!r} was added"
+    if streamed.endswith(echoed) or streamed.startswith(echoed):
+        return "it was shortened"
+    return "it was replaced"
+
+
+def _rule_text(family: str) -> str:
+    return {
+        "anthropic": "each tool_use needs a tool_result in the user message right after it",
+        "bedrock": "each toolUse needs a toolResult in the user message right after it",
+        "gemini": "each functionCall needs a functionResponse in the next content",
+        "openai-chat": "each tool_call needs a tool message before the next assistant or user message",
+        "responses": "each function_call item needs a function_call_output",
+    }.get(family, "each call needs a result")
+
+
+def _misplaced_text(family: str, call_path: str) -> str:
+    return {
+        "anthropic": f"it is not in the user message right after its tool_use ({call_path})",
+        "bedrock": f"it is not in the user message right after its toolUse ({call_path})",
+        "gemini": f"it is not in the content right after its functionCall ({call_path})",
+        "openai-chat": f"a user or assistant message comes between it and its tool_call ({call_path})",
+        "responses": f"it comes before its function_call item ({call_path})",
+    }.get(family, f"it is not where its call ({call_path}) wants it")
+
+
+def _container(family: str) -> str:
+    return {"gemini": "contents", "responses": "input"}.get(family, "messages")

@@ -1,0 +1,59 @@
+"""AWS Bedrock Converse / ConverseStream request bodies (wire-formats §6.3).
+
+Tools: ``toolConfig.tools[].toolSpec.inputSchema.json``. The history: ``messages[]`` whose
+``content[]`` blocks are unions: ``toolUse`` (``toolUseId``, ``name``, ``input``) in assistant
+messages, ``toolResult`` (``toolUseId``) in the user message after. InvokeModel bodies carry the
+provider's own shape (Anthropic's, with ``anthropic_version``): see ``requests.parse``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
+from stream_doctor.conversation.requests.common import role_of, string
+
+
+def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
+    found: dict[str, ToolDef] = {}
+    config = body.get("toolConfig")
+    for index, tool in enumerate(config.get("tools") or [] if isinstance(config, dict) else []):
+        spec = tool.get("toolSpec") if isinstance(tool, dict) else None
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            continue
+        schema = spec.get("inputSchema")
+        where = f"toolConfig.tools[{index}].toolSpec.inputSchema"
+        if isinstance(schema, dict) and "json" in schema:
+            found[spec["name"]] = ToolDef(spec["name"], schema["json"], f"{where}.json")
+        else:
+            found[spec["name"]] = ToolDef(spec["name"], None, where)
+    return found
+
+
+def parse(body: dict[str, Any]) -> RequestFacts:
+    messages: list[MessageFacts] = []
+    calls: list[EchoedCall] = []
+    results: list[ToolResult] = []
+    for index, message in enumerate(body.get("messages") or []):
+        if not isinstance(message, dict):
+            continue
+        path = f"messages[{index}]"
+        messages.append(MessageFacts(index, role_of(message.get("role")), path))
+        other_before = False
+        for position, block in enumerate(message.get("content") or []):
+            if not isinstance(block, dict):
+                continue
+            where = f"{path}.content[{position}]"
+            use = block.get("toolUse")
+            result = block.get("toolResult")
+            if isinstance(use, dict):
+                calls.append(
+                    EchoedCall(
+                        string(use.get("toolUseId")), string(use.get("name")), use.get("input"), None, index, where
+                    )
+                )
+            elif isinstance(result, dict):
+                results.append(ToolResult(string(result.get("toolUseId")), None, index, where, other_before))
+            else:
+                other_before = True
+    return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results))

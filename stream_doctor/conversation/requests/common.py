@@ -1,0 +1,45 @@
+"""Small helpers every request reader shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from stream_doctor.conversation.model import Role
+from stream_doctor.events import MISSING
+
+_ROLES: dict[str, Role] = {
+    "assistant": "assistant",
+    "model": "assistant",
+    "chatbot": "assistant",
+    "user": "user",
+    "human": "user",
+    "tool": "tool",
+    "function": "tool",
+    "system": "system",
+    "developer": "system",
+}
+
+
+def role_of(value: Any) -> Role:
+    return _ROLES.get(value, "other") if isinstance(value, str) else "other"
+
+
+def string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def arguments(value: Any) -> tuple[Any, str | None]:
+    """An echoed call's input: ``(parsed value, the string as sent)``; an empty string is ``{}``.
+
+    OpenAI-style APIs send arguments back as a JSON string, others as an object.
+    """
+    if not isinstance(value, str):
+        return value, None
+    if not value.strip():
+        return {}, value
+    try:
+        return orjson.loads(value), value
+    except orjson.JSONDecodeError:
+        return MISSING, value

@@ -1,0 +1,78 @@
+"""Gemini and Vertex AI ``generateContent`` request bodies (wire-formats §4.4).
+
+Tools: ``tools[].functionDeclarations[]`` with ``parameters`` (an OpenAPI 3.0 Schema subset:
+upper-case types, ``nullable``) or ``parametersJsonSchema`` (plain JSON Schema); the REST API
+also takes snake_case. The history is ``contents[]``: ``model`` turns with ``functionCall``
+parts, and the next turn's ``functionResponse`` parts. Ids are optional on both: without them a
+response answers a call by its name and its order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
+from stream_doctor.conversation.requests.common import role_of, string
+
+
+def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
+    return value[camel] if camel in value else value.get(snake)
+
+
+def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+    found: dict[str, ToolDef] = {}
+    builtin: set[str] = set()
+    for index, tool in enumerate(body.get("tools") or []):
+        if not isinstance(tool, dict):
+            continue
+        declarations = _get(tool, "functionDeclarations", "function_declarations")
+        if not isinstance(declarations, list):
+            builtin.update(k for k in tool if isinstance(k, str))  # googleSearch, codeExecution …
+            continue
+        for position, declaration in enumerate(declarations):
+            if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
+                continue
+            name = declaration["name"]
+            where = f"tools[{index}].functionDeclarations[{position}]"
+            json_schema = _get(declaration, "parametersJsonSchema", "parameters_json_schema")
+            if json_schema is not None:
+                found[name] = ToolDef(name, json_schema, f"{where}.parametersJsonSchema")
+            elif declaration.get("parameters") is not None:
+                found[name] = ToolDef(name, declaration["parameters"], f"{where}.parameters", "openapi")
+            else:
+                found[name] = ToolDef(name, None, where)
+    return found, frozenset(builtin)
+
+
+def parse(body: dict[str, Any]) -> RequestFacts:
+    declared, builtin = tools(body)
+    messages: list[MessageFacts] = []
+    calls: list[EchoedCall] = []
+    results: list[ToolResult] = []
+    for index, content in enumerate(body.get("contents") or []):
+        if not isinstance(content, dict):
+            continue
+        path = f"contents[{index}]"
+        messages.append(MessageFacts(index, role_of(content.get("role") or "user"), path))
+        other_before = False
+        for position, part in enumerate(content.get("parts") or []):
+            if not isinstance(part, dict):
+                continue
+            where = f"{path}.parts[{position}]"
+            call = _get(part, "functionCall", "function_call")
+            response = _get(part, "functionResponse", "function_response")
+            if isinstance(call, dict):
+                calls.append(
+                    EchoedCall(
+                        string(call.get("id")), string(call.get("name")), call.get("args", {}), None, index, where
+                    )
+                )
+            elif isinstance(response, dict):
+                results.append(
+                    ToolResult(string(response.get("id")), string(response.get("name")), index, where, other_before)
+                )
+            else:
+                other_before = True
+    return RequestFacts(
+        "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin
+    )

@@ -1,0 +1,63 @@
+"""OpenAI Chat Completions request bodies, and the servers that share the shape (wire-formats §2.4, §5.3, §7).
+
+Tools: ``tools[].function.parameters`` (legacy ``functions[].parameters``). The history:
+``messages[]``; an assistant message's ``tool_calls[]`` (``id``, ``function.name``,
+``function.arguments`` as a JSON string: Ollama sends an object) and, for each call, a ``role:
+"tool"`` message with its ``tool_call_id``. Cohere v2 uses the same shape; Ollama's native
+``/api/chat`` names the tool (``tool_name``) instead of the id, so its results are matched by
+name and order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
+from stream_doctor.conversation.requests.common import arguments, role_of, string
+
+
+def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
+    found: dict[str, ToolDef] = {}
+    for index, tool in enumerate(body.get("tools") or []):
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            where = f"tools[{index}].function.parameters"
+            found[function["name"]] = ToolDef(function["name"], function.get("parameters"), where)
+    for index, function in enumerate(body.get("functions") or []):
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            where = f"functions[{index}].parameters"
+            found[function["name"]] = ToolDef(function["name"], function.get("parameters"), where)
+    return found
+
+
+def parse(body: dict[str, Any]) -> RequestFacts:
+    messages: list[MessageFacts] = []
+    calls: list[EchoedCall] = []
+    results: list[ToolResult] = []
+    by_name = False
+    for index, message in enumerate(body.get("messages") or []):
+        if not isinstance(message, dict):
+            continue
+        path = f"messages[{index}]"
+        role = role_of(message.get("role"))
+        messages.append(MessageFacts(index, role, path))
+        if role == "assistant":
+            for position, call in enumerate(message.get("tool_calls") or []):
+                if not isinstance(call, dict):
+                    continue
+                function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else {}
+                value, raw = arguments(function.get("arguments"))
+                where = f"{path}.tool_calls[{position}]"
+                calls.append(EchoedCall(string(call.get("id")), string(function.get("name")), value, raw, index, where))
+            legacy = message.get("function_call")
+            if isinstance(legacy, dict):
+                value, raw = arguments(legacy.get("arguments"))
+                calls.append(EchoedCall(None, string(legacy.get("name")), value, raw, index, f"{path}.function_call"))
+        elif role == "tool":
+            call_id = string(message.get("tool_call_id"))
+            name = string(message.get("tool_name")) or string(message.get("name"))
+            by_name = by_name or call_id is None
+            results.append(ToolResult(call_id, name, index, path))
+    return RequestFacts("openai-chat", tools(body), tuple(messages), tuple(calls), tuple(results), by_name=by_name)

@@ -1,0 +1,82 @@
+"""OpenAI Responses request bodies (wire-formats §3.7).
+
+Tools are flat: ``tools[].parameters`` for ``type: "function"``; a ``custom`` tool takes free
+text; hosted tools (``web_search``, ``file_search``, ``mcp`` …) run on the server. The history is
+``input[]``: messages, ``function_call`` items (``id`` is the item id ``fc_…``, ``call_id`` the
+call's id ``call_…``), ``function_call_output`` items answering a ``call_id``, and
+``item_reference`` items naming a stored item by its id. ``previous_response_id`` continues a
+stored response instead of sending its items back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
+from stream_doctor.conversation.requests.common import arguments, role_of, string
+
+_CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+    found: dict[str, ToolDef] = {}
+    hosted: set[str] = set()
+    for index, tool in enumerate(body.get("tools") or []):
+        if not isinstance(tool, dict):
+            continue
+        kind = tool.get("type")
+        name = tool.get("name")
+        if kind == "function" and isinstance(name, str):
+            found[name] = ToolDef(name, tool.get("parameters"), f"tools[{index}].parameters")
+        elif isinstance(name, str):
+            found[name] = ToolDef(name, None, f"tools[{index}]")
+        elif isinstance(kind, str):
+            hosted.add(kind)
+    return found, frozenset(hosted)
+
+
+def parse(body: dict[str, Any]) -> RequestFacts:
+    declared, hosted = tools(body)
+    messages: list[MessageFacts] = []
+    calls: list[EchoedCall] = []
+    results: list[ToolResult] = []
+    items = body.get("input")
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            continue
+        path = f"input[{index}]"
+        kind = item.get("type")
+        if kind in _CALLS:
+            messages.append(MessageFacts(index, "assistant", path))
+            value, raw = arguments(item.get(_CALLS[kind])) if kind == "function_call" else (item.get("input"), None)
+            calls.append(
+                EchoedCall(
+                    string(item.get("call_id")),
+                    string(item.get("name")),
+                    value,
+                    raw,
+                    index,
+                    path,
+                    item_id=string(item.get("id")),
+                )
+            )
+        elif kind in _OUTPUTS:
+            messages.append(MessageFacts(index, "tool", path))
+            results.append(ToolResult(string(item.get("call_id")), None, index, path))
+        elif kind == "item_reference":
+            messages.append(MessageFacts(index, "other", path))
+            calls.append(
+                EchoedCall(None, None, None, None, index, path, item_id=string(item.get("id")), reference=True)
+            )
+        else:
+            messages.append(MessageFacts(index, role_of(item.get("role")), path))
+    return RequestFacts(
+        "responses",
+        declared,
+        tuple(messages),
+        tuple(calls),
+        tuple(results),
+        previous_response_id=string(body.get("previous_response_id")),
+        provider_tools=hosted,
+    )

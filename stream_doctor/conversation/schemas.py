@@ -1,0 +1,131 @@
+"""Tool schemas: a call's arguments against the JSON Schema its tool declared.
+
+jsonschema is imported here, and this module only when a schema is actually validated: a replay
+of a capture without tool definitions never pays for it. Each schema is checked with the draft it
+declares (``$schema``), 2020-12 when it declares none. Gemini's ``parameters`` are an OpenAPI 3.0
+Schema subset (``"type": "OBJECT"``, ``nullable``, 64-bit integers as strings); they are turned
+into the JSON Schema they mean before validating.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from stream_doctor.conversation.model import ToolDef
+
+_INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
+_REQUIRED = re.compile(r"^(.*) is a required property$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    keyword: str  # the schema keyword that failed: required, type, enum, additionalProperties …
+    json_path: str  # where in the arguments: ``$.edits[0].newText``
+    message: str  # jsonschema's words
+    schema_path: str  # JSON pointer into the tool's schema: ``/properties/edits/items/required``
+
+
+def normalized(tool: ToolDef) -> Any:
+    """The tool's schema as JSON Schema."""
+    return _from_openapi(tool.schema) if tool.dialect == "openapi" else tool.schema
+
+
+def required(tool: ToolDef) -> list[str]:
+    """The top-level properties the schema requires (none when it is not an object schema)."""
+    schema = normalized(tool)
+    if not isinstance(schema, dict):
+        return []
+    names = schema.get("required")
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def schema_problem(tool: ToolDef) -> str | None:
+    """Why the tool's schema cannot be used to validate anything, or None."""
+    return _compiled(_key(normalized(tool)))[1]
+
+
+def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation]:
+    """What in ``arguments`` breaks the tool's schema (at most ``limit``, in document order)."""
+    validator, problem = _compiled(_key(normalized(tool)))
+    if validator is None:
+        return []
+    found: list[Violation] = []
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    except Exception:  # noqa: BLE001 - an unresolvable $ref is met only while validating
+        return []
+    for error in errors[:limit]:
+        keyword = str(error.validator)
+        path = error.json_path
+        if keyword == "required":
+            match = _REQUIRED.match(error.message)
+            if match:
+                name = match.group(1).strip("'\"")
+                path = f"{path}.{name}" if _PLAIN_KEY.match(name) else f"{path}[{match.group(1)}]"
+        pointer = "/" + "/".join(str(p) for p in error.schema_path)
+        found.append(Violation(keyword, path, error.message, pointer))
+    return found
+
+
+def _key(schema: Any) -> bytes:
+    try:
+        return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return orjson.dumps(None)
+
+
+@lru_cache(maxsize=256)
+def _compiled(key: bytes) -> tuple[Any, str | None]:
+    """(validator, None) or (None, why the schema is unusable); cached, as each tool is validated per call."""
+    import jsonschema
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    schema = orjson.loads(key)
+    if schema is None:
+        return None, "the tool declares no schema"
+    if not isinstance(schema, (dict, bool)):
+        return None, f"the schema is a JSON {type(schema).__name__}, not an object"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an unknown $schema URI: validate with the default draft
+        cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as error:
+        where = "/" + "/".join(str(p) for p in error.path)
+        return None, f"{error.message} (at {where})"
+    return cls(schema), None
+
+
+def _from_openapi(schema: Any) -> Any:
+    """An OpenAPI 3.0 Schema (Gemini ``parameters``) as the JSON Schema it means."""
+    if isinstance(schema, list):
+        return [_from_openapi(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            kind = value.lower()
+            if kind != "type_unspecified":
+                converted["type"] = kind
+        elif key == "properties" and isinstance(value, dict):
+            converted[key] = {name: _from_openapi(s) for name, s in value.items()}
+        elif key in ("items", "anyOf", "oneOf", "allOf", "not", "additionalProperties"):
+            converted[key] = _from_openapi(value)
+        elif key in _INTEGER_KEYWORDS and isinstance(value, str) and value.isdigit():
+            converted[key] = int(value)
+        elif key == "nullable":
+            continue
+        else:
+            converted[key] = value
+    if schema.get("nullable") is True and isinstance(converted.get("type"), str):
+        converted["type"] = [converted["type"], "null"]
+    return converted
