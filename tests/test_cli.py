@@ -48,7 +48,7 @@ def test_json_format_is_machine_readable() -> None:
     result = run("replay", EMPTY_INPUT, "--format", "json")
     data = json.loads(result.stdout)
     assert data["schema_version"] == 1
-    assert [f["code"] for f in data["findings"]] == ["SD102"]
+    assert [f["code"] for f in data["findings"]] == ["SD705", "SD102"]  # SD705: info, where an eager client ran early
     assert data["calls"][0]["arguments"]["path"] == "notes/todo.md"
 
 

@@ -280,3 +280,131 @@ def test_every_openai_responses_stream_of_the_corpus_is_covered() -> None:
     rows = [line for line in readme.splitlines() if line.startswith("| `") and "openai responses" in line]
     streams = {row.split("`")[1] for row in rows if not row.split("`")[1].endswith(".yaml")}
     assert streams and streams <= set(EXPECTED), sorted(streams - set(EXPECTED))
+
+
+# -- Conversations: pydantic-ai's VCR cassettes, every interaction and its follow-up request ----------------------
+
+
+@dataclass(frozen=True)
+class ExpectConversation:
+    turns: list[list[tuple[str | None, str | None]]]  # per turn, the calls its stream made: (id, name)
+    results: list[list[str]]  # per turn, the ids of the tool results its request carries
+    provider: str
+    codes: set[str] = field(default_factory=set)
+    containers: tuple[str, ...] = ("sse",)  # the response bodies' container
+
+
+PYDANTIC = "pydantic-ai/tests"
+WEB_SEARCH_1 = [
+    "srvtoolu_01FGPZ2P6yPXWdiD1Cxjpix3", "srvtoolu_01FFhqUX7uk2uakLEqo1v9D2", "srvtoolu_01Qu6xumZrwPeBQYGdawQUMS",
+    "srvtoolu_01JjHpcj7RERHyZgH3QmUv4i", "srvtoolu_01MWxzBCgoNxNjk5DiMqLv9u", "srvtoolu_01Uu9K4fi2aJbym3jd797DPa",
+    "srvtoolu_01BTRCcGdMQbeAviLraoxoXq", "srvtoolu_01NV7iQ8LzvPYQpa5Kwy8HB5", "srvtoolu_01Ewz8JuxwuYL5wDNADGeEFL",
+    "srvtoolu_012kdkr4fhMUVKKXVWqaunrP", "srvtoolu_01NKrV3hGbcHeBVtaTKBHRuA",
+]  # fmt: skip
+WEB_SEARCH_2 = [
+    "srvtoolu_01H8ajWSUxCqcsKGC19c58SX", "srvtoolu_01S8ZCaHykx2SoyXpa7bLanr", "srvtoolu_01WedLhqEp9m4chQBrT8ZeW8",
+    "srvtoolu_01Hj4Q34WzvFUUHiCgg8t2Zx",
+]  # fmt: skip
+
+CASSETTES: dict[str, ExpectConversation] = {
+    # Three turns of gpt-4o: two no-argument calls, then get_weather, then final_result (54 fragments). SD705
+    # (info): get_weather's city and final_result's answers had begun before they were whole.
+    f"{PYDANTIC}/cassettes/test_temporal/test_complex_agent_run.yaml": ExpectConversation(
+        [
+            [("call_q2UyBRP7eXNTzAoR8lEhjc9Z", "get_country"), ("call_b51ijcpFkDiTQG1bQzsrmtW5", "get_product_name")],
+            [("call_LwxJUB9KppVyogRRLQsamRJv", "get_weather")],
+            [("call_CCGIWaMeYWmxOQ91orkmTvzn", "final_result")],
+        ],
+        [
+            [],
+            ["call_q2UyBRP7eXNTzAoR8lEhjc9Z", "call_b51ijcpFkDiTQG1bQzsrmtW5"],
+            ["call_q2UyBRP7eXNTzAoR8lEhjc9Z", "call_b51ijcpFkDiTQG1bQzsrmtW5", "call_LwxJUB9KppVyogRRLQsamRJv"],
+        ],
+        "openai",
+        {"SD705"},
+    ),
+    # A server tool_search then a client call in one message; the follow-up answers only the client call.
+    f"{PYDANTIC}/cassettes/test_tool_search/test_anthropic_native_tool_search_streaming.yaml": ExpectConversation(
+        [
+            [
+                ("srvtoolu_01S5swZdBmTzLDVzwcT5LbHp", "tool_search_tool_bm25"),
+                ("toolu_01EFn5wTNBYA8Reni8rbmnHT", "get_exchange_rate"),
+            ],
+            [],
+        ],
+        [[], ["toolu_01EFn5wTNBYA8Reni8rbmnHT"]],
+        "anthropic",
+    ),
+    f"{PYDANTIC}/models/cassettes/test_anthropic/test_anthropic_advisor_tool_stream.yaml": ExpectConversation(
+        [[("srvtoolu_01DgsKYsJWQfJxubLmaKLEj6", "advisor")]], [[]], "anthropic"
+    ),
+    # 0.7 MB: 11 web searches and pause_turn (SD305, info), then the paused turn sent back whole (the second
+    # response body is a double-quoted YAML scalar) and 4 more searches.
+    f"{PYDANTIC}/models/cassettes/test_anthropic/test_pause_turn_web_search_streaming_vcr.yaml": ExpectConversation(
+        [[(i, "web_search") for i in WEB_SEARCH_1], [(i, "web_search") for i in WEB_SEARCH_2]],
+        [[], []],
+        "anthropic",
+        {"SD305"},
+    ),
+    # Nova micro over ConverseStream: binary event-stream bodies (!!binary); the follow-up carries the toolResult.
+    f"{PYDANTIC}/models/cassettes/test_bedrock/test_bedrock_model_iter_stream.yaml": ExpectConversation(
+        [[("tooluse_lAG_zP8QRHmSYOwZzzaCqA", "get_temperature")], []],
+        [[], ["tooluse_lAG_zP8QRHmSYOwZzzaCqA"]],
+        "bedrock",
+        containers=("eventstream",),
+    ),
+    # The functionCalls have no id; pydantic-ai sends them back with ids of its own (pyd_ai_…), answered by id.
+    f"{PYDANTIC}/models/cassettes/test_google/test_google_model_iter_stream.yaml": ExpectConversation(
+        [[(None, "get_capital")], [(None, "get_temperature")], []],
+        [
+            [],
+            ["pyd_ai_0e1a07b3c2b64d2ab3ad2efbe18e1b97"],
+            ["pyd_ai_0e1a07b3c2b64d2ab3ad2efbe18e1b97", "pyd_ai_98b25d994c5648df82f683188629229d"],
+        ],
+        "gemini",
+        {"SD525"},
+    ),
+    f"{PYDANTIC}/models/cassettes/test_google/test_google_streaming_tool_call_thought_signature.yaml": ExpectConversation(
+        [[(None, "get_country")], []], [[], ["pyd_ai_29bf73b69e02448588e15893d47a3e7e"]], "gemini", {"SD525"}
+    ),
+    f"{PYDANTIC}/models/cassettes/test_openai/test_run_stream_sync_streams_real_model.yaml": ExpectConversation(
+        [[("call_ZR5UUuTt3pf61kjwAJIYdVMj", "get_capital")], []],
+        [[], ["call_ZR5UUuTt3pf61kjwAJIYdVMj"]],
+        "openai",
+        {"SD705"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASSETTES))
+def test_corpus_cassette(name: str) -> None:
+    expect = CASSETTES[name]
+    report = replay(str(CORPUS / name), Options())
+    assert report.conversation and report.source is not None and report.source.container == "vcr"
+    assert report.stream.capture.provider == expect.provider
+    assert [[(c.call_id, c.name) for c in turn.stream.calls] for turn in report.turns] == expect.turns
+    assert [[r.call_id for r in turn.facts.results] for turn in report.turns] == expect.results
+    assert all(turn.facts.family != "unknown" for turn in report.turns), "a follow-up request was not read"
+    assert {turn.stream.capture.container for turn in report.turns} == set(expect.containers)
+    assert all(turn.stream.ended_cleanly and not turn.stream.unknown_events for turn in report.turns)
+    assert not any(c.parse_failure for c in report.calls)
+    assert {f.code for f in report.findings} == expect.codes, [f.message for f in report.findings]
+    for finding in report.findings:  # every position points into the cassette: its interaction and a line of it
+        assert finding.location.interaction is not None and finding.location.line is not None
+
+
+def test_the_big_cassette_replays_in_well_under_a_second() -> None:
+    import time
+
+    name = CORPUS / f"{PYDANTIC}/models/cassettes/test_anthropic/test_pause_turn_web_search_streaming_vcr.yaml"
+    replay(str(name), Options())  # imports, caches
+    start = time.perf_counter()
+    replay(str(name), Options())
+    assert time.perf_counter() - start < 0.5
+
+
+def test_every_cassette_of_the_corpus_is_covered() -> None:
+    readme = (CORPUS / "README.md").read_text()
+    rows = [line for line in readme.splitlines() if line.startswith("| `") and "VCR YAML cassette" in line]
+    cassettes = {row.split("`")[1] for row in rows}
+    assert cassettes and cassettes <= set(CASSETTES), sorted(cassettes - set(CASSETTES))

@@ -21,7 +21,9 @@ from tests.expected_findings import EXPECTED
 CAPTURES = sorted(
     p.relative_to(FIXTURES).as_posix()
     for p in FIXTURES.rglob("*")
-    if p.is_file() and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream"} and p.name != "README.md"
+    if p.is_file()
+    and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml"}
+    and p.name != "README.md"
     if "check-tree" not in p.parts  # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
 )
 REPORT_SCHEMA = json.loads((ROOT / "stream_doctor/schemas/report-v1.schema.json").read_text())

@@ -1,0 +1,95 @@
+"""HAR 1.2: entries that are LLM calls become request and stream frames; the rest are counted; positions."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from stream_doctor.capture import load
+from stream_doctor.capture.base import CaptureError
+from stream_doctor.capture.eventstream import encode_message
+from stream_doctor.capture.har import READER
+
+SSE = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'
+
+
+def entry(
+    url: str, body: object, text: str, mime: str = "text/event-stream", method: str = "POST", **content: object
+) -> dict:
+    return {
+        "request": {
+            "method": method,
+            "url": url,
+            "headers": [
+                {"name": "Authorization", "value": "Bearer sk-proj-secret"},
+                {"name": "Cookie", "value": "a=b"},
+            ],
+            "postData": {"mimeType": "application/json", "text": json.dumps(body)} if body is not None else None,
+        },
+        "response": {"status": 200, "headers": [], "content": {"mimeType": mime, "text": text, **content}},
+    }
+
+
+def har(*entries: dict) -> bytes:
+    return json.dumps(
+        {"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": list(entries)}}, indent=2
+    ).encode()
+
+
+def test_llm_entries_become_frames_and_others_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "session.har"
+    page = entry("https://app.example.com/", None, "<html></html>", "text/html", "GET")
+    call = entry("https://api.openai.com/v1/chat/completions?key=AIzaSecret", {"model": "gpt-4o", "messages": []}, SSE)
+    path.write_bytes(har(page, call))
+    capture = load(str(path))
+    assert capture.container == "har"
+    assert [e.skipped is not None for e in capture.exchanges] == [True, False]
+    request, chunk, done = capture.frames
+    assert request.value["url"] == "https://api.openai.com/v1/chat/completions?key=[redacted]"
+    assert request.value["headers"] == {"authorization": "[redacted]", "cookie": "[redacted]"}
+    assert request.interaction == chunk.interaction == 2 and chunk.pos.number == 1
+    text = path.read_text()
+    line = text.splitlines()[chunk.pos.line - 1]
+    assert '"text": "data: ' in line  # the body's own line
+    assert done.data == b"[DONE]"
+
+
+def test_base64_body_holds_a_binary_event_stream(tmp_path: Path) -> None:
+    stream = encode_message({":event-type": "messageStart", ":message-type": "event"}, b'{"role":"assistant"}')
+    body = base64.b64encode(stream).decode()
+    call = entry(
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse-stream",
+        {"messages": []},
+        body,
+        "application/vnd.amazon.eventstream",
+        encoding="base64",
+    )
+    path = tmp_path / "bedrock.har"
+    path.write_bytes(har(call))
+    capture = load(str(path))
+    assert capture.exchanges[0].body_container == "eventstream"
+    assert capture.frames[1].event == "messageStart" and capture.frames[1].value == {"role": "assistant"}
+
+
+def test_a_minified_har_is_not_taken_for_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "one-line.har"
+    path.write_bytes(
+        json.dumps(
+            {"log": {"entries": [entry("https://api.anthropic.com/v1/messages", {"messages": []}, "")]}}
+        ).encode()
+    )
+    assert load(str(path)).container == "har"
+    assert READER.sniff(b'{"log": {') == 95 and READER.sniff(b'{"sd": "header"}') == 0
+
+
+def test_unreadable_har(tmp_path: Path) -> None:
+    path = tmp_path / "broken.har"
+    path.write_bytes(b'{"log": {"entries": [')
+    with pytest.raises(CaptureError, match="not a readable HAR file"):
+        load(str(path))
+    path.write_bytes(b'{"log": {"version": "1.2"}}')
+    with pytest.raises(CaptureError, match="no log.entries"):
+        load(str(path))

@@ -1,0 +1,210 @@
+"""VCR cassettes: vcrpy / pytest-recording, pydantic-ai's, go-vcr and Ruby VCR layouts; safe loading; positions."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stream_doctor.capture import load
+from stream_doctor.capture.base import CaptureError
+from stream_doctor.capture.vcr import READER
+
+SSE = (
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"claude"}}\n\n'
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+)
+URL = "https://api.anthropic.com/v1/messages"
+BODY = {"model": "claude", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def vcrpy(response: object, headers: dict | None = None, body: object = None) -> dict:
+    return {
+        "interactions": [
+            {
+                "request": {
+                    "body": json.dumps(BODY) if body is None else body,
+                    "headers": {"x-api-key": ["sk-ant-secret"], "content-type": ["application/json"]},
+                    "method": "POST",
+                    "uri": URL,
+                },
+                "response": {
+                    "body": response,
+                    "headers": headers or {"Content-Type": ["text/event-stream; charset=utf-8"]},
+                    "status": {"code": 200, "message": "OK"},
+                },
+            }
+        ],
+        "version": 1,
+    }
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "cassette.yaml") -> str:
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(path)
+
+
+def test_vcrpy_cassette_becomes_a_request_then_the_stream(tmp_path: Path) -> None:
+    capture = load(write(tmp_path, yaml.safe_dump(vcrpy({"string": SSE}))))
+    assert capture.container == "vcr"
+    request, start, stop = capture.frames
+    assert request.kind == "request" and request.interaction == 1 and request.pos.number == 0
+    assert request.value["body"] == BODY and request.value["url"] == URL
+    assert request.value["headers"]["x-api-key"] == "[redacted]"
+    assert [start.event, stop.event] == ["message_start", "message_stop"]
+    assert [start.pos.number, stop.pos.number] == [1, 2] and start.interaction == stop.interaction == 1
+    assert capture.exchanges[0].body_container == "sse" and capture.exchanges[0].status == 200
+
+
+def test_double_quoted_body_frames_point_at_their_own_lines(tmp_path: Path) -> None:
+    text = yaml.safe_dump(vcrpy({"string": SSE}), width=60)
+    capture = load(write(tmp_path, text))
+    lines = text.splitlines()
+    for frame in capture.frames[1:]:
+        assert "event: " + frame.event in lines[frame.pos.line - 1], (frame.event, lines[frame.pos.line - 1])
+
+
+def test_literal_block_body_lines_are_the_file_lines(tmp_path: Path) -> None:
+    class Literal(yaml.SafeDumper):
+        pass
+
+    Literal.add_representer(
+        str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None)
+    )
+    text = yaml.dump(vcrpy({"string": SSE}), Dumper=Literal)
+    data = text.encode()
+    capture = load(write(tmp_path, text))
+    for frame in capture.frames[1:]:
+        assert data[frame.pos.offset :].startswith(f"event: {frame.event}".encode())
+        assert text.splitlines()[frame.pos.line - 1].strip() == f"event: {frame.event}"
+
+
+def test_binary_gzip_body_is_decompressed(tmp_path: Path) -> None:
+    headers = {"Content-Type": ["text/event-stream"], "Content-Encoding": ["gzip"]}
+    text = yaml.safe_dump(vcrpy({"string": gzip.compress(SSE.encode())}, headers))
+    assert "!!binary" in text
+    capture = load(write(tmp_path, text))
+    assert [f.event for f in capture.frames[1:]] == ["message_start", "message_stop"]
+    assert capture.frames[1].pos.line == capture.frames[2].pos.line  # base64 has no lines of its own
+
+
+def test_ruby_vcr_base64_body_and_string_request_body(tmp_path: Path) -> None:
+    document = {
+        "http_interactions": [
+            {
+                "request": {"method": "post", "uri": URL, "body": {"encoding": "UTF-8", "string": json.dumps(BODY)}},
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"Content-Type": ["text/event-stream"]},
+                    "body": {"encoding": "ASCII-8BIT", "base64_string": base64.b64encode(SSE.encode()).decode()},
+                },
+            }
+        ],
+        "recorded_with": "VCR 6.3.1",
+    }
+    capture = load(write(tmp_path, "---\n" + yaml.safe_dump(document)))
+    assert capture.frames[0].value["body"] == BODY
+    assert len(capture.frames) == 3
+
+
+def test_go_vcr_cassette(tmp_path: Path) -> None:
+    document = {
+        "version": 2,
+        "interactions": [
+            {
+                "id": 0,
+                "request": {
+                    "body": json.dumps(BODY),
+                    "headers": {"Authorization": ["Bearer x"]},
+                    "url": URL,
+                    "method": "POST",
+                },
+                "response": {
+                    "body": SSE,
+                    "headers": {"Content-Type": ["text/event-stream"]},
+                    "status": "200 OK",
+                    "code": 200,
+                },
+            }
+        ],
+    }
+    capture = load(write(tmp_path, "---\n" + yaml.safe_dump(document, sort_keys=False)))
+    assert capture.container == "vcr"
+    assert capture.frames[0].value["headers"] == {"authorization": "[redacted]"}
+    assert capture.exchanges[0].status == 200 and len(capture.frames) == 3
+
+
+def test_pydantic_parsed_body_keeps_positions_of_its_parts(tmp_path: Path) -> None:
+    document = vcrpy({"string": SSE})
+    request = document["interactions"][0]["request"]
+    del request["body"]
+    request["parsed_body"] = BODY
+    text = yaml.safe_dump(document)
+    capture = load(write(tmp_path, text))
+    assert capture.frames[0].value["body"] == BODY
+    place = capture.exchanges[0].request_places["messages[0]"]
+    assert "content: hi" in text.splitlines()[place.line - 1]
+
+
+def test_python2_string_tags_are_read_as_strings_and_nothing_else_is_built(tmp_path: Path) -> None:
+    text = yaml.safe_dump(vcrpy({"string": SSE})).replace("method: POST", "method: !!python/unicode 'POST'")
+    assert load(write(tmp_path, text)).frames[0].value["method"] == "POST"
+    hostile = yaml.safe_dump(vcrpy({"string": SSE})).replace(
+        "method: POST", "method: !!python/object/apply:os.system ['true']"
+    )
+    with pytest.raises(CaptureError, match="not a readable cassette"):
+        load(write(tmp_path, hostile, "hostile.yaml"))
+
+
+def test_interactions_that_are_not_llm_calls_are_skipped_and_counted(tmp_path: Path) -> None:
+    document = vcrpy({"string": SSE})
+    token = {
+        "request": {
+            "body": "grant_type=client_credentials",
+            "headers": {},
+            "method": "GET",
+            "uri": "https://oauth2.example.com/token",
+        },
+        "response": {
+            "body": {"string": '{"access_token": "ya29.secret"}'},
+            "headers": {},
+            "status": {"code": 200, "message": "OK"},
+        },
+    }
+    document["interactions"].insert(0, token)
+    capture = load(write(tmp_path, yaml.safe_dump(document)))
+    assert [e.skipped is not None for e in capture.exchanges] == [True, False]
+    assert {f.interaction for f in capture.frames} == {2}
+
+
+def test_a_rejected_request_has_no_stream(tmp_path: Path) -> None:
+    error = json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}})
+    capture = load(write(tmp_path, yaml.safe_dump(vcrpy({"string": error}, {"Content-Type": ["application/json"]}))))
+    assert [f.kind for f in capture.frames] == ["request"]
+    assert capture.exchanges[0].body_container is None
+
+
+def test_sniff_and_errors(tmp_path: Path) -> None:
+    assert READER.sniff(b"interactions:\n- request:\n") == 95
+    assert READER.sniff(b"---\nversion: 2\ninteractions:\n    - id: 0\n") == 95
+    assert READER.sniff(b'{"interactions": []}') == 95
+    assert READER.sniff(b"event: ping\n") == 0
+    with pytest.raises(CaptureError) as error:
+        load(write(tmp_path, "interactions:\n- request: [unclosed\n"))
+    assert error.value.line is not None
+    with pytest.raises(CaptureError, match="is not a list"):
+        load(write(tmp_path, "interactions: 3\n", "three.yaml"))
+
+
+def test_aliases_that_expand_without_bound_are_refused(tmp_path: Path) -> None:
+    anchors = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    anchors += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    text = "interactions:\n- request:\n    method: POST\n    uri: https://x.example/v1/messages\n    laughs:\n"
+    text += "".join(f"      {line}\n" for line in anchors) + "    body: *a8\n  response: {}\n"
+    with pytest.raises(CaptureError, match="aliases expand"):
+        load(write(tmp_path, text))

@@ -1,0 +1,64 @@
+"""The partial-parse hazard: the first fragment at which every required property had a value, if one changed later."""
+
+from __future__ import annotations
+
+import time
+
+from stream_doctor.conversation.partial import eager_point, top_level_values
+
+
+def test_the_seed_case_command_in() -> None:
+    fragments = ["", '{"command": "in', "stall -r requir", 'ements.txt", "timeout": 300}']
+    point = eager_point(fragments, "".join(fragments), ["command"])
+    assert point is not None
+    assert point.fragment == 1
+    assert point.seen == {"command": '"in"'} and point.final == {"command": '"install -r requirements.txt"'}
+
+
+def test_values_complete_in_their_fragment_are_no_hazard() -> None:
+    fragments = ["", '{"location": "Porto, Portugal"', ', "unit": "celsius"}']
+    assert eager_point(fragments, "".join(fragments), ["location"]) is None
+    # only the closing quote missing: a repairing client already reads the final value
+    fragments = ['{"location": "Porto', '"}']
+    assert eager_point(fragments, "".join(fragments), ["location"]) is None
+
+
+def test_the_last_required_property_decides_and_numbers_and_containers_count() -> None:
+    fragments = ['{"a": "x", "n": 1', '0, "b": [1', ", 2]}"]
+    raw = "".join(fragments)
+    assert eager_point(fragments, raw, ["a"]) is None
+    point = eager_point(fragments, raw, ["a", "n"])
+    assert point is not None and point.fragment == 0 and point.seen == {"n": "1…"}
+    point = eager_point(fragments, raw, ["b"])
+    assert point is not None and point.fragment == 1 and point.final == {"b": "[1, 2]"}
+    assert eager_point(['{"ok": tr', "ue}"], '{"ok": true}', ["ok"]) is None  # a partial literal is completed
+
+
+def test_missing_required_property_or_single_fragment_is_none() -> None:
+    assert eager_point(['{"a": "x"', "}"], '{"a": "x"}', ["b"]) is None
+    assert eager_point(['{"a": "x"}'], '{"a": "x"}', ["a"]) is None
+
+
+def test_top_level_values_skip_nested_keys_and_strings_with_structure() -> None:
+    raw = '{"a": {"b": "c,}"}, "d": "e\\"}", "f": [1, {"g": 2}], "h": null}'
+    values = top_level_values(raw)
+    assert {k: raw[s:e] for k, (s, e) in values.items()} == {
+        "a": '{"b": "c,}"}',
+        "d": '"e\\"}"',
+        "f": '[1, {"g": 2}]',
+        "h": "null",
+    }
+
+
+def test_one_pass_is_linear_in_the_buffer() -> None:
+    def run(size: int) -> float:
+        text = "x" * size
+        raw = '{"query": "' + text + '"}'
+        fragments = ['{"query": "'] + [text[i : i + 3] for i in range(0, size, 3)] + ['"}']
+        start = time.perf_counter()
+        point = eager_point(fragments, raw, ["query"])
+        assert point is not None and point.fragment == 0 and point.seen == {"query": '""'}
+        return time.perf_counter() - start
+
+    small, large = run(30_000), run(300_000)
+    assert large < max(small, 0.002) * 40  # 10x the input: linear with room for noise, never quadratic

@@ -1,0 +1,153 @@
+"""Request bodies to neutral facts: tools, the calls sent back, the results, each with its JSON path."""
+
+from __future__ import annotations
+
+from stream_doctor.conversation.requests import parse, tools_from
+from stream_doctor.events import MISSING
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_anthropic() -> None:
+    facts = parse(
+        "anthropic",
+        {
+            "tools": [
+                {"name": "get_weather", "input_schema": SCHEMA},
+                {"type": "web_search_20250305", "name": "web_search"},
+            ],
+            "messages": [
+                {"role": "user", "content": "?"},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "x"},
+                        {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "P"}},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+                        {"type": "text", "text": "more"},
+                    ],
+                },
+            ],
+        },
+    )
+    assert facts.family == "anthropic"
+    assert facts.tools["get_weather"].path == "tools[0].input_schema" and facts.tools["web_search"].schema is None
+    assert facts.provider_tools == frozenset({"web_search"})
+    assert [(c.call_id, c.input, c.path) for c in facts.calls] == [("t1", {"city": "P"}, "messages[1].content[1]")]
+    assert [(r.call_id, r.path, r.after_other_content) for r in facts.results] == [
+        ("t1", "messages[2].content[0]", False)
+    ]
+    assert [m.role for m in facts.messages] == ["user", "assistant", "user"]
+
+
+def test_openai_chat_arguments_are_parsed_and_kept() -> None:
+    facts = parse(
+        "openai",
+        {
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}],
+            "messages": [
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"P"}'},
+                        },
+                        {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{bad"}},
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            ],
+        },
+    )
+    assert facts.tools["get_weather"].path == "tools[0].function.parameters"
+    assert [(c.call_id, c.input, c.raw) for c in facts.calls] == [
+        ("c1", {"city": "P"}, '{"city":"P"}'),
+        ("c2", MISSING, "{bad"),
+    ]
+    assert [(r.call_id, r.path) for r in facts.results] == [("c1", "messages[1]")]
+
+
+def test_responses_items() -> None:
+    facts = parse(
+        "openai-responses",
+        {
+            "previous_response_id": "resp_1",
+            "tools": [{"type": "function", "name": "get_weather", "parameters": SCHEMA}, {"type": "web_search"}],
+            "input": [
+                {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+                {"type": "item_reference", "id": "fc_0"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "ok"},
+            ],
+        },
+    )
+    assert facts.previous_response_id == "resp_1" and facts.provider_tools == frozenset({"web_search"})
+    assert [(c.call_id, c.item_id, c.reference) for c in facts.calls] == [
+        ("call_1", "fc_1", False),
+        (None, "fc_0", True),
+    ]
+    assert [r.path for r in facts.results] == ["input[2]"]
+
+
+def test_gemini_parameters_and_parameters_json_schema() -> None:
+    facts = parse(
+        "gemini",
+        {
+            "tools": [
+                {
+                    "functionDeclarations": [
+                        {"name": "a", "parameters": {"type": "OBJECT"}},
+                        {"name": "b", "parametersJsonSchema": SCHEMA},
+                    ]
+                },
+                {"googleSearch": {}},
+            ],
+            "contents": [
+                {"role": "model", "parts": [{"functionCall": {"name": "a", "args": {}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "a", "response": {}}}]},
+            ],
+        },
+    )
+    assert (facts.tools["a"].dialect, facts.tools["b"].dialect) == ("openapi", "json-schema")
+    assert facts.tools["b"].path == "tools[0].functionDeclarations[1].parametersJsonSchema"
+    assert facts.by_name and facts.results[0].path == "contents[1].parts[0]"
+
+
+def test_bedrock_converse_and_invoke_model_bodies() -> None:
+    converse = parse(
+        "bedrock",
+        {
+            "toolConfig": {"tools": [{"toolSpec": {"name": "a", "inputSchema": {"json": SCHEMA}}}]},
+            "messages": [
+                {"role": "assistant", "content": [{"toolUse": {"toolUseId": "u1", "name": "a", "input": {}}}]}
+            ],
+        },
+    )
+    assert converse.family == "bedrock" and converse.tools["a"].path == "toolConfig.tools[0].toolSpec.inputSchema.json"
+    invoke = parse(
+        "bedrock",
+        {"anthropic_version": "bedrock-2023-05-31", "tools": [{"name": "a", "input_schema": SCHEMA}], "messages": []},
+    )
+    assert invoke.family == "anthropic"
+
+
+def test_a_tools_file_in_any_providers_shape() -> None:
+    tools = tools_from(
+        [
+            {"name": "a", "input_schema": SCHEMA},
+            {"type": "function", "function": {"name": "b", "parameters": SCHEMA}},
+            {"type": "function", "name": "c", "parameters": SCHEMA},
+            {"toolSpec": {"name": "d", "inputSchema": {"json": SCHEMA}}},
+            {"functionDeclarations": [{"name": "e", "parameters": {"type": "OBJECT"}}]},
+            {"name": "f", "parameters": SCHEMA},
+        ]
+    )
+    assert sorted(tools) == ["a", "b", "c", "d", "e", "f"]
+    assert all(tool.schema is not None for tool in tools.values())
+    assert sorted(tools_from({"model": "x", "tools": [{"name": "a", "input_schema": SCHEMA}], "messages": []})) == ["a"]
