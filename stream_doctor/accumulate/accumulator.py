@@ -437,7 +437,7 @@ class Accumulator:
         if block.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
             value, failure, complete_at = raw, None, None
         else:
-            value, failure, complete_at = parse_arguments(raw, [len(t) for t in block.texts] or [len(raw)])
+            value, failure, complete_at = parse_arguments(raw, list(map(len, block.texts)) or [len(raw)])
         if whole and block.final_input is not MISSING:
             value, failure, source = block.final_input, None, "input given whole in the completion event, no deltas"
         elif whole and block.final_arguments is not None:

@@ -41,6 +41,8 @@ def split(capture: Capture) -> list[Section]:
     if capture.exchanges:
         return _by_interaction(capture)
     frames = capture.frames
+    if capture.container != "envelope":  # only the envelope records requests: one turn, no scan
+        return [Section(1, None, frames, list(capture.problems), capture.ended_cleanly)]
     requests = [index for index, frame in enumerate(frames) if frame.kind == "request"]
     if len(requests) <= 1:  # the common case, a stream and at most its request: one turn, no copy
         return [Section(1, None, frames, list(capture.problems), capture.ended_cleanly)]
