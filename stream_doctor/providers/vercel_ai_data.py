@@ -27,7 +27,6 @@ from stream_doctor.events import (
     Event,
     Execution,
     Finish,
-    FinishCategory,
     Malformed,
     MessageStart,
     MessageStop,
@@ -35,21 +34,15 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
 positional_indices = False
 
-FINISH_CATEGORIES: dict[str, FinishCategory] = {
-    "stop": "end",
-    "length": "length",
-    "content-filter": "filter",
-    "tool-calls": "tool_calls",
-    "error": "error",
-    "other": "other",
-    "unknown": "other",
-}
+#: Both protocols report the AI SDK's one FinishReason union.
+FINISH_CATEGORIES = vercel_ai.FINISH_CATEGORIES
 
 #: Type ids -> what the part is (the stream protocol's table).
 PARTS = {
