@@ -29,6 +29,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "anthropic"
@@ -81,7 +82,7 @@ def translator() -> AnthropicTranslator:
     return AnthropicTranslator()
 
 
-class AnthropicTranslator:
+class AnthropicTranslator(FrameByFrame):
     __slots__ = ("counts",)
 
     def __init__(self) -> None:
@@ -125,11 +126,8 @@ class AnthropicTranslator:
                             continue
             except (KeyError, TypeError):
                 pass
-            yield from self.feed(frame)
+            yield from self._feed(frame)
         self.counts["content_block_delta"] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -37,3 +37,17 @@ class Adapter(Protocol):
         ...
 
     def translator(self) -> Translator: ...
+
+
+class FrameByFrame:
+    """For translators whose one entry point is ``translate``: ``feed`` translates a single frame.
+
+    The hot path then lives in ``translate`` alone; ``feed`` (the timeline, tests) reuses it.
+    Every such ``translate`` writes its state back to the translator when it finishes, so
+    translating frame by frame gives the same events as translating all frames at once.
+    """
+
+    __slots__ = ()
+
+    def feed(self, frame: Frame) -> list[Event]:
+        return list(self.translate((frame,)))  # type: ignore[attr-defined]

@@ -51,6 +51,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.providers.anthropic import AnthropicTranslator
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
@@ -116,7 +117,7 @@ def translator() -> BedrockTranslator:
     return BedrockTranslator()
 
 
-class BedrockTranslator:
+class BedrockTranslator(FrameByFrame):
     __slots__ = ("counts", "started", "invoke")
 
     def __init__(self) -> None:
@@ -152,21 +153,6 @@ class BedrockTranslator:
                 pass
             yield from self._feed(frame)
         self.counts["contentBlockDelta"] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: a toolUse input fragment, wrapped or named by the frame.
-        value = frame.value
-        try:
-            body = value["contentBlockDelta"] if frame.event is None else value
-            if frame.event in (None, "contentBlockDelta"):
-                fragment = body["delta"]["toolUse"]["input"]
-                index = body["contentBlockIndex"]
-                if type(fragment) is str and type(index) is int and (frame.event is not None or len(value) == 1):
-                    self.counts["contentBlockDelta"] += 1
-                    return [ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)]
-        except (KeyError, TypeError):
-            pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -37,6 +37,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "cohere"
@@ -87,7 +88,7 @@ def translator() -> CohereTranslator:
     return CohereTranslator()
 
 
-class CohereTranslator:
+class CohereTranslator(FrameByFrame):
     __slots__ = ("counts", "plan_open")
 
     def __init__(self) -> None:
@@ -120,20 +121,6 @@ class CohereTranslator:
                 pass
             yield from self._feed(frame)
         self.counts["tool-call-delta"] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: a tool-call-delta in the shape the API sends, read with plain subscripts.
-        value = frame.value
-        try:
-            if value["type"] == "tool-call-delta":
-                fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
-                index = value["index"]
-                if type(fragment) is str and type(index) is int and frame.event in (None, "tool-call-delta"):
-                    self.counts["tool-call-delta"] += 1
-                    return [ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)]
-        except (KeyError, TypeError):
-            pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

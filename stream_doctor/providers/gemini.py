@@ -46,6 +46,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "gemini"
@@ -373,7 +374,7 @@ class _Candidate:
         return what if self.index == 0 else (self.index, what)
 
 
-class GeminiTranslator:
+class GeminiTranslator(FrameByFrame):
     __slots__ = ("counts", "response_id", "started", "candidates", "last_pos")
 
     def __init__(self) -> None:
@@ -434,30 +435,6 @@ class GeminiTranslator:
             except (KeyError, TypeError, IndexError, AttributeError):
                 pass
             yield from self._feed(frame)
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: one streamed-argument piece, the single part of a single candidate.
-        value = frame.value
-        try:
-            parts = value["candidates"][0]["content"]["parts"]
-            if len(parts) == 1 and len(value["candidates"]) == 1 and self.started:
-                call = parts[0]["functionCall"]
-                pieces = call["partialArgs"]
-                candidate = self.candidates[value["candidates"][0].get("index", 0)]
-                if (
-                    len(parts[0]) == 1
-                    and "name" not in call
-                    and call.get("willContinue") is True
-                    and candidate.open is not None
-                    and "finishReason" not in value["candidates"][0]
-                    and value.get("responseId", self.response_id) == self.response_id
-                ):
-                    self.last_pos = frame.pos
-                    self.counts["chunk"] += 1
-                    return self._pieces(frame.pos, candidate, candidate.open, pieces)
-        except (KeyError, TypeError, IndexError):
-            pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -53,6 +53,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 
 name = "openai"
 title = "OpenAI Chat Completions (and compatible servers)"
@@ -148,7 +149,7 @@ class _Choice:
         self.reason: str | None = None  # its finish_reason, once it came
 
 
-class OpenAIChatTranslator:
+class OpenAIChatTranslator(FrameByFrame):
     """One capture's chunks to neutral events."""
 
     #: Subclasses (Mistral) widen these.
@@ -208,10 +209,6 @@ class OpenAIChatTranslator:
         if frame is not None:
             self.last_pos = frame.pos
         self.counts["chat.completion.chunk"] += chunks
-
-    def feed(self, frame: Frame) -> list[Event]:
-        self.last_pos = frame.pos
-        return self._feed(frame)
 
     def close(self) -> list[Event]:
         """The capture ended. A completion whose every choice finished is over, even without its

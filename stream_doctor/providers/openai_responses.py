@@ -46,6 +46,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "openai-responses"
@@ -255,7 +256,7 @@ class _Item:
         self.rotated = False  # an event named it by another item id (reported once)
 
 
-class ResponsesTranslator:
+class ResponsesTranslator(FrameByFrame):
     __slots__ = ("counts", "items", "item_ids", "next_sequence", "sequence_missing", "client_calls", "error_seen")
 
     def __init__(self) -> None:
@@ -312,28 +313,6 @@ class ResponsesTranslator:
             expected = self.next_sequence
         self.next_sequence = expected
         self.counts[name] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: an argument fragment in the shape OpenAI sends, next in sequence, naming the
-        # item it was added with. Anything else (and any surprise here) takes the checked path.
-        value = frame.value
-        try:
-            if value["type"] == "response.function_call_arguments.delta":
-                index = value["output_index"]
-                fragment = value["delta"]
-                if (
-                    value["sequence_number"] == self.next_sequence
-                    and type(fragment) is str
-                    and value["item_id"] == self.items[index].item_id
-                    and (frame.event is None or frame.event == "response.function_call_arguments.delta")
-                ):
-                    self.next_sequence += 1  # type: ignore[operator]
-                    self.items[index].deltas += 1
-                    self.counts["response.function_call_arguments.delta"] += 1
-                    return [ArgsDelta(frame.pos, index, fragment, "response.function_call_arguments.delta")]
-        except (KeyError, TypeError):
-            pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -51,6 +51,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
@@ -137,7 +138,7 @@ def translator() -> UIStreamTranslator:
     return UIStreamTranslator()
 
 
-class UIStreamTranslator:
+class UIStreamTranslator(FrameByFrame):
     __slots__ = (
         "counts", "message_id", "opened", "open", "stop_pending", "step", "started", "inputs", "provider_run",
     )  # fmt: skip
@@ -178,20 +179,6 @@ class UIStreamTranslator:
                 pass
             yield from self._feed(frame)
         self.counts["tool-input-delta"] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: a tool-input-delta in the shape the SDK writes, inside an open message.
-        value = frame.value
-        try:
-            if value["type"] == "tool-input-delta" and self.open:
-                fragment = value["inputTextDelta"]
-                key = value["toolCallId"]
-                if type(fragment) is str and type(key) is str:
-                    self.counts["tool-input-delta"] += 1
-                    return [ArgsDelta(frame.pos, key, fragment, "tool-input-delta")]
-        except (KeyError, TypeError):
-            pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

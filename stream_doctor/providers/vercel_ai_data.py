@@ -35,6 +35,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.providers import vercel_ai
+from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
@@ -78,7 +79,7 @@ def translator() -> DataStreamTranslator:
     return DataStreamTranslator()
 
 
-class DataStreamTranslator:
+class DataStreamTranslator(FrameByFrame):
     __slots__ = ("counts", "opened", "open", "step", "started", "inputs", "content")
 
     def __init__(self) -> None:
@@ -115,20 +116,6 @@ class DataStreamTranslator:
                     pass
             yield from self._feed(frame)
         self.counts["tool_call_delta"] += deltas
-
-    def feed(self, frame: Frame) -> list[Event]:
-        # The hot path: a `c:` argument fragment inside an open step.
-        value = frame.value
-        if frame.event == "c" and self.open:
-            try:
-                fragment = value["argsTextDelta"]
-                key = value["toolCallId"]
-                if type(fragment) is str and type(key) is str:
-                    self.counts["tool_call_delta"] += 1
-                    return [ArgsDelta(frame.pos, key, fragment, "tool_call_delta")]
-            except (KeyError, TypeError):
-                pass
-        return self._feed(frame)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos
