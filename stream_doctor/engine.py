@@ -171,20 +171,13 @@ def _accumulate(
     frames = section.frames if section is not None else capture.frames
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
     ended_cleanly = section.ended_cleanly if section is not None else capture.ended_cleanly
-    accumulator = Accumulator(adapter.positional_indices)
+    accumulator = Accumulator(adapter.protocol.positional_indices)
     translator = adapter.translator()
     kept: list[tuple[Frame, Event]] = []
     if options.keep_events:
         accumulator.feed_all(_events(frames, translator, kept))
-    elif hasattr(translator, "translate"):  # the hot path: one generator, no list per frame
+    else:  # the hot path: one generator, no list per frame
         accumulator.feed_all(translator.translate(frames, release=True))
-        accumulator.feed_all(translator.close())
-    else:
-        feed = accumulator.feed
-        translate = translator.feed
-        for frame in frames:
-            for event in translate(frame) if frame.kind == "event" else (envelope_event(frame),):
-                feed(event)
         accumulator.feed_all(translator.close())
     exchange = section.exchange if section is not None else None
     info = CaptureInfo(
@@ -198,6 +191,7 @@ def _accumulate(
         duration=_duration(frames),
         header=capture.header,
         interaction=section.interaction if section is not None else None,
+        protocol=adapter.protocol,
     )
     stream = accumulator.result(info, ended_cleanly, problems, translator.counts)
     return stream, tuple(kept)

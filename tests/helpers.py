@@ -8,6 +8,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import Event
+from stream_doctor.protocol import ProtocolFacts
 
 
 class Script:
@@ -22,8 +23,12 @@ class Script:
         self.events.append(make(pos, *args, **kwargs))
         return pos
 
-    def stream(self, positional_indices: bool = True) -> AccumulatedStream:
-        accumulator = Accumulator(positional_indices)
+    def stream(self, positional_indices: bool = True, protocol: ProtocolFacts | None = None) -> AccumulatedStream:
+        """The accumulated stream, with the protocol facts a provider's adapter would state (Anthropic's by default)."""
+        protocol = protocol or ProtocolFacts(positional_indices=positional_indices)
+        accumulator = Accumulator(protocol.positional_indices)
         accumulator.feed_all(self.events)
-        info = CaptureInfo("capture.sse", "sse", None, "anthropic", False, 0, len(self.events), None, None)
+        info = CaptureInfo(
+            "capture.sse", "sse", None, "anthropic", False, 0, len(self.events), None, None, protocol=protocol
+        )
         return accumulator.result(info, True, (), {})

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable, Literal, NamedTuple
 
 from stream_doctor.capture.base import InputProblem, Pos
+from stream_doctor.protocol import ProtocolFacts
 
 CallStatus = Literal["complete", "abandoned"]
 ParseFailureKind = Literal[
@@ -156,6 +157,7 @@ class CaptureInfo:
     duration: float | None
     header: dict[str, Any] | None
     interaction: int | None = None  # HAR/cassette, envelope of several turns: the interaction it answers
+    protocol: ProtocolFacts = ProtocolFacts()  # what the provider's protocol promises, as its adapter states it
 
 
 @dataclass(frozen=True, slots=True)

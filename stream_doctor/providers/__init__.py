@@ -1,8 +1,8 @@
 """Provider stage: frames to neutral events, one adapter module per provider API.
 
-Each adapter module exposes ``name``, ``title``, ``positional_indices``, ``sniff(frames)`` and
-``translator()`` (see ``base.Adapter``). Detection asks every adapter to sniff the first event
-frames; ``--provider`` forces one.
+Each adapter module exposes ``name``, ``title``, ``protocol`` (its ``ProtocolFacts``: what ends a
+stream, what completes a call …), ``sniff(frames)`` and ``translator()`` (see ``base.Adapter``).
+Detection asks every adapter to sniff the first event frames; ``--provider`` forces one.
 """
 
 from __future__ import annotations

@@ -29,12 +29,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "anthropic"
 title = "Anthropic Messages"
-positional_indices = True
+protocol = ProtocolFacts(positional_indices=True)
 
 #: Content blocks whose input streams as ``input_json_delta``. The server runs ``server_tool_use``
 #: and ``mcp_tool_use`` itself; only ``tool_use`` is the client's to execute.

@@ -1,11 +1,13 @@
-"""What a provider adapter is: a sniffer and a translator from frames to neutral events."""
+"""What a provider adapter is: its protocol's facts, a sniffer and a translator from frames to neutral events."""
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Iterable, Iterator, Protocol, Sequence
 
 from stream_doctor.capture.base import Frame
+from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event
+from stream_doctor.protocol import ProtocolFacts
 
 
 class Translator(Protocol):
@@ -14,12 +16,17 @@ class Translator(Protocol):
     #: provider event type -> number of frames of that type seen
     counts: dict[str, int]
 
-    def feed(self, frame: Frame) -> list[Event]: ...
+    def feed(self, frame: Frame) -> list[Event]:
+        """The events of one event frame (the timeline and tests translate frame by frame)."""
+        ...
 
-    # Optional, for speed: ``translate(frames, release) -> Iterator[Event]`` gives every event of
-    # all the frames in order (envelope records included, via envelope_events.envelope_event),
-    # without a list per frame; with ``release`` it may set a translated frame's ``value`` to
-    # ``capture.base.RELEASED``. The engine uses it when present and ``feed`` otherwise.
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of all the frames in order, envelope records included (via
+        ``envelope_events.envelope_event``), without a list per frame; with ``release`` it may set a
+        translated frame's ``value`` to ``capture.base.RELEASED``. Translating frame by frame with
+        ``feed`` gives the same events (``FrameByFrame`` and ``FeedByFeed`` define one from the other).
+        """
+        ...
 
     def close(self) -> list[Event]:
         """Events implied by the end of the capture (most providers: none)."""
@@ -29,8 +36,8 @@ class Translator(Protocol):
 class Adapter(Protocol):
     name: str
     title: str
-    #: Block indices are positions in the final message (Anthropic): a gap or reuse is an anomaly.
-    positional_indices: bool
+    #: What the protocol promises (what ends a stream, completes a call …), copied onto the capture's info.
+    protocol: ProtocolFacts
 
     def sniff(self, frames: Sequence[Frame]) -> int:
         """How sure (0-100) the adapter is that these (first few) event frames are its provider's."""
@@ -51,3 +58,17 @@ class FrameByFrame:
 
     def feed(self, frame: Frame) -> list[Event]:
         return list(self.translate((frame,)))  # type: ignore[attr-defined]
+
+
+class FeedByFeed:
+    """For translators whose one entry point is ``feed``: ``translate`` feeds frame after frame."""
+
+    __slots__ = ()
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        feed = self.feed  # type: ignore[attr-defined]
+        for frame in frames:
+            if frame.kind == "event":
+                yield from feed(frame)
+            else:
+                yield envelope_event(frame)

@@ -50,15 +50,14 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.anthropic import AnthropicTranslator
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
-positional_indices = True
-end_of_stream = "messageStop"
-call_completion = "contentBlockStop"
+protocol = ProtocolFacts(end_of_stream="messageStop", call_completion="contentBlockStop", positional_indices=True)
 
 DELTA_TYPE = "toolUse.input"
 

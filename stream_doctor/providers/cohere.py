@@ -37,14 +37,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "cohere"
 title = "Cohere v2 Chat"
-positional_indices = False
-end_of_stream = "message-end"
-call_completion = "tool-call-end"
+protocol = ProtocolFacts(end_of_stream="message-end", call_completion="tool-call-end", positional_indices=False)
 
 DELTA_TYPE = "tool-call-delta"
 PLAN_KEY = "tool_plan"

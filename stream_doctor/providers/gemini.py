@@ -46,15 +46,20 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "gemini"
 title = "Google Gemini / Vertex AI (streamGenerateContent)"
-positional_indices = False
 #: What ends the stream and what completes one call, in this provider's words (SD301, SD303).
-end_of_stream = "a chunk with finishReason"
-call_completion = "a functionCall part without willContinue"
+#: Gemini has no tool-call finish reason: a turn that made calls ends with ``STOP`` (SD525).
+protocol = ProtocolFacts(
+    end_of_stream="a chunk with finishReason",
+    call_completion="a functionCall part without willContinue",
+    positional_indices=False,
+    finish_with_calls="STOP",
+)
 
 DELTA_TYPE = "partialArgs"
 

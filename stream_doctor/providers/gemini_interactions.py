@@ -38,13 +38,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
 title = "Google Gemini Interactions API"
-positional_indices = True
-end_of_stream = "interaction.completed"
-call_completion = "step.stop"
+protocol = ProtocolFacts(end_of_stream="interaction.completed", call_completion="step.stop", positional_indices=True)
 
 #: Step types that are tool calls: the client's function calls, and the tools the server runs itself.
 CALL_STEPS = {
@@ -115,7 +115,7 @@ def translator() -> InteractionsTranslator:
     return InteractionsTranslator()
 
 
-class InteractionsTranslator:
+class InteractionsTranslator(FeedByFeed):
     __slots__ = ("counts",)
 
     def __init__(self) -> None:

@@ -31,10 +31,7 @@ from stream_doctor.providers import openai_chat
 
 name = "mistral"
 title = "Mistral chat completions"
-positional_indices = False
-end_of_stream = openai_chat.end_of_stream
-dense_call_indices = True
-call_completion = openai_chat.call_completion
+protocol = openai_chat.protocol
 
 FINISH_CATEGORIES: dict[str, FinishCategory] = {**openai_chat.FINISH_CATEGORIES, "model_length": "length"}
 

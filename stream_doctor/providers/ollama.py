@@ -43,18 +43,24 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.providers.base import FeedByFeed
 
 name = "ollama"
 title = "Ollama native chat (/api/chat NDJSON)"
-positional_indices = False
-end_of_stream = 'a line with "done": true'
-#: Calls come whole and clients collect them into a list: ``function.index`` is informational.
-dense_call_indices = False
 
 FINISH_CATEGORIES: dict[str, FinishCategory] = {"stop": "end", "length": "length"}
 
 #: ``message`` fields that carry nothing to diagnose.
 IGNORED_MESSAGE_FIELDS = frozenset({"role", "images", "tool_name", "tool_call_id"})
+
+#: Calls come whole and clients collect them into a list: ``function.index`` is informational.
+protocol = ProtocolFacts(
+    end_of_stream='a line with "done": true',
+    positional_indices=False,
+    dense_call_indices=False,
+    extension_fields=IGNORED_MESSAGE_FIELDS,
+)
 
 CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thinking")}
 
@@ -78,7 +84,7 @@ def translator() -> OllamaTranslator:
     return OllamaTranslator()
 
 
-class OllamaTranslator:
+class OllamaTranslator(FeedByFeed):
     __slots__ = ("counts", "open", "calls", "message_calls", "blocks")
 
     def __init__(self) -> None:

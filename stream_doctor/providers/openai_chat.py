@@ -53,17 +53,11 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 
 name = "openai"
 title = "OpenAI Chat Completions (and compatible servers)"
-positional_indices = False
-#: What ends the stream (SD303 and SD508 name it).
-end_of_stream = "data: [DONE]"
-#: ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
-dense_call_indices = True
-#: What completes a call (SD301 names it when a call never got it).
-call_completion = "its choice's finish_reason"
 
 #: finish_reason -> neutral category. ``function_call`` is the legacy single-function form; the
 #: others are what compatible servers send (DeepSeek ``insufficient_system_resource``).
@@ -97,6 +91,16 @@ CONTENT_FIELDS: dict[str, tuple[str, str]] = {
 #: delta; LiteLLM adds ``provider_specific_fields``; web search adds ``annotations``).
 IGNORED_DELTA_FIELDS = frozenset(
     {"role", "index", "metadata", "annotations", "tool_call_id", "name", "provider_specific_fields", "images"}
+)
+
+#: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
+#: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+protocol = ProtocolFacts(
+    end_of_stream="data: [DONE]",
+    call_completion="its choice's finish_reason",
+    positional_indices=False,
+    dense_call_indices=True,
+    extension_fields=IGNORED_DELTA_FIELDS,
 )
 
 ARGS = "function.arguments"
@@ -297,7 +301,7 @@ class OpenAIChatTranslator(FrameByFrame):
             Problem(
                 pos,
                 "end-of-stream-missing",
-                f"finish_reason {reasons} was not followed by {end_of_stream} ({why})",
+                f"finish_reason {reasons} was not followed by {protocol.end_of_stream} ({why})",
             ),
             MessageStop(pos),
         ]

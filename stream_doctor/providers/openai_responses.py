@@ -46,13 +46,14 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "openai-responses"
 title = "OpenAI Responses"
 #: ``output_index`` is the item's position in ``response.output``: a gap means an item was lost.
-positional_indices = True
+protocol = ProtocolFacts(positional_indices=True)
 
 
 class _Kind(NamedTuple):

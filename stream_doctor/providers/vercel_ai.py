@@ -51,12 +51,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"
-positional_indices = False
+protocol = ProtocolFacts(positional_indices=False)
 
 #: ``finish.finishReason`` -> neutral category (the AI SDK's FinishReason union).
 FINISH_CATEGORIES: dict[str, FinishCategory] = {

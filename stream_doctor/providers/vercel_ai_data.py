@@ -34,13 +34,14 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
-positional_indices = False
+protocol = ProtocolFacts(positional_indices=False)
 
 #: Both protocols report the AI SDK's one FinishReason union.
 FINISH_CATEGORIES = vercel_ai.FINISH_CATEGORIES

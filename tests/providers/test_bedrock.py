@@ -35,9 +35,11 @@ def events(frames: list[Frame]) -> list[Event]:
 
 
 def replay(frames: list[Frame]) -> AccumulatedStream:
-    accumulator = Accumulator(bedrock.positional_indices)
+    accumulator = Accumulator(bedrock.protocol.positional_indices)
     accumulator.feed_all(events(frames))
-    return accumulator.result(CaptureInfo("c", "jsonl", None, "bedrock", False, 0, 0, None, None), True, (), {})
+    return accumulator.result(
+        CaptureInfo("c", "jsonl", None, "bedrock", False, 0, 0, None, None, protocol=bedrock.protocol), True, (), {}
+    )
 
 
 def tool(index: int, tool_id: str, name: str, *pieces: str) -> list[dict[str, Any]]:

@@ -25,9 +25,11 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def replay(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(cohere.positional_indices)
+    accumulator = Accumulator(cohere.protocol.positional_indices)
     accumulator.feed_all(events(values))
-    return accumulator.result(CaptureInfo("c.jsonl", "jsonl", None, "cohere", False, 0, 0, None, None), True, (), {})
+    return accumulator.result(
+        CaptureInfo("c.jsonl", "jsonl", None, "cohere", False, 0, 0, None, None, protocol=cohere.protocol), True, (), {}
+    )
 
 
 START = {

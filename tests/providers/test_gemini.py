@@ -30,9 +30,9 @@ def events(values: list[Any], adapter: Any = gemini) -> list[Event]:
 
 
 def replay(values: list[Any], adapter: Any = gemini) -> AccumulatedStream:
-    accumulator = Accumulator(adapter.positional_indices)
+    accumulator = Accumulator(adapter.protocol.positional_indices)
     accumulator.feed_all(events(values, adapter))
-    info = CaptureInfo("c.sse", "sse", None, adapter.name, False, 0, len(values), None, None)
+    info = CaptureInfo("c.sse", "sse", None, adapter.name, False, 0, len(values), None, None, protocol=adapter.protocol)
     return accumulator.result(info, True, (), {})
 
 

@@ -54,10 +54,10 @@ def test_hostile_frames_never_raise(name: str) -> None:
     for event_frame in (f for f in sample):
         adapter.sniff([event_frame])
     translator = adapter.translator()
-    accumulator = Accumulator(adapter.positional_indices)
+    accumulator = Accumulator(adapter.protocol.positional_indices)
     for frame in sample:
         accumulator.feed_all(translator.feed(frame))
     accumulator.feed_all(translator.close())
     if hasattr(adapter.translator(), "translate"):
-        accumulator = Accumulator(adapter.positional_indices)
+        accumulator = Accumulator(adapter.protocol.positional_indices)
         accumulator.feed_all(adapter.translator().translate(frames(hostile_values()), release=True))

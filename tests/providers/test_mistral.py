@@ -30,9 +30,11 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def accumulate(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(mistral.positional_indices)
+    accumulator = Accumulator(mistral.protocol.positional_indices)
     accumulator.feed_all(events(values))
-    return accumulator.result(CaptureInfo("m.sse", "sse", None, "mistral", False, 0, 0, None, None), True, (), {})
+    return accumulator.result(
+        CaptureInfo("m.sse", "sse", None, "mistral", False, 0, 0, None, None, protocol=mistral.protocol), True, (), {}
+    )
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, model: str = "mistral-large-latest", **extra: Any) -> Any:

@@ -23,9 +23,11 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def accumulate(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(ollama.positional_indices)
+    accumulator = Accumulator(ollama.protocol.positional_indices)
     accumulator.feed_all(events(values))
-    return accumulator.result(CaptureInfo("o.jsonl", "jsonl", None, "ollama", False, 0, 0, None, None), True, (), {})
+    return accumulator.result(
+        CaptureInfo("o.jsonl", "jsonl", None, "ollama", False, 0, 0, None, None, protocol=ollama.protocol), True, (), {}
+    )
 
 
 def line(message: dict[str, Any], done: bool = False, **final: Any) -> dict[str, Any]:

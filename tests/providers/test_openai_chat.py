@@ -47,9 +47,9 @@ def events(values: list[Any], adapter: Any = openai_chat) -> list[Event]:
 
 
 def accumulate(values: list[Any], adapter: Any = openai_chat, container: str = "sse") -> AccumulatedStream:
-    accumulator = Accumulator(adapter.positional_indices)
+    accumulator = Accumulator(adapter.protocol.positional_indices)
     accumulator.feed_all(events(values, adapter))
-    info = CaptureInfo("c.sse", container, None, adapter.name, False, 0, 0, None, None)
+    info = CaptureInfo("c.sse", container, None, adapter.name, False, 0, 0, None, None, protocol=adapter.protocol)
     return accumulator.result(info, True, (), {})
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 import stream_doctor.rules as rules_package
+from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules import RULES, lookup
 from stream_doctor.rules.base import DOC_SECTIONS, FAMILIES
 from tests.expected_findings import EXPECTED
@@ -61,3 +64,20 @@ def test_every_rule_has_a_failing_and_a_passing_fixture() -> None:
 def test_lookup_by_code_or_name() -> None:
     assert lookup("sd201") is lookup("unparseable-arguments") is lookup("SD201")
     assert lookup("SD999") is None
+
+
+def test_rules_import_nothing_from_providers() -> None:
+    """Rules read protocol facts from the capture's information, never from an adapter."""
+    root = Path(rules_package.__file__).parent
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if re.search(r"^\s*(from|import)\s+stream_doctor\.providers", path.read_text(), re.M)
+    ]
+    assert offenders == []
+
+
+def test_every_adapter_states_its_protocol_facts() -> None:
+    for name, adapter in ADAPTERS.items():
+        assert isinstance(adapter.protocol, ProtocolFacts), name
+        assert callable(adapter.translator().translate), name

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Hashable
 
-from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.providers import ADAPTERS
+from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.rules.base import excerpt
-
-
-def adapter_says(stream: AccumulatedStream, attribute: str, default: Any) -> Any:
-    """A fact the capture's provider adapter states about its protocol (``dense_call_indices`` …)."""
-    return getattr(ADAPTERS.get(stream.capture.provider), attribute, default)
 
 
 def choice_of(call: ToolCall) -> Hashable:

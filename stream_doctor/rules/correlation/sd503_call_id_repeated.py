@@ -36,6 +36,8 @@ OPENAI_ID_LIMIT = 40
 
 @rule("SD503", "call-id-repeated", "A tool call's id is repeated on its later fragments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    if stream.capture.protocol.ids_repeat_on_fragments:
+        return
     for anomaly in stream.anomalies:
         if anomaly.kind != "id-repeated":
             continue

@@ -28,12 +28,12 @@ from typing import Hashable, Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.correlation._calls import adapter_says, choice_of
+from stream_doctor.rules.correlation._calls import choice_of
 
 
 @rule("SD507", "call-index-irregular", "Tool call indices do not count 0, 1, 2 … in order", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    if not adapter_says(stream, "dense_call_indices", False):
+    if not stream.capture.protocol.dense_call_indices:
         return
     for message in stream.messages:
         choices: dict[Hashable, list[ToolCall]] = {}

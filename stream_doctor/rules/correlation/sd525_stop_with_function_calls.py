@@ -36,10 +36,11 @@ from stream_doctor.rules.base import Rule, rule, where
     Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    if stream.capture.provider != "gemini":
+    normal = stream.capture.protocol.finish_with_calls
+    if normal is None:
         return
     for message in stream.messages:
-        if message.stop_reason != "STOP" or message.stop_reason_pos is None:
+        if message.stop_reason != normal or message.stop_reason_pos is None:
             continue
         calls = [
             stream.calls[i]
@@ -51,13 +52,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         names = ", ".join(c.name or "?" for c in calls[:5]) + (", …" if len(calls) > 5 else "")
         count = f"{len(calls)} function call" + ("" if len(calls) == 1 else "s")
         text = (
-            f"the turn made {count} ({names}) and ended with finishReason STOP, Gemini's only normal finish: "
+            f"the turn made {count} ({names}) and ended with finishReason {normal}, Gemini's only normal finish: "
             f"code that runs tools only on a tool-call finish reason skips {'it' if len(calls) == 1 else 'them'}"
         )
         last = max(c.ended or c.started for c in calls)
         if message.stop_reason_pos.number > last.number:
             text += (
-                f"; STOP comes in a later chunk than the last call ({where(last)}), so a translator that looks "
+                f"; {normal} comes in a later chunk than the last call ({where(last)}), so a translator that looks "
                 f"for a functionCall only in the final chunk reports 'stop'"
             )
         yield self.finding(

@@ -29,7 +29,6 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules.base import Rule, excerpt, rule, where
 
 CAUSES = {
@@ -50,13 +49,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if call.status != "abandoned":
             continue
         cause = CAUSES.get(call.abandon_cause or "", call.abandon_cause or "unknown cause")
-        # An adapter may name its protocol's per-call completion (OpenAI Chat: the choice's finish_reason).
-        adapter = ADAPTERS.get(stream.capture.provider)
-        completion = getattr(adapter, "call_completion", None)
+        # The protocol may name its per-call completion (OpenAI Chat: the choice's finish_reason).
+        protocol = stream.capture.protocol
+        completion = protocol.call_completion
         if completion and call.abandon_cause == "stream-cut":
             cause = f"the stream ended before {completion}"
         elif completion and call.abandon_cause == "message-stop":
-            cause = f"{getattr(adapter, 'end_of_stream', 'the end of the message')} came before {completion}"
+            cause = f"{protocol.end_of_stream} came before {completion}"
         reason = stream.messages[call.message].stop_reason
         if call.abandon_cause in ("max-tokens", "filter", "error") and reason:
             cause += f" (stop reason {reason})"

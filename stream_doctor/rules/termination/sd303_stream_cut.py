@@ -22,7 +22,6 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules.base import Rule, rule
 
 
@@ -37,8 +36,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     yield self.finding(
         stream,
         stream.last_pos,
-        # The provider's own end-of-stream event: Anthropic's message_stop unless the adapter names it.
-        f"the stream ended{reason} without {getattr(ADAPTERS.get(stream.capture.provider), 'end_of_stream', 'message_stop')}",
+        # The provider's own end-of-stream event: Anthropic's message_stop unless the adapter names another.
+        f"the stream ended{reason} without {stream.capture.protocol.end_of_stream}",
         "Treat a stream without its terminal event as failed and retry",
         [("message started", last.started)],
     )
