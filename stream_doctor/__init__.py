@@ -1,5 +1,49 @@
-"""stream-doctor: replay captured LLM streams and diagnose how their tool calls were assembled."""
+"""stream-doctor: replay captured LLM streams and diagnose how their tool calls were assembled.
+
+The public API is what ``__all__`` names (documented in docs/api.md)::
+
+    from stream_doctor import replay, Report
+
+    report = replay("capture.sse")
+    assert not report.failed, report.findings
+
+Every other module is internal: it may change in any release. Importing the package is cheap:
+the names below load their modules on first use.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+__all__ = ["Finding", "Location", "Report", "RunError", "Severity", "__version__", "replay"]
+
+if TYPE_CHECKING:
+    from stream_doctor.api import replay
+    from stream_doctor.engine import Report, RunError
+    from stream_doctor.findings import Finding, Location, Severity
+
+_LAZY = {
+    "replay": "stream_doctor.api",
+    "Report": "stream_doctor.engine",
+    "RunError": "stream_doctor.engine",
+    "Finding": "stream_doctor.findings",
+    "Location": "stream_doctor.findings",
+    "Severity": "stream_doctor.findings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'stream_doctor' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

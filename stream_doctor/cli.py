@@ -93,23 +93,21 @@ def replay(
     ),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
+    from stream_doctor.api import replay as run
     from stream_doctor.engine import RunError
-    from stream_doctor.engine import replay as run
-    from stream_doctor.findings import Severity
-    from stream_doctor.options import Options
 
-    options = Options(
-        container=container,
-        provider=provider,
-        fail_on=Severity.parse(fail_on.value),
-        select=_codes(select),
-        ignore=_codes(ignore),
-        keep_events=timeline,
-        tools=tools,
-    )
     try:
-        report = run(capture, options)
-    except RunError as error:
+        report = run(
+            capture,
+            provider=provider,
+            container=container,
+            tools=tools,
+            select=select,
+            ignore=ignore,
+            fail_on=fail_on.value,
+            keep_events=timeline,
+        )
+    except (RunError, ValueError) as error:
         _fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
         if os.environ.get("STREAM_DOCTOR_DEBUG"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
@@ -56,12 +56,31 @@ class Source:
 
 @dataclass(frozen=True)
 class Report:
+    """What one replay found (``stream_doctor.replay`` returns it; docs/api.md documents it)."""
+
     stream: AccumulatedStream  # the only turn's stream; in a conversation, the last turn's
     findings: tuple[Finding, ...]  # every finding: the turns' and the conversation's
     options: Options
     events: tuple[tuple[Frame, Event], ...] = field(default=())  # only with keep_events
     turns: tuple[Turn, ...] = ()
     source: Source | None = None
+
+    def to_dict(self, call: str | None = None) -> dict[str, Any]:
+        """The JSON report (``replay --format json``) as Python values; ``call`` selects one call."""
+        from stream_doctor.reporters import json_report
+
+        return json_report.to_dict(self, call)
+
+    def to_json(self, call: str | None = None) -> str:
+        """The JSON report exactly as ``replay --format json`` prints it."""
+        from stream_doctor.reporters import json_report
+
+        return json_report.render(self, call)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes of the findings, in report order (repeats kept)."""
+        return tuple(f.code for f in self.findings)
 
     @property
     def conversation(self) -> bool:
@@ -87,12 +106,16 @@ class Report:
         return any(f.severity >= self.options.fail_on for f in self.findings)
 
 
-def replay(path: str, options: Options) -> Report:
+def replay(path: str, options: Options, data: bytes | None = None) -> Report:
+    """Replay the capture at ``path`` (or ``data``, named ``path``); RunError when it cannot be replayed.
+
+    This is the engine's entry point; the library API (``stream_doctor.replay``) builds on it.
+    """
     # Everything built here is kept until the report is done: cyclic collections would only
     # re-scan it, at about a third of the replay's time (see gcpause).
     with no_gc():
         try:
-            capture = load(path, options.container)
+            capture = load(path, options.container, data)
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
         sections = split(capture)
@@ -128,13 +151,13 @@ def replay(path: str, options: Options) -> Report:
         return Report(turns[-1].stream, findings, options, tuple(events), tuple(turns), source)
 
 
-def convert(path: str, options: Options) -> bytes:
-    """The capture at ``path`` as envelope JSONL (``stream-doctor convert``); RunError when it cannot be read."""
+def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
+    """The capture at ``path`` (or ``data``) as envelope JSONL (``stream-doctor convert``); RunError when it cannot be read."""
     from stream_doctor.convert import to_envelope
 
     with no_gc():
         try:
-            capture = load(path, options.container)
+            capture = load(path, options.container, data)
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
         sections = split(capture)

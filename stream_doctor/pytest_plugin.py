@@ -23,22 +23,24 @@ import pytest
 
 if TYPE_CHECKING:
     from stream_doctor.engine import Report
-    from stream_doctor.options import Options
 
-OPTION_NAMES = ("provider", "container", "fail_on", "select", "ignore")
+OPTION_NAMES = ("provider", "container", "fail_on", "select", "ignore", "tools", "executions")
 
 
 class StreamDoctor:
     """What the ``stream_doctor`` fixture gives a test."""
 
     def replay(self, path: str | os.PathLike[str], **options: Any) -> Report:
-        """The replay report of one capture. Options: provider, container, fail_on, select, ignore.
+        """The replay report of one capture: ``stream_doctor.replay`` (docs/api.md) with the same options.
 
-        A capture that cannot be replayed at all raises ``stream_doctor.engine.RunError``.
+        A capture that cannot be replayed at all raises ``stream_doctor.RunError``.
         """
-        from stream_doctor.engine import replay
+        from stream_doctor.api import replay
 
-        return replay(os.fspath(path), _options(options))
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(f"unknown stream-doctor option {unknown[0]!r} (use {', '.join(OPTION_NAMES)})")
+        return replay(os.fspath(path), **options)
 
     def assert_clean(self, path: str | os.PathLike[str], expect: Iterable[str] | None = None, **options: Any) -> Report:
         """Fail the test, showing the rendered findings, unless the capture shows exactly what is expected.
@@ -97,25 +99,3 @@ def _render_terminal(report: Report, width: int = 100) -> str:
     console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False)
     terminal.render(report, console)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
-
-
-def _options(given: dict[str, Any]) -> Options:
-    from stream_doctor.findings import Severity
-    from stream_doctor.options import Options
-
-    unknown = sorted(set(given) - set(OPTION_NAMES))
-    if unknown:
-        raise TypeError(f"unknown stream-doctor option {unknown[0]!r} (use {', '.join(OPTION_NAMES)})")
-    fail_on = given.get("fail_on", Severity.ERROR)
-    return Options(
-        provider=given.get("provider"),
-        container=given.get("container"),
-        fail_on=fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on)),
-        select=_codes(given.get("select", ())),
-        ignore=_codes(given.get("ignore", ())),
-    )
-
-
-def _codes(value: str | Iterable[str]) -> tuple[str, ...]:
-    parts = value.split(",") if isinstance(value, str) else list(value)
-    return tuple(part.strip().upper() for part in parts if part.strip())

@@ -45,12 +45,14 @@ HEAD_SIZE = 64 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def load(path: str, container: str | None = None) -> Capture:
+def load(path: str, container: str | None = None, data: bytes | None = None) -> Capture:
     """Read the capture at ``path`` ("-" for stdin) into frames.
 
     ``container`` forces a reader by name; otherwise the format is sniffed from the first 64 KiB.
+    ``data``, when given, is the capture's content and ``path`` only the name positions carry
+    (the library API replays bytes held in memory).
     """
-    raw = _read_bytes(path)
+    raw = _read_bytes(path) if data is None else data
     compressed = None
     if raw.startswith(_GZIP_MAGIC):
         raw = _gunzip(raw)

@@ -1,0 +1,204 @@
+"""The library API: ``stream_doctor.replay`` (documented in docs/api.md).
+
+It turns what a Python caller holds (a path, bytes, a text or binary stream, or an iterable of
+decoded events) into what the engine reads, validates the options the way the CLI does, and
+returns the engine's ``Report``. The CLI and the pytest plugin call it too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import IO, TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from stream_doctor.engine import Report
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import Options
+
+#: What ``replay`` accepts as a capture.
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[str], IO[bytes], Iterable[Any]]
+
+#: The name positions carry when the capture was not a file.
+MEMORY_NAME = "<memory>"
+
+
+def replay(
+    source: Source,
+    *,
+    provider: str | None = None,
+    container: str | None = None,
+    tools: str | os.PathLike[str] | None = None,
+    executions: Iterable[Mapping[str, Any]] | None = None,
+    select: str | Iterable[str] = (),
+    ignore: str | Iterable[str] = (),
+    fail_on: str | Severity = "error",
+    name: str | None = None,
+    keep_events: bool = False,
+) -> Report:
+    """Replay one capture through the reference accumulator and every selected rule.
+
+    ``source`` is a path (``str`` or ``os.PathLike``; ``"-"`` is standard input), the capture's
+    bytes, an open text or binary stream, or an iterable of already-decoded provider events (dicts
+    as the wire carried them, or SDK event objects with ``to_dict()``/``model_dump()``).
+    ``executions`` lists what the application ran (``{"call_id", "name", "input"}`` each, as the
+    envelope's ``execute`` records); a capture that is not an envelope is then converted to one
+    first, and positions point into it (named ``PATH+executions.jsonl``). ``name`` is the file
+    name positions carry for a capture that is not a file (default ``<memory>``).
+
+    Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
+    ``stream_doctor.RunError`` when the capture cannot be replayed at all.
+    """
+    from stream_doctor.engine import convert
+    from stream_doctor.engine import replay as run
+
+    options = build_options(
+        provider=provider,
+        container=container,
+        tools=tools,
+        select=select,
+        ignore=ignore,
+        fail_on=fail_on,
+        keep_events=keep_events,
+    )
+    path, data = _read(source, name)
+    records = [_execute_record(record) for record in executions or ()]
+    if records:
+        # The executions follow the capture as envelope records; positions then point into that
+        # envelope, which is not the file, so it gets a name of its own (docs/api.md).
+        if data is None:
+            from stream_doctor.capture import _read_bytes
+
+            data = _as_bytes_or_fail(path, _read_bytes)
+        if options.container != "envelope" and not _is_envelope(data):
+            data = convert(path, options, data)
+            options = _replace(options, container="envelope")
+        data = _append_lines(data, records)
+        if name is None and path != MEMORY_NAME:
+            path = f"{path}+executions.jsonl"
+    return run(path, options, data)
+
+
+def build_options(
+    *,
+    provider: str | None = None,
+    container: str | None = None,
+    tools: str | os.PathLike[str] | None = None,
+    select: str | Iterable[str] = (),
+    ignore: str | Iterable[str] = (),
+    fail_on: str | Severity = "error",
+    keep_events: bool = False,
+) -> Options:
+    """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import Options
+    from stream_doctor.selection import check_container, check_provider, check_selectors, codes
+
+    severity = fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on))
+    selected, ignored = codes(select), codes(ignore)
+    check_selectors(selected, "select")
+    check_selectors(ignored, "ignore")
+    return Options(
+        container=check_container(container),
+        provider=check_provider(provider),
+        fail_on=severity,
+        select=selected,
+        ignore=ignored,
+        keep_events=keep_events,
+        tools=os.fspath(tools) if tools is not None else None,
+    )
+
+
+def _read(source: Source, name: str | None) -> tuple[str, bytes | None]:
+    """The name the capture goes by and its content (None: the engine reads the file)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not isinstance(path, str):
+            raise TypeError("a path must be text, not bytes (pass the capture's content as bytes)")
+        return path, None
+    label = name or MEMORY_NAME
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return label, bytes(source)
+    read = getattr(source, "read", None)
+    if callable(read):
+        content = read()
+        label = name or str(getattr(source, "name", "") or MEMORY_NAME)
+        if isinstance(content, str):
+            return label, content.encode("utf-8", "surrogatepass")
+        if isinstance(content, (bytes, bytearray)):
+            return label, bytes(content)
+        raise TypeError(f"the stream's read() returned {type(content).__name__}, not text or bytes")
+    if isinstance(source, Iterable):
+        return label, _events_envelope(source)
+    raise TypeError(
+        f"cannot replay a {type(source).__name__}: pass a path, bytes, a stream or an iterable of decoded events"
+    )
+
+
+def _events_envelope(events: Iterable[Any]) -> bytes:
+    """Decoded events as an envelope (one ``event`` record each, positions counting from line 1).
+
+    An item that already is an envelope record (it has an ``"sd"`` key) is kept as it is, so a
+    conversation (requests, events, executions) can be handed over record by record.
+    """
+    import orjson
+
+    lines: list[bytes] = []
+    for event in events:
+        record = _decoded(event)
+        if not (isinstance(record, dict) and "sd" in record):
+            record = {"sd": "event", "data": record}
+        lines.append(orjson.dumps(record, default=_unserialisable))
+    return b"\n".join(lines) + b"\n" if lines else b""
+
+
+def _decoded(event: Any) -> Any:
+    """An SDK event object as the JSON it was decoded from (the Anthropic and OpenAI SDKs' models)."""
+    if isinstance(event, (dict, list, str, int, float, bool)) or event is None:
+        return event
+    to_dict = getattr(event, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    model_dump = getattr(event, "model_dump", None)
+    if callable(model_dump):
+        return model_dump(mode="json", exclude_unset=True)
+    raise TypeError(f"cannot replay an event of type {type(event).__name__}: pass dicts as decoded from the wire")
+
+
+def _unserialisable(value: Any) -> Any:
+    raise TypeError(f"an event holds a {type(value).__name__}, which is not JSON")
+
+
+def _execute_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(record, Mapping) or "input" not in record:
+        raise ValueError('each execution is a mapping with "input" (and "call_id" and/or "name")')
+    return {"sd": "execute", **{k: v for k, v in record.items() if k != "sd"}}
+
+
+def _is_envelope(data: bytes) -> bool:
+    from stream_doctor.capture import HEAD_SIZE, READERS
+
+    return READERS["envelope"].sniff(data[:HEAD_SIZE]) >= 100
+
+
+def _append_lines(data: bytes, records: list[dict[str, Any]]) -> bytes:
+    import orjson
+
+    lines = b"\n".join(orjson.dumps(record, default=_unserialisable) for record in records)
+    return data + (b"" if data.endswith(b"\n") else b"\n") + lines + b"\n"
+
+
+def _as_bytes_or_fail(path: str, read: Any) -> bytes:
+    from stream_doctor.capture.base import CaptureError
+    from stream_doctor.engine import RunError
+
+    try:
+        return bytes(read(path))
+    except CaptureError as error:
+        raise RunError(path, error.message) from None
+
+
+def _replace(options: Options, **changes: Any) -> Options:
+    from dataclasses import replace
+
+    return replace(options, **changes)

@@ -1,0 +1,155 @@
+"""The library API as a Python user calls it: ``from stream_doctor import replay, Report``."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import stream_doctor
+from stream_doctor import Report, RunError, Severity, replay
+from stream_doctor.cli import app
+from tests.conftest import ROOT
+
+CLEAN = "fixtures/anthropic/one_call.sse"
+EMPTY_INPUT = "fixtures/anthropic/empty_input_bug.jsonl"
+CUT = "fixtures/openai/stream_cut_mid_arguments.sse"
+
+
+def _sse_payloads(path: str) -> list[object]:
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line[len("data: ") :]) for line in lines if line.startswith("data: {")]
+
+
+def test_the_public_names_are_exactly_all() -> None:
+    assert sorted(stream_doctor.__all__) == [
+        "Finding",
+        "Location",
+        "Report",
+        "RunError",
+        "Severity",
+        "__version__",
+        "replay",
+    ]
+    for name in stream_doctor.__all__:
+        assert getattr(stream_doctor, name) is not None
+    with pytest.raises(AttributeError):
+        stream_doctor.engine_replay  # type: ignore[attr-defined]  # noqa: B018
+    assert (ROOT / "stream_doctor" / "py.typed").is_file()
+
+
+def test_importing_the_package_loads_nothing_else() -> None:
+    code = "import sys, stream_doctor; print(sorted(m for m in sys.modules if m.startswith('stream_doctor')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "['stream_doctor']"
+
+
+def test_a_path_gives_a_typed_report_whose_dict_is_the_cli_json() -> None:
+    report = replay(CUT)
+    assert isinstance(report, Report)
+    assert report.failed and report.codes and all(isinstance(f.severity, Severity) for f in report.findings)
+    cli = CliRunner().invoke(app, ["replay", CUT, "--format", "json"])
+    assert json.loads(cli.stdout) == report.to_dict()
+    assert report.to_json() == cli.stdout
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda p: Path(p), id="pathlike"),
+        pytest.param(lambda p: (ROOT / p).read_bytes(), id="bytes"),
+        pytest.param(lambda p: io.StringIO((ROOT / p).read_text(encoding="utf-8")), id="text-stream"),
+        pytest.param(lambda p: open(ROOT / p, "rb"), id="binary-stream"),  # noqa: SIM115
+    ],
+)
+def test_every_kind_of_source_replays_alike(make) -> None:  # type: ignore[no-untyped-def]
+    expected = replay(CUT)
+    report = replay(make(CUT))
+    assert report.codes == expected.codes
+    assert [f.location.line for f in report.findings] == [f.location.line for f in expected.findings]
+    assert [c.raw_arguments for c in report.calls] == [c.raw_arguments for c in expected.calls]
+
+
+def test_bytes_carry_the_name_they_are_given() -> None:
+    data = (ROOT / CUT).read_bytes()
+    assert replay(data).to_dict()["capture"]["path"] == "<memory>"
+    assert str(replay(data, name="cut.sse").findings[0].location).startswith("cut.sse:")
+
+
+def test_decoded_events_replay_like_the_capture() -> None:
+    events = _sse_payloads(CLEAN)
+    report = replay(events)
+    assert report.codes == ()
+    assert report.calls[0].arguments == {"location": "Lisbon, Portugal", "unit": "celsius"}
+    assert report.calls[0].name == replay(CLEAN).calls[0].name
+
+
+def test_sdk_event_objects_are_replayed_from_their_dicts() -> None:
+    class SdkEvent:  # the Anthropic and OpenAI SDKs' models offer to_dict()
+        def __init__(self, payload: object) -> None:
+            self.payload = payload
+
+        def to_dict(self) -> object:
+            return self.payload
+
+    report = replay([SdkEvent(p) for p in _sse_payloads(CLEAN)])
+    assert report.codes == () and report.calls[0].name == "get_weather"
+    with pytest.raises(TypeError, match="cannot replay an event of type object"):
+        replay([object()])
+
+
+def test_executions_show_the_empty_input_bug() -> None:
+    call = replay(CLEAN).calls[0]
+    ran_placeholder = [{"call_id": call.call_id, "name": call.name, "input": {}}]
+    report = replay(CLEAN, executions=ran_placeholder)
+    assert report.codes == ("SD102",)
+    assert str(report.findings[0].location).startswith(f"{CLEAN}+executions.jsonl:")
+    ran_right = [{"call_id": call.call_id, "name": call.name, "input": call.arguments}]
+    assert replay(CLEAN, executions=ran_right).codes == ()
+    assert replay(_sse_payloads(CLEAN), executions=ran_placeholder).codes == ("SD102",)
+    with pytest.raises(ValueError, match='"input"'):
+        replay(CLEAN, executions=[{"call_id": call.call_id}])
+
+
+def test_selection_and_fail_on() -> None:
+    assert replay(EMPTY_INPUT, select="SD1").codes == ("SD102",)
+    assert "SD102" not in replay(EMPTY_INPUT, ignore=["SD1"]).codes
+    assert not replay(EMPTY_INPUT, select="SD1", fail_on="error").to_dict()["summary"]["fail_on"] == "warning"
+    assert replay("fixtures/anthropic/pause_turn.sse", fail_on=Severity.INFO).failed
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"provider": "antropic"}, "unknown provider 'antropic'; did you mean 'anthropic'?"),
+        ({"container": "sse2"}, "unknown capture format 'sse2'; did you mean 'sse'?"),
+        ({"select": "SD999"}, "no rule code is or starts with 'SD999'"),
+        ({"ignore": "SD10x"}, "did you mean 'SD10"),
+        ({"fail_on": "fatal"}, "unknown severity 'fatal'"),
+    ],
+)
+def test_bad_options_raise_value_error(kwargs, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        replay(CLEAN, **kwargs)
+
+
+def test_a_capture_that_cannot_be_replayed_raises_run_error() -> None:
+    with pytest.raises(RunError, match="no such file"):
+        replay("fixtures/does-not-exist.sse")
+    with pytest.raises(RunError, match="empty"):
+        replay(b"")
+
+
+def test_the_examples_in_docs_api_md_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 4
+    for number, block in enumerate(blocks[1:], 2):  # the first is the import line
+        exec(compile(block, f"docs/api.md (example {number})", "exec"), {"__name__": "docs_api"})
+    assert "<memory>:16 (event 16)" in capsys.readouterr().out
