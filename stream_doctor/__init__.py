@@ -21,12 +21,13 @@ __all__ = ["Finding", "Location", "Report", "RunError", "Severity", "__version__
 
 if TYPE_CHECKING:
     from stream_doctor.api import replay
-    from stream_doctor.engine import Report, RunError
+    from stream_doctor.engine import RunError
     from stream_doctor.findings import Finding, Location, Severity
+    from stream_doctor.report import Report
 
 _LAZY = {
     "replay": "stream_doctor.api",
-    "Report": "stream_doctor.engine",
+    "Report": "stream_doctor.report",
     "RunError": "stream_doctor.engine",
     "Finding": "stream_doctor.findings",
     "Location": "stream_doctor.findings",

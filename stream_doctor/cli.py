@@ -15,9 +15,8 @@ import typer
 from stream_doctor import __version__
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from stream_doctor.check.run import CheckResult
+    from stream_doctor.report import CheckResult
+    from stream_doctor.reporters import RenderOptions
 
 EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
 
@@ -93,6 +92,8 @@ def replay(
     ),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
+    from dataclasses import replace
+
     from stream_doctor.api import replay as run
     from stream_doctor.engine import RunError
 
@@ -113,14 +114,13 @@ def replay(
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
         _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+    if call is not None:
+        report = report.select(call) if report.matching(call) else replace(report, selected=call)
     if output is OutputFormat.json:
-        from stream_doctor.reporters import json_report
-
-        sys.stdout.write(json_report.render(report, call))
+        from stream_doctor.reporters import json_report as reporter
     else:
-        from stream_doctor.reporters import terminal
-
-        terminal.render(report, _console(width, color), call=call, timeline=timeline)
+        from stream_doctor.reporters import terminal as reporter  # type: ignore[no-redef]
+    sys.stdout.write(reporter.render(report, _render_options(width, color, timeline=timeline)))
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
 
 
@@ -213,7 +213,7 @@ def check(
         _fail(str(error))
     with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
         result = execute(plan, advance)
-    _write_reports(result, targets, _console(width, color), width)
+    _write_reports(result, targets, width, color)
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 
@@ -237,22 +237,18 @@ def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _write_reports(
-    result: CheckResult, targets: list[tuple[str, str | None]], console: Console, width: int | None
+    result: CheckResult, targets: list[tuple[str, str | None]], width: int | None, color: bool | None
 ) -> None:
     import importlib
     from pathlib import Path
 
-    from stream_doctor.reporters import CHECK_FORMATS
+    from stream_doctor.reporters import CHECK_FORMATS, RenderOptions
 
     for name, path in targets:
         module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
-        if name == "terminal" and path is None:
-            colored = console.is_terminal and not console.no_color
-            text = module.render(result, console.width, console.color_system if colored else None)
-        elif name == "terminal":
-            text = module.render(result, width or 100)
-        else:
-            text = module.render(result)
+        # standard output gets the terminal's width and colours; a file, plain text
+        options = _render_options(width, color) if path is None else RenderOptions(width=width or 100)
+        text = module.render(result, options)
         if path is None:
             sys.stdout.write(text)
             continue
@@ -274,9 +270,9 @@ def rules(
 
     every = sorted((*RULES, *CHECK_RULES), key=lambda r: r.code)  # SD000 and SD900 come from `check`
     if output is OutputFormat.json:
-        sys.stdout.write(rules_doc.render_json(every))
+        sys.stdout.write(rules_doc.render_json(every, _render_options(None, None)))
     else:
-        rules_doc.render_table(every, _console(None, None))
+        sys.stdout.write(rules_doc.render(every, _render_options(None, None)))
 
 
 @app.command()
@@ -292,19 +288,25 @@ def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (u
         found = lookup_check_rule(code)
     if found is None:
         _fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
-    rules_doc.render_rule(found, _console(None, None))
+    sys.stdout.write(rules_doc.render_rule(found, _render_options(None, None)))
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _console(width: int | None, color: bool | None):  # type: ignore[no-untyped-def]
+def _render_options(width: int | None, color: bool | None, timeline: bool = False) -> RenderOptions:
+    """Render for standard output: its width and colours as rich detects them, unless forced."""
     from rich.console import Console
 
+    from stream_doctor.reporters import RenderOptions
+
     if color is None:
-        return Console(width=width, highlight=False)
-    return Console(width=width, highlight=False, no_color=not color, force_terminal=color)
+        console = Console(width=width, highlight=False)
+    else:
+        console = Console(width=width, highlight=False, no_color=not color, force_terminal=color)
+    colored = console.is_terminal and not console.no_color
+    return RenderOptions(width=console.width, color_system=console.color_system if colored else None, timeline=timeline)
 
 
 def _fail(message: str) -> NoReturn:

@@ -7,9 +7,8 @@ the conversation rules look across them all: calls against results, arguments ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
@@ -19,16 +18,16 @@ from stream_doctor.conversation.build import Section, facts, request_info, split
 from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.findings import Finding
 from stream_doctor.gcpause import no_gc
 from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
+from stream_doctor.report import Report, Source
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule, Scope
 
 if TYPE_CHECKING:
-    from stream_doctor.accumulate.stream import ToolCall
     from stream_doctor.conversation.model import Conversation
 
 
@@ -39,71 +38,6 @@ class RunError(Exception):
         where = path if line is None else f"{path}:{line}"
         super().__init__(f"{where}: {message}")
         self.path, self.message, self.line = path, message, line  # `check` turns these into an SD000 finding
-
-
-@dataclass(frozen=True)
-class Source:
-    """The capture file as a whole (a conversation's turns each have their own ``CaptureInfo``)."""
-
-    path: str
-    container: str
-    compressed: str | None
-    size: int
-    frames: int
-    interactions: int  # HAR/cassette: every interaction of the file, LLM calls or not
-    skipped: int  # … of which were not LLM calls
-
-
-@dataclass(frozen=True)
-class Report:
-    """What one replay found (``stream_doctor.replay`` returns it; docs/api.md documents it)."""
-
-    stream: AccumulatedStream  # the only turn's stream; in a conversation, the last turn's
-    findings: tuple[Finding, ...]  # every finding: the turns' and the conversation's
-    options: Options
-    events: tuple[tuple[Frame, Event], ...] = field(default=())  # only with keep_events
-    turns: tuple[Turn, ...] = ()
-    source: Source | None = None
-
-    def to_dict(self, call: str | None = None) -> dict[str, Any]:
-        """The JSON report (``replay --format json``) as Python values; ``call`` selects one call."""
-        from stream_doctor.reporters import json_report
-
-        return json_report.to_dict(self, call)
-
-    def to_json(self, call: str | None = None) -> str:
-        """The JSON report exactly as ``replay --format json`` prints it."""
-        from stream_doctor.reporters import json_report
-
-        return json_report.render(self, call)
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The codes of the findings, in report order (repeats kept)."""
-        return tuple(f.code for f in self.findings)
-
-    @property
-    def conversation(self) -> bool:
-        """Whether the capture is reported turn by turn (HAR files and cassettes always are)."""
-        return len(self.turns) > 1 or (self.source is not None and self.source.container in ("har", "vcr"))
-
-    @property
-    def calls(self) -> tuple[ToolCall, ...]:
-        """Every call of every turn."""
-        if len(self.turns) <= 1:
-            return self.stream.calls
-        return tuple(call for turn in self.turns for call in turn.stream.calls)
-
-    @property
-    def counts(self) -> dict[Severity, int]:
-        counts = {s: 0 for s in Severity}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
-
-    @property
-    def failed(self) -> bool:
-        return any(f.severity >= self.options.fail_on for f in self.findings)
 
 
 def replay(path: str, options: Options, data: bytes | None = None) -> Report:
@@ -132,9 +66,9 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             turn_facts = facts(adapter.name, request)
             turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
             events += kept
-        found = [f for turn in turns for f in turn.findings]
+        across: list[Finding] = []
         if options.tools is not None or any(turn.request is not None for turn in turns):
-            found += diagnose_conversation(_conversation(capture.path, adapter.name, turns, options), options)
+            across = diagnose_conversation(_conversation(capture.path, adapter.name, turns, options), options)
         source = Source(
             capture.path,
             capture.container,
@@ -144,11 +78,7 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             len(capture.exchanges),
             sum(1 for e in capture.exchanges if e.skipped is not None),
         )
-        if len(turns) == 1 and len(found) == len(turns[0].findings):
-            findings = turns[0].findings  # already sorted
-        else:
-            findings = tuple(sorted(found, key=lambda f: f.sort_key))
-        return Report(turns[-1].stream, findings, options, tuple(events), tuple(turns), source)
+        return Report.build(tuple(turns), across, options, tuple(events), source)
 
 
 def convert(path: str, options: Options, data: bytes | None = None) -> bytes:

@@ -15,14 +15,13 @@ nothing but pytest here; the engine and the reporters are imported when a test u
 
 from __future__ import annotations
 
-import io
 import os
 from typing import TYPE_CHECKING, Any, Iterable
 
 import pytest
 
 if TYPE_CHECKING:
-    from stream_doctor.engine import Report
+    from stream_doctor.report import Report
 
 OPTION_NAMES = ("provider", "container", "fail_on", "select", "ignore", "tools", "executions")
 
@@ -75,9 +74,9 @@ class StreamDoctor:
 
     def json_report(self, path: str | os.PathLike[str], **options: Any) -> str:
         """The JSON report (``replay --format json``), deterministic: fit for a syrupy snapshot."""
-        from stream_doctor.reporters import json_report
+        from stream_doctor.reporters import RenderOptions, json_report
 
-        return json_report.render(self.replay(path, **options))
+        return json_report.render(self.replay(path, **options), RenderOptions())
 
     def terminal_report(self, path: str | os.PathLike[str], width: int = 100, **options: Any) -> str:
         """The terminal report as plain text, as ``stream-doctor replay`` prints it."""
@@ -91,11 +90,6 @@ def stream_doctor() -> StreamDoctor:
 
 
 def _render_terminal(report: Report, width: int = 100) -> str:
-    from rich.console import Console
+    from stream_doctor.reporters import RenderOptions, terminal
 
-    from stream_doctor.reporters import terminal
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False)
-    terminal.render(report, console)
-    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+    return terminal.render(report, RenderOptions(width=width))

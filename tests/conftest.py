@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -18,10 +17,9 @@ def _at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-def render_terminal(report: object, width: int = 110, **kwargs: object) -> str:
-    from stream_doctor.reporters import terminal
+def render_terminal(report: object, width: int = 110, call: str | None = None, timeline: bool = False) -> str:
+    from stream_doctor.reporters import RenderOptions, terminal
 
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False, force_terminal=False)
-    terminal.render(report, console, **kwargs)  # type: ignore[arg-type]
-    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+    if call is not None:
+        report = replace(report, selected=call)  # type: ignore[type-var]
+    return terminal.render(report, RenderOptions(width=width, timeline=timeline))  # type: ignore[arg-type]

@@ -62,6 +62,8 @@ def test_call_option_shows_fragments_and_reassembled_input() -> None:
     assert '\'{"location": "Lis\'' in result.output  # a fragment, shown as received
     as_json = json.loads(run("replay", CLEAN, "--call", call_id, "--format", "json").stdout)
     assert len(as_json["calls"]) == 1 and len(as_json["calls"][0]["fragment_list"]) == 5
+    by_number = json.loads(run("replay", CLEAN, "--call", "1", "--format", "json").stdout)
+    assert by_number["calls"] == as_json["calls"]  # the number the table shows selects it in JSON too
 
 
 def test_timeline_folds_runs_of_deltas() -> None:

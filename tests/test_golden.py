@@ -14,7 +14,7 @@ import pytest
 
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
-from stream_doctor.reporters import json_report
+from stream_doctor.reporters import RenderOptions, json_report
 from tests.conftest import FIXTURES, ROOT, render_terminal
 from tests.expected_findings import EXPECTED
 
@@ -42,7 +42,7 @@ def test_findings(name: str) -> None:
 @pytest.mark.parametrize("name", CAPTURES)
 def test_json_report(name: str, snapshot: object) -> None:
     report = replay(f"fixtures/{name}", Options())
-    text = json_report.render(report)
+    text = json_report.render(report, RenderOptions())
     jsonschema.validate(json.loads(text), REPORT_SCHEMA)
     assert text == snapshot
 
@@ -55,7 +55,9 @@ def test_terminal_report(name: str, snapshot: object) -> None:
 
 def test_json_report_is_deterministic() -> None:
     name = "fixtures/anthropic/premature_execution_partial_buffer.jsonl"
-    assert json_report.render(replay(name, Options())) == json_report.render(replay(name, Options()))
+    assert json_report.render(replay(name, Options()), RenderOptions()) == json_report.render(
+        replay(name, Options()), RenderOptions()
+    )
 
 
 def test_capture_fixture_paths_exist() -> None:

@@ -9,17 +9,25 @@ response, a SigV4 signature and session token, and keys in URLs (Gemini's ``key=
 from __future__ import annotations
 
 import contextlib
-import io
 import shutil
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from stream_doctor.check.run import execute, prepare
 from stream_doctor.engine import convert, replay
 from stream_doctor.options import CheckOptions, Options
-from stream_doctor.reporters import check_json, check_terminal, github, json_report, junit, markdown, sarif, terminal
+from stream_doctor.reporters import (
+    RenderOptions,
+    check_json,
+    check_terminal,
+    github,
+    json_report,
+    junit,
+    markdown,
+    sarif,
+    terminal,
+)
 from tests.conftest import FIXTURES
 
 WITH_SECRETS = {
@@ -58,11 +66,9 @@ def test_the_fixture_really_holds_its_secrets(name: str) -> None:
 def test_replay_reports_and_the_envelope_print_no_secret(name: str) -> None:
     secrets = WITH_SECRETS[name]
     report = replay(f"fixtures/{name}", Options(keep_events=True))
-    _assert_clean(json_report.render(report), secrets, "the JSON report")
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=200, no_color=True, color_system=None)
-    terminal.render(report, console, timeline=True)
-    _assert_clean(buffer.getvalue(), secrets, "the terminal report with --timeline")
+    _assert_clean(json_report.render(report, RenderOptions()), secrets, "the JSON report")
+    text = terminal.render(report, RenderOptions(width=200, timeline=True))
+    _assert_clean(text, secrets, "the terminal report with --timeline")
     _assert_clean(convert(f"fixtures/{name}", Options()), secrets, "the converted envelope")
 
 
@@ -74,8 +80,8 @@ def test_check_reports_print_no_secret(tmp_path: Path) -> None:
     secrets = [secret for listed in WITH_SECRETS.values() for secret in listed]
     assert len(result.captures) == len(WITH_SECRETS) and not any(c.unreadable for c in result.captures)
     for module in (check_json, sarif, junit, github, markdown):
-        _assert_clean(module.render(result), secrets, module.__name__)
-    _assert_clean(check_terminal.render(result, 200), secrets, "the check terminal report")
+        _assert_clean(module.render(result, RenderOptions()), secrets, module.__name__)
+    _assert_clean(check_terminal.render(result, RenderOptions(width=200)), secrets, "the check terminal report")
 
 
 def test_redaction_keeps_what_is_not_a_secret() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
@@ -22,7 +22,7 @@ from stream_doctor.check.expectations import Expectation
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
-from stream_doctor.reporters import json_report
+from stream_doctor.report import CaptureResult, CheckResult, Replayed
 
 #: Below this many captures a process pool costs more than it saves.
 MIN_CAPTURES_PER_WORKER = 8
@@ -45,64 +45,6 @@ class Plan:
     fail_on: Severity
     jobs: int
     update_expectations: bool
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """What check keeps of one replay."""
-
-    provider: str
-    calls: int
-    findings: tuple[Finding, ...]
-    report: dict[str, Any]  # the replay's JSON report (report-v1), for the JSON check report
-
-
-@dataclass(frozen=True)
-class CaptureResult:
-    path: str
-    options: Options
-    replayed: Replayed | None  # None when the capture could not be replayed
-    findings: tuple[Finding, ...]  # the replay's, or the SD000 finding
-    expected: tuple[Finding, ...]
-    unexpected: tuple[Finding, ...]  # including SD900 for each stale expectation
-    stale: tuple[Expectation, ...]
-
-    @property
-    def unreadable(self) -> bool:
-        return self.replayed is None
-
-    @property
-    def failures(self) -> tuple[Finding, ...]:
-        """What fails this capture: unexpected findings at or above --fail-on (SD000 and SD900 are errors)."""
-        return tuple(f for f in self.unexpected if f.severity >= self.options.fail_on)
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.failures)
-
-    @property
-    def counts(self) -> dict[Severity, int]:
-        counts = {s: 0 for s in Severity}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    captures: tuple[CaptureResult, ...]  # sorted by path
-    skipped: tuple[str, ...]
-    fail_on: Severity
-    config: str | None  # the configuration file used
-    updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
-
-    @property
-    def failed(self) -> bool:
-        return any(c.failed for c in self.captures)
-
-    @property
-    def failures(self) -> tuple[tuple[CaptureResult, Finding], ...]:
-        return tuple((c, f) for c in self.captures for f in c.failures)
 
 
 def prepare(options: CheckOptions) -> Plan:
@@ -167,7 +109,7 @@ def replay_one(task: Task) -> Outcome:
     try:
         report = replay(task.path, task.options)
         stream = report.stream
-        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, json_report.to_dict(report))
+        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report.to_dict())
     except RunError as error:
         return None, error.message, error.line
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run

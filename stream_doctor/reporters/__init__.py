@@ -1,11 +1,18 @@
-"""Reporters stage: pure functions from a Report to text; they never print or read CLI flags."""
+"""Reporters stage: pure ``render(report, options) -> str`` functions; they never print or read CLI flags.
+
+Every reporter takes the report it renders (a replay's ``Report`` or check's ``CheckResult``,
+both in ``stream_doctor.report``) and one ``RenderOptions``; what more than one reporter needs is
+computed by the report, not here.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 FORMATS = ("terminal", "json")
 
 #: ``check --report FORMAT[:PATH]``: the module under reporters/ that renders each format, imported
-#: when used. Each has ``render(CheckResult) -> str`` (the terminal one also takes width and colour).
+#: when used. Each has ``render(CheckResult, RenderOptions) -> str``.
 CHECK_FORMATS: dict[str, str] = {
     "terminal": "check_terminal",
     "json": "check_json",
@@ -14,3 +21,12 @@ CHECK_FORMATS: dict[str, str] = {
     "github": "github",
     "markdown": "markdown",
 }
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render, the same for every reporter (each reads the fields that apply to it)."""
+
+    width: int = 100  # text reports: the line width
+    color_system: str | None = None  # rich colour system ("standard", "truecolor" …); None: plain text
+    timeline: bool = False  # replay's terminal report: every event with its position

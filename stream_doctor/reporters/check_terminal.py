@@ -1,37 +1,26 @@
 """The human report of ``check``: one row per capture, then what failed, what was expected, the rest.
 
-Returns text; the caller picks the width and whether to colour it (``color_system=None``: plain).
+Returns text; the options pick the width and whether to colour it (``color_system=None``: plain).
 """
 
 from __future__ import annotations
 
-import io
-
 from rich.console import Console
 from rich.text import Text
 
-from stream_doctor.check.run import CaptureResult, CheckResult
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.reporters.terminal import _finding as render_finding  # one look for a finding everywhere
+from stream_doctor.report import CaptureResult, CheckResult
+from stream_doctor.reporters import RenderOptions, _text
 
 
-def render(result: CheckResult, width: int = 100, color_system: str | None = None) -> str:
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        width=width,
-        color_system=color_system,  # type: ignore[arg-type]
-        force_terminal=color_system is not None,
-        no_color=color_system is None,
-        highlight=False,
-    )
+def render(result: CheckResult, options: RenderOptions) -> str:
+    console, buffer = _text.console(options)
     _table(result, console)
     _failures(result, console)
     _expected(result, console)
     _below_threshold(result, console)
     _summary(result, console)
-    text = buffer.getvalue()
-    return text if color_system else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return _text.finish(buffer, options)
 
 
 def _table(result: CheckResult, console: Console) -> None:
@@ -79,11 +68,11 @@ def _failures(result: CheckResult, console: Console) -> None:
         return
     console.print()
     console.print(f"[bold]Failures[/] ({len(failures)})")
-    _by_capture([(c, f) for c, f in failures], console)
+    _by_capture(failures, console)
 
 
 def _expected(result: CheckResult, console: Console) -> None:
-    expected = [(c, f) for c in result.captures for f in c.expected]
+    expected = result.expected
     if not expected:
         return
     console.print()
@@ -97,7 +86,7 @@ def _expected(result: CheckResult, console: Console) -> None:
 
 
 def _below_threshold(result: CheckResult, console: Console) -> None:
-    rest = [(c, f) for c in result.captures for f in c.unexpected if f not in c.failures]
+    rest = result.below_threshold
     if not rest:
         return
     console.print()
@@ -105,23 +94,23 @@ def _below_threshold(result: CheckResult, console: Console) -> None:
     _by_capture(rest, console)
 
 
-def _by_capture(items: list[tuple[CaptureResult, Finding]], console: Console) -> None:
+def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Console) -> None:
     current = None
     for capture, finding in items:
         if capture.path != current:
             current = capture.path
             console.print(Text(capture.path, style="bold"))
-        render_finding(finding, console)
+        _text.finding(finding, console)
 
 
 def _summary(result: CheckResult, console: Console) -> None:
     captures = result.captures
-    failed = [c for c in captures if c.failed]
-    parts = [f"{len(captures)} capture{'s' if len(captures) != 1 else ''}: {len(captures) - len(failed)} passed"]
-    failed_text = f"{len(failed)} failed"
+    failed = result.failed_captures
+    parts = [f"{len(captures)} capture{'s' if len(captures) != 1 else ''}: {len(captures) - failed} passed"]
+    failed_text = f"{failed} failed"
     details = []
-    unreadable = sum(1 for c in captures if c.unreadable)
-    stale = sum(len(c.stale) for c in captures)
+    unreadable = result.unreadable
+    stale = result.stale
     if unreadable:
         details.append(f"{unreadable} unreadable")
     if stale:

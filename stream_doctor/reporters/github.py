@@ -7,13 +7,14 @@ GitHub shows each on the file's line in the run and the pull request. Findings b
 
 from __future__ import annotations
 
-from stream_doctor.check.run import CheckResult
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.report import CheckResult
+from stream_doctor.reporters import RenderOptions
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckResult, options: RenderOptions) -> str:
     return "".join(annotation(finding) + "\n" for _capture, finding in result.failures)
 
 

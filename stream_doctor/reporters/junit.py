@@ -11,17 +11,18 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from stream_doctor.check.run import CaptureResult, CheckResult
 from stream_doctor.findings import Finding
+from stream_doctor.report import CaptureResult, CheckResult
+from stream_doctor.reporters import RenderOptions
 
 SUITE = "stream-doctor check"
 # Characters XML 1.0 cannot carry at all, even escaped: a finding may quote them from a capture.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckResult, options: RenderOptions) -> str:
     tests = str(len(result.captures))
-    failing = str(sum(1 for c in result.captures if c.failed))
+    failing = str(result.failed_captures)
     counts = {"tests": tests, "failures": failing, "errors": "0", "skipped": "0"}
     root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
@@ -46,7 +47,7 @@ def _testcase(suite: ET.Element, capture: CaptureResult) -> None:
         )
         failure.text = _clean(_details(finding))
     notes = [f"expected: {_line(f)}" for f in capture.expected]
-    notes += [f"below --fail-on: {_line(f)}" for f in capture.unexpected if f not in capture.failures]
+    notes += [f"below --fail-on: {_line(f)}" for f in capture.below_threshold]
     if notes:
         ET.SubElement(case, "system-out").text = _clean("\n".join(notes))
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from stream_doctor.check.run import CaptureResult, CheckResult
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.report import CaptureResult, CheckResult
+from stream_doctor.reporters import RenderOptions
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckResult, options: RenderOptions) -> str:
     captures = result.captures
-    failed = sum(1 for c in captures if c.failed)
+    failed = result.failed_captures
     verdict = "❌ failed" if result.failed else "✅ passed"
     lines = [
         "## stream-doctor check",
@@ -25,12 +26,12 @@ def render(result: CheckResult) -> str:
     if result.failures:
         lines += ["", f"### Failures ({len(result.failures)})", ""]
         lines += [_item(c, f) for c, f in result.failures]
-    expected = [(c, f) for c in captures for f in c.expected]
+    expected = result.expected
     if expected:
         lines += ["", "<details><summary>Expected findings (" + str(len(expected)) + ")</summary>", ""]
         lines += [f"- {f.code} {f.name} at {_code(str(f.location))}" for _c, f in expected]
         lines += ["", "</details>"]
-    rest = [(c, f) for c in captures for f in c.unexpected if f not in c.failures]
+    rest = result.below_threshold
     if rest:
         lines += ["", f"<details><summary>Below --fail-on ({len(rest)})</summary>", ""]
         lines += [_item(c, f) for c, f in rest]

@@ -1,4 +1,4 @@
-"""Rule documentation for ``stream-doctor rules`` and ``stream-doctor explain``."""
+"""Rule documentation for ``stream-doctor rules`` (a table or JSON) and ``stream-doctor explain`` (one rule)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import textwrap
 from typing import Sequence
 
 import orjson
-from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.rules.base import FAMILIES, Rule
 
 
-def render_table(rules: Sequence[Rule], console: Console) -> None:
+def render(rules: Sequence[Rule], options: RenderOptions) -> str:
+    """The table of ``stream-doctor rules``."""
+    console, buffer = _text.console(options)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("code", "name", "severity", "summary"):
         table.add_column(column, no_wrap=column != "summary")
@@ -26,9 +28,12 @@ def render_table(rules: Sequence[Rule], console: Console) -> None:
         table.add_row(rule.code, rule.name, rule.severity.label, rule.summary)
     console.print(table)
     console.print("\n`stream-doctor explain CODE` prints a rule's documentation.", highlight=False)
+    return _text.finish(buffer, options)
 
 
-def render_rule(rule: Rule, console: Console) -> None:
+def render_rule(rule: Rule, options: RenderOptions) -> str:
+    """One rule's documentation (``stream-doctor explain``)."""
+    console, buffer = _text.console(options)
     console.print(Text(f"{rule.code} {rule.name}", style="bold"))
     console.print(f"{rule.summary}.  Severity: {rule.severity.label}.  Family: {rule.family}.", highlight=False)
     for heading, body in rule.sections().items():
@@ -39,9 +44,10 @@ def render_rule(rule: Rule, console: Console) -> None:
         else:
             for paragraph in textwrap.dedent(body).split("\n\n"):
                 console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2), expand=False), highlight=False)
+    return _text.finish(buffer, options)
 
 
-def render_json(rules: Sequence[Rule]) -> str:
+def render_json(rules: Sequence[Rule], options: RenderOptions) -> str:
     data = [
         {
             "code": r.code,

@@ -16,8 +16,9 @@ import orjson
 
 from stream_doctor import __version__
 from stream_doctor.check.rules import CHECK_RULES
-from stream_doctor.check.run import CheckResult
 from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor.report import CheckResult
+from stream_doctor.reporters import RenderOptions
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
 
@@ -26,7 +27,7 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 SRCROOT = "%SRCROOT%"
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckResult, options: RenderOptions) -> str:
     return orjson.dumps(to_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n"
 
 

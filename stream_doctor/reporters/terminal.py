@@ -1,8 +1,8 @@
 """The human report: capture summary, tool-call table, findings, one-line summary.
 
 A conversation (a HAR file, a cassette, an envelope of several turns) gets the file's summary,
-then each turn's request and tool-call table, then every finding. Renders into a ``rich``
-Console it is handed, so tests fix the width and turn colour off.
+then each turn's request and tool-call table, then every finding. Renders through a ``rich``
+Console of the options' width and colours into a string.
 """
 
 from __future__ import annotations
@@ -19,23 +19,24 @@ from rich.text import Text
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Frame
 from stream_doctor.conversation.model import Turn
-from stream_doctor.engine import Report
 from stream_doctor.events import ArgsDelta, BlockDelta, Event
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.findings import Severity
+from stream_doctor.report import Report
+from stream_doctor.reporters import RenderOptions, _text
 
-STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 STATUS_STYLES = {"complete": "green", "abandoned": "red"}
 
 
-def render(report: Report, console: Console, call: str | None = None, timeline: bool = False) -> None:
+def render(report: Report, options: RenderOptions) -> str:
+    console, buffer = _text.console(options)
     if report.conversation:
         _conversation_header(report, console)
     else:
         _header(report, console)
-    if timeline:
+    if options.timeline:
         _timeline(report, console)
-    if call is not None:
-        _one_call(report, console, call)
+    if report.selected is not None:
+        _one_call(report, console, report.selected)
     elif report.conversation:
         for turn in report.turns:
             _turn(turn, console)
@@ -44,6 +45,7 @@ def render(report: Report, console: Console, call: str | None = None, timeline: 
         _calls(report, console)
     _findings(report, console)
     _summary(report, console)
+    return _text.finish(buffer, options)
 
 
 def _conversation_header(report: Report, console: Console) -> None:
@@ -61,12 +63,9 @@ def _conversation_header(report: Report, console: Console) -> None:
     parts += [f"{turns} turn{'s' if turns != 1 else ''}", _size(source.size)]
     console.print(Text(source.path, style="bold"))
     console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
-    unknown: dict[str, int] = {}
-    for turn in report.turns:
-        for kind, count in turn.stream.unknown_events.items():
-            unknown[kind] = unknown.get(kind, 0) + count
+    unknown = report.unknown_events
     if unknown:
-        listed = ", ".join(f"{k} ×{v}" for k, v in sorted(unknown.items()))
+        listed = ", ".join(f"{k} ×{v}" for k, v in unknown.items())
         console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
 
 
@@ -104,9 +103,9 @@ def _header(report: Report, console: Console) -> None:
     parts.append(f"{messages} message{'s' if messages != 1 else ''}")
     console.print(Text(info.path, style="bold"))
     console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
-    unknown = report.stream.unknown_events
+    unknown = report.unknown_events
     if unknown:
-        listed = ", ".join(f"{k} ×{v}" for k, v in sorted(unknown.items()))
+        listed = ", ".join(f"{k} ×{v}" for k, v in unknown.items())
         console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
 
 
@@ -177,10 +176,7 @@ def _input_preview(call: ToolCall) -> str:
 def _one_call(report: Report, console: Console, wanted: str) -> None:
     console.print()
     every = report.calls
-    if report.conversation:  # numbers count across the turns, in table order
-        matches = [c for n, c in enumerate(every, 1) if c.call_id == wanted or str(n) == wanted]
-    else:
-        matches = [c for c in every if c.call_id == wanted or str(c.ordinal + 1) == wanted]
+    matches = [every[n - 1] for n in report.selection]
     if not matches:
         known = ", ".join(c.call_id or f"#{c.ordinal + 1}" for c in every) or "none"
         console.print(f"No call {escape(wanted)!s} in this capture (calls: {escape(known)}).", style="yellow")
@@ -284,20 +280,7 @@ def _findings(report: Report, console: Console) -> None:
         return
     console.print(f"[bold]Findings[/] ({len(report.findings)})")
     for finding in report.findings:
-        _finding(finding, console)
-
-
-def _finding(finding: Finding, console: Console) -> None:
-    head = Text()
-    head.append(f"{finding.severity.label:<7}", style=STYLES[finding.severity])
-    head.append(f" {finding.code} ", style="bold")
-    head.append(finding.name)
-    head.append(f"  {finding.location}", style="dim")
-    console.print(head)
-    body = [Text(finding.message), Text("hint: " + finding.hint, style="italic")]
-    body += [Text(f"{r.label}: {r.location}", style="dim") for r in finding.related]
-    for text in body:
-        console.print(Padding(text, (0, 0, 0, 8), expand=False))
+        _text.finding(finding, console)
 
 
 def _summary(report: Report, console: Console) -> None:

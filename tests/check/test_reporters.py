@@ -13,7 +13,16 @@ import xmlschema
 from referencing import Registry, Resource
 
 from stream_doctor.check.rules import CHECK_RULES
-from stream_doctor.reporters import CHECK_FORMATS, check_json, check_terminal, github, junit, markdown, sarif
+from stream_doctor.reporters import (
+    CHECK_FORMATS,
+    RenderOptions,
+    check_json,
+    check_terminal,
+    github,
+    junit,
+    markdown,
+    sarif,
+)
 from stream_doctor.rules import RULES
 from tests.check.conftest import SHARED_SCHEMAS, clean_result, tree_result
 from tests.conftest import ROOT
@@ -48,16 +57,16 @@ def test_every_format_is_snapshot_tested_here() -> None:
 
 
 def test_terminal(snapshot: object) -> None:
-    assert check_terminal.render(tree_result(), width=110) == snapshot
+    assert check_terminal.render(tree_result(), RenderOptions(width=110)) == snapshot
 
 
 def test_terminal_in_colour_keeps_the_text() -> None:
-    coloured = check_terminal.render(tree_result(), width=110, color_system="standard")
+    coloured = check_terminal.render(tree_result(), RenderOptions(width=110, color_system="standard"))
     assert "\x1b[" in coloured and "Failures" in coloured
 
 
 def test_json(snapshot: object) -> None:
-    text = check_json.render(tree_result())
+    text = check_json.render(tree_result(), RenderOptions())
     data = _validate_check_json(text)
     assert data["summary"] == {
         "captures": 10,
@@ -78,13 +87,13 @@ def test_json(snapshot: object) -> None:
 
 
 def test_junit(snapshot: object) -> None:
-    text = junit.render(tree_result())
+    text = junit.render(tree_result(), RenderOptions())
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
     assert text == snapshot
 
 
 def test_sarif(snapshot: object) -> None:
-    text = sarif.render(tree_result())
+    text = sarif.render(tree_result(), RenderOptions())
     data = _validate_sarif(text)
     run = data["runs"][0]
     rules = run["tool"]["driver"]["rules"]
@@ -104,43 +113,45 @@ def test_sarif(snapshot: object) -> None:
 
 
 def test_github(snapshot: object) -> None:
-    assert github.render(tree_result()) == snapshot
+    assert github.render(tree_result(), RenderOptions()) == snapshot
 
 
 def test_markdown(snapshot: object) -> None:
-    assert markdown.render(tree_result()) == snapshot
+    assert markdown.render(tree_result(), RenderOptions()) == snapshot
 
 
 def test_one_failure_everywhere_per_unexpected_finding() -> None:
     result = tree_result()
     failures = len(result.failures)
     assert failures == 3
-    assert junit.render(result).count("<failure ") == failures
-    assert len(json.loads(sarif.render(result))["runs"][0]["results"]) == failures
-    assert len(github.render(result).splitlines()) == failures
+    assert junit.render(result, RenderOptions()).count("<failure ") == failures
+    assert len(json.loads(sarif.render(result, RenderOptions()))["runs"][0]["results"]) == failures
+    assert len(github.render(result, RenderOptions()).splitlines()) == failures
 
 
 def test_nothing_when_all_is_as_expected() -> None:
     result = clean_result()
     assert not result.failed and result.captures
-    assert github.render(result) == ""
-    assert json.loads(sarif.render(result))["runs"][0]["results"] == []
-    text = junit.render(result)
+    assert github.render(result, RenderOptions()) == ""
+    assert json.loads(sarif.render(result, RenderOptions()))["runs"][0]["results"] == []
+    text = junit.render(result, RenderOptions())
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
     assert "<failure" not in text and 'failures="0"' in text
-    assert _validate_check_json(check_json.render(result))["failed"] is False
-    assert "✅ passed" in markdown.render(result)
+    assert _validate_check_json(check_json.render(result, RenderOptions()))["failed"] is False
+    assert "✅ passed" in markdown.render(result, RenderOptions())
 
 
 def test_schemas_reject_what_they_should() -> None:
     """The validators above are not vacuous."""
-    bad_junit = junit.render(tree_result()).replace('tests="10"', 'tests="ten"', 1)
+    bad_junit = junit.render(tree_result(), RenderOptions()).replace('tests="10"', 'tests="ten"', 1)
     with pytest.raises(xmlschema.XMLSchemaValidationError):
         xmlschema.XMLSchema(str(JUNIT_XSD)).validate(bad_junit)
     with pytest.raises(AssertionError):
-        _validate_sarif(sarif.render(tree_result()).replace('"version": "2.1.0"', '"version": "2.0"'))
+        _validate_sarif(sarif.render(tree_result(), RenderOptions()).replace('"version": "2.1.0"', '"version": "2.0"'))
     with pytest.raises(jsonschema.ValidationError):
-        _validate_check_json(check_json.render(tree_result()).replace('"status": "expected"', '"status": "fine"', 1))
+        _validate_check_json(
+            check_json.render(tree_result(), RenderOptions()).replace('"status": "expected"', '"status": "fine"', 1)
+        )
 
 
 def test_annotation_escaping() -> None:
@@ -155,7 +166,7 @@ def test_junit_survives_characters_xml_cannot_carry() -> None:
     capture = result.captures[1]
     odd = replace(capture.unexpected[0], message='bytes \x00\x1b and <tags> & "quotes"')
     patched = replace(result, captures=(replace(capture, unexpected=(odd,)),))
-    text = junit.render(patched)
+    text = junit.render(patched, RenderOptions())
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
     assert "\\x00\\x1b" in text and "&lt;tags&gt; &amp;" in text
 
