@@ -12,10 +12,37 @@ from typing import Any, Hashable, Iterable
 
 import orjson
 
+from stream_doctor.accumulate.anomalies import (
+    AfterBlockStop,
+    Anomaly,
+    CallWithoutIdOrName,
+    DeltaTypeMismatch,
+    DuplicateCallId,
+    EventAfterMessageStop,
+    FinalDiffers,
+    IdChanged,
+    IdLate,
+    IdRepeated,
+    IndexGap,
+    IndexReused,
+    IndexShared,
+    MessageRestarted,
+    NameBlank,
+    NameChanged,
+    NameLate,
+    NameRepeated,
+    NoMessageStart,
+    StopReasonChanged,
+    SummaryBeforeComplete,
+    SummaryDiffers,
+    SummaryDuplicate,
+    SummaryOnlyCall,
+    UncorrelatedFragment,
+    UnknownBlock,
+)
 from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
-    Anomaly,
     Block,
     CaptureInfo,
     ErrorInfo,
@@ -188,7 +215,7 @@ class Accumulator:
         elif type(event) is Finish:
             message = self._message(event.pos)
             if message.stop_reason is not None and message.stop_reason != event.reason:
-                self._anomaly("stop-reason-changed", event.pos, {"before": message.stop_reason, "after": event.reason})
+                self._anomaly(StopReasonChanged(event.pos, self._at(), message.stop_reason, event.reason))
             message.stop_reason = event.reason
             message.stop_category = event.category
             message.stop_reason_pos = event.pos
@@ -220,9 +247,9 @@ class Accumulator:
         if message is None:
             message = self._open_message(None, None, None)
             if not implicit_ok:
-                self._anomaly("no-message-start", pos, {})
+                self._anomaly(NoMessageStart(pos, self._at()))
         elif message.stopped is not None:
-            self._anomaly("event-after-message-stop", pos, {"stopped": message.stopped})
+            self._anomaly(EventAfterMessageStop(pos, self._at(), message.stopped))
         return message
 
     def _open_message(self, message_id: str | None, model: str | None, pos: Pos | None) -> _MessageState:
@@ -234,17 +261,17 @@ class Accumulator:
     def _message_start(self, event: MessageStart) -> None:
         previous = self.current
         if previous is not None and previous.stopped is None:
-            self._anomaly("message-restarted", event.pos, {"previous": previous.started, "message": previous.index})
+            self._anomaly(MessageRestarted(event.pos, self._at(), previous.started, previous.index))
             self._close_message(previous, event.pos, "new-message")
         self._open_message(event.message_id, event.model, event.pos)
 
     def _message_stop(self, event: MessageStop) -> None:
         message = self.current
         if message is None:
-            self._anomaly("no-message-start", event.pos, {})
+            self._anomaly(NoMessageStart(event.pos, self._at()))
             message = self._open_message(None, None, None)
         elif message.stopped is not None:
-            self._anomaly("event-after-message-stop", event.pos, {"stopped": message.stopped})
+            self._anomaly(EventAfterMessageStop(event.pos, self._at(), message.stopped))
             return
         message.stopped = event.pos
         self._close_message(message, event.pos, event.cause or "message-stop")
@@ -272,7 +299,7 @@ class Accumulator:
         key = event.key
         previous = message.blocks.get(key)
         if previous is not None:
-            self._anomaly("index-reused", event.pos, {"key": key, "previous": previous.started})
+            self._anomaly(IndexReused(event.pos, self._at(), key, previous.started))
             if previous.is_tool and previous.ended is None:
                 previous.abandon_cause, previous.abandon_pos = "index-reused", event.pos
                 self._finish_call(previous)
@@ -281,7 +308,7 @@ class Accumulator:
             last = message.order[-1].index if message.order else -1
             expected = last + 1 if last is not None else None
             if expected is not None and event.index != expected:
-                self._anomaly("index-gap", event.pos, {"key": key, "index": event.index, "expected": expected})
+                self._anomaly(IndexGap(event.pos, self._at(), key, event.index, expected))
         elif not self.positional_indices and event.index is not None and type(event) is ToolStart:
             # Two calls open on one index: index-keyed clients merge them into `{…}{…}`.
             twin = next(
@@ -290,9 +317,7 @@ class Accumulator:
             )
             if twin is not None:
                 self._anomaly(
-                    "index-shared",
-                    event.pos,
-                    {"index": event.index, "first": twin.ordinal, "first_id": twin.call_id, "id": event.call_id},
+                    IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id)
                 )
         block = _BlockState(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
@@ -313,7 +338,7 @@ class Accumulator:
         if event.call_id is not None:
             twin = message.ids.get(event.call_id)
             if twin is not None:
-                self._anomaly("duplicate-call-id", event.pos, {"id": event.call_id, "first": twin.started})
+                self._anomaly(DuplicateCallId(event.pos, self._at(), event.call_id, twin.started))
             else:
                 message.ids[event.call_id] = block
             self.calls_by_id.setdefault(event.call_id, block)
@@ -322,10 +347,10 @@ class Accumulator:
         message = self._message(event.pos)
         block = message.blocks.get(event.key)
         if block is None:
-            self._anomaly("unknown-block", event.pos, {"key": event.key, "event": "stop"})
+            self._anomaly(UnknownBlock(event.pos, self._at(), event.key, "stop", 0, ""))
             return
         if block.ended is not None:
-            self._anomaly("after-block-stop", event.pos, {"key": event.key, "event": "stop", "stopped": block.ended})
+            self._anomaly(AfterBlockStop(event.pos, self._at(), event.key, "stop", 0, "", block.ended))
             return
         if block.is_tool and block.ordinal in self.finished_calls:
             return  # already closed as abandoned when its message ended; a late stop changes nothing
@@ -338,16 +363,12 @@ class Accumulator:
 
     def _stray_args(self, event: ArgsDelta) -> None:
         message = self._message(event.pos)
-        detail = {"key": event.key, "event": event.delta_type, "size": len(event.fragment), "text": event.fragment}
+        at = event.pos, self._at(), event.key, event.delta_type, len(event.fragment), event.fragment
         block = message.blocks.get(event.key)
         if block is None and event.key is None:
             # No index, no id: attribute it to the latest open call, as robust clients do, and say so.
             block = next((b for b in reversed(message.order) if b.is_tool and b.ended is None), None)
-            self._anomaly(
-                "uncorrelated-fragment",
-                event.pos,
-                {**detail, "attributed": None if block is None else block.ordinal},
-            )
+            self._anomaly(UncorrelatedFragment(*at, None if block is None else block.ordinal))
             if block is not None:
                 block.texts.append(event.fragment)
                 block.positions.append(event.pos)
@@ -355,11 +376,11 @@ class Accumulator:
                     self._identity(block, event)
             return
         if block is None:
-            self._anomaly("unknown-block", event.pos, detail)
+            self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly("after-block-stop", event.pos, {**detail, "stopped": block.ended})
+            self._anomaly(AfterBlockStop(*at, block.ended))
         elif not block.is_tool:
-            self._anomaly("delta-type-mismatch", event.pos, {**detail, "block_type": block.block_type})
+            self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:  # the message was stopped but this block was not: keep it, it was reported already
             block.texts.append(event.fragment)
             block.positions.append(event.pos)
@@ -369,36 +390,34 @@ class Accumulator:
         if event.call_id:
             if block.call_id is None:
                 block.call_id = event.call_id
-                self._anomaly("id-late", event.pos, {"call": block.ordinal, "id": event.call_id})
+                self._anomaly(IdLate(event.pos, self._at(), block.ordinal, event.call_id))
             elif event.call_id == block.call_id:
                 block.id_repeats += 1
             else:
-                self._anomaly(
-                    "id-changed", event.pos, {"call": block.ordinal, "from": block.call_id, "to": event.call_id}
-                )
+                self._anomaly(IdChanged(event.pos, self._at(), block.ordinal, block.call_id, event.call_id))
         if event.name is not None:
             if event.name == "":
                 if block.name and not block.name_blanked:
                     block.name_blanked = True
-                    self._anomaly("name-blank", event.pos, {"call": block.ordinal, "name": block.name})
+                    self._anomaly(NameBlank(event.pos, self._at(), block.ordinal, block.name))
             elif not block.name:
                 block.name = event.name
-                self._anomaly("name-late", event.pos, {"call": block.ordinal, "name": event.name})
+                self._anomaly(NameLate(event.pos, self._at(), block.ordinal, event.name))
             elif event.name == block.name:
                 block.name_repeats += 1
             else:
-                self._anomaly("name-changed", event.pos, {"call": block.ordinal, "from": block.name, "to": event.name})
+                self._anomaly(NameChanged(event.pos, self._at(), block.ordinal, block.name, event.name))
 
     def _block_delta(self, event: BlockDelta) -> None:
         message = self._message(event.pos)
         block = message.blocks.get(event.key)
-        detail = {"key": event.key, "event": event.delta_type, "size": event.size}
+        at = event.pos, self._at(), event.key, event.delta_type, event.size, ""
         if block is None:
-            self._anomaly("unknown-block", event.pos, detail)
+            self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly("after-block-stop", event.pos, {**detail, "stopped": block.ended})
+            self._anomaly(AfterBlockStop(*at, block.ended))
         elif block.is_tool:
-            self._anomaly("delta-type-mismatch", event.pos, {**detail, "block_type": block.block_type})
+            self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:
             block.deltas += 1
             block.size += event.size
@@ -425,9 +444,12 @@ class Accumulator:
 
     # -- results -----------------------------------------------------------------------------
 
-    def _anomaly(self, kind: str, pos: Pos, detail: dict[str, Any]) -> None:
-        message = self.current.index if self.current is not None else None
-        self.anomalies.append(Anomaly(kind, pos, message, detail))
+    def _at(self) -> int | None:
+        """The message an anomaly is recorded in."""
+        return self.current.index if self.current is not None else None
+
+    def _anomaly(self, anomaly: Anomaly) -> None:
+        self.anomalies.append(anomaly)
 
     def _finish_call(self, block: _BlockState) -> None:
         raw = "".join(block.texts)
@@ -449,14 +471,11 @@ class Accumulator:
         if not whole:
             self._compare_final(block, raw, value, failure is None)
         if (block.call_id is None and not block.id_optional) or not block.name:  # both may arrive late
-            detail = {"id": block.call_id, "name": block.name, "block": block.ordinal}
-            self._anomaly("call-without-id-or-name", block.started, detail)
+            self._anomaly(CallWithoutIdOrName(block.started, self._at(), block.ordinal, block.call_id, block.name))
         if block.id_repeats:
-            detail = {"call": block.ordinal, "id": block.call_id, "count": block.id_repeats + 1}
-            self._anomaly("id-repeated", block.started, detail)
+            self._anomaly(IdRepeated(block.started, self._at(), block.ordinal, block.call_id, block.id_repeats + 1))
         if block.name_repeats:
-            detail = {"call": block.ordinal, "name": block.name, "count": block.name_repeats + 1}
-            self._anomaly("name-repeated", block.started, detail)
+            self._anomaly(NameRepeated(block.started, self._at(), block.ordinal, block.name, block.name_repeats + 1))
         self.finished_calls[block.ordinal] = ToolCall(
             ordinal=block.ordinal,
             message=block.message,
@@ -488,11 +507,11 @@ class Accumulator:
         """The provider restated the arguments at completion: do they match what streamed?"""
         if block.final_pos is None:
             return
-        detail: dict[str, Any] = {"call": block.ordinal, "streamed": raw}
+        at = block.final_pos, self._at(), block.ordinal, raw
         if block.final_arguments is not None and block.final_arguments != raw:
-            self._anomaly("final-differs", block.final_pos, {**detail, "final": block.final_arguments})
+            self._anomaly(FinalDiffers(*at, block.final_arguments))
         elif block.final_input is not MISSING and (not parsed or block.final_input != value):
-            self._anomaly("final-differs", block.final_pos, {**detail, "final": block.final_input})
+            self._anomaly(FinalDiffers(*at, block.final_input))
 
     def _summary(self, event: CallSummary) -> None:
         """A terminal event restating a call: match it, and record what does not match."""
@@ -501,7 +520,7 @@ class Accumulator:
         if (block is None or not block.is_tool) and event.call_id:
             block = self.calls_by_id.get(event.call_id)
         restated = event.input if event.input is not MISSING else _loads(event.arguments)
-        detail: dict[str, Any] = {"id": event.call_id, "name": event.name, "arguments": restated}
+        at = event.pos, self._at(), event.call_id, event.name, restated
         if block is None or not block.is_tool:
             scope = message.order if message is not None else []
             twin = next(
@@ -516,21 +535,20 @@ class Accumulator:
                 None,
             )
             if twin is not None:
-                self._anomaly("summary-duplicate", event.pos, {**detail, "call": twin.ordinal})
+                self._anomaly(SummaryDuplicate(*at, twin.ordinal))
             else:
-                self._anomaly("summary-only-call", event.pos, detail)
+                self._anomaly(SummaryOnlyCall(*at))
             return
         call = self.finished_calls.get(block.ordinal)
-        detail["call"] = block.ordinal
         if call is None:
-            self._anomaly("summary-before-complete", event.pos, detail)
+            self._anomaly(SummaryBeforeComplete(*at, block.ordinal))
         elif event.call_id and call.call_id and event.call_id != call.call_id:
-            self._anomaly("summary-differs", event.pos, {**detail, "field": "id", "streamed": call.call_id})
+            self._anomaly(SummaryDiffers(*at, block.ordinal, "id", call.call_id))
         elif event.name and call.name and event.name != call.name:
-            self._anomaly("summary-differs", event.pos, {**detail, "field": "name", "streamed": call.name})
+            self._anomaly(SummaryDiffers(*at, block.ordinal, "name", call.name))
         elif restated is not MISSING and restated != call.arguments and restated != _final_value(block):
             # (a summary that repeats the completion event's restatement was reported as final-differs)
-            self._anomaly("summary-differs", event.pos, {**detail, "field": "arguments", "streamed": call.arguments})
+            self._anomaly(SummaryDiffers(*at, block.ordinal, "arguments", call.arguments))
 
     def result(
         self,

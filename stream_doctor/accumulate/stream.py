@@ -5,9 +5,10 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Hashable, Literal, NamedTuple
 
+from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.protocol import ProtocolFacts
 
@@ -133,16 +134,6 @@ class ExecutionRecord:
     call: int | None  # ordinal of the call it names, None when the stream never produced that id
     call_state: Literal["complete", "open", "never-completed", "unknown"]
     previous: Pos | None  # an earlier execution of the same call
-
-
-@dataclass(frozen=True, slots=True)
-class Anomaly:
-    """A protocol irregularity the accumulator saw while stitching; the SD4xx rules report them."""
-
-    kind: str
-    pos: Pos
-    message: int | None
-    detail: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

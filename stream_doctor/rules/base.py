@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
+from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
@@ -112,6 +113,16 @@ def rule(
         return Rule(code, name, summary, severity, check, (module.__doc__ if module else None) or "", scope)
 
     return wrap
+
+
+A = TypeVar("A", bound=Anomaly)
+
+
+def of_kind(stream: AccumulatedStream, kind: type[A]) -> Iterator[A]:
+    """The stream's anomalies of one kind (exactly that record type), in order."""
+    for anomaly in stream.anomalies:
+        if type(anomaly) is kind:
+            yield anomaly  # type: ignore[misc]
 
 
 def where(pos: Pos | None) -> str:

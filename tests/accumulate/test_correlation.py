@@ -3,6 +3,7 @@ arguments at completion, summaries that restate calls, fragments with no correla
 
 from __future__ import annotations
 
+from stream_doctor.accumulate.anomalies import IdRepeated, NameRepeated, UncorrelatedFragment
 from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, Finish, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
@@ -27,8 +28,10 @@ def test_repeated_id_and_name_are_counted_not_concatenated() -> None:
     (call,) = stream.calls
     assert call.call_id == "call_abc" and call.name == "get_weather"
     assert call.arguments == {"city": "Paris"}
-    repeated = {a.kind: a.detail for a in stream.anomalies}
-    assert repeated["id-repeated"]["count"] == 3 and repeated["name-repeated"]["count"] == 3
+    assert stream.anomalies == (
+        IdRepeated(stream.calls[0].started, 0, 0, "call_abc", 3),
+        NameRepeated(stream.calls[0].started, 0, 0, "get_weather", 3),
+    )
 
 
 def test_id_that_changes_name_that_arrives_late_or_blank() -> None:
@@ -49,7 +52,7 @@ def test_fragment_without_correlator_goes_to_the_latest_open_call_and_is_recorde
     stream = s.stream(positional_indices=False)
     assert stream.calls[0].arguments == {"x": 1}
     (anomaly,) = stream.anomalies
-    assert anomaly.kind == "uncorrelated-fragment" and anomaly.detail["attributed"] == 0
+    assert isinstance(anomaly, UncorrelatedFragment) and anomaly.attributed == 0 and anomaly.text == '{"x": 1}'
 
 
 def test_final_arguments_fill_an_empty_buffer_and_are_checked_against_fragments() -> None:

@@ -4,6 +4,7 @@ completion event's restatement."""
 
 from __future__ import annotations
 
+from stream_doctor.accumulate.anomalies import FinalDiffers
 from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
@@ -34,7 +35,7 @@ def test_free_text_restated_differently_is_final_differs() -> None:
     s(ArgsDelta, 0, "SELECT 1", "response.custom_tool_call_input.delta")
     s(BlockStop, 0, "SELECT 2")
     (anomaly,) = s.stream(positional_indices=False).anomalies
-    assert anomaly.kind == "final-differs" and anomaly.detail["final"] == "SELECT 2"
+    assert isinstance(anomaly, FinalDiffers) and anomaly.final == "SELECT 2" and anomaly.streamed == "SELECT 1"
 
 
 def test_an_empty_string_placeholder_is_not_input_given_whole() -> None:

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.anomalies import IdRepeated, NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.engine import replay as replay_file
@@ -167,7 +168,10 @@ def test_repeated_id_and_name_are_passed_on_not_concatenated() -> None:
         ]
     )
     assert stream.calls[0].call_id == "call_A" and stream.calls[0].name == "search"
-    assert {a.kind: a.detail["count"] for a in stream.anomalies} == {"id-repeated": 2, "name-repeated": 2}
+    assert {a.kind: a.count for a in stream.anomalies if isinstance(a, (IdRepeated, NameRepeated))} == {
+        "id-repeated": 2,
+        "name-repeated": 2,
+    }
 
 
 def test_blank_ids_are_ignored_and_blank_names_are_reported() -> None:

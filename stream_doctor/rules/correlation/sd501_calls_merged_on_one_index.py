@@ -28,28 +28,27 @@ from typing import Iterator
 
 import orjson
 
+from stream_doctor.accumulate.anomalies import IndexShared
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, rule
+from stream_doctor.rules.base import Rule, excerpt, of_kind, rule
 from stream_doctor.rules.correlation._calls import choice_of
 
 
 @rule("SD501", "calls-merged-on-one-index", "Several open tool calls share one index", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[ToolCall]] = {}
-    for anomaly in stream.anomalies:
-        if anomaly.kind != "index-shared":
-            continue
-        first = stream.calls[anomaly.detail["first"]]
+    for anomaly in of_kind(stream, IndexShared):
+        first = stream.calls[anomaly.first]
         group = groups.setdefault(first.ordinal, [first])
         joined = next(
             (
                 c
                 for c in stream.calls
                 if c.started == anomaly.pos
-                and c.index == anomaly.detail["index"]
+                and c.index == anomaly.index
                 and c not in group
-                and (c.call_id == anomaly.detail.get("id") or anomaly.detail.get("id") is None)
+                and (c.call_id == anomaly.call_id or anomaly.call_id is None)
             ),
             None,
         )

@@ -22,21 +22,21 @@ How to fix:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream, Anomaly
+from stream_doctor.accumulate.anomalies import UncorrelatedFragment
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, rule, where
+from stream_doctor.rules.base import Rule, excerpt, of_kind, rule, where
 
 
 @rule("SD502", "uncorrelated-fragment", "A tool-call fragment carries neither an index nor an id", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    groups: dict[tuple[int | None, Any], list[Anomaly]] = {}
-    for anomaly in stream.anomalies:
-        if anomaly.kind == "uncorrelated-fragment":
-            groups.setdefault((anomaly.message, anomaly.detail.get("attributed")), []).append(anomaly)
+    groups: dict[tuple[int | None, int | None], list[UncorrelatedFragment]] = {}
+    for anomaly in of_kind(stream, UncorrelatedFragment):
+        groups.setdefault((anomaly.message, anomaly.attributed), []).append(anomaly)
     for (_, attributed), group in groups.items():
-        text = "".join(str(a.detail.get("text", "")) for a in group)
+        text = "".join(a.text for a in group)
         count = f"{len(group)} fragment{'s' if len(group) != 1 else ''}"
         first = group[0].pos
         if attributed is None:

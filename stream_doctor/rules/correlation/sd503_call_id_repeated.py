@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import IdRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import repeated
 
 #: OpenAI's limit on tool_call ids in the next request (archestra-ai/archestra PR #866).
@@ -38,12 +39,10 @@ OPENAI_ID_LIMIT = 40
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.protocol.ids_repeat_on_fragments:
         return
-    for anomaly in stream.anomalies:
-        if anomaly.kind != "id-repeated":
-            continue
-        call = stream.calls[anomaly.detail["call"]]
-        count = int(anomaly.detail["count"])
-        call_id = str(anomaly.detail["id"])
+    for anomaly in of_kind(stream, IdRepeated):
+        call = stream.calls[anomaly.call]
+        count = anomaly.count
+        call_id = str(anomaly.call_id)
         message = (
             f"{call.label} carries its id on {count} fragments; an accumulator that concatenates string fields "
             f"(openai-python's accumulate_delta) builds the id {repeated(call_id, count)}"

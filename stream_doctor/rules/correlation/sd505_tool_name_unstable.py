@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import NameBlank, NameChanged, NameLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule, where
@@ -36,38 +37,37 @@ HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     renamed: set[tuple[int, str]] = set()
     for anomaly in stream.anomalies:
-        detail = anomaly.detail
-        if anomaly.kind == "name-late":
-            call = stream.calls[detail["call"]]
+        if isinstance(anomaly, NameLate):
+            call = stream.calls[anomaly.call]
             yield self.finding(
                 stream,
                 anomaly.pos,
-                f"{call.label} started without a name; {detail['name']!r} arrived at {where(anomaly.pos)}: a client "
+                f"{call.label} started without a name; {anomaly.name!r} arrived at {where(anomaly.pos)}: a client "
                 f"that reads the name from the first fragment has none to dispatch (the AI SDK threw "
                 f"\"Expected 'function.name' to be a string\", vercel/ai #14722)",
                 HINT,
                 [("call started", call.started)],
                 call,
             )
-        elif anomaly.kind == "name-blank":
-            call = stream.calls[detail["call"]]
+        elif isinstance(anomaly, NameBlank):
+            call = stream.calls[anomaly.call]
             yield self.finding(
                 stream,
                 anomaly.pos,
                 f'a later fragment of {call.label} sends "name": "" at {where(anomaly.pos)}: a client that '
-                f"replaces the name whenever the field is present wipes {detail['name']!r} to an empty name; "
+                f"replaces the name whenever the field is present wipes {anomaly.name!r} to an empty name; "
                 f"clients that keep the first name or append it are unaffected",
                 HINT,
                 [("call started", call.started)],
                 call,
             )
-        elif anomaly.kind == "name-changed" and (detail["call"], detail["to"]) not in renamed:
-            renamed.add((detail["call"], detail["to"]))
-            call = stream.calls[detail["call"]]
+        elif isinstance(anomaly, NameChanged) and (anomaly.call, anomaly.after) not in renamed:
+            renamed.add((anomaly.call, anomaly.after))
+            call = stream.calls[anomaly.call]
             yield self.finding(
                 stream,
                 anomaly.pos,
-                f"the name of {call.label} changes from {detail['from']!r} to {detail['to']!r} at "
+                f"the name of {call.label} changes from {anomaly.before!r} to {anomaly.after!r} at "
                 f"{where(anomaly.pos)}: which tool to run is ambiguous (stream-doctor keeps the first)",
                 "Report the server: a call's name must not change; do not run the call",
                 [("call started", call.started)],

@@ -23,42 +23,41 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import IdChanged, IdLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule, where
+from stream_doctor.rules.base import Rule, of_kind, rule, where
 
 
 @rule("SD506", "call-id-unstable", "A tool call's id arrives late or changes within the call", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     changes: dict[tuple[int, str], int] = {}  # (call, new id) -> fragments carrying it
-    for anomaly in stream.anomalies:
-        if anomaly.kind == "id-changed":
-            change = (anomaly.detail["call"], anomaly.detail["to"])
-            changes[change] = changes.get(change, 0) + 1
+    for changed in of_kind(stream, IdChanged):
+        change = (changed.call, changed.after)
+        changes[change] = changes.get(change, 0) + 1
     reported: set[tuple[int, str]] = set()
     for anomaly in stream.anomalies:
-        detail = anomaly.detail
-        if anomaly.kind == "id-late":
-            call = stream.calls[detail["call"]]
+        if isinstance(anomaly, IdLate):
+            call = stream.calls[anomaly.call]
             yield self.finding(
                 stream,
                 anomaly.pos,
-                f"{call.label} started without an id; {detail['id']!r} arrived at {where(anomaly.pos)}: a client "
+                f"{call.label} started without an id; {anomaly.call_id!r} arrived at {where(anomaly.pos)}: a client "
                 f"that takes the id from the first fragment has none to pair the tool result with",
                 "Take the first non-empty id a call's fragments carry; ask the server to send it on the first",
                 [("call started", call.started)],
                 call,
             )
-        elif anomaly.kind == "id-changed" and (detail["call"], detail["to"]) not in reported:
-            change = (detail["call"], detail["to"])
+        elif isinstance(anomaly, IdChanged) and (anomaly.call, anomaly.after) not in reported:
+            change = (anomaly.call, anomaly.after)
             reported.add(change)
-            call = stream.calls[detail["call"]]
+            call = stream.calls[anomaly.call]
             times = changes[change]
             carried = f" ({times} fragments carry it)" if times > 1 else ""
             yield self.finding(
                 stream,
                 anomaly.pos,
-                f"the id of {call.label} changes from {detail['from']!r} to {detail['to']!r} at "
+                f"the id of {call.label} changes from {anomaly.before!r} to {anomaly.after!r} at "
                 f"{where(anomaly.pos)}{carried}: a client that keys calls by id splits it into two calls, one without a "
                 f"name; which id the result must carry is unknown (stream-doctor keeps the first)",
                 "Keep a call's first id and route later fragments by index; report the server",

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import FinalDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, preview, rule
+from stream_doctor.rules.base import Rule, excerpt, of_kind, preview, rule
 
 
 @rule(
@@ -41,12 +42,9 @@ from stream_doctor.rules.base import Rule, excerpt, preview, rule
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in stream.anomalies:
-        if anomaly.kind != "final-differs":
-            continue
-        detail = anomaly.detail
-        call = stream.calls[detail["call"]]
-        final = detail["final"]
+    for anomaly in of_kind(stream, FinalDiffers):
+        call = stream.calls[anomaly.call]
+        final = anomaly.final
         text = isinstance(final, str)
         restated = excerpt(final, 60) if text else preview(final, 60)
         # Restated text (Responses `.done`) must equal the fragments byte for byte. A restated
@@ -57,7 +55,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             stream,
             anomaly.pos,
             f"{call.label}: the completion event restates the input as {restated}, but its "
-            f"{call.fragment_count} fragments join to {excerpt(detail['streamed'], 60)}; a client that "
+            f"{call.fragment_count} fragments join to {excerpt(anomaly.streamed, 60)}; a client that "
             f"joins the deltas and one that takes the restated input run different calls{note}",
             "A fragment was lost, duplicated or reordered on the way: find the proxy or translator that "
             "altered the stream, and make the client check one source against the other",

@@ -23,11 +23,12 @@ How to fix:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream, Anomaly
+from stream_doctor.accumulate.anomalies import SummaryDiffers
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, of_kind, preview, rule
 
 WHAT = {
     "id": (
@@ -53,20 +54,18 @@ WHAT = {
     Severity.WARNING,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    groups: dict[tuple[Any, str], list[Anomaly]] = {}
-    for anomaly in stream.anomalies:
-        if anomaly.kind == "summary-differs":
-            groups.setdefault((anomaly.detail.get("call"), anomaly.detail.get("field", "")), []).append(anomaly)
+    groups: dict[tuple[int, str], list[SummaryDiffers]] = {}
+    for anomaly in of_kind(stream, SummaryDiffers):
+        groups.setdefault((anomaly.call, anomaly.field), []).append(anomaly)
     for (ordinal, field), group in groups.items():
         first = group[0]
-        detail = first.detail
         call = stream.calls[ordinal]
         if field == "id":
-            restated, streamed = detail["id"], detail["streamed"]
+            restated, streamed = first.call_id, first.streamed
         elif field == "name":
-            restated, streamed = detail["name"], detail["streamed"]
+            restated, streamed = first.name, first.streamed
         else:
-            restated, streamed = preview(detail["arguments"], 60), preview(detail["streamed"], 60)
+            restated, streamed = preview(first.arguments, 60), preview(first.streamed, 60)
         times = "a later event" if len(group) == 1 else f"{len(group)} later events"
         yield self.finding(
             stream,

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import SummaryDuplicate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, of_kind, preview, rule
 
 
 @rule(
@@ -37,16 +38,13 @@ from stream_doctor.rules.base import Rule, preview, rule
     Severity.WARNING,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in stream.anomalies:
-        if anomaly.kind != "summary-duplicate":
-            continue
-        detail = anomaly.detail
-        twin = stream.calls[detail["call"]]
+    for anomaly in of_kind(stream, SummaryDuplicate):
+        twin = stream.calls[anomaly.call]
         yield self.finding(
             stream,
             anomaly.pos,
-            f"a terminal event lists {detail.get('name') or '?'} ({detail.get('id') or 'no id'}) with "
-            f"{preview(detail.get('arguments'), 60)}, the same call as the streamed {twin.label}; a client that "
+            f"a terminal event lists {anomaly.name or '?'} ({anomaly.call_id or 'no id'}) with "
+            f"{preview(anomaly.arguments, 60)}, the same call as the streamed {twin.label}; a client that "
             f"merges the stream and the final response by id runs this tool twice",
             "Match final items to streamed calls by position first, not only by id, and run each call once",
             [("streamed call", twin.started)],

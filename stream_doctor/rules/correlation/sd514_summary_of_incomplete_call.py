@@ -22,12 +22,13 @@ How to fix:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream, Anomaly
+from stream_doctor.accumulate.anomalies import SummaryBeforeComplete
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, preview, rule, where
+from stream_doctor.rules.base import Rule, excerpt, of_kind, preview, rule, where
 
 
 @rule(
@@ -37,13 +38,12 @@ from stream_doctor.rules.base import Rule, excerpt, preview, rule, where
     Severity.WARNING,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    groups: dict[Any, list[Anomaly]] = {}
-    for anomaly in stream.anomalies:
-        if anomaly.kind == "summary-before-complete":
-            groups.setdefault(anomaly.detail.get("call"), []).append(anomaly)
+    groups: dict[int, list[SummaryBeforeComplete]] = {}
+    for anomaly in of_kind(stream, SummaryBeforeComplete):
+        groups.setdefault(anomaly.call, []).append(anomaly)
     for ordinal, group in groups.items():
         call = stream.calls[ordinal]
-        restated = group[0].detail.get("arguments")
+        restated = group[0].arguments
         shown_input = "an input that does not parse" if restated is MISSING else preview(restated, 60)
         shown = excerpt(call.raw_arguments, 50, tail=True) if call.raw_arguments else "nothing"
         if call.status == "abandoned":

@@ -2,49 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator, Sequence, TypeVar
 
-from stream_doctor.accumulate.stream import AccumulatedStream, Anomaly
+from stream_doctor.accumulate.anomalies import Anomaly, BlockEvent
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding
-from stream_doctor.rules.base import Rule, excerpt
+from stream_doctor.rules.base import Rule, excerpt, of_kind
+
+A = TypeVar("A", bound=Anomaly)
+B = TypeVar("B", bound=BlockEvent)
 
 
 def anomalies_of(
     stream: AccumulatedStream,
     rule: Rule,
-    kind: str,
-    message: Callable[[Anomaly, dict[str, Any]], str],
+    kind: type[A],
+    message: Callable[[A], str],
     hint: str,
-    related: Callable[[dict[str, Any]], list[tuple[str, Pos | None]]] = lambda detail: [],
+    related: Callable[[A], list[tuple[str, Pos | None]]] = lambda anomaly: [],
 ) -> Iterator[Finding]:
-    for anomaly in stream.anomalies:
-        if anomaly.kind == kind:
-            yield rule.finding(stream, anomaly.pos, message(anomaly, anomaly.detail), hint, related(anomaly.detail))
+    for anomaly in of_kind(stream, kind):
+        yield rule.finding(stream, anomaly.pos, message(anomaly), hint, related(anomaly))
 
 
-def block(detail: dict[str, Any]) -> str:
-    return f"block index {detail.get('key')}"
+def block(key: object) -> str:
+    return f"block index {key}"
 
 
-def grouped(stream: AccumulatedStream, kind: str) -> list[list[Anomaly]]:
-    """Anomalies of one kind, grouped by message and block key, in order of first appearance."""
-    groups: dict[tuple[int | None, Any], list[Anomaly]] = {}
-    for anomaly in stream.anomalies:
-        if anomaly.kind == kind:
-            groups.setdefault((anomaly.message, repr(anomaly.detail.get("key"))), []).append(anomaly)
+def grouped(stream: AccumulatedStream, kind: type[B]) -> list[list[B]]:
+    """Block events of one kind, grouped by message and block key, in order of first appearance."""
+    groups: dict[tuple[int | None, str], list[B]] = {}
+    for anomaly in of_kind(stream, kind):
+        groups.setdefault((anomaly.message, repr(anomaly.key)), []).append(anomaly)
     return list(groups.values())
 
 
-def describe_events(group: list[Anomaly]) -> str:
+def describe_events(group: Sequence[BlockEvent]) -> str:
     """``3 input_json_delta fragments (47 characters: `{"city"…`) and a stop``."""
-    deltas = [a for a in group if a.detail.get("event") != "stop"]
+    deltas = [a for a in group if a.event != "stop"]
     stops = len(group) - len(deltas)
     parts = []
     if deltas:
-        kinds = sorted({str(a.detail.get("event")) for a in deltas})
-        text = "".join(str(a.detail.get("text", "")) for a in deltas)
-        size = sum(int(a.detail.get("size", 0)) for a in deltas)
+        kinds = sorted({a.event for a in deltas})
+        text = "".join(a.text for a in deltas)
+        size = sum(a.size for a in deltas)
         noun = "event" if len(deltas) == 1 else "events"
         carried = f", carrying {excerpt(text, 60)}" if text else ""
         parts.append(f"{len(deltas)} {'/'.join(kinds)} {noun} ({size} characters{carried})")

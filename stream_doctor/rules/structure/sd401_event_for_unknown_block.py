@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import UnknownBlock
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -30,12 +31,12 @@ from stream_doctor.rules.structure._anomalies import describe_events, grouped
 
 @rule("SD401", "event-for-unknown-block", "A delta or stop for a block that was never started", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for group in grouped(stream, "unknown-block"):
+    for group in grouped(stream, UnknownBlock):
         first = group[0]
         yield self.finding(
             stream,
             first.pos,
-            f"{describe_events(group)} arrived for block index {first.detail.get('key')}, which was never started; a strict client drops them and the call they belong to is lost",
+            f"{describe_events(group)} arrived for block index {first.key}, which was never started; a strict client drops them and the call they belong to is lost",
             "A proxy or transport dropped the block's start event; fix it, and make the client fail loudly on unknown indices",
             [("last such event", group[-1].pos)] if len(group) > 1 else [],
         )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import AfterBlockStop
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -28,13 +29,12 @@ from stream_doctor.rules.structure._anomalies import describe_events, grouped
 
 @rule("SD402", "event-after-block-stop", "A delta or stop for a block that was already stopped", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for group in grouped(stream, "after-block-stop"):
+    for group in grouped(stream, AfterBlockStop):
         first = group[0]
         yield self.finding(
             stream,
             first.pos,
-            f"{describe_events(group)} arrived for block index {first.detail.get('key')} after its content_block_stop at line {first.detail['stopped'].line}; a client that ran the call at the stop ran it without them",
+            f"{describe_events(group)} arrived for block index {first.key} after its content_block_stop at line {first.stopped.line}; a client that ran the call at the stop ran it without them",
             "A translator closed the block too early; the call looked complete before all its input arrived",
-            [("block stopped", first.detail.get("stopped"))]
-            + ([("last such event", group[-1].pos)] if len(group) > 1 else []),
+            [("block stopped", first.stopped)] + ([("last such event", group[-1].pos)] if len(group) > 1 else []),
         )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import IndexReused
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -35,8 +36,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "index-reused",
-        lambda anomaly, detail: f"{block(detail)} was started again (first started at line {detail['previous'].line})",
+        IndexReused,
+        lambda anomaly: f"{block(anomaly.key)} was started again (first started at line {anomaly.previous.line})",
         "Each block needs its own index; index-keyed clients merge the two blocks",
-        lambda detail: [("first start", detail.get("previous"))],
+        lambda anomaly: [("first start", anomaly.previous)],
     )

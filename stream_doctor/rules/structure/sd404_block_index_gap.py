@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -33,7 +34,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "index-gap",
-        lambda anomaly, detail: f"{block(detail)} started where index {detail['expected']} was expected",
+        IndexGap,
+        lambda anomaly: f"{block(anomaly.key)} started where index {anomaly.expected} was expected",
         "Key blocks by their index value, not by array position; fix the server that skips indices",
     )

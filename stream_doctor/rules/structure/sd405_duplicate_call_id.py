@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import DuplicateCallId
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -32,10 +33,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "duplicate-call-id",
-        lambda anomaly, detail: (
-            f"tool call id {detail['id']!r} appears on a second call in the same message (first at line {detail['first'].line})"
+        DuplicateCallId,
+        lambda anomaly: (
+            f"tool call id {anomaly.call_id!r} appears on a second call in the same message (first at line {anomaly.first.line})"
         ),
         "Call ids must be unique; results for one id cannot be told apart and the next request is rejected",
-        lambda detail: [("first call with this id", detail.get("first"))],
+        lambda anomaly: [("first call with this id", anomaly.first)],
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import CallWithoutIdOrName
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -30,10 +31,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "call-without-id-or-name",
-        lambda anomaly, detail: (
+        CallWithoutIdOrName,
+        lambda anomaly: (
             "a tool call started without "
-            + " and ".join(w for w, v in (("an id", detail.get("id")), ("a name", detail.get("name"))) if not v)
+            + " and ".join(w for w, v in (("an id", anomaly.call_id), ("a name", anomaly.name)) if not v)
         ),
         "A call needs an id (to pair its result) and a name (to pick the tool); fix the server or translator",
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import EventAfterMessageStop
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -30,8 +31,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "event-after-message-stop",
-        lambda anomaly, detail: f"an event arrived after message_stop (line {detail['stopped'].line})",
+        EventAfterMessageStop,
+        lambda anomaly: f"an event arrived after message_stop (line {anomaly.stopped.line})",
         "Nothing may follow message_stop but a new message_start; SDKs stop reading there and lose what follows",
-        lambda detail: [("message_stop", detail.get("stopped"))],
+        lambda anomaly: [("message_stop", anomaly.stopped)],
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import NoMessageStart
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -30,7 +31,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "no-message-start",
-        lambda anomaly, detail: "content arrived before any message_start",
+        NoMessageStart,
+        lambda anomaly: "content arrived before any message_start",
         "The capture may be missing its beginning; record from the first byte of the response",
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import MessageRestarted
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -31,10 +32,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "message-restarted",
-        lambda anomaly, detail: (
-            f"a new message_start arrived while message {detail['message'] + 1} was still open (a spliced or retried stream)"
+        MessageRestarted,
+        lambda anomaly: (
+            f"a new message_start arrived while message {anomaly.open_message + 1} was still open (a spliced or retried stream)"
         ),
         "Do not splice a retry into a running stream; discard the first attempt and its open calls",
-        lambda detail: [("previous message started", detail.get("previous"))],
+        lambda anomaly: [("previous message started", anomaly.previous)],
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import DeltaTypeMismatch
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -31,10 +32,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "delta-type-mismatch",
-        lambda anomaly, detail: (
-            f"a {detail.get('event')} arrived for {block(detail)}, a {detail.get('block_type')} block: "
-            f"a client that routes by delta type loses its {detail.get('size')} characters"
+        DeltaTypeMismatch,
+        lambda anomaly: (
+            f"a {anomaly.event} arrived for {block(anomaly.key)}, a {anomaly.block_type} block: "
+            f"a client that routes by delta type loses its {anomaly.size} characters"
         ),
         "Deltas must match their block (input_json_delta for tool blocks, text_delta for text); fix the translator",
     )

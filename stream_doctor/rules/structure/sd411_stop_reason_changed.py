@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.anomalies import StopReasonChanged
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -30,7 +31,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return anomalies_of(
         stream,
         self,
-        "stop-reason-changed",
-        lambda anomaly, detail: f"stop_reason changed from {detail['before']!r} to {detail['after']!r}",
+        StopReasonChanged,
+        lambda anomaly: f"stop_reason changed from {anomaly.before!r} to {anomaly.after!r}",
         "Clients keep either the first or the last value; fix the component that sends two",
     )
