@@ -35,6 +35,8 @@ def replay(
     fail_on: str | Severity = "error",
     name: str | None = None,
     keep_events: bool = False,
+    executed: Iterable[str] = (),
+    executions_file: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Replay one capture through the reference accumulator and every selected rule.
 
@@ -45,6 +47,9 @@ def replay(
     envelope's ``execute`` records); a capture that is not an envelope is then converted to one
     first, and positions point into it (named ``PATH+executions.jsonl``). ``name`` is the file
     name positions carry for a capture that is not a file (default ``<memory>``).
+
+    ``executed`` (``"CALL=JSON"`` each, as ``--executed``) and ``executions_file`` (a JSONL file of
+    execute records, as ``--executions``) add executions to the capture as it is, positions kept.
 
     Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
@@ -60,6 +65,8 @@ def replay(
         ignore=ignore,
         fail_on=fail_on,
         keep_events=keep_events,
+        executed=executed,
+        executions_file=executions_file,
     )
     path, data = _read(source, name)
     records = [_execute_record(record) for record in executions or ()]
@@ -88,6 +95,8 @@ def build_options(
     ignore: str | Iterable[str] = (),
     fail_on: str | Severity = "error",
     keep_events: bool = False,
+    executed: Iterable[str] = (),
+    executions_file: str | os.PathLike[str] | None = None,
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
@@ -106,6 +115,8 @@ def build_options(
         ignore=ignored,
         keep_events=keep_events,
         tools=os.fspath(tools) if tools is not None else None,
+        executed=tuple(executed),
+        executions=os.fspath(executions_file) if executions_file is not None else None,
     )
 
 

@@ -79,6 +79,19 @@ def replay(
     tools: Optional[str] = typer.Option(
         None, "--tools", help="Tool definitions (JSON or YAML) to validate calls against when no request declares them."
     ),
+    executed: List[str] = typer.Option(
+        [],
+        "--executed",
+        metavar="CALL=JSON",
+        help="What your application ran, told after the fact: a call (number in the table, id or tool name) "
+        "and the input it ran with, e.g. --executed 1='{}' (repeatable). Runs the execution checks (SD1xx).",
+    ),
+    executions: Optional[str] = typer.Option(
+        None,
+        "--executions",
+        metavar="FILE",
+        help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
+    ),
     fail_on: Level = typer.Option(Level.error, "--fail-on", help="Exit 1 when a finding reaches this severity."),
     select: List[str] = typer.Option(
         [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
@@ -107,6 +120,8 @@ def replay(
             ignore=ignore,
             fail_on=fail_on.value,
             keep_events=timeline,
+            executed=executed,
+            executions_file=executions,
         )
     except (RunError, ValueError) as error:
         _fail(str(error))

@@ -29,6 +29,7 @@ from stream_doctor.rules.base import Rule, Scope
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.model import Conversation
+    from stream_doctor.supplied import Supplied
 
 
 class RunError(Exception):
@@ -56,11 +57,14 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
         adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
         if not sections:
             raise RunError(capture.path, "none of its interactions is an LLM call")
+        supplied = _supplied(capture.path, options)
+        replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
+        if supplied:
+            replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
         turns: list[Turn] = []
         events: list[tuple[Frame, Event]] = []
-        for section in sections:
+        for section, (stream, kept) in zip(sections, replayed, strict=True):
             request = request_info(section)
-            stream, kept = _accumulate(capture, adapter, options, section)
             findings = diagnose(stream, options)
             status = section.exchange.status if section.exchange is not None else None
             turn_facts = facts(adapter.name, request)
@@ -95,6 +99,45 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
         return to_envelope(capture, adapter.name)
 
 
+def _supplied(path: str, options: Options) -> list[Supplied]:
+    """The executions given after the fact (--executed, --executions), read and checked."""
+    if not options.executed and options.executions is None:
+        return []
+    from stream_doctor.supplied import SuppliedError, parse_executed, read_executions
+
+    try:
+        supplied = parse_executed(options.executed)
+        if options.executions is not None:
+            supplied += read_executions(options.executions)
+    except SuppliedError as error:
+        raise RunError(path, str(error)) from None
+    return supplied
+
+
+def _with_supplied(
+    capture: Capture,
+    adapter: Adapter,
+    options: Options,
+    sections: list[Section],
+    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    supplied: list[Supplied],
+) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+    """Each turn that given executions name, replayed again with them at its end."""
+    from stream_doctor.supplied import SuppliedError, frames_for, place
+
+    try:
+        placed = place(supplied, [stream.calls for stream, _ in replayed])
+    except SuppliedError as error:
+        raise RunError(capture.path, str(error)) from None
+    replayed = list(replayed)
+    for number, records in placed.items():
+        section = sections[number]
+        last = max((f.pos for f in section.frames), default=None, key=lambda pos: pos.number)
+        section.frames = section.frames + frames_for(records, last)
+        replayed[number] = _accumulate(capture, adapter, options, section)
+    return replayed
+
+
 def _conversation(path: str, provider: str, turns: list[Turn], options: Options) -> Conversation:
     from stream_doctor.conversation.build import load_tools
     from stream_doctor.conversation.model import Conversation
@@ -119,7 +162,7 @@ def diagnose_conversation(conversation: Conversation, options: Options) -> list[
 
 
 def _accumulate(
-    capture: Capture, adapter: Adapter, options: Options, section: Section | None = None
+    capture: Capture, adapter: Adapter, options: Options, section: Section | None = None, release: bool = True
 ) -> tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]:
     frames = section.frames if section is not None else capture.frames
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
@@ -130,7 +173,7 @@ def _accumulate(
     if options.keep_events:
         accumulator.feed_all(_events(frames, translator, kept))
     else:  # the hot path: one generator, no list per frame
-        accumulator.feed_all(translator.translate(frames, release=True))
+        accumulator.feed_all(translator.translate(frames, release=release))
         accumulator.feed_all(translator.close())
     exchange = section.exchange if section is not None else None
     info = CaptureInfo(

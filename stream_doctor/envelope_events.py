@@ -18,6 +18,7 @@ def envelope_event(frame: Frame) -> Event:
             call_id if isinstance(call_id, str) else None,
             name if isinstance(name, str) else None,
             record.get("input"),
+            getattr(record, "origin", None),  # a SuppliedRecord: given on the command line or in --executions
         )
     if frame.kind == "request":
         return Request(frame.pos, record.get("body"))

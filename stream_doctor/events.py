@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.findings import Location
 
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
@@ -182,6 +183,7 @@ class Execution:
     call_id: str | None
     name: str | None
     input: Any
+    origin: Location | None = None  # given after the fact (--executed, --executions): where it was given
 
 
 @dataclass(slots=True)

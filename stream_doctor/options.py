@@ -16,6 +16,8 @@ class Options:
     ignore: tuple[str, ...] = ()  # code prefixes to drop
     keep_events: bool = False  # keep every neutral event (for --timeline)
     tools: str | None = None  # a file of tool definitions for captures whose requests declare none
+    executed: tuple[str, ...] = ()  # --executed CALL=JSON: what the application ran, told after the fact
+    executions: str | None = None  # --executions FILE: a JSONL file of execute records
 
 
 @dataclass(frozen=True)

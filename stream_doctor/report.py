@@ -37,6 +37,14 @@ SCHEMA_VERSION = 1  # of report-v1; bump on any change a consumer could notice (
 CHECK_SCHEMA_VERSION = 1  # of check-report-v1
 
 
+#: What replay says when a capture holds tool calls but no executions (terminal and JSON alike).
+NO_EXECUTIONS_NOTE = (
+    "No executions in this capture, so the execution checks (SD1xx) did not run. Tell what your "
+    "application ran: --executed CALL=JSON (e.g. --executed 1='{}') or --executions FILE, or record "
+    "an envelope (docs/envelope.md); see stream-doctor explain SD102."
+)
+
+
 class UnknownCall(LookupError):
     """``--call`` named no call of the capture; the message lists the calls there are."""
 
@@ -155,6 +163,34 @@ class Report:
         extras[number] = (*extras.get(number, ()), extra)
         return replace(self, extras=extras)
 
+    # -- executions ----------------------------------------------------------------------------
+
+    @property
+    def executions(self) -> int:
+        """How many executions the capture recorded or was given, in every turn."""
+        return sum(len(stream.executions) for stream in self._streams)
+
+    @property
+    def execution_note(self) -> str | None:
+        """Why the execution checks did not run, when the capture has tool calls the application
+        would run but records nothing it ran (a raw stream); None when they ran or could not apply."""
+        if self.executions or all(call.server_side for call in self.calls):
+            return None
+        from stream_doctor.rules import RULES
+
+        select, ignore = self.options.select, self.options.ignore
+        selected = (
+            rule.code
+            for rule in RULES
+            if rule.code.startswith("SD1")
+            and (not select or any(rule.code.startswith(p.upper()) for p in select))
+            and not any(rule.code.startswith(p.upper()) for p in ignore)
+        )
+        return NO_EXECUTIONS_NOTE if any(selected) else None
+
+    def _execution_checks(self) -> dict[str, Any]:
+        return {"ran": self.executions > 0, "executions": self.executions, "note": self.execution_note}
+
     # -- totals --------------------------------------------------------------------------------
 
     @cached_property
@@ -264,6 +300,7 @@ class Report:
                 if source
                 else _executions(stream)
             ),
+            "execution_checks": self._execution_checks(),
             "event_counts": self.event_counts,
             "unknown_events": self.unknown_events,
             "findings": [finding_dict(f) for f in self.findings],
@@ -558,6 +595,7 @@ def _executions(stream: AccumulatedStream) -> list[dict[str, Any]]:
             "call": e.call,
             "call_state": e.call_state,
             "input": e.input,
+            **({"given": str(e.origin)} if e.origin is not None else {}),
         }
         for e in stream.executions
     ]

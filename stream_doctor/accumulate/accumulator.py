@@ -575,6 +575,7 @@ class Accumulator:
                 if state == "open" and block is not None and block.ended is None
                 else state,  # type: ignore[arg-type]
                 previous=previous,
+                origin=event.origin,
             )
             for event, block, state, previous in self.executions
         )

@@ -10,6 +10,7 @@ from typing import Any, Hashable, Literal, NamedTuple
 
 from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.capture.base import InputProblem, Pos
+from stream_doctor.findings import Location
 from stream_doctor.protocol import ProtocolFacts
 
 CallStatus = Literal["complete", "abandoned"]
@@ -134,6 +135,7 @@ class ExecutionRecord:
     call: int | None  # ordinal of the call it names, None when the stream never produced that id
     call_state: Literal["complete", "open", "never-completed", "unknown"]
     previous: Pos | None  # an earlier execution of the same call
+    origin: Location | None = None  # given after the fact (--executed, --executions): where; None: in the capture
 
 
 @dataclass(frozen=True, slots=True)

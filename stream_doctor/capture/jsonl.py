@@ -89,6 +89,21 @@ def _cut_last_line(
     return True
 
 
+def _appended(record: dict, line: bytes, where: Pos) -> Frame:  # type: ignore[type-arg]
+    """An envelope record in a bare JSONL capture: an ``execute`` record the application appended
+    (to an SDK's chunk log, say) is used as in an envelope; any other is reported at its line."""
+    if record["sd"] == "execute":
+        return envelope.to_frame(record, line, where)
+    kind = record["sd"] if type(record["sd"]) is str else "?"
+    return Frame(
+        where,
+        line,
+        NOT_JSON,
+        f"envelope: a {kind} record in a bare JSONL capture; only execute records may be appended "
+        "(write an envelope for the rest, docs/envelope.md)",
+    )
+
+
 def read_jsonl(data: bytes, path: str) -> Capture:
     """One frame per non-blank line; a line that is not JSON is a frame with the reason."""
     start = len(BOM) if data.startswith(BOM) else 0
@@ -105,12 +120,17 @@ def read_jsonl(data: bytes, path: str) -> Capture:
                 continue
             where = new_tuple(Pos, (len(frames) + 1, index + 1, start + starts[index]))
             try:
-                frames.append(Frame(where, line, loads(line)))
+                value = loads(line)
             except decode_error as exc:
                 if line.isspace():
                     continue
                 frames.append(Frame(where, line, NOT_JSON, json_error(exc)))
                 undecodable = index
+                continue
+            if b'"sd"' in line and type(value) is dict and "sd" in value:
+                frames.append(_appended(value, line, where))
+            else:
+                frames.append(Frame(where, line, value))
     ended_cleanly = not _cut_last_line(data, lines, undecodable, frames, problems)
     return Capture(path, "jsonl", len(data), frames, problems=problems, ended_cleanly=ended_cleanly)
 

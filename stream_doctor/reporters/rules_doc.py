@@ -12,6 +12,7 @@ from rich.text import Text
 
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.rules.base import FAMILIES, Rule
+from stream_doctor.rules.inputs import needs
 
 
 def render(rules: Sequence[Rule], options: RenderOptions) -> str:
@@ -36,10 +37,25 @@ def render_rule(rule: Rule, options: RenderOptions) -> str:
     console, buffer = _text.console(options)
     console.print(Text(f"{rule.code} {rule.name}", style="bold"))
     console.print(f"{rule.summary}.  Severity: {rule.severity.label}.  Family: {rule.family}.", highlight=False)
-    for heading, body in rule.sections().items():
+    sections = rule.sections()
+    inputs = needs(rule)
+    if inputs is not None:  # right after "What it checks": without these inputs the rule cannot run
+        order = list(sections.items())
+        sections = dict(order[:1] + [("What it needs", inputs)] + order[1:])
+    for heading, body in sections.items():
         console.print()
         console.print(Text(heading, style="bold underline"))
-        if heading == "Example":  # preformatted: keep every line as written
+        if heading == "What it needs":  # paragraphs, and commands kept as written
+            for number, paragraph in enumerate(body.split("\n\n")):
+                if number:
+                    console.print()
+                if paragraph.startswith("  "):
+                    console.print(Text(paragraph), highlight=False, soft_wrap=True)
+                else:
+                    console.print(
+                        Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2), expand=False), highlight=False
+                    )
+        elif heading == "Example":  # preformatted: keep every line as written
             console.print(Text(textwrap.indent(textwrap.dedent(body), "  ")), highlight=False, soft_wrap=True)
         else:
             for paragraph in textwrap.dedent(body).split("\n\n"):
@@ -56,6 +72,7 @@ def render_json(rules: Sequence[Rule], options: RenderOptions) -> str:
             "family": r.family,
             "summary": r.summary,
             "doc": r.sections(),
+            "needs": needs(r),
         }
         for r in rules
     ]

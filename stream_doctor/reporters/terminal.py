@@ -44,8 +44,16 @@ def render(report: Report, options: RenderOptions) -> str:
     else:
         _calls(report, console)
     _findings(report, console)
+    _execution_note(report, console)
     _summary(report, console)
     return _text.finish(buffer, options)
+
+
+def _execution_note(report: Report, console: Console) -> None:
+    note = report.execution_note
+    if note is not None:
+        console.print()
+        console.print(Text("note: " + note, style="cyan"))
 
 
 def _conversation_header(report: Report, console: Console) -> None:

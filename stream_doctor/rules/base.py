@@ -67,7 +67,10 @@ class Rule:
         related: Iterable[tuple[str, Pos | None]] = (),
         call: ToolCall | None = None,
         severity: Severity | None = None,
+        at: Location | None = None,
     ) -> Finding:
+        """A finding at ``pos`` in the stream's capture, or ``at`` a place outside it (an execution
+        given with --executed or --executions)."""
         path = stream.capture.path
         turn = stream.capture.interaction
         return Finding(
@@ -76,7 +79,7 @@ class Rule:
             severity=severity or self.severity,
             message=message,
             hint=hint,
-            location=Location.at(path, pos, turn),
+            location=at or Location.at(path, pos, turn),
             related=tuple(Related(label, Location.at(path, p, turn)) for label, p in related if p is not None),
             call_id=call.call_id if call is not None else None,
         )

@@ -58,4 +58,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             "Execute a tool only after its completion event and a successful stop reason",
             related,
             call,
+            at=execution.origin,
         )

@@ -66,4 +66,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             "do not read the start event's placeholder input",
             [("call started (placeholder input)", call.started), ("call completed", call.ended)],
             call,
+            at=execution.origin,
         )

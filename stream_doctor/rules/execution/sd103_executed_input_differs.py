@@ -60,4 +60,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             "Pass the parsed arguments to the tool unchanged",
             [("call completed", call.ended)],
             call,
+            at=execution.origin,
         )

@@ -38,4 +38,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             f"a tool was executed for {named}, which no call in the stream has"
             + (f" (the stream's calls: {', '.join(known)})" if known else " (the stream has no tool calls)"),
             "Carry each call's id from the stream to its execution and result unchanged",
+            at=execution.origin,
         )

@@ -38,4 +38,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             "Run each call id once per turn",
             [("first execution", execution.previous)],
             call,
+            at=execution.origin,
         )

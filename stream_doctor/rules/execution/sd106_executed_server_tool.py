@@ -40,4 +40,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 "Execute only client tool calls; send server tool blocks back unchanged",
                 [("call started", call.started)],
                 call,
+                at=execution.origin,
             )
