@@ -20,14 +20,24 @@ reported once, in the request that introduced it.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.conversation.model import (
+    CallIdReused,
+    CallIdRewritten,
+    CallWithoutResult,
+    DuplicateResult,
     EchoedCall,
+    EchoedEmptyInput,
+    EchoedInputDiffers,
+    ItemIdAsCallId,
+    Misplacement,
     PairingIssue,
     Place,
     RequestFacts,
+    ResultMisplaced,
+    ResultWithoutCall,
     ToolResult,
     Turn,
     is_empty_input,
@@ -51,12 +61,13 @@ def pair(turns: Sequence[Turn]) -> list[PairingIssue]:
                 first = streamed.get(call.call_id)
                 if first is not None and first[0] != turn.number:
                     issues.append(
-                        PairingIssue(
-                            "call-id-reused",
+                        CallIdReused(
                             Place(turn.number, call.started),
                             call.call_id,
-                            {"name": call.name, "first_turn": first[0], "first_name": first[1].name},
-                            (("first streamed", Place(first[0], first[1].started)),),
+                            call.name,
+                            first[0],
+                            first[1].name,
+                            related=(("first streamed", Place(first[0], first[1].started)),),
                         )
                     )
                 streamed.setdefault(call.call_id, (turn.number, call))
@@ -91,15 +102,8 @@ class _Request:
     def place(self, path: str) -> Place:
         return Place(self.turn.number, request_path=path)
 
-    def add(
-        self,
-        kind: str,
-        path: str,
-        call_id: str | None,
-        detail: dict[str, Any],
-        related: Iterable[tuple[str, Place]] = (),
-    ) -> None:
-        self.issues.append(PairingIssue(kind, self.place(path), call_id, detail, tuple(related)))
+    def add(self, issue: PairingIssue) -> None:
+        self.issues.append(issue)
 
     def check(self) -> list[PairingIssue]:
         continues = self._continues()
@@ -162,16 +166,14 @@ class _Request:
             self.paired[call.ordinal] = echoed_call
             if call.call_id and echoed_call.call_id and echoed_call.call_id != call.call_id:
                 self.add(
-                    "call-id-rewritten",
-                    echoed_call.path,
-                    echoed_call.call_id,
-                    {
-                        "streamed": call.call_id,
-                        "echoed": echoed_call.call_id,
-                        "name": call.name,
-                        "relation": _relation(call.call_id, echoed_call.call_id),
-                    },
-                    [("streamed as", self._stream_place(call))],
+                    CallIdRewritten(
+                        self.place(echoed_call.path),
+                        echoed_call.call_id,
+                        call.name,
+                        call.call_id,
+                        echoed_call.call_id,
+                        related=(("streamed as", self._stream_place(call)),),
+                    )
                 )
             self._compare(call, echoed_call)
 
@@ -184,11 +186,15 @@ class _Request:
             return
         if call.item_id and echoed.call_id == call.item_id and call.call_id != call.item_id:
             self.add(
-                "item-id-as-call-id",
-                echoed.path,
-                echoed.call_id,
-                {"item_id": call.item_id, "call_id": call.call_id, "name": call.name, "what": "function_call"},
-                [("streamed as", self._stream_place(call))],
+                ItemIdAsCallId(
+                    self.place(echoed.path),
+                    echoed.call_id,
+                    call.name,
+                    call.item_id,
+                    call.call_id,
+                    "function_call",
+                    related=(("streamed as", self._stream_place(call)),),
+                )
             )
         if call.parse_failure is not None or call.status != "complete":
             return
@@ -200,22 +206,30 @@ class _Request:
             return
         if is_empty_input(value) and isinstance(streamed, dict) and streamed:
             self.add(
-                "echoed-empty-input",
-                echoed.path,
-                echoed.call_id or call.call_id,
-                {"name": call.name, "streamed": streamed, "echoed": value, "raw": echoed.raw},
-                [("streamed with its input", self._stream_place(call))],
+                EchoedEmptyInput(
+                    self.place(echoed.path),
+                    echoed.call_id or call.call_id,
+                    call.name,
+                    streamed,
+                    value,
+                    echoed.raw,
+                    related=(("streamed with its input", self._stream_place(call)),),
+                )
             )
         elif value is MISSING or (value != streamed and not (is_empty_input(value) and is_empty_input(streamed))):
             self._differs(call, echoed, streamed, value)
 
     def _differs(self, call: ToolCall, echoed: EchoedCall, streamed: Any, value: Any) -> None:
         self.add(
-            "echoed-input-differs",
-            echoed.path,
-            echoed.call_id or call.call_id,
-            {"name": call.name, "streamed": streamed, "echoed": value, "raw": echoed.raw},
-            [("streamed with its input", self._stream_place(call))],
+            EchoedInputDiffers(
+                self.place(echoed.path),
+                echoed.call_id or call.call_id,
+                call.name,
+                streamed,
+                value,
+                echoed.raw,
+                related=(("streamed with its input", self._stream_place(call)),),
+            )
         )
 
     # -- results: matched to calls, and in their place --------------------------------------------
@@ -240,12 +254,7 @@ class _Request:
             for result in pairs.values():
                 matched.add(id(result))
                 if family == "anthropic" and result.after_other_content:
-                    self.add(
-                        "result-misplaced",
-                        result.path,
-                        result.call_id,
-                        {"reason": "another block comes before it; tool_result blocks must come first in the message"},
-                    )
+                    self.add(ResultMisplaced(self.place(result.path), result.call_id, "after-other-content", family))
             for call in lonely_calls:
                 elsewhere = next((r for r in facts.results if call.call_id and r.call_id == call.call_id), None)
                 if elsewhere is not None:
@@ -256,12 +265,7 @@ class _Request:
                     and any(r.name == call.name and id(r) not in matched for r in facts.results if r.message > message)
                 ):
                     continue
-                self.add(
-                    "call-without-result",
-                    call.path,
-                    call.call_id,
-                    {"name": call.name, "where": "request", "rule": _rule_text(family)},
-                )
+                self.add(CallWithoutResult(self.place(call.path), call.call_id, call.name, "request", family))
         for result in results:
             if id(result) in matched:
                 continue
@@ -274,16 +278,19 @@ class _Request:
         if call_id is not None and any(r.call_id == call_id and r is not result for r in facts.results):
             return  # a second result for the same call: SD603's
         if call_id is None:
-            self.add("result-without-call", result.path, None, {"name": result.name, "by": "name"})
+            self.add(ResultWithoutCall(self.place(result.path), None, result.name, "name"))
             return
         echoed = next((c for c in facts.calls if c.call_id == call_id and not c.reference), None)
         if echoed is not None:
             self.add(
-                "result-misplaced",
-                result.path,
-                call_id,
-                {"reason": _misplaced_text(family, echoed.path), "call_path": echoed.path},
-                [("its call", self.place(echoed.path))],
+                ResultMisplaced(
+                    self.place(result.path),
+                    call_id,
+                    "away-from-its-call",
+                    family,
+                    call_path=echoed.path,
+                    related=(("its call", self.place(echoed.path)),),
+                )
             )
             return
         earlier = self.streamed.get(call_id)
@@ -294,10 +301,14 @@ class _Request:
                 referenced = call.item_id is not None and call.item_id in self.echo_items
                 if facts.previous_response_id is not None or referenced:
                     return
-                reason = "its function_call item was not sent back, and the request has no previous_response_id"
+                why: Misplacement = "item-not-sent-back"
             else:
-                reason = f"the assistant turn with its call (streamed in turn {turn}) was not sent back before it"
-            self.add("result-misplaced", result.path, call_id, {"reason": reason}, [("call streamed", stream_place)])
+                why = "call-not-sent-back"
+            self.add(
+                ResultMisplaced(
+                    self.place(result.path), call_id, why, family, turn=turn, related=(("call streamed", stream_place),)
+                )
+            )
             return
         by_item = self.items.get(call_id)
         echoed_item = self.echo_items.get(call_id)
@@ -306,23 +317,16 @@ class _Request:
             name = by_item[1].name if by_item is not None else echoed_item.name  # type: ignore[union-attr]
             if call_id_proper:
                 self.answered_by_item.add(call_id_proper)
-            related = [("call streamed", Place(by_item[0], by_item[1].started))] if by_item is not None else []
+            related = (("call streamed", Place(by_item[0], by_item[1].started)),) if by_item is not None else ()
             self.add(
-                "item-id-as-call-id",
-                result.path,
-                call_id,
-                {"item_id": call_id, "call_id": call_id_proper, "name": name, "what": "result"},
-                related,
+                ItemIdAsCallId(
+                    self.place(result.path), call_id, name, call_id, call_id_proper, "result", related=related
+                )
             )
             return
         if facts.by_name and result.name and self._answers_by_name(result):
             return
-        self.add(
-            "result-without-call",
-            result.path,
-            call_id,
-            {"name": result.name, "by": "id", "reason": "no earlier call has this id"},
-        )
+        self.add(ResultWithoutCall(self.place(result.path), call_id, result.name, "id"))
 
     def _answers_by_name(self, result: ToolResult) -> bool:
         """Gemini: a response with an id the call never had still answers it by name (the call had no id)."""
@@ -345,11 +349,15 @@ class _Request:
                 names[call.name or ""] -= 1
                 continue
             self.add(
-                "call-without-result",
-                _container(self.facts.family),
-                call.call_id,
-                {"name": call.name, "where": "stream", "turn": previous.number},
-                [("call streamed", Place(previous.number, call.started))],
+                CallWithoutResult(
+                    self.place(_container(self.facts.family)),
+                    call.call_id,
+                    call.name,
+                    "stream",
+                    self.facts.family,
+                    turn=previous.number,
+                    related=(("call streamed", Place(previous.number, call.started)),),
+                )
             )
 
     def _duplicates(self) -> None:
@@ -362,11 +370,12 @@ class _Request:
                 seen[result.call_id] = result
             elif result.message >= self.start:
                 self.add(
-                    "duplicate-result",
-                    result.path,
-                    result.call_id,
-                    {"first": first.path},
-                    [("first result", self.place(first.path))],
+                    DuplicateResult(
+                        self.place(result.path),
+                        result.call_id,
+                        first.path,
+                        related=(("first result", self.place(first.path)),),
+                    )
                 )
 
 
@@ -424,36 +433,6 @@ def _match(
         free.remove(found)
         pairs[id(call)] = found
     return pairs, lonely
-
-
-def _relation(streamed: str, echoed: str) -> str:
-    if echoed.endswith(streamed):
-        return f"a prefix {echoed[: len(echoed) - len(streamed)]!r} was added"
-    if echoed.startswith(streamed):
-        return f"a suffix {echoed[len(streamed) :]!r} was added"
-    if streamed.endswith(echoed) or streamed.startswith(echoed):
-        return "it was shortened"
-    return "it was replaced"
-
-
-def _rule_text(family: str) -> str:
-    return {
-        "anthropic": "each tool_use needs a tool_result in the user message right after it",
-        "bedrock": "each toolUse needs a toolResult in the user message right after it",
-        "gemini": "each functionCall needs a functionResponse in the next content",
-        "openai-chat": "each tool_call needs a tool message before the next assistant or user message",
-        "responses": "each function_call item needs a function_call_output",
-    }.get(family, "each call needs a result")
-
-
-def _misplaced_text(family: str, call_path: str) -> str:
-    return {
-        "anthropic": f"it is not in the user message right after its tool_use ({call_path})",
-        "bedrock": f"it is not in the user message right after its toolUse ({call_path})",
-        "gemini": f"it is not in the content right after its functionCall ({call_path})",
-        "openai-chat": f"a user or assistant message comes between it and its tool_call ({call_path})",
-        "responses": f"it comes before its function_call item ({call_path})",
-    }.get(family, f"it is not where its call ({call_path}) wants it")
 
 
 def _container(family: str) -> str:

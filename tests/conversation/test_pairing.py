@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stream_doctor.conversation.model import CallIdRewritten, CallWithoutResult, ResultMisplaced
 from stream_doctor.conversation.pairing import pair
 from tests.conversation.helpers import turn
 
@@ -83,7 +84,7 @@ def test_anthropic_result_two_messages_late_or_without_its_call() -> None:
     )
     issues = pair([first_turn(), dropped])
     assert [(i.kind, i.call_id) for i in issues] == [("result-misplaced", A)]
-    assert "not sent back" in issues[0].detail["reason"]
+    assert isinstance(issues[0], ResultMisplaced) and issues[0].why == "call-not-sent-back" and issues[0].turn == 1
 
 
 def test_stream_call_neither_sent_back_nor_answered() -> None:
@@ -93,7 +94,9 @@ def test_stream_call_neither_sent_back_nor_answered() -> None:
         anthropic_body({"role": "assistant", "content": "I checked."}, {"role": "user", "content": "and?"}),
     )
     issues = pair([first_turn(), second])
-    assert [(i.kind, i.call_id, i.detail["where"]) for i in issues] == [("call-without-result", A, "stream")]
+    assert issues == [
+        CallWithoutResult(issues[0].at, A, "get_weather", "stream", "anthropic", 1, related=issues[0].related)
+    ]
     assert issues[0].related[0][1].turn == 1
 
 
@@ -133,7 +136,10 @@ def test_echo_checks_empty_input_other_input_and_rewritten_ids() -> None:
         ),
     )
     issues = pair([first_turn(), prefixed])
-    assert [(i.kind, i.detail.get("relation")) for i in issues] == [("call-id-rewritten", "a prefix 'gw_' was added")]
+    assert [(i.kind, i.streamed, i.echoed) for i in issues if isinstance(i, CallIdRewritten)] == [
+        ("call-id-rewritten", A, renamed)
+    ]
+    assert len(issues) == 1
 
 
 def test_only_what_a_request_adds_is_checked() -> None:

@@ -2,46 +2,46 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
-from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.conversation.model import Conversation, EchoedInput, PairingIssue
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding
 from stream_doctor.rules.base import Rule, preview
+
+I = TypeVar("I", bound=PairingIssue)  # noqa: E741
 
 
 def issues_of(
     conversation: Conversation,
     rule: Rule,
-    kind: str,
-    message: Callable[[PairingIssue], str],
-    hint: str | Callable[[PairingIssue], str],
+    kind: type[I],
+    message: Callable[[I], str],
+    hint: str | Callable[[I], str],
 ) -> Iterator[Finding]:
     for issue in conversation.issues:
-        if issue.kind != kind:
+        if type(issue) is not kind:
             continue
         yield rule.finding_at(
             conversation.location(issue.at),
-            message(issue),
-            hint(issue) if callable(hint) else hint,
+            message(issue),  # type: ignore[arg-type]
+            hint(issue) if callable(hint) else hint,  # type: ignore[arg-type]
             [(label, conversation.location(place)) for label, place in issue.related],
             issue.call_id,
         )
 
 
-def call_label(issue: PairingIssue, call_id: str | None = None) -> str:
-    name = issue.detail.get("name")
-    ident = call_id if call_id is not None else issue.call_id
-    return f"{name or '?'} ({ident or 'no id'})"
+def call_label(name: str | None, call_id: str | None) -> str:
+    return f"{name or '?'} ({call_id or 'no id'})"
 
 
 def value(detail: object, limit: int = 80) -> str:
     return preview(detail, limit)
 
 
-def echoed_value(detail: dict[str, object]) -> object:
+def echoed_value(issue: EchoedInput) -> object:
     """What to show of an echoed input: the value, or the arguments text when that says more (``""``, bad JSON)."""
-    raw = detail.get("raw")
-    if isinstance(raw, str) and (detail.get("echoed") is MISSING or not raw.strip()):
+    raw = issue.raw
+    if isinstance(raw, str) and (issue.echoed is MISSING or not raw.strip()):
         return raw
-    return detail.get("echoed")
+    return issue.echoed

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.conversation.model import Conversation, ResultWithoutCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import issues_of
@@ -41,11 +41,11 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: PairingIssue) -> str:
+    def message(issue: ResultWithoutCall) -> str:
         turn = issue.at.turn
-        if issue.detail.get("by") == "name":
+        if issue.by == "name":
             return (
-                f"turn {turn}'s request carries a result for {issue.detail.get('name')!r} without an id (so it is "
+                f"turn {turn}'s request carries a result for {issue.name!r} without an id (so it is "
                 f"matched by name and order), and no call of that name is left for it to answer"
             )
         return (
@@ -56,11 +56,11 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return issues_of(
         conversation,
         self,
-        "result-without-call",
+        ResultWithoutCall,
         message,
         lambda issue: (
             "Answer each call once, under its own name, in the order of the calls"
-            if issue.detail.get("by") == "name"
+            if issue.by == "name"
             else "Copy the id of the call being answered into its result, unchanged"
         ),
     )

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.conversation.model import CallWithoutResult, Conversation
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import call_label, issues_of
@@ -42,22 +42,32 @@ from stream_doctor.rules.pairing._issues import call_label, issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: PairingIssue) -> str:
+    def message(issue: CallWithoutResult) -> str:
         turn = issue.at.turn
-        if issue.detail.get("where") == "stream":
+        if issue.where == "stream":
             return (
-                f"{call_label(issue)}, streamed in turn {issue.detail.get('turn')}, has no result in turn {turn}'s "
+                f"{call_label(issue.name, issue.call_id)}, streamed in turn {issue.turn}, has no result in turn {turn}'s "
                 f"request, which carries on the same conversation"
             )
         return (
-            f"turn {turn}'s request sends back {call_label(issue)} with no result for it: "
-            f"{issue.detail.get('rule')}; the provider rejects the request"
+            f"turn {turn}'s request sends back {call_label(issue.name, issue.call_id)} with no result for it: "
+            f"{PLACEMENT.get(issue.family, 'each call needs a result')}; the provider rejects the request"
         )
 
     return issues_of(
         conversation,
         self,
-        "call-without-result",
+        CallWithoutResult,
         message,
         "Answer every call (with an error result when the tool did not run) in the place the provider requires",
     )
+
+
+#: Where each request family wants a call's result.
+PLACEMENT = {
+    "anthropic": "each tool_use needs a tool_result in the user message right after it",
+    "bedrock": "each toolUse needs a toolResult in the user message right after it",
+    "gemini": "each functionCall needs a functionResponse in the next content",
+    "openai-chat": "each tool_call needs a tool message before the next assistant or user message",
+    "responses": "each function_call item needs a function_call_output",
+}

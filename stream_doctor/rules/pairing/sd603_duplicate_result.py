@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.model import Conversation, DuplicateResult
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import issues_of
@@ -33,10 +33,10 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return issues_of(
         conversation,
         self,
-        "duplicate-result",
+        DuplicateResult,
         lambda issue: (
             f"turn {issue.at.turn}'s request answers {issue.call_id} a second time ({issue.at.request_path}); the "
-            f"first result is at {issue.detail.get('first')}"
+            f"first result is at {issue.first}"
         ),
         "Send one result per call: replace a result on retry instead of appending another",
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.conversation.model import Conversation, ItemIdAsCallId
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import issues_of
@@ -37,19 +37,18 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: PairingIssue) -> str:
-        detail = issue.detail
-        what = "function_call_output" if detail.get("what") == "result" else "function_call sent back"
+    def message(issue: ItemIdAsCallId) -> str:
+        what = "function_call_output" if issue.what == "result" else "function_call sent back"
         return (
-            f"turn {issue.at.turn}'s {what} ({issue.at.request_path}) names {detail.get('name') or 'the call'} by "
-            f"its item id {detail.get('item_id')} instead of its call_id {detail.get('call_id')}: the API answers "
-            f'"No tool call found for function call output with call_id {detail.get("item_id")}"'
+            f"turn {issue.at.turn}'s {what} ({issue.at.request_path}) names {issue.name or 'the call'} by "
+            f"its item id {issue.item_id} instead of its call_id {issue.proper_call_id}: the API answers "
+            f'"No tool call found for function call output with call_id {issue.item_id}"'
         )
 
     return issues_of(
         conversation,
         self,
-        "item-id-as-call-id",
+        ItemIdAsCallId,
         message,
         "Key calls by call_id (not the fc_ item id) and send it back in function_call_output.call_id",
     )

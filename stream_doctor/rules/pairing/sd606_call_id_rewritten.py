@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.model import CallIdRewritten, Conversation
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import issues_of
@@ -42,11 +42,22 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return issues_of(
         conversation,
         self,
-        "call-id-rewritten",
+        CallIdRewritten,
         lambda issue: (
-            f"{issue.detail.get('name')} streamed as {issue.detail.get('streamed')} is sent back in turn "
-            f"{issue.at.turn}'s request ({issue.at.request_path}) as {issue.detail.get('echoed')}: "
-            f"{issue.detail.get('relation')}"
+            f"{issue.name} streamed as {issue.streamed} is sent back in turn "
+            f"{issue.at.turn}'s request ({issue.at.request_path}) as {issue.echoed}: "
+            f"{relation(issue.streamed, issue.echoed)}"
         ),
         "Keep call ids exactly as the provider streamed them; undo any gateway prefix before the history is sent",
     )
+
+
+def relation(streamed: str, echoed: str) -> str:
+    """How the id was rewritten: a gateway's prefix or suffix, a truncation, or a new id."""
+    if echoed.endswith(streamed):
+        return f"a prefix {echoed[: len(echoed) - len(streamed)]!r} was added"
+    if echoed.startswith(streamed):
+        return f"a suffix {echoed[len(streamed) :]!r} was added"
+    if streamed.endswith(echoed) or streamed.startswith(echoed):
+        return "it was shortened"
+    return "it was replaced"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.model import CallIdReused, Conversation
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import issues_of
@@ -41,10 +41,10 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return issues_of(
         conversation,
         self,
-        "call-id-reused",
+        CallIdReused,
         lambda issue: (
-            f"{issue.detail.get('name')} in turn {issue.at.turn} has the id {issue.call_id}, which turn "
-            f"{issue.detail.get('first_turn')}'s {issue.detail.get('first_name')} already used: results for the two "
+            f"{issue.name} in turn {issue.at.turn} has the id {issue.call_id}, which turn "
+            f"{issue.first_turn}'s {issue.first_name} already used: results for the two "
             f"calls cannot be told apart"
         ),
         "Make call ids unique per conversation where they are generated (a gateway's positional ids are not)",

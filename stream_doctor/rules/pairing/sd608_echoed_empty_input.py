@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, PairingIssue
+from stream_doctor.conversation.model import Conversation, EchoedEmptyInput
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues_of, value
@@ -39,19 +39,18 @@ from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: PairingIssue) -> str:
-        detail = issue.detail
-        echoed = echoed_value(detail)
+    def message(issue: EchoedEmptyInput) -> str:
+        echoed = echoed_value(issue)
         return (
-            f"{call_label(issue)} is sent back in turn {issue.at.turn}'s request ({issue.at.request_path}) with "
-            f"{value(echoed)}, but its stream carried {value(detail.get('streamed'))}: the client kept the empty "
+            f"{call_label(issue.name, issue.call_id)} is sent back in turn {issue.at.turn}'s request ({issue.at.request_path}) with "
+            f"{value(echoed)}, but its stream carried {value(issue.streamed)}: the client kept the empty "
             f"start input, so the tool most likely ran without its arguments too"
         )
 
     return issues_of(
         conversation,
         self,
-        "echoed-empty-input",
+        EchoedEmptyInput,
         message,
         "Accumulate every argument fragment and parse once at the call's completion; never keep the start event's {}",
     )
