@@ -19,7 +19,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, Frame, Input
 from stream_doctor.capture.envelope import VERSION
 
 #: Keys of a request frame's value that the envelope's request record keeps.
-_REQUEST_KEYS = ("t", "method", "url", "body")
+_REQUEST_KEYS = ("t", "method", "url", "body", "status")
 
 
 def to_envelope(capture: Capture, provider: str) -> bytes:
@@ -34,8 +34,11 @@ def to_envelope(capture: Capture, provider: str) -> bytes:
     if None in attached:
         header["problems"] = attached[None]
     lines = [orjson.dumps(header)]
+    statuses = {e.number: e.status for e in capture.exchanges if e.status is not None}
     for index, frame in enumerate(capture.frames):
         record = _record(frame)
+        if frame.kind == "request" and frame.interaction in statuses:  # what the request got: a 400 says rejected
+            record["status"] = statuses[frame.interaction]
         found = attached.get(index)
         if found:
             record["problems"] = found

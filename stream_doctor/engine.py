@@ -66,7 +66,7 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
         for section, (stream, kept) in zip(sections, replayed, strict=True):
             request = request_info(section)
             findings = diagnose(stream, options)
-            status = section.exchange.status if section.exchange is not None else None
+            status = section.status
             turn_facts = facts(adapter.name, request)
             turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
             events += kept

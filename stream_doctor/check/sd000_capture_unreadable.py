@@ -10,6 +10,10 @@ Why it matters:
     A fixture that no longer replays checks nothing: the bug it was recorded to show can come
     back unnoticed. One broken file must not hide the findings of a thousand others either.
 
+Severity:
+    error. `check` cannot vouch for a capture it cannot read, so the gate fails that capture; the
+    finding is about the file, never about the provider.
+
 Example:
     $ stream-doctor check captures/
     error   SD000 capture-unreadable  captures/cut.sse.gz

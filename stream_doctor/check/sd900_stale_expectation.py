@@ -10,6 +10,10 @@ Why it matters:
     the fixture) makes the finding disappear, the test that fixture stands for silently stops
     testing anything.
 
+Severity:
+    error. An expectation that no longer holds means the capture no longer shows what it was kept
+    for.
+
 Example:
     $ stream-doctor check fixtures/
     error   SD900 stale-expectation  fixtures/bugs/empty_input.jsonl.expect.toml:4

@@ -35,6 +35,15 @@ class Section:
     def request(self) -> Frame | None:
         return next((f for f in self.frames if f.kind == "request"), None)
 
+    @property
+    def status(self) -> int | None:
+        """The HTTP status the turn's request got: the interaction's, or an envelope request record's ``status``."""
+        if self.exchange is not None:
+            return self.exchange.status
+        request = self.request
+        status = request.value.get("status") if request is not None and isinstance(request.value, dict) else None
+        return status if isinstance(status, int) and not isinstance(status, bool) else None
+
 
 def split(capture: Capture) -> list[Section]:
     """The capture's turns, in order."""

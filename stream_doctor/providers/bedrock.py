@@ -230,7 +230,7 @@ class BedrockTranslator(FrameByFrame):
                     pos,
                     "empty-start-union",
                     f"contentBlockStart for block {index} has an empty start {{}}: Bedrock sends no start for "
-                    "text blocks, and boto3 rejects an empty start union",
+                    "text blocks",
                 ),
             ]
         member = next(iter(start))

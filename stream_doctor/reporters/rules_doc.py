@@ -14,6 +14,9 @@ from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.rules.base import FAMILIES, Rule
 from stream_doctor.rules.inputs import needs
 
+#: Where the severity contract is written down (printed by ``rules`` and ``explain``).
+SEVERITY_DOC = "docs/severity.md in the stream-doctor repository"
+
 
 def render(rules: Sequence[Rule], options: RenderOptions) -> str:
     """The table of ``stream-doctor rules``."""
@@ -29,6 +32,7 @@ def render(rules: Sequence[Rule], options: RenderOptions) -> str:
         table.add_row(rule.code, rule.name, rule.severity.label, rule.summary)
     console.print(table)
     console.print("\n`stream-doctor explain CODE` prints a rule's documentation.", highlight=False)
+    console.print(f"What each severity promises: {SEVERITY_DOC}", highlight=False)
     return _text.finish(buffer, options)
 
 
@@ -37,6 +41,7 @@ def render_rule(rule: Rule, options: RenderOptions) -> str:
     console, buffer = _text.console(options)
     console.print(Text(f"{rule.code} {rule.name}", style="bold"))
     console.print(f"{rule.summary}.  Severity: {rule.severity.label}.  Family: {rule.family}.", highlight=False)
+    console.print(f"What each severity promises: {SEVERITY_DOC}", highlight=False)
     sections = rule.sections()
     inputs = needs(rule)
     if inputs is not None:  # right after "What it checks": without these inputs the rule cannot run

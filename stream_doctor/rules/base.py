@@ -27,7 +27,7 @@ FAMILIES: dict[str, str] = {
     "SD9": "check: what `stream-doctor check` found about a capture and its expectations",
 }
 
-DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")
+DOC_SECTIONS = ("What it checks", "Why it matters", "Severity", "Example", "How to fix")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,11 @@ Why it matters:
     arguments. Fine-grained tool streaming gives no validity guarantee (anthropic-sdk-python #1265,
     pi-anthropic-oauth #11).
 
+Severity:
+    error. Every client that follows the provider's contract parses the completed arguments as JSON
+    (``json.loads`` in the SDKs, ``JSON.parse`` in the AI SDK) and fails or repairs them into
+    another call.
+
 Example:
     {"path": "a.txt", "content": "x"}"}   → trailing-data at byte 33
 

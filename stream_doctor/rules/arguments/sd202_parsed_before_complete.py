@@ -10,6 +10,11 @@ Why it matters:
     non-blank text follows, that code executed a different call than the one the model made:
     the bug behind vercel/ai #13137, where ``{"query":"test","limit":10}`` ran as ``{"query":"test"}``.
 
+Severity:
+    warning. Harmless to clients that wait for the completion event; it breaks clients that run a
+    call as soon as its buffer parses, such as the AI SDK's OpenAI-compatible chat provider, which
+    emits the tool call once ``isParsableJson`` holds (vercel/ai #13137).
+
 Example:
     fragments: {"a": 1}   {"b": 2}     → complete at fragment 1 of 2, the call ends at fragment 2
 

@@ -10,6 +10,11 @@ Why it matters:
     may be missing a fragment. Relays also send keep-alives such as ``data: :ping`` that a
     hand-written client hands to ``JSON.parse`` and crashes on.
 
+Severity:
+    warning. openai-python and anthropic-sdk-python hand every ``data:`` payload to ``json.loads``
+    and raise on one that is not JSON, ending the turn; the capture alone does not prove a call was
+    damaged, so not an error.
+
 Example:
     data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_del
 

@@ -10,6 +10,12 @@ Why it matters:
     know). A client that throws on an unknown type breaks the turn; one that treats it as content
     corrupts the message. It may also mean the capture belongs to another provider.
 
+Severity:
+    warning. The AI SDK's provider packages validate every chunk against a closed schema and turn
+    one they do not recognise into an ``error`` part. The official Python SDKs pass unknown types
+    through, and Anthropic documents that new types may appear, so the stream is not broken (not an
+    error). Extra fields on a known event are never this rule: they are SD006.
+
 Example:
     event: content_block_annotation
     data: {"type":"content_block_annotation","index":0,...}

@@ -8,6 +8,11 @@ Why it matters:
     A browser's EventSource discards an event without its blank line, so a client and this replay
     can disagree about the last event. The stream itself was most likely cut (see SD301 and SD303).
 
+Severity:
+    warning when the event cut off matters (a browser ``EventSource`` and the Python SDKs' SSE
+    decoders drop an event without its blank line), info when the cut frame carried nothing a client
+    uses. The cut itself is proven by SD301/SD303, which carry the verdict.
+
 Example:
     data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"x"}}<EOF>
 

@@ -7,6 +7,11 @@ Why it matters:
     A multi-byte character split between two network reads and decoded separately turns into
     replacement characters or a decode error: a tool argument can silently change.
 
+Severity:
+    warning. Decoding the bytes as UTF-8, as httpx's ``iter_lines`` under openai-python and
+    anthropic-sdk-python does, replaces them with U+FFFD: an argument changes without any error. Not
+    an error: the bytes may be outside every argument.
+
 Example:
     data: {"type":"content_block_delta",...,"partial_json":"caf\\xc3"}
 

@@ -9,6 +9,12 @@ Why it matters:
     the SSE name, most hand-written clients by ``data.type``. When they disagree the same stream is
     read two ways. It usually means a proxy rewrote the stream.
 
+Severity:
+    warning. The SSE specification and the clients that follow it (browsers' ``EventSource``, the
+    eventsource-parser package the AI SDK uses) read the framing; clients that read only ``data:``
+    lines read the payload; the two disagree on this capture. Each instance names which readers lose
+    what.
+
 Example:
     event: content_block_delta
     data: {"type":"content_block_stop","index":1}

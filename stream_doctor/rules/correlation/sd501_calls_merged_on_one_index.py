@@ -13,6 +13,10 @@ Why it matters:
     sending one whole call per chunk at index 0 (litellm #7621), NVIDIA Dynamo and Ollama via
     LiteLLM giving every call index 0 (ai-dynamo/dynamo PR #4723, ollama #15457).
 
+Severity:
+    warning. openai-python's ``accumulate_delta`` and LiteLLM's ``stream_chunk_builder`` fuse the
+    calls; id-first clients read them right.
+
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_A","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]…}
     data: {…"tool_calls":[{"index":0,"id":"call_B","function":{"name":"get_time","arguments":"{\\"tz\\":\\"CET\\"}"}}]…}

@@ -11,6 +11,10 @@ Why it matters:
     on such a fragment (AstrBot #6661), LiteLLM files it under index 0, and with two calls open
     "the latest call" may be the wrong one. With no call open the fragment is lost.
 
+Severity:
+    warning. openai-python's ``accumulate_delta`` raises "Expected list delta entry to have an
+    `index` key"; clients that fall back to the open call read it right.
+
 Example:
     data: {…"tool_calls":[{"id":"call_1","type":"function","function":{"name":"search","arguments":""}}]…}
     data: {…"tool_calls":[{"function":{"arguments":"{\\"q\\":\\"paris\\"}"}}]…}

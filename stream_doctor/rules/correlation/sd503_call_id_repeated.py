@@ -12,6 +12,10 @@ Why it matters:
     whenever a fragment carries an id split the call into pieces (litellm #20480). Seen from
     Fireworks, the LiteLLM proxy, vLLM and DeepSeek/Qwen gateways (SillyTavern PR #5948).
 
+Severity:
+    warning. openai-python's ``accumulate_delta`` concatenates the repeated id, and OpenAI rejects
+    the result (archestra-ai/archestra PR #866); clients that set the id once are unaffected.
+
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"search","arguments":"{\\"q"}}]…}
     data: {…"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"arguments":"\\":1}"}}]…}

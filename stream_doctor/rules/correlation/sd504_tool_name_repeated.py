@@ -10,6 +10,10 @@ Why it matters:
     ``final_resultfinal_resultfinal_result``, which does not exist (llama.cpp #13774, from a
     llama-server that sends the whole name in every delta; also Fireworks and LiteLLM).
 
+Severity:
+    warning. openai-python's ``accumulate_delta``, LangChain's ``merge_dicts`` and pydantic-ai
+    concatenate the repeated name (llama.cpp #13774).
+
 Example:
     data: {…"tool_calls":[{"index":0,"function":{"name":"search","arguments":"{\\"q"}}]…}
     data: {…"tool_calls":[{"index":0,"function":{"name":"search","arguments":"\\":1}"}}]…}

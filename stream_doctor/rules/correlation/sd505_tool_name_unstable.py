@@ -12,6 +12,10 @@ Why it matters:
     (captured from a model served by Mistral's API, vercel/ai ``mistral-incremental-tool-call``).
     A name that changes leaves the tool to run ambiguous.
 
+Severity:
+    warning. The AI SDK creates the call from its first fragment and threw on a missing name until
+    vercel/ai #14760; clients that overwrite the name on every fragment blank it.
+
 Example:
     data: {…"tool_calls":[{"index":0,"id":"chatcmpl-tool-9f14","function":{"name":"webSearchTool","arguments":""}}]…}
     data: {…"tool_calls":[{"index":0,"function":{"name":"","arguments":"{\\"query\\": …}"}}]…}

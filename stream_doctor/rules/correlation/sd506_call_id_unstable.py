@@ -11,6 +11,10 @@ Why it matters:
     the first arguments, one with the rest and no name (Poolside: poolsideai/pool#9). Which id the
     provider expects back with the result cannot be told from the stream.
 
+Severity:
+    warning. Clients that take the id from the first fragment, or key calls by id, answer or split
+    the call wrongly (poolsideai/pool#9).
+
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_u7Xq","function":{"name":"read_file","arguments":""}}]…}
     data: {…"tool_calls":[{"index":0,"id":"call_9KpL","function":{"arguments":"{\\"path\\": …}"}}]…}

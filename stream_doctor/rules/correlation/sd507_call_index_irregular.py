@@ -13,6 +13,10 @@ Why it matters:
     gateways that copy Anthropic's content block index (so the first call is 1) or leave gaps
     (vercel/ai #18333).
 
+Severity:
+    warning. openai-python's ``accumulate_delta`` and the AI SDK before vercel/ai #18382 use the
+    index as a list position and fail; value-keyed clients are unaffected.
+
 Example:
     data: {…"tool_calls":[{"index":1,"id":"toolu_01A","function":{"name":"get_weather","arguments":""}}]…}
     data: {…"tool_calls":[{"index":2,"id":"toolu_01B","function":{"name":"get_time","arguments":""}}]…}

@@ -13,6 +13,11 @@ Why it matters:
     ik_llama.cpp (ikawrakow/ik_llama.cpp #467). openai-python and the AI SDK end quietly when the
     connection closes.
 
+Severity:
+    warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDK on
+    text-generation-inference (huggingface/text-generation-inference #1896),
+    huggingface/inference-benchmarker. openai-python and the AI SDK end quietly at end of stream.
+
 Example:
     data: {…"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
     <EOF, no data: [DONE]>

@@ -11,6 +11,10 @@ Why it matters:
     side-effecting tool twice; one that deduplicates by (name, arguments) drops a legitimate twin
     (llama_index #22464), so look at the stream before choosing.
 
+Severity:
+    warning. Not provably wrong (a model may call a tool twice with one input), but clients that run
+    every call run a side-effecting tool twice when a gateway re-emitted it (litellm #20480).
+
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_A","function":{"name":"send_email","arguments":"{…}"}}]…}
     data: {…"tool_calls":[{"index":1,"id":"call_B","function":{"name":"send_email","arguments":"{…same…}"}}]…}

@@ -14,6 +14,11 @@ Why it matters:
     join the deltas. When the two disagree, a fragment was lost, duplicated or reordered on the
     way, and the same stream runs a different tool call depending on the client.
 
+Severity:
+    error. The provider's own completion event contradicts its deltas: openai-python's stream
+    helpers use the ``.done`` text and hand-written loops the deltas, so the same bytes run two
+    different calls.
+
 Example:
     response.function_call_arguments.delta {"output_index":0,"delta":"{\"city\":\"Par"}
     response.function_call_arguments.delta {"output_index":0,"delta":"is\"}"}

@@ -12,6 +12,10 @@ Why it matters:
     ("No tool call found for function call output with call_id …"); a changed input means two
     clients run two different calls.
 
+Severity:
+    warning. The AI SDK keeps the id of ``output_item.added``; clients rebuilding from
+    ``response.completed`` answer with the other one.
+
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"tool_search_call","call_id":"call_NHis…",…}}
     response.output_item.done  {"output_index":0,"item":{"type":"tool_search_call","call_id":"call_RWTI…",…}}

@@ -11,6 +11,10 @@ Why it matters:
     ids like ``fc_tmp_…`` against final ``call_…`` ids). Deduplicating by (name, input) instead
     drops legitimate twins, so the fix belongs in how the two are matched.
 
+Severity:
+    warning. Clients that merge stream and final response by id run the tool twice (vercel/ai #3953,
+    agno #2336).
+
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"function_call","call_id":"call_a1",…}}
     … the call streams and completes …

@@ -11,6 +11,9 @@ Why it matters:
     response runs it. Usually a relay dropped the call's events, or a gateway synthesised the
     final response from another source.
 
+Severity:
+    warning. Stream-only and final-response-only clients disagree about whether the call exists.
+
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"message",…}}
     response.completed {"response":{"output":[{"type":"message",…},{"type":"function_call","call_id":"call_9",…}]}}

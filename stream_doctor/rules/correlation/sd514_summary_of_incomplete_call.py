@@ -10,6 +10,10 @@ Why it matters:
     A client that takes calls from the final response, or from every ``output_item.done``,
     without checking the item and response status runs a tool with cut input.
 
+Severity:
+    warning. Clients that take calls from the final response without checking ``status`` run a cut
+    call; the cut itself is SD301's error.
+
 Example:
     response.function_call_arguments.delta {"output_index":0,"delta":"{\"path\":\"notes.md\",\"content\":\"# Plan"}
     response.output_item.done {"output_index":0,"item":{"type":"function_call","status":"incomplete",…}}

@@ -11,6 +11,10 @@ Why it matters:
     until it keyed by ``output_index`` (vercel/ai #18548). A changed id on a call also hides which
     ``fc_…`` item the ``function_call_output`` answers.
 
+Severity:
+    warning. Clients that look items up by ``item_id`` drop the deltas (the AI SDK until vercel/ai
+    #18548); ``output_index`` keyed clients read it right.
+
 Example:
     response.output_item.added {"output_index":1,"item":{"id":"msg_01","type":"message",…}}
     response.output_text.delta {"output_index":1,"item_id":"msg_02","delta":"Hel"}

@@ -11,6 +11,10 @@ Why it matters:
     reject an event without ``sequence_number``. The numbers are also how a client resumes a
     stream (``starting_after``), so gaps make a resume skip events.
 
+Severity:
+    warning. Typed clients (Codex, OpenCode) reject events without ``sequence_number`` and
+    ``starting_after`` resumes skip events; the arguments may still be whole.
+
 Example:
     {"type":"response.function_call_arguments.delta","sequence_number":7,…}
     {"type":"response.function_call_arguments.delta","sequence_number":9,…}

@@ -12,6 +12,10 @@ Why it matters:
     sometimes emits it; the AI SDK unpacks it unless a user tool is named ``parallel``
     (vercel/ai #19098).
 
+Severity:
+    warning. No declared tool is called ``parallel``: clients without the AI SDK's unpacking
+    (vercel/ai #19098) look up a tool that does not exist.
+
 Example:
     response.output_item.added {"item":{"type":"function_call","name":"parallel",…}}
     response.function_call_arguments.done {"arguments":"{\"tool_uses\":[{\"recipient_name\":\"functions.weather\",…}]}"}

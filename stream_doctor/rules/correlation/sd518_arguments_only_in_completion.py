@@ -13,6 +13,11 @@ Why it matters:
     LM Studio's Responses endpoint streams calls this way; so do some translating gateways
     (lidge-jun/opencodex PR #4652).
 
+Severity:
+    warning. Clients that build the input only from ``function_call_arguments.delta`` (accumulators
+    modelled on Chat Completions) have an empty string; openai-python's stream helper and the AI SDK
+    also read the ``.done`` event and are unaffected.
+
 Example:
     response.output_item.added {"output_index":2,"item":{"type":"function_call","arguments":"",…}}
     response.function_call_arguments.done {"output_index":2,"arguments":"{\"location\":\"San Francisco\"}"}

@@ -11,6 +11,10 @@ Why it matters:
     runnable, or that ignores the part, runs the tool with broken input or leaves the call
     without a result.
 
+Severity:
+    warning. The AI SDK itself rejected the input; the capture shows the part in ``output-error``
+    and the model gets the error as the result.
+
 Example:
     data: {"type":"tool-input-start","toolCallId":"call_1","toolName":"getWeather"}
     data: {"type":"tool-input-delta","toolCallId":"call_1","inputTextDelta":"{\"city\":"}

@@ -11,6 +11,10 @@ Why it matters:
     result; parallel calls are "dropped because they share a name or have no id" (wire-formats §9.2,
     bug 8). Gemini pairs each ``functionResponse`` with its call by name and order.
 
+Severity:
+    info. Gemini documents calls without ids, answered by name and order; only clients that key
+    calls or results by name lose one.
+
 Example:
     {"functionCall":{"name":"getWeather","args":{"location":"Boston"}}}
     {"functionCall":{"name":"getWeather","args":{"location":"San Francisco"}}}
@@ -29,7 +33,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, preview, rule
 
 
-@rule("SD520", "same-name-calls-without-id", "Calls in one turn share a name and have no id", Severity.WARNING)
+@rule("SD520", "same-name-calls-without-id", "Calls in one turn share a name and have no id", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         groups: dict[str, list[ToolCall]] = {}

@@ -11,6 +11,11 @@ Why it matters:
     there. A client that only finishes a streamed call on the empty part never emits it, or emits
     it only when the stream closes, after the finish reason has already been handled.
 
+Severity:
+    warning. The AI SDK's Google provider finishes a streamed call on the empty terminal part (its
+    fixture of this stream exists for that reason); clients waiting for it emit the call late or
+    never.
+
 Example:
     {"functionCall":{"partialArgs":[{"jsonPath":"$.operations[1].price","numberValue":0.3}]}}
     {"text":""} … "finishReason":"STOP"

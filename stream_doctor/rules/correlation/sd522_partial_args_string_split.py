@@ -11,6 +11,10 @@ Why it matters:
     the path for each piece keeps only the last one: every string becomes ``""``. "partialArgs
     strings not joined" is one of Gemini's known client bugs (wire-formats §9.2, bug 8).
 
+Severity:
+    info. Gemini documents streamed function-call arguments as pieces to append (``partialArgs``);
+    clients that set the value at the path keep only the last piece.
+
 Example:
     {"functionCall":{"partialArgs":[{"jsonPath":"$.location","stringValue":"Boston","willContinue":true}],"willContinue":true}}
     {"functionCall":{"partialArgs":[{"jsonPath":"$.location","stringValue":""}],"willContinue":true}}
@@ -34,7 +38,7 @@ from stream_doctor.rules.capture._problems import problems_of
     "SD522",
     "partial-args-string-split",
     "Streamed string arguments arrive in pieces that must be appended",
-    Severity.WARNING,
+    Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(

@@ -11,6 +11,10 @@ Why it matters:
     The arguments stream-doctor rebuilds (and any client's) are then missing a value, or hold one
     the model never sent (``null`` in a skipped array slot): running the call acts on wrong input.
 
+Severity:
+    error. The piece has no place in the arguments: every client rebuilds a call the model did not
+    send.
+
 Example:
     {"functionCall":{"partialArgs":[{"jsonPath":"$.items[0]","stringValue":"a"}],"willContinue":true}}
     {"functionCall":{"partialArgs":[{"jsonPath":"$.items[2]","stringValue":"c"}],"willContinue":true}}

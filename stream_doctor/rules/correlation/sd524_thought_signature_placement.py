@@ -3,8 +3,8 @@
 What it checks:
     Gemini thinking models (Gemini 3, 2.5) attach a ``thoughtSignature`` to the first
     ``functionCall`` part of a step; later parallel calls of the same step have none
-    (https://ai.google.dev/gemini-api/docs/thought-signatures). A warning when that is the case,
-    to say what the next request must do; an error when the first call itself has no signature
+    (https://ai.google.dev/gemini-api/docs/thought-signatures). Info when that is the case,
+    to say what the next request must do; a warning when the first call itself has no signature
     although the turn carries signatures.
 
 Why it matters:
@@ -13,6 +13,13 @@ Why it matters:
     PR #459). Clients that store a signature per call and rebuild the turn in another order, split
     parallel calls into separate turns, or drop calls without a signature, break only once a turn
     has several calls. Without a signature on the first call, the turn cannot be sent back as is.
+
+Severity:
+    info when only the first of parallel calls carries a signature: that is what Gemini documents,
+    and only clients that rebuild the turn in another order or drop the unsigned parts break. A
+    warning when the first call lacks one while later calls carry them: sent back as is, Gemini 3
+    answers 400 "Function call is missing a thought_signature" (not an error until a follow-up shows
+    the rejection).
 
 Example:
     {"functionCall":{"name":"get_weather","args":{…}},"thoughtSignature":"EqUC…"}
@@ -39,7 +46,7 @@ ERROR_400 = '400 "Function call is missing a thought_signature in functionCall p
     "SD524",
     "thought-signature-placement",
     "Only some function calls of a Gemini turn carry a thoughtSignature",
-    Severity.WARNING,
+    Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:
@@ -61,5 +68,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 f"first call of each step",
                 "Re-send the turn with its parts unchanged; if the first call really lacks one, use the "
                 "documented dummy signature skip_thought_signature_validator",
-                severity=Severity.ERROR,
+                severity=Severity.WARNING,
             )

@@ -11,6 +11,10 @@ Why it matters:
     when the last chunk holds a ``functionCall`` report ``stop`` when, as newer models do, the calls
     and the ``STOP`` come in different chunks (envoyproxy/ai-gateway PR #2399).
 
+Severity:
+    info. Gemini documents ``STOP`` as the finish reason of a turn that made calls; only code that
+    waits for a tool-call finish reason skips them.
+
 Example:
     {"candidates":[{"content":{"parts":[{"functionCall":{"name":"weather","args":{…}}}]}}]}
     {"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}

@@ -11,6 +11,9 @@ Why it matters:
     that only looks at the calls sees an empty answer and stops; one that maps every unknown
     reason to "stop" hides the failure.
 
+Severity:
+    error. The provider says it rejected the model's tool call: the turn carries no usable call.
+
 Example:
     {"candidates":[{"content":{"parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL",
      "finishMessage":"Malformed function call: print(default_api.get_weather(city=Paris))"}]}

@@ -9,6 +9,9 @@ Why it matters:
     empty chunks reports an empty answer as a normal end (ankit373/hydra PR #855). Nothing the model
     would have called was called.
 
+Severity:
+    error. The provider blocked the prompt: the response has no candidates.
+
 Example:
     data: {"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[…]},"usageMetadata":{…}}
 

@@ -12,6 +12,10 @@ Why it matters:
     ``ChecksumMismatch``, the AWS SDK for JavaScript's checksum error), which ends the stream at
     that message: the client never sees the events after it, tool calls included.
 
+Severity:
+    error. botocore and the AWS SDK for JavaScript verify both CRCs and raise ``ChecksumMismatch``:
+    no client reads past the corrupt message.
+
 Example:
     message 12 (contentBlockDelta) at byte 2210: message CRC32 is 0x1bc3aa0c, the bytes give 0x5f0e8b21
 

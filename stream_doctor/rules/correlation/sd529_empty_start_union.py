@@ -7,9 +7,14 @@ What it checks:
     converter that invents one for every block.
 
 Why it matters:
-    boto3 rejects the event (an empty union does not validate), so a client on boto3 loses the
-    stream; clients that dispatch on the union's member treat the block as unknown. It also shows
-    the stream was rebuilt, so other details of it may not be Bedrock's.
+    Clients that dispatch on the union's member (``"toolUse" in start``) find none and treat the
+    block as unknown. Above all it shows the stream was rebuilt by a converter, so other details
+    of it may not be Bedrock's.
+
+Severity:
+    info. No widely used client is known to break on it (botocore does not validate response unions;
+    the AI SDK's Bedrock schema makes ``start`` optional), but it shows the stream was rebuilt by a
+    converter.
 
 Example:
     {"contentBlockStart":{"contentBlockIndex":0,"start":{}}}
@@ -30,7 +35,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD529", "empty-start-union", "A contentBlockStart whose start union is empty", Severity.WARNING)
+@rule("SD529", "empty-start-union", "A contentBlockStart whose start union is empty", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

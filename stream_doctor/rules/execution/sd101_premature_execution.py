@@ -11,6 +11,10 @@ Why it matters:
     ``install -r requirements.txt``. With a side-effecting tool this is a security bug
     (vercel/ai #13137).
 
+Severity:
+    error. The capture records the execution and the stream it ran from: the tool demonstrably ran
+    on input that was not yet (or never) complete.
+
 Example:
     {"sd":"event",...,"partial_json":"{\\"command\\": \\"in"}
     {"sd":"execute","call_id":"toolu_01…","name":"bash","input":{"command":"in"}}

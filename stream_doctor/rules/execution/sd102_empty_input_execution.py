@@ -10,6 +10,10 @@ Why it matters:
     alone and swallowed the errors. The tool then runs without its arguments, fails validation, or
     worse, does something with defaults (crustly PR #38, langchain #38679, humux #77).
 
+Severity:
+    error. The recorded execution had ``{}`` or missing keys while the stream carried the input: a
+    tool ran wrongly, proven by the bytes.
+
 Example:
     content_block_start  {"type":"tool_use","id":"toolu_01…","name":"write_file","input":{}}
     input_json_delta ×6  {"path": "notes/todo.md", "content": "…"}

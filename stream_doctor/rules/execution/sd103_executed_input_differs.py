@@ -9,6 +9,10 @@ Why it matters:
     Something between the stream and the tool changed the model's arguments: a lossy parser,
     a "repair" of broken JSON, a merge with defaults, or fragments of another call mixed in.
 
+Severity:
+    error. The recorded execution and the reassembled arguments differ: the tool ran with input the
+    model did not send.
+
 Example:
     reassembled {"path": "src/app.py", "line": 42}
     executed    {"path": "src/app.py", "line": 4}

@@ -8,6 +8,10 @@ Why it matters:
     turn, positional ids reused across responses). Its tool result will then answer no call, and
     the provider rejects the next request ("tool_use ids were found without tool_result blocks").
 
+Severity:
+    error. The recorded execution names an id no call in the stream had; its result cannot pair with
+    any call.
+
 Example:
     stream:  {"type":"tool_use","id":"toolu_01AbC…"}
     execute: {"call_id":"call_0","name":"get_weather",...}

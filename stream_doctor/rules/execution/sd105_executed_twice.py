@@ -7,6 +7,9 @@ Why it matters:
     A call surfaced twice (once from the deltas, once from a terminal or summary event, or a retry
     of the whole loop) runs a side-effecting tool twice: two emails, two payments, two deletions.
 
+Severity:
+    error. Two recorded executions of one call: a side-effecting tool ran twice.
+
 Example:
     {"sd":"execute","call_id":"toolu_01…","name":"send_email",...}
     {"sd":"execute","call_id":"toolu_01…","name":"send_email",...}

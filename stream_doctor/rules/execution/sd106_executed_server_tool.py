@@ -8,6 +8,10 @@ Why it matters:
     The provider already ran it and streamed its result block; running it again on the client
     duplicates the effect, and sending a ``tool_result`` for it makes the next request fail.
 
+Severity:
+    error. The recorded execution ran a call the provider runs itself (its result block is in the
+    stream): the effect happened twice.
+
 Example:
     content_block_start {"type":"server_tool_use","id":"srvtoolu_01…","name":"web_search",...}
     execute             {"call_id":"srvtoolu_01…","name":"web_search",...}

@@ -14,6 +14,11 @@ Why it matters:
     "unexpected tool_use_id found in tool_result blocks". The id usually came from another
     conversation, a retried turn, or a client that made one up.
 
+Severity:
+    error when the follow-up was rejected or its answer is not recorded (the providers document the
+    rejection); a warning when the capture shows the provider accepted the request with a normal
+    answer.
+
 Example:
     turn 1 streams   tool_use toolu_01A… get_weather
     turn 2 sends     {"role":"tool","tool_call_id":"call_9","content":"15C"}
@@ -63,4 +68,5 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
             if issue.by == "name"
             else "Copy the id of the call being answered into its result, unchanged"
         ),
+        rejection="documented",
     )

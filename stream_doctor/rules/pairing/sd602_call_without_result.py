@@ -14,6 +14,11 @@ Why it matters:
     tool messages responding to each 'tool_call_id'". When the client drops the call instead, the
     model never learns what happened and may call it again (claude-code #1237).
 
+Severity:
+    error when the follow-up was rejected or its answer is not recorded (OpenAI and Anthropic
+    document a 400); a warning when the capture shows the provider accepted the request with a
+    normal answer.
+
 Example:
     turn 1 streams   tool_use toolu_01B… get_time
     turn 2 sends     assistant [tool_use toolu_01A…, tool_use toolu_01B…]
@@ -60,6 +65,7 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
         CallWithoutResult,
         message,
         "Answer every call (with an error result when the tool did not run) in the place the provider requires",
+        rejection="documented",
     )
 
 

@@ -9,6 +9,10 @@ Why it matters:
     one of the two, so the model may see a stale result. Duplicates come from retries that append
     a result again, or from ids a gateway reuses across responses (SD607).
 
+Severity:
+    error when the follow-up was rejected or its answer is not recorded ("Duplicate value for
+    tool_call_id"); a warning when the capture shows the provider accepted it.
+
 Example:
     {"role":"tool","tool_call_id":"call_A","content":"15C"}
     {"role":"tool","tool_call_id":"call_A","content":"16C"}
@@ -39,4 +43,5 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
             f"first result is at {issue.first}"
         ),
         "Send one result per call: replace a result on retry instead of appending another",
+        rejection="documented",
     )

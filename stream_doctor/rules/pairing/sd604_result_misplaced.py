@@ -15,6 +15,10 @@ Why it matters:
     tool_result blocks immediately after"), or, for lenient servers, pairs results with the
     wrong calls.
 
+Severity:
+    error when the follow-up was rejected or its answer is not recorded (Anthropic documents a 400);
+    a warning when the capture shows the provider accepted it.
+
 Example:
     user      [{"type":"text","text":"here you go"}, {"type":"tool_result","tool_use_id":"toolu_01A…"}]
 
@@ -49,6 +53,7 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
             f"turn {issue.at.turn}'s result for {issue.call_id} ({issue.at.request_path}) is misplaced: {why(issue)}"
         ),
         "Send the assistant turn with the calls, then its results right after it, tool results first",
+        rejection="documented",
     )
 
 

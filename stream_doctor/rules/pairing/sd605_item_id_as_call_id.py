@@ -10,6 +10,11 @@ Why it matters:
     found for function call output with call_id fc_…" (vercel/ai PR #11114). Clients that key
     their state by the item id of the streaming events make this mistake.
 
+Severity:
+    error only when the capture shows the rejection (an HTTP 4xx or an error instead of an answer);
+    when the follow-up got a normal answer the ids were rewritten consistently and it is a warning;
+    when the answer is not recorded, a warning that names the documented rejection.
+
 Example:
     response.output_item.added  {"id":"fc_68…","type":"function_call","call_id":"call_6W…"}
     next request input          {"type":"function_call_output","call_id":"fc_68…","output":"…"}
@@ -51,4 +56,5 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
         ItemIdAsCallId,
         message,
         "Key calls by call_id (not the fc_ item id) and send it back in function_call_output.call_id",
+        rejection="shown",
     )

@@ -12,6 +12,10 @@ Why it matters:
     traces) know the original id, and a client that looks results up by the streamed id finds
     none: the call looks unanswered and is run again (CLIProxyAPI #5692, codex #42088).
 
+Severity:
+    warning. The request may still pair, but clients that look results up by the streamed id find
+    none (CLIProxyAPI #5692, codex #42088).
+
 Example:
     streamed    tool_use  "id":"toolu_01A…"
     sent back   tool_use  "id":"gw_toolu_01A…"

@@ -11,6 +11,9 @@ Why it matters:
     ("Duplicate value for tool_call_id") or pair the new call with the old result, and clients
     that key their state by id overwrite the first call with the second.
 
+Severity:
+    warning. Id-keyed clients overwrite the earlier call; providers may reject the duplicate.
+
 Example:
     turn 1 streams   {"id":"call_0","function":{"name":"get_weather",…}}
     turn 2 streams   {"id":"call_0","function":{"name":"get_time",…}}

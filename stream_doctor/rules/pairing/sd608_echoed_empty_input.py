@@ -12,6 +12,10 @@ Why it matters:
     with what it recorded, ``{}`` (crustly PR #38, langchain #38679). The model then reads a
     history in which it called the tool without arguments, and often repeats the call.
 
+Severity:
+    error. The history the client sent proves it recorded (and so most likely ran) the call with
+    ``{}`` while the stream carried arguments.
+
 Example:
     stream        input_json_delta ×6 → {"path":"notes/todo.md","content":"…"}
     next request  {"type":"tool_use","id":"toolu_01A…","name":"write_file","input":{}}

@@ -12,6 +12,9 @@ Why it matters:
     partial buffer kept (vercel/ai #13137), a client that "repaired" the arguments, a gateway
     that rewrote them.
 
+Severity:
+    warning. The history differs from the stream; what ran is not proven by the request alone.
+
 Example:
     stream        {"query":"test","limit":10}
     next request  "arguments":"{\\"query\\":\\"test\\"}"

@@ -14,6 +14,10 @@ Why it matters:
     did not choose. With fine-grained tool streaming a value can swallow the properties after it
     (pi-anthropic-oauth #11): the buffer parses, but required keys are gone.
 
+Severity:
+    error. The call as built cannot run as its tool declares: validation fails (pydantic-ai, the AI
+    SDK's ``inputSchema``) or a default the model did not choose is used.
+
 Example:
     schema     {"required":["path","edits"],…}
     arguments  {"edits":[{"oldText":"…\\"}],\\"path\\":\\"src/cache.ts\\"…"}]}   (path swallowed)

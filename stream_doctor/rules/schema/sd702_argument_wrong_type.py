@@ -10,6 +10,10 @@ Why it matters:
     required string: the tool fails or, worse, coerces the value. Double-encoded objects come from
     clients and gateways that serialise arguments twice.
 
+Severity:
+    error. The call as built has a value of a type the tool does not accept: validating clients
+    reject it, others coerce it.
+
 Example:
     schema     {"properties":{"days":{"type":"integer"}}}
     arguments  {"city":"Paris","days":"three"}

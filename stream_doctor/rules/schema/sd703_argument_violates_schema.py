@@ -12,6 +12,10 @@ Why it matters:
     (OpenAI ``strict: true``, Anthropic structured tools) a violation points at a gateway or a
     client that changed the arguments.
 
+Severity:
+    warning. Outside strict mode models do break enums and bounds; validating clients reject the
+    call and ask the model again.
+
 Example:
     schema     {"properties":{"unit":{"enum":["celsius","fahrenheit"]}}}
     arguments  {"location":"Oslo","unit":"kelvin"}

@@ -11,6 +11,9 @@ Why it matters:
     (namespacing, length limits), when the tool list changed between turns, or when the model
     invents a tool.
 
+Severity:
+    error. No client has a tool to run: the call is dropped or fails the turn.
+
 Example:
     tools   [{"name":"get_weather",…}]
     stream  tool_use "name":"get_forecast"

@@ -15,6 +15,9 @@ Why it matters:
     ran ``{"query":"test"}`` instead of ``{"query":"test","limit":10}``). The capture shows
     where that shortcut would have fired; SD101 shows a premature execution that did happen.
 
+Severity:
+    info. A hazard for clients that run tools early, not a bug in the stream.
+
 Example:
     fragment 1  {"command": "in
     fragment 2  stall -r requirements.txt"}

@@ -10,6 +10,9 @@ Why it matters:
     part, so the model gets no constraint where the developer believed there was one; strict
     modes refuse the request.
 
+Severity:
+    warning. Providers reject some invalid schemas and ignore others; the calls are not validated.
+
 Example:
     "input_schema": {"type":"object","properties":{"days":{"type":"int"}}}
 

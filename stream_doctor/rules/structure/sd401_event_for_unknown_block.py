@@ -10,6 +10,11 @@ Why it matters:
     traced to proxies and custom transports). Lenient clients drop the fragment and run the call
     with part of its input.
 
+Severity:
+    error. anthropic-sdk-python's ``accumulate_event`` indexes ``content[event.index]`` and raises
+    ``IndexError``; a lenient client loses the fragment. Either way a client following the contract
+    cannot build the call.
+
 Example:
     content_block_delta {"index":3,"delta":{"type":"input_json_delta",...}}   (no start for index 3)
 

@@ -8,6 +8,10 @@ Why it matters:
     lost. A gateway that closed a tool block when an unrelated empty text delta arrived did exactly
     this (agentgateway #2147).
 
+Severity:
+    error. The block was already complete: every client that runs a call at its stop ran it without
+    these fragments.
+
 Example:
     content_block_stop {"index":1}
     content_block_delta {"index":1,"delta":{"type":"input_json_delta","partial_json":"\"}"}}

@@ -7,6 +7,10 @@ Why it matters:
     Clients key buffers by index: the second block's fragments are appended to the first one's,
     producing ``{...}{...}`` (two calls merged), or the first call is lost.
 
+Severity:
+    error. Clients that key by index (anthropic-sdk-python, the AI SDK) merge two blocks into one
+    buffer: a wrong call.
+
 Example:
     content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_A",...}}
     content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_B",...}}

@@ -9,6 +9,10 @@ Why it matters:
     indices 0 then 2 it crashes on the first delta for index 2 (omlx #1353). Clients that key by
     value survive; clients that key by position misroute fragments.
 
+Severity:
+    warning. anthropic-sdk-python appends blocks and then indexes them by position and crashes on
+    the gap (omlx #1353); clients keying by value read it right.
+
 Example:
     content_block_start {"index":0,...}  …  content_block_start {"index":2,...}
 

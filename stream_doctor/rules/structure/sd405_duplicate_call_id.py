@@ -8,6 +8,11 @@ Why it matters:
     rejects the next request ("Duplicate value for tool_call_id"). Deduplication by id then drops
     a legitimate call.
 
+Severity:
+    error. Two calls of one message with one id cannot both be answered: OpenAI rejects the
+    follow-up ("Duplicate value for tool_call_id") and id-keyed clients drop one. Calls in different
+    choices (``n > 1``) are different messages and never collide.
+
 Example:
     content_block_start {"index":1,"content_block":{"type":"tool_use","id":"toolu_01X",...}}
     content_block_start {"index":2,"content_block":{"type":"tool_use","id":"toolu_01X",...}}

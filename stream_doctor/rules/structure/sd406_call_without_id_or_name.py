@@ -8,6 +8,10 @@ Why it matters:
     the next request fails ("tool_use ids were found without tool_result blocks"). Clients that
     create the call before the name arrives run an empty-named tool.
 
+Severity:
+    error. A call without a name cannot be dispatched and one without an id cannot be answered, by
+    any client.
+
 Example:
     content_block_start {"index":1,"content_block":{"type":"tool_use","name":"search","input":{}}}
 

@@ -7,6 +7,10 @@ Why it matters:
     SDKs stop reading at ``message_stop``: whatever follows (a late block, a late delta) is lost
     for them, while other clients apply it. Two readers of the same stream then disagree.
 
+Severity:
+    error. anthropic-sdk-python stops at ``message_stop`` and other clients apply the late event:
+    the same bytes build two different messages.
+
 Example:
     message_stop
     content_block_delta {"index":1,...}

@@ -8,6 +8,11 @@ Why it matters:
     ("Unexpected event order"), or content is attached to the previous message. The capture may also
     have been recorded from the middle of the stream.
 
+Severity:
+    warning on Anthropic streams: anthropic-sdk-python's ``accumulate_event`` raises "Unexpected
+    event order" without ``message_start``. Info on Bedrock ConverseStream, where boto3 and the AI
+    SDK read each event on its own and ``messageStart`` carries only the role.
+
 Example:
     content_block_start {"index":0,...}   (first event of the capture)
 
@@ -17,6 +22,7 @@ How to fix:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from stream_doctor.accumulate.anomalies import NoMessageStart
@@ -28,10 +34,17 @@ from stream_doctor.rules.structure._anomalies import anomalies_of
 
 @rule("SD408", "missing-message-start", "Content arrived with no message_start before it", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return anomalies_of(
+    # Only Anthropic's SDK builds its message snapshot from message_start; Bedrock's messageStart
+    # carries nothing but the role, and boto3 and the AI SDK read each event on its own.
+    anthropic = stream.capture.provider == "anthropic"
+    for finding in anomalies_of(
         stream,
         self,
         NoMessageStart,
-        lambda anomaly: "content arrived before any message_start",
+        lambda anomaly: (
+            "content arrived before any message_start"
+            + ("" if anthropic else " (harmless to boto3 and the AI SDK, which read each event on its own)")
+        ),
         "The capture may be missing its beginning; record from the first byte of the response",
-    )
+    ):
+        yield finding if anthropic else replace(finding, severity=Severity.INFO)

@@ -8,6 +8,10 @@ Why it matters:
     stream. Index-keyed clients mix the two messages' blocks (indices start again at 0) and may run
     the first attempt's half-streamed call.
 
+Severity:
+    error. The first message's open call was abandoned and index-keyed clients mix the two messages'
+    blocks.
+
 Example:
     content_block_delta {"index":1,"delta":{"partial_json":"{\"value\":\"Spark"}}
     message_start {"message":{"id":"msg_second",...}}

@@ -8,6 +8,10 @@ Why it matters:
     Argument text sent as a text delta becomes visible text and the call runs with ``{}``; text sent
     as argument fragments corrupts the call's JSON.
 
+Severity:
+    error. The call's input was sent as another kind of delta: every client builds the call without
+    it.
+
 Example:
     content_block_start {"index":1,"content_block":{"type":"tool_use",...}}
     content_block_delta {"index":1,"delta":{"type":"text_delta","text":"{\"city\""}}

@@ -7,6 +7,10 @@ Why it matters:
     Clients keep either the first or the last value, so two readers disagree on whether the turn
     ended for tool use.
 
+Severity:
+    warning. Clients keep the first or the last value, so two readers disagree about why the turn
+    ended; the calls themselves are intact.
+
 Example:
     message_delta {"delta":{"stop_reason":"tool_use"}}
     message_delta {"delta":{"stop_reason":"end_turn"}}

@@ -12,6 +12,12 @@ Why it matters:
     hermes-agent #81017); dropped without a trace, the agent silently loses a step
     (lingtai-kernel #753).
 
+Severity:
+    error. The call's completion never came and the capture shows why: a token limit or content
+    filter, an error event, a new message, or a stream cut with the call open. A stream that ends
+    with ``[DONE]`` after complete arguments but no ``finish_reason`` is not this rule: the official
+    clients hand those calls over, and the missing reason is SD530.
+
 Example:
     content_block_delta  {"partial_json":"{\\"filename\\": \\"taxes.txt\\", \\"lines\\": [\\"…"}
     message_delta        {"stop_reason":"max_tokens"}

@@ -9,6 +9,10 @@ Why it matters:
     status treat the partial message as complete, and any open tool call as finished. The SDKs raise
     on it (anthropic-sdk-python #1258 reported the status as 200 rather than 529).
 
+Severity:
+    error. The provider itself says the turn failed; openai-python and anthropic-sdk-python raise on
+    the event.
+
 Example:
     event: error
     data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}

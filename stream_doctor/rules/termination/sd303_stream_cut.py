@@ -9,6 +9,12 @@ Why it matters:
     A connection drop, a proxy timeout or a client that stopped reading looks like a short but
     complete answer to code that treats end-of-file as success (hermes-agent #81017).
 
+Severity:
+    warning. A capture cannot tell a dropped connection from a recorder that stopped; when a call
+    was open the cut is proven and SD301 carries the error. openai-python's and
+    anthropic-sdk-python's stream iterators end quietly at end of file, so a cut turn reads as
+    complete to them.
+
 Example:
     … content_block_stop, message_delta {"stop_reason":"end_turn"}, <EOF, no message_stop>
 

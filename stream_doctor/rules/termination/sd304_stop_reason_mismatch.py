@@ -10,6 +10,11 @@ Why it matters:
     them skip calls the model made, or wait for calls that do not exist (ollama #7963). After
     ``max_tokens`` completed calls may be fine but the turn was cut.
 
+Severity:
+    warning. Loops that continue only on the tool-call stop reason (the Anthropic SDK's
+    ``tool_runner``, hand-written ``if stop_reason == "tool_use"``) skip or wait for calls; clients
+    that look at the blocks read the message right.
+
 Example:
     content_block_start {"type":"tool_use",…}  …  message_delta {"stop_reason":"end_turn"}
 

@@ -10,6 +10,10 @@ Why it matters:
     400 such as "web_search tool use with id … was found without a corresponding web_search_tool_result
     block" (pydantic-ai PR #3051).
 
+Severity:
+    info. ``pause_turn`` is documented Anthropic behaviour; code that treats it as the end of the
+    turn mishandles it.
+
 Example:
     message_delta {"delta":{"stop_reason":"pause_turn"}}
 

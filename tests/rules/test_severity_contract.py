@@ -1,0 +1,57 @@
+"""The severity contract (docs/severity.md): every rule says why it has its severity, and rules that claim how
+an API reacts check that claim against the answer the capture recorded."""
+
+from __future__ import annotations
+
+from stream_doctor.check.rules import CHECK_RULES
+from stream_doctor.engine import replay
+from stream_doctor.findings import Severity
+from stream_doctor.options import Options
+from stream_doctor.rules import RULES
+from tests.conftest import ROOT
+
+
+def test_every_rule_states_its_severity_and_why() -> None:
+    for r in (*RULES, *CHECK_RULES):
+        reasoning = r.sections()["Severity"]
+        assert reasoning.split(".")[0].split()[0].strip(",") in ("error", "warning", "info"), r.code
+        assert r.severity.label in reasoning.split(".")[0], (r.code, "the default severity comes first")
+
+
+def test_the_contract_is_written_down_and_linked() -> None:
+    doc = (ROOT / "docs" / "severity.md").read_text()
+    for heading in ("## error", "## warning", "## info"):
+        assert heading in doc
+    assert "docs/severity.md" in (ROOT / "README.md").read_text()
+
+
+def _severities(name: str, code: str) -> list[Severity]:
+    report = replay(f"fixtures/{name}", Options())
+    return [f.severity for f in report.findings if f.code == code]
+
+
+def test_a_rejection_the_capture_shows_stays_an_error() -> None:
+    # The follow-up of these cassettes got the provider's 400.
+    assert _severities("conversations/anthropic_result_missing.yaml", "SD602") == [Severity.ERROR]
+    assert _severities("conversations/openai_tool_message_after_user.yaml", "SD604") == [Severity.ERROR]
+    assert _severities("conversations/responses_item_id_as_call_id.yaml", "SD605") == [Severity.ERROR]
+
+
+def test_a_request_the_capture_shows_accepted_is_at_most_a_warning() -> None:
+    # The follow-up got a 200 and a normal streamed answer: "the provider rejects it" is not what happened.
+    report = replay("fixtures/conversations/anthropic_duplicate_result.yaml", Options())
+    (finding,) = [f for f in report.findings if f.code == "SD603"]
+    assert finding.severity is Severity.WARNING
+    assert "the capture shows the API accepted this request" in finding.message
+
+
+def test_a_converted_capture_keeps_the_status_that_proves_the_rejection(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from stream_doctor.engine import convert
+
+    envelope = Path(str(tmp_path)) / "converted.jsonl"
+    envelope.write_bytes(convert("fixtures/conversations/responses_item_id_as_call_id.yaml", Options()))
+    assert b'"status":400' in envelope.read_bytes()
+    report = replay(str(envelope), Options())
+    assert [f.severity for f in report.findings if f.code == "SD605"] == [Severity.ERROR]
