@@ -11,6 +11,7 @@ from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Location
+from stream_doctor.problems import ProblemFacts
 
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
@@ -168,11 +169,15 @@ class Malformed:
 
 @dataclass(slots=True)
 class Problem:
-    """Something wrong with a frame that the adapter noticed but could still use."""
+    """Something wrong with a frame that the adapter noticed but could still use.
+
+    ``facts``: what was seen, for the rule that words this kind itself (then ``message`` is empty).
+    """
 
     pos: Pos
     kind: str
     message: str
+    facts: ProblemFacts | None = None
 
 
 @dataclass(slots=True)

@@ -236,7 +236,7 @@ class Accumulator:
         elif type(event) is Malformed:
             self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))
         elif type(event) is Problem:
-            self.problems.append(InputProblem(event.kind, event.message, event.pos))
+            self.problems.append(InputProblem(event.kind, event.message, event.pos, facts=event.facts))
         self.last_pos = event.pos
 
     # -- messages ----------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from stream_doctor.problems import ProblemFacts
+
 
 class Pos(NamedTuple):
     """Where a frame starts: its ordinal among frames, its 1-based line and its byte offset."""
@@ -51,6 +53,7 @@ class InputProblem:
     message: str
     pos: Pos | None
     interaction: int | None = None  # HAR/cassette: the interaction whose response body it is about
+    facts: ProblemFacts | None = None  # what an adapter saw, for the rule that words it
 
 
 @dataclass(slots=True)

@@ -21,8 +21,7 @@ every call gets its own key, so calls of one name are never merged. ``FunctionCa
 
 from __future__ import annotations
 
-import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
@@ -46,8 +45,10 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import MissingTerminalPart, PartialArgUnplaceable, SplitCall, StringsSplit
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.gemini_partial_args import StreamedArguments
 from stream_doctor.providers.sniffing import score
 
 name = "gemini"
@@ -120,231 +121,6 @@ def translator() -> GeminiTranslator:
     return GeminiTranslator()
 
 
-# -- streamed arguments ------------------------------------------------------------------------
-
-_SEGMENT = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
-PathKey = tuple[str | int, ...]
-
-
-def parse_path(path: str) -> PathKey | None:
-    """An RFC 9535 normalized path (``$.recipe.steps[0]``, ``$['a b']``) as its segments; None if invalid."""
-    if not path.startswith("$"):
-        return None
-    segments: list[str | int] = []
-    at = 1
-    while at < len(path):
-        match = _SEGMENT.match(path, at)
-        if match is None:
-            return None
-        member, index, single, double = match.groups()
-        if member is not None:
-            segments.append(member)
-        elif index is not None:
-            segments.append(int(index))
-        else:
-            quoted = single if single is not None else double
-            try:
-                segments.append(orjson.loads('"' + quoted.replace("\\'", "'") + '"'))
-            except orjson.JSONDecodeError:
-                return None
-        at = match.end()
-    return tuple(segments)
-
-
-class _Container:
-    __slots__ = ("array", "count", "keys", "segment")
-
-    def __init__(self, array: bool, segment: str | int | None) -> None:
-        self.array = array
-        self.count = 0
-        self.keys: set[str] = set()
-        self.segment = segment
-
-
-class StreamedArguments:
-    """Writes ``partialArgs`` pieces out as JSON text, in arrival order, without rebuilding the object.
-
-    Each piece costs its own size: the open containers are a stack, and a piece only closes the
-    containers it leaves and opens the ones it enters. What cannot be placed (a path that is not
-    valid, a container already closed, a string never finished) is reported, never guessed.
-    """
-
-    __slots__ = ("stack", "open_string", "open_raw", "open_pieces", "paths", "string_pieces", "problems")
-
-    def __init__(self) -> None:
-        self.stack: list[_Container] = []
-        self.open_string: PathKey | None = None  # a string value whose last piece said willContinue
-        self.open_raw: str | None = None  # its jsonPath as sent, to recognise its next piece cheaply
-        self.open_pieces: list[str] = []
-        self.paths: dict[str, PathKey | None] = {}  # jsonPath text -> segments, parsed once
-        self.string_pieces: dict[PathKey, list[str]] = {}  # strings that came in several pieces
-        self.problems: list[str] = []
-
-    def place(self, piece: Any) -> str:
-        """The JSON text one ``PartialArg`` adds; problems are collected in ``problems``."""
-        # The hot path: the next piece of the string being streamed.
-        if self.open_raw is not None and type(piece) is dict and piece.get("jsonPath") == self.open_raw:
-            text = piece.get("stringValue")
-            if type(text) is str and len(piece) == (3 if "willContinue" in piece else 2):
-                self.open_pieces.append(text)
-                if piece.get("willContinue") is True:
-                    return _escape(text)
-                self.open_string = self.open_raw = None
-                return _escape(text) + '"'
-        if not isinstance(piece, dict):
-            self.problems.append(f"a partialArgs entry is not an object: {_short(piece)}")
-            return ""
-        raw_path = piece.get("jsonPath")
-        if not isinstance(raw_path, str):
-            self.problems.append(f"a partialArgs entry has no jsonPath: {_short(piece)}")
-            return ""
-        segments = self.paths.get(raw_path, ())
-        if segments == ():
-            segments = self.paths[raw_path] = parse_path(raw_path)
-        if not segments:
-            self.problems.append(f"jsonPath {raw_path!r} is not a path into the arguments object")
-            return ""
-        values = [k for k in ("stringValue", "numberValue", "boolValue", "nullValue") if k in piece]
-        if len(values) != 1:
-            what = "no value" if not values else f"several values ({', '.join(values)})"
-            self.problems.append(f"the piece for {raw_path} carries {what}")
-            return ""
-        kind = values[0]
-        value = piece[kind]
-        more = piece.get("willContinue") is True
-        out = ""
-        if self.open_string is not None:
-            if segments == self.open_string and kind == "stringValue" and isinstance(value, str):
-                self.string_pieces[segments].append(value)
-                if not more:
-                    self.open_string = self.open_raw = None
-                    return _escape(value) + '"'
-                return _escape(value)
-            self.problems.append(
-                f"the string at {_show(self.open_string)} said willContinue but no further piece came; it was closed there"
-            )
-            self.open_string = self.open_raw = None
-            out = '"'
-        if not self.stack:
-            if type(segments[0]) is not str:
-                self.problems.append(f"jsonPath {raw_path} indexes the arguments as an array; they are an object")
-                return out
-            self.stack.append(_Container(False, None))
-            out += "{"
-        # Leave the containers this path does not go through, then enter the ones it does.
-        stack = self.stack
-        depth = 1
-        while depth < len(stack) and depth <= len(segments) - 1 and stack[depth].segment == segments[depth - 1]:
-            depth += 1
-        while len(stack) > depth:
-            out += "]" if stack.pop().array else "}"
-        last = len(segments) - 1
-        for j in range(depth - 1, len(segments)):
-            segment = segments[j]
-            container = stack[-1]
-            if container.array:
-                if type(segment) is not int:
-                    self.problems.append(f"jsonPath {raw_path} names a member of what earlier pieces made an array")
-                    return out
-                if segment < container.count:
-                    self.problems.append(
-                        f"the piece for {raw_path} goes back to element {segment}, which is already closed; not placed"
-                    )
-                    return out
-                if segment > container.count:
-                    skipped = (
-                        f"element {container.count}"
-                        if segment - container.count == 1
-                        else f"elements {container.count}-{segment - 1}"
-                    )
-                    self.problems.append(f"the piece for {raw_path} skips array {skipped}; null was put there")
-                    while container.count < segment:
-                        out += ",null" if container.count else "null"
-                        container.count += 1
-                out += "," if container.count else ""
-            else:
-                if type(segment) is not str:
-                    self.problems.append(f"jsonPath {raw_path} indexes what earlier pieces made an object")
-                    return out
-                if segment in container.keys:
-                    self.problems.append(f"the piece for {raw_path} goes back to a member already closed; not placed")
-                    return out
-                container.keys.add(segment)
-                out += ("," if container.count else "") + orjson.dumps(segment).decode() + ":"
-            container.count += 1
-            if j < last:
-                stack.append(_Container(type(segments[j + 1]) is int, segment))
-                out += "[" if stack[-1].array else "{"
-        if kind == "stringValue":
-            if not isinstance(value, str):
-                self.problems.append(f"stringValue at {raw_path} is not a string")
-                return out + "null"
-            self.open_pieces = self.string_pieces[segments] = [value]
-            if more:
-                self.open_string, self.open_raw = segments, raw_path
-                return out + '"' + _escape(value)
-            return out + orjson.dumps(value).decode()
-        if kind == "numberValue":
-            if type(value) not in (int, float):
-                self.problems.append(f"numberValue at {raw_path} is not a number")
-                return out + "null"
-            return out + orjson.dumps(value).decode()
-        if kind == "boolValue":
-            if type(value) is not bool:
-                self.problems.append(f"boolValue at {raw_path} is not a boolean")
-                return out + "null"
-            return out + ("true" if value else "false")
-        return out + "null"  # nullValue ("NULL_VALUE")
-
-    def finish(self) -> str:
-        """The text that closes whatever is still open when the call ends."""
-        out = ""
-        if self.open_string is not None:
-            self.problems.append(
-                f"the string at {_show(self.open_string)} said willContinue but the call ended; it was closed there"
-            )
-            self.open_string = self.open_raw = None
-            out = '"'
-        while self.stack:
-            out += "]" if self.stack.pop().array else "}"
-        return out
-
-    def split_strings(self) -> list[tuple[PathKey, list[str]]]:
-        return [(path, pieces) for path, pieces in self.string_pieces.items() if len(pieces) > 1]
-
-
-def _pieces_shown(pieces: list[str]) -> str:
-    """``"Bos" + "ton" + ""``; a string in many pieces shows its first two and its last."""
-    if len(pieces) <= 4:
-        return " + ".join(_short(p, 30) for p in pieces)
-    return f"{_short(pieces[0], 30)} + {_short(pieces[1], 30)} + … + {_short(pieces[-1], 30)} ({len(pieces)} pieces)"
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}{_s(count)}"
-
-
-def _escape(text: str) -> str:
-    """A string's JSON text without its quotes (the C encoder: a third of orjson.dumps + decode here)."""
-    return encode_basestring(text)[1:-1]
-
-
-def _show(path: PathKey) -> str:
-    return "$" + "".join(f"[{s}]" if type(s) is int else f".{s}" for s in path)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # -- the translator ----------------------------------------------------------------------------
 
 
@@ -373,7 +149,7 @@ class _Candidate:
         self.blocks: dict[str, Any] = {}  # "text"/"thought"/… -> key of its (open) content block
         self.finished = False
         self.signed_parts = 0  # parts other than calls that carried a thoughtSignature
-        self.split: list[tuple[_Call, list[tuple[PathKey, list[str]]]]] = []  # strings streamed in pieces
+        self.split: list[tuple[_Call, SplitCall]] = []  # strings streamed in pieces, per call
 
     def key(self, what: str | int) -> Any:
         return what if self.index == 0 else (self.index, what)
@@ -594,8 +370,7 @@ class GeminiTranslator(FrameByFrame):
         if call_name is None and "args" not in call:
             open_call = candidate.open
             if open_call is None:
-                shown = _short(call)
-                return [Problem(pos, "partial-args-unplaceable", f"functionCall part {shown} continues no open call")]
+                return [_unplaceable(pos, PartialArgUnplaceable("continues-no-call", piece=call))]
             if signed:
                 open_call.signed = True
             out: list[Event] = self._pieces(pos, candidate, open_call, pieces) if pieces is not None else []
@@ -628,13 +403,7 @@ class GeminiTranslator(FrameByFrame):
             return [start, BlockStop(pos, record.key, final_arguments=text, final_input=args)]
         out = [start]
         if "args" in call:
-            out.append(
-                Problem(
-                    pos,
-                    "partial-args-unplaceable",
-                    "a functionCall part has both args and willContinue/partialArgs; its args were not used",
-                )
-            )
+            out.append(_unplaceable(pos, PartialArgUnplaceable("args-and-partial-args")))
         record.streamed = StreamedArguments()
         # A streamed call still open here never got its closing part: it stays open (and is abandoned).
         candidate.open = record
@@ -649,7 +418,7 @@ class GeminiTranslator(FrameByFrame):
         streamed = call.streamed
         assert streamed is not None
         if not isinstance(pieces, list):
-            return [Problem(pos, "partial-args-unplaceable", "partialArgs is not a list")]
+            return [_unplaceable(pos, PartialArgUnplaceable("partial-args-not-a-list"))]
         text = "".join(streamed.place(piece) for piece in pieces)
         out: list[Event] = [ArgsDelta(pos, call.key, text, DELTA_TYPE)] if text else []
         if streamed.problems:
@@ -668,17 +437,10 @@ class GeminiTranslator(FrameByFrame):
             out.extend(self._streamed_problems(pos, call))
         out.append(BlockStop(pos, call.key))
         if not terminal:
-            out.append(
-                Problem(
-                    pos,
-                    "missing-terminal-function-call",
-                    f"{call.label} ended on this part, which has no willContinue, and no empty "
-                    '{"functionCall":{}} part closes it',
-                )
-            )
+            out.append(Problem(pos, "missing-terminal-function-call", "", MissingTerminalPart(call.label)))
         split = streamed.split_strings()
         if split:
-            candidate.split.append((call, split))
+            candidate.split.append((call, SplitCall(call.label, split)))
         if candidate.open is call:
             candidate.open = None
         return out
@@ -687,9 +449,7 @@ class GeminiTranslator(FrameByFrame):
     def _streamed_problems(pos: Pos, call: _Call) -> list[Event]:
         streamed = call.streamed
         assert streamed is not None
-        problems: list[Event] = [
-            Problem(pos, "partial-args-unplaceable", f"{call.label}: {text}") for text in streamed.problems
-        ]
+        problems: list[Event] = [_unplaceable(pos, replace(facts, call=call.label)) for facts in streamed.problems]
         streamed.problems = []
         return problems
 
@@ -731,29 +491,10 @@ class GeminiTranslator(FrameByFrame):
     def _split_strings(candidate: _Candidate) -> list[Event]:
         if not candidate.split:
             return []
-        shown: list[str] = []
-        total = 0
-        for call, split in candidate.split:
-            total += len(split)
-            if len(shown) < 2:
-                paths = ", ".join(f"{_show(path)} as {_pieces_shown(pieces)}" for path, pieces in split[:3])
-                rest = f" and {len(split) - 3} more" if len(split) > 3 else ""
-                shown.append(f"{call.label}: {paths}{rest}")
-        calls = len(candidate.split)
-        if calls > len(shown):
-            shown.append(f"{calls - len(shown)} more call{_s(calls - len(shown))}")
-        call, split = candidate.split[0]
-        path, pieces = split[0]
+        first_call = candidate.split[0][0]
+        facts = StringsSplit(tuple(split for _, split in candidate.split))
         candidate.split = []
-        return [
-            Problem(
-                call.pos,
-                "partial-args-string-split",
-                f"{total} string value{_s(total)} arrived in pieces ({'; '.join(shown)}). A client that assigns "
-                f"each piece to its path instead of appending it keeps only the last one: {_show(path)} of "
-                f"{call.label} would be {_short(pieces[-1], 30)} instead of {_short(''.join(pieces), 40)}",
-            )
-        ]
+        return [Problem(first_call.pos, "partial-args-string-split", "", facts)]
 
     @staticmethod
     def _error(frame: Frame, error: dict[str, Any]) -> list[Event]:
@@ -768,3 +509,11 @@ class GeminiTranslator(FrameByFrame):
                 message if isinstance(message, str) else None,
             )
         ]
+
+
+def _unplaceable(pos: Pos, facts: PartialArgUnplaceable) -> Problem:
+    return Problem(pos, "partial-args-unplaceable", "", facts)
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -12,7 +12,7 @@ from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import BlockStop, Event, Finish, KeepAlive, Malformed, Problem, ToolStart, Unknown
 from stream_doctor.providers import anthropic, gemini, gemini_interactions
-from stream_doctor.providers.gemini import StreamedArguments, parse_path
+from stream_doctor.providers.gemini_partial_args import StreamedArguments, parse_path
 
 
 def frames(values: list[Any]) -> list[Frame]:

@@ -31,8 +31,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import MissingTerminalPart
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.capture._problems import problems_of
 
 
 @rule(
@@ -42,11 +42,20 @@ from stream_doctor.rules.capture._problems import problems_of
     Severity.WARNING,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return problems_of(
-        stream,
-        self,
-        ["missing-terminal-function-call"],
-        'End a streamed call at the first part without willContinue; the empty {"functionCall":{}} part is optional',
-        "{message}. The call is complete, but a client that waits for that empty part to finish a streamed "
-        "call never emits it, or emits it only when the stream closes",
-    )
+    for problem in stream.problems:
+        if problem.kind != "missing-terminal-function-call":
+            continue
+        facts = problem.facts
+        ended = (
+            f'{facts.call} ended on this part, which has no willContinue, and no empty {{"functionCall":{{}}}} part '
+            f"closes it"
+            if isinstance(facts, MissingTerminalPart)
+            else problem.message
+        )
+        yield self.finding(
+            stream,
+            problem.pos,
+            f"{ended}. The call is complete, but a client that waits for that empty part to finish a streamed "
+            "call never emits it, or emits it only when the stream closes",
+            'End a streamed call at the first part without willContinue; the empty {"functionCall":{}} part is optional',
+        )

@@ -30,8 +30,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.problems import StringsSplit
+from stream_doctor.rules.base import Rule, preview, rule
 
 
 @rule(
@@ -41,9 +41,45 @@ from stream_doctor.rules.capture._problems import problems_of
     Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return problems_of(
-        stream,
-        self,
-        ["partial-args-string-split"],
-        "Append stringValue pieces at their jsonPath while willContinue is true; an empty last piece ends the string",
+    for problem in stream.problems:
+        if problem.kind != "partial-args-string-split":
+            continue
+        yield self.finding(
+            stream,
+            problem.pos,
+            split(problem.facts) if isinstance(problem.facts, StringsSplit) else problem.message,
+            "Append stringValue pieces at their jsonPath while willContinue is true; an empty last piece ends the string",
+        )
+
+
+def split(facts: StringsSplit) -> str:
+    """Which strings came in pieces (the first two calls, three strings each), and what assigning loses."""
+    shown: list[str] = []
+    total = 0
+    for call in facts.calls:
+        total += len(call.strings)
+        if len(shown) < 2:
+            paths = ", ".join(f"{s.path} as {pieces_shown(s.pieces)}" for s in call.strings[:3])
+            rest = f" and {len(call.strings) - 3} more" if len(call.strings) > 3 else ""
+            shown.append(f"{call.call}: {paths}{rest}")
+    calls = len(facts.calls)
+    if calls > len(shown):
+        shown.append(f"{calls - len(shown)} more call{_s(calls - len(shown))}")
+    first = facts.calls[0]
+    string = first.strings[0]
+    return (
+        f"{total} string value{_s(total)} arrived in pieces ({'; '.join(shown)}). A client that assigns "
+        f"each piece to its path instead of appending it keeps only the last one: {string.path} of "
+        f"{first.call} would be {preview(string.pieces[-1], 30)} instead of {preview(''.join(string.pieces), 40)}"
     )
+
+
+def pieces_shown(pieces: tuple[str, ...]) -> str:
+    """``"Bos" + "ton" + ""``; a string in many pieces shows its first two and its last."""
+    if len(pieces) <= 4:
+        return " + ".join(preview(p, 30) for p in pieces)
+    return f"{preview(pieces[0], 30)} + {preview(pieces[1], 30)} + … + {preview(pieces[-1], 30)} ({len(pieces)} pieces)"
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

@@ -31,8 +31,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.problems import PartialArgUnplaceable
+from stream_doctor.rules.base import Rule, preview, rule
 
 
 @rule(
@@ -42,9 +42,51 @@ from stream_doctor.rules.capture._problems import problems_of
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return problems_of(
-        stream,
-        self,
-        ["partial-args-unplaceable"],
-        "Do not run the call with these arguments; retry the request and report the stream if it recurs",
+    for problem in stream.problems:
+        if problem.kind != "partial-args-unplaceable":
+            continue
+        yield self.finding(
+            stream,
+            problem.pos,
+            unplaceable(problem.facts) if isinstance(problem.facts, PartialArgUnplaceable) else problem.message,
+            "Do not run the call with these arguments; retry the request and report the stream if it recurs",
+        )
+
+
+#: What each kind of unplaceable piece is, with the facts it names.
+WORDS: dict[str, str] = {
+    "not-an-object": "a partialArgs entry is not an object: {piece}",
+    "no-json-path": "a partialArgs entry has no jsonPath: {piece}",
+    "invalid-path": "jsonPath {path!r} is not a path into the arguments object",
+    "value-count": "the piece for {path} carries {values}",
+    "string-not-continued": "the string at {path} said willContinue but no further piece came; it was closed there",
+    "string-not-finished": "the string at {path} said willContinue but the call ended; it was closed there",
+    "root-is-array": "jsonPath {path} indexes the arguments as an array; they are an object",
+    "member-of-array": "jsonPath {path} names a member of what earlier pieces made an array",
+    "index-of-object": "jsonPath {path} indexes what earlier pieces made an object",
+    "element-closed": "the piece for {path} goes back to element {element}, which is already closed; not placed",
+    "member-closed": "the piece for {path} goes back to a member already closed; not placed",
+    "elements-skipped": "the piece for {path} skips array {skipped}; null was put there",
+    "value-type": "{value_kind} at {path} is not {expected}",
+    "continues-no-call": "functionCall part {piece} continues no open call",
+    "args-and-partial-args": "a functionCall part has both args and willContinue/partialArgs; its args were not used",
+    "partial-args-not-a-list": "partialArgs is not a list",
+}
+
+EXPECTED = {"stringValue": "a string", "numberValue": "a number", "boolValue": "a boolean"}
+
+
+def unplaceable(facts: PartialArgUnplaceable) -> str:
+    first, last = facts.element, facts.last
+    skipped = f"element {first}" if first == last else f"elements {first}-{last}"
+    values = f"several values ({', '.join(facts.values)})" if facts.values else "no value"
+    text = WORDS[facts.why].format(
+        piece=preview(facts.piece, 60),
+        path=facts.path,
+        values=values,
+        element=first,
+        skipped=skipped,
+        value_kind=facts.value_kind,
+        expected=EXPECTED.get(facts.value_kind or "", "a value"),
     )
+    return f"{facts.call}: {text}" if facts.call else text

@@ -1,0 +1,77 @@
+"""Facts an adapter records about a problem it met, for the rule that reports the problem's kind.
+
+An adapter that notices something wrong emits a ``Problem`` event; where the finding's wording
+depends on what was seen, the event carries one of these records and the rule words it (the
+adapter writes no sentence a user reads). Records are frozen and hold only plain values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemFacts:
+    """Base of every record; ``InputProblem.facts`` holds one or None."""
+
+
+#: Why a streamed-argument piece (Vertex AI ``partialArgs``) could not be placed.
+Unplaceable = Literal[
+    "not-an-object",  # the entry is not an object (``piece``)
+    "no-json-path",  # it has no string jsonPath (``piece``)
+    "invalid-path",  # the jsonPath is not an RFC 9535 path into the arguments object
+    "value-count",  # it carries no value or several (``values``)
+    "string-not-continued",  # the open string (``path``) said willContinue, another piece came
+    "string-not-finished",  # the open string (``path``) said willContinue, the call ended
+    "root-is-array",  # the path indexes the arguments as an array
+    "member-of-array",  # it names a member of what earlier pieces made an array
+    "index-of-object",  # it indexes what earlier pieces made an object
+    "element-closed",  # it goes back to array ``element``, already closed
+    "member-closed",  # it goes back to a member already closed
+    "elements-skipped",  # it skips array elements ``element``…``last`` (null was put there)
+    "value-type",  # its ``value_kind`` value has the wrong JSON type (null was put there)
+    "continues-no-call",  # a functionCall part (``piece``) without a name continues no open call
+    "args-and-partial-args",  # a part has both args and willContinue/partialArgs (args not used)
+    "partial-args-not-a-list",  # partialArgs is not a list
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PartialArgUnplaceable(ProblemFacts):
+    why: Unplaceable
+    call: str | None = None  # the call's label ("getWeather (call 2)"), when the piece belongs to one
+    path: str | None = None  # the jsonPath as sent, or the normalized path of the open string
+    piece: Any = None  # what was sent, for the kinds that show it
+    values: tuple[str, ...] = ()  # value-count: the value fields the piece carried
+    value_kind: str | None = None  # value-type: stringValue, numberValue or boolValue
+    element: int | None = None  # element-closed: the element; elements-skipped: the first skipped
+    last: int | None = None  # elements-skipped: the last skipped
+
+
+@dataclass(frozen=True, slots=True)
+class SplitString:
+    """One string argument that arrived in several pieces: its normalized path and the pieces."""
+
+    path: str
+    pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SplitCall:
+    call: str  # the call's label
+    strings: tuple[SplitString, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StringsSplit(ProblemFacts):
+    """A turn's string arguments that were streamed in pieces, per call, in order."""
+
+    calls: tuple[SplitCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MissingTerminalPart(ProblemFacts):
+    """A streamed call ended on a part without willContinue instead of the empty functionCall part."""
+
+    call: str  # the call's label
