@@ -103,6 +103,9 @@ def replay(
     color: Optional[bool] = typer.Option(
         None, "--color/--no-color", help="Force colour on or off (default: on for a terminal)."
     ),
+    max_rows: int = typer.Option(
+        200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
+    ),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
     from dataclasses import replace
@@ -135,7 +138,7 @@ def replay(
         from stream_doctor.reporters import json_report as reporter
     else:
         from stream_doctor.reporters import terminal as reporter  # type: ignore[no-redef]
-    sys.stdout.write(reporter.render(report, _render_options(width, color, timeline=timeline)))
+    sys.stdout.write(reporter.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows)))
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
 
 
@@ -201,6 +204,9 @@ def check(
     ),
     width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the report."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
+    max_rows: int = typer.Option(
+        200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
+    ),
 ) -> None:
     """Check many captures against their expected findings; write reports for CI."""
     from stream_doctor.check import CheckError
@@ -228,7 +234,7 @@ def check(
         _fail(str(error))
     with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
         result = execute(plan, advance)
-    _write_reports(result, targets, width, color)
+    _write_reports(result, targets, width, color, max_rows)
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 
@@ -252,7 +258,11 @@ def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _write_reports(
-    result: CheckResult, targets: list[tuple[str, str | None]], width: int | None, color: bool | None
+    result: CheckResult,
+    targets: list[tuple[str, str | None]],
+    width: int | None,
+    color: bool | None,
+    max_rows: int,
 ) -> None:
     import importlib
     from pathlib import Path
@@ -262,7 +272,10 @@ def _write_reports(
     for name, path in targets:
         module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
         # standard output gets the terminal's width and colours; a file, plain text
-        options = _render_options(width, color) if path is None else RenderOptions(width=width or 100)
+        if path is None:
+            options = _render_options(width, color, max_rows=max_rows)
+        else:
+            options = RenderOptions(width=width or 100, max_rows=max_rows)
         text = module.render(result, options)
         if path is None:
             sys.stdout.write(text)
@@ -310,7 +323,9 @@ def _codes(values: list[str]) -> tuple[str, ...]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _render_options(width: int | None, color: bool | None, timeline: bool = False) -> RenderOptions:
+def _render_options(
+    width: int | None, color: bool | None, timeline: bool = False, max_rows: int = 200
+) -> RenderOptions:
     """Render for standard output: its width and colours as rich detects them, unless forced."""
     from rich.console import Console
 

@@ -249,10 +249,12 @@ class Report:
     # -- the JSON report -----------------------------------------------------------------------
 
     def to_json(self, call: str | None = None) -> str:
-        """The JSON report exactly as ``replay --format json`` prints it."""
+        """The JSON report exactly as ``replay --format json`` prints it (safe to print: see ``_neutral.json``)."""
         import orjson
 
-        return orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2).decode() + "\n"
+        from stream_doctor.reporters import _neutral
+
+        return _neutral.json(orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2).decode()) + "\n"
 
     def to_dict(self, call: str | None = None) -> dict[str, Any]:
         """The JSON report (``replay --format json``) as plain data; ``call`` selects a call as ``--call`` does."""

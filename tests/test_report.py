@@ -62,3 +62,13 @@ def test_reporters_never_import_the_engine() -> None:
     for path in sources:
         text = Path(path).read_text()
         assert "stream_doctor.engine" not in text and "stream_doctor.check.run" not in text, path.name
+
+
+def test_text_reports_cap_their_rows_and_count_the_rest() -> None:
+    report = replay(PARALLEL, Options())
+    assert len(report.calls) == 2
+    capped = terminal.render(report, RenderOptions(width=120, max_rows=1))
+    assert "Tool calls (2)" in capped and "… 1 more call not shown" in capped
+    assert report.calls[1].call_id not in capped.split("Findings")[0]
+    everything = terminal.render(report, RenderOptions(width=120, max_rows=0))
+    assert "more call" not in everything and str(report.calls[1].call_id) in everything

@@ -131,7 +131,8 @@ def compare(
     applicable = [e for e in expectations if selected(e.code)]
     expected = tuple(f for f in findings if any(e.matches(f) for e in applicable))
     stale = tuple(e for e in applicable if not any(e.matches(f) for f in findings))
-    unexpected = tuple(f for f in findings if f not in expected)
+    matched = set(expected)  # a set: a capture may hold 100,000 findings
+    unexpected = tuple(f for f in findings if f not in matched)
     stale_findings = tuple(sd900.finding(capture, e.declared_at, e.describe()) for e in stale)
     return Verdict(expected, unexpected + stale_findings, stale)
 

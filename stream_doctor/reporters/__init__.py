@@ -8,6 +8,9 @@ computed by the report, not here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
 
 FORMATS = ("terminal", "json")
 
@@ -30,3 +33,8 @@ class RenderOptions:
     width: int = 100  # text reports: the line width
     color_system: str | None = None  # rich colour system ("standard", "truecolor" …); None: plain text
     timeline: bool = False  # replay's terminal report: every event with its position
+    max_rows: int = 200  # text reports: rows per list (calls, findings …) before a "… N more" line; 0: all
+
+    def rows(self, items: Sequence[T]) -> Sequence[T]:
+        """The rows a text report prints of a list: the first ``max_rows`` (all of them when it is 0)."""
+        return items[: self.max_rows] if self.max_rows else items

@@ -10,6 +10,9 @@ from rich.text import Text
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters._neutral import defuse_commands, text
+
+__all__ = ["console", "finding", "finish", "more", "text"]
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -31,11 +34,17 @@ def console(options: RenderOptions) -> tuple[Console, io.StringIO]:
 
 
 def finish(buffer: io.StringIO, options: RenderOptions) -> str:
-    """The rendered text; plain text loses the padding rich leaves at the end of lines."""
-    text = buffer.getvalue()
-    if options.color_system or not text:
-        return text
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    """The rendered text, with no line that GitHub Actions would run as a command.
+
+    Plain text also loses the padding rich leaves at the end of lines, and, as a second guard
+    behind the reporters' own neutralising of capture content, any control character left
+    (plain text holds no escape sequence of ours). Lines are split on ``\n`` only: ``splitlines``
+    would also break on U+2028, NEL and form feed, making new lines out of capture content.
+    """
+    rendered = buffer.getvalue()
+    if not options.color_system and rendered:
+        rendered = "\n".join(text(line.rstrip()) for line in rendered.rstrip("\n").split("\n")) + "\n"
+    return defuse_commands(rendered)
 
 
 def finding(finding: Finding, console: Console) -> None:
@@ -43,10 +52,17 @@ def finding(finding: Finding, console: Console) -> None:
     head = Text()
     head.append(f"{finding.severity.label:<7}", style=STYLES[finding.severity])
     head.append(f" {finding.code} ", style="bold")
-    head.append(finding.name)
-    head.append(f"  {finding.location}", style="dim")
+    head.append(text(finding.name))
+    head.append(f"  {text(str(finding.location))}", style="dim")
     console.print(head)
-    body = [Text(finding.message), Text("hint: " + finding.hint, style="italic")]
-    body += [Text(f"{r.label}: {r.location}", style="dim") for r in finding.related]
-    for text in body:
-        console.print(Padding(text, (0, 0, 0, 8), expand=False))
+    body = [Text(text(finding.message)), Text("hint: " + text(finding.hint), style="italic")]
+    body += [Text(text(f"{r.label}: {r.location}"), style="dim") for r in finding.related]
+    for line in body:
+        console.print(Padding(line, (0, 0, 0, 8), expand=False))
+
+
+def more(console: Console, hidden: int, what: str, where: str) -> None:
+    """The line that stands for the rows beyond ``max_rows``, saying where to find them all."""
+    if hidden > 0:
+        plural = "s" if hidden != 1 else ""
+        console.print(Text(f"… {hidden:,} more {what}{plural} not shown (all of them: {where})", style="dim"))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import orjson
 
 from stream_doctor.report import CheckResult
-from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters import RenderOptions, _neutral
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return _neutral.json(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode()) + "\n"

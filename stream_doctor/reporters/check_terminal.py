@@ -11,29 +11,31 @@ from rich.text import Text
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _text
+from stream_doctor.reporters._neutral import text as N  # capture paths and finding texts go through N
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
     console, buffer = _text.console(options)
-    _table(result, console)
-    _failures(result, console)
-    _expected(result, console)
-    _below_threshold(result, console)
+    _table(result, console, options)
+    _failures(result, console, options)
+    _expected(result, console, options)
+    _below_threshold(result, console, options)
     _summary(result, console)
     return _text.finish(buffer, options)
 
 
-def _table(result: CheckResult, console: Console) -> None:
+def _table(result: CheckResult, console: Console, options: RenderOptions) -> None:
     """Aligned by hand, not a rich Table: measuring a thousand rows would cost more than replaying them."""
     headers = ["capture", "provider", "calls", "error", "warning", "info"]
     rows = []
-    for capture in result.captures:
+    captures = options.rows(result.captures)
+    for capture in captures:
         counts = capture.counts
         replayed = capture.replayed
         rows.append(
             [
-                capture.path,
-                replayed.provider if replayed else "—",
+                N(capture.path),
+                N(replayed.provider) if replayed else "—",
                 str(replayed.calls) if replayed else "—",
                 *(str(counts[s]) if counts[s] else "·" for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
             ]
@@ -46,8 +48,9 @@ def _table(result: CheckResult, console: Console) -> None:
         )
 
     lines = [Text(cells(headers) + "  result", style="bold")]
-    lines += [Text(cells(row) + "  ") + _verdict(c) for c, row in zip(result.captures, rows, strict=True)]
+    lines += [Text(cells(row) + "  ") + _verdict(c) for c, row in zip(captures, rows, strict=True)]
     console.print(Text("\n").join(lines), soft_wrap=True)
+    _text.more(console, len(result.captures) - len(captures), "capture", "--report json")
 
 
 def _verdict(capture: CaptureResult) -> Text:
@@ -62,45 +65,49 @@ def _verdict(capture: CaptureResult) -> Text:
     return text + Text(f" ({', '.join(notes)})" if notes else "", style="dim")
 
 
-def _failures(result: CheckResult, console: Console) -> None:
+def _failures(result: CheckResult, console: Console, options: RenderOptions) -> None:
     failures = result.failures
     if not failures:
         return
     console.print()
     console.print(f"[bold]Failures[/] ({len(failures)})")
-    _by_capture(failures, console)
+    _by_capture(failures, console, options)
 
 
-def _expected(result: CheckResult, console: Console) -> None:
+def _expected(result: CheckResult, console: Console, options: RenderOptions) -> None:
     expected = result.expected
     if not expected:
         return
     console.print()
     console.print(f"[bold]Expected[/] ({len(expected)}): declared by the captures' expectations")
-    for _capture, finding in expected:
+    shown = options.rows(expected)
+    for _capture, finding in shown:
         line = Text("  ")
         line.append(f"{finding.code} ", style="bold")
-        line.append(finding.name)
-        line.append(f"  {finding.location}", style="dim")
+        line.append(N(finding.name))
+        line.append(f"  {N(str(finding.location))}", style="dim")
         console.print(line, no_wrap=True, overflow="ellipsis")
+    _text.more(console, len(expected) - len(shown), "expected finding", "--report json")
 
 
-def _below_threshold(result: CheckResult, console: Console) -> None:
+def _below_threshold(result: CheckResult, console: Console, options: RenderOptions) -> None:
     rest = result.below_threshold
     if not rest:
         return
     console.print()
     console.print(f"[bold]Other findings[/] ({len(rest)}): below --fail-on {result.fail_on.label}")
-    _by_capture(rest, console)
+    _by_capture(rest, console, options)
 
 
-def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Console) -> None:
+def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Console, options: RenderOptions) -> None:
     current = None
-    for capture, finding in items:
+    shown = options.rows(items)
+    for capture, finding in shown:
         if capture.path != current:
             current = capture.path
-            console.print(Text(capture.path, style="bold"))
+            console.print(Text(N(capture.path), style="bold"))
         _text.finding(finding, console)
+    _text.more(console, len(items) - len(shown), "finding", "--report json, sarif or junit")
 
 
 def _summary(result: CheckResult, console: Console) -> None:
@@ -124,4 +131,4 @@ def _summary(result: CheckResult, console: Console) -> None:
     console.print()
     console.print(f"{', '.join(parts)}: {verdict}", highlight=False)
     if result.config:
-        console.print(f"configuration: {result.config}", style="dim", highlight=False)
+        console.print(Text(f"configuration: {N(result.config)}", style="dim"), highlight=False)

@@ -3,6 +3,8 @@
 ``::error file=PATH,line=N,title=SD102 empty-input-execution::message`` on standard output;
 GitHub shows each on the file's line in the run and the pull request. Findings below
 ``--fail-on`` and expected findings get none, so a run where all is as expected prints nothing.
+Capture content is neutralised (no control character, so no line of its own), then escaped as
+the runner expects; every line of this output is one of our annotations.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.report import CheckResult
 from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters._neutral import text as N
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -19,15 +22,15 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 
 def annotation(finding: Finding) -> str:
-    properties = {"file": finding.location.path}
+    properties = {"file": N(finding.location.path)}
     if finding.location.line is not None:
         properties["line"] = str(finding.location.line)
     properties["title"] = f"{finding.code} {finding.name}"
     listed = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
-    message = finding.message + "\n" + f"hint: {finding.hint}"
+    message = N(finding.message) + "\n" + f"hint: {N(finding.hint)}"
     where = [] if finding.location.interaction is None else [f"interaction {finding.location.interaction}"]
     if finding.location.request_path is not None:
-        where.append(f"request {finding.location.request_path}".rstrip())
+        where.append(f"request {N(finding.location.request_path)}".rstrip())
     elif finding.location.event is not None:
         where.append(f"event {finding.location.event}")
     if where:

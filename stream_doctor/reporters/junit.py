@@ -13,11 +13,11 @@ import xml.etree.ElementTree as ET
 
 from stream_doctor.findings import Finding
 from stream_doctor.report import CaptureResult, CheckResult
-from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters import RenderOptions, _neutral
 
 SUITE = "stream-doctor check"
-# Characters XML 1.0 cannot carry at all, even escaped: a finding may quote them from a capture.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# Characters XML 1.0 cannot carry at all, even escaped, that neutralising leaves: non-characters, surrogates.
+_NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
@@ -45,18 +45,18 @@ def _testcase(suite: ET.Element, capture: CaptureResult) -> None:
             "failure",
             {"type": finding.code, "message": _clean(f"{finding.code} {finding.name}: {finding.message}")},
         )
-        failure.text = _clean(_details(finding))
+        failure.text = _details(finding)
     notes = [f"expected: {_line(f)}" for f in capture.expected]
     notes += [f"below --fail-on: {_line(f)}" for f in capture.below_threshold]
     if notes:
-        ET.SubElement(case, "system-out").text = _clean("\n".join(notes))
+        ET.SubElement(case, "system-out").text = "\n".join(map(_clean, notes))
 
 
 def _details(finding: Finding) -> str:
     lines = [f"{finding.severity.label} {finding.code} {finding.name} at {finding.location}", finding.message]
     lines.append(f"hint: {finding.hint}")
     lines += [f"{r.label}: {r.location}" for r in finding.related]
-    return "\n".join(lines)
+    return "\n".join(map(_clean, lines))
 
 
 def _line(finding: Finding) -> str:
@@ -64,4 +64,5 @@ def _line(finding: Finding) -> str:
 
 
 def _clean(text: str) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """One line of text: control characters shown as escapes, and what XML cannot carry at all too."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", _neutral.text(text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.report import CaptureResult, CheckResult
-from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters import RenderOptions, _neutral
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
@@ -22,21 +22,33 @@ def render(result: CheckResult, options: RenderOptions) -> str:
         "| capture | provider | calls | error | warning | info | result |",
         "|---|---|--:|--:|--:|--:|---|",
     ]
-    lines += [_row(c) for c in captures]
+    lines += [_row(c) for c in options.rows(captures)]
+    lines += _more(len(captures), options, "capture")
     if result.failures:
         lines += ["", f"### Failures ({len(result.failures)})", ""]
-        lines += [_item(c, f) for c, f in result.failures]
+        lines += [_item(c, f) for c, f in options.rows(result.failures)]
+        lines += _more(len(result.failures), options, "failure")
     expected = result.expected
     if expected:
         lines += ["", "<details><summary>Expected findings (" + str(len(expected)) + ")</summary>", ""]
-        lines += [f"- {f.code} {f.name} at {_code(str(f.location))}" for _c, f in expected]
+        lines += [f"- {f.code} {_cell(f.name)} at {_code(str(f.location))}" for _c, f in options.rows(expected)]
+        lines += _more(len(expected), options, "expected finding")
         lines += ["", "</details>"]
     rest = result.below_threshold
     if rest:
         lines += ["", f"<details><summary>Below --fail-on ({len(rest)})</summary>", ""]
-        lines += [_item(c, f) for c, f in rest]
+        lines += [_item(c, f) for c, f in options.rows(rest)]
+        lines += _more(len(rest), options, "finding")
         lines += ["", "</details>"]
-    return "\n".join(lines) + "\n"
+    return _neutral.defuse_commands("\n".join(lines) + "\n")
+
+
+def _more(total: int, options: RenderOptions, what: str) -> list[str]:
+    """A step summary must stay short (GitHub keeps 1 MiB of it): rows beyond max_rows are counted, not listed."""
+    hidden = total - options.max_rows if options.max_rows else 0
+    return (
+        [f"- … {hidden:,} more {what}{'s' if hidden != 1 else ''} (all of them: `--report json`)"] if hidden > 0 else []
+    )
 
 
 def _row(capture: CaptureResult) -> str:
@@ -70,11 +82,12 @@ def _code(text: str) -> str:
     """Inline code that survives backquotes and pipes in the text."""
     fence = "``" if "`" in text else "`"
     escaped = text.replace("|", "\\|")  # GitHub's tables split cells on | even inside code
-    return f"{fence}{escaped}{fence}"
+    return f"{fence}{_neutral.text(escaped)}{fence}"
 
 
 def _cell(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    escaped = _neutral.text(escaped)
     for char in "`*_[]":  # no code spans or emphasis from a message's own text
         escaped = escaped.replace(char, "\\" + char)
     return escaped

@@ -18,7 +18,7 @@ from stream_doctor import __version__
 from stream_doctor.check.rules import CHECK_RULES
 from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.report import CheckResult
-from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters import RenderOptions, _neutral
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
 
@@ -28,7 +28,7 @@ SRCROOT = "%SRCROOT%"
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return orjson.dumps(to_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return _neutral.json(orjson.dumps(to_dict(result), option=orjson.OPT_INDENT_2).decode()) + "\n"
 
 
 def to_dict(result: CheckResult) -> dict[str, Any]:

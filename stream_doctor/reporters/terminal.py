@@ -22,7 +22,8 @@ from stream_doctor.conversation.model import Turn
 from stream_doctor.events import ArgsDelta, BlockDelta, Event
 from stream_doctor.findings import Severity
 from stream_doctor.report import Report
-from stream_doctor.reporters import RenderOptions, _text
+from stream_doctor.reporters import RenderOptions, _neutral, _text
+from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
 
 STATUS_STYLES = {"complete": "green", "abandoned": "red"}
 
@@ -34,16 +35,16 @@ def render(report: Report, options: RenderOptions) -> str:
     else:
         _header(report, console)
     if options.timeline:
-        _timeline(report, console)
+        _timeline(report, console, options)
     if report.selected is not None:
-        _one_call(report, console, report.selected)
+        _one_call(report, console, report.selected, options)
     elif report.conversation:
         for turn in report.turns:
             _turn(turn, console)
-            _call_table(turn.stream, console)
+            _call_table(report, turn.stream, console, options)
     else:
-        _calls(report, console)
-    _findings(report, console)
+        _calls(report, console, options)
+    _findings(report, console, options)
     _execution_note(report, console)
     _summary(report, console)
     return _text.finish(buffer, options)
@@ -69,11 +70,11 @@ def _conversation_header(report: Report, console: Console) -> None:
             parts[-1] += f" ({source.skipped} not LLM calls, skipped)"
     turns = len(report.turns)
     parts += [f"{turns} turn{'s' if turns != 1 else ''}", _size(source.size)]
-    console.print(Text(source.path, style="bold"))
-    console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
+    console.print(Text(N(source.path), style="bold"))
+    console.print(Padding(Text(N("  ·  ".join(parts))), (0, 0, 0, 2), expand=False), highlight=False)
     unknown = report.unknown_events
     if unknown:
-        listed = ", ".join(f"{k} ×{v}" for k, v in unknown.items())
+        listed = N(", ".join(f"{k} ×{v}" for k, v in unknown.items()))
         console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
 
 
@@ -95,7 +96,7 @@ def _turn(turn: Turn, console: Console) -> None:
     head.append("  ·  ".join(parts), style="")
     console.print(head, highlight=False)
     if request is not None:
-        sent = " ".join(p for p in (request.method, request.url) if p) or "request"
+        sent = N(" ".join(p for p in (request.method, request.url) if p) or "request")
         text = Text(f"{sent}  (line {request.pos.line})", style="dim")
         console.print(Padding(text, (0, 0, 0, 2), expand=False), no_wrap=True, overflow="ellipsis")
 
@@ -109,25 +110,26 @@ def _header(report: Report, console: Console) -> None:
     if info.duration is not None:
         parts.append(f"{info.duration:.2f} s")
     parts.append(f"{messages} message{'s' if messages != 1 else ''}")
-    console.print(Text(info.path, style="bold"))
-    console.print(Padding(Text("  ·  ".join(parts)), (0, 0, 0, 2), expand=False), highlight=False)
+    console.print(Text(N(info.path), style="bold"))
+    console.print(Padding(Text(N("  ·  ".join(parts))), (0, 0, 0, 2), expand=False), highlight=False)
     unknown = report.unknown_events
     if unknown:
-        listed = ", ".join(f"{k} ×{v}" for k, v in unknown.items())
+        listed = N(", ".join(f"{k} ×{v}" for k, v in unknown.items()))
         console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
 
 
-def _calls(report: Report, console: Console) -> None:
+def _calls(report: Report, console: Console, options: RenderOptions) -> None:
     console.print()
-    _call_table(report.stream, console)
+    _call_table(report, report.stream, console, options)
 
 
-def _call_table(stream: AccumulatedStream, console: Console) -> None:
+def _call_table(report: Report, stream: AccumulatedStream, console: Console, options: RenderOptions) -> None:
     """One row per call (the columns a user scans), then its input and where it came from."""
-    calls = stream.calls
-    if not calls:
+    every = stream.calls
+    if not every:
         console.print("No tool calls.", style="dim")
         return
+    calls = options.rows(every)
     many_messages = len(stream.messages) > 1
     headers = ["#", "msg", "block", "id", "name", "frags", "bytes", "status"]
     rows = [
@@ -135,8 +137,8 @@ def _call_table(stream: AccumulatedStream, console: Console) -> None:
             str(call.ordinal + 1),
             str(call.message + 1),
             "" if call.index is None else str(call.index),
-            call.call_id or "—",
-            (call.name or "—") + (" (server)" if call.server_side else ""),
+            N(call.call_id or "—"),
+            N(call.name or "—") + (" (server)" if call.server_side else ""),
             str(call.fragment_count),
             str(call.byte_count),
             _status(call),
@@ -154,7 +156,7 @@ def _call_table(stream: AccumulatedStream, console: Console) -> None:
             c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, headers, strict=False)
         ).rstrip()
 
-    console.print(f"[bold]Tool calls[/] ({len(calls)})")
+    console.print(f"[bold]Tool calls[/] ({len(every)})")
     console.print(Text(line(headers), style="bold"))
     indent = widths[0] + 2
     for call, row in zip(calls, rows, strict=True):
@@ -164,7 +166,11 @@ def _call_table(stream: AccumulatedStream, console: Console) -> None:
         preview = Text("input ", style="dim")
         preview.append(_input_preview(call))
         console.print(Padding(preview, (0, 0, 0, indent), expand=False), no_wrap=True, overflow="ellipsis")
-        console.print(Padding(Text("from  " + call.input_source, style="dim"), (0, 0, 0, indent), expand=False))
+        console.print(Padding(Text("from  " + N(call.input_source), style="dim"), (0, 0, 0, indent), expand=False))
+        for extra in report.extras.get(report.number(call), ()):
+            for extra_line in extra.lines:
+                console.print(Padding(Text(N(extra_line)), (0, 0, 0, indent), expand=False))
+    _text.more(console, len(every) - len(calls), "call", "replay --format json")
 
 
 def _status(call: ToolCall) -> str:
@@ -177,54 +183,62 @@ def _status(call: ToolCall) -> str:
 
 def _input_preview(call: ToolCall) -> str:
     if call.parse_failure is not None or call.status == "abandoned":
-        return _clip(call.raw_arguments or "(empty)", 200)
-    return _clip(orjson.dumps(call.arguments).decode(), 200)
+        return N(_clip(call.raw_arguments or "(empty)", 200))
+    return N(_clip(orjson.dumps(call.arguments).decode(), 200))
 
 
-def _one_call(report: Report, console: Console, wanted: str) -> None:
+def _one_call(report: Report, console: Console, wanted: str, options: RenderOptions) -> None:
     console.print()
     every = report.calls
     matches = [every[n - 1] for n in report.selection]
     if not matches:
         known = ", ".join(c.call_id or f"#{c.ordinal + 1}" for c in every) or "none"
-        console.print(f"No call {escape(wanted)!s} in this capture (calls: {escape(known)}).", style="yellow")
+        console.print(f"No call {escape(N(wanted))!s} in this capture (calls: {escape(N(known))}).", style="yellow")
         return
     for call in matches:
         console.print(
-            f"[bold]Call {call.ordinal + 1}[/]: {escape(call.label)}  {call.block_type}, message {call.message + 1}, block {call.index}",
+            f"[bold]Call {call.ordinal + 1}[/]: {escape(N(call.label))}  {escape(N(call.block_type))}, "
+            f"message {call.message + 1}, block {call.index}",
             highlight=False,
         )
         console.print(f"  started  line {call.started.line} (event {call.started.number})", highlight=False)
         if call.ended is not None:
             console.print(f"  ended    line {call.ended.line} (event {call.ended.number})", highlight=False)
         else:
-            console.print(f"  ended    never: {call.abandon_cause}", style="red", highlight=False)
-        console.print(f"  start input  {escape(_clip(orjson.dumps(call.start_input).decode(), 80))}", highlight=False)
-        console.print(f"  source   {escape(call.input_source)}", highlight=False)
+            console.print(Text(f"  ended    never: {N(str(call.abandon_cause))}", style="red"), highlight=False)
+        start_input = N(_clip(orjson.dumps(call.start_input).decode(), 80))
+        console.print(Text(f"  start input  {start_input}"), highlight=False)
+        console.print(Text(f"  source   {N(call.input_source)}"), highlight=False)
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
         for column in ("#", "line", "event", "fragment"):
             table.add_column(column, justify="right" if column != "fragment" else "left")
-        for number, fragment in enumerate(call.fragments, 1):
-            table.add_row(str(number), str(fragment.pos.line), str(fragment.pos.number), escape(repr(fragment.text)))
-        if call.fragments:
+        shown = len(options.rows(range(call.fragment_count)))
+        for number, position, fragment in zip(
+            range(1, shown + 1), call.fragment_positions, call.fragment_texts[:shown], strict=False
+        ):
+            table.add_row(str(number), str(position.line), str(position.number), Text(N(repr(fragment))))
+        if call.fragment_count:
             console.print(table)
+            _text.more(console, call.fragment_count - shown, "fragment", "replay --call ID --format json")
         if call.parse_failure is None and call.arguments is not None:
             console.print("  reassembled input:", highlight=False)
-            text = orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode()
+            text = _neutral.keeping_lines(orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode())
             console.print(Text("    " + text.replace("\n", "\n    ")), highlight=False)
         else:
             failure = call.parse_failure
             console.print(f"  raw arguments ({call.byte_count} bytes):", highlight=False)
-            console.print(Text("    " + call.raw_arguments), highlight=False)
+            console.print(Text("    " + N(call.raw_arguments)), highlight=False)
             if failure is not None:
                 console.print(
-                    f"  does not parse ({failure.kind}): {escape(failure.detail)} at byte {failure.position}",
-                    style="red",
+                    Text(f"  does not parse ({failure.kind}): {N(failure.detail)} at byte {failure.position}", "red"),
                     highlight=False,
                 )
+        for extra in report.extras.get(report.number(call), ()):
+            for extra_line in extra.lines:
+                console.print(Text("  " + N(extra_line)), highlight=False)
 
 
-def _timeline(report: Report, console: Console) -> None:
+def _timeline(report: Report, console: Console, options: RenderOptions) -> None:
     console.print()
     console.print("[bold]Timeline[/]")
     runs: list[list[tuple[Frame, Event]]] = []
@@ -235,11 +249,12 @@ def _timeline(report: Report, console: Console) -> None:
         else:
             runs.append([(frame, event)])
     interaction = None
-    for run in runs:
+    shown = options.rows(runs)
+    for run in shown:
         first, last = run[0][0], run[-1][0]
         if first.interaction is not None and first.interaction != interaction:
             interaction = first.interaction
-            console.print(Text(f"interaction {interaction}", style="bold"))
+            console.print(Text(f"interaction {N(str(interaction))}", style="bold"))
         label = _frame_type(first) + _detail(run[0][1])
         if len(run) == 1:
             events, lines = str(first.pos.number), f"line {first.pos.line}"
@@ -248,7 +263,8 @@ def _timeline(report: Report, console: Console) -> None:
             events = f"{first.pos.number}-{last.pos.number}"
             lines = f"lines {first.pos.line}-{last.pos.line}"
             label += f" ×{len(run)} ({size} chars)"
-        console.print(Text(f"{events:>11}  {lines:<17} {label}"), no_wrap=True, overflow="ellipsis")
+        console.print(Text(f"{events:>11}  {lines:<17} {N(label)}"), no_wrap=True, overflow="ellipsis")
+    _text.more(console, len(runs) - len(shown), "timeline row", "--max-rows 0")
 
 
 def _fold_key(frame: Frame, event: Event) -> tuple[str, Hashable, str] | None:
@@ -281,14 +297,16 @@ def _detail(event: Event) -> str:
     return "  " + " ".join(parts) if parts else ""
 
 
-def _findings(report: Report, console: Console) -> None:
+def _findings(report: Report, console: Console, options: RenderOptions) -> None:
     console.print()
     if not report.findings:
         console.print("[green]No findings.[/]")
         return
     console.print(f"[bold]Findings[/] ({len(report.findings)})")
-    for finding in report.findings:
+    shown = options.rows(report.findings)
+    for finding in shown:
         _text.finding(finding, console)
+    _text.more(console, len(report.findings) - len(shown), "finding", "replay --format json")
 
 
 def _summary(report: Report, console: Console) -> None:

@@ -1,0 +1,50 @@
+"""Capture content made harmless before it reaches a text report.
+
+Whatever a capture holds (tool names, ids, arguments, URLs) may carry terminal escape sequences,
+line breaks that some readers honour (U+2028, NEL, form feed …), or text that GitHub Actions would
+run as a workflow command when it begins a line of a job's log (``::add-mask::``, ``##[error]``).
+Every text reporter passes such strings through ``text()``, which shows each of those characters
+as a visible escape (``\\x1b``, ``\\x85``, ``\\u2028``), and its whole output through
+``defuse_commands()``. JSON outputs go through ``json()``, which escapes the characters JSON
+allows raw but terminals act on, so ``cat report.json`` is safe and the parsed data unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 (tab kept), DEL, C1 (NEL is U+0085), the Unicode line and paragraph separators, and the
+# bidirectional overrides and isolates that can make a terminal show text in another order.
+_VISIBLE: dict[int, str] = {
+    **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
+    0x7F: "\\x7f",
+    **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
+    **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+}
+# The same, minus what a JSON serialiser already escapes (C0), as JSON escapes.
+_JSON: dict[int, str] = {c: f"\\u{c:04x}" for c in _VISIBLE if c >= 0x7F}
+# A line that GitHub Actions would read as a command: ``::name …`` or the older ``##[name]``,
+# after leading whitespace (the runner trims it).
+_COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.MULTILINE)
+
+
+def text(value: str) -> str:
+    """``value`` with every control, line-breaking and reordering character shown as an escape."""
+    return value if value.isprintable() else value.translate(_VISIBLE)
+
+
+def keeping_lines(value: str) -> str:
+    """``text()`` for text whose own line breaks are ours (indented JSON we serialised)."""
+    return "\n".join(text(line) for line in value.split("\n"))
+
+
+def json(serialised: str) -> str:
+    """A serialised JSON document with DEL, C1 and U+2028/U+2029 escaped (the parsed value is the same)."""
+    return serialised if serialised.isascii() else serialised.translate(_JSON)
+
+
+def defuse_commands(rendered: str) -> str:
+    """The rendered report with no line that begins a workflow command: its first character escaped."""
+    if "::" not in rendered and "##[" not in rendered:
+        return rendered
+    return _COMMAND_LINE.sub(lambda m: m.group(1) + ("\\x3a:" if m.group(2) == "::" else "\\x23#["), rendered)
