@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from stream_doctor.cli import main
+from stream_doctor.launch import main
 
 main()

@@ -18,13 +18,23 @@ def no_gc() -> Iterator[None]:
     (``freeze`` + ``unfreeze`` splices lists, it scans nothing); otherwise the first collection
     after ``enable`` would traverse them all once more, for another quarter of the read.
     """
+    global _application_froze
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if not gc.get_freeze_count():  # never thaw what an embedding application froze
+            # Never thaw what an embedding application froze. ``get_freeze_count`` walks the
+            # permanent generation (~95 ms after a large ``gc.freeze()``), so once it has been
+            # seen non-empty it is not asked again; while it is empty the walk costs nothing.
+            if not _application_froze:
+                _application_froze = gc.get_freeze_count() > 0
+            if not _application_froze:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+#: Whether the permanent generation was found holding objects (the application uses gc.freeze()).
+_application_froze = False

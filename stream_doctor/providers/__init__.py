@@ -10,37 +10,26 @@ from __future__ import annotations
 from typing import Sequence
 
 from stream_doctor.capture.base import Frame
-from stream_doctor.providers import (
-    anthropic,
-    bedrock,
-    cohere,
-    gemini,
-    gemini_interactions,
-    mistral,
-    ollama,
-    openai_chat,
-    openai_responses,
-    vercel_ai,
-    vercel_ai_data,
-)
 from stream_doctor.providers.base import Adapter
+from stream_doctor.registry import LazyRegistry
 
-ADAPTERS: dict[str, Adapter] = {
-    module.name: module  # type: ignore[misc]
-    for module in (
-        anthropic,
-        openai_responses,
-        gemini,
-        gemini_interactions,
-        cohere,
-        bedrock,
-        openai_chat,
-        mistral,
-        ollama,
-        vercel_ai,
-        vercel_ai_data,
-    )
-}
+#: Adapters by provider name, in detection order; each module is imported on first use, so a
+#: capture that names its provider (``--provider``, an envelope header) imports one adapter.
+ADAPTERS: LazyRegistry[Adapter] = LazyRegistry(
+    {
+        "anthropic": "stream_doctor.providers.anthropic",
+        "openai-responses": "stream_doctor.providers.openai_responses",
+        "gemini": "stream_doctor.providers.gemini",
+        "gemini-interactions": "stream_doctor.providers.gemini_interactions",
+        "cohere": "stream_doctor.providers.cohere",
+        "bedrock": "stream_doctor.providers.bedrock",
+        "openai": "stream_doctor.providers.openai_chat",
+        "mistral": "stream_doctor.providers.mistral",
+        "ollama": "stream_doctor.providers.ollama",
+        "vercel-ai": "stream_doctor.providers.vercel_ai",
+        "vercel-ai-data": "stream_doctor.providers.vercel_ai_data",
+    }
+)
 
 #: How many event frames detection looks at.
 SNIFF_FRAMES = 50

@@ -1,0 +1,46 @@
+"""A name -> implementation registry that imports each implementation on first use.
+
+``stream-doctor --help`` or a replay forced to one provider should not pay for importing every
+provider; a ``LazyRegistry`` knows the names (and their order) up front and imports a module the
+first time its entry is looked up or iterated over.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class LazyRegistry(Mapping[str, T], Generic[T]):
+    """Names mapped to ``module`` paths; the value is ``pick(module)`` (default: the module itself)."""
+
+    def __init__(self, modules: Mapping[str, str], pick: Callable[[Any], T] | None = None) -> None:
+        self._modules = dict(modules)
+        self._pick = pick
+        self._loaded: dict[str, T] = {}
+
+    def __getitem__(self, name: str) -> T:
+        try:
+            return self._loaded[name]
+        except KeyError:
+            pass
+        module = importlib.import_module(self._modules[name])  # KeyError for an unknown name
+        value: T = self._pick(module) if self._pick is not None else module
+        self._loaded[name] = value
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def loaded(self) -> tuple[str, ...]:
+        """The names imported so far (for the start-up tests)."""
+        return tuple(self._loaded)

@@ -1,0 +1,68 @@
+"""Pausing the collector during a replay: objects an application froze stay frozen, and asking costs once."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from stream_doctor import gcpause
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    calls = {"get_freeze_count": 0, "freeze": 0, "unfreeze": 0}
+    frozen = {"count": 0}
+
+    def get_freeze_count() -> int:
+        calls["get_freeze_count"] += 1
+        return frozen["count"]
+
+    def counted(name: str):  # type: ignore[no-untyped-def]
+        return lambda: calls.__setitem__(name, calls[name] + 1)
+
+    monkeypatch.setattr(gcpause, "_application_froze", False)
+    monkeypatch.setattr(gc, "get_freeze_count", get_freeze_count)
+    monkeypatch.setattr(gc, "freeze", counted("freeze"))
+    monkeypatch.setattr(gc, "unfreeze", counted("unfreeze"))
+
+    def application_freezes() -> None:
+        frozen["count"] = 1_000_000
+
+    monkeypatch.setattr(gcpause, "_test_application_freezes", application_freezes, raising=False)
+    return calls
+
+
+def test_new_objects_go_to_the_oldest_generation_when_nothing_is_frozen(recorded: dict[str, int]) -> None:
+    for _ in range(3):
+        with gcpause.no_gc():
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    assert recorded["freeze"] == recorded["unfreeze"] == 3
+
+
+def test_what_the_application_froze_is_never_thawed_and_counted_once(recorded: dict[str, int]) -> None:
+    with gcpause.no_gc():
+        pass
+    gcpause._test_application_freezes()  # type: ignore[attr-defined]  # the application calls gc.freeze()
+    before = recorded["get_freeze_count"]
+    for _ in range(5):
+        with gcpause.no_gc():
+            pass
+    assert recorded["unfreeze"] == 1  # only the first replay, before the application froze anything
+    assert recorded["get_freeze_count"] - before == 1  # the permanent generation is walked once, not per replay
+
+
+def test_a_real_freeze_survives_a_replay() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import gc; keep = [[i] for i in range(10000)]; gc.freeze(); n = gc.get_freeze_count()\n"
+        "from stream_doctor import replay\n"
+        "for _ in range(3): replay('fixtures/anthropic/one_call.sse')\n"
+        "assert gc.get_freeze_count() >= 10000, (gc.get_freeze_count(), n)\n"  # thawed, it would be 0
+    )
+    from tests.conftest import ROOT
+
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

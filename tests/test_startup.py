@@ -1,0 +1,83 @@
+"""What each command imports at start-up, so the heavy libraries cannot creep back into it.
+
+Speed itself is measured in benchmarks/bench_startup.py (never timed in a test); here the import
+list is the contract: ``--version`` imports no CLI framework, ``--help`` no report machinery, and
+no command imports pydantic (typer 0.29 would) or what only another command needs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+PROBE = """
+import json, sys
+sys.argv = ["stream-doctor", *json.loads(sys.argv[1])]
+from stream_doctor.launch import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+
+NEVER = ("pydantic", "jsonschema", "yaml", "pathspec", "dask", "xmlschema")
+
+
+def imported(*args: str) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
+    return set(json.loads(line[len("MODULES ") :]))
+
+
+def tops(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_version_imports_neither_typer_nor_the_engine() -> None:
+    modules = imported("--version")
+    assert not tops(modules) & {"typer", "click", "rich", *NEVER}
+    assert sorted(m for m in modules if m.startswith("stream_doctor")) == ["stream_doctor", "stream_doctor.launch"]
+
+
+def test_help_imports_no_pydantic_and_no_replay_machinery() -> None:
+    modules = imported("--help")
+    assert not tops(modules) & {"rich", "orjson", *NEVER}
+    assert not {
+        m for m in modules if m.startswith(("stream_doctor.engine", "stream_doctor.rules", "stream_doctor.providers"))
+    }
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "json"])
+def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
+    modules = imported("replay", "fixtures/anthropic/one_call.sse", "--format", fmt)
+    assert not tops(modules) & set(NEVER)
+    assert "stream_doctor.check.run" not in modules  # `check`'s machinery
+    if fmt == "json":
+        assert "rich" not in tops(modules)
+
+
+def test_a_named_provider_imports_one_adapter() -> None:
+    forced = imported("replay", "fixtures/openai/one_call.sse", "--provider", "openai")
+    adapters = {m for m in forced if m.startswith("stream_doctor.providers.") and m.count(".") == 2}
+    assert adapters <= {
+        "stream_doctor.providers.openai_chat",
+        "stream_doctor.providers.base",
+        "stream_doctor.providers.sniffing",
+    }
+    hinted = imported("replay", "fixtures/anthropic/empty_input_bug.jsonl")  # its envelope header names the provider
+    assert "stream_doctor.providers.anthropic" in hinted and "stream_doctor.providers.gemini" not in hinted
+
+
+def test_the_registry_names_match_the_adapters() -> None:
+    from stream_doctor.providers import ADAPTERS
+
+    assert all(ADAPTERS[name].name == name for name in ADAPTERS)
