@@ -135,10 +135,14 @@ def replay(
     if call is not None:
         report = report.select(call) if report.matching(call) else replace(report, selected=call)
     if output is OutputFormat.json:
-        from stream_doctor.reporters import json_report as reporter
+        from stream_doctor.reporters import RenderOptions
+        from stream_doctor.reporters import json_report
+
+        sys.stdout.write(json_report.render(report, RenderOptions(max_rows=max_rows)))  # no console (rich) for JSON
     else:
-        from stream_doctor.reporters import terminal as reporter  # type: ignore[no-redef]
-    sys.stdout.write(reporter.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows)))
+        from stream_doctor.reporters import terminal
+
+        sys.stdout.write(terminal.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows)))
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
 
 
