@@ -135,8 +135,7 @@ def replay(
     if call is not None:
         report = report.select(call) if report.matching(call) else replace(report, selected=call)
     if output is OutputFormat.json:
-        from stream_doctor.reporters import RenderOptions
-        from stream_doctor.reporters import json_report
+        from stream_doctor.reporters import RenderOptions, json_report
 
         sys.stdout.write(json_report.render(report, RenderOptions(max_rows=max_rows)))  # no console (rich) for JSON
     else:
