@@ -18,15 +18,19 @@ Give it in any of these ways:
   stream-doctor replay capture.sse --executed write_file='{"path": "notes.md"}'
   stream-doctor replay capture.sse --executions executions.jsonl
   echo '{"sd": "execute", "call_id": "toolu_01…", "input": {}}' >> chunks.jsonl
+  stream-doctor record --upstream https://api.anthropic.com --listen 127.0.0.1:8080 --out captures/
 
 --executed takes a call (its number in the report's table, its id, or its tool name) and the
 input as JSON; --executions a JSONL file of execute records (call_id or name, input); execute
-records may be appended to any JSONL capture. To record the next run with everything, write an
-envelope (docs/envelope.md)."""
+records may be appended to any JSONL capture. To record the next run with everything, point
+your client's base URL at stream-doctor record (any language), or wrap the Python SDK's HTTP
+client with stream_doctor.record.Recorder and call recorder.executed(call_id, name, input) where
+your code runs a tool (docs/envelope.md)."""
 
 _REQUESTS = """\
 The requests: the tools each request declares and, across turns, the results the next request
-carries back. Record them in an envelope (docs/envelope.md), a HAR file or a cassette; for a single stream, --tools FILE gives the tool definitions."""
+carries back. Record them in an envelope (stream-doctor record, stream_doctor.record.Recorder;
+docs/envelope.md), a HAR file or a cassette; for a single stream, --tools FILE gives the tool definitions."""
 
 #: By code prefix: which inputs a family of rules needs.
 _NEEDS = {"SD1": _EXECUTIONS, "SD6": _REQUESTS, "SD7": _REQUESTS}

@@ -1,0 +1,120 @@
+"""The Python recorder: one envelope for an application's run, written as its streams arrive.
+
+    from stream_doctor.record import Recorder
+
+    recorder = Recorder("run.envelope.jsonl")
+    client = anthropic.Anthropic(http_client=httpx2.Client(transport=recorder.transport()))
+    …
+    recorder.executed(block.id, block.name, block.input)   # right where your code runs the tool
+
+Every request the client sends is written as a ``request`` record (URL and headers without
+credentials), every event of its response as an ``event`` record with its time offset, and each
+``executed`` call as an ``execute`` record, in the order they happen; so an agent loop of several
+turns is one envelope that ``stream-doctor replay`` reads turn by turn (docs/envelope.md).
+Use one recorder per conversation: the exchanges of concurrent requests would interleave.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+from stream_doctor.record.exchange import RecordedExchange
+from stream_doctor.record.transport import AsyncRecordingTransport, RecordingTransport, wrap_response
+from stream_doctor.record.writer import EnvelopeWriter, redact_headers, request_record
+
+
+class Recorder:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        provider: str | None = None,
+        redact: Iterable[str] = (),
+        note: str | None = None,
+    ) -> None:
+        """Start the envelope at ``path`` (replaced if it exists). ``redact`` names more headers to
+        keep out of it, besides credentials (``authorization``, ``x-api-key``, ``api-key`` …)."""
+        folder = os.path.dirname(os.fspath(path))
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        self.path = os.fspath(path)
+        self.redact = frozenset(name.lower() for name in redact)
+        self.writer = EnvelopeWriter(open(self.path, "wb"))  # noqa: SIM115 - closed by close()
+        self.writer.header(provider, "stream_doctor.record (httpx transport)", note)
+
+    # -- wiring it into a client ---------------------------------------------------------------
+
+    def transport(self, wrapped: Any = None) -> RecordingTransport:
+        """A sync transport recording through ``wrapped`` (default: a new ``HTTPTransport`` of httpx2,
+        or of httpx when httpx2 is not installed). Pass your client library's own transport when both are."""
+        return RecordingTransport(self, wrapped if wrapped is not None else _library().HTTPTransport())
+
+    def async_transport(self, wrapped: Any = None) -> AsyncRecordingTransport:
+        """The same for ``AsyncClient`` (default: a new ``AsyncHTTPTransport``)."""
+        return AsyncRecordingTransport(self, wrapped if wrapped is not None else _library().AsyncHTTPTransport())
+
+    def event_hooks(self) -> dict[str, list[Any]]:
+        """``Client(event_hooks=recorder.event_hooks())``: records without replacing the transport."""
+
+        def response(response: Any) -> None:
+            wrap_response(self, response.request, response)
+
+        return {"response": [response]}
+
+    def async_event_hooks(self) -> dict[str, list[Any]]:
+        """``AsyncClient(event_hooks=recorder.async_event_hooks())``."""
+
+        async def response(response: Any) -> None:
+            wrap_response(self, response.request, response)
+
+        return {"response": [response]}
+
+    # -- what the application says --------------------------------------------------------------
+
+    def executed(self, call_id: str | None, name: str | None, input: Any) -> None:
+        """Mark that the application ran a tool, with the input exactly as passed to it."""
+        self.writer.execute(call_id, name, input)
+
+    # -- called by the transport ------------------------------------------------------------------
+
+    def begin(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        headers: list[tuple[str, str]],
+        status: int,
+        response_headers: list[tuple[str, str]],
+        start: float | None = None,
+    ) -> RecordedExchange:
+        """Write the request record (with the response's status and headers) and return the exchange to feed."""
+        record = request_record(self.writer.now() if start is None else start, method, url, body, headers, self.redact)
+        record["response"] = {"status": status, "headers": redact_headers(response_headers, self.redact)}
+        self.writer.write(record)
+        names = {name.lower(): value for name, value in response_headers}
+        return RecordedExchange(self.writer, names.get("content-type"), names.get("content-encoding"))
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.close()
+
+
+def _library() -> Any:
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:
+        try:
+            import httpx
+        except ImportError:
+            raise ImportError(
+                "stream_doctor.record needs httpx2 or httpx (the Anthropic and OpenAI SDKs bring one)"
+            ) from None
+        return httpx

@@ -1,0 +1,153 @@
+"""An httpx transport (and response hook) that records every exchange into an envelope.
+
+Works with ``httpx`` and with ``httpx2`` (what the current Anthropic and OpenAI Python SDKs are
+built on): the response keeps its own library's classes, and only its byte stream is wrapped.
+Each chunk is handed to the client first and recorded after, so streaming is neither delayed
+nor altered.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from stream_doctor.record.recorder import Recorder
+
+
+class RecordingTransport:
+    """A sync transport: ``httpx2.Client(transport=RecordingTransport(recorder, httpx2.HTTPTransport()))``."""
+
+    def __init__(self, recorder: Recorder, wrapped: Any) -> None:
+        self.recorder = recorder
+        self.wrapped = wrapped
+
+    def handle_request(self, request: Any) -> Any:
+        request.read()
+        start = self.recorder.writer.now()
+        response = self.wrapped.handle_request(request)
+        wrap_response(self.recorder, request, response, start)
+        return response
+
+    def close(self) -> None:
+        self.wrapped.close()
+
+    def __enter__(self) -> RecordingTransport:
+        self.wrapped.__enter__()
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.wrapped.__exit__(*args)
+
+
+class AsyncRecordingTransport:
+    """An async transport: ``httpx2.AsyncClient(transport=AsyncRecordingTransport(recorder, httpx2.AsyncHTTPTransport()))``."""
+
+    def __init__(self, recorder: Recorder, wrapped: Any) -> None:
+        self.recorder = recorder
+        self.wrapped = wrapped
+
+    async def handle_async_request(self, request: Any) -> Any:
+        await request.aread()
+        start = self.recorder.writer.now()
+        response = await self.wrapped.handle_async_request(request)
+        wrap_response(self.recorder, request, response, start)
+        return response
+
+    async def aclose(self) -> None:
+        await self.wrapped.aclose()
+
+    async def __aenter__(self) -> AsyncRecordingTransport:
+        await self.wrapped.__aenter__()
+        return self
+
+    async def __aexit__(self, *args: Any) -> None:
+        await self.wrapped.__aexit__(*args)
+
+
+def wrap_response(recorder: Recorder, request: Any, response: Any, start: float | None = None) -> None:
+    """Record ``request`` now and ``response``'s body as it is read (the stream is replaced by a recording one)."""
+    exchange = recorder.begin(
+        str(request.method),
+        str(request.url),
+        bytes(request.content),
+        list(request.headers.multi_items()),
+        response.status_code,
+        list(response.headers.multi_items()),
+        start,
+    )
+    library = sys.modules[type(response).__module__.partition(".")[0]]
+    stream = response.stream
+    if hasattr(stream, "__aiter__") and not hasattr(stream, "__iter__"):
+        response.stream = _stream_class(library, asynchronous=True)(stream, exchange)
+    else:
+        response.stream = _stream_class(library, asynchronous=False)(stream, exchange)
+
+
+_CLASSES: dict[tuple[str, bool], type] = {}
+
+
+def _stream_class(library: Any, asynchronous: bool) -> type:
+    """A byte stream of ``library`` (httpx or httpx2) that records what passes through it.
+
+    The client checks that a response's stream is its own library's ``SyncByteStream`` or
+    ``AsyncByteStream``, so the class is made per library."""
+    key = (library.__name__, asynchronous)
+    if key not in _CLASSES:
+        base = library.AsyncByteStream if asynchronous else library.SyncByteStream
+        _CLASSES[key] = type(
+            "RecordingAsyncStream" if asynchronous else "RecordingStream",
+            (_AsyncRecording if asynchronous else _SyncRecording, base),
+            {},
+        )
+    return _CLASSES[key]
+
+
+class _SyncRecording:
+    def __init__(self, stream: Any, exchange: Any) -> None:
+        self.stream = stream
+        self.exchange = exchange
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for chunk in self.stream:
+                yield chunk  # the client has it first; recording follows
+                self.exchange.chunk(chunk)
+        except GeneratorExit:
+            self.exchange.end("the client stopped reading the body")
+            raise
+        except BaseException as error:
+            self.exchange.end(f"the connection failed: {type(error).__name__}: {error}")
+            raise
+        self.exchange.end()
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            self.exchange.end("the client closed the response before its end")
+
+
+class _AsyncRecording:
+    def __init__(self, stream: Any, exchange: Any) -> None:
+        self.stream = stream
+        self.exchange = exchange
+
+    async def __aiter__(self) -> Any:
+        try:
+            async for chunk in self.stream:
+                yield chunk
+                self.exchange.chunk(chunk)
+        except GeneratorExit:
+            self.exchange.end("the client stopped reading the body")
+            raise
+        except BaseException as error:
+            self.exchange.end(f"the connection failed: {type(error).__name__}: {error}")
+            raise
+        self.exchange.end()
+
+    async def aclose(self) -> None:
+        try:
+            await self.stream.aclose()
+        finally:
+            self.exchange.end("the client closed the response before its end")
