@@ -73,14 +73,10 @@ from stream_doctor.events import (
 )
 
 
-class _BlockState:
-    __slots__ = (
-        "key", "index", "block_type", "started", "ended", "is_tool", "call_id", "name",
-        "server_side", "caller", "start_input", "texts", "positions", "deltas", "size",
-        "result_for", "ordinal", "abandon_cause", "abandon_pos", "message", "delta_type",
-        "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
-        "id_optional", "input_format", "item_id",
-    )  # fmt: skip
+class _Block:
+    """A content block of a message, as far as it has arrived; ``call`` when it is a tool call."""
+
+    __slots__ = ("message", "key", "index", "block_type", "started", "ended", "deltas", "size", "result_for", "call")
 
     def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
         self.message = message
@@ -89,30 +85,43 @@ class _BlockState:
         self.block_type = block_type
         self.started = started
         self.ended: Pos | None = None
-        self.is_tool = False
-        self.call_id: str | None = None
-        self.name: str | None = None
-        self.server_side = False
-        self.caller: str | None = None
-        self.start_input: Any = None
-        self.texts: list[str] = []
-        self.positions: list[Pos] = []
-        self.deltas = 0
+        self.deltas = 0  # non-call content: how many deltas and characters arrived
         self.size = 0
         self.result_for: str | None = None
-        self.ordinal = -1
+        self.call: _Call | None = None
+
+
+class _Call:
+    """A tool call's own state: its identity, its argument buffers, how it ended."""
+
+    __slots__ = (
+        "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
+        "input_format", "item_id", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
+        "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
+    )  # fmt: skip
+
+    def __init__(self, block: _Block, ordinal: int, start: ToolStart) -> None:
+        self.block = block
+        self.ordinal = ordinal
+        self.call_id = start.call_id
+        self.name = start.name
+        self.server_side = start.server_side
+        self.caller = start.caller
+        self.start_input = start.start_input
+        self.id_optional = start.id_optional
+        self.input_format = start.input_format
+        self.item_id = start.item_id
+        self.texts: list[str] = []  # the argument fragments, joined once at completion
+        self.positions: list[Pos] = []
+        self.delta_type = "fragment"
         self.abandon_cause: str | None = None
         self.abandon_pos: Pos | None = None
-        self.delta_type = "fragment"
         self.id_repeats = 0
         self.name_repeats = 0
         self.name_blanked = False
-        self.final_arguments: str | None = None
+        self.final_arguments: str | None = None  # what the completion event restated, if anything
         self.final_input: Any = MISSING
         self.final_pos: Pos | None = None
-        self.id_optional = False
-        self.input_format = "json"
-        self.item_id: str | None = None
 
 
 class _MessageState:
@@ -131,9 +140,9 @@ class _MessageState:
         self.stop_category: str | None = None
         self.stop_reason_pos: Pos | None = None
         self.error: ErrorInfo | None = None
-        self.blocks: dict[Hashable, _BlockState] = {}
-        self.order: list[_BlockState] = []
-        self.ids: dict[str, _BlockState] = {}
+        self.blocks: dict[Hashable, _Block] = {}
+        self.order: list[_Block] = []
+        self.ids: dict[str, _Call] = {}
 
 
 class Accumulator:
@@ -143,10 +152,10 @@ class Accumulator:
         self.positional_indices = positional_indices
         self.messages: list[_MessageState] = []
         self.current: _MessageState | None = None
-        self.calls: list[_BlockState] = []
+        self.calls: list[_Call] = []
         self.finished_calls: dict[int, ToolCall] = {}
-        self.calls_by_id: dict[str, _BlockState] = {}
-        self.executions: list[tuple[Execution, _BlockState | None, str, Pos | None]] = []
+        self.calls_by_id: dict[str, _Call] = {}
+        self.executions: list[tuple[Execution, _Call | None, str, Pos | None]] = []
         self.executed: dict[int, Pos] = {}
         self.requests: list[Any] = []
         self.anomalies: list[Anomaly] = []
@@ -156,53 +165,61 @@ class Accumulator:
 
     # -- feeding -----------------------------------------------------------------------------
 
-    def feed_all(self, events: Iterable[Event]) -> None:
-        """Feed every event. The common argument fragment is appended here, without a call.
+    def feed(self, event: Event) -> None:
+        """Feed one event: ``feed_all`` of that event, so there is one definition of what each event does."""
+        self.feed_all((event,))
 
-        Consecutive fragments nearly always continue the same call, so the buffers of the last
-        block appended to are remembered; any other event may change a block's state, so it
-        goes through ``feed`` and clears that memory.
+    def feed_all(self, events: Iterable[Event]) -> None:
+        """Feed every event, in capture order.
+
+        The one shortcut: consecutive argument fragments nearly always continue the same call, so
+        once ``_args`` has appended a fragment to a call, the next fragments for the same key (with
+        no id or name of their own) go to the same buffers without a lookup or a call. Any other
+        event may change a block's state, so it clears that memory.
         """
-        feed = self.feed
+        args = self._args
+        dispatch = self._dispatch
         no_key = cached_key = object()
         texts: list[str] = []
         positions: list[Pos] = []
         event = None
         for event in events:
-            if type(event) is ArgsDelta and event.call_id is None and event.name is None:
-                if event.key == cached_key:
+            if type(event) is ArgsDelta:
+                if event.key == cached_key and event.call_id is None and event.name is None:
                     texts.append(event.fragment)
                     positions.append(event.pos)
                     continue
-                message = self.current
-                if message is not None and message.stopped is None and event.key is not None:
-                    block = message.blocks.get(event.key)
-                    if block is not None and block.is_tool and block.ended is None and block.texts:
-                        cached_key, texts, positions = event.key, block.texts, block.positions
-                        texts.append(event.fragment)
-                        positions.append(event.pos)
-                        continue
+                call = args(event)
+                if call is None:
+                    cached_key = no_key
+                else:
+                    cached_key, texts, positions = event.key, call.texts, call.positions
+                continue
             cached_key = no_key
-            feed(event)
+            dispatch(event)
         if event is not None:
             self.last_pos = event.pos
 
-    def feed(self, event: Event) -> None:
-        if type(event) is ArgsDelta:  # the hot path: one per argument fragment
-            message = self.current
-            block = message.blocks.get(event.key) if message is not None else None
-            if block is not None and block.is_tool and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
-                texts = block.texts
-                if not texts:
-                    block.delta_type = event.delta_type
-                texts.append(event.fragment)
-                block.positions.append(event.pos)
-                if event.call_id is not None or event.name is not None:
-                    self._identity(block, event)
-                self.last_pos = event.pos
-                return
-            self._stray_args(event)
-        elif type(event) is BlockDelta:
+    def _args(self, event: ArgsDelta) -> _Call | None:
+        """An argument fragment: the call it was appended to while that call is open, else None."""
+        message = self.current
+        block = message.blocks.get(event.key) if message is not None else None
+        if block is not None and block.call is not None and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
+            call = block.call
+            texts = call.texts
+            if not texts:
+                call.delta_type = event.delta_type
+            texts.append(event.fragment)
+            call.positions.append(event.pos)
+            if event.call_id is not None or event.name is not None:
+                self._identity(call, event)
+            return call
+        self._stray_args(event)
+        return None
+
+    def _dispatch(self, event: Event) -> None:
+        """Every event but an argument fragment."""
+        if type(event) is BlockDelta:
             self._block_delta(event)
         elif type(event) is ToolStart or type(event) is BlockStart:
             self._start(event)
@@ -237,7 +254,6 @@ class Accumulator:
             self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))
         elif type(event) is Problem:
             self.problems.append(InputProblem(event.kind, event.message, event.pos, facts=event.facts))
-        self.last_pos = event.pos
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -279,18 +295,19 @@ class Accumulator:
     def _close_message(self, message: _MessageState, pos: Pos | None, cause: str) -> None:
         """Every call still open when its message ends was abandoned."""
         for block in message.order:
-            if block.is_tool and block.ended is None and block.abandon_cause is None:
+            call = block.call
+            if call is not None and block.ended is None and call.abandon_cause is None:
                 if message.error is not None:
-                    block.abandon_cause, block.abandon_pos = "error-event", message.error.pos
+                    call.abandon_cause, call.abandon_pos = "error-event", message.error.pos
                 elif message.stop_category == "length":
-                    block.abandon_cause = "max-tokens"  # the provider's own word is in the message's stop_reason
-                    block.abandon_pos = message.stop_reason_pos
+                    call.abandon_cause = "max-tokens"  # the provider's own word is in the message's stop_reason
+                    call.abandon_pos = message.stop_reason_pos
                 elif message.stop_category in ("filter", "error"):
-                    block.abandon_cause = message.stop_category
-                    block.abandon_pos = message.stop_reason_pos
+                    call.abandon_cause = message.stop_category
+                    call.abandon_pos = message.stop_reason_pos
                 else:
-                    block.abandon_cause, block.abandon_pos = cause, pos
-                self._finish_call(block)
+                    call.abandon_cause, call.abandon_pos = cause, pos
+                self._finish_call(call)
 
     # -- blocks ------------------------------------------------------------------------------
 
@@ -300,9 +317,9 @@ class Accumulator:
         previous = message.blocks.get(key)
         if previous is not None:
             self._anomaly(IndexReused(event.pos, self._at(), key, previous.started))
-            if previous.is_tool and previous.ended is None:
-                previous.abandon_cause, previous.abandon_pos = "index-reused", event.pos
-                self._finish_call(previous)
+            if previous.call is not None and previous.ended is None:
+                previous.call.abandon_cause, previous.call.abandon_pos = "index-reused", event.pos
+                self._finish_call(previous.call)
         elif self.positional_indices and event.index is not None:
             # Indices are positions: each new block takes the one after the last block started.
             last = message.order[-1].index if message.order else -1
@@ -312,36 +329,29 @@ class Accumulator:
         elif not self.positional_indices and event.index is not None and type(event) is ToolStart:
             # Two calls open on one index: index-keyed clients merge them into `{…}{…}`.
             twin = next(
-                (b for b in message.order if b.is_tool and b.index == event.index and b.ended is None),
+                (b.call for b in message.order if b.call is not None and b.index == event.index and b.ended is None),
                 None,
             )
             if twin is not None:
                 self._anomaly(
                     IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id)
                 )
-        block = _BlockState(message.index, key, event.index, event.block_type, event.pos)
+        block = _Block(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
         message.order.append(block)
         if type(event) is BlockStart:
             block.result_for = event.result_for
             return
         assert isinstance(event, ToolStart)
-        block.is_tool = True
-        block.call_id, block.name = event.call_id, event.name
-        block.server_side, block.caller = event.server_side, event.caller
-        block.id_optional = event.id_optional
-        block.input_format = event.input_format
-        block.item_id = event.item_id
-        block.start_input = event.start_input
-        block.ordinal = len(self.calls)
-        self.calls.append(block)
+        call = block.call = _Call(block, len(self.calls), event)
+        self.calls.append(call)
         if event.call_id is not None:
-            twin = message.ids.get(event.call_id)
-            if twin is not None:
-                self._anomaly(DuplicateCallId(event.pos, self._at(), event.call_id, twin.started))
+            same_id = message.ids.get(event.call_id)
+            if same_id is not None:
+                self._anomaly(DuplicateCallId(event.pos, self._at(), event.call_id, same_id.block.started))
             else:
-                message.ids[event.call_id] = block
-            self.calls_by_id.setdefault(event.call_id, block)
+                message.ids[event.call_id] = call
+            self.calls_by_id.setdefault(event.call_id, call)
 
     def _stop(self, event: BlockStop) -> None:
         message = self._message(event.pos)
@@ -352,14 +362,15 @@ class Accumulator:
         if block.ended is not None:
             self._anomaly(AfterBlockStop(event.pos, self._at(), event.key, "stop", 0, "", block.ended))
             return
-        if block.is_tool and block.ordinal in self.finished_calls:
+        call = block.call
+        if call is not None and call.ordinal in self.finished_calls:
             return  # already closed as abandoned when its message ended; a late stop changes nothing
         block.ended = event.pos
-        if block.is_tool:
+        if call is not None:
             if event.final_arguments is not None or event.final_input is not MISSING:
-                block.final_arguments, block.final_input = event.final_arguments, event.final_input
-                block.final_pos = event.pos
-            self._finish_call(block)
+                call.final_arguments, call.final_input = event.final_arguments, event.final_input
+                call.final_pos = event.pos
+            self._finish_call(call)
 
     def _stray_args(self, event: ArgsDelta) -> None:
         message = self._message(event.pos)
@@ -367,46 +378,46 @@ class Accumulator:
         block = message.blocks.get(event.key)
         if block is None and event.key is None:
             # No index, no id: attribute it to the latest open call, as robust clients do, and say so.
-            block = next((b for b in reversed(message.order) if b.is_tool and b.ended is None), None)
-            self._anomaly(UncorrelatedFragment(*at, None if block is None else block.ordinal))
-            if block is not None:
-                block.texts.append(event.fragment)
-                block.positions.append(event.pos)
+            open_call = next((b.call for b in reversed(message.order) if b.call is not None and b.ended is None), None)
+            self._anomaly(UncorrelatedFragment(*at, None if open_call is None else open_call.ordinal))
+            if open_call is not None:
+                open_call.texts.append(event.fragment)
+                open_call.positions.append(event.pos)
                 if event.call_id is not None or event.name is not None:
-                    self._identity(block, event)
+                    self._identity(open_call, event)
             return
         if block is None:
             self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
             self._anomaly(AfterBlockStop(*at, block.ended))
-        elif not block.is_tool:
+        elif block.call is None:
             self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:  # the message was stopped but this block was not: keep it, it was reported already
-            block.texts.append(event.fragment)
-            block.positions.append(event.pos)
+            block.call.texts.append(event.fragment)
+            block.call.positions.append(event.pos)
 
-    def _identity(self, block: _BlockState, event: ArgsDelta) -> None:
+    def _identity(self, call: _Call, event: ArgsDelta) -> None:
         """A fragment that carries an id or a name again: repeated, late, blank or changed."""
         if event.call_id:
-            if block.call_id is None:
-                block.call_id = event.call_id
-                self._anomaly(IdLate(event.pos, self._at(), block.ordinal, event.call_id))
-            elif event.call_id == block.call_id:
-                block.id_repeats += 1
+            if call.call_id is None:
+                call.call_id = event.call_id
+                self._anomaly(IdLate(event.pos, self._at(), call.ordinal, event.call_id))
+            elif event.call_id == call.call_id:
+                call.id_repeats += 1
             else:
-                self._anomaly(IdChanged(event.pos, self._at(), block.ordinal, block.call_id, event.call_id))
+                self._anomaly(IdChanged(event.pos, self._at(), call.ordinal, call.call_id, event.call_id))
         if event.name is not None:
             if event.name == "":
-                if block.name and not block.name_blanked:
-                    block.name_blanked = True
-                    self._anomaly(NameBlank(event.pos, self._at(), block.ordinal, block.name))
-            elif not block.name:
-                block.name = event.name
-                self._anomaly(NameLate(event.pos, self._at(), block.ordinal, event.name))
-            elif event.name == block.name:
-                block.name_repeats += 1
+                if call.name and not call.name_blanked:
+                    call.name_blanked = True
+                    self._anomaly(NameBlank(event.pos, self._at(), call.ordinal, call.name))
+            elif not call.name:
+                call.name = event.name
+                self._anomaly(NameLate(event.pos, self._at(), call.ordinal, event.name))
+            elif event.name == call.name:
+                call.name_repeats += 1
             else:
-                self._anomaly(NameChanged(event.pos, self._at(), block.ordinal, block.name, event.name))
+                self._anomaly(NameChanged(event.pos, self._at(), call.ordinal, call.name, event.name))
 
     def _block_delta(self, event: BlockDelta) -> None:
         message = self._message(event.pos)
@@ -416,7 +427,7 @@ class Accumulator:
             self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
             self._anomaly(AfterBlockStop(*at, block.ended))
-        elif block.is_tool:
+        elif block.call is not None:
             self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:
             block.deltas += 1
@@ -425,22 +436,22 @@ class Accumulator:
     # -- executions --------------------------------------------------------------------------
 
     def _execution(self, event: Execution) -> None:
-        block: _BlockState | None = None
+        call: _Call | None = None
         if event.call_id is not None:
-            block = self.calls_by_id.get(event.call_id)
+            call = self.calls_by_id.get(event.call_id)
         elif event.name is not None:  # no id recorded: the latest call of that name
-            block = next((c for c in reversed(self.calls) if c.name == event.name), None)
-        if block is None:
+            call = next((c for c in reversed(self.calls) if c.name == event.name), None)
+        if call is None:
             state = "unknown"
-        elif block.ended is not None:
+        elif call.block.ended is not None:
             state = "complete"
         else:
             state = "open"
         previous = None
-        if block is not None:
-            previous = self.executed.get(block.ordinal)
-            self.executed.setdefault(block.ordinal, event.pos)
-        self.executions.append((event, block, state, previous))
+        if call is not None:
+            previous = self.executed.get(call.ordinal)
+            self.executed.setdefault(call.ordinal, event.pos)
+        self.executions.append((event, call, state, previous))
 
     # -- results -----------------------------------------------------------------------------
 
@@ -451,86 +462,88 @@ class Accumulator:
     def _anomaly(self, anomaly: Anomaly) -> None:
         self.anomalies.append(anomaly)
 
-    def _finish_call(self, block: _BlockState) -> None:
-        raw = "".join(block.texts)
-        whole = not block.texts  # no fragment: the input, if any, came whole in a start or completion event
-        if whole and block.final_arguments is not None:
-            raw = block.final_arguments
-        if block.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
+    def _finish_call(self, call: _Call) -> None:
+        block = call.block
+        raw = "".join(call.texts)
+        whole = not call.texts  # no fragment: the input, if any, came whole in a start or completion event
+        if whole and call.final_arguments is not None:
+            raw = call.final_arguments
+        if call.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
             value, failure, complete_at = raw, None, None
         else:
-            value, failure, complete_at = parse_arguments(raw, list(map(len, block.texts)) or [len(raw)])
-        if whole and block.final_input is not MISSING:
-            value, failure, source = block.final_input, None, "input given whole in the completion event, no deltas"
-        elif whole and block.final_arguments is not None:
+            value, failure, complete_at = parse_arguments(raw, list(map(len, call.texts)) or [len(raw)])
+        if whole and call.final_input is not MISSING:
+            value, failure, source = call.final_input, None, "input given whole in the completion event, no deltas"
+        elif whole and call.final_arguments is not None:
             source = "arguments given whole in the completion event, no deltas"
-        elif whole and block.start_input not in (None, {}, ""):
-            value, failure, source = block.start_input, None, "input given whole in the start event, no deltas"
+        elif whole and call.start_input not in (None, {}, ""):
+            value, failure, source = call.start_input, None, "input given whole in the start event, no deltas"
         else:
-            source = _input_source(block, raw)
+            source = _input_source(call, raw)
         if not whole:
-            self._compare_final(block, raw, value, failure is None)
-        if (block.call_id is None and not block.id_optional) or not block.name:  # both may arrive late
-            self._anomaly(CallWithoutIdOrName(block.started, self._at(), block.ordinal, block.call_id, block.name))
-        if block.id_repeats:
-            self._anomaly(IdRepeated(block.started, self._at(), block.ordinal, block.call_id, block.id_repeats + 1))
-        if block.name_repeats:
-            self._anomaly(NameRepeated(block.started, self._at(), block.ordinal, block.name, block.name_repeats + 1))
-        self.finished_calls[block.ordinal] = ToolCall(
-            ordinal=block.ordinal,
+            self._compare_final(call, raw, value, failure is None)
+        if (call.call_id is None and not call.id_optional) or not call.name:  # both may arrive late
+            self._anomaly(CallWithoutIdOrName(block.started, self._at(), call.ordinal, call.call_id, call.name))
+        if call.id_repeats:
+            self._anomaly(IdRepeated(block.started, self._at(), call.ordinal, call.call_id, call.id_repeats + 1))
+        if call.name_repeats:
+            self._anomaly(NameRepeated(block.started, self._at(), call.ordinal, call.name, call.name_repeats + 1))
+        self.finished_calls[call.ordinal] = ToolCall(
+            ordinal=call.ordinal,
             message=block.message,
             key=block.key,
             index=block.index,
             block_type=block.block_type,
-            call_id=block.call_id,
-            name=block.name,
-            server_side=block.server_side,
-            caller=block.caller,
+            call_id=call.call_id,
+            name=call.name,
+            server_side=call.server_side,
+            caller=call.caller,
             started=block.started,
             ended=block.ended,
             status="complete" if block.ended is not None else "abandoned",
-            abandon_cause=block.abandon_cause if block.ended is None else None,
-            abandon_pos=block.abandon_pos if block.ended is None else None,
-            fragment_positions=tuple(block.positions),
-            fragment_texts=tuple(block.texts),
+            abandon_cause=call.abandon_cause if block.ended is None else None,
+            abandon_pos=call.abandon_pos if block.ended is None else None,
+            fragment_positions=tuple(call.positions),
+            fragment_texts=tuple(call.texts),
             raw_arguments=raw,
             arguments=value if failure is None else None,
             parse_failure=failure,
-            start_input=block.start_input,
+            start_input=call.start_input,
             complete_value_at=complete_at if not whole else None,
             input_source=source,
-            input_format=block.input_format,
-            item_id=block.item_id,
+            input_format=call.input_format,
+            item_id=call.item_id,
         )
 
-    def _compare_final(self, block: _BlockState, raw: str, value: Any, parsed: bool) -> None:
+    def _compare_final(self, call: _Call, raw: str, value: Any, parsed: bool) -> None:
         """The provider restated the arguments at completion: do they match what streamed?"""
-        if block.final_pos is None:
+        if call.final_pos is None:
             return
-        at = block.final_pos, self._at(), block.ordinal, raw
-        if block.final_arguments is not None and block.final_arguments != raw:
-            self._anomaly(FinalDiffers(*at, block.final_arguments))
-        elif block.final_input is not MISSING and (not parsed or block.final_input != value):
-            self._anomaly(FinalDiffers(*at, block.final_input))
+        at = call.final_pos, self._at(), call.ordinal, raw
+        if call.final_arguments is not None and call.final_arguments != raw:
+            self._anomaly(FinalDiffers(*at, call.final_arguments))
+        elif call.final_input is not MISSING and (not parsed or call.final_input != value):
+            self._anomaly(FinalDiffers(*at, call.final_input))
 
     def _summary(self, event: CallSummary) -> None:
         """A terminal event restating a call: match it, and record what does not match."""
         message = self.current
         block = message.blocks.get(event.key) if message is not None and event.key is not None else None
-        if (block is None or not block.is_tool) and event.call_id:
-            block = self.calls_by_id.get(event.call_id)
+        state = block.call if block is not None else None
+        if state is None and event.call_id:
+            state = self.calls_by_id.get(event.call_id)
         restated = event.input if event.input is not MISSING else _loads(event.arguments)
         at = event.pos, self._at(), event.call_id, event.name, restated
-        if block is None or not block.is_tool:
+        if state is None:
             scope = message.order if message is not None else []
             twin = next(
                 (
-                    b
+                    b.call
                     for b in scope
-                    if b.is_tool
-                    and b.name == event.name
-                    and b.ordinal in self.finished_calls
-                    and self.finished_calls[b.ordinal].arguments == restated
+                    if b.call is not None
+                    and b.call.name == event.name
+                    and b.call.ordinal in self.finished_calls
+                    and self.finished_calls[b.call.ordinal].arguments == restated
                 ),
                 None,
             )
@@ -539,16 +552,16 @@ class Accumulator:
             else:
                 self._anomaly(SummaryOnlyCall(*at))
             return
-        call = self.finished_calls.get(block.ordinal)
+        call = self.finished_calls.get(state.ordinal)
         if call is None:
-            self._anomaly(SummaryBeforeComplete(*at, block.ordinal))
+            self._anomaly(SummaryBeforeComplete(*at, state.ordinal))
         elif event.call_id and call.call_id and event.call_id != call.call_id:
-            self._anomaly(SummaryDiffers(*at, block.ordinal, "id", call.call_id))
+            self._anomaly(SummaryDiffers(*at, state.ordinal, "id", call.call_id))
         elif event.name and call.name and event.name != call.name:
-            self._anomaly(SummaryDiffers(*at, block.ordinal, "name", call.name))
-        elif restated is not MISSING and restated != call.arguments and restated != _final_value(block):
+            self._anomaly(SummaryDiffers(*at, state.ordinal, "name", call.name))
+        elif restated is not MISSING and restated != call.arguments and restated != _final_value(state):
             # (a summary that repeats the completion event's restatement was reported as final-differs)
-            self._anomaly(SummaryDiffers(*at, block.ordinal, "arguments", call.arguments))
+            self._anomaly(SummaryDiffers(*at, state.ordinal, "arguments", call.arguments))
 
     def result(
         self,
@@ -559,10 +572,10 @@ class Accumulator:
     ) -> AccumulatedStream:
         if self.current is not None and self.current.stopped is None:
             self._close_message(self.current, self.last_pos, "stream-cut")
-        for block in self.calls:  # calls of earlier messages left open (already reported by anomalies)
-            if block.ordinal not in self.finished_calls:
-                block.abandon_cause = block.abandon_cause or "stream-cut"
-                self._finish_call(block)
+        for open_call in self.calls:  # calls of earlier messages left open (already reported by anomalies)
+            if open_call.ordinal not in self.finished_calls:
+                open_call.abandon_cause = open_call.abandon_cause or "stream-cut"
+                self._finish_call(open_call)
         calls = tuple(self.finished_calls[i] for i in range(len(self.calls)))
         executions = tuple(
             ExecutionRecord(
@@ -570,14 +583,14 @@ class Accumulator:
                 call_id=event.call_id,
                 name=event.name,
                 input=event.input,
-                call=block.ordinal if block is not None else None,
+                call=call.ordinal if call is not None else None,
                 call_state="never-completed"
-                if state == "open" and block is not None and block.ended is None
+                if state == "open" and call is not None and call.block.ended is None
                 else state,  # type: ignore[arg-type]
                 previous=previous,
                 origin=event.origin,
             )
-            for event, block, state, previous in self.executions
+            for event, call, state, previous in self.executions
         )
         messages = tuple(
             Message(
@@ -590,11 +603,11 @@ class Accumulator:
                 stop_category=m.stop_category,
                 stop_reason_pos=m.stop_reason_pos,
                 error=m.error,
-                calls=tuple(b.ordinal for b in m.order if b.is_tool),
+                calls=tuple(b.call.ordinal for b in m.order if b.call is not None),
                 blocks=tuple(
                     Block(m.index, b.key, b.index, b.block_type, b.started, b.ended, b.deltas, b.size, b.result_for)
                     for b in m.order
-                    if not b.is_tool
+                    if b.call is None
                 ),
             )
             for m in self.messages
@@ -626,31 +639,31 @@ def _loads(text: str | None) -> Any:
         return MISSING
 
 
-def _final_value(block: _BlockState) -> Any:
+def _final_value(call: _Call) -> Any:
     """The input the completion event restated, as a value (MISSING when it restated none)."""
-    if block.final_input is not MISSING:
-        return block.final_input
-    if block.final_arguments is None:
+    if call.final_input is not MISSING:
+        return call.final_input
+    if call.final_arguments is None:
         return MISSING
-    return block.final_arguments if block.input_format == "text" else _loads(block.final_arguments)
+    return call.final_arguments if call.input_format == "text" else _loads(call.final_arguments)
 
 
-def _input_source(block: _BlockState, raw: str) -> str:
-    count = len(block.texts)
-    start = "start placeholder {}" if block.start_input in (None, {}) else "start input (ignored)"
-    if block.start_input == "":  # Responses items start with `"arguments": ""` (or `"input": ""`)
+def _input_source(call: _Call, raw: str) -> str:
+    count = len(call.texts)
+    start = "start placeholder {}" if call.start_input in (None, {}) else "start input (ignored)"
+    if call.start_input == "":  # Responses items start with `"arguments": ""` (or `"input": ""`)
         start = 'start placeholder ""'
-    if block.start_input is None:  # the start carried no input at all (OpenAI Chat: the first fragment is the start)
+    if call.start_input is None:  # the start carried no input at all (OpenAI Chat: the first fragment is the start)
         start = ""
     if count == 0:
         return (
             (f"{start}, " if start else "")
             + "no deltas: empty "
-            + ('text ""' if block.input_format == "text" else "input {}")
+            + ('text ""' if call.input_format == "text" else "input {}")
         )
-    plural = f"{block.delta_type} fragment" + ("" if count == 1 else "s")
+    plural = f"{call.delta_type} fragment" + ("" if count == 1 else "s")
     start = f"{start} → " if start else ""
-    if block.input_format == "text":
+    if call.input_format == "text":
         return f"{start}{count} {plural} (free text, not JSON)"
     if not raw.strip():
         return f"{start}{count} empty {plural}: no-argument call {{}}"
