@@ -37,6 +37,8 @@ def replay(
     keep_events: bool = False,
     executed: Iterable[str] = (),
     executions_file: str | os.PathLike[str] | None = None,
+    max_bytes: int | None = None,
+    max_frames: int | None = None,
 ) -> Report:
     """Replay one capture through the reference accumulator and every selected rule.
 
@@ -50,6 +52,8 @@ def replay(
 
     ``executed`` (``"CALL=JSON"`` each, as ``--executed``) and ``executions_file`` (a JSONL file of
     execute records, as ``--executions``) add executions to the capture as it is, positions kept.
+    ``max_bytes`` and ``max_frames`` bound what one capture may hold (default 1 GiB decompressed and
+    10,000,000 frames); a capture over one is a ``RunError``.
 
     Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
@@ -67,6 +71,8 @@ def replay(
         keep_events=keep_events,
         executed=executed,
         executions_file=executions_file,
+        max_bytes=max_bytes,
+        max_frames=max_frames,
     )
     path, data = _read(source, name)
     records = [_execute_record(record) for record in executions or ()]
@@ -76,7 +82,7 @@ def replay(
         if data is None:
             from stream_doctor.capture import _read_bytes
 
-            data = _as_bytes_or_fail(path, _read_bytes)
+            data = _as_bytes_or_fail(path, lambda named: _read_bytes(named, options.limits))
         if options.container != "envelope" and not _is_envelope(data):
             data = convert(path, options, data)
             options = _replace(options, container="envelope")
@@ -97,6 +103,8 @@ def build_options(
     keep_events: bool = False,
     executed: Iterable[str] = (),
     executions_file: str | os.PathLike[str] | None = None,
+    max_bytes: int | None = None,
+    max_frames: int | None = None,
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
@@ -117,6 +125,7 @@ def build_options(
         tools=os.fspath(tools) if tools is not None else None,
         executed=tuple(executed),
         executions=os.fspath(executions_file) if executions_file is not None else None,
+        **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
     )
 
 

@@ -30,6 +30,10 @@ app = typer.Typer(
 )
 
 
+MAX_BYTES_HELP = "Refuse a capture larger than this once decompressed (bytes, or 512M, 2GiB; default 1GiB)."
+MAX_FRAMES_HELP = "Refuse a capture of more frames than this (default 10,000,000)."
+
+
 class OutputFormat(str, Enum):
     terminal = "terminal"
     json = "json"
@@ -106,6 +110,8 @@ def replay(
     max_rows: int = typer.Option(
         200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
     ),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
     from dataclasses import replace
@@ -125,6 +131,7 @@ def replay(
             keep_events=timeline,
             executed=executed,
             executions_file=executions,
+            **_limits(max_bytes, max_frames),
         )
     except (RunError, ValueError) as error:
         _fail(str(error))
@@ -153,6 +160,8 @@ def convert(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
     """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings."""
     from stream_doctor.engine import RunError
@@ -160,7 +169,7 @@ def convert(
     from stream_doctor.options import Options
 
     try:
-        data = run(capture, Options(container=container, provider=provider))
+        data = run(capture, Options(container=container, provider=provider, **_limits(max_bytes, max_frames)))
     except RunError as error:
         _fail(str(error))
     if output is None or output == "-":
@@ -210,6 +219,8 @@ def check(
     max_rows: int = typer.Option(
         200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
     ),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
     """Check many captures against their expected findings; write reports for CI."""
     from stream_doctor.check import CheckError
@@ -230,6 +241,7 @@ def check(
         config=config,
         isolated=isolated,
         update_expectations=update_expectations,
+        **_limits(max_bytes, max_frames),
     )
     try:
         plan = prepare(options)
@@ -362,6 +374,21 @@ def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (u
     if found is None:
         _fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
     sys.stdout.write(rules_doc.render_rule(found, _render_options(None, None)))
+
+
+def _limits(max_bytes: str | None, max_frames: int | None) -> dict[str, int]:
+    """``--max-bytes`` / ``--max-frames`` as Options fields (only those given)."""
+    from stream_doctor.capture.limits import parse_size
+
+    given: dict[str, int] = {}
+    if max_bytes is not None:
+        try:
+            given["max_bytes"] = parse_size(max_bytes)
+        except ValueError:
+            _fail(f"--max-bytes {max_bytes}: not a size (give bytes, or a number with K, M or G)")
+    if max_frames is not None:
+        given["max_frames"] = max_frames
+    return given
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:

@@ -50,7 +50,7 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     # re-scan it, at about a third of the replay's time (see gcpause).
     with no_gc():
         try:
-            capture = load(path, options.container, data)
+            capture = load(path, options.container, data, options.limits)
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
         sections = split(capture)
@@ -91,7 +91,7 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
 
     with no_gc():
         try:
-            capture = load(path, options.container, data)
+            capture = load(path, options.container, data, options.limits)
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
         sections = split(capture)

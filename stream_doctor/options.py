@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
 from stream_doctor.findings import Severity
 
 
@@ -18,6 +19,12 @@ class Options:
     tools: str | None = None  # a file of tool definitions for captures whose requests declare none
     executed: tuple[str, ...] = ()  # --executed CALL=JSON: what the application ran, told after the fact
     executions: str | None = None  # --executions FILE: a JSONL file of execute records
+    max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
+    max_frames: int = DEFAULT_MAX_FRAMES  # per capture
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.max_bytes, self.max_frames)
 
 
 @dataclass(frozen=True)
@@ -34,3 +41,5 @@ class CheckOptions:
     config: str | None = None  # a configuration file to use instead of searching for one
     isolated: bool = False  # use no configuration file at all
     update_expectations: bool = False  # write each checked capture's expectation sidecar
+    max_bytes: int | None = None  # per capture; None: the configuration's, else the default
+    max_frames: int | None = None

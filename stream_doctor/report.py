@@ -392,6 +392,7 @@ class CheckResult:
     fail_on: Severity
     config: str | None  # the configuration file used
     updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
+    special: tuple[str, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
 
     @property
     def failed(self) -> bool:

@@ -7,10 +7,9 @@ capture from being read at all is a ``CaptureError`` with a one-line message, ne
 
 from __future__ import annotations
 
-import gzip
 import sys
-import zlib
 
+from stream_doctor.capture import limits as _limits
 from stream_doctor.capture.base import Capture, CaptureError, Reader
 from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
 from stream_doctor.capture.har import READER as HAR_READER
@@ -45,49 +44,42 @@ HEAD_SIZE = 64 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def load(path: str, container: str | None = None, data: bytes | None = None) -> Capture:
-    """Read the capture at ``path`` ("-" for stdin) into frames.
+def load(
+    path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
+) -> Capture:
+    """Read the capture at ``path`` ("-" for stdin) into frames, under ``limits`` (see ``capture.limits``).
 
     ``container`` forces a reader by name; otherwise the format is sniffed from the first 64 KiB.
     ``data``, when given, is the capture's content and ``path`` only the name positions carry
-    (the library API replays bytes held in memory).
+    (the library API replays bytes held in memory). Only a regular file is read; a FIFO, a device
+    or a socket is a CaptureError.
     """
-    raw = _read_bytes(path) if data is None else data
-    compressed = None
-    if raw.startswith(_GZIP_MAGIC):
-        raw = _gunzip(raw)
-        compressed = "gzip"
-    if not raw:
-        raise CaptureError("the capture is empty" + (" (once decompressed)" if compressed else ""))
-    reader = _forced(container) if container is not None else _sniffed(raw[:HEAD_SIZE])
-    capture = reader.read(raw, "<stdin>" if path == "-" else path)
+    limits = limits or _limits.DEFAULT
+    token = _limits.CURRENT.set(limits)
+    try:
+        if data is None:
+            raw = _read_bytes(path, limits)
+        elif len(data) > limits.max_bytes:
+            raise _limits.too_big(limits)
+        else:
+            raw = data
+        compressed = None
+        if raw.startswith(_GZIP_MAGIC):
+            raw = _limits.gunzip(raw, limits)
+            compressed = "gzip"
+        if not raw:
+            raise CaptureError("the capture is empty" + (" (once decompressed)" if compressed else ""))
+        reader = _forced(container) if container is not None else _sniffed(raw[:HEAD_SIZE])
+        capture = reader.read(raw, "<stdin>" if path == "-" else path)
+    finally:
+        _limits.CURRENT.reset(token)
     capture.compressed = compressed
     return capture
 
 
-def _read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        with open(path, "rb") as file:
-            return file.read()
-    except FileNotFoundError:
-        raise CaptureError("no such file") from None
-    except IsADirectoryError:
-        raise CaptureError("is a directory, not a capture file") from None
-    except PermissionError:
-        raise CaptureError("permission denied") from None
-    except OSError as exc:
-        raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
-
-
-def _gunzip(raw: bytes) -> bytes:
-    try:
-        return gzip.decompress(raw)
-    except EOFError:
-        raise CaptureError("the gzip data is cut off before its end (incomplete .gz file)") from None
-    except (OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-        raise CaptureError(f"corrupt gzip data: {exc}") from None
+def _read_bytes(path: str, limits: _limits.Limits | None = None) -> bytes:
+    """The bytes of the file at ``path`` ("-": standard input), under ``limits``."""
+    return _limits.read_file(path, limits or _limits.CURRENT.get(), sys.stdin.buffer if path == "-" else None)
 
 
 def _forced(container: str) -> Reader:

@@ -227,10 +227,15 @@ def _frame(where: Pos, headers: dict[str, Any], payload: bytes, event: str | Non
 
 
 def read_eventstream(data: bytes, path: str) -> Capture:
+    from stream_doctor.capture.limits import current, too_many_frames
+
     state = _Read(data)
     at = 0
+    max_frames = current().max_frames
     while at < len(data):
         at = state.message(at)
+        if len(state.frames) > max_frames:
+            raise too_many_frames(current())
     return Capture(
         path,
         EventStreamReader.name,

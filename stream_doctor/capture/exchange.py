@@ -13,7 +13,6 @@ envelope can print them.
 
 from __future__ import annotations
 
-import gzip
 import re
 import zlib
 from bisect import bisect_right
@@ -23,7 +22,8 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 import orjson
 
-from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.limits import check_count
 
 REDACTED = "[redacted]"
 
@@ -127,20 +127,40 @@ def header(headers: dict[str, str], name: str) -> str | None:
 
 def decode_content(body: bytes, encoding: str | None) -> tuple[bytes, str | None]:
     """Undo a content encoding; returns the bytes and, when they could not be decoded, why."""
+    from stream_doctor.capture.limits import LimitExceeded, gunzip
+
     encoding = (encoding or "").strip().lower()
     try:
         if body.startswith(_GZIP_MAGIC):
-            return gzip.decompress(body), None
-        if encoding == "deflate":
             try:
-                return zlib.decompress(body), None
-            except zlib.error:
-                return zlib.decompress(body, -zlib.MAX_WBITS), None
+                return gunzip(body), None
+            except LimitExceeded:
+                raise
+            except CaptureError as error:
+                return body, f"the gzip response body cannot be decompressed: {error.message}"
+        if encoding == "deflate":
+            return _inflate(body), None
         if encoding in ("br", "zstd"):
             return body, f"the response body is {encoding}-compressed, which stream-doctor cannot decode"
     except (OSError, EOFError, zlib.error) as exc:
         return body, f"the {encoding or 'gzip'} response body cannot be decompressed: {exc}"
     return body, None
+
+
+def _inflate(body: bytes) -> bytes:
+    """A deflate body (zlib-wrapped or raw, as servers send both), under the capture's byte limit."""
+    from stream_doctor.capture.limits import current, too_big
+
+    limits = current()
+    try:
+        inflater = zlib.decompressobj()
+        out = inflater.decompress(body, limits.max_bytes + 1)
+    except zlib.error:
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        out = inflater.decompress(body, limits.max_bytes + 1)
+    if len(out) > limits.max_bytes:
+        raise too_big(limits, compressed=True)
+    return out
 
 
 def request_body(raw: Any) -> Any:
@@ -270,6 +290,7 @@ class Exchanges:
             frame.pos = place.place(frame.pos, body)
             frame.interaction = number
             self.frames.append(frame)
+        check_count(len(self.frames))
         for found in inner.problems:
             where = place.place(found.pos, body) if found.pos is not None else exchange.pos
             self.problems.append(InputProblem(found.kind, found.message, where, number))

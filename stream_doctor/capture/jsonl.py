@@ -14,6 +14,7 @@ import orjson
 from stream_doctor.capture import envelope
 from stream_doctor.capture._text import BOM, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
+from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.gcpause import no_gc
 
 # A first line longer than the sniffing head is cut; its start is all there is to go on.
@@ -203,6 +204,7 @@ class JsonlReader:
         return _sniff(head, envelope_only=False)[1]
 
     def read(self, data: bytes, path: str) -> Capture:
+        check_bound(line_bound(data))
         return read_jsonl(data, path)
 
 
@@ -220,6 +222,7 @@ class EnvelopeReader:
         return _sniff(head, envelope_only=True)[1]
 
     def read(self, data: bytes, path: str) -> Capture:
+        check_bound(line_bound(data))
         return read_envelope(data, path)
 
 

@@ -15,6 +15,7 @@ import orjson
 
 from stream_doctor.capture._text import BOM, head_lines, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
+from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.gcpause import no_gc
 
 _PREFIX = re.compile(rb"([0-9a-z]):")
@@ -51,6 +52,7 @@ class PrefixedLinesReader:
         return _sniff(head)[1]
 
     def read(self, data: bytes, path: str) -> Capture:
+        check_bound(line_bound(data))
         start = len(BOM) if data.startswith(BOM) else 0
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError

@@ -13,6 +13,7 @@ import orjson
 
 from stream_doctor.capture._text import BOM, head_lines, is_utf8, json_error, split_lines, uniform_line_end
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
+from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.gcpause import no_gc
 
 _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
@@ -277,6 +278,7 @@ class SseReader:
         return _sniff(head)[1]
 
     def read(self, data: bytes, path: str) -> Capture:
+        check_bound(event_bound(data))
         return read_sse(data, path)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
 from stream_doctor.check import CheckError
 from stream_doctor.check.expectations import Expectation, parse_entry
 from stream_doctor.check.globs import Glob
@@ -41,6 +42,8 @@ KEYS = (
     "provider",
     "container",
     "jobs",
+    "max-bytes",
+    "max-frames",
     "exclude",
     "per-path-ignores",
     "per-path-provider",
@@ -61,6 +64,8 @@ class Config:
     provider: str | None = None
     container: str | None = None
     jobs: int = 1
+    max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
+    max_frames: int = DEFAULT_MAX_FRAMES
     exclude: tuple[Glob, ...] = ()
     per_path_ignores: tuple[tuple[Glob, tuple[str, ...]], ...] = ()
     per_path_provider: tuple[tuple[Glob, str], ...] = ()
@@ -138,6 +143,8 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
         provider=read.string(table.get("provider"), "provider"),
         container=read.string(table.get("container"), "container"),
         jobs=read.jobs(table.get("jobs", 1), "jobs"),
+        max_bytes=read.size(table.get("max-bytes", DEFAULT_MAX_BYTES), "max-bytes"),
+        max_frames=read.count(table.get("max-frames", DEFAULT_MAX_FRAMES), "max-frames"),
         exclude=tuple(Glob(p) for p in read.strings(table.get("exclude", []), "exclude")),
         per_path_ignores=tuple(
             (Glob(pattern), read.codes(codes, f"per-path-ignores.{pattern!r}"))
@@ -192,6 +199,21 @@ class _Reader:
     def jobs(self, value: Any, key: str) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise self.fail(key, "must be a whole number of processes (0: one per CPU)")
+        return value
+
+    def size(self, value: Any, key: str) -> int:
+        from stream_doctor.capture.limits import parse_size
+
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+        try:
+            return parse_size(value) if isinstance(value, str) else parse_size("")
+        except ValueError:
+            raise self.fail(key, f'must be a size in bytes, e.g. 1073741824 or "1GiB" (got {value!r})') from None
+
+    def count(self, value: Any, key: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise self.fail(key, f"must be a whole number above 0 (got {value!r})")
         return value
 
     def table(self, value: Any, key: str) -> dict[str, Any]:

@@ -31,17 +31,21 @@ _BOM = b"\xef\xbb\xbf"
 class Discovery:
     captures: tuple[str, ...]  # relative to the working directory, "/"-separated, sorted
     skipped: tuple[str, ...]  # files looked at that are not captures, sorted
+    special: tuple[str, ...] = ()  # FIFOs, devices, sockets met in folders and globs: never opened, sorted
 
 
 def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> Discovery:
     """Expand ``paths`` into captures; a path that does not exist or a glob that matches nothing: CheckError."""
     captures: set[str] = set()
     skipped: set[str] = set()
+    special: set[str] = set()
 
     def consider(path: str) -> None:
         if excluded(path):
             return
-        if _own_file(path):
+        if not os.path.isfile(path):  # opening a FIFO would wait forever, a device read forever
+            special.add(path)
+        elif _own_file(path):
             skipped.add(path)
         elif looks_like_capture(path):
             captures.add(path)
@@ -68,11 +72,11 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
                 if os.path.isdir(match):
                     for path in _walk(match, excluded):
                         consider(path)
-                elif os.path.isfile(match):
+                elif os.path.exists(match):
                     consider(_relative(match))
         else:
             raise CheckError(f"{given}: no such file or folder")
-    return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)))
+    return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)), tuple(sorted(special)))
 
 
 def looks_like_capture(path: str) -> bool:
@@ -109,7 +113,7 @@ def _walk(folder: str, excluded: Callable[[str], bool]) -> Iterable[str]:
         )
         for name in sorted(files):
             path = _join(relative_root, name)
-            if os.path.isfile(path):
+            if os.path.exists(path):  # not a dangling link; `consider` sets aside what is not a regular file
                 yield path
 
 

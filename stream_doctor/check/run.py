@@ -45,6 +45,7 @@ class Plan:
     fail_on: Severity
     jobs: int
     update_expectations: bool
+    special: tuple[str, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
 
 
 def prepare(options: CheckOptions) -> Plan:
@@ -69,6 +70,8 @@ def prepare(options: CheckOptions) -> Plan:
     found = discover(paths, config.excluded if config.path else lambda path: False)
     if not found.captures:
         skipped = f" ({len(found.skipped)} files skipped: not captures)" if found.skipped else ""
+        if found.special:
+            skipped += f" ({len(found.special)} skipped: not regular files)"
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
     tasks = tuple(
         Task(
@@ -79,13 +82,23 @@ def prepare(options: CheckOptions) -> Plan:
                 fail_on=fail_on,
                 select=select,
                 ignore=ignore + config.ignores_for(path),
+                max_bytes=options.max_bytes or config.max_bytes,
+                max_frames=options.max_frames or config.max_frames,
             ),
             config.expectations_for(path) + expect.load_sidecar(path),
         )
         for path in found.captures
     )
     jobs = options.jobs if options.jobs is not None else config.jobs
-    return Plan(config, tasks, found.skipped, fail_on, jobs or os.cpu_count() or 1, options.update_expectations)
+    return Plan(
+        config,
+        tasks,
+        found.skipped,
+        fail_on,
+        jobs or os.cpu_count() or 1,
+        options.update_expectations,
+        found.special,
+    )
 
 
 def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResult:
@@ -98,7 +111,7 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
                 updated.append(expect.sidecar_path(task.path))
                 reread = plan.config.expectations_for(task.path) + expect.load_sidecar(task.path)
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
-    return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated))
+    return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special)
 
 
 Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunError's message and line

@@ -125,6 +125,9 @@ def _summary(result: CheckResult, console: Console) -> None:
     parts.append(failed_text + (f" ({', '.join(details)})" if details else ""))
     if result.skipped:
         parts.append(f"{len(result.skipped)} file{'s' if len(result.skipped) != 1 else ''} skipped (not captures)")
+    if result.special:
+        count = len(result.special)
+        parts.append(f"{count} skipped (not regular file{'s' if count != 1 else ''}: FIFO, device or socket)")
     if result.updated:
         parts.append(f"{len(result.updated)} expectation file{'s' if len(result.updated) != 1 else ''} updated")
     verdict = f"[bold red]failed[/] (--fail-on {result.fail_on.label})" if result.failed else "[bold green]passed[/]"

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-import stream_doctor.capture as capture_module
+import stream_doctor.capture.limits as limits_module
 from stream_doctor.capture import CONTAINERS, READERS, load
 from stream_doctor.capture.base import CaptureError
 
@@ -137,7 +137,7 @@ def test_permission_denied(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(capture_module, "open", refuse, raising=False)
+    monkeypatch.setattr(limits_module, "open", refuse, raising=False)
     assert error_of(write(tmp_path, SSE)).message == "permission denied"
 
 

@@ -226,7 +226,7 @@ def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path, monkeypatch: p
     assert result.exit_code == 2
     assert error_line(result) == (
         "stream-doctor: error: pyproject.toml: unknown key 'selects' in [tool.stream-doctor] (known keys: "
-        "select, ignore, fail-on, provider, container, jobs, exclude, per-path-ignores, per-path-provider, expect)"
+        "select, ignore, fail-on, provider, container, jobs, max-bytes, max-frames, exclude, per-path-ignores, per-path-provider, expect)"
     )
 
 

@@ -1,0 +1,206 @@
+"""How much one capture may hold: decompressed bytes and frames, enforced while reading, never after.
+
+A capture comes from strangers (a bug report's attachment, a fork's fixture): a 1 MB ``.gz`` can
+decompress to gigabytes, and a file of pings to tens of millions of frames. ``load`` reads under a
+``Limits`` (the defaults are generous for real logs; ``--max-bytes``/``--max-frames`` and the
+configuration change them), so reaching one is a one-line ``CaptureError`` within seconds and
+without allocating the whole thing. Only regular files (and ``-`` for stdin) are read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from stream_doctor.capture.base import CaptureError
+
+DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB once decompressed
+DEFAULT_MAX_FRAMES = 10_000_000
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_frames: int = DEFAULT_MAX_FRAMES
+
+
+DEFAULT = Limits()
+
+#: The limits of the capture being read; ``load`` sets them, the readers of bodies inside a HAR or a
+#: cassette (and the frame counters) read them.
+CURRENT: ContextVar[Limits] = ContextVar("stream_doctor_limits", default=DEFAULT)
+
+
+def current() -> Limits:
+    return CURRENT.get()
+
+
+def parse_size(text: str) -> int:
+    """``1073741824``, ``512M``, ``1GiB``, ``64k`` → bytes; ValueError when it is none of those."""
+    value = text.strip().lower().removesuffix("b").removesuffix("i")
+    factor = 1
+    for suffix, multiple in (("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40)):
+        if value.endswith(suffix):
+            value, factor = value[:-1], multiple
+            break
+    number = int(value.strip().replace("_", ""))
+    if number <= 0:
+        raise ValueError(text)
+    return number * factor
+
+
+def human(size: int) -> str:
+    for unit, multiple in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= multiple and size % multiple == 0:
+            return f"{size // multiple} {unit}"
+    return f"{size:,} bytes"
+
+
+class LimitExceeded(CaptureError):
+    """The capture is over a limit: fatal for the whole capture, even when met inside one HAR body."""
+
+
+def too_big(limits: Limits, compressed: bool = False) -> LimitExceeded:
+    once = " once decompressed" if compressed else ""
+    return LimitExceeded(
+        f"the capture is larger than {human(limits.max_bytes)}{once} (raise the limit with --max-bytes)"
+    )
+
+
+def too_many_frames(limits: Limits) -> LimitExceeded:
+    return LimitExceeded(
+        f"the capture holds more than {limits.max_frames:,} frames (raise the limit with --max-frames)"
+    )
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def not_regular(mode: int) -> str | None:
+    """What kind of file ``mode`` is when it is not a regular file (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None) -> bytes:
+    """The bytes of a regular file (or of ``stdin``), refusing anything past ``limits.max_bytes``."""
+    if stdin is not None:
+        return _read_capped(stdin, limits)
+    try:
+        _refuse(not_regular(os.stat(path).st_mode))  # before open(): opening a FIFO would block
+        # O_NONBLOCK: should a FIFO be swapped in between stat and open, open must not wait for a writer
+        with open(path, "rb", opener=_nonblocking) as file:
+            info = os.fstat(file.fileno())
+            _refuse(not_regular(info.st_mode))
+            if info.st_size > limits.max_bytes:
+                raise too_big(limits)
+            return _read_capped(file, limits)
+    except FileNotFoundError:
+        raise CaptureError("no such file") from None
+    except PermissionError:
+        raise CaptureError("permission denied") from None
+    except OSError as exc:
+        raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def _refuse(kind: str | None) -> None:
+    if kind == "a directory":
+        raise CaptureError("is a directory, not a capture file")
+    if kind is not None:
+        raise CaptureError(f"is {kind}, not a capture file (only regular files are read)")
+
+
+def _read_capped(file: BinaryIO, limits: Limits) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = file.read(min(_CHUNK, limits.max_bytes + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limits.max_bytes:
+            raise too_big(limits)
+
+
+def gunzip(raw: bytes, limits: Limits | None = None) -> bytes:
+    """Decompress gzip data (every member) without ever holding more than ``max_bytes`` of output."""
+    limits = limits or current()
+    out: list[bytes] = []
+    total = 0
+    data = raw
+    while data:
+        decompressor = zlib.decompressobj(wbits=31)
+        pending = data
+        while True:
+            try:
+                chunk = decompressor.decompress(pending, limits.max_bytes + 1 - total)
+            except zlib.error as exc:
+                raise CaptureError(f"corrupt gzip data: {exc}") from None
+            out.append(chunk)
+            total += len(chunk)
+            if total > limits.max_bytes:
+                raise too_big(limits, compressed=True)
+            pending = decompressor.unconsumed_tail
+            if decompressor.eof or not pending:
+                if not decompressor.eof:
+                    # drain what zlib still buffers, under the same cap
+                    try:
+                        rest = decompressor.flush(limits.max_bytes + 1 - total)
+                    except zlib.error as exc:
+                        raise CaptureError(f"corrupt gzip data: {exc}") from None
+                    out.append(rest)
+                    total += len(rest)
+                    if total > limits.max_bytes:
+                        raise too_big(limits, compressed=True)
+                break
+        if not decompressor.eof:
+            raise CaptureError("the gzip data is cut off before its end (incomplete .gz file)")
+        data = decompressor.unused_data.lstrip(b"\0")  # gzip allows zero padding between members
+        if data and not data.startswith(b"\x1f\x8b"):
+            break  # trailing garbage after the last member: gzip itself ignores it
+    return b"".join(out)
+
+
+def line_bound(data: bytes) -> int:
+    """At most how many frames a line-based reader can cut ``data`` into (one per line)."""
+    return data.count(b"\n") + data.count(b"\r") + 1
+
+
+def event_bound(data: bytes) -> int:
+    """At most how many SSE events ``data`` holds: an event ends at a blank line, i.e. two line ends in a row."""
+    return data.count(b"\n\n") + data.count(b"\r\r") + data.count(b"\n\r") + 1
+
+
+def check_bound(bound: int, limits: Limits | None = None) -> None:
+    """Refuse before cutting ``data`` into frames when a cheap count of them (lines, blank lines: C speed,
+    nothing allocated) is over the cap."""
+    limits = limits or current()
+    if bound > limits.max_frames:
+        raise too_many_frames(limits)
+
+
+def check_count(count: int, limits: Limits | None = None) -> None:
+    limits = limits or current()
+    if count > limits.max_frames:
+        raise too_many_frames(limits)

@@ -1,0 +1,210 @@
+"""Hostile and huge captures, as strangers send them: the CLI runs in a subprocess under an address-space
+limit, and must answer with the right exit code and one line, within a memory bound, never with a
+traceback, a raw control character or a secret. Each input is the real attack scaled down to seconds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import resource
+import socket
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+#: The address space every run gets: far below what the unbounded attacks needed (gigabytes).
+ADDRESS_SPACE = 1536 << 20
+#: Peak resident memory a bounded run stays under (the interpreter and imports are ~60 MB).
+PEAK_BOUND_KB = 400 << 10
+
+ANTHROPIC_START = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+    b'"role":"assistant","content":[],"model":"claude","stop_reason":null,'
+    b'"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+)
+PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+    peak_kb: int
+
+    @property
+    def error_line(self) -> str:
+        lines = self.err.strip().splitlines()
+        assert len(lines) == 1, self.err
+        return lines[0]
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> Ran:
+    """The CLI in a child process under ``ADDRESS_SPACE``; its own peak RSS from wait4."""
+    import tempfile
+    import threading
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "stream_doctor", *args],
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=cwd or ROOT,
+            preexec_fn=_limit,
+            env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT), "COLUMNS": "120"},
+        )
+        if stdin is not None:
+            assert process.stdin is not None
+            feeder = threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True)
+            feeder.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        ran = Ran(
+            process.returncode,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+            usage.ru_maxrss,
+        )
+    assert "Traceback" not in ran.out + ran.err, ran.err
+    assert ran.code >= 0, f"killed by signal {-ran.code}: {ran.err}"
+    return ran
+
+
+def _feed(pipe, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------------------- limits
+
+
+def test_gzip_of_pings_stops_at_the_frame_cap(tmp_path: Path) -> None:
+    # The 1 MB .jsonl.gz of 33 M pings, scaled down: 1 M frames in 100 KB, a 100,000 frame cap.
+    path = tmp_path / "pings.sse.gz"
+    path.write_bytes(gzip.compress(ANTHROPIC_START + PING * 1_000_000, 9))
+    ran = run_cli("replay", str(path), "--max-frames", "100000")
+    assert ran.code == 2
+    assert ran.error_line.endswith("the capture holds more than 100,000 frames (raise the limit with --max-frames)")
+    assert ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_gzip_of_zeros_stops_at_the_byte_cap(tmp_path: Path) -> None:
+    path = tmp_path / "zeros.gz"
+    with gzip.open(path, "wb", 9) as file:
+        for _ in range(256):
+            file.write(bytes(1 << 20))  # 256 MiB once decompressed, 250 KB on disk
+    ran = run_cli("replay", str(path), "--max-bytes", "16M")
+    assert ran.code == 2
+    assert "the capture is larger than 16 MiB once decompressed (raise the limit with --max-bytes)" in ran.error_line
+    assert ran.peak_kb < 150 << 10
+
+
+def test_har_with_a_gzip_bomb_body_stops_at_the_byte_cap(tmp_path: Path) -> None:
+    import base64
+    import json
+
+    body = gzip.compress(bytes(64 << 20), 9)
+    har = {
+        "log": {
+            "version": "1.2",
+            "entries": [
+                {
+                    "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
+                    "response": {
+                        "status": 200,
+                        "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                        "content": {"text": base64.b64encode(body).decode(), "encoding": "base64"},
+                    },
+                }
+            ],
+        }
+    }
+    path = tmp_path / "bomb.har"
+    path.write_text(json.dumps(har))
+    ran = run_cli("replay", str(path), "--max-bytes", "8M")
+    assert ran.code == 2
+    assert "larger than 8 MiB once decompressed" in ran.error_line
+
+
+def test_frame_cap_in_a_json_array_and_jsonl(tmp_path: Path) -> None:
+    array = tmp_path / "many.json"
+    array.write_bytes(b"[" + b",".join([b'{"type":"ping"}'] * 5000) + b"]")
+    jsonl = tmp_path / "many.jsonl"
+    jsonl.write_bytes(b'{"type":"ping"}\n' * 5000)
+    for path in (array, jsonl):
+        ran = run_cli("replay", str(path), "--max-frames", "1000")
+        assert ran.code == 2 and "more than 1,000 frames" in ran.error_line
+
+
+def test_limits_from_the_configuration(tmp_path: Path) -> None:
+    (tmp_path / "stream-doctor.toml").write_text('max-frames = 1000\nmax-bytes = "1G"\n')
+    (tmp_path / "many.jsonl").write_bytes(b'{"type":"ping"}\n' * 5000)
+    ran = run_cli("check", "many.jsonl", cwd=tmp_path)
+    assert ran.code == 1
+    assert "SD000" in ran.out and "more than 1,000 frames" in ran.out
+
+
+def test_stdin_is_read_under_the_same_cap() -> None:
+    ran = run_cli("replay", "-", "--max-bytes", "1M", stdin=b"data: {}\n\n" * 500_000)
+    assert ran.code == 2
+    assert (
+        ran.error_line
+        == "stream-doctor: error: <stdin>: the capture is larger than 1 MiB (raise the limit with --max-bytes)"
+    )
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_devices_are_refused(device: str) -> None:
+    ran = run_cli("replay", device)
+    assert ran.code == 2
+    assert ran.error_line == (
+        f"stream-doctor: error: {device}: is a character device, not a capture file (only regular files are read)"
+    )
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "capture.sse"
+    os.mkfifo(fifo)
+    ran = run_cli("replay", str(fifo))
+    assert ran.code == 2
+    assert ran.error_line.endswith("is a named pipe (FIFO), not a capture file (only regular files are read)")
+
+
+def test_check_counts_special_files_it_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    (folder / "one_call.sse").write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    os.mkfifo(folder / "pipe.sse")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(folder / "socket.sse"))
+    try:
+        assert stat.S_ISSOCK(os.stat(folder / "socket.sse").st_mode)
+        ran = run_cli("check", "captures", cwd=tmp_path)
+    finally:
+        server.close()
+    assert ran.code == 0, ran.out
+    assert "2 skipped (not regular files: FIFO, device or socket)" in ran.out
+    assert "1 capture" in ran.out
+
+
+def test_bad_limit_option_is_one_line() -> None:
+    ran = run_cli("replay", "fixtures/anthropic/one_call.sse", "--max-bytes", "lots")
+    assert ran.code == 2
+    assert "--max-bytes lots: not a size" in ran.error_line
