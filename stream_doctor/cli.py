@@ -119,6 +119,7 @@ def replay(
     from stream_doctor.api import replay as run
     from stream_doctor.engine import RunError
 
+    limits = _limits(max_bytes, max_frames)
     try:
         report = run(
             capture,
@@ -131,7 +132,7 @@ def replay(
             keep_events=timeline,
             executed=executed,
             executions_file=executions,
-            **_limits(max_bytes, max_frames),
+            **limits,
         )
     except (RunError, ValueError) as error:
         _fail(str(error))
