@@ -86,6 +86,11 @@ def looks_like_capture(path: str) -> bool:
             head = file.read(HEAD_SIZE)
     except OSError:
         return True
+    return head_looks_like_capture(head)
+
+
+def head_looks_like_capture(head: bytes) -> bool:
+    """``looks_like_capture`` for the first bytes of a file (``scan`` reads them through fsspec)."""
     if head.startswith(b"\x1f\x8b"):
         try:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_SIZE)
