@@ -254,6 +254,93 @@ def check(
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 
+@app.command()
+def scan(
+    inputs: List[str] = typer.Argument(
+        ...,
+        metavar="INPUT...",
+        help="Folders, files, globs or fsspec URLs (memory://, s3://, gcs:// … as installed); "
+        "with --body-column, tables (Parquet, or JSONL with one capture per row).",
+    ),
+    out: str = typer.Option(
+        "scan-findings.parquet", "--out", "-o", help="Findings table (Parquet), one row per finding."
+    ),
+    status: Optional[str] = typer.Option(
+        None, "--status", help="Per-capture status table (Parquet; default: beside --out, *.status.parquet)."
+    ),
+    summary: List[str] = typer.Option(
+        [], "--summary", help="Write the summary to PATH too: Markdown (.md) or JSON (.json); repeatable."
+    ),
+    body_column: Optional[str] = typer.Option(
+        None, "--body-column", help="The inputs are tables; this column holds each raw streamed body."
+    ),
+    id_column: Optional[str] = typer.Option(None, "--id-column", help="Table column with the request id."),
+    model_column: Optional[str] = typer.Option(
+        None, "--model-column", help="Table column with the model (when the stream does not name it)."
+    ),
+    meta_column: List[str] = typer.Option(
+        [], "--meta-column", help="Table column carried into every finding and status row (repeatable)."
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="Address of a running Dask scheduler (tcp://host:8786); default: a local cluster."
+    ),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes of the local cluster."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Captures per task."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Scan N captures drawn at random."),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample."),
+    resume: bool = typer.Option(False, "--resume", help="Keep the outputs and scan only the captures they lack."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider for every capture."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format for every capture."),
+    select: List[str] = typer.Option([], "--select", help="Only these rule codes or prefixes."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Skip these rule codes or prefixes."),
+    fail_on: Optional[Level] = typer.Option(
+        None, "--fail-on", help="Exit 1 when a finding reaches this severity (default: a scan never fails)."
+    ),
+    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the summary."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
+) -> None:
+    """Scan a dataset of logged streams on Dask: findings as Parquet, a status per capture, a summary."""
+    from stream_doctor.findings import Severity
+    from stream_doctor.scan import ScanError
+    from stream_doctor.scan.options import ScanOptions
+
+    for path in summary:
+        if not path.endswith((".md", ".json")):
+            _fail(f"--summary {path}: name a .md (Markdown) or .json file")
+    options = ScanOptions(
+        inputs=tuple(inputs),
+        out=out,
+        status=status,
+        summaries=tuple(summary),
+        body_column=body_column,
+        id_column=id_column,
+        model_column=model_column,
+        meta_columns=tuple(meta_column),
+        scheduler=scheduler,
+        workers=workers,
+        batch_size=batch_size,
+        sample=sample,
+        seed=seed,
+        resume=resume,
+        provider=provider,
+        container=container,
+        select=_codes(select),
+        ignore=_codes(ignore),
+        fail_on=Severity.parse(fail_on.value) if fail_on else None,
+    )
+    try:
+        from stream_doctor.scan.cli import run_scan
+
+        code = run_scan(options, _console(width, color))
+    except ScanError as error:
+        _fail(str(error))
+    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        _fail(f"scan: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+    raise typer.Exit(code)
+
+
 def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
     """``FORMAT[:PATH]`` options; standard output gets the terminal report when no report goes there."""
     from stream_doctor.reporters import CHECK_FORMATS

@@ -1,0 +1,60 @@
+"""``stream-doctor scan`` behind the command line: progress, the summary in every form, the exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from stream_doctor.scan import ScanError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from stream_doctor.scan.options import ScanOptions
+
+EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
+
+
+def run_scan(options: ScanOptions, console: Console) -> int:
+    """Scan, print the summary, write the summary files; the exit code (ScanError: exit 2)."""
+    from stream_doctor.scan.progress import progress
+    from stream_doctor.scan.run import scan
+    from stream_doctor.scan.summary import render_json, render_markdown, render_terminal
+
+    try:
+        with progress(sys.stderr.isatty()) as (start, advance):
+            result = scan(options, lambda plan, where: start(plan.total, where), advance)
+    except KeyboardInterrupt:
+        _say("interrupted before any capture was scanned; the outputs were not changed")
+        return EXIT_INTERRUPTED
+    plan = result.plan
+    render_terminal(result.summary, console)
+    for path in options.summaries:
+        text = render_json(result.summary) if path.endswith(".json") else render_markdown(result.summary)
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ScanError(f"{path}: cannot write the summary: {error.strerror or error}") from None
+    rate = result.scanned / result.seconds if result.seconds > 0 else 0.0
+    resumed = f" ({plan.already} kept from the earlier run)" if plan.already else ""
+    _say(
+        f"scanned {result.scanned} of {plan.total} captures{resumed} in {result.seconds:.1f} s ({rate:,.0f}/s) on "
+        f"{result.where}; findings: {options.out}, status: {options.status_path}"
+    )
+    if result.interrupted:
+        _say(f"interrupted: {plan.total - result.scanned} captures not scanned; run again with --resume to finish")
+        return EXIT_INTERRUPTED
+    if options.fail_on is not None:
+        levels = [level for level in ("error", "warning", "info") if result.summary.severities[level]]
+        from stream_doctor.findings import Severity
+
+        if any(Severity.parse(level) >= options.fail_on for level in levels):
+            return 1
+    return 0
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"stream-doctor: {line}\n")
+    sys.stderr.flush()
