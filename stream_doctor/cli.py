@@ -331,7 +331,7 @@ def scan(
     try:
         from stream_doctor.scan.cli import run_scan
 
-        code = run_scan(options, _console(width, color))
+        code = run_scan(options, _render_options(width, color))
     except ScanError as error:
         _fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback

@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING
 from stream_doctor.scan import ScanError
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
+    from stream_doctor.reporters import RenderOptions
     from stream_doctor.scan.options import ScanOptions
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
 
 
-def run_scan(options: ScanOptions, console: Console) -> int:
+def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     """Scan, print the summary, write the summary files; the exit code (ScanError: exit 2)."""
     from stream_doctor.scan.progress import progress
     from stream_doctor.scan.run import scan
@@ -29,7 +28,7 @@ def run_scan(options: ScanOptions, console: Console) -> int:
         _say("interrupted before any capture was scanned; the outputs were not changed")
         return EXIT_INTERRUPTED
     plan = result.plan
-    render_terminal(result.summary, console)
+    sys.stdout.write(render_terminal(result.summary, render))
     for path in options.summaries:
         text = render_json(result.summary) if path.endswith(".json") else render_markdown(result.summary)
         try:

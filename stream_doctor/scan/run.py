@@ -14,12 +14,13 @@ import os
 import signal
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from stream_doctor.options import Options
 from stream_doctor.scan import ScanError, output, require, sources
+from stream_doctor.scan.replaying import ReplayOptions
 from stream_doctor.scan.summary import Summary
 from stream_doctor.scan.task import Settings, lost, scan_batch
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from stream_doctor.scan.options import ScanOptions
     from stream_doctor.scan.sources import Plan
 
+#: How often the result loop looks at the Ctrl-C flag while no batch is ready.
+POLL_SECONDS = 0.05
 #: Loggers whose chatter (connection closed, worker restarted …) is not the user's business.
 QUIET_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
 
@@ -51,13 +54,13 @@ def scan(
     """Scan every capture of ``options.inputs``; ScanError when it cannot start (exit 2)."""
     require()
     output.check_meta_columns(options.meta_columns)
+    replay_options = ReplayOptions(options.provider, options.container, options.select, options.ignore)
+    try:
+        replay_options.validate()
+    except ValueError as error:
+        raise ScanError(str(error)) from None
     settings = Settings(
-        Options(
-            container=options.container,
-            provider=options.provider,
-            select=options.select,
-            ignore=options.ignore,
-        ),
+        replay_options,
         options.body_column,
         options.id_column,
         options.model_column,
@@ -91,38 +94,43 @@ def _run(
     summary: Summary,
     advance: Callable[[int], None],
 ) -> tuple[int, bool]:
+    """Submit every batch and write results as they arrive; (captures scanned, interrupted)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     findings_writer, status_writer = writers
     scanned = 0
     futures: dict[Any, Any] = {}
-    with _deferred_interrupts() as interrupts:
+    with _interrupt_flag() as interrupted:
+        for batch in plan.batches:
+            key = f"scan-batch-{batch.number}-{id(plan)}"
+            futures[client.submit(scan_batch, batch, settings, pure=False, key=key)] = batch
+        arrivals = as_completed(futures, loop=client.loop)
         try:
-            for batch in plan.batches:
-                future = client.submit(
-                    scan_batch, batch, settings, pure=False, key=f"scan-batch-{batch.number}-{id(plan)}"
-                )
-                futures[future] = batch
-            for future in as_completed(futures, loop=client.loop):
-                batch = futures.pop(future)
-                if future.status == "error":
-                    error = future.exception()
-                    if not isinstance(error, KilledWorker):
-                        raise ScanError(_task_error(error))
-                    columns = lost(batch, "the workers replaying its batch kept dying (Dask gave up on it)", settings)
-                else:
-                    columns = future.result()
-                future.release()
-                with interrupts.critical():
+            while not arrivals.is_empty():
+                if interrupted.is_set():
+                    client.cancel(list(futures), force=True)
+                    return scanned, True
+                if not arrivals.has_ready():
+                    time.sleep(POLL_SECONDS)  # a Ctrl-C is seen within this
+                    continue
+                for future in arrivals.next_batch(block=False):
+                    batch = futures.pop(future)
+                    if future.status == "error":
+                        error = future.exception()
+                        if not isinstance(error, KilledWorker):
+                            raise ScanError(_task_error(error))
+                        columns = lost(
+                            batch, "the workers replaying its batch kept dying (Dask gave up on it)", settings
+                        )
+                    else:
+                        columns = future.result()
+                    future.release()
                     findings_writer.write(columns["findings"])
                     status_writer.write(columns["status"])
                     summary.add(columns["findings"], columns["status"])
                     scanned += batch.count
-                advance(batch.count)
-        except KeyboardInterrupt:
-            client.cancel(list(futures), force=True)
-            return scanned, True
+                    advance(batch.count)
         except ScanError:
             client.cancel(list(futures), force=True)
             raise
@@ -168,6 +176,10 @@ def _client(options: ScanOptions) -> Iterator[tuple[Client, str, int]]:
     """A client on the cluster the options name; the cluster this started is closed on the way out."""
     from distributed import Client, LocalCluster
 
+    from stream_doctor.scan.workers import IgnoreCtrlC
+
+    # Dask warns about things a scan user can do nothing about (a port in use for a dashboard we do not start).
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\..*)?$")
     if options.scheduler is not None:
         try:
             client = Client(options.scheduler, timeout="20s", set_as_default=False)
@@ -180,15 +192,17 @@ def _client(options: ScanOptions) -> Iterator[tuple[Client, str, int]]:
             _close(client)
         return
     workers = options.workers or os.cpu_count() or 1
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,  # replay holds the GIL: one process per core
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-    client = Client(cluster, set_as_default=False)
+    with _sigint_ignored():
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,  # replay holds the GIL: one process per core
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster, set_as_default=False)
+        client.register_plugin(IgnoreCtrlC())
     try:
         yield client, f"a local Dask cluster ({workers} worker process{'es' if workers != 1 else ''})", workers
     finally:
@@ -214,36 +228,31 @@ def _quiet() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-class _Interrupts:
-    def __init__(self) -> None:
-        self.requested = False
-        self.in_critical = False
-
-    def handler(self, signum: int, frame: Any) -> None:
-        self.requested = True
-        if not self.in_critical:
-            raise KeyboardInterrupt
-
-    @contextmanager
-    def critical(self) -> Iterator[None]:
-        """Ctrl-C waits until the block is done: a batch's rows go to both tables or to neither."""
-        self.in_critical = True
-        try:
-            yield
-        finally:
-            self.in_critical = False
-        if self.requested:
-            raise KeyboardInterrupt
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Start the local workers with SIGINT ignored (they inherit it): Ctrl-C in a terminal signals the
+    whole process group, and only this process should act on it. Workers restarted later get the same
+    from the ``IgnoreCtrlC`` plugin."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
-def _deferred_interrupts() -> Iterator[_Interrupts]:
-    interrupts = _Interrupts()
+def _interrupt_flag() -> Iterator[threading.Event]:
+    """Ctrl-C sets the flag instead of raising: the loop stops between two batches, never inside a
+    write and never inside one of Dask's blocking calls (which do not survive being interrupted)."""
+    flag = threading.Event()
     if threading.current_thread() is not threading.main_thread():
-        yield interrupts
+        yield flag
         return
-    previous = signal.signal(signal.SIGINT, interrupts.handler)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.set())
     try:
-        yield interrupts
+        yield flag
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -1,7 +1,7 @@
 """What a scan found, counted as batches arrive: per code × provider × model, tools, shares of captures.
 
 Kept as counters (never the findings themselves), so the summary of a billion-row scan is as
-small as that of ten captures. Rendered for the terminal (a ``rich`` Console it is handed), as
+small as that of ten captures. Rendered as the reporters are (pure functions returning text): for the terminal, as
 Markdown and as JSON (``schema_version``), deterministic: sorted by count, then by name. Models and
 tool names come from the captures: every text output shows them neutralised (no control
 characters, no markup, bounded length).
@@ -19,7 +19,7 @@ import orjson
 from stream_doctor.scan.task import STATUSES
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from stream_doctor.reporters import RenderOptions
 
 SCHEMA_VERSION = "scan-summary-v1"
 TOP = 10  # rows of the tool table; the JSON has them all
@@ -166,9 +166,22 @@ def _md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", text)
 
 
-def render_terminal(summary: Summary, console: Console) -> None:
+def render_terminal(summary: Summary, options: RenderOptions) -> str:
+    """The summary as the terminal shows it (plain text unless ``options`` asks for colour)."""
+    import io
+
+    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=options.width,
+        color_system=options.color_system,  # type: ignore[arg-type]
+        force_terminal=options.color_system is not None,
+        highlight=False,
+    )
 
     data = summary.to_dict()
     captures, findings = data["captures"], data["findings"]
@@ -205,3 +218,4 @@ def render_terminal(summary: Summary, console: Console) -> None:
         for row in data["tools"][:TOP]:
             table.add_row(Text(plain(row["tool"])), str(row["findings"]))
         console.print(table)
+    return buffer.getvalue()

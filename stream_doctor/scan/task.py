@@ -12,16 +12,15 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
+from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import head_looks_like_capture
-from stream_doctor.engine import RunError
-from stream_doctor.scan.replaying import replay_capture
+from stream_doctor.scan.replaying import ReplayOptions, replay_capture
 
 if TYPE_CHECKING:
-    from stream_doctor.engine import Report
     from stream_doctor.findings import Finding
-    from stream_doctor.options import Options
+    from stream_doctor.report import Report
     from stream_doctor.scan.sources import Batch, Segment
 
 FINDING_COLUMNS = (
@@ -42,7 +41,7 @@ READ_ROWS = 256
 class Settings:
     """What every task needs besides its batch."""
 
-    options: Options
+    options: ReplayOptions
     body_column: str | None = None
     id_column: str | None = None
     model_column: str | None = None

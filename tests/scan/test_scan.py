@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import io
+import contextlib
 import json
 import os
 import signal
@@ -242,8 +242,7 @@ def test_killed_worker_has_its_batch_retried(cluster: str, captures: Path, monke
 
 
 def test_summary_outputs_neutralise_capture_text(cluster: str, captures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rich.console import Console
-
+    from stream_doctor.reporters import RenderOptions
     from stream_doctor.scan.summary import render_markdown, render_terminal
 
     monkeypatch.chdir(captures.parent)
@@ -252,9 +251,7 @@ def test_summary_outputs_neutralise_capture_text(cluster: str, captures: Path, m
     text = render_markdown(result.summary)
     assert "\x1b" not in text and "</td>" not in text
     assert "| get\\_\\\\u001b\\[31mweather\\|&lt;/td&gt;\\`\\* | 1 |" in text  # shown as typed, one cell
-    console = Console(file=io.StringIO(), width=200, force_terminal=True, color_system="truecolor")
-    render_terminal(result.summary, console)
-    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    shown = render_terminal(result.summary, RenderOptions(width=200, color_system="truecolor"))
     assert "\x1b[31m" not in shown and "get_\\u001b[31mweather|</td>`*" in shown
     data = result.summary.to_dict()
     assert any(t["tool"] == "create_file" for t in data["tools"])
@@ -298,7 +295,7 @@ def test_scan_through_a_separate_scheduler_and_worker(captures: Path, tmp_path: 
         )  # fmt: skip
     finally:
         for process in processes:
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=PATIENCE)
     assert run.returncode == 0, run.stderr
@@ -321,7 +318,9 @@ def test_ctrl_c_leaves_valid_output_and_resume_finishes(cluster: str, captures: 
         shutil.copytree(captures / "anthropic", data / f"copy{copy}")
     command = [sys.executable, "-m", "stream_doctor", "scan", "many", "--out", "f.parquet", "--workers", "1",
                "--batch-size", "2"]  # fmt: skip
-    process = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         assert process.stderr is not None
         lines = []
@@ -329,10 +328,11 @@ def test_ctrl_c_leaves_valid_output_and_resume_finishes(cluster: str, captures: 
             lines.append(line)
             if line.startswith("scanned "):
                 break
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the scan and its worker processes
         out, err = process.communicate(timeout=PATIENCE)
     finally:
-        process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
     err = "".join(lines) + err
     assert process.returncode == 130, err
     assert "--resume" in err and "Traceback" not in err
