@@ -61,6 +61,8 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
         replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
         if supplied:
             replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
+        if any(stream.capture.duration is not None for stream, _ in replayed):
+            replayed = _timed(sections, replayed)
         turns: list[Turn] = []
         events: list[tuple[Frame, Event]] = []
         for section, (stream, kept) in zip(sections, replayed, strict=True):
@@ -82,7 +84,8 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             len(capture.exchanges),
             sum(1 for e in capture.exchanges if e.skipped is not None),
         )
-        return Report.build(tuple(turns), across, options, tuple(events), source)
+        report = Report.build(tuple(turns), across, options, tuple(events), source)
+        return _with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
 
 
 def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
@@ -97,6 +100,39 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
         sections = split(capture)
         adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
         return to_envelope(capture, adapter.name)
+
+
+def _timed(
+    sections: list[Section], replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]
+) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+    """Each turn's stream with its clock: the times of its calls' events, and when the next turn began."""
+    from dataclasses import replace
+
+    from stream_doctor.timing import clock
+
+    starts = [next((f.t for f in section.frames if f.t is not None), None) for section in sections]
+    timed = []
+    for number, (section, (stream, kept)) in enumerate(zip(sections, replayed, strict=True)):
+        after = next((t for t in starts[number + 1 :] if t is not None), None)
+        found = clock(stream, section.frames, after)
+        timed.append((replace(stream, capture=replace(stream.capture, clock=found)) if found else stream, kept))
+    return timed
+
+
+def _with_timings(report: Report) -> Report:
+    """The report with each call's timing attached (terminal lines, JSON ``extras["timing"]``)."""
+    from stream_doctor.report import CallExtra
+    from stream_doctor.timing import call_timing, timing_data, timing_lines
+
+    streams = [turn.stream for turn in report.turns] or [report.stream]
+    number = 0
+    for stream in streams:
+        for call in stream.calls:
+            number += 1
+            timing = call_timing(stream, call)
+            if timing is not None and timing.started is not None:
+                report = report.with_extra(number, CallExtra("timing", timing_data(timing), timing_lines(timing)))
+    return report
 
 
 def _supplied(path: str, options: Options) -> list[Supplied]:

@@ -27,6 +27,7 @@ EXPECTED: dict[str, set[str]] = {
     "anthropic/executed_input_differs.jsonl": {"SD103", "SD705"},
     "anthropic/executed_abandoned_call.jsonl": {"SD101", "SD301"},
     "anthropic/executed_server_tool.jsonl": {"SD106"},
+    "anthropic/pending_after_message_stop.jsonl": {"SD301", "SD306"},
     # what the stream did wrong
     "anthropic/abandoned_at_max_tokens.sse": {"SD301"},
     "anthropic/stream_cut_mid_arguments.sse": {"SD301", "SD303"},

@@ -6,12 +6,15 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple
 
 from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
 from stream_doctor.protocol import ProtocolFacts
+
+if TYPE_CHECKING:
+    from stream_doctor.timing import Clock
 
 CallStatus = Literal["complete", "abandoned"]
 ParseFailureKind = Literal[
@@ -151,6 +154,7 @@ class CaptureInfo:
     header: dict[str, Any] | None
     interaction: int | None = None  # HAR/cassette, envelope of several turns: the interaction it answers
     protocol: ProtocolFacts = ProtocolFacts()  # what the provider's protocol promises, as its adapter states it
+    clock: Clock | None = None  # the times of the frames the timing questions need, when the capture has times
 
 
 @dataclass(frozen=True, slots=True)

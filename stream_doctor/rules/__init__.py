@@ -91,6 +91,7 @@ from stream_doctor.rules.termination import (
     sd303_stream_cut,
     sd304_stop_reason_mismatch,
     sd305_turn_paused,
+    sd306_pending_after_turn_end,
 )
 
 RULES: tuple[Rule, ...] = tuple(
@@ -114,6 +115,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd303_stream_cut,
         sd304_stop_reason_mismatch,
         sd305_turn_paused,
+        sd306_pending_after_turn_end,
         sd401_event_for_unknown_block,
         sd402_event_after_block_stop,
         sd403_block_index_reused,
