@@ -142,7 +142,7 @@ class _MessageState:
         self.error: ErrorInfo | None = None
         self.blocks: dict[Hashable, _Block] = {}
         self.order: list[_Block] = []
-        self.ids: dict[str, _Call] = {}
+        self.ids: dict[Hashable, _Call] = {}
 
 
 class Accumulator:
@@ -346,11 +346,13 @@ class Accumulator:
         call = block.call = _Call(block, len(self.calls), event)
         self.calls.append(call)
         if event.call_id is not None:
-            same_id = message.ids.get(event.call_id)
+            # With n > 1 each choice is its own message: calls in two choices may share an id.
+            scoped = event.call_id if event.choice is None else (event.choice, event.call_id)
+            same_id = message.ids.get(scoped)
             if same_id is not None:
                 self._anomaly(DuplicateCallId(event.pos, self._at(), event.call_id, same_id.block.started))
             else:
-                message.ids[event.call_id] = call
+                message.ids[scoped] = call
             self.calls_by_id.setdefault(event.call_id, call)
 
     def _stop(self, event: BlockStop) -> None:

@@ -17,10 +17,13 @@ on, and the accumulator counts repeats, late arrivals, blanks and changes.
 
 Completion is the choice's own ``finish_reason``: at that chunk every call (and text block) the
 choice opened gets a ``BlockStop``. A call is never completed by "another index appeared" or "the
-buffer parses", and not by the end of the stream either: a call whose choice has no finish_reason
-when the capture ends is abandoned (SD301), as hermes-agent #81017 settled ("no terminal
-finish_reason: never execute"). ``length``, ``content_filter`` and ``error`` end the choice without
-completing its calls, so they are reported as cut, with that reason.
+buffer parses". A call whose choice has no finish_reason when the capture ends without ``[DONE]``
+is abandoned (SD301), as hermes-agent #81017 settled ("no terminal finish_reason: never execute").
+``data: [DONE]`` with no finish_reason is different: the server ended the stream itself, and the
+official clients hand the calls over there, so they complete at ``[DONE]`` and the missing reason is
+reported (SD530). ``length``, ``content_filter`` and ``error`` end the choice without completing its
+calls, so they are reported as cut, with that reason. A call that starts after its choice's
+finish_reason (Together sends one after every call) completes at the next one (SD531).
 
 A capture holds one message per completion. With ``n > 1`` the choices share that message, each
 with its own keys; their calls complete at their own finish_reason, and the message's stop reason is
@@ -93,6 +96,59 @@ IGNORED_DELTA_FIELDS = frozenset(
     {"role", "index", "metadata", "annotations", "tool_call_id", "name", "provider_specific_fields", "images"}
 )
 
+#: Documented extension fields of compatible servers, in a chunk, a choice or a delta: read as part of
+#: the event they ride on, never as an unknown event. Other fields are counted once per capture (SD006).
+DOCUMENTED_EXTENSIONS: dict[str, str] = {
+    # chunk level
+    "x_groq": "Groq (request id, usage, ``x_groq.usage``)",
+    "provider": "OpenRouter (the upstream provider's name)",
+    "citations": "xAI live search, Perplexity",
+    "search_results": "Perplexity",
+    "prompt_filter_results": "Azure OpenAI",
+    "system_fingerprint": "OpenAI",
+    "service_tier": "OpenAI",
+    "obfuscation": "OpenAI (stream obfuscation padding)",
+    "prompt_logprobs": "vLLM",
+    "prompt_token_ids": "vLLM",
+    "kv_transfer_params": "vLLM",
+    "timings": "llama.cpp server",
+    "time_info": "Cerebras (queue, prompt and completion times)",
+    "stats": "LM Studio",
+    "warning": "Together",
+    # choice level
+    "native_finish_reason": "OpenRouter (the upstream provider's own finish reason)",
+    "stop_reason": "vLLM (the stop token or string that ended the choice)",
+    "token_ids": "vLLM",
+    "matched_stop": "SGLang",
+    "content_filter_results": "Azure OpenAI",
+    "seed": "Together",
+    "text": "Together (the choice's text, beside its delta)",
+    "logprobs": "OpenAI",
+    "message": "Writer (the accumulated message beside the delta)",
+    "trace_details": "Writer",
+    "raw_output": "Fireworks",
+    # delta level (besides CONTENT_FIELDS)
+    "channel": "gpt-oss servers (the harmony channel: analysis, commentary, final)",
+    "reasoning_signature": "vLLM",
+    "token_id": "Together",
+    "executed_tools": "Groq (compound models: tools the server ran)",
+    "extra_content": "Gemini's OpenAI compatibility (thought signatures)",
+    "thinking_blocks": "LiteLLM",
+    "reasoning_items": "LiteLLM",
+    "audio_content": "OpenAI",
+    "graph_data": "Writer (Knowledge Graph answers)",
+    "llm_data": "Writer",
+    "image_data": "Writer",
+    "translation_data": "Writer",
+    "web_search_data": "Writer",
+}
+
+#: Keys of a chunk and of a choice that the Chat Completions protocol itself defines.
+CHUNK_FIELDS = frozenset(
+    {"id", "object", "created", "model", "choices", "usage", "error", "service_tier", "system_fingerprint"}
+)
+CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
+
 #: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
 #: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
 protocol = ProtocolFacts(
@@ -138,7 +194,10 @@ class _Choice:
     """What one choice of the current completion opened: enough to route its fragments and to stop
     its blocks at its finish_reason. The buffers themselves live in the accumulator."""
 
-    __slots__ = ("index", "by_index", "by_id", "names", "call_index", "latest", "opened", "blocks", "calls", "reason")
+    __slots__ = (
+        "index", "by_index", "by_id", "names", "call_index", "latest", "opened", "stopped", "blocks", "calls",
+        "reason", "reason_pos",
+    )  # fmt: skip
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -148,9 +207,11 @@ class _Choice:
         self.call_index: dict[Hashable, int | None] = {}
         self.latest: Hashable = None
         self.opened: list[Hashable] = []  # every key (call or text block), in order
+        self.stopped = 0  # how many of ``opened`` a finish_reason already stopped
         self.blocks: set[str] = set()  # content block types opened
         self.calls = 0
         self.reason: str | None = None  # its finish_reason, once it came
+        self.reason_pos: Pos | None = None
 
 
 class OpenAIChatTranslator(FrameByFrame):
@@ -171,6 +232,7 @@ class OpenAIChatTranslator(FrameByFrame):
         self.last_stop_pos: Pos | None = None  # the latest finish_reason: where a completion ended
         #: choice index -> tool index -> key: the open calls a bare argument fragment may go to.
         self.lanes: dict[int, dict[int, Hashable]] = {}
+        self.unknown_fields: set[str] = set()  # reported once per capture each (SD006)
 
     # -- the hot path ------------------------------------------------------------------------
 
@@ -253,6 +315,8 @@ class OpenAIChatTranslator(FrameByFrame):
             self._count(label)
             return out + [Unknown(pos, label)]
         self._count(kind if isinstance(kind, str) and kind else "chunk")
+        if not CHUNK_FIELDS.issuperset(value):
+            out.extend(self._extensions(pos, value, CHUNK_FIELDS, ""))
         if not choices:
             # The usage chunk of stream_options.include_usage, or Azure's first chunk holding only
             # prompt_filter_results (with id "" and model ""): liveness, never a malformed choice.
@@ -308,10 +372,36 @@ class OpenAIChatTranslator(FrameByFrame):
 
     def _done(self, pos: Pos) -> list[Event]:
         self._count("[DONE]")
+        out: list[Event] = []
+        if self.open:
+            for state in self.choices.values():
+                if state.reason is None and len(state.opened) > state.stopped:
+                    out.extend(self._ended_without_reason(pos, state))
         self.open = False
         self.done = True
         self.lanes.clear()
-        return [MessageStop(pos)]
+        out.append(MessageStop(pos))
+        return out
+
+    def _ended_without_reason(self, pos: Pos, state: _Choice) -> list[Event]:
+        """``[DONE]`` came while the choice had no finish_reason. The server ended the stream itself,
+        and openai-python's stream helper, the AI SDK and LangChain hand the calls over there: they are
+        complete (SD201 still reports arguments that do not parse), and the missing reason is one
+        warning about the server (SD530). A stream with no ``[DONE]`` stays cut (SD301, SD303)."""
+        calls = [key for key in state.opened[state.stopped :] if key in state.names]
+        out: list[Event] = []
+        if calls:
+            out.append(
+                Problem(
+                    pos,
+                    "finish-reason-missing",
+                    f"choice {state.index} ended with data: [DONE] and no finish_reason after {len(calls)} "
+                    f"tool call{'s' if len(calls) > 1 else ''}",
+                )
+            )
+        out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
+        state.stopped = len(state.opened)
+        return out
 
     def _all_finished(self) -> bool:
         return bool(self.choices) and all(c.reason is not None for c in self.choices.values())
@@ -328,6 +418,8 @@ class OpenAIChatTranslator(FrameByFrame):
         if state is None:
             state = self.choices[number] = _Choice(number)
         out: list[Event] = []
+        if not CHOICE_FIELDS.issuperset(choice):
+            out.extend(self._extensions(pos, choice, CHOICE_FIELDS, "choices[]."))
         delta = choice.get("delta")
         if isinstance(delta, dict):
             if delta:
@@ -365,8 +457,23 @@ class OpenAIChatTranslator(FrameByFrame):
                 if payload is not None:
                     out.extend(self._legacy_call(pos, state, payload))
             elif field not in IGNORED_DELTA_FIELDS and payload not in (None, "", [], {}):
-                out.append(Unknown(pos, f"delta.{field}"))
+                out.extend(self._extension(pos, f"delta.{field}", field))
         return out
+
+    def _extensions(self, pos: Pos, value: dict[str, Any], defined: frozenset[str], prefix: str) -> list[Event]:
+        out: list[Event] = []
+        for field, payload in value.items():
+            if field not in defined and payload not in (None, "", [], {}):
+                out.extend(self._extension(pos, prefix + field, field))
+        return out
+
+    def _extension(self, pos: Pos, path: str, field: str) -> list[Event]:
+        """A field the protocol does not define on an event it does: documented extensions are read as
+        part of their event; any other is reported once per capture (SD006), never as an unknown event."""
+        if field in DOCUMENTED_EXTENSIONS or path in self.unknown_fields:
+            return []
+        self.unknown_fields.add(path)
+        return [Problem(pos, "unknown-field", path)]
 
     def _content_parts(self, pos: Pos, state: _Choice, parts: list[Any]) -> list[Event]:
         """Mistral's content may be a list of chunks: ``{"type":"text","text":…}`` and
@@ -398,13 +505,21 @@ class OpenAIChatTranslator(FrameByFrame):
         out: list[Event] = []
         if state.reason is None:
             self.last_stop_pos = pos
+            state.reason_pos = pos
             cut = category in CUTTING
             # The choice's own end: its calls are complete unless the reason says they were cut
             # (then they stay open and are abandoned with that reason when the message ends).
             out.extend(BlockStop(pos, key) for key in state.opened if not (cut and key in state.names))
+            state.stopped = len(state.opened)
             self.lanes.pop(state.index, None)
-        elif reason == state.reason:
-            return out  # the same finish_reason again (on a trailing usage chunk): nothing changes
+        else:
+            # Another finish_reason after blocks opened since the first (Together sends one after each
+            # call): it ends them as the first ended the earlier ones (SD531 reports the order).
+            if len(state.opened) > state.stopped and category not in CUTTING:
+                out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
+                state.stopped = len(state.opened)
+            if reason == state.reason:
+                return out  # the same finish_reason again (on a trailing usage chunk): nothing changes
         state.reason = reason
         if self._all_finished():
             reasons = [c.reason for c in self.choices.values() if c.reason is not None]
@@ -442,6 +557,16 @@ class OpenAIChatTranslator(FrameByFrame):
 
         key = self._resolve(state, index, call_id, tool, arguments)
         if key is _NEW:
+            if state.reason is not None:
+                where = state.reason_pos.line if state.reason_pos is not None else "?"
+                out.append(
+                    Problem(
+                        pos,
+                        "call-after-finish-reason",
+                        f"{tool or 'a tool call'} ({call_id or 'no id'}) starts in choice {state.index} after its "
+                        f"finish_reason {state.reason} at line {where}",
+                    )
+                )
             key = self._new_key(state, index, call_id)
             state.names[key] = tool
             state.call_index[key] = index
@@ -454,7 +579,7 @@ class OpenAIChatTranslator(FrameByFrame):
                 state.by_index[index] = key
                 if state.reason is None:
                     self.lanes.setdefault(state.index, {})[index] = key
-            out.append(ToolStart(pos, key, index, "function", call_id, tool, None))
+            out.append(ToolStart(pos, key, index, "function", call_id, tool, None, choice=state.index))
             if arguments is not None:
                 out.append(ArgsDelta(pos, key, arguments, ARGS))
             return out

@@ -13,6 +13,7 @@ from stream_doctor.rules.capture import (
     sd003_capture_cut,
     sd004_not_utf8,
     sd005_sse_framing,
+    sd006_unknown_fields,
 )
 from stream_doctor.rules.correlation import (
     sd501_calls_merged_on_one_index,
@@ -44,6 +45,8 @@ from stream_doctor.rules.correlation import (
     sd527_prompt_blocked,
     sd528_eventstream_frame_corrupt,
     sd529_empty_start_union,
+    sd530_finish_reason_missing,
+    sd531_call_after_finish_reason,
 )
 from stream_doctor.rules.execution import (
     sd101_premature_execution,
@@ -102,6 +105,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd003_capture_cut,
         sd004_not_utf8,
         sd005_sse_framing,
+        sd006_unknown_fields,
         sd101_premature_execution,
         sd102_empty_input_execution,
         sd103_executed_input_differs,
@@ -156,6 +160,8 @@ RULES: tuple[Rule, ...] = tuple(
         sd527_prompt_blocked,
         sd528_eventstream_frame_corrupt,
         sd529_empty_start_union,
+        sd530_finish_reason_missing,
+        sd531_call_after_finish_reason,
         sd601_result_without_call,
         sd602_call_without_result,
         sd603_duplicate_result,

@@ -255,9 +255,24 @@ def test_length_ends_the_choice_without_completing_its_call() -> None:
     assert call_.status == "abandoned" and call_.abandon_cause == "max-tokens"
 
 
-def test_a_call_without_finish_reason_is_abandoned_even_after_done() -> None:
+def test_done_without_finish_reason_completes_the_calls_and_says_the_reason_is_missing() -> None:
+    # The server ended the stream itself: openai-python's helper, the AI SDK and LangChain hand the call over.
     stream = accumulate([chunk(call(0, "call_A", "save", "{}")), DONE])
-    assert stream.calls[0].status == "abandoned" and stream.calls[0].abandon_cause == "message-stop"
+    assert stream.calls[0].status == "complete"
+    assert [p.kind for p in stream.problems] == ["finish-reason-missing"]
+
+
+def test_a_call_that_starts_after_the_finish_reason_completes_at_the_next_one() -> None:
+    stream = accumulate(
+        [
+            chunk(call(0, "call_A", "f", "{}"), "tool_calls"),
+            chunk(call(1, "call_B", "g", "{}")),
+            chunk({}, "tool_calls"),
+            DONE,
+        ]
+    )
+    assert [(c.call_id, c.status) for c in stream.calls] == [("call_A", "complete"), ("call_B", "complete")]
+    assert [p.kind for p in stream.problems] == ["call-after-finish-reason"]
 
 
 def test_eof_after_every_choice_finished_ends_the_message_and_says_done_was_missing() -> None:
@@ -378,8 +393,11 @@ def test_frames_the_adapter_cannot_use_are_malformed_or_unknown() -> None:
     assert {e.event_type for e in produced if isinstance(e, Unknown)} == {
         "choice with message instead of delta",
         "object list",
-        "delta.brand_new_field",
     }
+    # A field on a known event is an extension, listed once (SD006), never an unknown event (SD002).
+    assert [e.message for e in produced if isinstance(e, Problem) and e.kind == "unknown-field"] == [
+        "delta.brand_new_field"
+    ]
     assert any(isinstance(e, Problem) and "not an integer" in e.message for e in produced)
 
 

@@ -1,0 +1,50 @@
+"""Fields that no documentation of the provider (or of the compatible server) defines.
+
+What it checks:
+    Events of a known type that carry extra fields are read as that event: the documented extensions
+    of compatible servers (Groq's ``x_groq``, OpenRouter's ``reasoning_details`` and
+    ``native_finish_reason``, DeepSeek's ``reasoning_content``, vLLM's ``stop_reason``, Together's
+    ``token_id``, xAI's ``citations``, LM Studio's ``stats``, Writer's ``graph_data`` …) are understood.
+    Any other field is listed here, once per stream, with where it first appeared.
+
+Why it matters:
+    Nothing breaks: clients ignore fields they do not know. But a field nobody documents may carry
+    content (a tool call in a place no client reads), and a new extension should be learnt rather
+    than mistaken for an unknown event.
+
+Severity:
+    info. Fields the base protocol does not define are how compatible servers extend it; every client
+    named in the docs ignores fields it does not know. Counted once per stream so that a new
+    extension is visible without drowning the report.
+
+Example:
+    data: {"id":"chatcmpl-…","choices":[{"index":0,"delta":{"content":"Hi","vendor_trace":{"span":"9f"}}}]}
+
+How to fix:
+    Nothing to fix in the client. If the field carries content a client should show, tell
+    stream-doctor's maintainers which server sends it and where it is documented.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule, where
+
+
+@rule("SD006", "unknown-fields", "Fields no provider documentation defines (listed once per stream)", Severity.INFO)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    found = [problem for problem in stream.problems if problem.kind == "unknown-field"]
+    if not found:
+        return
+    listed = ", ".join(f"{p.message} ({where(p.pos)})" for p in found[:10])
+    more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+    yield self.finding(
+        stream,
+        found[0].pos,
+        f"{len(found)} field{'s' if len(found) > 1 else ''} that no documentation of this provider defines, "
+        f"read as part of their events: {listed}{more}",
+        "Nothing to fix: clients ignore fields they do not know; report the server if one carries content",
+    )

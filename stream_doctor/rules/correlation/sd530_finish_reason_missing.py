@@ -1,0 +1,55 @@
+"""A Chat Completions stream ended with ``data: [DONE]`` but the choice that made calls never sent a
+``finish_reason``.
+
+What it checks:
+    OpenAI ends each choice with a chunk whose ``finish_reason`` is ``tool_calls`` (or ``stop`` …),
+    then sends ``data: [DONE]``. Some compatible servers (older vLLM and llama.cpp builds, gateways
+    that drop the last chunk) send ``[DONE]`` with no finish_reason at all. stream-doctor then
+    completes the calls at ``[DONE]``, as the clients below do, and reports the missing reason here.
+    A stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned (SD301).
+
+Why it matters:
+    The calls are whole: openai-python's ``chat.completions.stream()`` helper, the AI SDK and
+    LangChain hand them to the application when the stream ends. But the turn carries no stop
+    reason: loops that continue the agent only on ``finish_reason == "tool_calls"`` stop there and
+    never run the tools, and code that maps a missing reason to an error reports a failure.
+
+Severity:
+    warning. openai-python's stream helpers, the AI SDK and LangChain hand the calls over at end of
+    stream, so nothing is lost; loops that continue only on ``finish_reason == "tool_calls"`` (the
+    AI SDK's ``streamText`` step loop before v5, hand-written agents) stop there.
+
+Example:
+    data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"}"}}]}}]}
+    data: [DONE]
+
+How to fix:
+    On the server: send a final chunk with ``finish_reason: "tool_calls"`` before ``[DONE]``. In the
+    client: decide whether to run tools from the calls the stream produced, not from the stop reason.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD530",
+    "finish-reason-missing",
+    "The stream ended with [DONE] but no finish_reason after its tool calls",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["finish-reason-missing"],
+        'Send finish_reason "tool_calls" before [DONE]; decide to run tools from the calls, not the stop reason',
+        "{message}: the calls are complete (openai-python's stream helper, the AI SDK and LangChain hand them "
+        'over at [DONE]), but a loop that continues only on finish_reason "tool_calls" stops here',
+    )

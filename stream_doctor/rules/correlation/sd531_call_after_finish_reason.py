@@ -1,0 +1,49 @@
+"""A tool call started after its choice's ``finish_reason``.
+
+What it checks:
+    In OpenAI's stream the ``finish_reason`` chunk is the last content of a choice. Some compatible
+    servers (Together) send ``finish_reason: "tool_calls"`` on the last fragment of each call, so a
+    second call streams after the first finish_reason, then gets its own. stream-doctor keeps
+    reading: the later call completes at the next finish_reason (or at ``[DONE]``), so nothing is
+    abandoned, and this rule says which call came late.
+
+Why it matters:
+    A client that treats the first ``finish_reason`` as the end of the choice loses every call that
+    follows: LiteLLM's ``CustomStreamWrapper`` stops iterating once it has seen a finish reason and
+    sent its last chunk, and hand-written loops ``break`` on it. openai-python's
+    ``accumulate_delta`` and the AI SDK keep reading to ``[DONE]`` and get both calls.
+
+Severity:
+    warning. The calls are complete and clients that read to ``[DONE]`` (openai-python, the AI SDK)
+    get them all; clients that stop at the first finish_reason (LiteLLM's ``CustomStreamWrapper``,
+    hand-written loops) lose the later calls.
+
+Example:
+    data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}
+    data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_s4…","function":{"name":"get_tomorrow_weather"}}]}}]}
+
+How to fix:
+    In the client, read to ``[DONE]`` (or the end of the stream) and take the last finish_reason; on
+    the server, send ``finish_reason`` once, after the choice's last call.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule("SD531", "call-after-finish-reason", "A tool call started after its choice's finish_reason", Severity.WARNING)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["call-after-finish-reason"],
+        "Read to [DONE] and take the last finish_reason; do not stop at the first one",
+        "{message}: the call completes at the next finish_reason, but a client that stops at the first one "
+        "(LiteLLM's CustomStreamWrapper, a loop that breaks on it) never sees this call",
+    )
