@@ -216,3 +216,38 @@ def test_bad_limit_option_is_one_line() -> None:
     ran = run_cli("replay", "fixtures/anthropic/one_call.sse", "--max-bytes", "lots")
     assert ran.code == 2
     assert "--max-bytes lots: not a size" in ran.error_line
+
+
+# ------------------------------------------------------------------------------------------------------ YAML
+
+
+def deep_cassette(depth: int = 50_000) -> bytes:
+    """100 KB that crashed libyaml's (recursive) composer with a segfault."""
+    return b"interactions:\n- request: " + b"[" * depth + b"]" * depth + b"\n"
+
+
+def alias_bomb(length: int = 500_000, aliases: int = 2000) -> bytes:
+    """One long string aliased thousands of times in a request body: 0.5 MB took 1 GB before."""
+    rows = b"".join(b"      - *a\n" for _ in range(aliases))
+    return (
+        b"interactions:\n- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+        b"    parsed_body:\n      model: &a " + b"x" * length + b"\n      messages:\n" + rows + b"  response: {}\n"
+    )
+
+
+def test_deeply_nested_yaml_is_refused_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_bytes(deep_cassette())
+    ran = run_cli("replay", str(path))
+    assert ran.code == 2
+    assert ran.error_line == f"stream-doctor: error: {path}:2: not a cassette: its YAML nests deeper than 256 levels"
+    assert ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_yaml_alias_bomb_is_refused_within_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.yaml"
+    path.write_bytes(alias_bomb())
+    ran = run_cli("replay", str(path))
+    assert ran.code == 2
+    assert "not a cassette: its YAML aliases expand it to more than" in ran.error_line
+    assert ran.peak_kb < PEAK_BOUND_KB

@@ -5,10 +5,17 @@ vcrpy / pytest-recording: ``interactions[].request`` (``method``, ``uri``, ``hea
 ``headers``, ``body.string`` as text or ``!!binary`` bytes, gzip-compressed when the recorder did
 not decode it). go-vcr (versions 1 and 2): ``request.url``, ``request.body`` and
 ``response.body`` as plain strings, ``response.code``. Ruby's VCR (``http_interactions``, bodies
-as ``string`` or ``base64_string``) is read the same way.
+as ``string`` or ``base64_string``) is read the same way, and so are LangChain's standard-test
+cassettes (``langchain-tests``' gzip YAML serializer: top-level ``requests:`` and ``responses:``
+lists, paired by position).
 
 The file is loaded with PyYAML's safe loader only (libyaml's when it is there): no tag can build
-an object. Each interaction that is an LLM call becomes a request frame and its response body's
+an object. The Python tags vcrpy's default (unsafe) dumper writes are mapped to plain data
+(``!!python/unicode``/``str`` to text, ``!!python/bytes`` to bytes, ``!!python/tuple`` to a list,
+``!!python/object/apply:`` of a known header or dict class to a mapping); any other tag is an
+error naming its line. Before the composer (recursive, in C: 50,000 levels crash the process)
+sees the file, a pass over libyaml's event stream refuses nesting deeper than ``MAX_DEPTH`` and
+aliases that expand the document past ``expansion_limit`` bytes ("billion laughs"). Each interaction that is an LLM call becomes a request frame and its response body's
 frames (see ``exchange``); positions point into the cassette: the body's own line for a literal
 block (``|``), the line of the body's share for a quoted scalar, the body's first line otherwise.
 """
@@ -29,6 +36,8 @@ if TYPE_CHECKING:
 _YAML_START = re.compile(
     rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:---[ \t]*\r?\n)?(?:(?:version|recorded_with):[^\n]*\r?\n)?(?:http_)?interactions:"
 )
+# LangChain's standard tests: yaml.safe_dump of {"requests": [{body, headers, method, uri}], "responses": [...]}.
+_LANGCHAIN_START = re.compile(rb"\A(?:\xef\xbb\xbf)?requests:\r?\n- (?:body|headers|method|uri):")
 _JSON_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:http_)?interactions"\s*:')
 _BINARY = "tag:yaml.org,2002:binary"
 
@@ -36,7 +45,32 @@ _BINARY = "tag:yaml.org,2002:binary"
 def _sniff(head: bytes) -> tuple[int, str]:
     if _YAML_START.match(head) or _JSON_START.match(head):
         return 95, ""
+    if _LANGCHAIN_START.match(head):
+        return 90, ""
     return 0, "no top-level 'interactions:' (not a VCR cassette)"
+
+
+#: How deep a cassette may nest (a real one: about 10 levels, 20 with a JSON body kept as YAML).
+MAX_DEPTH = 256
+
+_PYTHON = "tag:yaml.org,2002:python/"
+#: ``!!python/object/apply:`` classes that recorders' headers and bodies are: dict-like containers
+#: whose arguments are plain data (pairs or a mapping). Nothing is imported or called: the node is
+#: read as the data it holds.
+_MAPPING_CLASSES = frozenset(
+    {
+        "collections.OrderedDict",
+        "requests.structures.CaseInsensitiveDict",
+        "urllib3._collections.HTTPHeaderDict",
+        "urllib3.response.HTTPHeaderDict",
+        "multidict._multidict.CIMultiDict",
+        "multidict._multidict.CIMultiDictProxy",
+        "multidict._multidict.MultiDict",
+        "httpx.Headers",
+        "email.message.Message",
+        "http.client.HTTPMessage",
+    }
+)
 
 
 def _loader_class() -> Any:
@@ -45,12 +79,105 @@ def _loader_class() -> Any:
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class CassetteLoader(base):  # type: ignore[misc, valid-type]
-        """The safe loader, plus the ``!!python/unicode`` and ``!!python/str`` tags of cassettes written by
-        Python 2 vcrpy: both are plain strings, so they are read as such and nothing else is allowed."""
+        """The safe loader, plus the Python tags vcrpy writes, each read as the plain data it holds."""
 
-    for tag in ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str"):
-        CassetteLoader.add_constructor(tag, base.construct_yaml_str)
+        def construct_undefined(self, node: Any) -> Any:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise yaml.constructor.ConstructorError(
+                None, None, f"unknown YAML tag {tag!r} (cassettes are read as plain data only)", node.start_mark
+            )
+
+        def construct_python_bytes(self, node: Any) -> bytes:
+            return bytes(self.construct_yaml_binary(node))
+
+        def construct_python_tuple(self, node: Any) -> list[Any]:
+            return list(self.construct_sequence(node))
+
+        def construct_python_apply(self, suffix: str, node: Any) -> Any:
+            if suffix not in _MAPPING_CLASSES:
+                return self.construct_undefined(node)
+            return _as_mapping(self, node)
+
+    for tag in ("unicode", "str"):
+        CassetteLoader.add_constructor(_PYTHON + tag, base.construct_yaml_str)
+    CassetteLoader.add_constructor(_PYTHON + "bytes", CassetteLoader.construct_python_bytes)
+    CassetteLoader.add_constructor(_PYTHON + "tuple", CassetteLoader.construct_python_tuple)
+    CassetteLoader.add_constructor(None, CassetteLoader.construct_undefined)
+    CassetteLoader.add_multi_constructor(_PYTHON + "object/apply:", CassetteLoader.construct_python_apply)
+    CassetteLoader.add_multi_constructor(_PYTHON + "object/new:", CassetteLoader.construct_python_apply)
     return CassetteLoader
+
+
+def _as_mapping(loader: Any, node: Any) -> dict[Any, Any]:
+    """``!!python/object/apply:collections.OrderedDict`` and its kin as a dict: from ``[[pairs]]``,
+    ``[{mapping}]`` or ``{args: …, dictitems: …}``."""
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        args, items = loader.construct_sequence(node, deep=True), None
+    elif isinstance(node, yaml.MappingNode):
+        spec = loader.construct_mapping(node, deep=True)
+        args, items = spec.get("args") or [], spec.get("dictitems") or spec.get("state")
+    else:
+        args, items = [], None
+    result: dict[Any, Any] = {}
+    for source in ([args[0]] if args else []) + ([items] if items is not None else []):
+        if isinstance(source, dict):
+            result.update(source)
+        elif isinstance(source, list):
+            for pair in source:
+                if isinstance(pair, (list, tuple)) and len(pair) == 2:
+                    key, value = pair
+                    result[key if not isinstance(key, (list, dict)) else str(key)] = value
+    return result
+
+
+def expansion_limit(size: int) -> int:
+    """How many bytes a cassette's scalars may add up to once aliases are expanded: its own size and
+    some room (a real cassette has no alias, or a few small ones), never more than the capture limit."""
+    from stream_doctor.capture.limits import current
+
+    return min(current().max_bytes, 2 * size + (64 << 20))
+
+
+def prescan(data: bytes) -> None:
+    """Refuse, on libyaml's event stream (iterative; nothing is composed), a document nested deeper
+    than ``MAX_DEPTH`` or whose aliases expand it past ``expansion_limit`` bytes."""
+    import yaml
+
+    events = yaml.parse(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    limit = expansion_limit(len(data))
+    sizes: dict[str, int] = {}  # anchor -> its node's expanded size
+    stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
+    expanded = 0
+    for event in events:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            size = len(event.value) + 1
+            stack[-1][0] += size
+            expanded += size
+            if event.anchor is not None:
+                sizes[event.anchor] = size
+        elif kind is yaml.AliasEvent:
+            size = sizes.get(event.anchor, 1)
+            stack[-1][0] += size
+            expanded += size
+            if expanded > limit:
+                raise CaptureError(
+                    f"not a cassette: its YAML aliases expand it to more than {limit:,} bytes",
+                    line=event.start_mark.line + 1,
+                )
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            stack.append([1, event.anchor])
+            if len(stack) > MAX_DEPTH + 1:
+                raise CaptureError(
+                    f"not a cassette: its YAML nests deeper than {MAX_DEPTH} levels", line=event.start_mark.line + 1
+                )
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            size, anchor = stack.pop()
+            stack[-1][0] += size
+            if anchor is not None:
+                sizes[anchor] = size
 
 
 def read_vcr(data: bytes, path: str) -> Capture:
@@ -60,18 +187,21 @@ def read_vcr(data: bytes, path: str) -> Capture:
     from stream_doctor.capture._text_places import Source
     from stream_doctor.capture.exchange import Exchanges
 
-    loader = _loader_class()(data)
+    loader = None
     try:
+        prescan(data)
+        loader = _loader_class()(data)
         root = loader.get_single_node()
-        if root is not None:
-            _check_expansion(root)
         document = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise CaptureError(f"not a readable cassette: {problem}", line=mark.line + 1 if mark else None) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+    if isinstance(document, dict) and "interactions" not in document and _is_langchain(document):
+        document, root = _langchain(document, root)
     if not isinstance(document, dict):
         raise CaptureError("not a cassette: the file is not a mapping with 'interactions'")
     key = "interactions" if "interactions" in document else "http_interactions"
@@ -88,26 +218,31 @@ def read_vcr(data: bytes, path: str) -> Capture:
     return collected.capture(READER.name, len(data))
 
 
-#: How many nodes a cassette may hold once its aliases are expanded (a real one: a few per line).
-MAX_NODES = 5_000_000
+def _is_langchain(document: dict[str, Any]) -> bool:
+    return isinstance(document.get("requests"), list) and isinstance(document.get("responses"), list)
 
 
-def _check_expansion(root: Any) -> None:
-    """Refuse a document whose aliases expand into more nodes than any cassette holds ("billion laughs"):
-    the request bodies are serialised, and the expansion would exhaust memory."""
-    count = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > MAX_NODES:
-            raise CaptureError(f"not a cassette: its YAML aliases expand to more than {MAX_NODES:,} nodes")
-        if node.id == "mapping":
-            for key, value in node.value:
-                stack.append(key)
-                stack.append(value)
-        elif node.id == "sequence":
-            stack.extend(node.value)
+def _langchain(document: dict[str, Any], root: Any) -> tuple[dict[str, Any], Any]:
+    """LangChain's ``{requests: [...], responses: [...]}`` as vcrpy's ``{interactions: [{request, response}]}``,
+    with a node per interaction so that positions still point into the file."""
+    import yaml
+
+    request_nodes = getattr(_child(root, "requests"), "value", None) or []
+    response_nodes = getattr(_child(root, "responses"), "value", None) or []
+    interactions = []
+    nodes = []
+    for number, (request, response) in enumerate(zip(document["requests"], document["responses"], strict=False)):
+        interactions.append({"request": request, "response": response})
+        if number < len(request_nodes) and number < len(response_nodes):
+            request_node, response_node = request_nodes[number], response_nodes[number]
+            pairs = [
+                (yaml.ScalarNode("tag:yaml.org,2002:str", "request"), request_node),
+                (yaml.ScalarNode("tag:yaml.org,2002:str", "response"), response_node),
+            ]
+            nodes.append(yaml.MappingNode("tag:yaml.org,2002:map", pairs, request_node.start_mark))
+    items = yaml.SequenceNode("tag:yaml.org,2002:seq", nodes)
+    key = yaml.ScalarNode("tag:yaml.org,2002:str", "interactions")
+    return {"interactions": interactions}, yaml.MappingNode("tag:yaml.org,2002:map", [(key, items)])
 
 
 def _interaction(collected: Exchanges, source: Source, number: int, interaction: Any, node: Any) -> None:
@@ -283,7 +418,7 @@ class VcrReader:
     """Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr)."""
 
     name = "vcr"
-    title = "VCR cassette (vcrpy, pytest-recording, go-vcr)"
+    title = "VCR cassette (vcrpy, pytest-recording, go-vcr, LangChain standard tests)"
 
     def sniff(self, head: bytes) -> int:
         return _sniff(head)[0]

@@ -208,3 +208,80 @@ def test_aliases_that_expand_without_bound_are_refused(tmp_path: Path) -> None:
     text += "".join(f"      {line}\n" for line in anchors) + "    body: *a8\n  response: {}\n"
     with pytest.raises(CaptureError, match="aliases expand"):
         load(write(tmp_path, text))
+
+
+def test_vcrpy_python_tags_are_read_as_plain_data(tmp_path: Path) -> None:
+    # What vcrpy's default serializer (yaml.dump with the unsafe Dumper) writes for bytes, tuples and
+    # header containers; each is read as the data it holds, nothing is imported or called.
+    from collections import OrderedDict
+
+    document = vcrpy({"string": SSE.encode()})
+    interaction = document["interactions"][0]
+    interaction["request"]["headers"] = OrderedDict([("content-type", ("application/json",)), ("x-api-key", "k")])
+    interaction["response"]["headers"] = OrderedDict([("Content-Type", ("text/event-stream",))])
+    text = yaml.dump(document, Dumper=yaml.Dumper)
+    assert "!!python/object/apply:collections.OrderedDict" in text and "!!python/tuple" in text
+    assert "!!binary" in text
+    capture = load(write(tmp_path, text))
+    request, start, stop = capture.frames
+    assert request.value["headers"] == {"content-type": "application/json", "x-api-key": "[redacted]"}
+    assert [start.event, stop.event] == ["message_start", "message_stop"]
+
+
+def test_an_unknown_python_tag_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    text = yaml.safe_dump(vcrpy({"string": SSE})).replace(
+        "method: POST", "method: !!python/object/apply:subprocess.check_output [[touch, pwned]]"
+    )
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "subprocess" in row)
+    with pytest.raises(CaptureError) as error:
+        load(write(tmp_path, text))
+    assert error.value.message == (
+        "not a readable cassette: unknown YAML tag '!!python/object/apply:subprocess.check_output' "
+        "(cassettes are read as plain data only)"
+    )
+    assert error.value.line == line
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_langchain_standard_test_cassette(tmp_path: Path) -> None:
+    # langchain-tests' serializer: yaml.safe_dump({"requests": [...], "responses": [...]}), gzip-compressed.
+    request = {"method": "POST", "uri": URL, "body": json.dumps(BODY), "headers": {"x-api-key": ["sk-ant-secret"]}}
+    response = {
+        "status": {"code": 200, "message": "OK"},
+        "headers": {"Content-Type": ["text/event-stream"]},
+        "body": {"string": SSE},
+    }
+    text = yaml.safe_dump({"requests": [request, dict(request)], "responses": [response, dict(response)]})
+    assert READER.sniff(text.encode()) > 0
+    capture = load(write(tmp_path, gzip.compress(text.encode()), "test_stream.yaml.gz"))
+    assert (capture.container, capture.compressed) == ("vcr", "gzip")
+    assert [e.number for e in capture.exchanges] == [1, 2]
+    requests = [f for f in capture.frames if f.kind == "request"]
+    assert [f.value["body"] for f in requests] == [BODY, BODY]
+    assert requests[0].value["headers"]["x-api-key"] == "[redacted]"
+    second = [n for n, row in enumerate(text.splitlines(), 1) if row.startswith("- body:")][1]
+    assert requests[1].pos.line == second
+    assert [f.event for f in capture.frames if f.kind == "event"] == ["message_start", "message_stop"] * 2
+
+
+def test_nesting_is_refused_before_the_composer_sees_it(tmp_path: Path) -> None:
+    depth = 5000  # libyaml's composer recursed and crashed the process at 50,000
+    with pytest.raises(CaptureError, match="nests deeper than 256 levels") as error:
+        load(write(tmp_path, "interactions:\n- request: " + "[" * depth + "]" * depth + "\n"))
+    assert error.value.line == 2
+    nested = "interactions:\n- request: " + "[" * 200 + "]" * 200 + "\n"  # deep but sane: read
+    assert load(write(tmp_path, nested, "sane.yaml")).exchanges[0].skipped is not None
+
+
+def test_one_long_aliased_string_is_bounded_in_bytes(tmp_path: Path) -> None:
+    from stream_doctor.capture import limits
+
+    long = "x" * 100_000
+    rows = "".join("      - *a\n" for _ in range(100))
+    text = f"interactions:\n- request:\n    method: POST\n    uri: {URL}\n    parsed_body:\n      model: &a {long}\n"
+    text += f"      messages:\n{rows}  response: {{}}\n"
+    path = write(tmp_path, text)
+    with pytest.raises(CaptureError, match="aliases expand it to more than") as error:
+        load(path, limits=limits.Limits(max_bytes=5_000_000))
+    assert error.value.line is not None
+    assert load(path).exchanges  # 10 MB once expanded: within the default room
