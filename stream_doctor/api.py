@@ -32,6 +32,8 @@ def replay(
     executions: Iterable[Mapping[str, Any]] | None = None,
     select: str | Iterable[str] = (),
     ignore: str | Iterable[str] = (),
+    extend_select: str | Iterable[str] = (),
+    per_file_ignores: Mapping[str, str | Iterable[str]] | None = None,
     fail_on: str | Severity = "error",
     name: str | None = None,
     keep_events: bool = False,
@@ -50,6 +52,10 @@ def replay(
     first, and positions point into it (named ``PATH+executions.jsonl``). ``name`` is the file
     name positions carry for a capture that is not a file (default ``<memory>``).
 
+    ``select``, ``ignore`` and ``extend_select`` take rule codes or prefixes; the most specific
+    one matching a code decides (docs/api.md). ``per_file_ignores`` maps globs (``"captures/relay/**"``)
+    to codes ignored when the capture's path matches.
+
     ``executed`` (``"CALL=JSON"`` each, as ``--executed``) and ``executions_file`` (a JSONL file of
     execute records, as ``--executions``) add executions to the capture as it is, positions kept.
     ``max_bytes`` and ``max_frames`` bound what one capture may hold (default 1 GiB decompressed and
@@ -61,12 +67,14 @@ def replay(
     from stream_doctor.engine import convert
     from stream_doctor.engine import replay as run
 
+    path, data = _read(source, name)
     options = build_options(
         provider=provider,
         container=container,
         tools=tools,
         select=select,
-        ignore=ignore,
+        ignore=(*codes_of(ignore), *_per_file(path, per_file_ignores)),
+        extend_select=extend_select,
         fail_on=fail_on,
         keep_events=keep_events,
         executed=executed,
@@ -74,7 +82,6 @@ def replay(
         max_bytes=max_bytes,
         max_frames=max_frames,
     )
-    path, data = _read(source, name)
     records = [_execute_record(record) for record in executions or ()]
     if records:
         # The executions follow the capture as envelope records; positions then point into that
@@ -99,6 +106,7 @@ def build_options(
     tools: str | os.PathLike[str] | None = None,
     select: str | Iterable[str] = (),
     ignore: str | Iterable[str] = (),
+    extend_select: str | Iterable[str] = (),
     fail_on: str | Severity = "error",
     keep_events: bool = False,
     executed: Iterable[str] = (),
@@ -109,12 +117,16 @@ def build_options(
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
     from stream_doctor.options import Options
-    from stream_doctor.selection import check_container, check_provider, check_selectors, codes
+    from stream_doctor.selection import check_container, check_provider, check_selection, check_selectors, codes
 
     severity = fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on))
-    selected, ignored = codes(select), codes(ignore)
+    selected, ignored, extended = codes(select), codes(ignore), codes(extend_select)
     check_selectors(selected, "select")
     check_selectors(ignored, "ignore")
+    check_selectors(extended, "extend-select")
+    if extended:
+        selected = (*(selected or ("ALL",)), *extended)
+    check_selection(selected, ignored)
     return Options(
         container=check_container(container),
         provider=check_provider(provider),
@@ -127,6 +139,21 @@ def build_options(
         executions=os.fspath(executions_file) if executions_file is not None else None,
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
     )
+
+
+def codes_of(value: str | Iterable[str]) -> tuple[str, ...]:
+    from stream_doctor.selection import codes
+
+    return codes(value)
+
+
+def _per_file(path: str, table: Mapping[str, str | Iterable[str]] | None) -> tuple[str, ...]:
+    """The codes ``per_file_ignores`` (glob -> codes, as ruff's) ignores for this capture's path."""
+    if not table:
+        return ()
+    from stream_doctor.selection import per_file_codes
+
+    return per_file_codes(path, table)
 
 
 def _read(source: Source, name: str | None) -> tuple[str, bytes | None]:

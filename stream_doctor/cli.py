@@ -24,7 +24,8 @@ app = typer.Typer(
     name="stream-doctor",
     help="Replay captured LLM streams and diagnose how their tool calls were reassembled.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -32,6 +33,16 @@ app = typer.Typer(
 
 MAX_BYTES_HELP = "Refuse a capture larger than this once decompressed (bytes, or 512M, 2GiB; default 1GiB)."
 MAX_FRAMES_HELP = "Refuse a capture of more frames than this (default 10,000,000)."
+
+SELECT_HELP = (
+    "Only these rule codes or prefixes (repeatable, or comma-separated; ALL for every rule). "
+    "The most specific selector wins: --select SD3 --ignore SD30 --select SD301."
+)
+IGNORE_HELP = "Skip these rule codes or prefixes (repeatable, or comma-separated)."
+EXTEND_SELECT_HELP = "Rule codes or prefixes to select on top of --select (or of the configuration's select)."
+PER_FILE_IGNORES_HELP = "Skip these codes for captures matching GLOB, e.g. 'captures/relay/**:SD001' (repeatable)."
+QUIET_HELP = "Print nothing on standard output; the exit code says it all (errors still go to standard error)."
+EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
 class OutputFormat(str, Enum):
@@ -54,7 +65,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_options(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """Replay captured LLM streams and diagnose how their tool calls were reassembled."""
@@ -72,16 +83,22 @@ def replay(
     timeline: bool = typer.Option(
         False, "--timeline", help="Show every event with its position (runs of deltas folded)."
     ),
-    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Report format."),
+    output: str = typer.Option("terminal", "--format", "-f", metavar="FORMAT", help="Report format: terminal or json."),
     container: Optional[str] = typer.Option(
         None,
         "--container",
         "--input-format",
+        metavar="FORMAT",
         help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr.",
     ),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    provider: Optional[str] = typer.Option(
+        None, "--provider", metavar="NAME", help="Force the provider (e.g. anthropic)."
+    ),
     tools: Optional[str] = typer.Option(
-        None, "--tools", help="Tool definitions (JSON or YAML) to validate calls against when no request declares them."
+        None,
+        "--tools",
+        metavar="FILE",
+        help="Tool definitions (JSON or YAML) to validate calls against when no request declares them.",
     ),
     executed: List[str] = typer.Option(
         [],
@@ -96,16 +113,28 @@ def replay(
         metavar="FILE",
         help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
     ),
-    fail_on: Level = typer.Option(Level.error, "--fail-on", help="Exit 1 when a finding reaches this severity."),
-    select: List[str] = typer.Option(
-        [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
+    fail_on: str = typer.Option(
+        "error",
+        "--fail-on",
+        metavar="SEVERITY",
+        help="Exit 1 when a finding reaches this severity: info, warning, error.",
     ),
-    ignore: List[str] = typer.Option(
-        [], "--ignore", help="Skip these rule codes or prefixes (repeatable, or comma-separated)."
+    select: List[str] = typer.Option([], "--select", metavar="CODES", help=SELECT_HELP),
+    ignore: List[str] = typer.Option([], "--ignore", metavar="CODES", help=IGNORE_HELP),
+    extend_select: List[str] = typer.Option([], "--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP),
+    per_file_ignores: List[str] = typer.Option(
+        [], "--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP
     ),
-    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the report."),
+    width: Optional[int] = typer.Option(
+        None, "--width", min=1, metavar="COLUMNS", help="Terminal width for the report."
+    ),
     color: Optional[bool] = typer.Option(
         None, "--color/--no-color", help="Force colour on or off (default: on for a terminal)."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help=EXIT_ZERO_HELP),
+    output_file: Optional[str] = typer.Option(
+        None, "--output-file", "-o", metavar="PATH", help="Write the report to PATH instead of standard output."
     ),
     max_rows: int = typer.Option(
         200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
@@ -118,8 +147,11 @@ def replay(
 
     from stream_doctor.api import replay as run
     from stream_doctor.engine import RunError
+    from stream_doctor.reporters import FORMATS
 
     limits = _limits(max_bytes, max_frames)
+    output = _choice(output, FORMATS, "--format", "format")
+    fail_on = _choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity")
     try:
         report = run(
             capture,
@@ -128,7 +160,9 @@ def replay(
             tools=tools,
             select=select,
             ignore=ignore,
-            fail_on=fail_on.value,
+            extend_select=extend_select,
+            per_file_ignores=_per_file_ignores(per_file_ignores),
+            fail_on=fail_on,
             keep_events=timeline,
             executed=executed,
             executions_file=executions,
@@ -142,15 +176,20 @@ def replay(
         _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
     if call is not None:
         report = report.select(call) if report.matching(call) else replace(report, selected=call)
-    if output is OutputFormat.json:
+    if output == "json":
         from stream_doctor.reporters import RenderOptions, json_report
 
-        sys.stdout.write(json_report.render(report, RenderOptions(max_rows=max_rows)))  # no console (rich) for JSON
+        text = json_report.render(report, RenderOptions(max_rows=max_rows))  # no console (rich) for JSON
+    elif output_file is not None:
+        from stream_doctor.reporters import RenderOptions, terminal
+
+        text = terminal.render(report, RenderOptions(width=width or 100, max_rows=max_rows, timeline=timeline))
     else:
         from stream_doctor.reporters import terminal
 
-        sys.stdout.write(terminal.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows)))
-    raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+        text = terminal.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows))
+    _emit(text, output_file, quiet)
+    raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
 @app.command()
@@ -189,16 +228,20 @@ def check(
     paths: Optional[List[str]] = typer.Argument(
         None,
         metavar="PATH...",
-        help="Capture files, folders (searched recursively, captures recognised by content) or globs.",
+        help="Capture files, folders (searched recursively, captures recognised by content) or globs; "
+        "- reads the paths from standard input, one a line.",
     ),
-    select: List[str] = typer.Option(
-        [], "--select", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
+    select: List[str] = typer.Option([], "--select", metavar="CODES", help=SELECT_HELP),
+    ignore: List[str] = typer.Option([], "--ignore", metavar="CODES", help=IGNORE_HELP),
+    extend_select: List[str] = typer.Option([], "--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP),
+    per_file_ignores: List[str] = typer.Option(
+        [], "--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP
     ),
-    ignore: List[str] = typer.Option(
-        [], "--ignore", help="Skip these rule codes or prefixes (repeatable, or comma-separated)."
-    ),
-    fail_on: Optional[Level] = typer.Option(
-        None, "--fail-on", help="Fail on an unexpected finding of this severity or above (default: error)."
+    fail_on: Optional[str] = typer.Option(
+        None,
+        "--fail-on",
+        metavar="SEVERITY",
+        help="Fail on an unexpected finding of this severity or above: info, warning, error (default: error).",
     ),
     report: List[str] = typer.Option(
         [],
@@ -208,20 +251,35 @@ def check(
         help="terminal, json, junit, sarif, github or markdown, written to PATH or standard output (repeatable).",
     ),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU)."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider for every capture."),
-    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format for every capture."),
+    provider: Optional[str] = typer.Option(
+        None, "--provider", metavar="NAME", help="Force the provider for every capture."
+    ),
+    container: Optional[str] = typer.Option(
+        None, "--container", metavar="FORMAT", help="Force the capture format for every capture."
+    ),
     config: Optional[str] = typer.Option(None, "--config", help="Use this configuration file; do not search."),
     isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
     update_expectations: bool = typer.Option(
         False, "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
     ),
-    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the report."),
+    width: Optional[int] = typer.Option(
+        None, "--width", min=1, metavar="COLUMNS", help="Terminal width for the report."
+    ),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
     max_rows: int = typer.Option(
         200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
     ),
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
     max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help=EXIT_ZERO_HELP),
+    output_file: Optional[str] = typer.Option(
+        None,
+        "--output-file",
+        "-o",
+        metavar="PATH",
+        help="Write the report that would go to standard output to PATH instead.",
+    ),
 ) -> None:
     """Check many captures against their expected findings; write reports for CI."""
     from stream_doctor.check import CheckError
@@ -231,11 +289,14 @@ def check(
     from stream_doctor.options import CheckOptions
 
     targets = _report_targets(report)
+    severity = _choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
     options = CheckOptions(
-        paths=tuple(paths or ()),
+        paths=_paths(paths or []),
         select=_codes(select) or None,
         ignore=_codes(ignore) or None,
-        fail_on=Severity.parse(fail_on.value) if fail_on else None,
+        extend_select=_codes(extend_select),
+        per_file_ignores=tuple(_per_file_ignores(per_file_ignores).items()),
+        fail_on=Severity.parse(severity) if severity else None,
         provider=provider,
         container=container,
         jobs=jobs,
@@ -250,8 +311,16 @@ def check(
         _fail(str(error))
     with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
         result = execute(plan, advance)
-    _write_reports(result, targets, width, color, max_rows)
-    raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+    _write_reports(result, targets, width, color, max_rows, quiet, output_file)
+    raise typer.Exit(EXIT_FINDINGS if result.failed and not exit_zero else EXIT_OK)
+
+
+def _paths(given: list[str]) -> tuple[str, ...]:
+    """The PATH arguments; ``-`` stands for the paths standard input lists, one a line (``git ls-files | …``)."""
+    if "-" not in given:
+        return tuple(given)
+    listed = [line.strip() for line in sys.stdin.read().splitlines() if line.strip()]
+    return tuple(path for item in given for path in (listed if item == "-" else [item]))
 
 
 @app.command()
@@ -366,6 +435,8 @@ def _write_reports(
     width: int | None,
     color: bool | None,
     max_rows: int,
+    quiet: bool = False,
+    output_file: str | None = None,
 ) -> None:
     import importlib
     from pathlib import Path
@@ -375,13 +446,16 @@ def _write_reports(
     for name, path in targets:
         module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
         # standard output gets the terminal's width and colours; a file, plain text
+        if path is None and output_file is not None:
+            path = output_file
         if path is None:
             options = _render_options(width, color, max_rows=max_rows)
         else:
             options = RenderOptions(width=width or 100, max_rows=max_rows)
         text = module.render(result, options)
         if path is None:
-            sys.stdout.write(text)
+            if not quiet:
+                sys.stdout.write(text)
             continue
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -477,6 +551,39 @@ def _limits(max_bytes: str | None, max_frames: int | None) -> dict[str, int]:
     if max_frames is not None:
         given["max_frames"] = max_frames
     return given
+
+
+def _choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
+    """A closed set of names, refused with "did you mean" (exit 2) like every other option."""
+    from stream_doctor.selection import check_choice
+
+    try:
+        return check_choice(value.lower(), choices, what)
+    except ValueError as error:
+        _fail(f"{option}: {error}")
+
+
+def _per_file_ignores(values: list[str]) -> dict[str, tuple[str, ...]]:
+    from stream_doctor.selection import parse_per_file_ignores
+
+    try:
+        return parse_per_file_ignores(values)
+    except ValueError as error:
+        _fail(str(error))
+
+
+def _emit(text: str, output_file: str | None, quiet: bool) -> None:
+    """The report on standard output, or in ``--output-file`` (written even with --quiet)."""
+    if output_file is not None and output_file != "-":
+        from pathlib import Path
+
+        try:
+            Path(output_file).parent.mkdir(parents=True, exist_ok=True)
+            Path(output_file).write_text(text, encoding="utf-8", newline="")
+        except OSError as error:
+            _fail(f"{output_file}: cannot write the report: {error.strerror or error}")
+    elif not quiet:
+        sys.stdout.write(text)
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:

@@ -278,11 +278,8 @@ def _duration(frames: list[Frame]) -> float | None:
 
 @lru_cache(maxsize=64)
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "stream") -> tuple[Rule, ...]:
-    """The rules of a scope that --select and --ignore leave (by code or code prefix); `check` asks once per capture."""
-    return tuple(
-        rule
-        for rule in RULES
-        if rule.scope == scope
-        and (not select or any(rule.code.startswith(p.upper()) for p in select))
-        and not any(rule.code.startswith(p.upper()) for p in ignore)
-    )
+    """The rules of a scope that --select and --ignore leave (the most specific selector wins, see
+    ``selection.enabled``); `check` asks once per capture."""
+    from stream_doctor.selection import enabled
+
+    return tuple(rule for rule in RULES if rule.scope == scope and enabled(rule.code, select, ignore))

@@ -43,3 +43,5 @@ class CheckOptions:
     update_expectations: bool = False  # write each checked capture's expectation sidecar
     max_bytes: int | None = None  # per capture; None: the configuration's, else the default
     max_frames: int | None = None
+    extend_select: tuple[str, ...] = ()  # selected on top of select (the command line's or the configuration's)
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -28,7 +28,7 @@ class LazyRegistry(Mapping[str, T], Generic[T]):
         except KeyError:
             pass
         module = importlib.import_module(self._modules[name])  # KeyError for an unknown name
-        value: T = self._pick(module) if self._pick is not None else module
+        value: T = self._pick(module) if self._pick is not None else cast(T, module)
         self._loaded[name] = value
         return value
 

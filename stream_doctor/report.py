@@ -177,15 +177,10 @@ class Report:
         if self.executions or all(call.server_side for call in self.calls):
             return None
         from stream_doctor.rules import RULES
+        from stream_doctor.selection import enabled
 
         select, ignore = self.options.select, self.options.ignore
-        selected = (
-            rule.code
-            for rule in RULES
-            if rule.code.startswith("SD1")
-            and (not select or any(rule.code.startswith(p.upper()) for p in select))
-            and not any(rule.code.startswith(p.upper()) for p in ignore)
-        )
+        selected = (rule.code for rule in RULES if rule.code.startswith("SD1") and enabled(rule.code, select, ignore))
         return NO_EXECUTIONS_NOTE if any(selected) else None
 
     def _execution_checks(self) -> dict[str, Any]:

@@ -8,7 +8,8 @@ what was wrong and what was probably meant.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 
 
 def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -17,6 +18,26 @@ def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
         return ()
     parts = [value] if isinstance(value, str) else list(value)
     return tuple(code.strip().upper() for part in parts for code in str(part).split(",") if code.strip())
+
+
+def enabled(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
+    """Whether a rule is on: the most specific selector matching its code decides, as in ruff.
+
+    ``--select SD3 --ignore SD30 --select SD301`` turns on SD301 and every SD3xx but SD30x. With
+    no ``select`` every rule is selected (as ``ALL``, which is less specific than any prefix); an
+    ``ignore`` as specific as a ``select`` wins.
+    """
+    best, on = -1, False
+    chosen = tuple(select) or ("ALL",)
+    for prefix in chosen:
+        length = 0 if prefix == "ALL" else len(prefix)
+        if length > best and (prefix == "ALL" or code.startswith(prefix)):
+            best, on = length, True
+    for prefix in ignore:
+        length = 0 if prefix == "ALL" else len(prefix)
+        if length >= best and (prefix == "ALL" or code.startswith(prefix)):
+            best, on = length, False
+    return on
 
 
 def known_codes() -> tuple[str, ...]:
@@ -38,6 +59,46 @@ def check_selectors(selectors: Iterable[str], option: str) -> None:
         )
 
 
+def check_selection(select: Iterable[str], ignore: Iterable[str]) -> None:
+    """Refuse a selection that leaves no rule at all (``--select SD2 --ignore SD2``)."""
+    chosen, dropped = tuple(select), tuple(ignore)
+    if not chosen and not dropped:
+        return
+    if not any(enabled(code, chosen, dropped) for code in known_codes()):
+        given = " ".join([*(f"--select {c}" for c in chosen), *(f"--ignore {c}" for c in dropped)])
+        raise ValueError(f"the selection matches no rule ({given})")
+
+
+def per_file_codes(path: str, table: Mapping[str, str | Iterable[str]]) -> tuple[str, ...]:
+    """The codes a ``per-file-ignores`` table (glob -> codes) ignores for ``path`` (as given, POSIX slashes)."""
+    posix = path.replace(os.sep, "/")
+    found: list[str] = []
+    for pattern, values in table.items():
+        listed = codes(values)
+        check_selectors(listed, f"per-file-ignores {pattern}")  # a typo is an error even where nothing matches
+        if _glob_match(posix, pattern):
+            found += listed
+    return tuple(found)
+
+
+def parse_per_file_ignores(values: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``--per-file-ignores PATTERN:CODES`` options as a table (a pattern given twice adds up)."""
+    table: dict[str, tuple[str, ...]] = {}
+    for value in values:
+        pattern, sep, listed = value.rpartition(":")
+        if not sep or not pattern or not listed.strip():
+            raise ValueError(f"--per-file-ignores {value}: expected PATTERN:CODES, e.g. 'captures/relay/*.sse:SD001'")
+        table[pattern] = (*table.get(pattern, ()), *codes(listed))
+        check_selectors(table[pattern], f"per-file-ignores {pattern}")
+    return table
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    from stream_doctor.check.globs import Glob
+
+    return Glob(pattern).matches(path.removeprefix("./"))
+
+
 def check_provider(name: str | None) -> str | None:
     if name is None:
         return None
@@ -55,9 +116,7 @@ def check_container(name: str | None) -> str | None:
 
     if name in CONTAINERS:
         return name
-    raise ValueError(
-        f"unknown capture format {name!r}{_suggest(name, CONTAINERS)} (choose from {', '.join(CONTAINERS)})"
-    )
+    raise ValueError(f"unknown container {name!r}{_suggest(name, CONTAINERS)} (choose from {', '.join(CONTAINERS)})")
 
 
 def check_choice(name: str, choices: Iterable[str], what: str) -> str:

@@ -128,7 +128,7 @@ def test_selection_and_fail_on() -> None:
     ("kwargs", "message"),
     [
         ({"provider": "antropic"}, "unknown provider 'antropic'; did you mean 'anthropic'?"),
-        ({"container": "sse2"}, "unknown capture format 'sse2'; did you mean 'sse'?"),
+        ({"container": "sse2"}, "unknown container 'sse2'; did you mean 'sse'?"),
         ({"select": "SD999"}, "no rule code is or starts with 'SD999'"),
         ({"ignore": "SD10x"}, "did you mean 'SD10"),
         ({"fail_on": "fatal"}, "unknown severity 'fatal'"),

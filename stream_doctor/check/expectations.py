@@ -139,13 +139,12 @@ def compare(
 
 def selector(options: Options) -> Callable[[str], bool]:
     """Is a rule selected for this capture? SD000 always is: an unreadable capture cannot be ignored away."""
+    from stream_doctor.selection import enabled
 
     def selected(code: str) -> bool:
         if code == "SD000":
             return True
-        if options.select and not any(code.startswith(prefix) for prefix in options.select):
-            return False
-        return not any(code.startswith(prefix) for prefix in options.ignore)
+        return enabled(code, options.select, options.ignore)
 
     return selected
 

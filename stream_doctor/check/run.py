@@ -65,6 +65,9 @@ def prepare(options: CheckOptions) -> Plan:
     fail_on = options.fail_on or config.fail_on
     select = options.select if options.select is not None else config.select
     ignore = options.ignore if options.ignore is not None else config.ignore
+    if options.extend_select:
+        select = (*(select or ("ALL",)), *options.extend_select)
+    _validate_selection(select, ignore, options, config)
     container = options.container or config.container
     _validate(options.provider, container, config)
     found = discover(paths, config.excluded if config.path else lambda path: False)
@@ -81,7 +84,7 @@ def prepare(options: CheckOptions) -> Plan:
                 provider=options.provider or config.provider_for(path),
                 fail_on=fail_on,
                 select=select,
-                ignore=ignore + config.ignores_for(path),
+                ignore=ignore + config.ignores_for(path) + _command_line_ignores(path, options),
                 max_bytes=options.max_bytes or config.max_bytes,
                 max_frames=options.max_frames or config.max_frames,
             ),
@@ -167,6 +170,32 @@ def _update(task: Task, result: CaptureResult) -> bool:
     return expect.write_sidecar(task.path, entries)
 
 
+def _validate_selection(
+    select: tuple[str, ...], ignore: tuple[str, ...], options: CheckOptions, config: config_file.Config
+) -> None:
+    """Unknown codes and a selection that leaves no rule are bad options (exit 2), as in ruff."""
+    from stream_doctor.selection import check_selection, check_selectors
+
+    try:
+        check_selectors(options.select or (), "select")
+        check_selectors(options.ignore or (), "ignore")
+        check_selectors(options.extend_select, "extend-select")
+        for pattern, codes in options.per_file_ignores:
+            check_selectors(codes, f"per-file-ignores {pattern}")
+        check_selection(select, ignore)
+    except ValueError as error:
+        where = f"{config.path}: " if config.path and (options.select is None or options.ignore is None) else ""
+        raise CheckError(f"{where}{error}") from None
+
+
+def _command_line_ignores(path: str, options: CheckOptions) -> tuple[str, ...]:
+    if not options.per_file_ignores:
+        return ()
+    from stream_doctor.selection import per_file_codes
+
+    return per_file_codes(path, dict(options.per_file_ignores))
+
+
 def _validate(provider: str | None, container: str | None, config: config_file.Config) -> None:
     """A provider or container that does not exist is a bad option (exit 2), not a thousand SD000 findings."""
     from stream_doctor.capture import CONTAINERS
@@ -176,8 +205,16 @@ def _validate(provider: str | None, container: str | None, config: config_file.C
         (name, f"{config.path}: per-path-provider") for _, name in config.per_path_provider
     ]
     named.append((config.provider, f"{config.path}: provider"))
+    from stream_doctor.selection import check_container, check_provider
+
     for name, where in named:
         if name is not None and name not in ADAPTERS:
-            raise CheckError(f"{where}: unknown provider {name!r} (choose from {', '.join(sorted(ADAPTERS))})")
+            try:
+                check_provider(name)
+            except ValueError as error:
+                raise CheckError(f"{where}: {error}") from None
     if container is not None and container not in CONTAINERS:
-        raise CheckError(f"unknown container {container!r} (choose from {', '.join(CONTAINERS)})")
+        try:
+            check_container(container)
+        except ValueError as error:
+            raise CheckError(str(error)) from None
