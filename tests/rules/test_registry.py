@@ -13,6 +13,7 @@ from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules import RULES, lookup
 from stream_doctor.rules.base import DOC_SECTIONS, FAMILIES
 from tests.expected_findings import EXPECTED
+from tests.rules import test_rule_cases as rule_cases
 
 
 def rule_modules() -> list[str]:
@@ -59,6 +60,15 @@ def test_every_rule_has_a_failing_and_a_passing_fixture() -> None:
         passing = [name for name, codes in EXPECTED.items() if r.code not in codes]
         assert failing, f"{r.code} {r.name} has no fixture that shows it"
         assert passing
+
+
+def test_every_rule_has_a_case_table_where_it_fires_and_a_near_miss_where_it_does_not() -> None:
+    tables = rule_cases.TABLES
+    assert set(tables) == {r.code for r in RULES}, "every rule, and only rules, have tests/rules/cases/SDxxx.yml"
+    for r in RULES:
+        fires = [c for c in tables[r.code] if c["fires"] > 0]
+        misses = [c for c in tables[r.code] if c["fires"] == 0]
+        assert fires and misses, f"{r.code} needs a case where it fires and a near miss where it does not"
 
 
 def test_lookup_by_code_or_name() -> None:

@@ -1,0 +1,85 @@
+"""Every rule's case table (``tests/rules/cases/SDxxx.yml``, sqlfluff's std_rule_cases style).
+
+Each table lists captures where the rule fires and near misses where it must not: usually a
+fixture, and the same fixture with the one thing that makes the rule fire undone (``replace``:
+``[old, new]`` pairs, or ``[old, new, count]``; a string starting ``hex:`` is raw bytes; ``cut``:
+the fixture up to that text; ``append``: text added at the end), or a
+capture written in the table (``capture`` with a ``file`` name). Only the rule itself runs
+(``--select CODE``), so a case shows that rule's verdict and nothing else's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from stream_doctor.engine import replay
+from stream_doctor.options import Options
+
+CASES = Path(__file__).parent / "cases"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def tables() -> dict[str, list[dict[str, Any]]]:
+    found = {}
+    for path in sorted(CASES.glob("SD*.yml")):
+        table = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert table["rule"] == path.stem, path
+        found[path.stem] = table["cases"]
+    return found
+
+
+TABLES = tables()
+
+
+def _bytes(text: str) -> bytes:
+    return bytes.fromhex(text[4:]) if text.startswith("hex:") else text.encode("utf-8")
+
+
+def capture(case: dict[str, Any], tmp_path: Path) -> Path:
+    """The case's capture written to a file: the fixture (edited) or the text in the table."""
+    if "fixture" in case:
+        name = case["fixture"]
+        data = (FIXTURES / name).read_bytes()
+        for old, new, *count in case.get("replace", []):
+            old_bytes = _bytes(old)
+            assert old_bytes in data, f"{name}: {old!r} is not in the fixture"
+            data = data.replace(old_bytes, _bytes(new), *count)
+        if "cut" in case:
+            data = data[: data.index(_bytes(case["cut"]))]
+        data += _bytes(case.get("append", ""))
+    else:
+        name = case["file"]
+        data = case["capture"].encode("utf-8")
+    path = tmp_path / Path(name).name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("code", "case"),
+    [(code, case) for code, cases in TABLES.items() for case in cases],
+    ids=[f"{code}-{case['name']}" for code, cases in TABLES.items() for case in cases],
+)
+def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    options = Options(select=(code,), provider=case.get("provider"), container=case.get("container"))
+    report = replay(str(capture(case, tmp_path)), options)
+    found = [f for f in report.findings if f.code == code]
+    assert len(found) == case["fires"], [f.message for f in found]
+    for words in case.get("says", []):
+        assert any(words in f.message for f in found), (words, [f.message for f in found])
+    if "fixture" in case and not code.startswith("SD0") and ("replace" in case or "append" in case or "cut" in case):
+        # An edit must not fix the verdict by breaking the capture: it still reads the same way.
+        edited, original = (
+            replay(str(capture(case, tmp_path)), Options()),
+            replay(str(FIXTURES / case["fixture"]), Options()),
+        )
+        assert len(edited.turns) == len(original.turns)
+        assert [t.request is None for t in edited.turns] == [t.request is None for t in original.turns]
+        assert len(edited.calls) == len(original.calls)
+        assert {f.code for f in edited.findings if f.code.startswith("SD0")} <= {
+            f.code for f in original.findings if f.code.startswith("SD0")
+        }
