@@ -251,3 +251,51 @@ def test_yaml_alias_bomb_is_refused_within_bounded_memory(tmp_path: Path) -> Non
     assert ran.code == 2
     assert "not a cassette: its YAML aliases expand it to more than" in ran.error_line
     assert ran.peak_kb < PEAK_BOUND_KB
+
+
+# ------------------------------------------------------------------------------------------ check isolation
+
+#: ``check`` with a replay that dies natively on ``crash.sse`` and exhausts memory on ``hog.sse``: no
+#: capture does either any more (the YAML composer crash is fixed), so the failure is injected, but
+#: the death is real (SIGSEGV, MemoryError under RLIMIT_AS).
+_CRASHING_CHECK = """
+import os, signal, sys
+import stream_doctor.check.run as run
+real = run.replay_one
+def replay_one(task):
+    if task.path.endswith("crash.sse"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if task.path.endswith("hog.sse"):
+        hoard = [bytearray(64 << 20) for _ in range(1000)]
+    return real(task)
+run.replay_one = replay_one
+sys.argv = ["stream-doctor", *sys.argv[1:]]
+from stream_doctor.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_capture_that_crashes_the_replay_costs_that_capture_only(tmp_path: Path, jobs: str) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    clean = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes()
+    for number in range(16):
+        (folder / f"ok{number:02}.sse").write_bytes(clean)
+    (folder / "crash.sse").write_bytes(clean)  # sorted first: with --jobs 2 the pool breaks on it
+    (folder / "zz_hog.sse").write_bytes(clean)  # sorted last: with --jobs 2 a pool worker answers for it
+    process = subprocess.run(
+        [sys.executable, "-c", _CRASHING_CHECK, "check", "captures", "--jobs", jobs, "-r", "junit:out/junit.xml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit,
+        env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert process.returncode == 1, process.stderr
+    assert "Traceback" not in process.stdout + process.stderr
+    assert "the replay crashed the process running it (killed by SIGSEGV)" in process.stdout
+    assert "the replay ran out of memory" in process.stdout
+    junit = (tmp_path / "out/junit.xml").read_text()
+    assert junit.count("<testcase") == 18 and junit.count("<failure") == 2

@@ -8,10 +8,14 @@ cost about as much as the replay itself.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.context
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
@@ -117,6 +121,8 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
     return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special)
 
 
+OUT_OF_MEMORY = "the replay ran out of memory (lower --max-bytes or --max-frames, or split the capture)"
+
 Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunError's message and line
 
 
@@ -128,6 +134,8 @@ def replay_one(task: Task) -> Outcome:
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report.to_dict())
     except RunError as error:
         return None, error.message, error.line
+    except MemoryError:
+        return None, OUT_OF_MEMORY, None
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
@@ -136,17 +144,96 @@ def replay_one(task: Task) -> Outcome:
 
 
 def _replays(plan: Plan, advance: Callable[[], None]) -> Iterator[Outcome]:
+    """Every capture's outcome, in order. Replays run in worker processes, so that a capture that
+    crashes the interpreter (a native crash) or gets it killed (memory) costs that capture only."""
     workers = min(plan.jobs, len(plan.tasks) // MIN_CAPTURES_PER_WORKER)
+    _warm()
     if workers <= 1:
-        for task in plan.tasks:
-            yield replay_one(task)
-            advance()
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        chunk = max(1, min(32, len(plan.tasks) // (workers * 4)))
-        for outcome in pool.map(replay_one, plan.tasks, chunksize=chunk):  # map keeps the order
+        for outcome in _in_turn(plan.tasks):
             yield outcome
             advance()
+        return
+    answered = 0
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            chunk = max(1, min(32, len(plan.tasks) // (workers * 4)))
+            for outcome in pool.map(_guarded, plan.tasks, chunksize=chunk):  # map keeps the order
+                yield outcome
+                answered += 1
+                advance()
+    except BrokenProcessPool:
+        # Which capture broke the pool is unknown: replay the unanswered ones in turn, where it shows.
+        for outcome in _in_turn(plan.tasks[answered:]):
+            yield outcome
+            advance()
+
+
+def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
+    """``replay_one`` of each task, in order, in one forked child; when the child dies, the capture it
+    was replaying gets an SD000 outcome saying how, and a new child takes the rest."""
+    context = _context()
+    start = 0
+    while start < len(tasks):
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_answer, args=(tasks[start:], sender), daemon=True)
+        process.start()
+        sender.close()
+        try:
+            while start < len(tasks):
+                outcome: Outcome = receiver.recv()
+                start += 1
+                yield outcome
+        except EOFError:
+            process.join()
+            death = _death(process.exitcode)
+            yield None, f"the replay crashed the process running it ({death}); the other captures were checked", None
+            start += 1
+        finally:
+            receiver.close()
+            if process.is_alive():
+                process.join()
+
+
+def _warm() -> None:
+    """Import the adapters before forking: each worker would otherwise import them again (0.1 s each)."""
+    from stream_doctor.providers import ADAPTERS
+
+    for name in ADAPTERS:
+        ADAPTERS.get(name)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    # fork: a worker starts in milliseconds with everything imported (and the tests' patches kept)
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _answer(tasks: tuple[Task, ...], sender: Any) -> None:
+    for task in tasks:
+        sender.send(_guarded(task))
+    sender.close()
+
+
+def _guarded(task: Task) -> Outcome:
+    """``replay_one`` in a worker, which answers for every capture whatever happens to the replay."""
+    try:
+        return replay_one(task)
+    except MemoryError:
+        return None, OUT_OF_MEMORY, None
+    except Exception as error:  # noqa: BLE001
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        return None, f"internal error {type(error).__name__}: {error}", None
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"killed by {name}" + (", likely out of memory" if name == "SIGKILL" else "")
+    return f"exit code {exitcode}"
 
 
 def _judge(task: Task, outcome: Outcome) -> CaptureResult:
