@@ -48,6 +48,7 @@ EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means strea
 class OutputFormat(str, Enum):
     terminal = "terminal"
     json = "json"
+    jsonl = "jsonl"
 
 
 class Level(str, Enum):
@@ -141,13 +142,16 @@ def replay(
     ),
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
     max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+    statistics: bool = typer.Option(
+        False, "--statistics", help="Print how many findings of each code instead of the report."
+    ),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
-    from dataclasses import replace
+    import importlib
 
     from stream_doctor.api import replay as run
     from stream_doctor.engine import RunError
-    from stream_doctor.reporters import FORMATS
+    from stream_doctor.reporters import FORMATS, REPLAY_FORMATS
 
     limits = _limits(max_bytes, max_frames)
     output = _choice(output, FORMATS, "--format", "format")
@@ -175,20 +179,26 @@ def replay(
             raise
         _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
     if call is not None:
-        report = report.select(call) if report.matching(call) else replace(report, selected=call)
-    if output == "json":
-        from stream_doctor.reporters import RenderOptions, json_report
+        from stream_doctor.report import UnknownCall
 
-        text = json_report.render(report, RenderOptions(max_rows=max_rows))  # no console (rich) for JSON
-    elif output_file is not None:
-        from stream_doctor.reporters import RenderOptions, terminal
-
-        text = terminal.render(report, RenderOptions(width=width or 100, max_rows=max_rows, timeline=timeline))
+        try:
+            report = report.select(call)
+        except UnknownCall as error:
+            _fail(f"{report.path}: {error}")
+    if output == "terminal" and output_file is None:
+        options = _render_options(width, color, timeline=timeline, max_rows=max_rows)
     else:
-        from stream_doctor.reporters import terminal
+        from stream_doctor.reporters import RenderOptions
 
-        text = terminal.render(report, _render_options(width, color, timeline=timeline, max_rows=max_rows))
-    _emit(text, output_file, quiet)
+        # no console (rich) for machine output; a file gets plain text
+        options = RenderOptions(width=width or 100, max_rows=max_rows, timeline=timeline)
+    if statistics:
+        from stream_doctor.reporters import statistics as counts
+
+        render = counts.render if output == "terminal" else counts.render_json
+    else:
+        render = importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}").render
+    _emit(render(report, options), output_file, quiet)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
@@ -248,7 +258,8 @@ def check(
         "--report",
         "-r",
         metavar="FORMAT[:PATH]",
-        help="terminal, json, junit, sarif, github or markdown, written to PATH or standard output (repeatable).",
+        help="terminal, json, jsonl, junit, sarif, github, markdown or statistics, written to PATH or standard output "
+        "(repeatable).",
     ),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU)."),
     provider: Optional[str] = typer.Option(
@@ -280,6 +291,9 @@ def check(
         metavar="PATH",
         help="Write the report that would go to standard output to PATH instead.",
     ),
+    statistics: bool = typer.Option(
+        False, "--statistics", help="On standard output, how many findings of each code instead of the report."
+    ),
 ) -> None:
     """Check many captures against their expected findings; write reports for CI."""
     from stream_doctor.check import CheckError
@@ -288,7 +302,7 @@ def check(
     from stream_doctor.findings import Severity
     from stream_doctor.options import CheckOptions
 
-    targets = _report_targets(report)
+    targets = _report_targets(report, "statistics" if statistics else "terminal")
     severity = _choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
     options = CheckOptions(
         paths=_paths(paths or []),
@@ -410,8 +424,8 @@ def scan(
     raise typer.Exit(code)
 
 
-def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
-    """``FORMAT[:PATH]`` options; standard output gets the terminal report when no report goes there."""
+def _report_targets(values: list[str], default: str = "terminal") -> list[tuple[str, str | None]]:
+    """``FORMAT[:PATH]`` options; standard output gets ``default`` (the terminal report) when no report goes there."""
     from stream_doctor.reporters import CHECK_FORMATS
 
     targets: list[tuple[str, str | None]] = []
@@ -422,8 +436,10 @@ def _report_targets(values: list[str]) -> list[tuple[str, str | None]]:
         targets.append((name.lower(), path or None))
     on_stdout = [name for name, path in targets if path is None]
     if not on_stdout:
-        targets.insert(0, ("terminal", None))
-    if os.environ.get("GITHUB_ACTIONS") == "true" and set(on_stdout) <= {"terminal"}:
+        targets.insert(0, (default, None))
+    elif default != "terminal":  # --statistics: in place of the terminal report on standard output
+        targets = [(default if (name, path) == ("terminal", None) else name, path) for name, path in targets]
+    if os.environ.get("GITHUB_ACTIONS") == "true" and set(on_stdout) <= {"terminal", "statistics"}:
         if all(name != "github" for name, _ in targets):
             targets.append(("github", None))  # annotations on the run and the pull request, for free
     return targets

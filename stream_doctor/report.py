@@ -5,10 +5,13 @@ read it and compute nothing of their own. Everything more than one reader needs 
 numbers and ``--call`` selection, totals across turns, finding order, and ``to_dict()``, which *is*
 the JSON report (schema ``stream_doctor/schemas/report-v1.schema.json``).
 
-Numbering: calls are numbered from 1 in table order, across every turn of a conversation; that
-number is what ``--call N`` takes and what every format shows. Fragments and messages are shown
-numbered from 1 by every human format; the JSON keeps its 0-based ``ordinal``, ``message`` and
-``index`` fields (positions in arrays), documented in the schema.
+Numbering, the same in every format: calls, messages and fragments are counted from 1. Call N is
+the N-th call in table order, across every turn of a conversation: the ``#`` of the terminal
+table, ``Call N`` of ``--call``, the JSON call's ``number``, and what ``--call N`` and
+``--executed N=…`` take. Message N and fragment N are the N-th message and fragment, as findings
+quote them. The JSON's ``ordinal``, ``message``, ``messages[].index``, ``messages[].calls``,
+``executions[].call`` and ``parse_failure.fragment`` are positions in arrays (0-based, for code
+that indexes them); the schema says so field by field.
 
 Other stages attach data to a call without touching any reporter: ``Report.with_extra(number,
 CallExtra(key, data, lines))``. The JSON report carries ``data`` under the call's
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from stream_doctor import __version__
 from stream_doctor.findings import Finding, Location, Severity
@@ -105,6 +108,11 @@ class Report:
         return cls(turns[-1].stream, findings, options, events, turns, source)
 
     # -- calls and their selection -------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The capture's path as the user named it (``<stdin>`` for standard input)."""
+        return self.source.path if self.conversation and self.source else self.stream.capture.path
 
     @property
     def conversation(self) -> bool:
@@ -238,8 +246,13 @@ class Report:
 
     @cached_property
     def code_counts(self) -> dict[str, int]:
-        """How many findings of each code (``--statistics``), sorted by code."""
+        """How many findings of each code, sorted by code."""
         return _codes(self.findings)
+
+    @cached_property
+    def statistics(self) -> tuple[Statistic, ...]:
+        """One row per code found (``--statistics``): most frequent first, then by code."""
+        return _statistics(self.findings)
 
     # -- the JSON report -----------------------------------------------------------------------
 
@@ -251,6 +264,32 @@ class Report:
 
         return _neutral.json(orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2).decode()) + "\n"
 
+    def summary(self) -> dict[str, Any]:
+        """The JSON report's ``summary``: counts by severity and the verdict."""
+        return {
+            "error": self.counts[Severity.ERROR],
+            "warning": self.counts[Severity.WARNING],
+            "info": self.counts[Severity.INFO],
+            "fail_on": self.options.fail_on.label,
+            "failed": self.failed,
+        }
+
+    def call_dicts(self) -> Iterator[dict[str, Any]]:
+        """The JSON report's ``calls``, one at a time: every call, or the selected one with its fragments."""
+        selection = set(self.selection)
+        detailed = self.selected is not None
+        turns = self.call_turns
+        for number, tool_call in enumerate(self.calls, 1):
+            if detailed and number not in selection:
+                continue
+            data = {"number": number, **call_dict(tool_call, with_fragments=detailed)}
+            if turns[number - 1] is not None:
+                data = {"turn": turns[number - 1], **data}
+            extras = self.extras.get(number)
+            if extras:
+                data["extras"] = {extra.key: extra.data for extra in extras}
+            yield data
+
     def to_dict(self, call: str | None = None) -> dict[str, Any]:
         """The JSON report (``replay --format json``) as plain data; ``call`` selects a call as ``--call`` does."""
         if call is not None and call != self.selected:
@@ -258,20 +297,6 @@ class Report:
         stream = self.stream
         info = stream.capture
         source = self.source if self.conversation else None
-        selection = set(self.selection)
-        detailed = self.selected is not None
-        turns = self.call_turns
-        calls = []
-        for number, call in enumerate(self.calls, 1):
-            if detailed and number not in selection:
-                continue
-            data = call_dict(call, with_fragments=detailed)
-            if turns[number - 1] is not None:
-                data = {"turn": turns[number - 1], **data}
-            extras = self.extras.get(number)
-            if extras:
-                data["extras"] = {extra.key: extra.data for extra in extras}
-            calls.append(data)
         data: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "stream-doctor", "version": __version__},
@@ -291,7 +316,7 @@ class Report:
                 if source
                 else _messages(stream)
             ),
-            "calls": calls,
+            "calls": list(self.call_dicts()),
             "executions": (
                 [{"turn": turn.number, **e} for turn in self.turns for e in _executions(turn.stream)]
                 if source
@@ -301,13 +326,7 @@ class Report:
             "event_counts": self.event_counts,
             "unknown_events": self.unknown_events,
             "findings": [finding_dict(f) for f in self.findings],
-            "summary": {
-                "error": self.counts[Severity.ERROR],
-                "warning": self.counts[Severity.WARNING],
-                "info": self.counts[Severity.INFO],
-                "fail_on": self.options.fail_on.label,
-                "failed": self.failed,
-            },
+            "summary": self.summary(),
         }
         if source:
             data["interactions"] = {"total": source.interactions, "skipped": source.skipped}
@@ -423,8 +442,28 @@ class CheckResult:
 
     @cached_property
     def code_counts(self) -> dict[str, int]:
-        """How many findings of each code over every capture (``--statistics``), sorted by code."""
+        """How many findings of each code over every capture, sorted by code."""
         return _codes(f for c in self.captures for f in c.reported)
+
+    @cached_property
+    def statistics(self) -> tuple[Statistic, ...]:
+        """One row per code over every capture (``--statistics``): most frequent first, then by code."""
+        return _statistics(f for c in self.captures for f in c.reported)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON report's ``summary``: captures and findings counted."""
+        captures = self.captures
+        return {
+            "captures": len(captures),
+            "passed": len(captures) - self.failed_captures,
+            "failed": self.failed_captures,
+            "unreadable": self.unreadable,
+            "skipped": len(self.skipped),
+            "findings": {s.label: self.totals[s] for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
+            "expected": len(self.expected),
+            "failures": len(self.failures),
+            "stale_expectations": self.stale,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report of ``check`` (schema ``check-report-v1``), as plain data."""
@@ -435,17 +474,7 @@ class CheckResult:
             "configuration": self.config,
             "fail_on": self.fail_on.label,
             "failed": self.failed,
-            "summary": {
-                "captures": len(captures),
-                "passed": len(captures) - self.failed_captures,
-                "failed": self.failed_captures,
-                "unreadable": self.unreadable,
-                "skipped": len(self.skipped),
-                "findings": {s.label: self.totals[s] for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
-                "expected": len(self.expected),
-                "failures": len(self.failures),
-                "stale_expectations": self.stale,
-            },
+            "summary": self.summary(),
             "captures": [_capture(c) for c in captures],
             "skipped": list(self.skipped),
             "updated_expectations": list(self.updated),
@@ -517,7 +546,30 @@ def pos_dict(pos: Pos | None) -> dict[str, int] | None:
     return None if pos is None else {"line": pos.line, "event": pos.number, "offset": pos.offset}
 
 
-def _codes(findings: Any) -> dict[str, int]:
+@dataclass(frozen=True)
+class Statistic:
+    """How often one code was found (``--statistics``, as ruff's)."""
+
+    code: str
+    name: str
+    severity: Severity
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "name": self.name, "severity": self.severity.label, "count": self.count}
+
+
+def _statistics(findings: Iterable[Finding]) -> tuple[Statistic, ...]:
+    first: dict[str, Finding] = {}
+    counts: dict[str, int] = {}
+    for finding in findings:
+        first.setdefault(finding.code, finding)
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    rows = [Statistic(code, first[code].name, first[code].severity, count) for code, count in counts.items()]
+    return tuple(sorted(rows, key=lambda row: (-row.count, row.code)))
+
+
+def _codes(findings: Iterable[Finding]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1

@@ -174,3 +174,51 @@ def test_a_capture_no_provider_recognises_lists_what_was_tried(tmp_path: Path) -
     assert result.exit_code == 2
     assert "could not tell which provider" in result.output
     assert "anthropic" in result.output and "openai" in result.output and "gemini" in result.output
+
+
+def test_an_unknown_call_exits_2_listing_the_calls() -> None:
+    result = run("replay", "fixtures/anthropic/parallel_calls.sse", "--call", "3")
+    assert result.exit_code == 2
+    assert "no call '3' in this capture" in result.output
+    assert "1 (toolu_01G1jK3D2s1aQU1VJa1a6xDP, get_weather), 2 (" in result.output
+
+
+def test_call_numbers_are_the_same_in_every_format_across_turns() -> None:
+    capture = "fixtures/conversations/positional_ids_reused.yaml"
+    table = run("replay", capture, "--width", "120").output
+    assert "2      0  call_0  get_local_time" in table  # numbered across turns, as --call takes them
+    terminal = run("replay", capture, "--call", "2", "--width", "120").output
+    assert "Call 2: get_local_time" in terminal
+    as_json = json.loads(run("replay", capture, "--call", "2", "--format", "json").stdout)
+    assert [(c["number"], c["name"], c["turn"]) for c in as_json["calls"]] == [(2, "get_local_time", 2)]
+    lines = [json.loads(line) for line in run("replay", capture, "--format", "jsonl").stdout.splitlines()]
+    assert [(line["number"], line["name"]) for line in lines if line["type"] == "call"] == [
+        (1, "get_weather"),
+        (2, "get_local_time"),
+    ]
+
+
+def test_status_colours_match_their_meaning() -> None:
+    out = run("replay", "fixtures/anthropic/unparseable_trailing_data.sse", "--color", "--width", "160").output
+    status = out[out.index("unparseable (") - 20 : out.index("unparseable (")]
+    assert "\x1b[1;31m" in status and "\x1b[32m" not in status  # red, not green
+    clean = run("replay", CLEAN, "--color", "--width", "160").output
+    assert "\x1b[32mcomplete" in clean
+
+
+def test_statistics_count_findings_per_code() -> None:
+    result = run("replay", EMPTY_INPUT, "--statistics", "--width", "100")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "1  SD102  error    empty-input-execution",
+        "1  SD705  info     partial-parse-hazard",
+        "2 findings of 2 codes",
+    ]
+    as_json = json.loads(run("replay", EMPTY_INPUT, "--statistics", "--format", "json").stdout)
+    assert {row["code"]: row["count"] for row in as_json} == {"SD102": 1, "SD705": 1}
+
+
+def test_jsonl_ends_with_the_summary() -> None:
+    lines = [json.loads(line) for line in run("replay", EMPTY_INPUT, "--format", "jsonl").stdout.splitlines()]
+    assert [line["type"] for line in lines] == ["call", "finding", "finding", "summary"]
+    assert lines[-1]["failed"] is True and lines[-1]["error"] == 1

@@ -12,7 +12,9 @@ from typing import Sequence, TypeVar
 
 T = TypeVar("T")
 
-FORMATS = ("terminal", "json")
+#: ``replay --format``: the module under reporters/ that renders each format.
+REPLAY_FORMATS: dict[str, str] = {"terminal": "terminal", "json": "json_report", "jsonl": "jsonl"}
+FORMATS = tuple(REPLAY_FORMATS)
 
 #: ``check --report FORMAT[:PATH]``: the module under reporters/ that renders each format, imported
 #: when used. Each has ``render(CheckResult, RenderOptions) -> str``.
@@ -23,6 +25,8 @@ CHECK_FORMATS: dict[str, str] = {
     "sarif": "sarif",
     "github": "github",
     "markdown": "markdown",
+    "jsonl": "jsonl",
+    "statistics": "statistics",
 }
 
 

@@ -25,7 +25,8 @@ from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
 
-STATUS_STYLES = {"complete": "green", "abandoned": "red"}
+# A status word's colour says what it means: only a call that completed and parsed is green.
+STATUS_STYLES = {"complete": "green", "unparseable": "bold red", "abandoned": "bold red"}
 
 
 def render(report: Report, options: RenderOptions) -> str:
@@ -134,7 +135,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Console, opt
     headers = ["#", "msg", "block", "id", "name", "frags", "bytes", "status"]
     rows = [
         [
-            str(call.ordinal + 1),
+            str(report.number(call)),
             str(call.message + 1),
             "" if call.index is None else str(call.index),
             N(call.call_id or "—"),
@@ -161,7 +162,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Console, opt
     indent = widths[0] + 2
     for call, row in zip(calls, rows, strict=True):
         text = Text(line(row[:-1]) + "  ")
-        text.append(row[-1], style=STATUS_STYLES[call.status])
+        text.append(row[-1], style=STATUS_STYLES[row[-1].split(" ", 1)[0]])
         console.print(text, no_wrap=True, overflow="ellipsis")
         preview = Text("input ", style="dim")
         preview.append(_input_preview(call))
@@ -192,12 +193,11 @@ def _one_call(report: Report, console: Console, wanted: str, options: RenderOpti
     every = report.calls
     matches = [every[n - 1] for n in report.selection]
     if not matches:
-        known = ", ".join(c.call_id or f"#{c.ordinal + 1}" for c in every) or "none"
-        console.print(f"No call {escape(N(wanted))!s} in this capture (calls: {escape(N(known))}).", style="yellow")
+        console.print(Text(N(f"No call {wanted!r} in this capture (calls: {report.call_listing()})."), "yellow"))
         return
     for call in matches:
         console.print(
-            f"[bold]Call {call.ordinal + 1}[/]: {escape(N(call.label))}  {escape(N(call.block_type))}, "
+            f"[bold]Call {report.number(call)}[/]: {escape(N(call.label))}  {escape(N(call.block_type))}, "
             f"message {call.message + 1}, block {call.index}",
             highlight=False,
         )

@@ -19,9 +19,11 @@ from stream_doctor.reporters import (
     check_json,
     check_terminal,
     github,
+    jsonl,
     junit,
     markdown,
     sarif,
+    statistics,
 )
 from stream_doctor.rules import RULES
 from tests.check.conftest import SHARED_SCHEMAS, clean_result, tree_result
@@ -53,7 +55,7 @@ def _validate_sarif(text: str) -> dict:  # type: ignore[type-arg]
 
 
 def test_every_format_is_snapshot_tested_here() -> None:
-    assert set(CHECK_FORMATS) == {"terminal", "json", "junit", "sarif", "github", "markdown"}
+    assert set(CHECK_FORMATS) == {"terminal", "json", "jsonl", "junit", "sarif", "github", "markdown", "statistics"}
 
 
 def test_terminal(snapshot: object) -> None:
@@ -118,6 +120,23 @@ def test_github(snapshot: object) -> None:
 
 def test_markdown(snapshot: object) -> None:
     assert markdown.render(tree_result(), RenderOptions()) == snapshot
+
+
+def test_jsonl(snapshot: object) -> None:
+    text = jsonl.render(tree_result(), RenderOptions())
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["type"] for line in lines] == ["finding"] * (len(lines) - 1) + ["summary"]
+    assert lines[-1]["failed"] is True
+    assert lines[-1]["summary"]["failures"] == sum(1 for line in lines if line.get("status") == "failure") == 3
+    assert text == snapshot
+
+
+def test_statistics(snapshot: object) -> None:
+    result = tree_result()
+    text = statistics.render(result, RenderOptions(width=100))
+    total = sum(len(c.reported) for c in result.captures)
+    assert text.splitlines()[-1] == f"{total} findings of {len(result.statistics)} codes"
+    assert text == snapshot
 
 
 def test_one_failure_everywhere_per_unexpected_finding() -> None:

@@ -1,0 +1,42 @@
+"""JSON Lines: one JSON object per line, for streaming large results into other tools.
+
+Every line has a ``type``. A replay gives one ``call`` line per call (the JSON report's call
+objects), one ``finding`` line per finding, then one ``summary`` line; ``check`` gives one
+``finding`` line per finding of every capture (with its ``capture`` path and how check judged
+it: ``status`` expected, failure or below-fail-on), then one ``summary`` line. The summary comes
+last, so a reader knows the output is complete. Each line parses on its own; capture content is
+escaped as in the JSON reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import orjson
+
+from stream_doctor.report import CheckResult, Report, finding_dict
+from stream_doctor.reporters import RenderOptions, _neutral
+
+
+def render(report: Report | CheckResult, options: RenderOptions) -> str:
+    return "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in lines(report))
+
+
+def lines(report: Report | CheckResult) -> Iterator[dict[str, Any]]:
+    """The objects, one per line, in order."""
+    if isinstance(report, CheckResult):
+        for capture in report.captures:
+            for finding in capture.reported:
+                yield {
+                    "type": "finding",
+                    "capture": capture.path,
+                    "status": capture.status(finding),
+                    **finding_dict(finding),
+                }
+        yield {"type": "summary", "fail_on": report.fail_on.label, "failed": report.failed, "summary": report.summary()}
+        return
+    for call in report.call_dicts():
+        yield {"type": "call", **call}
+    for finding in report.findings:
+        yield {"type": "finding", **finding_dict(finding)}
+    yield {"type": "summary", "capture": report.path, **report.summary()}
