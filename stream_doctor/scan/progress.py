@@ -36,7 +36,7 @@ def _bar() -> Iterator[tuple[Callable[[int, str], None], Callable[[int], None]]]
 
     console = Console(stderr=True)
     columns = (
-        TextColumn("scanning"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         Rate(),
@@ -44,11 +44,11 @@ def _bar() -> Iterator[tuple[Callable[[int, str], None], Callable[[int], None]]]
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("scan", total=None)
+        task = bar.add_task("starting Dask", total=None)
 
         def start(total: int, where: str) -> None:
             console.print(f"scanning {total} captures on {where}", highlight=False, markup=False)
-            bar.update(task, total=total)
+            bar.update(task, total=total, description="scanning")
 
         yield start, lambda count: bar.advance(task, count)
 

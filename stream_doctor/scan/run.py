@@ -14,6 +14,7 @@ import os
 import signal
 import threading
 import time
+import uuid
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -102,8 +103,9 @@ def _run(
     scanned = 0
     futures: dict[Any, Any] = {}
     with _interrupt_flag() as interrupted:
+        run_id = uuid.uuid4().hex  # keys are the scheduler's: two scans on one cluster must never share one
         for batch in plan.batches:
-            key = f"scan-batch-{batch.number}-{id(plan)}"
+            key = f"scan-batch-{run_id}-{batch.number}"
             futures[client.submit(scan_batch, batch, settings, pure=False, key=key)] = batch
         arrivals = as_completed(futures, loop=client.loop)
         try:
