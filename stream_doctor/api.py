@@ -41,6 +41,7 @@ def replay(
     executions_file: str | os.PathLike[str] | None = None,
     max_bytes: int | None = None,
     max_frames: int | None = None,
+    clients: str | Iterable[str] = (),
 ) -> Report:
     """Replay one capture through the reference accumulator and every selected rule.
 
@@ -60,6 +61,10 @@ def replay(
     execute records, as ``--executions``) add executions to the capture as it is, positions kept.
     ``max_bytes`` and ``max_frames`` bound what one capture may hold (default 1 GiB decompressed and
     10,000,000 frames); a capture over one is a ``RunError``.
+
+    ``clients`` names client profiles (``stream-doctor clients`` lists them; ``"all"``): each turn is
+    also replayed through them, their differences from the correct calls become SD8xx findings and
+    each call carries what they would hand the tool (``report.extras``, key ``"clients"``).
 
     Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
@@ -81,6 +86,7 @@ def replay(
         executions_file=executions_file,
         max_bytes=max_bytes,
         max_frames=max_frames,
+        clients=clients,
     )
     records = [_execute_record(record) for record in executions or ()]
     if records:
@@ -113,6 +119,7 @@ def build_options(
     executions_file: str | os.PathLike[str] | None = None,
     max_bytes: int | None = None,
     max_frames: int | None = None,
+    clients: str | Iterable[str] = (),
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
@@ -138,6 +145,7 @@ def build_options(
         executed=tuple(executed),
         executions=os.fspath(executions_file) if executions_file is not None else None,
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
+        clients=_clients(clients),
     )
 
 
@@ -154,6 +162,19 @@ def _per_file(path: str, table: Mapping[str, str | Iterable[str]] | None) -> tup
     from stream_doctor.selection import per_file_codes
 
     return per_file_codes(path, table)
+
+
+def _clients(names: str | Iterable[str]) -> tuple[str, ...]:
+    """The profile names ``clients`` selects; ValueError with a suggestion for an unknown one."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names:
+        return ()
+    from stream_doctor.clients import UnknownClient, resolve
+
+    try:
+        return tuple(profile.name for profile in resolve(names))
+    except UnknownClient as error:
+        raise ValueError(str(error)) from None
 
 
 def _read(source: Source, name: str | None) -> tuple[str, bytes | None]:

@@ -114,6 +114,13 @@ def replay(
         metavar="FILE",
         help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
     ),
+    client: List[str] = typer.Option(
+        [],
+        "--client",
+        metavar="NAME",
+        help="Also predict what this client would hand the tool, per call (repeatable, or all; "
+        "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
+    ),
     fail_on: str = typer.Option(
         "error",
         "--fail-on",
@@ -170,6 +177,7 @@ def replay(
             keep_events=timeline,
             executed=executed,
             executions_file=executions,
+            clients=client,
             **limits,
         )
     except (RunError, ValueError) as error:
@@ -520,6 +528,20 @@ def record(
         run(config, host.strip("[]"), int(port_text))
     except OSError as error:
         _fail(f"--listen {listen}: {error.strerror or error}")
+
+
+@app.command()
+def clients(
+    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+) -> None:
+    """List the client profiles `replay --client` takes: what each models, its version and source."""
+    from stream_doctor.clients import PROFILES
+    from stream_doctor.reporters import clients_doc
+
+    if output is OutputFormat.json:
+        sys.stdout.write(clients_doc.render_json(PROFILES))
+    else:
+        sys.stdout.write(clients_doc.render(PROFILES, _render_options(None, None)))
 
 
 @app.command()

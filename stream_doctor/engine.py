@@ -28,6 +28,8 @@ from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule, Scope
 
 if TYPE_CHECKING:
+    from stream_doctor.clients.base import Profile
+    from stream_doctor.clients.compare import ClientReview
     from stream_doctor.conversation.model import Conversation
     from stream_doctor.supplied import Supplied
 
@@ -63,11 +65,17 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
         if any(stream.capture.duration is not None for stream, _ in replayed):
             replayed = _timed(sections, replayed)
+        profiles = _profiles(capture.path, options)
         turns: list[Turn] = []
         events: list[tuple[Frame, Event]] = []
+        reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
         for section, (stream, kept) in zip(sections, replayed, strict=True):
             request = request_info(section)
             findings = diagnose(stream, options)
+            if profiles:
+                turn_reviews = _review_clients(stream, kept, profiles)
+                reviews.append((len(turns), turn_reviews))
+                findings = diagnose_clients(turn_reviews, findings, options)
             status = section.status
             turn_facts = facts(adapter.name, request)
             turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
@@ -84,8 +92,47 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             len(capture.exchanges),
             sum(1 for e in capture.exchanges if e.skipped is not None),
         )
-        report = Report.build(tuple(turns), across, options, tuple(events), source)
+        report = Report.build(tuple(turns), across, options, tuple(events) if options.keep_events else (), source)
+        if profiles:
+            from stream_doctor.clients.extras import attach
+
+            report = attach(report, reviews)
         return _with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
+
+
+def _profiles(path: str, options: Options) -> tuple[Profile, ...]:
+    """The client profiles ``--client`` names; RunError (exit 2) for a name that is none."""
+    if not options.clients:
+        return ()
+    from stream_doctor.clients import UnknownClient, resolve
+
+    try:
+        return resolve(options.clients)
+    except UnknownClient as error:
+        raise RunError(path, str(error)) from None
+
+
+def _review_clients(
+    stream: AccumulatedStream, kept: tuple[tuple[Frame, Event], ...], profiles: tuple[Profile, ...]
+) -> tuple[ClientReview, ...]:
+    from stream_doctor.clients import review_stream
+
+    return review_stream(stream, (event for _, event in kept), profiles)
+
+
+def diagnose_clients(
+    reviews: tuple[ClientReview, ...], findings: tuple[Finding, ...], options: Options
+) -> tuple[Finding, ...]:
+    """The stream's findings with the SD8xx findings of each client review added, in report order."""
+    found = [
+        finding
+        for review in reviews
+        for rule in _rules(options.select, options.ignore, "client")
+        for finding in rule.check(review, rule)
+    ]
+    if not found:
+        return findings
+    return tuple(sorted((*findings, *found), key=lambda f: f.sort_key))
 
 
 def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
@@ -206,7 +253,7 @@ def _accumulate(
     accumulator = Accumulator(adapter.protocol.positional_indices)
     translator = adapter.translator()
     kept: list[tuple[Frame, Event]] = []
-    if options.keep_events:
+    if options.keep_events or options.clients:  # client profiles are fed the same events
         accumulator.feed_all(_events(frames, translator, kept))
     else:  # the hot path: one generator, no list per frame
         accumulator.feed_all(translator.translate(frames, release=release))
@@ -236,7 +283,8 @@ def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]
 
 
 def _events(frames: list[Frame], translator: Translator, kept: list[tuple[Frame, Event]]) -> Iterator[Event]:
-    """Every event, remembering which frame it came from (for --timeline)."""
+    """Every event, remembering which frame it came from (for --timeline and the client profiles,
+    which are not fed the events an adapter makes up when the stream ends: no frame sent them)."""
     for frame in frames:
         produced = translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
         kept.extend((frame, event) for event in produced)

@@ -21,6 +21,7 @@ class Options:
     executions: str | None = None  # --executions FILE: a JSONL file of execute records
     max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
     max_frames: int = DEFAULT_MAX_FRAMES  # per capture
+    clients: tuple[str, ...] = ()  # --client: the client profiles to replay each turn through (names)
 
     @property
     def limits(self) -> Limits:

@@ -15,6 +15,16 @@ from stream_doctor.rules.capture import (
     sd005_sse_framing,
     sd006_unknown_fields,
 )
+from stream_doctor.rules.clients import (
+    sd801_client_input_differs,
+    sd802_client_runs_call_early,
+    sd803_client_runs_abandoned_call,
+    sd804_client_drops_call,
+    sd805_client_raises,
+    sd806_client_name_or_id_differs,
+    sd807_client_merges_calls,
+    sd808_client_runs_call_twice,
+)
 from stream_doctor.rules.correlation import (
     sd501_calls_merged_on_one_index,
     sd502_uncorrelated_fragment,
@@ -177,6 +187,14 @@ RULES: tuple[Rule, ...] = tuple(
         sd704_unknown_tool,
         sd705_partial_parse_hazard,
         sd706_invalid_tool_schema,
+        sd801_client_input_differs,
+        sd802_client_runs_call_early,
+        sd803_client_runs_abandoned_call,
+        sd804_client_drops_call,
+        sd805_client_raises,
+        sd806_client_name_or_id_differs,
+        sd807_client_merges_calls,
+        sd808_client_runs_call_twice,
     )
 )
 

@@ -12,8 +12,10 @@ from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
 
-Family = Literal["capture", "execution", "arguments", "termination", "structure", "correlation", "pairing", "schema"]
-Scope = Literal["stream", "conversation"]
+Family = Literal[
+    "capture", "execution", "arguments", "termination", "structure", "correlation", "pairing", "schema", "clients"
+]
+Scope = Literal["stream", "conversation", "client"]
 
 FAMILIES: dict[str, str] = {
     "SD0": "capture: problems with the capture file itself",
@@ -24,6 +26,7 @@ FAMILIES: dict[str, str] = {
     "SD5": "correlation: how a provider's events identify, restate and order each call",
     "SD6": "pairing: tool calls and their results across the turns of a conversation",
     "SD7": "schema: each call's arguments against the tool schema the request declared",
+    "SD8": "clients: what a named client (``--client``) would hand the tool, against the correct call",
     "SD9": "check: what `stream-doctor check` found about a capture and its expectations",
 }
 

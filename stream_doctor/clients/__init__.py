@@ -1,0 +1,132 @@
+"""Client profiles: what each widely used client (or a naive pattern) would hand to the tool.
+
+``PROFILES`` is the registry, in the order ``stream-doctor clients`` lists them. ``run`` feeds a
+turn's neutral events to one profile's machine; ``compare`` (in ``compare.py``) sets the result
+against the reference calls. Nothing here imports a real client library: that is
+``clients/library/``, behind the ``clients`` extra.
+"""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+from typing import TYPE_CHECKING, Iterable
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients import (
+    anthropic_python,
+    anthropic_typescript,
+    langchain,
+    litellm,
+    naive_index_concat,
+    naive_next_index,
+    naive_parse_each_fragment,
+    naive_parse_until_valid,
+    naive_start_placeholder,
+    openai_node,
+    openai_python,
+    pydantic_ai,
+    vercel_ai,
+)
+from stream_doctor.clients.base import ClientError, Handoff, Profile
+from stream_doctor.events import ArgsDelta, BlockStop, Event, ToolStart
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.stream import AccumulatedStream
+    from stream_doctor.clients.compare import ClientReview
+
+PROFILES: tuple[Profile, ...] = tuple(
+    module.PROFILE
+    for module in (
+        anthropic_python,
+        anthropic_typescript,
+        openai_python,
+        openai_node,
+        langchain,
+        vercel_ai,
+        pydantic_ai,
+        litellm,
+        naive_start_placeholder,
+        naive_parse_each_fragment,
+        naive_parse_until_valid,
+        naive_next_index,
+        naive_index_concat,
+    )
+)
+
+BY_NAME: dict[str, Profile] = {p.name: p for p in PROFILES}
+
+
+class UnknownClient(LookupError):
+    """``--client`` named no profile; the message suggests the closest names."""
+
+
+def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
+    """The profiles ``--client`` names (``all``: every one), in registry order, each once."""
+    wanted: set[str] = set()
+    for raw in names:
+        for name in (part.strip().lower() for part in raw.split(",")):
+            if not name:
+                continue
+            if name == "all":
+                wanted.update(BY_NAME)
+            elif name in BY_NAME:
+                wanted.add(name)
+            else:
+                close = get_close_matches(name, [*BY_NAME, "all"], n=3, cutoff=0.5)
+                hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+                raise UnknownClient(
+                    f"unknown client {name!r}{hint} (`stream-doctor clients` lists them: {', '.join(BY_NAME)}, all)"
+                )
+    return tuple(p for p in PROFILES if p.name in wanted)
+
+
+def run(profile: Profile, events: Iterable[Event]) -> tuple[tuple[Handoff, ...], ClientError | None]:
+    """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any.
+
+    Each event goes to the machine with the reference call it belongs to (calls are numbered in
+    ToolStart order, as the accumulator numbers them). After an exception the client stops reading:
+    only what it handed before that event counts.
+    """
+    machine = profile.machine()
+    ordinal = -1
+    by_key: dict[object, int] = {}
+    last: Pos | None = None
+    feed = machine.feed
+    for event in events:
+        kind = type(event)
+        call: int | None = None
+        if kind is ToolStart:
+            ordinal += 1
+            by_key[event.key] = call = ordinal  # type: ignore[union-attr]
+        elif kind is ArgsDelta:
+            key = event.key  # type: ignore[union-attr]
+            call = by_key.get(key, ordinal if key is None and ordinal >= 0 else None)  # type: ignore[arg-type]
+        elif kind is BlockStop:
+            call = by_key.get(event.key)  # type: ignore[union-attr]
+        feed(event, call)
+        last = event.pos
+        if machine.error is not None:
+            break
+    if machine.error is None:
+        machine.close(last)
+    error = machine.error
+    handoffs = machine.handoffs
+    if error is not None and error.pos is not None:
+        cut = error.pos.number
+        handoffs = [h for h in handoffs if h.at is not None and h.at.number < cut]
+    return tuple(handoffs), error
+
+
+def review_stream(
+    stream: AccumulatedStream, events: Iterable[Event], profiles: Iterable[Profile]
+) -> tuple[ClientReview, ...]:
+    """Every profile that reads this stream's provider, run over its events and set against its calls."""
+    from stream_doctor.clients.compare import review
+
+    events = tuple(events)
+    reviews = []
+    for profile in profiles:
+        if profile.applies_to(stream.capture.provider):
+            handoffs, error = run(profile, events)
+            reviews.append(review(stream, profile, handoffs, error))
+    return tuple(reviews)

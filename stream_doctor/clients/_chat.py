@@ -1,0 +1,196 @@
+"""What the OpenAI SDKs' Chat Completions stream helpers share: a snapshot of each choice's tool
+calls, and ``tool_calls.function.arguments.done`` fired when another tool call index appears or
+the choice finishes (openai-python ``ChoiceEventState.get_done_events``; openai-node
+``ChatCompletionStream#addChunk``). Each SDK module says how it merges a fragment into an entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients.base import Machine, choice_of, parse_json
+from stream_doctor.events import ArgsDelta, BlockStop, Event, Finish, Malformed, MessageStop, StreamError, ToolStart
+
+
+@dataclass
+class Entry:
+    """One element of a choice's ``message.tool_calls`` snapshot."""
+
+    calls: list[int]
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+    def add_call(self, call: int | None) -> None:
+        if call is not None and call not in self.calls:
+            self.calls.append(call)
+
+
+@dataclass
+class Choice:
+    entries: Any  # list[Entry] (Python) or dict[Hashable, Entry] (Node's sparse array)
+    current: Hashable = None
+    done: set[Hashable] = field(default_factory=set)
+    finished: bool = False
+
+
+@dataclass
+class ChatSnapshot(Machine):
+    choices: dict[int, Choice] = field(default_factory=dict)
+    index_of: dict[Hashable, int | None] = field(default_factory=dict)  # call key -> wire tool call index
+    ended: bool = False
+    frame: Pos | None = None
+    pending: list[tuple[int, Hashable]] = field(default_factory=list)  # done events of this frame
+    pending_finish: set[int] = field(default_factory=set)
+    legacy: dict[int, Entry] = field(default_factory=dict)
+
+    # -- what each SDK decides --------------------------------------------------------------
+
+    def new_choice(self) -> Choice:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def merge(
+        self,
+        choice: Choice,
+        index: int | None,
+        call_id: str | None,
+        name: str | None,
+        arguments: str | None,
+        call: int | None,
+        pos: Pos,
+    ) -> Hashable | None:  # pragma: no cover
+        """Merge one wire ``tool_calls[]`` entry; the key of the snapshot entry it went to."""
+        raise NotImplementedError
+
+    def entry(self, choice: Choice, key: Hashable) -> Entry | None:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- the shared event logic -------------------------------------------------------------
+
+    first: Pos | None = None  # the first chunk, which the SDK turns into the snapshot as it is
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if self.ended:
+            return
+        if self.first is None:
+            self.first = event.pos
+        if self.frame is not None and event.pos != self.frame:
+            self._flush()
+        self.frame = event.pos
+        kind = type(event)
+        if kind is ToolStart:
+            assert isinstance(event, ToolStart)
+            self.index_of[event.key] = event.index
+            if event.block_type == "function_call":
+                self.legacy[choice_of(event.key)] = Entry([call] if call is not None else [], None, event.name, "")
+                return
+            self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, start=True)
+        elif kind is ArgsDelta:
+            assert isinstance(event, ArgsDelta)
+            if event.delta_type.startswith("function_call") or event.key not in self.index_of:
+                legacy = self.legacy.get(choice_of(event.key))
+                if legacy is not None:
+                    legacy.arguments = (legacy.arguments or "") + event.fragment
+                return
+            self._entry(
+                event.key,
+                self.index_of[event.key],
+                event.call_id,
+                event.name,
+                event.fragment,
+                call,
+                event.pos,
+                start=False,
+            )
+        elif kind is BlockStop:
+            assert isinstance(event, BlockStop)
+            self.pending_finish.add(choice_of(event.key))  # the adapter stops a choice's blocks at its finish_reason
+        elif kind is Finish:
+            self.pending_finish.update(self.choices)
+            self.pending_finish.update(self.legacy)
+        elif kind is StreamError:
+            self.fail(event.pos, "APIError", "the stream sent an error object", provider_error=True)
+        elif kind is Malformed:
+            self.fail(event.pos, "JSONDecodeError", "an event's data is not JSON")
+        elif kind is MessageStop:
+            self._flush()
+            self.ended = True  # [DONE]: the SDK stops reading
+
+    _last_start: tuple[Hashable, Pos] | None = None
+
+    def _entry(
+        self,
+        key: Hashable,
+        index: int | None,
+        call_id: str | None,
+        name: str | None,
+        arguments: str | None,
+        call: int | None,
+        pos: Pos,
+        start: bool,
+    ) -> None:
+        number = choice_of(key)
+        choice = self.choices.get(number)
+        if choice is None:
+            choice = self.choices[number] = self.new_choice()
+        if not start and self._last_start == (key, pos) and call_id is None and name is None:
+            # the arguments of the wire entry whose id and name the ToolStart just carried
+            target = self._last_target
+            found = self.entry(choice, target) if target is not None else None
+            if found is not None and arguments:
+                found.arguments = (found.arguments or "") + arguments
+            return
+        target = self.merge(choice, index, call_id, name, arguments, call, pos)
+        if self.error is not None:
+            return
+        self._last_start, self._last_target = ((key, pos), target) if start else (None, None)
+        wire_index = index
+        if choice.current != wire_index:
+            if choice.current is not None:
+                self.pending.append((number, choice.current))
+            choice.current = wire_index
+
+    _last_target: Hashable | None = None
+
+    def _flush(self) -> None:
+        """The end of a chunk: the SDK fires the done events of this chunk on the accumulated snapshot."""
+        at = self.frame
+        for number in sorted(self.pending_finish):
+            choice = self.choices.get(number)
+            if choice is not None and not choice.finished:
+                choice.finished = True
+                if choice.current is not None:
+                    self._done(number, choice, choice.current, at, "finish_reason")
+        self.pending_finish.clear()
+        for number, index in self.pending:
+            self._done(number, self.choices[number], index, at, "next tool call index")
+        self.pending.clear()
+
+    def _done(self, number: int, choice: Choice, index: Hashable, at: Pos | None, when: str) -> None:
+        if index in choice.done:
+            return
+        entry = self.entry(choice, index)
+        if entry is None:
+            self.fail(at, self.missing_entry_error, f"no tool call snapshot at index {index!r}")
+            return
+        choice.done.add(index)
+        text = entry.arguments if entry.arguments is not None else ""
+        self.hand(tuple(entry.calls), entry.call_id, entry.name, text, parse_json(text), at, when)
+
+    missing_entry_error = "IndexError"
+
+    def close(self, end: Pos | None) -> None:
+        self._flush()
+        for legacy in self.legacy.values():  # no done event for the legacy function_call: the final completion has it
+            text = legacy.arguments
+            self.hand(
+                tuple(legacy.calls),
+                None,
+                legacy.name,
+                text,
+                parse_json(text or ""),
+                None,
+                "final completion (legacy function_call)",
+            )

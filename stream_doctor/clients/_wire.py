@@ -1,0 +1,145 @@
+"""The neutral events regrouped as the wire sent them, for profiles that key calls their own way.
+
+A provider's tool call fragment arrives as one ``ToolStart`` (plus an ``ArgsDelta`` with its first
+argument text, at the same event) or as one ``ArgsDelta``; ``Fragment`` puts them back together
+with the wire index of the call, so a profile can merge by index, by id or by "latest" as the
+library it models does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients.base import Machine
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockStop,
+    Event,
+    Finish,
+    FinishCategory,
+    MessageStart,
+    MessageStop,
+    StreamError,
+    ToolStart,
+)
+
+
+@dataclass(slots=True)
+class Fragment:
+    pos: Pos
+    call: int | None  # the reference call
+    key: Hashable
+    index: int | None  # the call's wire index (None: the wire sent none)
+    call_id: str | None  # what this fragment carried
+    name: str | None
+    arguments: str | None
+    first: bool  # the fragment that opened the call (a ToolStart)
+    start_input: Any = None
+    server_side: bool = False
+    delta_type: str = ""
+
+
+@dataclass
+class WireMachine(Machine):
+    index_of: dict[Hashable, int | None] = field(default_factory=dict)
+    server: set[Hashable] = field(default_factory=set)
+    finish: FinishCategory | None = None
+    finish_pos: Pos | None = None
+    _open: Fragment | None = None
+
+    def feed(self, event: Event, call: int | None) -> None:
+        kind = type(event)
+        if kind is ArgsDelta:
+            assert isinstance(event, ArgsDelta)
+            pending = self._open
+            if (
+                pending is not None
+                and pending.key == event.key
+                and pending.pos == event.pos
+                and event.call_id is None
+                and event.name is None
+            ):
+                pending.arguments = (pending.arguments or "") + event.fragment
+                pending.delta_type = event.delta_type
+                return
+            self._release()
+            self.fragment(
+                Fragment(
+                    event.pos,
+                    call,
+                    event.key,
+                    self.index_of.get(event.key),
+                    event.call_id,
+                    event.name,
+                    event.fragment,
+                    False,
+                    None,
+                    event.key in self.server,
+                    event.delta_type,
+                )
+            )
+            return
+        self._release()
+        if kind is ToolStart:
+            assert isinstance(event, ToolStart)
+            self.index_of[event.key] = event.index
+            if event.server_side:
+                self.server.add(event.key)
+            self._open = Fragment(
+                event.pos,
+                call,
+                event.key,
+                event.index,
+                event.call_id,
+                event.name,
+                None,
+                True,
+                event.start_input,
+                event.server_side,
+            )
+        elif kind is BlockStop:
+            self.stop(event.key, call, event.pos)  # type: ignore[union-attr]
+        elif kind is Finish:
+            self.finish, self.finish_pos = event.category, event.pos  # type: ignore[union-attr]
+            self.finished(event.pos)
+        elif kind is StreamError:
+            self.stream_error(event.pos)
+        elif kind is MessageStart:
+            self.message_start(event.pos)
+        elif kind is MessageStop:
+            self.message_stop(event.pos)
+
+    def _release(self) -> None:
+        if self._open is not None:
+            opened, self._open = self._open, None
+            self.fragment(opened)
+
+    def close(self, end: Pos | None) -> None:
+        self._release()
+        self.end(end)
+
+    # -- what a profile decides --------------------------------------------------------------
+
+    def fragment(self, fragment: Fragment) -> None:
+        """One wire tool call fragment."""
+
+    def stop(self, key: Hashable, call: int | None, pos: Pos) -> None:
+        """The protocol's completion signal for one block (Anthropic ``content_block_stop``; for Chat
+        Completions the adapter stops a choice's calls at its ``finish_reason``)."""
+
+    def finished(self, pos: Pos) -> None:
+        """The turn's stop reason arrived (``self.finish``)."""
+
+    def stream_error(self, pos: Pos) -> None:
+        """An error the provider sent inside the stream."""
+
+    def message_start(self, pos: Pos) -> None:
+        pass
+
+    def message_stop(self, pos: Pos) -> None:
+        pass
+
+    def end(self, end: Pos | None) -> None:
+        """The stream ended."""

@@ -1,0 +1,172 @@
+"""anthropic-python: the Anthropic Python SDK's stream helper (``client.messages.stream``).
+
+Follows ``anthropic`` 2.12.0, ``lib/streaming/_messages.py``: ``accumulate_event`` (L464-560)
+and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
+
+- Until a ``message_start`` arrives, ``MessageStream.__stream__`` passes events through without
+  accumulating them (and ``get_final_message()`` then fails its assertion); a second
+  ``message_start`` changes nothing, so the blocks of a retried message are appended to the first.
+- ``content_block_start`` appends the block to ``snapshot.content``; every later event reads
+  ``content[event.index]``: the index is taken as a position. An index past the end raises
+  ``IndexError``; after a skipped index it reaches the wrong block.
+- ``input_json_delta`` appends ``partial_json`` to a buffer kept per index and re-reads the whole
+  buffer with ``jiter.from_json(partial_mode=True)`` (unfinished strings left out, text after the
+  first value ignored, and reading stops where a value is followed by anything but ``,`` or a
+  closing bracket); a buffer that is not a JSON prefix raises ``ValueError`` ("Unable to parse
+  tool parameter JSON from model"). With no non-empty fragment the start event's ``input`` stays.
+- The application gets the block on ``content_block_stop`` (a ``ContentBlockStopEvent`` carrying
+  it) or from ``get_final_message()``; a block never stopped is still in the final message, with
+  what its buffer held (the tool runner only runs tools when ``stop_reason`` is ``tool_use``; a
+  loop over ``get_final_message().content`` runs them whatever the stop reason).
+- An ``error`` event raises ``APIStatusError``; bytes that are not UTF-8 raise ``UnicodeDecodeError``.
+  Not modelled: a *named* event whose data is not JSON raises ``JSONDecodeError`` in the SDK; the
+  neutral events do not say whether the frame had a name, so the profile skips such frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_parse
+from stream_doctor.clients.base import Machine, profile
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Malformed,
+    MessageStart,
+    StreamError,
+    ToolStart,
+)
+
+
+@dataclass
+class _Block:
+    call: int | None  # the reference call; None for a block that is not a tool call
+    server_side: bool = False
+    call_id: str | None = None
+    name: str | None = None
+    start_input: Any = None
+    value: Any = None
+    stopped: bool = False
+
+
+@dataclass
+class AnthropicSnapshot(Machine):
+    """The content list the SDK keeps, indexed by position."""
+
+    partial_strings: str = "drop"
+    started: bool = False
+    content: list[_Block] = field(default_factory=list)
+    buffers: dict[int, list[str]] = field(default_factory=dict)  # by event index, as json_bufs is
+    places: dict[int, list[Pos]] = field(default_factory=dict)  # where each fragment came
+
+    def feed(self, event: Event, call: int | None) -> None:
+        kind = type(event)
+        if kind is MessageStart:
+            self.started = True
+            return
+        if kind is StreamError:
+            self.fail(
+                event.pos, "APIStatusError", f"the stream sent an error event ({event.error_type})", provider_error=True
+            )  # type: ignore[union-attr]
+            return
+        if kind is Malformed:
+            # The SSE decoder reads bytes as UTF-8 and raises; other frames that are not JSON come from
+            # events without a name (skipped) or a last event cut off (never dispatched).
+            if "UTF-8" in event.reason:  # type: ignore[union-attr]
+                self.fail(event.pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+            return
+        if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):
+            return
+        if not self.started:
+            return  # before message_start, MessageStream passes events through without accumulating
+        if kind is ToolStart:
+            assert isinstance(event, ToolStart)
+            start = event.start_input if isinstance(event.start_input, dict) else {}
+            self.content.append(_Block(call, event.server_side, event.call_id, event.name, start, start))
+        elif kind is BlockStart:
+            self.content.append(_Block(None))
+        elif kind is ArgsDelta:
+            assert isinstance(event, ArgsDelta)
+            self._delta(event)
+        else:
+            assert isinstance(event, BlockStop)
+            index = event.key
+            if not isinstance(index, int) or index >= len(self.content):
+                self.fail(event.pos, "IndexError", f"list index out of range: content_block_stop for index {index!r}")
+                return
+            block = self.content[index]
+            if block.call is not None:  # every stop of the position hands its block, again if it repeats
+                block.stopped = True
+                self._hand(block, index, event.pos, "content_block_stop")
+
+    def _delta(self, event: ArgsDelta) -> None:
+        index = event.key
+        if not isinstance(index, int) or index >= len(self.content):
+            self.fail(event.pos, "IndexError", f"list index out of range: a delta for block {index!r}")
+            return
+        block = self.content[index]
+        if event.delta_type != "input_json_delta" or block.call is None:
+            return  # the SDK applies a delta only to a block of the matching type
+        self.buffers.setdefault(index, []).append(event.fragment)
+        self.places.setdefault(index, []).append(event.pos)
+
+    def _value(self, index: int, block: _Block) -> tuple[str | None, Any]:
+        buffer = self.buffers.get(index)
+        text = "".join(buffer) if buffer is not None else None
+        if not text:
+            return text, block.start_input
+        value = partial_parse(text, self.partial_strings, trailing=True, blank_ok=False)  # type: ignore[arg-type]
+        return text, ({} if value is NOTHING else value)
+
+    def _hand(self, block: _Block, index: int, at: Pos | None, when: str) -> None:
+        if block.call is None:
+            return
+        try:
+            text, value = self._value(index, block)
+        except PartialJSONError as error:
+            # The SDK re-reads the buffer on every delta, so it raised at the fragment that broke it.
+            where = _fragment_at(self.buffers[index], self.places[index], error.offset)
+            self.fail(where, "ValueError", f"Unable to parse tool parameter JSON from model: {error}", block.call)
+            return
+        if not block.server_side:
+            self.hand((block.call,), block.call_id, block.name, text, value, at, when)
+
+    def close(self, end: Pos | None) -> None:
+        if not self.started:
+            self.fail(None, "AssertionError", "get_final_message(): the stream never started a message")
+            return
+        for index, block in enumerate(self.content):
+            if block.call is not None and not block.stopped:
+                self._hand(block, index, None, "get_final_message() (block never stopped)")
+
+
+def _fragment_at(texts: list[str], places: list[Pos], offset: int) -> Pos:
+    """Where the fragment holding character ``offset`` of the joined texts came."""
+    end = 0
+    for text, place in zip(texts, places, strict=False):
+        end += len(text)
+        if offset < end:
+            return place
+    return places[-1]
+
+
+PROFILE = profile(
+    "anthropic-python",
+    "Anthropic Python SDK, messages.stream()",
+    "library",
+    "content indexed by position; jiter partial parse per delta; block handed at content_block_stop",
+    providers=("anthropic",),
+    library="anthropic",
+    version="2.12.0",
+    sources=(
+        "anthropic/lib/streaming/_messages.py:464-560 (accumulate_event)",
+        "anthropic/lib/streaming/_messages.py:366-460 (build_events)",
+        "anthropic/_streaming.py (Stream.__stream__: ping skipped, error event raises)",
+    ),
+    runs_in_python=True,
+)(AnthropicSnapshot)

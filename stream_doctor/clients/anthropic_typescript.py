@@ -1,0 +1,140 @@
+"""anthropic-typescript: the Anthropic TypeScript SDK's ``MessageStream`` (``client.messages.stream``).
+
+Modelled from source, not run (the SDK is TypeScript): ``src/lib/MessageStream.ts`` at
+anthropics/anthropic-sdk-typescript commit 01a985bf, ``#accumulateMessage`` and ``#addStreamEvent``.
+
+- The first event must be ``message_start`` and a second one throws ("Unexpected event order"),
+  so a stream spliced after a retry fails instead of being appended.
+- A delta reads ``snapshot.content.at(event.index)``: an index past the end gives ``undefined`` and
+  the delta is dropped without an error.
+- ``input_json_delta`` appends to a buffer kept on the block and re-parses it with the vendored
+  ``partialParse`` on every delta; text that is not JSON makes it throw.
+- ``content_block_stop`` emits the ``contentBlock`` event with ``content.at(-1)``: the *last* block
+  started, whichever block the stop is for. ``finalMessage()`` exists only after ``message_stop``;
+  blocks never stopped are then read from it, and without ``message_stop`` it rejects.
+- An ``error`` event throws ``APIError``.
+- Not verified here: how the vendored partial parser treats an unfinished string (modelled as kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_parse
+from stream_doctor.clients.base import Machine, profile
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    MessageStart,
+    MessageStop,
+    StreamError,
+    ToolStart,
+)
+
+
+@dataclass
+class _Block:
+    call: int | None
+    server_side: bool = False
+    call_id: str | None = None
+    name: str | None = None
+    start_input: Any = None
+    texts: list[str] = field(default_factory=list)
+    places: list[Pos] = field(default_factory=list)
+    emitted: bool = False
+
+
+@dataclass
+class MessageStreamTS(Machine):
+    started: bool = False
+    stopped: bool = False
+    content: list[_Block] = field(default_factory=list)
+
+    def feed(self, event: Event, call: int | None) -> None:
+        kind = type(event)
+        if kind is MessageStart:
+            if self.started:
+                self.fail(
+                    event.pos,
+                    "AnthropicError",
+                    'Unexpected event order, got message_start before receiving "message_stop"',
+                )
+            self.started = True
+            return
+        if kind is StreamError:
+            self.fail(event.pos, "APIError", "the stream sent an error event", provider_error=True)
+            return
+        if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop, MessageStop):
+            return
+        if not self.started:
+            self.fail(event.pos, "AnthropicError", 'Unexpected event order: an event before "message_start"', call)
+            return
+        if kind is ToolStart:
+            assert isinstance(event, ToolStart)
+            start = event.start_input if isinstance(event.start_input, dict) else {}
+            self.content.append(_Block(call, event.server_side, event.call_id, event.name, start))
+        elif kind is BlockStart:
+            self.content.append(_Block(None))
+        elif kind is ArgsDelta:
+            assert isinstance(event, ArgsDelta)
+            index = event.key
+            if not isinstance(index, int) or not -len(self.content) <= index < len(self.content):
+                return  # content.at(index) is undefined: the delta is dropped
+            block = self.content[index]
+            if block.call is not None and event.delta_type == "input_json_delta":
+                block.texts.append(event.fragment)
+                block.places.append(event.pos)
+        elif kind is BlockStop:
+            if self.content:
+                last = self.content[-1]  # content.at(-1): the last block, not necessarily the one stopped
+                if last.call is not None:
+                    self._hand(last, event.pos, "content_block_stop (contentBlock event: the last block)")
+        else:
+            self.stopped = True
+
+    def _hand(self, block: _Block, at: Pos | None, when: str) -> None:
+        text = "".join(block.texts)
+        value: Any = block.start_input
+        if text:
+            try:
+                value = partial_parse(text, "keep")
+            except PartialJSONError as error:
+                end = 0
+                where = block.places[-1]
+                for fragment, place in zip(block.texts, block.places, strict=False):
+                    end += len(fragment)
+                    if error.offset < end:
+                        where = place
+                        break
+                self.fail(where, "SyntaxError", f"partialParse: {error}", block.call)
+                return
+            if value is NOTHING:
+                value = {}
+        block.emitted = True
+        if not block.server_side:
+            self.hand((block.call,), block.call_id, block.name, text or None, value, at, when)  # type: ignore[arg-type]
+
+    def close(self, end: Pos | None) -> None:
+        if not self.stopped:
+            if any(b.call is not None and not b.emitted and not b.server_side for b in self.content):
+                self.fail(None, "AnthropicError", "finalMessage(): stream ended without producing a Message")
+            return
+        for block in self.content:
+            if block.call is not None and not block.emitted:
+                self._hand(block, None, "finalMessage() (block never stopped)")
+
+
+PROFILE = profile(
+    "anthropic-typescript",
+    "Anthropic TypeScript SDK, MessageStream",
+    "library",
+    "contentBlock event hands the last block started; deltas past the end dropped; modelled from source",
+    providers=("anthropic",),
+    library="@anthropic-ai/sdk",
+    version="commit 01a985bf",
+    sources=("src/lib/MessageStream.ts (#accumulateMessage, #addStreamEvent)",),
+)(MessageStreamTS)

@@ -1,0 +1,145 @@
+"""What a client profile is: a named state machine fed the neutral events, and what it hands the tool.
+
+A profile models one accumulator (a real library at a pinned version, or a naive pattern seen in
+bug reports). It is fed the same neutral events as the reference accumulator, each with the
+reference's call number, and records every call it would hand to the tool, when (the event at
+which it considers the call complete), or the exception it would raise. ``compare`` then sets
+that against the reference calls; the SD8xx rules report the differences.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Literal
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.events import MISSING, Event
+
+Kind = Literal["library", "pattern"]
+
+
+@dataclass(frozen=True, slots=True)
+class Handoff:
+    """One call as the client hands it to the tool.
+
+    ``calls`` are the reference calls (0-based ordinals) whose fragments it holds, the one it stands
+    for first: a client that merges two calls holds both. ``input`` is the value the tool receives;
+    ``MISSING`` when the client does not run it (``invalid``: it flags the arguments as broken, the
+    way LangChain's ``invalid_tool_calls`` or the AI SDK's ``invalid`` calls do).
+    """
+
+    calls: tuple[int, ...]
+    call_id: str | None
+    name: str | None
+    arguments: str | None  # the argument text the client holds, when it holds text
+    input: Any
+    at: Pos | None  # the event at which the client considers the call complete; None: the end of the stream
+    when: str  # that event in the library's own terms ("content_block_stop", "next tool call index")
+    invalid: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClientError:
+    """The exception the client raises on this stream, where, in its own words."""
+
+    pos: Pos | None
+    exception: str
+    message: str
+    call: int | None = None  # the reference call being handled when it raised
+    provider_error: bool = False  # the client's reaction to an error the provider sent: what it should do
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str  # kebab-case, stable: what --client takes
+    title: str
+    kind: Kind
+    providers: tuple[str, ...]  # the adapters whose captures it reads; () for every provider
+    summary: str  # one line
+    machine: Callable[[], Machine]
+    library: str | None = None  # the package, as its registry names it
+    version: str | None = None  # the pinned version whose source the profile follows
+    sources: tuple[str, ...] = ()  # file:lines it follows
+    runs_in_python: bool = False  # `stream_doctor.clients.library` can replay captures through it
+    doc: str = ""
+
+    def applies_to(self, provider: str) -> bool:
+        return not self.providers or provider in self.providers
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}" if self.version else self.name
+
+
+def profile(
+    name: str,
+    title: str,
+    kind: Kind,
+    summary: str,
+    providers: tuple[str, ...] = (),
+    library: str | None = None,
+    version: str | None = None,
+    sources: tuple[str, ...] = (),
+    runs_in_python: bool = False,
+) -> Callable[[Callable[[], Machine]], Profile]:
+    """Declare a profile from its machine class; the module docstring is its documentation."""
+
+    def wrap(machine: Callable[[], Machine]) -> Profile:
+        module = inspect.getmodule(machine)
+        doc = (module.__doc__ if module else None) or ""
+        return Profile(name, title, kind, providers, summary, machine, library, version, sources, runs_in_python, doc)
+
+    return wrap
+
+
+@dataclass
+class Machine:
+    """The state every profile machine keeps: what it handed, and the exception that stopped it."""
+
+    handoffs: list[Handoff] = field(default_factory=list)
+    error: ClientError | None = None
+
+    def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
+        raise NotImplementedError
+
+    def close(self, end: Pos | None) -> None:
+        """The stream ended (``end``: its last event)."""
+
+    def hand(
+        self,
+        calls: tuple[int, ...],
+        call_id: str | None,
+        name: str | None,
+        arguments: str | None,
+        value: Any,
+        at: Pos | None,
+        when: str,
+        invalid: bool = False,
+    ) -> None:
+        self.handoffs.append(Handoff(calls, call_id, name, arguments, value, at, when, invalid))
+
+    def fail(
+        self, pos: Pos | None, exception: str, message: str, call: int | None = None, provider_error: bool = False
+    ) -> None:
+        """The client raises here; the earliest exception is the one that stops it."""
+        held = self.error
+        if held is None or (pos is not None and held.pos is not None and pos.number < held.pos.number):
+            self.error = ClientError(pos, exception, message, call, provider_error)
+
+
+def choice_of(key: Hashable) -> int:
+    """The choice a Chat Completions call belongs to (the adapter keys calls ``(choice, index, …)``)."""
+    if isinstance(key, tuple) and key and isinstance(key[0], int):
+        return key[0]
+    return 0
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` as an application would call it: the value, or MISSING when it does not parse."""
+    import orjson
+
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return MISSING

@@ -1,0 +1,95 @@
+"""Client reviews on the report: per call, what each client would hand the tool, as the report's
+per-call extra data (``Report.with_extra``), so every reporter shows it without knowing profiles."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from stream_doctor.events import MISSING
+from stream_doctor.report import CallExtra, Report
+from stream_doctor.rules.base import excerpt, preview, where
+
+if TYPE_CHECKING:
+    from stream_doctor.clients.base import Handoff
+    from stream_doctor.clients.compare import CallVerdict, ClientReview
+
+KEY = "clients"
+
+_SAID = {
+    "input": "runs it with another input",
+    "early": "runs it before its last fragment",
+    "abandoned": "runs it though it never completed",
+    "dropped": "never runs it",
+    "raised": "raises before running it",
+    "identity": "uses another name or id",
+    "merged": "folds it with another call",
+    "split": "runs it more than once",
+}
+
+
+def attach(report: Report, reviews: list[tuple[int, tuple[ClientReview, ...]]]) -> Report:
+    """``report`` with a ``clients`` extra on every call some profile reviewed."""
+    for turn_index, turn_reviews in reviews:
+        calls = report.turns[turn_index].stream.calls if report.turns else report.stream.calls
+        per_call: dict[int, tuple[dict[str, Any], list[str]]] = {}
+        for review in turn_reviews:
+            for verdict in review.verdicts:
+                data, lines = per_call.setdefault(verdict.call, ({}, []))
+                data[review.profile.name] = _data(review, verdict)
+                lines.append(_line(review, verdict))
+        for ordinal, (data, lines) in sorted(per_call.items()):
+            report = report.with_extra(report.number(calls[ordinal]), CallExtra(KEY, data, tuple(lines)))
+    return report
+
+
+def _data(review: ClientReview, verdict: CallVerdict) -> dict[str, Any]:
+    profile = review.profile
+    handed = [_handoff(h) for h in verdict.handoffs]
+    data: dict[str, Any] = {
+        "version": profile.version,
+        "kind": profile.kind,
+        "agrees": verdict.agrees,
+        "differences": [d.kind for d in verdict.differences],
+        "handoffs": handed,
+    }
+    if review.error is not None:
+        error = review.error
+        data["raises"] = {
+            "exception": error.exception,
+            "message": error.message,
+            "line": error.pos.line if error.pos is not None else None,
+            "event": error.pos.number if error.pos is not None else None,
+        }
+    return data
+
+
+def _handoff(handoff: Handoff) -> dict[str, Any]:
+    return {
+        "input": None if handoff.input is MISSING else handoff.input,
+        "arguments": handoff.arguments,
+        "runs": not handoff.invalid and handoff.input is not MISSING,
+        "line": handoff.at.line if handoff.at is not None else None,
+        "event": handoff.at.number if handoff.at is not None else None,
+        "when": handoff.when,
+        "id": handoff.call_id,
+        "name": handoff.name,
+    }
+
+
+def _line(review: ClientReview, verdict: CallVerdict) -> str:
+    who = review.profile.label
+    if verdict.handoffs:
+        first = verdict.handoffs[0]
+        place = where(first.at) if first.at is not None else "the end of the stream"
+        if first.invalid or first.input is MISSING:
+            what = f"holds {excerpt(first.arguments) if first.arguments else 'no input'} and does not run it"
+        else:
+            what = f"runs it with {preview(first.input, 60)}"
+        said = f"{who}: {what} at {place} ({first.when})"
+    elif review.error is not None and any(d.kind == "raised" for d in verdict.differences):
+        said = f"{who}: raises {review.error.exception} first"
+    else:
+        said = f"{who}: does not run it"
+    if verdict.agrees:
+        return f"{said}; as the correct client"
+    return f"{said}; differs: {', '.join(_SAID[d.kind] for d in verdict.differences)}"

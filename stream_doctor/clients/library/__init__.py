@@ -1,0 +1,108 @@
+"""Replay a capture through the real client library a profile models (the ``clients`` extra).
+
+Each module here drives one library the way an application does, over the capture's own bytes:
+the official SDKs get an ``httpx.MockTransport`` that streams the captured events back frame by
+frame (no network), so their own SSE decoder, accumulator and event helpers run. A run records,
+like a profile, every call the library hands over (with the frame that was last read when it
+did) and the exception it raised. ``outcome_of`` puts a profile's run in the same terms, so the
+test suite can require that both agree on every fixture.
+
+Import cost and the extra: nothing here is imported by ``replay``; ``LIBRARIES`` names the module
+and the package each profile needs, and ``load`` fails with the install command when it is missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import orjson
+
+from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
+from stream_doctor.clients.base import ClientError, Handoff
+
+#: profile name -> (module in this package, the package it drives)
+LIBRARIES: dict[str, tuple[str, str]] = {
+    "anthropic-python": ("anthropic_sdk", "anthropic"),
+    "openai-python": ("openai_sdk", "openai"),
+}
+
+
+class LibraryMissing(RuntimeError):
+    """The library is not installed; the message says how to install it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One call a client handed over, in terms a library and a profile can both state."""
+
+    at: int | None  # the frame number read when it was handed; None: after the stream ended
+    call_id: str | None
+    name: str | None
+    value: Any  # the input (parsed) or, for clients that hand text, the argument text
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    seen: tuple[Seen, ...]
+    error: str | None  # the exception's class name
+    error_at: int | None
+
+
+def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
+    """The ``run(capture, frames)`` function that replays through the real library of ``profile``."""
+    module_name, package = LIBRARIES[profile]
+    try:
+        importlib.import_module(package)
+    except ImportError:
+        raise LibraryMissing(f"{profile} needs the {package} package: pip install 'stream-doctor[clients]'") from None
+    module = importlib.import_module(f"stream_doctor.clients.library.{module_name}")
+    return module.run  # type: ignore[no-any-return]
+
+
+def outcome_of(handoffs: tuple[Handoff, ...], error: ClientError | None, text: bool = False) -> Outcome:
+    """A profile's run in a library run's terms (``text``: the client hands argument text)."""
+    seen = tuple(
+        Seen(h.at.number if h.at is not None else None, h.call_id, h.name, h.arguments if text else h.input)
+        for h in handoffs
+    )
+    if error is None:
+        return Outcome(seen, None, None)
+    return Outcome(seen, error.exception, error.pos.number if error.pos is not None else None)
+
+
+def sse_chunks(capture: Capture, frames: list[Frame], position: list[Pos | None]) -> Iterator[bytes]:
+    """The capture's events as the server sent them (one SSE event per chunk), noting in
+    ``position[0]`` the frame being delivered, so a caller knows where the library was."""
+    events = [f for f in frames if f.kind == "event"]
+    for number, frame in enumerate(events):
+        payload = _payload(capture, frame)
+        lines = payload.split(b"\n")
+        head = b"event: " + frame.event.encode() + b"\n" if frame.event else b""
+        body = b"".join(b"data: " + line + b"\n" for line in lines)
+        last = number == len(events) - 1
+        tail = b"" if last and not capture.ended_cleanly else b"\n"
+        position[0] = frame.pos
+        yield head + body + tail
+    position[0] = None
+
+
+def _payload(capture: Capture, frame: Frame) -> bytes:
+    if capture.container in ("sse",):
+        return frame.data
+    if frame.value is NOT_JSON:
+        return frame.data
+    if isinstance(frame.value, str):
+        return frame.value.encode("utf-8", "surrogatepass")
+    return orjson.dumps(frame.value)
+
+
+def http_module(sdk: str) -> Any:
+    """The HTTP package an SDK is built on (``httpx``, or ``httpx2`` in recent Stainless SDKs)."""
+    base = importlib.import_module(f"{sdk}._base_client")
+    for name in ("httpx2", "httpx"):
+        module = getattr(base, name, None)
+        if module is not None:
+            return module
+    return importlib.import_module("httpx")

@@ -1,0 +1,106 @@
+"""openai-python: the OpenAI Python SDK's Chat Completions stream helper (``client.chat.completions.stream``).
+
+Follows ``openai`` 3.54.0: ``lib/streaming/_deltas.py`` ``accumulate_delta`` (L10-70) and
+``lib/streaming/chat/_completions.py`` ``ChatCompletionStreamState._accumulate_chunk`` (L362-420)
+and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
+
+- Each ``tool_calls[]`` fragment is merged into ``message.tool_calls[fragment.index]``, the index
+  taken as a list position: an index past the end inserts the entry at the end, and
+  ``_build_events`` then reads ``tool_calls[index]`` and raises ``IndexError`` (a first index of 1,
+  a gap). A fragment without ``index`` raises ``RuntimeError`` ("Expected list delta entry to have
+  an `index` key"), or ``TypeError`` in the first chunk, which is taken whole as the snapshot.
+- Strings are concatenated with ``+=``, ``id`` and ``function.name`` included: a server that repeats
+  them on every fragment gets ``call_abccall_abc`` and ``get_weatherget_weather``. Two calls sent
+  on one index are merged into one entry (``{…}{…}``).
+- ``tool_calls.function.arguments.done`` fires for the current index when a fragment of another
+  index arrives, or when the choice has a ``finish_reason`` (whatever it is: ``length`` too).
+  The application runs the call on that event with ``json.loads(arguments)``; under interleaved
+  fragments it fires before the call's last fragment.
+- An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. The legacy
+  ``function_call`` gets no done event: the application reads it from the final completion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
+from stream_doctor.clients.base import profile
+
+
+@dataclass
+class OpenAIPythonSnapshot(ChatSnapshot):
+    def new_choice(self) -> Choice:
+        return Choice(entries=[])
+
+    def merge(
+        self,
+        choice: Choice,
+        index: int | None,
+        call_id: str | None,
+        name: str | None,
+        arguments: str | None,
+        call: int | None,
+        pos: Pos,
+    ) -> Hashable | None:
+        entries: list[Entry] = choice.entries
+        if index is None:
+            if pos == self.first:  # the first chunk is taken whole; _build_events then reads tool_calls[None]
+                self.fail(pos, "TypeError", "list indices must be integers or slices, not NoneType", call)
+            else:
+                self.fail(pos, "RuntimeError", "Expected list delta entry to have an `index` key", call)
+            return None
+        if pos == self.first:
+            entries.append(Entry([call] if call is not None else [], call_id, name, arguments))
+            return self._check(entries, index, pos, call)
+        try:
+            entry = entries[index]
+        except IndexError:
+            entries.insert(index, Entry([call] if call is not None else [], call_id, name, arguments))
+            return self._check(entries, index, pos, call)
+        entry.add_call(call)
+        entry.call_id = _concat(entry.call_id, call_id)
+        entry.name = _concat(entry.name, name)
+        entry.arguments = _concat(entry.arguments, arguments)
+        return index
+
+    def _check(self, entries: list[Entry], index: int, pos: Pos, call: int | None) -> Hashable | None:
+        """``_build_events`` reads ``tool_calls[delta.index]`` right after: past the end it raises."""
+        if index >= len(entries):
+            self.fail(pos, "IndexError", f"list index out of range: tool call index {index}", call)
+            return None
+        return index
+
+    def entry(self, choice: Choice, key: Hashable) -> Entry | None:
+        entries: list[Entry] = choice.entries
+        if isinstance(key, int) and 0 <= key < len(entries):
+            return entries[key]
+        return None
+
+
+def _concat(held: str | None, new: str | None) -> str | None:
+    """``accumulate_delta``: the first value is taken, later strings are appended."""
+    if held is None:
+        return new
+    if new is None:
+        return held
+    return held + new
+
+
+PROFILE = profile(
+    "openai-python",
+    "OpenAI Python SDK, chat.completions.stream()",
+    "library",
+    "tool_calls merged by index as a list position; id and name concatenated; done on the next index or finish_reason",
+    providers=("openai",),
+    library="openai",
+    version="3.54.0",
+    sources=(
+        "openai/lib/streaming/_deltas.py:10-70 (accumulate_delta)",
+        "openai/lib/streaming/chat/_completions.py:362-420 (_accumulate_chunk)",
+        "openai/lib/streaming/chat/_completions.py:590-735 (get_done_events, _add_tool_done_event)",
+    ),
+    runs_in_python=True,
+)(OpenAIPythonSnapshot)

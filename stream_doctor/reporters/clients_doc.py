@@ -1,0 +1,57 @@
+"""The client profiles for ``stream-doctor clients``: a table, or JSON for tools."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import orjson
+from rich.table import Table
+from rich.text import Text
+
+from stream_doctor.clients.base import Profile
+from stream_doctor.reporters import RenderOptions, _text
+
+
+def render(profiles: Sequence[Profile], options: RenderOptions) -> str:
+    console, buffer = _text.console(options)
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("name", "models", "version", "reads", "behaviour"):
+        table.add_column(column, no_wrap=column in ("name", "version", "reads"))
+    kind = None
+    for profile in profiles:
+        if profile.kind != kind:
+            kind = profile.kind
+            heading = "libraries (a warning when they would break)" if kind == "library" else "naive patterns (info)"
+            table.add_row(Text(heading, style="bold"), "", "", "", "")
+        models = profile.title + (
+            "" if profile.runs_in_python or profile.kind != "library" else " [modelled from source]"
+        )
+        table.add_row(
+            profile.name, models, profile.version or "", ", ".join(profile.providers) or "any", profile.summary
+        )
+    console.print(table)
+    console.print(
+        "\n`stream-doctor replay CAPTURE --client NAME` (repeatable, or all) shows per call what the client would"
+        " hand the tool; profiles marked [modelled from source] model TypeScript libraries that cannot run here.",
+        highlight=False,
+    )
+    return _text.finish(buffer, options)
+
+
+def render_json(profiles: Sequence[Profile]) -> str:
+    data = [
+        {
+            "name": p.name,
+            "title": p.title,
+            "kind": p.kind,
+            "library": p.library,
+            "version": p.version,
+            "providers": list(p.providers),
+            "summary": p.summary,
+            "sources": list(p.sources),
+            "checked_against_library": p.runs_in_python,
+            "doc": p.doc.strip(),
+        }
+        for p in profiles
+    ]
+    return orjson.dumps({"schema_version": 1, "clients": data}, option=orjson.OPT_INDENT_2).decode() + "\n"

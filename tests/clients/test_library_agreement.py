@@ -1,0 +1,61 @@
+"""Each profile that models a Python library agrees with that library, at its pinned version, on every
+project fixture of its provider: what it hands over, at which event, and what it raises.
+
+The libraries come with the test extra (``pip install -e '.[test]'``); the profiles do not import
+them. A fixture where the two disagree fails here, so a profile cannot drift from the code it
+claims to model. Conversations (HAR files, cassettes) are left out: the SDKs read one response.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stream_doctor.api import replay
+from stream_doctor.capture import load
+from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
+from stream_doctor.clients.library import load as load_library
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+TEXT_CLIENTS = {"openai-python"}  # clients that hand the argument text, not a parsed value
+
+
+def _pairs() -> list[tuple[str, Path]]:
+    pairs = []
+    for name in sorted(LIBRARIES):
+        for provider in BY_NAME[name].providers:
+            pairs += [
+                (name, path) for path in sorted((FIXTURES / provider).glob("*")) if path.suffix in (".sse", ".jsonl")
+            ]
+    return pairs
+
+
+@pytest.mark.parametrize(("client", "path"), _pairs(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_profile_agrees_with_the_library(client: str, path: Path) -> None:
+    try:
+        library = load_library(client)
+    except LibraryMissing as missing:  # pragma: no cover - the test extra installs them
+        pytest.skip(str(missing))
+    report = replay(path, keep_events=True)
+    handoffs, error = run(BY_NAME[client], [event for _, event in report.events])
+    capture = load(str(path), None)
+    expected = library(capture, capture.frames)
+    assert outcome_of(handoffs, error, text=client in TEXT_CLIENTS) == expected
+
+
+def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_openai(name: str, *args: object, **kwargs: object) -> object:
+        if name == "openai" or name.startswith("openai."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_openai)
+    monkeypatch.setattr("importlib.import_module", lambda name, *a: no_openai(name))
+    with pytest.raises(LibraryMissing, match=r"pip install 'stream-doctor\[clients\]'"):
+        load_library("openai-python")

@@ -1,0 +1,89 @@
+"""Client profiles through the whole pipeline: the SD8xx findings each pair deserves, the registry,
+the report's per-call data, and the machines' contract (every profile runs every fixture)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stream_doctor.api import replay
+from stream_doctor.clients import BY_NAME, PROFILES, UnknownClient, resolve
+from stream_doctor.clients.library import LIBRARIES
+from stream_doctor.findings import Severity
+from tests.clients.cases import CLIENT_EXPECTED
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+STREAMS = sorted(
+    p
+    for p in FIXTURES.glob("*/*")
+    if p.parent.name not in ("conversations", "check-tree")
+    and p.suffix in (".sse", ".jsonl", ".json", ".txt", ".eventstream")
+)
+
+
+@pytest.mark.parametrize(("fixture", "client"), sorted(CLIENT_EXPECTED), ids=lambda v: v)
+def test_each_pair_gets_the_client_findings_it_deserves(fixture: str, client: str) -> None:
+    report = replay(FIXTURES / fixture, clients=[client])
+    found = {f.code for f in report.findings if f.code.startswith("SD8")}
+    assert found == CLIENT_EXPECTED[(fixture, client)]
+    for finding in report.findings:
+        if finding.code.startswith("SD8"):
+            assert finding.message.startswith(BY_NAME[client].label + " would ")  # tied to the client by name
+            assert finding.severity is (Severity.WARNING if BY_NAME[client].kind == "library" else Severity.INFO)
+
+
+def test_profiles_are_named_documented_and_sourced() -> None:
+    assert len({p.name for p in PROFILES}) == len(PROFILES)
+    for profile in PROFILES:
+        assert profile.doc.strip() and profile.summary and not profile.summary.endswith(".")
+        if profile.kind == "library":
+            assert profile.version and profile.sources and profile.library, profile.name
+            # checked against the real library by test_library_agreement, or saying it is not
+            assert profile.runs_in_python == (profile.name in LIBRARIES), profile.name
+            assert profile.runs_in_python or "Modelled from source" in profile.doc, profile.name
+
+
+def test_resolve_takes_all_commas_and_suggests_names() -> None:
+    assert resolve(["all"]) == PROFILES
+    assert [p.name for p in resolve(["openai-node,anthropic-python", "openai-node"])] == [
+        "anthropic-python",
+        "openai-node",
+    ]
+    with pytest.raises(UnknownClient, match="did you mean 'openai-python'"):
+        resolve(["opnai-python"])
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_profile_runs_every_fixture(path: Path) -> None:
+    """No profile raises on any capture: a client's exception is a finding, never ours."""
+    report = replay(path, clients=["all"])
+    for number, call in enumerate(report.calls, 1):
+        extras = {e.key: e for e in report.extras.get(number, ())}
+        if call.server_side:
+            continue
+        applicable = [p for p in PROFILES if p.applies_to(report.stream.capture.provider)]
+        if applicable:
+            data = extras["clients"].data
+            assert set(data) == {p.name for p in applicable}
+            assert len(extras["clients"].lines) == len(applicable)
+
+
+def test_the_json_report_carries_each_clients_prediction_per_call() -> None:
+    report = replay(FIXTURES / "anthropic/abandoned_at_max_tokens.sse", clients=["anthropic-python", "vercel-ai"])
+    call = report.to_dict()["calls"][0]
+    predicted = call["extras"]["clients"]
+    python = predicted["anthropic-python"]
+    assert python["version"] == "2.12.0" and python["differences"] == ["abandoned"]
+    assert python["handoffs"][0]["runs"] is True and python["handoffs"][0]["event"] is None
+    assert predicted["vercel-ai"]["agrees"] is True and predicted["vercel-ai"]["handoffs"] == []  # dropped, not run
+
+
+def test_a_profile_for_another_provider_adds_nothing() -> None:
+    report = replay(FIXTURES / "anthropic/one_call.sse", clients=["openai-python"])
+    assert not report.extras and not [f for f in report.findings if f.code.startswith("SD8")]
+
+
+def test_unknown_client_is_a_value_error_with_a_suggestion() -> None:
+    with pytest.raises(ValueError, match="unknown client 'langchian'; did you mean 'langchain'"):
+        replay(FIXTURES / "anthropic/one_call.sse", clients=["langchian"])
