@@ -1,7 +1,13 @@
 """What the OpenAI SDKs' Chat Completions stream helpers share: a snapshot of each choice's tool
-calls, and ``tool_calls.function.arguments.done`` fired when another tool call index appears or
-the choice finishes (openai-python ``ChoiceEventState.get_done_events``; openai-node
-``ChatCompletionStream#addChunk``). Each SDK module says how it merges a fragment into an entry.
+calls, and ``tool_calls.function.arguments.done`` events (openai-python
+``ChoiceEventState.get_done_events``; openai-node ``ChatCompletionStream#addChunk``).
+
+Per chunk, after merging it into the snapshot, for each choice the chunk carries: once the choice
+has a ``finish_reason`` (it stays set), the call at the index current *before* this chunk gets its
+done event; then each tool call fragment of the chunk whose index differs from the current one
+gives the current call its done event. So a call's done event comes with the next index, or with
+the first chunk of its choice after the finish (a call that arrives in the finishing chunk itself
+waits for another chunk of its choice). Each SDK module says how it merges a fragment.
 """
 
 from __future__ import annotations
@@ -11,7 +17,18 @@ from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import Machine, choice_of, parse_json
-from stream_doctor.events import ArgsDelta, BlockStop, Event, Finish, Malformed, MessageStop, StreamError, ToolStart
+from stream_doctor.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    Malformed,
+    MessageStop,
+    StreamError,
+    ToolStart,
+)
 
 
 @dataclass
@@ -32,6 +49,7 @@ class Entry:
 class Choice:
     entries: Any  # list[Entry] (Python) or dict[Hashable, Entry] (Node's sparse array)
     current: Hashable = None
+    before: Hashable = None  # the current index when the chunk began
     done: set[Hashable] = field(default_factory=set)
     finished: bool = False
 
@@ -42,9 +60,15 @@ class ChatSnapshot(Machine):
     index_of: dict[Hashable, int | None] = field(default_factory=dict)  # call key -> wire tool call index
     ended: bool = False
     frame: Pos | None = None
-    pending: list[tuple[int, Hashable]] = field(default_factory=list)  # done events of this frame
-    pending_finish: set[int] = field(default_factory=set)
+    first: Pos | None = None  # the first chunk, which the Python SDK turns into the snapshot as it is
+    touched: list[int] = field(default_factory=list)  # the choices this chunk carries, in order
+    pending: list[tuple[int, Hashable]] = field(default_factory=list)  # index-change done events of this chunk
+    finishing: set[int] = field(default_factory=set)  # choices whose finish_reason this chunk carries
     legacy: dict[int, Entry] = field(default_factory=dict)
+    _last_start: tuple[Hashable, Pos] | None = None
+    _last_target: Hashable | None = None
+
+    missing_entry_error = "IndexError"
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -69,16 +93,24 @@ class ChatSnapshot(Machine):
 
     # -- the shared event logic -------------------------------------------------------------
 
-    first: Pos | None = None  # the first chunk, which the SDK turns into the snapshot as it is
+    def _choice(self, number: int) -> Choice:
+        choice = self.choices.get(number)
+        if choice is None:
+            choice = self.choices[number] = self.new_choice()
+        if number not in self.touched:
+            self.touched.append(number)
+        return choice
 
     def feed(self, event: Event, call: int | None) -> None:
         if self.ended:
             return
         if self.first is None:
             self.first = event.pos
-        if self.frame is not None and event.pos != self.frame:
+        if event.pos != self.frame:
             self._flush()
-        self.frame = event.pos
+            self.frame = event.pos
+            for choice in self.choices.values():
+                choice.before = choice.current
         kind = type(event)
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
@@ -94,31 +126,28 @@ class ChatSnapshot(Machine):
                 if legacy is not None:
                     legacy.arguments = (legacy.arguments or "") + event.fragment
                 return
-            self._entry(
-                event.key,
-                self.index_of[event.key],
-                event.call_id,
-                event.name,
-                event.fragment,
-                call,
-                event.pos,
-                start=False,
-            )
+            index = self.index_of[event.key]
+            self._entry(event.key, index, event.call_id, event.name, event.fragment, call, event.pos, start=False)
+        elif kind is BlockStart or kind is BlockDelta:
+            self._choice(choice_of(event.key))  # type: ignore[union-attr]
         elif kind is BlockStop:
-            assert isinstance(event, BlockStop)
-            self.pending_finish.add(choice_of(event.key))  # the adapter stops a choice's blocks at its finish_reason
+            number = choice_of(event.key)  # type: ignore[union-attr]
+            self._choice(number)
+            self.finishing.add(number)  # the adapter stops a choice's blocks at its finish_reason
         elif kind is Finish:
-            self.pending_finish.update(self.choices)
-            self.pending_finish.update(self.legacy)
+            for number in self.choices:
+                self._choice(number)
+                self.finishing.add(number)
         elif kind is StreamError:
             self.fail(event.pos, "APIError", "the stream sent an error object", provider_error=True)
         elif kind is Malformed:
             self.fail(event.pos, "JSONDecodeError", "an event's data is not JSON")
         elif kind is MessageStop:
+            # [DONE]: the SDK stops reading. A [DONE] frame carries no finish_reason, whatever
+            # the adapter closed at it.
+            self.finishing.clear()
             self._flush()
-            self.ended = True  # [DONE]: the SDK stops reading
-
-    _last_start: tuple[Hashable, Pos] | None = None
+            self.ended = True
 
     def _entry(
         self,
@@ -132,9 +161,7 @@ class ChatSnapshot(Machine):
         start: bool,
     ) -> None:
         number = choice_of(key)
-        choice = self.choices.get(number)
-        if choice is None:
-            choice = self.choices[number] = self.new_choice()
+        choice = self._choice(number)
         if not start and self._last_start == (key, pos) and call_id is None and name is None:
             # the arguments of the wire entry whose id and name the ToolStart just carried
             target = self._last_target
@@ -146,30 +173,28 @@ class ChatSnapshot(Machine):
         if self.error is not None:
             return
         self._last_start, self._last_target = ((key, pos), target) if start else (None, None)
-        wire_index = index
-        if choice.current != wire_index:
+        if choice.current != index:
             if choice.current is not None:
                 self.pending.append((number, choice.current))
-            choice.current = wire_index
-
-    _last_target: Hashable | None = None
+            choice.current = index
 
     def _flush(self) -> None:
-        """The end of a chunk: the SDK fires the done events of this chunk on the accumulated snapshot."""
+        """The end of a chunk: its done events, on the snapshot with the whole chunk merged."""
         at = self.frame
-        for number in sorted(self.pending_finish):
-            choice = self.choices.get(number)
-            if choice is not None and not choice.finished:
+        for number in self.touched:
+            choice = self.choices[number]
+            if number in self.finishing:
                 choice.finished = True
-                if choice.current is not None:
-                    self._done(number, choice, choice.current, at, "finish_reason")
-        self.pending_finish.clear()
+            if choice.finished and choice.before is not None:
+                self._done(choice, choice.before, at, "finish_reason")
         for number, index in self.pending:
-            self._done(number, self.choices[number], index, at, "next tool call index")
+            self._done(self.choices[number], index, at, "next tool call index")
+        self.touched.clear()
         self.pending.clear()
+        self.finishing.clear()
 
-    def _done(self, number: int, choice: Choice, index: Hashable, at: Pos | None, when: str) -> None:
-        if index in choice.done:
+    def _done(self, choice: Choice, index: Hashable, at: Pos | None, when: str) -> None:
+        if index in choice.done or self.error is not None:
             return
         entry = self.entry(choice, index)
         if entry is None:
@@ -179,18 +204,11 @@ class ChatSnapshot(Machine):
         text = entry.arguments if entry.arguments is not None else ""
         self.hand(tuple(entry.calls), entry.call_id, entry.name, text, parse_json(text), at, when)
 
-    missing_entry_error = "IndexError"
-
     def close(self, end: Pos | None) -> None:
         self._flush()
         for legacy in self.legacy.values():  # no done event for the legacy function_call: the final completion has it
             text = legacy.arguments
+            value = parse_json(text or "")
             self.hand(
-                tuple(legacy.calls),
-                None,
-                legacy.name,
-                text,
-                parse_json(text or ""),
-                None,
-                "final completion (legacy function_call)",
+                tuple(legacy.calls), None, legacy.name, text, value, None, "final completion (legacy function_call)"
             )
