@@ -3,7 +3,8 @@
 Each table lists captures where the rule fires and near misses where it must not: usually a
 fixture, and the same fixture with the one thing that makes the rule fire undone (``replace``:
 ``[old, new]`` pairs, or ``[old, new, count]``; a string starting ``hex:`` is raw bytes; ``cut``:
-the fixture up to that text; ``append``: text added at the end), or a
+the fixture up to that text; ``append``: text added at the end; ``clients``: the client profiles
+the SD8xx rules judge, as ``--client``), or a
 capture written in the table (``capture`` with a ``file`` name). Only the rule itself runs
 (``--select CODE``), so a case shows that rule's verdict and nothing else's.
 """
@@ -65,7 +66,12 @@ def capture(case: dict[str, Any], tmp_path: Path) -> Path:
     ids=[f"{code}-{case['name']}" for code, cases in TABLES.items() for case in cases],
 )
 def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
-    options = Options(select=(code,), provider=case.get("provider"), container=case.get("container"))
+    options = Options(
+        select=(code,),
+        provider=case.get("provider"),
+        container=case.get("container"),
+        clients=tuple(case.get("clients", ())),  # the SD8xx rules judge a named client (--client)
+    )
     report = replay(str(capture(case, tmp_path)), options)
     found = [f for f in report.findings if f.code == code]
     assert len(found) == case["fires"], [f.message for f in found]
