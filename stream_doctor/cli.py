@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, List, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, List, NoReturn, Optional
 
 import typer
 
@@ -206,7 +206,7 @@ def replay(
         render = counts.render if output == "terminal" else counts.render_json
     else:
         render = importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}").render
-    _emit(render(report, options), output_file, quiet)
+    _emit(render(report, options), output_file, quiet, (capture,))
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
@@ -226,19 +226,22 @@ def convert(
     from stream_doctor.engine import convert as run
     from stream_doctor.options import Options
 
+    to_file = output is not None and output != "-"
+    if to_file:
+        _refuse_inputs(output, (capture,))
     try:
         data = run(capture, Options(container=container, provider=provider, **_limits(max_bytes, max_frames)))
     except RunError as error:
         _fail(str(error))
-    if output is None or output == "-":
+    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+    if not to_file:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    try:
-        with open(output, "wb") as file:
-            file.write(data)
-    except OSError as error:
-        _fail(f"{output}: cannot write the envelope: {error.strerror or error}")
+    _write_file(output, data, "cannot write the envelope", (capture,))
 
 
 @app.command()
@@ -331,9 +334,15 @@ def check(
         plan = prepare(options)
     except CheckError as error:
         _fail(str(error))
+    inputs = _inputs(plan)
+    for path in [path for _, path in targets if path is not None] + ([output_file] if output_file else []):
+        _refuse_inputs(path, inputs)  # before the replays: a report must never replace a capture
     with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
-        result = execute(plan, advance)
-    _write_reports(result, targets, width, color, max_rows, quiet, output_file)
+        try:
+            result = execute(plan, advance)
+        except CheckError as error:  # a sidecar that cannot be written
+            _fail(str(error))
+    _write_reports(result, targets, width, color, max_rows, quiet, output_file, inputs)
     raise typer.Exit(EXIT_FINDINGS if result.failed and not exit_zero else EXIT_OK)
 
 
@@ -461,9 +470,9 @@ def _write_reports(
     max_rows: int,
     quiet: bool = False,
     output_file: str | None = None,
+    inputs: list[str] | None = None,
 ) -> None:
     import importlib
-    from pathlib import Path
 
     from stream_doctor.reporters import CHECK_FORMATS, RenderOptions
 
@@ -481,11 +490,7 @@ def _write_reports(
             if not quiet:
                 sys.stdout.write(text)
             continue
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text, encoding="utf-8", newline="")
-        except OSError as error:
-            _fail(f"{path}: cannot write the {name} report: {error.strerror or error}")
+        _write_file(path, text, f"cannot write the {name} report", inputs or ())
 
 
 @app.command()
@@ -610,18 +615,39 @@ def _per_file_ignores(values: list[str]) -> dict[str, tuple[str, ...]]:
         _fail(str(error))
 
 
-def _emit(text: str, output_file: str | None, quiet: bool) -> None:
+def _emit(text: str, output_file: str | None, quiet: bool, inputs: tuple[str, ...] = ()) -> None:
     """The report on standard output, or in ``--output-file`` (written even with --quiet)."""
     if output_file is not None and output_file != "-":
-        from pathlib import Path
-
-        try:
-            Path(output_file).parent.mkdir(parents=True, exist_ok=True)
-            Path(output_file).write_text(text, encoding="utf-8", newline="")
-        except OSError as error:
-            _fail(f"{output_file}: cannot write the report: {error.strerror or error}")
+        _write_file(output_file, text, "cannot write the report", inputs)
     elif not quiet:
         sys.stdout.write(text)
+
+
+def _write_file(path: str, data: str | bytes, what: str, inputs: tuple[str, ...] | list[str] = ()) -> None:
+    """Write an output through a temporary file and a rename (see ``atomic``); a failure is one line, exit 2."""
+    from stream_doctor.atomic import OutputError, write
+
+    try:
+        write(path, data, inputs)
+    except OutputError as error:
+        _fail(f"{path}: {what}: {error}" if "input" not in str(error) else f"{path}: {error}")
+
+
+def _refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
+    from stream_doctor.atomic import OutputError, refuse_inputs
+
+    try:
+        refuse_inputs(path, inputs)
+    except OutputError as error:
+        _fail(f"{path}: {error}")
+
+
+def _inputs(plan: Any) -> list[str]:
+    """Every file a check run reads: captures, their sidecars, the configuration."""
+    from stream_doctor.check.expectations import sidecar_path
+
+    paths = [task.path for task in plan.tasks] + [sidecar_path(task.path) for task in plan.tasks]
+    return paths + ([plan.config.path] if plan.config.path else [])
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:

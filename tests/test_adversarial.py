@@ -299,3 +299,60 @@ def test_a_capture_that_crashes_the_replay_costs_that_capture_only(tmp_path: Pat
     assert "the replay ran out of memory" in process.stdout
     junit = (tmp_path / "out/junit.xml").read_text()
     assert junit.count("<testcase") == 18 and junit.count("<failure") == 2
+
+
+# ------------------------------------------------------------------------------------------------ no data loss
+
+
+def test_convert_onto_its_own_input_is_refused(tmp_path: Path) -> None:
+    capture = tmp_path / "capture.sse"
+    original = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes()
+    capture.write_bytes(original)
+    os.link(capture, tmp_path / "same.sse")
+    for output in (capture, tmp_path / "same.sse", tmp_path / "." / "capture.sse"):
+        ran = run_cli("convert", str(capture), "-o", str(output))
+        assert ran.code == 2
+        assert ran.error_line == f"stream-doctor: error: {output}: is an input ({capture}); refusing to overwrite it"
+    assert capture.read_bytes() == original
+
+
+def test_a_check_report_never_replaces_a_capture(tmp_path: Path) -> None:
+    original = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes()
+    (tmp_path / "capture.sse").write_bytes(original)
+    ran = run_cli("check", "capture.sse", "-r", "junit:capture.sse", cwd=tmp_path)
+    assert ran.code == 2
+    assert ran.error_line == "stream-doctor: error: capture.sse: is an input (capture.sse); refusing to overwrite it"
+    assert (tmp_path / "capture.sse").read_bytes() == original
+
+
+def test_a_kill_mid_write_leaves_the_old_file_whole(tmp_path: Path) -> None:
+    # A real SIGKILL while the new output is being written: the output holds the old content or the
+    # whole new one, never a cut file (before: `open(output, "wb")` left it empty or half written).
+    import signal
+    import time
+
+    one_call = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes()
+    capture = tmp_path / "big.sse"
+    capture.write_bytes(one_call * 4000)
+    output = tmp_path / "out.jsonl"
+    old = b'{"sd": "header", "version": 1}\n' * 1000
+    new = subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "convert", str(capture)], capture_output=True, cwd=ROOT, check=True
+    ).stdout
+    killed_while_writing = 0
+    for _ in range(5):
+        output.write_bytes(old)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "stream_doctor", "convert", str(capture), "-o", str(output)], cwd=ROOT
+        )
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            if any(name.endswith(".tmp") for name in os.listdir(tmp_path)):
+                process.send_signal(signal.SIGKILL)
+                killed_while_writing += 1
+                break
+        process.wait()
+        assert output.read_bytes() in (old, new)
+        for name in os.listdir(tmp_path):  # what a killed writer leaves is its hidden temporary file only
+            assert name in ("big.sse", "out.jsonl") or (name.startswith(".out.jsonl.") and name.endswith(".tmp"))
+    assert killed_while_writing, "the kill never landed while the output was being written"

@@ -180,8 +180,12 @@ def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
                 return False
     except FileNotFoundError:
         pass
-    with open(path, "w", encoding="utf-8", newline="") as file:
-        file.write(text)
+    from stream_doctor.atomic import OutputError, write
+
+    try:
+        write(path, text, (capture,))
+    except OutputError as error:
+        raise CheckError(f"{path}: cannot write the expectations: {error}") from None
     return True
 
 
