@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import IO, TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
+    from stream_doctor.check.config import Config
     from stream_doctor.engine import Report
     from stream_doctor.findings import Severity
     from stream_doctor.options import Options
@@ -34,7 +35,8 @@ def replay(
     ignore: str | Iterable[str] = (),
     extend_select: str | Iterable[str] = (),
     per_file_ignores: Mapping[str, str | Iterable[str]] | None = None,
-    fail_on: str | Severity = "error",
+    fail_on: str | Severity | None = None,
+    config: str | os.PathLike[str] | bool = False,
     name: str | None = None,
     keep_events: bool = False,
     executed: Iterable[str] = (),
@@ -57,6 +59,11 @@ def replay(
     one matching a code decides (docs/api.md). ``per_file_ignores`` maps globs (``"captures/relay/**"``)
     to codes ignored when the capture's path matches.
 
+    ``fail_on`` defaults to the configuration's, else ``"error"``. ``config``: ``True`` uses the
+    ``[tool.stream-doctor]`` table (pyproject.toml or stream-doctor.toml) nearest to the capture's
+    folder, as ``stream-doctor replay`` does; a path uses that file; ``False`` (the default) none.
+    The arguments given win over the file's settings (``extend_select`` adds to its).
+
     ``executed`` (``"CALL=JSON"`` each, as ``--executed``) and ``executions_file`` (a JSONL file of
     execute records, as ``--executions``) add executions to the capture as it is, positions kept.
     ``max_bytes`` and ``max_frames`` bound what one capture may hold (default 1 GiB decompressed and
@@ -73,6 +80,19 @@ def replay(
     from stream_doctor.engine import replay as run
 
     path, data = _read(source, name)
+    settings = _configured(path if data is None else None, config)
+    if settings is not None:
+        # As ruff layers them: a select given here starts afresh (the file's select and ignore no
+        # longer apply); an ignore given here adds to the file's.
+        if codes_of(select):
+            ignore = codes_of(ignore)
+        else:
+            select, ignore = settings.select, (*settings.ignore, *codes_of(ignore))
+        ignore = (*ignore, *settings.ignores_for(path))
+        extend_select = (*settings.extend_select, *codes_of(extend_select))
+        fail_on = fail_on if fail_on is not None else settings.fail_on
+        provider = provider or settings.provider_for(path)
+        container = container or settings.container
     options = build_options(
         provider=provider,
         container=container,
@@ -80,7 +100,7 @@ def replay(
         select=select,
         ignore=(*codes_of(ignore), *_per_file(path, per_file_ignores)),
         extend_select=extend_select,
-        fail_on=fail_on,
+        fail_on=fail_on if fail_on is not None else "error",
         keep_events=keep_events,
         executed=executed,
         executions_file=executions_file,
@@ -103,6 +123,25 @@ def replay(
         if name is None and path != MEMORY_NAME:
             path = f"{path}+executions.jsonl"
     return run(path, options, data)
+
+
+def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Config | None:
+    """The configuration to replay with: found from the capture's folder, named, or none."""
+    if config is False:
+        return None
+    from stream_doctor.check import CheckError
+    from stream_doctor.check import config as config_file
+
+    if config is True:
+        found = config_file.nearest(path) if path is not None and path != "-" else config_file.find(".")
+    else:
+        found = os.fspath(config)
+        if not os.path.isfile(found):
+            raise ValueError(f"{found}: no such configuration file")
+    try:
+        return config_file.load(found)
+    except CheckError as error:
+        raise ValueError(str(error)) from None
 
 
 def build_options(

@@ -121,11 +121,11 @@ def replay(
         help="Also predict what this client would hand the tool, per call (repeatable, or all; "
         "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
     ),
-    fail_on: str = typer.Option(
-        "error",
+    fail_on: Optional[str] = typer.Option(
+        None,
         "--fail-on",
         metavar="SEVERITY",
-        help="Exit 1 when a finding reaches this severity: info, warning, error.",
+        help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
     ),
     select: List[str] = typer.Option([], "--select", metavar="CODES", help=SELECT_HELP),
     ignore: List[str] = typer.Option([], "--ignore", metavar="CODES", help=IGNORE_HELP),
@@ -139,6 +139,13 @@ def replay(
     color: Optional[bool] = typer.Option(
         None, "--color/--no-color", help="Force colour on or off (default: on for a terminal)."
     ),
+    config: Optional[str] = typer.Option(
+        None,
+        "--config",
+        metavar="FILE",
+        help="Use this configuration file; by default the one nearest the capture's folder is used.",
+    ),
+    isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
     exit_zero: bool = typer.Option(False, "--exit-zero", help=EXIT_ZERO_HELP),
     output_file: Optional[str] = typer.Option(
@@ -162,7 +169,7 @@ def replay(
 
     limits = _limits(max_bytes, max_frames)
     output = _choice(output, FORMATS, "--format", "format")
-    fail_on = _choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity")
+    fail_on = _choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
     try:
         report = run(
             capture,
@@ -174,6 +181,7 @@ def replay(
             extend_select=extend_select,
             per_file_ignores=_per_file_ignores(per_file_ignores),
             fail_on=fail_on,
+            config=False if isolated else (config if config is not None else True),
             keep_events=timeline,
             executed=executed,
             executions_file=executions,
@@ -281,6 +289,11 @@ def check(
     ),
     config: Optional[str] = typer.Option(None, "--config", help="Use this configuration file; do not search."),
     isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
+    respect_gitignore: bool = typer.Option(
+        True,
+        "--respect-gitignore/--no-respect-gitignore",
+        help="Skip what .gitignore files list when searching folders and globs (default: on).",
+    ),
     update_expectations: bool = typer.Option(
         False, "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
     ),
@@ -327,6 +340,7 @@ def check(
         jobs=jobs,
         config=config,
         isolated=isolated,
+        respect_gitignore=respect_gitignore,
         update_expectations=update_expectations,
         **_limits(max_bytes, max_frames),
     )

@@ -23,42 +23,80 @@ import pytest
 if TYPE_CHECKING:
     from stream_doctor.report import Report
 
-OPTION_NAMES = ("provider", "container", "fail_on", "select", "ignore", "tools", "executions")
+OPTION_NAMES = (
+    "provider",
+    "container",
+    "fail_on",
+    "select",
+    "ignore",
+    "extend_select",
+    "per_file_ignores",
+    "tools",
+    "executions",
+    "config",
+)
 
 
 class StreamDoctor:
-    """What the ``stream_doctor`` fixture gives a test."""
+    """What the ``stream_doctor`` fixture gives a test.
+
+    Relative capture paths are relative to pytest's rootdir (not to where pytest was started), and
+    the project's configuration (``[tool.stream-doctor]`` nearest to each capture) applies, as in
+    ``stream-doctor check``; ``config=False`` ignores it, ``config="path.toml"`` names one.
+    """
+
+    def __init__(self, rootdir: str | os.PathLike[str] | None = None) -> None:
+        self.rootdir = os.fspath(rootdir) if rootdir is not None else None
+
+    def path(self, path: str | os.PathLike[str]) -> str:
+        """A capture path as the plugin reads it: relative to the rootdir, shown relative to the working directory."""
+        given = os.fspath(path)
+        if self.rootdir is None or os.path.isabs(given) or given == "-":
+            return given
+        resolved = os.path.join(self.rootdir, given)
+        try:
+            return os.path.relpath(resolved)
+        except ValueError:  # another drive, on Windows
+            return resolved
 
     def replay(self, path: str | os.PathLike[str], **options: Any) -> Report:
         """The replay report of one capture: ``stream_doctor.replay`` (docs/api.md) with the same options.
 
         A capture that cannot be replayed at all raises ``stream_doctor.RunError``.
         """
+        return self._replay(self.path(path), options)
+
+    def _replay(self, capture: str, options: dict[str, Any]) -> Report:
         from stream_doctor.api import replay
 
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise TypeError(f"unknown stream-doctor option {unknown[0]!r} (use {', '.join(OPTION_NAMES)})")
-        return replay(os.fspath(path), **options)
+        return replay(capture, **{"config": True, **options})
 
     def assert_clean(self, path: str | os.PathLike[str], expect: Iterable[str] | None = None, **options: Any) -> Report:
         """Fail the test, showing the rendered findings, unless the capture shows exactly what is expected.
 
         ``expect`` lists the codes the capture must produce (each must appear; nothing else at or
-        above ``fail_on`` may). Without it, the capture's ``.expect.toml`` sidecar is used when there
-        is one, as ``stream-doctor check`` does, and otherwise nothing is expected.
+        above ``fail_on`` may). Without it, what ``stream-doctor check`` would expect is used: the
+        configuration's ``expect`` for this path, the ``.expect.toml`` sidecar, and the codes an
+        envelope's header lists in ``"expect"``; otherwise nothing is expected.
         """
         from stream_doctor.check import expectations
         from stream_doctor.engine import RunError
         from stream_doctor.findings import Location
 
-        capture = os.fspath(path)
+        capture = self.path(path)
         try:
-            report = self.replay(capture, **options)
+            report = self._replay(capture, options)
         except RunError as error:
             pytest.fail(f"stream-doctor could not replay {error}", pytrace=False)
         if expect is None:
-            declared = expectations.load_sidecar(capture)
+            declared = (
+                _configured_expectations(capture, options.get("config", True))
+                + expectations.load_sidecar(capture)
+                + expectations.from_header(capture, report.stream.capture.header)
+            )
         else:
             where = Location("the test's expect=")
             declared = tuple(expectations.parse_entry(code, "expect=", where, "expect=") for code in expect)
@@ -84,9 +122,18 @@ class StreamDoctor:
 
 
 @pytest.fixture
-def stream_doctor() -> StreamDoctor:
+def stream_doctor(request: pytest.FixtureRequest) -> StreamDoctor:
     """Replay captures in a test: ``.replay``, ``.assert_clean``, ``.json_report``, ``.terminal_report``."""
-    return StreamDoctor()
+    return StreamDoctor(request.config.rootpath)
+
+
+def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
+    if config is False:
+        return ()
+    from stream_doctor.check import config as config_file
+
+    found = config_file.nearest(capture) if config is True else os.fspath(config)
+    return config_file.load(found).expectations_for(capture)
 
 
 def _render_terminal(report: Report, width: int = 100) -> str:

@@ -345,6 +345,7 @@ class Replayed:
     calls: int
     findings: tuple[Finding, ...]
     report: dict[str, Any]  # the replay's JSON report (report-v1), for the JSON check report
+    expected: tuple[Any, ...] = ()  # check.expectations.Expectation: what the envelope header's "expect" declares
 
 
 @dataclass(frozen=True)

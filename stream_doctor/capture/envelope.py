@@ -58,6 +58,9 @@ def check_record(record: Any) -> str | None:
             return 'header record: no "version"'
         if not _is_integer(record["version"]):
             return 'header record: "version" must be an integer'
+        expect = record.get("expect")
+        if expect is not None and not (type(expect) is list and all(type(code) is str for code in expect)):
+            return 'header record: "expect" must be a list of rule codes'
         return None
     t = record.get("t")
     if t is not None and not (_is_number(t) and t >= 0):

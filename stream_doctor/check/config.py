@@ -38,6 +38,7 @@ FILE_NAMES = ("stream-doctor.toml", "pyproject.toml")
 KEYS = (
     "select",
     "ignore",
+    "extend-select",
     "fail-on",
     "provider",
     "container",
@@ -46,7 +47,9 @@ KEYS = (
     "max-frames",
     "exclude",
     "per-path-ignores",
+    "per-file-ignores",  # ruff's name for per-path-ignores; both may be used
     "per-path-provider",
+    "respect-gitignore",
     "expect",
 )
 CODE_PREFIX = re.compile(r"SD[0-9]{0,3}")
@@ -68,6 +71,8 @@ class Config:
     max_frames: int = DEFAULT_MAX_FRAMES
     exclude: tuple[Glob, ...] = ()
     per_path_ignores: tuple[tuple[Glob, tuple[str, ...]], ...] = ()
+    extend_select: tuple[str, ...] = ()
+    respect_gitignore: bool = True
     per_path_provider: tuple[tuple[Glob, str], ...] = ()
     expect: tuple[tuple[Glob, tuple[Expectation, ...]], ...] = ()
 
@@ -92,6 +97,13 @@ class Config:
     def expectations_for(self, path: str) -> tuple[Expectation, ...]:
         relative = self.relative(path)
         return tuple(e for glob, entries in self.expect if glob.matches(relative) for e in entries)
+
+
+def nearest(target: str) -> str | None:
+    """The configuration that governs ``target`` (a capture or a folder), as ruff finds it: the
+    nearest file at or above the target's own folder, not the working directory's."""
+    folder = target if os.path.isdir(target) else (os.path.dirname(target) or ".")
+    return find(folder)
 
 
 def find(start: str) -> str | None:
@@ -130,28 +142,40 @@ def load(path: str | None) -> Config:
 
 
 def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
+    read = _Reader(path, text)
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        raise CheckError(f"{path}: unknown key {unknown[0]!r} in {where} (known keys: {', '.join(KEYS)})")
-    read = _Reader(path, text)
+        from stream_doctor.selection import _suggest
+
+        line = read.line_of(unknown[0])
+        raise CheckError(
+            f"{path}{'' if line is None else f':{line}'}: unknown key {unknown[0]!r} in {where}"
+            f"{_suggest(unknown[0], KEYS)} (known keys: {', '.join(KEYS)})"
+        )
+    ignores = {
+        **read.table(table.get("per-path-ignores", {}), "per-path-ignores"),
+        **read.table(table.get("per-file-ignores", {}), "per-file-ignores"),
+    }
+    gitignore = table.get("respect-gitignore", True)
+    if not isinstance(gitignore, bool):
+        raise read.fail("respect-gitignore", f"must be true or false (got {gitignore!r})")
     return Config(
         path=path,
         root=os.path.dirname(path) or ".",
         select=read.codes(table.get("select", []), "select"),
         ignore=read.codes(table.get("ignore", []), "ignore"),
+        extend_select=read.codes(table.get("extend-select", []), "extend-select"),
+        respect_gitignore=gitignore,
         fail_on=read.severity(table.get("fail-on", "error"), "fail-on"),
-        provider=read.string(table.get("provider"), "provider"),
-        container=read.string(table.get("container"), "container"),
+        provider=read.provider(table.get("provider"), "provider"),
+        container=read.container(table.get("container"), "container"),
         jobs=read.jobs(table.get("jobs", 1), "jobs"),
         max_bytes=read.size(table.get("max-bytes", DEFAULT_MAX_BYTES), "max-bytes"),
         max_frames=read.count(table.get("max-frames", DEFAULT_MAX_FRAMES), "max-frames"),
         exclude=tuple(Glob(p) for p in read.strings(table.get("exclude", []), "exclude")),
-        per_path_ignores=tuple(
-            (Glob(pattern), read.codes(codes, f"per-path-ignores.{pattern!r}"))
-            for pattern, codes in read.table(table.get("per-path-ignores", {}), "per-path-ignores").items()
-        ),
+        per_path_ignores=tuple((Glob(pattern), read.codes(codes, pattern)) for pattern, codes in ignores.items()),
         per_path_provider=tuple(
-            (Glob(pattern), read.string(name, f"per-path-provider.{pattern!r}") or "")
+            (Glob(pattern), read.provider(name, pattern) or "")
             for pattern, name in read.table(table.get("per-path-provider", {}), "per-path-provider").items()
         ),
         expect=tuple(
@@ -169,7 +193,36 @@ class _Reader:
         self.text = text
 
     def fail(self, key: str, what: str) -> CheckError:
-        return CheckError(f"{self.path}: '{key}' {what}")
+        line = self.line_of(key)
+        return CheckError(f"{self.path}{'' if line is None else f':{line}'}: '{key}' {what}")
+
+    def line_of(self, key: str) -> int | None:
+        """The line where ``key`` is set (tomllib keeps no positions; keys are found by their text)."""
+        for number, line in enumerate(self.text.splitlines(), 1):
+            stripped = line.strip()
+            for quoted in (key, f'"{key}"', f"'{key}'"):
+                rest = stripped[len(quoted) :].lstrip() if stripped.startswith(quoted) else None
+                if rest is not None and rest.startswith("="):
+                    return number
+            if stripped.startswith("[") and stripped.rstrip("]").endswith(("." + key, "[" + key)):
+                return number
+        return None
+
+    def provider(self, value: Any, key: str) -> str | None:
+        from stream_doctor.selection import check_provider
+
+        try:
+            return check_provider(self.string(value, key))
+        except ValueError as error:
+            raise self.fail(key, str(error)) from None
+
+    def container(self, value: Any, key: str) -> str | None:
+        from stream_doctor.selection import check_container
+
+        try:
+            return check_container(self.string(value, key))
+        except ValueError as error:
+            raise self.fail(key, str(error)) from None
 
     def string(self, value: Any, key: str) -> str | None:
         if value is not None and not isinstance(value, str):
@@ -185,9 +238,15 @@ class _Reader:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail(key, 'must be a list of rule codes or prefixes, e.g. ["SD1", "SD305"]')
         codes = tuple(v.strip().upper() for v in value)
-        bad = [c for c in codes if not CODE_PREFIX.fullmatch(c)]
+        bad = [c for c in codes if not CODE_PREFIX.fullmatch(c) and c != "ALL"]
         if bad:
             raise self.fail(key, f"holds {bad[0]!r}, which is not a rule code or prefix (SD, SD1, SD102)")
+        from stream_doctor.selection import check_selectors
+
+        try:
+            check_selectors(codes, key)
+        except ValueError as error:
+            raise self.fail(key, str(error).split(": ", 1)[-1]) from None
         return codes
 
     def severity(self, value: Any, key: str) -> Severity:

@@ -99,6 +99,16 @@ def load_sidecar(capture: str) -> tuple[Expectation, ...]:
     )
 
 
+def from_header(capture: str, header: dict[str, Any] | None) -> tuple[Expectation, ...]:
+    """What an envelope's header declares with ``"expect": ["SD102", …]`` (docs/envelope.md): an
+    alternative to a sidecar for a single file. A code that names no rule: CheckError."""
+    listed = header.get("expect") if header else None
+    if not isinstance(listed, list):
+        return ()
+    where = Location(capture, 1)
+    return tuple(parse_entry(code, capture, where, 'the envelope header\'s "expect"') for code in listed)
+
+
 def parse_entry(entry: object, file: str, declared_at: Location, where: str) -> Expectation:
     """One expectation: a code (``"SD102"``) or a table with ``code`` and optional ``call-id``/``line``."""
     if isinstance(entry, str):

@@ -23,6 +23,7 @@ from stream_doctor.check import expectations as expect
 from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import discover
 from stream_doctor.check.expectations import Expectation
+from stream_doctor.check.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
@@ -39,6 +40,7 @@ class Task:
     path: str
     options: Options
     expectations: tuple[Expectation, ...]
+    configured: tuple[Expectation, ...] = ()  # those of them the governing configuration's ``expect`` declares
 
 
 @dataclass(frozen=True)
@@ -53,53 +55,60 @@ class Plan:
 
 
 def prepare(options: CheckOptions) -> Plan:
-    """Read the configuration, merge the command line over it and find the captures. CheckError: exit 2."""
-    if options.isolated:
-        path = None
-    elif options.config is not None:
-        if not os.path.isfile(options.config):
-            raise CheckError(f"{options.config}: no such configuration file")
-        path = options.config
-    else:
-        path = config_file.find(".")
-    config = config_file.load(path)
+    """Read the configuration, merge the command line over it and find the captures. CheckError: exit 2.
+
+    Each capture gets the configuration nearest to its own folder (as ruff finds it), unless
+    ``--config`` names one for all or ``--isolated`` uses none; run-wide settings (jobs, the
+    summary's fail-on) come from the configuration of the first path named.
+    """
     paths = options.paths
     if not paths:
         raise CheckError("no paths to check: name capture files, folders or globs")
+    configs = _Configs(options)
+    config = configs.for_target(paths[0])
     fail_on = options.fail_on or config.fail_on
-    select = options.select if options.select is not None else config.select
-    ignore = options.ignore if options.ignore is not None else config.ignore
-    if options.extend_select:
-        select = (*(select or ("ALL",)), *options.extend_select)
-    _validate_selection(select, ignore, options, config)
-    container = options.container or config.container
-    _validate(options.provider, container, config)
-    found = discover(paths, config.excluded if config.path else lambda path: False)
+    for each in configs.every_for(paths):
+        _validate_selection(*_selection(options, each), options, each)
+        _validate(options.provider, options.container or each.container, each)
+    respect_gitignore = options.respect_gitignore and config.respect_gitignore
+    gitignored = GitIgnored() if respect_gitignore else None
+
+    def excluded(path: str) -> bool:
+        governing = configs.for_target(path)
+        if governing.path and governing.excluded(path):
+            return True
+        return gitignored is not None and gitignored(path)
+
+    found = discover(paths, excluded)
     if not found.captures:
         skipped = f" ({len(found.skipped)} files skipped: not captures)" if found.skipped else ""
         if found.special:
             skipped += f" ({len(found.special)} skipped: not regular files)"
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
-    tasks = tuple(
-        Task(
-            path,
-            Options(
-                container=container,
-                provider=options.provider or config.provider_for(path),
-                fail_on=fail_on,
-                select=select,
-                ignore=ignore + config.ignores_for(path) + _command_line_ignores(path, options),
-                max_bytes=options.max_bytes or config.max_bytes,
-                max_frames=options.max_frames or config.max_frames,
-            ),
-            config.expectations_for(path) + expect.load_sidecar(path),
+    tasks = []
+    for path in found.captures:
+        governing = configs.for_target(path)
+        select, ignore = _selection(options, governing)
+        tasks.append(
+            Task(
+                path,
+                Options(
+                    container=options.container or governing.container,
+                    provider=options.provider or governing.provider_for(path),
+                    fail_on=options.fail_on or governing.fail_on,
+                    select=select,
+                    ignore=ignore + governing.ignores_for(path) + _command_line_ignores(path, options),
+                    max_bytes=options.max_bytes or governing.max_bytes,
+                    max_frames=options.max_frames or governing.max_frames,
+                ),
+                governing.expectations_for(path) + expect.load_sidecar(path),
+                governing.expectations_for(path),
+            )
         )
-        for path in found.captures
-    )
     jobs = options.jobs if options.jobs is not None else config.jobs
     return Plan(
         config,
-        tasks,
+        tuple(tasks),
         found.skipped,
         fail_on,
         jobs or os.cpu_count() or 1,
@@ -116,7 +125,7 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
         for number, (task, result) in enumerate(zip(plan.tasks, results, strict=True)):
             if result.failed and _update(task, result):
                 updated.append(expect.sidecar_path(task.path))
-                reread = plan.config.expectations_for(task.path) + expect.load_sidecar(task.path)
+                reread = task.configured + expect.load_sidecar(task.path)
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
     return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special)
 
@@ -131,11 +140,14 @@ def replay_one(task: Task) -> Outcome:
     try:
         report = replay(task.path, task.options)
         stream = report.stream
-        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report.to_dict())
+        declared = expect.from_header(task.path, stream.capture.header)
+        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report.to_dict(), declared)
     except RunError as error:
         return None, error.message, error.line
     except MemoryError:
         return None, OUT_OF_MEMORY, None
+    except CheckError as error:  # the header's "expect" names no rule: the capture fails, the run goes on
+        return None, str(error), 1
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
@@ -243,7 +255,8 @@ def _judge(task: Task, outcome: Outcome) -> CaptureResult:
 
 
 def _result(task: Task, replayed: Replayed | None, findings: tuple[Finding, ...]) -> CaptureResult:
-    verdict = expect.compare(task.path, findings, task.expectations, expect.selector(task.options))
+    declared = task.expectations + (replayed.expected if replayed is not None else ())
+    verdict = expect.compare(task.path, findings, declared, expect.selector(task.options))
     return CaptureResult(
         task.path, task.options, replayed, findings, verdict.expected, verdict.unexpected, verdict.stale
     )
@@ -255,6 +268,63 @@ def _update(task: Task, result: CaptureResult) -> bool:
     verdict = expect.Verdict(result.expected, result.unexpected, result.stale)
     entries = expect.updated_entries(sidecar, verdict, result.findings, lambda f: f.severity >= task.options.fail_on)
     return expect.write_sidecar(task.path, entries)
+
+
+class _Configs:
+    """The configuration governing each path: nearest to it, or the one ``--config`` names, or none."""
+
+    def __init__(self, options: CheckOptions) -> None:
+        self.fixed: config_file.Config | None = None
+        if options.isolated:
+            self.fixed = config_file.Config()
+        elif options.config is not None:
+            if not os.path.isfile(options.config):
+                raise CheckError(f"{options.config}: no such configuration file")
+            self.fixed = config_file.load(options.config)
+        self.loaded: dict[str | None, config_file.Config] = {}
+        self.by_folder: dict[str, str | None] = {}
+
+    def for_target(self, target: str) -> config_file.Config:
+        if self.fixed is not None:
+            return self.fixed
+        folder = target if os.path.isdir(target) else (os.path.dirname(target) or ".")
+        if not os.path.isdir(folder):  # a glob: its configuration is the one above its fixed part
+            folder = _fixed_part(target)
+        if folder not in self.by_folder:
+            self.by_folder[folder] = config_file.find(folder)
+        found = self.by_folder[folder]
+        if found not in self.loaded:
+            self.loaded[found] = config_file.load(found)
+        return self.loaded[found]
+
+    def every_for(self, paths: tuple[str, ...]) -> list[config_file.Config]:
+        for path in paths:
+            self.for_target(path)
+        return list(self.loaded.values()) if self.fixed is None else [self.fixed]
+
+
+def _fixed_part(pattern: str) -> str:
+    parts = []
+    for part in pattern.replace(os.sep, "/").split("/"):
+        if set(part) & set("*?[{"):
+            break
+        parts.append(part)
+    folder = "/".join(parts) or "."
+    return folder if os.path.isdir(folder) else "."
+
+
+def _selection(options: CheckOptions, config: config_file.Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """select and ignore for captures under this configuration, the command line over the file."""
+    # As ruff layers them: the command line's --select starts the selection afresh (the file's
+    # select and ignore no longer apply); its --ignore adds to the file's.
+    if options.select is not None:
+        select, ignore = options.select, options.ignore or ()
+    else:
+        select, ignore = config.select, (*config.ignore, *(options.ignore or ()))
+    extend = (*config.extend_select, *options.extend_select)
+    if extend:
+        select = (*(select or ("ALL",)), *extend)
+    return select, ignore
 
 
 def _validate_selection(

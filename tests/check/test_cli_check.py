@@ -197,17 +197,24 @@ def test_explicit_config_and_isolated(in_tree: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('fial-on = "error"\n', "strict.toml: unknown key 'fial-on' in the top level"),
-        ('fail-on = "fatal"\n', "strict.toml: 'fail-on' must be info, warning or error (got 'fatal')"),
-        ('select = "SD1"\n', "strict.toml: 'select' must be a list of rule codes or prefixes"),
-        ('ignore = ["E501"]\n', "strict.toml: 'ignore' holds 'E501', which is not a rule code or prefix"),
-        ("jobs = -1\n", "strict.toml: 'jobs' must be a whole number"),
-        ('[per-path-ignores]\n"x/**" = "SD1"\n', "'per-path-ignores.'x/**'' must be a list of rule codes"),
-        ('[per-path-provider]\n"x/**" = "nonesuch"\n', "per-path-provider: unknown provider 'nonesuch'"),
+        ('fial-on = "error"\n', "strict.toml:1: unknown key 'fial-on' in the top level; did you mean 'fail-on'?"),
+        ('fail-on = "fatal"\n', "strict.toml:1: 'fail-on' must be info, warning or error (got 'fatal')"),
+        ('select = "SD1"\n', "strict.toml:1: 'select' must be a list of rule codes or prefixes"),
+        ('ignore = ["E501"]\n', "strict.toml:1: 'ignore' holds 'E501', which is not a rule code or prefix"),
+        (
+            '\nignore = ["SD999"]\n',
+            "strict.toml:2: 'ignore' no rule code is or starts with 'SD999'; did you mean 'SD900'?",
+        ),
+        ("jobs = -1\n", "strict.toml:1: 'jobs' must be a whole number"),
+        ('[per-path-ignores]\n"x/**" = "SD1"\n', "strict.toml:2: 'x/**' must be a list of rule codes"),
+        ('[per-file-ignores]\n\n"x/**" = ["SD99"]\n', "strict.toml:3: 'x/**' no rule code is or starts with 'SD99'"),
+        ('[per-path-provider]\n"x/**" = "nonesuch"\n', "strict.toml:2: 'x/**' unknown provider 'nonesuch'"),
         ('[expect]\n"a.sse" = [{ code = "SD102", cal-id = "x" }]\n', "unknown key 'cal-id' in expect.'a.sse'"),
         ('[expect]\n"a.sse" = ["102"]\n', "entry needs 'code', a rule code such as \"SD102\""),
         ("fail-on = \n", "strict.toml: not valid TOML"),
-        ('provider = "nonesuch"\n', "strict.toml: provider: unknown provider 'nonesuch'"),
+        ('provider = "antropic"\n', "strict.toml:1: 'provider' unknown provider 'antropic'; did you mean 'anthropic'?"),
+        ('container = "ssse"\n', "strict.toml:1: 'container' unknown container 'ssse'; did you mean 'sse'?"),
+        ("respect-gitignore = 1\n", "strict.toml:1: 'respect-gitignore' must be true or false (got 1)"),
     ],
 )
 def test_bad_configuration_exits_2_naming_file_and_key(in_tree: Path, tmp_path: Path, text: str, message: str) -> None:
@@ -225,8 +232,9 @@ def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path, monkeypatch: p
     result = run(".")
     assert result.exit_code == 2
     assert error_line(result) == (
-        "stream-doctor: error: pyproject.toml: unknown key 'selects' in [tool.stream-doctor] (known keys: "
-        "select, ignore, fail-on, provider, container, jobs, max-bytes, max-frames, exclude, per-path-ignores, per-path-provider, expect)"
+        "stream-doctor: error: pyproject.toml:2: unknown key 'selects' in [tool.stream-doctor]; did you mean 'select'? "
+        "(known keys: select, ignore, extend-select, fail-on, provider, container, jobs, max-bytes, max-frames, exclude, "
+        "per-path-ignores, per-file-ignores, per-path-provider, respect-gitignore, expect)"
     )
 
 
