@@ -101,9 +101,7 @@ def _sniffed(head: bytes) -> Reader:
     # Say why each reader declined; readers that declined for the same reason share one entry.
     reasons: dict[str, list[str]] = {}
     for name, reader in READERS.items():
-        reject_reason = getattr(reader, "reject_reason", None)
-        reason = reject_reason(head) if reject_reason is not None else "not recognised"
-        reasons.setdefault(reason, []).append(name)
+        reasons.setdefault(reader.reject_reason(head), []).append(name)
     tried = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
     raise CaptureError(f"could not recognise the capture format (tried {tried}); force one with --container")
 

@@ -114,3 +114,7 @@ class Reader(Protocol):
     def read(self, data: bytes, path: str) -> Capture:
         """Cut the whole capture into frames. Raises CaptureError only when nothing can be read."""
         ...
+
+    def reject_reason(self, head: bytes) -> str:
+        """Why ``sniff`` gave ``head`` 0, for the error that lists what each reader saw."""
+        ...

@@ -4,7 +4,7 @@ that parse (it never hands it over, or flags it as invalid).
 
 Why it matters:
 The model asked for a tool and the application silently does nothing: the next turn has no
-result for that call (providers then reject the request), or the agent loops.
+result for that call (the API then rejects the request), or the agent loops.
 
 Severity:
 warning when the client is a real library: the stream (or that library's handling of it) breaks a

@@ -1,7 +1,7 @@
 """The completion event restates a call's arguments differently from its fragments.
 
 What it checks:
-    Some providers restate the whole input when a call completes: OpenAI Responses
+    Some APIs restate the whole input when a call completes: OpenAI Responses
     ``response.function_call_arguments.done`` (and the other ``….done`` events), the AI SDK's
     ``tool-input-available`` and the v4 ``9:`` part. The restated input must equal what the
     fragments of the call joined into (text compared as text, parsed values as values). Restated

@@ -3,7 +3,7 @@
 What it checks:
     Gemini has no tool-call finish reason: a turn that calls functions ends with ``STOP``, like a
     turn that just answers. stream-doctor reads such a turn as waiting for tool results; this note
-    says where the calls and the ``STOP`` are, for clients ported from other providers.
+    says where the calls and the ``STOP`` are, for clients ported from other APIs.
 
 Why it matters:
     Code that runs tools only on a tool-call finish reason (OpenAI's ``tool_calls``, Anthropic's

@@ -15,7 +15,7 @@ Why it matters:
     conversation, a retried turn, or a client that made one up.
 
 Severity:
-    error when the follow-up was rejected or its answer is not recorded (the providers document the
+    error when the follow-up was rejected or its answer is not recorded (the APIs document the
     rejection); a warning when the capture shows the provider accepted the request with a normal
     answer.
 

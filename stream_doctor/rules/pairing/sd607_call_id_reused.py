@@ -7,12 +7,12 @@ What it checks:
     generates per response.
 
 Why it matters:
-    The history then holds two calls and two results with one id: providers reject it
+    The history then holds two calls and two results with one id: the APIs reject it
     ("Duplicate value for tool_call_id") or pair the new call with the old result, and clients
     that key their state by id overwrite the first call with the second.
 
 Severity:
-    warning. Id-keyed clients overwrite the earlier call; providers may reject the duplicate.
+    warning. Id-keyed clients overwrite the earlier call; an API may reject the duplicate.
 
 Example:
     turn 1 streams   {"id":"call_0","function":{"name":"get_weather",…}}
