@@ -90,7 +90,7 @@ def replay(
         "--container",
         "--input-format",
         metavar="FORMAT",
-        help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr.",
+        help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr, recording.",
     ),
     provider: Optional[str] = typer.Option(
         None, "--provider", metavar="NAME", help="Force the provider (e.g. anthropic)."

@@ -117,7 +117,7 @@ class Report:
     @property
     def conversation(self) -> bool:
         """Whether the capture is reported turn by turn (HAR files and cassettes always are)."""
-        return len(self.turns) > 1 or (self.source is not None and self.source.container in ("har", "vcr"))
+        return len(self.turns) > 1 or (self.source is not None and self.source.container in ("har", "vcr", "recording"))
 
     @cached_property
     def calls(self) -> tuple[ToolCall, ...]:

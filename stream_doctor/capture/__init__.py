@@ -16,6 +16,7 @@ from stream_doctor.capture.har import READER as HAR_READER
 from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
 from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
 from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
+from stream_doctor.capture.recording import READER as RECORDING_READER
 from stream_doctor.capture.sse import READER as SSE_READER
 from stream_doctor.capture.vcr import READER as VCR_READER
 
@@ -31,6 +32,7 @@ READERS: dict[str, Reader] = {
         PREFIXED_READER,
         HAR_READER,
         VCR_READER,
+        RECORDING_READER,
     )
 }
 CONTAINERS = tuple(READERS)

@@ -266,8 +266,12 @@ class Exchanges:
         content_type: str | None,
         place: BodyPlace,
         encoding: str | None = None,
+        recorded_encoding: str | None = None,
     ) -> None:
-        """One interaction: its request frame, then its response body cut into frames (when it is a stream)."""
+        """One interaction: its request frame, then its response body cut into frames (when it is a stream).
+
+        ``encoding`` is the content encoding to undo; ``recorded_encoding`` what the recorded headers say,
+        when the recorder stored the body already decoded (then only a disagreement is noted)."""
         self.exchanges.append(exchange)
         if exchange.skipped is not None:
             return
@@ -276,6 +280,7 @@ class Exchanges:
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
         if body is None:
             return
+        stored_compressed = body.startswith(_GZIP_MAGIC) or (encoding or "").strip().lower() == "deflate"
         body, problem = decode_content(body, encoding)
         if problem is not None:
             self.problems.append(InputProblem("body-undecodable", problem, exchange.pos, number))
@@ -284,6 +289,11 @@ class Exchanges:
         inner = read_body(body, content_type)
         if inner is None:
             return
+        disagreement = _metadata_disagreement(
+            inner.container, content_type, None if stored_compressed else encoding or recorded_encoding
+        )
+        if disagreement is not None:  # the bytes are trusted; the headers are noted once (SD007)
+            self.problems.append(InputProblem("metadata-disagrees", disagreement, exchange.pos, number))
         exchange.body_container = inner.container
         exchange.ended_cleanly = inner.ended_cleanly
         for frame in inner.frames:
@@ -306,6 +316,21 @@ class Exchanges:
             ended_cleanly=ended,
             exchanges=self.exchanges,
         )
+
+
+def _metadata_disagreement(container: str, content_type: str | None, encoding: str | None) -> str | None:
+    """What the recorded headers claim that the stored body is not (an edited cassette, a recorder that
+    decoded the body but kept the headers), or None when they agree."""
+    claims = []
+    media = (content_type or "").split(";")[0].strip().lower()
+    if media and _STREAM_TYPES.get(media) != container and not (media == "text/plain" and container == "sse"):
+        claims.append(f"Content-Type {media}")
+    declared = (encoding or "").split(",")[0].strip().lower()
+    if declared in ("gzip", "deflate", "br", "zstd"):  # said of a body stored uncompressed
+        claims.append(f"Content-Encoding {declared}")
+    if not claims:
+        return None
+    return f"the recorded headers say {' and '.join(claims)}, but the stored body is plain {container} text: read as {container}"
 
 
 _STREAM_TYPES = {

@@ -282,9 +282,10 @@ def _interaction(collected: Exchanges, source: Source, number: int, interaction:
     raw, raw_node = _response_body(response, response_node)
     place = _place(source, raw_node, raw, pos)
     # A text body was decoded by the recorder (vcrpy's decode_compressed_response); bytes may still be encoded.
-    encoding = header(response_headers, "content-encoding") if isinstance(raw, bytes) else None
+    recorded = header(response_headers, "content-encoding")
+    encoding = recorded if isinstance(raw, bytes) else None
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    collected.add(exchange, value, payload, content_type, place, encoding)
+    collected.add(exchange, value, payload, content_type, place, encoding, recorded)
 
 
 def _response_body(response: dict[str, Any], node: Any) -> tuple[str | bytes | None, Any]:
@@ -301,6 +302,9 @@ def _response_body(response: dict[str, Any], node: Any) -> tuple[str | bytes | N
         return None, None
     if isinstance(body, (str, bytes)):  # go-vcr
         return body, body_node
+    content = response.get("content")
+    if isinstance(content, (str, bytes)):  # vcrpy's httpx stubs (4.x): {status_code, http_version, headers, content}
+        return content, _child(node, "content")
     return None, None
 
 
@@ -395,7 +399,7 @@ def _body_value(body: Any) -> Any:
 
 
 def _status(response: dict[str, Any]) -> int | None:
-    status = response.get("status")
+    status = response.get("status", response.get("status_code"))
     if isinstance(status, dict):
         status = status.get("code")
     if status is None:

@@ -108,6 +108,7 @@ DOCUMENTED_EXTENSIONS: dict[str, str] = {
     "system_fingerprint": "OpenAI",
     "service_tier": "OpenAI",
     "obfuscation": "OpenAI (stream obfuscation padding)",
+    "p": "Mistral (random padding against token-length side channels, like OpenAI's obfuscation)",
     "prompt_logprobs": "vLLM",
     "prompt_token_ids": "vLLM",
     "kv_transfer_params": "vLLM",

@@ -14,6 +14,7 @@ from stream_doctor.rules.capture import (
     sd004_not_utf8,
     sd005_sse_framing,
     sd006_unknown_fields,
+    sd007_metadata_disagrees,
 )
 from stream_doctor.rules.clients import (
     sd801_client_input_differs,
@@ -116,6 +117,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd004_not_utf8,
         sd005_sse_framing,
         sd006_unknown_fields,
+        sd007_metadata_disagrees,
         sd101_premature_execution,
         sd102_empty_input_execution,
         sd103_executed_input_differs,

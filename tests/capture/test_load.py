@@ -34,7 +34,7 @@ def error_of(path: str, container: str | None = None) -> CaptureError:
 
 
 def test_registry() -> None:
-    assert CONTAINERS == ("sse", "jsonl", "envelope", "json", "eventstream", "prefixed", "har", "vcr")
+    assert CONTAINERS == ("sse", "jsonl", "envelope", "json", "eventstream", "prefixed", "har", "vcr", "recording")
     for name, reader in READERS.items():
         assert reader.name == name
         assert reader.title
@@ -98,7 +98,7 @@ def test_forced_container_reads_what_sniffing_would_not(tmp_path: Path) -> None:
 def test_unknown_container_lists_the_valid_names(tmp_path: Path) -> None:
     error = error_of(write(tmp_path, SSE), "ndjson")
     assert error.message == (
-        "unknown container 'ndjson' (choose from sse, jsonl, envelope, json, eventstream, prefixed, har, vcr)"
+        "unknown container 'ndjson' (choose from sse, jsonl, envelope, json, eventstream, prefixed, har, vcr, recording)"
     )
 
 
@@ -110,7 +110,9 @@ def test_unrecognised_format_says_what_was_tried(tmp_path: Path) -> None:
         "json: does not start with '['; eventstream: no event stream prelude (its CRC32 does not check out); "
         "prefixed: line 1 does not start with a one-character type id and ':'; "
         'har: does not start with {"log": (not a HAR file); '
-        "vcr: no top-level 'interactions:' (not a VCR cassette)); force one with --container"
+        "vcr: no top-level 'interactions:' (not a VCR cassette); "
+        'recording: neither {"request": …, "response": …} nor a nock array of {"scope": …}); '
+        "force one with --container"
     )
 
 

@@ -1,0 +1,60 @@
+"""JSON recordings of exchanges: one-exchange {request, response} wrappers and nock recordings."""
+
+from __future__ import annotations
+
+import binascii
+import gzip
+import json
+
+import pytest
+
+from stream_doctor.capture import load
+from stream_doctor.capture.base import CaptureError
+
+SSE = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'
+URL = "https://api.openai.com/v1/chat/completions"
+BODY = {"model": "gpt-4o", "stream": True, "messages": []}
+
+
+def frames(data: bytes) -> list[tuple[str, int | None]]:
+    capture = load("rec.json", data=data)
+    assert capture.container == "recording"
+    return [(f.kind, f.interaction) for f in capture.frames]
+
+
+def test_a_one_exchange_wrapper_is_one_turn_with_its_status() -> None:
+    data = json.dumps(
+        {
+            "request": {"method": "POST", "url": URL, "headers": {"Authorization": "Bearer sk-secret"}, "body": "{}"},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": SSE},
+        }
+    ).encode()
+    capture = load("rec.json", data=data)
+    assert [(f.kind, f.interaction) for f in capture.frames][:2] == [("request", 1), ("event", 1)]
+    assert capture.exchanges[0].status == 200
+    assert b"sk-secret" not in capture.frames[0].data  # credentials never pass through
+
+
+def test_nock_bodies_as_text_hex_chunks_and_binary_hex() -> None:
+    gz = gzip.compress(SSE.encode(), mtime=0)
+    chunks = [binascii.hexlify(gz[:10]).decode(), binascii.hexlify(gz[10:]).decode()]
+    entries = [
+        {"scope": "https://api.openai.com:443", "method": "POST", "path": "/v1/chat/completions", "body": BODY,
+         "status": 200, "response": SSE},
+        {"scope": "https://api.openai.com:443", "method": "POST", "path": "/v1/chat/completions", "body": BODY,
+         "status": 200, "response": chunks, "rawHeaders": ["Content-Encoding", "gzip"]},
+        {"scope": "https://api.openai.com:443", "method": "POST", "path": "/v1/chat/completions", "body": BODY,
+         "status": 200, "response": binascii.hexlify(SSE.encode()).decode(), "responseIsBinary": True},
+        {"scope": "https://api.openai.com:443", "method": "GET", "path": "/v1/models", "status": 200,
+         "response": {"data": []}},
+    ]  # fmt: skip
+    found = frames(json.dumps(entries).encode())
+    assert [n for kind, n in found if kind == "request"] == [1, 2, 3]
+    assert sum(1 for kind, n in found if kind == "event") == 6  # a chunk and [DONE] in each of three streams
+
+
+def test_a_json_object_that_is_not_an_exchange_is_not_taken_for_one() -> None:
+    assert load("x.json", data=b'{"hello": "world"}').container != "recording"
+    with pytest.raises(CaptureError) as caught:
+        load("x.bin", data=b"<html>not a capture</html>")
+    assert "recording: neither" in str(caught.value)  # the one-line error says what each reader wanted
