@@ -176,6 +176,7 @@ def _empty_findings() -> dict[str, list[Any]]:
 @contextmanager
 def _client(options: ScanOptions) -> Iterator[tuple[Client, str, int]]:
     """A client on the cluster the options name; the cluster this started is closed on the way out."""
+    import dask
     from distributed import Client, LocalCluster
 
     from stream_doctor.scan.workers import IgnoreCtrlC
@@ -194,7 +195,9 @@ def _client(options: ScanOptions) -> Iterator[tuple[Client, str, int]]:
             _close(client)
         return
     workers = options.workers or os.cpu_count() or 1
-    with _sigint_ignored():
+    # The workers' sampling profiler feeds a dashboard this cluster does not start; it would take the
+    # GIL a hundred times a second from replays that are pure Python.
+    with _sigint_ignored(), dask.config.set({"distributed.worker.profile.enabled": False}):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,  # replay holds the GIL: one process per core
