@@ -377,40 +377,69 @@ def scan(
         "with --body-column, tables (Parquet, or JSONL with one capture per row).",
     ),
     out: str = typer.Option(
-        "scan-findings.parquet", "--out", "-o", help="Findings table (Parquet), one row per finding."
+        "scan-findings.parquet", "--out", "-o", metavar="PATH", help="Findings table (Parquet), one row per finding."
     ),
     status: Optional[str] = typer.Option(
-        None, "--status", help="Per-capture status table (Parquet; default: beside --out, *.status.parquet)."
+        None,
+        "--status",
+        metavar="PATH",
+        help="Per-capture status table (Parquet; default: beside --out, *.status.parquet).",
     ),
     summary: List[str] = typer.Option(
-        [], "--summary", help="Write the summary to PATH too: Markdown (.md) or JSON (.json); repeatable."
+        [],
+        "--summary",
+        metavar="PATH",
+        help="Write the summary to PATH too: Markdown (.md) or JSON (.json); repeatable.",
     ),
     body_column: Optional[str] = typer.Option(
-        None, "--body-column", help="The inputs are tables; this column holds each raw streamed body."
+        None, "--body-column", metavar="COLUMN", help="The inputs are tables; this column holds each raw streamed body."
     ),
-    id_column: Optional[str] = typer.Option(None, "--id-column", help="Table column with the request id."),
+    id_column: Optional[str] = typer.Option(
+        None, "--id-column", metavar="COLUMN", help="Table column with the request id."
+    ),
     model_column: Optional[str] = typer.Option(
-        None, "--model-column", help="Table column with the model (when the stream does not name it)."
+        None, "--model-column", metavar="COLUMN", help="Table column with the model (when the stream does not name it)."
     ),
     meta_column: List[str] = typer.Option(
-        [], "--meta-column", help="Table column carried into every finding and status row (repeatable)."
+        [],
+        "--meta-column",
+        metavar="COLUMN",
+        help="Table column carried into every finding and status row (repeatable).",
     ),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="Address of a running Dask scheduler (tcp://host:8786); default: a local cluster."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Address of a running Dask scheduler (tcp://host:8786); default: a local cluster.",
     ),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes of the local cluster."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Captures per task."),
-    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Scan N captures drawn at random."),
-    seed: int = typer.Option(0, "--seed", help="Seed of --sample."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", min=1, metavar="N", help="Worker processes of the local cluster."
+    ),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, metavar="N", help="Captures per task."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, metavar="N", help="Scan N captures drawn at random."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of --sample."),
     resume: bool = typer.Option(False, "--resume", help="Keep the outputs and scan only the captures they lack."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider for every capture."),
-    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format for every capture."),
-    select: List[str] = typer.Option([], "--select", help="Only these rule codes or prefixes."),
-    ignore: List[str] = typer.Option([], "--ignore", help="Skip these rule codes or prefixes."),
-    fail_on: Optional[Level] = typer.Option(
-        None, "--fail-on", help="Exit 1 when a finding reaches this severity (default: a scan never fails)."
+    provider: Optional[str] = typer.Option(
+        None, "--provider", metavar="NAME", help="Force the provider for every capture."
     ),
-    width: Optional[int] = typer.Option(None, "--width", help="Terminal width for the summary."),
+    container: Optional[str] = typer.Option(
+        None, "--container", metavar="FORMAT", help="Force the capture format for every capture."
+    ),
+    select: List[str] = typer.Option(
+        [], "--select", metavar="CODES", help="Only these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    ignore: List[str] = typer.Option(
+        [], "--ignore", metavar="CODES", help="Skip these rule codes or prefixes (repeatable, or comma-separated)."
+    ),
+    fail_on: Optional[Level] = typer.Option(
+        None,
+        "--fail-on",
+        metavar="SEVERITY",
+        help="Exit 1 when a finding reaches this severity: info, warning, error (default: a scan never fails).",
+    ),
+    width: Optional[int] = typer.Option(
+        None, "--width", min=1, metavar="COLUMNS", help="Terminal width for the summary."
+    ),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
 ) -> None:
     """Scan a dataset of logged streams on Dask: findings as Parquet, a status per capture, a summary."""

@@ -378,7 +378,9 @@ def test_bad_inputs_exit_2_before_a_cluster_starts(tmp_path: Path) -> None:
     assert no_column.returncode == 2 and "--body-column" in no_column.stderr
     wrong_column = _cli("scan", str(table), "--body-column", "response", cwd=tmp_path)
     assert wrong_column.returncode == 2 and "no column 'response' (columns: body)" in wrong_column.stderr
-    assert "Traceback" not in missing.stderr + no_column.stderr + wrong_column.stderr
+    typo = _cli("scan", str(table), "--body-column", "body", "--provider", "antropic", cwd=tmp_path)
+    assert typo.returncode == 2 and "unknown provider 'antropic'; did you mean 'anthropic'?" in typo.stderr
+    assert "Traceback" not in missing.stderr + no_column.stderr + wrong_column.stderr + typo.stderr
 
 
 def test_scan_without_the_extra_exits_2_with_the_install_command(tmp_path: Path) -> None:
