@@ -85,7 +85,7 @@ def _line(review: ClientReview, verdict: CallVerdict) -> str:
             what = f"holds {excerpt(first.arguments) if first.arguments else 'no input'} and does not run it"
         else:
             what = f"runs it with {preview(first.input, 60)}"
-        said = f"{who}: {what} at {place} ({first.when})"
+        said = f"{who}: {what} at {place}, on {first.when}"
     elif review.error is not None and any(d.kind == "raised" for d in verdict.differences):
         said = f"{who}: raises {review.error.exception} first"
     else:

@@ -32,8 +32,19 @@ The requests: the tools each request declares and, across turns, the results the
 carries back. Record them in an envelope (stream-doctor record, stream_doctor.record.Recorder;
 docs/envelope.md), a HAR file or a cassette; for a single stream, --tools FILE gives the tool definitions."""
 
+_CLIENTS = """\
+A client to judge: these rules say what a named client library (or a naive pattern) would hand
+the tool, so they run only for the clients --client names (repeatable, or all):
+
+  stream-doctor clients
+  stream-doctor replay capture.sse --client openai-python
+  stream-doctor replay capture.sse --client all
+
+Each call in the report then shows, per client, what it would run, with which input and at
+which event; the JSON report carries it as the call's extras.clients."""
+
 #: By code prefix: which inputs a family of rules needs.
-_NEEDS = {"SD1": _EXECUTIONS, "SD6": _REQUESTS, "SD7": _REQUESTS}
+_NEEDS = {"SD1": _EXECUTIONS, "SD6": _REQUESTS, "SD7": _REQUESTS, "SD8": _CLIENTS}
 
 
 def needs(rule: Rule) -> str | None:
