@@ -15,10 +15,13 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import Machine
 from stream_doctor.events import (
     ArgsDelta,
+    BlockDelta,
+    BlockStart,
     BlockStop,
     Event,
     Finish,
     FinishCategory,
+    Malformed,
     MessageStart,
     MessageStop,
     StreamError,
@@ -39,15 +42,18 @@ class Fragment:
     start_input: Any = None
     server_side: bool = False
     delta_type: str = ""
+    block_type: str = ""  # the call's block type (ToolStart.block_type)
 
 
 @dataclass
 class WireMachine(Machine):
     index_of: dict[Hashable, int | None] = field(default_factory=dict)
+    block_type_of: dict[Hashable, str] = field(default_factory=dict)
     server: set[Hashable] = field(default_factory=set)
     finish: FinishCategory | None = None
     finish_pos: Pos | None = None
     _open: Fragment | None = None
+    error_type: str | None = None
 
     def feed(self, event: Event, call: int | None) -> None:
         kind = type(event)
@@ -78,6 +84,7 @@ class WireMachine(Machine):
                     None,
                     event.key in self.server,
                     event.delta_type,
+                    self.block_type_of.get(event.key, ""),
                 )
             )
             return
@@ -85,6 +92,7 @@ class WireMachine(Machine):
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
             self.index_of[event.key] = event.index
+            self.block_type_of[event.key] = event.block_type
             if event.server_side:
                 self.server.add(event.key)
             self._open = Fragment(
@@ -98,14 +106,22 @@ class WireMachine(Machine):
                 True,
                 event.start_input,
                 event.server_side,
+                block_type=event.block_type,
             )
+        elif kind is BlockStart:
+            self.block_start(event.key, event.pos)  # type: ignore[union-attr]
         elif kind is BlockStop:
             self.stop(event.key, call, event.pos)  # type: ignore[union-attr]
+        elif kind is Malformed:
+            self.malformed(event.reason, event.pos)  # type: ignore[union-attr]
         elif kind is Finish:
             self.finish, self.finish_pos = event.category, event.pos  # type: ignore[union-attr]
             self.finished(event.pos)
         elif kind is StreamError:
             self.stream_error(event.pos)
+            self.error_type = event.error_type  # type: ignore[union-attr]
+        elif kind is BlockDelta:
+            self.block_delta(event.key, event.delta_type, event.pos)  # type: ignore[union-attr]
         elif kind is MessageStart:
             self.message_start(event.pos)
         elif kind is MessageStop:
@@ -134,6 +150,15 @@ class WireMachine(Machine):
 
     def stream_error(self, pos: Pos) -> None:
         """An error the provider sent inside the stream."""
+
+    def block_start(self, key: Hashable, pos: Pos) -> None:
+        """A block that is not a tool call began (text, thinking, a server tool's result …)."""
+
+    def malformed(self, reason: str, pos: Pos) -> None:
+        """A frame the adapter could not use."""
+
+    def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
+        """A fragment of a block that is not a tool call's arguments (text, thinking …)."""
 
     def message_start(self, pos: Pos) -> None:
         pass

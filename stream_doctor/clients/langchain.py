@@ -7,13 +7,18 @@ their ``index`` matches and their ids do not disagree) and ``merge_dicts`` (L45-
 concatenated, except an ``id`` equal to the one held), ``messages/ai.py`` ``init_tool_calls``
 (L509-575: ``parse_partial_json(args)``, ``{}`` for empty args, anything else an invalid tool
 call) and ``utils/json.py`` ``parse_partial_json`` (L58-135). The provider packages' converters,
-modelled from source: langchain-openai ``_convert_delta_to_message_chunk`` (a chunk per
-``tool_calls[]`` entry with its ``index``; a delta with an entry lacking ``index`` loses all its
-tool call chunks to a caught ``KeyError``) and langchain-anthropic
-``_make_message_chunk_from_anthropic_event`` (``content_block_start`` gives name, id and ``args=""``;
-each ``input_json_delta`` gives ``args`` at the block index).
+from source: langchain-openai 1.7.4 ``_convert_delta_to_message_chunk`` (the first choice of each
+chunk; a chunk per ``tool_calls[]`` entry with its ``index``, None when the server sent none, and
+such a chunk is never merged with another) and langchain-anthropic 1.7.10
+``_make_message_chunk_from_anthropic_event`` (a ``tool_use`` start gives name, id and its input as
+JSON text when not empty; an ``input_json_delta`` gives ``args`` at the block index when the latest
+block started is a client ``tool_use``).
 
-Modelled from source: the test suite does not replay captures through LangChain yet.
+Checked against langchain-core 1.7.2 itself (``clients/library/langchain_core_merge.py``): the
+provider SDK's stream and langchain-core's merging and parsing run for real, the two converters
+are rewritten from their source there too. Known divergence: a ``tool_calls[]`` entry without
+``function`` (Gemini's thought-signature-only entry) makes langchain-openai raise
+``AttributeError``; the neutral events do not keep whether ``function`` was there.
 
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
@@ -44,34 +49,41 @@ class _Chunk:
 class LangChainMerge(WireMachine):
     chunks: list[_Chunk] = field(default_factory=list)
 
+    latest_tool: bool = False  # langchain-anthropic: the latest block started is a client tool_use
+
+    def block_start(self, key: Hashable, pos: Pos) -> None:
+        self.latest_tool = False
+
+    def malformed(self, reason: str, pos: Pos) -> None:
+        if "UTF-8" in reason:  # the provider SDK's SSE decoder raises
+            self.fail(pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+
     def fragment(self, fragment: Fragment) -> None:
-        if fragment.server_side:
-            return
         anthropic = isinstance(fragment.key, int)  # the Anthropic adapter keys blocks by their index
-        if not anthropic and fragment.index is None:
-            return  # langchain-openai: KeyError on rtc["index"], caught: the delta's tool call chunks are lost
-        if anthropic and not fragment.first and fragment.delta_type != "input_json_delta":
-            return
         if anthropic:
-            args = "" if fragment.first else fragment.arguments
-            new = _Chunk(
-                fragment.key,
-                [fragment.call] if fragment.call is not None else [],
-                fragment.call_id,
-                fragment.name,
-                args,
-            )
-        else:
-            new = _Chunk(
-                fragment.index,
-                [fragment.call] if fragment.call is not None else [],
-                fragment.call_id,
-                fragment.name,
-                fragment.arguments,
-            )
-        self._merge(new)
+            if fragment.first:
+                self.latest_tool = not fragment.server_side
+                if fragment.server_side:
+                    return
+                start = fragment.start_input
+                args = json.dumps(start) if isinstance(start, dict) and start else ""
+                call = [fragment.call] if fragment.call is not None else []
+                self._merge(_Chunk(fragment.key, call, fragment.call_id, fragment.name, args))
+            elif self.latest_tool and fragment.delta_type == "input_json_delta":
+                call = [fragment.call] if fragment.call is not None else []
+                self._merge(_Chunk(fragment.key, call, None, None, fragment.arguments))
+            return
+        if fragment.server_side or fragment.block_type == "function_call":
+            return  # the legacy function_call goes to additional_kwargs, not tool_call_chunks
+        # langchain-openai reads the first choice of each chunk; a fragment without an index gets
+        # index None and is never merged with another (merge_lists merges integer indices only)
+        call = [fragment.call] if fragment.call is not None else []
+        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments))
 
     def _merge(self, new: _Chunk) -> None:
+        if new.index is None:
+            self.chunks.append(new)
+            return
         for held in self.chunks:
             if held.index == new.index and (
                 held.call_id in (None, "") or new.call_id in (None, "") or held.call_id == new.call_id
@@ -86,30 +98,33 @@ class LangChainMerge(WireMachine):
         self.chunks.append(new)
 
     def stream_error(self, pos: Pos) -> None:
-        self.fail(pos, "APIError", "the provider SDK raised on an error in the stream", provider_error=True)
+        exception = "APIStatusError" if self._anthropic else "APIError"
+        self.fail(pos, exception, "the provider SDK raised on an error in the stream", provider_error=True)
+
+    @property
+    def _anthropic(self) -> bool:
+        return any(isinstance(key, int) for key in self.index_of)
 
     def end(self, end: Pos | None) -> None:
+        # the aggregated message lists its tool_calls, then its invalid_tool_calls
+        valid: list[tuple[_Chunk, Any]] = []
+        invalid: list[_Chunk] = []
         for chunk in self.chunks:
-            value: Any
-            invalid = False
             try:
                 value = parse_partial_json(chunk.args) if chunk.args else {}
             except Exception:  # noqa: BLE001 - init_tool_calls catches everything the same way
                 value = None
-            if not isinstance(value, dict):
-                invalid, value = True, _NOT_RUN
-            self.hand(
-                tuple(chunk.calls),
-                chunk.call_id,
-                chunk.name or "",
-                chunk.args,
-                value,
-                None,
-                "end of stream (aggregated message)",
-                invalid,
-            )
+            if isinstance(value, dict):
+                valid.append((chunk, value))
+            else:
+                invalid.append(chunk)
+        for chunk, value in valid:
+            self.hand(tuple(chunk.calls), chunk.call_id, chunk.name or "", chunk.args, value, None, _WHEN)
+        for chunk in invalid:
+            self.hand(tuple(chunk.calls), chunk.call_id, chunk.name or "", chunk.args, _NOT_RUN, None, _WHEN, True)
 
 
+_WHEN = "end of stream (aggregated message)"
 _NOT_RUN: Any = MISSING  # an invalid tool call is not run
 _REPAIR_TRIES = 256
 
@@ -180,6 +195,7 @@ PROFILE = profile(
     "LangChain (langchain-core chunk merging, langchain-openai / langchain-anthropic converters)",
     "library",
     "tool_call_chunks merged by index unless ids differ; name concatenated; partial JSON repaired and run",
+    runs_in_python=True,
     providers=("anthropic", "openai"),
     library="langchain-core",
     version="1.7.2",

@@ -9,7 +9,12 @@ streaming (``vendor_part_id`` = the tool call ``index``) and the Anthropic strea
 (``models/anthropic/_streaming.py`` L176-182: ``vendor_part_id`` = the block index, the start
 event's ``input`` used only when not empty).
 
-Modelled from source: the test suite does not replay captures through pydantic-ai yet.
+Checked against pydantic-ai-slim 2.68.0 itself (``clients/library/pydantic_ai_models.py``: its
+OpenAI and Anthropic model classes on the official SDKs, over a mock transport). Also followed:
+the vendor part id is the tool call index whatever the choice (two choices' calls merge); the
+Anthropic model asserts that the first event is ``message_start``; a text delta at a tool call's
+block index raises ``UnexpectedModelBehavior``; an in-stream error raises the exception its
+``error.type`` maps to (``ModelOverloadedError`` …); the legacy ``function_call`` is not read.
 
 - Calls are handed when the response ends; arguments that do not parse are sent back to the model
   as a retry prompt (not run); an empty buffer is ``{}``.
@@ -24,7 +29,7 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.events import MISSING
+from stream_doctor.events import MISSING, Event, Malformed, MessageStart, ToolStart
 
 
 @dataclass
@@ -39,6 +44,28 @@ class _Part:
 class PartsManager(WireMachine):
     parts: list[_Part] = field(default_factory=list)
     by_vendor: dict[Hashable, _Part] = field(default_factory=dict)
+
+    started: bool = False
+    seen_any: bool = False
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if not self.seen_any:
+            self.seen_any = True
+            if isinstance(event.pos, Pos) and type(event) is not MessageStart and _anthropic_key(event):
+                # AnthropicStreamedResponse reads the first event as the message_start and asserts it
+                self.fail(event.pos, "AssertionError", "the first event is not message_start")
+                return
+        if type(event) is Malformed and "UTF-8" in event.reason:  # type: ignore[union-attr]
+            self.fail(event.pos, "ModelAPIError", "an event's bytes are not UTF-8 (UnicodeDecodeError)")
+            return
+        if type(event) is ToolStart and event.block_type == "function_call":  # type: ignore[union-attr]
+            return  # the legacy function_call is not read
+        super().feed(event, call)
+
+    def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
+        held = self.by_vendor.get(key) if isinstance(key, int) else None
+        if held is not None and delta_type == "text_delta":
+            self.fail(pos, "UnexpectedModelBehavior", "Cannot apply a text delta to a tool call part")
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side:
@@ -81,9 +108,25 @@ class PartsManager(WireMachine):
             held.call_id = fragment.call_id
 
     def stream_error(self, pos: Pos) -> None:
-        self.fail(pos, "ModelHTTPError", "the provider SDK raised on an error in the stream", provider_error=True)
+        self.pending_error = pos
+
+    pending_error: Pos | None = None
+
+    def finished(self, pos: Pos) -> None:
+        pass
+
+    def _raise_error(self) -> None:
+        pos = self.pending_error
+        if pos is not None:
+            category = _ERROR_CATEGORIES.get(self.error_type or "", "ModelAPIError")
+            self.fail(
+                pos, category, f"the provider sent {self.error_type or 'an error'} in the stream", provider_error=True
+            )
 
     def end(self, end: Pos | None) -> None:
+        self._raise_error()
+        if self.error is not None:
+            return
         for part in self.parts:
             if part.name is None:
                 continue  # a ToolCallPartDelta never upgraded to a part: not in the response
@@ -102,11 +145,28 @@ class PartsManager(WireMachine):
             )
 
 
+#: pydantic-ai's exception for the ``error.type`` a stream carries (models/anthropic/_errors.py:165-169,
+#: and the OpenAI model's mapping of a server error)
+_ERROR_CATEGORIES = {
+    "rate_limit_error": "ModelRateLimitError",
+    "billing_error": "ModelQuotaExceededError",
+    "overloaded_error": "ModelOverloadedError",
+    "server_error": "ModelServerError",
+    "api_error": "ModelServerError",
+}
+
+
+def _anthropic_key(event: Event) -> bool:
+    key = getattr(event, "key", None)
+    return isinstance(key, int) and not isinstance(key, bool)
+
+
 PROFILE = profile(
     "pydantic-ai",
     "pydantic-ai (ModelResponsePartsManager; OpenAI and Anthropic models)",
     "library",
     "a part per provider index; name appended; arguments validated when the response ends",
+    runs_in_python=True,
     providers=("anthropic", "openai"),
     library="pydantic-ai-slim",
     version="2.68.0",

@@ -20,8 +20,8 @@ CLIENT_EXPECTED: dict[tuple[str, str], set[str]] = {
     # SD803: the final message still holds the cut call; the AI SDK checks the finish reason
     ("anthropic/abandoned_at_max_tokens.sse", "anthropic-python"): {"SD803"},
     ("anthropic/abandoned_at_max_tokens.sse", "vercel-ai"): set(),
-    # SD804: langchain-openai loses fragments without an index
-    ("openai/fragments_without_index.sse", "langchain"): {"SD804"},
+    # SD804: no finish_reason, so the OpenAI SDK never fires arguments.done for the call
+    ("openai/done_without_finish_reason.sse", "openai-python"): {"SD804"},
     ("openai/one_call.sse", "langchain"): set(),
     # SD805: a skipped block index is an IndexError; an error event is the provider's, not a client defect
     ("anthropic/skipped_block_index.sse", "anthropic-python"): {"SD805"},

@@ -19,7 +19,11 @@ from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-TEXT_CLIENTS = {"openai-python"}  # clients that hand the argument text, not a parsed value
+#: Where a profile is known to disagree with its library, and why (each one documented in the profile).
+KNOWN_DIVERGENCES = {
+    ("langchain", "fragments_without_index.sse"): "a tool_calls[] entry without `function`: langchain-openai raises "
+    "AttributeError; the neutral events do not keep whether `function` was there",
+}
 
 
 def _pairs() -> list[tuple[str, Path]]:
@@ -42,7 +46,11 @@ def test_profile_agrees_with_the_library(client: str, path: Path) -> None:
     handoffs, error = run(BY_NAME[client], [event for _, event in report.events])
     capture = load(str(path), None)
     expected = library(capture, capture.frames)
-    assert outcome_of(handoffs, error, text=client in TEXT_CLIENTS) == expected
+    known = KNOWN_DIVERGENCES.get((client, path.name))
+    if known is not None:
+        assert outcome_of(handoffs, error, client) != expected, f"fixed? remove it from KNOWN_DIVERGENCES: {known}"
+        pytest.xfail(known)
+    assert outcome_of(handoffs, error, client) == expected
 
 
 def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,10 +22,14 @@ import orjson
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
 from stream_doctor.clients.base import ClientError, Handoff
 
-#: profile name -> (module in this package, the package it drives)
-LIBRARIES: dict[str, tuple[str, str]] = {
-    "anthropic-python": ("anthropic_sdk", "anthropic"),
-    "openai-python": ("openai_sdk", "openai"),
+#: profile name -> (module in this package, the package it drives, what a handoff is compared by:
+#: "value" the input the tool gets, "text" the argument text, "args" the text, or the value when the
+#: client holds no text)
+LIBRARIES: dict[str, tuple[str, str, str]] = {
+    "anthropic-python": ("anthropic_sdk", "anthropic", "value"),
+    "openai-python": ("openai_sdk", "openai", "text"),
+    "pydantic-ai": ("pydantic_ai_models", "pydantic_ai", "args"),
+    "langchain": ("langchain_core_merge", "langchain_core", "value"),
 }
 
 
@@ -52,7 +56,7 @@ class Outcome:
 
 def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
     """The ``run(capture, frames)`` function that replays through the real library of ``profile``."""
-    module_name, package = LIBRARIES[profile]
+    module_name, package, _ = LIBRARIES[profile]
     try:
         importlib.import_module(package)
     except ImportError:
@@ -61,15 +65,23 @@ def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
     return module.run  # type: ignore[no-any-return]
 
 
-def outcome_of(handoffs: tuple[Handoff, ...], error: ClientError | None, text: bool = False) -> Outcome:
-    """A profile's run in a library run's terms (``text``: the client hands argument text)."""
+def outcome_of(handoffs: tuple[Handoff, ...], error: ClientError | None, profile: str) -> Outcome:
+    """A profile's run in the terms its library's run is recorded in (``LIBRARIES``)."""
+    mode = LIBRARIES[profile][2]
     seen = tuple(
-        Seen(h.at.number if h.at is not None else None, h.call_id, h.name, h.arguments if text else h.input)
-        for h in handoffs
+        Seen(h.at.number if h.at is not None else None, h.call_id, h.name, _compared(h, mode)) for h in handoffs
     )
     if error is None:
         return Outcome(seen, None, None)
     return Outcome(seen, error.exception, error.pos.number if error.pos is not None else None)
+
+
+def _compared(handoff: Handoff, mode: str) -> Any:
+    if mode == "text":
+        return handoff.arguments
+    if mode == "args":
+        return handoff.arguments if handoff.arguments else handoff.input
+    return handoff.input
 
 
 def sse_chunks(capture: Capture, frames: list[Frame], position: list[Pos | None]) -> Iterator[bytes]:
