@@ -92,7 +92,7 @@ def test_redaction_keeps_what_is_not_a_secret() -> None:
     )
     assert (
         redact_url("https://user:pw@host.example/path?sig=abc&x=1")
-        == "https://[redacted]@host.example/path?sig=[redacted]&x=1"
+        == "https://redacted@host.example/path?sig=[redacted]&x=1"
     )
     headers = redact_headers(
         [("Authorization", "Bearer sk-1"), ("Content-Type", "application/json"), ("X-Custom-Token", "t")]

@@ -103,7 +103,26 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
         return Frame(pos, raw.encode("utf-8", "surrogatepass"), NOT_JSON, reason, record.get("event"), t)
     if kind == "header":
         return Frame(pos, line, NOT_JSON, "envelope: a header record must be the first line")
+    if kind == "request":
+        record, line = _redacted(record, line)
     return Frame(pos, line, record, None, None, t, kind)
+
+
+def _redacted(record: dict[str, Any], line: bytes) -> tuple[dict[str, Any], bytes]:
+    """A request record with its credentials redacted (URL, headers, body fields), as HAR files and
+    cassettes are: an envelope written by hand or by another tool may carry them."""
+    import orjson
+
+    from stream_doctor.capture.exchange import redact_body, redact_headers, redact_url
+
+    before = orjson.dumps(record)
+    if isinstance(record.get("url"), str):
+        record["url"] = redact_url(record["url"])
+    if isinstance(record.get("headers"), dict):
+        record["headers"] = redact_headers(record["headers"].items())
+    record["body"] = redact_body(record["body"])
+    after = orjson.dumps(record)
+    return record, line if after == before else after
 
 
 #: Problems that mean the capture ends inside a frame (see ``problems_of``).

@@ -7,8 +7,10 @@ readers number their frames and lines from the start of the body; ``rebase`` mov
 into the original file through a ``BodyPlace``, and tags it with the interaction.
 
 Secrets never get past this module: ``Authorization``, ``x-api-key``, cookies and the like are
-replaced by ``[redacted]`` at read time, and so are keys in URLs, so no report or converted
-envelope can print them.
+replaced by ``[redacted]`` at read time, and so are keys in URLs (``&`` or ``;`` separated, and
+user-info, which becomes ``redacted@host`` so the URL stays valid) and credential fields at any
+depth of a request body (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``,
+``authorization`` …), so no report or converted envelope can print them.
 """
 
 from __future__ import annotations
@@ -93,22 +95,90 @@ def redact_headers(items: Iterable[tuple[Any, Any]]) -> dict[str, str]:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with user info and credential query parameters replaced by ``[redacted]``."""
+    """``url`` with user info and credential query parameters redacted; still a valid URL.
+
+    User info becomes ``redacted@`` (``[redacted]`` is not allowed there: a host parser takes the
+    brackets for an IPv6 address). Parameters may be separated by ``&`` or ``;``.
+    """
     try:
         parts = urlsplit(url)
     except ValueError:
         return REDACTED
     netloc = parts.netloc
     if "@" in netloc:
-        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = "&".join(
-            f"{quote(name, safe='')}={REDACTED if name.lower() in SECRET_PARAMS else quote(value, safe='/:,')}"
-            for name, value in pairs
-        )
+        netloc = f"redacted@{netloc.rpartition('@')[2]}"
+    query = redact_query(parts.query) if parts.query else ""
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+_QUERY_SEPARATORS = re.compile(r"[&;]")
+
+
+def redact_query(query: str) -> str:
+    """A query string (or a form-encoded body) with credential parameters redacted, ``&``-joined."""
+    pairs = []
+    for part in _QUERY_SEPARATORS.split(query):
+        if not part:
+            continue
+        for name, value in parse_qsl(part, keep_blank_values=True) or [(part, "")]:
+            secret = name.lower() in SECRET_PARAMS or _field_name(name) in SECRET_FIELDS
+            pairs.append(f"{quote(name, safe='')}={REDACTED if secret else quote(value, safe='/:,')}")
+    return "&".join(pairs)
+
+
+#: Request-body fields whose (text or number) values are credentials, compared without case, ``-`` or ``_``.
+SECRET_FIELDS = frozenset(
+    {
+        "apikey",
+        "xapikey",
+        "key",
+        "token",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "sessiontoken",
+        "secret",
+        "clientsecret",
+        "password",
+        "passwd",
+        "authorization",
+        "privatekey",
+    }
+)
+#: Where a body holds a tool call's own input (what is diagnosed, compared with the stream's calls):
+#: ``{"type": "tool_use", "input": {...}}`` and Gemini's ``functionCall.args``. Left as sent.
+_TOOL_INPUT_KEYS = frozenset({"input", "args"})
+_FORM = re.compile(r"[^\s=&;]+=[^\s&;]*(?:[&;][^\s=&;]+=[^\s&;]*)*")
+
+
+def _field_name(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def redact_body(body: Any) -> Any:
+    """A request body with credential fields replaced by ``[redacted]`` at any depth (in place for JSON
+    containers; a form-encoded text body is redacted like a query string)."""
+    if isinstance(body, str):
+        return redact_query(body) if _FORM.fullmatch(body.strip()) else body
+    stack = [body]
+    while stack:  # iterative: a body may nest as deep as the JSON parser allows
+        current = stack.pop()
+        if isinstance(current, dict):
+            tool_block = isinstance(current.get("type"), str) and "tool" in current["type"]
+            for name, value in current.items():
+                if isinstance(value, (dict, list)):
+                    if name in _TOOL_INPUT_KEYS and (tool_block or name == "args"):
+                        continue
+                    stack.append(value)
+                elif (
+                    isinstance(name, str)
+                    and _field_name(name) in SECRET_FIELDS
+                    and value not in (None, "", True, False)
+                ):
+                    current[name] = REDACTED
+        elif isinstance(current, list):
+            stack.extend(item for item in current if isinstance(item, (dict, list)))
+    return body
 
 
 def text_of(value: Any) -> str:
@@ -276,6 +346,8 @@ class Exchanges:
         if exchange.skipped is not None:
             return
         number = exchange.number
+        if "body" in request:
+            request["body"] = redact_body(request["body"])
         data = orjson.dumps(request, default=str)
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
         if body is None:

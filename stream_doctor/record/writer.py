@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import orjson
 
-from stream_doctor.capture.exchange import REDACTED, is_secret_header, redact_url
+from stream_doctor.capture.exchange import REDACTED, is_secret_header, redact_body, redact_url
 
 VERSION = 1
 
@@ -74,10 +74,10 @@ def request_record(
     except orjson.JSONDecodeError:
         value = None
     if type(value) is dict:
-        record["body"] = value
+        record["body"] = redact_body(value)
     else:
         record["body"] = {}
-        record["raw_body"] = body.decode("utf-8", "replace")
+        record["raw_body"] = redact_body(body.decode("utf-8", "replace"))
     record["headers"] = redact_headers(headers, redact)
     return record
 
