@@ -75,3 +75,67 @@ class MissingTerminalPart(ProblemFacts):
     """A streamed call ended on a part without willContinue instead of the empty functionCall part."""
 
     call: str  # the call's label
+
+
+@dataclass(frozen=True, slots=True)
+class EventNameMismatch(ProblemFacts):
+    """The SSE ``event:`` name and the payload's own type disagree."""
+
+    event_name: str
+    data_type: str
+    field: str = "data.type"  # the payload field that names its type
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyStartUnion(ProblemFacts):
+    """Bedrock: a contentBlockStart whose ``start`` union is ``{}``."""
+
+    block: Any  # the contentBlockIndex
+
+
+@dataclass(frozen=True, slots=True)
+class PromptBlocked(ProblemFacts):
+    """Gemini: ``promptFeedback.blockReason`` and its optional message."""
+
+    reason: str
+    detail: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceIrregular(ProblemFacts):
+    """Responses: an event's ``sequence_number`` is missing, skips ahead, or goes back."""
+
+    what: Literal["missing", "gap", "disorder"]
+    event: str  # the event type
+    number: int | None  # its sequence_number (None when missing)
+    previous: int | None  # the last sequence_number before it
+
+
+@dataclass(frozen=True, slots=True)
+class OutputItem:
+    """Responses: an output item as findings name it."""
+
+    item_type: str
+    is_call: bool
+    name: str | None
+    call_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsWithoutDeltas(ProblemFacts):
+    """Responses: a streaming call's input came whole in its ``.done`` event (``event``), no delta before it."""
+
+    item: OutputItem
+    size: int  # characters of input
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemIdRotated(ProblemFacts):
+    """Responses: an event names an output item by another id than ``output_item.added`` gave it."""
+
+    item: OutputItem
+    output_index: int
+    added: str  # the id it was added with
+    event: str  # the event that names it otherwise
+    named: str  # the id that event uses

@@ -29,6 +29,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
@@ -168,13 +169,7 @@ class AnthropicTranslator(FrameByFrame):
         else:
             return [Malformed(pos, "event object without a string 'type'")]
         if frame.event is not None and frame.event != kind:
-            out.append(
-                Problem(
-                    pos,
-                    "event-name-mismatch",
-                    f"SSE event name {frame.event!r} differs from data.type {kind!r}",
-                )
-            )
+            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out
 
     @staticmethod

@@ -50,6 +50,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import EmptyStartUnion
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.anthropic import AnthropicTranslator
 from stream_doctor.providers.base import FrameByFrame
@@ -226,12 +227,7 @@ class BedrockTranslator(FrameByFrame):
         if not start:
             return [
                 BlockStart(pos, index, index, "empty start"),
-                Problem(
-                    pos,
-                    "empty-start-union",
-                    f"contentBlockStart for block {index} has an empty start {{}}: Bedrock sends no start for "
-                    "text blocks",
-                ),
+                Problem(pos, "empty-start-union", "", EmptyStartUnion(index)),
             ]
         member = next(iter(start))
         result = start.get("toolResult")

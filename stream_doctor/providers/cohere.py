@@ -37,6 +37,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import by_type, score
@@ -166,9 +167,7 @@ class CohereTranslator(FrameByFrame):
         else:
             out = [Unknown(pos, kind)]
         if frame.event is not None and frame.event != kind:
-            out.append(
-                Problem(pos, "event-name-mismatch", f"SSE event name {frame.event!r} differs from data.type {kind!r}")
-            )
+            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out
 
     def _close_plan(self, pos: Pos) -> list[Event]:

@@ -45,7 +45,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import MissingTerminalPart, PartialArgUnplaceable, SplitCall, StringsSplit
+from stream_doctor.problems import MissingTerminalPart, PartialArgUnplaceable, PromptBlocked, SplitCall, StringsSplit
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
@@ -319,10 +319,8 @@ class GeminiTranslator(FrameByFrame):
         detail = feedback.get("blockReasonMessage")
         candidate = self.candidates.setdefault(0, _Candidate(0))
         candidate.finished = True
-        message = f"promptFeedback.blockReason {text}: the prompt was blocked and the response has no candidates"
-        if isinstance(detail, str) and detail:
-            message += f" ({detail})"
-        return [Finish(pos, text, "filter"), Problem(pos, "prompt-blocked", message)]
+        facts = PromptBlocked(text, detail if isinstance(detail, str) and detail else None)
+        return [Finish(pos, text, "filter"), Problem(pos, "prompt-blocked", "", facts)]
 
     # -- parts -----------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.sniffing import by_type, score
@@ -163,9 +164,7 @@ class InteractionsTranslator(FeedByFeed):
         else:
             out = [Unknown(pos, kind)]
         if frame.event is not None and frame.event != kind:
-            out.append(
-                Problem(pos, "event-name-mismatch", f"SSE event name {frame.event!r} differs from event_type {kind!r}")
-            )
+            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind, "event_type")))
         return out
 
     @staticmethod

@@ -46,6 +46,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import (
+    ArgumentsWithoutDeltas,
+    EventNameMismatch,
+    ItemIdRotated,
+    OutputItem,
+    SequenceIrregular,
+)
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
@@ -370,9 +377,7 @@ class ResponsesTranslator(FrameByFrame):
         else:
             out.append(Unknown(pos, kind))
         if frame.event is not None and frame.event != kind:
-            out.append(
-                Problem(pos, "event-name-mismatch", f"SSE event name {frame.event!r} differs from data.type {kind!r}")
-            )
+            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out
 
     # -- the response ------------------------------------------------------------------------
@@ -392,36 +397,15 @@ class ResponsesTranslator(FrameByFrame):
         if type(number) is not int:
             if expected is not None and not self.sequence_missing:
                 self.sequence_missing = True
-                out.append(
-                    Problem(
-                        pos,
-                        "sequence-missing",
-                        f"{kind} has no sequence_number although the response's earlier events do; clients that "
-                        f"validate events (typed SDKs, Codex) reject it with 'missing field sequence_number'",
-                    )
-                )
+                out.append(Problem(pos, "sequence-missing", "", SequenceIrregular("missing", kind, None, expected - 1)))
             return
         if expected is None or number == expected:
             self.next_sequence = number + 1
         elif number > expected:
-            lost = number - expected
-            out.append(
-                Problem(
-                    pos,
-                    "sequence-gap",
-                    f"sequence_number jumps from {expected - 1} to {number} at {kind}: {lost} event"
-                    f"{'s' if lost != 1 else ''} of this response never arrived (dropped by a proxy or the recorder)",
-                )
-            )
+            out.append(Problem(pos, "sequence-gap", "", SequenceIrregular("gap", kind, number, expected - 1)))
             self.next_sequence = number + 1
         else:
-            out.append(
-                Problem(
-                    pos,
-                    "sequence-disorder",
-                    f"{kind} has sequence_number {number} after {expected - 1}: events arrived out of order or twice",
-                )
-            )
+            out.append(Problem(pos, "sequence-disorder", "", SequenceIrregular("disorder", kind, number, expected - 1)))
 
     def _terminal(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
         response = value.get("response")
@@ -569,16 +553,8 @@ class ResponsesTranslator(FrameByFrame):
         """A streaming call whose whole input came in its completion event (lidge-jun/opencodex PR #4652)."""
         if state.kind is None or not state.kind.streams or state.deltas or not text:
             return
-        label = f"{state.item_type} {state.name or '?'} ({state.call_id or 'no id'})"
-        out.append(
-            Problem(
-                pos,
-                "arguments-without-deltas",
-                f"{label}: no delta event came; its input ({len(text)} characters) arrived only in {where}; "
-                f"a client that builds the input from deltas has an empty string and runs the tool with {{}} or "
-                f"fails to parse it",
-            )
-        )
+        facts = ArgumentsWithoutDeltas(_output_item(state), len(text), where)
+        out.append(Problem(pos, "arguments-without-deltas", "", facts))
 
     def _key(self, pos: Pos, value: dict[str, Any], out: list[Event]) -> int | None:
         """The item an event is about: its ``output_index``, else the index its ``item_id`` was added at."""
@@ -598,18 +574,8 @@ class ResponsesTranslator(FrameByFrame):
         if item_id is None or item_id == state.item_id or state.rotated or state.item_id is None:
             return
         state.rotated = True
-        label = f"{state.item_type} item at output_index {index}"
-        if state.kind is not None:
-            label = f"{state.item_type} {state.name or '?'} ({state.call_id or 'no id'}) at output_index {index}"
-        out.append(
-            Problem(
-                pos,
-                "item-id-rotated",
-                f"{label} was added as {state.item_id!r}, but {kind} names it {item_id!r}; keyed by output_index "
-                f"the events still fit together, but a client that looks items up by item_id finds no item and drops "
-                f"this event and the ones after it",
-            )
-        )
+        facts = ItemIdRotated(_output_item(state), index, state.item_id, kind, item_id)
+        out.append(Problem(pos, "item-id-rotated", "", facts))
 
 
 def _item_input(kind: _Kind, item: dict[str, Any]) -> tuple[str | None, Any]:
@@ -661,3 +627,7 @@ def _loads(text: str) -> Any:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _output_item(state: _Item) -> OutputItem:
+    return OutputItem(state.item_type, state.kind is not None, state.name, state.call_id)

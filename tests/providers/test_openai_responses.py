@@ -28,6 +28,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.options import Options
+from stream_doctor.problems import ArgumentsWithoutDeltas, ItemIdRotated, SequenceIrregular
 from stream_doctor.providers import anthropic, openai_responses
 from stream_doctor.providers.openai_responses import ResponsesTranslator
 
@@ -134,7 +135,7 @@ def test_an_item_id_that_changes_is_reported_once_and_the_call_stays_keyed_by_in
     assert kinds(first) == ["Problem", "ArgsDelta"] and kinds(second) == ["ArgsDelta"]
     problem = first[0]
     assert isinstance(problem, Problem) and problem.kind == "item-id-rotated"
-    assert "'fc_a'" in problem.message and "'fc_b'" in problem.message
+    assert isinstance(problem.facts, ItemIdRotated) and (problem.facts.added, problem.facts.named) == ("fc_a", "fc_b")
     assert {e.key for e in first + second if isinstance(e, ArgsDelta)} == {1}
 
 
@@ -144,7 +145,9 @@ def test_sequence_numbers_lost_reordered_or_missing() -> None:
     feed.sequence = 5  # events 1-4 were lost
     gap = feed.call()
     problems = [p for p in gap if isinstance(p, Problem)]
-    assert [p.kind for p in problems] == ["sequence-gap"] and "4 events" in problems[0].message
+    assert [p.kind for p in problems] == ["sequence-gap"]
+    facts = problems[0].facts
+    assert isinstance(facts, SequenceIrregular) and (facts.previous, facts.number) == (0, 5)  # 4 events lost
     feed.sequence = 3
     late = feed("response.in_progress", response={})
     assert [p.kind for p in late if isinstance(p, Problem)] == ["sequence-disorder"]
@@ -171,7 +174,7 @@ def test_only_done_and_no_deltas_is_noted_and_completes_the_call() -> None:
     assert kinds(out) == ["Problem", "BlockStop"]
     problem = out[0]
     assert isinstance(problem, Problem) and problem.kind == "arguments-without-deltas"
-    assert "16 characters" in problem.message
+    assert isinstance(problem.facts, ArgumentsWithoutDeltas) and problem.facts.size == 16
 
 
 def test_output_item_done_completes_a_call_whose_done_event_never_came() -> None:

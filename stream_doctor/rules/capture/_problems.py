@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding
+from stream_doctor.problems import ProblemFacts
 from stream_doctor.rules.base import Rule
+
+F = TypeVar("F", bound=ProblemFacts)
 
 
 def problems_of(
-    stream: AccumulatedStream, rule: Rule, kinds: Iterable[str], hint: str, template: str = "{message}"
+    stream: AccumulatedStream,
+    rule: Rule,
+    kinds: Iterable[str],
+    hint: str,
+    template: str = "{message}",
+    words: tuple[type[F], Callable[[F], str]] | None = None,
 ) -> Iterator[Finding]:
+    """Findings for the capture's problems of these kinds. A problem that carries facts of the
+    given type (an adapter's ``problems.py`` record) is worded by the rule's function; the others
+    carry their message."""
     wanted = set(kinds)
     for problem in stream.problems:
         if problem.kind in wanted:
-            yield rule.finding(stream, problem.pos, template.format(message=problem.message), hint)
+            facts = problem.facts
+            if words is not None and isinstance(facts, words[0]):
+                message = words[1](facts)
+            else:
+                message = problem.message
+            yield rule.finding(stream, problem.pos, template.format(message=message), hint)

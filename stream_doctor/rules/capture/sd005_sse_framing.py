@@ -30,6 +30,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import EventNameMismatch
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -41,4 +42,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["event-name-mismatch", "event-without-data", "unknown-sse-field"],
         "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
+        words=(EventNameMismatch, mismatch),
     )
+
+
+def mismatch(facts: EventNameMismatch) -> str:
+    return f"SSE event name {facts.event_name!r} differs from {facts.field} {facts.data_type!r}"

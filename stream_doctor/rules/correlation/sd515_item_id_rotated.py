@@ -30,6 +30,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import ItemIdRotated
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -46,4 +47,17 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["item-id-rotated"],
         "Key output items by output_index and take the id from response.output_item.added (vercel/ai #18548)",
+        words=(ItemIdRotated, rotated),
+    )
+
+
+def rotated(facts: ItemIdRotated) -> str:
+    item = facts.item
+    label = f"{item.item_type} item"
+    if item.is_call:
+        label = f"{item.item_type} {item.name or '?'} ({item.call_id or 'no id'})"
+    return (
+        f"{label} at output_index {facts.output_index} was added as {facts.added!r}, but {facts.event} names it "
+        f"{facts.named!r}; keyed by output_index the events still fit together, but a client that looks items up "
+        f"by item_id finds no item and drops this event and the ones after it"
     )

@@ -30,6 +30,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import SequenceIrregular
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -47,4 +48,22 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         ["sequence-gap", "sequence-disorder", "sequence-missing"],
         "Find what drops or reorders events between the API and the client; compare the call's deltas "
         "with its .done event before running it",
+        words=(SequenceIrregular, irregular),
+    )
+
+
+def irregular(facts: SequenceIrregular) -> str:
+    if facts.what == "missing":
+        return (
+            f"{facts.event} has no sequence_number although the response's earlier events do; clients that "
+            f"validate events (typed SDKs, Codex) reject it with 'missing field sequence_number'"
+        )
+    if facts.what == "gap":
+        lost = (facts.number or 0) - (facts.previous or 0) - 1
+        return (
+            f"sequence_number jumps from {facts.previous} to {facts.number} at {facts.event}: {lost} event"
+            f"{'s' if lost != 1 else ''} of this response never arrived (dropped by a proxy or the recorder)"
+        )
+    return (
+        f"{facts.event} has sequence_number {facts.number} after {facts.previous}: events arrived out of order or twice"
     )

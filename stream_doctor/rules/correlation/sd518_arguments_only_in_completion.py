@@ -33,6 +33,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import ArgumentsWithoutDeltas
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -49,4 +50,14 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["arguments-without-deltas"],
         "Take the input from the completion event when no delta came, and prefer it over joined deltas",
+        words=(ArgumentsWithoutDeltas, whole_in_completion),
+    )
+
+
+def whole_in_completion(facts: ArgumentsWithoutDeltas) -> str:
+    item = facts.item
+    return (
+        f"{item.item_type} {item.name or '?'} ({item.call_id or 'no id'}): no delta event came; its input "
+        f"({facts.size} characters) arrived only in {facts.event}; a client that builds the input from deltas "
+        f"has an empty string and runs the tool with {{}} or fails to parse it"
     )

@@ -26,6 +26,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import PromptBlocked
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -37,4 +38,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["prompt-blocked"],
         "Check promptFeedback.blockReason before reading candidates and report it as a failed turn",
+        words=(PromptBlocked, blocked),
     )
+
+
+def blocked(facts: PromptBlocked) -> str:
+    text = f"promptFeedback.blockReason {facts.reason}: the prompt was blocked and the response has no candidates"
+    return text + (f" ({facts.detail})" if facts.detail else "")

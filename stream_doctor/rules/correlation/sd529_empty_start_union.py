@@ -31,6 +31,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import EmptyStartUnion
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -42,4 +43,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["empty-start-union"],
         "Send no contentBlockStart for text blocks: a text block begins with its first contentBlockDelta",
+        words=(EmptyStartUnion, empty_start),
     )
+
+
+def empty_start(facts: EmptyStartUnion) -> str:
+    return f"contentBlockStart for block {facts.block} has an empty start {{}}: Bedrock sends no start for text blocks"
