@@ -196,7 +196,10 @@ class _Read:
                     problems.append(
                         InputProblem(
                             "event-without-data",
-                            f"an 'event: {event}' block has no data lines; clients drop it",
+                            f"an 'event: {event}' block has no data lines: browsers' EventSource and "
+                            "eventsource-parser (the AI SDK) drop it, as the SSE spec says, while the SSE "
+                            "decoders of openai-python and anthropic-sdk-python (Stainless-generated) dispatch "
+                            "it with empty data, which a json.loads of the data then fails on",
                             where,
                         )
                     )
