@@ -84,7 +84,13 @@ def replay(
     timeline: bool = typer.Option(
         False, "--timeline", help="Show every event with its position (runs of deltas folded)."
     ),
-    output: str = typer.Option("terminal", "--format", "-f", metavar="FORMAT", help="Report format: terminal or json."),
+    output: str = typer.Option(
+        "terminal",
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html).",
+    ),
     container: Optional[str] = typer.Option(
         None,
         "--container",
@@ -182,7 +188,7 @@ def replay(
             per_file_ignores=_per_file_ignores(per_file_ignores),
             fail_on=fail_on,
             config=False if isolated else (config if config is not None else True),
-            keep_events=timeline,
+            keep_events=timeline or output == "html",  # the HTML timeline shows every event
             executed=executed,
             executions_file=executions,
             clients=client,
@@ -214,7 +220,13 @@ def replay(
         render = counts.render if output == "terminal" else counts.render_json
     else:
         render = importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}").render
-    _emit(render(report, options), output_file, quiet, (capture,))
+    from stream_doctor.reporters import MissingExtra
+
+    try:
+        text = render(report, options)
+    except MissingExtra as error:
+        _fail(str(error))
+    _emit(text, output_file, quiet, (capture,))
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 

@@ -13,7 +13,7 @@ from typing import Sequence, TypeVar
 T = TypeVar("T")
 
 #: ``replay --format``: the module under reporters/ that renders each format.
-REPLAY_FORMATS: dict[str, str] = {"terminal": "terminal", "json": "json_report", "jsonl": "jsonl"}
+REPLAY_FORMATS: dict[str, str] = {"terminal": "terminal", "json": "json_report", "jsonl": "jsonl", "html": "html"}
 FORMATS = tuple(REPLAY_FORMATS)
 
 #: ``check --report FORMAT[:PATH]``: the module under reporters/ that renders each format, imported
@@ -28,6 +28,10 @@ CHECK_FORMATS: dict[str, str] = {
     "jsonl": "jsonl",
     "statistics": "statistics",
 }
+
+
+class MissingExtra(RuntimeError):
+    """A reporter needs an optional dependency that is not installed; the message says how to install it."""
 
 
 @dataclass(frozen=True)
