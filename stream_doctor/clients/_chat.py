@@ -33,12 +33,29 @@ from stream_doctor.events import (
 
 @dataclass
 class Entry:
-    """One element of a choice's ``message.tool_calls`` snapshot."""
+    """One element of a choice's ``message.tool_calls`` snapshot (argument text kept in parts, so
+    appending stays linear; the SDKs' own ``+=`` is theirs to pay)."""
 
     calls: list[int]
     call_id: str | None = None
     name: str | None = None
-    arguments: str | None = None
+    parts: list[str] | None = None  # None: the snapshot has no ``arguments`` yet
+
+    @classmethod
+    def new(cls, call: int | None, call_id: str | None, name: str | None, arguments: str | None) -> Entry:
+        return cls([call] if call is not None else [], call_id, name, None if arguments is None else [arguments])
+
+    @property
+    def arguments(self) -> str | None:
+        return None if self.parts is None else "".join(self.parts)
+
+    def add(self, text: str | None) -> None:
+        if text is None:
+            return
+        if self.parts is None:
+            self.parts = [text]
+        else:
+            self.parts.append(text)
 
     def add_call(self, call: int | None) -> None:
         if call is not None and call not in self.calls:
@@ -116,7 +133,7 @@ class ChatSnapshot(Machine):
             assert isinstance(event, ToolStart)
             self.index_of[event.key] = event.index
             if event.block_type == "function_call":
-                self.legacy[choice_of(event.key)] = Entry([call] if call is not None else [], None, event.name, "")
+                self.legacy[choice_of(event.key)] = Entry.new(call, None, event.name, "")
                 return
             self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, start=True)
         elif kind is ArgsDelta:
@@ -124,7 +141,7 @@ class ChatSnapshot(Machine):
             if event.delta_type.startswith("function_call") or event.key not in self.index_of:
                 legacy = self.legacy.get(choice_of(event.key))
                 if legacy is not None:
-                    legacy.arguments = (legacy.arguments or "") + event.fragment
+                    legacy.add(event.fragment)
                 return
             index = self.index_of[event.key]
             self._entry(event.key, index, event.call_id, event.name, event.fragment, call, event.pos, start=False)
@@ -167,7 +184,7 @@ class ChatSnapshot(Machine):
             target = self._last_target
             found = self.entry(choice, target) if target is not None else None
             if found is not None and arguments:
-                found.arguments = (found.arguments or "") + arguments
+                found.add(arguments)
             return
         target = self.merge(choice, index, call_id, name, arguments, call, pos)
         if self.error is not None:

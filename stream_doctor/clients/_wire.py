@@ -112,8 +112,8 @@ class WireMachine(Machine):
             self.block_start(event.key, event.pos)  # type: ignore[union-attr]
         elif kind is BlockStop:
             self.stop(event.key, call, event.pos)  # type: ignore[union-attr]
-        elif kind is Malformed:
-            self.malformed(event.reason, event.pos)  # type: ignore[union-attr]
+        elif isinstance(event, Malformed):
+            self.malformed(event.reason, event.pos)
         elif kind is Finish:
             self.finish, self.finish_pos = event.category, event.pos  # type: ignore[union-attr]
             self.finished(event.pos)

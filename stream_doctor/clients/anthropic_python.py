@@ -69,15 +69,14 @@ class AnthropicSnapshot(Machine):
         if kind is MessageStart:
             self.started = True
             return
-        if kind is StreamError:
-            self.fail(
-                event.pos, "APIStatusError", f"the stream sent an error event ({event.error_type})", provider_error=True
-            )  # type: ignore[union-attr]
+        if isinstance(event, StreamError):
+            message = f"the stream sent an error event ({event.error_type})"
+            self.fail(event.pos, "APIStatusError", message, provider_error=True)
             return
-        if kind is Malformed:
+        if isinstance(event, Malformed):
             # The SSE decoder reads bytes as UTF-8 and raises; other frames that are not JSON come from
             # events without a name (skipped) or a last event cut off (never dispatched).
-            if "UTF-8" in event.reason:  # type: ignore[union-attr]
+            if "UTF-8" in event.reason:
                 self.fail(event.pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
             return
         if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):

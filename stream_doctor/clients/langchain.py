@@ -42,7 +42,14 @@ class _Chunk:
     calls: list[int]
     call_id: str | None
     name: str | None
-    args: str | None
+    first_args: str | None
+    args_parts: list[str] = field(default_factory=list)  # later fragments, joined once (merge_dicts appends)
+
+    @property
+    def args(self) -> str | None:
+        if self.first_args is None and not self.args_parts:
+            return None
+        return (self.first_args or "") + "".join(self.args_parts)
 
 
 @dataclass
@@ -93,7 +100,8 @@ class LangChainMerge(WireMachine):
                         held.calls.append(call)
                 held.call_id = _merge_str(held.call_id, new.call_id, keep_equal=True)
                 held.name = _merge_str(held.name, new.name)
-                held.args = _merge_str(held.args, new.args)
+                if new.args is not None:
+                    held.args_parts.append(new.args)
                 return
         self.chunks.append(new)
 

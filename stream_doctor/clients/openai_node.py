@@ -48,7 +48,7 @@ class ChatCompletionStreamNode(ChatSnapshot):
         key: Hashable = UNDEFINED if index is None else index
         entry = choice.entries.get(key)
         if entry is None:
-            entry = choice.entries[key] = Entry([], None, None, None)
+            entry = choice.entries[key] = Entry([])
         entry.add_call(call)
         if call_id:
             entry.call_id = call_id
@@ -57,9 +57,9 @@ class ChatCompletionStreamNode(ChatSnapshot):
         if name:
             entry.name = name
         if arguments:
-            entry.arguments = (entry.arguments or "") + arguments
-        elif entry.arguments is None and (name is not None or arguments is not None):
-            entry.arguments = ""
+            entry.add(arguments)
+        elif entry.parts is None and (name is not None or arguments is not None):
+            entry.parts = []
         return key
 
     def entry(self, choice: Choice, key: Hashable) -> Entry | None:

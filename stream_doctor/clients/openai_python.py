@@ -53,17 +53,17 @@ class OpenAIPythonSnapshot(ChatSnapshot):
                 self.fail(pos, "RuntimeError", "Expected list delta entry to have an `index` key", call)
             return None
         if pos == self.first:
-            entries.append(Entry([call] if call is not None else [], call_id, name, arguments))
+            entries.append(Entry.new(call, call_id, name, arguments))
             return self._check(entries, index, pos, call)
         try:
             entry = entries[index]
         except IndexError:
-            entries.insert(index, Entry([call] if call is not None else [], call_id, name, arguments))
+            entries.insert(index, Entry.new(call, call_id, name, arguments))
             return self._check(entries, index, pos, call)
         entry.add_call(call)
         entry.call_id = _concat(entry.call_id, call_id)
         entry.name = _concat(entry.name, name)
-        entry.arguments = _concat(entry.arguments, arguments)
+        entry.add(arguments)
         return index
 
     def _check(self, entries: list[Entry], index: int, pos: Pos, call: int | None) -> Hashable | None:

@@ -37,7 +37,14 @@ class _Part:
     calls: list[int]
     call_id: str | None
     name: str | None
-    args: Any  # str, dict or None
+    first_args: Any  # str, dict or None
+    text_parts: list[str] = field(default_factory=list)  # argument text appended later, joined once
+
+    @property
+    def args(self) -> Any:
+        if not self.text_parts:
+            return self.first_args
+        return (self.first_args or "") + "".join(self.text_parts)
 
 
 @dataclass
@@ -95,7 +102,7 @@ class PartsManager(WireMachine):
         if name:
             held.name = (held.name or "") + name
         if isinstance(args, str) and args:
-            if isinstance(held.args, dict):
+            if isinstance(held.first_args, dict):
                 self.fail(
                     fragment.pos,
                     "UnexpectedModelBehavior",
@@ -103,7 +110,7 @@ class PartsManager(WireMachine):
                     fragment.call,
                 )
                 return
-            held.args = (held.args or "") + args
+            held.text_parts.append(args)
         if fragment.call_id:
             held.call_id = fragment.call_id
 
