@@ -39,7 +39,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     rate = result.scanned / result.seconds if result.seconds > 0 else 0.0
     resumed = f" ({plan.already} kept from the earlier run)" if plan.already else ""
     _say(
-        f"scanned {result.scanned} of {plan.total} captures{resumed} in {result.seconds:.1f} s ({rate:,.0f}/s) on "
+        f"scanned {result.scanned} of {plan.total} captures{resumed} in {result.seconds:.2f} s ({rate:,.0f}/s) on "
         f"{result.where}; findings: {options.out}, status: {options.status_path}"
     )
     if result.interrupted:
