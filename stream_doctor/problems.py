@@ -139,3 +139,63 @@ class ItemIdRotated(ProblemFacts):
     added: str  # the id it was added with
     event: str  # the event that names it otherwise
     named: str  # the id that event uses
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRejected(ProblemFacts):
+    """The API ended the turn with a reason that says it rejected the model's tool call."""
+
+    field: str  # finishReason, stopReason …
+    reason: str
+    detail: str | None = None  # the API's own message, when it sent one
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInputError(ProblemFacts):
+    """AI SDK: the server rejected the input the model produced (``tool-input-error``)."""
+
+    tool: str
+    call_id: str
+    error: str | None  # errorText as sent
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtSignatures(ProblemFacts):
+    """Gemini: which function calls of a turn carry a thoughtSignature.
+
+    ``first_signed`` False: the first call has none although ``signed`` (or another part) does;
+    True: the first call has one and ``unsigned`` later calls have none.
+    """
+
+    first: str  # the first call's label
+    first_signed: bool
+    signed: str | None = None  # the first call that carries one, when the first does not
+    unsigned: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfStreamMissing(ProblemFacts):
+    """OpenAI Chat: every choice finished (``reasons``) but the end-of-stream sentinel never came."""
+
+    reasons: tuple[str, ...]
+    next_completion: str | None = None  # the id of a completion that began instead; None: the capture ends
+    next_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FinishReasonMissing(ProblemFacts):
+    """OpenAI Chat: a choice ended with [DONE] and no finish_reason after its calls."""
+
+    choice: int
+    calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallAfterFinishReason(ProblemFacts):
+    """OpenAI Chat: a call started in a choice after that choice's finish_reason."""
+
+    tool: str | None
+    call_id: str | None
+    choice: int
+    reason: str
+    reason_line: int | None

@@ -50,7 +50,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import EmptyStartUnion
+from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.anthropic import AnthropicTranslator
 from stream_doctor.providers.base import FrameByFrame
@@ -91,11 +91,8 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "malformed_tool_use": "error",
 }
 
-#: Stop reasons that say Bedrock refused what the model produced as a tool call (SD526).
-TOOL_CALL_REJECTED = {
-    "malformed_tool_use": "the model produced a tool use Bedrock could not parse",
-    "malformed_model_output": "the model produced output Bedrock could not parse",
-}
+#: Stop reasons that say Bedrock refused what the model produced as a tool call (SD526 says what each means).
+TOOL_CALL_REJECTED = frozenset({"malformed_tool_use", "malformed_model_output"})
 
 #: delta member -> the field whose size is kept (text-like deltas start their block implicitly).
 CONTENT_DELTAS = {"text": None, "reasoningContent": "text", "citation": None, "image": None, "toolResult": None}
@@ -265,9 +262,8 @@ class BedrockTranslator(FrameByFrame):
     def _stop(pos: Pos, body: dict[str, Any]) -> list[Event]:
         reason = _str(body.get("stopReason"))
         out: list[Event] = [Finish(pos, reason, FINISH_CATEGORIES.get(reason or "", "other"))]
-        rejected = TOOL_CALL_REJECTED.get(reason or "")
-        if rejected is not None:
-            out.append(Problem(pos, "tool-call-rejected", f"stopReason {reason}: {rejected}"))
+        if reason is not None and reason in TOOL_CALL_REJECTED:
+            out.append(Problem(pos, "tool-call-rejected", "", ToolCallRejected("stopReason", reason)))
         out.append(MessageStop(pos))
         return out
 

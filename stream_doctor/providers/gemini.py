@@ -45,7 +45,15 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import MissingTerminalPart, PartialArgUnplaceable, PromptBlocked, SplitCall, StringsSplit
+from stream_doctor.problems import (
+    MissingTerminalPart,
+    PartialArgUnplaceable,
+    PromptBlocked,
+    SplitCall,
+    StringsSplit,
+    ThoughtSignatures,
+    ToolCallRejected,
+)
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
@@ -89,13 +97,10 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "FINISH_REASON_UNSPECIFIED": "other",
 }
 
-#: Finish reasons that say the API refused the function call the model produced (SD526).
-TOOL_CALL_REJECTED = {
-    "MALFORMED_FUNCTION_CALL": "the model produced a function call the API could not parse",
-    "UNEXPECTED_TOOL_CALL": "the model called a tool although no tool is enabled for this request",
-    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls in a row and the API stopped it",
-    "MISSING_THOUGHT_SIGNATURE": "the request lacked a thought signature the model needed",
-}
+#: Finish reasons that say the API refused the function call the model produced (SD526 says what each means).
+TOOL_CALL_REJECTED = frozenset(
+    {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE"}
+)
 
 #: Part fields that carry content other than a function call (one per part) and fields that only
 #: annotate a part. Anything else is a part type this adapter does not know.
@@ -307,10 +312,9 @@ class GeminiTranslator(FrameByFrame):
             category = "tool_calls"  # Gemini's STOP is its tool-call end too (wire-formats §4.2)
         candidate.finished = True
         out: list[Event] = [Finish(pos, text, category)]
-        rejected = TOOL_CALL_REJECTED.get(text)
-        if rejected is not None:
-            detail = f": {message}" if isinstance(message, str) and message else ""
-            out.append(Problem(pos, "tool-call-rejected", f"finishReason {text}: {rejected}{detail}"))
+        if text in TOOL_CALL_REJECTED:
+            detail = message if isinstance(message, str) and message else None
+            out.append(Problem(pos, "tool-call-rejected", "", ToolCallRejected("finishReason", text, detail)))
         return out
 
     def _blocked(self, pos: Pos, feedback: dict[str, Any]) -> list[Event]:
@@ -464,26 +468,13 @@ class GeminiTranslator(FrameByFrame):
         first = calls[0]
         if not first.signed:
             signed = [c for c in calls if c.signed]
-            where = signed[0].label if signed else "another part of the turn"
-            return [
-                Problem(
-                    first.pos,
-                    "thought-signature-missing",
-                    f"the first function call, {first.label}, has no thoughtSignature, although {where} carries one",
-                )
-            ]
+            facts = ThoughtSignatures(first.label, False, signed[0].label if signed else None)
+            return [Problem(first.pos, "thought-signature-missing", "", facts)]
         unsigned = [c for c in calls[1:] if not c.signed]
         if not unsigned:
             return []
-        names = ", ".join(c.label for c in unsigned[:5]) + (", …" if len(unsigned) > 5 else "")
-        return [
-            Problem(
-                unsigned[0].pos,
-                "thought-signature-first-only",
-                f"only the first function call, {first.label}, carries a thoughtSignature, as Gemini does for "
-                f"parallel calls; {_count(len(unsigned), 'later call')} {'has' if len(unsigned) == 1 else 'have'} none: {names}",
-            )
-        ]
+        facts = ThoughtSignatures(first.label, True, unsigned=tuple(c.label for c in unsigned))
+        return [Problem(unsigned[0].pos, "thought-signature-first-only", "", facts)]
 
     @staticmethod
     def _split_strings(candidate: _Candidate) -> list[Event]:
@@ -511,7 +502,3 @@ class GeminiTranslator(FrameByFrame):
 
 def _unplaceable(pos: Pos, facts: PartialArgUnplaceable) -> Problem:
     return Problem(pos, "partial-args-unplaceable", "", facts)
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -56,6 +56,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 
@@ -283,7 +284,7 @@ class OpenAIChatTranslator(FrameByFrame):
         (SD508 reports that for SSE captures). One still waiting for a finish_reason stays open: its
         calls are abandoned (SD301) and the cut reported (SD303)."""
         if self.open and self._all_finished() and self.last_pos is not None:
-            return self._implicit_end(self.last_pos, "the capture ends")
+            return self._implicit_end(self.last_pos)
         return []
 
     # -- chunks ------------------------------------------------------------------------------
@@ -345,9 +346,7 @@ class OpenAIChatTranslator(FrameByFrame):
             # starts a new completion once every choice of the current one has finished.
             if chunk_id is None or chunk_id == self.completion_id or not self._all_finished():
                 return out
-            out.extend(
-                self._implicit_end(self.last_stop_pos or pos, f"completion {chunk_id} begins at line {pos.line}")
-            )
+            out.extend(self._implicit_end(self.last_stop_pos or pos, chunk_id, pos.line))
         elif self.done and chunk_id is not None and chunk_id == self.completion_id:
             return out  # a chunk of the finished completion after its [DONE]: the accumulator reports it
         self.open, self.done = True, False
@@ -358,18 +357,13 @@ class OpenAIChatTranslator(FrameByFrame):
         out.append(MessageStart(pos, chunk_id, model))
         return out
 
-    def _implicit_end(self, pos: Pos, why: str) -> list[Event]:
-        """A completion that finished every choice ends without its [DONE]."""
-        reasons = ", ".join(sorted({c.reason for c in self.choices.values() if c.reason}))
+    def _implicit_end(self, pos: Pos, next_completion: str | None = None, line: int | None = None) -> list[Event]:
+        """A completion that finished every choice ends without its [DONE] (the capture ends, or
+        ``next_completion`` begins at ``line``)."""
+        reasons = tuple(sorted({c.reason for c in self.choices.values() if c.reason}))
         self.open = False
-        return [
-            Problem(
-                pos,
-                "end-of-stream-missing",
-                f"finish_reason {reasons} was not followed by {protocol.end_of_stream} ({why})",
-            ),
-            MessageStop(pos),
-        ]
+        facts = EndOfStreamMissing(reasons, next_completion, line)
+        return [Problem(pos, "end-of-stream-missing", "", facts), MessageStop(pos)]
 
     def _done(self, pos: Pos) -> list[Event]:
         self._count("[DONE]")
@@ -392,14 +386,7 @@ class OpenAIChatTranslator(FrameByFrame):
         calls = [key for key in state.opened[state.stopped :] if key in state.names]
         out: list[Event] = []
         if calls:
-            out.append(
-                Problem(
-                    pos,
-                    "finish-reason-missing",
-                    f"choice {state.index} ended with data: [DONE] and no finish_reason after {len(calls)} "
-                    f"tool call{'s' if len(calls) > 1 else ''}",
-                )
-            )
+            out.append(Problem(pos, "finish-reason-missing", "", FinishReasonMissing(state.index, len(calls))))
         out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
         state.stopped = len(state.opened)
         return out
@@ -559,15 +546,9 @@ class OpenAIChatTranslator(FrameByFrame):
         key = self._resolve(state, index, call_id, tool, arguments)
         if key is _NEW:
             if state.reason is not None:
-                where = state.reason_pos.line if state.reason_pos is not None else "?"
-                out.append(
-                    Problem(
-                        pos,
-                        "call-after-finish-reason",
-                        f"{tool or 'a tool call'} ({call_id or 'no id'}) starts in choice {state.index} after its "
-                        f"finish_reason {state.reason} at line {where}",
-                    )
-                )
+                line = state.reason_pos.line if state.reason_pos is not None else None
+                facts = CallAfterFinishReason(tool, call_id, state.index, state.reason, line)
+                out.append(Problem(pos, "call-after-finish-reason", "", facts))
             key = self._new_key(state, index, call_id)
             state.names[key] = tool
             state.call_index[key] = index

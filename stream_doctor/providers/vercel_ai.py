@@ -51,6 +51,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.problems import ToolInputError
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.sniffing import score
@@ -303,18 +304,8 @@ class UIStreamTranslator(FrameByFrame):
                 out.append(BlockStop(pos, call_id, final_input=given))
             else:
                 out.append(BlockStop(pos, call_id))
-            tool = _str(value.get("toolName")) or "?"
-            error = " ".join((_str(value.get("errorText")) or "(no error text)").split())
-            if len(error) > 200:
-                error = error[:199] + "…"
-            out.append(
-                Problem(
-                    pos,
-                    "tool-input-error",
-                    f"{tool} ({call_id}): the server rejected the input the model produced: {error}; useChat "
-                    f"shows the call as output-error and the tool does not run",
-                )
-            )
+            facts = ToolInputError(_str(value.get("toolName")) or "?", call_id, _str(value.get("errorText")))
+            out.append(Problem(pos, "tool-input-error", "", facts))
         elif value.get("preliminary") is True:
             pass  # a streamed partial output; the final one follows
         elif call_id in self.provider_run and call_id in self.started:

@@ -28,6 +28,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.options import Options
+from stream_doctor.problems import EndOfStreamMissing
 from stream_doctor.providers import ADAPTERS, detect, mistral, ollama, openai_chat
 
 DONE: Any = NOT_JSON
@@ -278,7 +279,7 @@ def test_a_call_that_starts_after_the_finish_reason_completes_at_the_next_one() 
 def test_eof_after_every_choice_finished_ends_the_message_and_says_done_was_missing() -> None:
     produced = events([chunk(call(0, "call_A", "f", "{}")), chunk({}, "tool_calls")])
     problem = next(e for e in produced if isinstance(e, Problem))
-    assert problem.kind == "end-of-stream-missing" and "data: [DONE]" in problem.message
+    assert problem.kind == "end-of-stream-missing" and problem.facts == EndOfStreamMissing(("tool_calls",))
     assert isinstance(produced[-1], MessageStop)
 
 

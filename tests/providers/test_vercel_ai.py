@@ -28,9 +28,11 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.options import Options
+from stream_doctor.problems import ToolInputError
 from stream_doctor.providers import openai_responses, vercel_ai, vercel_ai_data
 from stream_doctor.providers.vercel_ai import RESET_CAUSE, UIStreamTranslator
 from stream_doctor.providers.vercel_ai_data import DataStreamTranslator
+from stream_doctor.rules.correlation.sd519_tool_input_error import rejected
 
 
 def frame(number: int, value: Any, event: str | None = None) -> Frame:
@@ -185,7 +187,9 @@ def test_tool_input_error_completes_the_call_with_a_problem() -> None:
     assert [(s.key, s.final_arguments) for s in stops] == [("c1", None), ("c2", '{"a":')]
     problems = [e for e in events if isinstance(e, Problem)]
     assert [p.kind for p in problems] == ["tool-input-error", "tool-input-error"]
-    assert "bad input" in problems[0].message
+    facts = [p.facts for p in problems if isinstance(p.facts, ToolInputError)]
+    assert [f.error for f in facts] == ["bad\n  input", "Invalid JSON"]
+    assert "rejected the input the model produced: bad input;" in rejected(facts[0])  # SD519 words it on one line
 
 
 def test_reset_step_ends_the_step_with_its_cause_and_abort_too() -> None:

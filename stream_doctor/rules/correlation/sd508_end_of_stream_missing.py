@@ -33,6 +33,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import EndOfStreamMissing
 from stream_doctor.rules.base import Rule, rule
 
 #: Containers that can hold the non-JSON ``[DONE]`` line (a chunk log of parsed objects cannot).
@@ -45,11 +46,26 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         return
     for problem in stream.problems:
         if problem.kind == "end-of-stream-missing":
+            facts = problem.facts
+            ended = (
+                missing(facts, stream.capture.protocol.end_of_stream)
+                if isinstance(facts, EndOfStreamMissing)
+                else problem.message
+            )
             yield self.finding(
                 stream,
                 problem.pos,
-                f"{problem.message}: clients that read until [DONE] wait for it (the Azure .NET SDK hung on "
+                f"{ended}: clients that read until [DONE] wait for it (the Azure .NET SDK hung on "
                 f'text-generation-inference streams) or fail ("Connection closed before completion"); '
                 f"openai-python and the AI SDK end quietly at the close",
                 "Make the server send data: [DONE] after the last chunk; treat the finish_reason as the end of the turn",
             )
+
+
+def missing(facts: EndOfStreamMissing, end_of_stream: str) -> str:
+    why = (
+        "the capture ends"
+        if facts.next_completion is None
+        else f"completion {facts.next_completion} begins at line {facts.next_line}"
+    )
+    return f"finish_reason {', '.join(facts.reasons)} was not followed by {end_of_stream} ({why})"

@@ -31,6 +31,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import ToolInputError
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -47,4 +48,15 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["tool-input-error"],
         "Do not execute this call; the error goes back to the model as its result",
+        words=(ToolInputError, rejected),
+    )
+
+
+def rejected(facts: ToolInputError) -> str:
+    error = " ".join((facts.error or "(no error text)").split())
+    if len(error) > 200:
+        error = error[:199] + "…"
+    return (
+        f"{facts.tool} ({facts.call_id}): the server rejected the input the model produced: {error}; useChat "
+        f"shows the call as output-error and the tool does not run"
     )

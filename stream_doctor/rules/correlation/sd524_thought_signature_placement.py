@@ -37,6 +37,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import ThoughtSignatures
 from stream_doctor.rules.base import Rule, rule
 
 ERROR_400 = '400 "Function call is missing a thought_signature in functionCall parts"'
@@ -54,7 +55,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             yield self.finding(
                 stream,
                 problem.pos,
-                f"{problem.message}. The next request must send all the "
+                f"{signatures(problem.facts) if isinstance(problem.facts, ThoughtSignatures) else problem.message}. The next request must send all the "
                 f"parts back in this order in one model turn, the signature on the first call: a client that "
                 f"stores signatures per call and reorders the calls, splits them into separate turns, or drops "
                 f"the unsigned ones gets {ERROR_400}",
@@ -64,9 +65,23 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             yield self.finding(
                 stream,
                 problem.pos,
-                f"{problem.message}: sent back as is, the turn gets {ERROR_400}, since Gemini 3 checks the "
+                f"{signatures(problem.facts) if isinstance(problem.facts, ThoughtSignatures) else problem.message}: sent back as is, the turn gets {ERROR_400}, since Gemini 3 checks the "
                 f"first call of each step",
                 "Re-send the turn with its parts unchanged; if the first call really lacks one, use the "
                 "documented dummy signature skip_thought_signature_validator",
                 severity=Severity.WARNING,
             )
+
+
+def signatures(facts: ThoughtSignatures) -> str:
+    """Which calls carry a thoughtSignature: the first without one, or the later ones without."""
+    if not facts.first_signed:
+        where = facts.signed or "another part of the turn"
+        return f"the first function call, {facts.first}, has no thoughtSignature, although {where} carries one"
+    count = len(facts.unsigned)
+    names = ", ".join(facts.unsigned[:5]) + (", …" if count > 5 else "")
+    later = f"{count} later call{'' if count == 1 else 's'} {'has' if count == 1 else 'have'}"
+    return (
+        f"only the first function call, {facts.first}, carries a thoughtSignature, as Gemini does for "
+        f"parallel calls; {later} none: {names}"
+    )

@@ -29,6 +29,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import ToolCallRejected
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -46,4 +47,21 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         ["tool-call-rejected"],
         "Treat the turn as failed: run no partial call, retry, and check the tool declarations and tool config",
         "{message}; the turn carries no call that can be run",
+        words=(ToolCallRejected, rejected),
     )
+
+
+#: What each rejecting finish or stop reason means (Gemini ``FinishReason``, Bedrock ``StopReason``).
+MEANINGS = {
+    "MALFORMED_FUNCTION_CALL": "the model produced a function call the API could not parse",
+    "UNEXPECTED_TOOL_CALL": "the model called a tool although no tool is enabled for this request",
+    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls in a row and the API stopped it",
+    "MISSING_THOUGHT_SIGNATURE": "the request lacked a thought signature the model needed",
+    "malformed_tool_use": "the model produced a tool use Bedrock could not parse",
+    "malformed_model_output": "the model produced output Bedrock could not parse",
+}
+
+
+def rejected(facts: ToolCallRejected) -> str:
+    meaning = MEANINGS.get(facts.reason, "the API rejected the model's tool call")
+    return f"{facts.field} {facts.reason}: {meaning}" + (f": {facts.detail}" if facts.detail else "")

@@ -34,6 +34,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import FinishReasonMissing
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -52,4 +53,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         'Send finish_reason "tool_calls" before [DONE]; decide to run tools from the calls, not the stop reason',
         "{message}: the calls are complete (openai-python's stream helper, the AI SDK and LangChain hand them "
         'over at [DONE]), but a loop that continues only on finish_reason "tool_calls" stops here',
+        words=(FinishReasonMissing, ended),
     )
+
+
+def ended(facts: FinishReasonMissing) -> str:
+    calls = f"{facts.calls} tool call{'s' if facts.calls > 1 else ''}"
+    return f"choice {facts.choice} ended with data: [DONE] and no finish_reason after {calls}"

@@ -33,6 +33,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.problems import CallAfterFinishReason
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
@@ -46,4 +47,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         "Read to [DONE] and take the last finish_reason; do not stop at the first one",
         "{message}: the call completes at the next finish_reason, but a client that stops at the first one "
         "(LiteLLM's CustomStreamWrapper, a loop that breaks on it) never sees this call",
+        words=(CallAfterFinishReason, late),
+    )
+
+
+def late(facts: CallAfterFinishReason) -> str:
+    line = facts.reason_line if facts.reason_line is not None else "?"
+    return (
+        f"{facts.tool or 'a tool call'} ({facts.call_id or 'no id'}) starts in choice {facts.choice} after its "
+        f"finish_reason {facts.reason} at line {line}"
     )
