@@ -3,6 +3,10 @@
 The captures live in ``../shared/corpus`` (beside the repository), never in ``fixtures/``. For each
 one the calls it holds (count, ids, names, and whether the arguments parse) and exactly the rule
 codes it deserves are asserted: a finding a capture does not deserve is a false positive.
+
+Every file of the corpus is also compared with its checked-in expectation, ``tests/conformance/expected.yml``:
+the calls rebuilt (turn, id, name, a hash of the argument text) and every finding at warning or above,
+each with a one-line justification citing the bytes. No file may be unreadable or get SD002.
 """
 
 from __future__ import annotations
@@ -408,3 +412,45 @@ def test_every_cassette_of_the_corpus_is_covered() -> None:
     rows = [line for line in readme.splitlines() if line.startswith("| `") and "VCR YAML cassette" in line]
     cassettes = {row.split("`")[1] for row in rows}
     assert cassettes and cassettes <= set(CASSETTES), sorted(cassettes - set(CASSETTES))
+
+
+# -- Every corpus file against its checked-in expectation (tests/conformance/expected.yml) -------------------------
+
+
+def _expectations() -> dict:
+    from tests.conformance.expectations import load
+
+    return load()
+
+
+def test_every_corpus_file_has_an_expectation() -> None:
+    from tests.conformance.expectations import corpus_files
+
+    assert sorted(_expectations()) == corpus_files(), "run python -m tests.conformance.expectations and justify"
+
+
+def test_every_warning_or_error_is_justified_from_the_bytes() -> None:
+    from tests.conformance.expectations import TODO
+
+    for name, expected in _expectations().items():
+        for finding in expected["findings"]:
+            why = finding.get("why") or ""
+            assert why and why != TODO and "line" in why, (name, finding)
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*") if p.is_file() and p.name != "README.md")
+    if CORPUS.is_dir()
+    else [],
+)
+def test_corpus_file_matches_its_expectation(name: str) -> None:
+    from tests.conformance.expectations import observe
+
+    expected = _expectations()[name]
+    seen = observe(name)  # no file is unreadable: replay raises on one
+    assert seen["provider"] == expected["provider"]
+    assert seen["calls"] == expected["calls"], "calls rebuilt (turn, id, name, argument hash) changed"
+    assert [{k: f[k] for k in ("code", "severity", "at", "call")} for f in expected["findings"]] == seen["findings"]
+    assert seen["info"] == expected["info"]
+    assert "SD002" not in seen["info"] and all(f["code"] != "SD002" for f in seen["findings"])
