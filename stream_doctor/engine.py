@@ -206,6 +206,8 @@ def _with_supplied(
     supplied: list[Supplied],
 ) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
     """Each turn that given executions name, replayed again with them at its end."""
+    from dataclasses import replace
+
     from stream_doctor.supplied import SuppliedError, frames_for, place
 
     try:
@@ -215,9 +217,12 @@ def _with_supplied(
     replayed = list(replayed)
     for number, records in placed.items():
         section = sections[number]
+        read = len(section.frames)
         last = max((f.pos for f in section.frames), default=None, key=lambda pos: pos.number)
         section.frames = section.frames + frames_for(records, last)
-        replayed[number] = _accumulate(capture, adapter, options, section)
+        stream, kept = _accumulate(capture, adapter, options, section)
+        # the capture's size stays what was read: the given executions are not its events
+        replayed[number] = (replace(stream, capture=replace(stream.capture, frames=read)), kept)
     return replayed
 
 

@@ -6,8 +6,10 @@ This table is the reviewable statement of behaviour; the golden snapshots hold t
 from __future__ import annotations
 
 EXPECTED: dict[str, set[str]] = {
+    "openai/sdk_chunk_log.jsonl": set(),
     # clean streams
     "anthropic/one_call.sse": set(),
+    "anthropic/text_answer.sse": set(),
     "anthropic/parallel_calls.sse": set(),
     "anthropic/thinking_text_tool.sse": set(),
     "anthropic/server_tool_use.sse": set(),

@@ -108,7 +108,9 @@ def test_a_client_that_disconnects_mid_stream(tmp_path: Path) -> None:
             )
             received = b""
             while received.count(b"\n\n") < 4:  # the head and a few events
-                received += client.recv(65536)
+                chunk = client.recv(65536)
+                assert chunk, f"the proxy closed the connection early: {received!r}"
+                received += chunk
         wait_for(lambda: len(proxy.lines) == 1)
     assert "client disconnected" in proxy.lines[0]
     [envelope] = envelopes(out)

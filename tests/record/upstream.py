@@ -11,7 +11,7 @@ import asyncio
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
@@ -33,6 +33,7 @@ class FakeUpstream:
     seen: list[Seen] = field(default_factory=list)
     port: int = 0
     sent_events: int = 0
+    choose: Callable[[bytes], bytes] | None = None  # the body to send for a request body (default: ``body``)
 
     def __post_init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -43,25 +44,22 @@ class FakeUpstream:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def chunks(self) -> list[bytes]:
+    def chunks(self, body: bytes) -> list[bytes]:
         if self.content_type == "text/event-stream":
-            parts = re.split(rb"(?<=\n\n)", self.body)
+            parts = re.split(rb"(?<=\n\n)", body)
         else:
-            parts = self.body.splitlines(keepends=True)
+            parts = body.splitlines(keepends=True)
         return [p for p in parts if p]
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        self.seen.append(
-            Seen(
-                request.method,
-                request.path_qs,
-                {k.lower(): v for k, v in request.headers.items()},
-                await request.read(),
-            )
+        seen = Seen(
+            request.method, request.path_qs, {k.lower(): v for k, v in request.headers.items()}, await request.read()
         )
+        self.seen.append(seen)
+        body = self.choose(seen.body) if self.choose is not None else self.body
         response = web.StreamResponse(headers={"content-type": self.content_type, "request-id": "req_fake"})
         await response.prepare(request)
-        for number, chunk in enumerate(self.chunks()):
+        for number, chunk in enumerate(self.chunks(body)):
             if self.die_after is not None and number == self.die_after:
                 await response.write(chunk[: len(chunk) // 2])
                 await asyncio.sleep(0.05)

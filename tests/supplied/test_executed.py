@@ -42,6 +42,7 @@ def test_the_real_input_by_tool_name_or_id_is_a_near_miss() -> None:
         report = replay(RAW, Options(executed=(f"{call}={REAL_INPUT}",)))
         assert codes(report) == [], call
         assert report.executions == 1 and report.execution_note is None
+        assert report.stream.capture.frames == replay(RAW, Options()).stream.capture.frames  # not one more event
 
 
 def test_a_changed_value_is_sd103_and_a_missing_key_sd102() -> None:
