@@ -30,6 +30,7 @@ def to_envelope(capture: Capture, provider: str) -> bytes:
         "version": VERSION,
         "provider": provider,
         "source": f"converted from {capture.path} ({capture.container})",
+        "container": capture.container,  # what the original could hold (a chunk log cannot hold [DONE]: SD508)
     }
     if None in attached:
         header["problems"] = attached[None]

@@ -46,5 +46,5 @@ def test_the_header_names_the_provider_and_the_source() -> None:
     first = convert("fixtures/conversations/bedrock_two_turns.har", Options()).splitlines()[0]
     assert first == (
         b'{"sd":"header","version":1,"provider":"bedrock",'
-        b'"source":"converted from fixtures/conversations/bedrock_two_turns.har (har)"}'
+        b'"source":"converted from fixtures/conversations/bedrock_two_turns.har (har)","container":"har"}'
     )

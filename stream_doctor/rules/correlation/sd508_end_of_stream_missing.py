@@ -42,7 +42,11 @@ RECORDS_SENTINEL = frozenset({"sse", "envelope"})
 
 @rule("SD508", "end-of-stream-missing", "The turn finished but data: [DONE] never came", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    if stream.capture.container not in RECORDS_SENTINEL:
+    container = stream.capture.container
+    header = stream.capture.header
+    if container == "envelope" and header is not None and isinstance(header.get("container"), str):
+        container = header["container"]  # converted: judge by what the original capture could hold
+    if container not in RECORDS_SENTINEL:
         return
     for problem in stream.problems:
         if problem.kind == "end-of-stream-missing":
