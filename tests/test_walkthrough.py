@@ -89,6 +89,7 @@ def test_the_page_has_every_case_it_promises() -> None:
     assert "--executed" in found and "--executions" in found and ">> chunks.jsonl" in found  # raw stream, SDK log
     assert "--record" in found and "stream-doctor record" in found  # recorded, both ways
     assert "anthropic_echo_empty_input.yaml" in found  # several turns
+    assert "--client" in found  # which reading of the stream gives {}
 
 
 def test_every_command_of_the_walkthrough(tmp_path: Path) -> None:
