@@ -485,6 +485,15 @@ class CheckResult:
 # -- plain data, shared by both JSON reports ----------------------------------------------------
 
 
+def call_status(call: ToolCall) -> str:
+    """The status word every human format shows: ``complete``, ``unparseable (kind)`` or ``abandoned (cause)``."""
+    if call.status == "abandoned":
+        return f"abandoned ({call.abandon_cause})"
+    if call.parse_failure is not None:
+        return f"unparseable ({call.parse_failure.kind})"
+    return "complete"
+
+
 def call_dict(call: ToolCall, with_fragments: bool = False) -> dict[str, Any]:
     failure = call.parse_failure
     data: dict[str, Any] = {

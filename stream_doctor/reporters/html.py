@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import orjson
 
 from stream_doctor.events import ArgsDelta, BlockDelta
-from stream_doctor.report import Report
+from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 
 if TYPE_CHECKING:
@@ -141,8 +141,12 @@ def _timeline(report: Report, turn: Turn, numbered: dict[int, int], options: Ren
                     str(number),
                 )
             )
+        grouped: dict[tuple[int, str], list[str]] = {}  # clients that run it at the same event share one mark
+        for event, kind, title in _client_marks(report, number):
+            grouped.setdefault((event, kind), []).append(title)
         marks += [
-            Mark(x(event), 0.6, kind, title, "◆", str(number)) for event, kind, title in _client_marks(report, number)
+            Mark(x(event), 0.6, kind, "\n".join(titles), "◆" if len(titles) == 1 else f"◆{len(titles)}", str(number))
+            for (event, kind), titles in sorted(grouped.items())
         ]
         marks += [
             Mark(
@@ -157,7 +161,7 @@ def _timeline(report: Report, turn: Turn, numbered: dict[int, int], options: Ren
             if e.call == call.ordinal and e.origin is None
         ]
         lanes.append(
-            {"number": number, "label": f"#{number} {call.name or '—'}", "marks": marks, "status": _status(call)}
+            {"number": number, "label": f"#{number} {call.name or '—'}", "marks": marks, "status": call_status(call)}
         )
     findings = [
         Mark(x(f.location.event), 0.8, f"finding-{f.severity.label}", f"{f.code} {f.name}: {f.message}", f.code)
@@ -246,8 +250,8 @@ def _call(report: Report, call: ToolCall, number: int, options: RenderOptions) -
         "id": call.call_id or "—",
         "name": call.name or "—",
         "label": call.label,
-        "status": _status(call),
-        "status_class": _status(call).split(" ", 1)[0],
+        "status": call_status(call),
+        "status_class": call_status(call).split(" ", 1)[0],
         "block_type": call.block_type,
         "message": call.message + 1,
         "started": call.started,
@@ -282,11 +286,3 @@ def _finding(finding: Finding, report: Report) -> dict[str, Any]:
         "related": [f"{r.label}: {r.location}" for r in finding.related],
         "call": str(numbers[0]) if numbers else "",
     }
-
-
-def _status(call: ToolCall) -> str:
-    if call.status == "abandoned":
-        return f"abandoned ({call.abandon_cause})"
-    if call.parse_failure is not None:
-        return f"unparseable ({call.parse_failure.kind})"
-    return "complete"

@@ -21,7 +21,7 @@ from stream_doctor.capture.base import Frame
 from stream_doctor.conversation.model import Turn
 from stream_doctor.events import ArgsDelta, BlockDelta, Event
 from stream_doctor.findings import Severity
-from stream_doctor.report import Report
+from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
 
@@ -142,7 +142,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Console, opt
             N(call.name or "—") + (" (server)" if call.server_side else ""),
             str(call.fragment_count),
             str(call.byte_count),
-            _status(call),
+            call_status(call),
         ]
         for call in calls
     ]
@@ -172,14 +172,6 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Console, opt
             for extra_line in extra.lines:
                 console.print(Padding(Text(N(extra_line)), (0, 0, 0, indent), expand=False))
     _text.more(console, len(every) - len(calls), "call", "replay --format json")
-
-
-def _status(call: ToolCall) -> str:
-    if call.status == "abandoned":
-        return f"abandoned ({call.abandon_cause})"
-    if call.parse_failure is not None:
-        return f"unparseable ({call.parse_failure.kind})"
-    return "complete"
 
 
 def _input_preview(call: ToolCall) -> str:
