@@ -190,7 +190,8 @@ def _client(options: ScanOptions) -> Iterator[tuple[Client, str, int]]:
             raise ScanError(f"cannot reach the Dask scheduler at {options.scheduler}: {error}") from None
         try:
             workers = len(client.scheduler_info().get("workers", {}))
-            yield client, f"the Dask scheduler at {options.scheduler} ({workers} workers)", max(1, workers)
+            waiting = "" if workers else ": the scan waits for workers to join"
+            yield client, f"the Dask scheduler at {options.scheduler} ({workers} workers{waiting})", max(1, workers)
         finally:
             _close(client)
         return

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from stream_doctor.scan.options import ScanOptions
@@ -58,6 +59,10 @@ def test_folder_scan_finds_what_check_finds(cluster: str, captures: Path, monkey
     assert summary["captures"]["total"] == len(rows)
     assert summary["captures"]["unreadable"] == sum(row["status"] == "unreadable" for row in rows.values())
     assert summary["findings"]["total"] == sum(check_findings(("captures",)).values())
+    assert summary["unreadable"] == [
+        {"reason": "the gzip data is cut off before its end (incomplete .gz file)", "captures": 1}
+    ]
+    jsonschema.validate(summary, json.loads((ROOT / "stream_doctor/schemas/scan-summary-v1.schema.json").read_text()))
 
 
 def test_finding_rows_name_the_call_tool_and_model(
@@ -302,6 +307,9 @@ def test_scan_through_a_separate_scheduler_and_worker(captures: Path, tmp_path: 
     assert f"the Dask scheduler at {address} (1 workers)" in run.stderr
     assert "Share of captures with each problem" in run.stdout
     summary = json.loads((tmp_path / "s.json").read_text())
+    schema = json.loads((ROOT / "stream_doctor/schemas/scan-summary-v1.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(summary, schema)
     assert summary["schema_version"] == "scan-summary-v1"
     assert summary["captures"]["total"] == len(status_rows(tmp_path / "f.status.parquet"))
     assert (tmp_path / "s.md").read_text().startswith("# stream-doctor scan")
