@@ -80,7 +80,9 @@ def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
     return tuple(p for p in PROFILES if p.name in wanted)
 
 
-def run(profile: Profile, events: Iterable[Event]) -> tuple[tuple[Handoff, ...], ClientError | None]:
+def run(
+    profile: Profile, events: Iterable[Event], provider: str = ""
+) -> tuple[tuple[Handoff, ...], ClientError | None]:
     """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any.
 
     Each event goes to the machine with the reference call it belongs to (calls are numbered in
@@ -88,6 +90,7 @@ def run(profile: Profile, events: Iterable[Event]) -> tuple[tuple[Handoff, ...],
     only what it handed before that event counts.
     """
     machine = profile.machine()
+    machine.provider = provider or (profile.providers[0] if len(profile.providers) == 1 else "")
     ordinal = -1
     by_key: dict[object, int] = {}
     last: Pos | None = None
@@ -127,6 +130,6 @@ def review_stream(
     reviews = []
     for profile in profiles:
         if profile.applies_to(stream.capture.provider):
-            handoffs, error = run(profile, events)
+            handoffs, error = run(profile, events, stream.capture.provider)
             reviews.append(review(stream, profile, handoffs, error))
     return tuple(reviews)

@@ -99,6 +99,7 @@ class Machine:
 
     handoffs: list[Handoff] = field(default_factory=list)
     error: ClientError | None = None
+    provider: str = ""  # the adapter that read the capture (set by ``clients.run``)
 
     def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
         raise NotImplementedError

@@ -66,7 +66,7 @@ class LangChainMerge(WireMachine):
             self.fail(pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
 
     def fragment(self, fragment: Fragment) -> None:
-        anthropic = isinstance(fragment.key, int)  # the Anthropic adapter keys blocks by their index
+        anthropic = self.provider == "anthropic"
         if anthropic:
             if fragment.first:
                 self.latest_tool = not fragment.server_side
@@ -111,7 +111,7 @@ class LangChainMerge(WireMachine):
 
     @property
     def _anthropic(self) -> bool:
-        return any(isinstance(key, int) for key in self.index_of)
+        return self.provider == "anthropic"
 
     def end(self, end: Pos | None) -> None:
         # the aggregated message lists its tool_calls, then its invalid_tool_calls

@@ -34,7 +34,7 @@ class ChunkBuilder(WireMachine):
     slots: dict[tuple[int, int], _Slot] = field(default_factory=dict)
 
     def fragment(self, fragment: Fragment) -> None:
-        if fragment.server_side or isinstance(fragment.key, int):
+        if fragment.server_side or self.provider == "anthropic":
             return
         choice = fragment.key[0] if isinstance(fragment.key, tuple) and fragment.key else 0
         slot = self.slots.setdefault((choice, fragment.index or 0), _Slot([]))

@@ -9,6 +9,7 @@ not, become one call with ``{…}{…}``. Calls run at the finish, or when the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
@@ -22,6 +23,7 @@ class _Slot:
     name: str | None
     texts: list[str] = field(default_factory=list)
     server_side: bool = False
+    start_input: Any = None  # a whole input the start event carried (Gemini, Bedrock, Ollama …)
 
 
 @dataclass
@@ -32,7 +34,8 @@ class IndexConcat(WireMachine):
     def fragment(self, fragment: Fragment) -> None:
         key = fragment.key
         lane = key[0] if isinstance(key, tuple) and key and isinstance(key[0], int) else 0
-        index = key if isinstance(key, int) else (fragment.index or 0)
+        anthropic = self.provider == "anthropic"
+        index = fragment.index if anthropic and fragment.index is not None else (fragment.index or 0)
         slot = self.slots.get((lane, index))
         if slot is None:
             slot = self.slots[(lane, index)] = _Slot(
@@ -42,7 +45,9 @@ class IndexConcat(WireMachine):
             slot.calls.append(fragment.call)
         slot.call_id = slot.call_id or fragment.call_id
         slot.name = slot.name or fragment.name
-        if fragment.arguments and not (fragment.first and isinstance(key, int)):
+        if fragment.first and isinstance(fragment.start_input, dict) and fragment.start_input:
+            slot.start_input = fragment.start_input
+        if fragment.arguments and not (fragment.first and anthropic):
             slot.texts.append(fragment.arguments)
 
     def finished(self, pos: Pos) -> None:
@@ -59,7 +64,7 @@ class IndexConcat(WireMachine):
             if slot.server_side:
                 continue
             text = "".join(slot.texts)
-            value = parse_json(text) if text.strip() else {}
+            value = parse_json(text) if text.strip() else (slot.start_input or {})
             self.hand(tuple(slot.calls), slot.call_id, slot.name, text, value, pos, when)
 
 

@@ -37,7 +37,8 @@ class NextIndex(ByCall):
         if held.server_side:
             return
         text = "".join(held.texts)
-        value = parse_json(text) if text.strip() else {}
+        start = held.start_input if isinstance(held.start_input, dict) else {}
+        value = parse_json(text) if text.strip() else start
         self.hand((held.call,) if held.call is not None else (), held.call_id, held.name, text, value, pos, when)
 
     def stop(self, key: Hashable, call: int | None, pos: Pos) -> None:

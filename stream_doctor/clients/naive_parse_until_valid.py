@@ -68,7 +68,11 @@ class UntilValid(ByCall):
                     )
 
     def complete(self, held: Held, pos: Pos | None) -> None:
-        pass  # never parsed: not run
+        if not held.texts and isinstance(held.start_input, dict) and held.start_input:
+            # no fragment to try: the start event carried the whole input (Gemini, Bedrock …)
+            call = (held.call,) if held.call is not None else ()
+            self.hand(call, held.call_id, held.name, None, held.start_input, pos, "completion event (whole input)")
+        # otherwise never parsed: not run
 
 
 PROFILE = profile(

@@ -29,7 +29,7 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.events import MISSING, Event, Malformed, MessageStart, ToolStart
+from stream_doctor.events import MISSING, Event, Execution, KeepAlive, Malformed, MessageStart, Request, ToolStart
 
 
 @dataclass
@@ -56,9 +56,9 @@ class PartsManager(WireMachine):
     seen_any: bool = False
 
     def feed(self, event: Event, call: int | None) -> None:
-        if not self.seen_any:
+        if not self.seen_any and type(event) not in (Request, Execution, KeepAlive):
             self.seen_any = True
-            if isinstance(event.pos, Pos) and type(event) is not MessageStart and _anthropic_key(event):
+            if self.provider == "anthropic" and type(event) is not MessageStart:
                 # AnthropicStreamedResponse reads the first event as the message_start and asserts it
                 self.fail(event.pos, "AssertionError", "the first event is not message_start")
                 return
@@ -70,14 +70,14 @@ class PartsManager(WireMachine):
         super().feed(event, call)
 
     def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
-        held = self.by_vendor.get(key) if isinstance(key, int) else None
+        held = self.by_vendor.get(key) if self.provider == "anthropic" else None
         if held is not None and delta_type == "text_delta":
             self.fail(pos, "UnexpectedModelBehavior", "Cannot apply a text delta to a tool call part")
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side:
             return
-        anthropic = isinstance(fragment.key, int)
+        anthropic = self.provider == "anthropic"
         if anthropic and not fragment.first and fragment.delta_type != "input_json_delta":
             return
         vendor: Hashable = fragment.key if anthropic else fragment.index
@@ -161,11 +161,6 @@ _ERROR_CATEGORIES = {
     "server_error": "ModelServerError",
     "api_error": "ModelServerError",
 }
-
-
-def _anthropic_key(event: Event) -> bool:
-    key = getattr(event, "key", None)
-    return isinstance(key, int) and not isinstance(key, bool)
 
 
 PROFILE = profile(

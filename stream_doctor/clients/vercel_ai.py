@@ -45,7 +45,7 @@ class StreamText(WireMachine):
     errored: bool = False
 
     def fragment(self, fragment: Fragment) -> None:
-        if isinstance(fragment.key, int):  # Anthropic: blocks by index
+        if self.provider == "anthropic":  # Anthropic: blocks by index
             if fragment.first:
                 call = _Call(
                     [fragment.call] if fragment.call is not None else [],
@@ -77,7 +77,7 @@ class StreamText(WireMachine):
         if target is None and fragment.call_id is None and fragment.index is None and self.calls:
             target = self.calls[-1]
         if target is None:
-            target = _Call([], fragment.call_id, None, fragment.index)
+            target = _Call([], fragment.call_id, None, fragment.index, start_input=fragment.start_input)
             self.calls.append(target)
         if fragment.call is not None and fragment.call not in target.calls:
             target.calls.append(fragment.call)
@@ -108,7 +108,7 @@ class StreamText(WireMachine):
                 self.fail(end, "InvalidResponseDataError", "a tool call without a name")
                 return
             text = "".join(call.texts)
-            if not text and anthropic and call.start_input:
+            if not text and isinstance(call.start_input, dict) and call.start_input:
                 value: Any = call.start_input
                 text = None  # type: ignore[assignment]
             else:

@@ -43,7 +43,7 @@ def test_profile_agrees_with_the_library(client: str, path: Path) -> None:
     except LibraryMissing as missing:  # pragma: no cover - the test extra installs them
         pytest.skip(str(missing))
     report = replay(path, keep_events=True)
-    handoffs, error = run(BY_NAME[client], [event for _, event in report.events])
+    handoffs, error = run(BY_NAME[client], [event for _, event in report.events], report.stream.capture.provider)
     capture = load(str(path), None)
     expected = library(capture, capture.frames)
     known = KNOWN_DIVERGENCES.get((client, path.name))
