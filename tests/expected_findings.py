@@ -162,6 +162,7 @@ EXPECTED: dict[str, set[str]] = {
     "openai/duplicate_call_id_one_choice.sse": {"SD405"},
     "openai/openrouter_extension_fields.sse": set(),
     "openai/undocumented_delta_field.sse": {"SD006"},
+    "openai-responses/computer_call_output_answers_call.jsonl": set(),
     # Mistral
     "mistral/one_call.sse": set(),
     "mistral/parallel_calls_one_chunk.sse": set(),

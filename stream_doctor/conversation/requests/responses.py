@@ -16,7 +16,25 @@ from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFa
 from stream_doctor.conversation.requests.common import arguments, role_of, string
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
-_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+#: Input items that answer a client-run call, and the field naming the call they answer (openai-python
+#: ``types/responses/response_input_item_param.py``: FunctionCallOutput, ComputerCallOutput,
+#: LocalShellCallOutput, ShellCallOutput, ApplyPatchCallOutput, McpApprovalResponse, and the
+#: CustomToolCallOutput and ToolSearchOutput item params). ``local_shell_call_output`` names its call
+#: in ``id`` in older SDK types (the call's ``call_id`` value), in ``call_id`` in newer ones; an MCP
+#: approval answers the ``mcp_approval_request`` item by its id. Server-run calls (``web_search_call``,
+#: ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``, ``mcp_call``, a
+#: ``tool_search_call`` with ``execution: "server"``) need no result from the client.
+_OUTPUTS: dict[str, tuple[str, ...]] = {
+    "function_call_output": ("call_id",),
+    "custom_tool_call_output": ("call_id",),
+    "computer_call_output": ("call_id",),
+    "shell_call_output": ("call_id",),
+    "apply_patch_call_output": ("call_id",),
+    "tool_search_output": ("call_id",),
+    "local_shell_call_output": ("call_id", "id"),
+    "mcp_approval_response": ("approval_request_id",),
+}
 
 
 def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
@@ -63,7 +81,8 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             )
         elif kind in _OUTPUTS:
             messages.append(MessageFacts(index, "tool", path))
-            results.append(ToolResult(string(item.get("call_id")), None, index, path))
+            answered = next((string(item.get(f)) for f in _OUTPUTS[kind] if string(item.get(f))), None)
+            results.append(ToolResult(answered, None, index, path))
         elif kind == "item_reference":
             messages.append(MessageFacts(index, "other", path))
             calls.append(
