@@ -181,6 +181,8 @@ class AnthropicTranslator(FrameByFrame):
         if not isinstance(delta, dict):
             return [Malformed(frame.pos, "content_block_delta without a delta object")]
         delta_type = delta.get("type")
+        if not isinstance(delta_type, str):  # a dict or list here is unhashable: no lookup may see it
+            return [Malformed(frame.pos, "content_block_delta whose delta has no string type")]
         if delta_type == "input_json_delta":
             fragment = delta.get("partial_json")
             if type(fragment) is not str:

@@ -1,0 +1,49 @@
+"""Coverage-guided fuzzing of every reader and adapter with atheris (optional: ``pip install -e ".[fuzz]"``).
+
+    python tests/fuzz_atheris.py -atheris_runs=1000000 [-max_len=65536] [corpus_dir]
+
+Seeds are the project's fixtures; each input is replayed (detection, then each provider forced)
+and converted. Anything but a report or a one-line RunError is a crash atheris reports with the
+input that caused it. Not collected by pytest (tests/test_fuzz.py is the bounded CI version).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    try:
+        import atheris
+    except ImportError:
+        sys.exit('atheris is not installed: pip install -e ".[fuzz]" (CPython wheels on Linux and macOS)')
+    sys.path.insert(0, str(ROOT))
+    with atheris.instrument_imports():
+        from stream_doctor.engine import RunError, convert, replay
+        from stream_doctor.options import Options
+        from stream_doctor.providers import ADAPTERS
+
+    providers = [None, *ADAPTERS]
+
+    def one_input(data: bytes) -> None:
+        provided = atheris.FuzzedDataProvider(data)
+        provider = providers[provided.ConsumeIntInRange(0, len(providers) - 1)]
+        capture = provided.ConsumeBytes(provided.remaining_bytes())
+        options = Options(provider=provider, max_bytes=1 << 24, max_frames=100_000)
+        for run in (replay, convert):
+            try:
+                run("fuzz.capture", options, capture)
+            except RunError:
+                pass
+
+    seeds = ROOT / "fixtures"
+    args = sys.argv + ([str(seeds)] if not any(not a.startswith("-") for a in sys.argv[1:]) else [])
+    atheris.Setup(args, one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+"""Fuzzing every capture reader and provider adapter: a mutated fixture is replayed (and converted) and
+must give a report or a one-line ``RunError``, never another exception.
+
+Two kinds of input, both drawn by hypothesis from the project's own fixtures: byte-level mutations
+(flips, inserts, deletions, cuts, repeats) of whole files, which exercise every container reader;
+and structure-aware mutations of the decoded events (a node anywhere in an event's JSON replaced by
+any JSON value, a key dropped), re-framed as SSE and replayed with the fixture's provider forced,
+which exercise every adapter past its own sniffing.
+
+CI runs a bounded, derandomised number of cases. A long run (a million cases, new seeds each time)::
+
+    STREAM_DOCTOR_FUZZ_EXAMPLES=1000000 STREAM_DOCTOR_FUZZ_RANDOM=1 pytest tests/test_fuzz.py -x
+
+and, where ``atheris`` installs (``pip install -e ".[fuzz]"``), coverage-guided::
+
+    python tests/fuzz_atheris.py -atheris_runs=1000000
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+import orjson
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.conftest import ROOT  # noqa: E402
+
+EXAMPLES = int(os.environ.get("STREAM_DOCTOR_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not os.environ.get("STREAM_DOCTOR_FUZZ_RANDOM"),
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+#: The fixture folder's provider, forced for the structure-aware cases.
+PROVIDERS = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openai-responses": "openai-responses",
+    "gemini": "gemini",
+    "cohere": "cohere",
+    "bedrock": "bedrock",
+    "mistral": "mistral",
+    "ollama": "ollama",
+    "vercel-ai": "vercel-ai",
+}
+_CAPTURE_SUFFIXES = (".sse", ".jsonl", ".json", ".har", ".yaml", ".eventstream", ".txt", ".gz")
+
+
+@lru_cache(maxsize=1)
+def fixtures() -> tuple[tuple[str, bytes], ...]:
+    found = []
+    for path in sorted((ROOT / "fixtures").rglob("*")):
+        if path.is_file() and path.suffix in _CAPTURE_SUFFIXES and path.stat().st_size <= 64 * 1024:
+            found.append((path.relative_to(ROOT).as_posix(), path.read_bytes()))
+    return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def provider_events() -> tuple[tuple[str, str, tuple[Any, ...]], ...]:
+    """(fixture, provider, decoded event payloads) for every fixture whose folder names a provider."""
+    from stream_doctor.capture import load
+    from stream_doctor.capture.base import NOT_JSON, RELEASED
+
+    found = []
+    for name, _ in fixtures():
+        provider = PROVIDERS.get(name.split("/")[1])
+        if provider is None:
+            continue
+        try:
+            capture = load(str(ROOT / name))
+        except Exception:  # noqa: BLE001, S112 - a fixture that is unreadable on purpose
+            continue
+        values = tuple(f.value for f in capture.frames if f.kind == "event" and f.value not in (NOT_JSON, RELEASED))
+        if values:
+            found.append((name, provider, values))
+    return tuple(found)
+
+
+def replay_bytes(data: bytes, name: str, **options: Any) -> None:
+    """Replay and convert ``data``: anything but a report or a RunError fails the test."""
+    from stream_doctor.engine import RunError, convert, replay
+    from stream_doctor.options import Options
+
+    chosen = Options(**options)
+    try:
+        report = replay(name, chosen, data)
+    except RunError:
+        return
+    assert report.findings is not None
+    from stream_doctor.reporters import RenderOptions, json_report, terminal
+
+    json_report.render(report, RenderOptions(max_rows=50))
+    terminal.render(report, RenderOptions(width=100, max_rows=50))
+    try:
+        convert(name, chosen, data)
+    except RunError:
+        pass
+
+
+# ------------------------------------------------------------------------------------------- byte mutations
+
+
+@st.composite
+def mutated_fixture(draw: st.DrawFn) -> tuple[str, bytes]:
+    name, data = draw(st.sampled_from(fixtures()))
+    data = bytearray(data)
+    for _ in range(draw(st.integers(1, 6))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        kind = draw(st.sampled_from(["flip", "insert", "delete", "cut", "repeat", "interesting"]))
+        if kind == "flip":
+            data[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "insert":
+            data[at:at] = draw(st.binary(min_size=1, max_size=16))
+        elif kind == "delete":
+            del data[at : at + draw(st.integers(1, 64))]
+        elif kind == "cut":
+            del data[at:]
+        elif kind == "repeat":
+            end = min(len(data), at + draw(st.integers(1, 256)))
+            data[at:at] = data[at:end] * draw(st.integers(1, 4))
+        else:
+            token = draw(
+                st.sampled_from(
+                    [
+                        b"\x00",
+                        b"\r",
+                        b"\n\n",
+                        b'"',
+                        b"\\",
+                        b"{",
+                        b"[",
+                        b"]",
+                        b"}",
+                        b"\xff",
+                        b"\xe2\x80\xa8",
+                        b"-1",
+                        b"1e999",
+                        b"null",
+                        b"&a",
+                        b"*a",
+                        b"!!python/tuple",
+                    ]
+                )
+            )
+            data[at:at] = token
+    return name, bytes(data)
+
+
+@FUZZ
+@given(mutated_fixture(), st.booleans())
+def test_byte_mutations_of_every_fixture(case: tuple[str, bytes], sniffed: bool) -> None:
+    name, data = case
+    provider = None if sniffed else PROVIDERS.get(name.split("/")[1])
+    replay_bytes(data, name, provider=provider)
+
+
+# ------------------------------------------------------------------------------------ structure-aware JSON
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=12,
+)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any, drop: bool) -> Any:
+    if not path:
+        return new
+    copy = orjson.loads(orjson.dumps(value))
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    if drop and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = new
+    return copy
+
+
+@st.composite
+def mutated_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
+    name, provider, values = draw(st.sampled_from(provider_events()))
+    events = list(values)
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(events) - 1))
+        path = draw(st.sampled_from(_paths(events[at])))
+        events[at] = _replace(events[at], path, draw(json_values), draw(st.booleans()))
+    if draw(st.booleans()):  # and an event twice, or one lost
+        at = draw(st.integers(0, len(events) - 1))
+        events[at:at] = [events[at]] if draw(st.booleans()) else []
+        del events[at : at + (0 if events else 0)]
+    frames = b"".join(b"data: " + orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS) + b"\n\n" for event in events)
+    return name, provider, frames
+
+
+@FUZZ
+@given(mutated_events())
+def test_structure_aware_mutations_reach_every_adapter(case: tuple[str, str, bytes]) -> None:
+    name, provider, data = case
+    replay_bytes(data, name + ".mutated.sse", provider=provider, container="sse")
+
+
+def test_every_provider_folder_has_events_to_mutate() -> None:
+    assert {provider for _, provider, _ in provider_events()} == set(PROVIDERS.values())
+
+
+# --------------------------------------------------------------------------- the two crashes fuzzing found
+
+
+def test_anthropic_delta_whose_type_is_not_a_string() -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "m", "content": [], "model": "c"}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": {"nested": True}, "partial_json": "{}"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": ["input_json_delta"], "partial_json": "{}"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"},
+    ]
+    data = b"".join(b"data: " + orjson.dumps(event) + b"\n\n" for event in events)
+    replay_bytes(data, "delta_type.sse", provider="anthropic")
+
+
+def test_responses_arguments_done_without_deltas() -> None:
+    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": ""}
+    events = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {
+            "type": "response.function_call_arguments.done",
+            "output_index": 0,
+            "item_id": "fc_1",
+            "arguments": "{not json",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": "{not json"}},
+        {"type": "response.completed", "response": {"id": "r", "status": "completed", "output": []}},
+    ]
+    data = b"".join(b"data: " + orjson.dumps(event) + b"\n\n" for event in events)
+    from stream_doctor.engine import replay
+    from stream_doctor.options import Options
+
+    report = replay("done_without_deltas.sse", Options(provider="openai-responses"), data)
+    assert any(f.code == "SD201" for f in report.findings)
