@@ -55,12 +55,7 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {"stop": "end", "length": "length
 IGNORED_MESSAGE_FIELDS = frozenset({"role", "images", "tool_name", "tool_call_id"})
 
 #: Calls come whole and clients collect them into a list: ``function.index`` is informational.
-protocol = ProtocolFacts(
-    end_of_stream='a line with "done": true',
-    positional_indices=False,
-    dense_call_indices=False,
-    extension_fields=IGNORED_MESSAGE_FIELDS,
-)
+protocol = ProtocolFacts(end_of_stream='a line with "done": true', positional_indices=False, dense_call_indices=False)
 
 CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thinking")}
 

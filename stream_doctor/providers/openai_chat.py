@@ -158,7 +158,7 @@ protocol = ProtocolFacts(
     call_completion="its choice's finish_reason",
     positional_indices=False,
     dense_call_indices=True,
-    extension_fields=IGNORED_DELTA_FIELDS,
+    extension_fields=frozenset(DOCUMENTED_EXTENSIONS),
 )
 
 ARGS = "function.arguments"
