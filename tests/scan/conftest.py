@@ -40,7 +40,7 @@ def cluster() -> Iterator[str]:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",  # None still binds Dask's HTTP server to 8787, with a warning when it is taken
         silence_logs=logging.ERROR,
     ) as local:
         yield local.scheduler_address

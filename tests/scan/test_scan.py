@@ -427,3 +427,41 @@ def test_replay_and_check_never_import_the_scan_dependencies() -> None:
     )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=PATIENCE)
     assert "IMPORTED []" in run.stderr, run.stderr[-2000:]
+
+
+def test_a_batch_dask_gives_up_on_is_lost_rows_and_resume_scans_them(
+    cluster: str, captures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no failure allowed, the batch whose worker died is given up on: its captures are `lost`, the rest is scanned."""
+    import logging
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    from tests.scan.plugins import DieOnFirstBatch
+
+    monkeypatch.chdir(captures.parent)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as local, Client(local, set_as_default=False) as client:  # fmt: skip
+            client.register_plugin(DieOnFirstBatch(str(captures.parent / "lost-marker")), name="die-on-first-batch")
+            options = ScanOptions(("captures/anthropic",), out="lost.parquet", scheduler=local.scheduler_address,
+                                  batch_size=10)  # fmt: skip
+            result = scan(options)
+    rows = status_rows("lost.status.parquet")
+    lost = {r["source"] for r in rows if r["status"] == "lost"}
+    # Every batch the dead worker held is given up on (at least the one it was running), never the rest.
+    assert len(rows) == result.plan.total and 10 <= len(lost) < len(rows) and len(lost) % 10 == 0
+    assert {ref.label for ref in result.plan.batches[0].files} <= lost
+    assert all("kept dying" in r["error"] for r in rows if r["status"] == "lost")
+    assert result.summary.statuses["lost"] == len(lost)
+    # Resumed (on the shared cluster), only the lost captures are scanned again.
+    again = scan(ScanOptions(("captures/anthropic",), out="lost.parquet", scheduler=cluster, resume=True))
+    assert again.scanned == len(lost) and again.plan.already == len(rows) - len(lost)
+    rows = status_rows("lost.status.parquet")
+    assert len(rows) == len({r["source"] for r in rows}) == result.plan.total and not any(
+        r["status"] == "lost" for r in rows
+    )
+    assert scan_findings("lost.parquet") == check_findings(("captures/anthropic",))
