@@ -354,6 +354,7 @@ def check(
         isolated=isolated,
         respect_gitignore=respect_gitignore,
         update_expectations=update_expectations,
+        keep_reports=any(name == "json" for name, _ in targets),
         **_limits(max_bytes, max_frames),
     )
     try:

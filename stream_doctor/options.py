@@ -42,6 +42,7 @@ class CheckOptions:
     config: str | None = None  # a configuration file to use instead of searching for one
     isolated: bool = False  # use no configuration file at all
     update_expectations: bool = False  # write each checked capture's expectation sidecar
+    keep_reports: bool = True  # keep each replay's JSON report (for the JSON check report; costly for huge captures)
     max_bytes: int | None = None  # per capture; None: the configuration's, else the default
     max_frames: int | None = None
     extend_select: tuple[str, ...] = ()  # selected on top of select (the command line's or the configuration's)

@@ -17,6 +17,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
+import orjson
+
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
 from stream_doctor.check import expectations as expect
@@ -41,6 +43,7 @@ class Task:
     options: Options
     expectations: tuple[Expectation, ...]
     configured: tuple[Expectation, ...] = ()  # those of them the governing configuration's ``expect`` declares
+    keep_report: bool = True  # serialise the replay's JSON report (only the JSON check report needs it)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ def prepare(options: CheckOptions) -> Plan:
                 ),
                 governing.expectations_for(path) + expect.load_sidecar(path),
                 governing.expectations_for(path),
+                options.keep_reports,
             )
         )
     jobs = options.jobs if options.jobs is not None else config.jobs
@@ -141,7 +145,8 @@ def replay_one(task: Task) -> Outcome:
         report = replay(task.path, task.options)
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
-        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report.to_dict(), declared)
+        report_json = orjson.dumps(report.to_dict()) if task.keep_report else b"null"
+        replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:
         return None, error.message, error.line
     except MemoryError:

@@ -13,4 +13,4 @@ from stream_doctor.reporters import RenderOptions, _neutral
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return _neutral.json(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    return _neutral.json(orjson.dumps(result.to_dict(raw_reports=True), option=orjson.OPT_INDENT_2).decode()) + "\n"
