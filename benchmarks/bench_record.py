@@ -12,7 +12,7 @@ between them; and a client here that reads the raw socket and stamps each event 
 * memory: the proxy's peak resident size (``VmHWM`` from /proc, Linux) after streaming responses
   of growing length through it, unpaced; flat means nothing grows with a response.
 
-Usage: python benchmarks/bench_record.py [--events 2000] [--gap 1] [--repeat 5] [--lengths 1000,10000,100000]
+Usage: python benchmarks/bench_record.py [--events 2000] [--gap 1] [--repeat 5] [--lengths 1000,100000,1000000]
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ DELTA = (
     b'{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta",'
     b'"partial_json":"lorem ipsum dolor sit amet, consectetur"},"sent":%d}'
 )
+
+
+#: Bytes of one delta event on the wire (the stamp is 13 to 16 digits; 15 assumed).
+EVENT_SIZE = len(b"event: content_block_delta\ndata: " + DELTA % (10**14) + b"\n\n")
 
 
 def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -65,12 +69,14 @@ def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-ar
 
 
 def read_stream(port: int, events: int, gap: float) -> list[int]:
-    """POST, then each event's latency in nanoseconds, read from the raw socket as it arrives."""
+    """POST, then each event's latency in nanoseconds, read from the raw socket as it arrives.
+
+    HTTP/1.0, so the body comes unframed (no chunk sizes between the bytes) until the server closes."""
     latencies: list[int] = []
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.sendall(
-            f"POST /v1/messages?events={events}&gap={gap} HTTP/1.1\r\nHost: x\r\n"
+            f"POST /v1/messages?events={events}&gap={gap} HTTP/1.0\r\nHost: x\r\n"
             "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".encode()
         )
         buffer = b""
@@ -133,7 +139,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--gap", type=float, default=1.0, help="milliseconds between events")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--lengths", default="1000,10000,100000", help="events per response for the memory test")
+    parser.add_argument("--lengths", default="1000,100000,1000000", help="events per response for the memory test")
     args = parser.parse_args()
 
     queue: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
@@ -161,7 +167,7 @@ def main() -> None:
         finally:
             proxy.terminate()
             proxy.wait(10)
-        print("proxy peak resident memory after a response of N events (unpaced, about 190 bytes each):")
+        print(f"proxy peak resident memory after a response of N events (unpaced, {EVENT_SIZE} bytes each):")
         for length in (int(n) for n in args.lengths.split(",")):
             proxy, proxy_port = start_proxy(upstream_port, out)
             try:
@@ -170,7 +176,7 @@ def main() -> None:
                 received = len(read_stream(proxy_port, length, 0))
                 after = peak_rss_kib(proxy.pid)
                 print(
-                    f"  {length:>8} events ({received * 190 / 1e6:7.1f} MB): {before / 1024:6.1f} -> {after / 1024:6.1f} MiB"
+                    f"  {length:>8} events ({received * EVENT_SIZE / 1e6:7.1f} MB): {before / 1024:6.1f} -> {after / 1024:6.1f} MiB"
                 )
             finally:
                 proxy.terminate()
