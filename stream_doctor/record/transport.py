@@ -103,51 +103,64 @@ def _stream_class(library: Any, asynchronous: bool) -> type:
     return _CLASSES[key]
 
 
-class _SyncRecording:
+class _Recording:
+    """What both byte streams share: the chunk handed over but not yet recorded is recorded before
+    the exchange ends, so a client that stops right after an event still has it in the envelope."""
+
     def __init__(self, stream: Any, exchange: Any) -> None:
         self.stream = stream
         self.exchange = exchange
+        self.handed: bytes | None = None  # given to the client, not yet recorded
 
+    def record_handed(self) -> None:
+        if self.handed is not None:
+            handed, self.handed = self.handed, None
+            self.exchange.chunk(handed)
+
+    def stop(self, cause: str | None) -> None:
+        self.record_handed()
+        self.exchange.end(cause)
+
+
+class _SyncRecording(_Recording):
     def __iter__(self) -> Iterator[bytes]:
         try:
             for chunk in self.stream:
+                self.handed = chunk
                 yield chunk  # the client has it first; recording follows
-                self.exchange.chunk(chunk)
+                self.record_handed()
         except GeneratorExit:
-            self.exchange.end("the client stopped reading the body")
+            self.stop("the client stopped reading the body")
             raise
         except BaseException as error:
-            self.exchange.end(f"the connection failed: {type(error).__name__}: {error}")
+            self.stop(f"the connection failed: {type(error).__name__}: {error}")
             raise
-        self.exchange.end()
+        self.stop(None)
 
     def close(self) -> None:
         try:
             self.stream.close()
         finally:
-            self.exchange.end("the client closed the response before its end")
+            self.stop("the client closed the response before its end")
 
 
-class _AsyncRecording:
-    def __init__(self, stream: Any, exchange: Any) -> None:
-        self.stream = stream
-        self.exchange = exchange
-
+class _AsyncRecording(_Recording):
     async def __aiter__(self) -> Any:
         try:
             async for chunk in self.stream:
+                self.handed = chunk
                 yield chunk
-                self.exchange.chunk(chunk)
+                self.record_handed()
         except GeneratorExit:
-            self.exchange.end("the client stopped reading the body")
+            self.stop("the client stopped reading the body")
             raise
         except BaseException as error:
-            self.exchange.end(f"the connection failed: {type(error).__name__}: {error}")
+            self.stop(f"the connection failed: {type(error).__name__}: {error}")
             raise
-        self.exchange.end()
+        self.stop(None)
 
     async def aclose(self) -> None:
         try:
             await self.stream.aclose()
         finally:
-            self.exchange.end("the client closed the response before its end")
+            self.stop("the client closed the response before its end")

@@ -108,3 +108,38 @@ def test_an_upstream_that_dies_mid_stream_is_recorded_as_cut(tmp_path: Path) -> 
     cut = next(f for f in report.findings if f.code == "SD003")
     assert "the connection failed" in cut.message
     assert report.calls[0].status == "abandoned"
+
+
+def test_a_plain_httpx_client_gets_the_bytes_unchanged(tmp_path: Path) -> None:
+    httpx = pytest.importorskip("httpx")
+    envelope = tmp_path / "run.jsonl"
+    body = ANTHROPIC_SSE.read_bytes()
+    with FakeUpstream(body) as upstream, Recorder(envelope) as recorder:
+        with httpx.Client(transport=recorder.transport(httpx.HTTPTransport())) as client:
+            with client.stream(
+                "POST", f"{upstream.url}/v1/messages?key=secret-k", content=b'{"stream": true}'
+            ) as response:
+                received = b"".join(response.iter_raw())
+    assert received == body
+    text = envelope.read_text()
+    assert "secret-k" not in text
+    assert calls(replay(str(envelope))) == calls(replay(str(ANTHROPIC_SSE)))
+
+
+def test_a_client_that_stops_reading_leaves_a_readable_envelope(tmp_path: Path) -> None:
+    envelope = tmp_path / "run.jsonl"
+    with FakeUpstream(ANTHROPIC_SSE.read_bytes()) as upstream, Recorder(envelope) as recorder:
+        client = anthropic.Anthropic(
+            api_key="k", base_url=upstream.url, http_client=httpx2.Client(transport=recorder.transport())
+        )
+        stream = client.messages.create(
+            model="m", max_tokens=1, messages=[{"role": "user", "content": "Hi"}], stream=True
+        )
+        for event in stream:
+            if event.type == "content_block_start" and event.index == 1:
+                break
+        stream.close()
+    report = replay(str(envelope))
+    cut = next(f for f in report.findings if f.code == "SD003")
+    assert "the client" in cut.message
+    assert report.calls[0].status == "abandoned"
