@@ -19,8 +19,9 @@ Points the reference left open, settled from the live bytes of the pydantic-ai c
 ``test_bedrock_model_iter_stream.yaml`` (Nova micro): Converse payloads do carry the ``p``
 padding field that InvokeModel chunks have, and tool ids are ``tooluse_…``.
 
-InvokeModelWithResponseStream: each ``chunk`` event's ``bytes`` is the base64 of one Anthropic
-Messages stream event; it is decoded and translated by the Anthropic adapter, at the chunk's position.
+InvokeModelWithResponseStream: each ``chunk`` event's ``bytes`` is the base64 of one object in the
+model's native stream format; ``bedrock_invoke.py`` routes it by family (Anthropic, Nova, the
+OpenAI-shaped families, Cohere Command R, the text-only ones), at the chunk's position.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
 from stream_doctor.protocol import ProtocolFacts
-from stream_doctor.providers.anthropic import AnthropicTranslator
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.bedrock_invoke import InvokeChunks
 from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
@@ -120,10 +121,10 @@ class BedrockTranslator(FrameByFrame):
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"contentBlockDelta": 0}
         self.started: set[int] = set()  # block indices of this message that have begun
-        self.invoke: AnthropicTranslator | None = None  # InvokeModel chunks
+        self.invoke: InvokeChunks | None = None  # InvokeModel chunks
 
     def close(self) -> list[Event]:
-        return []
+        return self.invoke.close() if self.invoke is not None else []
 
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of these frames, in order (see ``providers.base.Translator``): the common
@@ -280,11 +281,8 @@ class BedrockTranslator(FrameByFrame):
         except orjson.JSONDecodeError as exc:
             return [Malformed(frame.pos, f"chunk bytes are not JSON: {exc.msg}")]
         if self.invoke is None:
-            self.invoke = AnthropicTranslator()
-        kind = inner.get("type") if isinstance(inner, dict) else None
-        if isinstance(kind, str):
-            self.counts[f"chunk/{kind}"] = self.counts.get(f"chunk/{kind}", 0) + 1
-        return self.invoke.feed(Frame(frame.pos, raw, inner, None, None, frame.t))
+            self.invoke = InvokeChunks(self._feed, self.counts)
+        return self.invoke.feed(frame, raw, inner)
 
 
 def _no_index(pos: Pos, kind: str) -> Malformed:

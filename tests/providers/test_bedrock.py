@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -192,3 +193,73 @@ def test_sniff_tells_bedrock_from_the_others() -> None:
     assert bedrock.sniff(wrapped(CONVERSE)) == 100 and bedrock.sniff(named(CONVERSE)) == 100
     assert anthropic.sniff(wrapped(CONVERSE)) == 0 and gemini.sniff(wrapped(CONVERSE)) == 0
     assert bedrock.sniff(wrapped(ANTHROPIC)) == 0
+
+
+def chunks(objects: list[dict[str, Any]]) -> list[Frame]:
+    return wrapped([{"chunk": {"bytes": base64.b64encode(orjson.dumps(o)).decode()}} for o in objects])
+
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "bedrock"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "calls", "stop"),
+    [
+        ("invoke_model_nova.jsonl", [("tooluse_3hZ8cQ1uSvK9xLr2Tb6mWg", "get_weather")], "tool_calls"),
+        ("invoke_model_gpt_oss.eventstream", [("call_7f3e2a9c1b4d4e6f", "get_weather")], "tool_calls"),
+        ("invoke_model_mistral.jsonl", [("K4pX9wQz2", "get_weather")], "tool_calls"),
+        ("invoke_model_jamba.jsonl", [("call_5b8e0f2a4c6d4e1f", "get_weather")], "tool_calls"),
+        ("invoke_model_cohere_command_r.jsonl", [(None, "get_weather")], "tool_calls"),
+        ("invoke_model_llama.jsonl", [], "end"),
+        ("invoke_model_titan_length.jsonl", [], "length"),
+        ("invoke_model_deepseek_r1.jsonl", [], "end"),
+        ("invoke_model_mixtral.jsonl", [], "end"),
+    ],
+)
+def test_invoke_model_streams_of_every_family(fixture: str, calls: list[tuple[str | None, str]], stop: str) -> None:
+    """Each family's chunks go to the translation of their shape: the calls are rebuilt whole, the
+    text-only families replay their text and finish, and nothing is unknown or irregular."""
+    path = FIXTURES / fixture
+    capture = read_eventstream(path.read_bytes(), str(path)) if fixture.endswith(".eventstream") else None
+    frames = capture.frames if capture else wrapped([orjson.loads(line) for line in path.read_bytes().splitlines()])
+    stream = replay(frames)
+    assert [(c.call_id, c.name) for c in stream.calls] == calls
+    assert all(
+        c.arguments == {"city": "Paris"} or c.name != "get_weather" or "unit" in c.arguments for c in stream.calls
+    )
+    assert stream.anomalies == () and stream.problems == ()
+    assert [m.stop_category for m in stream.messages] == [stop]
+    if not calls:
+        assert [b.block_type for b in stream.messages[0].blocks] == ["text"]
+
+
+def test_mistral_large_message_chunks_are_read_as_deltas() -> None:
+    """Mistral Large (2402) streams choices[].message pieces with stop_reason; its tool_calls have no index."""
+    message = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "a1B2c3D4e", "function": {"name": "f", "arguments": '{"x": 1}'}}],
+    }
+    stream = replay(
+        chunks(
+            [
+                {"choices": [{"index": 0, "message": {"role": "assistant", "content": "On it."}, "stop_reason": None}]},
+                {"choices": [{"index": 0, "message": message, "stop_reason": "tool_calls"}]},
+            ]
+        )
+    )
+    assert [(c.call_id, c.name, c.arguments) for c in stream.calls] == [("a1B2c3D4e", "f", {"x": 1})]
+    assert stream.messages[0].stop_category == "tool_calls"
+
+
+def test_invoke_chunks_of_no_known_family() -> None:
+    produced = events(chunks([{"weird": 1}, {"amazon-bedrock-invocationMetrics": {}}]))
+    assert isinstance(produced[0], Unknown) and "weird" in produced[0].event_type
+    assert isinstance(produced[1], KeepAlive)
+
+
+def test_a_text_family_stream_cut_before_its_stop_reason_is_open() -> None:
+    stream = replay(
+        chunks([{"generation": "Paris", "prompt_token_count": 3, "generation_token_count": 1, "stop_reason": None}])
+    )
+    assert stream.messages[0].stopped is None
