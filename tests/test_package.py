@@ -1,0 +1,136 @@
+"""The package as it is published: what the sdist and the wheel hold, its metadata, its hook definitions.
+
+The sdist and wheel are built offline (``python -m build --no-isolation``, the ``test`` extra has
+``build`` and ``setuptools``) from a copy of the tree, so the build leaves nothing in the checkout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+import yaml
+
+import stream_doctor
+from tests.conftest import ROOT
+
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "*.egg-info", "build", "dist", "__pycache__", ".*_cache", "*.pyc", "benchmarks/out"
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    if importlib.util.find_spec("build") is None:
+        pytest.skip("the build package is not installed (pip install -e '.[test]')")
+    tree = tmp_path_factory.mktemp("tree") / "stream-doctor"
+    shutil.copytree(ROOT, tree, ignore=NOT_SOURCES)
+    out = tree / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (sdist,) = out.glob("*.tar.gz")
+    (wheel,) = out.glob("*.whl")
+    return sdist, wheel
+
+
+def _package_sources() -> set[str]:
+    return {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "stream_doctor").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".json", ".typed")
+    }
+
+
+def test_the_wheel_holds_the_package_typed_with_its_schemas_and_nothing_else(built: tuple[Path, Path]) -> None:
+    _, wheel = built
+    assert wheel.name == f"stream_doctor-{stream_doctor.__version__}-py3-none-any.whl"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    package = {n for n in names if n.startswith("stream_doctor/")}
+    assert package == _package_sources()
+    assert {"stream_doctor/py.typed", "stream_doctor/schemas/report-v1.schema.json"} <= package
+    info = f"stream_doctor-{stream_doctor.__version__}.dist-info"
+    assert f"{info}/licenses/LICENSE" in names
+    assert not {n for n in names if n.startswith(("tests/", "fixtures/", "benchmarks/", "docs/"))}
+    entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
+    assert "stream-doctor = stream_doctor.launch:main" in entry_points
+    assert "stream_doctor = stream_doctor.pytest_plugin" in entry_points
+
+
+def test_the_metadata_a_user_sees(built: tuple[Path, Path]) -> None:
+    _, wheel = built
+    info = f"stream_doctor-{stream_doctor.__version__}.dist-info"
+    metadata = Parser().parsestr(zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode())
+    assert metadata["Version"] == stream_doctor.__version__
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata["Requires-Python"] == ">=3.11"
+    classifiers = metadata.get_all("Classifier")
+    assert "Typing :: Typed" in classifiers and "Framework :: Pytest" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]  # the SPDX expression says it (PEP 639)
+    assert metadata["Keywords"] and metadata.get_all("Project-URL")
+    extras = set(metadata.get_all("Provides-Extra"))
+    assert {"dev", "test", "record", "scan", "clients"} <= extras
+    assert not [d for d in metadata.get_all("Requires-Dist") if d.startswith("pydantic")]
+
+
+def test_the_sdist_holds_what_the_test_suite_needs(built: tuple[Path, Path]) -> None:
+    sdist, _ = built
+    prefix = f"stream_doctor-{stream_doctor.__version__}/"
+    names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
+    for required in ("LICENSE", "README.md", "pyproject.toml", ".pre-commit-hooks.yaml", "docs/api.md"):
+        assert required in names
+    assert {n for n in names if n.startswith("stream_doctor/")} >= _package_sources()
+    assert "tests/test_package.py" in names and "fixtures/anthropic/one_call.sse" in names
+    assert not [n for n in names if "__pycache__" in n or n.startswith((".venv", ".git/"))]
+
+
+def test_the_version_is_defined_once() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert project["license"] == "MIT" and "dev" in project["optional-dependencies"]
+
+
+def test_the_pre_commit_hook_definition() -> None:
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "stream-doctor-check" and hook["entry"] == "stream-doctor check"
+    import re
+
+    files = re.compile(hook["files"])
+    assert files.search("captures/a.sse") and files.search("x.jsonl.gz") and files.search("a.sse.expect.toml")
+    assert not files.search("README.md")
+
+
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed (the dev extra has it)")
+def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
+    """pre-commit installs the hook from this checkout into its own environment (that needs the
+    package registry, so it runs where pre-commit is installed, with the dev extra)."""
+    repo = tmp_path / "project"
+    (repo / "captures").mkdir(parents=True)
+    shutil.copy(ROOT / "fixtures/anthropic/one_call.sse", repo / "captures/clean.sse")
+    shutil.copy(ROOT / "fixtures/anthropic/empty_input_bug.jsonl", repo / "captures/bug.jsonl")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
+    result = subprocess.run(
+        ["pre-commit", "try-repo", str(ROOT), "stream-doctor-check", "--all-files"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
+    assert "SD102" in result.stdout
