@@ -13,9 +13,9 @@ from typing import IO, TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     from stream_doctor.check.config import Config
-    from stream_doctor.engine import Report
     from stream_doctor.findings import Severity
     from stream_doctor.options import Options
+    from stream_doctor.report import Report
 
 #: What ``replay`` accepts as a capture.
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[str], IO[bytes], Iterable[Any]]

@@ -247,7 +247,7 @@ def convert(
     from stream_doctor.options import Options
 
     to_file = output is not None and output != "-"
-    if to_file:
+    if output is not None and to_file:
         _refuse_inputs(output, (capture,))
     try:
         data = run(capture, Options(container=container, provider=provider, **_limits(max_bytes, max_frames)))
@@ -257,7 +257,7 @@ def convert(
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
         _fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
-    if not to_file:
+    if output is None or not to_file:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
@@ -637,11 +637,11 @@ def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (u
     sys.stdout.write(rules_doc.render_rule(found, _render_options(None, None)))
 
 
-def _limits(max_bytes: str | None, max_frames: int | None) -> dict[str, int]:
+def _limits(max_bytes: str | None, max_frames: int | None) -> dict[str, Any]:
     """``--max-bytes`` / ``--max-frames`` as Options fields (only those given)."""
     from stream_doctor.capture.limits import parse_size
 
-    given: dict[str, int] = {}
+    given: dict[str, Any] = {}
     if max_bytes is not None:
         try:
             given["max_bytes"] = parse_size(max_bytes)

@@ -158,7 +158,7 @@ class _Read:
         if at + total > size:
             self.cut(at, f"the capture ends inside a message ({size - at} of its {total} bytes)", total, headers_size)
             return size
-        end = at + total
+        end: int = at + total
         (message_crc,) = struct.unpack_from(">I", data, end - 4)
         actual = zlib.crc32(data[at : end - 4])
         headers_end = at + _PRELUDE_SIZE + headers_size

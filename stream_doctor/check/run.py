@@ -192,7 +192,7 @@ def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
     start = 0
     while start < len(tasks):
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=_answer, args=(tasks[start:], sender), daemon=True)
+        process = context.Process(target=_answer, args=(tasks[start:], sender), daemon=True)  # type: ignore[attr-defined]
         process.start()
         sender.close()
         try:

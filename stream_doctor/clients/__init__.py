@@ -103,7 +103,7 @@ def run(
             by_key[event.key] = call = ordinal  # type: ignore[union-attr]
         elif kind is ArgsDelta:
             key = event.key  # type: ignore[union-attr]
-            call = by_key.get(key, ordinal if key is None and ordinal >= 0 else None)  # type: ignore[arg-type]
+            call = by_key.get(key, ordinal if key is None and ordinal >= 0 else None)
         elif kind is BlockStop:
             call = by_key.get(event.key)  # type: ignore[union-attr]
         feed(event, call)

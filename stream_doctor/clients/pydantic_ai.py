@@ -62,10 +62,10 @@ class PartsManager(WireMachine):
                 # AnthropicStreamedResponse reads the first event as the message_start and asserts it
                 self.fail(event.pos, "AssertionError", "the first event is not message_start")
                 return
-        if type(event) is Malformed and "UTF-8" in event.reason:  # type: ignore[union-attr]
+        if type(event) is Malformed and "UTF-8" in event.reason:
             self.fail(event.pos, "ModelAPIError", "an event's bytes are not UTF-8 (UnicodeDecodeError)")
             return
-        if type(event) is ToolStart and event.block_type == "function_call":  # type: ignore[union-attr]
+        if type(event) is ToolStart and event.block_type == "function_call":
             return  # the legacy function_call is not read
         super().feed(event, call)
 

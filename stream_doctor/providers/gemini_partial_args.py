@@ -10,7 +10,7 @@ What cannot be placed is recorded as a ``PartialArgUnplaceable`` fact, never gue
 from __future__ import annotations
 
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Callable
 
 import orjson

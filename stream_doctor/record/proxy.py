@@ -53,7 +53,7 @@ class ProxyConfig:
     out: str  # folder for the envelopes
     redact: frozenset[str] = frozenset()  # more header names to keep out of the envelopes (lower-case)
     log: Callable[[str], None] | None = None  # one line per exchange (the CLI prints them on stderr)
-    counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+    counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
 
 _SESSION = web.AppKey("session", ClientSession)

@@ -128,7 +128,7 @@ def of_kind(stream: AccumulatedStream, kind: type[A]) -> Iterator[A]:
     """The stream's anomalies of one kind (exactly that record type), in order."""
     for anomaly in stream.anomalies:
         if type(anomaly) is kind:
-            yield anomaly  # type: ignore[misc]
+            yield anomaly
 
 
 def where(pos: Pos | None) -> str:

@@ -146,7 +146,7 @@ def _open(path: str):  # type: ignore[no-untyped-def]
         raise ScanError(f"{path}: cannot resume from it, it is not a readable Parquet file: {error}") from None
 
 
-def _rescanned():  # type: ignore[no-untyped-def]
+def _rescanned() -> Any:
     import pyarrow as pa
 
     return pa.array(sorted(RESCANNED), pa.string())

@@ -262,7 +262,7 @@ def _is_local(fs: AbstractFileSystem) -> bool:
 def _label(fs: AbstractFileSystem, path: str, local: bool) -> str:
     """Local files as ``check`` shows them (relative, "/"), others as their URL."""
     if not local:
-        return fs.unstrip_protocol(path)
+        return str(fs.unstrip_protocol(path))
     import os
     from pathlib import Path
 

@@ -27,7 +27,7 @@ def issues_of(
     for issue in conversation.issues:
         if type(issue) is not kind:
             continue
-        text, severity = message(issue), None  # type: ignore[arg-type]
+        text, severity = message(issue), None
         if rejection is not None:  # the claim is checked against the answer the capture recorded
             answer = answer_to(conversation, issue.at.turn)
             if answer == "accepted":
@@ -41,7 +41,7 @@ def issues_of(
         yield rule.finding_at(
             conversation.location(issue.at),
             text,
-            hint(issue) if callable(hint) else hint,  # type: ignore[arg-type]
+            hint(issue) if callable(hint) else hint,
             [(label, conversation.location(place)) for label, place in issue.related],
             issue.call_id,
             severity=severity,
