@@ -46,10 +46,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _package_sources() -> set[str]:
+    """Every file of the package folder: code, schemas, templates (a new data file must be declared in package-data)."""
     return {
         path.relative_to(ROOT).as_posix()
         for path in (ROOT / "stream_doctor").rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".json", ".typed")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
     }
 
 
