@@ -601,6 +601,7 @@ def _codes(findings: Iterable[Finding]) -> dict[str, int]:
 
 def _capture(capture: CaptureResult, raw_report: bool = False) -> dict[str, Any]:
     replayed = capture.replayed
+    report: Any
     if replayed is None:
         report = None
     elif raw_report:

@@ -188,12 +188,12 @@ class AnthropicTranslator(FrameByFrame):
             if type(fragment) is not str:
                 return [Malformed(frame.pos, "input_json_delta whose partial_json is not a string")]
             return [ArgsDelta(frame.pos, index, fragment, delta_type)]
-        field = CONTENT_DELTAS.get(delta_type)  # type: ignore[arg-type]
+        field = CONTENT_DELTAS.get(delta_type)
         if field is None:
             return [Unknown(frame.pos, f"content_block_delta/{delta_type}")]
         payload = delta.get(field)
         size = len(payload) if isinstance(payload, str) else 1
-        return [BlockDelta(frame.pos, index, delta_type, size)]  # type: ignore[arg-type]
+        return [BlockDelta(frame.pos, index, delta_type, size)]
 
     @staticmethod
     def _block_start(frame: Frame, value: dict[str, Any]) -> list[Event]:

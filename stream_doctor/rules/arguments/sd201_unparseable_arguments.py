@@ -54,8 +54,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             continue  # abandoned calls are SD301's
         # The failing byte's fragment, when the arguments came as fragments: a Responses call whose
         # ``arguments.done`` carries the whole text with no delta before it has none to point at.
-        known = failure.fragment is not None and 0 <= failure.fragment < len(call.fragments)
-        fragment = call.fragments[failure.fragment] if known else None
+        number = failure.fragment
+        fragment = call.fragments[number] if number is not None and 0 <= number < len(call.fragments) else None
         at = (
             f" (fragment {failure.fragment + 1} of {call.fragment_count}, line {fragment.pos.line})"
             if fragment and failure.fragment is not None
