@@ -495,3 +495,18 @@ def test_no_planted_secret_reaches_any_output(tmp_path: Path) -> None:
     assert "[redacted]" in everything
     leaked = [secret for secret in SECRETS if secret in everything]
     assert not leaked
+
+
+def test_a_first_line_that_is_not_utf8_is_a_finding_not_an_unreadable_file(tmp_path: Path) -> None:
+    # The README's promise: a line that is not UTF-8 becomes a finding at its line, and replay goes on,
+    # the first line included (it used to make the JSONL capture unrecognisable).
+    path = tmp_path / "first.jsonl"
+    path.write_bytes(b'{"type":"message_start","message":{"id":"m\xff"}}\n{"type":"message_stop"}\n')
+    ran = run_cli("replay", str(path), "--format", "json")
+    assert ran.code in (0, 1), ran.err
+    import json
+
+    report = json.loads(ran.out)
+    assert report["capture"]["container"] == "jsonl"
+    found = [(f["code"], f["location"]["line"]) for f in report["findings"]]
+    assert ("SD001", 1) in found or ("SD004", 1) in found, found

@@ -49,13 +49,18 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
-        if cut and line.lstrip().startswith(b"{"):
-            if not envelope_only:
-                return 80, ""
-            if _ENVELOPE_START.match(line):
-                return 100, ""
-            return 0, f'line {number} is not an envelope record (no leading "sd" key)'
-        return 0, f"line {number} is not a JSON object"
+        try:  # a JSON object but for bytes that are not UTF-8: still JSONL, and the line gets SD004
+            value = orjson.loads(line.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            value = None
+        if type(value) is not dict:
+            if cut and line.lstrip().startswith(b"{"):
+                if not envelope_only:
+                    return 80, ""
+                if _ENVELOPE_START.match(line):
+                    return 100, ""
+                return 0, f'line {number} is not an envelope record (no leading "sd" key)'
+            return 0, f"line {number} is not a JSON object"
     if type(value) is not dict:
         return 0, f"line {number} is not a JSON object"
     if not envelope_only:

@@ -1,0 +1,147 @@
+"""Scale inside one capture: time and peak memory of ``replay`` and ``check`` on one big capture.
+
+Writes an Anthropic SSE capture of N tool calls (each a few argument deltas) sized to about 20 MB
+and 200 MB, then runs the CLI on it in a child process and prints wall time and peak resident
+memory (the child's VmHWM, counted from exec) for each, with the ratio of memory to file size.
+The 100,000-call case is the 200 MB capture::
+
+    .venv/bin/python benchmarks/bench_scale.py            # 20 MB and 200 MB
+    .venv/bin/python benchmarks/bench_scale.py --sizes 20  # only 20 MB
+
+Peak memory should be bounded by the largest call plus a small cost per call and per finding,
+not by the file; time should grow linearly (200 MB about 10 times 20 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_LAUNCHER = """
+import atexit, sys
+def _peak(path=sys.argv[1]):
+    with open("/proc/self/status") as status, open(path, "w") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+atexit.register(_peak)
+sys.argv = ["stream-doctor", *sys.argv[2:]]
+from stream_doctor.cli import main
+main()
+"""
+
+
+def write_capture(path: Path, calls: int) -> None:
+    """``calls`` tool calls in one message, each ~2 KB of arguments in 8 deltas; every 10th call's
+    arguments do not parse (SD201), so findings grow with calls too."""
+
+    def event(name: str, data: dict) -> bytes:
+        return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+    with path.open("wb") as out:
+        out.write(
+            event(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_scale",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [],
+                        "model": "claude",
+                        "stop_reason": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    },
+                },
+            )
+        )
+        piece = "x" * 240
+        for index in range(calls):
+            out.write(
+                event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": f"toolu_{index:08d}",
+                            "name": "write_file",
+                            "input": {},
+                        },
+                    },
+                )
+            )
+            fragments = ['{"path": "f', f'{index}.txt", "text": "', *([piece] * 6), '"}' if index % 10 else '"']
+            for fragment in fragments:
+                out.write(
+                    event(
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": fragment},
+                        },
+                    )
+                )
+            out.write(event("content_block_stop", {"type": "content_block_stop", "index": index}))
+        out.write(
+            event(
+                "message_delta",
+                {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}},
+            )
+        )
+        out.write(event("message_stop", {"type": "message_stop"}))
+
+
+def run(args: list[str], cwd: Path) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS in MB, exit code of the CLI run in a child process."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak = Path(scratch) / "peak"
+        started = time.perf_counter()
+        process = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, str(peak), *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        elapsed = time.perf_counter() - started
+        return elapsed, int(peak.read_text()) // 1024 if peak.exists() else -1, process.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[20, 200], help="capture sizes in MB")
+    options = parser.parse_args()
+    calls_per_mb = 500  # about 2 KB of events per call
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder)
+        print(f"{'capture':>9} {'calls':>8} {'command':<28} {'time':>8} {'peak RSS':>9} {'RSS/file':>8}")
+        for size in options.sizes:
+            calls = size * calls_per_mb
+            path = where / f"scale_{size}mb.sse"
+            write_capture(path, calls)
+            megabytes = path.stat().st_size / 1e6
+            for label, args in (
+                ("replay --format json", ["replay", str(path), "--format", "json"]),
+                ("replay (terminal)", ["replay", str(path), "--width", "100"]),
+                ("check", ["check", str(path), "--isolated"]),
+            ):
+                elapsed, peak, code = run(args, where)
+                print(
+                    f"{megabytes:7.0f}MB {calls:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"
+                )
+                sys.stdout.flush()
+            path.unlink()
+
+
+if __name__ == "__main__":
+    main()
