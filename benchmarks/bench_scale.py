@@ -1,5 +1,7 @@
 """Scale inside one capture: time and peak memory of ``replay`` and ``check`` on one big capture.
 
+(For ``check`` the peak is its worker's: the replay runs in a forked child.)
+
 Writes an Anthropic SSE capture of N tool calls (each a few argument deltas) sized to about 20 MB
 and 200 MB, then runs the CLI on it in a child process and prints wall time and peak resident
 memory (the child's VmHWM, counted from exec) for each, with the ratio of memory to file size.
@@ -26,10 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _LAUNCHER = """
-import atexit, sys
+import atexit, resource, sys
 def _peak(path=sys.argv[1]):
+    # this process's peak (VmHWM, from exec) or its workers' (check replays in forked children)
     with open("/proc/self/status") as status, open(path, "w") as out:
-        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+        own = int(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+        out.write(str(max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
 atexit.register(_peak)
 sys.argv = ["stream-doctor", *sys.argv[2:]]
 from stream_doctor.cli import main
@@ -62,7 +66,7 @@ def write_capture(path: Path, calls: int) -> None:
                 },
             )
         )
-        piece = "x" * 240
+        piece = "x" * 130
         for index in range(calls):
             out.write(
                 event(
