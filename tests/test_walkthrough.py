@@ -90,6 +90,7 @@ def test_the_page_has_every_case_it_promises() -> None:
     assert "--record" in found and "stream-doctor record" in found  # recorded, both ways
     assert "anthropic_echo_empty_input.yaml" in found  # several turns
     assert "--client" in found  # which reading of the stream gives {}
+    assert "--format html" in found  # the whole run on one page
 
 
 def test_every_command_of_the_walkthrough(tmp_path: Path) -> None:
