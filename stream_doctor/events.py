@@ -52,6 +52,7 @@ class ToolStart:
     input_format: str = "json"  # "text": free-text input (Responses custom tools, apply_patch diffs), never JSON-parsed
     item_id: str | None = None  # Responses: the item's own id (``fc_…``), which is not the call id
     choice: int | None = None  # Chat Completions with n > 1: the choice it belongs to (ids are unique per choice)
+    signed: bool = False  # Gemini: the functionCall part carried a thoughtSignature
 
 
 @dataclass(slots=True)

@@ -207,6 +207,7 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/responses_item_id_as_call_id.yaml": {"SD605"},
     "conversations/gateway_prefixed_ids.har": {"SD606"},
     "conversations/positional_ids_reused.yaml": {"SD607", "SD603"},
+    "conversations/gemini_thought_signature_dropped.yaml": {"SD524", "SD525", "SD610"},
     "conversations/gemini_response_by_name.yaml": {"SD601", "SD602", "SD525"},
     "conversations/anthropic_echo_empty_input.yaml": {"SD608"},
     "conversations/openai_echo_input_differs.har": {"SD609", "SD705"},

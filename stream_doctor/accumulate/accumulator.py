@@ -96,7 +96,7 @@ class _Call:
 
     __slots__ = (
         "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
-        "input_format", "item_id", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
+        "input_format", "item_id", "signed", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
     )  # fmt: skip
 
@@ -111,6 +111,7 @@ class _Call:
         self.id_optional = start.id_optional
         self.input_format = start.input_format
         self.item_id = start.item_id
+        self.signed = start.signed
         self.texts: list[str] = []  # the argument fragments, joined once at completion
         self.positions: list[Pos] = []
         self.delta_type = "fragment"
@@ -515,6 +516,7 @@ class Accumulator:
             input_source=source,
             input_format=call.input_format,
             item_id=call.item_id,
+            signed=call.signed,
         )
 
     def _compare_final(self, call: _Call, raw: str, value: Any, parsed: bool) -> None:

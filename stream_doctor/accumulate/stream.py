@@ -71,6 +71,7 @@ class ToolCall:
     input_source: str  # for humans: "start placeholder {} → 7 input_json_delta fragments"
     input_format: str = "json"  # "text": free-text input kept as a string in ``arguments``, never JSON-parsed
     item_id: str | None = None  # Responses: the output item's id (``fc_…``), distinct from the call id
+    signed: bool = False  # Gemini: its functionCall part carried a thoughtSignature
 
     @property
     def fragments(self) -> tuple[Fragment, ...]:

@@ -44,6 +44,8 @@ class EchoedCall:
     server_side: bool = False  # a server tool's call, whose result the server supplied
     item_id: str | None = None  # Responses: the item id (``fc_…``) it was sent back with
     reference: bool = False  # Responses ``item_reference``: a call named only by its item id
+    signed: bool = False  # Gemini: the functionCall part is sent back with a thoughtSignature
+    part: int | None = None  # Gemini: its position among the parts of its content
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,19 @@ class EchoedEmptyInput(EchoedInput):
 @dataclass(frozen=True, slots=True)
 class EchoedInputDiffers(EchoedInput):
     kind: ClassVar[str] = "echoed-input-differs"
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtSignatureNotSentBack(PairingIssue):
+    """Gemini: a streamed call whose part carried a thoughtSignature is sent back without it
+    (``why`` "dropped"), or with it but no longer in the place the stream gave it ("moved":
+    another position among the turn's calls, or another content)."""
+
+    kind: ClassVar[str] = "thought-signature-not-sent-back"
+    name: str | None
+    why: Literal["dropped", "moved"]
+    streamed_position: int  # 0-based among the streamed turn's calls
+    echoed_position: int | None = None  # 0-based among the calls sent back, when moved
 
 
 #: Why a result is not where its family wants it.

@@ -20,7 +20,7 @@ reported once, in the request that introduced it.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.conversation.model import (
@@ -38,6 +38,7 @@ from stream_doctor.conversation.model import (
     RequestFacts,
     ResultMisplaced,
     ResultWithoutCall,
+    ThoughtSignatureNotSentBack,
     ToolResult,
     Turn,
     is_empty_input,
@@ -109,6 +110,8 @@ class _Request:
         continues = self._continues()
         if continues:
             self._echoes()
+            if self.facts.family == "gemini":
+                self._signatures()
         answered = self._placement()
         if continues:
             self._unanswered_stream_calls(answered)
@@ -176,6 +179,36 @@ class _Request:
                     )
                 )
             self._compare(call, echoed_call)
+
+    def _signatures(self) -> None:
+        """Gemini: a part that streamed with a thoughtSignature goes back with it, in the place the
+        stream gave it among its turn's calls (the signature validates that step of the turn)."""
+        assert self.previous is not None
+        calls = [c for c in self.previous.stream.calls if c.status == "complete"]
+        if not any(c.signed for c in calls):
+            return
+        for message in sorted({c.message for c in calls}):
+            streamed = [c for c in calls if c.message == message]
+            echoed = [(n, c, self.paired[c.ordinal]) for n, c in enumerate(streamed) if c.ordinal in self.paired]
+            sent = sorted(echoed, key=lambda item: (item[2].message, item[2].part or 0))
+            for rank, (position, call, echo) in enumerate(echoed):
+                if not call.signed:
+                    continue
+                why: Literal["dropped", "moved"] = "moved" if echo.signed else "dropped"
+                at = sent.index(echoed[rank]) if echo.signed else None
+                if why == "moved" and at == rank:
+                    continue
+                self.add(
+                    ThoughtSignatureNotSentBack(
+                        self.place(echo.path),
+                        echo.call_id or call.call_id,
+                        call.name,
+                        why,
+                        position,
+                        at,
+                        related=(("streamed with its thoughtSignature", self._stream_place(call)),),
+                    )
+                )
 
     def _stream_place(self, call: ToolCall) -> Place:
         assert self.previous is not None

@@ -395,6 +395,7 @@ class GeminiTranslator(FrameByFrame):
             record.name,
             None,
             id_optional=True,
+            signed=signed,
         )
         if pieces is None and not more:
             args = call.get("args", {})  # no args key: a call without arguments (wire-formats §4.2)

@@ -77,6 +77,7 @@ from stream_doctor.rules.pairing import (
     sd607_call_id_reused,
     sd608_echoed_empty_input,
     sd609_echoed_input_differs,
+    sd610_thought_signature_not_sent_back,
 )
 from stream_doctor.rules.schema import (
     sd701_missing_required_argument,
@@ -183,6 +184,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd607_call_id_reused,
         sd608_echoed_empty_input,
         sd609_echoed_input_differs,
+        sd610_thought_signature_not_sent_back,
         sd701_missing_required_argument,
         sd702_argument_wrong_type,
         sd703_argument_violates_schema,

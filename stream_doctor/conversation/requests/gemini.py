@@ -62,10 +62,11 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             call = _get(part, "functionCall", "function_call")
             response = _get(part, "functionResponse", "function_response")
             if isinstance(call, dict):
+                signed = bool(_get(part, "thoughtSignature", "thought_signature"))
+                name = string(call.get("name"))
+                args = call.get("args", {})
                 calls.append(
-                    EchoedCall(
-                        string(call.get("id")), string(call.get("name")), call.get("args", {}), None, index, where
-                    )
+                    EchoedCall(string(call.get("id")), name, args, None, index, where, signed=signed, part=position)
                 )
             elif isinstance(response, dict):
                 results.append(

@@ -20,6 +20,8 @@ Severity:
     warning when the first call lacks one while later calls carry them: sent back as is, Gemini 3
     answers 400 "Function call is missing a thought_signature" (not an error until a follow-up shows
     the rejection).
+    Whether the capture's follow-up request really drops or moves the signed part is SD610's
+    question (a warning when it does): this rule only says what the next request must do.
 
 Example:
     {"functionCall":{"name":"get_weather","args":{…}},"thoughtSignature":"EqUC…"}
