@@ -113,6 +113,25 @@ class CallSummary:
     input: Any = MISSING
 
 
+@dataclass(slots=True)
+class HelperSnapshot:
+    """What an SDK stream helper said it had accumulated for a call at this point of its log.
+
+    The Anthropic SDK's ``input_json.snapshot`` and the ``content_block`` of its
+    ``content_block_stop``, the OpenAI SDK's ``arguments``/``parsed_arguments``: the helper
+    restates the call so far, and the accumulator checks it against the fragments joined up to
+    here. ``field`` names where it came from (``input_json.snapshot`` …); ``arguments`` is a
+    text snapshot, ``input`` a parsed one (``MISSING`` when the helper gave none).
+    """
+
+    pos: Pos
+    key: Hashable
+    field: str
+    arguments: str | None = None
+    input: Any = MISSING
+    final: bool = False  # the helper's snapshot of the completed call (``content_block_stop``, ``….done``)
+
+
 FinishCategory = Literal["tool_calls", "end", "length", "pause", "refusal", "filter", "error", "other"]
 
 
@@ -209,6 +228,7 @@ Event = (
     | BlockDelta
     | BlockStop
     | CallSummary
+    | HelperSnapshot
     | Finish
     | MessageStop
     | StreamError

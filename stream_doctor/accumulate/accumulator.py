@@ -20,6 +20,7 @@ from stream_doctor.accumulate.anomalies import (
     DuplicateCallId,
     EventAfterMessageStop,
     FinalDiffers,
+    HelperSnapshotDiffers,
     IdChanged,
     IdLate,
     IdRepeated,
@@ -61,6 +62,7 @@ from stream_doctor.events import (
     Event,
     Execution,
     Finish,
+    HelperSnapshot,
     KeepAlive,
     Malformed,
     MessageStart,
@@ -163,6 +165,7 @@ class Accumulator:
         self.problems: list[InputProblem] = []
         self.unknown: dict[str, int] = {}
         self.last_pos: Pos | None = None
+        self.snapshot_differs: set[int] = set()  # calls whose helper snapshot already disagreed
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -244,6 +247,8 @@ class Accumulator:
             message.error = ErrorInfo(event.pos, event.error_type, event.message)
         elif type(event) is CallSummary:
             self._summary(event)
+        elif type(event) is HelperSnapshot:
+            self._helper_snapshot(event)
         elif type(event) is Execution:
             self._execution(event)
         elif type(event) is Request:
@@ -566,6 +571,38 @@ class Accumulator:
         elif restated is not MISSING and restated != call.arguments and restated != _final_value(state):
             # (a summary that repeats the completion event's restatement was reported as final-differs)
             self._anomaly(SummaryDiffers(*at, state.ordinal, "arguments", call.arguments))
+
+    def _helper_snapshot(self, event: HelperSnapshot) -> None:
+        """An SDK helper restated a call so far: does it match the fragments joined up to here?
+
+        A text snapshot is compared whole. A parsed one is compared when the joined text is a
+        complete JSON value (the helpers' own partial parsing of an unfinished buffer is theirs
+        to choose); mid-call that is tried only when the text ends with a closing bracket, so a
+        long value still streaming is not parsed again at every fragment.
+        """
+        message = self.current
+        block = message.blocks.get(event.key) if message is not None else None
+        call = block.call if block is not None else None
+        if call is None or call.ordinal in self.snapshot_differs:
+            return
+        accumulated = "".join(call.texts)
+        if event.arguments is not None and event.arguments != accumulated:
+            reported: Any = event.arguments
+        elif event.input is not MISSING:
+            text = accumulated.rstrip()
+            if not text:
+                expected = call.start_input if call.start_input is not None else MISSING
+            elif event.final or text[-1] in "}]":
+                expected = _loads(accumulated)
+            else:
+                return
+            if expected is MISSING or expected == event.input:
+                return
+            reported = event.input
+        else:
+            return
+        self.snapshot_differs.add(call.ordinal)
+        self._anomaly(HelperSnapshotDiffers(event.pos, self._at(), call.ordinal, event.field, reported, accumulated))
 
     def result(
         self,

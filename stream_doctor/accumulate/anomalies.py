@@ -230,3 +230,17 @@ class SummaryDiffers(Summary):
     call: int
     field: Literal["id", "name", "arguments"]
     streamed: Any  # what the stream had for that field
+
+
+@dataclass(frozen=True, slots=True)
+class HelperSnapshotDiffers(Anomaly):
+    """An SDK stream helper's snapshot of a call disagrees with the fragments joined up to it.
+
+    Only the first disagreement per call is recorded (every later snapshot usually repeats it).
+    """
+
+    kind: ClassVar[str] = "helper-snapshot-differs"
+    call: int
+    field: str
+    reported: Any  # the helper's snapshot: text, or a parsed value
+    accumulated: str  # the call's fragments joined up to this point

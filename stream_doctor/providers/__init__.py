@@ -17,6 +17,7 @@ from stream_doctor.registry import LazyRegistry
 #: capture that names its provider (``--provider``, an envelope header) imports one adapter.
 ADAPTERS: LazyRegistry[Adapter] = LazyRegistry(
     {
+        "anthropic-sdk": "stream_doctor.providers.anthropic_sdk",
         "anthropic": "stream_doctor.providers.anthropic",
         "openai-responses": "stream_doctor.providers.openai_responses",
         "gemini": "stream_doctor.providers.gemini",

@@ -58,6 +58,7 @@ from stream_doctor.rules.correlation import (
     sd529_empty_start_union,
     sd530_finish_reason_missing,
     sd531_call_after_finish_reason,
+    sd532_helper_snapshot_differs,
 )
 from stream_doctor.rules.execution import (
     sd101_premature_execution,
@@ -175,6 +176,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd529_empty_start_union,
         sd530_finish_reason_missing,
         sd531_call_after_finish_reason,
+        sd532_helper_snapshot_differs,
         sd601_result_without_call,
         sd602_call_without_result,
         sd603_duplicate_result,

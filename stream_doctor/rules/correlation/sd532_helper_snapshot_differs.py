@@ -1,0 +1,67 @@
+"""An SDK stream helper's snapshot of a call differs from the fragments the stream carried.
+
+What it checks:
+    In a log of an SDK's high-level stream helper (the Anthropic SDK's ``messages.stream()``,
+    the OpenAI SDK's ``chat.completions.stream()`` and ``responses.stream()``), every event that
+    restates a call so far (``input_json.snapshot``, the ``content_block`` of
+    ``content_block_stop``, ``tool_calls.function.arguments.delta``/``.done`` ``arguments`` and
+    ``parsed_arguments``, ``response.function_call_arguments.delta`` ``snapshot``) must equal the
+    call's fragments joined up to that event: text compared as text; a parsed value compared
+    once the joined text is a complete JSON value (the helpers' parsing of an unfinished buffer
+    is partial by design). The first disagreement of each call is reported.
+
+Why it matters:
+    Applications take the helper's snapshot (the built ``content_block``, ``parsed_arguments``,
+    ``get_final_message()``) and run the tool with it. When it differs from what the stream
+    carried, the SDK stitched the stream differently from its own wire protocol (a reused block
+    index, fragments without an index, a call merged into another), and the tool runs with an
+    input the model never sent.
+
+Severity:
+    error. The log itself proves it: the helper reported, at this line, an input that the
+    fragments before it do not make, so the application held a wrong call.
+
+Example:
+    {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","name":"get_local_time",…}}
+    {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"timezone\": \"Asia/Tokyo\"}"}}
+    {"type":"input_json","partial_json":"{\"timezone\": \"Asia/Tokyo\"}","snapshot":{"location":"Tokyo, Japan"}}
+
+How to fix:
+    Find what the stream does that the SDK's accumulator does not expect (stream-doctor's other
+    findings on the same capture usually name it) and fix it at the source; until then, do not
+    run tools from the helper's snapshot: join the deltas per block or call yourself.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.anomalies import HelperSnapshotDiffers
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, excerpt, of_kind, preview, rule
+
+
+@rule(
+    "SD532",
+    "helper-snapshot-differs",
+    "An SDK stream helper's snapshot of a call differs from the fragments the stream carried",
+    Severity.ERROR,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    for anomaly in of_kind(stream, HelperSnapshotDiffers):
+        call = stream.calls[anomaly.call]
+        reported = anomaly.reported
+        joined = excerpt(anomaly.accumulated, 60) if anomaly.accumulated.strip() else "nothing yet"
+        shown = excerpt(reported, 60) if isinstance(reported, str) else preview(reported, 60)
+        yield self.finding(
+            stream,
+            anomaly.pos,
+            f"{call.label}: the SDK helper's {anomaly.field} is {shown} here, but the call's fragments "
+            f"so far join to {joined}; the application held an input the "
+            "stream did not carry",
+            "Find what the stream does that the SDK's accumulator does not expect (see the other findings) "
+            "and fix it at the source; meanwhile join the deltas per call instead of trusting the snapshot",
+            [("call started", call.started)],
+            call,
+        )

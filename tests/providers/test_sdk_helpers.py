@@ -1,0 +1,75 @@
+"""SDK helper-stream logs: the real SDK helpers write them, the *-sdk adapters read them back into
+the same calls as the wire stream, and a helper snapshot that differs from the fragments is SD532."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from stream_doctor.engine import replay
+from stream_doctor.options import Options
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+
+_spec = importlib.util.spec_from_file_location("sdk_helper_logs", ROOT / "tools" / "sdk_helper_logs.py")
+assert _spec is not None and _spec.loader is not None
+sdk_helper_logs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sdk_helper_logs)
+
+#: helper log fixture -> (helper, the wire fixture it was written from)
+LOGS = {
+    "anthropic/sdk_helper_one_call.jsonl": ("anthropic", "anthropic/one_call.sse"),
+    "anthropic/sdk_helper_thinking_text_tool.jsonl": ("anthropic", "anthropic/thinking_text_tool.sse"),
+    "anthropic/sdk_helper_block_index_reused.jsonl": ("anthropic", "anthropic/block_index_reused.sse"),
+}
+
+
+def calls(path: Path | str, **options: object) -> list[tuple[str | None, str | None, str]]:
+    report = replay(str(path), Options(**options))  # type: ignore[arg-type]
+    return [(c.call_id, c.name, c.raw_arguments) for c in report.stream.calls]
+
+
+@pytest.mark.parametrize("log", sorted(LOGS))
+def test_fixture_is_what_the_pinned_sdk_helper_writes(log: str) -> None:
+    """The fixtures are the helper's own output (anthropic-python as pinned in the test extra)."""
+    helper, wire = LOGS[log]
+    written = sdk_helper_logs.helper_log(helper, (FIXTURES / wire).read_bytes())
+    assert written == (FIXTURES / log).read_text()
+
+
+@pytest.mark.parametrize("log", sorted(LOGS))
+def test_helper_log_rebuilds_the_wire_calls(log: str) -> None:
+    _, wire = LOGS[log]
+    report = replay(str(FIXTURES / log), Options())
+    assert report.stream.capture.provider == LOGS[log][0] + "-sdk"
+    assert calls(FIXTURES / log) == calls(FIXTURES / wire)
+
+
+def test_wire_stream_is_not_taken_for_a_helper_log() -> None:
+    assert replay(str(FIXTURES / "anthropic/one_call.sse"), Options()).stream.capture.provider == "anthropic"
+
+
+def test_helper_log_can_be_forced(tmp_path: Path) -> None:
+    # Only raw events (the helper's own lines dropped): not sniffed as a helper log, readable when forced.
+    log = FIXTURES / "anthropic/sdk_helper_one_call.jsonl"
+    raw_lines = [
+        line
+        for line in log.read_text().splitlines()
+        if '"type":"input_json"' not in line and '"type":"text"' not in line and '"content_block_stop"' not in line
+    ]
+    path = tmp_path / "raw_only.jsonl"
+    path.write_text("\n".join(raw_lines) + "\n")
+    assert replay(str(path), Options()).stream.capture.provider == "anthropic"
+    forced = replay(str(path), Options(provider="anthropic-sdk"))
+    assert forced.stream.capture.provider == "anthropic-sdk"
+
+
+def test_reused_index_snapshot_is_reported_where_the_helper_wrote_it() -> None:
+    report = replay(str(FIXTURES / "anthropic/sdk_helper_block_index_reused.jsonl"), Options())
+    [finding] = [f for f in report.findings if f.code == "SD532"]
+    assert finding.location.line == 20  # the first input_json of get_local_time
+    assert 'input_json.snapshot is {"location":"Tokyo, Japan"}' in finding.message
+    assert "nothing yet" in finding.message
