@@ -31,7 +31,10 @@ def _pairs() -> list[tuple[str, Path]]:
     for name in sorted(LIBRARIES):
         for provider in BY_NAME[name].providers:
             pairs += [
-                (name, path) for path in sorted((FIXTURES / provider).glob("*")) if path.suffix in (".sse", ".jsonl")
+                (name, path)
+                for path in sorted((FIXTURES / provider).glob("*"))
+                # an SDK helper-stream log is what the SDK wrote, not a response body it reads
+                if path.suffix in (".sse", ".jsonl") and not path.name.startswith("sdk_helper_")
             ]
     return pairs
 
