@@ -36,6 +36,8 @@ TOOL_BLOCKS = frozenset(raw.TOOL_BLOCKS)
 
 def _weigh(frame: Frame) -> int:
     kind = frame.value.get("type")
+    if not isinstance(kind, str):
+        return 0
     if kind in HELPER_EVENTS and "snapshot" in frame.value:
         return 2
     if kind == "content_block_stop" and "content_block" in frame.value:
@@ -76,6 +78,7 @@ class AnthropicSdkTranslator(FrameByFrame):
     def _feed(self, frame: Frame) -> list[Event]:
         value: Any = frame.value
         kind = value.get("type") if isinstance(value, dict) and value is not NOT_JSON else None
+        kind = kind if isinstance(kind, str) else None
         if kind not in HELPER_EVENTS and kind != "content_block_stop":
             if kind == "content_block_delta" and type(value.get("index")) is int:
                 self.last_delta_index = value["index"]
