@@ -15,6 +15,7 @@ from stream_doctor.rules.capture import (
     sd005_sse_framing,
     sd006_unknown_fields,
     sd007_metadata_disagrees,
+    sd008_body_undecodable,
 )
 from stream_doctor.rules.clients import (
     sd801_client_input_differs,
@@ -120,6 +121,7 @@ RULES: tuple[Rule, ...] = tuple(
         sd005_sse_framing,
         sd006_unknown_fields,
         sd007_metadata_disagrees,
+        sd008_body_undecodable,
         sd101_premature_execution,
         sd102_empty_input_execution,
         sd103_executed_input_differs,

@@ -1,0 +1,58 @@
+"""A recorded response body cannot be decompressed, so its turn's stream was not read.
+
+What it checks:
+    Cassettes, HAR files and other recorders' files keep each response body as recorded, often
+    still compressed (``Content-Encoding: gzip`` or deflate, or a gzip body stored as
+    ``!!binary``/base64/hex). When that body cannot be decompressed (a gzip stream cut short or
+    damaged, or an encoding stream-doctor does not undo, such as ``br`` or ``zstd``), the
+    interaction's stream cannot be read: this rule says so, at the interaction, instead of showing
+    the turn as one with "no streamed response".
+
+Why it matters:
+    Nothing in that turn was checked: its calls, its finish and its events are missing from the
+    report, and a CI run over the capture would pass without having looked at it. Replaying the
+    cassette through an HTTP client fails the same way (a decoding error before the first event),
+    so a test built on it does not test what it seems to.
+
+Severity:
+    warning. The recording, not the provider, is what the capture shows damaged or unreadable: the
+    turn is unchecked, which is never a silent pass. Not an error: nothing shows the provider or a
+    client broke.
+
+Example:
+    response:
+      body:
+        string: !!binary |
+          H4sIAAAAAAACA+2XS2/bMAzH7/kUhc5O4TzmtT63Q4ds3dDHLk1gKBJta5UlRY9tQeDvXmpJk3RY
+      headers:
+        Content-Encoding: [gzip]
+
+How to fix:
+    Re-record the interaction, or store the body decoded (and drop ``Content-Encoding``); for
+    ``br``/``zstd``, record with ``Accept-Encoding: gzip`` or decode the body before saving it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.capture._problems import problems_of
+
+
+@rule(
+    "SD008",
+    "body-undecodable",
+    "A recorded response body cannot be decompressed, so its turn's stream was not read",
+    Severity.WARNING,
+)
+def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    return problems_of(
+        stream,
+        self,
+        ["body-undecodable"],
+        "Re-record the interaction or store its body decoded; this turn's stream was not checked",
+        "{message}: this turn's stream was not read, so none of its calls or events were checked",
+    )
