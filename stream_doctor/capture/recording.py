@@ -35,8 +35,22 @@ _ARRAY_OF_OBJECTS = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
 
 
+def _json_lines(head: bytes) -> bool:
+    """The head is JSON lines whose first object merely starts with a "response" key (openai-python's
+    ``responses.stream()`` events dumped one per line: ``{"response": {…}, "type": "response.created"}``)."""
+    first, newline, rest = head.partition(b"\n")
+    if not newline or not rest.lstrip().startswith(b"{"):
+        return False
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
 def _sniff(head: bytes) -> tuple[int, str]:
-    if _ONE_EXCHANGE.match(head) or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192]):
+    if (_ONE_EXCHANGE.match(head) and not _json_lines(head)) or (
+        _ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192]
+    ):
         return 95, ""
     return 0, 'neither {"request": …, "response": …} nor a nock array of {"scope": …}'
 

@@ -24,6 +24,7 @@ ADAPTERS: LazyRegistry[Adapter] = LazyRegistry(
         "gemini-interactions": "stream_doctor.providers.gemini_interactions",
         "cohere": "stream_doctor.providers.cohere",
         "bedrock": "stream_doctor.providers.bedrock",
+        "openai-sdk": "stream_doctor.providers.openai_sdk",
         "openai": "stream_doctor.providers.openai_chat",
         "mistral": "stream_doctor.providers.mistral",
         "ollama": "stream_doctor.providers.ollama",

@@ -37,6 +37,7 @@ from stream_doctor.events import (
     Event,
     Finish,
     FinishCategory,
+    HelperSnapshot,
     KeepAlive,
     Malformed,
     MessageStart,
@@ -312,6 +313,8 @@ class ResponsesTranslator(FrameByFrame):
                             if release:  # the engine keeps frames; the fragment's dict is no longer needed
                                 frame.value = RELEASED
                             yield ArgsDelta(frame.pos, index, fragment, name)
+                            if "snapshot" in value:  # openai-python's responses.stream() adds the text so far
+                                yield _snapshot(frame.pos, index, value["snapshot"])
                             continue
             except (KeyError, TypeError):
                 pass
@@ -533,6 +536,8 @@ class ResponsesTranslator(FrameByFrame):
         if state is not None:
             state.deltas += 1
         out.append(ArgsDelta(pos, key, fragment, kind))
+        if "snapshot" in value:
+            out.append(_snapshot(pos, key, value["snapshot"]))
 
     def _argument_done(self, pos: Pos, kind: str, value: dict[str, Any], out: list[Event]) -> None:
         text = value.get(ARGUMENT_DONES[kind])
@@ -616,6 +621,13 @@ def _call_id(item_type: str, item: dict[str, Any]) -> str | None:
     if call_id or item_type in ("function_call", "custom_tool_call"):
         return call_id
     return _str(item.get("id"))
+
+
+def _snapshot(pos: Pos, key: Any, snapshot: Any) -> HelperSnapshot:
+    """The ``snapshot`` openai-python's ``responses.stream()`` helper adds to each arguments delta
+    (``lib/streaming/responses/_responses.py``: the arguments so far), for the accumulator to check."""
+    text = snapshot if isinstance(snapshot, str) else None
+    return HelperSnapshot(pos, key, "response.function_call_arguments.delta.snapshot", text)
 
 
 def _loads(text: str) -> Any:

@@ -24,7 +24,14 @@ LOGS = {
     "anthropic/sdk_helper_one_call.jsonl": ("anthropic", "anthropic/one_call.sse"),
     "anthropic/sdk_helper_thinking_text_tool.jsonl": ("anthropic", "anthropic/thinking_text_tool.sse"),
     "anthropic/sdk_helper_block_index_reused.jsonl": ("anthropic", "anthropic/block_index_reused.sse"),
+    "openai/sdk_helper_one_call.jsonl": ("openai", "openai/one_call.sse"),
+    "openai/sdk_helper_parallel_calls.jsonl": ("openai", "openai/parallel_calls.sse"),
+    "openai/sdk_helper_every_call_index_0.jsonl": ("openai", "openai/every_call_index_0.sse"),
+    "openai-responses/sdk_helper_one_call.jsonl": ("responses", "openai-responses/one_call.sse"),
+    "openai-responses/sdk_helper_parallel_calls.jsonl": ("responses", "openai-responses/parallel_calls.sse"),
 }
+#: the adapter each helper's log is read by (the Responses helper only adds ``snapshot`` to wire events)
+READ_BY = {"anthropic": "anthropic-sdk", "openai": "openai-sdk", "responses": "openai-responses"}
 
 
 def calls(path: Path | str, **options: object) -> list[tuple[str | None, str | None, str]]:
@@ -44,7 +51,7 @@ def test_fixture_is_what_the_pinned_sdk_helper_writes(log: str) -> None:
 def test_helper_log_rebuilds_the_wire_calls(log: str) -> None:
     _, wire = LOGS[log]
     report = replay(str(FIXTURES / log), Options())
-    assert report.stream.capture.provider == LOGS[log][0] + "-sdk"
+    assert report.stream.capture.provider == READ_BY[LOGS[log][0]]
     assert calls(FIXTURES / log) == calls(FIXTURES / wire)
 
 
@@ -73,3 +80,19 @@ def test_reused_index_snapshot_is_reported_where_the_helper_wrote_it() -> None:
     assert finding.location.line == 20  # the first input_json of get_local_time
     assert 'input_json.snapshot is {"location":"Tokyo, Japan"}' in finding.message
     assert "nothing yet" in finding.message
+
+
+def test_openai_merged_call_snapshot_is_reported() -> None:
+    report = replay(str(FIXTURES / "openai/sdk_helper_every_call_index_0.jsonl"), Options())
+    [finding] = [f for f in report.findings if f.code == "SD532"]
+    assert finding.location.line == 16  # the second call's first arguments.delta
+    assert "arguments.delta is" in finding.message and "Berlin" in finding.message
+
+
+def test_wire_chunks_are_not_taken_for_a_helper_log() -> None:
+    assert replay(str(FIXTURES / "openai/one_call.sse"), Options()).stream.capture.provider == "openai"
+
+
+def test_responses_helper_log_is_json_lines_not_a_recording() -> None:
+    report = replay(str(FIXTURES / "openai-responses/sdk_helper_one_call.jsonl"), Options())
+    assert report.stream.capture.container == "jsonl"
