@@ -14,13 +14,12 @@ call becomes a ``HelperSnapshot`` that the accumulator checks against the fragme
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame
-from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event, HelperSnapshot
 from stream_doctor.providers import anthropic as raw
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.sniffing import score
 
 name = "anthropic-sdk"
@@ -57,7 +56,7 @@ def translator() -> AnthropicSdkTranslator:
     return AnthropicSdkTranslator()
 
 
-class AnthropicSdkTranslator(FrameByFrame):
+class AnthropicSdkTranslator(FeedByFeed):
     __slots__ = ("counts", "raw", "last_delta_index")
 
     def __init__(self) -> None:
@@ -68,14 +67,7 @@ class AnthropicSdkTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-            else:
-                yield from self._feed(frame)
-
-    def _feed(self, frame: Frame) -> list[Event]:
+    def feed(self, frame: Frame) -> list[Event]:
         value: Any = frame.value
         kind = value.get("type") if isinstance(value, dict) and value is not NOT_JSON else None
         kind = kind if isinstance(kind, str) else None

@@ -13,15 +13,14 @@ helper reported becomes a ``HelperSnapshot`` the accumulator checks against the 
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Hashable, Sequence
 
 import orjson
 
 from stream_doctor.capture.base import Frame
-from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed, MessageStop
 from stream_doctor.providers import openai_chat as raw
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.sniffing import score
 
 name = "openai-sdk"
@@ -64,7 +63,7 @@ def translator() -> OpenAISdkTranslator:
     return OpenAISdkTranslator()
 
 
-class OpenAISdkTranslator(FrameByFrame):
+class OpenAISdkTranslator(FeedByFeed):
     __slots__ = ("counts", "raw")
 
     def __init__(self) -> None:
@@ -79,14 +78,7 @@ class OpenAISdkTranslator(FrameByFrame):
             return [MessageStop(self.raw.last_stop_pos)]
         return self.raw.close()
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-            else:
-                yield from self._feed(frame)
-
-    def _feed(self, frame: Frame) -> list[Event]:
+    def feed(self, frame: Frame) -> list[Event]:
         value: Any = frame.value
         kind = value.get("type") if isinstance(value, dict) else None
         kind = kind if isinstance(kind, str) else None
