@@ -48,6 +48,14 @@ NO_EXECUTIONS_NOTE = (
 )
 
 
+def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    """How many findings there are of each severity (every severity present, zero or not)."""
+    counts = {s: 0 for s in Severity}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts
+
+
 class UnknownCall(LookupError):
     """``--call`` named no call of the capture; the message lists the calls there are."""
 
@@ -198,10 +206,7 @@ class Report:
 
     @cached_property
     def counts(self) -> dict[Severity, int]:
-        counts = {s: 0 for s in Severity}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
+        return severity_counts(self.findings)
 
     @property
     def failed(self) -> bool:
@@ -387,10 +392,7 @@ class CaptureResult:
 
     @cached_property
     def counts(self) -> dict[Severity, int]:
-        counts = {s: 0 for s in Severity}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
+        return severity_counts(self.findings)
 
     def status(self, finding: Finding) -> str:
         """How check judged one of this capture's findings: expected, failure or below-fail-on."""
