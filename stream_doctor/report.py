@@ -412,13 +412,28 @@ class CaptureResult:
 
 
 @dataclass(frozen=True)
+class SpecialFile:
+    """A file ``check`` met but never opened, because it is not a regular file: reading a FIFO waits
+    for a writer, a device never ends."""
+
+    path: str
+    kind: str  # fifo, character-device, block-device, socket, directory, broken-link, other
+
+    @property
+    def described(self) -> str:
+        from stream_doctor.capture.limits import KIND_WORDS
+
+        return KIND_WORDS.get(self.kind, KIND_WORDS["other"])
+
+
+@dataclass(frozen=True)
 class CheckResult:
     captures: tuple[CaptureResult, ...]  # sorted by path
     skipped: tuple[str, ...]
     fail_on: Severity
     config: str | None  # the configuration file used
     updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
-    special: tuple[str, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
+    special: tuple[SpecialFile, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
 
     @property
     def failed(self) -> bool:
@@ -471,6 +486,7 @@ class CheckResult:
             "failed": self.failed_captures,
             "unreadable": self.unreadable,
             "skipped": len(self.skipped),
+            "special_files": len(self.special),
             "findings": {s.label: self.totals[s] for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
             "expected": len(self.expected),
             "failures": len(self.failures),
@@ -493,6 +509,7 @@ class CheckResult:
             "summary": self.summary(),
             "captures": [_capture(c, raw_reports) for c in captures],
             "skipped": list(self.skipped),
+            "special_files": [{"path": f.path, "kind": f.kind} for f in self.special],
             "updated_expectations": list(self.updated),
         }
 

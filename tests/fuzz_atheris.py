@@ -1,9 +1,11 @@
 """Coverage-guided fuzzing of every reader and adapter with atheris (optional: ``pip install -e ".[fuzz]"``).
 
-    python tests/fuzz_atheris.py -atheris_runs=1000000 [-max_len=65536] [corpus_dir]
+    python tests/fuzz_atheris.py -atheris_runs=1000000 [-max_total_time=600] [corpus_dir seed_dir ...]
 
 Seeds are the project's fixtures; each input is replayed (detection, then each provider forced)
-and converted. Anything but a report or a one-line RunError is a crash atheris reports with the
+and converted. libFuzzer writes the inputs that find new coverage into the first corpus directory,
+so without directories the run keeps them in ``.fuzz-corpus/`` (git-ignored) and only reads
+``fixtures/``; crashes are written to the working directory as ``crash-<sha1>`` (``-artifact_prefix=``). Anything but a report or a one-line RunError is a crash atheris reports with the
 input that caused it. Not collected by pytest (tests/test_fuzz.py is the bounded CI version).
 """
 
@@ -39,8 +41,12 @@ def main() -> None:
             except RunError:
                 pass
 
-    seeds = ROOT / "fixtures"
-    args = sys.argv + ([str(seeds)] if not any(not a.startswith("-") for a in sys.argv[1:]) else [])
+    args = list(sys.argv)
+    if not any(not arg.startswith("-") for arg in args[1:]):
+        # Never the fixtures first: libFuzzer adds every new input to the first corpus directory.
+        found = ROOT / ".fuzz-corpus"
+        found.mkdir(exist_ok=True)
+        args += [str(found), str(ROOT / "fixtures")]
     atheris.Setup(args, one_input)
     atheris.Fuzz()
 

@@ -204,12 +204,20 @@ def test_check_counts_special_files_it_skipped(tmp_path: Path) -> None:
     server.bind(str(folder / "socket.sse"))
     try:
         assert stat.S_ISSOCK(os.stat(folder / "socket.sse").st_mode)
-        ran = run_cli("check", "captures", cwd=tmp_path)
+        ran = run_cli("check", "captures", "-r", "terminal", "-r", "json:report.json", cwd=tmp_path)
     finally:
         server.close()
     assert ran.code == 0, ran.out
     assert "2 skipped (not regular files: FIFO, device or socket)" in ran.out
     assert "1 capture" in ran.out
+    import json
+
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["summary"]["special_files"] == 2 and report["summary"]["captures"] == 1
+    assert report["special_files"] == [
+        {"path": "captures/pipe.sse", "kind": "fifo"},
+        {"path": "captures/socket.sse", "kind": "socket"},
+    ]
 
 
 def test_bad_limit_option_is_one_line() -> None:

@@ -79,23 +79,32 @@ def too_many_frames(limits: Limits) -> LimitExceeded:
     )
 
 
+#: Each kind of file that is not a regular one: its test, its name in machine output, its words.
 _KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "fifo", "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "character-device", "a character device"),
+    (stat.S_ISBLK, "block-device", "a block device"),
+    (stat.S_ISSOCK, "socket", "a socket"),
+    (stat.S_ISDIR, "directory", "a directory"),
 )
+#: The words for each kind name (``other``: a door, a whiteout …; ``broken-link``: a link to nothing).
+KIND_WORDS = {name: words for _test, name, words in _KINDS} | {
+    "other": "not a regular file",
+    "broken-link": "a symbolic link to nothing",
+}
+
+
+def file_kind(mode: int) -> str | None:
+    """The kind name (``fifo``, ``socket`` …, keys of ``KIND_WORDS``) of a file that is not a regular one."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name, _words in _KINDS if test(mode)), "other")
 
 
 def not_regular(mode: int) -> str | None:
     """What kind of file ``mode`` is when it is not a regular file (None for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, kind in _KINDS:
-        if test(mode):
-            return kind
-    return "not a regular file"
+    kind = file_kind(mode)
+    return None if kind is None else KIND_WORDS[kind]
 
 
 def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None) -> bytes:

@@ -21,6 +21,7 @@ from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
 from stream_doctor.check import CheckError
 from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
+from stream_doctor.report import SpecialFile
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})  # and every folder whose name starts with "."
 _GLOB_CHARS = frozenset("*?[")
@@ -31,20 +32,20 @@ _BOM = b"\xef\xbb\xbf"
 class Discovery:
     captures: tuple[str, ...]  # relative to the working directory, "/"-separated, sorted
     skipped: tuple[str, ...]  # files looked at that are not captures, sorted
-    special: tuple[str, ...] = ()  # FIFOs, devices, sockets met in folders and globs: never opened, sorted
+    special: tuple[SpecialFile, ...] = ()  # FIFOs, devices, sockets met in folders and globs: never opened, sorted
 
 
 def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path: False) -> Discovery:
     """Expand ``paths`` into captures; a path that does not exist or a glob that matches nothing: CheckError."""
     captures: set[str] = set()
     skipped: set[str] = set()
-    special: set[str] = set()
+    special: dict[str, SpecialFile] = {}
 
     def consider(path: str) -> None:
         if excluded(path):
             return
         if not os.path.isfile(path):  # opening a FIFO would wait forever, a device read forever
-            special.add(path)
+            special[path] = SpecialFile(path, _kind(path))
         elif _own_file(path):
             skipped.add(path)
         elif looks_like_capture(path):
@@ -76,7 +77,18 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
                     consider(_relative(match))
         else:
             raise CheckError(f"{given}: no such file or folder")
-    return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)), tuple(sorted(special)))
+    listed = tuple(special[path] for path in sorted(special))
+    return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)), listed)
+
+
+def _kind(path: str) -> str:
+    """What a path that is not a regular file is (``fifo``, ``socket`` …), from ``stat`` (never opened)."""
+    from stream_doctor.capture.limits import file_kind
+
+    try:
+        return file_kind(os.stat(path).st_mode) or "other"
+    except OSError:  # a link to nothing, or a file gone since the folder was listed
+        return "broken-link" if os.path.islink(path) else "other"
 
 
 def looks_like_capture(path: str) -> bool:

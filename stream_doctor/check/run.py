@@ -29,7 +29,7 @@ from stream_doctor.check.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
-from stream_doctor.report import CaptureResult, CheckResult, Replayed
+from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 
 #: Below this many captures a process pool costs more than it saves.
 MIN_CAPTURES_PER_WORKER = 8
@@ -54,7 +54,7 @@ class Plan:
     fail_on: Severity
     jobs: int
     update_expectations: bool
-    special: tuple[str, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
+    special: tuple[SpecialFile, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
 
 
 def prepare(options: CheckOptions) -> Plan:

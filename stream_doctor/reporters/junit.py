@@ -21,13 +21,21 @@ _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    tests = str(len(result.captures))
+    tests = str(len(result.captures) + len(result.special))
     failing = str(result.failed_captures)
-    counts = {"tests": tests, "failures": failing, "errors": "0", "skipped": "0"}
+    counts = {"tests": tests, "failures": failing, "errors": "0", "skipped": str(len(result.special))}
     root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
     for capture in result.captures:
         _testcase(suite, capture)
+    for special in result.special:  # met but never opened: a skipped test case each
+        folder, _, _ = special.path.rpartition("/")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": _clean(folder or "."), "name": _clean(special.path), "file": _clean(special.path)},
+        )
+        ET.SubElement(case, "skipped", {"message": f"{special.described}, not a regular file (never opened)"})
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

@@ -17,6 +17,7 @@ def render(result: CheckResult, options: RenderOptions) -> str:
         f"**{verdict}** (`--fail-on {result.fail_on.label}`): {len(captures)} captures, "
         f"{len(captures) - failed} passed, {failed} failed"
         + (f"; {len(result.skipped)} files skipped (not captures)" if result.skipped else "")
+        + (f"; {_special_count(len(result.special))}" if result.special else "")
         + ".",
         "",
         "| capture | provider | calls | error | warning | info | result |",
@@ -40,7 +41,16 @@ def render(result: CheckResult, options: RenderOptions) -> str:
         lines += [_item(c, f) for c, f in options.rows(rest)]
         lines += _more(len(rest), options, "finding")
         lines += ["", "</details>"]
+    if result.special:
+        lines += ["", f"<details><summary>Not regular files, never opened ({len(result.special)})</summary>", ""]
+        lines += [f"- {_code(f.path)}: {f.described}" for f in options.rows(result.special)]
+        lines += _more(len(result.special), options, "file")
+        lines += ["", "</details>"]
     return _neutral.defuse_commands("\n".join(lines) + "\n")
+
+
+def _special_count(count: int) -> str:
+    return f"{count} skipped (not regular file{'s' if count != 1 else ''}: FIFO, device or socket)"
 
 
 def _more(total: int, options: RenderOptions, what: str) -> list[str]:

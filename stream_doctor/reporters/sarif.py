@@ -49,9 +49,29 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                 },
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(finding, index) for _capture, finding in result.failures],
+                **_invocations(result),
             }
         ],
     }
+
+
+def _invocations(result: CheckResult) -> dict[str, Any]:
+    """The files check met but never opened (FIFOs, devices, sockets) as notes about the run itself:
+    SARIF's place for a condition of the tool, not of an analysed file."""
+    if not result.special:
+        return {}
+    notes = [
+        {
+            "level": "note",
+            "message": {"text": f"{special.path} skipped: {special.described}, not a regular file (never opened)"},
+            "locations": [
+                {"physicalLocation": {"artifactLocation": {"uri": quote(special.path), "uriBaseId": SRCROOT}}}
+            ],
+            "properties": {"kind": special.kind},
+        }
+        for special in result.special
+    ]
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
 
 
 def _rule(rule: Rule) -> dict[str, Any]:

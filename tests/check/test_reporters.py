@@ -13,6 +13,7 @@ import xmlschema
 from referencing import Registry, Resource
 
 from stream_doctor.check.rules import CHECK_RULES
+from stream_doctor.report import CheckResult, SpecialFile
 from stream_doctor.reporters import (
     CHECK_FORMATS,
     RenderOptions,
@@ -76,6 +77,7 @@ def test_json(snapshot: object) -> None:
         "failed": 3,
         "unreadable": 1,
         "skipped": 5,
+        "special_files": 0,
         "findings": {"error": 4, "warning": 0, "info": 3},  # the envelopes' SD705 (their requests declare tools)
         "expected": 2,
         "failures": 3,
@@ -193,3 +195,59 @@ def test_junit_survives_characters_xml_cannot_carry() -> None:
 def test_markdown_escapes_what_would_break_the_table() -> None:
     assert markdown._code("a|b") == "`a\\|b`"
     assert markdown._cell("`x` *y* a|b <tag>") == "\\`x\\` \\*y\\* a\\|b &lt;tag>"
+
+
+def _with_special_files() -> CheckResult:
+    """The shared result, as if the tree also held a FIFO, a socket and a character device (check never opens them)."""
+    from dataclasses import replace
+
+    special = (
+        SpecialFile("bugs/pipe.sse", "fifo"),
+        SpecialFile("clean/agent.sock", "socket"),
+        SpecialFile("dev/zero.jsonl", "character-device"),
+    )
+    return replace(tree_result(), special=special)
+
+
+def test_every_check_report_counts_the_special_files_it_skipped() -> None:
+    result = _with_special_files()
+    data = _validate_check_json(check_json.render(result, RenderOptions()))
+    assert data["summary"]["special_files"] == 3
+    assert data["special_files"] == [
+        {"path": "bugs/pipe.sse", "kind": "fifo"},
+        {"path": "clean/agent.sock", "kind": "socket"},
+        {"path": "dev/zero.jsonl", "kind": "character-device"},
+    ]
+    assert data["summary"]["captures"] == 10  # never counted as captures, passed or failed
+
+    text = junit.render(result, RenderOptions())
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(text)
+    assert '<testsuites name="stream-doctor" tests="13" failures="3" errors="0" skipped="3">' in text
+    assert text.count("<skipped ") == 3
+    assert '<skipped message="a named pipe (FIFO), not a regular file (never opened)"' in text
+
+    run = _validate_sarif(sarif.render(result, RenderOptions()))["runs"][0]
+    (invocation,) = run["invocations"]
+    notes = invocation["toolExecutionNotifications"]
+    assert [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in notes] == [
+        "bugs/pipe.sse",
+        "clean/agent.sock",
+        "dev/zero.jsonl",
+    ]
+    assert notes[1]["message"]["text"] == "clean/agent.sock skipped: a socket, not a regular file (never opened)"
+    assert len(run["results"]) == 3  # the findings are unchanged
+
+    summary = markdown.render(result, RenderOptions())
+    assert "; 3 skipped (not regular files: FIFO, device or socket)." in summary
+    assert "- `dev/zero.jsonl`: a character device" in summary
+    assert "3 skipped (not regular files: FIFO, device or socket)" in check_terminal.render(
+        result, RenderOptions(width=200)
+    )
+
+
+def test_no_special_files_adds_nothing_but_a_zero() -> None:
+    result = tree_result()
+    assert "<skipped" not in junit.render(result, RenderOptions())
+    assert "invocations" not in json.loads(sarif.render(result, RenderOptions()))["runs"][0]
+    assert "not regular file" not in markdown.render(result, RenderOptions())
+    assert json.loads(check_json.render(result, RenderOptions()))["special_files"] == []
