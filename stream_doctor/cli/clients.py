@@ -1,0 +1,23 @@
+"""``stream-doctor clients``: the client profiles ``replay --client`` takes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from stream_doctor.cli.options import OutputFormat
+from stream_doctor.cli.output import render_options
+
+
+def clients(
+    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+) -> None:
+    """List the client profiles `replay --client` takes: what each models, its version and source."""
+    from stream_doctor.clients import PROFILES
+    from stream_doctor.reporters import clients_doc
+
+    if output is OutputFormat.json:
+        sys.stdout.write(clients_doc.render_json(PROFILES))
+    else:
+        sys.stdout.write(clients_doc.render(PROFILES, render_options(None, None)))

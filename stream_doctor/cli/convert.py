@@ -1,0 +1,46 @@
+"""``stream-doctor convert``: any capture rewritten as an envelope that replays to the same findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from stream_doctor.cli.options import MAX_BYTES_HELP, MAX_FRAMES_HELP
+from stream_doctor.cli.output import fail, refuse_inputs, write_file
+from stream_doctor.cli.validate import size_limits
+
+
+def convert(
+    capture: str = typer.Argument(
+        ..., help="Any capture stream-doctor reads (a HAR file, a cassette …), or - for stdin."
+    ),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+) -> None:
+    """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings."""
+    from stream_doctor.engine import RunError
+    from stream_doctor.engine import convert as run
+    from stream_doctor.options import Options
+
+    to_file = output is not None and output != "-"
+    if output is not None and to_file:
+        refuse_inputs(output, (capture,))
+    try:
+        data = run(capture, Options(container=container, provider=provider, **size_limits(max_bytes, max_frames)))
+    except RunError as error:
+        fail(str(error))
+    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
+        if os.environ.get("STREAM_DOCTOR_DEBUG"):
+            raise
+        fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+    if output is None or not to_file:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    write_file(output, data, "cannot write the envelope", (capture,))

@@ -1,0 +1,59 @@
+"""Where output goes: standard output, a file written atomically, or one error line and exit 2."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from stream_doctor.cli.app import EXIT_COULD_NOT_RUN
+
+if TYPE_CHECKING:
+    from stream_doctor.reporters import RenderOptions
+
+
+def emit(text: str, output_file: str | None, quiet: bool, inputs: tuple[str, ...] = ()) -> None:
+    """The report on standard output, or in ``--output-file`` (written even with --quiet)."""
+    if output_file is not None and output_file != "-":
+        write_file(output_file, text, "cannot write the report", inputs)
+    elif not quiet:
+        sys.stdout.write(text)
+
+
+def write_file(path: str, data: str | bytes, what: str, inputs: tuple[str, ...] | list[str] = ()) -> None:
+    """Write an output through a temporary file and a rename (see ``atomic``); a failure is one line, exit 2."""
+    from stream_doctor.atomic import OutputError, write
+
+    try:
+        write(path, data, inputs)
+    except OutputError as error:
+        fail(f"{path}: {what}: {error}" if "input" not in str(error) else f"{path}: {error}")
+
+
+def refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
+    from stream_doctor.atomic import OutputError, refuse_inputs
+
+    try:
+        refuse_inputs(path, inputs)
+    except OutputError as error:
+        fail(f"{path}: {error}")
+
+
+def render_options(width: int | None, color: bool | None, timeline: bool = False, max_rows: int = 200) -> RenderOptions:
+    """Render for standard output: its width and colours as rich detects them, unless forced."""
+    from rich.console import Console
+
+    from stream_doctor.reporters import RenderOptions
+
+    if color is None:
+        console = Console(width=width, highlight=False)
+    else:
+        console = Console(width=width, highlight=False, no_color=not color, force_terminal=color)
+    colored = console.is_terminal and not console.no_color
+    return RenderOptions(width=console.width, color_system=console.color_system if colored else None, timeline=timeline)
+
+
+def fail(message: str) -> NoReturn:
+    typer.echo(f"stream-doctor: error: {message}", err=True)
+    raise typer.Exit(EXIT_COULD_NOT_RUN)

@@ -1,0 +1,40 @@
+"""``stream-doctor rules`` and ``stream-doctor explain``: the rules and their documentation."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from stream_doctor.cli.options import OutputFormat
+from stream_doctor.cli.output import fail, render_options
+
+
+def rules(
+    output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+) -> None:
+    """List every rule: code, name, severity, summary."""
+    from stream_doctor.check.rules import CHECK_RULES
+    from stream_doctor.reporters import rules_doc
+    from stream_doctor.rules import RULES
+
+    every = sorted((*RULES, *CHECK_RULES), key=lambda r: r.code)  # SD000 and SD900 come from `check`
+    if output is OutputFormat.json:
+        sys.stdout.write(rules_doc.render_json(every, render_options(None, None)))
+    else:
+        sys.stdout.write(rules_doc.render(every, render_options(None, None)))
+
+
+def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (unparseable-arguments).")) -> None:
+    """Print one rule's documentation."""
+    from stream_doctor.reporters import rules_doc
+    from stream_doctor.rules import RULES, lookup
+
+    found = lookup(code)
+    if found is None:  # check's own rules (SD000, SD900) are documented too
+        from stream_doctor.check.rules import lookup as lookup_check_rule
+
+        found = lookup_check_rule(code)
+    if found is None:
+        fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
+    sys.stdout.write(rules_doc.render_rule(found, render_options(None, None)))

@@ -1,0 +1,54 @@
+"""Option values checked and turned into what the engine takes; a bad one is one line and exit 2."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from stream_doctor.cli.output import fail
+
+
+def size_limits(max_bytes: str | None, max_frames: int | None) -> dict[str, Any]:
+    """``--max-bytes`` / ``--max-frames`` as Options fields (only those given)."""
+    from stream_doctor.capture.limits import parse_size
+
+    given: dict[str, Any] = {}
+    if max_bytes is not None:
+        try:
+            given["max_bytes"] = parse_size(max_bytes)
+        except ValueError:
+            fail(f"--max-bytes {max_bytes}: not a size (give bytes, or a number with K, M or G)")
+    if max_frames is not None:
+        given["max_frames"] = max_frames
+    return given
+
+
+def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
+    """A closed set of names, refused with "did you mean" (exit 2) like every other option."""
+    from stream_doctor.selection import check_choice
+
+    try:
+        return check_choice(value.lower(), choices, what)
+    except ValueError as error:
+        fail(f"{option}: {error}")
+
+
+def file_ignores(values: list[str]) -> dict[str, tuple[str, ...]]:
+    from stream_doctor.selection import parse_per_file_ignores
+
+    try:
+        return parse_per_file_ignores(values)
+    except ValueError as error:
+        fail(str(error))
+
+
+def codes(values: list[str]) -> tuple[str, ...]:
+    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
+
+
+def paths_given(given: list[str]) -> tuple[str, ...]:
+    """The PATH arguments; ``-`` stands for the paths standard input lists, one a line (``git ls-files | …``)."""
+    if "-" not in given:
+        return tuple(given)
+    listed = [line.strip() for line in sys.stdin.read().splitlines() if line.strip()]
+    return tuple(path for item in given for path in (listed if item == "-" else [item]))
