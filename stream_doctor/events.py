@@ -122,6 +122,11 @@ class HelperSnapshot:
     restates the call so far, and the accumulator checks it against the fragments joined up to
     here. ``field`` names where it came from (``input_json.snapshot`` …); ``arguments`` is a
     text snapshot, ``input`` a parsed one (``MISSING`` when the helper gave none).
+
+    For a block that is not a call (the Anthropic SDK's ``text``/``thinking``/``signature``
+    snapshots, the OpenAI SDK's ``content.delta`` snapshot), ``arguments`` is the helper's text so
+    far and the adapter, which saw the wire deltas, gives what they carried up to here: ``length``
+    (their characters) and ``tail`` (the latest delta). The accumulator keeps no block text.
     """
 
     pos: Pos
@@ -130,6 +135,8 @@ class HelperSnapshot:
     arguments: str | None = None
     input: Any = MISSING
     final: bool = False  # the helper's snapshot of the completed call (``content_block_stop``, ``….done``)
+    length: int | None = None  # a non-call block: characters its deltas carried so far
+    tail: str | None = None  # a non-call block: its latest delta, which the snapshot must end with
 
 
 FinishCategory = Literal["tool_calls", "end", "length", "pause", "refusal", "filter", "error", "other"]

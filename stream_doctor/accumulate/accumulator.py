@@ -78,7 +78,10 @@ from stream_doctor.events import (
 class _Block:
     """A content block of a message, as far as it has arrived; ``call`` when it is a tool call."""
 
-    __slots__ = ("message", "key", "index", "block_type", "started", "ended", "deltas", "size", "result_for", "call")
+    __slots__ = (
+        "message", "key", "index", "block_type", "started", "ended", "deltas", "size", "result_for", "call",
+        "snapshot_differs",
+    )  # fmt: skip
 
     def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
         self.message = message
@@ -91,6 +94,7 @@ class _Block:
         self.size = 0
         self.result_for: str | None = None
         self.call: _Call | None = None
+        self.snapshot_differs = False  # a helper's text snapshot of it already disagreed
 
 
 class _Call:
@@ -100,6 +104,7 @@ class _Call:
         "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
         "input_format", "item_id", "signed", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
+        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank",
     )  # fmt: skip
 
     def __init__(self, block: _Block, ordinal: int, start: ToolStart) -> None:
@@ -125,6 +130,10 @@ class _Call:
         self.final_arguments: str | None = None  # what the completion event restated, if anything
         self.final_input: Any = MISSING
         self.final_pos: Pos | None = None
+        self.snapshot_texts = 0  # how many fragments (and characters) helper snapshots were checked against
+        self.snapshot_length = 0
+        self.snapshot_tail = ""  # the text the fragments checked last added
+        self.snapshot_blank = True  # every fragment checked so far was whitespace
 
 
 class _MessageState:
@@ -573,36 +582,84 @@ class Accumulator:
             self._anomaly(SummaryDiffers(*at, state.ordinal, "arguments", call.arguments))
 
     def _helper_snapshot(self, event: HelperSnapshot) -> None:
-        """An SDK helper restated a call so far: does it match the fragments joined up to here?
+        """An SDK helper restated a call or a text block so far: does it match the stream up to here?
 
-        A text snapshot is compared whole. A parsed one is compared when the joined text is a
-        complete JSON value (the helpers' own partial parsing of an unfinished buffer is theirs
-        to choose); mid-call that is tried only when the text ends with a closing bracket, so a
-        long value still streaming is not parsed again at every fragment.
+        Linear in the capture: a helper restates the whole text at every delta, so comparing each
+        snapshot whole would cost the square of the text. A text snapshot is checked for its
+        length and for ending with what arrived since the previous snapshot (the fragments not yet
+        checked, joined once each); its older part is what the previous snapshot was checked
+        against, since the helper only appends. The completed call's restatement (``….done``) is
+        compared whole, once. A parsed snapshot is compared when the joined text is a complete
+        JSON value, tried only when the helper says the call is complete or the newest fragment
+        ends with a closing bracket, so a long value still streaming is not parsed again at every
+        fragment.
         """
         message = self.current
         block = message.blocks.get(event.key) if message is not None else None
-        call = block.call if block is not None else None
-        if call is None or call.ordinal in self.snapshot_differs:
+        if block is None:
             return
-        accumulated = "".join(call.texts)
-        if event.arguments is not None and event.arguments != accumulated:
-            reported: Any = event.arguments
-        elif event.input is not MISSING:
-            text = accumulated.rstrip()
-            if not text:
+        call = block.call
+        if call is None:
+            self._block_snapshot(event, block)
+            return
+        if call.ordinal in self.snapshot_differs:
+            return
+        texts = call.texts
+        new = "".join(texts[call.snapshot_texts :]) if len(texts) > call.snapshot_texts else ""
+        call.snapshot_texts = len(texts)
+        if new:
+            call.snapshot_length += len(new)
+            call.snapshot_tail = new
+            if call.snapshot_blank and new.strip():
+                call.snapshot_blank = False
+        else:  # another snapshot at the same point (a chunk's, then its event's): the same end
+            new = call.snapshot_tail
+        reported: Any = MISSING
+        arguments = event.arguments
+        if arguments is not None:
+            if len(arguments) != call.snapshot_length or not arguments.endswith(new):
+                reported = arguments
+            elif event.final and arguments != "".join(texts):
+                reported = arguments
+        if reported is MISSING and event.input is not MISSING:
+            tail = (new or (texts[-1] if texts else "")).rstrip()
+            if call.snapshot_blank:
                 expected = call.start_input if call.start_input is not None else MISSING
-            elif event.final or text[-1] in "}]":
-                expected = _loads(accumulated)
+            elif event.final or (tail and tail[-1] in "}]"):
+                expected = _loads("".join(texts))
             else:
                 return
             if expected is MISSING or expected == event.input:
                 return
             reported = event.input
-        else:
+        if reported is MISSING:
             return
         self.snapshot_differs.add(call.ordinal)
+        accumulated = "".join(texts)
         self._anomaly(HelperSnapshotDiffers(event.pos, self._at(), call.ordinal, event.field, reported, accumulated))
+
+    def _block_snapshot(self, event: HelperSnapshot, block: _Block) -> None:
+        """A text snapshot of a block that is not a call: its length and its end against the wire's."""
+        snapshot, length, tail = event.arguments, event.length, event.tail or ""
+        if snapshot is None or length is None or block.snapshot_differs:
+            return
+        if len(snapshot) == length and snapshot.endswith(tail):
+            return
+        block.snapshot_differs = True
+        self._anomaly(
+            HelperSnapshotDiffers(
+                event.pos,
+                self._at(),
+                None,
+                event.field,
+                snapshot,
+                tail,
+                block.block_type,
+                block.index,
+                block.started,
+                length,
+            )  # fmt: skip
+        )
 
     def result(
         self,

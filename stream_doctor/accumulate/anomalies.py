@@ -236,11 +236,15 @@ class SummaryDiffers(Summary):
 class HelperSnapshotDiffers(Anomaly):
     """An SDK stream helper's snapshot of a call disagrees with the fragments joined up to it.
 
-    Only the first disagreement per call is recorded (every later snapshot usually repeats it).
+    Only the first disagreement per call or block is recorded (every later snapshot usually repeats it).
     """
 
     kind: ClassVar[str] = "helper-snapshot-differs"
-    call: int
+    call: int | None  # None: a block that is not a call (text, thinking)
     field: str
     reported: Any  # the helper's snapshot: text, or a parsed value
-    accumulated: str  # the call's fragments joined up to this point
+    accumulated: str  # a call: its fragments joined up to this point; another block: its latest delta
+    block_type: str | None = None  # another block: its type, index, where it started, its length so far
+    block_index: int | None = None
+    started: Pos | None = None
+    length: int | None = None

@@ -9,15 +9,18 @@ event of its own built from its running snapshot of the message (anthropic-sdk-p
 ``event.model_dump_json()`` per line (read by the ``jsonl`` container).
 
 The raw events are read by the Anthropic adapter; each snapshot the helper reported for a tool
-call becomes a ``HelperSnapshot`` that the accumulator checks against the fragments joined so far.
+call becomes a ``HelperSnapshot`` that the accumulator checks against the fragments joined so far,
+and each text snapshot (``text``, ``thinking``, ``signature``, the built text and thinking blocks)
+one checked against the length and the latest delta of that block's wire deltas. Not compared:
+``citation`` snapshots and the message of ``message_stop``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, Frame
-from stream_doctor.events import Event, HelperSnapshot
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed
 from stream_doctor.providers import anthropic as raw
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.sniffing import score
@@ -56,13 +59,31 @@ def translator() -> AnthropicSdkTranslator:
     return AnthropicSdkTranslator()
 
 
+#: Wire delta type -> the block field it builds; ``signature_delta`` replaces the signature, the
+#: others append (``accumulate_event`` in the SDK's ``_messages.py``).
+TEXT_DELTAS = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
+
+
+class _Text:
+    """What the wire gave one text field of a block so far: its length and its latest delta."""
+
+    __slots__ = ("length", "tail")
+
+    def __init__(self, start: str) -> None:
+        self.length = len(start)
+        self.tail = start
+
+
 class AnthropicSdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw", "last_delta_index")
+    __slots__ = ("counts", "raw", "last_delta_index", "texts")
 
     def __init__(self) -> None:
         self.raw = raw.AnthropicTranslator()
         self.counts = self.raw.counts
         self.last_delta_index: int | None = None  # the helper's events name no index: the delta's
+        #: (block index, field) -> what the wire deltas carried; a text snapshot is compared with its
+        #: length and its latest delta only, never with the whole text (see ``HelperSnapshot``).
+        self.texts: dict[tuple[int, str], _Text] = {}
 
     def close(self) -> list[Event]:
         return []
@@ -72,8 +93,10 @@ class AnthropicSdkTranslator(FeedByFeed):
         kind = value.get("type") if isinstance(value, dict) and value is not NOT_JSON else None
         kind = kind if isinstance(kind, str) else None
         if kind not in HELPER_EVENTS and kind != "content_block_stop":
-            if kind == "content_block_delta" and type(value.get("index")) is int:
-                self.last_delta_index = value["index"]
+            if kind == "content_block_delta":
+                self._delta(value)
+            elif kind == "content_block_start":
+                self._start(value)
             return self.raw._feed(frame)
         self.counts[kind] = self.counts.get(kind, 0) + 1
         pos = frame.pos
@@ -85,11 +108,63 @@ class AnthropicSdkTranslator(FeedByFeed):
                 out.append(
                     HelperSnapshot(pos, index, "content_block_stop.content_block.input", None, block["input"], True)
                 )
+            elif isinstance(block, dict) and type(index) is int:
+                for field in ("text", "thinking", "signature"):
+                    if field in block:
+                        out.extend(self._text(pos, index, field, block[field], "content_block_stop.content_block."))
             self.counts[kind] -= 1  # the raw adapter counts it
             return out + self.raw._feed(frame)
+        index = self.last_delta_index
+        if index is None:
+            return []
         if kind == "input_json":
-            if "snapshot" not in value or self.last_delta_index is None:
+            if "snapshot" not in value:
                 return []
-            return [HelperSnapshot(pos, self.last_delta_index, "input_json.snapshot", None, value["snapshot"])]
-        # text, thinking, signature, citation: restatements of the delta just read (its size is counted there)
+            return [HelperSnapshot(pos, index, "input_json.snapshot", None, value["snapshot"])]
+        if kind in ("text", "thinking"):
+            return self._text(pos, index, kind, value.get("snapshot", MISSING), kind + ".")
+        if kind == "signature":  # the block's whole signature, not a running text
+            return self._text(pos, index, kind, value.get("signature", MISSING), "")
+        # citation: its snapshot (the block's citations so far) is not compared
         return []
+
+    def _start(self, value: dict[str, Any]) -> None:
+        """A new block at this index: what its start event carried is where its text begins."""
+        index, block = value.get("index"), value.get("content_block")
+        if type(index) is int and isinstance(block, dict):
+            for field in ("text", "thinking", "signature"):
+                start = block.get(field)
+                if isinstance(start, str):
+                    self.texts[(index, field)] = _Text(start)
+                else:
+                    self.texts.pop((index, field), None)
+
+    def _delta(self, value: dict[str, Any]) -> None:
+        index, delta = value.get("index"), value.get("delta")
+        if type(index) is not int:
+            return
+        self.last_delta_index = index
+        field = TEXT_DELTAS.get(delta.get("type")) if isinstance(delta, dict) else None  # type: ignore[arg-type]
+        if field is None:
+            return
+        payload = delta.get(field)  # type: ignore[union-attr]
+        if not isinstance(payload, str):
+            return  # the raw adapter reports it
+        text = self.texts.get((index, field))
+        if text is None:
+            text = self.texts[(index, field)] = _Text("")
+        if field == "signature":
+            text.length = len(payload)
+        else:
+            text.length += len(payload)
+        text.tail = payload
+
+    def _text(self, pos: Pos, index: int, field: str, snapshot: Any, prefix: str) -> list[Event]:
+        """The helper's text of a block's field so far, against what the wire deltas carried."""
+        text = self.texts.get((index, field))
+        if snapshot is MISSING or text is None:
+            return []
+        name = prefix + ("snapshot" if prefix in ("text.", "thinking.") else field)
+        if not isinstance(snapshot, str):
+            return [Malformed(pos, f"the helper's {name} is a {type(snapshot).__name__}, not text")]
+        return [HelperSnapshot(pos, index, name, snapshot, length=text.length, tail=text.tail)]

@@ -13,11 +13,12 @@ helper reported becomes a ``HelperSnapshot`` the accumulator checks against the 
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Hashable, Sequence
 
 import orjson
 
-from stream_doctor.capture.base import Frame
+from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed, MessageStop
 from stream_doctor.providers import openai_chat as raw
 from stream_doctor.providers.base import FeedByFeed
@@ -63,12 +64,45 @@ def translator() -> OpenAISdkTranslator:
     return OpenAISdkTranslator()
 
 
+#: The helper's text fields of a message, and the block the chat adapter opens for each.
+TEXT_FIELDS = {"content": "text", "refusal": "refusal"}
+
+
+class _Text:
+    """What the wire gave one text field of a choice so far: its length and its latest non-empty delta."""
+
+    __slots__ = ("length", "tail", "seen", "done")
+
+    def __init__(self) -> None:
+        self.length = 0
+        self.tail = ""
+        self.seen = False  # a delta carried this field as text (even empty)
+        self.done = False  # the helper sent its ``….done`` for it
+
+
+class _HelperChoice:
+    """openai-python's ``ChoiceEventState`` for one choice: which tool call is current, which calls and
+    texts got their ``.done``, so each helper event can be given back to the choice it was built for."""
+
+    __slots__ = ("current", "done", "finished", "texts")
+
+    def __init__(self) -> None:
+        self.current: int | None = None
+        self.done: set[int] = set()
+        self.finished = False
+        self.texts = {"content": _Text(), "refusal": _Text()}
+
+
 class OpenAISdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw")
+    __slots__ = ("counts", "raw", "helper", "expected")
 
     def __init__(self) -> None:
         self.raw = raw.OpenAIChatTranslator()
         self.counts = self.raw.counts
+        self.helper: dict[int, _HelperChoice] = {}
+        #: helper event type -> (choice, tool index) of each event the latest chunk makes the helper
+        #: send, in the order it sends them (``ChatCompletionStreamState._build_events``).
+        self.expected: dict[str, deque[tuple[int, int | None]]] = {}
 
     def close(self) -> list[Event]:
         """openai-python's stream consumes the ``[DONE]`` itself, so a helper log never holds one: a log
@@ -87,20 +121,35 @@ class OpenAISdkTranslator(FeedByFeed):
             if not isinstance(chunk, dict):
                 return [Malformed(frame.pos, "a chunk event without a chunk object")]
             inner = Frame(frame.pos, orjson.dumps(chunk), chunk, t=frame.t, interaction=frame.interaction)
-            return self.raw._feed(inner)
+            return self.raw._feed(inner) + self._chunk(frame.pos, chunk, value.get("snapshot"))
         if kind not in HELPER_EVENTS:
             return self.raw._feed(frame)  # whatever it is, the chat adapter says what it makes of it
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        if kind not in ARGUMENTS:
+        if kind in ARGUMENTS:
+            return self._arguments(frame.pos, kind, value)
+        field, _, stage = kind.partition(".")
+        if field not in TEXT_FIELDS or stage not in ("delta", "done"):
+            return []  # logprobs: not compared
+        expected = self.expected.get(kind)
+        number = expected.popleft()[0] if expected else 0
+        state = self.helper.get(number)
+        if state is None:
             return []
-        key = self._key(value.get("index"))
+        text = state.texts[field]
+        snapshot = value.get("snapshot" if stage == "delta" else field, MISSING)
+        name = f"{kind}.{'snapshot' if stage == 'delta' else field}"
+        return self._text(frame.pos, number, field, text, snapshot, name)
+
+    def _arguments(self, pos: Pos, kind: str, value: dict[str, Any]) -> list[Event]:
+        index = value.get("index")
+        key = self._key(kind, index)
         if key is None:
             return []
         arguments = value.get("arguments")
         parsed = value.get("parsed_arguments")
         return [
             HelperSnapshot(
-                frame.pos,
+                pos,
                 key,
                 kind[len("tool_calls.function.") :],
                 arguments if isinstance(arguments, str) else None,
@@ -109,10 +158,128 @@ class OpenAISdkTranslator(FeedByFeed):
             )
         ]
 
-    def _key(self, index: Any) -> Hashable | None:
-        """The call the helper means: its events name the tool call's index, not the choice (the
-        helper's events are for the first choice's calls)."""
-        choice = self.raw.choices.get(0)
-        if choice is None or type(index) is not int:
+    def _key(self, kind: str, index: Any) -> Hashable | None:
+        """The call the helper means. Its events name the tool call's index, not the choice: the choice
+        is the one the chunk before it made the helper send that event for (the first one waiting with
+        that tool index); a log that does not follow its chunks falls back to the first choice."""
+        if type(index) is not int:
             return None
-        return choice.by_index.get(index)
+        number = 0
+        expected = self.expected.get(kind)
+        while expected:
+            choice, tool = expected.popleft()
+            if tool == index:
+                number = choice
+                break
+        state = self.raw.choices.get(number)
+        return state.by_index.get(index) if state is not None else None
+
+    def _chunk(self, pos: Pos, chunk: dict[str, Any], snapshot: Any) -> list[Event]:
+        """Which helper events this chunk makes openai-python send (and for which choice), and its
+        ``snapshot`` of the completion checked where this chunk changed it.
+
+        Linear: only the choices and tool calls this chunk carries are looked at in the snapshot,
+        each text by its length and its end (never the whole snapshot re-read or re-serialised)."""
+        expected: dict[str, deque[tuple[int, int | None]]] = {}
+        self.expected = expected
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            return []
+        snapshot_choices = snapshot.get("choices") if isinstance(snapshot, dict) else None
+        out: list[Event] = []
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            number = choice.get("index")
+            number = number if type(number) is int else 0
+            state = self.helper.get(number)
+            if state is None:
+                state = self.helper[number] = _HelperChoice()
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            message = _snapshot_message(snapshot_choices, number)
+            for field in TEXT_FIELDS:
+                payload = delta.get(field)
+                if not isinstance(payload, str):
+                    continue
+                text = state.texts[field]
+                text.length += len(payload)
+                text.tail = payload or text.tail
+                text.seen = True
+                expected.setdefault(f"{field}.delta", deque()).append((number, None))
+                if message is not None and field in message:
+                    name = f"chunk.snapshot.choices[{number}].message.{field}"
+                    out.extend(self._text(pos, number, field, text, message[field], name))
+            calls = delta.get("tool_calls")
+            calls = (
+                [c for c in calls if isinstance(c, dict) and type(c.get("index")) is int]
+                if isinstance(calls, list)
+                else []
+            )
+            for call in calls:
+                expected.setdefault(ARGUMENTS[0], deque()).append((number, call["index"]))
+                out.extend(self._call_snapshot(pos, number, call["index"], message))
+            if choice.get("finish_reason"):
+                state.finished = True
+            # ChoiceEventState.get_done_events: the texts and the current call are done at the
+            # choice's finish_reason, and when a fragment for another tool index arrives.
+            if state.finished:
+                self._done(expected, number, state, None)
+            for call in calls:
+                if state.current != call["index"]:
+                    self._done(expected, number, state, None)
+                    if state.current is not None:
+                        self._done(expected, number, state, state.current)
+                state.current = call["index"]
+        return out
+
+    def _done(
+        self, expected: dict[str, deque[tuple[int, int | None]]], number: int, state: _HelperChoice, tool: int | None
+    ) -> None:
+        if tool is None:
+            for field, text in state.texts.items():
+                # content.done needs text; refusal.done only a refusal field (the helper's ``is not None``)
+                if not text.done and (text.length if field == "content" else text.seen):
+                    text.done = True
+                    expected.setdefault(f"{field}.done", deque()).append((number, None))
+            if state.current is not None and state.current not in state.done:
+                state.done.add(state.current)
+                expected.setdefault(ARGUMENTS[1], deque()).append((number, state.current))
+        elif tool not in state.done:
+            state.done.add(tool)
+            expected.setdefault(ARGUMENTS[1], deque()).append((number, tool))
+
+    def _call_snapshot(self, pos: Pos, number: int, index: int, message: dict[str, Any] | None) -> list[Event]:
+        """The chunk snapshot's arguments of the tool call this chunk's fragment went to."""
+        calls = message.get("tool_calls") if message is not None else None
+        call = calls[index] if isinstance(calls, list) and 0 <= index < len(calls) else None
+        function = call.get("function") if isinstance(call, dict) else None
+        arguments = function.get("arguments") if isinstance(function, dict) else None
+        state = self.raw.choices.get(number)
+        key = state.by_index.get(index) if state is not None else None
+        if key is None or not isinstance(arguments, str):
+            return []
+        return [
+            HelperSnapshot(
+                pos, key, f"chunk.snapshot.choices[{number}].message.tool_calls[{index}].function.arguments", arguments
+            )
+        ]
+
+    @staticmethod
+    def _text(pos: Pos, number: int, field: str, text: _Text, snapshot: Any, name: str) -> list[Event]:
+        if snapshot is MISSING or snapshot is None:
+            return []
+        if not isinstance(snapshot, str):
+            return [Malformed(pos, f"the helper's {name} is a {type(snapshot).__name__}, not text")]
+        return [HelperSnapshot(pos, (number, TEXT_FIELDS[field]), name, snapshot, length=text.length, tail=text.tail)]
+
+
+def _snapshot_message(choices: Any, number: int) -> dict[str, Any] | None:
+    """The snapshot's message of choice ``number`` (the helper keeps its choices at their index)."""
+    if not isinstance(choices, list) or not 0 <= number < len(choices):
+        return None
+    choice = choices[number]
+    if not isinstance(choice, dict) or choice.get("index") != number:
+        return None
+    message = choice.get("message")
+    return message if isinstance(message, dict) else None

@@ -27,6 +27,8 @@ LOGS = {
     "openai/sdk_helper_one_call.jsonl": ("openai", "openai/one_call.sse"),
     "openai/sdk_helper_parallel_calls.jsonl": ("openai", "openai/parallel_calls.sse"),
     "openai/sdk_helper_every_call_index_0.jsonl": ("openai", "openai/every_call_index_0.sse"),
+    "openai/sdk_helper_two_choices_n2.jsonl": ("openai", "openai/two_choices_n2.sse"),
+    "openai/sdk_helper_text_then_tool_call.jsonl": ("openai", "openai/text_then_tool_call.sse"),
     "openai-responses/sdk_helper_one_call.jsonl": ("responses", "openai-responses/one_call.sse"),
     "openai-responses/sdk_helper_parallel_calls.jsonl": ("responses", "openai-responses/parallel_calls.sse"),
 }
@@ -85,8 +87,10 @@ def test_reused_index_snapshot_is_reported_where_the_helper_wrote_it() -> None:
 def test_openai_merged_call_snapshot_is_reported() -> None:
     report = replay(str(FIXTURES / "openai/sdk_helper_every_call_index_0.jsonl"), Options())
     [finding] = [f for f in report.findings if f.code == "SD532"]
-    assert finding.location.line == 16  # the second call's first arguments.delta
-    assert "arguments.delta is" in finding.message and "Berlin" in finding.message
+    # the chunk that starts the second call: its snapshot already has it merged into the first
+    assert finding.location.line == 15
+    assert "chunk.snapshot.choices[0].message.tool_calls[0].function.arguments is" in finding.message
+    assert "Berlin" in finding.message
 
 
 def test_wire_chunks_are_not_taken_for_a_helper_log() -> None:

@@ -5,10 +5,14 @@ What it checks:
     the OpenAI SDK's ``chat.completions.stream()`` and ``responses.stream()``), every event that
     restates a call so far (``input_json.snapshot``, the ``content_block`` of
     ``content_block_stop``, ``tool_calls.function.arguments.delta``/``.done`` ``arguments`` and
-    ``parsed_arguments``, ``response.function_call_arguments.delta`` ``snapshot``) must equal the
-    call's fragments joined up to that event: text compared as text; a parsed value compared
-    once the joined text is a complete JSON value (the helpers' parsing of an unfinished buffer
-    is partial by design). The first disagreement of each call is reported.
+    ``parsed_arguments``, ``response.function_call_arguments.delta`` ``snapshot``, the tool calls
+    of openai-python's ``chunk`` ``snapshot``) must equal the call's fragments joined up to that
+    event: text compared as text; a parsed value compared once the joined text is a complete JSON
+    value (the helpers' parsing of an unfinished buffer is partial by design). Text snapshots of
+    the other blocks (the Anthropic SDK's ``text``, ``thinking`` and ``signature`` events and its
+    built text and thinking blocks, openai-python's ``content.delta`` and the content of its
+    ``chunk`` ``snapshot``) must have the length of the block's deltas so far and end with the
+    latest one. The first disagreement of each call or block is reported.
 
 Why it matters:
     Applications take the helper's snapshot (the built ``content_block``, ``parsed_arguments``,
@@ -50,6 +54,9 @@ from stream_doctor.rules.base import Rule, excerpt, of_kind, preview, rule
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for anomaly in of_kind(stream, HelperSnapshotDiffers):
+        if anomaly.call is None:
+            yield _text_block(stream, self, anomaly)
+            continue
         call = stream.calls[anomaly.call]
         reported = anomaly.reported
         joined = excerpt(anomaly.accumulated, 60) if anomaly.accumulated.strip() else "nothing yet"
@@ -65,3 +72,21 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             [("call started", call.started)],
             call,
         )
+
+
+def _text_block(stream: AccumulatedStream, self: Rule, anomaly: HelperSnapshotDiffers) -> Finding:
+    """A text or thinking block: the helper's text so far against the length and last delta the wire gave."""
+    where = f"{anomaly.block_type} block" + (f" {anomaly.block_index}" if anomaly.block_index is not None else "")
+    reported = anomaly.reported
+    size = len(reported) if isinstance(reported, str) else 0
+    tail = excerpt(anomaly.accumulated, 40, tail=True) if anomaly.accumulated else "nothing"
+    return self.finding(
+        stream,
+        anomaly.pos,
+        f"{where}: the SDK helper's {anomaly.field} is {excerpt(reported, 60, tail=True)} ({size} characters) here, but the "
+        f"block's deltas so far carry {anomaly.length} characters ending in {tail}; the application showed or "
+        "kept a text the stream did not carry",
+        "Find what the stream does that the SDK's accumulator does not expect (see the other findings) "
+        "and fix it at the source; meanwhile join the text deltas per block instead of trusting the snapshot",
+        [("block started", anomaly.started)],
+    )
