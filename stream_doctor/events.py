@@ -73,6 +73,34 @@ class ArgsDelta:
 
 
 @dataclass(slots=True)
+class ArgsRun:
+    """Consecutive fragments of one call's arguments, as an adapter's hot path batches them.
+
+    Exactly one ``ArgsDelta(position, key, fragment, delta_type)`` per fragment, none with an id
+    or a name of its own, in order. Only ``translate(frames, release=True)`` (whose events go
+    straight to an accumulator) yields it: no event object, no yield and no accumulator step per
+    fragment. ``feed`` and ``translate`` without ``release`` never do, so a timeline, a client
+    profile or a test sees one ArgsDelta per fragment.
+    """
+
+    key: Hashable
+    positions: list[Pos]
+    fragments: list[str]
+    delta_type: str
+
+    @property
+    def pos(self) -> Pos:
+        """Where its last fragment was (what the accumulator remembers as the latest position)."""
+        return self.positions[-1]
+
+    def deltas(self) -> list[ArgsDelta]:
+        """The fragments as the ArgsDelta events they stand for."""
+        key, delta_type = self.key, self.delta_type
+        pairs = zip(self.positions, self.fragments, strict=True)
+        return [ArgsDelta(pos, key, fragment, delta_type) for pos, fragment in pairs]
+
+
+@dataclass(slots=True)
 class BlockDelta:
     """A fragment of a non-tool block (text, thinking, signature, citation); only its size is kept."""
 
@@ -232,6 +260,7 @@ Event = (
     | BlockStart
     | ToolStart
     | ArgsDelta
+    | ArgsRun
     | BlockDelta
     | BlockStop
     | CallSummary

@@ -55,6 +55,7 @@ from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -208,17 +209,39 @@ class Accumulator:
                 else:
                     cached_key, texts, positions = event.key, call.texts, call.positions
                 continue
+            if type(event) is ArgsRun:
+                if event.key == cached_key:
+                    texts += event.fragments
+                    positions += event.positions
+                    continue
+                call = self._open_call(event.key)
+                if call is None:  # not an open call: each fragment as the ArgsDelta it stands for
+                    self.feed_all(event.deltas())
+                    cached_key = no_key
+                    continue
+                if not call.texts:
+                    call.delta_type = event.delta_type
+                cached_key, texts, positions = event.key, call.texts, call.positions
+                texts += event.fragments
+                positions += event.positions
+                continue
             cached_key = no_key
             dispatch(event)
         if event is not None:
             self.last_pos = event.pos
 
+    def _open_call(self, key: Hashable) -> _Call | None:
+        """The call on ``key`` while it takes fragments: its block open, its message not stopped."""
+        message = self.current
+        block = message.blocks.get(key) if message is not None else None
+        if block is not None and block.call is not None and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
+            return block.call
+        return None
+
     def _args(self, event: ArgsDelta) -> _Call | None:
         """An argument fragment: the call it was appended to while that call is open, else None."""
-        message = self.current
-        block = message.blocks.get(event.key) if message is not None else None
-        if block is not None and block.call is not None and block.ended is None and message.stopped is None:  # type: ignore[union-attr]
-            call = block.call
+        call = self._open_call(event.key)
+        if call is not None:
             texts = call.texts
             if not texts:
                 call.delta_type = event.delta_type

@@ -14,6 +14,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -105,30 +106,49 @@ class AnthropicTranslator(FrameByFrame):
         takes the checked path in ``feed``.
         """
         deltas = 0
+        # With ``release`` the events go straight to an accumulator: a run of fragments on one
+        # index is one ArgsRun (see events.ArgsRun), yielded before any other event.
+        run_key: Any = None
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            value = frame.value
-            try:
-                if value["type"] == "content_block_delta":
-                    delta = value["delta"]
-                    index = value["index"]
-                    if (
-                        delta["type"] == "input_json_delta"
-                        and type(index) is int
-                        and (frame.event is None or frame.event == "content_block_delta")
-                    ):
-                        fragment = delta["partial_json"]
-                        if type(fragment) is str:
-                            deltas += 1
-                            if release:
+            if frame.kind == "event":
+                value = frame.value
+                try:
+                    if value["type"] == "content_block_delta":
+                        delta = value["delta"]
+                        index = value["index"]
+                        if (
+                            delta["type"] == "input_json_delta"
+                            and type(index) is int
+                            and (frame.event is None or frame.event == "content_block_delta")
+                        ):
+                            fragment = delta["partial_json"]
+                            if type(fragment) is str:
+                                deltas += 1
+                                if not release:
+                                    yield ArgsDelta(frame.pos, index, fragment, "input_json_delta")
+                                    continue
                                 frame.value = RELEASED
-                            yield ArgsDelta(frame.pos, index, fragment, "input_json_delta")
-                            continue
-            except (KeyError, TypeError):
-                pass
-            yield from self._feed(frame)
+                                if index != run_key:
+                                    if run_fragments:
+                                        yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
+                                        run_positions, run_fragments = [], []
+                                    run_key = index
+                                run_positions.append(frame.pos)
+                                run_fragments.append(fragment)
+                                continue
+                except (KeyError, TypeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
+                yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
         self.counts["content_block_delta"] += deltas
 
     def _feed(self, frame: Frame) -> list[Event]:

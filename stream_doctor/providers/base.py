@@ -22,9 +22,11 @@ class Translator(Protocol):
 
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of all the frames in order, envelope records included (via
-        ``envelope_events.envelope_event``), without a list per frame; with ``release`` it may set a
-        translated frame's ``value`` to ``capture.base.RELEASED``. Translating frame by frame with
-        ``feed`` gives the same events (``FrameByFrame`` and ``FeedByFeed`` define one from the other).
+        ``envelope_events.envelope_event``), without a list per frame; with ``release`` (the events
+        go straight to an accumulator) it may set a translated frame's ``value`` to
+        ``capture.base.RELEASED`` and batch a call's consecutive fragments into one ``ArgsRun``.
+        Translating frame by frame with ``feed`` gives the same events (``FrameByFrame`` and
+        ``FeedByFeed`` define one from the other); ``ArgsRun.deltas()`` are the events it stands for.
         """
         ...
 

@@ -36,6 +36,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -130,26 +131,42 @@ class BedrockTranslator(FrameByFrame):
         """Every event of these frames, in order (see ``providers.base.Translator``): the common
         toolUse input fragment is read with plain subscripts and yielded without a list per frame."""
         deltas = 0
+        run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            value = frame.value
             event = frame.event
-            try:
-                if event is None or event == "contentBlockDelta":
+            if frame.kind == "event" and (event is None or event == "contentBlockDelta"):
+                value = frame.value
+                try:
                     body = value["contentBlockDelta"] if event is None else value
                     fragment = body["delta"]["toolUse"]["input"]
                     index = body["contentBlockIndex"]
                     if type(fragment) is str and type(index) is int and (event is not None or len(value) == 1):
                         deltas += 1
-                        if release:
-                            frame.value = RELEASED
-                        yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
+                        if not release:
+                            yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
+                            continue
+                        frame.value = RELEASED
+                        if index != run_key:
+                            if run_fragments:
+                                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                                run_positions, run_fragments = [], []
+                            run_key = index
+                        run_positions.append(frame.pos)
+                        run_fragments.append(fragment)
                         continue
-            except (KeyError, TypeError):
-                pass
-            yield from self._feed(frame)
+                except (KeyError, TypeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
+                yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
         self.counts["contentBlockDelta"] += deltas
 
     def _feed(self, frame: Frame) -> list[Event]:

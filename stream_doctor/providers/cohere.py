@@ -22,6 +22,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -102,24 +103,41 @@ class CohereTranslator(FrameByFrame):
         """Every event of these frames, in order (see ``providers.base.Translator``): the common
         tool-call-delta is read with plain subscripts and yielded without a list per frame."""
         deltas = 0
+        run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            value = frame.value
-            try:
-                if value["type"] == "tool-call-delta":
-                    fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
-                    index = value["index"]
-                    if type(fragment) is str and type(index) is int and frame.event in (None, "tool-call-delta"):
-                        deltas += 1
-                        if release:
+            if frame.kind == "event":
+                value = frame.value
+                try:
+                    if value["type"] == "tool-call-delta":
+                        fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
+                        index = value["index"]
+                        if type(fragment) is str and type(index) is int and frame.event in (None, "tool-call-delta"):
+                            deltas += 1
+                            if not release:
+                                yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
+                                continue
                             frame.value = RELEASED
-                        yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
-                        continue
-            except (KeyError, TypeError):
-                pass
-            yield from self._feed(frame)
+                            if index != run_key:
+                                if run_fragments:
+                                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                                    run_positions, run_fragments = [], []
+                                run_key = index
+                            run_positions.append(frame.pos)
+                            run_fragments.append(fragment)
+                            continue
+                except (KeyError, TypeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
+                yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
         self.counts["tool-call-delta"] += deltas
 
     def _feed(self, frame: Frame) -> list[Event]:

@@ -30,6 +30,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -176,51 +177,72 @@ class GeminiTranslator(FrameByFrame):
         The hot path: a chunk whose only part continues the open streamed call, read with plain
         subscripts; its text is yielded without a list per frame. Anything else goes to ``feed``.
         """
+        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            value = frame.value
-            try:
-                candidates = value["candidates"]
-                candidate = candidates[0]
-                parts = candidate["content"]["parts"]
-                part = parts[0]
-                call = part["functionCall"]
-                if (
-                    len(parts) == 1
-                    and len(part) == 1
-                    and len(candidates) == 1
-                    and "name" not in call
-                    and call["willContinue"] is True
-                    and "finishReason" not in candidate
-                    and self.started
-                    and value.get("responseId", self.response_id) == self.response_id
-                ):
-                    open_call = self.candidates[candidate.get("index", 0)].open
-                    pieces = call["partialArgs"]
-                    if open_call is not None and type(pieces) is list:
-                        streamed = open_call.streamed
-                        assert streamed is not None
-                        if len(pieces) == 1:
-                            text = streamed.place(pieces[0])
-                        else:
-                            text = "".join([streamed.place(piece) for piece in pieces])
-                        self.last_pos = frame.pos
-                        self.counts["chunk"] += 1
-                        if streamed.problems:
+            if frame.kind == "event":
+                value = frame.value
+                try:
+                    candidates = value["candidates"]
+                    candidate = candidates[0]
+                    parts = candidate["content"]["parts"]
+                    part = parts[0]
+                    call = part["functionCall"]
+                    if (
+                        len(parts) == 1
+                        and len(part) == 1
+                        and len(candidates) == 1
+                        and "name" not in call
+                        and call["willContinue"] is True
+                        and "finishReason" not in candidate
+                        and self.started
+                        and value.get("responseId", self.response_id) == self.response_id
+                    ):
+                        open_call = self.candidates[candidate.get("index", 0)].open
+                        pieces = call["partialArgs"]
+                        if open_call is not None and type(pieces) is list:
+                            streamed = open_call.streamed
+                            assert streamed is not None
+                            if len(pieces) == 1:
+                                text = streamed.place(pieces[0])
+                            else:
+                                text = "".join([streamed.place(piece) for piece in pieces])
+                            self.last_pos = frame.pos
+                            self.counts["chunk"] += 1
+                            if not streamed.problems:
+                                if not release:
+                                    if text:
+                                        yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
+                                    continue
+                                frame.value = RELEASED
+                                if text:
+                                    if open_call.key != run_key:
+                                        if run_fragments:
+                                            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                                            run_positions, run_fragments = [], []
+                                        run_key = open_call.key
+                                    run_positions.append(frame.pos)
+                                    run_fragments.append(text)
+                                continue
+                            if run_fragments:
+                                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                                run_positions, run_fragments = [], []
                             if text:
                                 yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
                             yield from self._streamed_problems(frame.pos, open_call)
                             continue
-                        if release:
-                            frame.value = RELEASED
-                        if text:
-                            yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
-                        continue
-            except (KeyError, TypeError, IndexError, AttributeError):
-                pass
-            yield from self._feed(frame)
+                except (KeyError, TypeError, IndexError, AttributeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
+                yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

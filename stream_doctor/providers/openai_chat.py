@@ -41,6 +41,7 @@ from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -247,33 +248,49 @@ class OpenAIChatTranslator(FrameByFrame):
         With ``release`` such a frame lets go of its decoded chunk once translated.
         """
         lanes = self.lanes
-        args_delta = ArgsDelta
         chunks = 0
         frame = None
+        run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
+            if frame.kind == "event":
+                try:
+                    (choice,) = frame.value["choices"]
+                    delta = choice["delta"]
+                    if choice["finish_reason"] is None and len(delta) == 1:
+                        (call,) = delta["tool_calls"]
+                        function = call["function"]
+                        index = call["index"]
+                        if "id" not in call and "name" not in function and type(index) is int:
+                            key = lanes[choice["index"]].get(index)
+                            fragment = function["arguments"]
+                            if key is not None and type(fragment) is str:
+                                chunks += 1
+                                if not release:
+                                    yield ArgsDelta(frame.pos, key, fragment, ARGS)
+                                    continue
+                                frame.value = RELEASED
+                                if key != run_key:
+                                    if run_fragments:
+                                        yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
+                                        run_positions, run_fragments = [], []
+                                    run_key = key
+                                run_positions.append(frame.pos)
+                                run_fragments.append(fragment)
+                                continue
+                except (KeyError, TypeError, IndexError, ValueError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
+                run_positions, run_fragments = [], []
             if frame.kind != "event":
                 yield envelope_event(frame)
                 continue
-            try:
-                (choice,) = frame.value["choices"]
-                delta = choice["delta"]
-                if choice["finish_reason"] is None and len(delta) == 1:
-                    (call,) = delta["tool_calls"]
-                    function = call["function"]
-                    index = call["index"]
-                    if "id" not in call and "name" not in function and type(index) is int:
-                        key = lanes[choice["index"]].get(index)
-                        fragment = function["arguments"]
-                        if key is not None and type(fragment) is str:
-                            chunks += 1
-                            if release:
-                                frame.value = RELEASED
-                            yield args_delta(frame.pos, key, fragment, ARGS)
-                            continue
-            except (KeyError, TypeError, IndexError, ValueError):
-                pass
             self.last_pos = frame.pos
             yield from self._feed(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
         if frame is not None:
             self.last_pos = frame.pos
         self.counts["chat.completion.chunk"] += chunks

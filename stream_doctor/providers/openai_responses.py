@@ -30,6 +30,7 @@ from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -291,37 +292,59 @@ class ResponsesTranslator(FrameByFrame):
         deltas = 0
         items = self.items
         expected = self.next_sequence
+        run_key: Any = None  # with ``release``: fragments on one output index go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
+            if frame.kind == "event":
+                value = frame.value
+                try:
+                    if value["type"] == name:
+                        index = value["output_index"]
+                        item = items[index]
+                        if (
+                            value["sequence_number"] == expected
+                            and value["item_id"] == item.item_id
+                            and (frame.event is None or frame.event == name)
+                        ):
+                            fragment = value["delta"]
+                            if type(fragment) is str:
+                                expected += 1  # type: ignore[operator]
+                                item.deltas += 1
+                                deltas += 1
+                                if release and "snapshot" not in value:
+                                    frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
+                                    if index != run_key:
+                                        if run_fragments:
+                                            yield ArgsRun(run_key, run_positions, run_fragments, name)
+                                            run_positions, run_fragments = [], []
+                                        run_key = index
+                                    run_positions.append(frame.pos)
+                                    run_fragments.append(fragment)
+                                    continue
+                                if run_fragments:
+                                    yield ArgsRun(run_key, run_positions, run_fragments, name)
+                                    run_positions, run_fragments = [], []
+                                if release:
+                                    frame.value = RELEASED
+                                yield ArgsDelta(frame.pos, index, fragment, name)
+                                if "snapshot" in value:  # openai-python's responses.stream() adds the text so far
+                                    yield _snapshot(frame.pos, index, value["snapshot"])
+                                continue
+                except (KeyError, TypeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, name)
+                run_positions, run_fragments = [], []
             if frame.kind != "event":
                 yield envelope_event(frame)
                 continue
-            value = frame.value
-            try:
-                if value["type"] == name:
-                    index = value["output_index"]
-                    item = items[index]
-                    if (
-                        value["sequence_number"] == expected
-                        and value["item_id"] == item.item_id
-                        and (frame.event is None or frame.event == name)
-                    ):
-                        fragment = value["delta"]
-                        if type(fragment) is str:
-                            expected += 1  # type: ignore[operator]
-                            item.deltas += 1
-                            deltas += 1
-                            if release:  # the engine keeps frames; the fragment's dict is no longer needed
-                                frame.value = RELEASED
-                            yield ArgsDelta(frame.pos, index, fragment, name)
-                            if "snapshot" in value:  # openai-python's responses.stream() adds the text so far
-                                yield _snapshot(frame.pos, index, value["snapshot"])
-                            continue
-            except (KeyError, TypeError):
-                pass
             self.next_sequence = expected
             yield from self._feed(frame)
             items = self.items
             expected = self.next_sequence
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, name)
         self.next_sequence = expected
         self.counts[name] += deltas
 

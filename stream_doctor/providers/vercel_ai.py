@@ -35,6 +35,7 @@ from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -162,24 +163,41 @@ class UIStreamTranslator(FrameByFrame):
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of these frames, in order; the hot path of ``feed`` without a list per frame."""
         deltas = 0
+        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
+            if frame.kind == "event":
+                value = frame.value
+                try:
+                    if value["type"] == "tool-input-delta" and self.open:
+                        fragment = value["inputTextDelta"]
+                        key = value["toolCallId"]
+                        if type(fragment) is str and type(key) is str:
+                            deltas += 1
+                            if not release:
+                                yield ArgsDelta(frame.pos, key, fragment, "tool-input-delta")
+                                continue
+                            frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
+                            if key != run_key:
+                                if run_fragments:
+                                    yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
+                                    run_positions, run_fragments = [], []
+                                run_key = key
+                            run_positions.append(frame.pos)
+                            run_fragments.append(fragment)
+                            continue
+                except (KeyError, TypeError):
+                    pass
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
                 yield envelope_event(frame)
-                continue
-            value = frame.value
-            try:
-                if value["type"] == "tool-input-delta" and self.open:
-                    fragment = value["inputTextDelta"]
-                    key = value["toolCallId"]
-                    if type(fragment) is str and type(key) is str:
-                        deltas += 1
-                        if release:  # the engine keeps frames; the fragment's dict is no longer needed
-                            frame.value = RELEASED
-                        yield ArgsDelta(frame.pos, key, fragment, "tool-input-delta")
-                        continue
-            except (KeyError, TypeError):
-                pass
-            yield from self._feed(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
         self.counts["tool-input-delta"] += deltas
 
     def _feed(self, frame: Frame) -> list[Event]:

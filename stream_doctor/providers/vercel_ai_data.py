@@ -21,6 +21,7 @@ from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -98,24 +99,40 @@ class DataStreamTranslator(FrameByFrame):
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of these frames, in order; the hot path of ``feed`` without a list per frame."""
         deltas = 0
+        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
+        run_positions: list[Pos] = []
+        run_fragments: list[str] = []
         for frame in frames:
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            if frame.event == "c" and self.open:
+            if frame.kind == "event" and frame.event == "c" and self.open:
                 value = frame.value
                 try:
                     fragment = value["argsTextDelta"]
                     key = value["toolCallId"]
                     if type(fragment) is str and type(key) is str:
                         deltas += 1
-                        if release:  # the engine keeps frames; the fragment's dict is no longer needed
-                            frame.value = RELEASED
-                        yield ArgsDelta(frame.pos, key, fragment, "tool_call_delta")
+                        if not release:
+                            yield ArgsDelta(frame.pos, key, fragment, "tool_call_delta")
+                            continue
+                        frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
+                        if key != run_key:
+                            if run_fragments:
+                                yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
+                                run_positions, run_fragments = [], []
+                            run_key = key
+                        run_positions.append(frame.pos)
+                        run_fragments.append(fragment)
                         continue
                 except (KeyError, TypeError):
                     pass
-            yield from self._feed(frame)
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
+                run_positions, run_fragments = [], []
+            if frame.kind == "event":
+                yield from self._feed(frame)
+            else:
+                yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
         self.counts["tool_call_delta"] += deltas
 
     def _feed(self, frame: Frame) -> list[Event]:

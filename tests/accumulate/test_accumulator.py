@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from stream_doctor.events import (
     ArgsDelta,
+    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
+    Event,
     Execution,
     Finish,
     MessageStart,
@@ -178,3 +180,34 @@ def test_linear_memory_one_record_per_fragment() -> None:
     (call,) = one_call(fragments).stream().calls
     assert len(call.fragments) == 10_002
     assert len(call.arguments["data"]) == 100_000
+
+
+def test_a_run_of_fragments_is_the_same_as_its_fragments_one_by_one() -> None:
+    """``ArgsRun`` (the replay's batched fragments) into an open call, after its stop, on an unknown
+    index and before any message: the same calls and anomalies as the ArgsDelta events it stands for."""
+    s = Script()
+    s(ArgsDelta, 3, "before", "input_json_delta")
+    s(MessageStart, "msg_1")
+    s(ToolStart, 0, 0, "tool_use", "toolu_A", "bash", {})
+    for fragment in ["{", '"a": 1', "}"]:
+        s(ArgsDelta, 0, fragment, "input_json_delta")
+    s(BlockStop, 0)
+    for key, fragment in [(0, "late"), (0, "later"), (7, "x"), (7, "y")]:
+        s(ArgsDelta, key, fragment, "input_json_delta")
+    s(MessageStop)
+    one_by_one = s.stream()
+    runs: list[Event] = []
+    for event in s.events:
+        last = runs[-1] if runs else None
+        if type(event) is ArgsDelta and type(last) is ArgsRun and last.key == event.key:
+            last.positions.append(event.pos)
+            last.fragments.append(event.fragment)
+        elif type(event) is ArgsDelta:
+            runs.append(ArgsRun(event.key, [event.pos], [event.fragment], event.delta_type))
+        else:
+            runs.append(event)
+    assert len(runs) == 8
+    s.events = runs
+    batched = s.stream()
+    assert batched.calls == one_by_one.calls and batched.calls[0].arguments == {"a": 1}
+    assert batched.anomalies == one_by_one.anomalies and len(one_by_one.anomalies) >= 3
