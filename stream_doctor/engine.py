@@ -8,11 +8,12 @@ the conversation rules look across them all: calls against results, arguments ag
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator
+from itertools import chain, islice
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
-from stream_doctor.capture import load
+from stream_doctor.capture import ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
 from stream_doctor.conversation.build import Section, facts, request_info, split
 from stream_doctor.conversation.model import Turn
@@ -21,7 +22,7 @@ from stream_doctor.events import Event
 from stream_doctor.findings import Finding
 from stream_doctor.gcpause import no_gc
 from stream_doctor.options import Options
-from stream_doctor.providers import ADAPTERS, DetectionError, detect
+from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.report import Report, Source
 from stream_doctor.rules import RULES
@@ -47,57 +48,103 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     """Replay the capture at ``path`` (or ``data``, named ``path``); RunError when it cannot be replayed.
 
     This is the engine's entry point; the library API (``stream_doctor.replay``) builds on it.
+    A capture that its reader can read piece by piece (SSE, JSON Lines, the envelope) is replayed
+    as it is read, one turn, without a list of its frames; the rest (several turns, executions
+    given after the fact, containers read whole) from the list of all its frames.
     """
     # Everything built here is kept until the report is done: cyclic collections would only
     # re-scan it, at about a third of the replay's time (see gcpause).
     with no_gc():
         try:
-            capture = load(path, options.container, data, options.limits)
+            opened = open_capture(path, options.container, data, options.limits)
+            if isinstance(opened, Streamed):
+                if not options.executed and options.executions is None:
+                    try:
+                        return _replay_streamed(opened, options)
+                    except ManyTurns:
+                        pass  # several turns: split from the whole list
+                opened = opened.whole()
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-        sections = split(capture)
-        adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
-        if not sections:
-            raise RunError(capture.path, "none of its interactions is an LLM call")
-        supplied = _supplied(capture.path, options)
-        replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
-        if supplied:
-            replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
-        if any(stream.capture.duration is not None for stream, _ in replayed):
-            replayed = _timed(sections, replayed)
-        profiles = _profiles(capture.path, options)
-        turns: list[Turn] = []
-        events: list[tuple[Frame, Event]] = []
-        reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
-        for section, (stream, kept) in zip(sections, replayed, strict=True):
-            request = request_info(section)
-            findings = diagnose(stream, options)
-            if profiles:
-                turn_reviews = _review_clients(stream, kept, profiles)
-                reviews.append((len(turns), turn_reviews))
-                findings = diagnose_clients(turn_reviews, findings, options)
-            status = section.status
-            turn_facts = facts(adapter.name, request)
-            turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
-            events += kept
-        across: list[Finding] = []
-        if options.tools is not None or any(turn.request is not None for turn in turns):
-            across = diagnose_conversation(_conversation(capture.path, adapter.name, turns, options), options)
-        source = Source(
-            capture.path,
-            capture.container,
-            capture.compressed,
-            capture.size,
-            len(capture.frames),
-            len(capture.exchanges),
-            sum(1 for e in capture.exchanges if e.skipped is not None),
-        )
-        report = Report.build(tuple(turns), across, options, tuple(events) if options.keep_events else (), source)
-        if profiles:
-            from stream_doctor.clients.extras import attach
+        return _replay(opened, options)
 
-            report = attach(report, reviews)
-        return _with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
+
+def _replay(capture: Capture, options: Options) -> Report:
+    sections = split(capture)
+    adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
+    if not sections:
+        raise RunError(capture.path, "none of its interactions is an LLM call")
+    supplied = _supplied(capture.path, options)
+    replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
+    if supplied:
+        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
+    if any(stream.capture.duration is not None for stream, _ in replayed):
+        replayed = _timed([s.frames for s in sections], replayed)
+    source = Source(
+        capture.path,
+        capture.container,
+        capture.compressed,
+        capture.size,
+        len(capture.frames),
+        len(capture.exchanges),
+        sum(1 for e in capture.exchanges if e.skipped is not None),
+    )
+    return _report(adapter, options, sections, replayed, source)
+
+
+def _replay_streamed(streamed: Streamed, options: Options) -> Report:
+    """One turn replayed as its frames are read (see ``capture.streamed``); ManyTurns when it is not one turn."""
+    capture = streamed.capture
+    try:
+        frames = streamed.frames()
+        head = list(islice(frames, SNIFF_FRAMES * 4))
+        if not any(frame.kind == "event" for frame in head):
+            raise ManyTurns  # nothing to detect the provider from so early: the whole list says why
+        adapter = _adapter(capture, options, head)
+        section = Section(1, None, streamed.requests, capture.problems)
+        replayed = [_accumulate(capture, adapter, options, section, frames=chain(head, frames), streamed=streamed)]
+    except CaptureError as error:
+        raise RunError(capture.path, error.message, error.line) from None
+    section.ended_cleanly = capture.ended_cleanly
+    if replayed[0][0].capture.duration is not None:
+        replayed = _timed([streamed.times()], replayed, [streamed.first_t])
+    source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
+    return _report(adapter, options, [section], replayed, source)
+
+
+def _report(
+    adapter: Adapter,
+    options: Options,
+    sections: list[Section],
+    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    source: Source,
+) -> Report:
+    """The turns' findings, the conversation's, and the report."""
+    path = source.path
+    profiles = _profiles(path, options)
+    turns: list[Turn] = []
+    events: list[tuple[Frame, Event]] = []
+    reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
+    for section, (stream, kept) in zip(sections, replayed, strict=True):
+        request = request_info(section)
+        findings = diagnose(stream, options)
+        if profiles:
+            turn_reviews = _review_clients(stream, kept, profiles)
+            reviews.append((len(turns), turn_reviews))
+            findings = diagnose_clients(turn_reviews, findings, options)
+        status = section.status
+        turn_facts = facts(adapter.name, request)
+        turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
+        events += kept
+    across: list[Finding] = []
+    if options.tools is not None or any(turn.request is not None for turn in turns):
+        across = diagnose_conversation(_conversation(path, adapter.name, turns, options), options)
+    report = Report.build(tuple(turns), across, options, tuple(events) if options.keep_events else (), source)
+    if profiles:
+        from stream_doctor.clients.extras import attach
+
+        report = attach(report, reviews)
+    return _with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
 
 
 def _profiles(path: str, options: Options) -> tuple[Profile, ...]:
@@ -150,18 +197,25 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
 
 
 def _timed(
-    sections: list[Section], replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]
+    frames: list[Iterable[Frame]],
+    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    starts: list[float | None] | None = None,
 ) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
-    """Each turn's stream with its clock: the times of its calls' events, and when the next turn began."""
+    """Each turn's stream with its clock: the times of its calls' events, and when the next turn began.
+
+    ``frames``: each turn's frames (those with times are enough); ``starts``: each turn's first time,
+    when known without going through its frames twice.
+    """
     from dataclasses import replace
 
     from stream_doctor.timing import clock
 
-    starts = [next((f.t for f in section.frames if f.t is not None), None) for section in sections]
+    if starts is None:
+        starts = [next((f.t for f in turn if f.t is not None), None) for turn in frames]
     timed = []
-    for number, (section, (stream, kept)) in enumerate(zip(sections, replayed, strict=True)):
+    for number, (turn, (stream, kept)) in enumerate(zip(frames, replayed, strict=True)):
         after = next((t for t in starts[number + 1 :] if t is not None), None)
-        found = clock(stream, section.frames, after)
+        found = clock(stream, turn, after)
         timed.append((replace(stream, capture=replace(stream.capture, clock=found)) if found else stream, kept))
     return timed
 
@@ -250,11 +304,18 @@ def diagnose_conversation(conversation: Conversation, options: Options) -> list[
 
 
 def _accumulate(
-    capture: Capture, adapter: Adapter, options: Options, section: Section | None = None, release: bool = True
+    capture: Capture,
+    adapter: Adapter,
+    options: Options,
+    section: Section | None = None,
+    release: bool = True,
+    frames: Iterable[Frame] | None = None,
+    streamed: Streamed | None = None,
 ) -> tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]:
-    frames = section.frames if section is not None else capture.frames
+    """One turn's stream: its frames (``section.frames``, or ``frames`` as ``streamed`` reads them) translated and accumulated."""
+    if frames is None:
+        frames = section.frames if section is not None else capture.frames
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
-    ended_cleanly = section.ended_cleanly if section is not None else capture.ended_cleanly
     accumulator = Accumulator(adapter.protocol.positional_indices)
     translator = adapter.translator()
     kept: list[tuple[Frame, Event]] = []
@@ -263,6 +324,8 @@ def _accumulate(
     else:  # the hot path: one generator, no list per frame
         accumulator.feed_all(translator.translate(frames, release=release))
         accumulator.feed_all(translator.close())
+    # (a streamed capture's count, size and end are known once its frames have been read)
+    ended_cleanly = section.ended_cleanly if section is not None and streamed is None else capture.ended_cleanly
     exchange = section.exchange if section is not None else None
     info = CaptureInfo(
         path=capture.path,
@@ -271,8 +334,8 @@ def _accumulate(
         provider=adapter.name,
         provider_forced=options.provider is not None,
         size=exchange.body_size if exchange is not None else capture.size,
-        frames=len(frames),
-        duration=_duration(frames),
+        frames=streamed.count if streamed is not None else len(frames),  # type: ignore[arg-type]
+        duration=streamed.duration() if streamed is not None else _duration(frames),  # type: ignore[arg-type]
         header=capture.header,
         interaction=section.interaction if section is not None else None,
         protocol=adapter.protocol,
@@ -287,7 +350,7 @@ def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]
     return tuple(sorted(findings, key=lambda f: f.sort_key))
 
 
-def _events(frames: list[Frame], translator: Translator, kept: list[tuple[Frame, Event]]) -> Iterator[Event]:
+def _events(frames: Iterable[Frame], translator: Translator, kept: list[tuple[Frame, Event]]) -> Iterator[Event]:
     """Every event, remembering which frame it came from (for --timeline and the client profiles,
     which are not fed the events an adapter makes up when the stream ends: no frame sent them)."""
     for frame in frames:

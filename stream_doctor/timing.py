@@ -10,7 +10,7 @@ The capture shows how long that was when it goes on after the turn: the applicat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -56,7 +56,7 @@ class CallTiming:
         return max(0.0, self.waited_until - self.turn_ended)
 
 
-def clock(stream: AccumulatedStream, frames: Sequence[Frame], after: float | None) -> Clock | None:
+def clock(stream: AccumulatedStream, frames: Iterable[Frame], after: float | None) -> Clock | None:
     """The clock of one turn's stream, or None when its frames carry no times."""
     needed: set[int] = set()
     for call in stream.calls:

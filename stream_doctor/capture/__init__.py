@@ -8,9 +8,12 @@ capture from being read at all is a ``CaptureError`` with a one-line message, ne
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import Capture, CaptureError, Reader
+from stream_doctor.capture.base import Capture, CaptureError, Reader, StreamingReader
+from stream_doctor.capture.chunks import Origin
+from stream_doctor.capture.chunks import head as read_head
 from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
 from stream_doctor.capture.har import READER as HAR_READER
 from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
@@ -18,6 +21,7 @@ from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
 from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
 from stream_doctor.capture.recording import READER as RECORDING_READER
 from stream_doctor.capture.sse import READER as SSE_READER
+from stream_doctor.capture.streamed import ManyTurns, Streamed
 from stream_doctor.capture.vcr import READER as VCR_READER
 
 #: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
@@ -43,8 +47,6 @@ BODY_READERS: dict[str, Reader] = {name: READERS[name] for name in ("sse", "json
 #: How much of the (decompressed) capture the readers' ``sniff`` sees.
 HEAD_SIZE = 64 * 1024
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
 
 def load(
     path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
@@ -56,26 +58,35 @@ def load(
     (the library API replays bytes held in memory). Only a regular file is read; a FIFO, a device
     or a socket is a CaptureError.
     """
+    opened = open_capture(path, container, data, limits)
+    return opened.whole() if isinstance(opened, Streamed) else opened
+
+
+def open_capture(
+    path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
+) -> Capture | Streamed:
+    """As ``load``, but a capture whose reader can read it piece by piece comes back ``Streamed``: its
+    frames are read as they are used (the replay's common path), not held in a list."""
     limits = limits or _limits.DEFAULT
     token = _limits.CURRENT.set(limits)
     try:
-        if data is None:
-            raw = _read_bytes(path, limits)
-        elif len(data) > limits.max_bytes:
-            raise _limits.too_big(limits)
-        else:
-            raw = data
-        compressed = None
-        if raw.startswith(_GZIP_MAGIC):
-            raw = _limits.gunzip(raw, limits)
-            compressed = "gzip"
-        if not raw:
-            raise CaptureError("the capture is empty" + (" (once decompressed)" if compressed else ""))
-        reader = _forced(container) if container is not None else _sniffed(raw[:HEAD_SIZE])
-        capture = reader.read(raw, "<stdin>" if path == "-" else path)
+        origin = Origin(path, data, limits)
+        head, chunks = read_head(origin.chunks(), HEAD_SIZE)
+        if not head:
+            raise CaptureError("the capture is empty" + (" (once decompressed)" if origin.compressed else ""))
+        try:
+            reader = _forced(container) if container is not None else _sniffed(head)
+        except CaptureError:
+            for _ in chunks:  # a cap the rest would reach comes first, as when the file is read whole
+                pass
+            raise
+        name = "<stdin>" if path == "-" else path
+        if getattr(reader, "stream", None) is not None:
+            return Streamed(origin, cast(StreamingReader, reader), name, chunks)
+        capture = reader.read(b"".join(chunks), name)
     finally:
         _limits.CURRENT.reset(token)
-    capture.compressed = compressed
+    capture.compressed = origin.compressed
     return capture
 
 
@@ -108,4 +119,4 @@ def _sniffed(head: bytes) -> Reader:
     raise CaptureError(f"could not recognise the capture format (tried {tried}); force one with --container")
 
 
-__all__ = ["CONTAINERS", "READERS", "Capture", "CaptureError", "load"]
+__all__ = ["CONTAINERS", "READERS", "Capture", "CaptureError", "ManyTurns", "Streamed", "load", "open_capture"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Iterable, Iterator, NamedTuple, Protocol
 
 from stream_doctor.problems import ProblemFacts
 
@@ -117,4 +117,18 @@ class Reader(Protocol):
 
     def reject_reason(self, head: bytes) -> str:
         """Why ``sniff`` gave ``head`` 0, for the error that lists what each reader saw."""
+        ...
+
+
+class StreamingReader(Reader, Protocol):
+    """A reader that can also read a capture piece by piece (SSE, JSON Lines, the envelope), so a replay
+    need not hold the file's frames (``capture.streamed``)."""
+
+    def cut(self, data: bytes, start: int) -> int:
+        """Where the last place in ``data`` (searching from ``start``) that a frame may end is; 0: none."""
+        ...
+
+    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+        """The frames of ``pieces`` (each cut at a ``cut``; ``True`` marks the last), a list per piece;
+        what it notices goes to ``capture`` (problems as read, the rest once the last piece is read)."""
         ...

@@ -8,12 +8,14 @@ what the application did (see ``envelope.py`` and docs/envelope.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
 from stream_doctor.capture import envelope
 from stream_doctor.capture._text import BOM, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
+from stream_doctor.capture.chunks import line_cut
 from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.gcpause import no_gc
 
@@ -70,29 +72,55 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
     return 0, f'line {number} is not an envelope record (no "sd" key)'
 
 
-def _cut_last_line(
-    data: bytes,
-    lines: list[bytes],
-    undecodable: int,
-    frames: list[Frame],
-    problems: list[InputProblem],
-) -> bool:
-    """True (and a problem noted) when the capture stops inside its last line: the stream was cut.
+class _Lines:
+    """Where a line-by-line read is: the lines and frames before the piece being read, the last line's fate."""
 
-    That is: the last line has no line end and is not JSON (``undecodable`` is the index of the
-    last line that failed to decode).
-    """
-    if undecodable < 0 or undecodable != len(lines) - 1 or data.endswith((b"\n", b"\r")):
-        return False
-    last = frames[-1]
-    problems.append(
-        InputProblem(
-            "unterminated-event",
-            f"the capture ends inside line {last.pos.line}: the stream was cut",
-            last.pos,
+    __slots__ = ("line", "offset", "frames", "undecodable", "last_frame", "ends_with_line_end")
+
+    def __init__(self) -> None:
+        self.line = 0  # lines before the piece
+        self.offset = 0  # its byte offset
+        self.frames = 0  # frames before it
+        self.undecodable = -1  # the 0-based line that last failed to decode
+        self.last_frame: Frame | None = None
+        self.ends_with_line_end = True
+
+    def pieces(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[tuple[list[bytes], list[int]]]:
+        """Each non-empty piece's lines and the byte offsets they start at, counting from the file's start
+        (a BOM skipped); ``line`` and ``frames`` must be advanced by the caller."""
+        first = True
+        for piece, _ in pieces:
+            if first:
+                first = False
+                if piece.startswith(BOM):
+                    piece, self.offset = piece[len(BOM) :], len(BOM)
+            if not piece:
+                continue
+            lines, starts = split_lines(piece)
+            base = self.offset
+            if base:
+                starts = [base + start for start in starts]
+            self.ends_with_line_end = piece.endswith((b"\n", b"\r"))
+            self.offset += len(piece)
+            yield lines, starts
+
+    def cut_last_line(self, problems: list[InputProblem]) -> bool:
+        """True (and a problem noted) when the capture stops inside its last line: the stream was cut.
+
+        That is: the last line has no line end and is not JSON.
+        """
+        if self.undecodable < 0 or self.undecodable != self.line - 1 or self.ends_with_line_end:
+            return False
+        last = self.last_frame
+        assert last is not None
+        problems.append(
+            InputProblem(
+                "unterminated-event",
+                f"the capture ends inside line {last.pos.line}: the stream was cut",
+                last.pos,
+            )
         )
-    )
-    return True
+        return True
 
 
 def _appended(record: dict, line: bytes, where: Pos) -> Frame:  # type: ignore[type-arg]
@@ -110,60 +138,84 @@ def _appended(record: dict, line: bytes, where: Pos) -> Frame:  # type: ignore[t
     )
 
 
+def _whole(
+    reader: Callable[[Iterable[tuple[bytes, bool]], Capture], Iterator[list[Frame]]], capture: Capture, data: bytes
+) -> Capture:
+    with no_gc():
+        for batch in reader(((data, True),), capture):
+            capture.frames += batch
+    return capture
+
+
 def read_jsonl(data: bytes, path: str) -> Capture:
     """One frame per non-blank line; a line that is not JSON is a frame with the reason."""
-    start = len(BOM) if data.startswith(BOM) else 0
+    return _whole(stream_jsonl, Capture(path, "jsonl", len(data), []), data)
+
+
+def stream_jsonl(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    """The frames of a JSON Lines capture read piece by piece (each piece but the last ends with a
+    line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read."""
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    frames: list[Frame] = []
-    problems: list[InputProblem] = []
-    undecodable = -1
     new_tuple = tuple.__new__  # builds a Pos in C, skipping NamedTuple's Python-level __new__
-    with no_gc():
-        lines, starts = split_lines(data[start:] if start else data)
+    read = _Lines()
+    for lines, starts in read.pieces(pieces):
+        frames: list[Frame] = []
+        append = frames.append
+        before = read.frames
+        base = read.line
         for index, line in enumerate(lines):
             if not line:
                 continue
-            where = new_tuple(Pos, (len(frames) + 1, index + 1, start + starts[index]))
+            where = new_tuple(Pos, (before + len(frames) + 1, base + index + 1, starts[index]))
             try:
                 value = loads(line)
             except decode_error as exc:
                 if line.isspace():
                     continue
-                frames.append(Frame(where, line, NOT_JSON, json_error(exc)))
-                undecodable = index
+                append(Frame(where, line, NOT_JSON, json_error(exc)))
+                read.undecodable = base + index
                 continue
             if b'"sd"' in line and type(value) is dict and "sd" in value:
-                frames.append(_appended(value, line, where))
+                append(_appended(value, line, where))
             else:
-                frames.append(Frame(where, line, value))
-    ended_cleanly = not _cut_last_line(data, lines, undecodable, frames, problems)
-    return Capture(path, "jsonl", len(data), frames, problems=problems, ended_cleanly=ended_cleanly)
+                append(Frame(where, line, value))
+        read.line += len(lines)
+        if frames:
+            read.frames += len(frames)
+            read.last_frame = frames[-1]
+            yield frames
+    capture.ended_cleanly = not read.cut_last_line(capture.problems)
 
 
 def read_envelope(data: bytes, path: str) -> Capture:
     """The header into ``Capture.header``, every other record into a frame (see ``envelope``)."""
-    start = len(BOM) if data.startswith(BOM) else 0
+    return _whole(stream_envelope, Capture(path, "envelope", len(data), []), data)
+
+
+def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    """The frames of an envelope read piece by piece, as ``stream_jsonl``; the header goes to
+    ``capture.header`` as soon as it is read."""
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     to_frame = envelope.to_frame
     problems_of = envelope.problems_of
-    frames: list[Frame] = []
-    problems: list[InputProblem] = []
-    header = None
+    problems = capture.problems
     first = True
-    undecodable = -1
-    with no_gc():
-        lines, starts = split_lines(data[start:] if start else data)
+    read = _Lines()
+    for lines, starts in read.pieces(pieces):
+        frames: list[Frame] = []
+        before = read.frames
+        base = read.line
         for index, line in enumerate(lines):
             if not line or line.isspace():
                 continue
-            where = Pos(len(frames) + 1, index + 1, start + starts[index])
+            where = Pos(before + len(frames) + 1, base + index + 1, starts[index])
             try:
                 record = loads(line)
             except decode_error as exc:
                 frames.append(Frame(where, line, NOT_JSON, json_error(exc)))
-                undecodable = index
+                read.undecodable = base + index
                 first = False
                 continue
             if first and type(record) is dict and record.get("sd") == "header":
@@ -173,26 +225,22 @@ def read_envelope(data: bytes, path: str) -> Capture:
                         raise CaptureError(
                             f"envelope version {record['version']!r} is not supported "
                             f"(this stream-doctor reads version {envelope.VERSION})",
-                            line=index + 1,
+                            line=base + index + 1,
                         )
-                    header = record
+                    capture.header = record
                     problems += problems_of(record, where)
                     continue
             first = False
             frames.append(to_frame(record, line, where))
             if type(record) is dict and "problems" in record:
                 problems += problems_of(record, where)
+        read.line += len(lines)
+        if frames:
+            read.frames += len(frames)
+            read.last_frame = frames[-1]
+            yield frames
     carried_cut = any(p.kind in envelope.CUT_KINDS for p in problems)
-    ended_cleanly = not _cut_last_line(data, lines, undecodable, frames, problems) and not carried_cut
-    return Capture(
-        path,
-        "envelope",
-        len(data),
-        frames,
-        header=header,
-        problems=problems,
-        ended_cleanly=ended_cleanly,
-    )
+    capture.ended_cleanly = not read.cut_last_line(problems) and not carried_cut
 
 
 class JsonlReader:
@@ -212,6 +260,12 @@ class JsonlReader:
         check_bound(line_bound(data))
         return read_jsonl(data, path)
 
+    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+        """The frames a piece at a time (see ``stream_jsonl``); the engine's streaming replay reads them."""
+        return stream_jsonl(pieces, capture)
+
+    cut = staticmethod(line_cut)
+
 
 class EnvelopeReader:
     """Reader for stream-doctor's capture envelope (JSONL whose records carry an "sd" key)."""
@@ -229,6 +283,12 @@ class EnvelopeReader:
     def read(self, data: bytes, path: str) -> Capture:
         check_bound(line_bound(data))
         return read_envelope(data, path)
+
+    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+        """The frames a piece at a time (see ``stream_envelope``)."""
+        return stream_envelope(pieces, capture)
+
+    cut = staticmethod(line_cut)
 
 
 JSONL_READER = JsonlReader()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -107,25 +109,56 @@ def not_regular(mode: int) -> str | None:
     return None if kind is None else KIND_WORDS[kind]
 
 
-def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None) -> bytes:
-    """The bytes of a regular file (or of ``stdin``), refusing anything past ``limits.max_bytes``."""
+def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None, probe: bool = False) -> bytes:
+    """The bytes of a regular file (or of ``stdin``), refusing anything past ``limits.max_bytes``.
+
+    With ``probe`` the file is only opened and checked (``file_chunks`` reads it later); b"" is returned.
+    """
     if stdin is not None:
         return _read_capped(stdin, limits)
+    with _opened(path, limits) as file:
+        return b"" if probe else _read_capped(file, limits)
+
+
+def file_chunks(path: str, limits: Limits, size: int) -> Iterator[bytes]:
+    """The bytes of a regular file, ``size`` at a time, refusing anything past ``limits.max_bytes``."""
+    total = 0
+    with _opened(path, limits) as file:
+        while True:
+            try:
+                chunk = file.read(min(size, limits.max_bytes + 1 - total))
+            except OSError as exc:
+                raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > limits.max_bytes:
+                raise too_big(limits)
+            yield chunk
+
+
+@contextmanager
+def _opened(path: str, limits: Limits) -> Iterator[BinaryIO]:
+    """The regular file at ``path``, open for reading (CaptureError for anything else, or one over the cap)."""
     try:
         _refuse(not_regular(os.stat(path).st_mode))  # before open(): opening a FIFO would block
         # O_NONBLOCK: should a FIFO be swapped in between stat and open, open must not wait for a writer
-        with open(path, "rb", opener=_nonblocking) as file:
-            info = os.fstat(file.fileno())
-            _refuse(not_regular(info.st_mode))
-            if info.st_size > limits.max_bytes:
-                raise too_big(limits)
-            return _read_capped(file, limits)
+        file = open(path, "rb", opener=_nonblocking)  # noqa: SIM115 - closed below, after the caller's reads
     except FileNotFoundError:
         raise CaptureError("no such file") from None
     except PermissionError:
         raise CaptureError("permission denied") from None
     except OSError as exc:
         raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
+    with file:
+        try:
+            info = os.fstat(file.fileno())
+        except OSError as exc:
+            raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
+        _refuse(not_regular(info.st_mode))
+        if info.st_size > limits.max_bytes:
+            raise too_big(limits)
+        yield file
 
 
 def _nonblocking(path: str, flags: int) -> int:
@@ -143,7 +176,10 @@ def _read_capped(file: BinaryIO, limits: Limits) -> bytes:
     chunks: list[bytes] = []
     total = 0
     while True:
-        chunk = file.read(min(_CHUNK, limits.max_bytes + 1 - total))
+        try:
+            chunk = file.read(min(_CHUNK, limits.max_bytes + 1 - total))
+        except OSError as exc:
+            raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)

@@ -9,10 +9,13 @@ dispatched, and reported, because a cut stream is exactly what a user wants diag
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import orjson
 
 from stream_doctor.capture._text import BOM, head_lines, is_utf8, json_error, split_lines, uniform_line_end
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
+from stream_doctor.capture.chunks import sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.gcpause import no_gc
 
@@ -43,17 +46,18 @@ def _sniff(head: bytes) -> tuple[int, str]:
 class _Read:
     """One read in progress: the frames so far and what was noticed about the file."""
 
-    __slots__ = ("frames", "problems", "unknown_fields", "event_names", "comments", "ended_cleanly")
+    __slots__ = ("frames", "before", "problems", "unknown_fields", "event_names", "comments", "ended_cleanly")
 
-    def __init__(self) -> None:
-        self.frames: list[Frame] = []
-        self.problems: list[InputProblem] = []
+    def __init__(self, problems: list[InputProblem] | None = None) -> None:
+        self.frames: list[Frame] = []  # the frames of the piece being read
+        self.before = 0  # frames read from earlier pieces
+        self.problems: list[InputProblem] = [] if problems is None else problems
         self.unknown_fields: set[bytes] = set()
         self.event_names: dict[bytes, str] = {}  # event names repeat: decode each once
         self.comments = 0
         self.ended_cleanly = True
 
-    def simple_events(self, data: bytes, pos: int, line_end: bytes) -> None:
+    def simple_events(self, data: bytes, pos: int, line_end: bytes, line: int = 1, offset: int | None = None) -> int:
         """The hot path: cut the capture at its blank lines and take the commonest block whole.
 
         Used when the capture has one kind of line end. A block that is exactly an ``event:``
@@ -74,9 +78,9 @@ class _Read:
         event_names = self.event_names
         frames = self.frames
         append = frames.append
-        number = len(frames)
-        line = 1
-        offset = pos
+        before = self.before
+        number = before + len(frames)
+        offset = pos if offset is None else offset
         startswith = bytes.startswith
         blocks = (data[pos:] if pos else data).split(blank)
         rest = blocks.pop()  # after the last blank line: empty, unless the capture was cut
@@ -119,10 +123,11 @@ class _Read:
                             continue
             # Not the common shape (or bytes that are not UTF-8, which the parser reports).
             line = self.lines(block + blank, offset, line, is_utf8(block))
-            number = len(frames)
+            number = before + len(frames)
             offset += size
         if rest:
-            self.lines(rest, offset, line, is_utf8(rest))
+            line = self.lines(rest, offset, line, is_utf8(rest))
+        return line
 
     def lines(self, data: bytes, base_offset: int, base_line: int, utf8_ok: bool = True) -> int:
         """Parse ``data`` line by line, as the spec describes. Returns the next line number.
@@ -130,6 +135,7 @@ class _Read:
         ``data`` is the whole capture or a run of whole blocks from it; an event still open at
         its end is the capture's unterminated last event.
         """
+        before = self.before
         lines, starts = split_lines(data)
         last = len(lines)
         lines.append(b"")  # a blank line after the end flushes an unterminated last event
@@ -166,7 +172,7 @@ class _Read:
             if not line:
                 if first_data is not None:
                     payload = first_data if more_data is None else b"\n".join(more_data)
-                    where = Pos(len(frames) + 1, base_line + block, base_offset + starts[block])
+                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
                     try:
                         value = loads(payload)
                         error = None
@@ -192,7 +198,7 @@ class _Read:
                 elif event is not None:
                     # An event name but no data: the spec drops the block without dispatching
                     # it. At the end of the capture too; no frame was cut, so it ends cleanly.
-                    where = Pos(len(frames) + 1, base_line + block, base_offset + starts[block])
+                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
                     problems.append(
                         InputProblem(
                             "event-without-data",
@@ -238,7 +244,7 @@ class _Read:
                     InputProblem(
                         "unknown-sse-field",
                         f"unknown SSE field {shown!r} (clients ignore it)",
-                        Pos(len(frames) + 1, base_line + i, base_offset + starts[i]),
+                        Pos(before + len(frames) + 1, base_line + i, base_offset + starts[i]),
                     )
                 )
 
@@ -248,23 +254,45 @@ class _Read:
 
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
     """Read an SSE capture. ``fast=False`` parses every block line by line (tests compare both)."""
-    start = len(BOM) if data.startswith(BOM) else 0
-    state = _Read()
+    capture = Capture(path=path, container=SseReader.name, size=len(data), frames=[])
     with no_gc():
-        line_end = uniform_line_end(data) if fast else None
+        for batch in stream_sse(((data, True),), capture, fast=fast):
+            capture.frames += batch
+    return capture
+
+
+def stream_sse(pieces: Iterable[tuple[bytes, bool]], capture: Capture, *, fast: bool = True) -> Iterator[list[Frame]]:
+    """The frames of an SSE capture read piece by piece (``chunks.pieces`` with ``chunks.sse_cut``: each
+    piece but the last ends with a blank line), a list per piece; what was noticed goes to ``capture``
+    (``problems`` as it is read; ``comments`` and ``ended_cleanly`` once the last piece is read).
+
+    Each piece is read as a whole capture would be (the parser's state is empty after a blank
+    line), continuing the frame numbers, lines and offsets of the pieces before it.
+    """
+    state = _Read(capture.problems)
+    line = 1
+    offset = 0
+    first = True
+    for piece, _ in pieces:
+        if first:
+            first = False
+            if piece.startswith(BOM):
+                piece, offset = piece[len(BOM) :], len(BOM)
+        if not piece:
+            continue
+        line_end = uniform_line_end(piece) if fast else None
         if line_end is not None:
-            state.simple_events(data, start, line_end)
+            line = state.simple_events(piece, 0, line_end, line, offset)
         else:
-            state.lines(data[start:] if start else data, start, 1, is_utf8(data))
-    return Capture(
-        path=path,
-        container=SseReader.name,
-        size=len(data),
-        frames=state.frames,
-        problems=state.problems,
-        comments=state.comments,
-        ended_cleanly=state.ended_cleanly,
-    )
+            line = state.lines(piece, offset, line, is_utf8(piece))
+        offset += len(piece)
+        batch = state.frames
+        if batch:
+            state.before += len(batch)
+            state.frames = []
+            yield batch
+    capture.comments = state.comments
+    capture.ended_cleanly = state.ended_cleanly
 
 
 class SseReader:
@@ -283,6 +311,12 @@ class SseReader:
     def read(self, data: bytes, path: str) -> Capture:
         check_bound(event_bound(data))
         return read_sse(data, path)
+
+    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+        """The frames a piece at a time (see ``stream_sse``); the engine's streaming replay reads them."""
+        return stream_sse(pieces, capture)
+
+    cut = staticmethod(sse_cut)
 
 
 READER = SseReader()

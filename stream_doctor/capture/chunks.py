@@ -1,0 +1,188 @@
+"""A capture's bytes a piece at a time: read from the file (or memory), gunzipped, cut where frames end.
+
+The line-based readers (SSE, JSON Lines, the envelope) read a capture as a run of pieces that
+each end where a frame may end, so frames can be made, replayed and dropped as the file is read:
+memory then follows the largest frame, not the file. ``Origin`` can read the bytes again from the
+start (the engine does when a capture turns out to need its whole frame list). The caps of
+``limits`` apply while reading, as in ``limits.read_file`` and ``limits.gunzip``.
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from collections.abc import Callable, Iterator
+
+from stream_doctor.capture import limits as _limits
+from stream_doctor.capture.base import CaptureError
+
+#: How much is read (and decompressed) at a time.
+CHUNK = 1 << 20
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class Origin:
+    """Where a capture's bytes come from: a regular file (opened again for each read) or bytes in memory.
+
+    Standard input cannot be read twice, so it is read whole (under the byte cap) when opened.
+    The checks ``limits.read_file`` makes (a regular file, not over the cap) are made here, once.
+    """
+
+    def __init__(self, path: str, data: bytes | None, limits: _limits.Limits) -> None:
+        self.path = path
+        self.limits = limits
+        if data is None and path == "-":
+            data = _limits.read_file(path, limits, sys.stdin.buffer)
+        elif data is None:
+            _limits.read_file(path, limits, probe=True)
+        elif len(data) > limits.max_bytes:
+            raise _limits.too_big(limits)
+        self.data = data
+        self.compressed: str | None = None
+
+    def raw(self) -> Iterator[bytes]:
+        """The bytes as stored, a chunk at a time."""
+        if self.data is not None:
+            data = self.data
+            for start in range(0, len(data), CHUNK):
+                yield data[start : start + CHUNK]
+            return
+        yield from _limits.file_chunks(self.path, self.limits, CHUNK)
+
+    def chunks(self) -> Iterator[bytes]:
+        """The capture's bytes (gzip undone), a chunk at a time, never empty chunks; sets ``compressed``."""
+        raw = self.raw()
+        first = b""
+        for chunk in raw:  # enough to see the gzip magic
+            first += chunk
+            if len(first) >= len(_GZIP_MAGIC):
+                break
+        if first.startswith(_GZIP_MAGIC):
+            self.compressed = "gzip"
+            return gunzip_chunks(_prepend(first, raw), self.limits)
+        self.compressed = None
+        return _prepend(first, raw) if first else iter(())
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def head(chunks: Iterator[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
+    """The first ``size`` bytes of ``chunks`` and an iterator over all of them again."""
+    taken: list[bytes] = []
+    total = 0
+    for chunk in chunks:
+        taken.append(chunk)
+        total += len(chunk)
+        if total >= size:
+            break
+    joined = b"".join(taken)
+    return joined[:size], _prepend(joined, chunks)
+
+
+def gunzip_chunks(raw: Iterator[bytes], limits: _limits.Limits) -> Iterator[bytes]:
+    """Decompress gzip data (every member) a chunk at a time, never holding more than a chunk of output
+    and never producing more than ``max_bytes`` (with the errors of ``limits.gunzip``)."""
+    total = 0
+    decompressor: zlib._Decompress | None = None  # the member being read
+    pending = b""
+    for data in raw:
+        pending = pending + data if pending else data
+        while True:
+            if decompressor is None:
+                pending = pending.lstrip(b"\0")  # gzip allows zero padding between members
+                if len(pending) < 2:
+                    break  # the next chunk says whether another member follows
+                if not pending.startswith(_GZIP_MAGIC):
+                    return  # trailing garbage after the last member: gzip itself ignores it
+                decompressor = zlib.decompressobj(wbits=31)
+            try:
+                out = decompressor.decompress(pending, min(CHUNK, limits.max_bytes + 1 - total))
+            except zlib.error as exc:
+                raise CaptureError(f"corrupt gzip data: {exc}") from None
+            total += len(out)
+            if total > limits.max_bytes:
+                raise _limits.too_big(limits, compressed=True)
+            if out:
+                yield out
+            if decompressor.eof:
+                pending, decompressor = decompressor.unused_data, None
+                continue
+            pending = decompressor.unconsumed_tail
+            if not pending:
+                break
+    if decompressor is None:
+        return
+    while not decompressor.eof:  # drain what zlib still buffers, under the same cap
+        try:
+            out = decompressor.flush(min(CHUNK, limits.max_bytes + 1 - total))
+        except zlib.error as exc:
+            raise CaptureError(f"corrupt gzip data: {exc}") from None
+        total += len(out)
+        if total > limits.max_bytes:
+            raise _limits.too_big(limits, compressed=True)
+        if not out:
+            break
+        yield out
+    if not decompressor.eof:
+        raise CaptureError("the gzip data is cut off before its end (incomplete .gz file)")
+
+
+def sse_cut(data: bytes, start: int) -> int:
+    """Where the last blank line of ``data`` at or after ``start`` ends (0: none), when nothing after
+    it can change how its line ends read (a CR followed by LF is one line end)."""
+    best = 0
+    for pattern in (b"\n\n", b"\n\r\n", b"\r\r\n"):
+        at = data.rfind(pattern, start)
+        if at >= 0:
+            best = max(best, at + len(pattern))
+    for pattern in (b"\r\r", b"\n\r"):
+        at = data.rfind(pattern, start)
+        end = at + 2
+        if at >= 0 and end < len(data) and data[end] != 0x0A and end > best:
+            best = end
+    return best
+
+
+def line_cut(data: bytes, start: int) -> int:
+    """Where the last line end of ``data`` at or after ``start`` ends (0: none), as ``sse_cut``."""
+    best = data.rfind(b"\n", start) + 1
+    at = data.rfind(b"\r", start)
+    if at >= 0 and at + 1 < len(data) and data[at + 1] != 0x0A and at + 1 > best:
+        best = at + 1
+    return best
+
+
+def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int], int]) -> Iterator[tuple[bytes, bool]]:
+    """``chunks`` re-cut into pieces that each end where ``cut`` says a frame may end: ``(piece, last)``.
+
+    The last piece is whatever follows the last cut (it may be empty). A frame longer than a chunk
+    is gathered whole before it is handed on; each chunk is searched once (with the three bytes
+    before it, where a cut may straddle the boundary), so that stays linear.
+    """
+    held: list[bytes] = []
+    held_size = 0
+    tail = b""  # the last bytes held
+    for chunk in chunks:
+        window = tail + chunk if held else chunk
+        end = cut(window, 0)
+        if end == 0:
+            held.append(chunk)
+            held_size += len(chunk)
+            tail = window[-3:]
+            continue
+        if held:
+            end += held_size - len(tail)
+            held.append(chunk)
+            buffer = b"".join(held)
+        else:
+            buffer = chunk
+        yield buffer[:end], False
+        rest = buffer[end:]
+        held, held_size, tail = ([rest], len(rest), rest[-3:]) if rest else ([], 0, b"")
+        del buffer
+    yield b"".join(held), True

@@ -1,0 +1,131 @@
+"""A capture whose frames are read as they are used, so that a replay holds one piece of the file at a time.
+
+The line-based readers (SSE, JSON Lines, the envelope; gzipped or not) can read a capture piece by
+piece (``Reader.stream``). ``Streamed`` runs one over the file: frames come out in order, the
+caps are checked as they come (frames counted, bytes by ``chunks``), and what the reader
+noticed lands on ``capture`` (problems as read; ``size``, ``comments``, ``ended_cleanly`` at the
+end). Nothing keeps the frames: the caller translates each and lets it go. What the engine still
+needs about them afterwards is kept here, small: how many there were, the request record, and
+their times (8 bytes a frame, only when the capture records times).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import TYPE_CHECKING
+
+from stream_doctor.capture import limits as _limits
+from stream_doctor.capture.base import Capture, Frame, Pos
+from stream_doctor.capture.chunks import Origin, pieces
+
+if TYPE_CHECKING:
+    from stream_doctor.capture.base import StreamingReader
+
+
+class ManyTurns(Exception):
+    """An envelope holds a second request record: it has several turns, which are split from the whole
+    frame list (``conversation.build.split``); the engine reads it again that way."""
+
+
+class Streamed:
+    """A capture read lazily by a reader that has ``stream``; iterate ``frames()`` once."""
+
+    def __init__(self, origin: Origin, reader: StreamingReader, path: str, chunks: Iterator[bytes]) -> None:
+        self.origin = origin
+        self.reader = reader
+        self.capture = Capture(path, reader.name, 0, [])  # ``frames`` stays empty
+        self._chunks: Iterator[bytes] | None = chunks  # the first read's (the head was read from it)
+        self.count = 0  # frames read so far
+        self.one_turn = True  # raise ManyTurns at a second request record
+        self.requests: list[Frame] = []  # the envelope's request record (one: see ManyTurns)
+        self.first_t: float | None = None
+        self.min_t = math.inf
+        self.max_t = -math.inf
+        self.timed = 0  # how many frames carry a time
+        self._times: array[float] | None = None  # frame number - 1 -> t (NaN: none), once one has a time
+        self._other_times: dict[int, float] = {}  # frame number -> t, for a time that is not a float (an int)
+
+    def frames(self) -> Iterator[Frame]:
+        """Every frame, in order (CaptureError when a cap is reached or the bytes cannot be read)."""
+        return chain.from_iterable(self._batches())
+
+    def whole(self) -> Capture:
+        """The capture read whole by the reader's ``read`` (the bytes read again when frames were taken)."""
+        chunks, self._chunks = self._chunks, None
+        if chunks is None:
+            chunks = self.origin.chunks()
+        token = _limits.CURRENT.set(self.origin.limits)
+        try:
+            capture = self.reader.read(b"".join(chunks), self.capture.path)
+        finally:
+            _limits.CURRENT.reset(token)
+        capture.compressed = self.origin.compressed
+        return capture
+
+    def duration(self) -> float | None:
+        """Seconds from the earliest to the latest time a frame carries (as ``engine._duration``)."""
+        return self.max_t - self.min_t if self.timed > 1 else None
+
+    def times(self) -> Iterable[Frame]:
+        """A stand-in frame (number and time only) for each frame that carried a time, for ``timing.clock``."""
+        if self._times is None:
+            return
+        other = self._other_times
+        for number, t in enumerate(self._times, 1):
+            if t == t:  # not NaN
+                yield Frame(Pos(number, 0, 0), b"", None, t=t)
+            elif number in other:
+                yield Frame(Pos(number, 0, 0), b"", None, t=other[number])
+
+    def _batches(self) -> Iterator[list[Frame]]:
+        chunks, self._chunks = self._chunks, None
+        if chunks is None:
+            chunks = self.origin.chunks()
+        capture = self.capture
+        limits = self.origin.limits
+        watch = capture.container != "sse"  # SSE frames never carry times or records
+        for batch in self.reader.stream(pieces(self._sized(chunks), self.reader.cut), capture):
+            self.count += len(batch)
+            if self.count > limits.max_frames:
+                raise _limits.too_many_frames(limits)
+            if watch:
+                self._watch(batch)
+            yield batch
+
+    def _sized(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        capture = self.capture
+        capture.compressed = self.origin.compressed
+        for chunk in chunks:
+            capture.size += len(chunk)
+            yield chunk
+
+    def _watch(self, batch: list[Frame]) -> None:
+        for frame in batch:
+            if frame.kind == "request":
+                self.requests.append(frame)
+                if len(self.requests) > 1 and self.one_turn:
+                    raise ManyTurns
+            t = frame.t
+            if t is None:
+                continue
+            times = self._times
+            if times is None:
+                times = self._times = array("d")
+            missing = frame.pos.number - 1 - len(times)
+            if missing:
+                times.extend(array("d", [math.nan]) * missing)
+            if type(t) is float:
+                times.append(t)
+            else:  # kept as it was read: the JSON report prints it
+                times.append(math.nan)
+                self._other_times[frame.pos.number] = t
+            if self.first_t is None:
+                self.first_t = t
+            self.timed += 1
+            if t < self.min_t:
+                self.min_t = t
+            if t > self.max_t:
+                self.max_t = t

@@ -1,0 +1,180 @@
+"""Reading a capture piece by piece gives exactly what reading it whole gives: every frame with its
+position, every input problem, the size, whether it ended cleanly; and a replay as it is read gives
+the same report as a replay of the whole frame list. Pieces are cut as small as one byte."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import astuple
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stream_doctor.capture.chunks as chunks_module
+from stream_doctor.capture import ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture.base import Capture, Frame
+from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces, sse_cut
+from stream_doctor.capture.limits import DEFAULT, Limits
+from stream_doctor.engine import _replay, replay
+from stream_doctor.options import Options
+from tests.conftest import FIXTURES
+
+STREAMED = ("sse", "jsonl", "envelope")
+
+
+def _streamable() -> list[Path]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.name != "README.md":
+            try:
+                opened = open_capture(str(path))
+            except Exception:  # noqa: BLE001 - unreadable fixtures are other tests' business
+                continue
+            if isinstance(opened, Streamed):
+                found.append(path)
+    return found
+
+
+FIXTURE_FILES = _streamable()
+
+
+def _frame(frame: Frame) -> tuple[Any, ...]:
+    return (frame.pos, frame.data, repr(frame.value), frame.error, frame.event, frame.t, frame.kind, frame.sse_id)
+
+
+def _summary(capture: Capture, frames: list[Frame]) -> tuple[Any, ...]:
+    return (
+        capture.container,
+        capture.size,
+        capture.compressed,
+        capture.header,
+        [astuple(problem) for problem in capture.problems],
+        capture.comments,
+        capture.ended_cleanly,
+        [_frame(frame) for frame in frames],
+    )
+
+
+def _streamed(path: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    monkeypatch.setattr(chunks_module, "CHUNK", chunk)
+    opened = open_capture(path)
+    assert isinstance(opened, Streamed)
+    opened.one_turn = False
+    frames = list(opened.frames())
+    assert opened.count == len(frames)
+    return _summary(opened.capture, frames)
+
+
+def _whole(path: str) -> tuple[Any, ...]:
+    capture = load(path)
+    return _summary(capture, capture.frames)
+
+
+def test_the_common_containers_stream_and_the_rest_are_read_whole() -> None:
+    assert {path.suffix for path in FIXTURE_FILES} >= {".sse", ".jsonl"}
+    assert len(FIXTURE_FILES) > 100
+    assert not isinstance(open_capture(str(FIXTURES / "conversations" / "bedrock_two_turns.har")), Streamed)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_streamed_fixture_reads_the_same_in_pieces(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _whole(str(path))
+    assert whole[0] in STREAMED
+    for chunk in (5, 1000):
+        assert _streamed(str(path), chunk, monkeypatch) == whole
+
+
+EVENT = b'event: content_block_delta\ndata: {"type":"ping"}'
+TRICKY = {
+    "lf": EVENT + b"\n\n" + EVENT + b"\n\n",
+    "crlf": EVENT.replace(b"\n", b"\r\n") + b"\r\n\r\n" + EVENT.replace(b"\n", b"\r\n") + b"\r\n\r\n",
+    "cr": EVENT.replace(b"\n", b"\r") + b"\r\r" + EVENT.replace(b"\n", b"\r") + b"\r\r",
+    "mixed": EVENT + b"\r\n\n" + EVENT + b"\r\r\n: keep-alive\n\n" + EVENT + b"\n\r" + EVENT + b"\r\n\r\n",
+    "bom-and-blank-lines": b"\xef\xbb\xbf\n\n\n" + EVENT + b"\n\n\n\n\n" + EVENT + b"\n\n",
+    "cut-last-event": EVENT + b"\n\n" + EVENT,
+    "cut-after-cr": EVENT + b"\n\n" + EVENT + b"\r",
+    "odd-fields": b"id: 7\nretry: 10\nfoo: bar\ndata: {}\ndata: {}\n\nevent: x\n\n" + EVENT + b"\n\n",
+    "not-utf8": EVENT + b"\n\n" + b'data: {"a":"\xff"}\n\n' + EVENT + b"\n\n",
+    "long": b"data: " + b'"' + b"x" * 5000 + b'"' + b"\n\n" + EVENT + b"\n\n",
+    "jsonl": b'{"type":"ping"}\r\n\n  \n{"type":"ping"}\n{"type":',
+    "jsonl-cr": b'{"type":"ping"}\r{"type":"ping"}\r\r{"sd":"execute","call_id":"a","input":{}}\r',
+    "jsonl-bom-bad-line": b'\xef\xbb\xbf{"type":"ping"}\nnot json\n{"type":"ping"}\n',
+    "envelope": b'{"sd":"header","version":1,"problems":[{"kind":"k","message":"m"}]}\n'
+    b'{"sd":"request","body":{},"t":0}\n{"sd":"event","t":0.5,"data":{"type":"ping"}}\n'
+    b'{"sd":"event","raw":"x","error":"not JSON"}\n{"sd":"bogus"}\n{"sd":"execute","call_id":"a","input":{},"t":2}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_line_ends_bom_cuts_and_long_frames_read_the_same_in_pieces(
+    name: str, compress: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = TRICKY[name]
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if compress else data)
+    whole = _whole(str(path))
+    for chunk in (1, 2, 3, 7, 64, 4096):
+        assert _streamed(str(path), chunk, monkeypatch) == whole, chunk
+
+
+def test_cuts_fall_only_where_a_frame_can_end() -> None:
+    assert sse_cut(b"a\n\nb", 0) == 3
+    assert sse_cut(b"a\r\n\r\nb", 0) == 5
+    assert sse_cut(b"a\r\r", 0) == 0  # an LF may follow: the line end is not known yet
+    assert sse_cut(b"a\r\rb", 0) == 3
+    assert sse_cut(b"a\nb\n", 0) == 0  # no blank line
+    assert line_cut(b"a\nb", 0) == 2
+    assert line_cut(b"a\r", 0) == 0
+    assert line_cut(b"a\rb", 0) == 2
+    assert list(pieces(iter([b"a\n", b"b", b"c\nd"]), line_cut)) == [(b"a\n", False), (b"bc\n", False), (b"d", True)]
+
+
+def test_gzip_in_pieces_reads_every_member_and_stops_at_the_cap() -> None:
+    members = gzip.compress(b"one\n") + b"\0\0" + gzip.compress(b"two\n") + b"trailing garbage"
+    split = [members[i : i + 3] for i in range(0, len(members), 3)]
+    assert b"".join(gunzip_chunks(iter(split), DEFAULT)) == b"one\ntwo\n"
+    from stream_doctor.capture.base import CaptureError
+
+    with pytest.raises(CaptureError, match="cut off"):
+        b"".join(gunzip_chunks(iter([members[:10]]), DEFAULT))
+    with pytest.raises(CaptureError, match="larger than 1,000 bytes once decompressed"):
+        b"".join(gunzip_chunks(iter([gzip.compress(bytes(5000))]), Limits(max_bytes=1000)))
+
+
+def test_bytes_in_memory_are_read_in_pieces_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunks_module, "CHUNK", 10)
+    origin = Origin("mem", b"x" * 25, DEFAULT)
+    assert [len(chunk) for chunk in origin.chunks()] == [10, 10, 5]
+
+
+def test_a_second_request_record_means_several_turns(tmp_path: Path) -> None:
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(
+        b'{"sd":"header","version":1}\n{"sd":"request","body":{}}\n{"sd":"event","data":{"type":"ping"}}\n'
+        b'{"sd":"request","body":{}}\n{"sd":"event","data":{"type":"ping"}}\n'
+    )
+    opened = open_capture(str(path))
+    assert isinstance(opened, Streamed)
+    with pytest.raises(ManyTurns):
+        list(opened.frames())
+    assert len(opened.whole().frames) == 4  # read again, whole
+
+
+def _report(path: str, **options: Any) -> dict[str, Any]:
+    return replay(path, Options(**options)).to_dict()
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_a_streamed_replay_reports_what_a_replay_of_the_whole_list_does(path: Path) -> None:
+    options = Options(keep_events=True)
+    try:
+        whole = _replay(load(str(path)), options).to_dict()
+    except Exception as error:  # noqa: BLE001 - the streamed replay must fail alike
+        with pytest.raises(type(error), match=None) as caught:
+            replay(str(path), options)
+        assert str(caught.value) == str(error)
+        return
+    assert replay(str(path), options).to_dict() == whole
+    assert replay(str(path), Options()).to_dict() == _replay(load(str(path)), Options()).to_dict()
