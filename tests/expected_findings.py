@@ -52,6 +52,7 @@ EXPECTED: dict[str, set[str]] = {
     "openai/sdk_helper_every_call_index_0.jsonl": {"SD501", "SD532"},
     "openai/sdk_helper_two_choices_n2.jsonl": set(),
     "openai/sdk_helper_text_then_tool_call.jsonl": set(),
+    "openai/sdk_helper_strict_parsed_arguments.jsonl": set(),
     "openai-responses/sdk_helper_one_call.jsonl": set(),
     "openai-responses/sdk_helper_parallel_calls.jsonl": set(),
     "anthropic/sdk_helper_thinking_text_tool.jsonl": set(),

@@ -6,6 +6,9 @@ event the helper yields is written as ``event.model_dump_json()``, one per line,
 application logs them. Usage (from the repository root, with the ``test`` extra installed):
 
     python tools/sdk_helper_logs.py anthropic fixtures/anthropic/one_call.sse > out.jsonl
+
+``openai-strict`` declares the tools ``strict``, so openai-python also reports ``parsed_arguments``
+(its partial parse of the arguments so far) on every fragment.
 """
 
 from __future__ import annotations
@@ -16,6 +19,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+#: With ``strict`` the helper parses the arguments so far after every fragment (``parsed_arguments``).
+STRICT_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "strict": True,
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": True},
+        },
+    }
+    for name in ("get_weather", "list_issues")
+]
 
 
 def serve(body: bytes) -> ThreadingHTTPServer:
@@ -52,14 +67,14 @@ def helper_log(kind: str, body: bytes) -> str:
             ) as stream:
                 for event in stream:
                     print(event.model_dump_json())
-        elif kind == "openai":
+        elif kind in ("openai", "openai-strict"):
             import openai
 
             client = openai.OpenAI(api_key="test", base_url=base + "/v1", max_retries=0)
             with client.chat.completions.stream(
                 model="gpt-4o",
                 messages=[{"role": "user", "content": "hi"}],
-                tools=TOOLS,  # type: ignore[arg-type]
+                tools=STRICT_TOOLS if kind == "openai-strict" else TOOLS,  # type: ignore[arg-type]
             ) as stream:
                 for event in stream:
                     print(event.model_dump_json())
@@ -71,7 +86,7 @@ def helper_log(kind: str, body: bytes) -> str:
                 for event in stream:
                     print(event.model_dump_json())
         else:
-            raise SystemExit(f"unknown kind {kind!r}: anthropic, openai or responses")
+            raise SystemExit(f"unknown kind {kind!r}: anthropic, openai, openai-strict or responses")
     finally:
         server.shutdown()
         server.server_close()

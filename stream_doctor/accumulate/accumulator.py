@@ -42,6 +42,7 @@ from stream_doctor.accumulate.anomalies import (
     UnknownBlock,
 )
 from stream_doctor.accumulate.arguments import parse_arguments
+from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
     Block,
@@ -105,7 +106,7 @@ class _Call:
         "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
         "input_format", "item_id", "signed", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
-        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank",
+        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank", "partial", "partial_fed",
     )  # fmt: skip
 
     def __init__(self, block: _Block, ordinal: int, start: ToolStart) -> None:
@@ -135,6 +136,8 @@ class _Call:
         self.snapshot_length = 0
         self.snapshot_tail = ""  # the text the fragments checked last added
         self.snapshot_blank = True  # every fragment checked so far was whitespace
+        self.partial: PartialJson | None = None  # the SDKs' partial parse, made at the first parsed snapshot
+        self.partial_fed = 0  # fragments it has read
 
 
 class _MessageState:
@@ -612,10 +615,10 @@ class Accumulator:
         length and for ending with what arrived since the previous snapshot (the fragments not yet
         checked, joined once each); its older part is what the previous snapshot was checked
         against, since the helper only appends. The completed call's restatement (``….done``) is
-        compared whole, once. A parsed snapshot is compared when the joined text is a complete
-        JSON value, tried only when the helper says the call is complete or the newest fragment
-        ends with a closing bracket, so a long value still streaming is not parsed again at every
-        fragment.
+        compared whole, once. A parsed snapshot mid-call is compared with the SDKs' partial parse
+        of the fragments so far (``partial_json.PartialJson``: each fragment read once, each
+        completed value compared once); the completed call's parsed restatement with the whole
+        text parsed once.
         """
         message = self.current
         block = message.blocks.get(event.key) if message is not None else None
@@ -644,16 +647,7 @@ class Accumulator:
                 reported = arguments
             elif event.final and arguments != "".join(texts):
                 reported = arguments
-        if reported is MISSING and event.input is not MISSING:
-            tail = (new or (texts[-1] if texts else "")).rstrip()
-            if call.snapshot_blank:
-                expected = call.start_input if call.start_input is not None else MISSING
-            elif event.final or (tail and tail[-1] in "}]"):
-                expected = _loads("".join(texts))
-            else:
-                return
-            if expected is MISSING or expected == event.input:
-                return
+        if reported is MISSING and event.input is not MISSING and not _parsed_matches(call, event):
             reported = event.input
         if reported is MISSING:
             return
@@ -746,6 +740,25 @@ class Accumulator:
             last_pos=self.last_pos,
             ended_cleanly=ended_cleanly,
         )
+
+
+def _parsed_matches(call: _Call, event: HelperSnapshot) -> bool:
+    """Whether a parsed snapshot is what the SDK's parse of the fragments so far gives (True when
+    that cannot be told)."""
+    texts = call.texts
+    if call.snapshot_blank:  # the SDKs parse nothing yet: the start event's input stands
+        expected = call.start_input if call.start_input is not None else MISSING
+    elif event.final:  # the completed call: its whole text, parsed once
+        expected = _loads("".join(texts))
+    else:  # mid-call: the SDKs' partial parse, kept up to date fragment by fragment
+        partial = call.partial
+        if partial is None:
+            partial = call.partial = PartialJson()
+        for fragment in texts[call.partial_fed :]:
+            partial.feed(fragment)
+        call.partial_fed = len(texts)
+        return partial.matches(event.input) is not False
+    return expected is MISSING or expected == event.input
 
 
 def _loads(text: str | None) -> Any:

@@ -8,7 +8,12 @@ own: ``content.delta``/``.done``, ``refusal.*``, ``logprobs.*`` and
 ``index``, ``arguments``, ``parsed_arguments``). A log holds one ``event.model_dump_json()`` per line.
 
 The raw chunks are read by the OpenAI Chat adapter; every ``arguments``/``parsed_arguments`` the
-helper reported becomes a ``HelperSnapshot`` the accumulator checks against the fragments so far.
+helper reported (``parsed_arguments`` is jiter's partial parse, sent for ``strict`` tools), the
+content and refusal of ``content.*``/``refusal.*`` and the content and arguments of each ``chunk``
+event's ``snapshot`` become ``HelperSnapshot`` events the accumulator checks against the stream so
+far. The helper's events name no choice: each is given to the choice the chunk before it made the
+helper send it for. Not compared: ``logprobs.*``, the snapshot's other fields (ids, names, usage),
+``parsed`` (structured outputs).
 """
 
 from __future__ import annotations

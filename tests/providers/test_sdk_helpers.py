@@ -29,11 +29,17 @@ LOGS = {
     "openai/sdk_helper_every_call_index_0.jsonl": ("openai", "openai/every_call_index_0.sse"),
     "openai/sdk_helper_two_choices_n2.jsonl": ("openai", "openai/two_choices_n2.sse"),
     "openai/sdk_helper_text_then_tool_call.jsonl": ("openai", "openai/text_then_tool_call.sse"),
+    "openai/sdk_helper_strict_parsed_arguments.jsonl": ("openai-strict", "openai/text_then_tool_call.sse"),
     "openai-responses/sdk_helper_one_call.jsonl": ("responses", "openai-responses/one_call.sse"),
     "openai-responses/sdk_helper_parallel_calls.jsonl": ("responses", "openai-responses/parallel_calls.sse"),
 }
 #: the adapter each helper's log is read by (the Responses helper only adds ``snapshot`` to wire events)
-READ_BY = {"anthropic": "anthropic-sdk", "openai": "openai-sdk", "responses": "openai-responses"}
+READ_BY = {
+    "anthropic": "anthropic-sdk",
+    "openai": "openai-sdk",
+    "openai-strict": "openai-sdk",
+    "responses": "openai-responses",
+}
 
 
 def calls(path: Path | str, **options: object) -> list[tuple[str | None, str | None, str]]:

@@ -7,12 +7,16 @@ What it checks:
     ``content_block_stop``, ``tool_calls.function.arguments.delta``/``.done`` ``arguments`` and
     ``parsed_arguments``, ``response.function_call_arguments.delta`` ``snapshot``, the tool calls
     of openai-python's ``chunk`` ``snapshot``) must equal the call's fragments joined up to that
-    event: text compared as text; a parsed value compared once the joined text is a complete JSON
-    value (the helpers' parsing of an unfinished buffer is partial by design). Text snapshots of
+    event: text compared as text; a parsed value compared with what the SDKs' partial parse
+    (jiter ``from_json(buffer, partial_mode=True)``: complete values and opened containers, an
+    unfinished string or literal left out) gives for the fragments so far, and the completed
+    call's parsed value with the whole text parsed. Text snapshots of
     the other blocks (the Anthropic SDK's ``text``, ``thinking`` and ``signature`` events and its
     built text and thinking blocks, openai-python's ``content.delta`` and the content of its
     ``chunk`` ``snapshot``) must have the length of the block's deltas so far and end with the
-    latest one. The first disagreement of each call or block is reported.
+    latest one. The first disagreement of each call or block is reported. To stay linear, each
+    snapshot is checked where it differs from the one before (its length, its new end, the values
+    completed since); the completed call's restatement is compared whole, once.
 
 Why it matters:
     Applications take the helper's snapshot (the built ``content_block``, ``parsed_arguments``,
