@@ -6,19 +6,19 @@ Follows ``langchain-core`` 1.7.2: ``utils/_merge.py`` ``merge_lists`` (L98-160, 
 their ``index`` matches and their ids do not disagree) and ``merge_dicts`` (L45-64: strings
 concatenated, except an ``id`` equal to the one held), ``messages/ai.py`` ``init_tool_calls``
 (L509-575: ``parse_partial_json(args)``, ``{}`` for empty args, anything else an invalid tool
-call) and ``utils/json.py`` ``parse_partial_json`` (L58-135). The provider packages' converters,
-from source: langchain-openai 1.7.4 ``_convert_delta_to_message_chunk`` (the first choice of each
-chunk; a chunk per ``tool_calls[]`` entry with its ``index``, None when the server sent none, and
-such a chunk is never merged with another) and langchain-anthropic 1.7.10
-``_make_message_chunk_from_anthropic_event`` (a ``tool_use`` start gives name, id and its input as
-JSON text when not empty; an ``input_json_delta`` gives ``args`` at the block index when the latest
-block started is a client ``tool_use``).
+call) and ``utils/json.py`` ``parse_partial_json`` (L58-135). The provider packages' converters:
+langchain-openai 1.7.3 ``chat_models/base.py`` ``_convert_delta_to_message_chunk`` (L554-590: the
+first choice of each chunk; a chunk per ``tool_calls[]`` entry with its ``index``, None when the
+server sent none, and such a chunk is never merged with another) and langchain-anthropic 1.7.7
+``chat_models.py`` ``_make_message_chunk_from_anthropic_event`` (a ``tool_use`` start gives name,
+id and its input as JSON text when not empty; an ``input_json_delta`` gives ``args`` at the block
+index when the latest block started is a client ``tool_use``).
 
-Checked against langchain-core 1.7.2 itself (``clients/library/langchain_core_merge.py``): the
-provider SDK's stream and langchain-core's merging and parsing run for real, the two converters
-are rewritten from their source there too. Known divergence: a ``tool_calls[]`` entry without
-``function`` (Gemini's thought-signature-only entry) makes langchain-openai raise
-``AttributeError``; the neutral events do not keep whether ``function`` was there.
+Checked against those three packages themselves (``clients/library/langchain_chat_models.py``:
+``ChatOpenAI`` / ``ChatAnthropic`` ``.stream()`` on the SDK over a mock transport, chunks added up).
+Known divergence: a ``tool_calls[]`` entry without ``function`` (Gemini's thought-signature-only
+entry) makes langchain-openai raise ``AttributeError``; the neutral events do not keep whether
+``function`` was there.
 
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
@@ -211,7 +211,7 @@ PROFILE = profile(
         "langchain_core/utils/_merge.py:45-64, 98-160 (merge_dicts, merge_lists)",
         "langchain_core/messages/ai.py:509-575 (init_tool_calls)",
         "langchain_core/utils/json.py:58-135 (parse_partial_json)",
-        "langchain_openai/chat_models/base.py (_convert_delta_to_message_chunk), modelled",
-        "langchain_anthropic/chat_models.py (_make_message_chunk_from_anthropic_event), modelled",
+        "langchain-openai 1.7.3 langchain_openai/chat_models/base.py:554-590 (_convert_delta_to_message_chunk)",
+        "langchain-anthropic 1.7.7 langchain_anthropic/chat_models.py:2295 (_make_message_chunk_from_anthropic_event)",
     ),
 )(LangChainMerge)

@@ -29,7 +29,7 @@ LIBRARIES: dict[str, tuple[str, str, str]] = {
     "anthropic-python": ("anthropic_sdk", "anthropic", "value"),
     "openai-python": ("openai_sdk", "openai", "text"),
     "pydantic-ai": ("pydantic_ai_models", "pydantic_ai", "args"),
-    "langchain": ("langchain_core_merge", "langchain_core", "value"),
+    "langchain": ("langchain_chat_models", "langchain_openai", "value"),
 }
 
 
