@@ -1,15 +1,24 @@
 """litellm: LiteLLM's ``stream_chunk_builder`` (how ``litellm.completion(stream=True)`` chunks are
 rebuilt into one response, which agents built on LiteLLM then run).
 
-Modelled from source, not run by the test suite (its wheel alone is 41 MB, before its
-dependencies, so the test extra does not install it): ``litellm`` 1.109.1,
-``litellm/litellm_core_utils/streaming_chunk_builder_utils.py`` L589-735,
-``ChunkProcessor.get_combined_tool_content``: fragments grouped by ``index`` (a missing index is
-0), argument text concatenated per index, the last non-empty ``id`` and ``name`` win, an empty
-buffer becomes ``"{}"``; the response is built after the stream, whatever its finish reason.
+Follows ``litellm`` 1.83.0, the newest release that installs beside openai 3.x (1.83.1-1.106.10
+require ``openai<3``; 1.108.0 and later require a certifi release PyPI does not have), and is
+checked against it (``clients/library/litellm_stream.py``: ``litellm.completion`` on the OpenAI SDK
+over a mock transport, then ``stream_chunk_builder``).
+``litellm/litellm_core_utils/streaming_chunk_builder_utils.py`` L159-300,
+``ChunkProcessor.get_combined_tool_content``: the fragments of every choice grouped by ``index``
+alone (a missing index is 0; ``main.py`` L7348-7490 puts the calls on choice 0), argument text
+concatenated per index, the last non-empty ``id`` and ``name`` win, an empty buffer becomes
+``"{}"``, and an index that never had both an id and a name is dropped; the response is built
+after the stream, whatever its finish reason. The legacy ``function_call`` is combined on its own
+(``get_combined_function_call_content``).
 
 - Two calls sent on one index become one call with ``{…}{…}`` (litellm #7621), run with text that
-  does not parse; a call without an id gets none.
+  does not parse; so do the calls of two choices (``n=2``) at the same index.
+- An error object in the stream: the OpenAI SDK raises ``APIError``, which ``CustomStreamWrapper``
+  re-raises as ``MidStreamFallbackError`` (``streaming_handler.py`` L2242-2315).
+- Later releases (1.109.1) key calls by choice and index; profile and test move together when the
+  pin can.
 """
 
 from __future__ import annotations
@@ -31,13 +40,21 @@ class _Slot:
 
 @dataclass
 class ChunkBuilder(WireMachine):
-    slots: dict[tuple[int, int], _Slot] = field(default_factory=dict)
+    slots: dict[int, _Slot] = field(default_factory=dict)
+    legacy: _Slot | None = None  # the legacy function_call, every choice's fragments together
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":
             return
-        choice = fragment.key[0] if isinstance(fragment.key, tuple) and fragment.key else 0
-        slot = self.slots.setdefault((choice, fragment.index or 0), _Slot([]))
+        if fragment.block_type == "function_call":
+            if self.legacy is None:  # get_combined_function_call_content: the name of the first fragment
+                self.legacy = _Slot([], None, fragment.name)
+            if fragment.call is not None and fragment.call not in self.legacy.calls:
+                self.legacy.calls.append(fragment.call)
+            if fragment.arguments:
+                self.legacy.texts.append(fragment.arguments)
+            return
+        slot = self.slots.setdefault(fragment.index or 0, _Slot([]))
         if fragment.call is not None and fragment.call not in slot.calls:
             slot.calls.append(fragment.call)
         if fragment.call_id:
@@ -48,10 +65,12 @@ class ChunkBuilder(WireMachine):
             slot.texts.append(fragment.arguments)
 
     def stream_error(self, pos: Pos) -> None:
-        self.fail(pos, "APIError", "the stream sent an error object", provider_error=True)
+        self.fail(pos, "MidStreamFallbackError", "the stream sent an error object", provider_error=True)
 
     def end(self, end: Pos | None) -> None:
         for _, slot in sorted(self.slots.items()):
+            if not (slot.call_id and slot.name):
+                continue  # L287: only an index with an id and a name becomes a tool call
             text = "".join(slot.texts) or "{}"
             self.hand(
                 tuple(slot.calls),
@@ -62,15 +81,31 @@ class ChunkBuilder(WireMachine):
                 None,
                 "end of stream (stream_chunk_builder)",
             )
+        if self.legacy is not None:
+            text = "".join(self.legacy.texts)
+            self.hand(
+                tuple(self.legacy.calls),
+                None,
+                self.legacy.name,
+                text,
+                parse_json(text),
+                None,
+                "end of stream (stream_chunk_builder, function_call)",
+            )
 
 
 PROFILE = profile(
     "litellm",
     "LiteLLM stream_chunk_builder",
     "library",
-    "tool calls grouped by index (missing index: 0); last id and name win; built after the stream",
+    "tool calls of every choice grouped by index (missing index: 0); last id and name win; built after the stream",
     providers=("openai",),
     library="litellm",
-    version="1.109.1",
-    sources=("litellm/litellm_core_utils/streaming_chunk_builder_utils.py:589-735 (get_combined_tool_content)",),
+    version="1.83.0",
+    runs_in_python=True,
+    sources=(
+        "litellm/litellm_core_utils/streaming_chunk_builder_utils.py:159-300 (get_combined_tool_content)",
+        "litellm/main.py:7348-7490 (stream_chunk_builder)",
+        "litellm/litellm_core_utils/streaming_handler.py:2242-2315 (_handle_stream_fallback_error)",
+    ),
 )(ChunkBuilder)

@@ -30,6 +30,7 @@ LIBRARIES: dict[str, tuple[str, str, str]] = {
     "openai-python": ("openai_sdk", "openai", "text"),
     "pydantic-ai": ("pydantic_ai_models", "pydantic_ai", "args"),
     "langchain": ("langchain_chat_models", "langchain_openai", "value"),
+    "litellm": ("litellm_stream", "litellm", "text"),
 }
 
 
@@ -57,11 +58,12 @@ class Outcome:
 def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
     """The ``run(capture, frames)`` function that replays through the real library of ``profile``."""
     module_name, package, _ = LIBRARIES[profile]
+    # the driver first: it may set what the package reads at import (LiteLLM's offline cost map)
+    module = importlib.import_module(f"stream_doctor.clients.library.{module_name}")
     try:
         importlib.import_module(package)
     except ImportError:
         raise LibraryMissing(f"{profile} needs the {package} package: pip install 'stream-doctor[clients]'") from None
-    module = importlib.import_module(f"stream_doctor.clients.library.{module_name}")
     return module.run  # type: ignore[no-any-return]
 
 
