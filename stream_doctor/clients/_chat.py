@@ -86,6 +86,9 @@ class ChatSnapshot(Machine):
     _last_target: Hashable | None = None
 
     missing_entry_error = "IndexError"
+    #: a call's done event fires again on each later switch to another index until its choice has a
+    #: finish_reason (openai-node); otherwise once
+    done_again_until_finish = False
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -217,7 +220,8 @@ class ChatSnapshot(Machine):
         if entry is None:
             self.fail(at, self.missing_entry_error, f"no tool call snapshot at index {index!r}")
             return
-        choice.done.add(index)
+        if choice.finished or not self.done_again_until_finish:
+            choice.done.add(index)
         text = entry.arguments if entry.arguments is not None else ""
         self.hand(tuple(entry.calls), entry.call_id, entry.name, text, parse_json(text), at, when)
 

@@ -1,19 +1,23 @@
 """anthropic-typescript: the Anthropic TypeScript SDK's ``MessageStream`` (``client.messages.stream``).
 
-Modelled from source, not run (the SDK is TypeScript): ``src/lib/MessageStream.ts`` at
-anthropics/anthropic-sdk-typescript commit 01a985bf, ``#accumulateMessage`` and ``#addStreamEvent``.
+Follows ``@anthropic-ai/sdk`` 1.12.0 on npm (``lib/MessageStream.js``: ``#accumulateMessage``,
+``#addStreamEvent``, ``#endRequest``; ``internal/message-stream-utils.js`` ``withLazyInput``), and is
+checked against it under Node (``tests/clients/test_node_agreement.py``).
 
-- The first event must be ``message_start`` and a second one throws ("Unexpected event order"),
-  so a stream spliced after a retry fails instead of being appended.
+- Events before ``message_start`` are ignored; a stream that never sends one ends in
+  ``request ended without sending any chunks``. A second ``message_start`` throws ("Unexpected event
+  order"), so a stream spliced after a retry fails instead of being appended.
 - A delta reads ``snapshot.content.at(event.index)``: an index past the end gives ``undefined`` and
   the delta is dropped without an error.
-- ``input_json_delta`` appends to a buffer kept on the block and re-parses it with the vendored
-  ``partialParse`` on every delta; text that is not JSON makes it throw.
+- ``input_json_delta`` appends to a buffer kept on the block; ``input`` is parsed lazily with the
+  vendored ``partialParse`` (an unfinished string is left out), first at the block's
+  ``content_block_stop``: text that is not JSON throws there (an ``AnthropicError``).
 - ``content_block_stop`` emits the ``contentBlock`` event with ``content.at(-1)``: the *last* block
   started, whichever block the stop is for. ``finalMessage()`` exists only after ``message_stop``;
   blocks never stopped are then read from it, and without ``message_stop`` it rejects.
 - An ``error`` event throws ``APIError``.
-- Not verified here: how the vendored partial parser treats an unfinished string (modelled as kept).
+- Not modelled: the vendored parser drops an unfinished string after a whole value (``{…}"}``) and
+  repairs some broken escapes, where this profile raises or keeps the text (``KNOWN_DIVERGENCES``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
+
+_FAILED: Any = object()
 
 
 @dataclass
@@ -71,8 +77,7 @@ class MessageStreamTS(Machine):
         if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop, MessageStop):
             return
         if not self.started:
-            self.fail(event.pos, "AnthropicError", 'Unexpected event order: an event before "message_start"', call)
-            return
+            return  # no snapshot yet: #accumulateMessage ignores the event
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
             start = event.start_input if isinstance(event.start_input, dict) else {}
@@ -89,6 +94,12 @@ class MessageStreamTS(Machine):
                 block.texts.append(event.fragment)
                 block.places.append(event.pos)
         elif kind is BlockStop:
+            assert isinstance(event, BlockStop)
+            index = event.key
+            if isinstance(index, int) and -len(self.content) <= index < len(self.content):
+                stopped = self.content[index]  # its input is parsed now (withLazyInput's getter)
+                if stopped.call is not None and stopped.texts and self._parse(stopped, event.pos) is _FAILED:
+                    return
             if self.content:
                 last = self.content[-1]  # content.at(-1): the last block, not necessarily the one stopped
                 if last.call is not None:
@@ -96,29 +107,31 @@ class MessageStreamTS(Machine):
         else:
             self.stopped = True
 
+    def _parse(self, block: _Block, at: Pos | None) -> Any:
+        """``block.input`` as the lazy getter reads it (``{}`` for an empty buffer), or ``_FAILED``."""
+        text = "".join(block.texts)
+        if not text:
+            return block.start_input
+        try:
+            value = partial_parse(text, "drop")
+        except PartialJSONError as error:
+            self.fail(at, "AnthropicError", f"partialParse: {error}", block.call)
+            return _FAILED
+        return {} if value is NOTHING else value
+
     def _hand(self, block: _Block, at: Pos | None, when: str) -> None:
         text = "".join(block.texts)
-        value: Any = block.start_input
-        if text:
-            try:
-                value = partial_parse(text, "keep")
-            except PartialJSONError as error:
-                end = 0
-                where = block.places[-1]
-                for fragment, place in zip(block.texts, block.places, strict=False):
-                    end += len(fragment)
-                    if error.offset < end:
-                        where = place
-                        break
-                self.fail(where, "SyntaxError", f"partialParse: {error}", block.call)
-                return
-            if value is NOTHING:
-                value = {}
+        value = self._parse(block, at)
+        if value is _FAILED:
+            return
         block.emitted = True
         if not block.server_side:
             self.hand((block.call,), block.call_id, block.name, text or None, value, at, when)  # type: ignore[arg-type]
 
     def close(self, end: Pos | None) -> None:
+        if not self.started:
+            self.fail(None, "AnthropicError", "request ended without sending any chunks")
+            return
         if not self.stopped:
             if any(b.call is not None and not b.emitted and not b.server_side for b in self.content):
                 self.fail(None, "AnthropicError", "finalMessage(): stream ended without producing a Message")
@@ -132,9 +145,12 @@ PROFILE = profile(
     "anthropic-typescript",
     "Anthropic TypeScript SDK, MessageStream",
     "library",
-    "contentBlock event hands the last block started; deltas past the end dropped; modelled from source",
+    "contentBlock event hands the last block started; input parsed at the block's stop; deltas past the end dropped",
     providers=("anthropic",),
     library="@anthropic-ai/sdk",
-    version="commit 01a985bf",
-    sources=("src/lib/MessageStream.ts (#accumulateMessage, #addStreamEvent)",),
+    version="1.12.0",
+    sources=(
+        "lib/MessageStream.js (#accumulateMessage, #addStreamEvent, #endRequest)",
+        "internal/message-stream-utils.js (withLazyInput)",
+    ),
 )(MessageStreamTS)

@@ -1,18 +1,20 @@
 """openai-node: the OpenAI Node SDK's ``ChatCompletionStream`` (``client.chat.completions.stream``).
 
-Modelled from source, not run (the SDK is TypeScript): ``src/lib/ChatCompletionStream.ts`` at
-openai/openai-node commit 00458aca, ``#accumulateChatCompletion``, ``#addChunk``,
-``#emitToolCallDoneEvent`` and ``finalizeChatCompletion``.
+Follows ``openai`` 7.57.0 on npm (``lib/ChatCompletionStream.js``: ``#addChunk``,
+``#emitToolCallDoneEvent``, ``#accumulateChatCompletion``, ``finalizeChatCompletion``), and is
+checked against it under Node (``tests/clients/test_node_agreement.py``).
 
-- ``tool_calls[index] ??= {}``: the index is a key of a sparse array, so gaps and a first index of 1
-  are fine; a fragment without ``index`` goes to ``tool_calls[undefined]``, which every such
-  fragment shares (and which never gets a done event).
+- ``tool_calls[index]``: the index is a key of a sparse array, so a first index of 1 is merged; but
+  ``finalizeChatCompletion`` then reads the hole at 0 and throws (``Cannot read properties of
+  undefined (reading 'id')``) once the stream has ended. A fragment without ``index`` throws at
+  once (``invalid tool call index: undefined``).
 - ``id`` and ``function.name`` are assigned when present (the last value wins: repeated ids and
   names are not concatenated); ``arguments`` is appended.
-- ``tool_calls.function.arguments.done`` fires, as in the Python SDK, when a fragment of another
-  index arrives or the choice has a ``finish_reason``.
-- At the end, ``finalizeChatCompletion`` throws when a choice has no ``finish_reason`` or a call has
-  no id; the done events already fired stand.
+- ``tool_calls.function.arguments.done`` fires when a fragment of another index arrives or the
+  choice has a ``finish_reason``; only the latter marks the call done, so with interleaved calls
+  every switch of index fires it again, with the arguments so far.
+- The SDK stops reading at ``[DONE]``: ``finalizeChatCompletion`` throws there when a choice has
+  no ``finish_reason`` or a call has no id; the done events already fired stand.
 - Not modelled: the throw when a call never had a ``type`` (the neutral events do not keep it).
 """
 
@@ -24,13 +26,19 @@ from typing import Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
-
-UNDEFINED = "undefined"
+from stream_doctor.events import Event, MessageStop
 
 
 @dataclass
 class ChatCompletionStreamNode(ChatSnapshot):
     missing_entry_error = "Error"
+    done_again_until_finish = True
+    done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if type(event) is MessageStop and not self.ended:
+            self.done_at = event.pos
+        super().feed(event, call)
 
     def new_choice(self) -> Choice:
         return Choice(entries={})
@@ -45,7 +53,10 @@ class ChatCompletionStreamNode(ChatSnapshot):
         call: int | None,
         pos: Pos,
     ) -> Hashable | None:
-        key: Hashable = UNDEFINED if index is None else index
+        if index is None:
+            self.fail(pos, "OpenAIError", "Chat completion stream contains an invalid tool call index: undefined", call)
+            return None
+        key: Hashable = index
         entry = choice.entries.get(key)
         if entry is None:
             entry = choice.entries[key] = Entry([])
@@ -67,13 +78,18 @@ class ChatCompletionStreamNode(ChatSnapshot):
 
     def close(self, end: Pos | None) -> None:
         super().close(end)
+        at = self.done_at
         for number, choice in sorted(self.choices.items()):
             if not choice.finished:
-                self.fail(None, "OpenAIError", f"missing finish_reason for choice {number}")
+                self.fail(at, "OpenAIError", f"missing finish_reason for choice {number}")
+                return
+            indices = sorted(k for k in choice.entries if isinstance(k, int))
+            if indices and indices != list(range(len(indices))):
+                self.fail(at, "OpenAIError", "Cannot read properties of undefined (reading 'id')")
                 return
             for entry in choice.entries.values():
                 if entry.call_id is None:
-                    self.fail(None, "OpenAIError", f"missing choices[{number}].tool_calls[].id")
+                    self.fail(at, "OpenAIError", f"missing choices[{number}].tool_calls[].id")
                     return
 
 
@@ -81,9 +97,11 @@ PROFILE = profile(
     "openai-node",
     "OpenAI Node SDK, ChatCompletionStream",
     "library",
-    "sparse tool_calls by index; last id and name win; done on the next index or finish_reason; modelled from source",
+    "tool_calls by index; last id and name win; done on each switch of index (again) or finish_reason",
     providers=("openai",),
     library="openai (npm)",
-    version="commit 00458aca",
-    sources=("src/lib/ChatCompletionStream.ts (#accumulateChatCompletion, #addChunk, finalizeChatCompletion)",),
+    version="7.57.0",
+    sources=(
+        "lib/ChatCompletionStream.js (#accumulateChatCompletion, #addChunk, #emitToolCallDoneEvent, finalizeChatCompletion)",
+    ),
 )(ChatCompletionStreamNode)

@@ -23,16 +23,16 @@ def render(profiles: Sequence[Profile], options: RenderOptions) -> str:
             kind = profile.kind
             heading = "libraries (a warning when they would break)" if kind == "library" else "naive patterns (info)"
             table.add_row(Text(heading, style="bold"), "", "", "", "")
-        models = profile.title + (
-            "" if profile.runs_in_python or profile.kind != "library" else " [modelled from source]"
-        )
+        models = profile.title + ("" if profile.runs_in_python or profile.kind != "library" else " [TypeScript]")
         table.add_row(
             profile.name, models, profile.version or "", ", ".join(profile.providers) or "any", profile.summary
         )
     console.print(table)
     console.print(
         "\n`stream-doctor replay CAPTURE --client NAME` (repeatable, or all) shows per call what the client would"
-        " hand the tool; profiles marked [modelled from source] model TypeScript libraries that cannot run here.",
+        " hand the tool. Every library profile is checked against its real library at the version shown;"
+        " `stream_doctor.clients.library` (the clients extra) also replays captures through the Python ones,"
+        " while those marked [TypeScript] run only under Node in stream-doctor's own test suite.",
         highlight=False,
     )
     return _text.finish(buffer, options)

@@ -18,7 +18,7 @@ def test_clients_lists_every_profile_with_version() -> None:
     assert result.exit_code == 0
     for profile in PROFILES:
         assert profile.name in result.output
-    assert "2.12.0" in result.output and "modelled from source" in result.output
+    assert "2.12.0" in result.output and "[TypeScript]" in result.output
 
 
 def test_clients_json_names_sources_and_whether_checked_against_the_library() -> None:

@@ -12,6 +12,7 @@ from stream_doctor.clients import BY_NAME, PROFILES, UnknownClient, resolve
 from stream_doctor.clients.library import LIBRARIES
 from stream_doctor.findings import Severity
 from tests.clients.cases import CLIENT_EXPECTED
+from tests.clients.test_node_agreement import CLIENTS as NODE_CLIENTS
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 STREAMS = sorted(
@@ -39,9 +40,9 @@ def test_profiles_are_named_documented_and_sourced() -> None:
         assert profile.doc.strip() and profile.summary and not profile.summary.endswith(".")
         if profile.kind == "library":
             assert profile.version and profile.sources and profile.library, profile.name
-            # checked against the real library by test_library_agreement, or saying it is not
+            # checked against the real library: by test_library_agreement (Python) or test_node_agreement (npm)
             assert profile.runs_in_python == (profile.name in LIBRARIES), profile.name
-            assert profile.runs_in_python or "Modelled from source" in profile.doc, profile.name
+            assert profile.runs_in_python or profile.name in NODE_CLIENTS, profile.name
 
 
 def test_resolve_takes_all_commas_and_suggests_names() -> None:

@@ -1,0 +1,162 @@
+// Replays a capture's bytes through the real TypeScript client libraries the stream-doctor
+// profiles model, and prints what each hands to the tool and when, as JSON (one line).
+//
+// stdin: a list of runs, each {"client": "anthropic-typescript" | "openai-node" | "vercel-ai",
+//         "provider": "anthropic" | "openai", "chunks": [[frame number, base64 bytes], ...], "tools": [names]}
+// stdout: a list, one per run: {"seen": [{"at", "id", "name", "value", "runs"}], "error": class name | null,
+//         "error_at": frame | null}
+//
+// The library gets a fake fetch whose response body hands over one chunk (one SSE event) per read,
+// after all the work the previous one set off has settled, so `at` is the frame the library had
+// last read when it handed a call (null: after the body ended).
+// Nothing leaves the process: every request is answered by the fake fetch.
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { jsonSchema, streamText, tool } from "ai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createAnthropic } from "@ai-sdk/anthropic";
+
+const runs = JSON.parse(await new Promise((resolve) => {
+  let text = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (part) => { text += part; });
+  process.stdin.on("end", () => resolve(text));
+}));
+
+globalThis.AI_SDK_LOG_WARNINGS = false; // the model name "replay" is unknown to it: a warning on stderr each run
+let input = null; // the run under way
+let chunks = [];
+let position = null; // the frame being read
+
+function fakeFetch() {
+  let next = 0;
+  const body = new ReadableStream({
+    async pull(controller) {
+      // let everything the previous chunk set off settle (the AI SDK's transform streams read ahead
+      // otherwise), so that a call handed now was handed on the chunk given last
+      await new Promise((resolve) => setImmediate(resolve));
+      if (next < chunks.length) {
+        const [number, bytes] = chunks[next++];
+        position = number;
+        controller.enqueue(new Uint8Array(bytes));
+      } else {
+        position = null;
+        controller.close();
+      }
+    },
+  }, { highWaterMark: 0 });
+  return Promise.resolve(new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } }));
+}
+
+let seen = [];
+let error = null;
+let errorAt = null;
+let errorMessage = null; // not compared: for whoever reads a disagreement
+
+function failed(exc) {
+  error = exc?.constructor?.name ?? String(exc);
+  errorMessage = String(exc?.message ?? exc).slice(0, 200);
+  errorAt = position;
+}
+
+async function anthropicTypescript() {
+  const client = new Anthropic({ apiKey: "test", baseURL: "http://capture.invalid", maxRetries: 0, fetch: fakeFetch });
+  const stream = client.messages.stream({ model: "replay", max_tokens: 1, messages: [{ role: "user", content: "replay" }] });
+  const handed = new Set();
+  stream.on("contentBlock", (block) => {
+    if (block.type === "tool_use") {
+      handed.add(block);
+      seen.push({ at: position, id: block.id ?? null, name: block.name ?? null, value: block.input, runs: true });
+    }
+  });
+  stream.on("error", () => {}); // the rejection of finalMessage() reports it
+  try {
+    const message = await stream.finalMessage();
+    for (const block of message.content) {
+      if (block.type === "tool_use" && !handed.has(block)) { // never stopped: read from the final message
+        seen.push({ at: null, id: block.id ?? null, name: block.name ?? null, value: block.input, runs: true });
+      }
+    }
+  } catch (exc) {
+    failed(exc);
+  }
+}
+
+async function openaiNode() {
+  const client = new OpenAI({ apiKey: "test", baseURL: "http://capture.invalid/v1", maxRetries: 0, fetch: fakeFetch });
+  const stream = client.chat.completions.stream({ model: "replay", messages: [{ role: "user", content: "replay" }] });
+  stream.on("tool_calls.function.arguments.done", (event) => {
+    // the event names no choice: the id is the snapshot entry's at that index whose text matches
+    const ids = [];
+    for (const choice of stream.currentChatCompletionSnapshot?.choices ?? []) {
+      const entry = (choice.message.tool_calls ?? [])[event.index];
+      if (entry && entry.function?.arguments === event.arguments && entry.function?.name === event.name) {
+        ids.push(entry.id);
+      }
+    }
+    seen.push({ at: position, id: ids.length === 1 ? ids[0] ?? null : null, name: event.name, value: event.arguments, runs: true });
+  });
+  stream.on("error", () => {});
+  try {
+    const completion = await stream.finalChatCompletion();
+    for (const choice of completion.choices) { // the legacy function_call has no done event
+      const legacy = choice.message.function_call;
+      if (legacy) seen.push({ at: null, id: null, name: legacy.name, value: legacy.arguments, runs: true });
+    }
+  } catch (exc) {
+    failed(exc);
+  }
+}
+
+async function vercelAi() {
+  const model = input.provider === "anthropic"
+    ? createAnthropic({ apiKey: "test", baseURL: "http://capture.invalid/v1", fetch: fakeFetch })("replay")
+    : createOpenAICompatible({ name: "replay", apiKey: "test", baseURL: "http://capture.invalid/v1", fetch: fakeFetch })("replay");
+  const executed = []; // [toolCallId, input] in the order the tools ran (two calls may share an id)
+  const tools = {};
+  for (const name of input.tools) {
+    tools[name] = tool({
+      inputSchema: jsonSchema({}),
+      execute: async (value, { toolCallId }) => {
+        executed.push([toolCallId, value]);
+        return "ok";
+      },
+    });
+  }
+  const calls = [];
+  try {
+    const result = streamText({ model, prompt: "replay", tools, maxRetries: 0, onError: () => {} });
+    for await (const part of result.fullStream) {
+      if (part.type === "tool-call" && !part.providerExecuted) { // a server tool is the provider's to run
+        calls.push({ at: position, id: part.toolCallId ?? null, name: part.toolName, input: part.input, invalid: Boolean(part.invalid) });
+      } else if (part.type === "error" && errorMessage === null) {
+        // an error part is not thrown: the stream goes on and the step ends with "error", so no
+        // tool runs (the profile's "not run"); kept for whoever reads a disagreement, not compared
+        errorMessage = `error part: ${part.error?.constructor?.name}: ${String(part.error?.message ?? part.error).slice(0, 200)}`;
+      }
+    }
+  } catch (exc) {
+    failed(exc);
+  }
+  for (const call of calls) {
+    const ran = executed.findIndex(([id]) => id === call.id);
+    const runs = ran >= 0;
+    const value = runs ? executed.splice(ran, 1)[0][1] : null;
+    seen.push({ at: call.at, id: call.id, name: call.name, value, runs });
+  }
+}
+
+const clients = { "anthropic-typescript": anthropicTypescript, "openai-node": openaiNode, "vercel-ai": vercelAi };
+const results = [];
+for (const run of runs) {
+  input = run;
+  chunks = run.chunks.map(([number, data]) => [number, Buffer.from(data, "base64")]);
+  position = null;
+  seen = [];
+  error = null;
+  errorAt = null;
+  errorMessage = null;
+  await clients[run.client]();
+  results.push({ seen, error, error_at: errorAt, error_message: errorMessage });
+}
+process.stdout.write(JSON.stringify(results) + "\n");
