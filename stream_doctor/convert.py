@@ -11,19 +11,23 @@ positions differ, since they now point into the envelope.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, Frame, InputProblem
 from stream_doctor.capture.envelope import VERSION
 
+if TYPE_CHECKING:
+    from stream_doctor.redaction import Redactor
+
 #: Keys of a request frame's value that the envelope's request record keeps.
 _REQUEST_KEYS = ("t", "method", "url", "body", "status")
 
 
-def to_envelope(capture: Capture, provider: str) -> bytes:
-    """The capture as envelope JSONL (one record per line, UTF-8)."""
+def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = None) -> bytes:
+    """The capture as envelope JSONL (one record per line, UTF-8); with ``redactor``, every record
+    masked by it (credential fields and the secret values it knows)."""
     attached = _attach(capture)
     header: dict[str, Any] = {
         "sd": "header",
@@ -43,6 +47,8 @@ def to_envelope(capture: Capture, provider: str) -> bytes:
         found = attached.get(index)
         if found:
             record["problems"] = found
+        if redactor:
+            record = redactor.value(record)
         lines.append(orjson.dumps(record, default=_default))
     return b"\n".join(lines) + b"\n"
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.conversation.model import Conversation
+    from stream_doctor.redaction import Redactor
     from stream_doctor.supplied import Supplied
 
 
@@ -193,7 +194,19 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
         sections = split(capture)
         adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
-        return to_envelope(capture, adapter.name)
+        return to_envelope(capture, adapter.name, _redactor(capture, adapter, options, sections))
+
+
+def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> Redactor:
+    """What ``convert`` must mask: the secrets in the capture's records and in the calls its streams
+    reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
+    from stream_doctor.redaction import Redactor
+
+    streams = [_accumulate(capture, adapter, options, section, release=False)[0] for section in sections]
+    redactor = Redactor.of_capture(capture, streams)
+    if redactor:
+        redactor.frames(capture.frames, streams)
+    return redactor
 
 
 def _timed(

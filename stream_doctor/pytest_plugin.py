@@ -112,9 +112,10 @@ class StreamDoctor:
 
     def json_report(self, path: str | os.PathLike[str], **options: Any) -> str:
         """The JSON report (``replay --format json``), deterministic: fit for a syrupy snapshot."""
+        from stream_doctor.redaction import redacted
         from stream_doctor.reporters import RenderOptions, json_report
 
-        return json_report.render(self.replay(path, **options), RenderOptions())
+        return json_report.render(redacted(self.replay(path, **options)), RenderOptions())
 
     def terminal_report(self, path: str | os.PathLike[str], width: int = 100, **options: Any) -> str:
         """The terminal report as plain text, as ``stream-doctor replay`` prints it."""
@@ -137,6 +138,7 @@ def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
 
 
 def _render_terminal(report: Report, width: int = 100) -> str:
+    from stream_doctor.redaction import redacted
     from stream_doctor.reporters import RenderOptions, terminal
 
-    return terminal.render(report, RenderOptions(width=width))
+    return terminal.render(redacted(report), RenderOptions(width=width))  # test logs are output too

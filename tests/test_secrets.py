@@ -9,6 +9,7 @@ response, a SigV4 signature and session token, and keys in URLs (Gemini's ``key=
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 from pathlib import Path
 
@@ -101,4 +102,110 @@ def test_redaction_keeps_what_is_not_a_secret() -> None:
         "authorization": "[redacted]",
         "content-type": "application/json",
         "x-custom-token": "[redacted]",
+    }
+
+
+# -- secrets the analysis must see real: tool inputs and results, response events -----------------
+# tests/planted_secrets.py plants one secret in every such place; every output is searched for all.
+
+
+def _planted(tmp_path: Path) -> list[Path]:
+    from tests import planted_secrets
+
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    return planted_secrets.write_all(folder)
+
+
+def _every_replay_output(path: Path) -> dict[str, str]:
+    import importlib
+
+    from stream_doctor.redaction import redacted
+    from stream_doctor.reporters import REPLAY_FORMATS, statistics
+
+    report = redacted(replay(str(path), Options(keep_events=True)))
+    outputs = {}
+    for selected in (None, "1") if report.calls else (None,):  # --call 1 shows the call's fragments
+        shown = report.select(selected) if selected else report
+        for fmt, module in REPLAY_FORMATS.items():
+            render = importlib.import_module(f"stream_doctor.reporters.{module}").render
+            outputs[f"{fmt} call={selected}"] = render(shown, RenderOptions(width=80, timeline=True, max_rows=0))
+    outputs["statistics"] = statistics.render(report, RenderOptions()) + statistics.render_json(report, RenderOptions())
+    outputs["convert"] = convert(str(path), Options()).decode()
+    return outputs
+
+
+def test_no_planted_secret_in_any_replay_format_or_converted_envelope(tmp_path: Path) -> None:
+    from tests.planted_secrets import SECRETS
+
+    everything = []
+    for path in _planted(tmp_path):
+        for what, text in _every_replay_output(path).items():
+            _assert_clean(text, list(SECRETS), f"{path.name}: {what}")
+            everything.append(text)
+    joined = "\n".join(everything)
+    assert "[redacted:1]" in joined and "[redacted]" in joined
+
+
+def test_no_planted_secret_in_any_check_report(tmp_path: Path) -> None:
+    import importlib
+
+    from stream_doctor.reporters import CHECK_FORMATS
+    from tests.planted_secrets import SECRETS
+
+    paths = _planted(tmp_path)
+    with contextlib.chdir(tmp_path):
+        result = execute(prepare(CheckOptions(paths=("captures",), isolated=True)))
+    assert len(result.captures) == len(paths) and not any(c.unreadable for c in result.captures)
+    for fmt, module in CHECK_FORMATS.items():
+        render = importlib.import_module(f"stream_doctor.reporters.{module}").render
+        _assert_clean(render(result, RenderOptions(width=80, max_rows=0)), list(SECRETS), f"check --report {fmt}")
+
+
+def test_the_rules_compare_the_real_values(tmp_path: Path) -> None:
+    """Masking is for output only: an exact echo is no SD609, a changed one is, and both values
+    read as different secrets in the message."""
+    from stream_doctor.redaction import redacted
+
+    folder = {p.name: p for p in _planted(tmp_path)}
+    exact = replay(str(folder["planted.har"]), Options())
+    assert "SD609" not in {f.code for f in exact.findings}  # the history echoes the input, secrets and all
+    changed = redacted(replay(str(folder["planted_openai.har"]), Options()))
+    (sd609,) = [f for f in changed.findings if f.code == "SD609"]
+    sent, streamed = re.findall(r'\{"city":"Paris","token":"(\[redacted:\d+\])"\}', sd609.message)
+    assert sent != streamed  # two different secrets read as two different labels
+    executed = redacted(replay(str(folder["planted_envelope.jsonl"]), Options()))
+    (sd103,) = [f for f in executed.findings if f.code == "SD103"]
+    assert "keys differing: password" in sd103.message and "sk-stream-t" not in sd103.message  # clipped, still masked
+    call = executed.calls[0]
+    masked = re.fullmatch(
+        r'\{"query": "Lisbon", "api_key": "(\[redacted:\d+\])", "auth": \{"token": "(\[redacted:\d+\])"\}\}',
+        call.raw_arguments,
+    )
+    assert masked and masked.group(1) != masked.group(2), call.raw_arguments
+    assert "".join(call.fragment_texts) == call.raw_arguments and len(call.fragment_texts) == 4
+    assert call.arguments["auth"]["token"] == masked.group(2)
+
+
+def test_a_converted_envelope_replays_to_the_same_findings(tmp_path: Path) -> None:
+    for path in _planted(tmp_path):
+        envelope = tmp_path / f"{path.name}.envelope.jsonl"
+        envelope.write_bytes(convert(str(path), Options()))
+        original = sorted(f.code for f in replay(str(path), Options()).findings)
+        assert sorted(f.code for f in replay(str(envelope), Options()).findings) == original, path.name
+
+
+def test_fragments_keep_joining_to_the_masked_arguments() -> None:
+    from stream_doctor.redaction import Redactor
+
+    redactor = Redactor(["sk-long-secret-value", "pw-other"])
+    texts = ('{"a": "sk-lo', "ng-sec", 'ret-value", "p": "pw-other"}')
+    masked = redactor.fragments("".join(texts), texts)
+    assert masked == ('{"a": "[redacted:1]', "", '", "p": "[redacted:2]"}')
+    assert redactor.text("sent sk-long-secr… then …ret-value") == "sent [redacted:1]… then …[redacted:1]"
+    assert redactor.text("no secret here, 1234 is short") == "no secret here, 1234 is short"
+    assert redactor.value({"Api-Key": 12345678, "nested": {"token": "x"}, "note": "pw-other!"}) == {
+        "Api-Key": "[redacted]",  # a credential field whose value no rule saw: plain [redacted]
+        "nested": {"token": "[redacted]"},
+        "note": "[redacted:2]!",
     }

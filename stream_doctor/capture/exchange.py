@@ -10,7 +10,8 @@ Secrets never get past this module: ``Authorization``, ``x-api-key``, cookies an
 replaced by ``[redacted]`` at read time, and so are keys in URLs (``&`` or ``;`` separated, and
 user-info, which becomes ``redacted@host`` so the URL stays valid) and credential fields at any
 depth of a request body (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``,
-``authorization`` …), so no report or converted envelope can print them.
+``authorization`` …), so no report or converted envelope can print them. What rules compare (tool
+inputs and results, events) is kept real here and masked in every output (``redaction.py``).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from stream_doctor.check.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
+from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 
 #: Below this many captures a process pool costs more than it saves.
@@ -142,7 +143,7 @@ Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunEr
 def replay_one(task: Task) -> Outcome:
     """One capture through the engine; a capture that cannot be replayed is an outcome, not an exception."""
     try:
-        report = replay(task.path, task.options)
+        report = redacted(replay(task.path, task.options))  # every check report is rendered from this
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
         report_json = orjson.dumps(report.to_dict()) if task.keep_report else b"null"

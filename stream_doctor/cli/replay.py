@@ -156,6 +156,9 @@ def replay(
             report = report.select(call)
         except UnknownCall as error:
             fail(f"{report.path}: {error}")
+    from stream_doctor.redaction import redacted
+
+    report = redacted(report)  # what is written never shows a secret; the rules saw the real values
     if output == "terminal" and output_file is None:
         options = render_options(width, color, timeline=timeline, max_rows=max_rows)
     else:

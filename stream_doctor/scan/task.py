@@ -16,6 +16,7 @@ from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import head_looks_like_capture
+from stream_doctor.redaction import redacted
 from stream_doctor.scan.replaying import ReplayOptions, replay_capture
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def _scan_one(item: Item, settings: Settings, findings: Columns, status: Columns
         return
     name = item.source if item.row is None else f"{item.source}#{item.row}"
     try:
-        report = replay_capture(item.data, name, settings.options)
+        report = redacted(replay_capture(item.data, name, settings.options))  # the tables never hold a secret
     except RunError as error:
         message = error.message if error.line is None else f"line {error.line}: {error.message}"
         _add_finding(findings, item, sd000.finding(item.source, error.message, error.line), None, None, {})
