@@ -79,6 +79,8 @@ def _replay(capture: Capture, options: Options) -> Report:
     replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
     if supplied:
         replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
+    if len(replayed) > 1:
+        replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
         replayed = _timed([s.frames for s in sections], replayed)
     source = Source(
@@ -262,6 +264,25 @@ def _supplied(path: str, options: Options) -> list[Supplied]:
     except SuppliedError as error:
         raise RunError(path, str(error)) from None
     return supplied
+
+
+def _unknown_fields_once(
+    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+    """Each undocumented field path reported once per capture (SD006): at the first turn that has it."""
+    from dataclasses import replace
+
+    seen: set[str] = set()
+    out = []
+    for stream, kept in replayed:
+        fields = [p for p in stream.problems if p.kind == "unknown-field"]
+        if fields:
+            again = {id(p) for p in fields if p.message in seen}
+            seen.update(p.message for p in fields)
+            if again:
+                stream = replace(stream, problems=tuple(p for p in stream.problems if id(p) not in again))
+        out.append((stream, kept))
+    return out
 
 
 def _with_supplied(

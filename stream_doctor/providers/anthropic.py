@@ -33,6 +33,7 @@ from stream_doctor.events import (
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "anthropic"
@@ -75,6 +76,69 @@ KNOWN_TYPES = frozenset(
     }
 )
 
+#: The documented fields of each event (SD006 lists any other), from anthropic-sdk-python 2.12's
+#: ``RawMessageStreamEvent`` and ``BetaRawMessageStreamEvent`` members (their content block and delta
+#: unions included), and the ``error`` event of the streaming docs (``ErrorResponse``: error, request_id).
+#: ``usage`` and the content of result blocks are not checked: they grow with every server tool.
+BLOCK = Shape(
+    "type",
+    variants={
+        "text": "text citations",
+        "thinking": "thinking signature",
+        "redacted_thinking": "data",
+        "tool_use": "id name input caller toolset_name",
+        "server_tool_use": "id name input caller",
+        "web_search_tool_result": "tool_use_id content caller",
+        "web_fetch_tool_result": "tool_use_id content caller",
+        "advisor_tool_result": "tool_use_id content",
+        "code_execution_tool_result": "tool_use_id content",
+        "bash_code_execution_tool_result": "tool_use_id content",
+        "text_editor_code_execution_tool_result": "tool_use_id content",
+        "tool_search_tool_result": "tool_use_id content",
+        "mcp_tool_use": "id name input server_name",
+        "mcp_tool_result": "tool_use_id content is_error",
+        "container_upload": "file_id",
+        "compaction": "content encrypted_content signature tool_changes",
+        "fallback": "from to trigger",
+        "mcp_tool_listing": "mcp_server_name tools",
+    },
+)
+DELTA = Shape(
+    "type",
+    variants={
+        "text_delta": "text",
+        "input_json_delta": "partial_json",
+        "citations_delta": "citation",
+        "thinking_delta": "thinking estimated_tokens",
+        "signature_delta": "signature",
+        "compaction_delta": "content encrypted_content",
+    },
+)
+MESSAGE = Shape(
+    "id type role model content stop_reason stop_sequence stop_details usage container context_management"
+    " diagnostics input_transformations",
+    {"content": BLOCK},
+)
+SHAPES: dict[str, Shape] = {
+    "message_start": Shape("type message", {"message": MESSAGE}),
+    "content_block_start": Shape("type index content_block", {"content_block": BLOCK}),
+    "content_block_delta": Shape("type index delta", {"delta": DELTA}),
+    "content_block_stop": Shape("type index"),
+    "message_delta": Shape(
+        "type delta usage context_management input_transformations",
+        {"delta": Shape("stop_reason stop_sequence stop_details container")},
+    ),
+    "message_stop": Shape("type"),
+    "ping": Shape("type"),
+    "error": Shape("type error request_id", {"error": Shape("type message")}),
+}
+
+
+def with_fields(shapes: dict[str, Shape], extra: str, only: dict[str, Shape] | None = None) -> dict[str, Shape]:
+    """``shapes`` with ``extra`` fields documented on every event (or ``only`` replacing some events)."""
+    wider = {kind: Shape(shape.fields | frozenset(extra.split()), shape.nested) for kind, shape in shapes.items()}
+    return wider | (only or {})
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Anthropic events are objects whose ``type`` is one of the Messages stream event names."""
@@ -86,10 +150,12 @@ def translator() -> AnthropicTranslator:
 
 
 class AnthropicTranslator(FrameByFrame):
-    __slots__ = ("counts",)
+    __slots__ = ("counts", "fields", "shapes")
 
-    def __init__(self) -> None:
+    def __init__(self, shapes: dict[str, Shape] = SHAPES) -> None:
         self.counts: dict[str, int] = {"content_block_delta": 0}
+        self.fields = FieldCheck()
+        self.shapes = shapes  # the documented fields of each event (wider in Bedrock and SDK helper logs)
 
     def close(self) -> list[Event]:
         return []
@@ -102,8 +168,8 @@ class AnthropicTranslator(FrameByFrame):
         them all runs measurably slower on large captures than one that reuses that memory.
 
         The hot path: an input_json_delta in the shape the API always sends, read with plain
-        subscripts and yielded without a list per frame. Anything else (and any surprise here)
-        takes the checked path in ``feed``.
+        subscripts and yielded without a list per frame; the key counts say it has no other field.
+        Anything else (and any surprise here) takes the checked path in ``feed``.
         """
         deltas = 0
         # With ``release`` the events go straight to an accumulator: a run of fragments on one
@@ -121,6 +187,8 @@ class AnthropicTranslator(FrameByFrame):
                         if (
                             delta["type"] == "input_json_delta"
                             and type(index) is int
+                            and len(value) == 3  # type, index, delta: no other field to check (SD006)
+                            and len(delta) == 2
                             and (frame.event is None or frame.event == "content_block_delta")
                         ):
                             fragment = delta["partial_json"]
@@ -159,8 +227,15 @@ class AnthropicTranslator(FrameByFrame):
         if not isinstance(value, dict):
             return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
         kind = value.get("type")
-        if isinstance(kind, str):
-            self.counts[kind] = self.counts.get(kind, 0) + 1
+        if not isinstance(kind, str):
+            return self._event(frame, value, kind)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        found = self.fields.check(pos, value, self.shapes.get(kind), kind)
+        out = self._event(frame, value, kind)
+        return out + found if found else out
+
+    def _event(self, frame: Frame, value: dict[str, Any], kind: Any) -> list[Event]:
+        pos = frame.pos
         out: list[Event]
         if kind == "content_block_delta":
             out = self._delta(frame, value)

@@ -23,6 +23,7 @@ from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed
 from stream_doctor.providers import anthropic as raw
 from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import Shape
 from stream_doctor.providers.sniffing import score
 
 name = "anthropic-sdk"
@@ -31,6 +32,22 @@ protocol = raw.protocol
 
 #: The helper's own events: each follows the content_block_delta it was built from.
 HELPER_EVENTS = frozenset({"text", "input_json", "thinking", "signature", "citation"})
+
+#: The helper's events and the fields it adds to raw ones (anthropic-sdk-python 2.12
+#: ``lib/streaming/_types.py``: ``ContentBlockStopEvent.content_block``, ``MessageStopEvent.message``).
+SHAPES = raw.with_fields(
+    raw.SHAPES,
+    "",
+    {
+        "content_block_stop": Shape("type index content_block"),
+        "message_stop": Shape("type message"),
+        "text": Shape("type text snapshot"),
+        "input_json": Shape("type partial_json snapshot"),
+        "thinking": Shape("type thinking snapshot"),
+        "signature": Shape("type signature"),
+        "citation": Shape("type citation snapshot"),
+    },
+)
 
 #: Tool blocks whose built ``content_block`` carries the parsed input.
 TOOL_BLOCKS = frozenset(raw.TOOL_BLOCKS)
@@ -78,7 +95,7 @@ class AnthropicSdkTranslator(FeedByFeed):
     __slots__ = ("counts", "raw", "last_delta_index", "texts")
 
     def __init__(self) -> None:
-        self.raw = raw.AnthropicTranslator()
+        self.raw = raw.AnthropicTranslator(SHAPES)
         self.counts = self.raw.counts
         self.last_delta_index: int | None = None  # the helper's events name no index: the delta's
         #: (block index, field) -> what the wire deltas carried; a text snapshot is compared with its
@@ -99,6 +116,14 @@ class AnthropicSdkTranslator(FeedByFeed):
                 self._start(value)
             return self.raw._feed(frame)
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        pos = frame.pos
+        if kind != "content_block_stop":
+            found = self.raw.fields.check(pos, value, SHAPES[kind], kind)
+            if found:
+                return [*self._helper(frame, kind, value), *found]
+        return self._helper(frame, kind, value)
+
+    def _helper(self, frame: Frame, kind: str, value: Any) -> list[Event]:
         pos = frame.pos
         if kind == "content_block_stop":
             out: list[Event] = []

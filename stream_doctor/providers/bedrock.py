@@ -56,6 +56,7 @@ from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
@@ -99,6 +100,34 @@ TOOL_CALL_REJECTED = frozenset({"malformed_tool_use", "malformed_model_output"})
 #: delta member -> the field whose size is kept (text-like deltas start their block implicitly).
 CONTENT_DELTAS = {"text": None, "reasoningContent": "text", "citation": None, "image": None, "toolResult": None}
 
+#: The documented fields of each Converse event (SD006 lists any other): the bedrock-runtime API
+#: reference (``MessageStartEvent``, ``ContentBlockStartEvent``/``ContentBlockStart``,
+#: ``ContentBlockDeltaEvent``/``ContentBlockDelta``, ``ContentBlockStopEvent``, ``MessageStopEvent``,
+#: ``ConverseStreamMetadataEvent``: usage, metrics, trace, performanceConfig, serviceTier). ``p`` is
+#: the padding Bedrock adds to every event-stream payload (wire-formats §6.4: an InvokeModel chunk is
+#: ``{"bytes", "p"}``; the live Converse payloads of pydantic-ai's Nova cassette carry it too): part
+#: of the framing, like OpenAI's ``obfuscation``, so it is read on every event.
+SHAPES: dict[str, Shape] = {
+    "messageStart": Shape("role p"),
+    "contentBlockStart": Shape(
+        "contentBlockIndex start p",
+        {"start": Shape("toolUse toolResult image", {"toolUse": Shape("toolUseId name type")})},
+    ),
+    "contentBlockDelta": Shape(
+        "contentBlockIndex delta p",
+        {
+            "delta": Shape(
+                "text toolUse reasoningContent citation image toolResult",
+                {"toolUse": Shape("input"), "reasoningContent": Shape("text redactedContent signature")},
+            )
+        },
+    ),
+    "contentBlockStop": Shape("contentBlockIndex p"),
+    "messageStop": Shape("stopReason additionalModelResponseFields p"),
+    "metadata": Shape("usage metrics trace performanceConfig serviceTier p"),
+    "chunk": Shape("bytes p"),
+}
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Converse events, wrapped (``{"contentBlockDelta": …}``) or named by their eventstream header."""
@@ -117,10 +146,11 @@ def translator() -> BedrockTranslator:
 
 
 class BedrockTranslator(FrameByFrame):
-    __slots__ = ("counts", "started", "invoke")
+    __slots__ = ("counts", "started", "invoke", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"contentBlockDelta": 0}
+        self.fields = FieldCheck()
         self.started: set[int] = set()  # block indices of this message that have begun
         self.invoke: InvokeChunks | None = None  # InvokeModel chunks
 
@@ -140,9 +170,19 @@ class BedrockTranslator(FrameByFrame):
                 value = frame.value
                 try:
                     body = value["contentBlockDelta"] if event is None else value
-                    fragment = body["delta"]["toolUse"]["input"]
+                    delta = body["delta"]
+                    tool = delta["toolUse"]
+                    fragment = tool["input"]
                     index = body["contentBlockIndex"]
-                    if type(fragment) is str and type(index) is int and (event is not None or len(value) == 1):
+                    if (
+                        type(fragment) is str
+                        and type(index) is int
+                        and (event is not None or len(value) == 1)
+                        # no field but contentBlockIndex, delta, the padding p, toolUse and input
+                        and (len(body) == 2 or (len(body) == 3 and "p" in body))
+                        and len(delta) == 1
+                        and len(tool) == 1
+                    ):
                         deltas += 1
                         if not release:
                             yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
@@ -186,6 +226,15 @@ class BedrockTranslator(FrameByFrame):
         self.counts[event] = self.counts.get(event, 0) + 1
         if not isinstance(body, dict):
             return [Malformed(pos, f"{event} is not an object")]
+        shape = SHAPES.get(event)
+        if shape is not None:
+            found = self.fields.check(pos, body, shape, event)
+            if found:
+                return self._event(frame, event, body) + found
+        return self._event(frame, event, body)
+
+    def _event(self, frame: Frame, event: str, body: dict[str, Any]) -> list[Event]:
+        pos = frame.pos
         if event == "contentBlockDelta":
             return self._delta(pos, body)
         if event == "contentBlockStart":

@@ -46,10 +46,13 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.providers.anthropic import AnthropicTranslator
+from stream_doctor.providers.anthropic import SHAPES, AnthropicTranslator, with_fields
 from stream_doctor.providers.openai_chat import OpenAIChatTranslator
 
 METRICS = "amazon-bedrock-invocationMetrics"
+
+#: Anthropic's events as Bedrock relays them: the last one also carries the invocation metrics.
+ANTHROPIC_SHAPES = with_fields(SHAPES, METRICS)
 
 ANTHROPIC_TYPES = frozenset(
     {
@@ -171,7 +174,7 @@ class InvokeChunks:
 
     def _delegate(self, which: str, frame: Frame) -> list[Event]:
         if self.inner is None:
-            self.inner = AnthropicTranslator() if which == "anthropic" else BedrockChatTranslator()
+            self.inner = AnthropicTranslator(ANTHROPIC_SHAPES) if which == "anthropic" else BedrockChatTranslator()
         return self.inner.feed(frame)
 
     def _start(self, pos: Pos) -> list[Event]:

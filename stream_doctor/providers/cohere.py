@@ -41,6 +41,7 @@ from stream_doctor.events import (
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "cohere"
@@ -77,6 +78,29 @@ KNOWN_TYPES = frozenset(
     }
 )
 
+#: The documented fields of an event (SD006 lists any other), one shape for the whole union:
+#: cohere-python v2 ``StreamedChatResponseV2`` members (``ChatMessageStartEvent`` id, ``ChatContentDeltaEvent``
+#: logprobs, ``ChatDebugEvent`` prompt; ``ChatToolCallDeltaEventDelta`` has ``tool_call`` beside
+#: ``message``, ``ChatToolPlanDeltaEventDelta`` ``tool_plan``; ``ChatMessageEndEventDelta``
+#: finish_reason, usage, error) and ``AssistantMessageResponse`` for the message.
+EVENT = Shape(
+    "type id index delta logprobs prompt",
+    {
+        "delta": Shape(
+            "message tool_call tool_plan finish_reason usage error",
+            {
+                "message": Shape(
+                    "role content tool_plan tool_calls citations",
+                    {
+                        "content": Shape("type text thinking"),
+                        "tool_calls": Shape("id type function", {"function": Shape("name arguments")}),
+                    },
+                )
+            },
+        )
+    },
+)
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Cohere events are objects whose ``type`` is one of the hyphenated v2 stream event names."""
@@ -90,10 +114,11 @@ def translator() -> CohereTranslator:
 
 
 class CohereTranslator(FrameByFrame):
-    __slots__ = ("counts", "plan_open")
+    __slots__ = ("counts", "plan_open", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool-call-delta": 0}
+        self.fields = FieldCheck()
         self.plan_open = False  # the tool plan has no start event: its first delta starts it
 
     def close(self) -> list[Event]:
@@ -113,7 +138,12 @@ class CohereTranslator(FrameByFrame):
                     if value["type"] == "tool-call-delta":
                         fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
                         index = value["index"]
-                        if type(fragment) is str and type(index) is int and frame.event in (None, "tool-call-delta"):
+                        if (
+                            type(fragment) is str
+                            and type(index) is int
+                            and len(value) == 3  # type, index, delta: no other field to check (SD006)
+                            and frame.event in (None, "tool-call-delta")
+                        ):
                             deltas += 1
                             if not release:
                                 yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
@@ -153,6 +183,13 @@ class CohereTranslator(FrameByFrame):
         if not isinstance(kind, str):
             return [Malformed(pos, "event object without a string 'type'")]
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        found = self.fields.check(pos, value, EVENT if kind in KNOWN_TYPES else None, "")
+        out = self._event(pos, value, kind)
+        if frame.event is not None and frame.event != kind:
+            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
+        return out + found if found else out
+
+    def _event(self, pos: Pos, value: dict[str, Any], kind: str) -> list[Event]:
         out: list[Event]
         if kind == "tool-call-delta":
             out = self._tool_delta(pos, value)
@@ -184,8 +221,6 @@ class CohereTranslator(FrameByFrame):
             out = [KeepAlive(pos, kind)]  # citations annotate text already received; debug is the prompt
         else:
             out = [Unknown(pos, kind)]
-        if frame.event is not None and frame.event != kind:
-            out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out
 
     def _close_plan(self, pos: Pos) -> list[Event]:

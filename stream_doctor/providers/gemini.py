@@ -57,6 +57,7 @@ from stream_doctor.problems import (
 )
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import ANY, FieldCheck, Shape
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
 from stream_doctor.providers.sniffing import score
 
@@ -107,6 +108,27 @@ TOOL_CALL_REJECTED = frozenset(
 #: annotate a part. Anything else is a part type this adapter does not know.
 CONTENT_PARTS = ("text", "inlineData", "fileData", "functionResponse", "executableCode", "codeExecutionResult")
 PART_ANNOTATIONS = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata", "mediaResolution"})
+
+#: The documented fields of a chunk (SD006 lists any other): ``GenerateContentResponse``,
+#: ``Candidate``, ``Content`` and ``FunctionCall`` of the Gemini API and Vertex AI references
+#: (generativelanguage v1beta, aiplatform v1beta1) and python-genai ``types.py``. A part's own
+#: fields are its type (an unknown one is SD002), so only its functionCall is checked.
+CHUNK_FIELDS = frozenset({"candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId", "createTime"})
+CHUNK = Shape(
+    CHUNK_FIELDS | {"error"},
+    {
+        "candidates": Shape(
+            "index content finishReason finishMessage safetyRatings citationMetadata groundingMetadata"
+            " groundingAttributions urlContextMetadata avgLogprobs logprobsResult tokenCount",
+            {
+                "content": Shape(
+                    "role parts",
+                    {"parts": Shape(ANY, {"functionCall": Shape("id name args partialArgs willContinue")})},
+                )
+            },
+        )
+    },
+)
 
 
 def sniff(frames: Sequence[Frame]) -> int:
@@ -162,10 +184,11 @@ class _Candidate:
 
 
 class GeminiTranslator(FrameByFrame):
-    __slots__ = ("counts", "response_id", "started", "candidates", "last_pos")
+    __slots__ = ("counts", "response_id", "started", "candidates", "last_pos", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.fields = FieldCheck()
         self.response_id: str | None = None
         self.started = False
         self.candidates: dict[int, _Candidate] = {}
@@ -186,13 +209,18 @@ class GeminiTranslator(FrameByFrame):
                 try:
                     candidates = value["candidates"]
                     candidate = candidates[0]
-                    parts = candidate["content"]["parts"]
+                    content = candidate["content"]
+                    parts = content["parts"]
                     part = parts[0]
                     call = part["functionCall"]
                     if (
                         len(parts) == 1
                         and len(part) == 1
                         and len(candidates) == 1
+                        and len(candidate) == 1  # content only: no field of the chunk is undocumented
+                        and (len(content) == 1 or (len(content) == 2 and "role" in content))
+                        and CHUNK_FIELDS.issuperset(value)
+                        and len(call) == 2
                         and "name" not in call
                         and call["willContinue"] is True
                         and "finishReason" not in candidate
@@ -253,6 +281,12 @@ class GeminiTranslator(FrameByFrame):
             return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
         self.last_pos = pos
         self.counts["chunk"] = self.counts.get("chunk", 0) + 1
+        found = self.fields.check(pos, value, CHUNK, "")
+        out = self._chunk(frame, value)
+        return out + found if found else out
+
+    def _chunk(self, frame: Frame, value: dict[str, Any]) -> list[Event]:
+        pos = frame.pos
         out: list[Event] = []
         candidates = value.get("candidates")
         feedback = value.get("promptFeedback")

@@ -41,6 +41,7 @@ from stream_doctor.events import (
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
@@ -116,11 +117,21 @@ def translator() -> InteractionsTranslator:
     return InteractionsTranslator()
 
 
+#: The documented fields of an event, one shape for the union (SD006 lists any other): python-genai
+#: ``_interactions/types``: every event has ``event_type`` and ``event_id`` (the token to resume the
+#: stream from); ``InteractionEvent`` interaction; ``InteractionStatusUpdate`` interaction_id, status;
+#: ``StepStart``/``ContentStart`` index and step/content; ``StepDelta``/``ContentDelta`` index, delta;
+#: ``StepStop``/``ContentStop`` index; ``ErrorEvent`` error. Steps and deltas are unions of many types
+#: and are not checked here.
+EVENT = Shape("event_type event_id interaction interaction_id status index step content delta error")
+
+
 class InteractionsTranslator(FeedByFeed):
-    __slots__ = ("counts",)
+    __slots__ = ("counts", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.fields = FieldCheck()
 
     def close(self) -> list[Event]:
         return []
@@ -136,6 +147,13 @@ class InteractionsTranslator(FeedByFeed):
         if not isinstance(kind, str):
             return [Malformed(pos, "event object without a string 'event_type'")]
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        out = self._event(frame, value, kind)
+        if kind in KNOWN_TYPES:
+            out.extend(self.fields.check(pos, value, EVENT, ""))
+        return out
+
+    def _event(self, frame: Frame, value: dict[str, Any], kind: str) -> list[Event]:
+        pos = frame.pos
         out: list[Event]
         if kind in ("step.delta", "content.delta"):
             out = self._delta(pos, value)

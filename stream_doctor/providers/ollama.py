@@ -45,14 +45,26 @@ from stream_doctor.events import (
 )
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
 
 name = "ollama"
 title = "Ollama native chat (/api/chat NDJSON)"
 
 FINISH_CATEGORIES: dict[str, FinishCategory] = {"stop": "end", "length": "length"}
 
-#: ``message`` fields that carry nothing to diagnose.
-IGNORED_MESSAGE_FIELDS = frozenset({"role", "images", "tool_name", "tool_call_id"})
+#: The documented fields of a line (SD006 lists any other): ollama/ollama ``api/types.go``
+#: ``ChatResponse`` (model, remote_model, remote_host, created_at, message, done, done_reason,
+#: _debug_info, logprobs and the ``Metrics`` counters), ``Message``, ``ToolCall`` and ``ToolCallFunction``.
+LINE = Shape(
+    "model remote_model remote_host created_at message done done_reason _debug_info logprobs"
+    " total_duration load_duration prompt_eval_count prompt_eval_duration eval_count eval_duration",
+    {
+        "message": Shape(
+            "role content thinking images tool_calls tool_name tool_call_id",
+            {"tool_calls": Shape("id type function", {"function": Shape("index name arguments")})},
+        )
+    },
+)
 
 #: Calls come whole and clients collect them into a list: ``function.index`` is informational.
 protocol = ProtocolFacts(end_of_stream='a line with "done": true', positional_indices=False, dense_call_indices=False)
@@ -80,10 +92,11 @@ def translator() -> OllamaTranslator:
 
 
 class OllamaTranslator(FeedByFeed):
-    __slots__ = ("counts", "open", "calls", "message_calls", "blocks")
+    __slots__ = ("counts", "open", "calls", "message_calls", "blocks", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.fields = FieldCheck()
         self.open = False
         self.calls = 0  # calls across the capture, for unique keys
         self.message_calls = 0  # calls in the open message
@@ -119,6 +132,7 @@ class OllamaTranslator(FeedByFeed):
             self.message_calls = 0
         if message:
             out.extend(self._message(pos, message))
+        out.extend(self.fields.check(pos, value, LINE, ""))
         if done:
             out.extend(self._done(pos, value))
         return out
@@ -140,8 +154,6 @@ class OllamaTranslator(FeedByFeed):
                         out.extend(self._tool_call(pos, call))
                 elif payload is not None:
                     out.append(Malformed(pos, "message.tool_calls is not a list"))
-            elif field not in IGNORED_MESSAGE_FIELDS and payload not in (None, "", [], {}):
-                out.append(Unknown(pos, f"message.{field}"))
         return out
 
     def _tool_call(self, pos: Pos, call: Any) -> list[Event]:

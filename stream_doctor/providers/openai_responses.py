@@ -57,6 +57,7 @@ from stream_doctor.problems import (
 )
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "openai-responses"
@@ -215,6 +216,41 @@ KNOWN_TYPES = (
     | frozenset(ARGUMENT_DONES)
 )
 
+#: The documented fields of an event (SD006 lists any other), one set for the union: every field a
+#: member of openai-python 3.54's ``ResponseStreamEvent`` defines, with ``diff`` (the
+#: ``apply_patch_call_operation_diff.done`` restatement the adapter reads, vercel/ai's
+#: openai-apply-patch-tool capture), ``name`` (``function_call_arguments.done`` in the API reference),
+#: ``snapshot`` (added by openai-python's ``responses.stream()`` helper) and ``error`` (the nested
+#: error event). The ``response`` object is checked against ``Response``, with ``store`` (in the response
+#: body of Fireworks' OpenAI-compatible ``POST /v1/responses`` reference), ``billing`` (async-openai's ``Response``) and the Open Responses
+#: fields that LM Studio and OpenAI send, ``frequency_penalty`` and ``presence_penalty`` (OpenRouter's
+#: ``OpenResponsesResult`` reference) and Azure's ``content_filters`` (its content filter results,
+#: ``[{blocked, source_type, content_filter_results}]``, as Azure's Chat-Completions-to-Responses
+#: migration guide shows them); items and parts are unions of many types and are not checked.
+#: Paths name the field, not the event (one union for all): ``response.store``, not per event type.
+EVENT_FIELDS = frozenset(
+    "type sequence_number item_id output_index content_index summary_index annotation_index delta text"
+    " arguments input code command command_index item part response annotation logprobs obfuscation"
+    " refusal output status message param partial_image_b64 partial_image_index size quality background"
+    " output_format diff name snapshot error".split()
+)
+EVENT = Shape(
+    EVENT_FIELDS,
+    {
+        "response": Shape(
+            "id object created_at completed_at status background conversation error incomplete_details"
+            " instructions max_output_tokens max_tool_calls metadata model moderation output"
+            " parallel_tool_calls previous_response_id prompt prompt_cache_key prompt_cache_options"
+            " prompt_cache_retention prompt_cache_diagnostics reasoning safety_identifier service_tier"
+            " temperature text tool_choice tool_usage tools top_logprobs top_p truncation usage user image"
+            " access_programs input_transformations store billing frequency_penalty presence_penalty output_text"
+            " content_filters"
+        )
+    },
+)
+#: The fields the hot path reads of an arguments delta: a delta with no other field needs no check.
+DELTA_FIELDS = 5
+
 #: ``incomplete_details.reason`` -> neutral category (openai-python ``response.py`` IncompleteDetails).
 INCOMPLETE_CATEGORIES: dict[str, FinishCategory] = {"max_output_tokens": "length", "content_filter": "filter"}
 
@@ -267,9 +303,14 @@ class _Item:
 
 
 class ResponsesTranslator(FrameByFrame):
-    __slots__ = ("counts", "items", "item_ids", "next_sequence", "sequence_missing", "client_calls", "error_seen")
+    __slots__ = (
+        "counts", "items", "item_ids", "next_sequence", "sequence_missing", "client_calls", "error_seen", "fields",
+        "delta_size",
+    )  # fmt: skip
 
     def __init__(self) -> None:
+        self.fields = FieldCheck()
+        self.delta_size = DELTA_FIELDS  # the key count of the last arguments delta whose fields were all documented
         self.counts: dict[str, int] = {"response.function_call_arguments.delta": 0}
         self.items: dict[int, _Item] = {}
         self.item_ids: dict[str, int] = {}  # item id -> output_index, for events without output_index
@@ -306,6 +347,7 @@ class ResponsesTranslator(FrameByFrame):
                             value["sequence_number"] == expected
                             and value["item_id"] == item.item_id
                             and (frame.event is None or frame.event == name)
+                            and (len(value) == self.delta_size or self._documented(value))
                         ):
                             fragment = value["delta"]
                             if type(fragment) is str:
@@ -347,6 +389,15 @@ class ResponsesTranslator(FrameByFrame):
             yield ArgsRun(run_key, run_positions, run_fragments, name)
         self.next_sequence = expected
         self.counts[name] += deltas
+
+    def _documented(self, value: dict[str, Any]) -> bool:
+        """Whether an arguments delta whose key count differs from the last one seen (obfuscation
+        padding, a snapshot) has only documented fields; then that count is the one to expect. A delta
+        with another field takes the checked path, which reports it (SD006)."""
+        if EVENT.fields.issuperset(value):
+            self.delta_size = len(value)
+            return True
+        return False
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos
@@ -402,6 +453,8 @@ class ResponsesTranslator(FrameByFrame):
             out.append(KeepAlive(pos, "keepalive"))
         else:
             out.append(Unknown(pos, kind))
+        if kind in KNOWN_TYPES:
+            out.extend(self.fields.check(pos, value, EVENT, ""))
         if frame.event is not None and frame.event != kind:
             out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out

@@ -27,6 +27,7 @@ from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed, MessageStop
 from stream_doctor.providers import openai_chat as raw
 from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "openai-sdk"
@@ -49,6 +50,22 @@ HELPER_EVENTS = frozenset(
         "logprobs.refusal.done",
     }
 )
+
+#: The documented fields of the helper's events (SD006 lists any other): openai-python 3.54
+#: ``lib/streaming/chat/_events.py``. The wrapped chunk is checked by the chat adapter.
+SHAPES: dict[str, Shape] = {
+    "chunk": Shape("type chunk snapshot"),
+    "content.delta": Shape("type delta snapshot parsed"),
+    "content.done": Shape("type content parsed"),
+    "refusal.delta": Shape("type delta snapshot"),
+    "refusal.done": Shape("type refusal"),
+    "tool_calls.function.arguments.delta": Shape("type name index arguments parsed_arguments arguments_delta"),
+    "tool_calls.function.arguments.done": Shape("type name index arguments parsed_arguments"),
+    "logprobs.content.delta": Shape("type content snapshot"),
+    "logprobs.content.done": Shape("type content"),
+    "logprobs.refusal.delta": Shape("type refusal snapshot"),
+    "logprobs.refusal.done": Shape("type refusal"),
+}
 
 
 def _weigh(frame: Frame) -> int:
@@ -99,7 +116,7 @@ class _HelperChoice:
 
 
 class OpenAISdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw", "helper", "expected")
+    __slots__ = ("counts", "raw", "helper", "expected", "fields")
 
     def __init__(self) -> None:
         self.raw = raw.OpenAIChatTranslator()
@@ -108,6 +125,7 @@ class OpenAISdkTranslator(FeedByFeed):
         #: helper event type -> (choice, tool index) of each event the latest chunk makes the helper
         #: send, in the order it sends them (``ChatCompletionStreamState._build_events``).
         self.expected: dict[str, deque[tuple[int, int | None]]] = {}
+        self.fields = FieldCheck()
 
     def close(self) -> list[Event]:
         """openai-python's stream consumes the ``[DONE]`` itself, so a helper log never holds one: a log
@@ -121,6 +139,14 @@ class OpenAISdkTranslator(FeedByFeed):
         value: Any = frame.value
         kind = value.get("type") if isinstance(value, dict) else None
         kind = kind if isinstance(kind, str) else None
+        shape = SHAPES.get(kind) if kind is not None else None
+        if shape is None:
+            return self._helper(frame, value, kind)
+        found = self.fields.check(frame.pos, value, shape, kind or "")
+        out = self._helper(frame, value, kind)
+        return out + found if found else out
+
+    def _helper(self, frame: Frame, value: Any, kind: str | None) -> list[Event]:
         if kind == "chunk":
             chunk = value.get("chunk")
             if not isinstance(chunk, dict):

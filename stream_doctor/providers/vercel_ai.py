@@ -55,6 +55,7 @@ from stream_doctor.events import (
 from stream_doctor.problems import ToolInputError
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
@@ -111,6 +112,42 @@ KNOWN_TYPES = QUIET | frozenset(
     }
 )
 
+#: The documented fields of each part (SD006 lists any other): the ``z.strictObject`` schemas of
+#: vercel/ai ``packages/ai/src/ui-message-stream/ui-message-chunks.ts`` (``uiMessageChunkSchema``).
+#: Parts the schema there does not list (newer ones such as ``custom``) are not checked; AI SDK 6 adds
+#: ``inputEncoding`` to the tool-input parts (@ai-sdk/provider 3.0.19 changelog, see ``_start``).
+_TEXT = Shape("type id providerMetadata")
+_TOOL_INPUT = "type toolCallId toolName input providerExecuted providerMetadata dynamic title _meta inputEncoding"
+SHAPES: dict[str, Shape] = {
+    "text-start": _TEXT,
+    "text-delta": Shape("type id delta providerMetadata"),
+    "text-end": _TEXT,
+    "reasoning-start": _TEXT,
+    "reasoning-delta": Shape("type id delta providerMetadata"),
+    "reasoning-end": _TEXT,
+    "error": Shape("type errorText"),
+    "tool-input-start": Shape(
+        "type toolCallId toolName providerExecuted providerMetadata dynamic title _meta inputEncoding"
+    ),
+    "tool-input-delta": Shape("type toolCallId inputTextDelta"),
+    "tool-input-available": Shape(_TOOL_INPUT),
+    "tool-input-error": Shape(_TOOL_INPUT + " errorText"),
+    "tool-approval-request": Shape("type approvalId toolCallId"),
+    "tool-output-available": Shape("type toolCallId output providerExecuted dynamic preliminary"),
+    "tool-output-error": Shape("type toolCallId errorText providerExecuted dynamic"),
+    "tool-output-denied": Shape("type toolCallId"),
+    "source-url": Shape("type sourceId url title providerMetadata"),
+    "source-document": Shape("type sourceId mediaType title filename providerMetadata"),
+    "file": Shape("type url mediaType providerMetadata"),
+    "start-step": Shape("type"),
+    "finish-step": Shape("type"),
+    "start": Shape("type messageId messageMetadata"),
+    "finish": Shape("type finishReason messageMetadata"),
+    "abort": Shape("type reason"),
+    "message-metadata": Shape("type messageMetadata"),
+}
+DATA_PART = Shape("type id data transient")
+
 _STRONG = frozenset(
     {"start", "start-step", "finish-step", "text-start", "text-delta", "tool-input-start", "tool-input-delta"}
 )
@@ -144,10 +181,12 @@ def translator() -> UIStreamTranslator:
 class UIStreamTranslator(FrameByFrame):
     __slots__ = (
         "counts", "message_id", "opened", "open", "stop_pending", "step", "started", "inputs", "provider_run",
+        "fields",
     )  # fmt: skip
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool-input-delta": 0}
+        self.fields = FieldCheck()
         self.message_id: str | None = None
         self.opened = False  # a message was opened at some point
         self.open = False  # a message is open now
@@ -170,7 +209,7 @@ class UIStreamTranslator(FrameByFrame):
             if frame.kind == "event":
                 value = frame.value
                 try:
-                    if value["type"] == "tool-input-delta" and self.open:
+                    if value["type"] == "tool-input-delta" and self.open and len(value) == 3:
                         fragment = value["inputTextDelta"]
                         key = value["toolCallId"]
                         if type(fragment) is str and type(key) is str:
@@ -220,6 +259,9 @@ class UIStreamTranslator(FrameByFrame):
         if not isinstance(kind, str):
             return [Malformed(pos, "part without a string 'type'")]
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        shape = DATA_PART if kind.startswith("data-") else SHAPES.get(kind)
+        if shape is not None:
+            out.extend(self.fields.check(pos, value, shape, kind))
         if kind == "start":
             self.message_id = _str(value.get("messageId")) or self.message_id
             if not self.open:

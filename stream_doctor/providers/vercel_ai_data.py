@@ -38,6 +38,7 @@ from stream_doctor.events import (
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
@@ -69,6 +70,19 @@ PARTS = {
 QUIET = frozenset({"i", "j", "h", "k", "2", "8"})
 _STRONG = frozenset({"0", "b", "c", "9", "a", "f", "e", "d"})
 
+#: The documented fields of the object parts a replay reads (SD006 lists any other): the v4 stream
+#: protocol page (ai-sdk.dev/v4/docs/ai-sdk-ui/stream-protocol). Text, data and annotation parts
+#: hold arbitrary values and are not checked.
+SHAPES: dict[str, Shape] = {
+    "b": Shape("toolCallId toolName"),
+    "c": Shape("toolCallId argsTextDelta"),
+    "9": Shape("toolCallId toolName args"),
+    "a": Shape("toolCallId result"),
+    "f": Shape("messageId"),
+    "e": Shape("finishReason usage isContinued"),
+    "d": Shape("finishReason usage"),
+}
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Parts named by a data stream type id (the ``prefixed`` container, or envelope ``event`` names)."""
@@ -82,10 +96,11 @@ def translator() -> DataStreamTranslator:
 
 
 class DataStreamTranslator(FrameByFrame):
-    __slots__ = ("counts", "opened", "open", "step", "started", "inputs", "content")
+    __slots__ = ("counts", "opened", "open", "step", "started", "inputs", "content", "fields")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool_call_delta": 0}
+        self.fields = FieldCheck()
         self.opened = False
         self.open = False
         self.step = 0
@@ -108,7 +123,7 @@ class DataStreamTranslator(FrameByFrame):
                 try:
                     fragment = value["argsTextDelta"]
                     key = value["toolCallId"]
-                    if type(fragment) is str and type(key) is str:
+                    if type(fragment) is str and type(key) is str and len(value) == 2:
                         deltas += 1
                         if not release:
                             yield ArgsDelta(frame.pos, key, fragment, "tool_call_delta")
@@ -148,6 +163,9 @@ class DataStreamTranslator(FrameByFrame):
         if value is NOT_JSON:
             return [Malformed(pos, f"{type_id}: part whose payload is {frame.error or 'not JSON'}")]
         out: list[Event] = []
+        shape = SHAPES.get(type_id)
+        if shape is not None and isinstance(value, dict):
+            out.extend(self.fields.check(pos, value, shape, f"{type_id}:"))
         if type_id == "f":
             if self.open:
                 self._stop(pos, out)

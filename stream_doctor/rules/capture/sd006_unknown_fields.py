@@ -1,11 +1,15 @@
 """Fields that no documentation of the provider (or of the compatible server) defines.
 
 What it checks:
-    Events of a known type that carry extra fields are read as that event: the documented extensions
-    of compatible servers (Groq's ``x_groq``, OpenRouter's ``reasoning_details`` and
+    Events of a known type that carry extra fields are read as that event. Every adapter knows the
+    fields its provider documents (from the provider's API reference and SDK types: Anthropic,
+    OpenAI Chat and Responses, Gemini and its Interactions API, Cohere, Bedrock Converse and
+    InvokeModel, Ollama, the Vercel AI SDK's streams, the SDK helper logs) and the documented
+    extensions of compatible servers (Groq's ``x_groq``, OpenRouter's ``reasoning_details`` and
     ``native_finish_reason``, DeepSeek's ``reasoning_content``, vLLM's ``stop_reason``, Together's
-    ``token_id``, xAI's ``citations``, LM Studio's ``stats``, Writer's ``graph_data`` …) are understood.
-    Any other field is listed here, once per stream, with where it first appeared.
+    ``token_id``, xAI's ``citations``, LM Studio's ``stats``, Bedrock's invocation metrics …).
+    Any other field is listed here by its path, once per capture (across all the turns of a
+    cassette or HAR file), with where it first appeared.
 
 Why it matters:
     Nothing breaks: clients ignore fields they do not know. But a field nobody documents may carry
@@ -14,8 +18,8 @@ Why it matters:
 
 Severity:
     info. Fields the base protocol does not define are how compatible servers extend it; every client
-    named in the docs ignores fields it does not know. Counted once per stream so that a new
-    extension is visible without drowning the report.
+    named in the docs ignores fields it does not know. Counted once per capture so that a new
+    extension is visible without drowning the report: a field on every fragment is one entry.
 
 Example:
     data: {"id":"chatcmpl-…","choices":[{"index":0,"delta":{"content":"Hi","vendor_trace":{"span":"9f"}}}]}
@@ -34,7 +38,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule, where
 
 
-@rule("SD006", "unknown-fields", "Fields no provider documentation defines (listed once per stream)", Severity.INFO)
+@rule("SD006", "unknown-fields", "Fields no provider documentation defines (listed once per capture)", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     found = [problem for problem in stream.problems if problem.kind == "unknown-field"]
     if not found:
