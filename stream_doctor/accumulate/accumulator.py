@@ -8,7 +8,7 @@ list and joined and parsed once, when the call completes, so the cost is linear 
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable
+from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
 import orjson
 
@@ -514,7 +514,7 @@ class Accumulator:
         if call.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
             value, failure, complete_at = raw, None, None
         else:
-            value, failure, complete_at = parse_arguments(raw, list(map(len, call.texts)) or [len(raw)])
+            value, failure, complete_at = parse_arguments(raw, _Lengths(call.texts) if call.texts else [len(raw)])
         if whole and call.final_input is not MISSING:
             value, failure, source = call.final_input, None, "input given whole in the completion event, no deltas"
         elif whole and call.final_arguments is not None:
@@ -759,6 +759,31 @@ def _parsed_matches(call: _Call, event: HelperSnapshot) -> bool:
         call.partial_fed = len(texts)
         return partial.matches(event.input) is not False
     return expected is MISSING or expected == event.input
+
+
+class _Lengths(Sequence[int]):
+    """The lengths of a call's fragments, each measured when asked (parsing a valid buffer asks
+    only about the last few; a list of 100,000 lengths would be built for nothing)."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return list(map(len, self.texts[index]))
+        return len(self.texts[index])
+
+    def __iter__(self) -> Iterator[int]:
+        return map(len, self.texts)
 
 
 def _loads(text: str | None) -> Any:

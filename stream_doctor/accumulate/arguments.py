@@ -15,7 +15,7 @@ _ESCAPE = re.compile(r"\\.", re.DOTALL)
 
 
 def parse_arguments(raw: str, fragment_lengths: Sequence[int]) -> tuple[Any, ParseFailure | None, int | None]:
-    """Parse ``raw`` (the joined fragments) once.
+    """Parse ``raw`` (the joined fragments, of ``fragment_lengths``) once.
 
     Returns ``(value, failure, complete_value_at)`` where ``complete_value_at`` is the index of the
     fragment at which the buffer first held a complete JSON value. For a valid buffer that is the
@@ -24,9 +24,9 @@ def parse_arguments(raw: str, fragment_lengths: Sequence[int]) -> tuple[Any, Par
     """
     if not raw.strip():
         return {}, None, None
-    ends = list(running_total(fragment_lengths))
 
     def fragment_of(char: int) -> int | None:
+        ends = list(running_total(fragment_lengths))
         found = bisect_right(ends, char)
         return found if found < len(ends) else None
 
@@ -39,14 +39,26 @@ def parse_arguments(raw: str, fragment_lengths: Sequence[int]) -> tuple[Any, Par
         if failure.kind in ("trailing-data", "concatenated-objects"):
             complete_at = fragment_of(len(raw[:char].rstrip()) - 1)
         return None, _with_fragment(failure, fragment_of(char)), complete_at
-    last = len(raw.rstrip()) - 1
+    last = _last_fragment(raw, fragment_lengths)
     if not isinstance(value, dict):
         kind: ParseFailureKind = "not-an-object"
         detail = f"the arguments are a JSON {_json_type(value)}, not an object"
         if isinstance(value, str) and value.lstrip().startswith("{"):
             detail += " (a string holding JSON: the arguments were encoded twice)"
-        return value, ParseFailure(kind, detail, 0, 0 if fragment_lengths else None), fragment_of(last)
-    return value, None, fragment_of(last)
+        return value, ParseFailure(kind, detail, 0, 0 if fragment_lengths else None), last
+    return value, None, last
+
+
+def _last_fragment(raw: str, fragment_lengths: Sequence[int]) -> int | None:
+    """The fragment holding ``raw``'s last non-blank character, found from the end: only the
+    fragments after it are looked at, not a running total of a call's every fragment."""
+    char = len(raw.rstrip()) - 1  # there is one: a blank buffer never gets here
+    start = len(raw)  # the fragments join to ``raw``
+    for index in range(len(fragment_lengths) - 1, -1, -1):
+        start -= fragment_lengths[index]
+        if start <= char:
+            return index
+    return None
 
 
 def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:

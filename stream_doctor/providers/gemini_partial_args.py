@@ -109,7 +109,7 @@ class StreamedArguments:
             if type(text) is str and len(piece) == (3 if "willContinue" in piece else 2):
                 self.open_pieces.append(text)
                 if piece.get("willContinue") is True:
-                    return _escape(text)
+                    return encode_basestring(text)[1:-1]  # _escape, without a call per piece
                 self.open_string = self.open_raw = None
                 return _escape(text) + '"'
         if not isinstance(piece, dict):
