@@ -48,3 +48,4 @@ class CheckOptions:
     extend_select: tuple[str, ...] = ()  # selected on top of select (the command line's or the configuration's)
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     respect_gitignore: bool = True  # --no-respect-gitignore: walk what .gitignore lists too
+    clients: tuple[str, ...] = ()  # --client: the client profiles every capture's turns also go through (names)

@@ -104,6 +104,7 @@ def prepare(options: CheckOptions) -> Plan:
                     ignore=ignore + governing.ignores_for(path) + _command_line_ignores(path, options),
                     max_bytes=options.max_bytes or governing.max_bytes,
                     max_frames=options.max_frames or governing.max_frames,
+                    clients=options.clients,
                 ),
                 governing.expectations_for(path) + expect.load_sidecar(path),
                 governing.expectations_for(path),

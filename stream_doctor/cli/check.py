@@ -20,7 +20,7 @@ from stream_doctor.cli.options import (
     SELECT_HELP,
 )
 from stream_doctor.cli.output import fail, refuse_inputs, render_options, write_file
-from stream_doctor.cli.validate import choice, codes, file_ignores, paths_given, size_limits
+from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:
     from stream_doctor.report import CheckResult
@@ -66,6 +66,13 @@ def check(
         True,
         "--respect-gitignore/--no-respect-gitignore",
         help="Skip what .gitignore files list when searching folders and globs (default: on).",
+    ),
+    client: List[str] = typer.Option(
+        [],
+        "--client",
+        metavar="NAME",
+        help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
+        "`stream-doctor clients` lists them). Differences are findings SD801-SD808, in every report.",
     ),
     update_expectations: bool = typer.Option(
         False, "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
@@ -116,6 +123,7 @@ def check(
         respect_gitignore=respect_gitignore,
         update_expectations=update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
+        clients=client_names(client),
         **size_limits(max_bytes, max_frames),
     )
     try:

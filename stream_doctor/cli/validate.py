@@ -52,3 +52,16 @@ def paths_given(given: list[str]) -> tuple[str, ...]:
         return tuple(given)
     listed = [line.strip() for line in sys.stdin.read().splitlines() if line.strip()]
     return tuple(path for item in given for path in (listed if item == "-" else [item]))
+
+
+def client_names(values: list[str]) -> tuple[str, ...]:
+    """``--client`` values (repeatable, commas, ``all``) as profile names; an unknown one is refused
+    with the closest names, as ``replay`` refuses it."""
+    if not values:
+        return ()
+    from stream_doctor.clients import UnknownClient, resolve
+
+    try:
+        return tuple(profile.name for profile in resolve(values))
+    except UnknownClient as error:
+        fail(str(error))
