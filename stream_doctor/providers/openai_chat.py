@@ -127,8 +127,13 @@ DOCUMENTED_EXTENSIONS: dict[str, str] = {
     "seed": "Together",
     "text": "Together (the choice's text, beside its delta)",
     "logprobs": "OpenAI",
-    "message": "Writer (the accumulated message beside the delta)",
-    "trace_details": "Writer",
+    # Writer: writer-python (generated from Writer's OpenAPI spec) ``types/chat_completion_chunk.py``
+    # ``Choice.message`` ("deprecated for streaming. Use `delta` instead") and ``ChoiceDelta``
+    # graph_data, llm_data. The ``trace_details``, ``image_data``, ``translation_data`` and
+    # ``web_search_data`` keys that Writer's recorded streams carry (openllmetry's writer cassettes)
+    # are in no version of those types nor in Writer's docs: undocumented, so listed (SD006) when
+    # one carries something; in the recorded streams every one of them is null.
+    "message": "Writer (the message so far beside the delta; deprecated for streaming)",
     "raw_output": "Fireworks",
     # delta level (besides CONTENT_FIELDS)
     "channel": "gpt-oss servers (the harmony channel: analysis, commentary, final)",
@@ -139,11 +144,8 @@ DOCUMENTED_EXTENSIONS: dict[str, str] = {
     "thinking_blocks": "LiteLLM",
     "reasoning_items": "LiteLLM",
     "audio_content": "OpenAI",
-    "graph_data": "Writer (Knowledge Graph answers)",
-    "llm_data": "Writer",
-    "image_data": "Writer",
-    "translation_data": "Writer",
-    "web_search_data": "Writer",
+    "graph_data": "Writer (Knowledge Graph answers, ChoiceDelta.graph_data)",
+    "llm_data": "Writer (the model and prompt an LLM tool used, ChoiceDelta.llm_data)",
 }
 
 #: Keys of a chunk and of a choice that the Chat Completions protocol itself defines.
