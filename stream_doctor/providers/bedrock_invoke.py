@@ -10,8 +10,14 @@ chunk:
   Converse translation of ``bedrock.py`` (Nova user guide, "Streaming responses").
 - OpenAI-shaped chunks (``choices[].delta``): OpenAI gpt-oss, Mistral Large 2, AI21 Jamba,
   DeepSeek V3 -> the OpenAI Chat adapter (``tool_calls`` fragments included). Mistral Large
-  (2402) sends the chat-completion shape with ``choices[].message`` and ``stop_reason``
-  (Bedrock "Mistral AI chat completion"); it is read as one delta each.
+  (2402) sends the chat-completion shape with ``choices[].message`` and ``stop_reason``; it is read
+  as one delta each. No recorded 2402 stream exists in any public source we could search (AWS docs,
+  boto3/botocore, LangChain-AWS, LiteLLM, issue threads): the shape rests on the Bedrock user
+  guide's "Mistral AI chat completion" page (response ``choices[{index, message{role, content,
+  tool_calls[{id, function{name, arguments}}]}, stop_reason}]``, stop reasons stop, length,
+  tool_calls) and on the one client we found that parses the stream, bedrock_llm's
+  ``MistralChatImplementation.parse_stream_response`` (``chunk["choices"][0]["message"]["content"]``,
+  ``message["tool_calls"]`` whole with id/type/function, ``choices[0]["stop_reason"]``).
 - Text-only families (no tool calls in their invoke stream), replayed as one text block and a
   finish: Meta Llama (``generation``, ``stop_reason``), Amazon Titan Text (``outputText``,
   ``completionReason``), Mistral 7B/Mixtral (``outputs[].text``, ``outputs[].stop_reason``),
@@ -21,7 +27,11 @@ chunk:
   ``tool-calls-generation`` with the complete ``tool_calls`` (name, ``parameters`` object; v1
   calls have no id), ``stream-end`` with ``finish_reason``. ``tool-calls-chunk`` only previews
   the calls that ``tool-calls-generation`` then states whole (cohere-python v1
-  ``StreamedChatResponse``), so it is progress, not a second copy.
+  ``StreamedChatResponse_ToolCallsChunk``), so it is progress, not a second copy. Its one field is
+  ``tool_call_delta`` (cohere-python ``types/tool_call_delta.py`` ``ToolCallDelta``: ``index``,
+  ``name``, ``parameters`` as a piece of the arguments' JSON text, ``text`` as a piece of the tool
+  plan); ortus-boxlang/bx-ai PR #281 accumulates those per index the same way. No recorded Bedrock
+  Command R tool stream exists in the public sources we searched; the shape is the SDK's.
 """
 
 from __future__ import annotations
