@@ -8,7 +8,7 @@ Anthropic Messages' facts, the protocol the neutral events were modelled on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True, slots=True)

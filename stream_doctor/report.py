@@ -21,12 +21,13 @@ notes go there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from stream_doctor import __version__
 from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor.records import dataclass, field
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

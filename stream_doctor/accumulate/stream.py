@@ -5,13 +5,13 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple
 
 from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
 from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.timing import Clock

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import zlib
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
@@ -27,6 +26,7 @@ import orjson
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import check_count
+from stream_doctor.records import dataclass, field
 
 REDACTED = "[redacted]"
 

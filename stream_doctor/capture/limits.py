@@ -15,10 +15,10 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from stream_doctor.capture.base import CaptureError
+from stream_doctor.records import dataclass
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB once decompressed
 DEFAULT_MAX_FRAMES = 10_000_000

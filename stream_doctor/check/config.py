@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from stream_doctor.check import CheckError
 from stream_doctor.check.expectations import Expectation, parse_entry
 from stream_doctor.check.globs import Glob
 from stream_doctor.findings import Location, Severity
+from stream_doctor.records import dataclass
 
 FILE_NAMES = ("stream-doctor.toml", "pyproject.toml")
 KEYS = (

@@ -9,8 +9,9 @@ whole relative path. ``*`` and ``?`` stay inside one path segment, ``**`` spans 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
+
+from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -30,6 +30,7 @@ from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.redaction import redacted
+from stream_doctor.records import dataclass
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 
 #: Below this many captures a process pool costs more than it saves.

@@ -12,7 +12,6 @@ waits for another chunk of its choice). Each SDK module says how it merges a fra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
@@ -29,6 +28,7 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
+from stream_doctor.records import dataclass, field
 
 
 @dataclass

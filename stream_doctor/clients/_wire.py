@@ -8,7 +8,6 @@ library it models does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
@@ -27,6 +26,7 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
+from stream_doctor.records import dataclass, field
 
 
 @dataclass(slots=True)

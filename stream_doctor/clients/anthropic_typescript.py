@@ -22,7 +22,6 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
@@ -38,6 +37,7 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
+from stream_doctor.records import dataclass, field
 
 _FAILED: Any = object()
 

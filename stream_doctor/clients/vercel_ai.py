@@ -28,13 +28,13 @@ after it is read) and ``streamText`` running tools only when the step finished w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING
+from stream_doctor.records import dataclass, field
 
 
 @dataclass

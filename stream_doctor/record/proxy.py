@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Callable
 
@@ -29,6 +28,7 @@ from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 from stream_doctor.capture.exchange import redact_url
 from stream_doctor.record.exchange import RecordedExchange
 from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
+from stream_doctor.records import dataclass, field
 
 #: Hop-by-hop headers (RFC 9110 §7.6.1), and those the proxy's own HTTP stack sets for its connection.
 _HOP = frozenset(

@@ -7,8 +7,9 @@ computed by the report, not here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence, TypeVar
+
+from stream_doctor.records import dataclass
 
 T = TypeVar("T")
 

@@ -12,13 +12,13 @@ content is always text, never markup or script; it is also neutralised like ever
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
 from stream_doctor.events import ArgsDelta, BlockDelta
+from stream_doctor.records import dataclass
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 

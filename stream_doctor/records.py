@@ -1,0 +1,257 @@
+"""``dataclass`` and ``field`` as the standard library defines them, at a fraction of the import cost.
+
+``dataclasses.dataclass`` compiles five or six small functions per class (``__init__``,
+``__repr__``, ``__eq__``, ``__hash__``, and for frozen classes ``__setattr__``/``__delattr__``); with
+more than a hundred record classes on the way to a first report, that compiling was a quarter of
+``stream-doctor replay``'s start-up. Here only ``__init__`` is compiled (it is per-instance hot
+code); the other methods are shared functions reading the field names the class was built with.
+
+Everything else is the standard implementation: fields, defaults, ``slots``, inheritance,
+``dataclasses.fields``/``replace``/``asdict`` and ``__match_args__``. The behaviour is the same:
+the same ``repr`` text, equality only between instances of the same class, the same hash,
+``FrozenInstanceError`` on assignment, pickling of frozen slotted instances. Options the project
+does not use (``order``, ``unsafe_hash``, ``InitVar``, ``weakref_slot``) fall back to the standard
+decorator. mypy sees the standard ``dataclass`` itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as dataclass
+    from dataclasses import field as field
+else:
+    field = dataclasses.field
+
+    def dataclass(
+        cls: type | None = None,
+        /,
+        *,
+        init: bool = True,
+        repr: bool = True,  # noqa: A002 - the standard decorator's own keyword
+        eq: bool = True,
+        order: bool = False,
+        unsafe_hash: bool = False,
+        frozen: bool = False,
+        match_args: bool = True,
+        kw_only: bool = False,
+        slots: bool = False,
+        weakref_slot: bool = False,
+    ) -> Any:
+        if order or unsafe_hash or weakref_slot:
+            return dataclasses.dataclass(
+                cls,
+                init=init,
+                repr=repr,
+                eq=eq,
+                order=order,
+                unsafe_hash=unsafe_hash,
+                frozen=frozen,
+                match_args=match_args,
+                kw_only=kw_only,
+                slots=slots,
+                weakref_slot=weakref_slot,
+            )
+
+        def wrap(cls: type) -> type:
+            return _build(cls, init, repr, eq, frozen, match_args, kw_only, slots)
+
+        return wrap if cls is None else wrap(cls)
+
+
+_MISSING = dataclasses.MISSING
+
+
+class _HasDefaultFactory:
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_HAS_DEFAULT_FACTORY = _HasDefaultFactory()
+
+
+def _build(
+    cls: type, init: bool, repr: bool, eq: bool, frozen: bool, match_args: bool, kw_only: bool, slots: bool
+) -> type:
+    own = cls.__dict__
+    # what the standard decorator would leave alone because the class defines it
+    has_init, has_repr, has_eq = "__init__" in own, "__repr__" in own, "__eq__" in own
+    class_hash = own.get("__hash__", _MISSING)
+    has_explicit_hash = not (class_hash is _MISSING or (class_hash is None and has_eq))
+    if frozen and ("__setattr__" in own or "__delattr__" in own):
+        raise TypeError(f"Cannot overwrite attribute __setattr__ or __delattr__ in class {cls.__name__}")
+    for base in cls.__mro__[1:]:
+        base_frozen = base.__dict__.get("__records_frozen__")
+        if base_frozen is not None and base_frozen != frozen:
+            raise TypeError(
+                "cannot inherit frozen dataclass from a non-frozen one"
+                if frozen
+                else "cannot inherit non-frozen dataclass from a frozen one"
+            )
+    undocumented = not cls.__doc__
+    if undocumented:
+        cls.__doc__ = "-"  # the standard decorator would read the signature of a class without __init__
+    # fields, defaults, __match_args__ and slots the standard way, with no method compiled; its
+    # __dataclass_params__ say so (init, repr, eq and frozen are this module's work)
+    built: type = dataclasses.dataclass(
+        cls,
+        init=False,
+        repr=False,
+        eq=False,
+        frozen=False,
+        match_args=match_args,
+        kw_only=kw_only,
+        slots=slots,
+    )
+    fields = dataclasses.fields(built)
+    if any("InitVar" in str(f.type) for f in built.__dataclass_fields__.values()):  # type: ignore[attr-defined]
+        raise TypeError(f"{cls.__name__}: InitVar is not supported here; use dataclasses.dataclass")
+    methods: dict[str, Any] = {"__records_frozen__": frozen}
+    if init and not has_init:
+        methods["__init__"] = _init(built, fields, frozen, slots)
+    if repr and not has_repr:
+        methods["__repr__"] = _repr(tuple(f.name for f in fields if f.repr))
+    compared = tuple(f.name for f in fields if f.compare)
+    if eq and not has_eq:
+        methods["__eq__"] = _eq(compared)
+    if eq and not has_explicit_hash:
+        if frozen:
+            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+            methods["__hash__"] = _hash(hashed)
+        else:
+            methods["__hash__"] = None
+    if frozen:
+        names = frozenset(f.name for f in fields)
+        methods["__setattr__"] = _frozen_setattr(built, names)
+        methods["__delattr__"] = _frozen_delattr(built, names)
+        if slots and "__getstate__" not in own:
+            methods["__getstate__"] = _getstate
+        if slots and "__setstate__" not in own:
+            methods["__setstate__"] = _setstate
+    for name, method in methods.items():
+        setattr(built, name, method)
+    if undocumented:
+        built.__doc__ = built.__name__ + "(" + ", ".join(f"{f.name}: {_type_name(f.type)}" for f in fields) + ")"
+    return built
+
+
+def _type_name(annotation: Any) -> str:
+    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, slots: bool) -> Callable[..., None]:
+    """The one compiled method: ``__init__`` with the standard decorator's signature and assignments."""
+    namespace: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _HAS_DEFAULT_FACTORY}
+    positional: list[str] = []
+    keyword: list[str] = []
+    body: list[str] = []
+    seen_default = False
+    for f in fields:
+        value: str | None
+        default = f"__dflt_{f.name}"
+        if f.default_factory is not _MISSING:
+            namespace[default] = f.default_factory
+            value = f"{default}() if {f.name} is __FACTORY else {f.name}" if f.init else f"{default}()"
+        elif f.init:
+            value = f.name
+        elif slots and f.default is not _MISSING:
+            namespace[default] = f.default
+            value = default
+        else:
+            value = None  # the class attribute holds the default
+        if f.init:
+            if f.default_factory is not _MISSING:
+                parameter = f"{f.name}=__FACTORY"
+            elif f.default is not _MISSING:
+                namespace[default] = f.default
+                parameter = f"{f.name}={default}"
+            else:
+                parameter = f.name
+            if f.kw_only:
+                keyword.append(parameter)
+            else:
+                if "=" in parameter:
+                    seen_default = True
+                elif seen_default:
+                    raise TypeError(f"non-default argument {f.name!r} follows default argument")
+                positional.append(parameter)
+        if value is not None:
+            body.append(f"__set(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    signature = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
+    source = f"def __init__({signature}):\n " + "\n ".join(body or ["pass"])
+    exec(source, namespace)  # noqa: S102 - the source is built from field names above, as dataclasses does
+    function: Callable[..., None] = namespace["__init__"]
+    function.__qualname__ = f"{cls.__qualname__}.__init__"
+    function.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
+    return function
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function from an instance to the tuple of these fields' values."""
+    if not names:
+        return lambda _: ()
+    if len(names) == 1:
+        name = names[0]
+        return lambda instance: (getattr(instance, name),)
+    getter: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
+    return getter
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    return __repr__
+
+
+def _eq(names: tuple[str, ...]) -> Callable[[Any, object], Any]:
+    values = _getter(names)
+
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash(names: tuple[str, ...]) -> Callable[[Any], int]:
+    values = _getter(names)
+
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    return __hash__
+
+
+def _frozen_setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    return __setattr__
+
+
+def _frozen_delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    return __delattr__
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=True):
+        object.__setattr__(self, f.name, value)
