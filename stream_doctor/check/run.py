@@ -29,8 +29,8 @@ from stream_doctor.check.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
-from stream_doctor.redaction import redacted
 from stream_doctor.records import dataclass
+from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 
 #: Below this many captures a process pool costs more than it saves.
