@@ -76,6 +76,15 @@ def translator() -> AnthropicSdkTranslator:
     return AnthropicSdkTranslator()
 
 
+#: The helper's event -> the raw delta it follows.
+HELPER_DELTA = {
+    "text": "text_delta",
+    "input_json": "input_json_delta",
+    "thinking": "thinking_delta",
+    "signature": "signature_delta",
+    "citation": "citations_delta",
+}
+
 #: Wire delta type -> the block field it builds; ``signature_delta`` replaces the signature, the
 #: others append (``accumulate_event`` in the SDK's ``_messages.py``).
 TEXT_DELTAS = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
@@ -92,15 +101,20 @@ class _Text:
 
 
 class AnthropicSdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw", "last_delta_index", "texts")
+    __slots__ = ("counts", "raw", "last_delta", "texts", "deltas")
 
     def __init__(self) -> None:
         self.raw = raw.AnthropicTranslator(SHAPES)
         self.counts = self.raw.counts
-        self.last_delta_index: int | None = None  # the helper's events name no index: the delta's
+        #: (index, delta type) of the raw delta on the line just before: the helper's events name no
+        #: index, and ``build_events`` yields each right after the delta it was built from. One that
+        #: does not follow its delta (a log that left the raw deltas out) is not compared: the log
+        #: does not hold what it restates.
+        self.last_delta: tuple[int, str] | None = None
         #: (block index, field) -> what the wire deltas carried; a text snapshot is compared with its
         #: length and its latest delta only, never with the whole text (see ``HelperSnapshot``).
         self.texts: dict[tuple[int, str], _Text] = {}
+        self.deltas: dict[int, int] = {}  # block index -> raw deltas the log holds for it
 
     def close(self) -> list[Event]:
         return []
@@ -109,6 +123,7 @@ class AnthropicSdkTranslator(FeedByFeed):
         value: Any = frame.value
         kind = value.get("type") if isinstance(value, dict) and value is not NOT_JSON else None
         kind = kind if isinstance(kind, str) else None
+        previous, self.last_delta = self.last_delta, None
         if kind not in HELPER_EVENTS and kind != "content_block_stop":
             if kind == "content_block_delta":
                 self._delta(value)
@@ -129,19 +144,21 @@ class AnthropicSdkTranslator(FeedByFeed):
             out: list[Event] = []
             block = value.get("content_block")
             index = value.get("index")
-            if isinstance(block, dict) and block.get("type") in TOOL_BLOCKS and "input" in block:
+            if not isinstance(block, dict) or type(index) is not int or not self.deltas.get(index):
+                pass  # no built block, or none of its deltas in the log: nothing to compare it with
+            elif block.get("type") in TOOL_BLOCKS and "input" in block:
                 out.append(
                     HelperSnapshot(pos, index, "content_block_stop.content_block.input", None, block["input"], True)
                 )
-            elif isinstance(block, dict) and type(index) is int:
+            else:
                 for field in ("text", "thinking", "signature"):
                     if field in block:
                         out.extend(self._text(pos, index, field, block[field], "content_block_stop.content_block."))
             self.counts[kind] -= 1  # the raw adapter counts it
             return out + self.raw._feed(frame)
-        index = self.last_delta_index
-        if index is None:
+        if previous is None or HELPER_DELTA.get(kind) != previous[1]:
             return []
+        index = previous[0]
         if kind == "input_json":
             if "snapshot" not in value:
                 return []
@@ -156,6 +173,8 @@ class AnthropicSdkTranslator(FeedByFeed):
     def _start(self, value: dict[str, Any]) -> None:
         """A new block at this index: what its start event carried is where its text begins."""
         index, block = value.get("index"), value.get("content_block")
+        if type(index) is int:
+            self.deltas[index] = 0
         if type(index) is int and isinstance(block, dict):
             for field in ("text", "thinking", "signature"):
                 start = block.get(field)
@@ -166,13 +185,14 @@ class AnthropicSdkTranslator(FeedByFeed):
 
     def _delta(self, value: dict[str, Any]) -> None:
         index, delta = value.get("index"), value.get("delta")
-        if type(index) is not int:
+        if type(index) is not int or not isinstance(delta, dict) or not isinstance(delta.get("type"), str):
             return
-        self.last_delta_index = index
-        field = TEXT_DELTAS.get(delta.get("type")) if isinstance(delta, dict) else None  # type: ignore[arg-type]
+        self.last_delta = (index, delta["type"])
+        self.deltas[index] = self.deltas.get(index, 0) + 1
+        field = TEXT_DELTAS.get(delta["type"])
         if field is None:
             return
-        payload = delta.get(field)  # type: ignore[union-attr]
+        payload = delta.get(field)
         if not isinstance(payload, str):
             return  # the raw adapter reports it
         text = self.texts.get((index, field))

@@ -106,3 +106,14 @@ def test_wire_chunks_are_not_taken_for_a_helper_log() -> None:
 def test_responses_helper_log_is_json_lines_not_a_recording() -> None:
     report = replay(str(FIXTURES / "openai-responses/sdk_helper_one_call.jsonl"), Options())
     assert report.stream.capture.container == "jsonl"
+
+
+def test_helper_events_without_their_raw_deltas_are_not_compared(tmp_path: Path) -> None:
+    # A log that left the raw content_block_delta lines out does not hold what the snapshots restate:
+    # no verdict on them (the real helper yields each of its events right after its delta).
+    log = FIXTURES / "anthropic/sdk_helper_thinking_text_tool.jsonl"
+    lines = [line for line in log.read_text().splitlines() if '"type":"content_block_delta"' not in line]
+    path = tmp_path / "without_raw_deltas.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = replay(str(path), Options(provider="anthropic-sdk"))
+    assert [f.code for f in report.findings if f.code == "SD532"] == []
