@@ -135,10 +135,11 @@ class AnthropicSdkTranslator(FeedByFeed):
         if kind != "content_block_stop":
             found = self.raw.fields.check(pos, value, SHAPES[kind], kind)
             if found:
-                return [*self._helper(frame, kind, value), *found]
-        return self._helper(frame, kind, value)
+                return [*self._helper(frame, kind, value, previous), *found]
+        return self._helper(frame, kind, value, previous)
 
-    def _helper(self, frame: Frame, kind: str, value: Any) -> list[Event]:
+    def _helper(self, frame: Frame, kind: str, value: Any, previous: tuple[int, str] | None) -> list[Event]:
+        """The helper's own event; ``previous``: the raw delta on the line before, if that was one."""
         pos = frame.pos
         if kind == "content_block_stop":
             out: list[Event] = []
