@@ -266,3 +266,27 @@ def test_responses_arguments_done_without_deltas() -> None:
 
     report = replay("done_without_deltas.sse", Options(provider="openai-responses"), data)
     assert any(f.code == "SD201" for f in report.findings)
+
+
+def test_the_atheris_harness_runs(tmp_path: Any) -> None:
+    """The documented coverage-guided command works, and writes its new inputs beside, never into, fixtures/
+    (only where the ``fuzz`` extra is installed: atheris has no wheel for every Python)."""
+    pytest.importorskip("atheris")
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    before = sorted(p.name for p in (ROOT / "fixtures/anthropic").iterdir())
+    ran = subprocess.run(
+        [sys.executable, str(ROOT / "tests/fuzz_atheris.py"), "-atheris_runs=300", "-max_total_time=120"]
+        + [f"-artifact_prefix={tmp_path}/", str(corpus), str(ROOT / "fixtures/anthropic")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert "Done 300 in" in ran.stderr and any(corpus.iterdir())  # its new inputs went to the corpus given first
+    assert sorted(p.name for p in (ROOT / "fixtures/anthropic").iterdir()) == before
+    assert not list(tmp_path.glob("crash-*"))
