@@ -10,14 +10,13 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
 - A delta reads ``snapshot.content.at(event.index)``: an index past the end gives ``undefined`` and
   the delta is dropped without an error.
 - ``input_json_delta`` appends to a buffer kept on the block; ``input`` is parsed lazily with the
-  vendored ``partialParse`` (an unfinished string is left out), first at the block's
-  ``content_block_stop``: text that is not JSON throws there (an ``AnthropicError``).
+  vendored ``partialParse`` (``_partial_vendored``: a dangling string, even after a whole value, is
+  dropped), first at the block's ``content_block_stop``: text that is still not JSON throws there
+  (an ``AnthropicError``).
 - ``content_block_stop`` emits the ``contentBlock`` event with ``content.at(-1)``: the *last* block
   started, whichever block the stop is for. ``finalMessage()`` exists only after ``message_stop``;
   blocks never stopped are then read from it, and without ``message_stop`` it rejects.
 - An ``error`` event throws ``APIError``.
-- Not modelled: the vendored parser drops an unfinished string after a whole value (``{…}"}``) and
-  repairs some broken escapes, where this profile raises or keeps the text (``KNOWN_DIVERGENCES``).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_parse
+from stream_doctor.clients._partial_vendored import VendoredParseError, vendored_partial_parse
 from stream_doctor.clients.base import Machine, profile
 from stream_doctor.events import (
     ArgsDelta,
@@ -113,11 +112,10 @@ class MessageStreamTS(Machine):
         if not text:
             return block.start_input
         try:
-            value = partial_parse(text, "drop")
-        except PartialJSONError as error:
+            return vendored_partial_parse(text)
+        except VendoredParseError as error:
             self.fail(at, "AnthropicError", f"partialParse: {error}", block.call)
             return _FAILED
-        return {} if value is NOTHING else value
 
     def _hand(self, block: _Block, at: Pos | None, when: str) -> None:
         text = "".join(block.texts)
@@ -152,5 +150,6 @@ PROFILE = profile(
     sources=(
         "lib/MessageStream.js (#accumulateMessage, #addStreamEvent, #endRequest)",
         "internal/message-stream-utils.js (withLazyInput)",
+        "_vendor/partial-json-parser/parser.js (partialParse)",
     ),
 )(MessageStreamTS)

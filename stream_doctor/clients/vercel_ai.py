@@ -1,27 +1,22 @@
 """vercel-ai: the Vercel AI SDK's ``streamText`` over its OpenAI-compatible and Anthropic providers.
 
-Modelled from source at vercel/ai commit 03955ee6 and checked under Node against ``ai`` 7.0.173,
-``@ai-sdk/openai-compatible`` 3.0.92 and ``@ai-sdk/anthropic`` 4.0.105 on npm
-(``tests/clients/test_node_agreement.py``):
-``packages/openai-compatible/src/chat/openai-compatible-chat-language-model.ts`` (``doStream``:
-each ``tool_calls[]`` delta of ``choices[0]`` goes to the tool call tracker, whatever the choice's
-``index``; the legacy ``function_call`` is not read; ``flush`` emits the calls), the tracker's
-correlation after PR #18382 (a fragment joins the call with its id, else the call at its index,
-else the latest call; a repeated id or name is ignored), ``packages/anthropic`` (a ``tool-call``
-at ``content_block_stop`` with the buffered input, the start event's input only when it is not
-empty; blocks never stopped are dropped; a ``tool_use`` start without an id fails the chunk's
-schema and opens no call; a second ``message_start`` while one is open is an error and nothing
-after it is read) and ``streamText`` running tools only when the step finished with ``stop`` or
-``tool-calls`` (PR #19066).
-
-- Not modelled: 7.0.173's OpenAI-compatible provider buffers a call's fragments per index until
-  its name arrives, then hands them to provider-utils' ``StreamingToolCallTracker``, which gives a
-  call without an id a generated one; where a new id arrives at an index already used, the two
-  disagree (``KNOWN_DIVERGENCES`` in the test).
+Follows ``ai`` 7.0.173, ``@ai-sdk/openai-compatible`` 3.0.92, ``@ai-sdk/provider-utils`` 5.0.81 and
+``@ai-sdk/anthropic`` 4.0.105 on npm, and is checked against them under Node
+(``tests/clients/test_node_agreement.py``). The OpenAI-compatible provider (``doStream``) reads the
+``tool_calls[]`` of ``choices[0]`` of each chunk, whatever the choice's ``index``, and not the legacy
+``function_call``; its correlation is ported in ``_tool_call_tracker`` (deltas held per index until
+a name arrives, then ``StreamingToolCallTracker``: id, index and name precedence, a call holding a
+whole JSON value takes no more, a reused id gets a generated one, calls emitted at the flush by
+index). The Anthropic provider emits a ``tool-call`` at ``content_block_stop`` with the buffered
+input (the start event's input only when it is not empty); blocks never stopped are dropped; a
+``tool_use`` start without an id fails the chunk's schema and opens no call; a second
+``message_start`` while one is open is an error and nothing after it is read. ``streamText`` runs
+tools only when the step finished with ``stop`` or ``tool-calls`` (PR #19066).
 
 - Arguments are never taken as complete because they parse (PR #16838 moved that to the flush).
 - An empty buffer is ``{}``; text that does not parse gives an ``invalid`` tool call, not run.
-- A call without a name when the stream ends throws ``InvalidResponseDataError``.
+- A new call without a name (an index never named, handed on at the flush) throws
+  ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
   nothing is run.
 """
@@ -31,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._tool_call_tracker import NamelessCall, OpenAICompatibleTracker
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING
@@ -57,6 +53,7 @@ class StreamText(WireMachine):
     errored: bool = False
     message_open: bool = False
     halted: bool = False  # the Anthropic provider stopped reading (a second message_start)
+    tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:
@@ -93,31 +90,10 @@ class StreamText(WireMachine):
             return
         if fragment.block_type == "function_call":
             return  # the OpenAI-compatible provider does not read the legacy function_call
-        target = None
-        if fragment.call_id is not None:
-            target = next((c for c in self.calls if c.call_id == fragment.call_id), None)
-        if target is None and fragment.index is not None:
-            target = next(
-                (
-                    c
-                    for c in reversed(self.calls)
-                    if c.index == fragment.index and (fragment.call_id is None or c.call_id is None)
-                ),
-                None,
-            )
-        if target is None and fragment.call_id is None and fragment.index is None and self.calls:
-            target = self.calls[-1]
-        if target is None:
-            target = _Call([], fragment.call_id, None, fragment.index, start_input=fragment.start_input)
-            self.calls.append(target)
-        if fragment.call is not None and fragment.call not in target.calls:
-            target.calls.append(fragment.call)
-        if target.name is None and fragment.name:
-            target.name = fragment.name
-        if target.call_id is None and fragment.call_id:
-            target.call_id = fragment.call_id
-        if fragment.arguments:
-            target.texts.append(fragment.arguments)
+        try:
+            self.tracker.delta(fragment.index, fragment.call_id, fragment.name, fragment.arguments, fragment.call)
+        except NamelessCall as error:
+            self.fail(fragment.pos, "InvalidResponseDataError", str(error), fragment.call)
 
     def stop(self, key: Hashable, call: int | None, pos: Pos) -> None:
         if self.halted:
@@ -131,6 +107,13 @@ class StreamText(WireMachine):
 
     def end(self, end: Pos | None) -> None:
         runs = not self.errored and self.finish in ("tool_calls", "end")
+        if self.provider != "anthropic":
+            try:
+                tracked = self.tracker.flush()
+            except NamelessCall as error:
+                self.fail(end, "InvalidResponseDataError", str(error))
+                return
+            self.calls = [_Call(t.calls, t.call_id, t.name, t.index, [t.arguments]) for t in tracked]
         for call in self.calls:
             if call.server_side:
                 continue
@@ -168,13 +151,14 @@ PROFILE = profile(
     "vercel-ai",
     "Vercel AI SDK, streamText (OpenAI-compatible and Anthropic providers)",
     "library",
-    "correlates by id, then index, then latest; emits calls at the flush; runs only after stop or tool-calls",
+    "holds fragments until a name, then correlates by id, index and name; emits calls at the flush; runs only after stop or tool-calls",
     providers=("anthropic", "openai"),
     library="ai (npm)",
     version="7.0.173",
     sources=(
-        "packages/openai-compatible/src/chat/openai-compatible-chat-language-model.ts (doStream, flush)",
-        "packages/anthropic/src/anthropic-messages-language-model.ts (content_block_stop)",
-        "packages/ai/src/generate-text/stream-text.ts (finish-reason allow-list, PR #19066)",
+        "@ai-sdk/openai-compatible dist/index.js (doStream: processToolCallDelta, flush)",
+        "@ai-sdk/provider-utils dist/index.js (StreamingToolCallTracker, StreamingToolCallArgumentState)",
+        "@ai-sdk/anthropic dist/index.js (content_block_stop)",
+        "ai dist/index.js (streamText: finish-reason allow-list, PR #19066)",
     ),
 )(StreamText)

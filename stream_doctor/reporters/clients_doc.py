@@ -49,7 +49,10 @@ def render_json(profiles: Sequence[Profile]) -> str:
             "providers": list(p.providers),
             "summary": p.summary,
             "sources": list(p.sources),
-            "checked_against_library": p.runs_in_python,
+            # every library profile is checked against its library by the test suite (Python or Node);
+            # the Python ones can also replay a capture through it (stream_doctor.clients.library)
+            "checked_against_library": p.kind == "library",
+            "replays_through_library": p.runs_in_python,
             "doc": p.doc.strip(),
         }
         for p in profiles

@@ -33,18 +33,7 @@ HARNESS = Path(__file__).resolve().parent / "node"
 #: "text" the argument text
 CLIENTS = {"anthropic-typescript": "input", "openai-node": "text", "vercel-ai": "input"}
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
-KNOWN_DIVERGENCES = {
-    ("anthropic-typescript", "unparseable_trailing_data.sse"): "the SDK's vendored partial-json-parser drops the "
-    "dangling string `\"}` after the whole object and hands the object; the profile's partial parser raises on "
-    "trailing characters",
-    ("vercel-ai", "duplicate_call_id_one_choice.sse"): "@ai-sdk/openai-compatible 3.0.92 buffers fragments per index "
-    "until a name arrives, then StreamingToolCallTracker gives the second call at index 0 a generated id and runs "
-    "both; the profile follows the commit-03955ee6 tracker and raises InvalidResponseDataError (a call without a name)",
-    ("vercel-ai", "id_changes_within_call.sse"): "@ai-sdk/openai-compatible 3.0.92 keeps the call under its first id "
-    "and runs it; the profile opens a nameless call for the new id and raises InvalidResponseDataError",
-    ("vercel-ai", "two_choices_n2.sse"): "@ai-sdk/openai-compatible 3.0.92 reads choices[0] of every chunk whatever "
-    "its index and hands one call, not run; the profile hands two (the first with {})",
-}
+KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def _pairs() -> list[tuple[str, Path]]:
@@ -60,9 +49,8 @@ def _pairs() -> list[tuple[str, Path]]:
     return pairs
 
 
-@pytest.fixture(scope="module")
-def libraries() -> dict[tuple[str, Path], dict[str, Any]]:
-    """Every pair's run through its real library: one Node process for them all."""
+def _node() -> str:
+    """The node executable, with the harness's packages installed; else skip (fail under CI=true)."""
     node = shutil.which("node")
     installed = (HARNESS / "node_modules" / ".package-lock.json").is_file()
     if node is None or not installed:
@@ -71,6 +59,13 @@ def libraries() -> dict[tuple[str, Path], dict[str, Any]]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{message} (.ci/run does both)")
         pytest.skip(message)
+    return node
+
+
+@pytest.fixture(scope="module")
+def libraries() -> dict[tuple[str, Path], dict[str, Any]]:
+    """Every pair's run through its real library: one Node process for them all."""
+    node = _node()
     pairs = _pairs()
     done = subprocess.run(
         [node, "harness.mjs"],
@@ -94,12 +89,14 @@ def _request(client: str, path: Path) -> dict[str, Any]:
     for data in sse_chunks(capture, capture.frames, position):
         assert position[0] is not None
         chunks.append([position[0].number, base64.b64encode(data).decode()])
-    report = replay(path)
+    report = replay(path, keep_events=True)
     return {
         "client": client,
         "provider": report.stream.capture.provider,
         "chunks": chunks,
         "tools": sorted({call.name for call in report.stream.calls if call.name}),
+        # the ids the capture sent: another one is the library's own (generated at random)
+        "ids": sorted({i for _, e in report.events if isinstance(i := getattr(e, "call_id", None), str)}),
     }
 
 
@@ -139,3 +136,56 @@ def test_profile_agrees_with_the_typescript_library(
         assert actual != expected, f"fixed? remove it from KNOWN_DIVERGENCES: {known}"
         pytest.xfail(known)
     assert actual == expected
+
+
+#: buffers where the SDK's vendored partial parser and jiter's partial mode part ways, and near misses
+PARTIAL_TEXTS = [
+    '{"a": 1}"}',  # a dangling string after the whole value: dropped
+    '{"a": 1}{"b": 2}',  # a second whole value: JSON.parse throws
+    '{"a": 1} x',
+    '{"a": "b',
+    '{"a": tr',
+    '{"a": nulx}',
+    "nul",
+    "[1, 2",
+    "12 3",
+    '{"a"',
+    '{"a":',
+    '{"a": 1.',
+    '{"a": 1e',
+    '{"a": -',
+    '{"k": "x\\"',
+    '{"k": "x\\\\"',
+    '["a",',
+    '{"a": [1, {"b": 2',
+    "}",
+    "[}",
+    "",
+    "  ",
+    '{"a": NaN}',
+    '{"a": "\u00e9", "b": [true, false, null]}',
+    '{"path": "src/cache.ts", "edits": [{"oldText": "x\\", "newText": "y"}]}',
+]
+
+
+def test_the_partial_parser_port_matches_the_sdks_vendored_one() -> None:
+    """``clients/_partial_vendored.py`` against the SDK's own ``partialParse``, under Node."""
+    from stream_doctor.clients._partial_vendored import VendoredParseError, vendored_partial_parse
+
+    node = _node()
+    script = (
+        'const {partialParse} = require("./node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.js");'
+        'const texts = JSON.parse(require("fs").readFileSync(0, "utf8"));'
+        "console.log(JSON.stringify(texts.map((t) => { try { return {value: partialParse(t)}; }"
+        " catch (e) { return {error: e.constructor.name}; } })));"
+    )
+    done = subprocess.run(
+        [node, "-e", script], cwd=HARNESS, input=json.dumps(PARTIAL_TEXTS), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    for text, expected in zip(PARTIAL_TEXTS, json.loads(done.stdout), strict=True):
+        try:
+            ported: dict[str, Any] = {"value": vendored_partial_parse(text)}
+        except VendoredParseError:
+            ported = {"error": "SyntaxError"}
+        assert ported == expected, text

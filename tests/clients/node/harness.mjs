@@ -140,6 +140,8 @@ async function vercelAi() {
   }
   for (const call of calls) {
     const ran = executed.findIndex(([id]) => id === call.id);
+    // an id the capture never sent was generated (at random): null, as the profile has it
+    if (input.ids && !input.ids.includes(call.id)) call.id = null;
     const runs = ran >= 0;
     const value = runs ? executed.splice(ran, 1)[0][1] : null;
     seen.push({ at: call.at, id: call.id, name: call.name, value, runs });
