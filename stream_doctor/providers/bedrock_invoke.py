@@ -57,12 +57,31 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.providers.anthropic import SHAPES, AnthropicTranslator, with_fields
+from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.openai_chat import OpenAIChatTranslator
 
 METRICS = "amazon-bedrock-invocationMetrics"
 
 #: Anthropic's events as Bedrock relays them: the last one also carries the invocation metrics.
 ANTHROPIC_SHAPES = with_fields(SHAPES, METRICS)
+
+#: The documented fields of Command R's v1 chat events (SD006 lists any other; the invocation metrics
+#: are set aside before): cohere-python v1 ``StreamedChatResponse`` members and ``ToolCallDelta``, and
+#: ``is_finished``, which every raw v1 event carries (Discourse AI's Cohere endpoint spec holds a v1
+#: stream with it on each line).
+COHERE_V1: dict[str, Shape] = {
+    kind: Shape("event_type is_finished " + fields, nested)
+    for kind, fields, nested in (
+        ("stream-start", "generation_id", None),
+        ("search-queries-generation", "search_queries", None),
+        ("search-results", "search_results documents", None),
+        ("text-generation", "text", None),
+        ("citation-generation", "citations", None),
+        ("tool-calls-generation", "text tool_calls", None),
+        ("tool-calls-chunk", "tool_call_delta", {"tool_call_delta": Shape("index name parameters text")}),
+        ("stream-end", "finish_reason response", None),
+    )
+}
 
 ANTHROPIC_TYPES = frozenset(
     {
@@ -141,7 +160,7 @@ class InvokeChunks:
     """The decoded chunks of one InvokeModel stream to neutral events; ``converse`` translates the
     Nova (Converse-shaped) objects with the enclosing Bedrock translator."""
 
-    __slots__ = ("converse", "counts", "inner", "message_open", "text_open", "calls")
+    __slots__ = ("converse", "counts", "inner", "message_open", "text_open", "calls", "fields")
 
     def __init__(self, converse: Callable[[Frame], list[Event]], counts: dict[str, int]) -> None:
         self.converse = converse
@@ -150,6 +169,7 @@ class InvokeChunks:
         self.message_open = False
         self.text_open = False
         self.calls = 0
+        self.fields = FieldCheck()
 
     def feed(self, frame: Frame, raw: bytes, inner: Any) -> list[Event]:
         pos = frame.pos
@@ -175,7 +195,9 @@ class InvokeChunks:
         if kind == "mistral-chat":
             return self._delegate("openai", Frame(pos, raw, _as_delta_chunk(inner), None, None, frame.t))
         if kind == "cohere-command-r":
-            return self._cohere(pos, inner)
+            event = inner.get("event_type")
+            shape = COHERE_V1.get(event) if isinstance(event, str) else None
+            return self._cohere(pos, inner) + self.fields.check(pos, inner, shape, f"chunk/{event}")
         text, reason = _text_and_reason(kind, inner)
         return self._text(pos, text, reason)
 
