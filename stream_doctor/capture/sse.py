@@ -88,15 +88,19 @@ class _Read:
             size = len(block) + 2 * step
             if startswith(block, b"data: "):
                 if block.find(eol) < 0:
+                    payload = block[6:]
                     try:
-                        value = loads(block[6:])
-                        error = None
+                        value = loads(payload)
                     except decode_error as exc:
-                        value = NOT_JSON
-                        error = None if not is_utf8(block) else json_error(exc)
-                    if value is not NOT_JSON or error is not None:
+                        if is_utf8(block):  # not JSON: a frame that says why; not UTF-8: the parser's
+                            number += 1
+                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, NOT_JSON, json_error(exc)))
+                            line += 2
+                            offset += size
+                            continue
+                    else:
                         number += 1
-                        append(Frame(new_tuple(Pos, (number, line, offset)), block[6:], value, error))
+                        append(Frame(new_tuple(Pos, (number, line, offset)), payload, value))
                         line += 2
                         offset += size
                         continue
@@ -111,13 +115,17 @@ class _Read:
                         payload = block[end + step + 6 :]
                         try:
                             value = loads(payload)
-                            error = None
                         except decode_error as exc:
-                            value = NOT_JSON
-                            error = None if not is_utf8(payload) else json_error(exc)
-                        if value is not NOT_JSON or error is not None:
+                            if is_utf8(payload):
+                                number += 1
+                                where = new_tuple(Pos, (number, line, offset))
+                                append(Frame(where, payload, NOT_JSON, json_error(exc), event))
+                                line += 3
+                                offset += size
+                                continue
+                        else:
                             number += 1
-                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, value, error, event))
+                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, value, None, event))
                             line += 3
                             offset += size
                             continue
