@@ -138,13 +138,15 @@ def sse_cut(data: bytes, start: int) -> int:
     if data.find(b"\r", start) < 0:  # LF only, the usual capture: one search (memchr), not five scans
         at = data.rfind(b"\n\n", start)
         return at + 2 if at >= 0 else 0
+    # Only the last occurrence of each pattern counts, and one that ends before the best cut so far
+    # cannot win: each search starts where it still could (CRLF captures: a few bytes, not the MiB).
     best = 0
-    for pattern in (b"\n\n", b"\n\r\n", b"\r\r\n"):
-        at = data.rfind(pattern, start)
+    for pattern in (b"\n\r\n", b"\n\n", b"\r\r\n"):
+        at = data.rfind(pattern, max(start, best - len(pattern) + 1))
         if at >= 0:
             best = max(best, at + len(pattern))
     for pattern in (b"\r\r", b"\n\r"):
-        at = data.rfind(pattern, start)
+        at = data.rfind(pattern, max(start, best - 1))
         end = at + 2
         if at >= 0 and end < len(data) and data[end] != 0x0A and end > best:
             best = end
