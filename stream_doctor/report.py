@@ -268,7 +268,10 @@ class Report:
 
         from stream_doctor.reporters import _neutral
 
-        return _neutral.json(orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2).decode()) + "\n"
+        # One copy of the text at a time: the dict goes once serialised, the bytes once decoded (a
+        # report of 100,000 calls is as large as a good part of the capture).
+        serialised = orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        return _neutral.json(serialised.decode())
 
     def summary(self) -> dict[str, Any]:
         """The JSON report's ``summary``: counts by severity and the verdict."""

@@ -42,6 +42,7 @@ from stream_doctor.accumulate.anomalies import (
     UnknownBlock,
 )
 from stream_doctor.accumulate.arguments import parse_arguments
+from stream_doctor.accumulate.fragments import FragmentPositions, FragmentTexts
 from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
@@ -106,7 +107,7 @@ class _Call:
         "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
         "input_format", "item_id", "signed", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
         "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
-        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank", "partial", "partial_fed",
+        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank", "partial", "partial_fed", "done",
     )  # fmt: skip
 
     def __init__(self, block: _Block, ordinal: int, start: ToolStart) -> None:
@@ -122,6 +123,7 @@ class _Call:
         self.item_id = start.item_id
         self.signed = start.signed
         self.texts: list[str] = []  # the argument fragments, joined once at completion
+        self.done: ToolCall | None = None  # once completed: the fragments so far are kept there (compactly)
         self.positions: list[Pos] = []
         self.delta_type = "fragment"
         self.abandon_cause: str | None = None
@@ -507,14 +509,15 @@ class Accumulator:
 
     def _finish_call(self, call: _Call) -> None:
         block = call.block
-        raw = "".join(call.texts)
-        whole = not call.texts  # no fragment: the input, if any, came whole in a start or completion event
+        texts, positions = _fragments(call)
+        raw = "".join(texts)
+        whole = not texts  # no fragment: the input, if any, came whole in a start or completion event
         if whole and call.final_arguments is not None:
             raw = call.final_arguments
         if call.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
             value, failure, complete_at = raw, None, None
         else:
-            value, failure, complete_at = parse_arguments(raw, _Lengths(call.texts) if call.texts else [len(raw)])
+            value, failure, complete_at = parse_arguments(raw, _Lengths(texts) if texts else [len(raw)])
         if whole and call.final_input is not MISSING:
             value, failure, source = call.final_input, None, "input given whole in the completion event, no deltas"
         elif whole and call.final_arguments is not None:
@@ -522,7 +525,7 @@ class Accumulator:
         elif whole and call.start_input not in (None, {}, ""):
             value, failure, source = call.start_input, None, "input given whole in the start event, no deltas"
         else:
-            source = _input_source(call, raw)
+            source = _input_source(call, raw, len(texts))
         if not whole:
             self._compare_final(call, raw, value, failure is None)
         if (call.call_id is None and not call.id_optional) or not call.name:  # both may arrive late
@@ -531,7 +534,7 @@ class Accumulator:
             self._anomaly(IdRepeated(block.started, self._at(), call.ordinal, call.call_id, call.id_repeats + 1))
         if call.name_repeats:
             self._anomaly(NameRepeated(block.started, self._at(), call.ordinal, call.name, call.name_repeats + 1))
-        self.finished_calls[call.ordinal] = ToolCall(
+        self.finished_calls[call.ordinal] = call.done = ToolCall(
             ordinal=call.ordinal,
             message=block.message,
             key=block.key,
@@ -546,8 +549,8 @@ class Accumulator:
             status="complete" if block.ended is not None else "abandoned",
             abandon_cause=call.abandon_cause if block.ended is None else None,
             abandon_pos=call.abandon_pos if block.ended is None else None,
-            fragment_positions=tuple(call.positions),
-            fragment_texts=tuple(call.texts),
+            fragment_positions=FragmentPositions.of(positions),
+            fragment_texts=FragmentTexts.of(texts, raw),
             raw_arguments=raw,
             arguments=value if failure is None else None,
             parse_failure=failure,
@@ -558,6 +561,9 @@ class Accumulator:
             item_id=call.item_id,
             signed=call.signed,
         )
+        # The completed call holds its fragments now; fragments that still come (after the call was
+        # abandoned) go to fresh lists, and ``_fragments`` puts both together.
+        call.texts, call.positions = [], []
 
     def _compare_final(self, call: _Call, raw: str, value: Any, parsed: bool) -> None:
         """The provider restated the arguments at completion: do they match what streamed?"""
@@ -630,7 +636,7 @@ class Accumulator:
             return
         if call.ordinal in self.snapshot_differs:
             return
-        texts = call.texts
+        texts = call.texts if call.done is None else _fragments(call)[0]
         new = "".join(texts[call.snapshot_texts :]) if len(texts) > call.snapshot_texts else ""
         call.snapshot_texts = len(texts)
         if new:
@@ -745,7 +751,7 @@ class Accumulator:
 def _parsed_matches(call: _Call, event: HelperSnapshot) -> bool:
     """Whether a parsed snapshot is what the SDK's parse of the fragments so far gives (True when
     that cannot be told)."""
-    texts = call.texts
+    texts = call.texts if call.done is None else _fragments(call)[0]
     if call.snapshot_blank:  # the SDKs parse nothing yet: the start event's input stands
         expected = call.start_input if call.start_input is not None else MISSING
     elif event.final:  # the completed call: its whole text, parsed once
@@ -807,8 +813,15 @@ def _final_value(call: _Call) -> Any:
     return call.final_arguments if call.input_format == "text" else _loads(call.final_arguments)
 
 
-def _input_source(call: _Call, raw: str) -> str:
-    count = len(call.texts)
+def _fragments(call: _Call) -> tuple[list[str], list[Pos]]:
+    """Every fragment of ``call`` and its position: those of its completion, if it completed, and any since."""
+    done = call.done
+    if done is None:
+        return call.texts, call.positions
+    return [*done.fragment_texts, *call.texts], [*done.fragment_positions, *call.positions]
+
+
+def _input_source(call: _Call, raw: str, count: int) -> str:
     start = "start placeholder {}" if call.start_input in (None, {}) else "start input (ignored)"
     if call.start_input == "":  # Responses items start with `"arguments": ""` (or `"input": ""`)
         start = 'start placeholder ""'

@@ -5,7 +5,7 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
 from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.capture.base import InputProblem, Pos
@@ -61,8 +61,8 @@ class ToolCall:
     status: CallStatus
     abandon_cause: str | None  # "stream-cut" | "error-event" | "max-tokens" | "new-message" …
     abandon_pos: Pos | None
-    fragment_positions: tuple[Pos, ...]
-    fragment_texts: tuple[str, ...]
+    fragment_positions: Sequence[Pos]  # read like tuples; kept compactly (accumulate/fragments.py)
+    fragment_texts: Sequence[str]
     raw_arguments: str
     arguments: Any  # the parsed value; None when parsing failed or the call never completed
     parse_failure: ParseFailure | None

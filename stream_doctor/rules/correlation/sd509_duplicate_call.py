@@ -38,17 +38,23 @@ from stream_doctor.rules.base import Rule, preview, rule
 @rule("SD509", "duplicate-call", "Two calls in one message have the same tool and arguments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
-        seen: dict[tuple[str, bytes], ToolCall] = {}
+        # Calls by tool and a hash of their arguments: keeping every call's serialised arguments
+        # would hold as much as the capture again. Equal hashes are confirmed on the bytes.
+        seen: dict[tuple[str, int], list[ToolCall]] = {}
         for ordinal in message.calls:
             call = stream.calls[ordinal]
             if call.server_side or call.status != "complete" or call.parse_failure is not None or not call.name:
                 continue
             try:
-                identity = (call.name, orjson.dumps(call.arguments, option=orjson.OPT_SORT_KEYS))
+                identity = _identity(call)
             except TypeError:
                 continue
-            first = seen.setdefault(identity, call)
-            if first is call or (first.call_id is not None and first.call_id == call.call_id):
+            alike = seen.setdefault((call.name, hash(identity)), [])
+            first = next((other for other in alike if _identity(other) == identity), None)
+            if first is None:
+                alike.append(call)
+                continue
+            if first.call_id is not None and first.call_id == call.call_id:
                 continue  # the same id twice is SD405's
             yield self.finding(
                 stream,
@@ -60,3 +66,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 [("first call", first.started)],
                 call,
             )
+
+
+def _identity(call: ToolCall) -> bytes:
+    return orjson.dumps(call.arguments, option=orjson.OPT_SORT_KEYS)

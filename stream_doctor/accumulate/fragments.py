@@ -1,0 +1,122 @@
+"""A completed call's argument fragments and their positions, kept compactly.
+
+A call's fragments join to its ``raw_arguments``, so each is kept as where it ends in that string
+(8 bytes) instead of a string of its own (about 50 bytes and its text again), and each position as
+three integers in an array (24 bytes) instead of a ``Pos`` tuple and its integers (about 170 bytes).
+Both read like the tuples they replace (length, index, slice, iteration, equality), building a
+fragment's text or ``Pos`` when asked. With 100,000 calls of a few fragments each, that is most of
+what a replay keeps after the frames are gone.
+"""
+
+from __future__ import annotations
+
+from array import array
+from itertools import accumulate, chain
+from typing import Any, Iterable, Iterator, Sequence, overload
+
+from stream_doctor.capture.base import Pos
+
+_new_tuple = tuple.__new__
+
+
+class FragmentTexts(Sequence[str]):
+    """The fragments of ``raw`` (which they join to), each found from where it ends."""
+
+    __slots__ = ("_raw", "_ends")
+
+    def __init__(self, raw: str, ends: array[int]) -> None:
+        self._raw = raw
+        self._ends = ends
+
+    @classmethod
+    def of(cls, texts: Iterable[str], raw: str) -> FragmentTexts:
+        """``texts``, which join to ``raw``."""
+        return cls(raw, array("q", accumulate(map(len, texts))))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        ends = self._ends
+        if index < 0:
+            index += len(ends)
+        if not 0 <= index < len(ends):
+            raise IndexError("fragment index out of range")
+        return self._raw[ends[index - 1] if index else 0 : ends[index]]
+
+    def __iter__(self) -> Iterator[str]:
+        raw = self._raw
+        start = 0
+        for end in self._ends:
+            yield raw[start:end]
+            start = end
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (FragmentTexts, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FragmentTexts, (self._raw, self._ends))
+
+
+class FragmentPositions(Sequence[Pos]):
+    """Positions as (number, line, offset) triples in one array."""
+
+    __slots__ = ("_flat",)
+
+    def __init__(self, flat: array[int]) -> None:
+        self._flat = flat
+
+    @classmethod
+    def of(cls, positions: Iterable[Pos]) -> FragmentPositions:
+        return cls(array("q", chain.from_iterable(positions)))
+
+    def __len__(self) -> int:
+        return len(self._flat) // 3
+
+    @overload
+    def __getitem__(self, index: int) -> Pos: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Pos, ...]: ...
+    def __getitem__(self, index: int | slice) -> Pos | tuple[Pos, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("fragment index out of range")
+        at = 3 * index
+        return _new_tuple(Pos, self._flat[at : at + 3])
+
+    def __iter__(self) -> Iterator[Pos]:
+        flat = self._flat
+        for at in range(0, len(flat), 3):
+            yield _new_tuple(Pos, flat[at : at + 3])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (FragmentPositions, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FragmentPositions, (self._flat,))
