@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import orjson
 
@@ -237,7 +237,7 @@ class Redactor:
             parse_failure=self.walk(call.parse_failure),
         )
 
-    def fragments(self, raw: str, texts: tuple[str, ...]) -> tuple[str, ...]:
+    def fragments(self, raw: str, texts: Sequence[str]) -> Sequence[str]:
         """``texts`` (whose join is ``raw``) with each secret's span replaced by its label, in the
         fragment where the span begins; what the span covers of later fragments is dropped."""
         spans = sorted(self._spans(raw))
