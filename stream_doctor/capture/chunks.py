@@ -189,5 +189,5 @@ def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int], int]) -> Iterato
         yield buffer[:end], False
         rest = buffer[end:]
         held, held_size, tail = ([rest], len(rest), rest[-3:]) if rest else ([], 0, b"")
-        del buffer
+        del buffer, chunk, window, rest  # not held while the next chunk is read
     yield b"".join(held), True

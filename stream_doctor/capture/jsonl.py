@@ -103,6 +103,7 @@ class _Lines:
             self.ends_with_line_end = piece.endswith((b"\n", b"\r"))
             self.offset += len(piece)
             yield lines, starts
+            del piece, lines, starts
 
     def cut_last_line(self, problems: list[InputProblem]) -> bool:
         """True (and a problem noted) when the capture stops inside its last line: the stream was cut.
@@ -185,6 +186,7 @@ def stream_jsonl(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iter
             read.frames += len(frames)
             read.last_frame = frames[-1]
             yield frames
+        del lines, starts, frames  # not held while the next piece is read and cut into frames
     capture.ended_cleanly = not read.cut_last_line(capture.problems)
 
 
@@ -239,6 +241,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
             read.frames += len(frames)
             read.last_frame = frames[-1]
             yield frames
+        del lines, starts, frames  # not held while the next piece is read and cut into frames
     carried_cut = any(p.kind in envelope.CUT_KINDS for p in problems)
     capture.ended_cleanly = not read.cut_last_line(problems) and not carried_cut
 

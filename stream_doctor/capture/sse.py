@@ -299,6 +299,7 @@ def stream_sse(pieces: Iterable[tuple[bytes, bool]], capture: Capture, *, fast: 
             state.before += len(batch)
             state.frames = []
             yield batch
+        del piece, batch  # not held while the next piece is read and cut into frames
     capture.comments = state.comments
     capture.ended_cleanly = state.ended_cleanly
 

@@ -94,6 +94,7 @@ class Streamed:
             if watch:
                 self._watch(batch)
             yield batch
+            del batch  # not held while the next one is read
 
     def _sized(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         capture = self.capture
