@@ -129,15 +129,19 @@ def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Conf
     """The configuration to replay with: found from the capture's folder, named, or none."""
     if config is False:
         return None
-    from stream_doctor.check import CheckError
-    from stream_doctor.check import config as config_file
-
     if config is True:
-        found = config_file.nearest(path) if path is not None and path != "-" else config_file.find(".")
+        from stream_doctor.check.locate import find, nearest
+
+        found = nearest(path) if path is not None and path != "-" else find(".")
+        if found is None:
+            return None  # the defaults: nothing to read, and the configuration's parser stays unimported
     else:
         found = os.fspath(config)
         if not os.path.isfile(found):
             raise ValueError(f"{found}: no such configuration file")
+    from stream_doctor.check import CheckError
+    from stream_doctor.check import config as config_file
+
     try:
         return config_file.load(found)
     except CheckError as error:

@@ -25,7 +25,7 @@ from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.report import Report, Source
-from stream_doctor.rules import RULES
+from stream_doctor.rules import rules_of
 from stream_doctor.rules.base import Rule, Scope
 
 if TYPE_CHECKING:
@@ -432,4 +432,4 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "str
     ``selection.enabled``); `check` asks once per capture."""
     from stream_doctor.selection import enabled
 
-    return tuple(rule for rule in RULES if rule.scope == scope and enabled(rule.code, select, ignore))
+    return tuple(rule for rule in rules_of(scope) if enabled(rule.code, select, ignore))

@@ -193,11 +193,11 @@ class Report:
         would run but records nothing it ran (a raw stream); None when they ran or could not apply."""
         if self.executions or all(call.server_side for call in self.calls):
             return None
-        from stream_doctor.rules import RULES
+        from stream_doctor.rules import codes
         from stream_doctor.selection import enabled
 
         select, ignore = self.options.select, self.options.ignore
-        selected = (rule.code for rule in RULES if rule.code.startswith("SD1") and enabled(rule.code, select, ignore))
+        selected = (code for code in codes() if code.startswith("SD1") and enabled(code, select, ignore))
         return NO_EXECUTIONS_NOTE if any(selected) else None
 
     def _execution_checks(self) -> dict[str, Any]:

@@ -43,13 +43,16 @@ def enabled(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
 def known_codes() -> tuple[str, ...]:
     """Every rule code, the stream rules' and ``check``'s own (SD000, SD900)."""
     from stream_doctor.check.rules import CHECK_RULES
-    from stream_doctor.rules import RULES
+    from stream_doctor.rules import codes
 
-    return tuple(sorted({rule.code for rule in (*RULES, *CHECK_RULES)}))
+    return tuple(sorted({*codes(), *(rule.code for rule in CHECK_RULES)}))
 
 
 def check_selectors(selectors: Iterable[str], option: str) -> None:
     """Refuse a selector that is neither ``ALL`` nor a prefix of some rule code."""
+    selectors = tuple(selectors)
+    if not selectors:
+        return
     every = known_codes()
     for selector in selectors:
         if selector == "ALL" or any(code.startswith(selector) for code in every):

@@ -81,3 +81,16 @@ def test_the_registry_names_match_the_adapters() -> None:
     from stream_doctor.providers import ADAPTERS
 
     assert all(ADAPTERS[name].name == name for name in ADAPTERS)
+
+
+def test_an_anthropic_replay_imports_neither_other_providers_nor_rules_it_cannot_run() -> None:
+    modules = imported("replay", "fixtures/anthropic/one_call.sse")
+    # detection asks only the adapters a frame could belong to (providers.candidates)
+    others = ("gemini", "gemini_interactions", "bedrock", "bedrock_invoke", "ollama", "mistral", "vercel_ai_data")
+    assert not {f"stream_doctor.providers.{name}" for name in others} & modules
+    # no request history and no --client: the conversation (SD6xx, SD7xx) and client (SD8xx) rules stay out
+    assert not {m for m in modules if m.startswith(("stream_doctor.rules.pairing", "stream_doctor.rules.schema"))}
+    assert not {m for m in modules if m.startswith(("stream_doctor.rules.clients", "stream_doctor.clients"))}
+    assert "stream_doctor.rules.arguments.sd201_unparseable_arguments" in modules  # the stream rules did run
+    # no [tool.stream-doctor] table above the capture: the configuration's parser is not imported
+    assert "stream_doctor.check.config" not in modules

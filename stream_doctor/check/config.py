@@ -31,10 +31,12 @@ from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
 from stream_doctor.check import CheckError
 from stream_doctor.check.expectations import Expectation, parse_entry
 from stream_doctor.check.globs import Glob
+from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
+from stream_doctor.check.locate import find as find
+from stream_doctor.check.locate import nearest as nearest
 from stream_doctor.findings import Location, Severity
 from stream_doctor.records import dataclass
 
-FILE_NAMES = ("stream-doctor.toml", "pyproject.toml")
 KEYS = (
     "select",
     "ignore",
@@ -97,24 +99,6 @@ class Config:
     def expectations_for(self, path: str) -> tuple[Expectation, ...]:
         relative = self.relative(path)
         return tuple(e for glob, entries in self.expect if glob.matches(relative) for e in entries)
-
-
-def nearest(target: str) -> str | None:
-    """The configuration that governs ``target`` (a capture or a folder), as ruff finds it: the
-    nearest file at or above the target's own folder, not the working directory's."""
-    folder = target if os.path.isdir(target) else (os.path.dirname(target) or ".")
-    return find(folder)
-
-
-def find(start: str) -> str | None:
-    """The nearest configuration file at or above ``start``."""
-    folder = Path(start).resolve()
-    for candidate in (folder, *folder.parents):
-        for name in FILE_NAMES:
-            path = candidate / name
-            if path.is_file() and (name != "pyproject.toml" or _has_table(path)):
-                return _shown(path)
-    return None
 
 
 def load(path: str | None) -> Config:
@@ -296,20 +280,3 @@ class _Reader:
             if line.lstrip().startswith((f'"{key}"', f"'{key}'", f"{key} ", f"{key}=")):
                 return number
         return None
-
-
-def _has_table(path: Path) -> bool:
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False  # someone else's broken pyproject.toml is not ours to report
-    tool = document.get("tool")
-    return isinstance(tool, dict) and "stream-doctor" in tool
-
-
-def _shown(path: Path) -> str:
-    """A path as reports show it: relative to the working directory."""
-    try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:  # another drive, on Windows
-        return str(path)

@@ -46,7 +46,8 @@ def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, d
     if hint is not None and hint in ADAPTERS:
         return ADAPTERS[hint], {hint: 100}
     sample = [f for f in frames[: SNIFF_FRAMES * 4] if f.kind == "event"][:SNIFF_FRAMES]
-    scores = {name: adapter.sniff(sample) for name, adapter in ADAPTERS.items()}
+    possible = candidates(sample)
+    scores = {name: ADAPTERS[name].sniff(sample) if name in possible else 0 for name in ADAPTERS}
     ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     if not ranked or ranked[0][1] <= 0:
         raise DetectionError(
@@ -58,3 +59,60 @@ def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, d
         tied = ", ".join(f"{n} ({s})" for n, s in ranked if s == ranked[0][1])
         raise DetectionError(f"the capture fits several providers equally well: {tied}; force one with --provider")
     return ADAPTERS[ranked[0][0]], scores
+
+
+#: The event names Bedrock's ``sniff`` knows (``bedrock.CONVERSE_EVENTS``, ``chunk`` and ``bedrock.EXCEPTIONS``;
+#: tests/providers/test_detection.py checks they are the same).
+BEDROCK_EVENTS = frozenset(
+    {
+        "messageStart",
+        "contentBlockStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+        "metadata",
+        "chunk",
+        "internalServerException",
+        "modelStreamErrorException",
+        "validationException",
+        "throttlingException",
+        "serviceUnavailableException",
+        "modelTimeoutException",
+    }
+)
+
+#: The adapters whose ``sniff`` reads a string ``type`` in the payload (every other frame weighs 0).
+_BY_TYPE = ("anthropic-sdk", "anthropic", "openai-responses", "cohere", "openai-sdk", "vercel-ai")
+
+
+def candidates(sample: Sequence[Frame]) -> set[str]:
+    """The adapters that could score above 0 on these frames, told from a few keys without
+    importing any adapter: a replay then imports the adapters its capture could be, not all 13.
+
+    Each condition is one the adapter's own ``sniff`` requires of some frame (a string ``type``,
+    a ``choices`` key, an event name …); tests/providers/test_detection.py checks on every fixture
+    that an adapter left out scores 0.
+    """
+    possible: set[str] = set()
+    for frame in sample:
+        event = frame.event
+        if event is not None and len(event) == 1:
+            possible.add("vercel-ai-data")  # a data stream type id: "0", "9", "b" …
+        value = frame.value
+        if not isinstance(value, dict):
+            continue
+        if event is None and len(value) == 1:
+            event = next(iter(value))  # Bedrock without eventstream headers: {"contentBlockDelta": {…}}
+        if event in BEDROCK_EVENTS:
+            possible.add("bedrock")
+        if isinstance(value.get("type"), str):
+            possible.update(_BY_TYPE)
+        if "event_type" in value:
+            possible.add("gemini-interactions")
+        if "candidates" in value or "promptFeedback" in value or "usageMetadata" in value:
+            possible.add("gemini")
+        if isinstance(value.get("choices"), list):
+            possible.update(("openai", "mistral"))
+        if isinstance(value.get("done"), bool) and isinstance(value.get("message"), dict):
+            possible.add("ollama")
+    return possible
