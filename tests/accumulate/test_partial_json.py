@@ -88,3 +88,31 @@ def test_a_missing_or_extra_key_is_told() -> None:
 @pytest.mark.parametrize("text", ['{"a": NaN', '{"a": 1, "a": 2', '{"a": 1}x', '{"a" 1', '{"a": tru e', ""])
 def test_no_verdict_where_the_sdks_answer_is_not_certain(text: str) -> None:
     assert _fed(text).matches({"a": 1}) is None
+
+
+class _Counted(int):
+    """An int that counts how often a comparison looks at it."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Counted.compared += 1
+        return int(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = int.__hash__
+
+
+def test_each_completed_value_is_compared_once_over_the_whole_log() -> None:
+    # A list of n numbers, one fragment each, a snapshot after every fragment (as the helpers log):
+    # comparing every snapshot whole would look at n*n/2 values; the model looks at each once, plus
+    # the trailing number still being read.
+    n = 400
+    model, _Counted.compared = _fed("["), 0
+    for i in range(n):
+        model.feed(f"{i},")
+        snapshot = [_Counted(k) for k in range(i + 1)]
+        assert model.matches(snapshot) is True
+    assert _Counted.compared <= 2 * n
