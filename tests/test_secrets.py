@@ -209,3 +209,20 @@ def test_fragments_keep_joining_to_the_masked_arguments() -> None:
         "nested": {"token": "[redacted]"},
         "note": "[redacted:2]!",
     }
+
+
+def test_the_pytest_plugin_prints_no_planted_secret(tmp_path: Path) -> None:
+    """A test log is output too: the fixture's reports and its failure text are masked like the CLI's."""
+    from stream_doctor.pytest_plugin import StreamDoctor
+    from tests.planted_secrets import SECRETS
+
+    paths = {p.name: p for p in _planted(tmp_path)}
+    doctor = StreamDoctor(tmp_path)
+    for name in ("planted.har", "planted_openai.har", "planted_envelope.jsonl"):
+        _assert_clean(doctor.terminal_report(paths[name]), list(SECRETS), f"terminal_report({name})")
+        _assert_clean(doctor.json_report(paths[name]), list(SECRETS), f"json_report({name})")
+        with pytest.raises(pytest.fail.Exception) as failed:
+            doctor.assert_clean(paths[name], expect=["SD999"])  # never met: the failure text is printed
+        _assert_clean(str(failed.value), list(SECRETS), f"assert_clean({name}) failing")
+        assert "[redacted:" in str(failed.value) or name == "planted.har"
+    assert doctor.replay(paths["planted_openai.har"]).calls[0].arguments["token"] == "tk-openai-stream-args"
