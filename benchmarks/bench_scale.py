@@ -9,9 +9,13 @@ The 100,000-call case is the 200 MB capture::
 
     .venv/bin/python benchmarks/bench_scale.py            # 20 MB and 200 MB
     .venv/bin/python benchmarks/bench_scale.py --sizes 20  # only 20 MB
+    .venv/bin/python benchmarks/bench_scale.py --sizes --small-frames 9999990  # pings up to the frame cap
 
 Peak memory should be bounded by the largest call plus a small cost per call and per finding,
-not by the file; time should grow linearly (200 MB about 10 times 20 MB).
+not by the file; time should grow linearly (200 MB about 10 times 20 MB). The last lines state
+each command's peak at every size. ``--small-frames N`` adds a capture of N pings (one 37-byte
+SSE event each) replayed under the default caps: the frame cap (10 M) counts frames, and memory
+must not follow them (nothing is kept per frame).
 """
 
 from __future__ import annotations
@@ -105,6 +109,22 @@ def write_capture(path: Path, calls: int) -> None:
         out.write(event("message_stop", {"type": "message_stop"}))
 
 
+def write_pings(path: Path, count: int) -> None:
+    """An Anthropic turn of ``count`` pings (after its message start) and its end."""
+    ping = b'event: ping\ndata: {"type": "ping"}\n\n'
+    start = (
+        b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+        b'"role":"assistant","content":[],"model":"claude","stop_reason":null,'
+        b'"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+    )
+    with path.open("wb") as out:
+        out.write(start)
+        for _ in range(count // 100_000):
+            out.write(ping * 100_000)
+        out.write(ping * (count % 100_000))
+        out.write(b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+
+
 def run(args: list[str], cwd: Path) -> tuple[float, int, int]:
     """Wall seconds, peak RSS in MB, exit code of the CLI run in a child process."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -123,9 +143,11 @@ def run(args: list[str], cwd: Path) -> tuple[float, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", type=int, default=[20, 200], help="capture sizes in MB")
+    parser.add_argument("--sizes", nargs="*", type=int, default=[20, 200], help="capture sizes in MB")
+    parser.add_argument("--small-frames", type=int, default=0, help="also replay a capture of this many pings")
     options = parser.parse_args()
     calls_per_mb = 500  # about 2 KB of events per call
+    peaks: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
         print(f"{'capture':>9} {'calls':>8} {'command':<28} {'time':>8} {'peak RSS':>9} {'RSS/file':>8}")
@@ -144,7 +166,24 @@ def main() -> None:
                     f"{megabytes:7.0f}MB {calls:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"
                 )
                 sys.stdout.flush()
+                peaks.setdefault(label, []).append(f"{megabytes:.0f} MB capture: {peak:,} MB in {elapsed:.1f} s")
             path.unlink()
+        if options.small_frames:
+            path = where / "pings.sse"
+            write_pings(path, options.small_frames)
+            megabytes = path.stat().st_size / 1e6
+            elapsed, peak, code = run(["replay", str(path)], where)
+            label = f"replay, {options.small_frames:,} pings"
+            print(
+                f"{megabytes:7.0f}MB {0:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"
+            )
+            peaks.setdefault(label, []).append(
+                f"{megabytes:.0f} MB capture: {peak:,} MB in {elapsed:.1f} s (exit {code})"
+            )
+            path.unlink()
+    print("\npeak memory (resident, the whole process):")
+    for label, figures in peaks.items():
+        print(f"  {label:<28} " + "; ".join(figures))
 
 
 if __name__ == "__main__":
