@@ -17,8 +17,17 @@ def no_gc() -> Iterator[None]:
     the read. Afterwards the new objects are moved straight to the oldest generation
     (``freeze`` + ``unfreeze`` splices lists, it scans nothing); otherwise the first collection
     after ``enable`` would traverse them all once more, for another quarter of the read.
+
+    Objects moved that way skip the collector's own rule for full collections (it counts only what
+    survives a younger generation), so the reference cycles a replay leaves behind (its call and
+    block records, an exception and its frames) would wait forever in a process that replays
+    capture after capture: a library user, the pytest plugin, a ``scan`` worker, the fuzzer. So this
+    module keeps the collector's rule itself: it adds up the containers allocated under each pause,
+    and when they pass a quarter of the heap it last measured (and at least ``COLLECT_AFTER``) it
+    runs one full collection and measures the heap again. The first pause of a process only sets the
+    measure, so a one-shot command pays nothing.
     """
-    global _application_froze
+    global _application_froze, _allocated, _heap
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -30,11 +39,24 @@ def no_gc() -> Iterator[None]:
             # seen non-empty it is not asked again; while it is empty the walk costs nothing.
             if not _application_froze:
                 _application_froze = gc.get_freeze_count() > 0
+            _allocated += gc.get_count()[0]  # net containers allocated under the pause (freeze zeroes it)
             if not _application_froze:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+            if _heap < 0:  # the first pause: what it built is the live heap (a one-shot command stops here)
+                _heap, _allocated = _allocated, 0
+            elif _allocated > max(COLLECT_AFTER, _heap // 4):
+                gc.collect()
+                _heap, _allocated = len(gc.get_objects()), 0
 
+
+#: Net containers moved to the oldest generation since the heap was last measured.
+_allocated = 0
+#: Containers alive at the last full collection this module ran (-1: none yet, see ``no_gc``).
+_heap = -1
+#: The fewest moved containers that trigger a full collection.
+COLLECT_AFTER = 100_000
 
 #: Whether the permanent generation was found holding objects (the application uses gc.freeze()).
 _application_froze = False
