@@ -238,6 +238,10 @@ class OpenAIChatTranslator(FrameByFrame):
         #: choice index -> tool index -> key: the open calls a bare argument fragment may go to.
         self.lanes: dict[int, dict[int, Hashable]] = {}
         self.unknown_fields: set[str] = set()  # reported once per capture each (SD006)
+        #: How many keys the latest checked chunk and choice had: the fast path takes a fragment only
+        #: when its chunk and choice have as many (any other field goes the checked way, SD006).
+        self.chunk_size = -1
+        self.choice_size = -1
 
     # -- the hot path ------------------------------------------------------------------------
 
@@ -247,9 +251,12 @@ class OpenAIChatTranslator(FrameByFrame):
         The common chunk, ``{"choices":[{"index":c,"delta":{"tool_calls":[{"index":i,
         "function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open, is read
         with plain subscripts and becomes one ArgsDelta; anything else takes the checked path.
-        With ``release`` such a frame lets go of its decoded chunk once translated.
+        With ``release`` such a frame lets go of its decoded chunk once translated. Its chunk and
+        choice must have as many keys as the latest checked ones (two integer comparisons): a field
+        that only fragment chunks carry takes the checked path once, which reports it (SD006).
         """
         lanes = self.lanes
+        chunk_size, choice_size = self.chunk_size, self.choice_size
         chunks = 0
         frame = None
         run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
@@ -258,9 +265,15 @@ class OpenAIChatTranslator(FrameByFrame):
         for frame in frames:
             if frame.kind == "event":
                 try:
-                    (choice,) = frame.value["choices"]
+                    value = frame.value
+                    (choice,) = value["choices"]
                     delta = choice["delta"]
-                    if choice["finish_reason"] is None and len(delta) == 1:
+                    if (
+                        choice["finish_reason"] is None
+                        and len(delta) == 1
+                        and len(value) == chunk_size
+                        and len(choice) == choice_size
+                    ):
                         (call,) = delta["tool_calls"]
                         function = call["function"]
                         index = call["index"]
@@ -291,6 +304,7 @@ class OpenAIChatTranslator(FrameByFrame):
                 continue
             self.last_pos = frame.pos
             yield from self._feed(frame)
+            chunk_size, choice_size = self.chunk_size, self.choice_size
         if run_fragments:
             yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
         if frame is not None:
@@ -336,6 +350,7 @@ class OpenAIChatTranslator(FrameByFrame):
             self._count(label)
             return out + [Unknown(pos, label)]
         self._count(kind if isinstance(kind, str) and kind else "chunk")
+        self.chunk_size = len(value)
         if not CHUNK_FIELDS.issuperset(value):
             out.extend(self._extensions(pos, value, CHUNK_FIELDS, ""))
         if not choices:
@@ -425,6 +440,7 @@ class OpenAIChatTranslator(FrameByFrame):
         if state is None:
             state = self.choices[number] = _Choice(number)
         out: list[Event] = []
+        self.choice_size = len(choice)
         if not CHOICE_FIELDS.issuperset(choice):
             out.extend(self._extensions(pos, choice, CHOICE_FIELDS, "choices[]."))
         delta = choice.get("delta")
