@@ -132,6 +132,13 @@ class ArgumentsWithoutDeltas(ProblemFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class HelperLogWithoutDeltas(ProblemFacts):
+    """An SDK helper-stream log without the raw delta events: ``event`` is the helper's event that showed it."""
+
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
 class ItemIdRotated(ProblemFacts):
     """Responses: an event names an output item by another id than ``output_item.added`` gave it."""
 

@@ -56,6 +56,7 @@ EXPECTED: dict[str, set[str]] = {
     "openai-responses/sdk_helper_one_call.jsonl": set(),
     "openai-responses/sdk_helper_parallel_calls.jsonl": set(),
     "anthropic/sdk_helper_thinking_text_tool.jsonl": set(),
+    "anthropic/sdk_helper_without_raw_deltas.jsonl": {"SD009"},
     "anthropic/sdk_helper_block_index_reused.jsonl": {"SD403", "SD532"},
     "anthropic/spliced_retry_stream.sse": {"SD409", "SD301"},
     "anthropic/tool_use_without_id.sse": {"SD406"},

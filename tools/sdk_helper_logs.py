@@ -8,11 +8,14 @@ application logs them. Usage (from the repository root, with the ``test`` extra 
     python tools/sdk_helper_logs.py anthropic fixtures/anthropic/one_call.sse > out.jsonl
 
 ``openai-strict`` declares the tools ``strict``, so openai-python also reports ``parsed_arguments``
-(its partial parse of the arguments so far) on every fragment.
+(its partial parse of the arguments so far) on every fragment. ``--without-raw-deltas`` (after the
+fixture) leaves out the raw events that carry the fragments (Anthropic ``content_block_delta``,
+OpenAI ``chunk``), as an application that logs only the helper's own events does.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,8 +54,13 @@ def serve(body: bytes) -> ThreadingHTTPServer:
     return server
 
 
-def helper_log(kind: str, body: bytes) -> str:
-    """The log an application writes while the ``kind`` helper reads ``body`` (one JSON line per event)."""
+#: The raw events that carry the fragments, per helper: what ``--without-raw-deltas`` leaves out.
+RAW_DELTAS = {"anthropic": "content_block_delta", "openai": "chunk", "openai-strict": "chunk"}
+
+
+def helper_log(kind: str, body: bytes, without_raw_deltas: bool = False) -> str:
+    """The log an application writes while the ``kind`` helper reads ``body`` (one JSON line per event);
+    ``without_raw_deltas``: the log of an application that writes only the helper's own events."""
     server = serve(body)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     lines: list[str] = []
@@ -90,12 +98,17 @@ def helper_log(kind: str, body: bytes) -> str:
     finally:
         server.shutdown()
         server.server_close()
+    if without_raw_deltas:
+        left_out = RAW_DELTAS.get(kind)
+        lines = [line for line in lines if json.loads(line).get("type") != left_out]
     return "".join(line + "\n" for line in lines)
 
 
-def main(kind: str, fixture: str) -> None:
-    sys.stdout.write(helper_log(kind, Path(fixture).read_bytes()))
+def main(kind: str, fixture: str, *options: str) -> None:
+    if set(options) - {"--without-raw-deltas"}:
+        raise SystemExit(f"unknown options {options!r}: --without-raw-deltas")
+    sys.stdout.write(helper_log(kind, Path(fixture).read_bytes(), "--without-raw-deltas" in options))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:])

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed
+from stream_doctor.events import MISSING, BlockStop, Event, HelperSnapshot, Malformed, Problem
+from stream_doctor.problems import HelperLogWithoutDeltas
 from stream_doctor.providers import anthropic as raw
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import Shape
@@ -101,7 +102,7 @@ class _Text:
 
 
 class AnthropicSdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw", "last_delta", "texts", "deltas")
+    __slots__ = ("counts", "raw", "last_delta", "texts", "deltas", "start_inputs", "without_deltas")
 
     def __init__(self) -> None:
         self.raw = raw.AnthropicTranslator(SHAPES)
@@ -115,6 +116,9 @@ class AnthropicSdkTranslator(FeedByFeed):
         #: length and its latest delta only, never with the whole text (see ``HelperSnapshot``).
         self.texts: dict[tuple[int, str], _Text] = {}
         self.deltas: dict[int, int] = {}  # block index -> raw deltas the log holds for it
+        self.start_inputs: dict[int, Any] = {}  # tool block index -> the input its start event carried
+        #: The log was found to leave out raw deltas (reported once per capture).
+        self.without_deltas = False
 
     def close(self) -> list[Event]:
         return []
@@ -134,6 +138,10 @@ class AnthropicSdkTranslator(FeedByFeed):
         pos = frame.pos
         if kind != "content_block_stop":
             found = self.raw.fields.check(pos, value, SHAPES[kind], kind)
+            if previous is None or HELPER_DELTA.get(kind) != previous[1]:
+                # ``build_events`` yields each helper event right after its raw delta: this one's is not
+                # in the log (an application that logs only the helper's events).
+                found = [*self._without_deltas(pos, kind), *found]
             if found:
                 return [*self._helper(frame, kind, value, previous), *found]
         return self._helper(frame, kind, value, previous)
@@ -145,8 +153,21 @@ class AnthropicSdkTranslator(FeedByFeed):
             out: list[Event] = []
             block = value.get("content_block")
             index = value.get("index")
-            if not isinstance(block, dict) or type(index) is not int or not self.deltas.get(index):
-                pass  # no built block, or none of its deltas in the log: nothing to compare it with
+            if not isinstance(block, dict) or type(index) is not int:
+                pass  # no built block: nothing to compare it with
+            elif not self.deltas.get(index):
+                # None of its deltas in the log: nothing to compare it with. A tool block whose built
+                # input is not its start's was built from deltas the log left out: the built input is
+                # the call's (restated, not streamed), and the log's gap is reported.
+                start = self.start_inputs.get(index, MISSING)
+                if block.get("type") in TOOL_BLOCKS and "input" in block and block["input"] != start:
+                    out.extend(self._without_deltas(pos, kind))
+                    self.counts[kind] -= 1
+                    events = self.raw._feed(frame)
+                    for event in events:
+                        if isinstance(event, BlockStop) and event.final_input is MISSING:
+                            event.final_input = block["input"]
+                    return out + events
             elif block.get("type") in TOOL_BLOCKS and "input" in block:
                 out.append(
                     HelperSnapshot(pos, index, "content_block_stop.content_block.input", None, block["input"], True)
@@ -176,6 +197,8 @@ class AnthropicSdkTranslator(FeedByFeed):
         index, block = value.get("index"), value.get("content_block")
         if type(index) is int:
             self.deltas[index] = 0
+            if isinstance(block, dict) and block.get("type") in TOOL_BLOCKS:
+                self.start_inputs[index] = block.get("input", MISSING)
         if type(index) is int and isinstance(block, dict):
             for field in ("text", "thinking", "signature"):
                 start = block.get(field)
@@ -183,6 +206,13 @@ class AnthropicSdkTranslator(FeedByFeed):
                     self.texts[(index, field)] = _Text(start)
                 else:
                     self.texts.pop((index, field), None)
+
+    def _without_deltas(self, pos: Pos, kind: str) -> list[Event]:
+        """The first sign that the log leaves out the raw deltas: reported once per capture."""
+        if self.without_deltas:
+            return []
+        self.without_deltas = True
+        return [Problem(pos, "helper-log-without-deltas", "", HelperLogWithoutDeltas(kind))]
 
     def _delta(self, value: dict[str, Any]) -> None:
         index, delta = value.get("index"), value.get("delta")

@@ -32,6 +32,7 @@ STREAM_MODULES: tuple[str, ...] = (
     "capture.sd006_unknown_fields",
     "capture.sd007_metadata_disagrees",
     "capture.sd008_body_undecodable",
+    "capture.sd009_helper_log_without_deltas",
     "execution.sd101_premature_execution",
     "execution.sd102_empty_input_execution",
     "execution.sd103_executed_input_differs",
