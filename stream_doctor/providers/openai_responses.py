@@ -216,7 +216,7 @@ KNOWN_TYPES = (
     | frozenset(ARGUMENT_DONES)
 )
 
-#: The documented fields of an event (SD006 lists any other), one set for the union: every field a
+#: The documented fields of an event type not in ``EVENT_SHAPES`` (SD006 lists any other), the union: every field a
 #: member of openai-python 3.54's ``ResponseStreamEvent`` defines, with ``diff`` (the
 #: ``apply_patch_call_operation_diff.done`` restatement the adapter reads, vercel/ai's
 #: openai-apply-patch-tool capture), ``name`` (``function_call_arguments.done`` in the API reference),
@@ -248,6 +248,93 @@ EVENT = Shape(
         )
     },
 )
+#: The fields of each event type, where the docs give them: openai-python 3.54's member of
+#: ``ResponseStreamEvent`` for that type (besides ``type`` and ``sequence_number``), with
+#: ``obfuscation`` on every ``.delta`` event (the API reference's ``stream_options.include_obfuscation``
+#: pads streaming delta events), ``snapshot`` on the text and arguments deltas and ``parsed`` on
+#: ``output_text.done`` (the ``responses.stream()`` helper's events, ``lib/streaming/responses/_events.py``),
+#: ``name`` on ``function_call_arguments.done`` (the API reference) and ``error`` on ``error`` (the nested
+#: error event). A type not listed here (``keepalive``, the apply-patch diff events, older reasoning
+#: names) is checked against the union ``EVENT``.
+_TYPE_FIELDS: dict[str, str] = {
+    "error": "code message param",
+    "response.audio.delta": "delta",
+    "response.audio.done": "",
+    "response.audio.transcript.delta": "delta",
+    "response.audio.transcript.done": "",
+    "response.code_interpreter_call.completed": "item_id output_index",
+    "response.code_interpreter_call.in_progress": "item_id output_index",
+    "response.code_interpreter_call.interpreting": "item_id output_index",
+    "response.code_interpreter_call_code.delta": "delta item_id output_index",
+    "response.code_interpreter_call_code.done": "code item_id output_index",
+    "response.compaction.compacting": "item_id output_index",
+    "response.completed": "response",
+    "response.content_part.added": "content_index item_id output_index part",
+    "response.content_part.done": "content_index item_id output_index part",
+    "response.created": "response",
+    "response.custom_tool_call_input.delta": "delta item_id output_index",
+    "response.custom_tool_call_input.done": "input item_id output_index",
+    "response.failed": "response",
+    "response.file_search_call.completed": "item_id output_index",
+    "response.file_search_call.in_progress": "item_id output_index",
+    "response.file_search_call.searching": "item_id output_index",
+    "response.function_call_arguments.delta": "delta item_id output_index",
+    "response.function_call_arguments.done": "arguments item_id output_index",
+    "response.image_generation_call.completed": "item_id output_index",
+    "response.image_generation_call.generating": "item_id output_index",
+    "response.image_generation_call.in_progress": "item_id output_index",
+    "response.image_generation_call.partial_image": "background item_id output_format output_index partial_image_b64 partial_image_index quality size",
+    "response.in_progress": "response",
+    "response.incomplete": "response",
+    "response.mcp_call.completed": "item_id output_index",
+    "response.mcp_call.failed": "item_id output_index",
+    "response.mcp_call.in_progress": "item_id output_index",
+    "response.mcp_call_arguments.delta": "delta item_id output_index",
+    "response.mcp_call_arguments.done": "arguments item_id output_index",
+    "response.mcp_list_tools.completed": "item_id output_index",
+    "response.mcp_list_tools.failed": "item_id output_index",
+    "response.mcp_list_tools.in_progress": "item_id output_index",
+    "response.output_item.added": "item output_index",
+    "response.output_item.done": "item output_index",
+    "response.output_text.annotation.added": "annotation annotation_index content_index item_id output_index",
+    "response.output_text.delta": "content_index delta item_id logprobs output_index",
+    "response.output_text.done": "content_index item_id logprobs output_index text",
+    "response.queued": "response",
+    "response.reasoning_summary_part.added": "item_id output_index part summary_index",
+    "response.reasoning_summary_part.done": "item_id output_index part status summary_index",
+    "response.reasoning_summary_text.delta": "delta item_id output_index summary_index",
+    "response.reasoning_summary_text.done": "item_id output_index summary_index text",
+    "response.reasoning_text.delta": "content_index delta item_id output_index",
+    "response.reasoning_text.done": "content_index item_id output_index text",
+    "response.refusal.delta": "content_index delta item_id output_index",
+    "response.refusal.done": "content_index item_id output_index refusal",
+    "response.shell_call_command.added": "command command_index output_index",
+    "response.shell_call_command.delta": "command_index delta obfuscation output_index",
+    "response.shell_call_command.done": "command command_index output_index",
+    "response.shell_call_output_content.delta": "command_index delta item_id output_index",
+    "response.shell_call_output_content.done": "command_index item_id output output_index",
+    "response.web_search_call.completed": "item_id output_index",
+    "response.web_search_call.in_progress": "item_id output_index",
+    "response.web_search_call.searching": "item_id output_index",
+}
+_EXTRA_FIELDS: dict[str, str] = {
+    "response.output_text.delta": "snapshot",
+    "response.function_call_arguments.delta": "snapshot",
+    "response.output_text.done": "parsed",
+    "response.function_call_arguments.done": "name",
+    "error": "error",
+}
+EVENT_SHAPES: dict[str, Shape] = {
+    kind: Shape(
+        "type sequence_number "
+        + fields
+        + (" obfuscation" if kind.endswith(".delta") else "")
+        + " "
+        + _EXTRA_FIELDS.get(kind, ""),
+        EVENT.nested,
+    )
+    for kind, fields in _TYPE_FIELDS.items()
+}
 #: The fields the hot path reads of an arguments delta: a delta with no other field needs no check.
 DELTA_FIELDS = 5
 
@@ -394,7 +481,7 @@ class ResponsesTranslator(FrameByFrame):
         """Whether an arguments delta whose key count differs from the last one seen (obfuscation
         padding, a snapshot) has only documented fields; then that count is the one to expect. A delta
         with another field takes the checked path, which reports it (SD006)."""
-        if EVENT.fields.issuperset(value):
+        if EVENT_SHAPES.get(value["type"], EVENT).fields.issuperset(value):
             self.delta_size = len(value)
             return True
         return False
@@ -454,7 +541,7 @@ class ResponsesTranslator(FrameByFrame):
         else:
             out.append(Unknown(pos, kind))
         if kind in KNOWN_TYPES:
-            out.extend(self.fields.check(pos, value, EVENT, ""))
+            out.extend(self.fields.check(pos, value, EVENT_SHAPES.get(kind, EVENT), ""))
         if frame.event is not None and frame.event != kind:
             out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
         return out
