@@ -133,9 +133,11 @@ class ArgumentsWithoutDeltas(ProblemFacts):
 
 @dataclass(frozen=True, slots=True)
 class HelperLogWithoutDeltas(ProblemFacts):
-    """An SDK helper-stream log without the raw delta events: ``event`` is the helper's event that showed it."""
+    """An SDK helper-stream log without the raw delta events: ``event`` is the helper's event that showed it,
+    ``raw`` the raw event the log lacks (``content_block_delta``, openai-python's ``chunk``)."""
 
     event: str
+    raw: str = "content_block_delta"
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ EXPECTED: dict[str, set[str]] = {
     "anthropic/block_index_reused.sse": {"SD403"},
     "anthropic/sdk_helper_one_call.jsonl": set(),
     "openai/sdk_helper_one_call.jsonl": set(),
+    "openai/sdk_helper_without_raw_deltas.jsonl": {"SD009"},
     "openai/sdk_helper_parallel_calls.jsonl": set(),
     "openai/sdk_helper_every_call_index_0.jsonl": {"SD501", "SD532"},
     "openai/sdk_helper_two_choices_n2.jsonl": set(),

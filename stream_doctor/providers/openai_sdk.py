@@ -24,7 +24,19 @@ from typing import Any, Hashable, Sequence
 import orjson
 
 from stream_doctor.capture.base import Frame, Pos
-from stream_doctor.events import MISSING, Event, HelperSnapshot, Malformed, MessageStop
+from stream_doctor.events import (
+    MISSING,
+    ArgsDelta,
+    BlockStop,
+    Event,
+    HelperSnapshot,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    ToolStart,
+)
+from stream_doctor.problems import HelperLogWithoutDeltas
 from stream_doctor.providers import openai_chat as raw
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -116,7 +128,17 @@ class _HelperChoice:
 
 
 class OpenAISdkTranslator(FeedByFeed):
-    __slots__ = ("counts", "raw", "helper", "expected", "fields")
+    __slots__ = (
+        "counts",
+        "raw",
+        "helper",
+        "expected",
+        "fields",
+        "chunks",
+        "rebuilt",
+        "rebuilt_done",
+        "last_rebuilt_pos",
+    )
 
     def __init__(self) -> None:
         self.raw = raw.OpenAIChatTranslator()
@@ -126,10 +148,19 @@ class OpenAISdkTranslator(FeedByFeed):
         #: send, in the order it sends them (``ChatCompletionStreamState._build_events``).
         self.expected: dict[str, deque[tuple[int, int | None]]] = {}
         self.fields = FieldCheck()
+        self.chunks = False  # the log holds a ``chunk`` event
+        #: A log without chunks (an application that logs only the helper's events): tool index -> the
+        #: call rebuilt from the helper's arguments events, and the ones their ``.done`` completed.
+        self.rebuilt: dict[int, Hashable] = {}
+        self.rebuilt_done: set[int] = set()
+        self.last_rebuilt_pos: Pos | None = None
 
     def close(self) -> list[Event]:
         """openai-python's stream consumes the ``[DONE]`` itself, so a helper log never holds one: a log
-        that ends once every choice has its finish reason is a whole turn; otherwise it was cut."""
+        that ends once every choice has its finish reason is a whole turn; otherwise it was cut. A log
+        without chunks whose rebuilt calls all got their ``.done`` ends there."""
+        if self.rebuilt and not self.chunks and self.rebuilt_done >= set(self.rebuilt) and self.last_rebuilt_pos:
+            return [MessageStop(self.last_rebuilt_pos)]
         if self.raw.open and self.raw.choices and self.raw._all_finished() and self.raw.last_stop_pos is not None:
             self.raw.open = False
             return [MessageStop(self.raw.last_stop_pos)]
@@ -148,6 +179,7 @@ class OpenAISdkTranslator(FeedByFeed):
 
     def _helper(self, frame: Frame, value: Any, kind: str | None) -> list[Event]:
         if kind == "chunk":
+            self.chunks = True
             chunk = value.get("chunk")
             if not isinstance(chunk, dict):
                 return [Malformed(frame.pos, "a chunk event without a chunk object")]
@@ -175,7 +207,7 @@ class OpenAISdkTranslator(FeedByFeed):
         index = value.get("index")
         key = self._key(kind, index)
         if key is None:
-            return []
+            return self._rebuild(pos, kind, value, index) if not self.chunks else []
         arguments = value.get("arguments")
         parsed = value.get("parsed_arguments")
         return [
@@ -188,6 +220,38 @@ class OpenAISdkTranslator(FeedByFeed):
                 kind.endswith(".done"),
             )
         ]
+
+    def _rebuild(self, pos: Pos, kind: str, value: dict[str, Any], index: Any) -> list[Event]:
+        """A log without chunks: the call rebuilt from the helper's own events (its fragments from
+        ``arguments_delta``, its input restated by ``.done``), reported once; the chunks' call ids
+        and finish reasons are not in the log."""
+        if type(index) is not int or index in self.rebuilt_done:
+            return []
+        out: list[Event] = []
+        if not self.rebuilt:
+            out += [
+                Problem(pos, "helper-log-without-deltas", "", HelperLogWithoutDeltas(kind, "chunk")),
+                MessageStart(pos, None, None),
+            ]
+        key = self.rebuilt.get(index)
+        if key is None:
+            key = self.rebuilt[index] = ("helper", index)
+            name = value.get("name")
+            out.append(
+                ToolStart(
+                    pos, key, index, "function", None, name if isinstance(name, str) else None, None, id_optional=True
+                )
+            )
+        self.last_rebuilt_pos = pos
+        arguments = value.get("arguments")
+        if kind.endswith(".done"):
+            self.rebuilt_done.add(index)
+            out.append(BlockStop(pos, key, arguments if isinstance(arguments, str) else None))
+        else:
+            fragment = value.get("arguments_delta")
+            if isinstance(fragment, str) and fragment:
+                out.append(ArgsDelta(pos, key, fragment, raw.ARGS))
+        return out
 
     def _key(self, kind: str, index: Any) -> Hashable | None:
         """The call the helper means. Its events name the tool call's index, not the choice: the choice

@@ -6,7 +6,10 @@ What it checks:
     ``thinking``, ``signature``, ``citation``; anthropic-sdk-python ``build_events``). A helper
     event that does not follow its raw delta, or a ``content_block_stop`` whose built tool block has
     another input than its start event and no delta before it, shows that the application logged
-    only the helper's events. Reported once per capture.
+    only the helper's events. The same for a log of openai-python's ``chat.completions.stream()``
+    that holds its ``tool_calls.function.arguments.*`` events but no ``chunk`` event: each call is
+    rebuilt from them (fragments from ``arguments_delta``, the input restated by ``.done``) instead
+    of being dropped. Reported once per capture.
 
 Why it matters:
     Nothing the provider sent is shown to be wrong: the SDK built the block from the deltas and
@@ -25,7 +28,7 @@ Example:
     {"type":"content_block_stop","index":1,"content_block":{"type":"tool_use","input":{"location":"Lisbon"},…}}
 
 How to fix:
-    Log every event the helper yields (the raw ``content_block_delta`` events too), or record the
+    Log every event the helper yields (the raw ``content_block_delta`` and ``chunk`` events too), or record the
     HTTP stream itself (``stream-doctor record``), so the fragments can be checked.
 """
 
@@ -57,6 +60,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
 
 
 def without_deltas(facts: HelperLogWithoutDeltas) -> str:
+    if facts.raw == "chunk":
+        return (
+            f"this {facts.event} event comes with no chunk: the log holds openai-python's helper events without "
+            "the raw chunks they were built from, so the call ids and finish reasons are not known and the "
+            "chunk-level checks could not run; each call is rebuilt from the helper's arguments events (its "
+            "fragments from arguments_delta, its input restated by .done)"
+        )
     return (
         f"this {facts.event} event follows no raw delta: the log holds the SDK helper's events without the raw "
         "deltas they were built from, so the fragment-level checks could not run; each call's input is taken "
