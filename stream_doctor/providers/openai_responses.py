@@ -324,6 +324,55 @@ _EXTRA_FIELDS: dict[str, str] = {
     "response.function_call_arguments.done": "name",
     "error": "error",
 }
+#: The fields of each output item and content part type (``item`` of ``output_item.added``/``.done``,
+#: ``part`` of ``content_part.added``/``.done``, each of ``response.output``): openai-python 3.54's
+#: members of ``ResponseOutputItem`` and ``ResponseItem`` (the item as listed later, with ``status`` and
+#: ``created_by``) and of ``ResponseContentPartAddedEvent.Part``, by their wire names.
+#: A type not listed is not checked (an unknown item type is SD002's business).
+ITEM_FIELDS: dict[str, str] = {
+    "message": "content id phase role status",
+    "file_search_call": "id queries results status",
+    "function_call": "arguments async call_id caller created_by id name namespace status",
+    "function_call_output": "call_id caller created_by id name namespace output status",
+    "web_search_call": "action id status",
+    "computer_call": "action actions call_id id pending_safety_checks status",
+    "computer_call_output": "acknowledged_safety_checks call_id created_by id output status",
+    "reasoning": "content encrypted_content id status summary",
+    "program": "call_id code fingerprint id",
+    "program_output": "call_id id result status",
+    "tool_search_call": "arguments call_id created_by execution id status",
+    "tool_search_output": "call_id created_by execution id status tools",
+    "additional_tools": "id role tools",
+    "compaction": "created_by encrypted_content id",
+    "image_generation_call": "action background error id output_format quality result revised_prompt size status svg_usage",
+    "code_interpreter_call": "code container_id id outputs status",
+    "local_shell_call": "action call_id id status",
+    "local_shell_call_output": "id output status",
+    "shell_call": "action call_id caller created_by environment id status",
+    "shell_call_output": "call_id caller created_by id max_output_length output status",
+    "apply_patch_call": "call_id caller created_by id operation status",
+    "apply_patch_call_output": "call_id caller created_by id output status",
+    "mcp_call": "approval_request_id arguments error id name output server_label status",
+    "mcp_list_tools": "error id server_label tools",
+    "mcp_approval_request": "arguments id name server_label",
+    "mcp_approval_response": "approval_request_id approve id reason",
+    "custom_tool_call": "async call_id caller created_by id input name namespace status",
+    "custom_tool_call_output": "call_id caller created_by id output status",
+    "configuration_update": "id reasoning text",
+}
+PART_FIELDS: dict[str, str] = {
+    "output_text": "annotations logprobs text",
+    "refusal": "refusal",
+    "reasoning_text": "text",
+}
+ITEM = Shape("type id", variants=ITEM_FIELDS)
+PART = Shape("type", variants=PART_FIELDS)
+_NESTED: dict[str, dict[str, Shape]] = {
+    "response.output_item.added": {"item": ITEM},
+    "response.output_item.done": {"item": ITEM},
+    "response.content_part.added": {"part": PART},
+    "response.content_part.done": {"part": PART},
+}
 EVENT_SHAPES: dict[str, Shape] = {
     kind: Shape(
         "type sequence_number "
@@ -331,7 +380,7 @@ EVENT_SHAPES: dict[str, Shape] = {
         + (" obfuscation" if kind.endswith(".delta") else "")
         + " "
         + _EXTRA_FIELDS.get(kind, ""),
-        EVENT.nested,
+        _NESTED.get(kind, EVENT.nested),
     )
     for kind, fields in _TYPE_FIELDS.items()
 }
