@@ -70,6 +70,7 @@ class ArgsDelta:
     delta_type: str
     call_id: str | None = None
     name: str | None = None
+    without_function: bool = False  # OpenAI Chat: a ``tool_calls[]`` entry with no ``function`` (rare; clients differ)
 
 
 @dataclass(slots=True)

@@ -43,6 +43,7 @@ class Fragment:
     server_side: bool = False
     delta_type: str = ""
     block_type: str = ""  # the call's block type (ToolStart.block_type)
+    without_function: bool = False  # OpenAI Chat: its ``tool_calls[]`` entry had no ``function``
 
 
 @dataclass
@@ -66,6 +67,7 @@ class WireMachine(Machine):
                 and pending.pos == event.pos
                 and event.call_id is None
                 and event.name is None
+                and not event.without_function
             ):
                 pending.arguments = (pending.arguments or "") + event.fragment
                 pending.delta_type = event.delta_type
@@ -85,6 +87,7 @@ class WireMachine(Machine):
                     event.key in self.server,
                     event.delta_type,
                     self.block_type_of.get(event.key, ""),
+                    event.without_function,
                 )
             )
             return

@@ -16,9 +16,9 @@ index when the latest block started is a client ``tool_use``).
 
 Checked against those three packages themselves (``clients/library/langchain_chat_models.py``:
 ``ChatOpenAI`` / ``ChatAnthropic`` ``.stream()`` on the SDK over a mock transport, chunks added up).
-Known divergence: a ``tool_calls[]`` entry without ``function`` (Gemini's thought-signature-only
-entry) makes langchain-openai raise ``AttributeError``; the neutral events do not keep whether
-``function`` was there.
+A ``tool_calls[]`` entry without ``function`` (Gemini's thought-signature-only entry) makes
+langchain-openai raise ``AttributeError`` (the adapter marks the fragment ``without_function``;
+not modelled: such an entry that opens a new call, which carries no fragment).
 
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
@@ -79,6 +79,10 @@ class LangChainMerge(WireMachine):
             elif self.latest_tool and fragment.delta_type == "input_json_delta":
                 call = [fragment.call] if fragment.call is not None else []
                 self._merge(_Chunk(fragment.key, call, None, None, fragment.arguments))
+            return
+        if fragment.without_function:
+            # _convert_delta_to_message_chunk reads ``rtc["function"].get("name")`` of every entry
+            self.fail(fragment.pos, "AttributeError", "a tool_calls[] entry without function: 'NoneType' has no 'get'")
             return
         if fragment.server_side or fragment.block_type == "function_call":
             return  # the legacy function_call goes to additional_kwargs, not tool_call_chunks

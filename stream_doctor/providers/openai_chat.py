@@ -558,7 +558,8 @@ class OpenAIChatTranslator(FrameByFrame):
         if not isinstance(call, dict):
             return [Malformed(pos, "a delta.tool_calls[] entry is not an object")]
         function = call.get("function")
-        if function is None:
+        without_function = function is None  # langchain-openai raises on it (clients/langchain.py)
+        if without_function:
             function = {}
         elif not isinstance(function, dict):
             return [Malformed(pos, "a tool call's function is not an object")]
@@ -605,7 +606,7 @@ class OpenAIChatTranslator(FrameByFrame):
                 state.by_id.setdefault(call_id, key)
             if tool is not None and state.names.get(key) is None:
                 state.names[key] = tool
-        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name))
+        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name, without_function))
         return out
 
     def _resolve(

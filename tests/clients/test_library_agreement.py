@@ -20,10 +20,7 @@ from stream_doctor.clients.library import load as load_library
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
-KNOWN_DIVERGENCES = {
-    ("langchain", "fragments_without_index.sse"): "a tool_calls[] entry without `function`: langchain-openai raises "
-    "AttributeError; the neutral events do not keep whether `function` was there",
-}
+KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def _pairs() -> list[tuple[str, Path]]:
