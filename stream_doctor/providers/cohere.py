@@ -101,6 +101,13 @@ EVENT = Shape(
     },
 )
 
+#: Event types whose own fields cohere-python checks narrower than the union (``ChatToolCallEndEvent``:
+#: index; ``ChatContentDeltaEvent``: index, delta, logprobs); every other known type keeps ``EVENT``.
+EVENT_SHAPES: dict[str, Shape] = {
+    "tool-call-end": Shape("type index"),
+    "content-delta": Shape("type index delta logprobs", EVENT.nested),
+}
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Cohere events are objects whose ``type`` is one of the hyphenated v2 stream event names."""
@@ -183,7 +190,7 @@ class CohereTranslator(FrameByFrame):
         if not isinstance(kind, str):
             return [Malformed(pos, "event object without a string 'type'")]
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        found = self.fields.check(pos, value, EVENT if kind in KNOWN_TYPES else None, "")
+        found = self.fields.check(pos, value, EVENT_SHAPES.get(kind, EVENT) if kind in KNOWN_TYPES else None, "")
         out = self._event(pos, value, kind)
         if frame.event is not None and frame.event != kind:
             out.append(Problem(pos, "event-name-mismatch", "", EventNameMismatch(frame.event, kind)))
