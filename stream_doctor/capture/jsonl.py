@@ -87,7 +87,7 @@ class _Lines:
 
     def pieces(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[tuple[list[bytes], list[int]]]:
         """Each non-empty piece's lines and the byte offsets they start at, counting from the file's start
-        (a BOM skipped); ``line`` and ``frames`` must be advanced by the caller."""
+        (a BOM skipped); ``line`` and ``frames`` are advanced by the caller (``advance``)."""
         first = True
         for piece, _ in pieces:
             if first:
@@ -104,6 +104,15 @@ class _Lines:
             self.offset += len(piece)
             yield lines, starts
             del piece, lines, starts
+
+    def advance(self, lines: int, frames: list[Frame]) -> bool:
+        """Count a piece's lines and the frames read from it; true when it gave any frame."""
+        self.line += lines
+        if not frames:
+            return False
+        self.frames += len(frames)
+        self.last_frame = frames[-1]
+        return True
 
     def cut_last_line(self, problems: list[InputProblem]) -> bool:
         """True (and a problem noted) when the capture stops inside its last line: the stream was cut.
@@ -181,10 +190,7 @@ def stream_jsonl(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iter
                 append(_appended(value, line, where))
             else:
                 append(Frame(where, line, value))
-        read.line += len(lines)
-        if frames:
-            read.frames += len(frames)
-            read.last_frame = frames[-1]
+        if read.advance(len(lines), frames):
             yield frames
         del lines, starts, frames  # not held while the next piece is read and cut into frames
     capture.ended_cleanly = not read.cut_last_line(capture.problems)
@@ -236,10 +242,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
             frames.append(to_frame(record, line, where))
             if type(record) is dict and "problems" in record:
                 problems += problems_of(record, where)
-        read.line += len(lines)
-        if frames:
-            read.frames += len(frames)
-            read.last_frame = frames[-1]
+        if read.advance(len(lines), frames):
             yield frames
         del lines, starts, frames  # not held while the next piece is read and cut into frames
     carried_cut = any(p.kind in envelope.CUT_KINDS for p in problems)
