@@ -12,14 +12,35 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, chain
-from typing import Any, Iterable, Iterator, Sequence, overload
+from typing import Any, Iterable, Iterator, Sequence, TypeVar, overload
 
 from stream_doctor.capture.base import Pos
 
 _new_tuple = tuple.__new__
 
 
-class FragmentTexts(Sequence[str]):
+_T = TypeVar("_T")
+
+
+class _TupleLike(Sequence[_T]):
+    """A compact sequence that compares, hashes and prints as the tuple of its items (as the tuples it
+    replaces did), equal to a tuple or to its own kind only."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (type(self), tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class FragmentTexts(_TupleLike[str]):
     """The fragments of ``raw`` (which they join to), each found from where it ends."""
 
     __slots__ = ("_raw", "_ends")
@@ -57,22 +78,11 @@ class FragmentTexts(Sequence[str]):
             yield raw[start:end]
             start = end
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (FragmentTexts, tuple)):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (FragmentTexts, (self._raw, self._ends))
 
 
-class FragmentPositions(Sequence[Pos]):
+class FragmentPositions(_TupleLike[Pos]):
     """Positions as (number, line, offset) triples in one array."""
 
     __slots__ = ("_flat",)
@@ -106,17 +116,6 @@ class FragmentPositions(Sequence[Pos]):
         flat = self._flat
         for at in range(0, len(flat), 3):
             yield _new_tuple(Pos, flat[at : at + 3])
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (FragmentPositions, tuple)):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FragmentPositions, (self._flat,))
