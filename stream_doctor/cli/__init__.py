@@ -1,29 +1,33 @@
 """Command line: one module per command, each turning its options into an options object, running
-the engine and picking the reporters and the exit code (``app`` is the typer application).
+the engine and picking the reporters and the exit code.
 
+``app`` (the typer application, ``cli/typer_app.py``) is built on first use: the fast path for the
+common ``replay`` and ``check`` invocations (``cli/fast.py``) imports this package without typer.
 Heavy imports happen inside the commands, so ``stream-doctor --help`` stays fast.
 """
 
 from __future__ import annotations
 
-from stream_doctor.cli import check, clients, convert, record, replay, rules, scan
-from stream_doctor.cli.app import app
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typer import Typer
+
+    app: Typer
 
 __all__ = ["app", "main"]
 
-# in the order ``--help`` lists them
-for _command in (
-    replay.replay,
-    convert.convert,
-    check.check,
-    scan.scan,
-    record.record,
-    clients.clients,
-    rules.rules,
-    rules.explain,
-):
-    app.command()(_command)
-
 
 def main() -> None:
-    app()
+    """Run the typer application on ``sys.argv``."""
+    from stream_doctor.cli.typer_app import app as typer_app
+
+    typer_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from stream_doctor.cli.typer_app import app as typer_app
+
+        return typer_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

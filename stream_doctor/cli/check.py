@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
-from stream_doctor.cli.app import EXIT_FINDINGS, EXIT_OK
 from stream_doctor.cli.options import (
     EXIT_ZERO_HELP,
     EXTEND_SELECT_HELP,
@@ -19,7 +18,7 @@ from stream_doctor.cli.options import (
     QUIET_HELP,
     SELECT_HELP,
 )
-from stream_doctor.cli.output import fail, refuse_inputs, render_options, write_file
+from stream_doctor.cli.output import EXIT_FINDINGS, EXIT_OK, fail, refuse_inputs, render_options, write_file
 from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:

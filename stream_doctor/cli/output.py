@@ -1,16 +1,17 @@
-"""Where output goes: standard output, a file written atomically, or one error line and exit 2."""
+"""Where output goes: standard output, a file written atomically, or one error line and exit 2.
+
+It imports no CLI framework: the typer commands and the fast path (``cli/fast.py``) both use it.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-import typer
-
-from stream_doctor.cli.app import EXIT_COULD_NOT_RUN
-
 if TYPE_CHECKING:
     from stream_doctor.reporters import RenderOptions
+
+EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
 
 
 def emit(text: str, output_file: str | None, quiet: bool, inputs: tuple[str, ...] = ()) -> None:
@@ -55,5 +56,27 @@ def render_options(width: int | None, color: bool | None, timeline: bool = False
 
 
 def fail(message: str) -> NoReturn:
-    typer.echo(f"stream-doctor: error: {message}", err=True)
-    raise typer.Exit(EXIT_COULD_NOT_RUN)
+    """One error line on standard error, then exit 2 (``SystemExit``, which typer passes through)."""
+    error_line(f"stream-doctor: error: {message}")
+    raise SystemExit(EXIT_COULD_NOT_RUN)
+
+
+def error_line(text: str) -> None:
+    """``text`` and a line end on standard error as ``typer.echo(err=True)`` writes it: escape
+    sequences removed unless standard error is a terminal, then flushed."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    if not _isatty(stream):
+        import re
+
+        text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a stream without isatty is not a terminal (as click's isatty says)
+        return False

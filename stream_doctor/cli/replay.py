@@ -1,13 +1,12 @@
-"""``stream-doctor replay``: one capture through the reference accumulator, one report."""
+"""``stream-doctor replay``: its options and help (typer); the work is ``replay_run.run``, which the
+fast path (``cli/fast.py``) calls too."""
 
 from __future__ import annotations
 
-import os
 from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.app import EXIT_FINDINGS, EXIT_OK
 from stream_doctor.cli.options import (
     EXIT_ZERO_HELP,
     EXTEND_SELECT_HELP,
@@ -18,8 +17,6 @@ from stream_doctor.cli.options import (
     QUIET_HELP,
     SELECT_HELP,
 )
-from stream_doctor.cli.output import emit, fail, render_options
-from stream_doctor.cli.validate import choice, file_ignores, size_limits
 
 
 def replay(
@@ -116,67 +113,35 @@ def replay(
     ),
 ) -> None:
     """Replay one capture through the reference accumulator and report every problem."""
-    import importlib
+    from stream_doctor.cli.replay_run import run
 
-    from stream_doctor.api import replay as run
-    from stream_doctor.engine import RunError
-    from stream_doctor.reporters import FORMATS, REPLAY_FORMATS
-
-    limits = size_limits(max_bytes, max_frames)
-    output = choice(output, FORMATS, "--format", "format")
-    fail_on = choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
-    try:
-        report = run(
-            capture,
-            provider=provider,
+    raise typer.Exit(
+        run(
+            capture=capture,
+            call=call,
+            timeline=timeline,
+            output=output,
             container=container,
+            provider=provider,
             tools=tools,
+            executed=executed,
+            executions=executions,
+            client=client,
+            fail_on=fail_on,
             select=select,
             ignore=ignore,
             extend_select=extend_select,
-            per_file_ignores=file_ignores(per_file_ignores),
-            fail_on=fail_on,
-            config=False if isolated else (config if config is not None else True),
-            keep_events=timeline or output == "html",  # the HTML timeline shows every event
-            executed=executed,
-            executions_file=executions,
-            clients=client,
-            **limits,
+            per_file_ignores=per_file_ignores,
+            width=width,
+            color=color,
+            config=config,
+            isolated=isolated,
+            quiet=quiet,
+            exit_zero=exit_zero,
+            output_file=output_file,
+            max_rows=max_rows,
+            max_bytes=max_bytes,
+            max_frames=max_frames,
+            statistics=statistics,
         )
-    except (RunError, ValueError) as error:
-        fail(str(error))
-    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        if os.environ.get("STREAM_DOCTOR_DEBUG"):
-            raise
-        fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
-    if call is not None:
-        from stream_doctor.report import UnknownCall
-
-        try:
-            report = report.select(call)
-        except UnknownCall as error:
-            fail(f"{report.path}: {error}")
-    from stream_doctor.redaction import redacted
-
-    report = redacted(report)  # what is written never shows a secret; the rules saw the real values
-    if output == "terminal" and output_file is None:
-        options = render_options(width, color, timeline=timeline, max_rows=max_rows)
-    else:
-        from stream_doctor.reporters import RenderOptions
-
-        # no console (rich) for machine output; a file gets plain text
-        options = RenderOptions(width=width or 100, max_rows=max_rows, timeline=timeline)
-    if statistics:
-        from stream_doctor.reporters import statistics as counts
-
-        render = counts.render if output == "terminal" else counts.render_json
-    else:
-        render = importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}").render
-    from stream_doctor.reporters import MissingExtra
-
-    try:
-        text = render(report, options)
-    except MissingExtra as error:
-        fail(str(error))
-    emit(text, output_file, quiet, (capture,))
-    raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+    )

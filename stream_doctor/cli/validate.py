@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from stream_doctor.cli.output import fail
@@ -33,7 +34,7 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
         fail(f"{option}: {error}")
 
 
-def file_ignores(values: list[str]) -> dict[str, tuple[str, ...]]:
+def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
     from stream_doctor.selection import parse_per_file_ignores
 
     try:

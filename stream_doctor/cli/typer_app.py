@@ -1,12 +1,16 @@
-"""The typer application every command module registers on, its global options and exit codes."""
+"""The typer application: every command, option, help text, completion and error message.
+
+Importing it registers the commands (``cli/__init__.py`` does so on first use). The common
+``replay`` and ``check`` invocations can run without it (``cli/fast.py``), from a table generated
+from this application.
+"""
 
 from __future__ import annotations
 
 import typer
 
 from stream_doctor import __version__
-
-EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
+from stream_doctor.cli import check, clients, convert, record, replay, rules, scan
 
 app = typer.Typer(
     name="stream-doctor",
@@ -32,3 +36,17 @@ def main_options(
     ),
 ) -> None:
     """Replay captured LLM streams and diagnose how their tool calls were reassembled."""
+
+
+# in the order ``--help`` lists them
+for _command in (
+    replay.replay,
+    convert.convert,
+    check.check,
+    scan.scan,
+    record.record,
+    clients.clients,
+    rules.rules,
+    rules.explain,
+):
+    app.command()(_command)

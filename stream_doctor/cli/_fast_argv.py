@@ -1,0 +1,77 @@
+"""What the fast path (``cli/fast.py``) parses: generated from the typer app by
+``python -m stream_doctor.cli.fast_table``; do not edit (``tests/cli/test_fast.py`` checks it).
+
+Per command: its arguments (name, nargs: 1 or -1 for any number, required), its options (each
+option string: the parameter's name and its kind, "str", "append", ("int", min, max) or
+("flag", value)) and every parameter's default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMMANDS: dict[str, dict[str, Any]] = {
+    "replay": {
+        "arguments": (("capture", 1, True),),
+        "options": {
+            "--call": ("call", "str"),
+            "--timeline": ("timeline", ("flag", True)),
+            "--format": ("output", "str"),
+            "-f": ("output", "str"),
+            "--container": ("container", "str"),
+            "--input-format": ("container", "str"),
+            "--provider": ("provider", "str"),
+            "--tools": ("tools", "str"),
+            "--executed": ("executed", "append"),
+            "--executions": ("executions", "str"),
+            "--client": ("client", "append"),
+            "--fail-on": ("fail_on", "str"),
+            "--select": ("select", "append"),
+            "--ignore": ("ignore", "append"),
+            "--extend-select": ("extend_select", "append"),
+            "--per-file-ignores": ("per_file_ignores", "append"),
+            "--width": ("width", ("int", 1, None)),
+            "--color": ("color", ("flag", True)),
+            "--no-color": ("color", ("flag", False)),
+            "--config": ("config", "str"),
+            "--isolated": ("isolated", ("flag", True)),
+            "--quiet": ("quiet", ("flag", True)),
+            "-q": ("quiet", ("flag", True)),
+            "--exit-zero": ("exit_zero", ("flag", True)),
+            "--output-file": ("output_file", "str"),
+            "-o": ("output_file", "str"),
+            "--max-rows": ("max_rows", ("int", 0, None)),
+            "--max-bytes": ("max_bytes", "str"),
+            "--max-frames": ("max_frames", ("int", 1, None)),
+            "--statistics": ("statistics", ("flag", True)),
+        },
+        "defaults": {
+            "capture": None,
+            "call": None,
+            "timeline": False,
+            "output": "terminal",
+            "container": None,
+            "provider": None,
+            "tools": None,
+            "executed": [],
+            "executions": None,
+            "client": [],
+            "fail_on": None,
+            "select": [],
+            "ignore": [],
+            "extend_select": [],
+            "per_file_ignores": [],
+            "width": None,
+            "color": None,
+            "config": None,
+            "isolated": False,
+            "quiet": False,
+            "exit_zero": False,
+            "output_file": None,
+            "max_rows": 200,
+            "max_bytes": None,
+            "max_frames": None,
+            "statistics": False,
+        },
+    },
+}

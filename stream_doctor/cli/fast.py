@@ -1,0 +1,152 @@
+"""The fast path: the common ``replay`` invocations run without importing typer (about 25 ms).
+
+It is not a second CLI. What it accepts is the table ``_fast_argv.py``, generated from the typer
+application (``fast_table.py``; a test fails when they differ), and it understands only the plain
+forms of it: ``--option value``, ``--option=value``, ``-o value``, flags, and the arguments. Anything
+else (``--help``, an unknown or malformed option, a missing value, a value typer would refuse,
+combined short flags, ``--``, a shell-completion request) returns ``None`` from ``parse`` and goes
+to typer unchanged, which then answers it with its own message. The work is the same function on
+both paths (``cli/<command>_run.py``'s ``run``), and its exit code is handled as typer's does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+
+def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """The command and its parameters as typer would pass them, or ``None`` when typer should answer."""
+    from stream_doctor.cli._fast_argv import COMMANDS
+
+    if not argv or argv[0] not in COMMANDS or _completing():
+        return None
+    table = COMMANDS[argv[0]]
+    options: dict[str, tuple[str, Any]] = table["options"]
+    values = {
+        name: (list(default) if isinstance(default, list) else default) for name, default in table["defaults"].items()
+    }
+    given: list[str] = []
+    words = argv[1:]
+    at = 0
+    while at < len(words):
+        word = words[at]
+        at += 1
+        if word == "-" or not word.startswith("-"):
+            given.append(word)
+            continue
+        name, equals, inline = word.partition("=")
+        if name not in options or (equals and not name.startswith("--")):
+            return None  # unknown, --help, combined short flags, -fjson, --: typer's to answer
+        parameter, kind = options[name]
+        if isinstance(kind, tuple) and kind[0] == "flag":
+            if equals:
+                return None
+            values[parameter] = kind[1]
+            continue
+        if equals:
+            value = inline
+        elif at < len(words) and (words[at] == "-" or not words[at].startswith("-")):
+            value = words[at]
+            at += 1
+        else:
+            return None  # no value, or one that looks like an option: let typer decide
+        if kind == "append":
+            values[parameter].append(value)
+        elif kind == "str":
+            values[parameter] = value
+        else:
+            number = _integer(value, kind[1], kind[2])
+            if number is None:
+                return None
+            values[parameter] = number
+    if not _place(table["arguments"], given, values):
+        return None
+    return argv[0], values
+
+
+def run(argv: list[str]) -> None:
+    """Run ``argv`` and exit when the fast path understands it completely; otherwise return."""
+    parsed = parse(argv)
+    if parsed is None:
+        return
+    command, values = parsed
+    _exit(command, values)
+
+
+def _exit(command: str, values: dict[str, Any]) -> NoReturn:
+    """The command's work, with the exit typer's standalone mode gives each outcome."""
+    import importlib
+
+    work = importlib.import_module(f"stream_doctor.cli.{command}_run").run
+    try:
+        code = work(**values)
+    except EOFError:
+        from stream_doctor.cli.output import error_line
+
+        error_line("")
+        error_line("Aborted!")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as error:
+        import errno
+
+        if error.errno != errno.EPIPE:
+            raise
+        sys.stdout = _QuietFlush(sys.stdout)
+        sys.stderr = _QuietFlush(sys.stderr)
+        sys.exit(1)
+    sys.exit(code)
+
+
+def _completing() -> bool:
+    """A shell-completion request (``_STREAM_DOCTOR_COMPLETE``, ``_TYPER_COMPLETE_ARGS`` …) is typer's."""
+    return any(name.startswith("_") and "COMPLETE" in name for name in os.environ)
+
+
+def _integer(value: str, low: int | None, high: int | None) -> int | None:
+    """``value`` as click converts an integer in a range, or ``None`` where it would refuse it."""
+    try:
+        number = int(value)
+    except ValueError:
+        return None
+    if (low is not None and number < low) or (high is not None and number > high):
+        return None
+    return number
+
+
+def _place(arguments: tuple[tuple[str, int, bool], ...], given: list[str], values: dict[str, Any]) -> bool:
+    """The positional words onto the arguments (one each, or all for nargs -1), as click does."""
+    for name, nargs, required in arguments:
+        if nargs == -1:
+            if not given and required:
+                return False
+            values[name] = list(given) if given else values[name]
+            given = []
+        elif given:
+            values[name] = given.pop(0)
+        elif required:
+            return False
+    return not given
+
+
+class _QuietFlush:
+    """A stream whose flush ignores a closed pipe (click's ``PacifyFlushWrapper``), so exiting after
+    ``head`` closed standard output prints no second error."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        import errno
+
+        try:
+            self.wrapped.flush()
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)

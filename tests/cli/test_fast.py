@@ -1,0 +1,178 @@
+"""The fast path (``cli/fast.py``) and typer give the same answer to every command line.
+
+Its table is generated from the typer app and must be current; each command line below runs
+once through the executable's entry point (``launch.main``: the fast path when it understands the
+line, else typer) and once through typer alone, in the same process with the same standard
+streams, environment and files, and both must write the same bytes and exit with the same code.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from stream_doctor.cli import fast, fast_table
+from tests.conftest import ROOT
+
+ONE = "fixtures/anthropic/one_call.sse"
+BUG = "fixtures/anthropic/empty_input_bug.jsonl"  # SD101: exit 1 unless told otherwise
+WORK = "fast-path-work"  # a folder under tmp_path, the test's working directory for configuration files
+
+# (argv after "replay", environment, standard input): the fast path answers these itself
+UNDERSTOOD: list[tuple[list[str], dict[str, str], bytes]] = [
+    ([ONE], {}, b""),
+    ([ONE, "--format", "json"], {}, b""),
+    ([ONE, "--format=jsonl"], {}, b""),
+    ([ONE, "-f", "json", "--format", "terminal"], {}, b""),  # the last one wins, as in click
+    (["--format", "json", ONE], {}, b""),  # options before the argument
+    ([ONE, "--format", "jsn"], {}, b""),  # our "did you mean"
+    ([ONE, "--call", "1"], {}, b""),
+    ([ONE, "--call=9"], {}, b""),  # unknown call: exit 2 listing the calls
+    ([ONE, "--timeline", "--max-rows", "2"], {}, b""),
+    ([ONE, "--container", "sse"], {}, b""),
+    ([ONE, "--input-format", "jsonl"], {}, b""),
+    ([ONE, "--container", "nope"], {}, b""),
+    ([ONE, "--provider", "anthropic"], {}, b""),
+    ([ONE, "--provider", "anthropc"], {}, b""),
+    ([ONE, "--tools", "missing-tools.json"], {}, b""),
+    ([BUG, "--executed", "1={}", "--executed", "2={}"], {}, b""),
+    ([ONE, "--executions", "missing.jsonl"], {}, b""),
+    ([ONE, "--client", "nope"], {}, b""),
+    ([BUG, "--fail-on", "warning"], {}, b""),
+    ([BUG, "--fail-on", "fatal"], {}, b""),
+    ([BUG, "--select", "SD2", "--ignore", "SD201", "--extend-select", "SD1"], {}, b""),
+    ([BUG, "--select", "SD9"], {}, b""),
+    ([BUG, "--per-file-ignores", "fixtures/**:SD101"], {}, b""),
+    ([BUG, "--per-file-ignores", "no-codes"], {}, b""),
+    ([ONE, "--width", "60", "--color"], {}, b""),
+    ([ONE, "--no-color"], {"FORCE_COLOR": "1"}, b""),
+    ([ONE], {"FORCE_COLOR": "1"}, b""),
+    ([ONE, "--color"], {"NO_COLOR": "1"}, b""),
+    ([BUG, "--config", "fast.toml"], {}, b""),
+    ([BUG, "--config", "absent.toml"], {}, b""),
+    ([BUG, "--isolated"], {}, b""),
+    ([BUG, "-q"], {}, b""),
+    ([BUG, "--quiet", "--exit-zero"], {}, b""),
+    ([ONE, "-o", "out.json", "--format", "json"], {}, b""),
+    ([ONE, "--output-file=out.txt"], {}, b""),
+    ([ONE, "--output-file", ONE], {}, b""),  # refuses to replace its input
+    ([ONE, "--max-bytes", "1K"], {}, b""),
+    ([ONE, "--max-bytes", "lots"], {}, b""),
+    ([ONE, "--max-frames", "3"], {}, b""),
+    ([BUG, "--statistics"], {}, b""),
+    ([BUG, "--statistics", "-f", "json"], {}, b""),
+    (["-", "--format", "json"], {}, (ROOT / ONE).read_bytes()),
+    (["-"], {}, b"not a capture\n"),
+    (["no-such-capture.sse"], {}, b""),
+    ([ONE, "--call="], {}, b""),
+]
+
+# ... and these it hands to typer unchanged
+HANDED_ON: list[tuple[list[str], dict[str, str], bytes]] = [
+    ([], {}, b""),
+    (["--help"], {}, b""),
+    ([ONE, "-h"], {}, b""),
+    ([ONE, "--width", "0"], {}, b""),
+    ([ONE, "--width", "wide"], {}, b""),
+    ([ONE, "--max-rows", "-1"], {}, b""),
+    ([ONE, "--colour"], {}, b""),
+    ([ONE, "--format"], {}, b""),
+    ([ONE, ONE], {}, b""),
+    ([ONE, "-qf", "json"], {}, b""),
+    (["--", ONE], {}, b""),
+    ([ONE, "--timeline=yes"], {}, b""),
+    ([ONE, "-f=json"], {}, b""),
+    (
+        [ONE],
+        {"_STREAM_DOCTOR_COMPLETE": "bash_complete", "COMP_WORDS": "stream-doctor replay --fo", "COMP_CWORD": "2"},
+        b"",
+    ),
+]
+
+
+def test_the_table_is_generated_from_the_typer_app() -> None:
+    assert fast_table.TABLE.read_text(encoding="utf-8") == fast_table.source(), (
+        "the typer options changed: run python -m stream_doctor.cli.fast_table"
+    )
+
+
+def test_every_option_of_the_table_is_tried() -> None:
+    from stream_doctor.cli._fast_argv import COMMANDS
+
+    tried = {word.partition("=")[0] for argv, _, _ in UNDERSTOOD for word in argv}
+    for command in fast_table.FAST_COMMANDS:
+        assert set(COMMANDS[command]["options"]) <= tried
+
+
+@pytest.mark.parametrize(("argv", "env", "stdin"), UNDERSTOOD, ids=lambda value: repr(value)[:60])
+def test_the_fast_path_answers_as_typer_does(
+    argv: list[str], env: dict[str, str], stdin: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fast.parse(["replay", *argv]) is not None
+    assert_same(["replay", *argv], env, stdin, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize(("argv", "env", "stdin"), HANDED_ON, ids=lambda value: repr(value)[:60])
+def test_what_the_fast_path_does_not_understand_goes_to_typer(
+    argv: list[str], env: dict[str, str], stdin: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert fast.parse(["replay", *argv]) is None
+    assert_same(["replay", *argv], env, stdin, tmp_path, monkeypatch)
+
+
+def test_check_and_other_commands_go_to_typer() -> None:
+    assert fast.parse(["check", "fixtures"]) is None
+    assert fast.parse(["--version"]) is None
+    assert fast.parse([]) is None
+
+
+def assert_same(
+    argv: list[str], env: dict[str, str], stdin: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stream_doctor import launch
+    from stream_doctor.cli import main as typer_main
+
+    work = tmp_path / WORK
+    (work / "fixtures" / "anthropic").mkdir(parents=True)
+    for name in (ONE, BUG):
+        shutil.copy(ROOT / name, work / name)
+    (work / "fast.toml").write_text('ignore = ["SD101"]\n')
+    monkeypatch.chdir(work)
+    for name in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    fast_answer = _run(launch.main, argv, stdin, work, monkeypatch)
+    typer_answer = _run(typer_main, argv, stdin, work, monkeypatch)
+    assert fast_answer == typer_answer
+
+
+def _run(
+    entry: Callable[[], None], argv: list[str], stdin: bytes, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[bytes, bytes, object, dict[str, bytes]]:
+    """Standard output, standard error, exit code and the files written, of one run of ``entry``."""
+    before = set(work.iterdir())
+    out, err = io.BytesIO(), io.BytesIO()
+    monkeypatch.setattr(sys, "argv", ["stream-doctor", *argv])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", write_through=True))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(err, encoding="utf-8", write_through=True))
+    try:
+        entry()
+        code: object = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    sys.stdout.flush()
+    sys.stderr.flush()
+    written = {}
+    for path in sorted(set(work.iterdir()) - before):
+        written[path.name] = path.read_bytes()
+        path.unlink()
+    return out.getvalue(), err.getvalue(), code, written
