@@ -34,10 +34,13 @@ def refuse_inputs(path: str, inputs: Iterable[str]) -> None:
             raise OutputError(f"is an input ({given}); refusing to overwrite it")
 
 
-def write(path: str, data: bytes | str, inputs: Iterable[str] = ()) -> None:
-    """Write ``data`` to ``path`` atomically (text as UTF-8, line ends kept). OutputError on failure."""
+def write(path: str, data: bytes | str | Iterable[bytes], inputs: Iterable[str] = ()) -> None:
+    """Write ``data`` to ``path`` atomically (text as UTF-8, line ends kept; or pieces of bytes, each
+    written as it comes, so a large report is never whole in memory). OutputError on failure."""
     refuse_inputs(path, inputs)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload: Iterable[bytes] = (
+        (data.encode("utf-8"),) if isinstance(data, str) else (data,) if isinstance(data, bytes) else data
+    )
     folder = os.path.dirname(path) or "."
     try:
         os.makedirs(folder, exist_ok=True)
@@ -49,7 +52,8 @@ def write(path: str, data: bytes | str, inputs: Iterable[str] = ()) -> None:
         raise OutputError(f"cannot write: {error.strerror or error}") from None
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(payload)
+            for piece in payload:
+                file.write(piece)
             file.flush()
             os.fsync(file.fileno())
         # mkstemp makes the file private; give it what the old file had, or what a new file gets

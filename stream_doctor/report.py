@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 
 from stream_doctor import __version__
 from stream_doctor.findings import Finding, Location, Severity
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from stream_doctor.conversation.model import Turn
     from stream_doctor.events import Event
     from stream_doctor.options import Options
+
+#: How check's JSON carries each replay's report: parsed, as an ``orjson.Fragment`` of its
+#: serialised text, or as those bytes (``document()``: written as they are, never parsed again).
+ReportForm = Literal["data", "fragment", "bytes"]
 
 SCHEMA_VERSION = 1  # of report-v1; bump on any change a consumer could notice (an optional field is not one)
 CHECK_SCHEMA_VERSION = 1  # of check-report-v1
@@ -264,14 +268,15 @@ class Report:
 
     def to_json(self, call: str | None = None) -> str:
         """The JSON report exactly as ``replay --format json`` prints it (safe to print: see ``_neutral.json``)."""
-        import orjson
+        return b"".join(self.json_pieces(call)).decode()
 
-        from stream_doctor.reporters import _neutral
+    def json_pieces(self, call: str | None = None) -> Iterator[bytes]:
+        """``to_json()`` in pieces, each call and finding serialised when its turn comes (see
+        ``reporters/_pieces.py``): what ``replay --format json`` writes, one piece at a time."""
+        from stream_doctor.reporters._pieces import neutral, pieces
 
-        # One copy of the text at a time: the dict goes once serialised, the bytes once decoded (a
-        # report of 100,000 calls is as large as a good part of the capture).
-        serialised = orjson.dumps(self.to_dict(call), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        return _neutral.json(serialised.decode())
+        yield from neutral(pieces(self.document(call)))
+        yield b"\n"
 
     def summary(self) -> dict[str, Any]:
         """The JSON report's ``summary``: counts by severity and the verdict."""
@@ -301,8 +306,15 @@ class Report:
 
     def to_dict(self, call: str | None = None) -> dict[str, Any]:
         """The JSON report (``replay --format json``) as plain data; ``call`` selects a call as ``--call`` does."""
+        from stream_doctor.reporters._pieces import materialised
+
+        return materialised(self.document(call))
+
+    def document(self, call: str | None = None) -> dict[str, Any]:
+        """``to_dict()`` with its long lists (messages, calls, executions, findings) as iterators,
+        each element built when it is read: what the JSON report is written from, a call at a time."""
         if call is not None and call != self.selected:
-            return replace(self, selected=call).to_dict()
+            return replace(self, selected=call).document()
         stream = self.stream
         info = stream.capture
         source = self.source if self.conversation else None
@@ -321,25 +333,25 @@ class Report:
                 "ended_cleanly": self.ended_cleanly,
             },
             "messages": (
-                [{"turn": turn.number, **m} for turn in self.turns for m in _messages(turn.stream)]
+                ({"turn": turn.number, **m} for turn in self.turns for m in _messages(turn.stream))
                 if source
                 else _messages(stream)
             ),
-            "calls": list(self.call_dicts()),
+            "calls": self.call_dicts(),
             "executions": (
-                [{"turn": turn.number, **e} for turn in self.turns for e in _executions(turn.stream)]
+                ({"turn": turn.number, **e} for turn in self.turns for e in _executions(turn.stream))
                 if source
                 else _executions(stream)
             ),
             "execution_checks": self._execution_checks(),
             "event_counts": self.event_counts,
             "unknown_events": self.unknown_events,
-            "findings": [finding_dict(f) for f in self.findings],
+            "findings": (finding_dict(f) for f in self.findings),
             "summary": self.summary(),
         }
         if source:
             data["interactions"] = {"total": source.interactions, "skipped": source.skipped}
-            data["turns"] = [_turn(turn) for turn in self.turns]
+            data["turns"] = (_turn(turn) for turn in self.turns)
         return data
 
 
@@ -503,7 +515,12 @@ class CheckResult:
         ``raw_reports``: each capture's replay report as an ``orjson.Fragment`` of its serialised
         text, for the JSON reporter, which then never decodes and re-encodes them.
         """
-        captures = self.captures
+        data = self.document("fragment" if raw_reports else "data")
+        return {**data, "captures": list(data["captures"])}
+
+    def document(self, reports: ReportForm = "bytes") -> dict[str, Any]:
+        """``to_dict()`` with the captures and each capture's findings as iterators, each replay's
+        report as its serialised bytes: what the JSON report is written from (``reporters/_pieces.py``)."""
         return {
             "schema_version": CHECK_SCHEMA_VERSION,
             "tool": {"name": "stream-doctor", "version": __version__},
@@ -511,7 +528,7 @@ class CheckResult:
             "fail_on": self.fail_on.label,
             "failed": self.failed,
             "summary": self.summary(),
-            "captures": [_capture(c, raw_reports) for c in captures],
+            "captures": (_capture(c, reports) for c in self.captures),
             "skipped": list(self.skipped),
             "special_files": [{"path": f.path, "kind": f.kind} for f in self.special],
             "updated_expectations": list(self.updated),
@@ -622,22 +639,25 @@ def _codes(findings: Iterable[Finding]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _capture(capture: CaptureResult, raw_report: bool = False) -> dict[str, Any]:
+def _capture(capture: CaptureResult, reports: ReportForm = "data") -> dict[str, Any]:
     replayed = capture.replayed
     report: Any
     if replayed is None:
         report = None
-    elif raw_report:
+    elif reports == "bytes":
+        report = replayed.report_json
+    elif reports == "fragment":
         import orjson
 
         report = orjson.Fragment(replayed.report_json)
     else:
         report = replayed.report
+    findings = ({**finding_dict(f), "status": capture.status(f)} for f in capture.reported)
     return {
         "path": capture.path,
         "failed": capture.failed,
         "unreadable": capture.unreadable,
-        "findings": [{**finding_dict(f), "status": capture.status(f)} for f in capture.reported],
+        "findings": findings if reports == "bytes" else list(findings),
         "stale_expectations": [_expectation(e) for e in capture.stale],
         "report": report,
     }
@@ -676,8 +696,8 @@ def _turn(turn: Turn) -> dict[str, Any]:
     }
 
 
-def _messages(stream: AccumulatedStream) -> list[dict[str, Any]]:
-    return [
+def _messages(stream: AccumulatedStream) -> Iterator[dict[str, Any]]:
+    return (
         {
             "index": m.index,
             "id": m.message_id,
@@ -689,11 +709,11 @@ def _messages(stream: AccumulatedStream) -> list[dict[str, Any]]:
             "calls": list(m.calls),
         }
         for m in stream.messages
-    ]
+    )
 
 
-def _executions(stream: AccumulatedStream) -> list[dict[str, Any]]:
-    return [
+def _executions(stream: AccumulatedStream) -> Iterator[dict[str, Any]]:
+    return (
         {
             "position": pos_dict(e.pos),
             "call_id": e.call_id,
@@ -704,4 +724,4 @@ def _executions(stream: AccumulatedStream) -> list[dict[str, Any]]:
             **({"given": str(e.origin)} if e.origin is not None else {}),
         }
         for e in stream.executions
-    ]
+    )

@@ -17,8 +17,6 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-import orjson
-
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
 from stream_doctor.check import expectations as expect
@@ -32,6 +30,7 @@ from stream_doctor.options import CheckOptions, Options
 from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
+from stream_doctor.reporters._pieces import pieces
 
 #: Below this many captures a process pool costs more than it saves.
 MIN_CAPTURES_PER_WORKER = 8
@@ -148,7 +147,8 @@ def replay_one(task: Task) -> Outcome:
         report = redacted(replay(task.path, task.options))  # every check report is rendered from this
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
-        report_json = orjson.dumps(report.to_dict()) if task.keep_report else b"null"
+        # serialised a call at a time (reporters/_pieces.py): never a dict of every call as well
+        report_json = b"".join(pieces(report.document(), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:
         return None, error.message, error.line

@@ -18,7 +18,15 @@ from stream_doctor.cli.options import (
     QUIET_HELP,
     SELECT_HELP,
 )
-from stream_doctor.cli.output import EXIT_FINDINGS, EXIT_OK, fail, refuse_inputs, render_options, write_file
+from stream_doctor.cli.output import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+    refuse_inputs,
+    render_options,
+    write_file,
+    write_stdout,
+)
 from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:
@@ -174,7 +182,7 @@ def _write_reports(
 ) -> None:
     import importlib
 
-    from stream_doctor.reporters import CHECK_FORMATS, RenderOptions
+    from stream_doctor.reporters import CHECK_FORMATS, RenderOptions, rendered
 
     for name, path in targets:
         module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
@@ -185,12 +193,12 @@ def _write_reports(
             options = render_options(width, color, max_rows=max_rows)
         else:
             options = RenderOptions(width=width or 100, max_rows=max_rows)
-        text = module.render(result, options)
+        written = rendered(module, result, options)  # the large machine reports, a piece at a time
         if path is None:
             if not quiet:
-                sys.stdout.write(text)
+                write_stdout(written)
             continue
-        write_file(path, text, f"cannot write the {name} report", inputs or ())
+        write_file(path, written, f"cannot write the {name} report", inputs or ())
 
 
 def _inputs(plan: Any) -> list[str]:

@@ -6,7 +6,7 @@ It imports no CLI framework: the typer commands and the fast path (``cli/fast.py
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Iterable, NoReturn
 
 if TYPE_CHECKING:
     from stream_doctor.reporters import RenderOptions
@@ -14,15 +14,36 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FINDINGS, EXIT_COULD_NOT_RUN = 0, 1, 2
 
 
-def emit(text: str, output_file: str | None, quiet: bool, inputs: tuple[str, ...] = ()) -> None:
-    """The report on standard output, or in ``--output-file`` (written even with --quiet)."""
+def emit(
+    output: str | Iterable[bytes], output_file: str | None, quiet: bool, inputs: tuple[str, ...] | list[str] = ()
+) -> None:
+    """The report (its text, or its pieces as a reporter writes them) on standard output, or in
+    ``--output-file`` (written even with --quiet)."""
     if output_file is not None and output_file != "-":
-        write_file(output_file, text, "cannot write the report", inputs)
+        write_file(output_file, output, "cannot write the report", inputs)
     elif not quiet:
-        sys.stdout.write(text)
+        write_stdout(output)
 
 
-def write_file(path: str, data: str | bytes, what: str, inputs: tuple[str, ...] | list[str] = ()) -> None:
+def write_stdout(output: str | Iterable[bytes]) -> None:
+    """Text, or pieces of UTF-8 bytes written one at a time (a large report is never whole in memory)."""
+    if isinstance(output, str):
+        sys.stdout.write(output)
+        return
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+    for piece in output:
+        if binary is not None:
+            binary.write(piece)
+        else:  # a text-only stream (an embedding application's)
+            sys.stdout.write(piece.decode("utf-8"))
+    if binary is not None:
+        binary.flush()
+
+
+def write_file(
+    path: str, data: str | bytes | Iterable[bytes], what: str, inputs: tuple[str, ...] | list[str] = ()
+) -> None:
     """Write an output through a temporary file and a rename (see ``atomic``); a failure is one line, exit 2."""
     from stream_doctor.atomic import OutputError, write
 

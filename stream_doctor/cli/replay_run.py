@@ -6,7 +6,7 @@ and exit with the code it returns. A bad option value is one line and exit 2 (``
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from stream_doctor.cli.output import EXIT_FINDINGS, EXIT_OK, emit, fail, render_options
 from stream_doctor.cli.validate import choice, file_ignores, size_limits
@@ -92,17 +92,20 @@ def run(
 
         # no console (rich) for machine output; a file gets plain text
         options = RenderOptions(width=width or 100, max_rows=max_rows, timeline=timeline)
-    if statistics:
-        from stream_doctor.reporters import statistics as counts
-
-        render = counts.render if output == "terminal" else counts.render_json
-    else:
-        render = importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}").render
-    from stream_doctor.reporters import MissingExtra
+    from stream_doctor.reporters import MissingExtra, rendered
 
     try:
-        text = render(report, options)
+        if statistics:
+            from stream_doctor.reporters import statistics as counts
+
+            written: str | Iterator[bytes] = (counts.render if output == "terminal" else counts.render_json)(
+                report, options
+            )
+        else:  # a large machine report is written as it is made (see reporters/__init__.py)
+            written = rendered(
+                importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}"), report, options
+            )
     except MissingExtra as error:
         fail(str(error))
-    emit(text, output_file, quiet, (capture,))
+    emit(written, output_file, quiet, (capture,))
     return EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK

@@ -3,11 +3,18 @@
 Every reporter takes the report it renders (a replay's ``Report`` or check's ``CheckResult``,
 both in ``stream_doctor.report``) and one ``RenderOptions``; what more than one reporter needs is
 computed by the report, not here.
+
+A format whose output grows with the report (JSON, JSON Lines, SARIF, check's JSON and JUnit) also
+has ``pieces(report, options) -> Iterator[bytes]``: the same output as UTF-8 bytes, made a piece
+at a time as it is read (each call, each finding), so that nothing holds the whole of it;
+``render`` is those pieces joined. The CLI writes the pieces as they come (``rendered`` below,
+``cli/output.py``); reporters still never write.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from types import ModuleType
+from typing import Any, Iterator, Sequence, TypeVar
 
 from stream_doctor.records import dataclass
 
@@ -47,3 +54,9 @@ class RenderOptions:
     def rows(self, items: Sequence[T]) -> Sequence[T]:
         """The rows a text report prints of a list: the first ``max_rows`` (all of them when it is 0)."""
         return items[: self.max_rows] if self.max_rows else items
+
+
+def rendered(reporter: ModuleType, report: Any, options: RenderOptions) -> str | Iterator[bytes]:
+    """What to write for ``report`` in a reporter module's format: its pieces when it makes them, else its text."""
+    pieces = getattr(reporter, "pieces", None)
+    return pieces(report, options) if pieces is not None else reporter.render(report, options)  # type: ignore[no-any-return]

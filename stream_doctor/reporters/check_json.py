@@ -6,11 +6,17 @@ replay report (``report-v1``), or ``null`` when it could not be replayed.
 
 from __future__ import annotations
 
-import orjson
+from typing import Iterator
 
 from stream_doctor.report import CheckResult
-from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.reporters import RenderOptions, _pieces
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return _neutral.json(orjson.dumps(result.to_dict(raw_reports=True), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    return b"".join(pieces(result, options)).decode()
+
+
+def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
+    """``render``'s text as it is made: a capture, a finding at a time, each replay's report as it was serialised."""
+    yield from _pieces.neutral(_pieces.pieces(result.document()))
+    yield b"\n"

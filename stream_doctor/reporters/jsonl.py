@@ -15,11 +15,17 @@ from typing import Any, Iterator
 import orjson
 
 from stream_doctor.report import CheckResult, Report, finding_dict
-from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.reporters import RenderOptions
+from stream_doctor.reporters._pieces import neutral
 
 
 def render(report: Report | CheckResult, options: RenderOptions) -> str:
-    return "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in lines(report))
+    return b"".join(pieces(report, options)).decode()
+
+
+def pieces(report: Report | CheckResult, options: RenderOptions) -> Iterator[bytes]:
+    """The lines, each serialised when its turn comes."""
+    return neutral(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE) for line in lines(report))
 
 
 def lines(report: Report | CheckResult) -> Iterator[dict[str, Any]]:

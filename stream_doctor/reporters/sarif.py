@@ -9,16 +9,14 @@ Paths are relative URIs against ``%SRCROOT%``, the working directory; no times, 
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import quote
-
-import orjson
 
 from stream_doctor import __version__
 from stream_doctor.check.rules import CHECK_RULES
 from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.report import CheckResult
-from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.reporters import RenderOptions, _pieces
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
 
@@ -28,30 +26,39 @@ SRCROOT = "%SRCROOT%"
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return _neutral.json(orjson.dumps(to_dict(result), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    return b"".join(pieces(result, options)).decode()
 
 
-def to_dict(result: CheckResult) -> dict[str, Any]:
+def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
+    """``render``'s text as it is made: a result at a time."""
+    yield from _pieces.neutral(_pieces.pieces(document(result)))
+    yield b"\n"
+
+
+def document(result: CheckResult) -> dict[str, Any]:
+    """The SARIF log with its one run, and the run's results, as iterators (see ``reporters/_pieces.py``)."""
     rules = sorted((*CHECK_RULES, *RULES), key=lambda r: r.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "stream-doctor",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "rules": [_rule(rule) for rule in rules],
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": [_result(finding, index) for _capture, finding in result.failures],
-                **_invocations(result),
-            }
-        ],
+        "runs": iter(
+            [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "stream-doctor",
+                            "version": __version__,
+                            "semanticVersion": __version__,
+                            "rules": [_rule(rule) for rule in rules],
+                        }
+                    },
+                    "columnKind": "unicodeCodePoints",
+                    "results": (_result(finding, index) for _capture, finding in result.failures),
+                    **_invocations(result),
+                }
+            ]
+        ),
     }
 
 

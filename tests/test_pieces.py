@@ -1,0 +1,91 @@
+"""Machine reports written as they are built: the pieces, joined, are byte for byte what serialising
+the whole document at once gives, for every fixture and every format that writes in pieces."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import orjson
+import pytest
+
+from stream_doctor.engine import replay
+from stream_doctor.options import Options
+from stream_doctor.redaction import redacted
+from stream_doctor.reporters import RenderOptions, _neutral, jsonl
+from stream_doctor.reporters._pieces import materialised, pieces
+from tests.test_golden import CAPTURES
+
+INDENTED = orjson.OPT_INDENT_2
+
+
+def _whole(document: dict[str, Any], indent: bool = True) -> bytes:
+    return orjson.dumps(_lists(document), option=INDENTED if indent else None)
+
+
+def _lists(value: Any) -> Any:
+    """The document as the one-dict serialisation sees it: every iterator a list, bytes as a fragment."""
+    if isinstance(value, Iterator):
+        return [_lists(item) for item in value]
+    if isinstance(value, bytes):
+        return orjson.Fragment(value)
+    if isinstance(value, dict):
+        return {key: _lists(item) for key, item in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_every_fixture_streams_its_json_report_byte_for_byte(name: str) -> None:
+    report = redacted(replay(f"fixtures/{name}", Options()))
+    whole = orjson.dumps(report.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE)
+    written = list(report.json_pieces())
+    assert b"".join(written) == _neutral.json(whole.decode()).encode()
+    assert len(written) > len(report.calls) + len(report.findings)  # a piece per call and finding at least
+    assert b"".join(pieces(report.document(), indent=False)) == orjson.dumps(report.to_dict())
+    lines = b"".join(jsonl.pieces(report, RenderOptions())).decode()
+    expected = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(report))
+    assert lines == expected
+    if report.calls:  # --call: the selected call with its fragments
+        selected = report.select("1")
+        assert (
+            b"".join(selected.json_pieces())
+            == _neutral.json(
+                orjson.dumps(selected.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE).decode()
+            ).encode()
+        )
+
+
+DOCUMENTS = {  # made afresh for each use: an iterator is read once
+    "flat": lambda: {"a": 1},
+    "empty lists and escapes": lambda: {"empty": iter(()), "nothing": {}, "none": [], "text": "a\nb \u2028 \x85"},
+    "streamed inside streamed, raw": lambda: {
+        "outer": iter([{"inner": iter([1, {"x": [1, 2]}]), "raw": b'{"k":[1,2]}'}, {}, [], iter(())])
+    },
+    "deep plain values": lambda: {"deep": {"deeper": {"list": [{"a": [1, {"b": None}]}]}}, "after": iter([[1, [2]]])},
+    "a streamed dict inside a plain one": lambda: {"nested": {"calls": iter([{"n": 1}, {"n": 2}]), "x": 3}, "y": True},
+}
+
+
+@pytest.mark.parametrize("case", DOCUMENTS)
+@pytest.mark.parametrize("indent", [True, False])
+def test_pieces_are_orjson_of_the_whole_document(case: str, indent: bool) -> None:
+    make = DOCUMENTS[case]
+    assert b"".join(pieces(make(), indent)) == _whole(make(), indent)
+
+
+def test_materialised_is_the_document_as_lists() -> None:
+    assert materialised({"a": iter([1, 2]), "b": [3], "c": {"d": 4}}) == {"a": [1, 2], "b": [3], "c": {"d": 4}}
+
+
+def test_check_reports_stream_byte_for_byte() -> None:
+    from stream_doctor.reporters import check_json, sarif
+    from tests.check.conftest import tree_result
+
+    result = tree_result()
+    options = RenderOptions()
+    whole = orjson.dumps(result.to_dict(raw_reports=True), option=INDENTED).decode()
+    assert b"".join(check_json.pieces(result, options)).decode() == _neutral.json(whole) + "\n"
+    assert orjson.loads(b"".join(check_json.pieces(result, options))) == result.to_dict()
+    sarif_whole = orjson.dumps(_lists(sarif.document(result)), option=INDENTED).decode()
+    assert b"".join(sarif.pieces(result, options)).decode() == _neutral.json(sarif_whole) + "\n"
+    lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(result))
+    assert b"".join(jsonl.pieces(result, options)).decode() == lines
