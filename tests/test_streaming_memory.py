@@ -1,5 +1,5 @@
 """Peak memory does not grow with the file: a capture read as it is replayed (SSE, JSON Lines,
-gzipped or not) holds one piece of the file and what its calls keep, not its frames. The CLI runs
+a JSON array; gzipped or not) holds one piece of the file and what its calls keep, not its frames. The CLI runs
 in a subprocess under an address-space limit (as in ``test_adversarial``); the same stream with
 ten times as many frames must peak within a few MB of the small one. (Keeping the frames, as the
 replay did, costs about ten times the file: +150 MB here.)
@@ -62,10 +62,24 @@ def _jsonl(frames: int) -> bytes:
     )
 
 
+def _json_array(frames: int) -> bytes:
+    """A Gemini turn as ``streamGenerateContent`` sends it without ``alt=sse``: one pretty-printed array."""
+
+    def chunk(part: dict, finish: str | None = None) -> bytes:  # type: ignore[type-arg]
+        candidate = {"content": {"parts": [part], "role": "model"}, "index": 0} | (
+            {"finishReason": finish} if finish else {}
+        )
+        return json.dumps({"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}, indent=2).encode()
+
+    text = chunk({"text": 'Some words, with [brackets] and "quotes". '})
+    call = chunk({"functionCall": {"name": "read_file", "args": {"path": "a.txt"}}}, "STOP")
+    return b"[" + b"\n,".join([text] * frames + [call]) + b"\n]"
+
+
 @pytest.mark.parametrize(
     ("name", "build", "frames"),
-    [("turn.sse", _sse, 20_000), ("turn.jsonl.gz", _jsonl, 12_000)],
-    ids=["sse", "jsonl-gzip"],
+    [("turn.sse", _sse, 20_000), ("turn.jsonl.gz", _jsonl, 12_000), ("turn.json", _json_array, 8_000)],
+    ids=["sse", "jsonl-gzip", "json-array"],
 )
 def test_ten_times_the_frames_peak_within_a_few_mb(name: str, build, frames: int, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     peaks = []

@@ -121,7 +121,7 @@ class Reader(Protocol):
 
 
 class StreamingReader(Reader, Protocol):
-    """A reader that can also read a capture piece by piece (SSE, JSON Lines, the envelope), so a replay
+    """A reader that can also read a capture piece by piece (SSE, JSON Lines, the envelope, a JSON array), so a replay
     need not hold the file's frames (``capture.streamed``)."""
 
     def cut(self, data: bytes, start: int) -> int:

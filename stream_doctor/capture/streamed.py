@@ -1,6 +1,6 @@
 """A capture whose frames are read as they are used, so that a replay holds one piece of the file at a time.
 
-The line-based readers (SSE, JSON Lines, the envelope; gzipped or not) can read a capture piece by
+The streaming readers (SSE, JSON Lines, the envelope, a JSON array; gzipped or not) can read a capture piece by
 piece (``Reader.stream``). ``Streamed`` runs one over the file: frames come out in order, the
 caps are checked as they come (frames counted, bytes by ``chunks``), and what the reader
 noticed lands on ``capture`` (problems as read; ``size``, ``comments``, ``ended_cleanly`` at the

@@ -150,3 +150,24 @@ def test_sniff() -> None:
     assert READER.sniff(b"\xef\xbb\xbf\n  [") > 0
     assert READER.sniff(b'{"a":1}\n') == 0
     assert READER.reject_reason(b'{"a":1}\n') == "does not start with '['"
+
+
+def test_elements_across_mib_pieces_keep_their_values_and_places(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stream_doctor.capture import Streamed, open_capture
+
+    elements = [
+        {"text": 'a "quoted" [bracket], {brace} \\ ' * (i % 7), "pad": "x" * (i * 37 % 5000), "n": i}
+        for i in range(1200)
+    ]
+    data = orjson.dumps(elements, option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n")
+    assert len(data) > 3 << 20  # several 1 MiB pieces, elements cut anywhere
+    path = tmp_path / "big.json"
+    path.write_bytes(data)
+    opened = open_capture(str(path))
+    assert isinstance(opened, Streamed)
+    frames = list(opened.frames())
+    assert [f.value for f in frames] == elements
+    for frame in frames:
+        assert data[frame.pos.offset :].startswith(frame.data)
+        assert frame.pos.line == data.count(b"\n", 0, frame.pos.offset) + 1
+    assert opened.capture.ended_cleanly and opened.capture.problems == []

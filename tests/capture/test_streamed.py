@@ -20,7 +20,7 @@ from stream_doctor.engine import _replay, replay
 from stream_doctor.options import Options
 from tests.conftest import FIXTURES
 
-STREAMED = ("sse", "jsonl", "envelope")
+STREAMED = ("sse", "jsonl", "envelope", "json")
 
 
 def _streamable() -> list[Path]:
@@ -103,6 +103,14 @@ TRICKY = {
     "envelope": b'{"sd":"header","version":1,"problems":[{"kind":"k","message":"m"}]}\n'
     b'{"sd":"request","body":{},"t":0}\n{"sd":"event","t":0.5,"data":{"type":"ping"}}\n'
     b'{"sd":"event","raw":"x","error":"not JSON"}\n{"sd":"bogus"}\n{"sd":"execute","call_id":"a","input":{},"t":2}',
+    # JSON arrays: each element may straddle pieces anywhere, inside a string, an escape or a CRLF
+    "array-tricky-strings": b'\xef\xbb\xbf[\r\n {"s": "a [b] {c} , \\" ]\\\\"},\r\n"x\\\\", [1, [2, {"t": "}"}]], 12.5 ,\r\rnull\n]\r\n',
+    "array-cut-in-element": b'[{"a": 1},\n {"b": [1, 2',
+    "array-cut-in-string": b'[{"a": 1}, {"text": "never \\" closes',
+    "array-cut-in-escape": b'[{"a": 1}, {"text": "ends in \\',
+    "array-last-whole": b'[{"a": 1},\n  {"b": 2}  \n',
+    "array-empty-elements-and-data-after": b'[1, , nope, {"a": },\n 2,]\n  \n[3]',
+    "array-long-element": b'[{"text": "' + b'x\\"' * 2000 + b'"}, {"n": 2}]',
 }
 
 
