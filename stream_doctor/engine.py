@@ -98,12 +98,20 @@ def _replay(capture: Capture, options: Options) -> Report:
 def _replay_streamed(streamed: Streamed, options: Options) -> Report:
     """One turn replayed as its frames are read (see ``capture.streamed``); ManyTurns when it is not one turn."""
     capture = streamed.capture
+    # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
+    # first byte when the provider is forced, else once it is detected from the first frames.
+    runs = not (options.keep_events or options.clients)
     try:
-        frames = streamed.frames()
+        frames = streamed.frames(runs=runs)
+        forced = ADAPTERS.get(options.provider) if runs and options.provider is not None else None
+        if forced is not None:
+            streamed.read_runs(getattr(forced, "run_form", None))
         head = list(islice(frames, SNIFF_FRAMES * 4))
         if not any(frame.kind == "event" for frame in head):
             raise ManyTurns  # nothing to detect the provider from so early: the whole list says why
         adapter = _adapter(capture, options, head)
+        if runs:
+            streamed.read_runs(getattr(adapter, "run_form", None))
         section = Section(1, None, streamed.requests, capture.problems)
         replayed = [_accumulate(capture, adapter, options, section, frames=chain(head, frames), streamed=streamed)]
     except CaptureError as error:

@@ -6,6 +6,7 @@ Each carries the ``Pos`` of the frame it came from, so positions flow to every f
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
@@ -82,23 +83,39 @@ class ArgsRun:
     straight to an accumulator) yields it: no event object, no yield and no accumulator step per
     fragment. ``feed`` and ``translate`` without ``release`` never do, so a timeline, a client
     profile or a test sees one ArgsDelta per fragment.
+
+    ``positions``: a list of ``Pos``, or the same as flat (number, line, offset) triples in an
+    ``array("q")`` (what a ``capture.runs.FrameRun`` gives, with no ``Pos`` per fragment).
     """
 
     key: Hashable
-    positions: list[Pos]
+    positions: list[Pos] | array[int]
     fragments: list[str]
     delta_type: str
 
     @property
     def pos(self) -> Pos:
         """Where its last fragment was (what the accumulator remembers as the latest position)."""
-        return self.positions[-1]
+        positions = self.positions
+        if type(positions) is list:
+            return positions[-1]
+        return _new_tuple(Pos, positions[-3:])
+
+    def pos_list(self) -> list[Pos]:
+        """``positions`` as a list of ``Pos``."""
+        positions = self.positions
+        if type(positions) is list:
+            return positions
+        return [_new_tuple(Pos, positions[at : at + 3]) for at in range(0, len(positions), 3)]
 
     def deltas(self) -> list[ArgsDelta]:
         """The fragments as the ArgsDelta events they stand for."""
         key, delta_type = self.key, self.delta_type
-        pairs = zip(self.positions, self.fragments, strict=True)
+        pairs = zip(self.pos_list(), self.fragments, strict=True)
         return [ArgsDelta(pos, key, fragment, delta_type) for pos, fragment in pairs]
+
+
+_new_tuple = tuple.__new__
 
 
 @dataclass(slots=True)

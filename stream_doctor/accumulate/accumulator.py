@@ -8,6 +8,8 @@ list and joined and parsed once, when the call completes, so the cost is linear 
 
 from __future__ import annotations
 
+from array import array
+from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
 import orjson
@@ -124,7 +126,7 @@ class _Call:
         self.signed = start.signed
         self.texts: list[str] = []  # the argument fragments, joined once at completion
         self.done: ToolCall | None = None  # once completed: the fragments so far are kept there (compactly)
-        self.positions: list[Pos] = []
+        self.positions = array("q")  # their positions, as flat (number, line, offset) triples
         self.delta_type = "fragment"
         self.abandon_cause: str | None = None
         self.abandon_pos: Pos | None = None
@@ -200,13 +202,13 @@ class Accumulator:
         dispatch = self._dispatch
         no_key = cached_key = object()
         texts: list[str] = []
-        positions: list[Pos] = []
+        positions = array("q")  # the cached call's, flat (see _Call.positions)
         event = None
         for event in events:
             if type(event) is ArgsDelta:
                 if event.key == cached_key and event.call_id is None and event.name is None:
                     texts.append(event.fragment)
-                    positions.append(event.pos)
+                    positions.extend(event.pos)
                     continue
                 call = args(event)
                 if call is None:
@@ -217,7 +219,7 @@ class Accumulator:
             if type(event) is ArgsRun:
                 if event.key == cached_key:
                     texts += event.fragments
-                    positions += event.positions
+                    _extend(positions, event.positions)
                     continue
                 call = self._open_call(event.key)
                 if call is None:  # not an open call: each fragment as the ArgsDelta it stands for
@@ -228,7 +230,7 @@ class Accumulator:
                     call.delta_type = event.delta_type
                 cached_key, texts, positions = event.key, call.texts, call.positions
                 texts += event.fragments
-                positions += event.positions
+                _extend(positions, event.positions)
                 continue
             cached_key = no_key
             dispatch(event)
@@ -251,7 +253,7 @@ class Accumulator:
             if not texts:
                 call.delta_type = event.delta_type
             texts.append(event.fragment)
-            call.positions.append(event.pos)
+            call.positions.extend(event.pos)
             if event.call_id is not None or event.name is not None:
                 self._identity(call, event)
             return call
@@ -427,7 +429,7 @@ class Accumulator:
             self._anomaly(UncorrelatedFragment(*at, None if open_call is None else open_call.ordinal))
             if open_call is not None:
                 open_call.texts.append(event.fragment)
-                open_call.positions.append(event.pos)
+                open_call.positions.extend(event.pos)
                 if event.call_id is not None or event.name is not None:
                     self._identity(open_call, event)
             return
@@ -439,7 +441,7 @@ class Accumulator:
             self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:  # the message was stopped but this block was not: keep it, it was reported already
             block.call.texts.append(event.fragment)
-            block.call.positions.append(event.pos)
+            block.call.positions.extend(event.pos)
 
     def _identity(self, call: _Call, event: ArgsDelta) -> None:
         """A fragment that carries an id or a name again: repeated, late, blank or changed."""
@@ -549,7 +551,7 @@ class Accumulator:
             status="complete" if block.ended is not None else "abandoned",
             abandon_cause=call.abandon_cause if block.ended is None else None,
             abandon_pos=call.abandon_pos if block.ended is None else None,
-            fragment_positions=FragmentPositions.of(positions),
+            fragment_positions=FragmentPositions(positions),
             fragment_texts=FragmentTexts.of(texts, raw),
             raw_arguments=raw,
             arguments=value if failure is None else None,
@@ -563,7 +565,7 @@ class Accumulator:
         )
         # The completed call holds its fragments now; fragments that still come (after the call was
         # abandoned) go to fresh lists, and ``_fragments`` puts both together.
-        call.texts, call.positions = [], []
+        call.texts, call.positions = [], array("q")
 
     def _compare_final(self, call: _Call, raw: str, value: Any, parsed: bool) -> None:
         """The provider restated the arguments at completion: do they match what streamed?"""
@@ -813,12 +815,22 @@ def _final_value(call: _Call) -> Any:
     return call.final_arguments if call.input_format == "text" else _loads(call.final_arguments)
 
 
-def _fragments(call: _Call) -> tuple[list[str], list[Pos]]:
-    """Every fragment of ``call`` and its position: those of its completion, if it completed, and any since."""
+def _fragments(call: _Call) -> tuple[list[str], array[int]]:
+    """Every fragment of ``call`` and its position (flat triples): those of its completion, if it
+    completed, and any since."""
     done = call.done
     if done is None:
         return call.texts, call.positions
-    return [*done.fragment_texts, *call.texts], [*done.fragment_positions, *call.positions]
+    texts = [*done.fragment_texts, *call.texts]
+    return texts, array("q", chain.from_iterable(done.fragment_positions)) + call.positions
+
+
+def _extend(positions: array[int], more: list[Pos] | array[int]) -> None:
+    """Add an ArgsRun's positions (a list of ``Pos`` or flat triples) to a call's flat ones."""
+    if isinstance(more, list):
+        positions.extend(chain.from_iterable(more))
+    else:
+        positions += more
 
 
 def _input_source(call: _Call, raw: str, count: int) -> str:

@@ -10,9 +10,11 @@ dispatched, and reported, because a cut stream is exactly what a user wants diag
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 import orjson
 
+from stream_doctor.capture import runs as _runs
 from stream_doctor.capture._text import BOM, head_lines, is_utf8, json_error, split_lines, uniform_line_end
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import sse_cut
@@ -46,18 +48,68 @@ def _sniff(head: bytes) -> tuple[int, str]:
 class _Read:
     """One read in progress: the frames so far and what was noticed about the file."""
 
-    __slots__ = ("frames", "before", "problems", "unknown_fields", "event_names", "comments", "ended_cleanly")
+    __slots__ = (
+        "frames", "before", "problems", "unknown_fields", "event_names", "comments", "ended_cleanly", "runs",
+    )  # fmt: skip
 
-    def __init__(self, problems: list[InputProblem] | None = None) -> None:
-        self.frames: list[Frame] = []  # the frames of the piece being read
-        self.before = 0  # frames read from earlier pieces
+    def __init__(self, problems: list[InputProblem] | None = None, runs: _runs.RunReading | None = None) -> None:
+        self.frames: list[Frame] = []  # the frames of the piece being read (and its FrameRuns, see events)
+        self.before = 0  # frames read from earlier pieces, and those the piece's runs hold beyond one entry
         self.problems: list[InputProblem] = [] if problems is None else problems
         self.unknown_fields: set[bytes] = set()
         self.event_names: dict[bytes, str] = {}  # event names repeat: decode each once
         self.comments = 0
         self.ended_cleanly = True
+        self.runs = runs
 
-    def simple_events(self, data: bytes, pos: int, line_end: bytes, line: int = 1, offset: int | None = None) -> int:
+    def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
+        """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
+
+        Between runs (and for each run's head) the bytes are read frame by frame; each run of
+        events that differ from their head only in the fragment becomes one ``FrameRun`` right after
+        its head's frame (``capture/runs.py``). A run whose head did not read as one decoded frame,
+        or whose fragments do not decode, is read frame by frame instead.
+        """
+        reading = self.runs
+        if reading is None or reading.form is None or not _runs.ENABLED:
+            return self.simple_events(data, 0, line_end, line, offset)
+        form = reading.form
+        frames = self.frames
+        done = 0
+        for head_start, head_end, _, matches in _runs.find_runs(reading, data, 0, len(data), line_end):
+            line = self.simple_events(data, done, line_end, line, offset + done, head_end)
+            done = head_end
+            head = frames[-1] if frames else None
+            if head is None or head.pos.offset != offset + head_start or head.value is NOT_JSON:
+                continue  # the head is not one decoded frame: its run is read frame by frame
+            fragments = _runs.decode(matches)
+            if fragments is None:
+                continue  # a fragment does not decode: the run is read frame by frame, which says why
+            step = data.count(line_end, head_start, head_end)
+            number = self.before + len(frames) + 1
+            flat = _runs.positions(matches, head_end, offset, number, line, step)
+            run_end = matches[-1].end()
+            rebuild = partial(self.rebuilt, data, head_end, run_end, line_end, line, offset + head_end, number)
+            frames.append(_runs.FrameRun(form, head, fragments, flat, rebuild))  # type: ignore[arg-type]
+            self.before += len(matches) - 1
+            reading.extra += len(matches) - 1
+            line += step * len(matches)
+            done = run_end
+        return self.simple_events(data, done, line_end, line, offset + done)
+
+    def rebuilt(
+        self, data: bytes, start: int, end: int, line_end: bytes, line: int, offset: int, number: int
+    ) -> list[Frame]:
+        """The frames of ``data[start:end]`` (a run's events) as reading them without runs gives."""
+        state = _Read([])
+        state.before = number - 1
+        state.event_names = self.event_names
+        state.simple_events(data, start, line_end, line, offset, end)
+        return state.frames
+
+    def simple_events(
+        self, data: bytes, pos: int, line_end: bytes, line: int = 1, offset: int | None = None, end: int | None = None
+    ) -> int:
         """The hot path: cut the capture at its blank lines and take the commonest block whole.
 
         Used when the capture has one kind of line end. A block that is exactly an ``event:``
@@ -82,7 +134,7 @@ class _Read:
         number = before + len(frames)
         offset = pos if offset is None else offset
         startswith = bytes.startswith
-        blocks = (data[pos:] if pos else data).split(blank)
+        blocks = (data[pos:end] if pos or end is not None else data).split(blank)
         rest = blocks.pop()  # after the last blank line: empty, unless the capture was cut
         for block in blocks:
             size = len(block) + 2 * step
@@ -269,18 +321,29 @@ def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
     return capture
 
 
-def stream_sse(pieces: Iterable[tuple[bytes, bool]], capture: Capture, *, fast: bool = True) -> Iterator[list[Frame]]:
+def stream_sse(
+    pieces: Iterable[tuple[bytes, bool]],
+    capture: Capture,
+    *,
+    fast: bool = True,
+    runs: _runs.RunReading | None = None,
+) -> Iterator[list[Frame]]:
     """The frames of an SSE capture read piece by piece (``chunks.pieces`` with ``chunks.sse_cut``: each
     piece but the last ends with a blank line), a list per piece; what was noticed goes to ``capture``
     (``problems`` as it is read; ``comments`` and ``ended_cleanly`` once the last piece is read).
 
     Each piece is read as a whole capture would be (the parser's state is empty after a blank
-    line), continuing the frame numbers, lines and offsets of the pieces before it.
+    line), continuing the frame numbers, lines and offsets of the pieces before it. With ``runs``
+    (``capture/runs.py``) the runs of its form come as FrameRuns; while the form is still to be
+    said (``runs.pending``), pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames the
+    provider is detected from are about all that is read without runs.
     """
-    state = _Read(capture.problems)
+    state = _Read(capture.problems, runs)
     line = 1
     offset = 0
     first = True
+    if runs is not None:
+        pieces = _small_first(pieces, runs)
     for piece, _ in pieces:
         if first:
             first = False
@@ -290,7 +353,7 @@ def stream_sse(pieces: Iterable[tuple[bytes, bool]], capture: Capture, *, fast: 
             continue
         line_end = uniform_line_end(piece) if fast else None
         if line_end is not None:
-            line = state.simple_events(piece, 0, line_end, line, offset)
+            line = state.events(piece, line_end, line, offset)
         else:
             line = state.lines(piece, offset, line, is_utf8(piece))
         offset += len(piece)
@@ -304,11 +367,28 @@ def stream_sse(pieces: Iterable[tuple[bytes, bool]], capture: Capture, *, fast: 
     capture.ended_cleanly = state.ended_cleanly
 
 
+#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
+HEAD_STEP = 16 * 1024
+
+
+def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
+    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (where an event may end) while ``runs`` is pending."""
+    for piece, last in pieces:
+        while runs.pending and len(piece) > HEAD_STEP:
+            cut = sse_cut(piece[:HEAD_STEP], 0)
+            if not cut:
+                break
+            yield piece[:cut], False
+            piece = piece[cut:]
+        yield piece, last
+
+
 class SseReader:
     """Reader for ``text/event-stream`` bodies."""
 
     name = "sse"
     title = "Server-Sent Events text"
+    reads_runs = True  # ``stream`` takes ``runs`` (capture/runs.py)
 
     def sniff(self, head: bytes) -> int:
         return _sniff(head)[0]
@@ -321,9 +401,11 @@ class SseReader:
         check_bound(event_bound(data))
         return read_sse(data, path)
 
-    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    def stream(
+        self, pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+    ) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_sse``); the engine's streaming replay reads them."""
-        return stream_sse(pieces, capture)
+        return stream_sse(pieces, capture, runs=runs)
 
     cut = staticmethod(sse_cut)
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from stream_doctor.capture import limits as _limits
 from stream_doctor.capture.base import Capture, Frame, Pos
 from stream_doctor.capture.chunks import Origin, pieces
+from stream_doctor.capture.runs import RunForm, RunReading
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import StreamingReader
@@ -47,10 +48,23 @@ class Streamed:
         self.timed = 0  # how many frames carry a time
         self._times: array[float] | None = None  # frame number - 1 -> t (NaN: none), once one has a time
         self._other_times: dict[int, float] = {}  # frame number -> t, for a time that is not a float (an int)
+        self._runs: RunReading | None = None
 
-    def frames(self) -> Iterator[Frame]:
-        """Every frame, in order (CaptureError when a cap is reached or the bytes cannot be read)."""
+    def frames(self, runs: bool = False) -> Iterator[Frame]:
+        """Every frame, in order (CaptureError when a cap is reached or the bytes cannot be read).
+
+        ``runs``: the reader may give runs of an adapter's fragment events as ``FrameRun``s
+        (``capture/runs.py``), once ``read_runs`` says which; until then it reads in small steps.
+        """
+        if runs and getattr(self.reader, "reads_runs", False):
+            self._runs = RunReading()
         return chain.from_iterable(self._batches())
+
+    def read_runs(self, form: RunForm | None) -> None:
+        """Which runs to read from now on (None: none); only after ``frames(runs=True)``."""
+        reading = self._runs
+        if reading is not None:
+            reading.form, reading.pending = form, False
 
     def whole(self) -> Capture:
         """The capture read whole by the reader's ``read`` (the bytes read again when frames were taken)."""
@@ -87,8 +101,14 @@ class Streamed:
         capture = self.capture
         limits = self.origin.limits
         watch = capture.container != "sse"  # SSE frames never carry times or records
-        for batch in self.reader.stream(pieces(self._sized(chunks), self.reader.cut), capture):
+        reading = self._runs
+        cut = pieces(self._sized(chunks), self.reader.cut)
+        batches = self.reader.stream(cut, capture) if reading is None else self.reader.stream(cut, capture, reading)  # type: ignore[call-arg]
+        for batch in batches:
             self.count += len(batch)
+            if reading is not None:  # a FrameRun is one entry for several frames
+                self.count += reading.extra
+                reading.extra = 0
             if self.count > limits.max_frames:
                 raise _limits.too_many_frames(limits)
             if watch:

@@ -36,7 +36,7 @@ def test_batched_fragments_stand_for_the_same_events(path: str) -> None:
     assert not any(type(e) is ArgsRun for e in events)
     assert _expanded(batched) == events
     assert batching.counts == one_by_one.counts
-    assert all(e.positions and len(e.positions) == len(e.fragments) for e in batched if type(e) is ArgsRun)
+    assert all(e.positions and len(e.pos_list()) == len(e.fragments) for e in batched if type(e) is ArgsRun)
 
     def accumulated(fed: list[Event]) -> object:
         accumulator = Accumulator(adapter.protocol.positional_indices)
@@ -64,4 +64,4 @@ def test_a_call_of_many_fragments_is_one_run() -> None:
     events = list(anthropic.translator().translate(capture.frames, release=True))
     (run,) = [e for e in events if type(e) is ArgsRun]
     assert len(events) == 4 and run.fragments == fragments
-    assert [p.number for p in run.positions] == list(range(3, 3 + len(fragments)))
+    assert [p.number for p in run.pos_list()] == list(range(3, 3 + len(fragments)))

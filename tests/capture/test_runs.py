@@ -1,0 +1,218 @@
+"""Runs of fragment events read whole (capture/runs.py) change nothing a replay reports.
+
+Every fixture and every capture of the shared corpus is replayed with runs and without (the private
+switch ``runs.ENABLED``), with the provider detected and forced (forced, runs start at the first
+byte), and the reports must be equal. Then streams where the reader must take a run, and near
+misses where it must not: each near miss is one event that is not the canonical bytes, and the
+replay must still equal the replay without runs, finding for finding, position for position.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from stream_doctor.capture import runs
+from stream_doctor.capture.base import Capture
+from stream_doctor.capture.runs import FrameRun
+from stream_doctor.capture.sse import stream_sse
+from stream_doctor.engine import RunError, replay
+from stream_doctor.options import Options
+from stream_doctor.providers import anthropic
+from tests.conftest import FIXTURES, ROOT
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+SUFFIXES = {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".yml"}
+
+
+def _captures(root: Path) -> list[str]:
+    if not root.is_dir():
+        return []
+    return sorted(str(p) for p in root.rglob("*") if p.is_file() and p.suffix in SUFFIXES and p.name != "README.md")
+
+
+def _report(path: str, options: Options, enabled: bool, monkeypatch: pytest.MonkeyPatch, data: bytes | None) -> Any:
+    monkeypatch.setattr(runs, "ENABLED", enabled)
+    try:
+        report = replay(path, options, data)
+    except RunError as error:
+        return "error", str(error), None, None
+    findings = [(f.code, f.message, f.location, f.related) for f in report.findings]
+    # the streams too: every call's fragments and their positions, the event counts, the last position
+    streams = [turn.stream for turn in report.turns]
+    return report.to_dict(), findings, report.stream.capture.provider, streams
+
+
+def _same_both_ways(path: str, monkeypatch: pytest.MonkeyPatch, data: bytes | None = None) -> Any:
+    """The report without runs, after checking that runs change nothing (provider detected, then forced)."""
+    without = _report(path, Options(), False, monkeypatch, data)
+    assert _report(path, Options(), True, monkeypatch, data) == without
+    if without[0] == "error":
+        return without
+    forced = Options(provider=without[2])
+    assert _report(path, forced, True, monkeypatch, data) == _report(path, forced, False, monkeypatch, data)
+    return without
+
+
+@pytest.mark.parametrize("path", _captures(FIXTURES))
+def test_every_fixture_replays_alike_with_and_without_runs(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same_both_ways(path, monkeypatch)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared capture corpus is not at {CORPUS}")
+@pytest.mark.parametrize("path", _captures(CORPUS))
+def test_every_corpus_capture_replays_alike_with_and_without_runs(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same_both_ways(path, monkeypatch)
+
+
+# -- Anthropic -------------------------------------------------------------------------------------
+
+
+def _event(data: dict[str, Any], padding: int = 0) -> bytes:
+    body = orjson.dumps(data)
+    if padding:
+        body = body[:-1] + b" " * padding + b"}"
+    return b"event: " + str(data["type"]).encode() + b"\ndata: " + body + b"\n\n"
+
+
+def _delta(fragment: str, index: int = 0, padding: int = 0) -> bytes:
+    data = {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": "input_json_delta", "partial_json": fragment},
+    }
+    return _event(data, padding)
+
+
+def anthropic_stream(deltas: list[bytes]) -> bytes:
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_01Runs",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        },
+    }
+    block = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "tool_use", "id": "toolu_01Runs", "name": "write_file", "input": {}},
+    }
+    end = [
+        _event({"type": "content_block_stop", "index": 0}),
+        _event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 9},
+            }
+        ),
+        _event({"type": "message_stop"}),
+    ]
+    return b"".join([_event(start), _event(block), *deltas, *end])
+
+
+def _fragments(count: int) -> list[str]:
+    text = orjson.dumps(
+        {"path": "a.py", "content": 'caf\u00e9 "quoted" path\\to\n\t\u20ac ' * (count // 3 + 1)}
+    ).decode()
+    size = max(1, len(text) // count)
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _runs_read(data: bytes, form: runs.RunForm) -> list[Any]:
+    reading = runs.RunReading()
+    reading.form, reading.pending = form, False
+    capture = Capture("t.sse", "sse", len(data), [])
+    return [item for batch in stream_sse(((data, True),), capture, runs=reading) for item in batch]
+
+
+def test_a_run_of_canonical_deltas_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    fragments = _fragments(60)
+    data = anthropic_stream([_delta(f, padding=i % 16) for i, f in enumerate(fragments)])
+    items = _runs_read(data, anthropic.run_form)
+    found = [item for item in items if item.kind == "run"]
+    assert len(found) == 1 and len(found[0]) == len(fragments) - 1
+    run: FrameRun = found[0]
+    assert run.fragments == fragments[1:]
+    # the positions are those of the frames the reader makes without runs
+    assert [tuple(f.pos) for f in run.frames()] == [
+        tuple(run.positions[i : i + 3]) for i in range(0, len(run.positions), 3)
+    ]
+    assert [f.value["delta"]["partial_json"] for f in run.frames()] == fragments[1:]
+    report = _same_both_ways("t.sse", monkeypatch, data)
+    assert report[0]["calls"][0]["arguments"] == orjson.loads("".join(fragments))
+
+
+def test_a_run_with_crlf_line_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    fragments = _fragments(30)
+    data = anthropic_stream([_delta(f) for f in fragments]).replace(b"\n", b"\r\n")
+    found = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
+    assert len(found) == 1 and found[0].fragments == fragments[1:]
+    assert found[0].positions[1] == found[0].head.pos.line + 3
+    _same_both_ways("t.sse", monkeypatch, data)
+
+
+#: One event in the middle of a run that is not the canonical bytes: the reader must not take it
+#: into a run (the replay, findings and positions included, is what it is without runs).
+NEAR_MISSES = {
+    "fields in another order": b'event: content_block_delta\ndata: {"index":0,"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "an extra field": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x","extra":1}}\n\n',
+    "an extra field outside": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"},"extra":1}\n\n',
+    "a missing field": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"partial_json":"x"}}\n\n',
+    "whitespace after a colon": b'event: content_block_delta\ndata: {"type": "content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "another index": _delta("x", index=1),
+    "an index that is a float": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0.0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "a bad escape": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\qb"}}\n\n',
+    "a cut unicode escape": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\u12"}}\n\n',
+    "a lone surrogate": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\ud800b"}}\n\n',
+    "invalid UTF-8": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"caf\xc3"}}\n\n',
+    "a raw control character": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\tb"}}\n\n',
+    "an escaped closing quote": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\"}}\n\n',
+    "another event name": b'event: content_block_deltas\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "no event line": b'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "an id line": b'id: 7\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "a comment line": b': keep-alive\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}\n\n',
+    "an extra blank line": b"\n" + _delta("x"),
+    "padding with a tab": b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}\t}\n\n',
+    "a text delta": _event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}),
+    "a ping": _event({"type": "ping"}),
+    "a CRLF event": _delta("x").replace(b"\n", b"\r\n"),
+    "a cut event": _delta("x")[:-1],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEAR_MISSES))
+def test_a_near_miss_is_read_as_without_runs(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fragments = _fragments(40)
+    deltas = [_delta(f, padding=i % 3) for i, f in enumerate(fragments)]
+    deltas.insert(20, NEAR_MISSES[case])
+    data = anthropic_stream(deltas)
+    odd = data.index(b"".join(deltas[20:22]))  # where the near miss starts
+    taken = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
+    # the canonical events around it are read in runs; but mixed line ends read none, and a fragment that
+    # does not decode (the regex does not check UTF-8 or surrogates) has its whole run read frame by frame
+    assert taken or case in ("a CRLF event", "invalid UTF-8", "a lone surrogate")
+    for run in taken:  # but the near miss is in none
+        assert not run.positions[2] <= odd <= run.positions[-1]
+    _same_both_ways("t.sse", monkeypatch, data)
+    _same_both_ways("t.sse", monkeypatch, data[:-5])  # and cut before its end
+
+
+def test_runs_across_pieces_and_after_detection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A capture longer than a piece (1 MiB), with the provider detected: the first frames are read
+    one by one, the rest in runs, and the report is the same as without runs."""
+    fragments = _fragments(12_000)
+    deltas = [_delta(f, padding=i % 16) for i, f in enumerate(fragments)]
+    deltas.insert(5000, _event({"type": "ping"}))
+    data = anthropic_stream(deltas)
+    assert len(data) > 1 << 20
+    _same_both_ways("t.sse", monkeypatch, data)
