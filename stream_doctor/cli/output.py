@@ -6,7 +6,7 @@ It imports no CLI framework: the typer commands and the fast path (``cli/fast.py
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Iterable, NoReturn
+from typing import TYPE_CHECKING, Iterable, Mapping, NoReturn
 
 if TYPE_CHECKING:
     from stream_doctor.reporters import RenderOptions
@@ -63,17 +63,66 @@ def refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
 
 
 def render_options(width: int | None, color: bool | None, timeline: bool = False, max_rows: int = 200) -> RenderOptions:
-    """Render for standard output: its width and colours as rich detects them, unless forced."""
-    from rich.console import Console
+    """Render for standard output: its width and colours as the terminal shows them, unless forced.
+
+    Decided as rich decides it (the text reports used a rich Console until issue 12), without
+    importing rich: colour when standard output is a terminal (``--color``/``--no-color``, else
+    ``TTY_COMPATIBLE=0/1``, else ``FORCE_COLOR`` set and not empty, else ``isatty()``), unless
+    ``NO_COLOR`` is set and not empty (``--color`` overrides it) or ``TERM`` is ``dumb`` or
+    ``unknown``. The width is ``--width``, else ``COLUMNS``, else 80 on a dumb terminal, else the
+    terminal's (standard input, output or error, the first that is one), else 80.
+    """
+    import os
 
     from stream_doctor.reporters import RenderOptions
 
-    if color is None:
-        console = Console(width=width, highlight=False)
-    else:
-        console = Console(width=width, highlight=False, no_color=not color, force_terminal=color)
-    colored = console.is_terminal and not console.no_color
-    return RenderOptions(width=console.width, color_system=console.color_system if colored else None, timeline=timeline)
+    environ = os.environ
+    terminal = _is_terminal(color, environ)
+    dumb = terminal and environ.get("TERM", "").strip().lower() in ("dumb", "unknown")
+    no_color = not color if color is not None else environ.get("NO_COLOR", "") != ""
+    system = None if not terminal or dumb or no_color else _color_system(environ)
+    return RenderOptions(
+        width=width or _width(dumb, environ), color_system=system, timeline=timeline, max_rows=max_rows
+    )
+
+
+def _is_terminal(color: bool | None, environ: Mapping[str, str]) -> bool:
+    if color is not None:
+        return color
+    compatible = environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = environ.get("FORCE_COLOR")  # https://force-color.org/
+    if force is not None:
+        return force != ""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
+        return False
+
+
+def _color_system(environ: Mapping[str, str]) -> str:
+    """rich's names: ``truecolor`` (COLORTERM says so), ``256`` (a ``-256color`` or ``-kitty`` TERM), ``standard``."""
+    if environ.get("COLORTERM", "").strip().lower() in ("truecolor", "24bit"):
+        return "truecolor"
+    colors = environ.get("TERM", "").strip().lower().rpartition("-")[2]
+    return "256" if colors in ("256color", "kitty") else "standard"
+
+
+def _width(dumb: bool, environ: Mapping[str, str]) -> int:
+    import os
+
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if dumb:
+        return 80
+    for descriptor in (0, 1, 2):
+        try:
+            return os.get_terminal_size(descriptor).columns or 80
+        except (AttributeError, ValueError, OSError):  # not a terminal
+            continue
+    return 80
 
 
 def fail(message: str) -> NoReturn:

@@ -1,24 +1,36 @@
-"""What the text reporters share: a rich Console that renders into a string, and one look for a finding."""
+"""What the text reporters share: a page that renders into a string, and one look for a finding.
+
+``replay``'s and ``check``'s reports render on a ``_page.Page`` (no rich on their path); the
+rules and clients listings, which use rich's tables, get a rich Console from ``console()``.
+"""
 
 from __future__ import annotations
 
 import io
-
-from rich.console import Console
-from rich.padding import Padding
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.reporters._neutral import defuse_commands, text
+from stream_doctor.reporters._page import Page
 
-__all__ = ["console", "finding", "finish", "more", "text"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["console", "finding", "finish", "more", "page", "text"]
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
+def page(options: RenderOptions) -> Page:
+    """A page of the options' width, coloured when they name a colour system."""
+    return Page(options.width, options.color_system is not None)
+
+
 def console(options: RenderOptions) -> tuple[Console, io.StringIO]:
-    """A Console of the options' width and colours that writes into the returned buffer."""
+    """A rich Console of the options' width and colours that writes into the returned buffer."""
+    from rich.console import Console
+
     buffer = io.StringIO()
     return (
         Console(
@@ -33,36 +45,35 @@ def console(options: RenderOptions) -> tuple[Console, io.StringIO]:
     )
 
 
-def finish(buffer: io.StringIO, options: RenderOptions) -> str:
+def finish(rendered: str, options: RenderOptions) -> str:
     """The rendered text, with no line that GitHub Actions would run as a command.
 
-    Plain text also loses the padding rich leaves at the end of lines, and, as a second guard
-    behind the reporters' own neutralising of capture content, any control character left
-    (plain text holds no escape sequence of ours). Lines are split on ``\n`` only: ``splitlines``
-    would also break on U+2028, NEL and form feed, making new lines out of capture content.
+    Plain text also loses the spaces at the end of lines, and, as a second guard behind the
+    reporters' own neutralising of capture content, any control character left (plain text holds
+    no escape sequence of ours). Lines are split on ``\n`` only: ``splitlines`` would also break
+    on U+2028, NEL and form feed, making new lines out of capture content.
     """
-    rendered = buffer.getvalue()
     if not options.color_system and rendered:
         rendered = "\n".join(text(line.rstrip()) for line in rendered.rstrip("\n").split("\n")) + "\n"
     return defuse_commands(rendered)
 
 
-def finding(finding: Finding, console: Console) -> None:
+def finding(finding: Finding, page: Page) -> None:
     """A finding as every text report shows it: severity, code, name, place; message, hint, related places."""
-    head = Text()
-    head.append(f"{finding.severity.label:<7}", style=STYLES[finding.severity])
-    head.append(f" {finding.code} ", style="bold")
-    head.append(text(finding.name))
-    head.append(f"  {text(str(finding.location))}", style="dim")
-    console.print(head)
-    body = [Text(text(finding.message)), Text("hint: " + text(finding.hint), style="italic")]
-    body += [Text(text(f"{r.label}: {r.location}"), style="dim") for r in finding.related]
-    for line in body:
-        console.print(Padding(line, (0, 0, 0, 8), expand=False))
+    page.print(
+        (f"{finding.severity.label:<7}", STYLES[finding.severity]),
+        (f" {finding.code} ", "bold"),
+        text(finding.name),
+        (f"  {text(str(finding.location))}", "dim"),
+    )
+    page.print(text(finding.message), indent=8)
+    page.print(("hint: " + text(finding.hint), "italic"), indent=8)
+    for related in finding.related:
+        page.print((text(f"{related.label}: {related.location}"), "dim"), indent=8)
 
 
-def more(console: Console, hidden: int, what: str, where: str) -> None:
+def more(page: Page, hidden: int, what: str, where: str) -> None:
     """The line that stands for the rows beyond ``max_rows``, saying where to find them all."""
     if hidden > 0:
         plural = "s" if hidden != 1 else ""
-        console.print(Text(f"… {hidden:,} more {what}{plural} not shown (all of them: {where})", style="dim"))
+        page.print((f"… {hidden:,} more {what}{plural} not shown (all of them: {where})", "dim"))

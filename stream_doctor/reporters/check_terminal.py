@@ -5,27 +5,25 @@ Returns text; the options pick the width and whether to colour it (``color_syste
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
-
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._neutral import text as N  # capture paths and finding texts go through N
+from stream_doctor.reporters._page import Page, Span
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    console, buffer = _text.console(options)
+    console = _text.page(options)
     _table(result, console, options)
     _failures(result, console, options)
     _expected(result, console, options)
     _below_threshold(result, console, options)
     _summary(result, console)
-    return _text.finish(buffer, options)
+    return _text.finish(console.text(), options)
 
 
-def _table(result: CheckResult, console: Console, options: RenderOptions) -> None:
-    """Aligned by hand, not a rich Table: measuring a thousand rows would cost more than replaying them."""
+def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
+    """Aligned by hand, not wrapped: a row per capture however narrow the terminal."""
     headers = ["capture", "provider", "calls", "error", "warning", "info"]
     rows = []
     captures = options.rows(result.captures)
@@ -47,13 +45,13 @@ def _table(result: CheckResult, console: Console, options: RenderOptions) -> Non
             v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
         )
 
-    lines = [Text(cells(headers) + "  result", style="bold")]
-    lines += [Text(cells(row) + "  ") + _verdict(c) for c, row in zip(captures, rows, strict=True)]
-    console.print(Text("\n").join(lines), soft_wrap=True)
+    console.print((cells(headers) + "  result", "bold"), overflow="none")
+    for capture, row in zip(captures, rows, strict=True):
+        console.print(cells(row) + "  ", *_verdict(capture), overflow="none")
     _text.more(console, len(result.captures) - len(captures), "capture", "--report json")
 
 
-def _verdict(capture: CaptureResult) -> Text:
+def _verdict(capture: CaptureResult) -> list[Span]:
     notes = []
     if capture.unreadable:
         notes.append("unreadable")
@@ -61,56 +59,53 @@ def _verdict(capture: CaptureResult) -> Text:
         notes.append(f"{len(capture.stale)} stale")
     if capture.expected:
         notes.append(f"{len(capture.expected)} expected")
-    text = Text("failed", style="bold red") if capture.failed else Text("passed", style="green")
-    return text + Text(f" ({', '.join(notes)})" if notes else "", style="dim")
+    word, style = ("failed", "bold red") if capture.failed else ("passed", "green")
+    return [(word, style), (f" ({', '.join(notes)})" if notes else "", f"{style} dim")]
 
 
-def _failures(result: CheckResult, console: Console, options: RenderOptions) -> None:
+def _failures(result: CheckResult, console: Page, options: RenderOptions) -> None:
     failures = result.failures
     if not failures:
         return
-    console.print()
-    console.print(f"[bold]Failures[/] ({len(failures)})")
+    console.blank()
+    console.print(("Failures", "bold"), f" ({len(failures)})")
     _by_capture(failures, console, options)
 
 
-def _expected(result: CheckResult, console: Console, options: RenderOptions) -> None:
+def _expected(result: CheckResult, console: Page, options: RenderOptions) -> None:
     expected = result.expected
     if not expected:
         return
-    console.print()
-    console.print(f"[bold]Expected[/] ({len(expected)}): declared by the captures' expectations")
+    console.blank()
+    console.print(("Expected", "bold"), f" ({len(expected)}): declared by the captures' expectations")
     shown = options.rows(expected)
     for _capture, finding in shown:
-        line = Text("  ")
-        line.append(f"{finding.code} ", style="bold")
-        line.append(N(finding.name))
-        line.append(f"  {N(str(finding.location))}", style="dim")
-        console.print(line, no_wrap=True, overflow="ellipsis")
+        location = (f"  {N(str(finding.location))}", "dim")
+        console.print("  ", (f"{finding.code} ", "bold"), N(finding.name), location, overflow="ellipsis")
     _text.more(console, len(expected) - len(shown), "expected finding", "--report json")
 
 
-def _below_threshold(result: CheckResult, console: Console, options: RenderOptions) -> None:
+def _below_threshold(result: CheckResult, console: Page, options: RenderOptions) -> None:
     rest = result.below_threshold
     if not rest:
         return
-    console.print()
-    console.print(f"[bold]Other findings[/] ({len(rest)}): below --fail-on {result.fail_on.label}")
+    console.blank()
+    console.print(("Other findings", "bold"), f" ({len(rest)}): below --fail-on {result.fail_on.label}")
     _by_capture(rest, console, options)
 
 
-def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Console, options: RenderOptions) -> None:
+def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Page, options: RenderOptions) -> None:
     current = None
     shown = options.rows(items)
     for capture, finding in shown:
         if capture.path != current:
             current = capture.path
-            console.print(Text(N(capture.path), style="bold"))
+            console.print((N(capture.path), "bold"))
         _text.finding(finding, console)
     _text.more(console, len(items) - len(shown), "finding", "--report json, sarif or junit")
 
 
-def _summary(result: CheckResult, console: Console) -> None:
+def _summary(result: CheckResult, console: Page) -> None:
     captures = result.captures
     failed = result.failed_captures
     parts = [f"{len(captures)} capture{'s' if len(captures) != 1 else ''}: {len(captures) - failed} passed"]
@@ -130,8 +125,12 @@ def _summary(result: CheckResult, console: Console) -> None:
         parts.append(f"{count} skipped (not regular file{'s' if count != 1 else ''}: FIFO, device or socket)")
     if result.updated:
         parts.append(f"{len(result.updated)} expectation file{'s' if len(result.updated) != 1 else ''} updated")
-    verdict = f"[bold red]failed[/] (--fail-on {result.fail_on.label})" if result.failed else "[bold green]passed[/]"
-    console.print()
-    console.print(f"{', '.join(parts)}: {verdict}", highlight=False)
+    verdict: list[Span] = (
+        [("failed", "bold red"), f" (--fail-on {result.fail_on.label})"]
+        if result.failed
+        else [("passed", "bold green")]
+    )
+    console.blank()
+    console.print(f"{', '.join(parts)}: ", *verdict)
     if result.config:
-        console.print(Text(f"configuration: {N(result.config)}", style="dim"), highlight=False)
+        console.print((f"configuration: {N(result.config)}", "dim"))

@@ -35,7 +35,7 @@ def render(profiles: Sequence[Profile], options: RenderOptions) -> str:
         " while those marked [TypeScript] run only under Node in stream-doctor's own test suite.",
         highlight=False,
     )
-    return _text.finish(buffer, options)
+    return _text.finish(buffer.getvalue(), options)
 
 
 def render_json(profiles: Sequence[Profile]) -> str:

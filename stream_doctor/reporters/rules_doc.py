@@ -33,7 +33,7 @@ def render(rules: Sequence[Rule], options: RenderOptions) -> str:
     console.print(table)
     console.print("\n`stream-doctor explain CODE` prints a rule's documentation.", highlight=False)
     console.print(f"What each severity promises: {SEVERITY_DOC}", highlight=False)
-    return _text.finish(buffer, options)
+    return _text.finish(buffer.getvalue(), options)
 
 
 def render_rule(rule: Rule, options: RenderOptions) -> str:
@@ -65,7 +65,7 @@ def render_rule(rule: Rule, options: RenderOptions) -> str:
         else:
             for paragraph in textwrap.dedent(body).split("\n\n"):
                 console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 0, 2), expand=False), highlight=False)
-    return _text.finish(buffer, options)
+    return _text.finish(buffer.getvalue(), options)
 
 
 def render_json(rules: Sequence[Rule], options: RenderOptions) -> str:

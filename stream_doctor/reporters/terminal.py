@@ -1,8 +1,8 @@
 """The human report: capture summary, tool-call table, findings, one-line summary.
 
 A conversation (a HAR file, a cassette, an envelope of several turns) gets the file's summary,
-then each turn's request and tool-call table, then every finding. Renders through a ``rich``
-Console of the options' width and colours into a string.
+then each turn's request and tool-call table, then every finding. Renders on a ``_page.Page`` of
+the options' width and colours into a string (no rich: a replay's start-up cannot afford it).
 """
 
 from __future__ import annotations
@@ -10,11 +10,6 @@ from __future__ import annotations
 from typing import Hashable
 
 import orjson
-from rich.console import Console
-from rich.markup import escape
-from rich.padding import Padding
-from rich.table import Table
-from rich.text import Text
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Frame
@@ -24,13 +19,14 @@ from stream_doctor.findings import Severity
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
+from stream_doctor.reporters._page import Page
 
 # A status word's colour says what it means: only a call that completed and parsed is green.
 STATUS_STYLES = {"complete": "green", "unparseable": "bold red", "abandoned": "bold red"}
 
 
 def render(report: Report, options: RenderOptions) -> str:
-    console, buffer = _text.console(options)
+    console = _text.page(options)
     if report.conversation:
         _conversation_header(report, console)
     else:
@@ -48,17 +44,17 @@ def render(report: Report, options: RenderOptions) -> str:
     _findings(report, console, options)
     _execution_note(report, console)
     _summary(report, console)
-    return _text.finish(buffer, options)
+    return _text.finish(console.text(), options)
 
 
-def _execution_note(report: Report, console: Console) -> None:
+def _execution_note(report: Report, console: Page) -> None:
     note = report.execution_note
     if note is not None:
-        console.print()
-        console.print(Text("note: " + note, style="cyan"))
+        console.blank()
+        console.print(("note: " + note, "cyan"))
 
 
-def _conversation_header(report: Report, console: Console) -> None:
+def _conversation_header(report: Report, console: Page) -> None:
     source = report.source
     assert source is not None
     info = report.stream.capture
@@ -71,18 +67,20 @@ def _conversation_header(report: Report, console: Console) -> None:
             parts[-1] += f" ({source.skipped} not LLM calls, skipped)"
     turns = len(report.turns)
     parts += [f"{turns} turn{'s' if turns != 1 else ''}", _size(source.size)]
-    console.print(Text(N(source.path), style="bold"))
-    console.print(Padding(Text(N("  ·  ".join(parts))), (0, 0, 0, 2), expand=False), highlight=False)
-    unknown = report.unknown_events
+    _path_and_facts(console, source.path, parts, report.unknown_events)
+
+
+def _path_and_facts(console: Page, path: str, parts: list[str], unknown: dict[str, int]) -> None:
+    console.print((N(path), "bold"))
+    console.print(N("  ·  ".join(parts)), indent=2)
     if unknown:
         listed = N(", ".join(f"{k} ×{v}" for k, v in unknown.items()))
-        console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
+        console.print((f"unknown events: {listed}", "yellow"), indent=2)
 
 
-def _turn(turn: Turn, console: Console) -> None:
+def _turn(turn: Turn, console: Page) -> None:
     info = turn.stream.capture
-    console.print()
-    head = Text(f"Turn {turn.number}", style="bold")
+    console.blank()
     parts = [""] if turn.interaction is None else ["", f"interaction {turn.interaction}"]
     request = turn.request
     if turn.status is not None:
@@ -94,15 +92,13 @@ def _turn(turn: Turn, console: Console) -> None:
     else:
         parts.append(f"{info.container}, {events} event{'s' if events != 1 else ''}")
     parts.append(f"{messages} message{'s' if messages != 1 else ''}")
-    head.append("  ·  ".join(parts), style="")
-    console.print(head, highlight=False)
+    console.print((f"Turn {turn.number}" + "  ·  ".join(parts), "bold"))
     if request is not None:
         sent = N(" ".join(p for p in (request.method, request.url) if p) or "request")
-        text = Text(f"{sent}  (line {request.pos.line})", style="dim")
-        console.print(Padding(text, (0, 0, 0, 2), expand=False), no_wrap=True, overflow="ellipsis")
+        console.print((f"{sent}  (line {request.pos.line})", "dim"), indent=2, overflow="ellipsis")
 
 
-def _header(report: Report, console: Console) -> None:
+def _header(report: Report, console: Page) -> None:
     info = report.stream.capture
     container = info.container + (f", {info.compressed}" if info.compressed else "")
     provider = info.provider + (" (forced)" if info.provider_forced else " (detected)")
@@ -111,24 +107,19 @@ def _header(report: Report, console: Console) -> None:
     if info.duration is not None:
         parts.append(f"{info.duration:.2f} s")
     parts.append(f"{messages} message{'s' if messages != 1 else ''}")
-    console.print(Text(N(info.path), style="bold"))
-    console.print(Padding(Text(N("  ·  ".join(parts))), (0, 0, 0, 2), expand=False), highlight=False)
-    unknown = report.unknown_events
-    if unknown:
-        listed = N(", ".join(f"{k} ×{v}" for k, v in unknown.items()))
-        console.print(Padding(Text(f"unknown events: {listed}", style="yellow"), (0, 0, 0, 2), expand=False))
+    _path_and_facts(console, info.path, parts, report.unknown_events)
 
 
-def _calls(report: Report, console: Console, options: RenderOptions) -> None:
-    console.print()
+def _calls(report: Report, console: Page, options: RenderOptions) -> None:
+    console.blank()
     _call_table(report, report.stream, console, options)
 
 
-def _call_table(report: Report, stream: AccumulatedStream, console: Console, options: RenderOptions) -> None:
+def _call_table(report: Report, stream: AccumulatedStream, console: Page, options: RenderOptions) -> None:
     """One row per call (the columns a user scans), then its input and where it came from."""
     every = stream.calls
     if not every:
-        console.print("No tool calls.", style="dim")
+        console.print(("No tool calls.", "dim"))
         return
     calls = options.rows(every)
     many_messages = len(stream.messages) > 1
@@ -157,20 +148,17 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Console, opt
             c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, headers, strict=False)
         ).rstrip()
 
-    console.print(f"[bold]Tool calls[/] ({len(every)})")
-    console.print(Text(line(headers), style="bold"))
+    console.print(("Tool calls", "bold"), f" ({len(every)})")
+    console.print((line(headers), "bold"))
     indent = widths[0] + 2
     for call, row in zip(calls, rows, strict=True):
-        text = Text(line(row[:-1]) + "  ")
-        text.append(row[-1], style=STATUS_STYLES[row[-1].split(" ", 1)[0]])
-        console.print(text, no_wrap=True, overflow="ellipsis")
-        preview = Text("input ", style="dim")
-        preview.append(_input_preview(call))
-        console.print(Padding(preview, (0, 0, 0, indent), expand=False), no_wrap=True, overflow="ellipsis")
-        console.print(Padding(Text("from  " + N(call.input_source), style="dim"), (0, 0, 0, indent), expand=False))
+        status = (row[-1], STATUS_STYLES[row[-1].split(" ", 1)[0]])
+        console.print(line(row[:-1]) + "  ", status, overflow="ellipsis")
+        console.print("input ", _input_preview(call), style="dim", indent=indent, overflow="ellipsis")
+        console.print(("from  " + N(call.input_source), "dim"), indent=indent)
         for extra in report.extras.get(report.number(call), ()):
             for extra_line in extra.lines:
-                console.print(Padding(Text(N(extra_line)), (0, 0, 0, indent), expand=False))
+                console.print(N(extra_line), indent=indent)
     _text.more(console, len(every) - len(calls), "call", "replay --format json")
 
 
@@ -180,59 +168,56 @@ def _input_preview(call: ToolCall) -> str:
     return N(_clip(orjson.dumps(call.arguments).decode(), 200))
 
 
-def _one_call(report: Report, console: Console, wanted: str, options: RenderOptions) -> None:
-    console.print()
+def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions) -> None:
+    console.blank()
     every = report.calls
     matches = [every[n - 1] for n in report.selection]
     if not matches:
-        console.print(Text(N(f"No call {wanted!r} in this capture (calls: {report.call_listing()})."), "yellow"))
+        console.print((N(f"No call {wanted!r} in this capture (calls: {report.call_listing()})."), "yellow"))
         return
     for call in matches:
         console.print(
-            f"[bold]Call {report.number(call)}[/]: {escape(N(call.label))}  {escape(N(call.block_type))}, "
-            f"message {call.message + 1}, block {call.index}",
-            highlight=False,
+            (f"Call {report.number(call)}", "bold"),
+            f": {N(call.label)}  {N(call.block_type)}, message {call.message + 1}, block {call.index}",
         )
-        console.print(f"  started  line {call.started.line} (event {call.started.number})", highlight=False)
+        console.print(f"  started  line {call.started.line} (event {call.started.number})")
         if call.ended is not None:
-            console.print(f"  ended    line {call.ended.line} (event {call.ended.number})", highlight=False)
+            console.print(f"  ended    line {call.ended.line} (event {call.ended.number})")
         else:
-            console.print(Text(f"  ended    never: {N(str(call.abandon_cause))}", style="red"), highlight=False)
+            console.print((f"  ended    never: {N(str(call.abandon_cause))}", "red"))
         start_input = N(_clip(orjson.dumps(call.start_input).decode(), 80))
-        console.print(Text(f"  start input  {start_input}"), highlight=False)
-        console.print(Text(f"  source   {N(call.input_source)}"), highlight=False)
-        table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        for column in ("#", "line", "event", "fragment"):
-            table.add_column(column, justify="right" if column != "fragment" else "left")
+        console.print(f"  start input  {start_input}")
+        console.print(f"  source   {N(call.input_source)}")
         shown = len(options.rows(range(call.fragment_count)))
-        for number, position, fragment in zip(
-            range(1, shown + 1), call.fragment_positions, call.fragment_texts[:shown], strict=False
-        ):
-            table.add_row(str(number), str(position.line), str(position.number), Text(N(repr(fragment))))
+        rows = [
+            [str(number), str(position.line), str(position.number), N(repr(fragment))]
+            for number, position, fragment in zip(
+                range(1, shown + 1), call.fragment_positions, call.fragment_texts[:shown], strict=False
+            )
+        ]
         if call.fragment_count:
-            console.print(table)
+            console.table(["#", "line", "event", "fragment"], rows, right=[True, True, True, False])
             _text.more(console, call.fragment_count - shown, "fragment", "replay --call ID --format json")
         if call.parse_failure is None and call.arguments is not None:
-            console.print("  reassembled input:", highlight=False)
+            console.print("  reassembled input:")
             text = _neutral.keeping_lines(orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode())
-            console.print(Text("    " + text.replace("\n", "\n    ")), highlight=False)
+            console.print("    " + text.replace("\n", "\n    "))
         else:
             failure = call.parse_failure
-            console.print(f"  raw arguments ({call.byte_count} bytes):", highlight=False)
-            console.print(Text("    " + N(call.raw_arguments)), highlight=False)
+            console.print(f"  raw arguments ({call.byte_count} bytes):")
+            console.print("    " + N(call.raw_arguments))
             if failure is not None:
                 console.print(
-                    Text(f"  does not parse ({failure.kind}): {N(failure.detail)} at byte {failure.position}", "red"),
-                    highlight=False,
+                    (f"  does not parse ({failure.kind}): {N(failure.detail)} at byte {failure.position}", "red")
                 )
         for extra in report.extras.get(report.number(call), ()):
             for extra_line in extra.lines:
-                console.print(Text("  " + N(extra_line)), highlight=False)
+                console.print("  " + N(extra_line))
 
 
-def _timeline(report: Report, console: Console, options: RenderOptions) -> None:
-    console.print()
-    console.print("[bold]Timeline[/]")
+def _timeline(report: Report, console: Page, options: RenderOptions) -> None:
+    console.blank()
+    console.print(("Timeline", "bold"))
     runs: list[list[tuple[Frame, Event]]] = []
     for frame, event in report.events:
         fold = _fold_key(frame, event)
@@ -246,7 +231,7 @@ def _timeline(report: Report, console: Console, options: RenderOptions) -> None:
         first, last = run[0][0], run[-1][0]
         if first.interaction is not None and first.interaction != interaction:
             interaction = first.interaction
-            console.print(Text(f"interaction {N(str(interaction))}", style="bold"))
+            console.print((f"interaction {N(str(interaction))}", "bold"))
         label = _frame_type(first) + _detail(run[0][1])
         if len(run) == 1:
             events, lines = str(first.pos.number), f"line {first.pos.line}"
@@ -255,7 +240,7 @@ def _timeline(report: Report, console: Console, options: RenderOptions) -> None:
             events = f"{first.pos.number}-{last.pos.number}"
             lines = f"lines {first.pos.line}-{last.pos.line}"
             label += f" ×{len(run)} ({size} chars)"
-        console.print(Text(f"{events:>11}  {lines:<17} {N(label)}"), no_wrap=True, overflow="ellipsis")
+        console.print(f"{events:>11}  {lines:<17} {N(label)}", overflow="ellipsis")
     _text.more(console, len(runs) - len(shown), "timeline row", "--max-rows 0")
 
 
@@ -289,19 +274,19 @@ def _detail(event: Event) -> str:
     return "  " + " ".join(parts) if parts else ""
 
 
-def _findings(report: Report, console: Console, options: RenderOptions) -> None:
-    console.print()
+def _findings(report: Report, console: Page, options: RenderOptions) -> None:
+    console.blank()
     if not report.findings:
-        console.print("[green]No findings.[/]")
+        console.print(("No findings.", "green"))
         return
-    console.print(f"[bold]Findings[/] ({len(report.findings)})")
+    console.print(("Findings", "bold"), f" ({len(report.findings)})")
     shown = options.rows(report.findings)
     for finding in shown:
         _text.finding(finding, console)
     _text.more(console, len(report.findings) - len(shown), "finding", "replay --format json")
 
 
-def _summary(report: Report, console: Console) -> None:
+def _summary(report: Report, console: Page) -> None:
     counts = report.counts
     parts = [
         f"{counts[Severity.ERROR]} error{'s' if counts[Severity.ERROR] != 1 else ''}",
@@ -310,13 +295,13 @@ def _summary(report: Report, console: Console) -> None:
     ]
     calls = len(report.calls)
     verdict = (
-        f"[bold red]failed[/] (--fail-on {report.options.fail_on.label})" if report.failed else "[bold green]passed[/]"
+        [("failed", "bold red"), f" (--fail-on {report.options.fail_on.label})"]
+        if report.failed
+        else [("passed", "bold green")]
     )
-    console.print()
+    console.blank()
     over = f" over {len(report.turns)} turns" if report.conversation and len(report.turns) != 1 else ""
-    console.print(
-        f"{', '.join(parts)} in {calls} tool call{'s' if calls != 1 else ''}{over}: {verdict}", highlight=False
-    )
+    console.print(f"{', '.join(parts)} in {calls} tool call{'s' if calls != 1 else ''}{over}: ", *verdict)
 
 
 def _clip(text: str, limit: int) -> str:
