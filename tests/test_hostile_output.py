@@ -91,8 +91,10 @@ def test_check_terminal_under_github_actions_adds_safe_annotations(capture: Path
     _assert_safe_report("terminal", out)
 
 
-def test_rich_markup_in_a_capture_stays_literal(tmp_path: Path) -> None:
+@pytest.mark.parametrize("args", [("--no-color",), ("--color",), ("--color", "--call", "1")])
+def test_markup_and_emoji_codes_in_a_capture_stay_literal(tmp_path: Path, args: tuple[str, ...]) -> None:
     text = hostile_capture.write(tmp_path / "markup.sse").read_text(encoding="utf-8")
-    (tmp_path / "markup.sse").write_text(text.replace("search", "[bold red]search[/]"), encoding="utf-8")
-    out = _run("replay", str(tmp_path / "markup.sse"), "--no-color", "--width", "200")
-    assert "[bold red]search[/]" in out
+    (tmp_path / "markup.sse").write_text(text.replace("search", "[bold red]search[/]:warning:"), encoding="utf-8")
+    out = _run("replay", str(tmp_path / "markup.sse"), *args, "--width", "200")
+    assert "[bold red]search[/]:warning:" in out and "\u26a0" not in out  # rich made :warning: an emoji
+    assert "::warning::x" in out  # the call id's workflow command, shown (not at a line's start)

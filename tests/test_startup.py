@@ -61,8 +61,15 @@ def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     modules = imported("replay", "fixtures/anthropic/one_call.sse", "--format", fmt)
     assert not tops(modules) & {"typer", "click", *NEVER}  # the fast path (cli/fast.py) parses it
     assert "stream_doctor.check.run" not in modules  # `check`'s machinery
-    if fmt == "json":
-        assert "rich" not in tops(modules)
+    assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
+
+
+@pytest.mark.parametrize("args", [(), ("--statistics",)])
+def test_a_check_imports_no_rich(args: tuple[str, ...]) -> None:
+    modules = imported("check", "fixtures/anthropic", "--isolated", *args)
+    reporter = "statistics" if args else "check_terminal"
+    assert "stream_doctor.check.run" in modules and f"stream_doctor.reporters.{reporter}" in modules
+    assert not tops(modules) & {"rich", "pydantic"}
 
 
 def test_a_named_provider_imports_one_adapter() -> None:

@@ -131,7 +131,8 @@ class Page:
             column_lines = []
             for i, value in enumerate(row):
                 room = max(widths[i] - padding[i], 1)
-                column_lines.append([value[start:end] for start, end in _wrap(value, room)] or [""])
+                # as rich's table columns: a word wider than the column is cut with "…", not folded
+                column_lines.append([_cut_line(value[start:end], room) for start, end in _wrap(value, room, False)])
             for depth in range(max(len(lines) for lines in column_lines)):
                 parts: list[tuple[str, str]] = []
                 for i, lines in enumerate(column_lines):
@@ -219,11 +220,16 @@ def _ellipsis(line: list[tuple[str, str]], plain: str, room: int) -> list[tuple[
     return [*kept, (filler, ""), ("…", style)]
 
 
-def _wrap(text: str, room: int) -> list[tuple[int, int]]:
+def _cut_line(text: str, room: int) -> str:
+    return "".join(piece for piece, _ in _ellipsis([(text, "")], text, room))
+
+
+def _wrap(text: str, room: int, fold: bool = True) -> list[tuple[int, int]]:
     """Where the lines of ``text`` wrapped at ``room`` cells start and end, as rich's ``divide_line``.
 
-    A word carries the spaces after it; a word wider than a line is folded across lines; the
-    spaces a line ends with are dropped where they pass the edge.
+    A word carries the spaces after it; a word wider than a line is folded across lines (or,
+    without ``fold``, left whole on a line of its own); the spaces a line ends with are dropped
+    where they pass the edge.
     """
     if not text:
         return [(0, 0)]
@@ -234,6 +240,10 @@ def _wrap(text: str, room: int) -> list[tuple[int, int]]:
         length = cells(word.rstrip())
         if room - offset >= length:
             offset += cells(word)
+        elif length > room and not fold:
+            if start:
+                breaks.append(start)
+            offset = cells(word)
         elif length > room:
             if start:
                 breaks.append(start)

@@ -1,0 +1,138 @@
+"""The text reports' renderer (reporters/_page.py): wrapping, cutting, tables, colours, as the reports use them.
+
+The reports' look as a whole is in the snapshots (tests/__snapshots__); these pin what a user
+sees at the edges: narrow terminals, long words, wide characters, tabs, and styles.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stream_doctor.cli.output import render_options
+from stream_doctor.reporters._page import Page, cells
+
+
+def _plain(width: int) -> Page:
+    return Page(width, colour=False)
+
+
+def test_a_long_line_wraps_at_spaces_behind_its_indent() -> None:
+    page = _plain(20)
+    page.print("the buffer is not JSON; return an error", indent=4)
+    assert page.text() == "    the buffer is \n    not JSON; return\n    an error\n"  # the space past the edge dropped
+
+
+def test_a_word_longer_than_a_line_is_folded_from_a_line_of_its_own() -> None:
+    page = _plain(10)
+    page.print("id: " + "x" * 23)
+    assert page.text().split("\n") == ["id: ", "x" * 10, "x" * 10, "xxx", ""]
+
+
+def test_a_cut_line_ends_with_an_ellipsis_in_the_style_it_replaces() -> None:
+    page = Page(12, colour=True)
+    page.print("1  get  ", ("unparseable", "bold red"), overflow="ellipsis")
+    assert page.text() == "1  get  \x1b[1;31munp…\x1b[0m\n"
+    unstyled = _plain(12)
+    unstyled.print("input " + "{" * 40, indent=3, overflow="ellipsis")
+    assert unstyled.text() == "   input {{…\n"
+
+
+def test_overflow_none_leaves_a_row_whole() -> None:
+    page = _plain(10)
+    page.print("capture/one.sse  anthropic  3  passed", overflow="none")
+    assert page.text() == "capture/one.sse  anthropic  3  passed\n"
+
+
+def test_wide_characters_take_two_cells_and_tabs_reach_the_next_stop() -> None:
+    assert cells("天気") == 4 and cells("é") == 1 and cells("e\u0301") == 1
+    page = _plain(10)
+    page.print("天気 天気 天気")
+    assert page.text() == "天気 天気 \n天気\n"
+    tabbed = _plain(40)
+    tabbed.print("a\tbc\td")
+    assert tabbed.text() == "a       bc      d\n"
+
+
+def test_line_breaks_in_the_text_start_new_lines_under_the_same_indent() -> None:
+    page = _plain(40)
+    page.print('{\n  "a": 1\n}', indent=4)
+    assert page.text() == '    {\n      "a": 1\n    }\n'
+
+
+def test_styles_become_ansi_only_when_colour_is_on() -> None:
+    spans = (("failed", "bold red"), " (--fail-on error)")
+    coloured, plain = Page(80, colour=True), _plain(80)
+    coloured.print(*spans)
+    plain.print(*spans)
+    assert coloured.text() == "\x1b[1;31mfailed\x1b[0m (--fail-on error)\n"
+    assert plain.text() == "failed (--fail-on error)\n"
+    whole = Page(80, colour=True)
+    whole.print("input ", '{"q": 1}', style="dim")  # one style over every span of the line
+    assert whole.text() == '\x1b[2minput {"q": 1}\x1b[0m\n'
+
+
+def test_text_is_never_read_as_markup() -> None:
+    page = Page(80, colour=True)
+    page.print("[bold red]search[/] :warning:")
+    assert page.text() == "[bold red]search[/] :warning:\n"
+    with pytest.raises(ValueError, match="blink"):
+        page.print(("x", "blink"))  # a style the renderer does not know is a bug, not plain text
+
+
+def test_a_table_aligns_numbers_right_and_keeps_two_spaces_between_columns() -> None:
+    page = _plain(80)
+    page.table(["#", "line", "fragment"], [["1", "22", "''"], ["10", "7", "'{\"a\": 1}'"]], right=[True, True, False])
+    assert page.text().split("\n") == [
+        " #  line  fragment",
+        " 1    22  ''",
+        "10     7  '{\"a\": 1}'",
+        "",
+    ]
+
+
+def test_a_table_wider_than_the_page_wraps_its_widest_column() -> None:
+    page = _plain(24)
+    page.table(["#", "fragment"], [["1", "'one two three four five six'"]], right=[True, False])
+    assert page.text().split("\n") == [
+        "#  fragment",
+        "1  'one two three four",
+        "   five six'",
+        "",
+    ]
+    narrow = _plain(12)
+    narrow.table(["#", "fragment"], [["1", "'" + "x" * 30 + "'"]], right=[True, False])
+    assert narrow.text().split("\n")[1] == "1  'xxxxxxx…"  # a word wider than its column is cut
+
+
+@pytest.mark.parametrize(
+    ("env", "color", "expected"),
+    [
+        ({}, None, (None, 100)),  # not a terminal: plain, COLUMNS
+        ({"FORCE_COLOR": "1"}, None, ("standard", 100)),
+        ({"FORCE_COLOR": ""}, None, (None, 100)),
+        ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, None, (None, 100)),
+        ({"NO_COLOR": "1"}, True, ("standard", 100)),  # --color wins over NO_COLOR
+        ({"FORCE_COLOR": "1"}, False, (None, 100)),  # --no-color wins over FORCE_COLOR
+        ({"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"}, None, (None, 100)),
+        ({"FORCE_COLOR": "1", "COLORTERM": "truecolor"}, None, ("truecolor", 100)),
+        ({"FORCE_COLOR": "1", "TERM": "xterm-256color"}, None, ("256", 100)),
+        ({"FORCE_COLOR": "1", "TERM": "dumb", "COLUMNS": ""}, None, (None, 80)),  # a dumb terminal: 80, no colour
+        ({"COLUMNS": "0"}, None, (None, 80)),  # no width known: 80
+    ],
+)
+def test_width_and_colour_come_from_the_flags_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], color: bool | None, expected: tuple[str | None, int]
+) -> None:
+    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "COLORTERM", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr("os.get_terminal_size", _no_terminal)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    options = render_options(None, color, max_rows=7)
+    assert (options.color_system, options.width, options.max_rows) == (*expected, 7)
+    assert render_options(33, color).width == 33  # --width wins over everything
+
+
+def _no_terminal(descriptor: int = 1) -> object:
+    raise OSError("not a terminal")
