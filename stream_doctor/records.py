@@ -4,7 +4,8 @@
 ``__repr__``, ``__eq__``, ``__hash__``, and for frozen classes ``__setattr__``/``__delattr__``); with
 more than a hundred record classes on the way to a first report, that compiling was a quarter of
 ``stream-doctor replay``'s start-up. Here only ``__init__`` is compiled (it is per-instance hot
-code); the other methods are shared functions reading the field names the class was built with.
+code), and only when the class's first instance is made; the other methods are shared functions
+reading the field names the class was built with.
 
 Everything else is the standard implementation: fields, defaults, ``slots``, inheritance,
 ``dataclasses.fields``/``replace``/``asdict`` and ``__match_args__``. The behaviour is the same:
@@ -143,7 +144,34 @@ def _type_name(annotation: Any) -> str:
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, slots: bool) -> Callable[..., None]:
-    """The one compiled method: ``__init__`` with the standard decorator's signature and assignments."""
+    """``__init__`` with the standard decorator's signature and assignments, compiled on first use.
+
+    Its source is written now (so a field order the standard decorator refuses is refused when the
+    class is defined); compiling it waits for the first instance, and most record classes (an
+    anomaly or a problem a capture does not have) are never instantiated in a run. The stub then
+    puts the compiled method on the class, so later instances call it directly.
+    """
+    source, namespace = _init_source(cls, fields, frozen, slots)
+    annotations = {**{f.name: f.type for f in fields if f.init}, "return": None}
+    qualname = f"{cls.__qualname__}.__init__"
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        exec(source, namespace)  # noqa: S102 - the source is built from field names, as dataclasses does
+        function: Callable[..., None] = namespace["__init__"]
+        function.__qualname__ = qualname
+        function.__annotations__ = annotations
+        type.__setattr__(cls, "__init__", function)
+        function(self, *args, **kwargs)
+
+    __init__.__qualname__ = qualname
+    __init__.__annotations__ = annotations
+    return __init__
+
+
+def _init_source(
+    cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, slots: bool
+) -> tuple[str, dict[str, Any]]:
+    """The source of ``__init__`` and the names it reads (defaults, factories)."""
     namespace: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _HAS_DEFAULT_FACTORY}
     positional: list[str] = []
     keyword: list[str] = []
@@ -183,12 +211,7 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, s
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     signature = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
-    source = f"def __init__({signature}):\n " + "\n ".join(body or ["pass"])
-    exec(source, namespace)  # noqa: S102 - the source is built from field names above, as dataclasses does
-    function: Callable[..., None] = namespace["__init__"]
-    function.__qualname__ = f"{cls.__qualname__}.__init__"
-    function.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
-    return function
+    return f"def __init__({signature}):\n " + "\n ".join(body or ["pass"]), namespace
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
