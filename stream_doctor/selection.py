@@ -7,7 +7,6 @@ what was wrong and what was probably meant.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Mapping
 
@@ -138,6 +137,8 @@ def _suggest(given: str, choices: Iterable[str]) -> str:
             prefix = prefix[:-1]
         close = [o for o in options if o.startswith(prefix)][:1] if len(prefix) > 2 else []
     if not close:
+        import difflib
+
         close = difflib.get_close_matches(given, options, n=1, cutoff=0.6)
     if not close:
         lowered = difflib.get_close_matches(given.lower(), [o.lower() for o in options], n=1, cutoff=0.6)

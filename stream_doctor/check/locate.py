@@ -38,7 +38,7 @@ def _has_table(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False  # someone else's unreadable pyproject.toml is not ours to report
-    if "stream-doctor" not in text:
+    if "stream-doctor" not in text or not _may_define_table(text):
         return False  # no [tool.stream-doctor] table can be written without its name
     import tomllib
 
@@ -48,6 +48,26 @@ def _has_table(path: Path) -> bool:
         return False  # someone else's broken pyproject.toml is not ours to report
     tool = document.get("tool")
     return isinstance(tool, dict) and "stream-doctor" in tool
+
+
+def _may_define_table(text: str) -> bool:
+    """Whether ``text`` has a line that could define ``tool.stream-doctor`` in TOML; when none does,
+    the file is not parsed (tomllib costs a few milliseconds, and a project's own pyproject.toml
+    names stream-doctor in its dependencies or scripts without configuring it).
+
+    Such a line, its whitespace and quotes removed, starts the table's header
+    (``[tool.stream-doctor…``, ``[tool]``) or a key (``tool.stream-doctor…``, ``tool = {…}``). An
+    escape (``\\u``) in a quoted key could spell the name, so a text with one is parsed too.
+    """
+    if "\\u" in text or "\\U" in text:
+        return True
+    for line in text.splitlines():
+        compact = "".join(line.split()).replace('"', "").replace("'", "")
+        if compact.startswith(
+            ("[tool.stream-doctor", "[[tool.stream-doctor", "tool.stream-doctor", "[tool]", "[[tool]", "tool=")
+        ):
+            return True
+    return False
 
 
 def _shown(path: Path) -> str:
