@@ -3,7 +3,8 @@
 
 Per command: its arguments (name, nargs: 1 or -1 for any number, required), its options (each
 option string: the parameter's name and its kind, "str", "append", ("int", min, max) or
-("flag", value)) and every parameter's default.
+("flag", value)) and every parameter's default. ``HELP`` is what ``stream-doctor --help`` prints
+on a terminal 80 columns wide or wider.
 """
 
 from __future__ import annotations
@@ -75,3 +76,27 @@ COMMANDS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+HELP = (
+    "Usage: stream-doctor [OPTIONS] COMMAND [ARGS]...\n"
+    "\n"
+    "  Replay captured LLM streams and diagnose how their tool calls were\n"
+    "  reassembled.\n"
+    "\n"
+    "Options:\n"
+    "  -V, --version         Print the version and exit.\n"
+    "  --install-completion  Install completion for the current shell.\n"
+    "  --show-completion     Show completion for the current shell, to copy it or\n"
+    "                        customize the installation.\n"
+    "  -h, --help            Show this message and exit.\n"
+    "\n"
+    "Commands:\n"
+    "  replay   Replay one capture through the reference accumulator and...\n"
+    "  convert  Rewrite a capture as a stream-doctor envelope (JSONL) that...\n"
+    "  check    Check many captures against their expected findings; write...\n"
+    "  scan     Scan a dataset of logged streams on Dask: findings as Parquet,...\n"
+    "  record   Record every exchange through a reverse proxy, one envelope...\n"
+    "  clients  List the client profiles `replay --client` takes: what each...\n"
+    "  rules    List every rule: code, name, severity, summary.\n"
+    "  explain  Print one rule's documentation.\n"
+)

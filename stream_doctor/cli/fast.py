@@ -1,4 +1,5 @@
-"""The fast path: the common ``replay`` invocations run without importing typer (about 25 ms).
+"""The fast path: the common ``replay`` invocations and ``--help`` answered without importing typer
+(about 25 ms, most of a start-up budget).
 
 It is not a second CLI. What it accepts is the table ``_fast_argv.py``, generated from the typer
 application (``fast_table.py``; a test fails when they differ), and it understands only the plain
@@ -64,6 +65,39 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     if not _place(table["arguments"], given, values):
         return None
     return argv[0], values
+
+
+def help_text() -> str | None:
+    """``stream-doctor --help`` as typer prints it, from the table, when typer would print that
+    text: run as ``stream-doctor`` (typer names the program after ``sys.argv[0]``, or ``python -m
+    stream_doctor``), on a terminal of 80 columns or more (click wraps at ``min(columns, 80) - 2``),
+    not completing. Otherwise ``None``: typer answers (importing it costs more than 1.5x Python's
+    own start-up)."""
+    main = sys.modules.get("__main__")
+    if getattr(main, "__package__", None) not in (None, "") or os.path.basename(sys.argv[0]) != "stream-doctor":
+        return None
+    if _completing() or _columns() < 80:
+        return None
+    from stream_doctor.cli._fast_argv import HELP
+
+    return HELP
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` gives it (``COLUMNS``, then standard
+    output's terminal, else 80), without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
 
 
 def run(argv: list[str]) -> None:

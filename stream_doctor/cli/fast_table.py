@@ -26,7 +26,8 @@ HEADER = '''"""What the fast path (``cli/fast.py``) parses: generated from the t
 
 Per command: its arguments (name, nargs: 1 or -1 for any number, required), its options (each
 option string: the parameter's name and its kind, "str", "append", ("int", min, max) or
-("flag", value)) and every parameter's default.
+("flag", value)) and every parameter's default. ``HELP`` is what ``stream-doctor --help`` prints
+on a terminal 80 columns wide or wider.
 """
 
 from __future__ import annotations
@@ -95,7 +96,37 @@ def source() -> str:
             lines.append("        },")
         lines.append("    },")
     lines.append("}")
+    lines.append("")
+    lines.append("HELP = (")
+    lines.extend(f"    {_literal(line)}" for line in top_help().splitlines(keepends=True))
+    lines.append(")")
     return HEADER + "\n".join(lines) + "\n"
+
+
+def top_help(columns: int = 80) -> str:
+    """What ``stream-doctor --help`` prints on a terminal ``columns`` wide (click wraps at
+    ``min(columns, 80) - 2``, so every width from 80 up gives the same text)."""
+    import contextlib
+    import io
+    import os
+
+    from stream_doctor.cli import app
+
+    printed = io.StringIO()
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(columns)
+    try:
+        with contextlib.redirect_stdout(printed):
+            try:
+                app(["--help"], prog_name="stream-doctor")
+            except SystemExit:
+                pass
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+    return printed.getvalue()
 
 
 def _literal(value: Any) -> str:

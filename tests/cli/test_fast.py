@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import shutil
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -125,6 +126,26 @@ def test_what_the_fast_path_does_not_understand_goes_to_typer(
         monkeypatch.setenv(name, value)
     assert fast.parse(["replay", *argv]) is None
     assert_same(["replay", *argv], env, stdin, tmp_path, monkeypatch)
+
+
+def test_help_is_typers_on_a_terminal_80_columns_or_wider(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stream_doctor.cli._fast_argv import HELP
+
+    assert fast_table.top_help(200) == fast_table.top_help(80) == HELP
+    script = types.ModuleType("__main__")  # the console script: run as a file, not with -m
+    script.__package__ = None
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    monkeypatch.setattr(sys, "argv", ["/usr/local/bin/stream-doctor", "--help"])
+    monkeypatch.setenv("COLUMNS", "120")
+    assert fast.help_text() == HELP
+    monkeypatch.setenv("COLUMNS", "79")  # click wraps narrower: typer answers
+    assert fast.help_text() is None
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr(sys, "argv", ["sd", "--help"])  # typer would say "Usage: sd"
+    assert fast.help_text() is None
+    script.__package__ = "stream_doctor"  # python -m stream_doctor: typer says "Usage: python -m stream_doctor"
+    monkeypatch.setattr(sys, "argv", ["/x/stream-doctor", "--help"])
+    assert fast.help_text() is None
 
 
 def test_check_and_other_commands_go_to_typer() -> None:
