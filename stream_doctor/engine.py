@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
-from stream_doctor.capture import ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
-from stream_doctor.conversation.build import Section, facts, request_info, split
+from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event
@@ -58,12 +58,17 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     with no_gc():
         try:
             opened = open_capture(path, options.container, data, options.limits)
+            given_after = options.executed or options.executions is not None  # placed on the whole list
             if isinstance(opened, Streamed):
-                if not options.executed and options.executions is None:
+                if not given_after:
                     try:
                         return _replay_streamed(opened, options)
                     except ManyTurns:
                         pass  # several turns: split from the whole list
+                opened = opened.whole()
+            elif isinstance(opened, Interactions):
+                if not given_after:
+                    return _replay_interactions(opened, options)
                 opened = opened.whole()
         except CaptureError as error:
             raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
@@ -121,6 +126,48 @@ def _replay_streamed(streamed: Streamed, options: Options) -> Report:
         replayed = _timed([streamed.times()], replayed, [streamed.first_t])
     source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
     return _report(adapter, options, [section], replayed, source)
+
+
+def _replay_interactions(opened: Interactions, options: Options) -> Report:
+    """A HAR file or a cassette replayed a turn at a time as its interactions are read (as ``_replay``
+    does from the whole list): once a turn is accumulated its frames go, but for its request (what
+    pairing across turns reads) and the times of timed frames, so memory follows the largest
+    interaction and what each turn keeps, not every turn's frames."""
+    capture = opened.capture
+    adapter: Adapter | None = None
+    sections: list[Section] = []
+    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]] = []
+    frames = 0
+    try:
+        for section in sections_of(opened.turns()):
+            sections.append(section)
+            frames += len(section.frames)
+            if adapter is None:
+                if options.provider is None and not section.has_events:
+                    continue  # accumulated once a later turn tells the provider
+                adapter = _adapter(capture, options, section.frames)
+            for waiting in sections[len(replayed) :]:
+                replayed.append(_accumulate(capture, adapter, options, waiting))
+                waiting.frames = [
+                    f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
+                    for f in waiting.frames
+                    if f.kind == "request" or f.t is not None
+                ]
+    except CaptureError as error:
+        raise RunError(capture.path, error.message, error.line) from None
+    if adapter is None:
+        adapter = _adapter(capture, options)  # no turn with events: says why
+    if not sections:
+        raise RunError(capture.path, "none of its interactions is an LLM call")
+    if len(replayed) > 1:
+        replayed = _unknown_fields_once(replayed)
+    if any(stream.capture.duration is not None for stream, _ in replayed):
+        replayed = _timed([s.frames for s in sections], replayed)
+    skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
+    source = Source(
+        capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
+    )
+    return _report(adapter, options, sections, replayed, source)
 
 
 def _report(

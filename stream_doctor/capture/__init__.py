@@ -11,7 +11,7 @@ import sys
 from typing import cast
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import Capture, CaptureError, Reader, StreamingReader
+from stream_doctor.capture.base import Capture, CaptureError, InteractionsReader, Reader, StreamingReader
 from stream_doctor.capture.chunks import Origin
 from stream_doctor.capture.chunks import head as read_head
 from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
@@ -21,7 +21,7 @@ from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
 from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
 from stream_doctor.capture.recording import READER as RECORDING_READER
 from stream_doctor.capture.sse import READER as SSE_READER
-from stream_doctor.capture.streamed import ManyTurns, Streamed
+from stream_doctor.capture.streamed import Interactions, ManyTurns, Streamed
 from stream_doctor.capture.vcr import READER as VCR_READER
 
 #: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
@@ -59,14 +59,15 @@ def load(
     or a socket is a CaptureError.
     """
     opened = open_capture(path, container, data, limits)
-    return opened.whole() if isinstance(opened, Streamed) else opened
+    return opened.whole() if isinstance(opened, (Streamed, Interactions)) else opened
 
 
 def open_capture(
     path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
-) -> Capture | Streamed:
+) -> Capture | Streamed | Interactions:
     """As ``load``, but a capture whose reader can read it piece by piece comes back ``Streamed``: its
-    frames are read as they are used (the replay's common path), not held in a list."""
+    frames are read as they are used (the replay's common path), not held in a list; one of HTTP
+    exchanges (HAR, cassettes) comes back as ``Interactions``, read one interaction at a time."""
     limits = limits or _limits.DEFAULT
     token = _limits.CURRENT.set(limits)
     try:
@@ -83,6 +84,8 @@ def open_capture(
         name = "<stdin>" if path == "-" else path
         if getattr(reader, "stream", None) is not None:
             return Streamed(origin, cast(StreamingReader, reader), name, chunks)
+        if getattr(reader, "turns", None) is not None:
+            return Interactions(origin, cast(InteractionsReader, reader), name, b"".join(chunks))
         capture = reader.read(b"".join(chunks), name)
     finally:
         _limits.CURRENT.reset(token)
@@ -119,4 +122,14 @@ def _sniffed(head: bytes) -> Reader:
     raise CaptureError(f"could not recognise the capture format (tried {tried}); force one with --container")
 
 
-__all__ = ["CONTAINERS", "READERS", "Capture", "CaptureError", "ManyTurns", "Streamed", "load", "open_capture"]
+__all__ = [
+    "CONTAINERS",
+    "READERS",
+    "Capture",
+    "CaptureError",
+    "Interactions",
+    "ManyTurns",
+    "Streamed",
+    "load",
+    "open_capture",
+]

@@ -132,3 +132,15 @@ class StreamingReader(Reader, Protocol):
         """The frames of ``pieces`` (each cut at a ``cut``; ``True`` marks the last), a list per piece;
         what it notices goes to ``capture`` (problems as read, the rest once the last piece is read)."""
         ...
+
+
+class InteractionsReader(Reader, Protocol):
+    """A reader of HTTP exchanges (HAR, cassettes) that can hand them over one at a time, so a replay
+    need not hold every turn's frames (``capture.streamed.Interactions``)."""
+
+    def turns(
+        self, data: bytes, path: str, capture: Capture
+    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+        """Each interaction as it is read: its exchange, frames and problems (the exchanges and problems
+        also go to ``capture``, as ``read`` would give them)."""
+        ...

@@ -328,6 +328,7 @@ class Exchanges:
     frames: list[Frame] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
+    count: int = 0  # frames added so far (``frames`` may have been taken away a turn at a time)
 
     def add(
         self,
@@ -351,6 +352,7 @@ class Exchanges:
             request["body"] = redact_body(request["body"])
         data = orjson.dumps(request, default=str)
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
+        self.count += 1
         if body is None:
             return
         stored_compressed = body.startswith(_GZIP_MAGIC) or (encoding or "").strip().lower() == "deflate"
@@ -373,7 +375,8 @@ class Exchanges:
             frame.pos = place.place(frame.pos, body)
             frame.interaction = number
             self.frames.append(frame)
-        check_count(len(self.frames))
+        self.count += len(inner.frames)
+        check_count(self.count)
         for found in inner.problems:
             where = place.place(found.pos, body) if found.pos is not None else exchange.pos
             self.problems.append(InputProblem(found.kind, found.message, where, number))

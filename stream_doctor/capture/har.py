@@ -12,15 +12,16 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from stream_doctor.capture._text import json_error
-from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
+from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.json_array import _Splitter
 
 if TYPE_CHECKING:
-    from stream_doctor.capture._text_places import Source
     from stream_doctor.capture.exchange import Exchanges
 
 _START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"log"\s*:')
@@ -41,10 +42,139 @@ def _wanted(path: tuple[str | int, ...]) -> bool:
     return path[3:] in (("request",), ("response", "content", "text"), ("request", "postData", "text"))
 
 
+def _entry_wanted(path: tuple[str | int, ...]) -> bool:
+    return path in (("request",), ("response", "content", "text"))
+
+
+#: The path of a structural token of the document's outer levels, to find ``log.entries``.
+_OUTER = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[][{},:]', re.DOTALL)
+_PIECE = 1 << 20
+
+
+class _Fallback(Exception):
+    """The file is not the plain shape the entry-by-entry read proves (a broken or odd HAR file): it is read whole."""
+
+
+def _entries_start(data: bytes) -> int:
+    """The offset of the ``[`` that opens ``log.entries`` (one pass over the tokens before it)."""
+    slots: list[str | int] = []  # the key (or index) being read at each open level
+    objects: list[bool] = []
+    awaiting_key: list[bool] = []
+    for match in _OUTER.finditer(data):
+        at = match.start()
+        byte = data[at]
+        if byte == 0x22:  # a string
+            if objects and objects[-1] and awaiting_key[-1]:
+                slots[-1] = match.group()[1:-1].decode("utf-8", "replace")
+        elif byte == 0x7B or byte == 0x5B:  # { [
+            if byte == 0x5B and slots == ["log", "entries"] and objects == [True, True]:
+                return at
+            if len(objects) >= 2:
+                raise _Fallback  # log.entries is not at the document's second level: not the plain shape
+            objects.append(byte == 0x7B)
+            awaiting_key.append(byte == 0x7B)
+            slots.append("" if byte == 0x7B else 0)
+        elif byte == 0x7D or byte == 0x5D:  # } ]
+            if not objects:
+                break
+            objects.pop()
+            awaiting_key.pop()
+            slots.pop()
+        elif byte == 0x3A:  # :
+            if awaiting_key:
+                awaiting_key[-1] = False
+        elif objects and objects[-1]:  # ,
+            awaiting_key[-1] = True
+    raise _Fallback
+
+
+class _EntrySplitter(_Splitter):
+    lone_cr_ends_lines = False  # a HAR file's positions count LF-ended lines (``Source.line_of``)
+
+
+def _entries(data: bytes) -> Iterator[Frame]:
+    """Each entry of ``log.entries`` decoded alone, as a frame with its line and offset in the file.
+
+    _Fallback (before the first entry or after the last) when the file is not a plain HAR document.
+    """
+    start = _entries_start(data)
+    splitter = _EntrySplitter(Capture("", "json", 0, []), base=start, line=data.count(b"\n", 0, start) + 1)
+    for at in range(start, len(data), _PIECE):
+        for frame in splitter.feed(data[at : at + _PIECE]):
+            if frame.value is NOT_JSON:
+                raise _Fallback
+            yield frame
+        if splitter.closed:
+            break
+    if not splitter.closed:
+        raise _Fallback
+    # the rest of the document (version, creator, pages …) must hold together without the entries
+    try:
+        rest = orjson.loads(data[:start] + b"[]" + data[splitter.closed_at + 1 :])
+    except orjson.JSONDecodeError:
+        raise _Fallback from None
+    if rest.get("log", {}).get("entries") != []:
+        raise _Fallback
+
+
 def read_har(data: bytes, path: str) -> Capture:
     # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
-    from stream_doctor.capture._text_places import Source, json_places
     from stream_doctor.capture.exchange import Exchanges
+
+    collected = Exchanges(path)
+    for _ in _read(data, collected):
+        pass
+    return collected.capture(READER.name, len(data))
+
+
+def har_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+    """Each entry as it is read: its exchange, frames and problems (also noted on ``capture``)."""
+    from stream_doctor.capture.exchange import Exchanges
+
+    collected = Exchanges(path)
+    for _ in _read(data, collected):
+        exchange = collected.exchanges[-1]
+        capture.exchanges.append(exchange)
+        capture.problems += collected.problems
+        yield exchange, collected.frames, collected.problems
+        collected.frames, collected.problems = [], []
+
+
+def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
+    """Each entry added to ``collected`` (a yield after each): one entry decoded at a time, so memory
+    follows the largest entry; a file of another shape is read whole, as a HAR file was before."""
+    from stream_doctor.capture._text_places import json_places
+
+    entries = _entries(data)
+    number = 0
+    try:
+        for frame in entries:
+            number += 1
+            entry, content, offset, line = frame.value, frame.data, frame.pos.offset, frame.pos.line
+            places = json_places(content, _entry_wanted) if isinstance(entry, dict) else {}
+
+            def line_of(at: int, content: bytes = content, offset: int = offset, line: int = line) -> int:
+                return line + content.count(b"\n", 0, at - offset)
+
+            request_at = places.get(("request",))
+            start = (
+                offset + request_at
+                if request_at is not None
+                else (offset if isinstance(entry, (dict, list, str)) else 0)
+            )
+            pos = Pos(0, line_of(start) if start else 1, start)
+            text_at = places.get(("response", "content", "text"))
+            _entry(collected, line_of, number, entry, pos, None if text_at is None else offset + text_at)
+            del frame, entry, content
+            yield
+    except _Fallback:
+        if number:
+            raise CaptureError("not a readable HAR file: its entries hold together but the document does not") from None
+        yield from _read_whole(data, collected)
+
+
+def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
+    from stream_doctor.capture._text_places import Source, json_places
 
     try:
         document = orjson.loads(data)
@@ -56,16 +186,24 @@ def read_har(data: bytes, path: str) -> Capture:
         raise CaptureError("not a HAR file: no log.entries list")
     source = Source(data)
     places = json_places(data, _wanted)
-    collected = Exchanges(path)
     for number, entry in enumerate(entries, 1):
         index = number - 1
         start = places.get(("log", "entries", index, "request"), places.get(("log", "entries", index), 0))
         pos = Pos(0, source.line_of(start), start)
-        _entry(collected, source, places, number, entry, pos)
-    return collected.capture(READER.name, len(data))
+        _entry(
+            collected,
+            source.line_of,
+            number,
+            entry,
+            pos,
+            places.get(("log", "entries", index, "response", "content", "text")),
+        )
+        yield
 
 
-def _entry(collected: Exchanges, source: Source, places: dict[Any, int], number: int, entry: Any, pos: Pos) -> None:
+def _entry(
+    collected: Exchanges, line_of: Callable[[int], int], number: int, entry: Any, pos: Pos, where: int | None
+) -> None:
     from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
 
     fallback = Fixed(pos.line, pos.offset)
@@ -96,9 +234,7 @@ def _entry(collected: Exchanges, source: Source, places: dict[Any, int], number:
     payload: bytes | None = None
     if isinstance(raw, str):
         payload = _base64(raw) if content.get("encoding") == "base64" else raw.encode("utf-8", "surrogatepass")
-    index = number - 1
-    where = places.get(("log", "entries", index, "response", "content", "text"))
-    place = Fixed(source.line_of(where), where + 1) if where is not None else fallback
+    place = Fixed(line_of(where), where + 1) if where is not None else fallback
     # Browsers and proxies store the body decoded, whatever content-encoding says; gzip bytes left as they
     # came are still recognised by their magic number.
     value = {"method": method, "url": url, "headers": headers, "body": body}
@@ -137,6 +273,12 @@ class HarReader:
 
     def read(self, data: bytes, path: str) -> Capture:
         return read_har(data, path)
+
+    def turns(
+        self, data: bytes, path: str, capture: Capture
+    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+        """Each entry as it is read (see ``har_turns``): the engine replays a turn and lets its frames go."""
+        return har_turns(data, path, capture)
 
 
 READER = HarReader()

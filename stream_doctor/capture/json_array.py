@@ -51,9 +51,12 @@ class _Splitter:
     Lines and byte offsets are exactly those of reading the file whole.
     """
 
-    def __init__(self, capture: Capture) -> None:
+    #: Whether a lone CR ends a line (the line-based readers' rule); a HAR file's lines end in LF only.
+    lone_cr_ends_lines = True
+
+    def __init__(self, capture: Capture, base: int = 0, line: int = 1) -> None:
         self.capture = capture
-        self.base = 0  # the file offset of the piece being read
+        self.base = base  # the file offset of the piece being read
         self.started = False  # the "[" was read
         self.depth = 1
         self.in_string = False
@@ -66,8 +69,9 @@ class _Splitter:
         self.content_line = 0
         self.last_content = -1  # file offset just after its last byte that is not whitespace (held pieces)
         self.count = 0  # frames made
-        self.line = 1  # the line of file offset ``line_at``
-        self.line_at = 0
+        self.line = line  # the line of file offset ``line_at``
+        self.line_at = base
+        self.closed_at = -1  # the file offset of the closing "]"
         self.cr_end = False  # the last piece ended in "\r" (counted as a line end; an "\n" next undoes that)
         self.has_cr = False  # the piece being read holds a "\r"
         self.max_frames = current().max_frames
@@ -76,7 +80,7 @@ class _Splitter:
         """The line of file offset ``offset`` (in ``data``, the piece being read; offsets asked increase)."""
         start, end = self.line_at - self.base, offset - self.base
         lines = data.count(b"\n", start, end)
-        if self.has_cr:  # lone CRs end lines too, as in the line-based readers
+        if self.has_cr and self.lone_cr_ends_lines:  # lone CRs end lines too, as in the line-based readers
             lines += data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
         self.line += lines
         self.line_at = offset
@@ -88,7 +92,7 @@ class _Splitter:
         size = len(data)
         base = self.base
         self.has_cr = b"\r" in data
-        if self.cr_end and data[0] == 0x0A:
+        if self.cr_end and data[0] == 0x0A and self.lone_cr_ends_lines:
             self.line -= 1  # a CRLF across two pieces is one line end
         at = 0
         if not self.started:
@@ -131,6 +135,7 @@ class _Splitter:
                         # `[1, ]`: a trailing comma leaves an empty last element
                         frames.append(self._empty(data, base + at))
                     self.closed = True
+                    self.closed_at = base + at
                     self._after(data, at + 1)
                     at = size
                     break

@@ -18,12 +18,12 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import Capture, Frame, Pos
+from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import Origin, pieces
 from stream_doctor.capture.runs import RunForm, RunReading
 
 if TYPE_CHECKING:
-    from stream_doctor.capture.base import StreamingReader
+    from stream_doctor.capture.base import InteractionsReader, StreamingReader
 
 
 class ManyTurns(Exception):
@@ -150,3 +150,41 @@ class Streamed:
                 self.min_t = t
             if t > self.max_t:
                 self.max_t = t
+
+
+class Interactions:
+    """A capture of HTTP exchanges (HAR, cassettes) read one interaction at a time by a reader that has
+    ``turns``: the engine replays each turn as it is read and lets its frames go, so a replay holds the
+    file's bytes, the interaction being read and what each turn keeps (its stream and request), not
+    every turn's frames. ``whole`` reads it as one frame list (``convert``, executions given after the fact).
+    """
+
+    def __init__(self, origin: Origin, reader: InteractionsReader, path: str, data: bytes) -> None:
+        self.origin = origin
+        self.reader = reader
+        self.data = data
+        self.capture = Capture(path, reader.name, len(data), [])  # ``frames`` stays empty
+        self.capture.compressed = origin.compressed
+
+    def whole(self) -> Capture:
+        token = _limits.CURRENT.set(self.origin.limits)
+        try:
+            capture = self.reader.read(self.data, self.capture.path)
+        finally:
+            _limits.CURRENT.reset(token)
+        capture.compressed = self.origin.compressed
+        return capture
+
+    def turns(self) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+        """Each interaction: its exchange, its frames and problems (CaptureError when the file cannot be read)."""
+        inner = self.reader.turns(self.data, self.capture.path, self.capture)
+        limits = self.origin.limits
+        while True:
+            token = _limits.CURRENT.set(limits)  # the bodies are decoded under the capture's caps
+            try:
+                item = next(inner, None)
+            finally:
+                _limits.CURRENT.reset(token)
+            if item is None:
+                return
+            yield item

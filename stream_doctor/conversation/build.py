@@ -9,6 +9,7 @@ turn keeps its own frames, input problems and position labels; the engine replay
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
@@ -70,6 +71,16 @@ def split(capture: Capture) -> list[Section]:
         for section in sections:
             section.interaction = section.number
     return sections
+
+
+def sections_of(turns: Iterable[tuple[Exchange, list[Frame], list[InputProblem]]]) -> Iterator[Section]:
+    """The turns of a capture read one interaction at a time (``capture.streamed.Interactions``), as
+    ``split`` gives them for the same capture read whole: one per interaction that is an LLM call."""
+    number = 0
+    for exchange, frames, problems in turns:
+        if exchange.skipped is None:
+            number += 1
+            yield Section(number, exchange.number, frames, problems, exchange.ended_cleanly, exchange)
 
 
 def _by_interaction(capture: Capture) -> list[Section]:

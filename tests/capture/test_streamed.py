@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import stream_doctor.capture.chunks as chunks_module
-from stream_doctor.capture import ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, Frame
 from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces, sse_cut
 from stream_doctor.capture.limits import DEFAULT, Limits
@@ -186,3 +186,36 @@ def test_a_streamed_replay_reports_what_a_replay_of_the_whole_list_does(path: Pa
         return
     assert replay(str(path), options).to_dict() == whole
     assert replay(str(path), Options()).to_dict() == _replay(load(str(path)), Options()).to_dict()
+
+
+def _by_interaction() -> list[Path]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.name != "README.md":
+            try:
+                opened = open_capture(str(path))
+            except Exception:  # noqa: BLE001 - unreadable fixtures are other tests' business
+                continue
+            if isinstance(opened, Interactions):
+                found.append(path)
+    return found
+
+
+INTERACTION_FILES = _by_interaction()
+
+
+@pytest.mark.parametrize("path", INTERACTION_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_a_replay_a_turn_at_a_time_reports_what_a_replay_of_the_whole_list_does(path: Path) -> None:
+    for options in (Options(), Options(keep_events=True), Options(provider="anthropic")):
+        try:
+            whole = _replay(load(str(path)), options).to_dict()
+        except Exception as error:  # noqa: BLE001 - the replay a turn at a time must fail alike
+            with pytest.raises(type(error)) as caught:
+                replay(str(path), options)
+            assert str(caught.value) == str(error)
+            continue
+        assert replay(str(path), options).to_dict() == whole
+
+
+def test_har_files_are_read_an_interaction_at_a_time() -> None:
+    assert {path.suffix for path in INTERACTION_FILES} >= {".har"}
