@@ -33,11 +33,13 @@ emitted once every choice seen has finished (the most severe of their reasons, `
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, Hashable, Iterable, Iterator, Sequence
 
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
@@ -167,6 +169,27 @@ protocol = ProtocolFacts(
 ARGS = "function.arguments"
 LEGACY_ARGS = "function_call.arguments"
 
+# A fragment chunk as OpenAI sends it (``capture/runs.py``), and as Azure does (keys in alphabetical
+# order, ``content_filter_results``): one choice holding one tool call with only ``function.arguments``
+# (and ``index``), nothing unescaped in between. The chunk's other fields are scalars whose names are
+# not ``choices`` (so the fragment is the chunk's one ``choices``); ``obfuscation`` (printable ASCII)
+# is the one field that differs from chunk to chunk besides the fragment. A run of such chunks, byte
+# for byte alike but for those two, is read without a Frame per chunk.
+_SCALAR = rb'(?:"[^"\\\x00-\x1f]*+"|[-+.0-9eE]++|null|true|false)'
+_OTHER = rb'"(?!choices"|obfuscation")[A-Za-z_][A-Za-z0-9_]{0,63}+":' + _SCALAR
+_INDEX = rb'"index":(?:0|[1-9][0-9]{0,5})'
+_OBFUSCATION = rb"[\x20\x21\x23-\x5b\x5d-\x7e]{0,256}+"
+run_form = RunForm(
+    "openai chat.completion.chunk function.arguments",
+    rb"data: \{(?:" + _OTHER + rb",)*+"
+    rb'"choices":\[\{(?:"content_filter_results":\{\},)?(?:' + _INDEX + rb',)?"delta":\{"tool_calls":\[\{'
+    rb"(?:" + _INDEX + rb',)?"function":\{"arguments":"(?P<fragment>' + FRAGMENT + rb')"\}(?:,' + _INDEX + rb")?\}\]\}"
+    rb'(?:,"logprobs":null)?,"finish_reason":null(?:,' + _INDEX + rb')?(?:,"logprobs":null)?\}\]'
+    rb"(?:," + _OTHER + rb')*+(?:,"obfuscation":"(?P<free>' + _OBFUSCATION + rb')")?(?:,' + _OTHER + rb")*+"
+    rb"\}\n\n",
+    {"free": _OBFUSCATION},
+)
+
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Chunks are objects with a ``choices`` list whose entries have a ``delta``, usually with
@@ -254,15 +277,33 @@ class OpenAIChatTranslator(FrameByFrame):
         With ``release`` such a frame lets go of its decoded chunk once translated. Its chunk and
         choice must have as many keys as the latest checked ones (two integer comparisons): a field
         that only fragment chunks carry takes the checked path once, which reports it (SD006).
+        A FrameRun (``capture/runs.py``) whose head took this path is taken whole: its chunks differ
+        from the head only in the fragment (and obfuscation), so each would take it, on the same key.
         """
         lanes = self.lanes
         chunk_size, choice_size = self.chunk_size, self.choice_size
         chunks = 0
-        frame = None
+        frame: Any = None
         run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame this path took
         for frame in frames:
+            if frame.kind == "run":
+                run: FrameRun = frame
+                if run.head is taken and release:
+                    run_positions += run.positions
+                    run_fragments += run.fragments
+                    chunks += len(run.fragments)
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
+                    run_positions, run_fragments = array("q"), []
+                self.counts["chat.completion.chunk"] += chunks
+                chunks = 0
+                yield from self.translate(run.frames(), release)
+                chunk_size, choice_size = self.chunk_size, self.choice_size
+                continue
             if frame.kind == "event":
                 try:
                     value = frame.value
@@ -289,16 +330,17 @@ class OpenAIChatTranslator(FrameByFrame):
                                 if key != run_key:
                                     if run_fragments:
                                         yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                                        run_positions, run_fragments = [], []
+                                        run_positions, run_fragments = array("q"), []
                                     run_key = key
-                                run_positions.append(frame.pos)
+                                run_positions.extend(frame.pos)
                                 run_fragments.append(fragment)
+                                taken = frame
                                 continue
                 except (KeyError, TypeError, IndexError, ValueError):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind != "event":
                 yield envelope_event(frame)
                 continue

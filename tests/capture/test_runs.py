@@ -21,7 +21,7 @@ from stream_doctor.capture.runs import FrameRun
 from stream_doctor.capture.sse import stream_sse
 from stream_doctor.engine import RunError, replay
 from stream_doctor.options import Options
-from stream_doctor.providers import anthropic
+from stream_doctor.providers import anthropic, openai_chat
 from tests.conftest import FIXTURES, ROOT
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -216,3 +216,94 @@ def test_runs_across_pieces_and_after_detection(monkeypatch: pytest.MonkeyPatch)
     data = anthropic_stream(deltas)
     assert len(data) > 1 << 20
     _same_both_ways("t.sse", monkeypatch, data)
+
+
+# -- OpenAI Chat -----------------------------------------------------------------------------------
+
+HEAD = {
+    "id": "chatcmpl-CRuns",
+    "object": "chat.completion.chunk",
+    "created": 1761734412,
+    "model": "gpt-4o-2024-08-06",
+    "service_tier": "default",
+    "system_fingerprint": "fp_07871e2ad8",
+}
+
+
+def _chunk(
+    delta: dict[str, Any], finish: str | None = None, obfuscation: str | None = "aB3", azure: bool = False
+) -> bytes:
+    if azure:  # Azure OpenAI: keys in alphabetical order, content_filter_results in the choice, no obfuscation
+        choice = {"content_filter_results": {}, "delta": delta, "finish_reason": finish, "index": 0, "logprobs": None}
+        return b"data: " + orjson.dumps({"choices": [choice], **HEAD}, option=orjson.OPT_SORT_KEYS) + b"\n\n"
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    data: dict[str, Any] = {**HEAD, "choices": [choice], "usage": None}
+    if obfuscation is not None:
+        data["obfuscation"] = obfuscation
+    return b"data: " + orjson.dumps(data) + b"\n\n"
+
+
+def _args(fragment: str, index: int = 0, obfuscation: str | None = "xYz", azure: bool = False) -> bytes:
+    delta = {"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}
+    return _chunk(delta, obfuscation=obfuscation, azure=azure)
+
+
+def openai_stream(chunks: list[bytes], azure: bool = False) -> bytes:
+    call = {"index": 0, "id": "call_Runs", "type": "function", "function": {"name": "write_file", "arguments": ""}}
+    first = _chunk({"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}, azure=azure)
+    end = _chunk({}, "tool_calls", azure=azure)
+    return first + b"".join(chunks) + end + b"data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize("azure", [False, True], ids=["openai", "azure"])
+def test_a_run_of_canonical_chunks_is_read_whole(azure: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    fragments = _fragments(60)
+    data = openai_stream([_args(f, obfuscation="xYz9Qw"[: i % 7], azure=azure) for i, f in enumerate(fragments)], azure)
+    found = [item for item in _runs_read(data, openai_chat.run_form) if item.kind == "run"]
+    assert len(found) == 1 and found[0].fragments == fragments[1:]
+    run: FrameRun = found[0]
+    assert [tuple(f.pos) for f in run.frames()] == [
+        tuple(run.positions[i : i + 3]) for i in range(0, len(run.positions), 3)
+    ]
+    report = _same_both_ways("t.sse", monkeypatch, data)
+    assert report[0]["calls"][0]["arguments"] == orjson.loads("".join(fragments))
+
+
+OPENAI_NEAR_MISSES = {
+    "another tool index": _args("x", index=1),
+    "an id on the call": _chunk({"tool_calls": [{"index": 0, "id": "call_Runs", "function": {"arguments": "x"}}]}),
+    "a name on the function": _chunk(
+        {"tool_calls": [{"index": 0, "function": {"name": "write_file", "arguments": "x"}}]}
+    ),
+    "a finish reason": _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}, "tool_calls"),
+    "content beside the call": _chunk({"content": "hi", "tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}),
+    "an undocumented field": _args("x").replace(b'"usage":null', b'"usage":null,"surprise":1'),
+    "another id": _args("x").replace(b"chatcmpl-CRuns", b"chatcmpl-Other"),
+    "no obfuscation": _args("x", obfuscation=None),
+    "obfuscation with an escape": _args("x").replace(b'"obfuscation":"xYz"', b'"obfuscation":"x\\\\z"'),
+    "obfuscation not UTF-8": _args("x").replace(b'"obfuscation":"xYz"', b'"obfuscation":"x\xc3z"'),
+    "the fragment twice": _args("x").replace(b'"arguments":"x"', b'"arguments":"x","arguments":"y"'),
+    "choices twice": _args("x").replace(b'"usage":null', b'"choices":[]'),
+    "arguments not a string": _chunk({"tool_calls": [{"index": 0, "function": {"arguments": {"a": 1}}}]}),
+    "whitespace": _args("x").replace(b'"usage":null', b'"usage": null'),
+    "a second choice": _args("x").replace(b'"finish_reason":null}]', b'"finish_reason":null},{"index":1,"delta":{}}]'),
+    "invalid UTF-8": _args("caf\u00e9").replace("é".encode(), b"\xc3"),
+    "a bad escape": _args("x").replace(b'"arguments":"x"', b'"arguments":"\\q"'),
+    "an event line": b"event: chunk\n" + _args("x"),
+    "the usage chunk": b"data: " + orjson.dumps({**HEAD, "choices": [], "usage": {"total_tokens": 1}}) + b"\n\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPENAI_NEAR_MISSES))
+def test_an_openai_near_miss_is_read_as_without_runs(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fragments = _fragments(40)
+    chunks = [_args(f, obfuscation="xYz9Qw"[: i % 7]) for i, f in enumerate(fragments)]
+    chunks.insert(20, OPENAI_NEAR_MISSES[case])
+    data = openai_stream(chunks)
+    odd = data.index(b"".join(chunks[20:22]))
+    taken = [item for item in _runs_read(data, openai_chat.run_form) if item.kind == "run"]
+    assert taken or case == "invalid UTF-8"
+    for run in taken:
+        assert not run.positions[2] <= odd <= run.positions[-1]
+    _same_both_ways("t.sse", monkeypatch, data)
+    _same_both_ways("t.sse", monkeypatch, data[:-20])  # and cut before its end
