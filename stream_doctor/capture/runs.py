@@ -87,9 +87,10 @@ class FrameRun:
     ``positions`` as flat (number, line, offset) triples.
     """
 
-    __slots__ = ("form", "head", "fragments", "positions", "_frames")
+    __slots__ = ("form", "head", "fragments", "positions", "matches", "_frames")
 
     kind = "run"
+    t = None  # runs are read from captures that carry no times (``Streamed`` looks)
 
     def __init__(
         self,
@@ -98,11 +99,13 @@ class FrameRun:
         fragments: list[str],
         positions: array[int],
         frames: Callable[[], list[Frame]],
+        matches: list[re.Match[bytes]] | None = None,
     ) -> None:
         self.form = form
         self.head = head
         self.fragments = fragments
         self.positions = positions
+        self.matches = matches or []  # each event's match: its ``fragment`` and ``free`` groups by name
         self._frames = frames
 
     def __len__(self) -> int:
@@ -138,10 +141,11 @@ class RunReading:
 
 
 def find_runs(
-    reading: RunReading, data: bytes, start: int, end: int, line_end: bytes
+    reading: RunReading, data: bytes, start: int, end: int, line_end: bytes, events_per_line: bool = False
 ) -> Iterator[tuple[int, int, re.Match[bytes], list[re.Match[bytes]]]]:
     """Each run in ``data[start:end]`` (which starts and ends at event boundaries): ``(head start,
     head end, head match, the matches of the events after it)``, in order, never overlapping.
+    Events end with a blank line (SSE), or with each line end (``events_per_line``: JSON Lines).
 
     The caller reads everything between runs (heads included) frame by frame, and may reject a run
     (its fragments do not decode): it is then read frame by frame too, and the search goes on after it.
@@ -150,7 +154,7 @@ def find_runs(
     if form is None:
         return
     search = form.event(line_end).search
-    blank = line_end + line_end
+    blank = line_end if events_per_line else line_end + line_end
     templates = reading.templates
     at = start
     while at < end:
@@ -180,7 +184,8 @@ def find_runs(
                 continue
             source = [re.escape(fixed[0])]
             for (_, name), after in zip(spans, fixed[1:], strict=True):
-                source.append(b"(" + FRAGMENT + b")" if name == "fragment" else b"(?:" + form.free[name] + b")")
+                group = FRAGMENT if name == "fragment" else form.free[name]
+                source.append(b"(?P<" + name.encode() + b">" + group + b")")
                 source.append(re.escape(after))
             pattern = templates[key] = re.compile(b"".join(source))
         # one anchored match per event, each where the last ended (``scanner`` is CPython's, typeshed lacks it)
@@ -194,7 +199,7 @@ def find_runs(
 
 def decode(matches: list[re.Match[bytes]]) -> list[str] | None:
     """The fragments of a run's events (group 1 of each match), or None when one does not decode."""
-    literals = list(map(_Match.group, matches, repeat(1)))
+    literals = list(map(_Match.group, matches, repeat("fragment")))
     try:
         fragments = orjson.loads(b'["' + b'","'.join(literals) + b'"]')
     except orjson.JSONDecodeError:

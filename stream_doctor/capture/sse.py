@@ -90,7 +90,7 @@ class _Read:
             flat = _runs.positions(matches, head_end, offset, number, line, step)
             run_end = matches[-1].end()
             rebuild = partial(self.rebuilt, data, head_end, run_end, line_end, line, offset + head_end, number)
-            frames.append(_runs.FrameRun(form, head, fragments, flat, rebuild))  # type: ignore[arg-type]
+            frames.append(_runs.FrameRun(form, head, fragments, flat, rebuild, matches))  # type: ignore[arg-type]
             self.before += len(matches) - 1
             reading.extra += len(matches) - 1
             line += step * len(matches)
