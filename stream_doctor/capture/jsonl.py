@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 import orjson
 
 from stream_doctor.capture import envelope
-from stream_doctor.capture._text import BOM, json_error, split_lines
+from stream_doctor.capture import runs as _runs
+from stream_doctor.capture._text import BOM, json_error, split_lines, uniform_line_end
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import line_cut
 from stream_doctor.capture.limits import check_bound, line_bound
@@ -75,9 +77,10 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
 class _Lines:
     """Where a line-by-line read is: the lines and frames before the piece being read, the last line's fate."""
 
-    __slots__ = ("line", "offset", "frames", "undecodable", "last_frame", "ends_with_line_end")
+    __slots__ = ("line", "offset", "frames", "undecodable", "last_frame", "ends_with_line_end", "piece")
 
     def __init__(self) -> None:
+        self.piece = b""  # the piece being read
         self.line = 0  # lines before the piece
         self.offset = 0  # its byte offset
         self.frames = 0  # frames before it
@@ -85,9 +88,8 @@ class _Lines:
         self.last_frame: Frame | None = None
         self.ends_with_line_end = True
 
-    def pieces(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[tuple[list[bytes], list[int]]]:
-        """Each non-empty piece's lines and the byte offsets they start at, counting from the file's start
-        (a BOM skipped); ``line`` and ``frames`` are advanced by the caller (``advance``)."""
+    def raw(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[bytes]:
+        """Each non-empty piece (a BOM skipped), ``offset`` already past it."""
         first = True
         for piece, _ in pieces:
             if first:
@@ -96,21 +98,33 @@ class _Lines:
                     piece, self.offset = piece[len(BOM) :], len(BOM)
             if not piece:
                 continue
-            lines, starts = split_lines(piece)
-            base = self.offset
-            if base:
-                starts = [base + start for start in starts]
             self.ends_with_line_end = piece.endswith((b"\n", b"\r"))
             self.offset += len(piece)
-            yield lines, starts
-            del piece, lines, starts
+            self.piece = piece
+            yield piece
+            self.piece = b""
+            del piece
 
-    def advance(self, lines: int, frames: list[Frame]) -> bool:
-        """Count a piece's lines and the frames read from it; true when it gave any frame."""
+    def pieces(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[tuple[list[bytes], list[int]]]:
+        """Each non-empty piece's lines and the byte offsets they start at, counting from the file's start
+        (a BOM skipped); ``line`` and ``frames`` are advanced by the caller (``advance``)."""
+        for piece in self.raw(pieces):
+            yield self.lines(piece, 0, len(piece))
+
+    def lines(self, piece: bytes, start: int, end: int) -> tuple[list[bytes], list[int]]:
+        """The lines of ``piece[start:end]`` (the piece just read, ``start`` and ``end`` where lines
+        start or the piece ends) and the byte offsets in the file they start at."""
+        lines, starts = split_lines(piece[start:end] if start or end != len(piece) else piece)
+        base = self.offset - len(piece) + start
+        return lines, list(map(base.__add__, starts)) if base else starts
+
+    def advance(self, lines: int, frames: list[Frame], count: int | None = None) -> bool:
+        """Count a piece's lines and the frames read from it (``count``: the frames read so far, when
+        ``frames`` holds FrameRuns); true when it gave any frame."""
         self.line += lines
         if not frames:
             return False
-        self.frames += len(frames)
+        self.frames = self.frames + len(frames) if count is None else count
         self.last_frame = frames[-1]
         return True
 
@@ -162,38 +176,125 @@ def read_jsonl(data: bytes, path: str) -> Capture:
     return _whole(stream_jsonl, Capture(path, "jsonl", len(data), []), data)
 
 
-def stream_jsonl(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+def stream_jsonl(
+    pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+) -> Iterator[list[Frame]]:
     """The frames of a JSON Lines capture read piece by piece (each piece but the last ends with a
-    line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read."""
+    line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read.
+
+    With ``runs`` (``capture/runs.py``) the runs of its form come as FrameRuns (``_with_runs``); while
+    the form is still to be said, pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames
+    the provider is detected from are about all that is read without runs.
+    """
+    read = _Lines()
+    if runs is not None:
+        pieces = _small_first(pieces, runs)
+    for piece in read.raw(pieces):
+        frames: list[Frame] = []
+        if runs is not None and runs.form is not None and _runs.ENABLED:
+            count = _with_runs(read, piece, frames, runs)
+        else:
+            count = _region(read, piece, 0, len(piece), frames, read.frames)
+        if read.advance(0, frames, count):
+            yield frames
+        del piece, frames  # not held while the next piece is read and cut into frames
+    capture.ended_cleanly = not read.cut_last_line(capture.problems)
+
+
+def _region(read: _Lines, piece: bytes, start: int, end: int, frames: list[Frame], number: int) -> int:
+    """A Frame for each line of ``piece[start:end]`` (whole lines), ``number`` frames having been read
+    before them; counts its lines in ``read.line`` and returns the frames read after them."""
+    if start == end:
+        return number
+    lines, starts = read.lines(piece, start, end)
+    number = _frames(lines, starts, read, frames, number)
+    read.line += len(lines)
+    return number
+
+
+def _frames(lines: list[bytes], starts: list[int], read: _Lines, frames: list[Frame], number: int) -> int:
+    """A Frame for each of these lines (``read.line`` lines before them), ``number`` frames having been
+    read before them; returns the frames read after them."""
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     new_tuple = tuple.__new__  # builds a Pos in C, skipping NamedTuple's Python-level __new__
+    append = frames.append
+    base = read.line
+    for index, line in enumerate(lines):
+        if not line:
+            continue
+        where = new_tuple(Pos, (number + 1, base + index + 1, starts[index]))
+        try:
+            value = loads(line)
+        except decode_error as exc:
+            if line.isspace():
+                continue
+            append(Frame(where, line, NOT_JSON, json_error(exc)))
+            read.undecodable = base + index
+            number += 1
+            continue
+        if b'"sd"' in line and type(value) is dict and "sd" in value:
+            append(_appended(value, line, where))
+        else:
+            append(Frame(where, line, value))
+        number += 1
+    return number
+
+
+def _with_runs(read: _Lines, piece: bytes, frames: list[Frame], runs: _runs.RunReading) -> int:
+    """The piece's frames, each run of its form's events right after its head as one FrameRun (see
+    ``capture/runs.py``; a head that is not one decoded frame, or fragments that do not decode, are
+    read frame by frame); returns the frames read after the piece. Lines are split only between runs."""
+    number = read.frames
+    line_end = uniform_line_end(piece)
+    form = runs.form
+    if line_end is None or form is None:
+        return _region(read, piece, 0, len(piece), frames, number)
+    base = read.offset - len(piece)  # the piece's first byte in the file
+    done = 0  # bytes of the piece read
+    for head_start, head_end, _, matches in _runs.find_runs(runs, piece, 0, len(piece), line_end, True):
+        number = _region(read, piece, done, head_end, frames, number)
+        done = head_end
+        head = frames[-1] if frames else None
+        if head is None or head.pos.offset != base + head_start or head.value is NOT_JSON:
+            continue  # the head is not one decoded frame: its run is read frame by frame
+        fragments = _runs.decode(matches)
+        if fragments is None:
+            continue  # a fragment does not decode: the run is read frame by frame, which says why
+        count = len(matches)
+        flat = _runs.positions(matches, head_end, base, number + 1, read.line + 1, 1)
+        done = matches[-1].end()
+        rebuild = partial(_rebuilt, piece, head_end, done, read.offset, read.line, number)
+        frames.append(_runs.FrameRun(form, head, fragments, flat, rebuild, matches))  # type: ignore[arg-type]
+        runs.extra += count - 1
+        read.line += count
+        number += count
+    return _region(read, piece, done, len(piece), frames, number)
+
+
+def _rebuilt(piece: bytes, start: int, end: int, offset: int, line: int, number: int) -> list[Frame]:
+    """The frames of ``piece[start:end]`` (a run's lines) as reading them without runs gives."""
     read = _Lines()
-    for lines, starts in read.pieces(pieces):
-        frames: list[Frame] = []
-        append = frames.append
-        before = read.frames
-        base = read.line
-        for index, line in enumerate(lines):
-            if not line:
-                continue
-            where = new_tuple(Pos, (before + len(frames) + 1, base + index + 1, starts[index]))
-            try:
-                value = loads(line)
-            except decode_error as exc:
-                if line.isspace():
-                    continue
-                append(Frame(where, line, NOT_JSON, json_error(exc)))
-                read.undecodable = base + index
-                continue
-            if b'"sd"' in line and type(value) is dict and "sd" in value:
-                append(_appended(value, line, where))
-            else:
-                append(Frame(where, line, value))
-        if read.advance(len(lines), frames):
-            yield frames
-        del lines, starts, frames  # not held while the next piece is read and cut into frames
-    capture.ended_cleanly = not read.cut_last_line(capture.problems)
+    read.offset, read.line = offset, line  # ``offset``: where the piece ends in the file
+    frames: list[Frame] = []
+    _region(read, piece, start, end, frames, number)
+    return frames
+
+
+#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
+HEAD_STEP = 16 * 1024
+
+
+def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
+    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (at a line end) while ``runs`` is pending."""
+    for piece, last in pieces:
+        while runs.pending and len(piece) > HEAD_STEP:
+            cut = line_cut(piece[:HEAD_STEP], 0)
+            if not cut:
+                break
+            yield piece[:cut], False
+            piece = piece[cut:]
+        yield piece, last
 
 
 def read_envelope(data: bytes, path: str) -> Capture:
@@ -266,9 +367,13 @@ class JsonlReader:
         check_bound(line_bound(data))
         return read_jsonl(data, path)
 
-    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    reads_runs = True  # ``stream`` takes ``runs`` (capture/runs.py)
+
+    def stream(
+        self, pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+    ) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_jsonl``); the engine's streaming replay reads them."""
-        return stream_jsonl(pieces, capture)
+        return stream_jsonl(pieces, capture, runs)
 
     cut = staticmethod(line_cut)
 

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+from array import array
 from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
@@ -129,6 +131,23 @@ SHAPES: dict[str, Shape] = {
 }
 
 
+#: The wrapped toolUse input delta as JSON lines hold it (``capture/runs.py``), no whitespace, its
+#: index before the delta (the API's order: the AI SDK's recordings) or after it (botocore's shape
+#: order: boto3's dicts dumped as they come). A run of them on one index, differing only in the
+#: fragment, is read without a Frame per line.
+_INDEX = rb'"contentBlockIndex":(?:0|[1-9][0-9]{0,8})'
+run_form = RunForm(
+    "bedrock contentBlockDelta toolUse",
+    rb'\{"contentBlockDelta":\{(?:'
+    + _INDEX
+    + rb',)?"delta":\{"toolUse":\{"input":"(?P<fragment>'
+    + FRAGMENT
+    + rb')"\}\}(?:,'
+    + _INDEX
+    + rb")?\}\}\n",
+)
+
+
 def sniff(frames: Sequence[Frame]) -> int:
     """Converse events, wrapped (``{"contentBlockDelta": …}``) or named by their eventstream header."""
     return score(frames, _weigh)
@@ -159,12 +178,29 @@ class BedrockTranslator(FrameByFrame):
 
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of these frames, in order (see ``providers.base.Translator``): the common
-        toolUse input fragment is read with plain subscripts and yielded without a list per frame."""
+        toolUse input fragment is read with plain subscripts and yielded without a list per frame.
+        A FrameRun (``capture/runs.py``) whose head took that path is taken whole: its events differ
+        from the head only in their fragment, so each would take it too, on the same index."""
         deltas = 0
         run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")  # flat (number, line, offset) triples
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame the hot path took
         for frame in frames:
+            if frame.kind == "run":
+                run: FrameRun = frame  # type: ignore[assignment]
+                if run.head is taken and release:
+                    run_positions += run.positions
+                    run_fragments += run.fragments
+                    deltas += len(run.fragments)
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                    run_positions, run_fragments = array("q"), []
+                self.counts["contentBlockDelta"] += deltas
+                deltas = 0
+                yield from self.translate(run.frames(), release)
+                continue
             event = frame.event
             if frame.kind == "event" and (event is None or event == "contentBlockDelta"):
                 value = frame.value
@@ -191,16 +227,17 @@ class BedrockTranslator(FrameByFrame):
                         if index != run_key:
                             if run_fragments:
                                 yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                run_positions, run_fragments = [], []
+                                run_positions, run_fragments = array("q"), []
                             run_key = index
-                        run_positions.append(frame.pos)
+                        run_positions.extend(frame.pos)
                         run_fragments.append(fragment)
+                        taken = frame
                         continue
                 except (KeyError, TypeError):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind == "event":
                 yield from self._feed(frame)
             else:
