@@ -16,9 +16,11 @@ forms are read, and an ``event:`` that disagrees with ``type`` is reported. The 
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, Iterable, Iterator, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
@@ -109,6 +111,17 @@ EVENT_SHAPES: dict[str, Shape] = {
 }
 
 
+#: The tool-call-delta as the API sends it (``capture/runs.py``): its fields in this order, no
+#: whitespace, with or without its ``event:`` line (cohere-python reads the data; the corpus's raw
+#: captures carry the line, SDK logs do not). A run of them differing only in the fragment is read
+#: without a Frame per event.
+run_form = RunForm(
+    "cohere tool-call-delta",
+    rb'(?:event: tool-call-delta\n)?data: \{"type":"tool-call-delta","index":(?:0|[1-9][0-9]{0,8}),'
+    rb'"delta":\{"message":\{"tool_calls":\{"function":\{"arguments":"(?P<fragment>' + FRAGMENT + rb')"\}\}\}\}\}\n\n',
+)
+
+
 def sniff(frames: Sequence[Frame]) -> int:
     """Cohere events are objects whose ``type`` is one of the hyphenated v2 stream event names."""
     return score(
@@ -133,12 +146,29 @@ class CohereTranslator(FrameByFrame):
 
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
         """Every event of these frames, in order (see ``providers.base.Translator``): the common
-        tool-call-delta is read with plain subscripts and yielded without a list per frame."""
+        tool-call-delta is read with plain subscripts and yielded without a list per frame. A FrameRun
+        (``capture/runs.py``) whose head took that path is taken whole: its events differ from the
+        head only in their fragment, so each would take it too, on the same index."""
         deltas = 0
         run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")  # flat (number, line, offset) triples
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame the hot path took
         for frame in frames:
+            if frame.kind == "run":
+                run: FrameRun = frame  # type: ignore[assignment]
+                if run.head is taken and release:
+                    run_positions += run.positions
+                    run_fragments += run.fragments
+                    deltas += len(run.fragments)
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                    run_positions, run_fragments = array("q"), []
+                self.counts["tool-call-delta"] += deltas
+                deltas = 0
+                yield from self.translate(run.frames(), release)
+                continue
             if frame.kind == "event":
                 value = frame.value
                 try:
@@ -159,16 +189,17 @@ class CohereTranslator(FrameByFrame):
                             if index != run_key:
                                 if run_fragments:
                                     yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                    run_positions, run_fragments = [], []
+                                    run_positions, run_fragments = array("q"), []
                                 run_key = index
-                            run_positions.append(frame.pos)
+                            run_positions.extend(frame.pos)
                             run_fragments.append(fragment)
+                            taken = frame
                             continue
                 except (KeyError, TypeError):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind == "event":
                 yield from self._feed(frame)
             else:

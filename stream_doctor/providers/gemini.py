@@ -21,12 +21,15 @@ every call gets its own key, so calls of one name are never merged. ``FunctionCa
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import replace
+from json.encoder import encode_basestring
 from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
@@ -131,6 +134,19 @@ CHUNK = Shape(
 )
 
 
+#: The chunk that continues a streamed string argument, as Vertex AI sends it (``capture/runs.py``):
+#: one candidate, one part, one piece with willContinue, no whitespace; the rest of the chunk
+#: (usageMetadata, modelVersion, createTime, responseId) as it comes. A run of chunks that are the
+#: same bytes but for the piece's text is read without a Frame per chunk.
+run_form = RunForm(
+    "gemini partialArgs stringValue",
+    rb'data: \{"candidates":\[\{"content":\{"role":"model","parts":\[\{"functionCall":\{"partialArgs":\['
+    rb'\{"jsonPath":"[^"\\\x00-\x1f]++","stringValue":"(?P<fragment>'
+    + FRAGMENT
+    + rb')","willContinue":true\}\],"willContinue":true\}\}\]\}\}\][^\x0d\x0a]*+\n\n',
+)
+
+
 def sniff(frames: Sequence[Frame]) -> int:
     """Gemini chunks are objects with a ``candidates`` list (or a ``promptFeedback``), no ``type``."""
     return score(frames, _weigh)
@@ -201,9 +217,34 @@ class GeminiTranslator(FrameByFrame):
         subscripts; its text is yielded without a list per frame. Anything else goes to ``feed``.
         """
         run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")  # flat (number, line, offset) triples
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame the hot path took (released, no problem), and its call
+        taken_call: Any = None
         for frame in frames:
+            if frame.kind == "run":
+                # A FrameRun (``capture/runs.py``) after a head the hot path took: its chunks are the
+                # head's bytes but for the string piece, so each continues the same string of the same
+                # call the same way. An empty piece adds no fragment: such a run is read chunk by chunk.
+                run: FrameRun = frame  # type: ignore[assignment]
+                pieces = run.fragments
+                if run.head is taken and release and "" not in pieces:
+                    taken_call.streamed.open_pieces += pieces
+                    if taken_call.key != run_key:
+                        if run_fragments:
+                            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                            run_positions, run_fragments = array("q"), []
+                        run_key = taken_call.key
+                    run_positions += run.positions
+                    run_fragments += [text[1:-1] for text in map(encode_basestring, pieces)]
+                    self.counts["chunk"] += len(pieces)
+                    self.last_pos = run.pos
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+                    run_positions, run_fragments = array("q"), []
+                yield from self.translate(run.frames(), release)
+                continue
             if frame.kind == "event":
                 value = frame.value
                 try:
@@ -244,18 +285,19 @@ class GeminiTranslator(FrameByFrame):
                                         yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
                                     continue
                                 frame.value = RELEASED
+                                taken, taken_call = frame, open_call
                                 if text:
                                     if open_call.key != run_key:
                                         if run_fragments:
                                             yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                            run_positions, run_fragments = [], []
+                                            run_positions, run_fragments = array("q"), []
                                         run_key = open_call.key
-                                    run_positions.append(frame.pos)
+                                    run_positions.extend(frame.pos)
                                     run_fragments.append(text)
                                 continue
                             if run_fragments:
                                 yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                run_positions, run_fragments = [], []
+                                run_positions, run_fragments = array("q"), []
                             if text:
                                 yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
                             yield from self._streamed_problems(frame.pos, open_call)
@@ -264,7 +306,7 @@ class GeminiTranslator(FrameByFrame):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind == "event":
                 yield from self._feed(frame)
             else:

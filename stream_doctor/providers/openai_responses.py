@@ -21,11 +21,14 @@ streams them) complete at ``response.output_item.done``. That event, and ``respo
 
 from __future__ import annotations
 
+from array import array
+from operator import itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
@@ -401,6 +404,23 @@ _STRONG = frozenset(
 )
 
 
+#: The function-call arguments delta as the API sends it (``capture/runs.py``): its ``event:`` line,
+#: then type, sequence_number, item_id, output_index, delta and (unless the request turned it off)
+#: obfuscation, in this order, no whitespace. A run of them for one item, differing only in the
+#: fragment, the sequence number and the obfuscation padding, is read without a Frame per event;
+#: its sequence numbers are checked to follow on (``translate``).
+run_form = RunForm(
+    "responses function_call_arguments.delta",
+    rb"event: response\.function_call_arguments\.delta\n"
+    rb'data: \{"type":"response\.function_call_arguments\.delta","sequence_number":(?P<sequence>0|[1-9][0-9]{0,15}),'
+    rb'"item_id":"[^"\\\x00-\x1f]++","output_index":(?:0|[1-9][0-9]{0,8}),"delta":"(?P<fragment>'
+    + FRAGMENT
+    + rb')"(?:,"obfuscation":"(?P<obfuscation>[^"\\\x00-\x1f]*+)")?\}\n\n',
+    {"sequence": rb"0|[1-9][0-9]{0,15}", "obfuscation": rb'[^"\\\x00-\x1f]*+'},
+)
+_sequence = itemgetter("sequence")
+
+
 def sniff(frames: Sequence[Frame]) -> int:
     """Responses events are objects whose ``type`` is ``response.…`` (or ``error``/``keepalive`` with a sequence number)."""
     return score(frames, _weigh)
@@ -470,9 +490,39 @@ class ResponsesTranslator(FrameByFrame):
         items = self.items
         expected = self.next_sequence
         run_key: Any = None  # with ``release``: fragments on one output index go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")  # flat (number, line, offset) triples
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame the hot path took into the ArgsRun, and its item
+        taken_item: Any = None
         for frame in frames:
+            if frame.kind == "run":
+                # A FrameRun (``capture/runs.py``) after a head the hot path took: its events differ from
+                # the head only in fragment, sequence number and padding, so each takes it too (same item,
+                # same output index) if their sequence numbers follow on.
+                run: FrameRun = frame  # type: ignore[assignment]
+                count = len(run.fragments)
+                if (
+                    run.head is taken
+                    and release
+                    and expected is not None
+                    and list(map(int, map(_sequence, run.matches))) == list(range(expected, expected + count))
+                ):
+                    expected += count
+                    taken_item.deltas += count
+                    deltas += count
+                    run_positions += run.positions
+                    run_fragments += run.fragments
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, name)
+                    run_positions, run_fragments = array("q"), []
+                self.next_sequence = expected
+                self.counts[name] += deltas
+                deltas = 0
+                yield from self.translate(run.frames(), release)
+                items = self.items
+                expected = self.next_sequence
+                continue
             if frame.kind == "event":
                 value = frame.value
                 try:
@@ -495,14 +545,15 @@ class ResponsesTranslator(FrameByFrame):
                                     if index != run_key:
                                         if run_fragments:
                                             yield ArgsRun(run_key, run_positions, run_fragments, name)
-                                            run_positions, run_fragments = [], []
+                                            run_positions, run_fragments = array("q"), []
                                         run_key = index
-                                    run_positions.append(frame.pos)
+                                    run_positions.extend(frame.pos)
                                     run_fragments.append(fragment)
+                                    taken, taken_item = frame, item
                                     continue
                                 if run_fragments:
                                     yield ArgsRun(run_key, run_positions, run_fragments, name)
-                                    run_positions, run_fragments = [], []
+                                    run_positions, run_fragments = array("q"), []
                                 if release:
                                     frame.value = RELEASED
                                 yield ArgsDelta(frame.pos, index, fragment, name)
@@ -513,7 +564,7 @@ class ResponsesTranslator(FrameByFrame):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, name)
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind != "event":
                 yield envelope_event(frame)
                 continue

@@ -28,9 +28,11 @@ How the parts map to stream-doctor's model:
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, Iterable, Iterator, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
@@ -157,6 +159,17 @@ RESET_CAUSE = "the step was reset (reset-step)"
 ABORT_CAUSE = "the stream was aborted (abort)"
 
 
+#: The tool-input-delta part as the AI SDK writes it (``capture/runs.py``): type, toolCallId,
+#: inputTextDelta in this order, no whitespace (``JsonToSseTransformStream``: ``data: ${JSON.stringify(part)}``).
+#: A run of them for one call, differing only in the fragment, is read without a Frame per part.
+run_form = RunForm(
+    "vercel-ai tool-input-delta",
+    rb'data: \{"type":"tool-input-delta","toolCallId":"[^"\\\x00-\x1f]++","inputTextDelta":"(?P<fragment>'
+    + FRAGMENT
+    + rb')"\}\n\n',
+)
+
+
 def sniff(frames: Sequence[Frame]) -> int:
     """UI message stream parts are objects whose ``type`` is one of the part names (or ``data-…``)."""
     return score(frames, _weigh)
@@ -200,12 +213,30 @@ class UIStreamTranslator(FrameByFrame):
         return []
 
     def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order; the hot path of ``feed`` without a list per frame."""
+        """Every event of these frames, in order; the hot path of ``feed`` without a list per frame.
+
+        A FrameRun (``capture/runs.py``) whose head took the hot path is taken whole: its parts differ
+        from the head only in their fragment, so each would take it too, for the same call."""
         deltas = 0
         run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions: list[Pos] = []
+        run_positions = array("q")  # flat (number, line, offset) triples
         run_fragments: list[str] = []
+        taken: Any = None  # the latest frame the hot path took
         for frame in frames:
+            if frame.kind == "run":
+                run: FrameRun = frame  # type: ignore[assignment]
+                if run.head is taken and release:
+                    run_positions += run.positions
+                    run_fragments += run.fragments
+                    deltas += len(run.fragments)
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
+                    run_positions, run_fragments = array("q"), []
+                self.counts["tool-input-delta"] += deltas
+                deltas = 0
+                yield from self.translate(run.frames(), release)
+                continue
             if frame.kind == "event":
                 value = frame.value
                 try:
@@ -221,16 +252,17 @@ class UIStreamTranslator(FrameByFrame):
                             if key != run_key:
                                 if run_fragments:
                                     yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-                                    run_positions, run_fragments = [], []
+                                    run_positions, run_fragments = array("q"), []
                                 run_key = key
-                            run_positions.append(frame.pos)
+                            run_positions.extend(frame.pos)
                             run_fragments.append(fragment)
+                            taken = frame
                             continue
                 except (KeyError, TypeError):
                     pass
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-                run_positions, run_fragments = [], []
+                run_positions, run_fragments = array("q"), []
             if frame.kind == "event":
                 yield from self._feed(frame)
             else:
