@@ -247,23 +247,36 @@ def _wrap(text: str, room: int, fold: bool = True) -> list[tuple[int, int]]:
         elif length > room:
             if start:
                 breaks.append(start)
-            rest = word
-            while cells(rest) > room:
-                cut = max(_cut(rest, room), 1)
-                start += cut
-                rest = rest[cut:]
-                breaks.append(start)
-            offset = cells(rest)
+            offset = _fold(word, start, room, breaks)
         elif offset and start:
             breaks.append(start)
             offset = cells(word)
     spans = []
     for number, begin in enumerate(breaks):
         end = breaks[number + 1] if number + 1 < len(breaks) else len(text)
-        while end > begin and text[end - 1] == " " and cells(text[begin:end]) > room:
-            end -= 1
+        line = text[begin:end]
+        over = cells(line) - room
+        if over > 0:
+            end -= min(over, len(line) - len(line.rstrip(" ")))
         spans.append((begin, end))
     return spans
+
+
+def _fold(word: str, start: int, room: int, breaks: list[int]) -> int:
+    """Break ``word`` (at ``start`` in its text) into lines of ``room`` cells; the cells its last line takes."""
+    if word.isascii():
+        cuts = range(start + room, start + len(word), room)
+        breaks.extend(cuts)
+        return start + len(word) - (cuts[-1] if cuts else start)
+    used = 0
+    for index, char in enumerate(word):
+        width = _char_cells(char)
+        if used + width > room:
+            breaks.append(start + index)
+            used = width
+        else:
+            used += width
+    return used
 
 
 def _fit(widths: list[int], room: int) -> list[int]:
