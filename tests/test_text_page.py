@@ -26,6 +26,9 @@ def test_a_word_longer_than_a_line_is_folded_from_a_line_of_its_own() -> None:
     page = _plain(10)
     page.print("id: " + "x" * 23)
     assert page.text().split("\n") == ["id: ", "x" * 10, "x" * 10, "xxx", ""]
+    wide = _plain(5)
+    wide.print("天天天天天")  # two cells each: two to a line, never half of one
+    assert wide.text() == "天天\n天天\n天\n"
 
 
 def test_a_cut_line_ends_with_an_ellipsis_in_the_style_it_replaces() -> None:
