@@ -222,3 +222,10 @@ def test_jsonl_ends_with_the_summary() -> None:
     lines = [json.loads(line) for line in run("replay", EMPTY_INPUT, "--format", "jsonl").stdout.splitlines()]
     assert [line["type"] for line in lines] == ["call", "finding", "finding", "summary"]
     assert lines[-1]["failed"] is True and lines[-1]["error"] == 1
+
+
+def test_max_rows_applies_to_the_terminal_report_on_standard_output() -> None:
+    capped = run("replay", "fixtures/anthropic/parallel_calls.sse", "--max-rows", "1", "--width", "120").output
+    assert "more call not shown" in capped or "more calls not shown" in capped
+    whole = run("replay", "fixtures/anthropic/parallel_calls.sse", "--width", "120").output
+    assert "not shown" not in whole
