@@ -44,6 +44,7 @@ def replay(
     max_bytes: int | None = None,
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
+    timeline: bool = False,
 ) -> Report:
     """Replay one capture through the reference accumulator and every selected rule.
 
@@ -72,6 +73,11 @@ def replay(
     ``clients`` names client profiles (``stream-doctor clients`` lists them; ``"all"``): each turn is
     also replayed through them, their differences from the correct calls become SD8xx findings and
     each call carries what they would hand the tool (``report.extras``, key ``"clients"``).
+
+    ``timeline`` keeps what ``--timeline`` and the HTML report show of the events, compactly
+    (``report.timeline``: a row per event or run of deltas, at most ``timeline.MAX_ROWS``);
+    ``keep_events`` keeps every frame and event as well (``report.events``), at about ten times the
+    capture's size in memory.
 
     Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
@@ -107,6 +113,7 @@ def replay(
         max_bytes=max_bytes,
         max_frames=max_frames,
         clients=clients,
+        timeline=timeline,
     )
     records = [_execute_record(record) for record in executions or ()]
     if records:
@@ -163,6 +170,7 @@ def build_options(
     max_bytes: int | None = None,
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
+    timeline: bool = False,
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
@@ -189,6 +197,7 @@ def build_options(
         executions=os.fspath(executions_file) if executions_file is not None else None,
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
         clients=_clients(clients),
+        timeline=timeline,
     )
 
 

@@ -27,8 +27,10 @@ from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.report import Report, Source
 from stream_doctor.rules import rules_of
 from stream_doctor.rules.base import Rule, Scope
+from stream_doctor.timeline import NO_TIMELINE, Budget, Rows, Timeline, joined
 
 if TYPE_CHECKING:
+    from stream_doctor.clients import Running
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.conversation.model import Conversation
@@ -81,9 +83,12 @@ def _replay(capture: Capture, options: Options) -> Report:
     if not sections:
         raise RunError(capture.path, "none of its interactions is an LLM call")
     supplied = _supplied(capture.path, options)
-    replayed = [_accumulate(capture, adapter, options, section, release=not supplied) for section in sections]
+    budget = _budget(options)
+    replayed = [
+        _accumulate(capture, adapter, options, section, release=not supplied, budget=budget) for section in sections
+    ]
     if supplied:
-        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied)
+        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied, budget)
     if len(replayed) > 1:
         replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
@@ -118,7 +123,17 @@ def _replay_streamed(streamed: Streamed, options: Options) -> Report:
         if runs:
             streamed.read_runs(getattr(adapter, "run_form", None))
         section = Section(1, None, streamed.requests, capture.problems)
-        replayed = [_accumulate(capture, adapter, options, section, frames=chain(head, frames), streamed=streamed)]
+        replayed = [
+            _accumulate(
+                capture,
+                adapter,
+                options,
+                section,
+                frames=chain(head, frames),
+                streamed=streamed,
+                budget=_budget(options),
+            )
+        ]
     except CaptureError as error:
         raise RunError(capture.path, error.message, error.line) from None
     section.ended_cleanly = capture.ended_cleanly
@@ -174,7 +189,7 @@ def _report(
     adapter: Adapter,
     options: Options,
     sections: list[Section],
-    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    replayed: list[tuple[AccumulatedStream, Kept]],
     source: Source,
 ) -> Report:
     """The turns' findings, the conversation's, and the report."""
@@ -182,22 +197,28 @@ def _report(
     profiles = _profiles(path, options)
     turns: list[Turn] = []
     events: list[tuple[Frame, Event]] = []
+    timelines: list[Timeline] = []
     reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
     for section, (stream, kept) in zip(sections, replayed, strict=True):
         request = request_info(section)
         findings = diagnose(stream, options)
         if profiles:
-            turn_reviews = _review_clients(stream, kept, profiles)
+            from stream_doctor.clients import reviews as client_reviews
+
+            turn_reviews = client_reviews(stream, kept.clients)
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status
         turn_facts = facts(adapter.name, request)
         turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
-        events += kept
+        events += kept.events or ()
+        if kept.rows is not None:
+            timelines.append(kept.rows.timeline())
     across: list[Finding] = []
     if options.tools is not None or any(turn.request is not None for turn in turns):
         across = diagnose_conversation(_conversation(path, adapter.name, turns, options), options)
-    report = Report.build(tuple(turns), across, options, tuple(events) if options.keep_events else (), source)
+    timeline = joined(timelines) if timelines else NO_TIMELINE
+    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline)
     if profiles:
         from stream_doctor.clients.extras import attach
 
@@ -217,12 +238,9 @@ def _profiles(path: str, options: Options) -> tuple[Profile, ...]:
         raise RunError(path, str(error)) from None
 
 
-def _review_clients(
-    stream: AccumulatedStream, kept: tuple[tuple[Frame, Event], ...], profiles: tuple[Profile, ...]
-) -> tuple[ClientReview, ...]:
-    from stream_doctor.clients import review_stream
-
-    return review_stream(stream, (event for _, event in kept), profiles)
+def _budget(options: Options) -> Budget | None:
+    """The timeline rows one replay may keep, when its report shows a timeline (``timeline.py``)."""
+    return Budget() if options.timeline or options.keep_events else None
 
 
 def diagnose_clients(
@@ -268,9 +286,9 @@ def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: li
 
 def _timed(
     frames: list[Iterable[Frame]],
-    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    replayed: list[tuple[AccumulatedStream, Kept]],
     starts: list[float | None] | None = None,
-) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+) -> list[tuple[AccumulatedStream, Kept]]:
     """Each turn's stream with its clock: the times of its calls' events, and when the next turn began.
 
     ``frames``: each turn's frames (those with times are enough); ``starts``: each turn's first time,
@@ -297,13 +315,14 @@ def _with_timings(report: Report) -> Report:
 
     streams = [turn.stream for turn in report.turns] or [report.stream]
     number = 0
+    attached = []
     for stream in streams:
         for call in stream.calls:
             number += 1
             timing = call_timing(stream, call)
             if timing is not None and timing.started is not None:
-                report = report.with_extra(number, CallExtra("timing", timing_data(timing), timing_lines(timing)))
-    return report
+                attached.append((number, CallExtra("timing", timing_data(timing), timing_lines(timing))))
+    return report.with_extras(attached)
 
 
 def _supplied(path: str, options: Options) -> list[Supplied]:
@@ -322,8 +341,8 @@ def _supplied(path: str, options: Options) -> list[Supplied]:
 
 
 def _unknown_fields_once(
-    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
-) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+    replayed: list[tuple[AccumulatedStream, Kept]],
+) -> list[tuple[AccumulatedStream, Kept]]:
     """Each undocumented field path reported once per capture (SD006): at the first turn that has it."""
     from dataclasses import replace
 
@@ -345,9 +364,10 @@ def _with_supplied(
     adapter: Adapter,
     options: Options,
     sections: list[Section],
-    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]],
+    replayed: list[tuple[AccumulatedStream, Kept]],
     supplied: list[Supplied],
-) -> list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]]:
+    budget: Budget | None = None,
+) -> list[tuple[AccumulatedStream, Kept]]:
     """Each turn that given executions name, replayed again with them at its end."""
     from dataclasses import replace
 
@@ -363,7 +383,7 @@ def _with_supplied(
         read = len(section.frames)
         last = max((f.pos for f in section.frames), default=None, key=lambda pos: pos.number)
         section.frames = section.frames + frames_for(records, last)
-        stream, kept = _accumulate(capture, adapter, options, section)
+        stream, kept = _accumulate(capture, adapter, options, section, budget=budget)
         # the capture's size stays what was read: the given executions are not its events
         replayed[number] = (replace(stream, capture=replace(stream.capture, frames=read)), kept)
     return replayed
@@ -400,15 +420,19 @@ def _accumulate(
     release: bool = True,
     frames: Iterable[Frame] | None = None,
     streamed: Streamed | None = None,
-) -> tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]:
+    budget: Budget | None = None,
+) -> tuple[AccumulatedStream, Kept]:
     """One turn's stream: its frames (``section.frames``, or ``frames`` as ``streamed`` reads them) translated and accumulated."""
     if frames is None:
         frames = section.frames if section is not None else capture.frames
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
     accumulator = Accumulator(adapter.protocol.positional_indices)
     translator = adapter.translator()
-    kept: list[tuple[Frame, Event]] = []
-    if options.keep_events or options.clients:  # client profiles are fed the same events
+    if budget is not None or options.keep_events or options.clients:
+        kept = Kept(options, adapter.name, budget, _profiles(capture.path, options))
+    else:
+        kept = NOTHING_KEPT
+    if kept.wanted:  # the events also go to what keeps them (client profiles are fed the same events)
         accumulator.feed_all(_events(frames, translator, kept))
     else:  # the hot path: one generator, no list per frame
         accumulator.feed_all(translator.translate(frames, release=release))
@@ -430,7 +454,7 @@ def _accumulate(
         protocol=adapter.protocol,
     )
     stream = accumulator.result(info, ended_cleanly, problems, translator.counts)
-    return stream, tuple(kept)
+    return stream, kept
 
 
 def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]:
@@ -439,12 +463,47 @@ def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]
     return tuple(sorted(findings, key=lambda f: f.sort_key))
 
 
-def _events(frames: Iterable[Frame], translator: Translator, kept: list[tuple[Frame, Event]]) -> Iterator[Event]:
-    """Every event, remembering which frame it came from (for --timeline and the client profiles,
-    which are not fed the events an adapter makes up when the stream ends: no frame sent them)."""
+class Kept:
+    """What one turn keeps of its events for the features that look at them afterwards, made as
+    they are read: every event (``keep_events``, the library's), the timeline's compact rows
+    (``--timeline``, the HTML report) and each client profile's run (``--client``)."""
+
+    def __init__(
+        self, options: Options, provider: str, budget: Budget | None = None, profiles: tuple[Profile, ...] = ()
+    ) -> None:
+        self.events: list[tuple[Frame, Event]] | None = [] if options.keep_events else None
+        self.rows = Rows(budget) if budget is not None else None
+        self.clients: list[Running] = []
+        if profiles:
+            from stream_doctor.clients import Running
+
+            self.clients = [Running(p, provider) for p in profiles if p.applies_to(provider)]
+
+    @property
+    def wanted(self) -> bool:
+        return self.events is not None or self.rows is not None or bool(self.clients)
+
+    def take(self, frame: Frame, produced: Iterable[Event]) -> None:
+        events, rows, clients = self.events, self.rows, self.clients
+        for event in produced:
+            if events is not None:
+                events.append((frame, event))
+            if rows is not None:
+                rows.add(frame, event)
+            for running in clients:
+                running.feed(event)
+
+
+NOTHING_KEPT = Kept(Options(), "")
+
+
+def _events(frames: Iterable[Frame], translator: Translator, kept: Kept) -> Iterator[Event]:
+    """Every event, handed to what ``kept`` keeps with the frame it came from (for --timeline and the
+    client profiles, which are not fed the events an adapter makes up when the stream ends: no frame
+    sent them)."""
     for frame in frames:
         produced = translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
-        kept.extend((frame, event) for event in produced)
+        kept.take(frame, produced)
         yield from produced
     yield from translator.close()
 

@@ -14,13 +14,14 @@ class Options:
     fail_on: Severity = Severity.ERROR
     select: tuple[str, ...] = ()  # code prefixes to keep (empty: all)
     ignore: tuple[str, ...] = ()  # code prefixes to drop
-    keep_events: bool = False  # keep every neutral event (for --timeline)
+    keep_events: bool = False  # keep every neutral event (the library's report.events; a timeline too)
     tools: str | None = None  # a file of tool definitions for captures whose requests declare none
     executed: tuple[str, ...] = ()  # --executed CALL=JSON: what the application ran, told after the fact
     executions: str | None = None  # --executions FILE: a JSONL file of execute records
     max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
     max_frames: int = DEFAULT_MAX_FRAMES  # per capture
     clients: tuple[str, ...] = ()  # --client: the client profiles to replay each turn through (names)
+    timeline: bool = False  # keep the compact timeline rows (--timeline, the HTML report: timeline.py)
 
     @property
     def limits(self) -> Limits:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 from stream_doctor import __version__
 from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.records import dataclass, field
+from stream_doctor.timeline import NO_TIMELINE, Timeline
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -98,6 +99,7 @@ class Report:
     findings: tuple[Finding, ...]  # every finding: the turns' and the conversation's, in report order
     options: Options
     events: tuple[tuple[Frame, Event], ...] = field(default=())  # only with keep_events
+    timeline: Timeline = field(default=NO_TIMELINE)  # with --timeline, the HTML report or keep_events (timeline.py)
     turns: tuple[Turn, ...] = ()
     source: Source | None = None
     selected: str | None = None  # ``--call``: the call shown in detail (an id or a number), see ``select``
@@ -111,6 +113,7 @@ class Report:
         options: Options,
         events: tuple[tuple[Frame, Event], ...] = (),
         source: Source | None = None,
+        timeline: Timeline = NO_TIMELINE,
     ) -> Report:
         """The report of a replay: every turn's findings and the conversation's, in one stable order."""
         found = [f for turn in turns for f in turn.findings]
@@ -118,7 +121,7 @@ class Report:
             findings = turns[0].findings  # already sorted
         else:
             findings = tuple(sorted([*found, *conversation_findings], key=lambda f: f.sort_key))
-        return cls(turns[-1].stream, findings, options, events, turns, source)
+        return cls(turns[-1].stream, findings, options, events, timeline, turns, source)
 
     # -- calls and their selection -------------------------------------------------------------
 
@@ -180,8 +183,13 @@ class Report:
 
     def with_extra(self, number: int, extra: CallExtra) -> Report:
         """This report with ``extra`` attached to call ``number`` (see the module docstring)."""
+        return self.with_extras([(number, extra)])
+
+    def with_extras(self, attached: Iterable[tuple[int, CallExtra]]) -> Report:
+        """This report with each ``(number, extra)`` attached: one copy of the report for them all."""
         extras = dict(self.extras)
-        extras[number] = (*extras.get(number, ()), extra)
+        for number, extra in attached:
+            extras[number] = (*extras.get(number, ()), extra)
         return replace(self, extras=extras)
 
     # -- executions ----------------------------------------------------------------------------

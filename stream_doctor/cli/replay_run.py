@@ -63,7 +63,7 @@ def run(
             per_file_ignores=file_ignores(per_file_ignores),
             fail_on=fail_on,
             config=False if isolated else (config if config is not None else True),
-            keep_events=timeline or output == "html",  # the HTML timeline shows every event
+            timeline=timeline or output == "html",  # the HTML report draws every event on its timeline
             executed=executed,
             executions_file=executions,
             clients=client,

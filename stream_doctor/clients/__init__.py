@@ -83,53 +83,77 @@ def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
 def run(
     profile: Profile, events: Iterable[Event], provider: str = ""
 ) -> tuple[tuple[Handoff, ...], ClientError | None]:
-    """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any.
+    """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any."""
+    running = Running(profile, provider)
+    for event in events:
+        if not running.feed(event):
+            break
+    return running.result()
+
+
+class Running:
+    """One profile's machine fed a turn's events as they are read (nothing is kept for it).
 
     Each event goes to the machine with the reference call it belongs to (calls are numbered in
     ToolStart order, as the accumulator numbers them). After an exception the client stops reading:
     only what it handed before that event counts.
     """
-    machine = profile.machine()
-    machine.provider = provider or (profile.providers[0] if len(profile.providers) == 1 else "")
-    ordinal = -1
-    by_key: dict[object, int] = {}
-    last: Pos | None = None
-    feed = machine.feed
-    for event in events:
+
+    def __init__(self, profile: Profile, provider: str = "") -> None:
+        self.profile = profile
+        machine = self.machine = profile.machine()
+        machine.provider = provider or (profile.providers[0] if len(profile.providers) == 1 else "")
+        self.ordinal = -1
+        self.by_key: dict[object, int] = {}
+        self.last: Pos | None = None
+        self.stopped = False
+
+    def feed(self, event: Event) -> bool:
+        """Give the machine one event; False once the client has raised (it reads no further)."""
+        if self.stopped:
+            return False
         kind = type(event)
         call: int | None = None
         if kind is ToolStart:
-            ordinal += 1
-            by_key[event.key] = call = ordinal  # type: ignore[union-attr]
+            self.ordinal += 1
+            self.by_key[event.key] = call = self.ordinal  # type: ignore[union-attr]
         elif kind is ArgsDelta:
             key = event.key  # type: ignore[union-attr]
-            call = by_key.get(key, ordinal if key is None and ordinal >= 0 else None)
+            call = self.by_key.get(key, self.ordinal if key is None and self.ordinal >= 0 else None)
         elif kind is BlockStop:
-            call = by_key.get(event.key)  # type: ignore[union-attr]
-        feed(event, call)
-        last = event.pos
-        if machine.error is not None:
-            break
-    if machine.error is None:
-        machine.close(last)
-    error = machine.error
-    handoffs = machine.handoffs
-    if error is not None and error.pos is not None:
-        cut = error.pos.number
-        handoffs = [h for h in handoffs if h.at is not None and h.at.number < cut]
-    return tuple(handoffs), error
+            call = self.by_key.get(event.key)  # type: ignore[union-attr]
+        self.machine.feed(event, call)
+        self.last = event.pos
+        self.stopped = self.machine.error is not None
+        return not self.stopped
+
+    def result(self) -> tuple[tuple[Handoff, ...], ClientError | None]:
+        """What the client handed (the stream has ended), and the exception it raised, if any."""
+        machine = self.machine
+        if machine.error is None:
+            machine.close(self.last)
+        error = machine.error
+        handoffs = machine.handoffs
+        if error is not None and error.pos is not None:
+            cut = error.pos.number
+            handoffs = [h for h in handoffs if h.at is not None and h.at.number < cut]
+        return tuple(handoffs), error
 
 
 def review_stream(
     stream: AccumulatedStream, events: Iterable[Event], profiles: Iterable[Profile]
 ) -> tuple[ClientReview, ...]:
     """Every profile that reads this stream's provider, run over its events and set against its calls."""
+    provider = stream.capture.provider
+    running = [Running(profile, provider) for profile in profiles if profile.applies_to(provider)]
+    for event in events:
+        for each in running:
+            each.feed(event)
+    return reviews(stream, running)
+
+
+def reviews(stream: AccumulatedStream, running: Iterable[Running]) -> tuple[ClientReview, ...]:
+    """Each profile's run, fed every event of ``stream`` (``Running``), set against its calls."""
     from stream_doctor.clients.compare import review
 
-    events = tuple(events)
-    reviews = []
-    for profile in profiles:
-        if profile.applies_to(stream.capture.provider):
-            handoffs, error = run(profile, events, stream.capture.provider)
-            reviews.append(review(stream, profile, handoffs, error))
-    return tuple(reviews)
+    return tuple(review(stream, each.profile, *each.result()) for each in running)

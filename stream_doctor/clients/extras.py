@@ -29,6 +29,7 @@ _SAID = {
 
 def attach(report: Report, reviews: list[tuple[int, tuple[ClientReview, ...]]]) -> Report:
     """``report`` with a ``clients`` extra on every call some profile reviewed."""
+    attached: list[tuple[int, CallExtra]] = []
     for turn_index, turn_reviews in reviews:
         calls = report.turns[turn_index].stream.calls if report.turns else report.stream.calls
         per_call: dict[int, tuple[dict[str, Any], list[str]]] = {}
@@ -38,8 +39,8 @@ def attach(report: Report, reviews: list[tuple[int, tuple[ClientReview, ...]]]) 
                 data[review.profile.name] = _data(review, verdict)
                 lines.append(_line(review, verdict))
         for ordinal, (data, lines) in sorted(per_call.items()):
-            report = report.with_extra(report.number(calls[ordinal]), CallExtra(KEY, data, tuple(lines)))
-    return report
+            attached.append((report.number(calls[ordinal]), CallExtra(KEY, data, tuple(lines))))
+    return report.with_extras(attached)  # at once: a copy of the report per call would be quadratic
 
 
 def _data(review: ClientReview, verdict: CallVerdict) -> dict[str, Any]:

@@ -17,20 +17,19 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
-from stream_doctor.events import ArgsDelta, BlockDelta
 from stream_doctor.records import dataclass
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall
-    from stream_doctor.capture.base import Frame
     from stream_doctor.conversation.model import Turn
-    from stream_doctor.events import Event
     from stream_doctor.findings import Finding
+    from stream_doctor.timeline import Row
 
 INSTALL = "pip install 'stream-doctor[html]'"
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
+EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark
 
 
 @dataclass(frozen=True)
@@ -73,6 +72,8 @@ def _context(report: Report, options: RenderOptions) -> dict[str, Any]:
         "failed": report.failed,
         "fail_on": report.options.fail_on.label,
         "timelines": [_timeline(report, turn, numbered, options) for turn in turns],
+        "hidden_rows": report.timeline.hidden,
+        "kept_rows": len(report.timeline.rows),
         "calls": calls,
         "hidden_calls": len(report.calls) - len(calls),
         "findings": [_finding(f, report) for f in options.rows(report.findings)],
@@ -84,10 +85,10 @@ def _context(report: Report, options: RenderOptions) -> dict[str, Any]:
 def _timeline(report: Report, turn: Turn, numbered: dict[int, int], options: RenderOptions) -> dict[str, Any]:
     """One turn: an events lane, a lane per call, a findings lane; x is the event number."""
     interaction = turn.interaction
-    runs = list(_runs(report, interaction))
+    rows = [row for row in report.timeline.rows if row.interaction == interaction]
     last = max(
         [turn.stream.capture.frames, 1]
-        + [run[-1][0].pos.number for run in runs]
+        + [max((row.last for row in rows), default=1)]
         + [p.number for call in turn.stream.calls for p in (call.started, call.ended, call.abandon_pos) if p]
     )
 
@@ -97,15 +98,7 @@ def _timeline(report: Report, turn: Turn, numbered: dict[int, int], options: Ren
     def span(first: int | None, end: int | None) -> float:
         return max(round(100.0 * ((end or last) - (first or 1) + 1) / last, 3), 0.4)
 
-    events = [
-        Mark(
-            x(run[0][0].pos.number),
-            span(run[0][0].pos.number, run[-1][0].pos.number),
-            _event_class(run[0][1]),
-            _run_title(run),
-        )
-        for run in runs
-    ]
+    events = [Mark(x(first.first), span(first.first, end.last), css, title) for first, end, css, title in _marks(rows)]
     lanes = []
     for call in options.rows(turn.stream.calls):
         number = numbered[id(call)]
@@ -179,26 +172,27 @@ def _timeline(report: Report, turn: Turn, numbered: dict[int, int], options: Ren
     }
 
 
-def _runs(report: Report, interaction: int | None) -> Iterator[list[tuple[Frame, Event]]]:
-    """The turn's kept events, runs of deltas of one block folded together."""
-    run: list[tuple[Frame, Event]] = []
-    key = None
-    for frame, event in report.events:
-        if frame.interaction != interaction:
+def _marks(rows: list[Row]) -> Iterator[tuple[Row, Row, str, str]]:
+    """The events lane's marks: one per row, or, for a long turn, one per group of neighbouring rows
+    (a page cannot draw more than EVENT_MARKS apart), each titled with what it stands for."""
+    group = -(-len(rows) // EVENT_MARKS) if rows else 1
+    for at in range(0, len(rows), group):
+        first, end = rows[at], rows[min(at + group, len(rows)) - 1]
+        if group == 1:
+            yield first, end, _event_class(first.event), _run_title(first)
             continue
-        fold = (event.key, event.delta_type) if isinstance(event, (ArgsDelta, BlockDelta)) else None
-        if run and (fold is None or fold != key):
-            yield run
-            run = []
-        run.append((frame, event))
-        key = fold
-    if run:
-        yield run
+        chunk = rows[at : at + group]
+        weights: dict[str, int] = {}
+        for row in chunk:
+            css = _event_class(row.event)
+            weights[css] = weights.get(css, 0) + row.count
+        css = "ev-problem" if "ev-problem" in weights else max(weights, key=weights.__getitem__)  # what most are
+        count = sum(weights.values())
+        yield first, end, css, f"events {first.first}-{end.last}: {count} events in {len(chunk)} rows"
 
 
-def _event_class(event: Event) -> str:
-    name = type(event).__name__
-    if isinstance(event, ArgsDelta):
+def _event_class(name: str) -> str:
+    if name == "ArgsDelta":
         return "ev-args"
     if "Start" in name:
         return "ev-start"
@@ -209,11 +203,9 @@ def _event_class(event: Event) -> str:
     return "ev-other"
 
 
-def _run_title(run: list[tuple[Frame, Event]]) -> str:
-    first, last = run[0][0], run[-1][0]
-    kind = type(run[0][1]).__name__
-    where = f"event {first.pos.number}" if len(run) == 1 else f"events {first.pos.number}-{last.pos.number}"
-    return f"{where}: {kind}" + (f" ×{len(run)}" if len(run) > 1 else "")
+def _run_title(row: Row) -> str:
+    where = f"event {row.first}" if row.count == 1 else f"events {row.first}-{row.last}"
+    return f"{where}: {row.event}" + (f" ×{row.count}" if row.count > 1 else "")
 
 
 def _client_marks(report: Report, number: int) -> Iterator[tuple[int, str, str]]:

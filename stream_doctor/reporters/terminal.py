@@ -7,14 +7,10 @@ the options' width and colours into a string (no rich: a replay's start-up canno
 
 from __future__ import annotations
 
-from typing import Hashable
-
 import orjson
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.capture.base import Frame
 from stream_doctor.conversation.model import Turn
-from stream_doctor.events import ArgsDelta, BlockDelta, Event
 from stream_doctor.findings import Severity
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import RenderOptions, _neutral, _text
@@ -218,60 +214,25 @@ def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions
 def _timeline(report: Report, console: Page, options: RenderOptions) -> None:
     console.blank()
     console.print(("Timeline", "bold"))
-    runs: list[list[tuple[Frame, Event]]] = []
-    for frame, event in report.events:
-        fold = _fold_key(frame, event)
-        if fold is not None and runs and _fold_key(*runs[-1][-1]) == fold:
-            runs[-1].append((frame, event))
-        else:
-            runs.append([(frame, event)])
+    timeline = report.timeline
     interaction = None
-    shown = options.rows(runs)
-    for run in shown:
-        first, last = run[0][0], run[-1][0]
-        if first.interaction is not None and first.interaction != interaction:
-            interaction = first.interaction
+    shown = options.rows(timeline.rows)
+    for row in shown:
+        if row.interaction is not None and row.interaction != interaction:
+            interaction = row.interaction
             console.print((f"interaction {N(str(interaction))}", "bold"))
-        label = _frame_type(first) + _detail(run[0][1])
-        if len(run) == 1:
-            events, lines = str(first.pos.number), f"line {first.pos.line}"
+        label = row.frame_type + row.detail
+        if row.count == 1:
+            events, lines = str(row.first), f"line {row.first_line}"
         else:
-            size = sum(len(e.fragment) if isinstance(e, ArgsDelta) else getattr(e, "size", 0) for _, e in run)
-            events = f"{first.pos.number}-{last.pos.number}"
-            lines = f"lines {first.pos.line}-{last.pos.line}"
-            label += f" ×{len(run)} ({size} chars)"
+            events = f"{row.first}-{row.last}"
+            lines = f"lines {row.first_line}-{row.last_line}"
+            label += f" ×{row.count} ({row.size} chars)"
         console.print(f"{events:>11}  {lines:<17} {N(label)}", overflow="ellipsis")
-    _text.more(console, len(runs) - len(shown), "timeline row", "--max-rows 0")
-
-
-def _fold_key(frame: Frame, event: Event) -> tuple[str, Hashable, str] | None:
-    if isinstance(event, ArgsDelta):
-        return ("args", event.key, event.delta_type)
-    if isinstance(event, BlockDelta):
-        return ("block", event.key, event.delta_type)
-    return None
-
-
-def _frame_type(frame: Frame) -> str:
-    if frame.kind != "event":
-        return f"[{frame.kind}]"
-    value = frame.value
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return str(value["type"])
-    return frame.event or "(frame)"
-
-
-def _detail(event: Event) -> str:
-    name = type(event).__name__
-    key = getattr(event, "key", None)
-    parts = [] if key is None else [f"index {key}"]
-    for attr in ("delta_type", "block_type", "call_id", "name", "reason", "error_type", "event_type"):
-        value = getattr(event, attr, None)
-        if value:
-            parts.append(str(value))
-    if name in ("Malformed", "Problem"):
-        parts.append(str(getattr(event, "reason", None) or getattr(event, "message", "")))
-    return "  " + " ".join(parts) if parts else ""
+    _text.more(console, len(timeline.rows) - len(shown), "timeline row", "--max-rows 0")
+    if timeline.hidden:
+        kept = f"a replay keeps the first {len(timeline.rows):,}"
+        console.print((f"… {timeline.hidden:,} more timeline rows not kept ({kept})", "dim"))
 
 
 def _findings(report: Report, console: Page, options: RenderOptions) -> None:
