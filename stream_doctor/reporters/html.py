@@ -61,7 +61,16 @@ def render(report: Report, options: RenderOptions) -> str:
 
 def _context(report: Report, options: RenderOptions) -> dict[str, Any]:
     numbered = {id(call): n for n, call in enumerate(report.calls, 1)}
-    calls = [_call(report, call, numbered[id(call)], options) for call in options.rows(report.calls)]
+    # a call's findings and a finding's call, by id, looked up once (a scan per row is quadratic)
+    named: dict[str, list[str]] = {}
+    for f in report.findings:
+        if f.call_id is not None:
+            named.setdefault(f.call_id, []).append(f"{f.code} {f.name}")
+    first: dict[str, int] = {}
+    for n, call in enumerate(report.calls, 1):
+        if call.call_id is not None:
+            first.setdefault(call.call_id, n)
+    calls = [_call(report, call, numbered[id(call)], options, named) for call in options.rows(report.calls)]
     turns = report.turns or ()
     return {
         "title": f"stream-doctor: {report.path}",
@@ -76,7 +85,7 @@ def _context(report: Report, options: RenderOptions) -> dict[str, Any]:
         "kept_rows": len(report.timeline.rows),
         "calls": calls,
         "hidden_calls": len(report.calls) - len(calls),
-        "findings": [_finding(f, report) for f in options.rows(report.findings)],
+        "findings": [_finding(f, first) for f in options.rows(report.findings)],
         "hidden_findings": len(report.findings) - len(options.rows(report.findings)),
         "note": getattr(report, "execution_note", None),
     }
@@ -226,7 +235,9 @@ def _client_marks(report: Report, number: int) -> Iterator[tuple[int, str, str]]
                     yield event, kind, f"{client}: {what} at event {event}" + ("" if agrees else " (differs)")
 
 
-def _call(report: Report, call: ToolCall, number: int, options: RenderOptions) -> dict[str, Any]:
+def _call(
+    report: Report, call: ToolCall, number: int, options: RenderOptions, named: dict[str, list[str]]
+) -> dict[str, Any]:
     if call.parse_failure is None and call.arguments is not None:
         reassembled = orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode()
     else:
@@ -258,16 +269,12 @@ def _call(report: Report, call: ToolCall, number: int, options: RenderOptions) -
         "raw": call.raw_arguments,
         "failure": call.parse_failure,
         "extras": [line for extra in report.extras.get(number, ()) for line in extra.lines],
-        "findings": [
-            f"{f.code} {f.name}" for f in report.findings if f.call_id is not None and f.call_id == call.call_id
-        ],
+        "findings": named.get(call.call_id, []) if call.call_id is not None else [],
     }
 
 
-def _finding(finding: Finding, report: Report) -> dict[str, Any]:
-    numbers = [
-        n for n, call in enumerate(report.calls, 1) if finding.call_id is not None and call.call_id == finding.call_id
-    ]
+def _finding(finding: Finding, first: dict[str, int]) -> dict[str, Any]:
+    number = first.get(finding.call_id) if finding.call_id is not None else None
     return {
         "code": finding.code,
         "name": finding.name,
@@ -276,5 +283,5 @@ def _finding(finding: Finding, report: Report) -> dict[str, Any]:
         "message": finding.message,
         "hint": finding.hint,
         "related": [f"{r.label}: {r.location}" for r in finding.related],
-        "call": str(numbers[0]) if numbers else "",
+        "call": str(number) if number is not None else "",
     }
