@@ -89,3 +89,38 @@ def test_check_reports_stream_byte_for_byte() -> None:
     assert b"".join(sarif.pieces(result, options)).decode() == _neutral.json(sarif_whole) + "\n"
     lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(result))
     assert b"".join(jsonl.pieces(result, options)).decode() == lines
+
+
+@pytest.mark.parametrize("which", ["tree", "clean", "special", "nothing"])
+def test_junit_streams_what_indenting_the_whole_tree_gives(which: str) -> None:
+    import xml.etree.ElementTree as ET
+    from dataclasses import replace
+
+    from stream_doctor.findings import Severity
+    from stream_doctor.report import CheckResult, SpecialFile
+    from stream_doctor.reporters import junit
+    from tests.check.conftest import clean_result, tree_result
+
+    result = {
+        "tree": tree_result,
+        "clean": clean_result,
+        "special": lambda: replace(tree_result(), special=(SpecialFile("in/a fifo", "fifo"),)),
+        "nothing": lambda: (
+            CheckResult((), (), Severity.ERROR, None, (), (SpecialFile("pipe", "fifo"),))
+            if False
+            else CheckResult((), (), Severity.ERROR, None)
+        ),
+    }[which]()
+    # the whole tree at once, as junit.render made it before it wrote a case at a time
+    counts = {
+        "tests": str(len(result.captures) + len(result.special)),
+        "failures": str(result.failed_captures),
+        "errors": "0",
+        "skipped": str(len(result.special)),
+    }
+    root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": junit.SUITE, **counts})
+    suite.extend([junit._testcase(c) for c in result.captures] + [junit._skipped(s) for s in result.special])
+    ET.indent(root, space="  ")
+    whole = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    assert junit.render(result, RenderOptions()) == whole

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from itertools import chain
+from typing import Iterator
 
 from stream_doctor.findings import Finding
-from stream_doctor.report import CaptureResult, CheckResult
+from stream_doctor.report import CaptureResult, CheckResult, SpecialFile
 from stream_doctor.reporters import RenderOptions, _neutral
 
 SUITE = "stream-doctor check"
@@ -21,31 +23,48 @@ _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
+    return b"".join(pieces(result, options)).decode()
+
+
+def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
+    """``render``'s text as it is made: a test case at a time, laid out as ``ET.indent`` lays out
+    the whole tree (``tests/test_pieces.py`` checks it against that)."""
     tests = str(len(result.captures) + len(result.special))
     failing = str(result.failed_captures)
     counts = {"tests": tests, "failures": failing, "errors": "0", "skipped": str(len(result.special))}
     root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
-    for capture in result.captures:
-        _testcase(suite, capture)
-    for special in result.special:  # met but never opened: a skipped test case each
-        folder, _, _ = special.path.rpartition("/")
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {"classname": _clean(folder or "."), "name": _clean(special.path), "file": _clean(special.path)},
-        )
-        ET.SubElement(case, "skipped", {"message": f"{special.described}, not a regular file (never opened)"})
-    ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    suite = ET.Element("testsuite", {"name": SUITE, **counts})
+    yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    cases = chain((_testcase(c) for c in result.captures), (_skipped(s) for s in result.special))
+    held = next(cases, None)
+    if held is None:
+        root.append(suite)
+        ET.indent(root, space="  ")
+        yield ET.tostring(root, encoding="utf-8", xml_declaration=False) + b"\n"
+        return
+    yield _opening(root) + b"\n  " + _opening(suite) + b"\n    "
+    for case in cases:
+        yield _case(held, b"\n    ")
+        held = case
+    yield _case(held, b"\n  ") + b"</testsuite>\n</testsuites>\n"
 
 
-def _testcase(suite: ET.Element, capture: CaptureResult) -> None:
+def _opening(element: ET.Element) -> bytes:
+    """An element's start tag, attributes escaped as ElementTree escapes them."""
+    empty: bytes = ET.tostring(element, encoding="utf-8", xml_declaration=False)
+    return empty[: -len(b" />")] + b">"
+
+
+def _case(case: ET.Element, tail: bytes) -> bytes:
+    ET.indent(case, space="  ", level=2)
+    serialised: bytes = ET.tostring(case, encoding="utf-8", xml_declaration=False)
+    return serialised + tail
+
+
+def _testcase(capture: CaptureResult) -> ET.Element:
     folder, _, _ = capture.path.rpartition("/")
-    case = ET.SubElement(
-        suite,
-        "testcase",
-        {"classname": _clean(folder or "."), "name": _clean(capture.path), "file": _clean(capture.path)},
+    case = ET.Element(
+        "testcase", {"classname": _clean(folder or "."), "name": _clean(capture.path), "file": _clean(capture.path)}
     )
     for finding in capture.failures:
         failure = ET.SubElement(
@@ -58,6 +77,17 @@ def _testcase(suite: ET.Element, capture: CaptureResult) -> None:
     notes += [f"below --fail-on: {_line(f)}" for f in capture.below_threshold]
     if notes:
         ET.SubElement(case, "system-out").text = "\n".join(map(_clean, notes))
+    return case
+
+
+def _skipped(special: SpecialFile) -> ET.Element:
+    """A file met but never opened: a skipped test case."""
+    folder, _, _ = special.path.rpartition("/")
+    case = ET.Element(
+        "testcase", {"classname": _clean(folder or "."), "name": _clean(special.path), "file": _clean(special.path)}
+    )
+    ET.SubElement(case, "skipped", {"message": f"{special.described}, not a regular file (never opened)"})
+    return case
 
 
 def _details(finding: Finding) -> str:
