@@ -151,8 +151,9 @@ def _replay_interactions(opened: Interactions, options: Options) -> Report:
     capture = opened.capture
     adapter: Adapter | None = None
     sections: list[Section] = []
-    replayed: list[tuple[AccumulatedStream, tuple[tuple[Frame, Event], ...]]] = []
+    replayed: list[tuple[AccumulatedStream, Kept]] = []
     frames = 0
+    budget = _budget(options)
     try:
         for section in sections_of(opened.turns()):
             sections.append(section)
@@ -162,7 +163,7 @@ def _replay_interactions(opened: Interactions, options: Options) -> Report:
                     continue  # accumulated once a later turn tells the provider
                 adapter = _adapter(capture, options, section.frames)
             for waiting in sections[len(replayed) :]:
-                replayed.append(_accumulate(capture, adapter, options, waiting))
+                replayed.append(_accumulate(capture, adapter, options, waiting, budget=budget))
                 waiting.frames = [
                     f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
                     for f in waiting.frames
