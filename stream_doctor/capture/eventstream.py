@@ -31,6 +31,8 @@ from stream_doctor.capture._text import json_error
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 
 _PRELUDE = struct.Struct(">III")
+_CRC = struct.Struct(">I")
+_new_tuple = tuple.__new__  # builds a Pos in C
 _PRELUDE_SIZE = 12
 _MIN_MESSAGE = 16  # a prelude and a message CRC, no headers, no payload
 # botocore's limits (botocore/eventstream.py): a larger length is a corrupt prelude.
@@ -108,18 +110,25 @@ def _sniff(head: bytes) -> tuple[int, str]:
     return 100, ""
 
 
+#: How many distinct header blocks one reading remembers decoded (a stream repeats a handful).
+_HEADER_CACHE = 256
+
+
 class _Read:
-    __slots__ = ("data", "frames", "problems", "ended_cleanly")
+    __slots__ = ("data", "frames", "problems", "ended_cleanly", "headers")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.frames: list[Frame] = []
         self.problems: list[InputProblem] = []
         self.ended_cleanly = True
+        # header block -> its headers and event name: every contentBlockDelta of a stream carries
+        # the same bytes, decoded once (the dicts are only read)
+        self.headers: dict[bytes, tuple[dict[str, Any], str | None]] = {}
 
     def pos(self, offset: int) -> Pos:
         number = len(self.frames) + 1
-        return Pos(number, number, offset)
+        return _new_tuple(Pos, (number, number, offset))
 
     def corrupt(self, at: int, message: str) -> None:
         self.problems.append(InputProblem("eventstream-corrupt", message, self.pos(at)))
@@ -159,17 +168,23 @@ class _Read:
             self.cut(at, f"the capture ends inside a message ({size - at} of its {total} bytes)", total, headers_size)
             return size
         end: int = at + total
-        (message_crc,) = struct.unpack_from(">I", data, end - 4)
+        (message_crc,) = _CRC.unpack_from(data, end - 4)
         actual = zlib.crc32(data[at : end - 4])
         headers_end = at + _PRELUDE_SIZE + headers_size
-        try:
-            headers = decode_headers(data[at + _PRELUDE_SIZE : headers_end])
-        except HeaderError as exc:
-            headers = {}
-            header_error: str | None = str(exc)
+        block = data[at + _PRELUDE_SIZE : headers_end]
+        header_error: str | None = None
+        known = self.headers.get(block)
+        if known is not None:
+            headers, event = known
         else:
-            header_error = None
-        event = _event_name(headers)
+            try:
+                headers = decode_headers(block)
+            except HeaderError as exc:
+                headers = {}
+                header_error = str(exc)
+            event = _event_name(headers)
+            if header_error is None and len(self.headers) < _HEADER_CACHE:
+                self.headers[block] = headers, event
         if actual != message_crc:
             shown = f" ({event})" if event else ""
             self.problems.append(
