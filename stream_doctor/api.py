@@ -17,8 +17,19 @@ if TYPE_CHECKING:
     from stream_doctor.options import Options
     from stream_doctor.report import Report
 
-#: What ``replay`` accepts as a capture.
-Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[str], IO[bytes], Iterable[Any]]
+if TYPE_CHECKING:
+    #: What ``replay`` accepts as a capture.
+    Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[str], IO[bytes], Iterable[Any]]
+
+
+def __getattr__(name: str) -> Any:
+    # ``Source`` is built on first use: subscripting typing's generics costs a millisecond or two
+    # at start-up, and the annotations that name it are strings.
+    if name == "Source":
+        source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[str], IO[bytes], Iterable[Any]]
+        globals()["Source"] = source
+        return source
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The name positions carry when the capture was not a file.
 MEMORY_NAME = "<memory>"

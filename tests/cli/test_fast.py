@@ -197,3 +197,37 @@ def _run(
         written[path.name] = path.read_bytes()
         path.unlink()
     return out.getvalue(), err.getvalue(), code, written
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [ONE, "--format", "json", "--timeline"],
+        [BUG, "-q"],
+        [BUG, "--statistics"],
+        [ONE, "--format", "jsn"],
+        [BUG, "--width", "0"],
+    ],
+    ids=repr,
+)
+def test_the_installed_command_answers_as_typer_does(argv: list[str]) -> None:
+    """As a user runs it: the console script and ``python -m stream_doctor`` (which leave without
+    the interpreter's teardown, ``fast.leave``) write and exit as typer does."""
+    import subprocess
+
+    script = shutil.which("stream-doctor", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the stream-doctor script is not installed beside this Python")
+    typer_main = "import sys; sys.argv[0] = 'stream-doctor'; from stream_doctor.cli import main; main()"
+    answers = [
+        subprocess.run(command, capture_output=True, cwd=ROOT, check=False)
+        for command in (
+            [script, "replay", *argv],
+            [sys.executable, "-m", "stream_doctor", "replay", *argv],
+            [sys.executable, "-c", typer_main, "replay", *argv],
+        )
+    ]
+    expected = (answers[2].stdout, answers[2].stderr, answers[2].returncode)
+    assert (answers[0].stdout, answers[0].stderr, answers[0].returncode) == expected
+    if argv[-1] != "0":  # a usage error names the program: "python -m stream_doctor"
+        assert (answers[1].stdout, answers[1].stderr, answers[1].returncode) == expected
