@@ -31,6 +31,7 @@ def __getattr__(name: str) -> Any:
         return source
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 #: The name positions carry when the capture was not a file.
 MEMORY_NAME = "<memory>"
 
