@@ -122,10 +122,7 @@ class Page:
         columns = len(headers)
         # each column's width with its padding: one cell each side between columns, none at the edges
         padding = [(0 if i == 0 else 1) + (0 if i == columns - 1 else 1) for i in range(columns)]
-        natural = [
-            max(cells(headers[i]), *(cells(row[i]) for row in rows)) + padding[i] if rows else cells(headers[i])
-            for i in range(columns)
-        ]
+        natural = [max([cells(headers[i]), *(cells(row[i]) for row in rows)]) + padding[i] for i in range(columns)]
         widths = _fit(natural, self.width)
         for index, row in enumerate([headers, *rows]):
             column_lines = []
