@@ -10,9 +10,12 @@ The 100,000-call case is the 200 MB capture::
     .venv/bin/python benchmarks/bench_scale.py            # 20 MB and 200 MB
     .venv/bin/python benchmarks/bench_scale.py --sizes 20  # only 20 MB
     .venv/bin/python benchmarks/bench_scale.py --sizes --small-frames 9999990  # pings up to the frame cap
+    .venv/bin/python benchmarks/bench_scale.py --only json timeline html       # some of the commands
 
 Peak memory should be bounded by the largest call plus a small cost per call and per finding,
-not by the file; time should grow linearly (200 MB about 10 times 20 MB). The last lines state
+not by the file; time should grow linearly (200 MB about 10 times 20 MB). The JSON report is
+written as it is built, so it peaks where the replay does; ``--timeline`` and the HTML report keep
+a compact row per event or run of deltas (at most 100,000), not the events. The last lines state
 each command's peak at every size. ``--small-frames N`` adds a capture of N pings (one 37-byte
 SSE event each) replayed under the default caps: the frame cap (10 M) counts frames, and memory
 must not follow them (nothing is kept per frame).
@@ -145,6 +148,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="*", type=int, default=[20, 200], help="capture sizes in MB")
     parser.add_argument("--small-frames", type=int, default=0, help="also replay a capture of this many pings")
+    parser.add_argument(
+        "--only", nargs="*", default=[], help="run only the commands whose label holds one of these (e.g. json)"
+    )
     options = parser.parse_args()
     calls_per_mb = 500  # about 2 KB of events per call
     peaks: dict[str, list[str]] = {}
@@ -160,7 +166,11 @@ def main() -> None:
                 ("replay --format json", ["replay", str(path), "--format", "json"]),
                 ("replay (terminal)", ["replay", str(path), "--width", "100"]),
                 ("check", ["check", str(path), "--isolated"]),
+                ("replay --timeline", ["replay", str(path), "--timeline", "--width", "100"]),
+                ("replay --format html", ["replay", str(path), "--format", "html", "-o", str(where / "r.html")]),
             ):
+                if options.only and not any(wanted in label for wanted in options.only):
+                    continue
                 elapsed, peak, code = run(args, where)
                 print(
                     f"{megabytes:7.0f}MB {calls:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"

@@ -110,7 +110,7 @@ def _replay_streamed(streamed: Streamed, options: Options) -> Report:
     capture = streamed.capture
     # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
     # first byte when the provider is forced, else once it is detected from the first frames.
-    runs = not (options.keep_events or options.clients)
+    runs = not (options.keep_events or options.clients or options.timeline)  # those see each event
     try:
         frames = streamed.frames(runs=runs)
         forced = ADAPTERS.get(options.provider) if runs and options.provider is not None else None

@@ -87,3 +87,25 @@ def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> No
     assert page.code == 0 and (tmp_path / "report.html").stat().st_size < 2 << 20  # the events lane is grouped
     assert timeline.peak_kb - plain.peak_kb < 30 << 10, (plain.peak_kb, timeline.peak_kb)
     assert page.peak_kb - plain.peak_kb < 30 << 10, (plain.peak_kb, page.peak_kb)
+
+
+def test_a_capture_read_in_runs_gives_every_event_to_the_timeline_and_the_clients(tmp_path: Path) -> None:
+    # runs of fragment events are read whole on the hot path (capture/runs.py); a timeline and the
+    # client profiles see each event, so they read the capture event by event (before: a crash)
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_scale import write_capture
+
+    capture = tmp_path / "calls.sse"
+    write_capture(capture, 300)
+    plain = replay(str(capture), Options())
+    whole = replay(str(capture), Options(keep_events=True))
+    compact = replay(str(capture), Options(timeline=True))
+    assert compact.timeline == whole.timeline and compact.timeline.total > 900
+    assert compact.codes == plain.codes == whole.codes
+    for args in (("--timeline", "--max-rows", "3"), ("--format", "html", "-o", str(tmp_path / "r.html"))):
+        ran = run_cli("replay", str(capture), *args)
+        assert ran.code == 1 and not ran.err, ran.err
+    with_clients = run_cli("replay", str(capture), "--client", "all", "--format", "json")
+    assert with_clients.code == 1 and json.loads(with_clients.out)["calls"][0]["extras"]["clients"]
