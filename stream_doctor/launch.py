@@ -1,7 +1,7 @@
 """The ``stream-doctor`` executable's entry point: answers ``--version`` before importing the CLI.
 
 ``stream-doctor --version`` is asked by editors, pre-commit and bug reports many times a day;
-it should cost no more than starting Python. ``--help`` and the common ``replay`` invocations run
+it should cost no more than starting Python. ``--help`` and the common ``replay`` and ``check`` invocations run
 through the fast path (``cli/fast.py``: no typer, from a table generated from the typer app);
 everything else, and anything the fast path does not understand completely, goes to ``cli.main``
 (typer).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 #: The commands ``cli/fast.py`` may run (its table, ``cli/_fast_argv.py``, says how).
-FAST = ("replay",)
+FAST = ("replay", "check")
 
 
 def main() -> None:

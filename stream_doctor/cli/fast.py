@@ -1,4 +1,4 @@
-"""The fast path: the common ``replay`` invocations and ``--help`` answered without importing typer
+"""The fast path: the common ``replay`` and ``check`` invocations and ``--help`` answered without importing typer
 (about 25 ms, most of a start-up budget).
 
 It is not a second CLI. What it accepts is the table ``_fast_argv.py``, generated from the typer

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 #: The commands the fast path runs without typer; the work of each is ``cli/<name>_run.py``'s ``run``.
-FAST_COMMANDS = ("replay",)
+FAST_COMMANDS = ("replay", "check")
 
 TABLE = Path(__file__).with_name("_fast_argv.py")
 

@@ -43,11 +43,11 @@ def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
         fail(str(error))
 
 
-def codes(values: list[str]) -> tuple[str, ...]:
+def codes(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def paths_given(given: list[str]) -> tuple[str, ...]:
+def paths_given(given: Sequence[str]) -> tuple[str, ...]:
     """The PATH arguments; ``-`` stands for the paths standard input lists, one a line (``git ls-files | …``)."""
     if "-" not in given:
         return tuple(given)
@@ -55,7 +55,7 @@ def paths_given(given: list[str]) -> tuple[str, ...]:
     return tuple(path for item in given for path in (listed if item == "-" else [item]))
 
 
-def client_names(values: list[str]) -> tuple[str, ...]:
+def client_names(values: Sequence[str]) -> tuple[str, ...]:
     """``--client`` values (repeatable, commas, ``all``) as profile names; an unknown one is refused
     with the closest names, as ``replay`` refuses it."""
     if not values:
