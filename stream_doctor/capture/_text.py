@@ -18,9 +18,9 @@ _LINE_END = re.compile(rb"(\r\n|\r|\n)")
 
 def uniform_line_end(data: bytes) -> bytes | None:
     """The one line end the whole capture uses (LF or CRLF), or None when CRs are mixed in."""
-    crs = data.count(b"\r")
-    if not crs:
+    if data.find(b"\r") < 0:  # the usual capture: one memchr, not a count of every byte
         return b"\n"
+    crs = data.count(b"\r")
     if crs == data.count(b"\r\n") == data.count(b"\n"):
         return b"\r\n"
     return None

@@ -179,9 +179,11 @@ def find_runs(
         pattern = templates.get(key)
         if pattern is None:
             if len(templates) >= MAX_TEMPLATES:
+                # A capture whose runs all differ (thousands of calls, each with its own index): the
+                # rest of it is read frame by frame, without looking for runs at every event.
                 reading.failed += 1
-                at = head_end
-                continue
+                reading.form = None
+                return
             source = [re.escape(fixed[0])]
             for (_, name), after in zip(spans, fixed[1:], strict=True):
                 group = FRAGMENT if name == "fragment" else form.free[name]

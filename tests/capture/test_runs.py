@@ -307,3 +307,18 @@ def test_an_openai_near_miss_is_read_as_without_runs(case: str, monkeypatch: pyt
         assert not run.positions[2] <= odd <= run.positions[-1]
     _same_both_ways("t.sse", monkeypatch, data)
     _same_both_ways("t.sse", monkeypatch, data[:-20])  # and cut before its end
+
+
+def test_more_calls_than_templates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``runs.MAX_TEMPLATES`` distinct run heads (a call's index is in its head), the rest of the
+    capture is read frame by frame, and the report is the same as without runs."""
+    deltas = []
+    for index in range(runs.MAX_TEMPLATES + 10):
+        start = {"type": "tool_use", "id": f"toolu_{index}", "name": "w", "input": {}}
+        deltas.append(_event({"type": "content_block_start", "index": index + 1, "content_block": start}))
+        deltas += [_delta(f, index=index + 1) for f in _fragments(6)]
+        deltas.append(_event({"type": "content_block_stop", "index": index + 1}))
+    data = anthropic_stream(deltas)
+    found = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
+    assert len(found) == runs.MAX_TEMPLATES
+    _same_both_ways("t.sse", monkeypatch, data)
