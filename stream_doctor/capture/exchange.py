@@ -296,14 +296,16 @@ class Lines:
     """A body whose lines are lines of the file: a YAML literal block (``|``), indented by ``indent``."""
 
     first_line: int  # the file line holding the body's first line
-    line_starts: list[int]  # byte offset of every line of the file
+    line_starts: list[int]  # byte offset of every line of the file (or of the part of it that was read)
     indent: int
+    line_shift: int = 0  # lines and bytes of the file before the part ``line_starts`` covers
+    byte_shift: int = 0
 
     def place(self, pos: Pos, body: bytes) -> Pos:
         line = self.first_line + pos.line - 1
         column = pos.offset - (body.rfind(b"\n", 0, pos.offset) + 1)
         start = self.line_starts[min(line, len(self.line_starts)) - 1]
-        return Pos(pos.number, line, start + self.indent + column)
+        return Pos(pos.number, line + self.line_shift, start + self.indent + column + self.byte_shift)
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
+from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
@@ -73,6 +75,7 @@ _MAPPING_CLASSES = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
 def _loader_class() -> Any:
     import yaml
 
@@ -140,9 +143,23 @@ def expansion_limit(size: int) -> int:
     return min(current().max_bytes, 2 * size + (64 << 20))
 
 
-def prescan(data: bytes) -> None:
+#: Line breaks other than LF that libyaml counts (CR, NEL, LS, PS): the cassette's lines are then not
+#: its LF-ended lines, and it is loaded whole.
+_OTHER_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+_ITEM_DASH = re.compile(rb"[ ]*-[ ]+\Z")
+
+
+def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | None:
     """Refuse, on libyaml's event stream (iterative; nothing is composed), a document nested deeper
-    than ``MAX_DEPTH`` or whose aliases expand it past ``expansion_limit`` bytes."""
+    than ``MAX_DEPTH`` or whose aliases expand it past ``expansion_limit`` bytes.
+
+    With ``split``, also say where each item of the root's ``interactions`` (or ``http_interactions``)
+    list is, as ``(first line (0-based), start byte, end byte)``: whole lines from the item's ``-`` to the
+    next item's, so that each can be loaded alone and give what loading the whole document gives it.
+    None when that cannot be proved from the events: an alias to an anchor of another item (or outside
+    the list), several documents or directives, a root that is not a mapping, the key twice or both keys,
+    a list in flow style, an item not starting its line with ``-``, line breaks other than LF.
+    """
     import yaml
 
     events = yaml.parse(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -150,8 +167,46 @@ def prescan(data: bytes) -> None:
     sizes: dict[str, int] = {}  # anchor -> its node's expanded size
     stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
     expanded = 0
+    provable = split and not any(brk in data for brk in _OTHER_BREAKS)
+    documents = 0
+    keys = 0  # root mapping: how many of its child nodes have started (even: a key comes next)
+    key: str | None = None  # the root key whose value is being read
+    found: str | None = None  # the interactions key, once its list is found
+    sequence_depth = 0  # the depth of the interactions list while it is read
+    starts: list[tuple[int, int]] = []  # (line, column) of each item's first event
+    anchored: dict[str, int] = {}  # anchor -> the item (1-based; 0: outside the list) that defines it
+    end: tuple[int, int] | None = None  # where the list ends
     for event in events:
         kind = type(event)
+        depth = len(stack)  # of the node this event starts (or, for an end, of its collection + 1)
+        if provable:
+            if kind is yaml.DocumentStartEvent:
+                documents += 1
+                provable = documents == 1 and event.version is None and not event.tags
+            elif depth == 1 and kind in (yaml.ScalarEvent, yaml.SequenceStartEvent):
+                provable = False  # the root is not a mapping
+            elif depth == 2 and kind is not yaml.MappingEndEvent:
+                keys += 1
+                if keys % 2:  # a key of the root mapping
+                    key = event.value if kind is yaml.ScalarEvent else None
+                    if key in ("interactions", "http_interactions"):
+                        provable = found is None
+                elif key in ("interactions", "http_interactions"):  # its value
+                    found = key
+                    provable = kind is yaml.SequenceStartEvent and not event.flow_style
+                    sequence_depth = depth + 1
+            elif depth == sequence_depth and found is not None and end is None:
+                if kind is yaml.SequenceEndEvent:
+                    end = (event.start_mark.line, event.start_mark.column)
+                elif kind is not yaml.MappingEndEvent and kind is not yaml.SequenceEndEvent:
+                    starts.append((event.start_mark.line, event.start_mark.column))
+            if kind is yaml.AliasEvent or getattr(event, "anchor", None) is not None:
+                # vcrpy's dumper anchors what it writes twice (headers): within one item, loading it alone is the same
+                item = len(starts) if sequence_depth and depth >= sequence_depth and end is None else 0
+                if kind is yaml.AliasEvent:
+                    provable = item > 0 and anchored.get(event.anchor) == item
+                else:
+                    anchored[event.anchor] = item
         if kind is yaml.ScalarEvent:
             size = len(event.value) + 1
             stack[-1][0] += size
@@ -178,14 +233,99 @@ def prescan(data: bytes) -> None:
             stack[-1][0] += size
             if anchor is not None:
                 sizes[anchor] = size
+    if not provable or found is None or end is None:
+        return None
+    return _spans(data, starts, end)
+
+
+def _spans(data: bytes, starts: list[tuple[int, int]], end: tuple[int, int]) -> list[tuple[int, int, int]] | None:
+    """Each item's whole lines, ``(first line, start byte, end byte)``; None when an item does not start its
+    line with its ``-`` or shares a line with the one before."""
+    lines = [line for line, _ in starts]
+    lines.append(end[0] + (1 if end[1] else 0))
+    if any(a >= b for a, b in zip(lines, lines[1:], strict=False)):
+        return None
+    offsets = []
+    line, offset = 0, 0
+    for target in lines:
+        while line < target and offset >= 0:  # one search (memchr) per line between item starts
+            offset = data.find(b"\n", offset)
+            offset = offset + 1 if offset >= 0 else -1
+            line += 1
+        offsets.append(offset if offset >= 0 else len(data))
+    spans = []
+    for index, (start_line, column) in enumerate(starts):
+        start = offsets[index]
+        if not _ITEM_DASH.match(data, start, start + column):
+            return None
+        spans.append((start_line, start, offsets[index + 1]))
+    return spans
 
 
 def read_vcr(data: bytes, path: str) -> Capture:
-    # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
+    from stream_doctor.capture.exchange import Exchanges
+
+    collected = Exchanges(path)
+    for _ in _read(data, collected):
+        pass
+    return collected.capture(READER.name, len(data))
+
+
+def vcr_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+    """Each interaction as it is read: its exchange, frames and problems (also noted on ``capture``)."""
+    from stream_doctor.capture.exchange import Exchanges
+
+    collected = Exchanges(path)
+    for _ in _read(data, collected):
+        exchange = collected.exchanges[-1]
+        capture.exchanges.append(exchange)
+        capture.problems += collected.problems
+        yield exchange, collected.frames, collected.problems
+        collected.frames, collected.problems = [], []
+
+
+def _yaml_error(exc: Any, line_shift: int = 0) -> CaptureError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return CaptureError(f"not a readable cassette: {problem}", line=mark.line + 1 + line_shift if mark else None)
+
+
+def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
+    """Each interaction added to ``collected`` (a yield after each). A cassette of the usual shape is
+    cut into its interactions by the event pass that guards depth and aliases, and each is loaded
+    alone, so memory follows the largest interaction; any other shape is loaded whole."""
+    import yaml
+
+    try:
+        spans = prescan(data, split=True)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc) from None
+    if spans is None:
+        yield from _read_whole(data, collected)
+        return
+    from stream_doctor.capture._text_places import Source
+
+    loader_class = _loader_class()
+    for number, (line, start, end) in enumerate(spans, 1):
+        loader = loader_class(data[start:end])
+        try:
+            root = loader.get_single_node()
+            items = loader.construct_document(root) if root is not None else None
+        except yaml.YAMLError as exc:
+            raise _yaml_error(exc, line) from None
+        finally:
+            loader.dispose()
+        if not isinstance(items, list) or len(items) != 1:  # the event pass said it would be one item
+            raise CaptureError("not a readable cassette: an interaction could not be read alone", line=line + 1)
+        _interaction(collected, Source(data[start:end]), number, items[0], root.value[0], (line, start))
+        del items, root
+        yield
+
+
+def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
     import yaml
 
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
 
     loader = None
     try:
@@ -194,9 +334,7 @@ def read_vcr(data: bytes, path: str) -> Capture:
         root = loader.get_single_node()
         document = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CaptureError(f"not a readable cassette: {problem}", line=mark.line + 1 if mark else None) from None
+        raise _yaml_error(exc) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -211,11 +349,10 @@ def read_vcr(data: bytes, path: str) -> Capture:
     items_node = _child(root, key)
     item_nodes = items_node.value if items_node is not None and isinstance(items_node.value, list) else []
     source = Source(data)
-    collected = Exchanges(path)
     for number, interaction in enumerate(interactions, 1):
         node = item_nodes[number - 1] if number - 1 < len(item_nodes) else None
         _interaction(collected, source, number, interaction, node)
-    return collected.capture(READER.name, len(data))
+        yield
 
 
 def _is_langchain(document: dict[str, Any]) -> bool:
@@ -245,10 +382,13 @@ def _langchain(document: dict[str, Any], root: Any) -> tuple[dict[str, Any], Any
     return {"interactions": interactions}, yaml.MappingNode("tag:yaml.org,2002:map", [(key, items)])
 
 
-def _interaction(collected: Exchanges, source: Source, number: int, interaction: Any, node: Any) -> None:
+def _interaction(
+    collected: Exchanges, source: Source, number: int, interaction: Any, node: Any, shift: tuple[int, int] = (0, 0)
+) -> None:
+    """One interaction; ``source`` holds the file from line ``shift[0]`` (0-based), byte ``shift[1]``."""
     from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
 
-    pos = _pos(source, node) if node is not None else Pos(0, 1, 0)
+    pos = _pos(source, node, shift) if node is not None else Pos(0, 1, 0)
     if not isinstance(interaction, dict):
         collected.add(
             Exchange(number, pos, None, None, None, None, skipped="not a request/response pair"),
@@ -277,10 +417,10 @@ def _interaction(collected: Exchanges, source: Source, number: int, interaction:
     skipped = is_llm_call(method, url, body, content_type)
     exchange = Exchange(number, pos, method, url, status, None, skipped=skipped)
     if body_node is not None:
-        exchange.request_places.update(_places(source, body_node))
+        exchange.request_places.update(_places(source, body_node, shift))
     value = {"method": method, "url": url, "headers": headers, "body": body}
     raw, raw_node = _response_body(response, response_node)
-    place = _place(source, raw_node, raw, pos)
+    place = _place(source, raw_node, raw, pos, shift)
     # A text body was decoded by the recorder (vcrpy's decode_compressed_response); bytes may still be encoded.
     recorded = header(response_headers, "content-encoding")
     encoding = recorded if isinstance(raw, bytes) else None
@@ -308,16 +448,17 @@ def _response_body(response: dict[str, Any], node: Any) -> tuple[str | bytes | N
     return None, None
 
 
-def _place(source: Source, node: Any, raw: Any, fallback: Pos) -> BodyPlace:
+def _place(source: Source, node: Any, raw: Any, fallback: Pos, shift: tuple[int, int] = (0, 0)) -> BodyPlace:
     from stream_doctor.capture._text_places import quoted_places
-    from stream_doctor.capture.exchange import Fixed, Lines
+    from stream_doctor.capture.exchange import Fixed, Folded, Lines
 
     if node is None or not hasattr(node, "start_mark"):
         return Fixed(fallback.line, fallback.offset)
+    lines, offset = shift
     mark = node.start_mark
     line = mark.line + 1
     if node.tag == _BINARY or not isinstance(raw, str):
-        return Fixed(line, source.byte_offset(mark.line, mark.column))
+        return Fixed(line + lines, source.byte_offset(mark.line, mark.column) + offset)
     if node.style == "|":
         first = mark.line + 1  # 0-based line of the block's first content line
         indent = 0
@@ -328,15 +469,19 @@ def _place(source: Source, node: Any, raw: Any, fallback: Pos) -> BodyPlace:
             if text.strip():
                 indent = len(text) - len(text.lstrip(b" "))
                 break
-        return Lines(first + 1, source.starts, indent)
+        return Lines(first + 1, source.starts, indent, lines, offset)
     if node.style in ('"', "'"):
         folded = quoted_places(source, mark.line, mark.column, raw)
         if folded is not None:
+            if lines or offset:
+                return Folded(
+                    folded.body_offsets, [n + lines for n in folded.lines], [o + offset for o in folded.offsets]
+                )
             return folded
-    return Fixed(line, source.byte_offset(mark.line, mark.column))
+    return Fixed(line + lines, source.byte_offset(mark.line, mark.column) + offset)
 
 
-def _places(source: Source, node: Any, depth: int = 4) -> dict[str, Pos]:
+def _places(source: Source, node: Any, shift: tuple[int, int] = (0, 0), depth: int = 4) -> dict[str, Pos]:
     """Positions of the parts of a YAML request body, by JSON path (``messages[3].content[0]``), 4 levels deep."""
     found: dict[str, Pos] = {}
 
@@ -348,21 +493,21 @@ def _places(source: Source, node: Any, depth: int = 4) -> dict[str, Pos]:
                 if key_node.id != "scalar":
                     continue
                 child = f"{path}.{key_node.value}" if path else str(key_node.value)
-                found[child] = _pos(source, value_node)
+                found[child] = _pos(source, value_node, shift)
                 walk(value_node, child, level + 1)
         elif current.id == "sequence":
             for index, item in enumerate(current.value):
                 child = f"{path}[{index}]"
-                found[child] = _pos(source, item)
+                found[child] = _pos(source, item, shift)
                 walk(item, child, level + 1)
 
     walk(node, "", 1)
     return found
 
 
-def _pos(source: Source, node: Any) -> Pos:
+def _pos(source: Source, node: Any, shift: tuple[int, int] = (0, 0)) -> Pos:
     mark = node.start_mark
-    return Pos(0, mark.line + 1, source.byte_offset(mark.line, mark.column))
+    return Pos(0, mark.line + 1 + shift[0], source.byte_offset(mark.line, mark.column) + shift[1])
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -433,6 +578,12 @@ class VcrReader:
 
     def read(self, data: bytes, path: str) -> Capture:
         return read_vcr(data, path)
+
+    def turns(
+        self, data: bytes, path: str, capture: Capture
+    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+        """Each interaction as it is read (see ``vcr_turns``): the engine replays a turn and lets its frames go."""
+        return vcr_turns(data, path, capture)
 
 
 READER = VcrReader()

@@ -285,3 +285,94 @@ def test_one_long_aliased_string_is_bounded_in_bytes(tmp_path: Path) -> None:
         load(path, limits=limits.Limits(max_bytes=5_000_000))
     assert error.value.line is not None
     assert load(path).exchanges  # 10 MB once expanded: within the default room
+
+
+def _whole(data: bytes) -> tuple[object, ...]:
+    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.vcr import _read_whole
+
+    collected = Exchanges("x")
+    for _ in _read_whole(data, collected):
+        pass
+    return _summary(collected.capture("vcr", len(data)))
+
+
+def _summary(capture) -> tuple[object, ...]:  # type: ignore[no-untyped-def]
+    from dataclasses import astuple
+
+    return (
+        [(f.pos, f.data, repr(f.value), f.kind, f.interaction) for f in capture.frames],
+        [(p.kind, p.message, p.pos, p.interaction) for p in capture.problems],
+        [repr(astuple(e)) for e in capture.exchanges],
+    )
+
+
+FIXTURE_CASSETTES = sorted((Path(__file__).parents[2] / "fixtures" / "conversations").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_CASSETTES, ids=lambda p: p.name)
+def test_each_interaction_loaded_alone_gives_what_the_whole_document_gives(path: Path) -> None:
+    from stream_doctor.capture.vcr import prescan, read_vcr
+
+    data = path.read_bytes()
+    if path.name != "gemini_thought_signature_dropped.yaml":  # its headers are an alias to the first interaction's
+        assert prescan(data, split=True)  # the usual shape is cut into its interactions
+    assert _summary(read_vcr(data, "x")) == _whole(data)
+
+
+def test_an_alias_within_one_interaction_is_loaded_alone() -> None:
+    from stream_doctor.capture.vcr import prescan, read_vcr
+
+    data = TRICKY.replace(b"    method: POST\n", b"    method: &m POST\n    again: *m\n")
+    assert prescan(data, split=True) is not None
+    assert _summary(read_vcr(data, "x")) == _whole(data)
+
+
+TRICKY = b"""interactions:
+- request:
+    body: "a quoted body whose next line
+- looks like an item, and a [flow] {thing}"
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+  response:
+    body:
+      string: 'event: message_stop
+
+        data: {"type":"message_stop"}
+
+'
+    status: {code: 200, message: OK}
+-   request: {method: GET, uri: "https://example.com/"}
+    response: {status: {code: 200}}
+version: 1
+"""
+
+
+def test_item_boundaries_come_from_the_yaml_events_not_the_dashes() -> None:
+    from stream_doctor.capture.vcr import prescan, read_vcr
+
+    spans = prescan(TRICKY, split=True)
+    assert spans is not None and [line for line, _, _ in spans] == [1, 14]
+    assert _summary(read_vcr(TRICKY, "x")) == _whole(TRICKY)
+    capture = read_vcr(TRICKY, "x")
+    assert [e.method for e in capture.exchanges] == ["POST", "GET"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        TRICKY.replace(
+            b"uri: https://api.anthropic.com/v1/messages", b"uri: &u https://api.anthropic.com/v1/messages"
+        ).replace(b'uri: "https://example.com/"', b"uri: *u"),  # an alias across items
+        b"%YAML 1.1\n---\n" + TRICKY,  # a directive
+        TRICKY.replace(b"\n", b"\r\n"),  # line ends libyaml counts differently
+        json.dumps({"interactions": [{"request": {"method": "GET", "uri": "https://example.com/"}}]}).encode(),
+        b"interactions:\n-\n  request: {method: GET, uri: 'https://example.com/'}\n",  # the item on the line after its dash
+    ],
+    ids=["alias", "directive", "crlf", "flow", "dash-alone"],
+)
+def test_shapes_the_splitter_cannot_prove_are_loaded_whole(data: bytes) -> None:
+    from stream_doctor.capture.vcr import prescan, read_vcr
+
+    assert prescan(data, split=True) is None
+    assert _summary(read_vcr(data, "x")) == _whole(data)
