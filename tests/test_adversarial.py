@@ -161,6 +161,52 @@ def test_frame_cap_in_a_json_array_and_jsonl(tmp_path: Path) -> None:
         assert ran.code == 2 and "more than 1,000 frames" in ran.error_line
 
 
+def _containers_of_pings(tmp_path: Path, turns: int, pings: int) -> list[Path]:
+    """The same pings as a JSON array, a HAR file and a cassette of ``turns`` interactions."""
+    import json
+
+    body = (ANTHROPIC_START + PING * pings).decode()
+    request = {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []}
+    response = {"status": 200, "headers": [], "content": {"mimeType": "text/event-stream", "text": body}}
+    har = tmp_path / "pings.har"
+    har.write_text(
+        json.dumps({"log": {"version": "1.2", "entries": [{"request": request, "response": response}] * turns}})
+    )
+    item = (
+        "- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+        f"  response:\n    body:\n      string: {json.dumps(body)}\n"
+        "    headers:\n      content-type:\n      - text/event-stream\n    status:\n      code: 200\n"
+    )
+    cassette = tmp_path / "pings.yaml"
+    cassette.write_text("interactions:\n" + item * turns + "version: 1\n")
+    array = tmp_path / "pings.json"
+    array.write_bytes(b"[" + b",".join([b'{"type":"ping"}'] * (turns * pings)) + b"]")
+    return [array, har, cassette]
+
+
+def test_every_container_stops_at_the_frame_cap_while_it_is_read(tmp_path: Path) -> None:
+    # 40 interactions of 2,000 pings: the cap is met in the third, before the rest is turned into frames
+    for path in _containers_of_pings(tmp_path, 40, 2000):
+        ran = run_cli("replay", str(path), "--max-frames", "5000")
+        assert ran.code == 2, (path.name, ran.err)
+        assert ran.error_line == (
+            f"stream-doctor: error: {path}: the capture holds more than 5,000 frames (raise the limit with --max-frames)"
+        )
+        assert ran.peak_kb < PEAK_BOUND_KB
+        ran = run_cli("check", path.name, "--max-frames", "5000", cwd=tmp_path)
+        assert ran.code == 1 and "SD000" in ran.out and "more than 5,000 frames" in ran.out, path.name
+
+
+def test_every_container_stops_at_the_byte_cap(tmp_path: Path) -> None:
+    for path in _containers_of_pings(tmp_path, 40, 2000):
+        assert path.stat().st_size > 1 << 20
+        ran = run_cli("replay", str(path), "--max-bytes", "1M")
+        assert ran.code == 2, (path.name, ran.err)
+        assert ran.error_line == (
+            f"stream-doctor: error: {path}: the capture is larger than 1 MiB (raise the limit with --max-bytes)"
+        )
+
+
 def test_limits_from_the_configuration(tmp_path: Path) -> None:
     (tmp_path / "stream-doctor.toml").write_text('max-frames = 1000\nmax-bytes = "1G"\n')
     (tmp_path / "many.jsonl").write_bytes(b'{"type":"ping"}\n' * 5000)
