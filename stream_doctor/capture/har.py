@@ -67,10 +67,8 @@ def _entries_start(data: bytes) -> int:
             if objects and objects[-1] and awaiting_key[-1]:
                 slots[-1] = match.group()[1:-1].decode("utf-8", "replace")
         elif byte == 0x7B or byte == 0x5B:  # { [
-            if byte == 0x5B and slots == ["log", "entries"] and objects == [True, True]:
+            if byte == 0x5B and objects == [True, True] and slots == ["log", "entries"]:
                 return at
-            if len(objects) >= 2:
-                raise _Fallback  # log.entries is not at the document's second level: not the plain shape
             objects.append(byte == 0x7B)
             awaiting_key.append(byte == 0x7B)
             slots.append("" if byte == 0x7B else 0)
@@ -168,9 +166,17 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
             del frame, entry, content
             yield
     except _Fallback:
-        if number:
-            raise CaptureError("not a readable HAR file: its entries hold together but the document does not") from None
+        if number:  # some entries were read (and may have been replayed): the error whole-document reading gives
+            raise _document_error(data) from None
         yield from _read_whole(data, collected)
+
+
+def _document_error(data: bytes) -> CaptureError:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return CaptureError(f"not a readable HAR file: {json_error(exc)}", line=exc.lineno)
+    return CaptureError("not a HAR file: log.entries is not one plain list")
 
 
 def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
