@@ -93,3 +93,25 @@ def test_unreadable_har(tmp_path: Path) -> None:
     path.write_bytes(b'{"log": {"version": "1.2"}}')
     with pytest.raises(CaptureError, match="no log.entries"):
         load(str(path))
+
+
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).parents[2] / "fixtures" / "conversations").glob("*.har")), ids=lambda p: p.name
+)
+def test_entries_are_read_one_at_a_time(path: Path) -> None:
+    from stream_doctor.capture.har import _entries, _entries_start
+
+    data = path.read_bytes()
+    assert data[_entries_start(data)] == ord("[")
+    entries = list(_entries(data))
+    assert entries and all(isinstance(frame.value, dict) for frame in entries)
+    for frame in entries:  # each entry at its own line and offset
+        assert data[frame.pos.offset :].startswith(frame.data)
+        assert frame.pos.line == data.count(b"\n", 0, frame.pos.offset) + 1
+
+
+def test_a_har_broken_after_its_entries_gives_the_whole_document_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.har"
+    path.write_bytes(har(entry("https://api.openai.com/v1/chat/completions", {"messages": []}, SSE))[:-1] + b"!")
+    with pytest.raises(CaptureError, match="not a readable HAR file: not JSON"):
+        load(str(path))
