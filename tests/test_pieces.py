@@ -124,3 +124,13 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str) -> None:
     ET.indent(root, space="  ")
     whole = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
     assert junit.render(result, RenderOptions()) == whole
+
+
+def test_neutral_pieces_escape_what_neutral_json_escapes() -> None:
+    from stream_doctor.reporters._pieces import neutral
+
+    for code in [*range(0x3000), 0xFEFF, 0xFFFF, 0x1F600, 0x10FFFF]:
+        if 0xD800 <= code < 0xE000:
+            continue
+        text = f'"a{chr(code)}é"'
+        assert b"".join(neutral([text.encode()])) == _neutral.json(text).encode(), hex(code)

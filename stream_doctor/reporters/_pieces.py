@@ -12,7 +12,9 @@ same document with its iterators as lists, indented (``OPT_INDENT_2``) or compac
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import orjson
 
@@ -24,10 +26,15 @@ def pieces(document: Mapping[str, Any], indent: bool = True) -> Iterator[bytes]:
     return _object(document, indent, 0)
 
 
+# What ``_neutral.json`` escapes, as UTF-8: DEL, C1 (U+0080-U+009F), U+2028-U+202E, U+2066-U+2069.
+_ESCAPED = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
 def neutral(serialised: Iterable[bytes]) -> Iterator[bytes]:
-    """Each piece safe to print (``_neutral.json``): DEL, C1 and the line separators escaped."""
+    """Each piece safe to print (``_neutral.json``): DEL, C1 and the line separators escaped. A
+    piece with none of them (nearly all, also with other non-ASCII text) is passed on undecoded."""
     for piece in serialised:
-        yield piece if piece.isascii() else _neutral.json(piece.decode()).encode()
+        yield piece if piece.isascii() or _ESCAPED.search(piece) is None else _neutral.json(piece.decode()).encode()
 
 
 def materialised(document: Mapping[str, Any]) -> dict[str, Any]:
