@@ -12,6 +12,7 @@ from itertools import chain, islice
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
@@ -55,29 +56,36 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     as it is read, one turn, without a list of its frames; the rest (several turns, executions
     given after the fact, containers read whole) from the list of all its frames.
     """
-    # Everything built here is kept until the report is done: cyclic collections would only
-    # re-scan it, at about a third of the replay's time (see gcpause).
-    with no_gc():
-        try:
-            opened = open_capture(path, options.container, data, options.limits)
-            given_after = options.executed or options.executions is not None  # placed on the whole list
-            if isinstance(opened, Streamed):
-                if not given_after:
-                    try:
-                        return _replay_streamed(opened, options)
-                    except ManyTurns:
-                        pass  # several turns: split from the whole list
-                opened = opened.whole()
-            elif isinstance(opened, Interactions):
-                if not given_after:
-                    return _replay_interactions(opened, options)
-                opened = opened.whole()
-        except CaptureError as error:
-            raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-        return _replay(opened, options)
+    # The calls' argument text, in memory and past a threshold in a temporary file, which goes
+    # with the report (or now, if the replay fails).
+    store = ArgumentStore()
+    try:
+        # Everything built here is kept until the report is done: cyclic collections would only
+        # re-scan it, at about a third of the replay's time (see gcpause).
+        with no_gc():
+            try:
+                opened = open_capture(path, options.container, data, options.limits)
+                given_after = options.executed or options.executions is not None  # placed on the whole list
+                if isinstance(opened, Streamed):
+                    if not given_after:
+                        try:
+                            return _replay_streamed(opened, options, store)
+                        except ManyTurns:
+                            pass  # several turns: split from the whole list
+                    opened = opened.whole()
+                elif isinstance(opened, Interactions):
+                    if not given_after:
+                        return _replay_interactions(opened, options, store)
+                    opened = opened.whole()
+            except CaptureError as error:
+                raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
+            return _replay(opened, options, store)
+    except BaseException:
+        store.close()
+        raise
 
 
-def _replay(capture: Capture, options: Options) -> Report:
+def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
     sections = split(capture)
     adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
     if not sections:
@@ -85,10 +93,11 @@ def _replay(capture: Capture, options: Options) -> Report:
     supplied = _supplied(capture.path, options)
     budget = _budget(options)
     replayed = [
-        _accumulate(capture, adapter, options, section, release=not supplied, budget=budget) for section in sections
+        _accumulate(capture, adapter, options, section, release=not supplied, budget=budget, store=store)
+        for section in sections
     ]
     if supplied:
-        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied, budget)
+        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied, budget, store)
     if len(replayed) > 1:
         replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
@@ -105,7 +114,7 @@ def _replay(capture: Capture, options: Options) -> Report:
     return _report(adapter, options, sections, replayed, source)
 
 
-def _replay_streamed(streamed: Streamed, options: Options) -> Report:
+def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore | None = None) -> Report:
     """One turn replayed as its frames are read (see ``capture.streamed``); ManyTurns when it is not one turn."""
     capture = streamed.capture
     # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
@@ -132,6 +141,7 @@ def _replay_streamed(streamed: Streamed, options: Options) -> Report:
                 frames=chain(head, frames),
                 streamed=streamed,
                 budget=_budget(options),
+                store=store,
             )
         ]
     except CaptureError as error:
@@ -143,7 +153,7 @@ def _replay_streamed(streamed: Streamed, options: Options) -> Report:
     return _report(adapter, options, [section], replayed, source)
 
 
-def _replay_interactions(opened: Interactions, options: Options) -> Report:
+def _replay_interactions(opened: Interactions, options: Options, store: ArgumentStore | None = None) -> Report:
     """A HAR file or a cassette replayed a turn at a time as its interactions are read (as ``_replay``
     does from the whole list): once a turn is accumulated its frames go, but for its request (what
     pairing across turns reads) and the times of timed frames, so memory follows the largest
@@ -163,7 +173,7 @@ def _replay_interactions(opened: Interactions, options: Options) -> Report:
                     continue  # accumulated once a later turn tells the provider
                 adapter = _adapter(capture, options, section.frames)
             for waiting in sections[len(replayed) :]:
-                replayed.append(_accumulate(capture, adapter, options, waiting, budget=budget))
+                replayed.append(_accumulate(capture, adapter, options, waiting, budget=budget, store=store))
                 waiting.frames = [
                     f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
                     for f in waiting.frames
@@ -368,6 +378,7 @@ def _with_supplied(
     replayed: list[tuple[AccumulatedStream, Kept]],
     supplied: list[Supplied],
     budget: Budget | None = None,
+    store: ArgumentStore | None = None,
 ) -> list[tuple[AccumulatedStream, Kept]]:
     """Each turn that given executions name, replayed again with them at its end."""
     from dataclasses import replace
@@ -384,7 +395,7 @@ def _with_supplied(
         read = len(section.frames)
         last = max((f.pos for f in section.frames), default=None, key=lambda pos: pos.number)
         section.frames = section.frames + frames_for(records, last)
-        stream, kept = _accumulate(capture, adapter, options, section, budget=budget)
+        stream, kept = _accumulate(capture, adapter, options, section, budget=budget, store=store)
         # the capture's size stays what was read: the given executions are not its events
         replayed[number] = (replace(stream, capture=replace(stream.capture, frames=read)), kept)
     return replayed
@@ -422,12 +433,13 @@ def _accumulate(
     frames: Iterable[Frame] | None = None,
     streamed: Streamed | None = None,
     budget: Budget | None = None,
+    store: ArgumentStore | None = None,
 ) -> tuple[AccumulatedStream, Kept]:
     """One turn's stream: its frames (``section.frames``, or ``frames`` as ``streamed`` reads them) translated and accumulated."""
     if frames is None:
         frames = section.frames if section is not None else capture.frames
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
-    accumulator = Accumulator(adapter.protocol.positional_indices)
+    accumulator = Accumulator(adapter.protocol.positional_indices, store)
     translator = adapter.translator()
     if budget is not None or options.keep_events or options.clients:
         kept = Kept(options, adapter.name, budget, _profiles(capture.path, options))

@@ -223,19 +223,28 @@ class Redactor:
 
     def call(self, call: ToolCall) -> ToolCall:
         """The call with its arguments masked, fragment by fragment: the fragments still join to the
-        masked buffer, so a report's timeline and a converted envelope agree with its arguments."""
-        texts = self.fragments(call.raw_arguments, call.fragment_texts)
-        raw = "".join(texts) if texts is not call.fragment_texts else self.text(call.raw_arguments)
-        return dataclasses.replace(
-            call,
-            raw_arguments=raw,
-            fragment_texts=texts,
-            arguments=self.value(call.arguments),
-            start_input=self.value(call.start_input),
-            name=None if call.name is None else self.text(call.name),
-            call_id=None if call.call_id is None else self.text(call.call_id),
-            parse_failure=self.walk(call.parse_failure),
-        )
+        masked buffer, so a report's timeline and a converted envelope agree with its arguments.
+        A call with nothing to mask is returned as it is (its text stays where its store keeps it)."""
+        from stream_doctor.accumulate.spill import StoredArguments
+
+        raw, fragment_texts = call.raw_arguments, call.fragment_texts
+        texts = self.fragments(raw, fragment_texts)
+        masked_raw = "".join(texts) if texts is not fragment_texts else self.text(raw)
+        arguments = call.arguments
+        masked = self.value(arguments)
+        changes: dict[str, Any] = {
+            name: new
+            for name, old, new in (
+                ("start_input", call.start_input, self.value(call.start_input)),
+                ("name", call.name, None if call.name is None else self.text(call.name)),
+                ("call_id", call.call_id, None if call.call_id is None else self.text(call.call_id)),
+                ("parse_failure", call.parse_failure, self.walk(call.parse_failure)),
+            )
+            if new != old
+        }
+        if masked_raw != raw or masked != arguments:
+            changes["stored"] = StoredArguments.held(masked_raw, texts, call.fragment_positions, masked)
+        return dataclasses.replace(call, **changes) if changes else call
 
     def fragments(self, raw: str, texts: Sequence[str]) -> Sequence[str]:
         """``texts`` (whose join is ``raw``) with each secret's span replaced by its label, in the

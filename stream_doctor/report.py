@@ -192,6 +192,19 @@ class Report:
             extras[number] = (*extras.get(number, ()), extra)
         return replace(self, extras=extras)
 
+    def close(self) -> None:
+        """Let go of the temporary file a big replay keeps its calls' argument text in (see
+        ``accumulate/spill.py``); it also goes when the report is collected. Afterwards the argument
+        text of a call kept there can no longer be read."""
+        for store in {id(call.stored.store): call.stored.store for call in self.calls}.values():
+            store.close()
+
+    def __enter__(self) -> Report:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- executions ----------------------------------------------------------------------------
 
     @property

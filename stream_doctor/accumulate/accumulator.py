@@ -44,8 +44,8 @@ from stream_doctor.accumulate.anomalies import (
     UnknownBlock,
 )
 from stream_doctor.accumulate.arguments import parse_arguments
-from stream_doctor.accumulate.fragments import FragmentPositions, FragmentTexts
 from stream_doctor.accumulate.partial_json import PartialJson
+from stream_doctor.accumulate.spill import NO_VALUE, ArgumentStore
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
     Block,
@@ -168,8 +168,10 @@ class _MessageState:
 class Accumulator:
     """Feed it events in capture order with ``feed``; ``result`` builds the AccumulatedStream."""
 
-    def __init__(self, positional_indices: bool = True) -> None:
+    def __init__(self, positional_indices: bool = True, store: ArgumentStore | None = None) -> None:
         self.positional_indices = positional_indices
+        self.store = store if store is not None else ArgumentStore()  # the finished calls' argument text
+        self._shared: dict[str, str] = {}
         self.messages: list[_MessageState] = []
         self.current: _MessageState | None = None
         self.calls: list[_Call] = []
@@ -516,16 +518,19 @@ class Accumulator:
         whole = not texts  # no fragment: the input, if any, came whole in a start or completion event
         if whole and call.final_arguments is not None:
             raw = call.final_arguments
+        given: Any = NO_VALUE  # a value that did not come from the text (kept; the text's is parsed when asked)
         if call.input_format == "text":  # free text (a custom tool's input, a diff): kept, never parsed
             value, failure, complete_at = raw, None, None
         else:
             value, failure, complete_at = parse_arguments(raw, _Lengths(texts) if texts else [len(raw)])
         if whole and call.final_input is not MISSING:
             value, failure, source = call.final_input, None, "input given whole in the completion event, no deltas"
+            given = value
         elif whole and call.final_arguments is not None:
             source = "arguments given whole in the completion event, no deltas"
         elif whole and call.start_input not in (None, {}, ""):
             value, failure, source = call.start_input, None, "input given whole in the start event, no deltas"
+            given = value
         else:
             source = _input_source(call, raw, len(texts))
         if not whole:
@@ -536,6 +541,7 @@ class Accumulator:
             self._anomaly(IdRepeated(block.started, self._at(), call.ordinal, call.call_id, call.id_repeats + 1))
         if call.name_repeats:
             self._anomaly(NameRepeated(block.started, self._at(), call.ordinal, call.name, call.name_repeats + 1))
+        shared = self._shared  # names and sources repeat from call to call: one string each
         self.finished_calls[call.ordinal] = call.done = ToolCall(
             ordinal=call.ordinal,
             message=block.message,
@@ -543,7 +549,7 @@ class Accumulator:
             index=block.index,
             block_type=block.block_type,
             call_id=call.call_id,
-            name=call.name,
+            name=call.name if call.name is None else shared.setdefault(call.name, call.name),
             server_side=call.server_side,
             caller=call.caller,
             started=block.started,
@@ -551,14 +557,11 @@ class Accumulator:
             status="complete" if block.ended is not None else "abandoned",
             abandon_cause=call.abandon_cause if block.ended is None else None,
             abandon_pos=call.abandon_pos if block.ended is None else None,
-            fragment_positions=FragmentPositions(positions),
-            fragment_texts=FragmentTexts.of(texts, raw),
-            raw_arguments=raw,
-            arguments=value if failure is None else None,
+            stored=self.store.keep(raw, texts, positions, given),
             parse_failure=failure,
             start_input=call.start_input,
             complete_value_at=complete_at if not whole else None,
-            input_source=source,
+            input_source=shared.setdefault(source, source),
             input_format=call.input_format,
             item_id=call.item_id,
             signed=call.signed,

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
+import orjson
+
 from stream_doctor.accumulate.anomalies import Anomaly
+from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
 from stream_doctor.protocol import ProtocolFacts
@@ -61,10 +64,7 @@ class ToolCall:
     status: CallStatus
     abandon_cause: str | None  # "stream-cut" | "error-event" | "max-tokens" | "new-message" …
     abandon_pos: Pos | None
-    fragment_positions: Sequence[Pos]  # read like tuples; kept compactly (accumulate/fragments.py)
-    fragment_texts: Sequence[str]
-    raw_arguments: str
-    arguments: Any  # the parsed value; None when parsing failed or the call never completed
+    stored: StoredArguments  # the argument text, fragments and positions, in the replay's store (accumulate/spill.py)
     parse_failure: ParseFailure | None
     start_input: Any
     complete_value_at: int | None  # fragment index at which the buffer first held a whole JSON value
@@ -74,17 +74,50 @@ class ToolCall:
     signed: bool = False  # Gemini: its functionCall part carried a thoughtSignature
 
     @property
+    def raw_arguments(self) -> str:
+        """The argument text as streamed (the fragments joined)."""
+        stored = self.stored
+        return stored.store.raw(stored.record)
+
+    @property
+    def arguments(self) -> Any:
+        """The parsed value; None when parsing failed or the call never completed. Parsed again at
+        each reading (nothing parsed is kept per call), except a value given whole in an event."""
+        if self.parse_failure is not None:
+            return None
+        stored = self.stored
+        value = stored.store.value(stored.record)
+        if value is not NO_VALUE:
+            return value
+        raw = stored.store.raw(stored.record)
+        if self.input_format == "text":
+            return raw
+        return orjson.loads(raw) if raw.strip() else {}
+
+    @property
+    def fragment_texts(self) -> Sequence[str]:
+        """The argument fragments, read like a tuple (kept compactly: accumulate/fragments.py)."""
+        stored = self.stored
+        return stored.store.record(stored.record)[1]
+
+    @property
+    def fragment_positions(self) -> Sequence[Pos]:
+        stored = self.stored
+        return stored.store.record(stored.record)[2]
+
+    @property
     def fragments(self) -> tuple[Fragment, ...]:
         """Each fragment with its position; built on demand (a call can have 100,000 of them)."""
-        return tuple(map(Fragment, self.fragment_positions, self.fragment_texts))
+        _, texts, positions = self.stored.store.record(self.stored.record)
+        return tuple(map(Fragment, positions, texts))
 
     @property
     def fragment_count(self) -> int:
-        return len(self.fragment_texts)
+        return self.stored.store.count(self.stored.record)
 
     @property
     def byte_count(self) -> int:
-        return len(self.raw_arguments.encode("utf-8", "surrogatepass"))
+        return self.stored.store.byte_count(self.stored.record)
 
     @property
     def label(self) -> str:
