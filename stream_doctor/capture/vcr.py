@@ -287,7 +287,12 @@ def vcr_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchan
 def _yaml_error(exc: Any, line_shift: int = 0) -> CaptureError:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return CaptureError(f"not a readable cassette: {problem}", line=mark.line + 1 + line_shift if mark else None)
+    line = mark.line + 1 + line_shift if mark else None
+    if problem == "exceeded maximum nesting depth":
+        # PyYAML 6.0.4's libyaml scanner stops flow nesting past 1,000 levels while reading ahead of the
+        # parser, before the event pass sees level 257: the same refusal, in the same words
+        return CaptureError(f"not a cassette: its YAML nests deeper than {MAX_DEPTH} levels", line=line)
+    return CaptureError(f"not a readable cassette: {problem}", line=line)
 
 
 def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
