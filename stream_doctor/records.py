@@ -18,6 +18,9 @@ decorator. mypy sees the standard ``dataclass`` itself.
 from __future__ import annotations
 
 import dataclasses
+import re
+import sys
+import typing
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -92,25 +95,22 @@ def _build(
                 if frozen
                 else "cannot inherit non-frozen dataclass from a frozen one"
             )
+    fields = _fields(cls, kw_only)
     undocumented = not cls.__doc__
-    if undocumented:
-        cls.__doc__ = "-"  # the standard decorator would read the signature of a class without __init__
-    # fields, defaults, __match_args__ and slots the standard way, with no method compiled; its
-    # __dataclass_params__ say so (init, repr, eq and frozen are this module's work)
-    built: type = dataclasses.dataclass(
-        cls,
-        init=False,
-        repr=False,
-        eq=False,
-        frozen=False,
-        match_args=match_args,
-        kw_only=kw_only,
-        slots=slots,
-    )
-    fields = dataclasses.fields(built)
-    if any("InitVar" in str(f.type) for f in built.__dataclass_fields__.values()):  # type: ignore[attr-defined]
-        raise TypeError(f"{cls.__name__}: InitVar is not supported here; use dataclasses.dataclass")
-    methods: dict[str, Any] = {"__records_frozen__": frozen}
+    if fields is None:
+        # a shape this module does not read itself: fields, defaults, __match_args__ and slots the
+        # standard way, with no method compiled (its __dataclass_params__ say so)
+        if undocumented:
+            cls.__doc__ = "-"  # the standard decorator would read the signature of a class without __init__
+        built: type = dataclasses.dataclass(
+            cls, init=False, repr=False, eq=False, frozen=False, match_args=match_args, kw_only=kw_only, slots=slots
+        )
+        fields = tuple(_Spec.of(f) for f in dataclasses.fields(built))
+        if any("InitVar" in str(f.type) for f in built.__dataclass_fields__.values()):  # type: ignore[attr-defined]
+            raise TypeError(f"{cls.__name__}: InitVar is not supported here; use dataclasses.dataclass")
+    else:
+        built = _place(cls, fields, match_args, kw_only, slots)
+    methods: dict[str, Any] = {"__records_frozen__": frozen, "__records_fields__": fields}
     if init and not has_init:
         methods["__init__"] = _init(built, fields, frozen, slots)
     if repr and not has_repr:
@@ -139,11 +139,173 @@ def _build(
     return built
 
 
+class _Spec:
+    """A field as this module reads it: ``dataclasses.Field``'s attributes that building a class needs.
+
+    The real ``Field`` objects (``dataclasses.fields``, ``replace``, ``asdict``) are made by the
+    standard decorator the first time they are asked for (``_LazyFields``)."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare", "kw_only")
+
+    def __init__(
+        self,
+        name: str,
+        type: Any,  # noqa: A002 - Field's own attribute name
+        default: Any = _MISSING,
+        default_factory: Any = _MISSING,
+        init: bool = True,
+        repr: bool = True,  # noqa: A002
+        hash: bool | None = None,  # noqa: A002
+        compare: bool = True,
+        kw_only: bool = False,
+    ) -> None:
+        self.name, self.type, self.default, self.default_factory = name, type, default, default_factory
+        self.init, self.repr, self.hash, self.compare, self.kw_only = init, repr, hash, compare, kw_only
+
+    @classmethod
+    def of(cls, f: dataclasses.Field[Any]) -> _Spec:
+        return cls(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare, bool(f.kw_only))
+
+
+#: An annotation the standard decorator reads as a class variable, when the module's ``ClassVar`` is typing's.
+_CLASS_VAR = re.compile(r"\s*(?:typing\s*\.\s*)?ClassVar\s*(?:\[|$)")
+
+
+def _fields(cls: type, kw_only: bool) -> tuple[_Spec, ...] | None:
+    """The class's fields, inherited ones first, as the standard decorator finds them; None for a shape
+    left to it (annotations that are not postponed strings, InitVar, KW_ONLY, a mutable default, a
+    base built by the standard decorator, an abstract class)."""
+    own = cls.__dict__
+    annotations: dict[str, Any] = own.get("__annotations__", {})
+    found: dict[str, _Spec] = {}
+    for base in cls.__mro__[-2:0:-1]:
+        base_fields = base.__dict__.get("__records_fields__")
+        if base_fields is not None:
+            found.update((f.name, f) for f in base_fields)
+        elif "__dataclass_fields__" in base.__dict__:
+            return None
+    module = sys.modules.get(cls.__module__)
+    typing_names = module.__dict__ if module is not None else {}
+    for name, annotation in annotations.items():
+        if not isinstance(annotation, str) or "InitVar" in annotation or "KW_ONLY" in annotation:
+            return None
+        if "ClassVar" in annotation:
+            if not _CLASS_VAR.match(annotation):
+                return None
+            if annotation.lstrip().startswith("typing"):
+                if typing_names.get("typing") is not typing:
+                    return None
+            elif typing_names.get("ClassVar") is not typing.ClassVar:
+                return None
+            if name in found:
+                return None
+            continue
+        default = own.get(name, _MISSING)
+        if isinstance(default, dataclasses.Field):
+            spec = _Spec(
+                name,
+                annotation,
+                default.default,
+                default.default_factory,
+                default.init,
+                default.repr,
+                default.hash,
+                default.compare,
+                kw_only if default.kw_only is _MISSING else bool(default.kw_only),
+            )
+        else:
+            if default is not _MISSING and type(default).__hash__ is None:
+                return None  # the standard decorator refuses a mutable default: let it say so
+            spec = _Spec(name, annotation, default, kw_only=kw_only)
+        found[name] = spec
+    if any(isinstance(value, dataclasses.Field) and name not in annotations for name, value in own.items()):
+        return None  # "is a field but has no type annotation": the standard decorator's error
+    if getattr(cls, "__abstractmethods__", None):
+        return None
+    return tuple(found.values())
+
+
+def _place(cls: type, fields: tuple[_Spec, ...], match_args: bool, kw_only: bool, slots: bool) -> type:
+    """What the standard decorator does to the class but compile methods: class attributes for defaults
+    (or slots), ``__match_args__``, and ``__dataclass_fields__``/``__dataclass_params__`` made on first use."""
+    own = cls.__dict__
+    annotations: dict[str, Any] = own.get("__annotations__", {})
+    originals = {name: own[name] for name in annotations if name in own}
+    own_fields = [f for f in fields if f.name in annotations]
+    if match_args and "__match_args__" not in own:
+        type.__setattr__(cls, "__match_args__", tuple(f.name for f in fields if f.init and not f.kw_only))
+    if slots:
+        namespace = dict(own)
+        inherited: set[str] = set()
+        for base in cls.__mro__[1:-1]:
+            declared = base.__dict__.get("__slots__")
+            if isinstance(declared, str):
+                inherited.add(declared)
+            elif declared is not None:
+                inherited.update(declared)
+        namespace["__slots__"] = tuple(f.name for f in fields if f.name not in inherited)
+        for f in fields:
+            namespace.pop(f.name, None)
+        namespace.pop("__dict__", None)
+        namespace.pop("__weakref__", None)
+        qualname = cls.__qualname__
+        cls = type(cls)(cls.__name__, cls.__bases__, namespace)
+        cls.__qualname__ = qualname
+    else:
+        for f in own_fields:
+            if isinstance(originals.get(f.name), dataclasses.Field):
+                if f.default is _MISSING:
+                    type.__delattr__(cls, f.name)
+                else:
+                    type.__setattr__(cls, f.name, f.default)
+    twin = _Twin(cls, annotations, originals, kw_only)
+    type.__setattr__(cls, "__dataclass_fields__", _Lazy(twin, "__dataclass_fields__"))
+    type.__setattr__(cls, "__dataclass_params__", _Lazy(twin, "__dataclass_params__"))
+    return cls
+
+
+class _Twin:
+    """Makes a class's ``__dataclass_fields__`` and ``__dataclass_params__`` the standard way, once, on
+    a twin of the class (same bases, annotations and defaults, no slots), and puts them on the class."""
+
+    def __init__(self, cls: type, annotations: dict[str, Any], originals: dict[str, Any], kw_only: bool) -> None:
+        self.cls, self.annotations, self.originals, self.kw_only = cls, annotations, originals, kw_only
+
+    def build(self) -> None:
+        cls = self.cls
+        if not isinstance(cls.__dict__.get("__dataclass_fields__"), _Lazy):
+            return
+        namespace: dict[str, Any] = {
+            "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__,
+            "__doc__": "-",
+            "__annotations__": self.annotations,
+            **self.originals,
+        }
+        twin = type(cls.__name__, cls.__bases__, namespace)
+        dataclasses.dataclass(twin, init=False, repr=False, eq=False, kw_only=self.kw_only)
+        for name in ("__dataclass_fields__", "__dataclass_params__"):
+            type.__setattr__(cls, name, twin.__dict__[name])
+
+
+class _Lazy:
+    """``__dataclass_fields__`` or ``__dataclass_params__`` until first read (see ``_Twin``)."""
+
+    __slots__ = ("twin", "name")
+
+    def __init__(self, twin: _Twin, name: str) -> None:
+        self.twin, self.name = twin, name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        self.twin.build()
+        return self.twin.cls.__dict__[self.name]
+
+
 def _type_name(annotation: Any) -> str:
     return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, slots: bool) -> Callable[..., None]:
+def _init(cls: type, fields: tuple[_Spec, ...], frozen: bool, slots: bool) -> Callable[..., None]:
     """``__init__`` with the standard decorator's signature and assignments, compiled on first use.
 
     Its source is written now (so a field order the standard decorator refuses is refused when the
@@ -168,9 +330,7 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, s
     return __init__
 
 
-def _init_source(
-    cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool, slots: bool
-) -> tuple[str, dict[str, Any]]:
+def _init_source(cls: type, fields: tuple[_Spec, ...], frozen: bool, slots: bool) -> tuple[str, dict[str, Any]]:
     """The source of ``__init__`` and the names it reads (defaults, factories)."""
     namespace: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _HAS_DEFAULT_FACTORY}
     positional: list[str] = []
@@ -272,9 +432,9 @@ def _frozen_delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], No
 
 
 def _getstate(self: Any) -> list[Any]:
-    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+    return [getattr(self, f.name) for f in type(self).__records_fields__]
 
 
 def _setstate(self: Any, state: list[Any]) -> None:
-    for f, value in zip(dataclasses.fields(self), state, strict=True):
+    for f, value in zip(type(self).__records_fields__, state, strict=True):
         object.__setattr__(self, f.name, value)
