@@ -15,7 +15,8 @@ T = TypeVar("T")
 
 
 class LazyRegistry(Mapping[str, T], Generic[T]):
-    """Names mapped to ``module`` paths; the value is ``pick(module)`` (default: the module itself)."""
+    """Names mapped to ``module`` paths; the value is ``pick(module)`` (default: the module itself), or
+    the module's attribute ``NAME`` for a path written ``module:NAME``."""
 
     def __init__(self, modules: Mapping[str, str], pick: Callable[[Any], T] | None = None) -> None:
         self._modules = dict(modules)
@@ -27,8 +28,12 @@ class LazyRegistry(Mapping[str, T], Generic[T]):
             return self._loaded[name]
         except KeyError:
             pass
-        module = importlib.import_module(self._modules[name])  # KeyError for an unknown name
-        value: T = self._pick(module) if self._pick is not None else cast(T, module)
+        path, _, attribute = self._modules[name].partition(":")  # KeyError for an unknown name
+        module = importlib.import_module(path)
+        if attribute:
+            value: T = getattr(module, attribute)
+        else:
+            value = self._pick(module) if self._pick is not None else cast(T, module)
         self._loaded[name] = value
         return value
 

@@ -8,41 +8,71 @@ capture from being read at all is a ``CaptureError`` with a one-line message, ne
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import cast
 
 from stream_doctor.capture import limits as _limits
 from stream_doctor.capture.base import Capture, CaptureError, InteractionsReader, Reader, StreamingReader
 from stream_doctor.capture.chunks import Origin
 from stream_doctor.capture.chunks import head as read_head
-from stream_doctor.capture.eventstream import READER as EVENTSTREAM_READER
-from stream_doctor.capture.har import READER as HAR_READER
-from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
-from stream_doctor.capture.jsonl import ENVELOPE_READER, JSONL_READER
-from stream_doctor.capture.prefixed_lines import READER as PREFIXED_READER
-from stream_doctor.capture.recording import READER as RECORDING_READER
-from stream_doctor.capture.sse import READER as SSE_READER
 from stream_doctor.capture.streamed import Interactions, ManyTurns, Streamed
-from stream_doctor.capture.vcr import READER as VCR_READER
+from stream_doctor.registry import LazyRegistry
 
-#: Container readers by the name ``--container`` takes. On equal sniff scores the first wins.
-READERS: dict[str, Reader] = {
-    reader.name: reader
-    for reader in (
-        SSE_READER,
-        JSONL_READER,
-        ENVELOPE_READER,
-        JSON_ARRAY_READER,
-        EVENTSTREAM_READER,
-        PREFIXED_READER,
-        HAR_READER,
-        VCR_READER,
-        RECORDING_READER,
-    )
-}
+#: Container readers by the name ``--container`` takes, each imported on first use. On equal sniff
+#: scores the first wins.
+READERS: LazyRegistry[Reader] = LazyRegistry(
+    {
+        "sse": "stream_doctor.capture.sse:READER",
+        "jsonl": "stream_doctor.capture.jsonl:JSONL_READER",
+        "envelope": "stream_doctor.capture.jsonl:ENVELOPE_READER",
+        "json": "stream_doctor.capture.json_array:READER",
+        "eventstream": "stream_doctor.capture.eventstream:READER",
+        "prefixed": "stream_doctor.capture.prefixed_lines:READER",
+        "har": "stream_doctor.capture.har:READER",
+        "vcr": "stream_doctor.capture.vcr:READER",
+        "recording": "stream_doctor.capture.recording:READER",
+    }
+)
 CONTAINERS = tuple(READERS)
 
 #: The readers a HAR entry's or a cassette interaction's response body can be in (one stream each).
-BODY_READERS: dict[str, Reader] = {name: READERS[name] for name in ("sse", "jsonl", "json", "eventstream", "prefixed")}
+BODY_READERS: tuple[str, ...] = ("sse", "jsonl", "json", "eventstream", "prefixed")
+
+#: The first byte each text reader's ``sniff`` can accept, once a BOM and ASCII whitespace are skipped
+#: (a necessary condition, checked against every reader's ``sniff`` in tests/capture/test_sniff_candidates.py):
+#: a capture is sniffed only by the readers it could be, and the others are never imported. The event
+#: stream is binary: its reader is always asked.
+_FIRST_BYTES: dict[str, bytes] = {
+    "sse": b":edir",  # a comment or a field name: event, data, id, retry
+    "jsonl": b"{",
+    "envelope": b"{",
+    "json": b"[",
+    "prefixed": b"0123456789abcdefghijklmnopqrstuvwxyz",  # a one-character type id, then ":"
+    "har": b"{",
+    "vcr": b"#-vrhi{",  # a comment, ---, version:, recorded_with:, requests:, http_interactions:, interactions:
+    "recording": b"{[",
+}
+_BOM = b"\xef\xbb\xbf"
+
+
+def candidates(head: bytes, names: Iterable[str] | None = None) -> list[str]:
+    """The readers (of ``names``, default all, in their order) whose ``sniff`` could give ``head`` a score."""
+    start = head.removeprefix(_BOM).lstrip()[:2]
+    first = start[:1]
+    return [
+        name
+        for name in (READERS if names is None else names)
+        if name not in _FIRST_BYTES
+        or (first and first in _FIRST_BYTES[name] and (name != "prefixed" or start[1:] == b":"))
+    ]
+
+
+def sniff_scores(head: bytes, names: Iterable[str] | None = None) -> dict[str, int]:
+    """Each reader's (of ``names``, default all) score for ``head``, in order; 0 for one it cannot be."""
+    asked = tuple(READERS if names is None else names)
+    possible = set(candidates(head, asked))
+    return {name: READERS[name].sniff(head) if name in possible else 0 for name in asked}
+
 
 #: How much of the (decompressed) capture the readers' ``sniff`` sees.
 HEAD_SIZE = 64 * 1024
@@ -108,7 +138,8 @@ def _forced(container: str) -> Reader:
 def _sniffed(head: bytes) -> Reader:
     best: Reader | None = None
     best_score = 0
-    for reader in READERS.values():
+    for name in candidates(head):
+        reader = READERS[name]
         score = reader.sniff(head)
         if score > best_score:
             best, best_score = reader, score
@@ -130,6 +161,8 @@ __all__ = [
     "Interactions",
     "ManyTurns",
     "Streamed",
+    "candidates",
     "load",
     "open_capture",
+    "sniff_scores",
 ]

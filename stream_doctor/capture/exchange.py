@@ -26,9 +26,8 @@ import orjson
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import check_count
+from stream_doctor.credentials import REDACTED, SECRET_FIELDS
 from stream_doctor.records import dataclass, field
-
-REDACTED = "[redacted]"
 
 #: Header names whose values are credentials (compared lower-case).
 SECRET_HEADERS = frozenset(
@@ -127,25 +126,6 @@ def redact_query(query: str) -> str:
     return "&".join(pairs)
 
 
-#: Request-body fields whose (text or number) values are credentials, compared without case, ``-`` or ``_``.
-SECRET_FIELDS = frozenset(
-    {
-        "apikey",
-        "xapikey",
-        "key",
-        "token",
-        "accesstoken",
-        "refreshtoken",
-        "idtoken",
-        "sessiontoken",
-        "secret",
-        "clientsecret",
-        "password",
-        "passwd",
-        "authorization",
-        "privatekey",
-    }
-)
 #: Where a body holds a tool call's own input (what is diagnosed, compared with the stream's calls):
 #: ``{"type": "tool_use", "input": {...}}`` and Gemini's ``functionCall.args``. Left as sent.
 _TOOL_INPUT_KEYS = frozenset({"input", "args"})
@@ -426,7 +406,7 @@ def read_body(body: bytes, content_type: str | None) -> Capture | None:
 
     None when it is not a stream: an empty body, or one JSON object (a non-streamed reply or an error).
     """
-    from stream_doctor.capture import BODY_READERS
+    from stream_doctor.capture import BODY_READERS, READERS, sniff_scores
 
     if not body.strip():
         return None
@@ -442,9 +422,9 @@ def read_body(body: bytes, content_type: str | None) -> Capture | None:
             else:
                 return None  # one JSON object: a whole reply, not a stream
         head = body[:65536]
-        scores = {reader.name: reader.sniff(head) for reader in BODY_READERS.values()}
+        scores = sniff_scores(head, BODY_READERS)
         best = max(scores, key=lambda n: scores[n])
         if scores[best] <= 0:
             return None
         name = best
-    return BODY_READERS[name].read(body, "<body>")
+    return READERS[name].read(body, "<body>")

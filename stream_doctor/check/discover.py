@@ -15,8 +15,7 @@ import zlib
 from pathlib import Path
 from typing import Callable, Iterable
 
-from stream_doctor.capture import HEAD_SIZE, READERS
-from stream_doctor.capture.json_array import READER as JSON_ARRAY_READER
+from stream_doctor.capture import HEAD_SIZE, sniff_scores
 from stream_doctor.check import CheckError
 from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
@@ -108,11 +107,11 @@ def head_looks_like_capture(head: bytes) -> bool:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_SIZE)
         except zlib.error:
             return True
-    scores = {reader.name: reader.sniff(head) for reader in READERS.values()}
+    scores = sniff_scores(head)
     best = max(scores, key=lambda name: scores[name])
     if scores[best] == 0:
         return False
-    if best == JSON_ARRAY_READER.name:
+    if best == "json":
         # The array reader takes anything that starts with "[" (right for a file it is told to
         # read); in a folder, TOML that opens with a [table] would pass too. Events are objects.
         inside = head.removeprefix(_BOM).lstrip()[1:].lstrip()
