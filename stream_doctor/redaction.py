@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import orjson
 
-from stream_doctor.capture.exchange import REDACTED, SECRET_FIELDS
+from stream_doctor.credentials import REDACTED, SECRET_FIELDS
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

@@ -16,7 +16,6 @@ start or completion event), which is kept as it came.
 from __future__ import annotations
 
 import os
-import tempfile
 from array import array
 from itertools import accumulate, chain
 from typing import IO, Any, Sequence
@@ -74,6 +73,8 @@ class ArgumentStore:
             self._counts.append(len(texts))
             return StoredArguments(self, record)
         if self._file is None:
+            import tempfile  # only a replay past the memory threshold needs it
+
             self._file = tempfile.TemporaryFile(prefix="stream-doctor-")
         text = raw.encode("utf-8", "surrogatepass")
         self._file.write(text)

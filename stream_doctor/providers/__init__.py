@@ -7,7 +7,7 @@ Detection asks every adapter to sniff the first event frames; ``--provider`` for
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from stream_doctor.capture.base import Frame
 from stream_doctor.providers.base import Adapter
@@ -81,8 +81,25 @@ BEDROCK_EVENTS = frozenset(
     }
 )
 
-#: The adapters whose ``sniff`` reads a string ``type`` in the payload (every other frame weighs 0).
-_BY_TYPE = ("anthropic-sdk", "anthropic", "openai-responses", "cohere", "openai-sdk", "vercel-ai")
+#: The one-word part types of the AI SDK's UI message stream (the others have a hyphen).
+UI_WORDS = frozenset({"abort", "custom", "error", "file", "finish", "start"})
+
+
+def _typed(kind: str, value: dict[str, object]) -> Iterator[str]:
+    """The adapters whose ``sniff`` could weigh a frame of this string ``type`` above 0: each adapter's
+    event names have a shape (tests/providers/test_detection.py checks every name each adapter knows)."""
+    if "_" in kind or kind in ("ping", "error"):
+        yield "anthropic"  # message_start, content_block_delta …
+    if "snapshot" in value or (kind == "content_block_stop" and "content_block" in value):
+        yield "anthropic-sdk"  # a helper event: only those weigh 2, and without one it scores 0
+    if kind.startswith("response.") or kind in ("error", "keepalive"):
+        yield "openai-responses"
+    if "-" in kind or kind == "debug":
+        yield "cohere"  # message-start, tool-call-delta …
+    if "." in kind or kind == "chunk":
+        yield "openai-sdk"  # content.delta, tool_calls.function.arguments.delta …
+    if "-" in kind or kind in UI_WORDS:
+        yield "vercel-ai"  # text-delta, tool-input-start, data-… and the one-word parts
 
 
 def candidates(sample: Sequence[Frame]) -> set[str]:
@@ -105,8 +122,9 @@ def candidates(sample: Sequence[Frame]) -> set[str]:
             event = next(iter(value))  # Bedrock without eventstream headers: {"contentBlockDelta": {…}}
         if event in BEDROCK_EVENTS:
             possible.add("bedrock")
-        if isinstance(value.get("type"), str):
-            possible.update(_BY_TYPE)
+        kind = value.get("type")
+        if isinstance(kind, str):
+            possible.update(_typed(kind, value))
         if "event_type" in value:
             possible.add("gemini-interactions")
         if "candidates" in value or "promptFeedback" in value or "usageMetadata" in value:

@@ -13,7 +13,8 @@ from typing import IO, Any
 
 import orjson
 
-from stream_doctor.capture.exchange import REDACTED, is_secret_header, redact_body, redact_url
+from stream_doctor.capture.exchange import is_secret_header, redact_body, redact_url
+from stream_doctor.credentials import REDACTED
 
 VERSION = 1
 
