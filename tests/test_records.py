@@ -150,3 +150,39 @@ def test_inheriting_across_frozen_and_not_is_refused() -> None:
         @records.dataclass(slots=True)
         class Thawed(OURS["Base"]):  # type: ignore[misc]
             more: int = 0
+
+
+def _package_record_classes() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import stream_doctor
+
+    found: dict[int, type] = {}
+    for module in pkgutil.walk_packages(stream_doctor.__path__, "stream_doctor."):
+        if module.name.endswith("__main__") or module.name.startswith(
+            ("stream_doctor.scan", "stream_doctor.record.", "stream_doctor.clients.library")
+        ):
+            continue  # optional extras (dask, aiohttp, the real client libraries)
+        for value in vars(importlib.import_module(module.name)).values():
+            if isinstance(value, type) and "__records_fields__" in value.__dict__:
+                found[id(value)] = value
+    return list(found.values())
+
+
+def test_every_record_class_reads_its_fields_as_the_standard_decorator_does() -> None:
+    # What __init__, repr, eq and hash are built from (read here from the annotations) against the
+    # Field objects the standard decorator makes for the same class (on first use of dataclasses.fields).
+    classes = _package_record_classes()
+    assert len(classes) > 150
+    for cls in classes:
+        ours = [
+            (f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare, f.kw_only)
+            for f in cls.__records_fields__  # type: ignore[attr-defined]
+        ]
+        theirs = [
+            (f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare, bool(f.kw_only))
+            for f in dataclasses.fields(cls)
+        ]
+        assert ours == theirs, cls
+        assert cls.__match_args__ == tuple(f.name for f in dataclasses.fields(cls) if f.init and not f.kw_only)
