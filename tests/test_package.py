@@ -115,10 +115,14 @@ def test_the_pre_commit_hook_definition() -> None:
     assert not files.search("README.md")
 
 
-@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed (the dev extra has it)")
+#: pre-commit as installed beside this interpreter (the test extra has it), or on PATH.
+PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+
+
+@pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (the test extra has it)")
 def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
     """pre-commit installs the hook from this checkout into its own environment (that needs the
-    package registry, so it runs where pre-commit is installed, with the dev extra)."""
+    package registry); the test extra installs pre-commit, so CI runs it."""
     repo = tmp_path / "project"
     (repo / "captures").mkdir(parents=True)
     shutil.copy(ROOT / "fixtures/anthropic/one_call.sse", repo / "captures/clean.sse")
@@ -128,7 +132,7 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
     result = subprocess.run(
-        ["pre-commit", "try-repo", str(ROOT), "stream-doctor-check", "--all-files"],
+        [str(PRE_COMMIT), "try-repo", str(ROOT), "stream-doctor-check", "--all-files"],
         cwd=repo,
         capture_output=True,
         text=True,
