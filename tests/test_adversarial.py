@@ -51,12 +51,15 @@ def _limit() -> None:
 
 
 #: Runs the CLI and, at exit, writes the process's peak RSS (VmHWM: counted from exec, unlike wait4's
-#: ru_maxrss, which includes the image of the forking pytest process) to the file named in argv[1].
+#: ru_maxrss, which includes the image of the forking pytest process) to the file named in argv[1], or
+#: its children's when higher (``check`` replays in a child forked from the CLI: its ru_maxrss counts
+#: from that fork, so it includes the CLI's own memory and not pytest's).
 _LAUNCHER = """
-import atexit, sys
+import atexit, resource, sys
 def _peak(path=sys.argv[1]):
     with open("/proc/self/status") as status, open(path, "w") as out:
-        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+        own = int(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+        out.write(str(max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
 atexit.register(_peak)
 sys.argv = ["stream-doctor", *sys.argv[2:]]
 from stream_doctor.cli import main
@@ -64,8 +67,9 @@ main()
 """
 
 
-def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> Ran:
-    """The CLI in a child process under ``ADDRESS_SPACE`` (RLIMIT_AS, set in preexec_fn); its peak RSS."""
+def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None, env: dict[str, str] | None = None) -> Ran:
+    """The CLI in a child process under ``ADDRESS_SPACE`` (RLIMIT_AS, set in preexec_fn); its peak RSS.
+    ``env`` adds to (or overrides) the environment it runs in."""
     import tempfile
     import threading
 
@@ -78,7 +82,7 @@ def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> 
             stderr=subprocess.PIPE,
             cwd=cwd or ROOT,
             preexec_fn=_limit,
-            env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT), "COLUMNS": "120"},
+            env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT), "COLUMNS": "120", **(env or {})},
         )
         if stdin is not None:
             assert process.stdin is not None
