@@ -475,3 +475,53 @@ def test_a_first_line_that_is_not_utf8_is_a_finding_not_an_unreadable_file(tmp_p
     assert report["capture"]["container"] == "jsonl"
     found = [(f["code"], f["location"]["line"]) for f in report["findings"]]
     assert ("SD001", 1) in found or ("SD004", 1) in found, found
+
+
+# -------------------------------------------------------------------------------------- regex backtracking
+
+
+def _escapes(path: Path, size: int, before: bytes = b"") -> Path:
+    """A JSON array whose element (after ``before``) opens a string of ``\\"`` escapes that never closes."""
+    path.write_bytes(b"[" + before + b'{"type":"x","text":"' + b'\\"' * (size // 2))
+    return path
+
+
+def test_an_unclosed_string_of_escapes_is_read_in_one_pass(tmp_path: Path) -> None:
+    # The issue's 50 MB JSON array holding one unclosed string of `\"` escapes took 3.1 GB: a
+    # backtracking tokenizer kept a state per escape (about 60 times the input). Scaled down to 16 MiB.
+    # The element that never closes is held as it is read (the file once) and joined when the file
+    # ends (once more): twice the file over the interpreter and imports (about 23 MB). Measured: 53 MB
+    # for 16 MiB, 25 MB for 2 MiB, in replay and check alike; with the old backtracking pattern put
+    # back in capture/json_array.py, 1,000 MB. The bound allows three times the file and 40 MB.
+    path = _escapes(tmp_path / "escapes.json", 16 << 20)
+    bound_kb = 3 * (path.stat().st_size >> 10) + (40 << 10)
+    ran = run_cli("replay", str(path))
+    assert ran.code == 2
+    assert ran.error_line == f"stream-doctor: error: {path}: the capture holds no events"
+    assert 0 < ran.peak_kb < bound_kb
+    ran = run_cli("check", path.name, cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    assert "error   SD000 capture-unreadable  escapes.json\n        the capture holds no events\n" in ran.out
+    assert "1 capture: 0 passed, 1 failed (1 unreadable)" in ran.out
+    assert 0 < ran.peak_kb < bound_kb
+
+
+def test_an_unclosed_string_of_escapes_after_an_event_is_a_cut_capture(tmp_path: Path) -> None:
+    # The same string after a whole first element: the array is cut there (a warning), and the
+    # cut element is counted, not read. Measured: 38 MB for 16 MiB (the element held once).
+    start = b'{"type":"message_start","message":{"id":"m","role":"assistant","content":[]}},\n'
+    path = _escapes(tmp_path / "escapes.json", 16 << 20, start)
+    bound_kb = 3 * (path.stat().st_size >> 10) + (40 << 10)
+    cut = (
+        "warning SD003 capture-cut  escapes.json:2 (event 2)\n        the JSON array is cut after 1 whole element;"
+        f" the element starting here is incomplete ({(16 << 20) + 20} bytes) and was not read; the last frame's"
+        " data is incomplete\n"
+    )
+    ran = run_cli("replay", "escapes.json", "--width", "200", cwd=tmp_path)
+    assert ran.code == 0, ran.err  # warnings only
+    assert cut in ran.out and "warning SD303 stream-cut" in ran.out, ran.out
+    assert 0 < ran.peak_kb < bound_kb
+    ran = run_cli("check", "escapes.json", "--width", "200", "--fail-on", "warning", cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    assert cut in ran.out and "warning SD303 stream-cut" in ran.out, ran.out
+    assert 0 < ran.peak_kb < bound_kb
