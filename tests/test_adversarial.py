@@ -525,3 +525,48 @@ def test_an_unclosed_string_of_escapes_after_an_event_is_a_cut_capture(tmp_path:
     assert ran.code == 1, ran.err
     assert cut in ran.out and "warning SD303 stream-cut" in ran.out, ran.out
     assert 0 < ran.peak_kb < bound_kb
+
+
+# ------------------------------------------------------------------------------------------- internal errors
+
+#: ``convert`` with a bug planted deep in the engine (the envelope writer raises), the CLI run as is.
+#: The exception's text quotes capture content, as a real one may (an unexpected key or value).
+_FAILING_CONVERT = """
+import sys
+import stream_doctor.convert
+def to_envelope(*args, **kwargs):
+    raise RuntimeError("no envelope for 'x\\x1b]0;title\\x07\\n::error::x\\u2028'")
+stream_doctor.convert.to_envelope = to_envelope
+sys.argv = ["stream-doctor", *sys.argv[1:]]
+from stream_doctor.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("debug", ["", "1"], ids=["plain", "STREAM_DOCTOR_DEBUG"])
+def test_an_internal_error_in_convert_is_one_line(tmp_path: Path, debug: str) -> None:
+    capture = ROOT / "fixtures/anthropic/one_call.sse"
+    output = tmp_path / "out.jsonl"
+    process = subprocess.run(
+        [sys.executable, "-c", _FAILING_CONVERT, "convert", str(capture), "-o", str(output)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit,
+        env={**os.environ, "STREAM_DOCTOR_DEBUG": debug, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert not output.exists() and not list(tmp_path.iterdir())  # nothing written, no temporary file left
+    assert process.stdout == ""
+    if debug:  # the documented escape hatch: the traceback, as Python prints an uncaught exception
+        assert process.returncode == 1
+        assert process.stderr.startswith("Traceback (most recent call last):\n"), process.stderr
+        assert 'stream_doctor/engine.py", line' in process.stderr and "in convert\n" in process.stderr
+        assert process.stderr.endswith("\nRuntimeError: no envelope for 'x\x1b]0;title\x07\n::error::x\u2028'\n")
+        return
+    assert process.returncode == 2, process.stderr
+    # One line: the exception's text shown as the reports show capture content (escaped), so it can
+    # neither break the line nor act on a terminal or an Actions log.
+    assert process.stderr == (
+        f"stream-doctor: error: {capture}: internal error RuntimeError: no envelope for "
+        "'x\\x1b]0;title\\x07\\x0a::error::x\\u2028' (set STREAM_DOCTOR_DEBUG=1 for a traceback)\n"
+    )
