@@ -570,3 +570,75 @@ def test_an_internal_error_in_convert_is_one_line(tmp_path: Path, debug: str) ->
         f"stream-doctor: error: {capture}: internal error RuntimeError: no envelope for "
         "'x\\x1b]0;title\\x07\\x0a::error::x\\u2028' (set STREAM_DOCTOR_DEBUG=1 for a traceback)\n"
     )
+
+
+# ------------------------------------------------------------------------------------------------- many calls
+
+
+def _many_calls(path: Path, calls: int) -> Path:
+    """One Anthropic message of ``calls`` tool calls (benchmarks/bench_scale.py's shape: a start, three
+    ``input_json_delta`` fragments, a stop), each call's arguments cut inside a 1 KB string, so that
+    each has exactly one finding (SD201, unparseable)."""
+    text = "x" * 1000
+    call = (
+        'event: content_block_start\ndata: {"type":"content_block_start","index":%(i)d,"content_block":'
+        '{"type":"tool_use","id":"toolu_%(i)08d","name":"write_file","input":{}}}\n\n'
+        + "".join(
+            'event: content_block_delta\ndata: {"type":"content_block_delta","index":%(i)d,"delta":'
+            '{"type":"input_json_delta","partial_json":"' + fragment + '"}}\n\n'
+            for fragment in ('{\\"path\\": \\"f', '%(i)d.txt\\", \\"text\\": \\"', text)
+        )
+        + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":%(i)d}\n\n'
+    )
+    end = (
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},'
+        '"usage":{"output_tokens":1}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    with path.open("wb") as out:
+        out.write(ANTHROPIC_START)
+        for start in range(0, calls, 1000):
+            out.write("".join(call % {"i": i} for i in range(start, min(calls, start + 1000))).encode())
+        out.write(end.encode())
+    return path
+
+
+def test_many_calls_print_capped_reports_in_memory_that_follows_the_calls(tmp_path: Path) -> None:
+    # The issue's 100,000 calls in 200 MB: check took more than 300 s (its terminal report rebuilt
+    # the failure list per finding), replay printed for 204 s, and both took 2 GB. Scaled down to
+    # 20,000 and 40,000 calls of 1 KB arguments (33 and 67 MB), every call one finding.
+    #
+    # Memory follows the calls and their findings, not the file's bytes: each finished call's argument
+    # text goes to the replay's ArgumentStore (8 MiB in memory, then a temporary file), so what stays
+    # is a small record per call and per finding. Measured (Python 3.11, peak RSS, imports ~23 MB):
+    # 20,000 calls, replay 88 MB, check 108 MB (its forked worker); 40,000 calls, replay 131 MB, check
+    # 172 MB: 2.2 KB a call in replay, 3.3 KB in check (the result goes to the CLI through a pipe). The
+    # same 20,000 calls with 30-byte arguments (a 14 MB file) peak alike (87 and 111 MB). So the bound
+    # is a figure, not a multiple of the file, and twice the calls may add a few KB a call only (the
+    # issue's run took 20 KB a call). Each run is 1.5-4 s; the whole test ~10 s on two busy cores.
+    bound_kb, per_call_kb = 160 << 10, 4
+    rows = 200  # --max-rows' default
+    lines = {}
+    for calls in (20_000, 40_000):
+        path = _many_calls(tmp_path / f"calls_{calls}.sse", calls)
+        hidden = f"{calls - rows:,}"
+        replayed = run_cli("replay", path.name, "--width", "120", cwd=tmp_path)
+        checked = run_cli("check", path.name, "--width", "120", cwd=tmp_path)
+        for ran in (replayed, checked):
+            assert ran.code == 1, ran.err
+            assert ran.out.count("\nerror   SD201 unparseable-arguments  ") == rows
+        assert f"\nTool calls ({calls})\n" in replayed.out and f"\nFindings ({calls})\n" in replayed.out
+        assert f"\n… {hidden} more calls not shown (all of them: replay --format json)\n" in replayed.out
+        assert f"\n… {hidden} more findings not shown (all of them: replay --format json)\n" in replayed.out
+        assert replayed.out.count(" write_file      3   ") == rows  # the call table's rows
+        assert replayed.out.endswith(
+            f"\n{calls} errors, 0 warnings, 0 info in {calls} tool calls: failed (--fail-on error)\n"
+        )
+        assert f"\ncalls_{calls}.sse  anthropic  {calls}  {calls}        ·     ·  failed\n" in checked.out
+        assert f"\nFailures ({calls})\n" in checked.out
+        assert f"\n… {hidden} more findings not shown (all of them: --report json, sarif or junit)\n" in checked.out
+        assert checked.out.endswith("\n1 capture: 0 passed, 1 failed: failed (--fail-on error)\n")
+        lines[calls] = (replayed.out.count("\n"), checked.out.count("\n"))
+        for ran in (replayed, checked):
+            assert 0 < ran.peak_kb < bound_kb + (calls - 20_000) * per_call_kb, (calls, ran.peak_kb)
+        path.unlink()
+    assert lines[20_000] == lines[40_000] and max(lines[20_000]) < 1500  # capped: twice the calls, same lines
