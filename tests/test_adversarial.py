@@ -685,3 +685,53 @@ def test_a_har_url_with_user_info_is_read_and_converted_without_it(tmp_path: Pat
     assert "pass" not in envelope.read_text()
     ran = run_cli("replay", str(envelope))  # the envelope replays as the HAR file does
     assert ran.code == 0, ran.err
+
+
+# ---------------------------------------------------------------------------------------- control characters
+
+#: More tricks after tests/hostile_capture.py's: a window title (OSC 0), red, CSI as C1, NEL, U+2028,
+#: and lines that would be workflow commands, one of them a forged annotation of a file of its own.
+_TRICKS = "\x1b]0;title\x07\x1b[31m\x9b2J\x85\u2028\n::add-mask::x\n::error::x\n::error file=evil.py,line=1::pwned"
+
+
+def test_control_characters_reach_no_output_of_the_cli(tmp_path: Path) -> None:
+    """tests/test_hostile_output.py runs every format in-process; here the real CLI in a subprocess,
+    with GITHUB_ACTIONS=true, its standard output and error, and the reports it writes to files."""
+    import json
+    import re
+
+    from stream_doctor.reporters import CHECK_FORMATS
+    from tests import hostile_capture
+    from tests.test_hostile_output import ANNOTATION, _assert_safe, _assert_safe_report
+
+    capture = hostile_capture.write(
+        tmp_path / "hostile.sse",
+        name=hostile_capture.NAME + _TRICKS,
+        call_id=hostile_capture.CALL_ID + _TRICKS,
+        argument=hostile_capture.ARGUMENT + _TRICKS,
+    )
+    actions = {"GITHUB_ACTIONS": "true"}
+    replays = [(), ("--no-color",), ("--color",), ("--format", "json"), ("--format", "jsonl")]
+    replays += [("--timeline",), ("--call", "1"), ("--call", "2", "--no-color"), ("--timeline", "--color")]
+    for args in replays:
+        ran = run_cli("replay", capture.name, *args, cwd=tmp_path, env=actions)
+        assert ran.code == 1, ran.err
+        _assert_safe(ran.out + ran.err, f"replay {' '.join(args)}", colour="--color" in args)
+        if "json" in args:  # escaped in the bytes, not in the data
+            assert json.loads(ran.out)["calls"][0]["name"] == hostile_capture.NAME + _TRICKS
+        elif "jsonl" in args:
+            assert json.loads(ran.out.split("\n")[0])["id"] == hostile_capture.CALL_ID + _TRICKS
+        else:  # shown escaped
+            assert "\\x1b]0;title\\x07" in ran.out and "\\x85" in ran.out and "\\u2028" in ran.out
+    ours = re.compile(r"::(error|warning|notice) file=hostile\.sse,line=\d+,title=SD\d{3} [a-z-]+::")
+    for name in sorted(CHECK_FORMATS):
+        ran = run_cli("check", capture.name, "-r", name, "-r", f"{name}:out/{name}", cwd=tmp_path, env=actions)
+        assert ran.code == 1, ran.err
+        for what, text in (
+            (f"check -r {name}", ran.out),
+            (f"check -r {name}:PATH", (tmp_path / "out" / name).read_text(encoding="utf-8")),
+        ):
+            _assert_safe_report(name, text)
+            annotations = [line for line in text.split("\n") if ANNOTATION.match(line)]
+            assert all(ours.match(line) for line in annotations), (what, annotations)
+        _assert_safe(ran.err, f"check -r {name} (standard error)")
