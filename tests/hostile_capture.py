@@ -22,12 +22,12 @@ def _event(kind: str, data: dict) -> str:  # type: ignore[type-arg]
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def write(path: Path) -> Path:
+def write(path: Path, name: str = NAME, call_id: str = CALL_ID, argument: str = ARGUMENT) -> Path:
     """An Anthropic stream: the same odd id twice (SD3xx), the second call's input cut (unparseable)."""
     start = {"type": "message", "id": "msg_1", "role": "assistant", "model": "m", "content": []}
     events = [_event("message_start", {"type": "message_start", "message": start})]
-    for index, partial in ((0, json.dumps({"q": ARGUMENT}, ensure_ascii=False)), (1, '{"q": "' + ARGUMENT)):
-        block = {"type": "tool_use", "id": CALL_ID, "name": NAME, "input": {}}
+    for index, partial in ((0, json.dumps({"q": argument}, ensure_ascii=False)), (1, '{"q": "' + argument)):
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
         events.append(
             _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
         )

@@ -126,8 +126,15 @@ def _width(dumb: bool, environ: Mapping[str, str]) -> int:
 
 
 def fail(message: str) -> NoReturn:
-    """One error line on standard error, then exit 2 (``SystemExit``, which typer passes through)."""
-    error_line(f"stream-doctor: error: {message}")
+    """One error line on standard error, then exit 2 (``SystemExit``, which typer passes through).
+
+    The message may quote what came from outside (a path, the text of an unexpected exception about
+    a capture's content): its control, line-breaking and reordering characters are shown escaped,
+    as the reports show capture content, so it stays one line that acts on no terminal or log.
+    """
+    from stream_doctor.reporters._neutral import text
+
+    error_line(f"stream-doctor: error: {text(message)}")
     raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
