@@ -626,15 +626,15 @@ def test_many_calls_print_capped_reports_in_memory_that_follows_the_calls(tmp_pa
         for ran in (replayed, checked):
             assert ran.code == 1, ran.err
             assert ran.out.count("\nerror   SD201 unparseable-arguments  ") == rows
-        assert f"\nTool calls ({calls})\n" in replayed.out and f"\nFindings ({calls})\n" in replayed.out
+        assert f"\nTool calls ({calls:,})\n" in replayed.out and f"\nFindings ({calls:,})\n" in replayed.out
         assert f"\n… {hidden} more calls not shown (all of them: replay --format json)\n" in replayed.out
         assert f"\n… {hidden} more findings not shown (all of them: replay --format json)\n" in replayed.out
         assert replayed.out.count(" write_file      3   ") == rows  # the call table's rows
         assert replayed.out.endswith(
-            f"\n{calls} errors, 0 warnings, 0 info in {calls} tool calls: failed (--fail-on error)\n"
+            f"\n{calls:,} errors, 0 warnings, 0 info in {calls:,} tool calls: failed (--fail-on error)\n"
         )
-        assert f"\ncalls_{calls}.sse  anthropic  {calls}  {calls}        ·     ·  failed\n" in checked.out
-        assert f"\nFailures ({calls})\n" in checked.out
+        assert f"\ncalls_{calls}.sse  anthropic  {calls:,}  {calls:,}        ·     ·  failed\n" in checked.out
+        assert f"\nFailures ({calls:,})\n" in checked.out
         assert f"\n… {hidden} more findings not shown (all of them: --report json, sarif or junit)\n" in checked.out
         assert checked.out.endswith("\n1 capture: 0 passed, 1 failed: failed (--fail-on error)\n")
         lines[calls] = (replayed.out.count("\n"), checked.out.count("\n"))

@@ -139,3 +139,12 @@ def test_width_and_colour_come_from_the_flags_then_the_environment(
 
 def _no_terminal(descriptor: int = 1) -> object:
     raise OSError("not a terminal")
+
+
+def test_counts_read_as_words_with_thousands_separators() -> None:
+    from stream_doctor.reporters._text import counted
+
+    assert counted(1, "event") == "1 event"
+    assert counted(0, "event") == "0 events"
+    assert counted(20_000, "error") == "20,000 errors"
+    assert counted(3, "info", "info") == "3 info"

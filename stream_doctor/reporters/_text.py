@@ -72,6 +72,11 @@ def finding(finding: Finding, page: Page) -> None:
         page.print((text(f"{related.label}: {related.location}"), "dim"), indent=8)
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """``1 event``, ``2 events``, ``20,000 errors``: a count with thousands separators and its noun."""
+    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+
 def more(page: Page, hidden: int, what: str, where: str) -> None:
     """The line that stands for the rows beyond ``max_rows``, saying where to find them all."""
     if hidden > 0:

@@ -34,8 +34,8 @@ def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
             [
                 N(capture.path),
                 N(replayed.provider) if replayed else "—",
-                str(replayed.calls) if replayed else "—",
-                *(str(counts[s]) if counts[s] else "·" for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
+                f"{replayed.calls:,}" if replayed else "—",
+                *(f"{counts[s]:,}" if counts[s] else "·" for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
             ]
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -68,7 +68,7 @@ def _failures(result: CheckResult, console: Page, options: RenderOptions) -> Non
     if not failures:
         return
     console.blank()
-    console.print(("Failures", "bold"), f" ({len(failures)})")
+    console.print(("Failures", "bold"), f" ({len(failures):,})")
     _by_capture(failures, console, options)
 
 
@@ -77,7 +77,7 @@ def _expected(result: CheckResult, console: Page, options: RenderOptions) -> Non
     if not expected:
         return
     console.blank()
-    console.print(("Expected", "bold"), f" ({len(expected)}): declared by the captures' expectations")
+    console.print(("Expected", "bold"), f" ({len(expected):,}): declared by the captures' expectations")
     shown = options.rows(expected)
     for _capture, finding in shown:
         location = (f"  {N(str(finding.location))}", "dim")
@@ -90,7 +90,7 @@ def _below_threshold(result: CheckResult, console: Page, options: RenderOptions)
     if not rest:
         return
     console.blank()
-    console.print(("Other findings", "bold"), f" ({len(rest)}): below --fail-on {result.fail_on.label}")
+    console.print(("Other findings", "bold"), f" ({len(rest):,}): below --fail-on {result.fail_on.label}")
     _by_capture(rest, console, options)
 
 
@@ -108,23 +108,23 @@ def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Page,
 def _summary(result: CheckResult, console: Page) -> None:
     captures = result.captures
     failed = result.failed_captures
-    parts = [f"{len(captures)} capture{'s' if len(captures) != 1 else ''}: {len(captures) - failed} passed"]
-    failed_text = f"{failed} failed"
+    parts = [f"{_text.counted(len(captures), 'capture')}: {len(captures) - failed:,} passed"]
+    failed_text = f"{failed:,} failed"
     details = []
     unreadable = result.unreadable
     stale = result.stale
     if unreadable:
-        details.append(f"{unreadable} unreadable")
+        details.append(f"{unreadable:,} unreadable")
     if stale:
-        details.append(f"{stale} stale expectation{'s' if stale != 1 else ''}")
+        details.append(_text.counted(stale, "stale expectation"))
     parts.append(failed_text + (f" ({', '.join(details)})" if details else ""))
     if result.skipped:
-        parts.append(f"{len(result.skipped)} file{'s' if len(result.skipped) != 1 else ''} skipped (not captures)")
+        parts.append(f"{_text.counted(len(result.skipped), 'file')} skipped (not captures)")
     if result.special:
         count = len(result.special)
-        parts.append(f"{count} skipped (not regular file{'s' if count != 1 else ''}: FIFO, device or socket)")
+        parts.append(f"{count:,} skipped (not regular file{'s' if count != 1 else ''}: FIFO, device or socket)")
     if result.updated:
-        parts.append(f"{len(result.updated)} expectation file{'s' if len(result.updated) != 1 else ''} updated")
+        parts.append(f"{_text.counted(len(result.updated), 'expectation file')} updated")
     verdict: list[Span] = (
         [("failed", "bold red"), f" (--fail-on {result.fail_on.label})"]
         if result.failed

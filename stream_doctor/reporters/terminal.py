@@ -86,8 +86,8 @@ def _turn(turn: Turn, console: Page) -> None:
     if info.container == "none":
         parts.append("no streamed response")
     else:
-        parts.append(f"{info.container}, {events} event{'s' if events != 1 else ''}")
-    parts.append(f"{messages} message{'s' if messages != 1 else ''}")
+        parts.append(f"{info.container}, {_text.counted(events, 'event')}")
+    parts.append(_text.counted(messages, "message"))
     console.print((f"Turn {turn.number}" + "  ·  ".join(parts), "bold"))
     if request is not None:
         sent = N(" ".join(p for p in (request.method, request.url) if p) or "request")
@@ -99,10 +99,10 @@ def _header(report: Report, console: Page) -> None:
     container = info.container + (f", {info.compressed}" if info.compressed else "")
     provider = info.provider + (" (forced)" if info.provider_forced else " (detected)")
     messages = len(report.stream.messages)
-    parts = [container, provider, f"{info.frames} events", _size(info.size)]
+    parts = [container, provider, _text.counted(info.frames, "event"), _size(info.size)]
     if info.duration is not None:
         parts.append(f"{info.duration:.2f} s")
-    parts.append(f"{messages} message{'s' if messages != 1 else ''}")
+    parts.append(_text.counted(messages, "message"))
     _path_and_facts(console, info.path, parts, report.unknown_events)
 
 
@@ -144,7 +144,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
             c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, headers, strict=False)
         ).rstrip()
 
-    console.print(("Tool calls", "bold"), f" ({len(every)})")
+    console.print(("Tool calls", "bold"), f" ({len(every):,})")
     console.print((line(headers), "bold"))
     indent = widths[0] + 2
     for call, row in zip(calls, rows, strict=True):
@@ -200,7 +200,7 @@ def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions
             console.print("    " + text.replace("\n", "\n    "))
         else:
             failure = call.parse_failure
-            console.print(f"  raw arguments ({call.byte_count} bytes):")
+            console.print(f"  raw arguments ({_text.counted(call.byte_count, 'byte')}):")
             console.print("    " + N(call.raw_arguments))
             if failure is not None:
                 console.print(
@@ -240,7 +240,7 @@ def _findings(report: Report, console: Page, options: RenderOptions) -> None:
     if not report.findings:
         console.print(("No findings.", "green"))
         return
-    console.print(("Findings", "bold"), f" ({len(report.findings)})")
+    console.print(("Findings", "bold"), f" ({len(report.findings):,})")
     shown = options.rows(report.findings)
     for finding in shown:
         _text.finding(finding, console)
@@ -250,9 +250,9 @@ def _findings(report: Report, console: Page, options: RenderOptions) -> None:
 def _summary(report: Report, console: Page) -> None:
     counts = report.counts
     parts = [
-        f"{counts[Severity.ERROR]} error{'s' if counts[Severity.ERROR] != 1 else ''}",
-        f"{counts[Severity.WARNING]} warning{'s' if counts[Severity.WARNING] != 1 else ''}",
-        f"{counts[Severity.INFO]} info",
+        _text.counted(counts[Severity.ERROR], "error"),
+        _text.counted(counts[Severity.WARNING], "warning"),
+        _text.counted(counts[Severity.INFO], "info", "info"),
     ]
     calls = len(report.calls)
     verdict = (
@@ -262,7 +262,7 @@ def _summary(report: Report, console: Page) -> None:
     )
     console.blank()
     over = f" over {len(report.turns)} turns" if report.conversation and len(report.turns) != 1 else ""
-    console.print(f"{', '.join(parts)} in {calls} tool call{'s' if calls != 1 else ''}{over}: ", *verdict)
+    console.print(f"{', '.join(parts)} in {_text.counted(calls, 'tool call')}{over}: ", *verdict)
 
 
 def _clip(text: str, limit: int) -> str:
