@@ -506,6 +506,20 @@ def test_an_unclosed_string_of_escapes_is_read_in_one_pass(tmp_path: Path) -> No
     assert 0 < ran.peak_kb < bound_kb
 
 
+def test_one_line_of_junk_read_as_sse_is_named_by_its_start(tmp_path: Path) -> None:
+    # A body with no line end and no colon (a gzip bomb's zeros, a binary blob) is one "field name"
+    # to the SSE parser: it was copied, decoded and quoted whole into an unknown-field message (a
+    # 128 MiB HAR body of zeros peaked at 1.3 GB). Its start is kept and shown, with its size.
+    path = tmp_path / "junk.sse"
+    path.write_bytes(b"x" * (16 << 20))
+    bound_kb = 3 * (path.stat().st_size >> 10) + (40 << 10)
+    ran = run_cli("replay", str(path), "--container", "sse", "--provider", "anthropic", "--format", "json")
+    assert ran.code == 0, ran.err
+    assert f"unknown SSE field '{'x' * 40}… (16,777,216 bytes)'" in ran.out
+    assert len(ran.out) < 10_000
+    assert 0 < ran.peak_kb < bound_kb
+
+
 def test_an_unclosed_string_of_escapes_after_an_event_is_a_cut_capture(tmp_path: Path) -> None:
     # The same string after a whole first element: the array is cut there (a warning), and the
     # cut element is counted, not read. Measured: 38 MB for 16 MiB (the element held once).

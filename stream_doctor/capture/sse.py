@@ -297,9 +297,13 @@ class _Read:
                     sse_id = value_bytes.decode("utf-8", "replace")
             elif name == b"retry":
                 pass  # a reconnection delay: nothing to diagnose in a replay
-            elif name not in self.unknown_fields:
-                self.unknown_fields.add(name)
-                shown = name.decode("utf-8", "replace")
+            elif name[:UNKNOWN_NAME_KEPT] not in self.unknown_fields:
+                # a "field name" can be a whole line of junk (a body of NULs has no colon): only its
+                # start is kept and shown, never copied, decoded and quoted whole
+                self.unknown_fields.add(name[:UNKNOWN_NAME_KEPT])
+                shown = name[:UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
+                if len(name) > UNKNOWN_NAME_SHOWN:
+                    shown += f"… ({len(name):,} bytes)"
                 problems.append(
                     InputProblem(
                         "unknown-sse-field",
@@ -310,6 +314,11 @@ class _Read:
 
         self.comments += comments
         return base_line + last
+
+
+#: How much of an unknown field's name is remembered (to report it once) and shown.
+UNKNOWN_NAME_KEPT = 256
+UNKNOWN_NAME_SHOWN = 40
 
 
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
