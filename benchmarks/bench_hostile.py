@@ -1,0 +1,178 @@
+"""Hostile captures at full size: exit code, time, peak memory and the one line stream-doctor answers.
+
+``tests/test_adversarial.py`` runs each attack scaled down to seconds; this script builds them at
+the size they were first reported at (issue 14's table) and runs the CLI on each in a child process
+under the default limits (1 GiB decompressed, 10 M frames), printing wall time, peak resident
+memory (VmHWM of the process, or of its worker for ``check``) and the first line of standard error::
+
+    .venv/bin/python benchmarks/bench_hostile.py             # every attack (a few minutes)
+    .venv/bin/python benchmarks/bench_hostile.py --only yaml  # those whose name holds "yaml"
+
+Every row should end with exit 2 (or 1 with an SD000 finding for ``check``), a bounded peak and no
+traceback: the file never decides how much memory or time stream-doctor spends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+import os
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import subprocess  # noqa: E402
+
+from bench_scale import _LAUNCHER, ROOT  # noqa: E402
+
+START = (
+    b'{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],'
+    b'"model":"claude","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n'
+)
+
+
+def gzip_stream(path: Path, piece: bytes, total: int, head: bytes = b"") -> None:
+    """``head`` then ``piece`` repeated up to ``total`` bytes, gzip-compressed as it is written."""
+    block = piece * max(1, (8 << 20) // len(piece))
+    with gzip.open(path, "wb", 9) as out:
+        out.write(head)
+        written = 0
+        while written < total:
+            out.write(block)
+            written += len(block)
+
+
+def pings_gz(path: Path) -> None:
+    # the 1 MB .jsonl.gz of 33 M pings
+    gzip_stream(path, b'{"type":"ping"}\n', 33_000_000 * 16, START)
+
+
+def zeros_gz(path: Path) -> None:
+    # 10 GiB of zeros, about 10 MB once compressed
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    zeros = bytes(64 << 20)
+    with path.open("wb") as out:
+        for _ in range(160):
+            out.write(compressor.compress(zeros))
+        out.write(compressor.flush())
+
+
+def har_gzip_body(path: Path) -> None:
+    # a HAR entry whose response body is 1 GiB of zeros gzip-compressed (base64 in content.text)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    body = b"".join(compressor.compress(bytes(64 << 20)) for _ in range(16)) + compressor.flush()
+    entry = {
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "content-encoding", "value": "gzip"}],
+            "content": {"mimeType": "text/event-stream", "text": base64.b64encode(body).decode(), "encoding": "base64"},
+        },
+    }
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+
+
+def nested_cassette(path: Path) -> None:
+    # 100 KB of YAML nested 50,000 deep (libyaml's composer recursed until the process crashed)
+    depth = 50_000
+    path.write_text("interactions:\n- request: " + "[" * depth + "]" * depth + "\n")
+
+
+def yaml_bomb(path: Path) -> None:
+    # one 500 KB string anchored once and aliased 100,000 times: about 1 MB on disk, 50 GB expanded
+    rows = "".join("      - *a\n" for _ in range(100_000))
+    path.write_text(
+        "interactions:\n- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+        f"    parsed_body:\n      model: &a {'x' * 500_000}\n      messages:\n{rows}  response: {{}}\n"
+    )
+
+
+def escapes_array(path: Path) -> None:
+    # a 50 MB JSON array holding one string of \" escapes that never closes
+    with path.open("wb") as out:
+        out.write(b'[{"type":"x","text":"')
+        block = b'\\"' * (1 << 20)
+        for _ in range(25):
+            out.write(block)
+
+
+def many_calls(path: Path) -> None:
+    # 100,000 tool calls of about 2 KB each in one 200 MB capture (bench_scale.py's shape)
+    from bench_scale import write_capture
+
+    write_capture(path, 100_000)
+
+
+ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
+    "gzip of 33 M pings": ("pings.jsonl.gz", pings_gz, ["replay", "{}"]),
+    "gzip of 10 GiB of zeros": ("zeros.gz", zeros_gz, ["replay", "{}"]),
+    "HAR with a 1 GiB gzip body": ("bomb.har", har_gzip_body, ["replay", "{}"]),
+    "YAML nested 50,000 deep": ("nested.yaml", nested_cassette, ["replay", "{}"]),
+    "YAML nested 50,000 deep, check --jobs 2": ("nested.yaml", nested_cassette, ["check", "--jobs", "2", "{}"]),
+    "YAML bomb of one aliased string": ("bomb.yaml", yaml_bomb, ["replay", "{}"]),
+    "JSON array, unclosed string of escapes": ("escapes.json", escapes_array, ["replay", "{}"]),
+    "/dev/zero": ("", None, ["replay", "/dev/zero"]),
+    "/dev/urandom": ("", None, ["replay", "/dev/urandom"]),
+    "a FIFO": ("fifo", None, ["replay", "{}"]),
+    "convert onto its own input": ("same.sse", None, ["convert", "{}", "-o", "{}"]),
+    "100,000 calls, check": ("calls.sse", many_calls, ["check", "--isolated", "{}"]),
+    "100,000 calls, replay": ("calls.sse", many_calls, ["replay", "--width", "100", "{}"]),
+}
+
+
+def run(args: list[str], cwd: Path) -> tuple[float, int, int, str]:
+    """Wall seconds, peak RSS in MB, exit code and first line of standard error of the CLI run."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak = Path(scratch) / "peak"
+        started = time.perf_counter()
+        process = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, str(peak), *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "STREAM_DOCTOR_DEBUG": ""},
+            timeout=900,
+        )
+        elapsed = time.perf_counter() - started
+        megabytes = int(peak.read_text()) // 1024 if peak.exists() else -1
+        error = process.stderr.decode("utf-8", "replace").strip()
+        first = error.splitlines()[0] if error else ""
+        if "Traceback" in error:
+            first = "TRACEBACK: " + error.splitlines()[-1]
+        return elapsed, megabytes, process.returncode, first
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=[], help="run only the attacks whose name holds one of these")
+    options = parser.parse_args()
+    print(f"{'attack':<42} {'file':>9} {'exit':>4} {'time':>7} {'peak':>8}  first line of stderr")
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder)
+        for name, (file_name, build, args) in ATTACKS.items():
+            if options.only and not any(wanted in name for wanted in options.only):
+                continue
+            path = where / file_name if file_name else None
+            if path is not None and not path.exists():
+                if build is not None:
+                    build(path)
+                elif file_name == "fifo":
+                    os.mkfifo(path)
+                else:
+                    path.write_bytes(b'event: ping\ndata: {"type": "ping"}\n\n')
+            size = f"{path.stat().st_size / 1e6:.1f} MB" if path is not None and path.is_file() else "-"
+            argv = [a.format(path) for a in args]
+            elapsed, peak, code, first = run(argv, where)
+            shown = first.replace(str(where) + "/", "")
+            print(f"{name:<42} {size:>9} {code:>4} {elapsed:6.1f}s {peak:>5,} MB  {shown[:110]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
