@@ -8,14 +8,10 @@ cost about as much as the replay itself.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.context
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
@@ -31,6 +27,9 @@ from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 from stream_doctor.reporters._pieces import pieces
+
+if TYPE_CHECKING:
+    import multiprocessing.context
 
 #: Below this many captures a process pool costs more than it saves.
 MIN_CAPTURES_PER_WORKER = 8
@@ -167,12 +166,15 @@ def _replays(plan: Plan, advance: Callable[[], None]) -> Iterator[Outcome]:
     """Every capture's outcome, in order. Replays run in worker processes, so that a capture that
     crashes the interpreter (a native crash) or gets it killed (memory) costs that capture only."""
     workers = min(plan.jobs, len(plan.tasks) // MIN_CAPTURES_PER_WORKER)
-    _warm()
     if workers <= 1:
         for outcome in _in_turn(plan.tasks):
             yield outcome
             advance()
         return
+    from concurrent.futures import ProcessPoolExecutor  # only a pool of workers needs them
+    from concurrent.futures.process import BrokenProcessPool
+
+    _warm()
     answered = 0
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
@@ -215,7 +217,8 @@ def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
 
 
 def _warm() -> None:
-    """Import the adapters before forking: each worker would otherwise import them again (0.1 s each)."""
+    """Import the adapters before forking a pool: each worker would otherwise import them again (0.1 s
+    each). One child replaying every capture in turn imports what its captures need, as a replay does."""
     from stream_doctor.providers import ADAPTERS
 
     for name in ADAPTERS:
@@ -224,6 +227,8 @@ def _warm() -> None:
 
 def _context() -> multiprocessing.context.BaseContext:
     # fork: a worker starts in milliseconds with everything imported (and the tests' patches kept)
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
