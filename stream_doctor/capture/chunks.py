@@ -32,10 +32,13 @@ class Origin:
     def __init__(self, path: str, data: bytes | None, limits: _limits.Limits) -> None:
         self.path = path
         self.limits = limits
+        self.opened: Iterator[bytes] | None = None
         if data is None and path == "-":
             data = _limits.read_file(path, limits, sys.stdin.buffer)
         elif data is None:
-            _limits.read_file(path, limits, probe=True)
+            # opened (and checked: a regular file, not over the cap) now, read by the first ``raw``
+            self.opened = _limits.file_chunks(path, limits, CHUNK)
+            self.opened = _prepend(next(self.opened, b""), self.opened)
         elif len(data) > limits.max_bytes:
             raise _limits.too_big(limits)
         self.data = data
@@ -48,7 +51,8 @@ class Origin:
             for start in range(0, len(data), CHUNK):
                 yield data[start : start + CHUNK]
             return
-        yield from _limits.file_chunks(self.path, self.limits, CHUNK)
+        opened, self.opened = self.opened, None
+        yield from opened if opened is not None else _limits.file_chunks(self.path, self.limits, CHUNK)
 
     def chunks(self) -> Iterator[bytes]:
         """The capture's bytes (gzip undone), a chunk at a time, never empty chunks; sets ``compressed``."""
