@@ -21,16 +21,13 @@ import json
 import os
 import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import subprocess  # noqa: E402
-
-from bench_scale import _LAUNCHER, ROOT  # noqa: E402
+from bench_scale import run as run_cli  # noqa: E402
 
 START = (
     b'{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],'
@@ -129,24 +126,12 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
 
 def run(args: list[str], cwd: Path) -> tuple[float, int, int, str]:
     """Wall seconds, peak RSS in MB, exit code and first line of standard error of the CLI run."""
-    with tempfile.TemporaryDirectory() as scratch:
-        peak = Path(scratch) / "peak"
-        started = time.perf_counter()
-        process = subprocess.run(
-            [sys.executable, "-c", _LAUNCHER, str(peak), *args],
-            cwd=cwd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "STREAM_DOCTOR_DEBUG": ""},
-            timeout=900,
-        )
-        elapsed = time.perf_counter() - started
-        megabytes = int(peak.read_text()) // 1024 if peak.exists() else -1
-        error = process.stderr.decode("utf-8", "replace").strip()
-        first = error.splitlines()[0] if error else ""
-        if "Traceback" in error:
-            first = "TRACEBACK: " + error.splitlines()[-1]
-        return elapsed, megabytes, process.returncode, first
+    elapsed, megabytes, code, error = run_cli(args, cwd, timeout=900)
+    lines = error.strip().splitlines()
+    first = lines[0] if lines else ""
+    if "Traceback" in error:
+        first = "TRACEBACK: " + lines[-1]
+    return elapsed, megabytes, code, first
 
 
 def main() -> None:

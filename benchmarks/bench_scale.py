@@ -128,8 +128,8 @@ def write_pings(path: Path, count: int) -> None:
         out.write(b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
 
 
-def run(args: list[str], cwd: Path) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in MB, exit code of the CLI run in a child process."""
+def run(args: list[str], cwd: Path, timeout: float | None = None) -> tuple[float, int, int, str]:
+    """Wall seconds, peak RSS in MB, exit code and standard error of the CLI run in a child process."""
     with tempfile.TemporaryDirectory() as scratch:
         peak = Path(scratch) / "peak"
         started = time.perf_counter()
@@ -138,10 +138,12 @@ def run(args: list[str], cwd: Path) -> tuple[float, int, int]:
             cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(ROOT), "STREAM_DOCTOR_DEBUG": ""},
+            timeout=timeout,
         )
         elapsed = time.perf_counter() - started
-        return elapsed, int(peak.read_text()) // 1024 if peak.exists() else -1, process.returncode
+        megabytes = int(peak.read_text()) // 1024 if peak.exists() else -1
+        return elapsed, megabytes, process.returncode, process.stderr.decode("utf-8", "replace")
 
 
 def main() -> None:
@@ -171,7 +173,7 @@ def main() -> None:
             ):
                 if options.only and not any(wanted in label for wanted in options.only):
                     continue
-                elapsed, peak, code = run(args, where)
+                elapsed, peak, code, _ = run(args, where)
                 print(
                     f"{megabytes:7.0f}MB {calls:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"
                 )
@@ -182,7 +184,7 @@ def main() -> None:
             path = where / "pings.sse"
             write_pings(path, options.small_frames)
             megabytes = path.stat().st_size / 1e6
-            elapsed, peak, code = run(["replay", str(path)], where)
+            elapsed, peak, code, _ = run(["replay", str(path)], where)
             label = f"replay, {options.small_frames:,} pings"
             print(
                 f"{megabytes:7.0f}MB {0:>8,} {label:<28} {elapsed:7.1f}s {peak:7,}MB {peak / megabytes:7.1f}x  (exit {code})"
