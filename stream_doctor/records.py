@@ -143,7 +143,7 @@ class _Spec:
     """A field as this module reads it: ``dataclasses.Field``'s attributes that building a class needs.
 
     The real ``Field`` objects (``dataclasses.fields``, ``replace``, ``asdict``) are made by the
-    standard decorator the first time they are asked for (``_LazyFields``)."""
+    standard decorator the first time they are asked for (``_Twin``)."""
 
     __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare", "kw_only")
 

@@ -7,11 +7,13 @@ capture from being read at all is a ``CaptureError`` with a one-line message, ne
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from typing import cast
 
 from stream_doctor.capture import limits as _limits
+from stream_doctor.capture._text import BOM
 from stream_doctor.capture.base import Capture, CaptureError, InteractionsReader, Reader, StreamingReader
 from stream_doctor.capture.chunks import Origin
 from stream_doctor.capture.chunks import head as read_head
@@ -38,33 +40,26 @@ CONTAINERS = tuple(READERS)
 #: The readers a HAR entry's or a cassette interaction's response body can be in (one stream each).
 BODY_READERS: tuple[str, ...] = ("sse", "jsonl", "json", "eventstream", "prefixed")
 
-#: The first byte each text reader's ``sniff`` can accept, once a BOM and ASCII whitespace are skipped
-#: (a necessary condition, checked against every reader's ``sniff`` in tests/capture/test_sniff_candidates.py):
+#: How each text reader's capture can start, once a BOM and ASCII whitespace are skipped: a necessary
+#: condition of its ``sniff`` (tests/capture/test_sniff_candidates.py checks it against every reader):
 #: a capture is sniffed only by the readers it could be, and the others are never imported. The event
 #: stream is binary: its reader is always asked.
-_FIRST_BYTES: dict[str, bytes] = {
-    "sse": b":edir",  # a comment or a field name: event, data, id, retry
-    "jsonl": b"{",
-    "envelope": b"{",
-    "json": b"[",
-    "prefixed": b"0123456789abcdefghijklmnopqrstuvwxyz",  # a one-character type id, then ":"
-    "har": b"{",
-    "vcr": b"#-vrhi{",  # a comment, ---, version:, recorded_with:, requests:, http_interactions:, interactions:
-    "recording": b"{[",
+_STARTS: dict[str, re.Pattern[bytes]] = {
+    "sse": re.compile(rb"[:edir]"),  # a comment or a field name: event, data, id, retry
+    "jsonl": re.compile(rb"\{"),
+    "envelope": re.compile(rb"\{"),
+    "json": re.compile(rb"\["),
+    "prefixed": re.compile(rb"[0-9a-z]:"),  # a one-character type id
+    "har": re.compile(rb"\{"),
+    "vcr": re.compile(rb"[#\-vrhi{]"),  # a comment, ---, version:, recorded_with:, requests:, (http_)interactions:
+    "recording": re.compile(rb"[{\[]"),
 }
-_BOM = b"\xef\xbb\xbf"
 
 
 def candidates(head: bytes, names: Iterable[str] | None = None) -> list[str]:
     """The readers (of ``names``, default all, in their order) whose ``sniff`` could give ``head`` a score."""
-    start = head.removeprefix(_BOM).lstrip()[:2]
-    first = start[:1]
-    return [
-        name
-        for name in (READERS if names is None else names)
-        if name not in _FIRST_BYTES
-        or (first and first in _FIRST_BYTES[name] and (name != "prefixed" or start[1:] == b":"))
-    ]
+    start = head.removeprefix(BOM).lstrip()[:2]
+    return [name for name in (READERS if names is None else names) if name not in _STARTS or _STARTS[name].match(start)]
 
 
 def sniff_scores(head: bytes, names: Iterable[str] | None = None) -> dict[str, int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any
 
 import orjson
 
@@ -47,18 +46,25 @@ def _first_line(head: bytes) -> tuple[int, bytes, bool] | None:
 def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
     if head.removeprefix(BOM).lstrip().startswith(b"["):
         return 0, "starts with '[' (a JSON array, not one value per line)"
-    first = _first_value(head)
+    first = _first_line(head)
     if first is None:
         return 0, "no non-blank line"
-    number, line, cut, value, parsed = first
-    if not parsed and type(value) is not dict:
-        if cut and line.lstrip().startswith(b"{"):
-            if not envelope_only:
-                return 80, ""
-            if _ENVELOPE_START.match(line):
-                return 100, ""
-            return 0, f'line {number} is not an envelope record (no leading "sd" key)'
-        return 0, f"line {number} is not a JSON object"
+    number, line, cut = first
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:  # a JSON object but for bytes that are not UTF-8: still JSONL, and the line gets SD004
+            value = orjson.loads(line.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            value = None
+        if type(value) is not dict:
+            if cut and line.lstrip().startswith(b"{"):
+                if not envelope_only:
+                    return 80, ""
+                if _ENVELOPE_START.match(line):
+                    return 100, ""
+                return 0, f'line {number} is not an envelope record (no leading "sd" key)'
+            return 0, f"line {number} is not a JSON object"
     if type(value) is not dict:
         return 0, f"line {number} is not a JSON object"
     if not envelope_only:
@@ -66,33 +72,6 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
     if "sd" in value:
         return 100, ""
     return 0, f'line {number} is not an envelope record (no "sd" key)'
-
-
-#: The last head ``_first_value`` read (JSON Lines and the envelope sniff the same head in turn).
-_last_first: tuple[bytes, tuple[int, bytes, bool, Any, bool] | None] = (b"", None)
-
-
-def _first_value(head: bytes) -> tuple[int, bytes, bool, Any, bool] | None:
-    """``_first_line`` of ``head`` and its value: ``(number, line, cut, value, parsed)``; ``parsed`` False
-    when the line is not JSON (``value`` is then what it reads as once its bytes that are not UTF-8 are
-    replaced, or None)."""
-    global _last_first
-    if _last_first[0] is head:
-        return _last_first[1]
-    first = _first_line(head)
-    found: tuple[int, bytes, bool, Any, bool] | None = None
-    if first is not None:
-        number, line, cut = first
-        try:
-            found = (number, line, cut, orjson.loads(line), True)
-        except orjson.JSONDecodeError:
-            try:  # a JSON object but for bytes that are not UTF-8: still JSONL, and the line gets SD004
-                value = orjson.loads(line.decode("utf-8", "replace"))
-            except orjson.JSONDecodeError:
-                value = None
-            found = (number, line, cut, value, False)
-    _last_first = (head, found)
-    return found
 
 
 class _Lines:

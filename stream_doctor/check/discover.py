@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from stream_doctor.capture import HEAD_SIZE, sniff_scores
+from stream_doctor.capture._text import BOM
 from stream_doctor.check import CheckError
 from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
@@ -24,7 +25,6 @@ from stream_doctor.report import SpecialFile
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})  # and every folder whose name starts with "."
 _GLOB_CHARS = frozenset("*?[")
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def head_looks_like_capture(head: bytes) -> bool:
     if best == "json":
         # The array reader takes anything that starts with "[" (right for a file it is told to
         # read); in a folder, TOML that opens with a [table] would pass too. Events are objects.
-        inside = head.removeprefix(_BOM).lstrip()[1:].lstrip()
+        inside = head.removeprefix(BOM).lstrip()[1:].lstrip()
         return inside[:1] in (b"{", b"")
     return True
 
