@@ -20,6 +20,7 @@ ADAPTERS: LazyRegistry[Adapter] = LazyRegistry(
         "anthropic-sdk": "stream_doctor.providers.anthropic_sdk",
         "anthropic": "stream_doctor.providers.anthropic",
         "openai-responses": "stream_doctor.providers.openai_responses",
+        "openai-assistants": "stream_doctor.providers.openai_assistants",
         "gemini": "stream_doctor.providers.gemini",
         "gemini-interactions": "stream_doctor.providers.gemini_interactions",
         "cohere": "stream_doctor.providers.cohere",
@@ -125,6 +126,8 @@ def candidates(sample: Sequence[Frame]) -> set[str]:
         kind = value.get("type")
         if isinstance(kind, str):
             possible.update(_typed(kind, value))
+        if isinstance(value.get("object"), str) and value["object"].startswith("thread"):
+            possible.add("openai-assistants")  # thread.run, thread.run.step.delta, thread.message …
         if "event_type" in value:
             possible.add("gemini-interactions")
         if "candidates" in value or "promptFeedback" in value or "usageMetadata" in value:
