@@ -409,7 +409,19 @@ class Accumulator:
             self._anomaly(UnknownBlock(event.pos, self._at(), event.key, "stop", 0, ""))
             return
         if block.ended is not None:
-            self._anomaly(AfterBlockStop(event.pos, self._at(), event.key, "stop", 0, "", block.ended))
+            self._anomaly(
+                AfterBlockStop(
+                    event.pos,
+                    self._at(),
+                    event.key,
+                    "stop",
+                    0,
+                    "",
+                    block.ended,
+                    block.block_type,
+                    block.call is not None,
+                )
+            )
             return
         call = block.call
         if call is not None and call.ordinal in self.finished_calls:
@@ -438,7 +450,7 @@ class Accumulator:
         if block is None:
             self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly(AfterBlockStop(*at, block.ended))
+            self._anomaly(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
         elif block.call is None:
             self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:  # the message was stopped but this block was not: keep it, it was reported already
@@ -475,7 +487,7 @@ class Accumulator:
         if block is None:
             self._anomaly(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly(AfterBlockStop(*at, block.ended))
+            self._anomaly(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
         elif block.call is not None:
             self._anomaly(DeltaTypeMismatch(*at, block.block_type))
         else:

@@ -104,6 +104,8 @@ class UnknownBlock(BlockEvent):
 class AfterBlockStop(BlockEvent):
     kind: ClassVar[str] = "after-block-stop"
     stopped: Pos
+    block_type: str = "tool_use"  # the stopped block's type: a tool call's, or text/thinking
+    tool: bool = True  # the stopped block is a tool call
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,3 +82,23 @@ def test_a_trimmed_final_blank_line_is_information_and_a_cut_frame_a_warning(tmp
     assert note.severity is Severity.INFO and "data is whole" in note.message
     (cut,) = findings("capture_cut_inside_event.sse", "SD003")
     assert cut.severity is Severity.WARNING
+
+
+def test_sd402_is_an_error_for_a_call_and_a_warning_for_text(tmp_path: Path) -> None:
+    """A late fragment of a tool call proves the call ran short; late text after a finish_reason does not."""
+
+    chunk = '{{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"finish_reason":{reason}}}]}}'
+    text = tmp_path / "text.sse"
+    text.write_text(
+        "".join(
+            f"data: {chunk.format(delta=d, reason=r)}\n\n"
+            for d, r in [('{"content":"a"}', '"stop"'), ('{"content":"b"}', '"stop"')]
+        )
+        + "data: [DONE]\n\n"
+    )
+    (late,) = [f for f in replay(str(text), Options(select=("SD402",))).findings]
+    assert late.severity is Severity.WARNING
+    call = replay(
+        "fixtures/vercel-ai/data_stream_v4_delta_repeated_after_call.txt", Options(select=("SD402",))
+    ).findings
+    assert [f.severity for f in call] == [Severity.ERROR]

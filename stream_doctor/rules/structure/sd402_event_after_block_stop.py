@@ -9,8 +9,10 @@ Why it matters:
     this (agentgateway #2147).
 
 Severity:
-    error. The block was already complete: every client that runs a call at its stop ran it without
-    these fragments.
+    error for a tool call's block: it was already complete, and every client that runs a call at its
+    stop ran it without these fragments. warning for a text or thinking block (OpenAI Chat: content
+    after the choice's finish_reason): no call ran short, but a client that stops reading at the first
+    finish_reason (LiteLLM's ``CustomStreamWrapper``) loses that text.
 
 Example:
     content_block_stop {"index":1}
@@ -35,10 +37,23 @@ from stream_doctor.rules.structure._anomalies import describe_events, grouped
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for group in grouped(stream, AfterBlockStop):
         first = group[0]
+        related = [("block stopped", first.stopped)] + ([("last such event", group[-1].pos)] if len(group) > 1 else [])
+        if not first.tool:
+            yield self.finding(
+                stream,
+                first.pos,
+                f"{describe_events(group)} arrived for the {first.block_type} block {first.key} after it stopped at line "
+                f"{first.stopped.line}: no call ran short, but a client that stops reading there (LiteLLM's "
+                "CustomStreamWrapper stops at the first finish_reason) loses them",
+                "Read the stream to its end-of-stream event; a server should end a block only when its content ends",
+                related,
+                severity=Severity.WARNING,
+            )
+            continue
         yield self.finding(
             stream,
             first.pos,
             f"{describe_events(group)} arrived for block index {first.key} after its content_block_stop at line {first.stopped.line}; a client that ran the call at the stop ran it without them",
             "A translator closed the block too early; the call looked complete before all its input arrived",
-            [("block stopped", first.stopped)] + ([("last such event", group[-1].pos)] if len(group) > 1 else []),
+            related,
         )
