@@ -22,7 +22,7 @@ CAPTURES = sorted(
     p.relative_to(FIXTURES).as_posix()
     for p in FIXTURES.rglob("*")
     if p.is_file()
-    and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml"}
+    and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".responses", ".httprr"}
     and p.name != "README.md"
     if "check-tree" not in p.parts  # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
 )

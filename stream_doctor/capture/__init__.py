@@ -52,7 +52,7 @@ _STARTS: dict[str, re.Pattern[bytes]] = {
     "prefixed": re.compile(rb"[0-9a-z]:"),  # a one-character type id
     "har": re.compile(rb"\{"),
     "vcr": re.compile(rb"[#\-vrhi{]"),  # a comment, ---, version:, recorded_with:, requests:, (http_)interactions:
-    "recording": re.compile(rb"[{\[]"),
+    "recording": re.compile(rb"[{\[h]"),  # JSON recordings, or "httprr trace v1"
 }
 
 

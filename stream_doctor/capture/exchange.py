@@ -235,7 +235,7 @@ def request_body(raw: Any) -> Any:
 _LLM_PATH = re.compile(
     r"(/messages\b|/chat/completions\b|/completions\b|/responses\b|:streamGenerateContent|:generateContent"
     r"|/v2/chat\b|/converse-stream\b|/converse\b|/invoke-with-response-stream\b|/invoke\b|/api/chat\b"
-    r"|/interactions\b)",
+    r"|/interactions\b|/threads/(?:[^/]+/)?runs$|/submit_tool_outputs$)",
 )
 _LLM_BODY_KEYS = ("messages", "contents", "input", "prompt")
 
@@ -381,7 +381,10 @@ def _metadata_disagreement(container: str, content_type: str | None, encoding: s
     decoded the body but kept the headers), or None when they agree."""
     claims = []
     media = (content_type or "").split(";")[0].strip().lower()
-    if media and _STREAM_TYPES.get(media) != container and not (media == "text/plain" and container == "sse"):
+    # text/plain SSE and a JSON array stream served as application/json (Gemini's streamGenerateContent
+    # without alt=sse) are what those servers really send
+    agreeing = (media == "text/plain" and container == "sse") or (media == "application/json" and container == "json")
+    if media and _STREAM_TYPES.get(media) != container and not agreeing:
         claims.append(f"Content-Type {media}")
     declared = (encoding or "").split(",")[0].strip().lower()
     if declared in ("gzip", "deflate", "br", "zstd"):  # said of a body stored uncompressed

@@ -1,10 +1,22 @@
 """JSON recordings of HTTP exchanges written by test recorders other than vcrpy and Polly.
 
-Two shapes:
+The shapes:
 
 - **one exchange** ``{"request": {method, url, headers, body}, "response": {status, headers, body}}``,
   as ddapm-test-agent (dd-trace-py's cassettes) writes one file per request; ``status`` may be a
-  number or ``{"code", "message"}``.
+  number or ``{"code", "message"}``. llama-stack's recordings have this shape too, after a ``test_id``:
+  their streamed ``response.body`` is a list of the SDK's chunk objects, each ``{"__type__", "__data__"}``
+  (the OpenAI SDK's models) or a plain dict (google-genai's), read as one JSON Lines stream of the chunks.
+- **SessionRecords** (the .NET test recorder of ``System.ClientModel`` and the Azure SDKs):
+  ``{"Entries": [{RequestUri, RequestMethod, RequestHeaders, RequestBody, StatusCode, ResponseHeaders,
+  ResponseBody}], "Variables"}``; a streamed ``ResponseBody`` is a list of the body's lines (SSE lines,
+  each with its line end), a whole reply a JSON value.
+- **httprr** (Go's ``golang.org/x/oscar/internal/httprr``, langchaingo's recordings): ``httprr trace v1``,
+  then per exchange a line ``<request bytes> <response bytes>`` and the raw HTTP/1.1 request and response
+  (headers, blank line, body; a body may be sent chunked).
+- **gemini-cli's fake responses** (``*.responses``): JSON Lines, one SDK call a line,
+  ``{"method": "generateContentStream", "response": [chunk, …]}`` (a stream) or
+  ``{"method": "generateContent", "response": {…}}`` (a whole reply); no request is recorded.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
   ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``. A text
   response is a string; a binary one (gzip, an event stream) is hex: one string with
@@ -19,7 +31,7 @@ from __future__ import annotations
 
 import binascii
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import orjson
 
@@ -28,9 +40,18 @@ from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.exchange import BodyPlace, Exchanges
 
 _ONE_EXCHANGE = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:request|response)"\s*:')
+#: llama-stack: ``{"test_id": "…", "request": {…}, "response": {…}}``
+_TEST_ID_EXCHANGE = re.compile(
+    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"test_id"\s*:\s*(?:"(?:[^"\\]|\\.)*"|null)\s*,\s*"request"\s*:'
+)
+_SESSION_RECORDS = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"Entries"\s*:\s*\[')
+_HTTPRR = re.compile(rb"\Ahttprr trace v1\r?\n")
+_HTTPRR_SIZES = re.compile(rb"(\d{1,12}) (\d{1,12})\r?\n")
+#: gemini-cli: a line ``{"method": "generateContent…", "response": …}``
+_GEMINI_CLI_LINE = re.compile(rb'\A(?:\xef\xbb\xbf)?\{"method"\s*:\s*"[A-Za-z]+"\s*,\s*"response"\s*:')
 _ARRAY_OF_OBJECTS = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
 
@@ -48,25 +69,43 @@ def _json_lines(head: bytes) -> bool:
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    if (_ONE_EXCHANGE.match(head) and not _json_lines(head)) or (
-        _ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192]
+    if (
+        (_ONE_EXCHANGE.match(head) and not _json_lines(head))
+        or _TEST_ID_EXCHANGE.match(head)
+        or _SESSION_RECORDS.match(head)
+        or _GEMINI_CLI_LINE.match(head)
+        or _HTTPRR.match(head)
+        or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192])
     ):
         return 95, ""
-    return 0, 'neither {"request": …, "response": …} nor a nock array of {"scope": …}'
+    return 0, (
+        'neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
+        'an httprr trace nor a nock array of {"scope": …}'
+    )
 
 
 def read_recording(data: bytes, path: str) -> Capture:
     from stream_doctor.capture._text_places import Source, json_places
     from stream_doctor.capture.exchange import Exchanges
 
+    if _GEMINI_CLI_LINE.match(data):
+        return _read_gemini_cli(data, path)
+    if _HTTPRR.match(data):
+        return _read_httprr(data, path)
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise CaptureError(f"not a readable JSON recording: {json_error(exc)}", line=exc.lineno) from None
     source = Source(data)
     collected = Exchanges(path)
-    if isinstance(document, dict):
-        places = json_places(data, lambda p: p in (("request",), ("response", "body")))
+    if isinstance(document, dict) and isinstance(document.get("Entries"), list):
+        places = json_places(data, lambda p: len(p) <= 2 or (len(p) == 4 and p[2] == "ResponseBody"))
+        for number, entry in enumerate(document["Entries"], 1):
+            _session_record(collected, source, places, number, entry)
+    elif isinstance(document, dict):
+        places = json_places(
+            data, lambda p: p in (("request",), ("response", "body")) or (len(p) == 3 and p[:2] == ("response", "body"))
+        )
         _one(collected, source, places, (), 1, document)
     elif isinstance(document, list):
         places = json_places(data, lambda p: len(p) == 1 or (len(p) == 2 and p[1] == "response"))
@@ -95,12 +134,278 @@ def _one(
     content_type = header(response_headers, "content-type")
     exchange = Exchange(number, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
     raw = response.get("body")
+    value = {"method": method, "url": url, "headers": headers, "body": body}
+    if _is_sdk_chunk_list(raw):  # llama-stack: the stream as the SDK's chunk objects, one per item
+        lines, place = _chunk_lines(
+            raw, source, [places.get((*prefix, "response", "body", i)) for i in range(len(raw))]
+        )
+        collected.add(exchange, value, lines, _NDJSON, place)
+        return
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
     if isinstance(raw, (dict, list)):
-        payload = orjson.dumps(raw)  # a whole JSON reply, not a stream
+        payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
     where = places.get((*prefix, "response", "body"))
-    _add(collected, source, exchange, {"method": method, "url": url, "headers": headers, "body": body}, payload,
-         content_type, where, pos, header(response_headers, "content-encoding"))  # fmt: skip
+    _add(
+        collected,
+        source,
+        exchange,
+        value,
+        payload,
+        content_type,
+        where,
+        pos,
+        header(response_headers, "content-encoding"),
+    )
+
+
+#: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)
+_NDJSON = "application/x-ndjson"
+
+
+def _sdk_data(item: Any) -> Any:
+    """An SDK object as recorded, as the wire has it: llama-stack wraps the OpenAI SDK's models as
+    ``{"__type__": "openai.types…", "__data__": {…}}``, and dumps google-genai's responses with the
+    SDK's snake_case field names and its ``sdk_http_response`` (headers), which the wire spells in
+    camelCase (``function_call`` is ``functionCall``) and does not have."""
+    if isinstance(item, dict) and "__data__" in item and "__type__" in item:
+        return item["__data__"]
+    if isinstance(item, dict) and "sdk_http_response" in item:
+        return _camel_case({k: v for k, v in item.items() if k != "sdk_http_response"})
+    return item
+
+
+#: google-genai fields whose value is the application's own data, whose keys stay as they are
+_USER_DATA = frozenset({"args", "response", "parameters", "response_schema", "response_json_schema"})
+
+
+def _camel_case(value: Any) -> Any:
+    """google-genai's snake_case dump back in the API's camelCase, but for the application's own data."""
+    if isinstance(value, list):
+        return [_camel_case(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        head, *rest = str(key).split("_")
+        out[head + "".join(word[:1].upper() + word[1:] for word in rest)] = (
+            item if key in _USER_DATA else _camel_case(item)
+        )
+    return out
+
+
+def _is_sdk_chunk_list(raw: Any) -> TypeGuard[list[Any]]:
+    """A streamed body recorded as a list of chunk objects (not a JSON array reply of one object)."""
+    return isinstance(raw, list) and bool(raw) and all(isinstance(item, dict) for item in raw)
+
+
+def _chunk_lines(items: list[Any], source: Source, starts: list[int | None]) -> tuple[bytes, BodyPlace]:
+    """Chunk objects as a JSON Lines body, each line placed at the file line its object starts on."""
+    from stream_doctor.capture.exchange import Folded
+
+    lines = [orjson.dumps(_sdk_data(item)) for item in items]
+    body_offsets, file_lines, file_offsets = [], [], []
+    at = 0
+    for line, start in zip(lines, starts, strict=True):
+        if start is not None:
+            body_offsets.append(at)
+            file_lines.append(source.line_of(start))
+            file_offsets.append(start)
+        at += len(line) + 1
+    if not body_offsets:
+        body_offsets, file_lines, file_offsets = [0], [1], [0]
+    return b"\n".join(lines) + b"\n", Folded(body_offsets, file_lines, file_offsets)
+
+
+def _session_record(collected: Exchanges, source: Source, places: dict[Any, int], number: int, entry: Any) -> None:
+    """One entry of a .NET SessionRecords file."""
+    from stream_doctor.capture.exchange import Folded, header, is_llm_call, redact_headers, redact_url, request_body
+
+    start = places.get(("Entries", number - 1), 0)
+    pos = Pos(0, source.line_of(start), start)
+    if not isinstance(entry, dict):
+        collected.add(
+            Exchange(number, pos, None, None, None, None, skipped="not a SessionRecords entry"),
+            {},
+            None,
+            None,
+            _fixed(pos),
+        )
+        return
+    method = _str(entry.get("RequestMethod")) or "GET"
+    url = redact_url(_str(entry.get("RequestUri")) or "")
+    headers = redact_headers(_header_items(entry.get("RequestHeaders")))
+    body = request_body(entry.get("RequestBody"))
+    response_headers = redact_headers(_header_items(entry.get("ResponseHeaders")))
+    content_type = header(response_headers, "content-type")
+    exchange = Exchange(
+        number, pos, method.upper(), url, _status(entry.get("StatusCode")), None,
+        skipped=is_llm_call(method, url, body, content_type),
+    )  # fmt: skip
+    value = {"method": method.upper(), "url": url, "headers": headers, "body": body}
+    raw = entry.get("ResponseBody")
+    if isinstance(raw, list) and raw and all(isinstance(line, str) for line in raw):
+        # the body's lines, each a JSON string on a line of the file: a frame points at its line
+        parts = [line.encode("utf-8", "surrogatepass") for line in raw]
+        body_offsets, file_lines, file_offsets = [], [], []
+        at = 0
+        for index, part in enumerate(parts):
+            where = places.get(("Entries", number - 1, "ResponseBody", index))
+            if where is not None:
+                body_offsets.append(at)
+                file_lines.append(source.line_of(where))
+                file_offsets.append(where)
+            at += len(part)
+        place: Any = Folded(body_offsets, file_lines, file_offsets) if body_offsets else _fixed(pos)
+        collected.add(exchange, value, b"".join(parts), content_type, place)
+        return
+    payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
+    if isinstance(raw, (dict, list)):
+        payload = orjson.dumps(raw)
+    where = places.get(("Entries", number - 1, "ResponseBody"))
+    _add(
+        collected,
+        source,
+        exchange,
+        value,
+        payload,
+        content_type,
+        where,
+        pos,
+        header(response_headers, "content-encoding"),
+    )
+
+
+#: gemini-cli's fake responses: the SDK method of each line, and whether it is a model call
+_GEMINI_CLI_CALLS = ("generateContent", "generateContentStream")
+
+
+def _read_gemini_cli(data: bytes, path: str) -> Capture:
+    """gemini-cli's ``*.responses``: one SDK call a line, its response a chunk list (a stream) or one reply."""
+    from stream_doctor.capture._text_places import Source, json_places
+    from stream_doctor.capture.exchange import Exchanges
+
+    source = Source(data)
+    collected = Exchanges(path)
+    number = 0
+    for line_number, start in enumerate(source.starts, 1):
+        end = data.find(b"\n", start)
+        line = data[start : len(data) if end < 0 else end]
+        if not line.strip():
+            continue
+        number += 1
+        pos = Pos(0, line_number, start)
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise CaptureError(
+                f"not a readable gemini-cli responses line: {json_error(exc)}", line=line_number
+            ) from None
+        method = _str(entry.get("method")) if isinstance(entry, dict) else None
+        skipped = None if method in _GEMINI_CLI_CALLS else f"a {method or 'unnamed'} call, not a model call"
+        exchange = Exchange(number, pos, None, method, None, None, skipped=skipped)
+        response = entry.get("response") if isinstance(entry, dict) else None
+        request: dict[str, Any] = {"method": None, "url": method, "headers": {}}
+        if method == "generateContentStream" and _is_sdk_chunk_list(response):
+            places = json_places(line, lambda p: len(p) == 2 and p[0] == "response")
+            starts = [None if (at := places.get(("response", i))) is None else start + at for i in range(len(response))]
+            payload, place = _chunk_lines(response, source, starts)
+            collected.add(exchange, request, payload, _NDJSON, place)
+        else:  # a whole reply: counted, not a stream
+            collected.add(exchange, request, None, None, _fixed(pos))
+    return collected.capture(READER.name, len(data))
+
+
+def _read_httprr(data: bytes, path: str) -> Capture:
+    """An httprr trace: length-prefixed raw HTTP requests and responses."""
+    from stream_doctor.capture._text_places import Source
+    from stream_doctor.capture.exchange import (
+        Exchanges,
+        Lines,
+        header,
+        is_llm_call,
+        redact_headers,
+        redact_url,
+        request_body,
+    )
+
+    source = Source(data)
+    collected = Exchanges(path)
+    at = _HTTPRR.match(data).end()  # type: ignore[union-attr]
+    number = 0
+    while at < len(data):
+        sizes = _HTTPRR_SIZES.match(data, at)
+        line = source.line_of(at)
+        if sizes is None:
+            raise CaptureError("not a readable httprr trace: expected '<request bytes> <response bytes>'", line=line)
+        request_size, response_size = int(sizes.group(1)), int(sizes.group(2))
+        start = sizes.end()
+        if start + request_size + response_size > len(data):
+            raise CaptureError(
+                f"the httprr trace is cut: an exchange of {request_size} + {response_size} bytes "
+                f"goes past the end of the file ({len(data) - start} left)",
+                line=line,
+            )
+        number += 1
+        request, response = (
+            data[start : start + request_size],
+            data[start + request_size : start + request_size + response_size],
+        )
+        at = start + request_size + response_size
+        pos = Pos(0, source.line_of(start), start)
+        first, request_headers, request_text, _ = _http_message(request)
+        method, _, rest = first.partition(" ")
+        url = redact_url(rest.rpartition(" ")[0] or rest)
+        body = request_body(request_text)
+        status_line, response_headers_raw, response_body, body_at = _http_message(response)
+        parts = status_line.split()
+        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+        response_headers = redact_headers(response_headers_raw)
+        content_type = header(response_headers, "content-type")
+        exchange = Exchange(number, pos, method.upper() or None, url, status, None,
+                            skipped=is_llm_call(method, url, body, content_type))  # fmt: skip
+        value = {"method": method.upper(), "url": url, "headers": redact_headers(request_headers), "body": body}
+        place: Any
+        if "chunked" in (header(response_headers, "transfer-encoding") or "").lower():
+            response_body = _dechunked(response_body)
+            place = _fixed(Pos(0, source.line_of(start + request_size + body_at), start + request_size + body_at))
+        else:
+            place = Lines(source.line_of(start + request_size + body_at), source.starts, 0)
+        collected.add(
+            exchange, value, response_body or None, content_type, place, header(response_headers, "content-encoding")
+        )
+    return collected.capture(READER.name, len(data))
+
+
+def _http_message(message: bytes) -> tuple[str, list[tuple[str, str]], bytes, int]:
+    """A raw HTTP/1.1 message: its first line, its headers, its body and where the body starts."""
+    head, separator, body = message.partition(b"\r\n\r\n")
+    if not separator:
+        head, separator, body = message.partition(b"\n\n")
+    lines = head.decode("utf-8", "replace").splitlines()
+    headers = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if colon:
+            headers.append((name.strip(), value.strip()))
+    return (lines[0] if lines else ""), headers, body, len(head) + len(separator)
+
+
+def _dechunked(body: bytes) -> bytes:
+    """A body sent with Transfer-Encoding: chunked, undone (what is not a well-formed chunk is kept as it is)."""
+    out: list[bytes] = []
+    at = 0
+    while at < len(body):
+        end = body.find(b"\r\n", at)
+        size_text = body[at:end].split(b";")[0].strip() if end >= 0 else b""
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            return b"".join(out) + body[at:]
+        if size == 0:
+            break
+        out.append(body[end + 2 : end + 2 + size])
+        at = end + 2 + size + 2
+    return b"".join(out)
 
 
 def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: int, entry: Any) -> None:

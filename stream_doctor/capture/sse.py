@@ -239,7 +239,11 @@ class _Read:
                     except decode_error as exc:
                         value = NOT_JSON
                         error = json_error(exc)
-                    frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
+                    unseparated = None if more_data is None or value is not NOT_JSON else _each_line_whole(more_data)
+                    if unseparated is not None:
+                        self.unseparated(lines, starts, block, i, base_line, base_offset, unseparated, event, sse_id)
+                    else:
+                        frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
                     if i == last:
                         self.ended_cleanly = False
                         problems.append(
@@ -314,6 +318,63 @@ class _Read:
 
         self.comments += comments
         return base_line + last
+
+    def unseparated(
+        self,
+        lines: list[bytes],
+        starts: list[int],
+        block: int,
+        end: int,
+        base_line: int,
+        base_offset: int,
+        values: list[object],
+        event: str | None,
+        sse_id: str | None,
+    ) -> None:
+        """An event of several ``data:`` lines each of which is a whole JSON document (or ``[DONE]``),
+        whose joined data is not: events written without the blank lines between them. A client that
+        follows the SSE rules sees one event and cannot parse its data; one that reads ``data:`` lines
+        (openai-php's ``StreamResponse``) sees one event a line. Each line is read as its own frame,
+        and the framing is reported."""
+        first = Pos(self.before + len(self.frames) + 1, base_line + block, base_offset + starts[block])
+        taken = iter(values)
+        for j in range(block, end):
+            name, _, payload = lines[j].partition(b":")
+            if name != b"data":
+                continue
+            payload = payload[1:] if payload.startswith(b" ") else payload
+            value = next(taken)
+            where = Pos(self.before + len(self.frames) + 1, base_line + j, base_offset + starts[j])
+            self.frames.append(Frame(where, payload, value, None, event, None, "event", sse_id))
+        self.problems.append(
+            InputProblem(
+                "data-lines-not-separated",
+                f"{len(values)} data lines follow each other with no blank line between them: by the SSE rules "
+                "they are one event whose data is the lines joined by newlines, which a client that follows "
+                "them (openai-python's and openai-node's SSE decoders, the AI SDK's eventsource-parser) cannot "
+                "parse as JSON; a client that reads each data: line as an event (openai-php) reads them one by "
+                "one, as shown here",
+                first,
+            )
+        )
+
+
+def _each_line_whole(data_lines: list[bytes]) -> list[object] | None:
+    """Each data line parsed on its own when every one is a whole JSON object or ``[DONE]`` (the payloads
+    providers send), else None: data lines that merely each parse (``1`` and ``2``) are one event's data."""
+    values: list[object] = []
+    for line in data_lines:
+        if line.strip() == b"[DONE]":
+            values.append(NOT_JSON)
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        values.append(value)
+    return values
 
 
 #: How much of an unknown field's name is remembered (to report it once) and shown.

@@ -111,7 +111,8 @@ def test_unrecognised_format_says_what_was_tried(tmp_path: Path) -> None:
         "prefixed: line 1 does not start with a one-character type id and ':'; "
         'har: does not start with {"log": (not a HAR file); '
         "vcr: no top-level 'interactions:' (not a VCR cassette); "
-        'recording: neither {"request": …, "response": …} nor a nock array of {"scope": …}); '
+        'recording: neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
+        'an httprr trace nor a nock array of {"scope": …}); '
         "force one with --container"
     )
 

@@ -319,3 +319,21 @@ def test_real_captures_from_the_corpus() -> None:
         assert {p.kind for p in capture.problems} <= {"unterminated-event"}, path
         for frame in capture.frames:
             assert frame.value is not NOT_JSON or frame.data == b"[DONE]", (path, frame.pos)
+
+
+def test_data_lines_without_blank_lines_are_read_one_a_line_and_reported() -> None:
+    """Chunks written with no blank line between them (openai-php's fixtures, some relays): by the SSE rules
+    one event whose joined data does not parse; line-based clients read one event a line, and so do we."""
+    data = b'data: {"a":1}\ndata: {"b":2}\ndata: [DONE]\n\n'
+    capture = both(data)
+    assert [(f.pos.line, f.data) for f in capture.frames] == [(1, b'{"a":1}'), (2, b'{"b":2}'), (3, b"[DONE]")]
+    assert [p.kind for p in capture.problems] == ["data-lines-not-separated"]
+
+
+def test_one_json_document_across_data_lines_stays_one_event() -> None:
+    """The near miss: data lines that only together are JSON are one event, as the spec says."""
+    data = b'data: {"a":\ndata: 1}\n\n'
+    capture = both(data)
+    assert [f.data for f in capture.frames] == [b'{"a":\n1}']
+    assert capture.frames[0].value == {"a": 1}
+    assert not capture.problems

@@ -2,7 +2,9 @@
 
 What it checks:
     The SSE ``event:`` name differs from the JSON ``type`` inside (Anthropic always sends them
-    equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist.
+    equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist; several
+    ``data:`` lines, each a whole JSON document, with no blank line between them (events written
+    without their separators: read one a line, as line-based clients do).
 
 Why it matters:
     Clients differ in which of the two they dispatch on: the Anthropic Python SDK picks events by
@@ -40,7 +42,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["event-name-mismatch", "event-without-data", "unknown-sse-field"],
+        ["event-name-mismatch", "event-without-data", "unknown-sse-field", "data-lines-not-separated"],
         "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
         words=(EventNameMismatch, mismatch),
     )
