@@ -79,6 +79,10 @@ class RequestFacts:
     previous_response_id: str | None = None  # Responses: the earlier response this request continues
     by_name: bool = False  # results may carry no id and are then matched by name and order (Gemini, Ollama)
     provider_tools: frozenset[str] = frozenset()  # declared tools the provider runs or defines itself
+    #: The request made the model call a tool: a tool's name (OpenAI ``tool_choice: {function: {name}}``,
+    #: Anthropic ``{"type": "tool", "name"}``, Bedrock ``toolChoice.tool``, Gemini ``allowedFunctionNames``
+    #: of one) or ``"any"`` (OpenAI ``required``, Anthropic ``any``, Bedrock ``any``, Gemini mode ``ANY``).
+    forced_tool: str | None = None
 
 
 NO_FACTS = RequestFacts("unknown")

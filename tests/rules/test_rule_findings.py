@@ -102,3 +102,18 @@ def test_sd402_is_an_error_for_a_call_and_a_warning_for_text(tmp_path: Path) -> 
         "fixtures/vercel-ai/data_stream_v4_delta_repeated_after_call.txt", Options(select=("SD402",))
     ).findings
     assert [f.severity for f in call] == [Severity.ERROR]
+
+
+def test_sd304_is_info_when_the_request_forced_the_tool(tmp_path: Path) -> None:
+    """OpenAI answers a forced function with finish_reason stop: a verdict on what the request asked for is info."""
+    forced = Path("fixtures/openai/forced_tool_finish_stop.jsonl")
+    (finding,) = replay(str(forced), Options(select=("SD304",))).findings
+    assert finding.severity is Severity.INFO
+    offered = tmp_path / "offered.jsonl"
+    offered.write_text(
+        forced.read_text().replace(
+            '"tool_choice":{"type":"function","function":{"name":"record_invoice"}}', '"tool_choice":"auto"'
+        )
+    )
+    (finding,) = replay(str(offered), Options(select=("SD304",))).findings
+    assert finding.severity is Severity.WARNING

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string
+from stream_doctor.conversation.requests.common import forced_tool, role_of, string
 
 CLIENT_CALLS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
 
@@ -68,4 +68,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 results.append(ToolResult(string(block.get("tool_use_id")), None, index, where, other_before))
             elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
                 other_before = True
-    return RequestFacts("anthropic", declared, tuple(messages), tuple(calls), tuple(results), provider_tools=provided)
+    return RequestFacts(
+        "anthropic", declared, tuple(messages), tuple(calls), tuple(results), provider_tools=provided,
+        forced_tool=forced_tool(body.get("tool_choice")),
+    )  # fmt: skip

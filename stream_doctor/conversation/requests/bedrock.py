@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string
+from stream_doctor.conversation.requests.common import forced_tool, role_of, string
 
 
 def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
@@ -56,4 +56,6 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 results.append(ToolResult(string(result.get("toolUseId")), None, index, where, other_before))
             else:
                 other_before = True
-    return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results))
+    config = body.get("toolConfig") if isinstance(body.get("toolConfig"), dict) else {}
+    forced = forced_tool(config.get("toolChoice"))
+    return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results), forced_tool=forced)

@@ -43,3 +43,21 @@ def arguments(value: Any) -> tuple[Any, str | None]:
         return orjson.loads(value), value
     except orjson.JSONDecodeError:
         return MISSING, value
+
+
+def forced_tool(choice: Any) -> str | None:
+    """What a ``tool_choice`` (OpenAI Chat and Responses, Anthropic) or Bedrock ``toolChoice`` forces:
+    a tool's name, ``"any"``, or None when the model may answer without a tool."""
+    if choice in ("required", "any"):
+        return "any"
+    if not isinstance(choice, dict):
+        return None
+    kind = choice.get("type")
+    if kind in ("any", "required") or isinstance(choice.get("any"), dict):
+        return "any"
+    function = choice.get("function") if isinstance(choice.get("function"), dict) else choice.get("tool")
+    for holder in (function, choice):
+        name = holder.get("name") if isinstance(holder, dict) else None
+        if isinstance(name, str) and name and (holder is not choice or kind in ("function", "tool")):
+            return name
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string
+from stream_doctor.conversation.requests.common import forced_tool, role_of, string
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
@@ -75,5 +75,16 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             else:
                 other_before = True
     return RequestFacts(
-        "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin
-    )
+        "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin,
+        forced_tool=_forced(body),
+    )  # fmt: skip
+
+
+def _forced(body: dict[str, Any]) -> str | None:
+    """``toolConfig.functionCallingConfig``: mode ``ANY`` forces a call, of the one allowed function if one is named."""
+    config = _get(body, "toolConfig", "tool_config")
+    calling = _get(config, "functionCallingConfig", "function_calling_config") if isinstance(config, dict) else None
+    if not isinstance(calling, dict) or str(calling.get("mode", "")).upper() != "ANY":
+        return None
+    allowed = _get(calling, "allowedFunctionNames", "allowed_function_names")
+    return allowed[0] if isinstance(allowed, list) and len(allowed) == 1 and isinstance(allowed[0], str) else "any"

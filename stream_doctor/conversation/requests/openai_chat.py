@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, role_of, string
+from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string
 
 
 def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
@@ -60,4 +60,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             name = string(message.get("tool_name")) or string(message.get("name"))
             by_name = by_name or call_id is None
             results.append(ToolResult(call_id, name, index, path))
-    return RequestFacts("openai-chat", tools(body), tuple(messages), tuple(calls), tuple(results), by_name=by_name)
+    forced = forced_tool(body.get("tool_choice")) or forced_tool(body.get("function_call"))  # legacy {"name"}
+    return RequestFacts(
+        "openai-chat", tools(body), tuple(messages), tuple(calls), tuple(results), by_name=by_name, forced_tool=forced
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, role_of, string
+from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 
@@ -98,4 +98,5 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         tuple(results),
         previous_response_id=string(body.get("previous_response_id")),
         provider_tools=hosted,
+        forced_tool=forced_tool(body.get("tool_choice")),
     )

@@ -14,6 +14,11 @@ Severity:
     warning. Loops that continue only on the tool-call stop reason (the Anthropic SDK's
     ``tool_runner``, hand-written ``if stop_reason == "tool_use"``) skip or wait for calls; clients
     that look at the blocks read the message right.
+    What if the request asked for this? A request that forces a tool (OpenAI ``tool_choice``
+    naming a function or ``required``, Anthropic ``any``/``tool``, Bedrock ``toolChoice``, Gemini mode
+    ``ANY``) gets its calls with whatever stop reason the server uses for them: OpenAI answers a
+    forced function with ``finish_reason: "stop"``, and vLLM copies that on purpose. Calls with a
+    forced tool and another stop reason are info: the application asked for them.
 
 Example:
     content_block_start {"type":"tool_use",…}  …  message_delta {"stop_reason":"end_turn"}
@@ -30,6 +35,7 @@ from typing import Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.requested import request_of
 
 
 @rule("SD304", "stop-reason-mismatch", "The stop reason disagrees with the tool calls in the message", Severity.WARNING)
@@ -50,6 +56,19 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             )
         elif category not in ("tool_calls", "pause") and completed:
             names = ", ".join(c.label for c in completed)
+            forced = request_of(stream).forced_tool
+            if forced is not None and (forced == "any" or any(c.name == forced for c in completed)):
+                yield self.finding(
+                    stream,
+                    message.stop_reason_pos,
+                    f"the message has {len(completed)} client tool call(s) ({names}) and the stop reason {reason}, "
+                    f"as servers answer a request that forces a tool ({'any tool' if forced == 'any' else forced}): "
+                    "the calls are what the request asked for",
+                    "Run the calls the message holds; with a forced tool, do not wait for a tool-call stop reason",
+                    [("first call", completed[0].started)],
+                    severity=Severity.INFO,
+                )
+                continue
             yield self.finding(
                 stream,
                 message.stop_reason_pos,
