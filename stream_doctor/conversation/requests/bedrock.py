@@ -56,6 +56,6 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 results.append(ToolResult(string(result.get("toolUseId")), None, index, where, other_before))
             else:
                 other_before = True
-    config = body.get("toolConfig") if isinstance(body.get("toolConfig"), dict) else {}
-    forced = forced_tool(config.get("toolChoice"))
+    config = body.get("toolConfig")
+    forced = forced_tool(config.get("toolChoice")) if isinstance(config, dict) else None
     return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results), forced_tool=forced)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, role_of, string
+from stream_doctor.conversation.requests.common import role_of, string
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
