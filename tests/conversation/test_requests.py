@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stream_doctor.conversation.requests import parse, tools_from
 from stream_doctor.events import MISSING
 
@@ -151,3 +153,38 @@ def test_a_tools_file_in_any_providers_shape() -> None:
     assert sorted(tools) == ["a", "b", "c", "d", "e", "f"]
     assert all(tool.schema is not None for tool in tools.values())
     assert sorted(tools_from({"model": "x", "tools": [{"name": "a", "input_schema": SCHEMA}], "messages": []})) == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "body", "forced"),
+    [
+        ("openai", {"messages": [], "tool_choice": "required"}, "any"),
+        ("openai", {"messages": [], "tool_choice": {"type": "function", "function": {"name": "f"}}}, "f"),
+        ("openai", {"messages": [], "function_call": {"name": "f"}}, "f"),  # the legacy functions API
+        ("openai", {"messages": [], "tool_choice": "auto"}, None),
+        ("openai", {"messages": [], "tool_choice": "none"}, None),
+        ("openai", {"messages": []}, None),
+        ("openai-responses", {"input": [], "tool_choice": {"type": "function", "name": "f"}}, "f"),
+        ("openai-responses", {"input": [], "tool_choice": "required"}, "any"),
+        ("openai-responses", {"input": [], "tool_choice": {"type": "web_search_preview"}}, None),
+        ("anthropic", {"messages": [], "tool_choice": {"type": "tool", "name": "f"}}, "f"),
+        ("anthropic", {"messages": [], "tool_choice": {"type": "any"}}, "any"),
+        ("anthropic", {"messages": [], "tool_choice": {"type": "auto"}}, None),
+        ("bedrock", {"messages": [], "toolConfig": {"tools": [], "toolChoice": {"tool": {"name": "f"}}}}, "f"),
+        ("bedrock", {"messages": [], "toolConfig": {"tools": [], "toolChoice": {"any": {}}}}, "any"),
+        ("bedrock", {"messages": [], "toolConfig": {"tools": [], "toolChoice": {"auto": {}}}}, None),
+        ("gemini", {"contents": [], "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}, "any"),
+        (
+            "gemini",
+            {
+                "contents": [],
+                "tool_config": {"function_calling_config": {"mode": "ANY", "allowed_function_names": ["f"]}},
+            },
+            "f",
+        ),
+        ("gemini", {"contents": [], "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}}, None),
+    ],
+)
+def test_the_tool_a_request_forces(provider: str, body: dict, forced: str | None) -> None:
+
+    assert parse(provider, body).forced_tool == forced

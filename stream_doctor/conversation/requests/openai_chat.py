@@ -60,7 +60,8 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             name = string(message.get("tool_name")) or string(message.get("name"))
             by_name = by_name or call_id is None
             results.append(ToolResult(call_id, name, index, path))
-    forced = forced_tool(body.get("tool_choice")) or forced_tool(body.get("function_call"))  # legacy {"name"}
+    legacy = body.get("function_call")  # the functions API: {"name": …} forces that function
+    forced = forced_tool(body.get("tool_choice")) or (string(legacy.get("name")) if isinstance(legacy, dict) else None)
     return RequestFacts(
         "openai-chat", tools(body), tuple(messages), tuple(calls), tuple(results), by_name=by_name, forced_tool=forced
     )
