@@ -12,6 +12,7 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/openai_llama_stack_recording.json": set(),
     "conversations/gemini_cli_fake.responses": {"SD525"},
     "conversations/gemini_httprr_stream.httprr": {"SD525"},
+    "conversations/openai_one_response_wrapper.json": set(),
     "openai/data_lines_without_blank_lines.sse": {"SD005"},
     "openai/forced_tool_finish_stop.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/sdk_chunk_log.jsonl": set(),

@@ -11,6 +11,8 @@ The shapes:
   ``{"Entries": [{RequestUri, RequestMethod, RequestHeaders, RequestBody, StatusCode, ResponseHeaders,
   ResponseBody}], "Variables"}``; a streamed ``ResponseBody`` is a list of the body's lines (SSE lines,
   each with its line end), a whole reply a JSON value.
+- **one response** ``{"status", "headers", "body"}`` (keys in any order; ``statusCode`` too): a test suite's
+  recording of one streamed response with no request, its ``body`` the SSE (or NDJSON) text.
 - **httprr** (Go's ``golang.org/x/oscar/internal/httprr``, langchaingo's recordings): ``httprr trace v1``,
   then per exchange a line ``<request bytes> <response bytes>`` and the raw HTTP/1.1 request and response
   (headers, blank line, body; a body may be sent chunked).
@@ -47,6 +49,8 @@ _ONE_EXCHANGE = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:request|response)"\
 _TEST_ID_EXCHANGE = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"test_id"\s*:\s*(?:"(?:[^"\\]|\\.)*"|null)\s*,\s*"request"\s*:'
 )
+#: one response: an object that opens with one of its keys
+_ONE_RESPONSE = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:status|statusCode|headers|body)"\s*:')
 _SESSION_RECORDS = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"Entries"\s*:\s*\[')
 _HTTPRR = re.compile(rb"\Ahttprr trace v1\r?\n")
 _HTTPRR_SIZES = re.compile(rb"(\d{1,12}) (\d{1,12})\r?\n")
@@ -73,6 +77,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         (_ONE_EXCHANGE.match(head) and not _json_lines(head))
         or _TEST_ID_EXCHANGE.match(head)
         or _SESSION_RECORDS.match(head)
+        or (_ONE_RESPONSE.match(head) and b'"body"' in head and not _json_lines(head))
         or _GEMINI_CLI_LINE.match(head)
         or _HTTPRR.match(head)
         or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192])
@@ -80,7 +85,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         return 95, ""
     return 0, (
         'neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
-        'an httprr trace nor a nock array of {"scope": …}'
+        '{"status", "headers", "body"}, an httprr trace nor a nock array of {"scope": …}'
     )
 
 
@@ -102,6 +107,8 @@ def read_recording(data: bytes, path: str) -> Capture:
         places = json_places(data, lambda p: len(p) <= 2 or (len(p) == 4 and p[2] == "ResponseBody"))
         for number, entry in enumerate(document["Entries"], 1):
             _session_record(collected, source, places, number, entry)
+    elif isinstance(document, dict) and "request" not in document and "response" not in document:
+        _one_response(collected, source, document, json_places(data, lambda p: p == ("body",)))
     elif isinstance(document, dict):
         places = json_places(
             data, lambda p: p in (("request",), ("response", "body")) or (len(p) == 3 and p[:2] == ("response", "body"))
@@ -160,6 +167,21 @@ def _one(
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)
 _NDJSON = "application/x-ndjson"
+
+
+def _one_response(collected: Exchanges, source: Source, document: dict[str, Any], places: dict[Any, int]) -> None:
+    """A recording of one response and nothing of its request: a turn whose stream is the body."""
+    from stream_doctor.capture.exchange import header, redact_headers
+
+    if not isinstance(document.get("body"), str):
+        raise CaptureError('not a readable response recording: its "body" is not text')
+    headers = redact_headers(_header_items(document.get("headers")))
+    status = _status(document.get("status", document.get("statusCode")))
+    pos = Pos(0, 1, 0)
+    exchange = Exchange(1, pos, None, None, status, None)
+    payload = document["body"].encode("utf-8", "surrogatepass")
+    _add(collected, source, exchange, {"method": None, "url": None, "headers": {}}, payload,
+         header(headers, "content-type"), places.get(("body",)), pos, header(headers, "content-encoding"))  # fmt: skip
 
 
 def _sdk_data(item: Any) -> Any:
