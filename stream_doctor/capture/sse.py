@@ -27,6 +27,7 @@ _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
 def _sniff(head: bytes) -> tuple[int, str]:
     """Score and, when 0, why: the first field line must be one of the SSE fields."""
     comments = 0
+    first_unknown: str | None = None
     # The first 16 KiB are plenty to find the first field line; lines are walked lazily because
     # splitting all of the head would cost more than reading a small capture.
     for number, line, _ in head_lines(head.removeprefix(BOM)[:16384]):
@@ -37,9 +38,17 @@ def _sniff(head: bytes) -> tuple[int, str]:
             continue
         name = line.partition(b":")[0]
         if name in _KNOWN_FIELDS:
-            return 90, ""
+            # A line before it that is a known field behind spaces (` data: {…}`, as one OpenRouter
+            # recording starts) is a field named " data" by the EventSource rules, ignored: SSE still.
+            return (90, "") if first_unknown is None else (60, "")
         shown = name[:20].decode("utf-8", "replace")
-        return 0, f"line {number} starts with {shown!r}, not an 'event:'/'data:' field"
+        reason = f"line {number} starts with {shown!r}, not an 'event:'/'data:' field"
+        if first_unknown is None and name.lstrip(b" \t") in _KNOWN_FIELDS:
+            first_unknown = reason
+            continue
+        return 0, first_unknown or reason
+    if first_unknown is not None:
+        return 0, first_unknown
     if comments:
         return 20, ""  # only keep-alive comments so far: SSE, but weakly
     return 0, "no 'event:'/'data:' field lines"

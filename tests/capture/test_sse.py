@@ -337,3 +337,18 @@ def test_one_json_document_across_data_lines_stays_one_event() -> None:
     assert [f.data for f in capture.frames] == [b'{"a":\n1}']
     assert capture.frames[0].value == {"a": 1}
     assert not capture.problems
+
+
+def test_a_first_line_with_a_space_before_its_field_name_is_an_ignored_field() -> None:
+    """` data: {…}` is a field named " data" by the EventSource rules (one OpenRouter recording starts so):
+    ignored and reported, and every following event reads; the capture is SSE, not unreadable."""
+    data = b' data: {"a":1}\n\ndata: {"b":2}\n\n'
+    assert READER.sniff(data) > 0
+    capture = both(data)
+    assert [f.data for f in capture.frames] == [b'{"b":2}']
+    assert [p.kind for p in capture.problems] == ["unknown-sse-field"]
+    assert READER.sniff(b" hello: 1\n\ndata: {}\n\n") == 0  # not a field of SSE behind the space
+
+
+def test_text_that_is_not_sse_is_still_refused() -> None:
+    assert READER.sniff(b"hello world\nsecond line\n") == 0
