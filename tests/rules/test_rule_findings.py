@@ -117,3 +117,16 @@ def test_sd304_is_info_when_the_request_forced_the_tool(tmp_path: Path) -> None:
     )
     (finding,) = replay(str(offered), Options(select=("SD304",))).findings
     assert finding.severity is Severity.WARNING
+
+
+def test_sd404_is_info_for_bedrocks_converse_events(tmp_path: Path) -> None:
+    """A skipped contentBlockIndex breaks no Converse client (they key by value): info; Anthropic's stays a warning."""
+    converse = tmp_path / "converse.jsonl"
+    converse.write_text(
+        Path("fixtures/bedrock/converse_one_call.jsonl")
+        .read_text()
+        .replace('"contentBlockIndex":1', '"contentBlockIndex":2')
+    )
+    assert [f.severity for f in replay(str(converse), Options(select=("SD404",))).findings] == [Severity.INFO]
+    anthropic = replay("fixtures/anthropic/skipped_block_index.sse", Options(select=("SD404",))).findings
+    assert [f.severity for f in anthropic] == [Severity.WARNING]

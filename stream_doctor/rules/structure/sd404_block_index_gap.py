@@ -11,7 +11,11 @@ Why it matters:
 
 Severity:
     warning. anthropic-sdk-python appends blocks and then indexes them by position and crashes on
-    the gap (omlx #1353); clients keying by value read it right.
+    the gap (omlx #1353); clients keying by value read it right (the same for Responses'
+    ``output_index``: openai-python's stream state appends items and indexes ``output[output_index]``).
+    Bedrock's Converse events (``contentBlockIndex``, ConverseStream and InvokeModel with Amazon
+    Nova) are read by clients that key blocks by the index's value (the AI SDK's Bedrock provider
+    keeps them in a record by index), and Nova numbers its blocks with gaps: info there.
 
 Example:
     content_block_start {"index":0,...}  …  content_block_start {"index":2,...}
@@ -27,7 +31,7 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.structure._anomalies import anomalies_of, block
 
 
@@ -35,7 +39,19 @@ from stream_doctor.rules.structure._anomalies import anomalies_of, block
     "SD404", "block-index-gap", "A content_block_start index is not the next position in the message", Severity.WARNING
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return anomalies_of(
+    if stream.capture.provider == "bedrock" and "content_block_start" not in stream.event_counts:
+        # Converse-shaped events: keyed by value by their clients; Nova's own numbering
+        for anomaly in of_kind(stream, IndexGap):
+            yield self.finding(
+                stream,
+                anomaly.pos,
+                f"{block(anomaly.key)} started where index {anomaly.expected} was expected; Bedrock's Converse "
+                "clients key blocks by contentBlockIndex's value, and Amazon Nova numbers its blocks so",
+                "Nothing to fix for clients that key blocks by index value; do not index a list by contentBlockIndex",
+                severity=Severity.INFO,
+            )
+        return
+    yield from anomalies_of(
         stream,
         self,
         IndexGap,
