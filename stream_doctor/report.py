@@ -413,6 +413,11 @@ class CaptureResult:
     def unreadable(self) -> bool:
         return self.replayed is None
 
+    @property
+    def accepted_unreadable(self) -> bool:
+        """Unreadable, and its expectations declare SD000: it passes, and every report still says so."""
+        return self.replayed is None and any(f.code == "SD000" for f in self.expected)
+
     @cached_property
     def failures(self) -> tuple[Finding, ...]:
         """What fails this capture: unexpected findings at or above --fail-on (SD000 and SD900 are errors)."""
@@ -471,6 +476,7 @@ class CheckResult:
     config: str | None  # the configuration file used
     updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
     special: tuple[SpecialFile, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
+    accepted: tuple[str, ...] = ()  # unreadable captures whose SD000 --update-expectations just declared
 
     @property
     def failed(self) -> bool:
@@ -500,6 +506,23 @@ class CheckResult:
     def unreadable(self) -> int:
         return sum(1 for c in self.captures if c.unreadable)
 
+    @cached_property
+    def accepted_unreadable(self) -> tuple[CaptureResult, ...]:
+        """Unreadable captures that pass because their expectations declare SD000. Accepting one is
+        allowed (a fixture kept broken on purpose), hiding it is not: every check report says
+        ``unreadable_accepted_words`` in its summary."""
+        return tuple(c for c in self.captures if c.accepted_unreadable)
+
+    @property
+    def unreadable_accepted_words(self) -> str | None:
+        """``1 capture unreadable (accepted by its expectations)``, or None when there is none."""
+        count = len(self.accepted_unreadable)
+        if not count:
+            return None
+        if count == 1:
+            return "1 capture unreadable (accepted by its expectations)"
+        return f"{count:,} captures unreadable (accepted by their expectations)"
+
     @property
     def stale(self) -> int:
         return sum(len(c.stale) for c in self.captures)
@@ -522,6 +545,7 @@ class CheckResult:
             "passed": len(captures) - self.failed_captures,
             "failed": self.failed_captures,
             "unreadable": self.unreadable,
+            "unreadable_accepted": len(self.accepted_unreadable),
             "skipped": len(self.skipped),
             "special_files": len(self.special),
             "findings": {s.label: self.totals[s] for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
@@ -553,6 +577,7 @@ class CheckResult:
             "skipped": list(self.skipped),
             "special_files": [{"path": f.path, "kind": f.kind} for f in self.special],
             "updated_expectations": list(self.updated),
+            "accepted_unreadable": list(self.accepted),
         }
 
 

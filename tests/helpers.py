@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from stream_doctor.accumulate.accumulator import Accumulator
@@ -9,6 +10,7 @@ from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import Event
 from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.providers import anthropic
 
 
 class Script:
@@ -25,7 +27,7 @@ class Script:
 
     def stream(self, positional_indices: bool = True, protocol: ProtocolFacts | None = None) -> AccumulatedStream:
         """The accumulated stream, with the protocol facts a provider's adapter would state (Anthropic's by default)."""
-        protocol = protocol or ProtocolFacts(positional_indices=positional_indices)
+        protocol = protocol or replace(anthropic.protocol, positional_indices=positional_indices)
         accumulator = Accumulator(protocol.positional_indices)
         accumulator.feed_all(self.events)
         info = CaptureInfo(

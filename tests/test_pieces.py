@@ -13,6 +13,7 @@ from stream_doctor.options import Options
 from stream_doctor.redaction import redacted
 from stream_doctor.reporters import RenderOptions, _neutral, jsonl
 from stream_doctor.reporters._pieces import materialised, pieces
+from tests.check.conftest import accepted_result  # noqa: F401 - the fixture, for the "accepted" case
 from tests.test_golden import CAPTURES
 
 INDENTED = orjson.OPT_INDENT_2
@@ -91,8 +92,8 @@ def test_check_reports_stream_byte_for_byte() -> None:
     assert b"".join(jsonl.pieces(result, options)).decode() == lines
 
 
-@pytest.mark.parametrize("which", ["tree", "clean", "special", "nothing"])
-def test_junit_streams_what_indenting_the_whole_tree_gives(which: str) -> None:
+@pytest.mark.parametrize("which", ["tree", "clean", "special", "nothing", "accepted"])
+def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: pytest.FixtureRequest) -> None:
     import xml.etree.ElementTree as ET
     from dataclasses import replace
 
@@ -105,6 +106,7 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str) -> None:
         "tree": tree_result,
         "clean": clean_result,
         "special": lambda: replace(tree_result(), special=(SpecialFile("in/a fifo", "fifo"),)),
+        "accepted": lambda: request.getfixturevalue("accepted_result"),
         "nothing": lambda: (
             CheckResult((), (), Severity.ERROR, None, (), (SpecialFile("pipe", "fifo"),))
             if False
@@ -120,6 +122,8 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str) -> None:
     }
     root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": junit.SUITE, **counts})
+    properties = junit._properties(result)
+    suite.extend([properties] if properties is not None else [])
     suite.extend([junit._testcase(c) for c in result.captures] + [junit._skipped(s) for s in result.special])
     ET.indent(root, space="  ")
     whole = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

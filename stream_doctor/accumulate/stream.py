@@ -13,7 +13,7 @@ from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import NEUTRAL_WORDS, ProtocolFacts
 from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
@@ -187,7 +187,9 @@ class CaptureInfo:
     duration: float | None
     header: dict[str, Any] | None
     interaction: int | None = None  # HAR/cassette, envelope of several turns: the interaction it answers
-    protocol: ProtocolFacts = ProtocolFacts()  # what the provider's protocol promises, as its adapter states it
+    protocol: ProtocolFacts = ProtocolFacts(
+        NEUTRAL_WORDS
+    )  # what the provider's protocol promises, as its adapter states it
     clock: Clock | None = None  # the times of the frames the timing questions need, when the capture has times
 
 

@@ -126,13 +126,18 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
     """Replay every capture, compare with its expectations, and (when asked) rewrite the sidecars."""
     results = [_judge(task, outcome) for task, outcome in zip(plan.tasks, _replays(plan, advance), strict=True)]
     updated: list[str] = []
+    accepted: list[str] = []
     if plan.update_expectations:
         for number, (task, result) in enumerate(zip(plan.tasks, results, strict=True)):
             if result.failed and _update(task, result):
                 updated.append(expect.sidecar_path(task.path))
                 reread = task.configured + expect.load_sidecar(task.path)
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
-    return CheckResult(tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special)
+                if results[number].accepted_unreadable and not result.accepted_unreadable:
+                    accepted.append(task.path)  # said on its own line: an unreadable capture is never accepted quietly
+    return CheckResult(
+        tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special, tuple(accepted)
+    )
 
 
 OUT_OF_MEMORY = "the replay ran out of memory (lower --max-bytes or --max-frames, or split the capture)"

@@ -22,8 +22,14 @@ Example:
 How to fix:
     Record the capture again, or repair it (`stream-doctor replay FILE` shows the same error on
     its own). If the format or provider is not detected, force it with `--container` or
-    `--provider`, or for some paths with `per-path-provider` in the configuration. A file that is
-    unreadable on purpose can declare `code = "SD000"` in its expectation sidecar.
+    `--provider`, or for some paths with `per-path-provider` in the configuration.
+
+    A file kept unreadable on purpose (a cut capture a test needs) can be accepted: declare
+    `code = "SD000"` in its expectation sidecar, or let `--update-expectations` write it (it prints
+    `accepted PATH as unreadable` when it does). Accepted is never hidden: the capture passes, but
+    every check report still counts it in its summary (the terminal and Markdown summary line, JSON
+    `summary.unreadable_accepted`, a SARIF run notification, a GitHub warning annotation, a JUnit
+    suite property). `--ignore SD000` and `per-path-ignores` cannot deselect it.
 """
 
 from __future__ import annotations

@@ -33,14 +33,24 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "anthropic"
 title = "Anthropic Messages"
-protocol = ProtocolFacts(positional_indices=True)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="message_start",
+        call_start="content_block_start",
+        fragment="input_json_delta",
+        call_end="content_block_stop",
+        stream_end="message_stop",
+        stop_reason="stop_reason",
+    ),
+    positional_indices=True,
+)
 
 #: Content blocks whose input streams as ``input_json_delta``. The server runs ``server_tool_use``
 #: and ``mcp_tool_use`` itself; only ``tool_use`` is the client's to execute.

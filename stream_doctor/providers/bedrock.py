@@ -55,7 +55,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -63,7 +63,17 @@ from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
-protocol = ProtocolFacts(end_of_stream="messageStop", call_completion="contentBlockStop", positional_indices=True)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="messageStart",
+        call_start="contentBlockStart",
+        fragment="contentBlockDelta",
+        call_end="contentBlockStop",
+        stream_end="messageStop",
+        stop_reason="stopReason",
+    ),
+    positional_indices=True,
+)
 
 DELTA_TYPE = "toolUse.input"
 

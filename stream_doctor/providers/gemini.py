@@ -58,7 +58,7 @@ from stream_doctor.problems import (
     ThoughtSignatures,
     ToolCallRejected,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import ANY, FieldCheck, Shape
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
@@ -69,8 +69,14 @@ title = "Google Gemini / Vertex AI (streamGenerateContent)"
 #: What ends the stream and what completes one call, in this provider's words (SD301, SD303).
 #: Gemini has no tool-call finish reason: a turn that made calls ends with ``STOP`` (SD525).
 protocol = ProtocolFacts(
-    end_of_stream="a chunk with finishReason",
-    call_completion="a functionCall part without willContinue",
+    EventWords(
+        message_start="a chunk with a new responseId",
+        call_start="a functionCall part",
+        fragment="functionCall.args or partialArgs",
+        call_end="a functionCall part without willContinue",
+        stream_end="a chunk with finishReason",
+        stop_reason="finishReason",
+    ),
     positional_indices=False,
     finish_with_calls="STOP",
 )

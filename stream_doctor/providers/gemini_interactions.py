@@ -39,14 +39,24 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
 title = "Google Gemini Interactions API"
-protocol = ProtocolFacts(end_of_stream="interaction.completed", call_completion="step.stop", positional_indices=True)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="interaction.created",
+        call_start="step.start",
+        fragment="step.delta",
+        call_end="step.stop",
+        stream_end="interaction.completed",
+        stop_reason="status",
+    ),
+    positional_indices=True,
+)
 
 #: Step types that are tool calls: the client's function calls, and the tools the server runs itself.
 CALL_STEPS = {

@@ -43,7 +43,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 
@@ -67,7 +67,18 @@ LINE = Shape(
 )
 
 #: Calls come whole and clients collect them into a list: ``function.index`` is informational.
-protocol = ProtocolFacts(end_of_stream='a line with "done": true', positional_indices=False, dense_call_indices=False)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="the first line",
+        call_start="a message.tool_calls entry",
+        fragment="message.tool_calls[].function.arguments",
+        call_end="the line that carries the call",
+        stream_end='a line with "done": true',
+        stop_reason="done_reason",
+    ),
+    positional_indices=False,
+    dense_call_indices=False,
+)
 
 CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thinking")}
 

@@ -60,7 +60,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 
 name = "openai"
@@ -156,11 +156,17 @@ CHUNK_FIELDS = frozenset(
 )
 CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
-#: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
-#: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+#: The names findings give its events (SD301, SD303 and SD508 name the end of the stream and of a
+#: call); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
 protocol = ProtocolFacts(
-    end_of_stream="data: [DONE]",
-    call_completion="its choice's finish_reason",
+    EventWords(
+        message_start="a chunk with a new id",
+        call_start="the first tool_calls fragment",
+        fragment="tool_calls[].function.arguments",
+        call_end="its choice's finish_reason",
+        stream_end="data: [DONE]",
+        stop_reason="finish_reason",
+    ),
     positional_indices=False,
     dense_call_indices=True,
     extension_fields=frozenset(DOCUMENTED_EXTENSIONS),

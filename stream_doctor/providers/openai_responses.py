@@ -58,7 +58,7 @@ from stream_doctor.problems import (
     OutputItem,
     SequenceIrregular,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
@@ -66,7 +66,17 @@ from stream_doctor.providers.sniffing import score
 name = "openai-responses"
 title = "OpenAI Responses"
 #: ``output_index`` is the item's position in ``response.output``: a gap means an item was lost.
-protocol = ProtocolFacts(positional_indices=True)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="response.created",
+        call_start="response.output_item.added",
+        fragment="response.function_call_arguments.delta",
+        call_end="response.function_call_arguments.done",
+        stream_end="response.completed",
+        stop_reason="status",
+    ),
+    positional_indices=True,
+)
 
 
 class _Kind(NamedTuple):

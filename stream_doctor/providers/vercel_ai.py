@@ -55,14 +55,24 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import ToolInputError
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"
-protocol = ProtocolFacts(positional_indices=False)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="start-step",
+        call_start="tool-input-start",
+        fragment="tool-input-delta",
+        call_end="tool-input-available",
+        stream_end="a finish part",
+        stop_reason="finishReason",
+    ),
+    positional_indices=False,
+)
 
 #: ``finish.finishReason`` -> neutral category (the AI SDK's FinishReason union).
 FINISH_CATEGORIES: dict[str, FinishCategory] = {

@@ -35,7 +35,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -43,7 +43,17 @@ from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
-protocol = ProtocolFacts(positional_indices=False)
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="f: (start_step)",
+        call_start="b: (tool_call_streaming_start)",
+        fragment="c: (tool_call_delta)",
+        call_end="9: (tool_call)",
+        stream_end="d: (finish_message)",
+        stop_reason="finishReason",
+    ),
+    positional_indices=False,
+)
 
 #: Both protocols report the AI SDK's one FinishReason union.
 FINISH_CATEGORIES = vercel_ai.FINISH_CATEGORIES

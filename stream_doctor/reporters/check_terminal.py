@@ -111,13 +111,15 @@ def _summary(result: CheckResult, console: Page) -> None:
     parts = [f"{_text.counted(len(captures), 'capture')}: {len(captures) - failed:,} passed"]
     failed_text = f"{failed:,} failed"
     details = []
-    unreadable = result.unreadable
+    unreadable = result.unreadable - len(result.accepted_unreadable)  # the failing ones; the accepted are said below
     stale = result.stale
     if unreadable:
         details.append(f"{unreadable:,} unreadable")
     if stale:
         details.append(_text.counted(stale, "stale expectation"))
     parts.append(failed_text + (f" ({', '.join(details)})" if details else ""))
+    if result.unreadable_accepted_words:
+        parts.append(result.unreadable_accepted_words)
     if result.skipped:
         parts.append(f"{_text.counted(len(result.skipped), 'file')} skipped (not captures)")
     if result.special:
@@ -131,6 +133,8 @@ def _summary(result: CheckResult, console: Page) -> None:
         else [("passed", "bold green")]
     )
     console.blank()
+    for path in result.accepted:
+        console.print(("accepted ", "bold yellow"), N(path), " as unreadable: its expectations now declare SD000")
     console.print(f"{', '.join(parts)}: ", *verdict)
     if result.config:
         console.print((f"configuration: {N(result.config)}", "dim"))

@@ -2,7 +2,8 @@
 
 ``::error file=PATH,line=N,title=SD102 empty-input-execution::message`` on standard output;
 GitHub shows each on the file's line in the run and the pull request. Findings below
-``--fail-on`` and expected findings get none, so a run where all is as expected prints nothing.
+``--fail-on`` and expected findings get none, so a run where all is as expected prints nothing, but
+for an unreadable capture its expectations accept (SD000): that gets a warning, never silence.
 Capture content is neutralised (no control character, so no line of its own), then escaped as
 the runner expects; every line of this output is one of our annotations.
 """
@@ -18,14 +19,20 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:
-    return "".join(annotation(finding) + "\n" for _capture, finding in result.failures)
+    accepted = [
+        annotation(finding, " (accepted by its expectations)", Severity.WARNING) + "\n"
+        for capture in result.accepted_unreadable
+        for finding in capture.expected
+        if finding.code == "SD000"
+    ]
+    return "".join(accepted) + "".join(annotation(finding) + "\n" for _capture, finding in result.failures)
 
 
-def annotation(finding: Finding) -> str:
+def annotation(finding: Finding, note: str = "", severity: Severity | None = None) -> str:
     properties = {"file": N(finding.location.path)}
     if finding.location.line is not None:
         properties["line"] = str(finding.location.line)
-    properties["title"] = f"{finding.code} {finding.name}"
+    properties["title"] = f"{finding.code} {finding.name}{note}"
     listed = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
     message = N(finding.message) + "\n" + f"hint: {N(finding.hint)}"
     where = [] if finding.location.interaction is None else [f"interaction {finding.location.interaction}"]
@@ -35,7 +42,7 @@ def annotation(finding: Finding) -> str:
         where.append(f"event {finding.location.event}")
     if where:
         message = f"{', '.join(where)}: " + message
-    return f"::{LEVELS[finding.severity]} {listed}::{escape_data(message)}"
+    return f"::{LEVELS[severity or finding.severity]} {listed}::{escape_data(message)}"
 
 
 def escape_data(text: str) -> str:

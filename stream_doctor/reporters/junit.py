@@ -35,6 +35,9 @@ def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
     root = ET.Element("testsuites", {"name": "stream-doctor", **counts})
     suite = ET.Element("testsuite", {"name": SUITE, **counts})
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    properties = _properties(result)
+    if properties is not None:
+        suite.append(properties)
     cases = chain((_testcase(c) for c in result.captures), (_skipped(s) for s in result.special))
     held = next(cases, None)
     if held is None:
@@ -42,11 +45,31 @@ def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
         ET.indent(root, space="  ")
         yield ET.tostring(root, encoding="utf-8", xml_declaration=False) + b"\n"
         return
-    yield _opening(root) + b"\n  " + _opening(suite) + b"\n    "
+    yield _opening(root) + b"\n  " + _opening(_bare(suite)) + b"\n    "
+    if properties is not None:
+        yield _case(properties, b"\n    ")
     for case in cases:
         yield _case(held, b"\n    ")
         held = case
     yield _case(held, b"\n  ") + b"</testsuite>\n</testsuites>\n"
+
+
+def _properties(result: CheckResult) -> ET.Element | None:
+    """The suite's summary of what passed only because its expectations accept it: an unreadable capture
+    (SD000) is never hidden, whichever report is read."""
+    words = result.unreadable_accepted_words
+    if words is None:
+        return None
+    properties = ET.Element("properties")
+    ET.SubElement(properties, "property", {"name": "summary", "value": words})
+    for capture in result.accepted_unreadable:
+        ET.SubElement(properties, "property", {"name": "unreadable-accepted", "value": _clean(capture.path)})
+    return properties
+
+
+def _bare(element: ET.Element) -> ET.Element:
+    """The element without its children (its start tag is written before them)."""
+    return ET.Element(element.tag, element.attrib)
 
 
 def _opening(element: ET.Element) -> bytes:

@@ -18,7 +18,12 @@ def render(result: CheckResult, options: RenderOptions) -> str:
         f"{len(captures) - failed} passed, {failed} failed"
         + (f"; {len(result.skipped)} files skipped (not captures)" if result.skipped else "")
         + (f"; {_special_count(len(result.special))}" if result.special else "")
+        + (f"; **{result.unreadable_accepted_words}**" if result.unreadable_accepted_words else "")
         + ".",
+        *(
+            f"\nAccepted as unreadable by `--update-expectations`: {_code(path)} (SD000 declared)."
+            for path in result.accepted
+        ),
         "",
         "| capture | provider | calls | error | warning | info | result |",
         "|---|---|--:|--:|--:|--:|---|",

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from stream_doctor import __version__
 from stream_doctor.check.rules import CHECK_RULES
 from stream_doctor.findings import Finding, Location, Severity
-from stream_doctor.report import CheckResult
+from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _pieces
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
@@ -63,11 +63,23 @@ def document(result: CheckResult) -> dict[str, Any]:
 
 
 def _invocations(result: CheckResult) -> dict[str, Any]:
-    """The files check met but never opened (FIFOs, devices, sockets) as notes about the run itself:
-    SARIF's place for a condition of the tool, not of an analysed file."""
-    if not result.special:
+    """The files check met but never opened (FIFOs, devices, sockets), and the unreadable captures its
+    expectations accept (SD000, which no result shows), as notes about the run itself: SARIF's place
+    for a condition of the tool, not a finding about an analysed file."""
+    if not result.special and not result.accepted_unreadable:
         return {}
     notes = [
+        {
+            "level": "warning",
+            "message": {"text": f"{capture.path} is unreadable (accepted by its expectations): {_unreadable(capture)}"},
+            "locations": [
+                {"physicalLocation": {"artifactLocation": {"uri": quote(capture.path), "uriBaseId": SRCROOT}}}
+            ],
+            "descriptor": {"id": "SD000"},
+        }
+        for capture in result.accepted_unreadable
+    ]
+    notes += [
         {
             "level": "note",
             "message": {"text": f"{special.path} skipped: {special.described}, not a regular file (never opened)"},
@@ -79,6 +91,11 @@ def _invocations(result: CheckResult) -> dict[str, Any]:
         for special in result.special
     ]
     return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
+
+
+def _unreadable(capture: CaptureResult) -> str:
+    """Why the capture could not be read: its SD000 finding's message."""
+    return next((f.message for f in capture.findings if f.code == "SD000"), "")
 
 
 def _rule(rule: Rule) -> dict[str, Any]:

@@ -27,6 +27,9 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
         )
     total = sum(row.count for row in rows)
     page.print(f"{total:,} finding{'s' if total != 1 else ''} of {len(rows)} code{'s' if len(rows) != 1 else ''}")
+    accepted = report.unreadable_accepted_words if isinstance(report, CheckResult) else None
+    if accepted:
+        page.print((accepted, "bold yellow"))
     return _text.finish(page.text(), options)
 
 

@@ -44,3 +44,16 @@ def clean_result() -> CheckResult:
     """A run where all is as expected: the clean captures and the one whose bug is declared."""
     with contextlib.chdir(TREE):
         return execute(prepare(CheckOptions(paths=("clean", "bugs/empty_input_bug.jsonl"))))
+
+
+@pytest.fixture(scope="session")
+def accepted_result(tmp_path_factory: pytest.TempPathFactory) -> CheckResult:
+    """The tree's cut gzip with a sidecar that declares its SD000, beside a clean capture: the run passes,
+    and the unreadable capture passes only because its expectations accept it."""
+    folder = tmp_path_factory.mktemp("accepted")
+    (folder / "broken").mkdir()
+    shutil.copy(TREE / "broken/truncated.sse.gz", folder / "broken")
+    (folder / "broken/truncated.sse.gz.expect.toml").write_text('[[expect]]\ncode = "SD000"\n')
+    shutil.copy(TREE / "clean/one_call.sse", folder)
+    with contextlib.chdir(folder):
+        return execute(prepare(CheckOptions(paths=(".",), isolated=True)))

@@ -258,7 +258,7 @@ def test_provider_and_container_options(in_tree: Path) -> None:
 
 
 def test_update_expectations_makes_the_tree_pass_and_is_idempotent(tree_copy: Path) -> None:
-    first = run(".", "--update-expectations", "--width", "120")
+    first = run(".", "--update-expectations", "--width", "160")
     assert first.exit_code == 0, first.output
     assert "3 expectation files updated" in first.output
     written = (tree_copy / "bugs/abandoned_at_max_tokens.sse.expect.toml").read_text()

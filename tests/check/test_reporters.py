@@ -76,6 +76,7 @@ def test_json(snapshot: object) -> None:
         "passed": 7,
         "failed": 3,
         "unreadable": 1,
+        "unreadable_accepted": 0,
         "skipped": 5,
         "special_files": 0,
         "findings": {"error": 4, "warning": 0, "info": 3},  # the envelopes' SD705 (their requests declare tools)

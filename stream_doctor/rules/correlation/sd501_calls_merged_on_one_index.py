@@ -79,7 +79,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         yield self.finding(
             stream,
             second.started,
-            f"{len(group)} calls are open on tool_calls {where} ({calls}); a client that keys calls by index "
+            f"{len(group)} calls are open on call {where} ({calls}); a client that keys calls by index "
             f"(openai-python's accumulate_delta, LiteLLM's stream_chunk_builder) builds one call named "
             f"{excerpt(names, 50)} with arguments {excerpt(merged, 70)}, {parses}",
             "Look calls up by id before index and start a new call when a new id names a tool; "

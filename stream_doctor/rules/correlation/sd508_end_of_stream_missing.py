@@ -52,7 +52,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if problem.kind == "end-of-stream-missing":
             facts = problem.facts
             ended = (
-                missing(facts, stream.capture.protocol.end_of_stream)
+                missing(facts, stream.capture.protocol.words.stream_end)
                 if isinstance(facts, EndOfStreamMissing)
                 else problem.message
             )

@@ -60,14 +60,16 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if not is_empty_input_bug(execution.input, call.arguments, call.start_input):
             continue
         missing = sorted(set(call.arguments) - set(execution.input or {}))
+        words = stream.capture.protocol.words
+        # Only protocols whose start event carries an input (Anthropic, Bedrock, Responses …) have a placeholder.
+        placeholder = f"; do not read {words.call_start}'s placeholder input" if call.start_input is not None else ""
         yield self.finding(
             stream,
             execution.pos,
             f"{call.label} was executed with {preview(execution.input)}, but its "
             f"{call.fragment_count} fragments carried {preview(call.arguments)} "
             f"(missing {', '.join(missing)})",
-            "Accumulate every input_json_delta for the block and parse once at content_block_stop; "
-            "do not read the start event's placeholder input",
+            f"Accumulate every {words.fragment} fragment of the call and parse once at {words.call_end}{placeholder}",
             [("call started (placeholder input)", call.started), ("call completed", call.ended)],
             call,
             at=execution.origin,

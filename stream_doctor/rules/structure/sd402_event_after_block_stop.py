@@ -53,7 +53,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         yield self.finding(
             stream,
             first.pos,
-            f"{describe_events(group)} arrived for block index {first.key} after its content_block_stop at line {first.stopped.line}; a client that ran the call at the stop ran it without them",
+            f"{describe_events(group)} arrived for block index {first.key} after {stream.capture.protocol.words.call_end} "
+            f"closed it at line {first.stopped.line}; a client that ran the call at the stop ran it without them",
             "A translator closed the block too early; the call looked complete before all its input arrived",
             related,
         )

@@ -33,7 +33,7 @@ from stream_doctor.rules.structure._anomalies import anomalies_of, block
 @rule(
     "SD403",
     "block-index-reused",
-    "A content_block_start reused an index already started in the message",
+    "A block start reused an index already started in the message",
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:

@@ -35,9 +35,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.structure._anomalies import anomalies_of, block
 
 
-@rule(
-    "SD404", "block-index-gap", "A content_block_start index is not the next position in the message", Severity.WARNING
-)
+@rule("SD404", "block-index-gap", "A block start's index is not the next position in the message", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.provider == "bedrock" and "content_block_start" not in stream.event_counts:
         # Converse-shaped events: keyed by value by their clients; Nova's own numbering

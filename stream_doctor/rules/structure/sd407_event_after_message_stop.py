@@ -30,13 +30,15 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._anomalies import anomalies_of
 
 
-@rule("SD407", "event-after-message-stop", "An event arrived after message_stop", Severity.ERROR)
+@rule("SD407", "event-after-message-stop", "An event arrived after the message's end event", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    words = stream.capture.protocol.words
     return anomalies_of(
         stream,
         self,
         EventAfterMessageStop,
-        lambda anomaly: f"an event arrived after message_stop (line {anomaly.stopped.line})",
-        "Nothing may follow message_stop but a new message_start; SDKs stop reading there and lose what follows",
-        lambda anomaly: [("message_stop", anomaly.stopped)],
+        lambda anomaly: f"an event arrived after {words.stream_end} (line {anomaly.stopped.line})",
+        f"Only a new message ({words.message_start}) may follow {words.stream_end}; SDKs stop reading there and "
+        "lose what follows",
+        lambda anomaly: [(words.stream_end, anomaly.stopped)],
     )

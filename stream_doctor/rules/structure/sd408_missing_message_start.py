@@ -32,17 +32,18 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._anomalies import anomalies_of
 
 
-@rule("SD408", "missing-message-start", "Content arrived with no message_start before it", Severity.WARNING)
+@rule("SD408", "missing-message-start", "Content arrived before the message's start event", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     # Only Anthropic's SDK builds its message snapshot from message_start; Bedrock's messageStart
     # carries nothing but the role, and boto3 and the AI SDK read each event on its own.
     anthropic = stream.capture.provider == "anthropic"
+    message_start = stream.capture.protocol.words.message_start
     for finding in anomalies_of(
         stream,
         self,
         NoMessageStart,
         lambda anomaly: (
-            "content arrived before any message_start"
+            f"content arrived outside any message ({message_start} had not opened one)"
             + ("" if anthropic else " (harmless to boto3 and the AI SDK, which read each event on its own)")
         ),
         "The capture may be missing its beginning; record from the first byte of the response",

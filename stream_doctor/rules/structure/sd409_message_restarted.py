@@ -31,14 +31,15 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._anomalies import anomalies_of
 
 
-@rule("SD409", "message-restarted", "A new message_start arrived before the previous message stopped", Severity.ERROR)
+@rule("SD409", "message-restarted", "A new message started before the previous message stopped", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    message_start = stream.capture.protocol.words.message_start
     return anomalies_of(
         stream,
         self,
         MessageRestarted,
         lambda anomaly: (
-            f"a new message_start arrived while message {anomaly.open_message + 1} was still open (a spliced or retried stream)"
+            f"{message_start} arrived while message {anomaly.open_message + 1} was still open (a spliced or retried stream)"
         ),
         "Do not splice a retry into a running stream; discard the first attempt and its open calls",
         lambda anomaly: [("previous message started", anomaly.previous)],

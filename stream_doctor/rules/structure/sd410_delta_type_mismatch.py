@@ -33,6 +33,7 @@ from stream_doctor.rules.structure._anomalies import anomalies_of, block
 
 @rule("SD410", "delta-type-mismatch", "A delta whose type does not fit its block", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    fragment = stream.capture.protocol.words.fragment
     return anomalies_of(
         stream,
         self,
@@ -41,5 +42,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             f"a {anomaly.event} arrived for {block(anomaly.key)}, a {anomaly.block_type} block: "
             f"a client that routes by delta type loses its {anomaly.size} characters"
         ),
-        "Deltas must match their block (input_json_delta for tool blocks, text_delta for text); fix the translator",
+        f"Deltas must match their block ({fragment} for tool calls, text deltas for text); fix the translator",
     )

@@ -32,10 +32,11 @@ from stream_doctor.rules.structure._anomalies import anomalies_of
 
 @rule("SD411", "stop-reason-changed", "A message's stop reason was set twice with different values", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
+    stop_reason = stream.capture.protocol.words.stop_reason
     return anomalies_of(
         stream,
         self,
         StopReasonChanged,
-        lambda anomaly: f"stop_reason changed from {anomaly.before!r} to {anomaly.after!r}",
+        lambda anomaly: f"{stop_reason} changed from {anomaly.before!r} to {anomaly.after!r}",
         "Clients keep either the first or the last value; fix the component that sends two",
     )

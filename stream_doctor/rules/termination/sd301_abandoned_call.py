@@ -55,13 +55,12 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if call.status != "abandoned":
             continue
         cause = CAUSES.get(call.abandon_cause or "", call.abandon_cause or "unknown cause")
-        # The protocol may name its per-call completion (OpenAI Chat: the choice's finish_reason).
-        protocol = stream.capture.protocol
-        completion = protocol.call_completion
-        if completion and call.abandon_cause == "stream-cut":
-            cause = f"the stream ended before {completion}"
-        elif completion and call.abandon_cause == "message-stop":
-            cause = f"{protocol.end_of_stream} came before {completion}"
+        # In the provider's words: Anthropic's content_block_stop, OpenAI Chat's finish_reason …
+        words = stream.capture.protocol.words
+        if call.abandon_cause == "stream-cut":
+            cause = f"the stream ended before {words.call_end}"
+        elif call.abandon_cause == "message-stop":
+            cause = f"{words.stream_end} came before {words.call_end}"
         reason = stream.messages[call.message].stop_reason
         if call.abandon_cause in ("max-tokens", "filter", "error") and reason:
             cause += f" (stop reason {reason})"

@@ -38,12 +38,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     last = stream.messages[-1]
     if last.stopped is not None or last.error is not None:
         return
-    reason = f" after stop_reason {last.stop_reason}" if last.stop_reason else ""
+    words = stream.capture.protocol.words
+    reason = f" after {words.stop_reason} {last.stop_reason}" if last.stop_reason else ""
     yield self.finding(
         stream,
         stream.last_pos,
-        # The provider's own end-of-stream event: Anthropic's message_stop unless the adapter names another.
-        f"the stream ended{reason} without {stream.capture.protocol.end_of_stream}",
+        # The provider's own end-of-stream event (Anthropic's message_stop, OpenAI Chat's data: [DONE] …).
+        f"the stream ended{reason} without {words.stream_end}",
         "Treat a stream without its terminal event as failed and retry",
         [("message started", last.started)],
     )
