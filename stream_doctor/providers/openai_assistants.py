@@ -42,15 +42,21 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts
 from stream_doctor.providers.base import FeedByFeed
 
 name = "openai-assistants"
 title = "OpenAI Assistants runs (thread.run.* events)"
 
 protocol = ProtocolFacts(
-    end_of_stream="event: done (data: [DONE])",
-    call_completion="thread.run.step.completed or thread.run.requires_action",
+    EventWords(
+        message_start="thread.run.created",
+        call_start="the first thread.run.step.delta of a tool call",
+        fragment="thread.run.step.delta",
+        call_end="thread.run.step.completed (or thread.run.requires_action)",
+        stream_end="event: done",
+        stop_reason="the run's status",
+    ),
     positional_indices=False,
 )
 

@@ -124,6 +124,7 @@ ONE_CALL = {
     "mistral": "mistral/one_call.sse",
     "ollama": "ollama/one_call.jsonl",
     "openai": "openai/one_call.sse",
+    "openai-assistants": "openai-assistants/run_requires_action.sse",
     "openai-responses": "openai-responses/one_call.sse",
     "openai-sdk": "openai/sdk_helper_one_call.jsonl",
     "vercel-ai": "vercel-ai/parallel_client_calls.sse",
