@@ -104,6 +104,9 @@ def _loader_class() -> Any:
     for tag in ("unicode", "str"):
         CassetteLoader.add_constructor(_PYTHON + tag, base.construct_yaml_str)
     CassetteLoader.add_constructor(_PYTHON + "bytes", CassetteLoader.construct_python_bytes)
+    # Ruby's VCR: Psych writes every body that is not valid UTF-8 text (an event stream, gzip, SSE
+    # whose encoding is ASCII-8BIT) as the local tag ``!binary`` over base64 lines
+    CassetteLoader.add_constructor("!binary", CassetteLoader.construct_python_bytes)
     CassetteLoader.add_constructor(_PYTHON + "tuple", CassetteLoader.construct_python_tuple)
     CassetteLoader.add_constructor(None, CassetteLoader.construct_undefined)
     CassetteLoader.add_multi_constructor(_PYTHON + "object/apply:", CassetteLoader.construct_python_apply)
@@ -462,7 +465,7 @@ def _place(source: Source, node: Any, raw: Any, fallback: Pos, shift: tuple[int,
     lines, offset = shift
     mark = node.start_mark
     line = mark.line + 1
-    if node.tag == _BINARY or not isinstance(raw, str):
+    if node.tag in (_BINARY, "!binary") or not isinstance(raw, str):
         return Fixed(line + lines, source.byte_offset(mark.line, mark.column) + offset)
     if node.style == "|":
         first = mark.line + 1  # 0-based line of the block's first content line

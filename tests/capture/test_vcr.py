@@ -376,3 +376,23 @@ def test_shapes_the_splitter_cannot_prove_are_loaded_whole(data: bytes) -> None:
 
     assert prescan(data, split=True) is None
     assert _summary(read_vcr(data, "x")) == _whole(data)
+
+
+def test_ruby_vcr_binary_bodies_are_read_and_other_ruby_tags_refused(tmp_path: Path) -> None:
+    """Psych writes every body that is not UTF-8 text as ``!binary`` (base64): the common form of Ruby's
+    cassettes. A Ruby object tag builds nothing: a one-line refusal naming the tag."""
+
+    capture = load("fixtures/conversations/anthropic_ruby_vcr_binary.yaml")
+    assert [f.value.get("type") for f in capture.frames if f.kind == "event"][:2] == [
+        "message_start",
+        "content_block_start",
+    ]
+    ruby = tmp_path / "ruby.yml"
+    ruby.write_text(
+        Path("fixtures/conversations/anthropic_ruby_vcr_binary.yaml")
+        .read_text()
+        .replace("string: !binary |-", "string: !ruby/object:Net::HTTPOK |-", 1)
+    )
+    with pytest.raises(CaptureError) as raised:
+        load(str(ruby))
+    assert "!ruby/object:Net::HTTPOK" in raised.value.message
