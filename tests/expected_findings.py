@@ -14,6 +14,7 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/gemini_httprr_stream.httprr": {"SD525"},
     "conversations/openai_one_response_wrapper.json": set(),
     "conversations/anthropic_ruby_vcr_binary.yaml": set(),
+    "conversations/openai_structured_output_as_text.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/data_lines_without_blank_lines.sse": {"SD005"},
     "openai/forced_tool_finish_stop.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/sdk_chunk_log.jsonl": set(),

@@ -64,6 +64,7 @@ class MessageFacts:
     index: int
     role: Role
     path: str
+    text: str | None = None  # the message's text content (all its text parts), when it has any
 
 
 Family = Literal["anthropic", "openai-chat", "responses", "gemini", "bedrock", "unknown"]

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Literal, Sequence
 
+import orjson
+
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.conversation.model import (
     CallIdReused,
@@ -381,6 +383,8 @@ class _Request:
             if call.call_id is None and names.get(call.name or "", 0) > 0:
                 names[call.name or ""] -= 1
                 continue
+            if self._sent_back_as_text(call):
+                continue  # a structured-output tool: the application keeps its arguments as the answer
             self.add(
                 CallWithoutResult(
                     self.place(_container(self.facts.family)),
@@ -392,6 +396,23 @@ class _Request:
                     related=(("call streamed", Place(previous.number, call.started)),),
                 )
             )
+
+    def _sent_back_as_text(self, call: ToolCall) -> bool:
+        """The request carries the call's arguments as an assistant message's text (the same JSON value):
+        the tool was a structured-output tool, whose arguments are the answer, and no result is owed."""
+        texts = [m.text for m in self.facts.messages if m.index >= self.start and m.role == "assistant" and m.text]
+        if not texts:
+            return False
+        expected = call.arguments  # None when they do not parse
+        if not isinstance(expected, (dict, list)):
+            return False
+        for text in texts:
+            try:
+                if orjson.loads(text) == expected:
+                    return True
+            except orjson.JSONDecodeError:
+                continue
+        return False
 
     def _duplicates(self) -> None:
         seen: dict[str, ToolResult] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, role_of, string
+from stream_doctor.conversation.requests.common import forced_tool, role_of, string, text_of
 
 CLIENT_CALLS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
 
@@ -42,7 +42,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
-        messages.append(MessageFacts(index, role_of(message.get("role")), path))
+        messages.append(MessageFacts(index, role_of(message.get("role")), path, text_of(message.get("content"))))
         content = message.get("content")
         if not isinstance(content, list):
             continue

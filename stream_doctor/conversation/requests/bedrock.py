@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, role_of, string
+from stream_doctor.conversation.requests.common import forced_tool, role_of, string, text_of
 
 
 def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
@@ -38,7 +38,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
-        messages.append(MessageFacts(index, role_of(message.get("role")), path))
+        messages.append(MessageFacts(index, role_of(message.get("role")), path, text_of(message.get("content"))))
         other_before = False
         for position, block in enumerate(message.get("content") or []):
             if not isinstance(block, dict):

@@ -61,3 +61,21 @@ def forced_tool(choice: Any) -> str | None:
         if isinstance(name, str) and name and (holder is not choice or kind in ("function", "tool")):
             return name
     return None
+
+
+def text_of(content: Any) -> str | None:
+    """A message's text: a string, or its text parts joined (``{"type": "text"|"output_text"|"input_text",
+    "text"}`` blocks, Gemini's and Bedrock's ``{"text"}`` parts); None when it has none."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        part["text"]
+        for part in content
+        if isinstance(part, dict)
+        and isinstance(part.get("text"), str)
+        and part.get("type", "text") in ("text", "output_text", "input_text")
+        and not part.get("thought")
+    ]
+    return "".join(texts) if texts else None

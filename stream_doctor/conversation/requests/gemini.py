@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string
+from stream_doctor.conversation.requests.common import role_of, string, text_of
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
@@ -53,7 +53,9 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         if not isinstance(content, dict):
             continue
         path = f"contents[{index}]"
-        messages.append(MessageFacts(index, role_of(content.get("role") or "user"), path))
+        messages.append(
+            MessageFacts(index, role_of(content.get("role") or "user"), path, text_of(content.get("parts")))
+        )
         other_before = False
         for position, part in enumerate(content.get("parts") or []):
             if not isinstance(part, dict):

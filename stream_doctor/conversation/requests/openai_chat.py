@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string
+from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string, text_of
 
 
 def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
@@ -42,7 +42,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             continue
         path = f"messages[{index}]"
         role = role_of(message.get("role"))
-        messages.append(MessageFacts(index, role, path))
+        messages.append(MessageFacts(index, role, path, text_of(message.get("content"))))
         if role == "assistant":
             for position, call in enumerate(message.get("tool_calls") or []):
                 if not isinstance(call, dict):

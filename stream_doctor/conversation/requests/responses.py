@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string
+from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string, text_of
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 
@@ -89,7 +89,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 EchoedCall(None, None, None, None, index, path, item_id=string(item.get("id")), reference=True)
             )
         else:
-            messages.append(MessageFacts(index, role_of(item.get("role")), path))
+            messages.append(MessageFacts(index, role_of(item.get("role")), path, text_of(item.get("content"))))
     return RequestFacts(
         "responses",
         declared,

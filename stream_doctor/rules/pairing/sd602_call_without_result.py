@@ -6,7 +6,10 @@ What it checks:
     call an assistant turn sends back must have its result where the provider wants it: right
     after it (Anthropic, Bedrock, Gemini), in the ``tool`` messages before the next assistant or
     user message (OpenAI, Mistral, Cohere), anywhere later (Responses). Server-side calls, calls
-    the stream abandoned and a request that starts another conversation are not checked.
+    the stream abandoned and a request that starts another conversation are not checked, and
+    neither is a call whose arguments the next request carries as an assistant message's text
+    (a structured-output tool: the request made its arguments the answer, and every API accepts
+    that conversation).
 
 Why it matters:
     The provider rejects the request: Anthropic "tool_use ids were found without tool_result
