@@ -55,7 +55,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -63,8 +63,6 @@ from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
-protocol = ProtocolFacts(end_of_stream="messageStop", call_completion="contentBlockStop", positional_indices=True)
-
 DELTA_TYPE = "toolUse.input"
 
 CONVERSE_EVENTS = frozenset(
@@ -81,6 +79,15 @@ EXCEPTIONS = frozenset(
         "serviceUnavailableException",
         "modelTimeoutException",
     }
+)
+
+#: ``messageStop`` ends the message and ``metadata`` (usage) comes last (wire-formats §6.2); an
+#: exception event ends the stream too.
+protocol = ProtocolFacts(
+    end_of_stream="messageStop",
+    call_completion="contentBlockStop",
+    positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"messageStop", "metadata"}) | EXCEPTIONS),
 )
 
 #: stopReason -> neutral category (botocore ``StopReason``).

@@ -41,14 +41,19 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "cohere"
 title = "Cohere v2 Chat"
-protocol = ProtocolFacts(end_of_stream="message-end", call_completion="tool-call-end", positional_indices=False)
+protocol = ProtocolFacts(
+    end_of_stream="message-end",
+    call_completion="tool-call-end",
+    positional_indices=False,
+    stream_end=StreamEnd(events=frozenset({"message-end"})),
+)
 
 DELTA_TYPE = "tool-call-delta"
 PLAN_KEY = "tool_plan"

@@ -39,14 +39,19 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
 title = "Google Gemini Interactions API"
-protocol = ProtocolFacts(end_of_stream="interaction.completed", call_completion="step.stop", positional_indices=True)
+protocol = ProtocolFacts(
+    end_of_stream="interaction.completed",
+    call_completion="step.stop",
+    positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"interaction.completed", "interaction.complete"})),  # COMPLETES
+)
 
 #: Step types that are tool calls: the client's function calls, and the tools the server runs itself.
 CALL_STEPS = {

@@ -43,7 +43,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 
@@ -67,7 +67,13 @@ LINE = Shape(
 )
 
 #: Calls come whole and clients collect them into a list: ``function.index`` is informational.
-protocol = ProtocolFacts(end_of_stream='a line with "done": true', positional_indices=False, dense_call_indices=False)
+#: The last line has ``"done": true``; an error comes as an ``{"error": …}`` line (wire-formats §7.2).
+protocol = ProtocolFacts(
+    end_of_stream='a line with "done": true',
+    positional_indices=False,
+    dense_call_indices=False,
+    stream_end=StreamEnd(keys=frozenset({"done", "error"})),
+)
 
 CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thinking")}
 

@@ -60,7 +60,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 
 name = "openai"
@@ -158,12 +158,15 @@ CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
 #: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
 #: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+#: On the wire the stream ends at ``[DONE]``, or at a mid-stream ``{"error": …}`` chunk, on which
+#: openai-python raises ``APIError`` and closes the response (wire-formats §2.1).
 protocol = ProtocolFacts(
     end_of_stream="data: [DONE]",
     call_completion="its choice's finish_reason",
     positional_indices=False,
     dense_call_indices=True,
     extension_fields=frozenset(DOCUMENTED_EXTENSIONS),
+    stream_end=StreamEnd(sentinels=frozenset({"[DONE]"}), keys=frozenset({"error"})),
 )
 
 ARGS = "function.arguments"

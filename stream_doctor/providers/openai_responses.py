@@ -58,7 +58,7 @@ from stream_doctor.problems import (
     OutputItem,
     SequenceIrregular,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
@@ -66,7 +66,12 @@ from stream_doctor.providers.sniffing import score
 name = "openai-responses"
 title = "OpenAI Responses"
 #: ``output_index`` is the item's position in ``response.output``: a gap means an item was lost.
-protocol = ProtocolFacts(positional_indices=True)
+#: The stream ends at one of the three terminal events (wire-formats §3.4); an ``error`` event may
+#: be followed by ``response.failed``, but openai-python raises on it and closes the response.
+protocol = ProtocolFacts(
+    positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"response.completed", "response.incomplete", "response.failed", "error"})),
+)
 
 
 class _Kind(NamedTuple):

@@ -35,7 +35,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.protocol import ProtocolFacts, StreamEnd
 from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -43,7 +43,9 @@ from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
-protocol = ProtocolFacts(positional_indices=False)
+#: Its finish is a ``d:`` part of prefixed lines, no event a reader of SSE or JSON lines sees: only
+#: the body's end ends it for the recorder.
+protocol = ProtocolFacts(positional_indices=False, stream_end=StreamEnd())
 
 #: Both protocols report the AI SDK's one FinishReason union.
 FINISH_CATEGORIES = vercel_ai.FINISH_CATEGORIES
