@@ -272,3 +272,18 @@ def last_record(capture: Path) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         out["raw"] = fields[b"data"].decode()
     return out
+
+
+def test_a_recorded_openai_turn_passes_check_and_assert_clean_at_fail_on_warning(
+    tmp_path: Path, stream_doctor: Any
+) -> None:
+    """The user's view of the fix: a correct stream recorded around the OpenAI SDK fails nothing."""
+    from typer.testing import CliRunner
+
+    from stream_doctor.cli import app
+
+    with RawUpstream(Script(ONE_CALL["openai"].read_bytes(), "chunked")) as upstream:
+        through_recorder(tmp_path, "openai", "sync", upstream)
+    stream_doctor.assert_clean(tmp_path / "run.jsonl", fail_on="warning")
+    result = CliRunner().invoke(app, ["check", "--fail-on", "warning", str(tmp_path)])
+    assert result.exit_code == 0, result.output
