@@ -55,7 +55,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -63,18 +63,6 @@ from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
-protocol = ProtocolFacts(
-    EventWords(
-        message_start="messageStart",
-        call_start="contentBlockStart",
-        fragment="contentBlockDelta",
-        call_end="contentBlockStop",
-        stream_end="messageStop",
-        stop_reason="stopReason",
-    ),
-    positional_indices=True,
-)
-
 DELTA_TYPE = "toolUse.input"
 
 CONVERSE_EVENTS = frozenset(
@@ -91,6 +79,21 @@ EXCEPTIONS = frozenset(
         "serviceUnavailableException",
         "modelTimeoutException",
     }
+)
+
+#: ``messageStop`` ends the message and ``metadata`` (usage) comes last (wire-formats §6.2); an
+#: exception event ends the stream too.
+protocol = ProtocolFacts(
+    EventWords(
+        message_start="messageStart",
+        call_start="contentBlockStart",
+        fragment="contentBlockDelta",
+        call_end="contentBlockStop",
+        stream_end="messageStop",
+        stop_reason="stopReason",
+    ),
+    positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"messageStop", "metadata"}) | EXCEPTIONS),
 )
 
 #: stopReason -> neutral category (botocore ``StopReason``).

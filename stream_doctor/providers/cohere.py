@@ -41,7 +41,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
@@ -58,6 +58,7 @@ protocol = ProtocolFacts(
         stop_reason="finish_reason",
     ),
     positional_indices=False,
+    stream_end=StreamEnd(events=frozenset({"message-end"})),
 )
 
 DELTA_TYPE = "tool-call-delta"

@@ -58,7 +58,7 @@ from stream_doctor.problems import (
     ThoughtSignatures,
     ToolCallRejected,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import ANY, FieldCheck, Shape
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
@@ -79,6 +79,10 @@ protocol = ProtocolFacts(
     ),
     positional_indices=False,
     finish_with_calls="STOP",
+    # Nothing on the wire ends the stream: only the body's end does. A finishReason is no end
+    # (wire-formats §4.1: it can come on more than one chunk; a built-in tool's round ends with one
+    # and the stream goes on, 0xPlaygrounds/rig PR #2328), and google-genai reads to the body's end.
+    stream_end=StreamEnd(),
 )
 
 DELTA_TYPE = "partialArgs"

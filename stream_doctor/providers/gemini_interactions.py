@@ -39,7 +39,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
@@ -56,6 +56,7 @@ protocol = ProtocolFacts(
         stop_reason="status",
     ),
     positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"interaction.completed", "interaction.complete"})),  # COMPLETES
 )
 
 #: Step types that are tool calls: the client's function calls, and the tools the server runs itself.

@@ -43,7 +43,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
 
@@ -67,6 +67,7 @@ LINE = Shape(
 )
 
 #: Calls come whole and clients collect them into a list: ``function.index`` is informational.
+#: The last line has ``"done": true``; an error comes as an ``{"error": …}`` line (wire-formats §7.2).
 protocol = ProtocolFacts(
     EventWords(
         message_start="the first line",
@@ -78,6 +79,7 @@ protocol = ProtocolFacts(
     ),
     positional_indices=False,
     dense_call_indices=False,
+    stream_end=StreamEnd(keys=frozenset({"done", "error"})),
 )
 
 CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thinking")}

@@ -42,7 +42,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 
 name = "openai-assistants"
@@ -58,6 +58,7 @@ protocol = ProtocolFacts(
         stop_reason="the run's status",
     ),
     positional_indices=False,
+    stream_end=StreamEnd(events=frozenset({"done"}), sentinels=frozenset({"[DONE]"})),
 )
 
 #: How a run ends, by its event.

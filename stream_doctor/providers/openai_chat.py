@@ -60,7 +60,7 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 
 name = "openai"
@@ -156,8 +156,10 @@ CHUNK_FIELDS = frozenset(
 )
 CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
-#: The names findings give its events (SD301, SD303 and SD508 name the end of the stream and of a
-#: call); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+#: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
+#: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
+#: On the wire the stream ends at ``[DONE]``, or at a mid-stream ``{"error": …}`` chunk, on which
+#: openai-python raises ``APIError`` and closes the response (wire-formats §2.1).
 protocol = ProtocolFacts(
     EventWords(
         message_start="a chunk with a new id",
@@ -170,6 +172,7 @@ protocol = ProtocolFacts(
     positional_indices=False,
     dense_call_indices=True,
     extension_fields=frozenset(DOCUMENTED_EXTENSIONS),
+    stream_end=StreamEnd(sentinels=frozenset({"[DONE]"}), keys=frozenset({"error"})),
 )
 
 ARGS = "function.arguments"

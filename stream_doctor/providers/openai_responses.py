@@ -58,7 +58,7 @@ from stream_doctor.problems import (
     OutputItem,
     SequenceIrregular,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
@@ -66,6 +66,8 @@ from stream_doctor.providers.sniffing import score
 name = "openai-responses"
 title = "OpenAI Responses"
 #: ``output_index`` is the item's position in ``response.output``: a gap means an item was lost.
+#: The stream ends at one of the three terminal events (wire-formats §3.4); an ``error`` event may
+#: be followed by ``response.failed``, but openai-python raises on it and closes the response.
 protocol = ProtocolFacts(
     EventWords(
         message_start="response.created",
@@ -76,6 +78,7 @@ protocol = ProtocolFacts(
         stop_reason="status",
     ),
     positional_indices=True,
+    stream_end=StreamEnd(events=frozenset({"response.completed", "response.incomplete", "response.failed", "error"})),
 )
 
 

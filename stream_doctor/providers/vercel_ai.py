@@ -55,13 +55,14 @@ from stream_doctor.events import (
     Unknown,
 )
 from stream_doctor.problems import ToolInputError
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"
+#: The UI message stream ends with ``data: [DONE]`` (wire-formats §0).
 protocol = ProtocolFacts(
     EventWords(
         message_start="start-step",
@@ -72,6 +73,7 @@ protocol = ProtocolFacts(
         stop_reason="finishReason",
     ),
     positional_indices=False,
+    stream_end=StreamEnd(sentinels=frozenset({"[DONE]"})),
 )
 
 #: ``finish.finishReason`` -> neutral category (the AI SDK's FinishReason union).

@@ -35,7 +35,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import FrameByFrame
 from stream_doctor.providers.fields import FieldCheck, Shape
@@ -43,6 +43,8 @@ from stream_doctor.providers.sniffing import score
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
+#: Its finish is a ``d:`` part of prefixed lines, no event a reader of SSE or JSON lines sees: only
+#: the body's end ends it for the recorder.
 protocol = ProtocolFacts(
     EventWords(
         message_start="f: (start_step)",
@@ -53,6 +55,7 @@ protocol = ProtocolFacts(
         stop_reason="finishReason",
     ),
     positional_indices=False,
+    stream_end=StreamEnd(),
 )
 
 #: Both protocols report the AI SDK's one FinishReason union.

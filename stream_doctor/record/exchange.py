@@ -2,64 +2,111 @@
 
 The transport and the proxy call ``chunk`` with every piece of the body right after handing it
 on, and ``end`` once, with why the body ended when it did not end normally. What happened is
-written into the envelope: a body cut by the upstream or abandoned by the client leaves its
-unfinished event as a ``raw`` record marked ``unterminated-event``, so the replay reports the cut
-(SD003) instead of a stream that merely looks short.
+written into the envelope: a body cut by the upstream or abandoned by the client before the
+provider's last event leaves its unfinished event as a ``raw`` record marked
+``unterminated-event``, so the replay reports the cut (SD003) instead of a stream that merely
+looks short. A connection that stops after that last event (the OpenAI SDK closes the response
+at ``[DONE]``, before the body's end) cut nothing: the stream is recorded as complete.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from stream_doctor.record.parse import BodyParser, event_record
+from stream_doctor.protocol import StreamEnd
+from stream_doctor.record.parse import BodyParser, Event, event_record
 from stream_doctor.record.writer import EnvelopeWriter
 
 
 class RecordedExchange:
-    def __init__(self, writer: EnvelopeWriter, content_type: str | None, content_encoding: str | None) -> None:
+    def __init__(
+        self,
+        writer: EnvelopeWriter,
+        content_type: str | None,
+        content_encoding: str | None,
+        ending: StreamEnd | None = None,
+    ) -> None:
         self.writer = writer
         self.parser = BodyParser(content_type, content_encoding)
+        self.ending = ending if ending is not None else stream_end(None)
         self.size = 0
         self.events = 0
+        self.finished = False  # the provider's last event has arrived: nothing more is due
         self.ended = False
 
     def chunk(self, data: bytes) -> None:
         self.size += len(data)
         if self.ended:
             return
-        events = self.parser.feed(data)
-        if events:
-            t = self.writer.now()
-            for name, payload in events:
-                self.writer.write(event_record(t, name, payload))
-            self.events += len(events)
+        self._write(self.parser.feed(data))
 
     def end(self, cause: str | None = None) -> None:
-        """The body is over: normally (``cause`` None), or cut for the reason given."""
+        """The body is over: normally (``cause`` None), or stopped for the reason given. Stopped after
+        the provider's last event, nothing was cut."""
         if self.ended:
             return
         self.ended = True
         events, leftover = self.parser.close()
+        self._write(events)
         t = self.writer.now()
-        for name, payload in events:
-            self.writer.write(event_record(t, name, payload))
-        self.events += len(events)
         problem = self.parser.problem
         if problem is not None:  # reported as a frame that could not be read (SD001), with this reason
             self.writer.write({"sd": "event", "t": t, "raw": "", "error": problem})
-        if cause is not None or leftover.strip():
+        name = self.parser.name  # an unfinished event's ``event:`` line, when it came
+        unfinished = bool(leftover.strip()) or name is not None
+        if self.finished:
+            if unfinished:  # bytes after the last event: kept, but nothing was cut
+                self.writer.write(_after_end(t, name, leftover, self.size))
+        elif cause is not None or unfinished:
             why = cause or "the body ended inside an event"
             self.writer.write(
-                _cut(t, leftover, "unterminated-event", f"{why}: the stream was cut after {self.size} bytes")
+                _cut(t, name, leftover, "unterminated-event", f"{why}: the stream was cut after {self.size} bytes")
             )
 
+    def _write(self, events: list[Event]) -> None:
+        if not events:
+            return
+        t = self.writer.now()
+        for name, payload in events:
+            record = event_record(t, name, payload)
+            self.writer.write(record)
+            if not self.finished:
+                self.finished = self.ending.ends(name, record["data"] if "data" in record else record["raw"])
+        self.events += len(events)
 
-def _cut(t: float, leftover: bytes, kind: str, message: str) -> dict[str, Any]:
-    """A record saying the stream stopped here: the unfinished event's bytes (possibly none), and why."""
-    return {
-        "sd": "event",
-        "t": t,
-        "raw": leftover.decode("utf-8", "replace"),
-        "error": message,
-        "problems": [{"kind": kind, "message": message}],
-    }
+
+def _cut(t: float, name: str | None, leftover: bytes, kind: str, message: str) -> dict[str, Any]:
+    """A record saying the stream stopped here: the unfinished event's name and bytes (possibly
+    none), and why."""
+    record = _unfinished(t, name, leftover, message)
+    record["problems"] = [{"kind": kind, "message": message}]
+    return record
+
+
+def _after_end(t: float, name: str | None, leftover: bytes, size: int) -> dict[str, Any]:
+    """Bytes that came after the provider's last event but form no whole event (SD001 shows them)."""
+    return _unfinished(t, name, leftover, f"an unfinished event after the end of the stream, at {size} bytes")
+
+
+def _unfinished(t: float, name: str | None, leftover: bytes, message: str) -> dict[str, Any]:
+    record: dict[str, Any] = {"sd": "event", "t": t}
+    if name is not None:
+        record["event"] = name
+    record["raw"] = leftover.decode("utf-8", "replace")
+    record["error"] = message
+    return record
+
+
+@cache
+def stream_end(provider: str | None) -> StreamEnd:
+    """How a stream of ``provider`` ends, as its adapter declares it; for a provider not known,
+    the end of any provider's stream (their last events have distinct names)."""
+    from stream_doctor.providers import ADAPTERS
+
+    if provider is not None and provider in ADAPTERS:
+        return ADAPTERS[provider].protocol.stream_end
+    ending = StreamEnd()
+    for name in ADAPTERS:
+        ending |= ADAPTERS[name].protocol.stream_end
+    return ending

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from stream_doctor.capture.exchange import redact_url
-from stream_doctor.record.exchange import RecordedExchange
+from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
 from stream_doctor.records import dataclass, field
 
@@ -90,7 +90,8 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
     target = base + request.path_qs
     sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
     writer = EnvelopeWriter(_open(config, request), start)
-    writer.header(provider_of(request.path), f"stream-doctor record (proxy to {redact_url(base)})")
+    provider = provider_of(request.path)
+    writer.header(provider, f"stream-doctor record (proxy to {redact_url(base)})")
     record = request_record(0.0, request.method, target, body, list(request.headers.items()), config.redact)
     try:
         upstream = await session.request(
@@ -105,7 +106,9 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
     response_headers = list(upstream.headers.items())
     record["response"] = {"status": upstream.status, "headers": redact_headers(response_headers, config.redact)}
     writer.write(record)
-    exchange = RecordedExchange(writer, upstream.headers.get("Content-Type"), upstream.headers.get("Content-Encoding"))
+    exchange = RecordedExchange(
+        writer, upstream.headers.get("Content-Type"), upstream.headers.get("Content-Encoding"), stream_end(provider)
+    )
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
     for name, value in response_headers:
         if name.lower() not in _HOP:
@@ -119,7 +122,11 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
             except ConnectionError:
                 exchange.chunk(chunk)  # the upstream sent it: it belongs to the record
                 exchange.end("the client disconnected mid-stream; the proxy closed the upstream connection")
-                outcome = "client disconnected"
+                outcome = (
+                    "complete (the client disconnected after the last event)"
+                    if exchange.finished
+                    else "client disconnected"
+                )
                 return response
             exchange.chunk(chunk)  # … then the record
         exchange.end()
@@ -129,7 +136,11 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
             outcome = "client disconnected at the end"
     except (TimeoutError, ClientError, OSError) as error:
         exchange.end(f"the upstream connection failed: {type(error).__name__}: {error}")
-        outcome = "upstream failed mid-stream"
+        outcome = (
+            "complete (the upstream connection failed after the last event)"
+            if exchange.finished
+            else "upstream failed mid-stream"
+        )
         if request.transport is not None:
             request.transport.abort()  # the client sees the stream cut too, as it was
     finally:

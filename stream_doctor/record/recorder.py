@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import os
 from typing import Any, Iterable
+from urllib.parse import urlsplit
 
-from stream_doctor.record.exchange import RecordedExchange
+from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.transport import AsyncRecordingTransport, RecordingTransport, wrap_response
-from stream_doctor.record.writer import EnvelopeWriter, redact_headers, request_record
+from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
 
 
 class Recorder:
@@ -40,6 +41,7 @@ class Recorder:
             os.makedirs(folder, exist_ok=True)
         self.path = os.fspath(path)
         self.redact = frozenset(name.lower() for name in redact)
+        self.provider = provider
         self.writer = EnvelopeWriter(open(self.path, "wb"))  # noqa: SIM115 - closed by close()
         self.writer.header(provider, "stream_doctor.record (httpx transport)", note)
 
@@ -93,7 +95,10 @@ class Recorder:
         record["response"] = {"status": status, "headers": redact_headers(response_headers, self.redact)}
         self.writer.write(record)
         names = {name.lower(): value for name, value in response_headers}
-        return RecordedExchange(self.writer, names.get("content-type"), names.get("content-encoding"))
+        # What ends the stream, from the provider named here or else by the URL's path (an unknown
+        # one: any provider's end), so a client closing after the last event cut nothing.
+        ending = stream_end(self.provider or provider_of(urlsplit(url).path))
+        return RecordedExchange(self.writer, names.get("content-type"), names.get("content-encoding"), ending)
 
     def close(self) -> None:
         self.writer.close()

@@ -121,6 +121,29 @@ def test_a_client_that_disconnects_mid_stream(tmp_path: Path) -> None:
     assert 4 <= recorded <= upstream.sent_events < len(load(str(ANTHROPIC_SSE)).frames)
 
 
+def test_a_client_that_disconnects_after_the_last_event_cut_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "captures"
+    after = b": keep-alive\n\n" * 3  # the upstream goes on after message_stop (a relay's keep-alives)
+    with (
+        FakeUpstream(ANTHROPIC_SSE.read_bytes() + after, pause=0.05) as upstream,
+        RunningProxy(upstream.url, str(out)) as proxy,
+    ):
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as client:
+            client.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 2\r\n\r\n{}"
+            )
+            received = b""
+            while b"message_stop" not in received:  # the last event, then the client goes
+                chunk = client.recv(65536)
+                assert chunk, f"the proxy closed the connection early: {received!r}"
+                received += chunk
+        wait_for(lambda: len(proxy.lines) == 1)
+    assert proxy.lines[0].split(" 200 ")[1].startswith("complete")
+    report = replay(str(envelopes(out)[0]))
+    assert report.codes == ()  # no cut: nothing was due after message_stop
+
+
 def test_an_upstream_that_dies_mid_stream(tmp_path: Path) -> None:
     out = tmp_path / "captures"
     with (
