@@ -30,7 +30,7 @@ from typing import Any
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
 from stream_doctor.check import CheckError
 from stream_doctor.check.expectations import Expectation, parse_entry
-from stream_doctor.check.globs import Glob
+from stream_doctor.check.globs import Glob, GlobError
 from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
 from stream_doctor.check.locate import find as find
 from stream_doctor.check.locate import nearest as nearest
@@ -156,14 +156,16 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
         jobs=read.jobs(table.get("jobs", 1), "jobs"),
         max_bytes=read.size(table.get("max-bytes", DEFAULT_MAX_BYTES), "max-bytes"),
         max_frames=read.count(table.get("max-frames", DEFAULT_MAX_FRAMES), "max-frames"),
-        exclude=tuple(Glob(p) for p in read.strings(table.get("exclude", []), "exclude")),
-        per_path_ignores=tuple((Glob(pattern), read.codes(codes, pattern)) for pattern, codes in ignores.items()),
+        exclude=tuple(read.glob(p, "exclude") for p in read.strings(table.get("exclude", []), "exclude")),
+        per_path_ignores=tuple(
+            (read.glob(pattern, "per-path-ignores"), read.codes(codes, pattern)) for pattern, codes in ignores.items()
+        ),
         per_path_provider=tuple(
-            (Glob(pattern), read.provider(name, pattern) or "")
+            (read.glob(pattern, "per-path-provider"), read.provider(name, pattern) or "")
             for pattern, name in read.table(table.get("per-path-provider", {}), "per-path-provider").items()
         ),
         expect=tuple(
-            (Glob(pattern), read.expectations(entries, pattern))
+            (read.glob(pattern, "expect"), read.expectations(entries, pattern))
             for pattern, entries in read.table(table.get("expect", {}), "expect").items()
         ),
     )
@@ -212,6 +214,14 @@ class _Reader:
         if value is not None and not isinstance(value, str):
             raise self.fail(key, "must be a string")
         return value
+
+    def glob(self, pattern: str, table: str) -> Glob:
+        try:
+            return Glob(pattern).check()
+        except GlobError as error:
+            line = self.line_of(pattern if table != "exclude" else table)
+            where = f"{self.path}{'' if line is None else f':{line}'}"
+            raise CheckError(f"{where}: the pattern {pattern!r} in '{table}' is not a valid glob: {error}") from None
 
     def strings(self, value: Any, key: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
