@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
-from stream_doctor.check import CheckError
+from stream_doctor.check import CheckError, parse_toml
 from stream_doctor.check.expectations import Expectation, parse_entry
 from stream_doctor.check.globs import Glob, GlobError
 from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
@@ -105,16 +104,13 @@ def load(path: str | None) -> Config:
     """Read and validate a configuration file; ``None`` gives the defaults. Anything wrong: CheckError."""
     if path is None:
         return Config()
+    from stream_doctor.opener import UnreadableFile, read_text
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise CheckError(f"{path}: cannot read the configuration: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise CheckError(f"{path}: the configuration is not UTF-8") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise CheckError(f"{path}: not valid TOML: {error}") from None
+        text = read_text(path)
+    except UnreadableFile as error:
+        raise CheckError(f"{path}: cannot read the configuration: {error}") from None
+    document = parse_toml(text, path)
     if Path(path).name == "pyproject.toml":
         tool = document.get("tool")
         table, where = (tool.get("stream-doctor") if isinstance(tool, dict) else None) or {}, "[tool.stream-doctor]"

@@ -92,10 +92,12 @@ def _kind(path: str) -> str:
 
 def looks_like_capture(path: str) -> bool:
     """Does a capture reader recognise the start of this file? Unreadable or corrupt gzip: yes, so it fails loudly."""
+    from stream_doctor.opener import UnreadableFile, opened
+
     try:
-        with open(path, "rb") as file:
+        with opened(path, None) as file:
             head = file.read(HEAD_SIZE)
-    except OSError:
+    except (UnreadableFile, OSError):
         return True
     return head_looks_like_capture(head)
 

@@ -44,7 +44,8 @@ class Glob:
 
     @cached_property
     def _machine(self) -> _Machine:
-        return _Machine(compile_nodes(parse(self.pattern.strip("/").removeprefix("./"), self.dialect)))
+        pattern = self.pattern.strip("/").removeprefix("./") if self.dialect == CONFIG else self.pattern
+        return _Machine(compile_nodes(parse(pattern, self.dialect)))
 
     def check(self) -> Glob:
         """The glob itself, once its pattern is known to compile (GlobError otherwise)."""
@@ -57,8 +58,11 @@ class Glob:
 
     def matches(self, relative: str) -> bool:
         """Does the pattern match this path (relative to the pattern's folder, ``/``-separated)?"""
-        target = relative.rsplit("/", 1)[-1] if self.by_name else relative
-        return self._machine.fullmatch(target)
+        return self.fullmatch(relative.rsplit("/", 1)[-1] if self.by_name else relative)
+
+    def fullmatch(self, text: str) -> bool:
+        """Does the pattern match the whole of ``text``, a name or a path alike?"""
+        return self._machine.fullmatch(text)
 
 
 # -- parsing: a pattern becomes a sequence of nodes ------------------------------------------------

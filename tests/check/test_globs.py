@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
@@ -61,7 +61,7 @@ def ours(pattern: str, path: str, dialect: Dialect) -> bool:
     return any(glob.matches("/".join(parts[:n])) for n in range(1, len(parts) + 1))
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(patterns, paths, st.sampled_from([CONFIG, GITIGNORE]))
 def test_globs_agree_with_pathspec(pattern: str, path: str, dialect: Dialect) -> None:
     assert ours(pattern, path, dialect) is reference(pattern, path), (pattern, path)
@@ -130,3 +130,61 @@ def test_the_cache_of_states_is_bounded() -> None:
         text = format(number, "b").replace("0", "a").replace("1", "c") * 3
         glob.matches(text)
     assert len(glob._machine.sets) <= globs.MAX_CACHED_STATES
+
+
+# -- .gitignore lines, against pathspec's GitIgnoreSpec --------------------------------------------
+
+plain_atom = st.one_of(literal, literal, st.just("*"), st.just("?"), st.sampled_from(["[ab]", "[a-b]", "[c]"]))
+plain_segment = st.lists(plain_atom, min_size=1, max_size=3).map(lambda atoms: "".join(atoms).replace("**", "*"))
+lines = st.tuples(
+    st.sampled_from(["", "!", "/", "!/"]),
+    st.lists(st.one_of(plain_segment, plain_segment, st.just("**")), min_size=1, max_size=3).map("/".join),
+    st.sampled_from(["", "/"]),
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(lines, min_size=1, max_size=3), paths)
+def test_gitignore_lines_agree_with_pathspec(written: list[str], path: str) -> None:
+    """Whether one file ignores a file path, without negated brackets (see above).
+
+    Compared as ignored or not: for a file in a folder a "!" line names, pathspec says
+    "re-included" (the folder's match carries to its contents), where git re-includes the folder
+    and leaves the file to its own patterns ("not mentioned"); either way the file is not ignored.
+    Left out: paths below a folder the lines ignore. pathspec goes on matching the path itself,
+    so a later "!" line re-includes it; git walks down and stops at that folder ("It is not
+    possible to re-include a file if a parent directory of that file is excluded"), as decide()
+    does and test_gitignore_lines shows.
+    And "**/" at the end of a line: gitignore(5) says a trailing "/" matches "only
+    directories", pathspec also matches the files in them.
+    """
+    import pathspec
+
+    from stream_doctor.check.gitignore import decide, parse
+
+    parts = path.split("/")
+    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+    assume(not any(decide(parse(written), folder, is_dir=True) for folder in folders))
+    assume(not any(line.endswith("**/") for line in written))
+    expected = pathspec.GitIgnoreSpec.from_lines(written).check_file(path).include
+    assert bool(decide(parse(written), path, is_dir=False)) is bool(expected), (written, path)
+
+
+@pytest.mark.parametrize(
+    ("written", "path", "ignored"),
+    [
+        (["*.sse", "!keep.sse"], "x/keep.sse", False),
+        (["build/", "!build/keep.sse"], "build/keep.sse", True),  # a folder ignored cannot be re-entered
+        (["**", "!c"], "a/c", True),
+        (["/top.sse"], "top.sse", True),
+        (["/top.sse"], "x/top.sse", None),  # a leading "/" anchors
+        (["logs/"], "logs", None),  # a trailing "/" matches folders only (this is a file)
+        (["# note", "", "   "], "note", None),
+        (["a\\ "], "a ", True),  # an escaped trailing space stays
+        (["[z-a]", "*a" * 30 + "*b"], "a" * 60, None),  # neither a traceback nor a wait
+    ],
+)
+def test_gitignore_lines(written: list[str], path: str, ignored: bool | None) -> None:
+    from stream_doctor.check.gitignore import decide, parse
+
+    assert decide(parse(written), path, is_dir=False) is ignored
