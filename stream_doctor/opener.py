@@ -36,10 +36,12 @@ _KINDS = (
     (stat.S_ISSOCK, "socket", "a socket"),
     (stat.S_ISDIR, "directory", "a directory"),
 )
-#: The words for each kind name (``other``: a door, a whiteout …; ``broken-link``: a link to nothing).
+#: The words for each kind name (``other``: a door, a whiteout …; ``broken-link``: a link to nothing;
+#: ``outside-link``: a link that leaves the folder ``check`` searches).
 KIND_WORDS = {name: words for _test, name, words in _KINDS} | {
     "other": "not a regular file",
     "broken-link": "a symbolic link to nothing",
+    "outside-link": "a symbolic link out of the checked folder",  # check's discovery, never opened
 }
 
 

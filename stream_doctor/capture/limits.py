@@ -121,7 +121,9 @@ def _opened(path: str, limits: Limits) -> Iterator[BinaryIO]:
         if error.kind == "directory":
             raise CaptureError("is a directory, not a capture file") from None
         if error.kind is not None:
-            raise CaptureError(f"is {KIND_WORDS[error.kind]}, not a capture file (only regular files are read)") from None
+            raise CaptureError(
+                f"is {KIND_WORDS[error.kind]}, not a capture file (only regular files are read)"
+            ) from None
         raise CaptureError(str(error)) from None
 
 

@@ -189,7 +189,7 @@ class Program:
 
 
 def compile_nodes(nodes: list[Node]) -> Program:
-    code: list[list] = []
+    code: list[list[Any]] = []
 
     def emit(kind: int, what: Node | None = None, first: int = 0, second: int = 0) -> int:
         code.append([kind, what, first, second])
@@ -201,7 +201,7 @@ def compile_nodes(nodes: list[Node]) -> Program:
         emit(_JMP, None, split)
         code[split][2:] = [split + 1, len(code)]
 
-    def sequence(items: tuple | list) -> None:
+    def sequence(items: tuple[Node, ...] | list[Node]) -> None:
         for node in items:
             kind = node[0]
             if kind in ("lit", "one", "class"):
@@ -234,7 +234,7 @@ def compile_nodes(nodes: list[Node]) -> Program:
 def _reads(what: Node, char: str) -> bool:
     kind = what[0]
     if kind == "lit":
-        return char == what[1]
+        return bool(char == what[1])
     if kind == "one":
         return char != "/"
     if kind == "every":

@@ -24,6 +24,9 @@ How to fix:
     its own). If the format or provider is not detected, force it with `--container` or
     `--provider`, or for some paths with `per-path-provider` in the configuration. A file that is
     unreadable on purpose can declare `code = "SD000"` in its expectation sidecar.
+    When the finding points at the capture's `.expect.toml` sidecar, the sidecar is what cannot be
+    read (not TOML, not a regular file, an unknown key): the capture was replayed, but what it must
+    show is unknown, so it fails until the sidecar is repaired.
 """
 
 from __future__ import annotations
@@ -44,4 +47,16 @@ def finding(path: str, message: str, line: int | None = None) -> Finding:
         message=message,
         hint="`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format",
         location=Location(path, line),
+    )
+
+
+def unreadable_sidecar(sidecar: str, message: str) -> Finding:
+    """The capture's sidecar cannot be read: the capture fails, the other captures are still checked."""
+    return Finding(
+        code=CODE,
+        name=NAME,
+        severity=SEVERITY,
+        message=f"the expectations cannot be read: {message}",
+        hint="repair the sidecar (or remove it and run `check --update-expectations`)",
+        location=Location(sidecar),
     )
