@@ -459,7 +459,7 @@ class SpecialFile:
     for a writer, a device never ends."""
 
     path: str
-    kind: str  # fifo, character-device, block-device, socket, directory, broken-link, other
+    kind: str  # fifo, character-device, block-device, socket, directory, broken-link, outside-link, other
 
     @property
     def described(self) -> str:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stream_doctor.check.globs import Glob
 
 
 def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -92,13 +97,26 @@ def parse_per_file_ignores(values: Iterable[str]) -> dict[str, tuple[str, ...]]:
             raise ValueError(f"--per-file-ignores {value}: expected PATTERN:CODES, e.g. 'captures/relay/*.sse:SD001'")
         table[pattern] = (*table.get(pattern, ()), *codes(listed))
         check_selectors(table[pattern], f"per-file-ignores {pattern}")
+        try:
+            _glob(pattern)
+        except ValueError as error:
+            raise ValueError(f"--{error}") from None
     return table
 
 
 def _glob_match(path: str, pattern: str) -> bool:
-    from stream_doctor.check.globs import Glob
+    return _glob(pattern).matches(path.removeprefix("./"))
 
-    return Glob(pattern).matches(path.removeprefix("./"))
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> Glob:
+    """The compiled pattern (once per pattern, not per path); ValueError naming it when it is not a glob."""
+    from stream_doctor.check.globs import Glob, GlobError
+
+    try:
+        return Glob(pattern).check()
+    except GlobError as error:
+        raise ValueError(f"per-file-ignores {pattern}: not a valid glob: {error}") from None
 
 
 def check_provider(name: str | None) -> str | None:

@@ -64,11 +64,12 @@ def parse_executed(values: Sequence[str]) -> list[Supplied]:
 
 def read_executions(path: str) -> list[Supplied]:
     """The ``execute`` records of a JSONL file (a ``header`` line and blank lines are skipped)."""
+    from stream_doctor.opener import UnreadableFile, read_bytes
+
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as error:
-        raise SuppliedError(f"{path}: cannot read the executions: {error.strerror or error}") from None
+        data = read_bytes(path)
+    except UnreadableFile as error:
+        raise SuppliedError(f"{path}: cannot read the executions: {error}") from None
     supplied = []
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():

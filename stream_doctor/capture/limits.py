@@ -9,8 +9,6 @@ without allocating the whole thing. Only regular files (and ``-`` for stdin) are
 
 from __future__ import annotations
 
-import os
-import stat
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,12 +16,14 @@ from contextvars import ContextVar
 from typing import BinaryIO
 
 from stream_doctor.capture.base import CaptureError
+from stream_doctor.opener import KIND_WORDS as KIND_WORDS  # re-exported: reporters and discovery name kinds here
+from stream_doctor.opener import TooLarge, UnreadableFile, opened, read_capped
+from stream_doctor.opener import file_kind as file_kind
+from stream_doctor.opener import not_regular as not_regular
 from stream_doctor.records import dataclass
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB once decompressed
 DEFAULT_MAX_FRAMES = 10_000_000
-
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -81,34 +81,6 @@ def too_many_frames(limits: Limits) -> LimitExceeded:
     )
 
 
-#: Each kind of file that is not a regular one: its test, its name in machine output, its words.
-_KINDS = (
-    (stat.S_ISFIFO, "fifo", "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "character-device", "a character device"),
-    (stat.S_ISBLK, "block-device", "a block device"),
-    (stat.S_ISSOCK, "socket", "a socket"),
-    (stat.S_ISDIR, "directory", "a directory"),
-)
-#: The words for each kind name (``other``: a door, a whiteout …; ``broken-link``: a link to nothing).
-KIND_WORDS = {name: words for _test, name, words in _KINDS} | {
-    "other": "not a regular file",
-    "broken-link": "a symbolic link to nothing",
-}
-
-
-def file_kind(mode: int) -> str | None:
-    """The kind name (``fifo``, ``socket`` …, keys of ``KIND_WORDS``) of a file that is not a regular one."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((name for test, name, _words in _KINDS if test(mode)), "other")
-
-
-def not_regular(mode: int) -> str | None:
-    """What kind of file ``mode`` is when it is not a regular file (None for a regular file)."""
-    kind = file_kind(mode)
-    return None if kind is None else KIND_WORDS[kind]
-
-
 def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None, probe: bool = False) -> bytes:
     """The bytes of a regular file (or of ``stdin``), refusing anything past ``limits.max_bytes``.
 
@@ -141,51 +113,27 @@ def file_chunks(path: str, limits: Limits, size: int) -> Iterator[bytes]:
 def _opened(path: str, limits: Limits) -> Iterator[BinaryIO]:
     """The regular file at ``path``, open for reading (CaptureError for anything else, or one over the cap)."""
     try:
-        _refuse(not_regular(os.stat(path).st_mode))  # before open(): opening a FIFO would block
-        # O_NONBLOCK: should a FIFO be swapped in between stat and open, open must not wait for a writer
-        file = open(path, "rb", opener=_nonblocking)  # noqa: SIM115 - closed below, after the caller's reads
-    except FileNotFoundError:
-        raise CaptureError("no such file") from None
-    except PermissionError:
-        raise CaptureError("permission denied") from None
-    except OSError as exc:
-        raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
-    with file:
-        try:
-            info = os.fstat(file.fileno())
-        except OSError as exc:
-            raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
-        _refuse(not_regular(info.st_mode))
-        if info.st_size > limits.max_bytes:
-            raise too_big(limits)
-        yield file
-
-
-def _nonblocking(path: str, flags: int) -> int:
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
-
-
-def _refuse(kind: str | None) -> None:
-    if kind == "a directory":
-        raise CaptureError("is a directory, not a capture file")
-    if kind is not None:
-        raise CaptureError(f"is {kind}, not a capture file (only regular files are read)")
+        with opened(path, limits.max_bytes) as file:
+            yield file
+    except TooLarge:
+        raise too_big(limits) from None
+    except UnreadableFile as error:
+        if error.kind == "directory":
+            raise CaptureError("is a directory, not a capture file") from None
+        if error.kind is not None:
+            raise CaptureError(
+                f"is {KIND_WORDS[error.kind]}, not a capture file (only regular files are read)"
+            ) from None
+        raise CaptureError(str(error)) from None
 
 
 def _read_capped(file: BinaryIO, limits: Limits) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        try:
-            chunk = file.read(min(_CHUNK, limits.max_bytes + 1 - total))
-        except OSError as exc:
-            raise CaptureError(f"cannot read the file: {exc.strerror or exc}") from None
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limits.max_bytes:
-            raise too_big(limits)
+    try:
+        return read_capped(file, limits.max_bytes)
+    except TooLarge:
+        raise too_big(limits) from None
+    except UnreadableFile as error:
+        raise CaptureError(str(error)) from None
 
 
 def gunzip(raw: bytes, limits: Limits | None = None) -> bytes:

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
-from stream_doctor.check import CheckError
+from stream_doctor.check import CheckError, parse_toml
 from stream_doctor.check.expectations import Expectation, parse_entry
-from stream_doctor.check.globs import Glob
+from stream_doctor.check.globs import Glob, GlobError
 from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
 from stream_doctor.check.locate import find as find
 from stream_doctor.check.locate import nearest as nearest
@@ -105,16 +104,13 @@ def load(path: str | None) -> Config:
     """Read and validate a configuration file; ``None`` gives the defaults. Anything wrong: CheckError."""
     if path is None:
         return Config()
+    from stream_doctor.opener import UnreadableFile, read_text
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise CheckError(f"{path}: cannot read the configuration: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise CheckError(f"{path}: the configuration is not UTF-8") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise CheckError(f"{path}: not valid TOML: {error}") from None
+        text = read_text(path)
+    except UnreadableFile as error:
+        raise CheckError(f"{path}: cannot read the configuration: {error}") from None
+    document = parse_toml(text, path)
     if Path(path).name == "pyproject.toml":
         tool = document.get("tool")
         table, where = (tool.get("stream-doctor") if isinstance(tool, dict) else None) or {}, "[tool.stream-doctor]"
@@ -156,14 +152,16 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
         jobs=read.jobs(table.get("jobs", 1), "jobs"),
         max_bytes=read.size(table.get("max-bytes", DEFAULT_MAX_BYTES), "max-bytes"),
         max_frames=read.count(table.get("max-frames", DEFAULT_MAX_FRAMES), "max-frames"),
-        exclude=tuple(Glob(p) for p in read.strings(table.get("exclude", []), "exclude")),
-        per_path_ignores=tuple((Glob(pattern), read.codes(codes, pattern)) for pattern, codes in ignores.items()),
+        exclude=tuple(read.glob(p, "exclude") for p in read.strings(table.get("exclude", []), "exclude")),
+        per_path_ignores=tuple(
+            (read.glob(pattern, "per-path-ignores"), read.codes(codes, pattern)) for pattern, codes in ignores.items()
+        ),
         per_path_provider=tuple(
-            (Glob(pattern), read.provider(name, pattern) or "")
+            (read.glob(pattern, "per-path-provider"), read.provider(name, pattern) or "")
             for pattern, name in read.table(table.get("per-path-provider", {}), "per-path-provider").items()
         ),
         expect=tuple(
-            (Glob(pattern), read.expectations(entries, pattern))
+            (read.glob(pattern, "expect"), read.expectations(entries, pattern))
             for pattern, entries in read.table(table.get("expect", {}), "expect").items()
         ),
     )
@@ -212,6 +210,14 @@ class _Reader:
         if value is not None and not isinstance(value, str):
             raise self.fail(key, "must be a string")
         return value
+
+    def glob(self, pattern: str, table: str) -> Glob:
+        try:
+            return Glob(pattern).check()
+        except GlobError as error:
+            line = self.line_of(pattern if table != "exclude" else table)
+            where = f"{self.path}{'' if line is None else f':{line}'}"
+            raise CheckError(f"{where}: the pattern {pattern!r} in '{table}' is not a valid glob: {error}") from None
 
     def strings(self, value: Any, key: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -40,10 +40,12 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
     skipped: set[str] = set()
     special: dict[str, SpecialFile] = {}
 
-    def consider(path: str) -> None:
+    def consider(path: str, tree: str) -> None:
         if excluded(path):
             return
-        if not os.path.isfile(path):  # opening a FIFO would wait forever, a device read forever
+        if _leaves(path, tree):  # its content is not the checked tree's, and may be anyone's
+            special[path] = SpecialFile(path, "outside-link")
+        elif not os.path.isfile(path):  # opening a FIFO would wait forever, a device read forever
             special[path] = SpecialFile(path, _kind(path))
         elif _own_file(path):
             skipped.add(path)
@@ -54,8 +56,9 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
 
     for given in paths:
         if os.path.isdir(given):
+            tree = os.path.realpath(given)
             for path in _walk(given, excluded):
-                consider(path)
+                consider(path, tree)
         elif os.path.exists(given):
             path = _relative(given)
             if is_sidecar(path) and os.path.isfile(path.removesuffix(SIDECAR_SUFFIX)):
@@ -68,16 +71,33 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
             matches = sorted(glob.glob(given, recursive=True))
             if not matches:
                 raise CheckError(f"{given}: the pattern matches no file")
+            tree = os.path.realpath(_fixed_folder(given))
             for match in matches:
                 if os.path.isdir(match):
                     for path in _walk(match, excluded):
-                        consider(path)
+                        consider(path, tree)
                 elif os.path.exists(match):
-                    consider(_relative(match))
+                    consider(_relative(match), tree)
         else:
             raise CheckError(f"{given}: no such file or folder")
     listed = tuple(special[path] for path in sorted(special))
     return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)), listed)
+
+
+def _leaves(path: str, tree: str) -> bool:
+    """Does ``path`` resolve, through symbolic links, to a file outside ``tree`` (a real path)?"""
+    target = os.path.realpath(path)
+    return target != tree and not target.startswith(tree.rstrip(os.sep) + os.sep)
+
+
+def _fixed_folder(pattern: str) -> str:
+    """The folder a glob's matches are under: its segments before the first wildcard."""
+    parts = []
+    for part in pattern.replace(os.sep, "/").split("/"):
+        if _GLOB_CHARS & set(part):
+            break
+        parts.append(part)
+    return "/".join(parts) or ("/" if pattern.startswith("/") else ".")
 
 
 def _kind(path: str) -> str:
@@ -92,10 +112,12 @@ def _kind(path: str) -> str:
 
 def looks_like_capture(path: str) -> bool:
     """Does a capture reader recognise the start of this file? Unreadable or corrupt gzip: yes, so it fails loudly."""
+    from stream_doctor.opener import UnreadableFile, opened
+
     try:
-        with open(path, "rb") as file:
+        with opened(path, None) as file:
             head = file.read(HEAD_SIZE)
-    except OSError:
+    except (UnreadableFile, OSError):
         return True
     return head_looks_like_capture(head)
 

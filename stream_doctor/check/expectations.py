@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from stream_doctor.check import CheckError
+from stream_doctor.check import CheckError, parse_toml
 from stream_doctor.check import sd900_stale_expectation as sd900
 from stream_doctor.findings import Finding, Location
 from stream_doctor.options import Options
@@ -74,25 +73,23 @@ def is_sidecar(path: str) -> bool:
 
 def load_sidecar(capture: str) -> tuple[Expectation, ...]:
     """The expectations in ``capture``'s sidecar; none when it has no sidecar. Bad content: CheckError."""
+    from stream_doctor.opener import UnreadableFile, read_text
+
     path = sidecar_path(capture)
     try:
-        with open(path, "rb") as file:
-            raw = file.read()
-    except FileNotFoundError:
-        return ()
-    except OSError as error:
-        raise CheckError(f"{path}: cannot read the expectations: {error.strerror or error}") from None
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise CheckError(f"{path}: not valid TOML: {error}") from None
+        text = read_text(path)
+    except UnreadableFile as error:
+        if error.missing:
+            return ()
+        raise CheckError(f"{path}: cannot read the expectations: {error}") from None
+    document = parse_toml(text, path)
     unknown = sorted(set(document) - {"expect"})
     if unknown:
         raise CheckError(f"{path}: unknown key {unknown[0]!r} (a sidecar holds only [[expect]] entries)")
     entries = document.get("expect", [])
     if not isinstance(entries, list):
         raise CheckError(f"{path}: 'expect' must be an array of tables ([[expect]])")
-    lines = _entry_lines(raw.decode("utf-8"))
+    lines = _entry_lines(text)
     return tuple(
         parse_entry(entry, path, Location(path, lines[number] if number < len(lines) else None), "expect")
         for number, entry in enumerate(entries)
@@ -184,12 +181,13 @@ def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
             return True
         return False
     text = render_sidecar(capture, entries)
+    from stream_doctor.opener import UnreadableFile, read_bytes
+
     try:
-        with open(path, encoding="utf-8", newline="") as file:
-            if file.read() == text:
-                return False
-    except FileNotFoundError:
-        pass
+        if read_bytes(path) == text.encode("utf-8"):
+            return False
+    except UnreadableFile:
+        pass  # none yet, or one atomic.write refuses to replace with its own message
     from stream_doctor.atomic import OutputError, write
 
     try:

@@ -34,9 +34,11 @@ def find(start: str) -> str | None:
 
 
 def _has_table(path: Path) -> bool:
+    from stream_doctor.opener import UnreadableFile, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(str(path))
+    except UnreadableFile:
         return False  # someone else's unreadable pyproject.toml is not ours to report
     if "stream-doctor" not in text or not _may_define_table(text):
         return False  # no [tool.stream-doctor] table can be written without its name
@@ -44,7 +46,7 @@ def _has_table(path: Path) -> bool:
 
     try:
         document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False  # someone else's broken pyproject.toml is not ours to report
     tool = document.get("tool")
     return isinstance(tool, dict) and "stream-doctor" in tool

@@ -44,6 +44,7 @@ class Task:
     expectations: tuple[Expectation, ...]
     configured: tuple[Expectation, ...] = ()  # those of them the governing configuration's ``expect`` declares
     keep_report: bool = True  # serialise the replay's JSON report (only the JSON check report needs it)
+    sidecar_problem: str | None = None  # why the sidecar could not be read: an SD000 finding, this capture only
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,11 @@ def prepare(options: CheckOptions) -> Plan:
     for path in found.captures:
         governing = configs.for_target(path)
         select, ignore = _selection(options, governing)
+        try:
+            sidecar, sidecar_problem = expect.load_sidecar(path), None
+        except CheckError as error:  # one bad sidecar fails its capture, not the run
+            problem = str(error).removeprefix(f"{expect.sidecar_path(path)}: ")
+            sidecar, sidecar_problem = (), problem.removeprefix("cannot read the expectations: ")
         tasks.append(
             Task(
                 path,
@@ -105,9 +111,10 @@ def prepare(options: CheckOptions) -> Plan:
                     max_frames=options.max_frames or governing.max_frames,
                     clients=options.clients,
                 ),
-                governing.expectations_for(path) + expect.load_sidecar(path),
+                governing.expectations_for(path) + sidecar,
                 governing.expectations_for(path),
                 options.keep_reports,
+                sidecar_problem,
             )
         )
     jobs = options.jobs if options.jobs is not None else config.jobs
@@ -129,7 +136,7 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
     accepted: list[str] = []
     if plan.update_expectations:
         for number, (task, result) in enumerate(zip(plan.tasks, results, strict=True)):
-            if result.failed and _update(task, result):
+            if result.failed and task.sidecar_problem is None and _update(task, result):
                 updated.append(expect.sidecar_path(task.path))
                 reread = task.configured + expect.load_sidecar(task.path)
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
@@ -269,6 +276,8 @@ def _death(exitcode: int | None) -> str:
 def _judge(task: Task, outcome: Outcome) -> CaptureResult:
     replayed, message, line = outcome
     findings = replayed.findings if replayed is not None else (sd000.finding(task.path, message or "", line),)
+    if task.sidecar_problem is not None:
+        findings += (sd000.unreadable_sidecar(expect.sidecar_path(task.path), task.sidecar_problem),)
     return _result(task, replayed, findings)
 
 

@@ -23,6 +23,9 @@ How to fix:
     Record the capture again, or repair it (`stream-doctor replay FILE` shows the same error on
     its own). If the format or provider is not detected, force it with `--container` or
     `--provider`, or for some paths with `per-path-provider` in the configuration.
+    When the finding points at the capture's `.expect.toml` sidecar, the sidecar is what cannot be
+    read (not TOML, not a regular file, an unknown key): the capture was replayed, but what it must
+    show is unknown, so it fails until the sidecar is repaired.
 
     A file kept unreadable on purpose (a cut capture a test needs) can be accepted: declare
     `code = "SD000"` in its expectation sidecar, or let `--update-expectations` write it (it prints
@@ -50,4 +53,16 @@ def finding(path: str, message: str, line: int | None = None) -> Finding:
         message=message,
         hint="`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format",
         location=Location(path, line),
+    )
+
+
+def unreadable_sidecar(sidecar: str, message: str) -> Finding:
+    """The capture's sidecar cannot be read: the capture fails, the other captures are still checked."""
+    return Finding(
+        code=CODE,
+        name=NAME,
+        severity=SEVERITY,
+        message=f"the expectations cannot be read: {message}",
+        hint="repair the sidecar (or remove it and run `check --update-expectations`)",
+        location=Location(sidecar),
     )

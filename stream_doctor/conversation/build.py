@@ -126,12 +126,12 @@ def facts(provider: str, request: RequestInfo | None) -> RequestFacts:
 def load_tools(path: str) -> dict[str, ToolDef]:
     """The tool definitions of a ``--tools`` file (JSON or YAML). CaptureError when it cannot be read."""
     from stream_doctor.conversation.requests import tools_from
+    from stream_doctor.opener import UnreadableFile, read_bytes
 
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as exc:
-        raise CaptureError(f"--tools {path}: cannot read the file: {exc.strerror or exc}") from None
+        data = read_bytes(path)
+    except UnreadableFile as error:
+        raise CaptureError(f"--tools {path}: cannot read the file: {error}") from None
     value: Any
     try:
         import orjson

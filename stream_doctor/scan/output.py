@@ -138,8 +138,15 @@ def done_keys(status_path: str) -> set[Key]:
 def _open(path: str):  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq
 
+    from stream_doctor.opener import UnreadableFile, opened
+
     if not os.path.exists(path):
         return None
+    try:
+        with opened(path, None):  # a FIFO would block pyarrow for ever; a folder or device is refused
+            pass
+    except UnreadableFile as error:
+        raise ScanError(f"{path}: cannot resume from it: {error}") from None
     try:
         return pq.ParquetFile(path)
     except Exception as error:  # noqa: BLE001 - pyarrow's errors share no useful base

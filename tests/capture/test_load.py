@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-import stream_doctor.capture.limits as limits_module
+import stream_doctor.opener as opener_module
 from stream_doctor.capture import CONTAINERS, READERS, load
 from stream_doctor.capture.base import CaptureError
 
@@ -136,11 +136,11 @@ def test_directory(tmp_path: Path) -> None:
 
 
 def test_permission_denied(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # Tests may run as root, where chmod 000 does not stop a read: make open() refuse instead.
+    # Tests may run as root, where chmod 000 does not stop a read: make the one opener's open() refuse instead.
     def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(limits_module, "open", refuse, raising=False)
+    monkeypatch.setattr(opener_module, "open", refuse, raising=False)
     assert error_of(write(tmp_path, SSE)).message == "permission denied"
 
 

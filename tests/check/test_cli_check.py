@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -238,11 +240,34 @@ def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path, monkeypatch: p
     )
 
 
-def test_bad_sidecar_exits_2(tree_copy: Path) -> None:
+def test_bad_sidecar_fails_its_capture_only(tree_copy: Path) -> None:
     (tree_copy / "clean/one_call.sse.expect.toml").write_text('[[expect]]\ncode = "SD102"\nseverity = "error"\n')
-    result = run("clean")
-    assert result.exit_code == 2
-    assert "clean/one_call.sse.expect.toml: unknown key 'severity' in expect" in error_line(result)
+    result = run("clean", "--report", "json")
+    assert result.exit_code == 1, result.output
+    captures = {c["path"]: c for c in json.loads(result.stdout)["captures"]}
+    assert len(captures) > 1
+    bad = captures.pop("clean/one_call.sse")
+    assert [(f["code"], f["location"]["path"]) for f in bad["findings"]] == [
+        ("SD000", "clean/one_call.sse.expect.toml")
+    ]
+    assert "unknown key 'severity' in expect" in bad["findings"][0]["message"]
+    assert bad["failed"] and not any(c["failed"] for c in captures.values())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda sidecar: sidecar.symlink_to("/dev/zero"),  # was 7.5 GB read, then a traceback
+        lambda sidecar: os.mkfifo(sidecar),  # was a hang
+        lambda sidecar: sidecar.write_text("expect = " + "[" * 10_000),  # was a RecursionError traceback
+    ],
+    ids=["dev-zero", "fifo", "nested"],
+)
+def test_hostile_sidecar_is_a_finding(tree_copy: Path, make: Callable[[Path], None]) -> None:
+    make(tree_copy / "clean/one_call.sse.expect.toml")
+    result = run("clean/one_call.sse")
+    assert result.exit_code == 1, result.output
+    assert "SD000" in result.output and "the expectations cannot be read" in result.output
 
 
 def test_provider_and_container_options(in_tree: Path) -> None:

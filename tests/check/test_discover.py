@@ -142,3 +142,23 @@ def test_the_fixture_tree_skips_its_non_captures(in_tree: Path) -> None:
     assert "notes.txt" in found.skipped and "README.md" in found.skipped
     assert "broken/truncated.sse.gz" in found.captures
     assert not any(p.startswith("scratch/") for p in found.captures)
+
+
+def test_a_link_leaving_the_tree_is_skipped_and_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link in the checked folder to a file outside it is never read: a fork's fixture could point
+    at ~/.aws/credentials and have it copied into the JSON report."""
+    sse = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.sse").write_bytes(sse)
+    tree = tmp_path / "tree"
+    (tree / "deep").mkdir(parents=True)
+    (tree / "real.sse").write_bytes(sse)
+    (tree / "deep/leaves.sse").symlink_to(outside / "secret.sse")
+    (tree / "deep/stays.sse").symlink_to(tree / "real.sse")  # near miss: a link within the tree
+    monkeypatch.chdir(tmp_path)
+    for given in ("tree", "tree/**/*.sse"):
+        found = discover([given])
+        assert found.captures == ("tree/deep/stays.sse", "tree/real.sse"), given
+        assert [(f.path, f.kind) for f in found.special] == [("tree/deep/leaves.sse", "outside-link")], given
+    assert discover(["tree/deep/leaves.sse"]).captures == ("tree/deep/leaves.sse",)  # named: always replayed
