@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 INSTALL = "pip install 'stream-doctor[html]'"
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
 EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark
-GLYPH_GAP = 5.0  # percent of a lane: glyphs of one row closer than this share a mark ("◆×4" is ~24 px of ~600 at 800 px)
+GLYPH_GAP = (
+    5.0  # percent of a lane: glyphs of one row closer than this share a mark ("◆×4" is ~24 px of ~600 at 800 px)
+)
 LABEL_GAP = 10.0  # percent: finding codes closer than this share a mark ("SD102 +2" is ~56 px)
 SHOWN_INPUT = 4_000  # characters of an executed or predicted input shown in a call's detail
 EXECUTION_RULES = "SD1"  # the execution checks: a finding of theirs on a call means the application ran it wrongly
