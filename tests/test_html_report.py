@@ -1,9 +1,14 @@
 """The HTML report in a real headless browser: Debian's Chromium driven by Playwright.
 
-The page is loaded from a file; the test asserts it loads without a console error or any
+The page is loaded from a file; the tests assert it loads without a console error or any
 request beyond the file itself, shows every call and finding, and that clicking a call shows its
-reassembled input; it saves a screenshot under pytest's tmp dir. Without chromium or playwright
-the test skips with what to install, except under CI=true, where a missing browser fails.
+reassembled input beside what ran. At 1,400 and 800 px wide, for a single stream, an envelope with
+executions, a call of 5,000 fragments and a conversation, the page never scrolls sideways, every
+mark stays inside its lane, no mark lies on another and the first (most severe) finding is in view
+without scrolling. Screenshots go under pytest's tmp dir, or to the folder named by
+STREAM_DOCTOR_SCREENSHOTS (``STREAM_DOCTOR_SCREENSHOTS=docs/screenshots`` remakes the ones the docs
+show). Without chromium or playwright the browser tests skip with what to install, except under
+CI=true, where a missing browser fails.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from typer.testing import CliRunner
 
 from stream_doctor.cli import app
 from stream_doctor.engine import replay
+from stream_doctor.findings import Severity
 from stream_doctor.options import Options
 from stream_doctor.report import CallExtra
-from stream_doctor.reporters import RenderOptions, html
+from stream_doctor.reporters import RenderOptions, html, terminal
 from tests import hostile_capture
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -66,9 +72,9 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-def _open(browser: Any, page_file: Path) -> tuple[Any, list[str]]:
+def _open(browser: Any, page_file: Path, width: int = 1280, height: int = 900) -> tuple[Any, list[str]]:
     """The page, and every problem seen while loading it: console errors, page errors, requests."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(15_000)
     problems: list[str] = []
     page.on(
@@ -181,3 +187,209 @@ def test_fixtures_of_every_kind_render_a_page_with_every_call_and_finding() -> N
         assert page.count('<div class="finding ') == len(report.findings), name
         assert page.count('<section class="timeline"') == max(1, len(report.turns)), name
         assert RAW_CONTROL.search(page) is None, name
+
+
+# -- the bug at a glance --------------------------------------------------------------------------
+
+WIDTHS = {1400: 900, 800: 700}  # viewport width: height
+CONVERSATION = "fixtures/conversations/anthropic_echo_empty_input.yaml"
+ENVELOPE = "fixtures/anthropic/empty_input_bug.jsonl"
+
+# Every mark inside its lane's box, and no glyph or code on another one of the same row.
+_LAYOUT = """() => {
+  const problems = [];
+  for (const track of document.querySelectorAll('.track')) {
+    const box = track.getBoundingClientRect();
+    const marks = [...track.querySelectorAll('.mark')].map((m) => [m, m.getBoundingClientRect()]);
+    for (const [m, r] of marks) {
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.width > box.width + 0.5) {
+        problems.push('outside its lane: ' + m.className + ' ' + m.title.slice(0, 60));
+      }
+    }
+    const glyphs = marks.filter(([m]) => m.classList.contains('glyph'));
+    for (let i = 0; i < glyphs.length; i++) {
+      for (let j = i + 1; j < glyphs.length; j++) {
+        const a = glyphs[i][1], b = glyphs[j][1];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5) {
+          problems.push('on one another: ' + glyphs[i][0].textContent + ' and ' + glyphs[j][0].textContent);
+        }
+      }
+    }
+  }
+  return problems;
+}"""
+
+
+def _many_fragments(path: Path, fragments: int = 5_000) -> Path:
+    """An envelope whose write_file call streams its content in ``fragments`` pieces and which the
+    application then ran with {} (SD102), written the way empty_input_bug.jsonl is."""
+    content = "".join(f"line {n}\\n" for n in range(fragments - 2))
+    pieces = ['{"path": "big.txt", "content": "', *(f"line {n}\\n" for n in range(fragments - 2)), '"}']
+    assert "".join(pieces) == '{"path": "big.txt", "content": "' + content + '"}'
+
+    def event(name: str, data: dict[str, Any]) -> dict[str, Any]:
+        return {"sd": "event", "event": name, "data": {"type": name, **data}}
+
+    message = {"id": "msg_big", "type": "message", "role": "assistant", "model": "claude", "content": [],
+               "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}  # fmt: skip
+    tool = {"type": "tool_use", "id": "toolu_big", "name": "write_file", "input": {}}
+    records = [
+        {"sd": "header", "version": 1, "provider": "anthropic"},
+        {"sd": "request", "body": {"model": "claude", "stream": True, "messages": []}},
+        event("message_start", {"message": message}),
+        event("content_block_start", {"index": 0, "content_block": tool}),
+        *(
+            event("content_block_delta", {"index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}})
+            for piece in pieces
+        ),
+        event("content_block_stop", {"index": 0}),
+        event("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}}),
+        event("message_stop", {}),
+        {"sd": "execute", "call_id": "toolu_big", "name": "write_file", "input": {}},
+    ]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def _case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    if name == "single-stream":
+        return replay("fixtures/anthropic/stream_cut_mid_arguments.sse", Options(timeline=True))
+    if name == "envelope":
+        return replay(ENVELOPE, Options(timeline=True, clients=("all",)))
+    if name == "5000-fragments":
+        _many_fragments(tmp_path / "many_fragments.jsonl")
+        monkeypatch.chdir(tmp_path)  # the page names the capture as the user did: a relative path
+        return replay("many_fragments.jsonl", Options(timeline=True))
+    return replay(CONVERSATION, Options(timeline=True, clients=("all",)))
+
+
+def _screenshots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("STREAM_DOCTOR_SCREENSHOTS") or tmp_path).absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS, reverse=True))
+@pytest.mark.parametrize("name", ["single-stream", "envelope", "5000-fragments", "conversation"])
+def test_the_page_fits_its_window_and_shows_the_first_error_without_scrolling(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, width: int
+) -> None:
+    screenshots = _screenshots(tmp_path)
+    report = _case(name, tmp_path, monkeypatch)
+    assert report.counts[Severity.ERROR] >= 1  # every case shows a bug
+    page_file = tmp_path / f"{name}.html"
+    page_file.write_text(html.render(report, RenderOptions()), encoding="utf-8")
+    height = WIDTHS[width]
+    page, problems = _open(browser, page_file, width, height)
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scrolling
+        assert page.evaluate(_LAYOUT) == []
+        first = page.locator(".finding").first
+        assert "error" in (first.get_attribute("class") or "").split()  # the errors come first
+        head = first.locator(".finding-head").bounding_box()
+        assert head is not None and 0 <= head["y"] and head["y"] + head["height"] <= height  # in view at once
+        page.screenshot(path=str(screenshots / f"{name}-{width}.png"))  # what a user sees first
+        if width == max(WIDTHS):
+            page.locator("#timelines").screenshot(path=str(screenshots / f"{name}-timeline.png"))
+    finally:
+        page.close()
+    assert problems == []
+
+
+def test_a_call_run_wrongly_shows_what_ran_beside_the_stream_and_each_client(browser: Any, tmp_path: Path) -> None:
+    report = replay(ENVELOPE, Options(timeline=True, clients=("all",)))
+    page_file = tmp_path / "envelope.html"
+    page_file.write_text(html.render(report, RenderOptions()), encoding="utf-8")
+    page, problems = _open(browser, page_file)
+    try:
+        row = page.locator('tr.call-row[data-call="1"]')
+        status = row.locator("td.status")
+        assert status.inner_text().startswith("ran wrongly (SD102)")
+        assert "status-complete" not in (status.get_attribute("class") or "")
+        assert row.locator("td.ran").inner_text() == "{}"
+        assert page.locator(".mark.executed.wrong").count() == 1  # the run drawn as wrong on the timeline
+        row.click()
+        detail = page.locator("#call-1")
+        assert json.loads(detail.locator("pre.input").inner_text()) == report.calls[0].arguments
+        assert json.loads(detail.locator("pre.ran-input").inner_text()) == {}  # beside the reassembled input
+        clients = detail.locator("table.clients tbody tr")
+        assert clients.count() == 10
+        assert detail.locator("tr.differs pre.client-input").count() == 2  # the two naive profiles hand over {}
+        for differing in detail.locator("tr.differs pre.client-input").all():
+            assert json.loads(differing.inner_text()) == {}
+        # the two profiles that match the bug are drawn, not hidden under the eight that agree
+        differs = page.locator(".call-lane .mark.client-differs")
+        assert differs.count() == 1 and differs.first.inner_text() == "◆×2"
+        assert differs.first.is_visible()
+        detail.screenshot(path=str(_screenshots(tmp_path) / "envelope-call-detail.png"))
+    finally:
+        page.close()
+    assert problems == []
+
+
+def test_a_call_run_as_streamed_stays_complete() -> None:
+    report = replay(EXECUTED, Options(timeline=True))
+    assert report.stream.executions and not any(f.code.startswith("SD1") for f in report.findings)
+    page = html.render(report, RenderOptions())
+    assert page.count('class="status status-complete"') == len(report.calls)
+    assert "ran wrongly" not in page and 'class="mark glyph executed wrong' not in page
+    assert page.count('<div class="same">') == len(report.stream.executions)
+
+
+# -- without a browser: order, legend, counts ------------------------------------------------------
+
+_CHOSEN = sorted(
+    {
+        *(f"fixtures/{n}" for n in ("anthropic/one_call.sse", "anthropic/stream_cut_mid_arguments.sse")),
+        *(
+            f"fixtures/{n}"
+            for n in ("openai/parallel_calls.sse", "gemini/one_call.sse", "bedrock/converse_one_call.jsonl")
+        ),
+        ENVELOPE,
+        EXECUTED,
+        "fixtures/anthropic/executed_twice.jsonl",
+        "fixtures/conversations/envelope_two_turns.jsonl",
+        "fixtures/conversations/positional_ids_reused.yaml",
+        "fixtures/conversations/bedrock_two_turns.har",
+        "fixtures/conversations/anthropic_result_unknown_id.yaml",
+        CONVERSATION,
+    }
+)
+_SEVERITY = {"error": 2, "warning": 1, "info": 0}
+
+
+@pytest.mark.parametrize("path", _CHOSEN)
+def test_findings_come_most_severe_first_and_the_legend_names_every_mark(path: str) -> None:
+    report = replay(path, Options(timeline=True, clients=("all",)))
+    page = html.render(report, RenderOptions())
+    shown = [_SEVERITY[s] for s in re.findall(r'<div class="finding (error|warning|info)"', page)]
+    assert shown == sorted(shown, reverse=True) and len(shown) == len(report.findings)
+    legend = set(re.findall(r'<span class="item" data-kind="([^"]+)"', page))
+    drawn = set()
+    for classes in re.findall(r'<span class="mark ([^"]+)"', page):
+        kind = [c for c in classes.split() if c not in ("bar", "glyph") and not c.startswith("at-")]
+        drawn.add(" ".join(kind))
+    assert drawn and drawn <= legend, drawn - legend
+
+
+_TERMINAL_TURN = re.compile(r"^Turn (\d+)  ·  .*?(?:(\d[\d,]*) events?|no streamed response)", re.MULTILINE)
+_TERMINAL_TOTALS = re.compile(r"^(\d+) errors?, (\d+) warnings?, (\d+) info in (\d+) tool calls?", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", _CHOSEN)
+def test_the_page_counts_what_the_terminal_report_counts(path: str) -> None:
+    report = replay(path, Options(timeline=True))
+    text = terminal.render(report, RenderOptions(width=300))
+    page = html.render(report, RenderOptions())
+    events = [int(n) for n in re.findall(r'<section class="timeline" data-turn="\d+" data-events="(\d+)"', page)]
+    if report.conversation:
+        said = [int(n.replace(",", "")) if n else 0 for _, n in _TERMINAL_TURN.findall(text)]
+    else:
+        said = [int(re.search(r"  ·  ([\d,]+) events?  ·  ", text).group(1).replace(",", ""))]  # type: ignore[union-attr]
+        assert f"· {said[0]:,} event" in page.replace("</span> · ", " · ").replace('<span class="fact">', "")
+    assert events and events == said
+    errors, warnings, infos, calls = map(int, _TERMINAL_TOTALS.search(text).groups())  # type: ignore[union-attr]
+    counts = re.search(r'<span id="counts">.*?(\d+) errors?</span>, (\d+) warnings?, (\d+) info</span>', page)
+    assert counts is not None and tuple(map(int, counts.groups())) == (errors, warnings, infos)
+    assert re.search(r'<span id="call-count">(\d+) tool calls?</span>', page).group(1) == str(calls)  # type: ignore[union-attr]
+    assert page.count('<tr class="call-row"') == calls
