@@ -55,3 +55,11 @@ def test_a_converted_capture_keeps_the_status_that_proves_the_rejection(tmp_path
     assert b'"status":400' in envelope.read_bytes()
     report = replay(str(envelope), Options())
     assert [f.severity for f in report.findings if f.code == "SD605"] == [Severity.ERROR]
+
+
+def test_every_warning_rule_answers_what_if_the_request_asked_for_it() -> None:
+    """docs/severity.md: anything the request itself asked for is at most info. Every warning rule says,
+    in its Severity section, whether a request setting can explain what it reports (and what it does then)."""
+    for r in RULES:
+        if r.severity is Severity.WARNING:
+            assert "What if the request asked for this?" in r.sections()["Severity"], r.code

@@ -14,6 +14,8 @@ Severity:
     warning. Harmless to clients that wait for the completion event; it breaks clients that run a
     call as soon as its buffer parses, such as the AI SDK's OpenAI-compatible chat provider, which
     emits the tool call once ``isParsableJson`` holds (vercel/ai #13137).
+    What if the request asked for this? No request setting makes a partial buffer a complete call;
+    strict function calling (``strict: true``) guarantees the final arguments, not an early parse.
 
 Example:
     fragments: {"a": 1}   {"b": 2}     → complete at fragment 1 of 2, the call ends at fragment 2

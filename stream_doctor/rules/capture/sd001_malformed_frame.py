@@ -14,6 +14,8 @@ Severity:
     warning. openai-python and anthropic-sdk-python hand every ``data:`` payload to ``json.loads``
     and raise on one that is not JSON, ending the turn; the capture alone does not prove a call was
     damaged, so not an error.
+    What if the request asked for this? No request setting asks for a frame that is not JSON; what
+    the request asked for does not change how a client parses the frame.
 
 Example:
     data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_del

@@ -15,6 +15,9 @@ Severity:
     one they do not recognise into an ``error`` part. The official Python SDKs pass unknown types
     through, and Anthropic documents that new types may appear, so the stream is not broken (not an
     error). Extra fields on a known event are never this rule: they are SD006.
+    What if the request asked for this? A request can turn on events (a beta header,
+    ``include_usage``, reasoning summaries); the adapters know the documented ones, so an event the
+    request asked for is not unknown. One no documentation names stays a warning.
 
 Example:
     event: content_block_annotation

@@ -12,6 +12,8 @@ Severity:
     warning when the event cut off matters (a browser ``EventSource`` and the Python SDKs' SSE
     decoders drop an event without its blank line), info when the cut frame carried nothing a client
     uses. The cut itself is proven by SD301/SD303, which carry the verdict.
+    What if the request asked for this? No request setting cuts a capture: the bytes end inside a
+    frame whatever was asked.
 
 Example:
     data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"x"}}<EOF>

@@ -11,6 +11,8 @@ Severity:
     warning. Decoding the bytes as UTF-8, as httpx's ``iter_lines`` under openai-python and
     anthropic-sdk-python does, replaces them with U+FFFD: an argument changes without any error. Not
     an error: the bytes may be outside every argument.
+    What if the request asked for this? No request setting asks for bytes that are not UTF-8: SSE
+    and JSON are UTF-8 by definition.
 
 Example:
     data: {"type":"content_block_delta",...,"partial_json":"caf\\xc3"}

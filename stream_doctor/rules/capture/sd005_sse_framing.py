@@ -16,6 +16,8 @@ Severity:
     eventsource-parser package the AI SDK uses) read the framing; clients that read only ``data:``
     lines read the payload; the two disagree on this capture. Each instance names which readers lose
     what.
+    What if the request asked for this? No request setting changes the SSE framing: it is the
+    server's or a relay's.
 
 Example:
     event: content_block_delta

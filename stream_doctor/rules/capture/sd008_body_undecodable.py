@@ -18,6 +18,8 @@ Severity:
     warning. The recording, not the provider, is what the capture shows damaged or unreadable: the
     turn is unchecked, which is never a silent pass. Not an error: nothing shows the provider or a
     client broke.
+    What if the request asked for this? The request's ``Accept-Encoding`` says which encodings the
+    client takes; a body in another one, or one that does not decode, is not what it asked for.
 
 Example:
     response:

@@ -12,6 +12,8 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change how a client reassembles a call;
+    the profiles replay the same stream whatever was asked.
 
 Example:
 ``naive-start-placeholder would run get_weather (toolu_01…) with {} at line 40 (event 14,

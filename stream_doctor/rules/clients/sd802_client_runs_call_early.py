@@ -12,6 +12,7 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change when a client hands a call over.
 
 Example:
 ``openai-python 3.54.0 would take get_weather (call_a) as complete at line 9 (event 5, next tool

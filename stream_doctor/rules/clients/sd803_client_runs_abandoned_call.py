@@ -12,6 +12,9 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change whether a client runs an
+    abandoned call; a token limit (``max_tokens``) explains why the call was abandoned, not a client
+    running it.
 
 Example:
 ``anthropic-python 2.12.0 would run write_file (toolu_01…), which never completed (max-tokens),

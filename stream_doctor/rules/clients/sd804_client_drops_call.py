@@ -11,6 +11,7 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change which calls a client keeps.
 
 Example:
 ``langchain 1.7.2 would never run get_weather (call_b): it lost the fragments (a fragment without

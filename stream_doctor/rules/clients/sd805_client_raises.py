@@ -11,6 +11,8 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change what a client raises on this
+    stream.
 
 Example:
 ``anthropic-python 2.12.0 would raise IndexError at line 20 (event 9): list index out of range:

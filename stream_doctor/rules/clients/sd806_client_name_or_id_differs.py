@@ -12,6 +12,8 @@ warning when the client is a real library: the stream (or that library's handlin
 widely used client, as its source (and, for anthropic-python and openai-python, the library
 itself) shows. Info for a naive pattern: a hint about code of one's own. Never an error: the
 capture does not show what the application ran (SD1xx do, from its executions).
+    What if the request asked for this? The request does not change how a client reads a call's name
+    or id.
 
 Example:
 ``openai-python 3.54.0 would call get_weatherget_weather with id call_1call_1; the stream's call

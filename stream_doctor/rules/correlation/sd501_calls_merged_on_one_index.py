@@ -16,6 +16,8 @@ Why it matters:
 Severity:
     warning. openai-python's ``accumulate_delta`` and LiteLLM's ``stream_chunk_builder`` fuse the
     calls; id-first clients read them right.
+    What if the request asked for this? ``parallel_tool_calls`` asks for several calls or one, never
+    for two calls on one index.
 
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_A","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]…}

@@ -14,6 +14,8 @@ Why it matters:
 Severity:
     warning. openai-python's ``accumulate_delta`` raises "Expected list delta entry to have an
     `index` key"; clients that fall back to the open call read it right.
+    What if the request asked for this? No request setting removes the index and id that tie a
+    fragment to its call.
 
 Example:
     data: {…"tool_calls":[{"id":"call_1","type":"function","function":{"name":"search","arguments":""}}]…}

@@ -15,6 +15,8 @@ Why it matters:
 Severity:
     warning. openai-python's ``accumulate_delta`` concatenates the repeated id, and OpenAI rejects
     the result (archestra-ai/archestra PR #866); clients that set the id once are unaffected.
+    What if the request asked for this? No request setting asks for the id on every fragment; where
+    the protocol sends it so (``ids_repeat_on_fragments``) the rule is silent.
 
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"search","arguments":"{\\"q"}}]…}

@@ -13,6 +13,7 @@ Why it matters:
 Severity:
     warning. openai-python's ``accumulate_delta``, LangChain's ``merge_dicts`` and pydantic-ai
     concatenate the repeated name (llama.cpp #13774).
+    What if the request asked for this? No request setting asks for the name on every fragment.
 
 Example:
     data: {…"tool_calls":[{"index":0,"function":{"name":"search","arguments":"{\\"q"}}]…}

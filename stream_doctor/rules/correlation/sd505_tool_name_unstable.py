@@ -15,6 +15,8 @@ Why it matters:
 Severity:
     warning. The AI SDK creates the call from its first fragment and threw on a missing name until
     vercel/ai #14760; clients that overwrite the name on every fragment blank it.
+    What if the request asked for this? No request setting asks for a call's name to change or be
+    emptied mid-call.
 
 Example:
     data: {…"tool_calls":[{"index":0,"id":"chatcmpl-tool-9f14","function":{"name":"webSearchTool","arguments":""}}]…}

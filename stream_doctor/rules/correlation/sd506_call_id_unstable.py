@@ -14,6 +14,7 @@ Why it matters:
 Severity:
     warning. Clients that take the id from the first fragment, or key calls by id, answer or split
     the call wrongly (poolsideai/pool#9).
+    What if the request asked for this? No request setting asks for a call's id to change mid-call.
 
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_u7Xq","function":{"name":"read_file","arguments":""}}]…}

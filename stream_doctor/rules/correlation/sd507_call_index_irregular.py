@@ -16,6 +16,8 @@ Why it matters:
 Severity:
     warning. openai-python's ``accumulate_delta`` and the AI SDK before vercel/ai #18382 use the
     index as a list position and fail; value-keyed clients are unaffected.
+    What if the request asked for this? ``n`` asks for several choices, and each choice numbers its
+    own calls from 0: the rule reads indices per choice, so what ``n`` asked for is never reported.
 
 Example:
     data: {…"tool_calls":[{"index":1,"id":"toolu_01A","function":{"name":"get_weather","arguments":""}}]…}

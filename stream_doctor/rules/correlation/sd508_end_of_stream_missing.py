@@ -17,6 +17,8 @@ Severity:
     warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDK on
     text-generation-inference (huggingface/text-generation-inference #1896),
     huggingface/inference-benchmarker. openai-python and the AI SDK end quietly at end of stream.
+    What if the request asked for this? No request setting removes the end-of-stream event
+    (``stream_options`` adds a usage chunk before it, not instead of it).
 
 Example:
     data: {…"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}

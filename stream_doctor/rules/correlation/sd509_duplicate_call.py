@@ -14,6 +14,9 @@ Why it matters:
 Severity:
     warning. Not provably wrong (a model may call a tool twice with one input), but clients that run
     every call run a side-effecting tool twice when a gateway re-emitted it (litellm #20480).
+    What if the request asked for this? ``parallel_tool_calls: false`` asks for one call a message,
+    so two equal calls under it are the server's; with parallel calls allowed the model may make
+    both, which is why this stays a warning and not an error.
 
 Example:
     data: {…"tool_calls":[{"index":0,"id":"call_A","function":{"name":"send_email","arguments":"{…}"}}]…}

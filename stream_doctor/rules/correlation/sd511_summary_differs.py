@@ -15,6 +15,8 @@ Why it matters:
 Severity:
     warning. The AI SDK keeps the id of ``output_item.added``; clients rebuilding from
     ``response.completed`` answer with the other one.
+    What if the request asked for this? No request setting asks for the final summary to differ from
+    the streamed deltas.
 
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"tool_search_call","call_id":"call_NHis…",…}}

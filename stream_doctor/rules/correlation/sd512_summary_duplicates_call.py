@@ -14,6 +14,8 @@ Why it matters:
 Severity:
     warning. Clients that merge stream and final response by id run the tool twice (vercel/ai #3953,
     agno #2336).
+    What if the request asked for this? No request setting asks for a call to be repeated in the
+    summary.
 
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"function_call","call_id":"call_a1",…}}

@@ -13,6 +13,8 @@ Why it matters:
 
 Severity:
     warning. Stream-only and final-response-only clients disagree about whether the call exists.
+    What if the request asked for this? No request setting asks for a call to appear only in the
+    final summary.
 
 Example:
     response.output_item.added {"output_index":0,"item":{"type":"message",…}}

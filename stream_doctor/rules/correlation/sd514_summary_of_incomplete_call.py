@@ -13,6 +13,8 @@ Why it matters:
 Severity:
     warning. Clients that take calls from the final response without checking ``status`` run a cut
     call; the cut itself is SD301's error.
+    What if the request asked for this? No request setting asks for an incomplete call in the
+    summary.
 
 Example:
     response.function_call_arguments.delta {"output_index":0,"delta":"{\"path\":\"notes.md\",\"content\":\"# Plan"}

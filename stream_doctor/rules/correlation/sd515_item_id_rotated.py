@@ -14,6 +14,7 @@ Why it matters:
 Severity:
     warning. Clients that look items up by ``item_id`` drop the deltas (the AI SDK until vercel/ai
     #18548); ``output_index`` keyed clients read it right.
+    What if the request asked for this? No request setting rotates an item's id mid-stream.
 
 Example:
     response.output_item.added {"output_index":1,"item":{"id":"msg_01","type":"message",…}}

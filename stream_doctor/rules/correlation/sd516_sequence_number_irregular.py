@@ -14,6 +14,7 @@ Why it matters:
 Severity:
     warning. Typed clients (Codex, OpenCode) reject events without ``sequence_number`` and
     ``starting_after`` resumes skip events; the arguments may still be whole.
+    What if the request asked for this? No request setting changes the sequence numbering.
 
 Example:
     {"type":"response.function_call_arguments.delta","sequence_number":7,…}

@@ -15,6 +15,9 @@ Why it matters:
 Severity:
     warning. No declared tool is called ``parallel``: clients without the AI SDK's unpacking
     (vercel/ai #19098) look up a tool that does not exist.
+    What if the request asked for this? ``parallel_tool_calls: false`` keeps the model from wrapping
+    calls in ``multi_tool_use.parallel``; with it allowed, the wrapper is still no tool the request
+    declared, which is what breaks clients.
 
 Example:
     response.output_item.added {"item":{"type":"function_call","name":"parallel",…}}

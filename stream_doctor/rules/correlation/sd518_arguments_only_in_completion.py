@@ -17,6 +17,9 @@ Severity:
     warning. Clients that build the input only from ``function_call_arguments.delta`` (accumulators
     modelled on Chat Completions) have an empty string; openai-python's stream helper and the AI SDK
     also read the ``.done`` event and are unaffected.
+    What if the request asked for this? No request setting asks for the arguments to arrive only in
+    the completion event; some servers do it always, and the clients named above miss them whatever
+    was asked.
 
 Example:
     response.output_item.added {"output_index":2,"item":{"type":"function_call","arguments":"",…}}

@@ -14,6 +14,8 @@ Why it matters:
 Severity:
     warning. The AI SDK itself rejected the input; the capture shows the part in ``output-error``
     and the model gets the error as the result.
+    What if the request asked for this? The tool's input error is reported by the provider about the
+    request's own tool; the request did not ask for a broken input.
 
 Example:
     data: {"type":"tool-input-start","toolCallId":"call_1","toolName":"getWeather"}

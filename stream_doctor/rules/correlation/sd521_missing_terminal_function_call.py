@@ -15,6 +15,9 @@ Severity:
     warning. The AI SDK's Google provider finishes a streamed call on the empty terminal part (its
     fixture of this stream exists for that reason); clients waiting for it emit the call late or
     never.
+    What if the request asked for this? Gemini's streamed function-call arguments are asked for
+    (``streamFunctionCallArguments``), and their terminal empty ``functionCall`` is part of what was
+    asked: its absence is not.
 
 Example:
     {"functionCall":{"partialArgs":[{"jsonPath":"$.operations[1].price","numberValue":0.3}]}}

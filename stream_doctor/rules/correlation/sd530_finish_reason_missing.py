@@ -18,6 +18,8 @@ Severity:
     warning. openai-python's stream helpers, the AI SDK and LangChain hand the calls over at end of
     stream, so nothing is lost; loops that continue only on ``finish_reason == "tool_calls"`` (the
     AI SDK's ``streamText`` step loop before v5, hand-written agents) stop there.
+    What if the request asked for this? No request setting asks for a choice without a
+    finish_reason.
 
 Example:
     data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"}"}}]}}]}

@@ -17,6 +17,9 @@ Severity:
     warning. The calls are complete and clients that read to ``[DONE]`` (openai-python, the AI SDK)
     get them all; clients that stop at the first finish_reason (LiteLLM's ``CustomStreamWrapper``,
     hand-written loops) lose the later calls.
+    What if the request asked for this? ``n`` asks for several choices, each with its own
+    finish_reason: the rule reads calls per choice, so a call in one choice after another choice's
+    finish is never reported.
 
 Example:
     data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}

@@ -15,6 +15,8 @@ Why it matters:
 Severity:
     warning. The request may still pair, but clients that look results up by the streamed id find
     none (CLIProxyAPI #5692, codex #42088).
+    What if the request asked for this? The request here is the application's own next request: the
+    finding is about what it sent back, which no provider setting asks for.
 
 Example:
     streamed    tool_use  "id":"toolu_01A…"

@@ -13,6 +13,7 @@ Why it matters:
 
 Severity:
     warning. Id-keyed clients overwrite the earlier call; an API may reject the duplicate.
+    What if the request asked for this? No request setting asks for an id to be reused across calls.
 
 Example:
     turn 1 streams   {"id":"call_0","function":{"name":"get_weather",…}}

@@ -14,6 +14,8 @@ Why it matters:
 
 Severity:
     warning. The history differs from the stream; what ran is not proven by the request alone.
+    What if the request asked for this? The request here is the application's own next request: what
+    it echoes is its history, not a provider setting it asked for.
 
 Example:
     stream        {"query":"test","limit":10}

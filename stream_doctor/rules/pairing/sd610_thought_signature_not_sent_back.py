@@ -20,6 +20,8 @@ Severity:
     warning. The history the client sent deviates from what Gemini documents and breaks on Gemini 3.
     An error when the capture shows this request rejected (an HTTP 4xx or an error in place of an
     answer): then the capture proves it broke.
+    What if the request asked for this? The request here is the application's own next request:
+    dropping the signature is its doing, not something a setting asked of Gemini.
 
 Example:
     stream        {"functionCall":{"name":"get_weather",…},"thoughtSignature":"CiQB…"}, {"functionCall":{"name":"get_local_time",…}}

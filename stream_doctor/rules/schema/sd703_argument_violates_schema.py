@@ -15,6 +15,9 @@ Why it matters:
 Severity:
     warning. Outside strict mode models do break enums and bounds; validating clients reject the
     call and ask the model again.
+    What if the request asked for this? With strict function calling (``strict: true``) the provider
+    guarantees the schema, so a violation is the server's; without it the request left the model
+    free, and a validating client still rejects the call: a warning either way.
 
 Example:
     schema     {"properties":{"unit":{"enum":["celsius","fahrenheit"]}}}

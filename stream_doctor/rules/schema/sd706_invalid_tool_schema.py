@@ -12,6 +12,8 @@ Why it matters:
 
 Severity:
     warning. Providers reject some invalid schemas and ignore others; the calls are not validated.
+    What if the request asked for this? The schema is the request's own: the finding is about what
+    the request declared, not about the provider's answer to it.
 
 Example:
     "input_schema": {"type":"object","properties":{"days":{"type":"int"}}}

@@ -16,6 +16,8 @@ Severity:
     Bedrock's Converse events (``contentBlockIndex``, ConverseStream and InvokeModel with Amazon
     Nova) are read by clients that key blocks by the index's value (the AI SDK's Bedrock provider
     keeps them in a record by index), and Nova numbers its blocks with gaps: info there.
+    What if the request asked for this? No request setting numbers blocks; Bedrock's Converse
+    numbering is the provider's own and is info (above).
 
 Example:
     content_block_start {"index":0,...}  …  content_block_start {"index":2,...}

@@ -12,6 +12,7 @@ Severity:
     warning on Anthropic streams: anthropic-sdk-python's ``accumulate_event`` raises "Unexpected
     event order" without ``message_start``. Info on Bedrock ConverseStream, where boto3 and the AI
     SDK read each event on its own and ``messageStart`` carries only the role.
+    What if the request asked for this? No request setting removes the message start event.
 
 Example:
     content_block_start {"index":0,...}   (first event of the capture)

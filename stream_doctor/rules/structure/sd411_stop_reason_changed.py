@@ -10,6 +10,7 @@ Why it matters:
 Severity:
     warning. Clients keep the first or the last value, so two readers disagree about why the turn
     ended; the calls themselves are intact.
+    What if the request asked for this? No request setting asks for two stop reasons in one turn.
 
 Example:
     message_delta {"delta":{"stop_reason":"tool_use"}}

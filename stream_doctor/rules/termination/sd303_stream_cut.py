@@ -14,6 +14,9 @@ Severity:
     was open the cut is proven and SD301 carries the error. openai-python's and
     anthropic-sdk-python's stream iterators end quietly at end of file, so a cut turn reads as
     complete to them.
+    What if the request asked for this? No request setting ends a stream early without its end
+    event; a token limit (``max_tokens``) ends it with its stop reason, which is another finding's
+    (SD301).
 
 Example:
     … content_block_stop, message_delta {"stop_reason":"end_turn"}, <EOF, no message_stop>

@@ -14,6 +14,8 @@ Severity:
     warning. The times prove the gap, not what the client did in it; a long pause can also be a
     person thinking. With the abandoned call (SD301) it points at the client's handling of an
     unfinished turn.
+    What if the request asked for this? No request setting asks the client to leave a call pending
+    after the turn ended.
 
 Example:
     t=1.32  content_block_delta  {"partial_json":"{\\"path\\": \\"no"}
