@@ -749,3 +749,57 @@ def test_control_characters_reach_no_output_of_the_cli(tmp_path: Path) -> None:
             annotations = [line for line in text.split("\n") if ANNOTATION.match(line)]
             assert all(ours.match(line) for line in annotations), (what, annotations)
         _assert_safe(ran.err, f"check -r {name} (standard error)")
+
+
+# ------------------------------------------------------------------------------------ capture-stated numbers
+
+
+def _openai_calls(path: Path, *indices: int) -> Path:
+    """An OpenAI Chat stream whose calls have the tool-call ``indices`` given (one call each)."""
+    import json
+
+    def chunk(delta: dict, finish: str | None = None) -> str:  # type: ignore[type-arg]
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "choices": [choice]}) + "\n\n"
+
+    calls = "".join(
+        chunk({"tool_calls": [{"index": index, "id": f"call_{n}", "type": "function", "function": {"name": "f"}}]})
+        + chunk({"tool_calls": [{"index": index, "function": {"arguments": '{"n": %d}' % n}}]})
+        for n, index in enumerate(indices)
+    )
+    path.write_text(chunk({"role": "assistant"}) + calls + chunk({}, "tool_calls") + "data: [DONE]\n\n")
+    return path
+
+
+def test_a_stated_index_of_ten_to_the_eighth_costs_its_bytes_only(tmp_path: Path) -> None:
+    # 700 bytes stating a tool-call index of 10^8: SD507 listed every skipped index (range(10^8)),
+    # 6.9 GB and a MemoryError after 24 s in replay and check. The gap is said as a range.
+    path = _openai_calls(tmp_path / "index.sse", 0, 10**8)
+    assert path.stat().st_size < 1200
+    said = "are 0, 100000000: they skip 1-99,999,999 where 0, 1 was expected"
+    ran = run_cli("replay", path.name, "--width", "300", cwd=tmp_path)
+    assert ran.code == 0, ran.err  # a warning
+    assert "warning SD507 call-index-irregular" in ran.out and said in ran.out
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
+    ran = run_cli("check", path.name, "--width", "300", "--fail-on", "warning", "-r", "json:out.json", cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    assert "SD000" not in ran.out and said in ran.out
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_a_streamed_argument_index_of_ten_to_the_eighth_is_not_filled_with_null(tmp_path: Path) -> None:
+    # Vertex AI partialArgs at $.values[100000000]: each skipped element was written as null (500 MB of
+    # text, built a piece at a time). A piece that skips more than a few elements is not placed.
+    fixture = (ROOT / "fixtures/gemini/streamed_args_skipped_element.sse").read_text()
+    path = tmp_path / "partial.sse"
+    path.write_text(fixture.replace("$.values[2]", "$.values[100000000]"))
+    ran = run_cli("replay", path.name, "--width", "300", "--format", "json", cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    import json
+
+    report = json.loads(ran.out)
+    first = next(f for f in report["findings"] if f["code"] == "SD523")
+    assert first["message"].endswith(
+        "the piece for $.values[100000000] skips array elements 1-99,999,999, too many to fill with null; not placed"
+    )
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
