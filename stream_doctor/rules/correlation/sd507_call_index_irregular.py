@@ -27,6 +27,7 @@ How to fix:
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Hashable, Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -80,7 +81,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
 def _gaps(seen: list[int]) -> Iterator[str]:
     """The numbers missing between ascending ``seen`` as ranges (``1-99,999,999``): an index is a number
     the capture states, so the missing ones are never listed one by one (10^8 of them took 6.9 GB)."""
-    for before, after in zip(seen, seen[1:]):
+    for before, after in pairwise(seen):
         if after - before == 2:
             yield f"{before + 1:,}"
         elif after - before > 2:
