@@ -764,7 +764,7 @@ def _openai_calls(path: Path, *indices: int) -> Path:
 
     calls = "".join(
         chunk({"tool_calls": [{"index": index, "id": f"call_{n}", "type": "function", "function": {"name": "f"}}]})
-        + chunk({"tool_calls": [{"index": index, "function": {"arguments": '{"n": %d}' % n}}]})
+        + chunk({"tool_calls": [{"index": index, "function": {"arguments": f'{{"n": {n}}}'}}]})
         for n, index in enumerate(indices)
     )
     path.write_text(chunk({"role": "assistant"}) + calls + chunk({}, "tool_calls") + "data: [DONE]\n\n")
@@ -803,3 +803,107 @@ def test_a_streamed_argument_index_of_ten_to_the_eighth_is_not_filled_with_null(
         "the piece for $.values[100000000] skips array elements 1-99,999,999, too many to fill with null; not placed"
     )
     assert 0 < ran.peak_kb < PEAK_BOUND_KB
+
+
+# ------------------------------------------------------------------------------- internal errors: exit 2
+
+#: The CLI with a bug planted: ``argv[1]`` names a function (``module:attribute``) that raises when its
+#: arguments mention ``argv[2]`` (one capture of several) and otherwise does its work; the command
+#: line follows. Run through the executable's entry point, so the fast path runs ``replay`` and
+#: ``check`` and typer every other command.
+_PLANTED = """
+import importlib, sys
+module, _, name = sys.argv[1].partition(":")
+when = sys.argv[2]
+owner = importlib.import_module(module)
+real = getattr(owner, name)
+def planted(*args, **kwargs):
+    if when in repr(args) + repr(kwargs):
+        raise RuntimeError("planted bug")
+    return real(*args, **kwargs)
+setattr(owner, name, planted)
+sys.argv = ["stream-doctor", *sys.argv[3:]]
+from stream_doctor.launch import main
+main()
+"""
+
+
+def _planted(where: str, when: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    process = subprocess.run(
+        [sys.executable, "-c", _PLANTED, where, when, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        preexec_fn=_limit,
+        env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT), "COLUMNS": "120"},
+        timeout=300,
+    )
+    assert "Traceback" not in process.stdout + process.stderr, process.stderr
+    return process
+
+
+def _internal(subject: str) -> str:
+    return f"stream-doctor: error: {subject}internal error RuntimeError: planted bug (set STREAM_DOCTOR_DEBUG=1 for a traceback)\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("stream_doctor.api:replay", ()),  # the engine
+        ("stream_doctor.reporters.terminal:render", ()),  # a reporter, after the replay
+        ("stream_doctor.reporters.json_report:pieces", ("--format", "json")),  # a reporter writing as it goes
+        ("stream_doctor.reporters.json_report:pieces", ("--format=json", "-o", "out.json", "--call=1")),
+    ],
+    ids=["engine", "terminal", "json", "json-to-file"],
+)
+def test_an_internal_error_in_replay_exits_2_even_with_exit_zero(
+    tmp_path: Path, where: str, args: tuple[str, ...]
+) -> None:
+    # It exited 1 (a traceback), as findings do, and 0 with --exit-zero: CI could not tell a crash.
+    (tmp_path / "one_call.sse").write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    for exit_zero in ((), ("--exit-zero",)):
+        ran = _planted(where, "", "replay", "one_call.sse", *args, *exit_zero, cwd=tmp_path)
+        assert ran.returncode == 2, ran.stderr
+        assert ran.stderr == _internal("one_call.sse: ")
+
+
+def test_an_internal_error_replaying_one_capture_is_its_sd000_finding_in_check(tmp_path: Path) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    for name in ("a.sse", "b.sse", "c.sse"):
+        (folder / name).write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    for exit_zero, code in (((), 1), (("--exit-zero",), 0)):
+        ran = _planted(
+            "stream_doctor.check.run:replay", "b.sse", "check", "captures", "-r", "terminal", "-r",
+            "json:report.json", *exit_zero, cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == code, ran.stderr
+        assert ran.stderr == ""
+        assert "error   SD000 capture-unreadable  captures/b.sse" in ran.stdout
+        assert "internal error RuntimeError: planted bug" in ran.stdout
+        assert "3 captures: 2 passed, 1 failed (1 unreadable)" in ran.stdout
+        import json
+
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert [(c["path"], c["unreadable"]) for c in report["captures"]] == [
+            ("captures/a.sse", False),
+            ("captures/b.sse", True),
+            ("captures/c.sse", False),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("stream_doctor.reporters.check_terminal:render", ("check", "one_call.sse", "--exit-zero")),
+        ("stream_doctor.reporters.sarif:pieces", ("check", "one_call.sse", "-r", "sarif", "--exit-zero")),
+        ("stream_doctor.reporters.rules_doc:render_rule", ("explain", "SD201")),
+        ("stream_doctor.reporters.rules_doc:render", ("rules",)),
+    ],
+    ids=["check-terminal", "check-sarif", "explain", "rules"],
+)
+def test_an_internal_error_in_any_command_exits_2(tmp_path: Path, where: str, args: tuple[str, ...]) -> None:
+    (tmp_path / "one_call.sse").write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    ran = _planted(where, "", *args, cwd=tmp_path)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr == _internal("")
