@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.records import dataclass
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
@@ -239,7 +240,7 @@ def _call(
     report: Report, call: ToolCall, number: int, options: RenderOptions, named: dict[str, list[str]]
 ) -> dict[str, Any]:
     if call.parse_failure is None and call.arguments is not None:
-        reassembled = orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode()
+        reassembled = jsontext.shown(call.arguments, orjson.OPT_INDENT_2).decode()
     else:
         reassembled = None
     shown = len(options.rows(call.fragment_texts))
