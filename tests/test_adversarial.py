@@ -907,3 +907,140 @@ def test_an_internal_error_in_any_command_exits_2(tmp_path: Path, where: str, ar
     ran = _planted(where, "", *args, cwd=tmp_path)
     assert ran.returncode == 2, ran.stderr
     assert ran.stderr == _internal("")
+
+
+# ---------------------------------------------------------------------- values orjson reads but cannot write
+
+
+def _anthropic_call(path: Path, *arguments: str) -> Path:
+    """An Anthropic message with one tool call per argument text (sent in two fragments)."""
+    import json
+
+    def event(kind: str, data: dict) -> str:  # type: ignore[type-arg]
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+
+    text = ANTHROPIC_START.decode()
+    for index, argument in enumerate(arguments):
+        block = {"type": "tool_use", "id": f"toolu_{index}", "name": "nest", "input": {}}
+        text += event("content_block_start", {"index": index, "content_block": block})
+        for part in (argument[: len(argument) // 2], argument[len(argument) // 2 :]):
+            text += event(
+                "content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": part}}
+            )
+        text += event("content_block_stop", {"index": index})
+    text += event("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}})
+    path.write_text(text + event("message_stop", {}))
+    return path
+
+
+def _read_json_lines(text: str) -> list[object]:
+    import json
+
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_arguments_nested_deeper_than_orjson_writes_in_every_format(tmp_path: Path, depth: int) -> None:
+    # orjson reads 1,024 levels but writes 254: every replay format crashed with a traceback, convert
+    # with an internal error. Reports cut the value with a marker; the envelope keeps it whole.
+    import json
+
+    from stream_doctor.jsontext import CUT
+
+    path = _anthropic_call(tmp_path / "deep.sse", '{"a": ' + "[" * depth + "]" * depth + "}")
+    for args in [(), ("--call", "1"), ("--format", "json"), ("--format", "jsonl"), ("--format", "html")]:
+        ran = run_cli("replay", path.name, *args, cwd=tmp_path)
+        assert ran.code == 0 and ran.err == "", (args, ran.err)
+        assert 0 < ran.peak_kb < PEAK_BOUND_KB
+        if "json" in args:
+            (call,) = json.loads(ran.out)["calls"]
+            assert CUT in json.dumps(call["arguments"], ensure_ascii=False) and call["parse_failure"] is None
+        elif "jsonl" in args:
+            assert CUT in json.dumps(_read_json_lines(ran.out)[0], ensure_ascii=False)
+    ran = run_cli("check", path.name, "-r", "json", "-r", "jsonl:out.jsonl", "-r", "sarif:out.sarif", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    report = json.loads(ran.out)["captures"][0]["report"]
+    assert CUT in json.dumps(report["calls"][0]["arguments"], ensure_ascii=False)
+    json.loads((tmp_path / "out.sarif").read_text())
+    _read_json_lines((tmp_path / "out.jsonl").read_text())
+    # convert: the frames hold no deep value (the arguments are text), the envelope replays the same
+    ran = run_cli("convert", path.name, "-o", "deep.jsonl", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    assert run_cli("replay", "deep.jsonl", "--format", "json", cwd=tmp_path).out.count(CUT) == 1
+
+
+def test_an_object_nested_deeper_than_orjson_writes_converts_whole(tmp_path: Path) -> None:
+    # Gemini sends a call's args as an object: the adapter writes it as the call's argument text, and
+    # convert writes the frame in the envelope, both deeper than orjson writes.
+    import json
+
+    from stream_doctor import jsontext
+
+    import orjson
+
+    args = {"a": orjson.loads("[" * 1000 + "]" * 1000)}
+    part = {"functionCall": {"name": "nest", "args": args}}
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}]}
+    path = tmp_path / "deep_gemini.sse"
+    path.write_bytes(b"data: " + jsontext.dumps(chunk) + b"\n\n")
+    replayed = run_cli("replay", path.name, "--format", "json", cwd=tmp_path)
+    assert replayed.code == 0 and replayed.err == ""
+    ran = run_cli("convert", path.name, "-o", "envelope.jsonl", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    envelope = (tmp_path / "envelope.jsonl").read_bytes()
+    assert b"[" * 1000 + b"]" * 1000 in envelope  # whole, not cut
+    again = run_cli("replay", "envelope.jsonl", "--format", "json", cwd=tmp_path)
+    assert again.code == 0
+    said = [[(f["code"], f["message"]) for f in json.loads(ran.out)["findings"]] for ran in (again, replayed)]
+    assert said[0] == said[1] and [code for code, _ in said[0]] == ["SD525"]  # only the positions differ
+
+
+def test_a_lone_surrogate_from_a_client_profile_in_every_json_format(tmp_path: Path) -> None:
+    # "\ud800" in a call's argument text: orjson refuses it (unparseable, SD201), the Anthropic
+    # TypeScript profile's partial parser (json.loads) reads a lone surrogate, which orjson cannot
+    # write: the JSON and JSON Lines reports crashed. It is written as the escape the text shows.
+    import json
+
+    path = _anthropic_call(tmp_path / "surrogate.sse", '{"q": "\\ud800"}')
+    client = ("--client", "anthropic-typescript")
+    for args in [(), ("--format", "json"), ("--format", "jsonl"), ("--format", "html"), ("--call", "1")]:
+        ran = run_cli("replay", path.name, *client, *args, cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (args, ran.err)  # SD201
+        if "json" in args:
+            extras = json.loads(ran.out)["calls"][0]["extras"]
+            assert "\\\\ud800" in json.dumps(extras)
+        elif "jsonl" in args:
+            _read_json_lines(ran.out)
+    for name in ("json", "jsonl", "sarif", "junit", "github", "markdown", "terminal"):
+        ran = run_cli("check", path.name, *client, "-r", name, cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (name, ran.err)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_report(tmp_path: Path) -> None:
+    # check met b"caf\xe9.sse" (Latin-1), held as "caf\udce9.sse": orjson and UTF-8 output refused the
+    # lone surrogate, a traceback, exit 1, no report written. It is shown as caf\xe9.sse everywhere.
+    import json
+
+    from stream_doctor.reporters import CHECK_FORMATS
+
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    broken = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes().replace(b"message_delta", b"message_delta_x", 2)
+    (folder / os.fsdecode(b"caf\xe9.sse")).write_bytes(broken)  # an unknown event: a finding at a line
+    shown = "captures/caf\\xe9.sse"
+    for name in sorted(CHECK_FORMATS):
+        ran = run_cli("check", "captures", "--fail-on", "info", "-r", name, "-r", f"{name}:out/{name}", cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (name, ran.err)
+        written = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        if name == "sarif":
+            uris = {
+                loc["physicalLocation"]["artifactLocation"]["uri"]
+                for r in json.loads(written)["runs"][0]["results"]
+                for loc in r["locations"]
+            }
+            assert uris == {"captures/caf%E9.sse"}  # the file name's bytes, percent-encoded
+        elif name != "statistics":
+            for text in (written, ran.out):
+                assert shown in (text if name not in ("json", "jsonl") else text.replace("\\\\", "\\")), name
+    ran = run_cli("replay", os.fsdecode(b"captures/caf\xe9.sse"), "--format", "json", cwd=tmp_path)
+    assert json.loads(ran.out)["capture"]["path"] == shown

@@ -133,9 +133,9 @@ def _exit(command: str, values: dict[str, Any]) -> NoReturn:
     except KeyboardInterrupt:
         code = 130
     except Exception as error:  # noqa: BLE001 - a bug of ours: one line and exit 2 (output.internal_error)
-        import errno
+        from stream_doctor.cli.output import broken_pipe
 
-        if isinstance(error, OSError) and error.errno == errno.EPIPE:
+        if broken_pipe(error):
             sys.stdout = _QuietFlush(sys.stdout)
             sys.stderr = _QuietFlush(sys.stderr)
             code = 1

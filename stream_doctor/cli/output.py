@@ -138,6 +138,13 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
+def broken_pipe(error: BaseException) -> bool:
+    """Whether writing failed because the reader of standard output went away (``| head``)."""
+    import errno
+
+    return isinstance(error, OSError) and error.errno == errno.EPIPE
+
+
 def internal_error(error: BaseException, subject: str | None = None) -> NoReturn:
     """A bug of ours (any exception no stage turned into a finding or a ``RunError``) as one line and
     exit 2, whatever ``--exit-zero`` says: CI must tell a crash from findings. ``subject``: the capture

@@ -8,7 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from stream_doctor.cli.output import EXIT_FINDINGS, EXIT_OK, emit, fail, internal_error, render_options
+from stream_doctor.cli.output import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    broken_pipe,
+    emit,
+    fail,
+    internal_error,
+    render_options,
+)
 from stream_doctor.cli.validate import choice, file_ignores, size_limits
 
 if TYPE_CHECKING:
@@ -77,6 +85,8 @@ def run(
     try:
         report = _write(report, capture, call, output, output_file, width, color, timeline, quiet, max_rows, statistics)
     except Exception as error:  # noqa: BLE001 - nor one in a reporter: exit 2 whatever --exit-zero says
+        if broken_pipe(error):
+            raise  # the reader went away (| head): not a bug, the caller exits quietly
         internal_error(error, capture)
     return EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK
 
