@@ -974,9 +974,9 @@ def test_an_object_nested_deeper_than_orjson_writes_converts_whole(tmp_path: Pat
     # convert writes the frame in the envelope, both deeper than orjson writes.
     import json
 
-    from stream_doctor import jsontext
-
     import orjson
+
+    from stream_doctor import jsontext
 
     args = {"a": orjson.loads("[" * 1000 + "]" * 1000)}
     part = {"functionCall": {"name": "nest", "args": args}}
