@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, Frame, InputProblem
 from stream_doctor.capture.envelope import VERSION
 
@@ -38,7 +37,7 @@ def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = Non
     }
     if None in attached:
         header["problems"] = attached[None]
-    lines = [orjson.dumps(header)]
+    lines = [jsontext.dumps(header)]
     statuses = {e.number: e.status for e in capture.exchanges if e.status is not None}
     for index, frame in enumerate(capture.frames):
         record = _record(frame)
@@ -49,7 +48,7 @@ def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = Non
             record["problems"] = found
         if redactor:
             record = redactor.value(record)
-        lines.append(orjson.dumps(record, default=_default))
+        lines.append(jsontext.dumps(record, default=_default))
     return b"\n".join(lines) + b"\n"
 
 

@@ -31,6 +31,7 @@ Unplaceable = Literal[
     "element-closed",  # it goes back to array ``element``, already closed
     "member-closed",  # it goes back to a member already closed
     "elements-skipped",  # it skips array elements ``element``…``last`` (null was put there)
+    "elements-skipped-too-many",  # it skips more elements than are filled with null (not placed)
     "value-type",  # its ``value_kind`` value has the wrong JSON type (null was put there)
     "continues-no-call",  # a functionCall part (``piece``) without a name continues no open call
     "args-and-partial-args",  # a part has both args and willContinue/partialArgs (args not used)
@@ -46,8 +47,8 @@ class PartialArgUnplaceable(ProblemFacts):
     piece: Any = None  # what was sent, for the kinds that show it
     values: tuple[str, ...] = ()  # value-count: the value fields the piece carried
     value_kind: str | None = None  # value-type: stringValue, numberValue or boolValue
-    element: int | None = None  # element-closed: the element; elements-skipped: the first skipped
-    last: int | None = None  # elements-skipped: the last skipped
+    element: int | None = None  # element-closed: the element; elements-skipped(-too-many): the first skipped
+    last: int | None = None  # elements-skipped(-too-many): the last skipped
 
 
 @dataclass(frozen=True, slots=True)

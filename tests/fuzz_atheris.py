@@ -5,7 +5,7 @@
 Seeds are the project's fixtures; each input is replayed (detection, then each provider forced)
 and converted. libFuzzer writes the inputs that find new coverage into the first corpus directory,
 so without directories the run keeps them in ``.fuzz-corpus/`` (git-ignored) and only reads
-``fixtures/``; crashes are written to the working directory as ``crash-<sha1>`` (``-artifact_prefix=``). Anything but a report or a one-line RunError is a crash atheris reports with the
+``fixtures/`` and ``tests/fuzz_corpus/`` (inputs that once crashed: save a new crash there); crashes are written to the working directory as ``crash-<sha1>`` (``-artifact_prefix=``). Anything but a report or a one-line RunError is a crash atheris reports with the
 input that caused it. Not collected by pytest (tests/test_fuzz.py is the bounded CI version).
 """
 
@@ -58,7 +58,7 @@ def main() -> None:
         # Never the fixtures first: libFuzzer adds every new input to the first corpus directory.
         found = ROOT / ".fuzz-corpus"
         found.mkdir(exist_ok=True)
-        args += [str(found), str(ROOT / "fixtures")]
+        args += [str(found), str(ROOT / "fixtures"), str(ROOT / "tests" / "fuzz_corpus")]
     atheris.Setup(args, one_input)
     atheris.Fuzz()
 

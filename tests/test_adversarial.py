@@ -749,3 +749,298 @@ def test_control_characters_reach_no_output_of_the_cli(tmp_path: Path) -> None:
             annotations = [line for line in text.split("\n") if ANNOTATION.match(line)]
             assert all(ours.match(line) for line in annotations), (what, annotations)
         _assert_safe(ran.err, f"check -r {name} (standard error)")
+
+
+# ------------------------------------------------------------------------------------ capture-stated numbers
+
+
+def _openai_calls(path: Path, *indices: int) -> Path:
+    """An OpenAI Chat stream whose calls have the tool-call ``indices`` given (one call each)."""
+    import json
+
+    def chunk(delta: dict, finish: str | None = None) -> str:  # type: ignore[type-arg]
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "choices": [choice]}) + "\n\n"
+
+    calls = "".join(
+        chunk({"tool_calls": [{"index": index, "id": f"call_{n}", "type": "function", "function": {"name": "f"}}]})
+        + chunk({"tool_calls": [{"index": index, "function": {"arguments": f'{{"n": {n}}}'}}]})
+        for n, index in enumerate(indices)
+    )
+    path.write_text(chunk({"role": "assistant"}) + calls + chunk({}, "tool_calls") + "data: [DONE]\n\n")
+    return path
+
+
+def test_a_stated_index_of_ten_to_the_eighth_costs_its_bytes_only(tmp_path: Path) -> None:
+    # 700 bytes stating a tool-call index of 10^8: SD507 listed every skipped index (range(10^8)),
+    # 6.9 GB and a MemoryError after 24 s in replay and check. The gap is said as a range.
+    path = _openai_calls(tmp_path / "index.sse", 0, 10**8)
+    assert path.stat().st_size < 1200
+    said = "are 0, 100000000: they skip 1-99,999,999 where 0, 1 was expected"
+    ran = run_cli("replay", path.name, "--width", "300", cwd=tmp_path)
+    assert ran.code == 0, ran.err  # a warning
+    assert "warning SD507 call-index-irregular" in ran.out and said in ran.out
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
+    ran = run_cli("check", path.name, "--width", "300", "--fail-on", "warning", "-r", "json:out.json", cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    assert "SD000" not in ran.out and said in ran.out
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_a_streamed_argument_index_of_ten_to_the_eighth_is_not_filled_with_null(tmp_path: Path) -> None:
+    # Vertex AI partialArgs at $.values[100000000]: each skipped element was written as null (500 MB of
+    # text, built a piece at a time). A piece that skips more than a few elements is not placed.
+    fixture = (ROOT / "fixtures/gemini/streamed_args_skipped_element.sse").read_text()
+    path = tmp_path / "partial.sse"
+    path.write_text(fixture.replace("$.values[2]", "$.values[100000000]"))
+    ran = run_cli("replay", path.name, "--width", "300", "--format", "json", cwd=tmp_path)
+    assert ran.code == 1, ran.err
+    import json
+
+    report = json.loads(ran.out)
+    first = next(f for f in report["findings"] if f["code"] == "SD523")
+    assert first["message"].endswith(
+        "the piece for $.values[100000000] skips array elements 1-99,999,999, too many to fill with null; not placed"
+    )
+    assert 0 < ran.peak_kb < PEAK_BOUND_KB
+
+
+# ------------------------------------------------------------------------------- internal errors: exit 2
+
+#: The CLI with a bug planted: ``argv[1]`` names a function (``module:attribute``) that raises when its
+#: arguments mention ``argv[2]`` (one capture of several) and otherwise does its work; the command
+#: line follows. Run through the executable's entry point, so the fast path runs ``replay`` and
+#: ``check`` and typer every other command.
+_PLANTED = """
+import importlib, sys
+module, _, name = sys.argv[1].partition(":")
+when = sys.argv[2]
+owner = importlib.import_module(module)
+real = getattr(owner, name)
+def planted(*args, **kwargs):
+    if when in repr(args) + repr(kwargs):
+        raise RuntimeError("planted bug")
+    return real(*args, **kwargs)
+setattr(owner, name, planted)
+sys.argv = ["stream-doctor", *sys.argv[3:]]
+from stream_doctor.launch import main
+main()
+"""
+
+
+def _planted(where: str, when: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    process = subprocess.run(
+        [sys.executable, "-c", _PLANTED, where, when, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        preexec_fn=_limit,
+        env={**os.environ, "STREAM_DOCTOR_DEBUG": "", "PYTHONPATH": str(ROOT), "COLUMNS": "120"},
+        timeout=300,
+    )
+    assert "Traceback" not in process.stdout + process.stderr, process.stderr
+    return process
+
+
+def _internal(subject: str) -> str:
+    return f"stream-doctor: error: {subject}internal error RuntimeError: planted bug (set STREAM_DOCTOR_DEBUG=1 for a traceback)\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("stream_doctor.api:replay", ()),  # the engine
+        ("stream_doctor.reporters.terminal:render", ()),  # a reporter, after the replay
+        ("stream_doctor.reporters.json_report:pieces", ("--format", "json")),  # a reporter writing as it goes
+        ("stream_doctor.reporters.json_report:pieces", ("--format=json", "-o", "out.json", "--call=1")),
+    ],
+    ids=["engine", "terminal", "json", "json-to-file"],
+)
+def test_an_internal_error_in_replay_exits_2_even_with_exit_zero(
+    tmp_path: Path, where: str, args: tuple[str, ...]
+) -> None:
+    # It exited 1 (a traceback), as findings do, and 0 with --exit-zero: CI could not tell a crash.
+    (tmp_path / "one_call.sse").write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    for exit_zero in ((), ("--exit-zero",)):
+        ran = _planted(where, "", "replay", "one_call.sse", *args, *exit_zero, cwd=tmp_path)
+        assert ran.returncode == 2, ran.stderr
+        assert ran.stderr == _internal("one_call.sse: ")
+
+
+def test_an_internal_error_replaying_one_capture_is_its_sd000_finding_in_check(tmp_path: Path) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    for name in ("a.sse", "b.sse", "c.sse"):
+        (folder / name).write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    for exit_zero, code in (((), 1), (("--exit-zero",), 0)):
+        ran = _planted(
+            "stream_doctor.check.run:replay", "b.sse", "check", "captures", "-r", "terminal", "-r",
+            "json:report.json", *exit_zero, cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == code, ran.stderr
+        assert ran.stderr == ""
+        assert "error   SD000 capture-unreadable  captures/b.sse" in ran.stdout
+        assert "internal error RuntimeError: planted bug" in ran.stdout
+        assert "3 captures: 2 passed, 1 failed (1 unreadable)" in ran.stdout
+        import json
+
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert [(c["path"], c["unreadable"]) for c in report["captures"]] == [
+            ("captures/a.sse", False),
+            ("captures/b.sse", True),
+            ("captures/c.sse", False),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("stream_doctor.reporters.check_terminal:render", ("check", "one_call.sse", "--exit-zero")),
+        ("stream_doctor.reporters.sarif:pieces", ("check", "one_call.sse", "-r", "sarif", "--exit-zero")),
+        ("stream_doctor.reporters.rules_doc:render_rule", ("explain", "SD201")),
+        ("stream_doctor.reporters.rules_doc:render", ("rules",)),
+    ],
+    ids=["check-terminal", "check-sarif", "explain", "rules"],
+)
+def test_an_internal_error_in_any_command_exits_2(tmp_path: Path, where: str, args: tuple[str, ...]) -> None:
+    (tmp_path / "one_call.sse").write_bytes((ROOT / "fixtures/anthropic/one_call.sse").read_bytes())
+    ran = _planted(where, "", *args, cwd=tmp_path)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr == _internal("")
+
+
+# ---------------------------------------------------------------------- values orjson reads but cannot write
+
+
+def _anthropic_call(path: Path, *arguments: str) -> Path:
+    """An Anthropic message with one tool call per argument text (sent in two fragments)."""
+    import json
+
+    def event(kind: str, data: dict) -> str:  # type: ignore[type-arg]
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+
+    text = ANTHROPIC_START.decode()
+    for index, argument in enumerate(arguments):
+        block = {"type": "tool_use", "id": f"toolu_{index}", "name": "nest", "input": {}}
+        text += event("content_block_start", {"index": index, "content_block": block})
+        for part in (argument[: len(argument) // 2], argument[len(argument) // 2 :]):
+            text += event(
+                "content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": part}}
+            )
+        text += event("content_block_stop", {"index": index})
+    text += event("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}})
+    path.write_text(text + event("message_stop", {}))
+    return path
+
+
+def _read_json_lines(text: str) -> list[object]:
+    import json
+
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_arguments_nested_deeper_than_orjson_writes_in_every_format(tmp_path: Path, depth: int) -> None:
+    # orjson reads 1,024 levels but writes 254: every replay format crashed with a traceback, convert
+    # with an internal error. Reports cut the value with a marker; the envelope keeps it whole.
+    import json
+
+    from stream_doctor.jsontext import CUT
+
+    path = _anthropic_call(tmp_path / "deep.sse", '{"a": ' + "[" * depth + "]" * depth + "}")
+    for args in [(), ("--call", "1"), ("--format", "json"), ("--format", "jsonl"), ("--format", "html")]:
+        ran = run_cli("replay", path.name, *args, cwd=tmp_path)
+        assert ran.code == 0 and ran.err == "", (args, ran.err)
+        assert 0 < ran.peak_kb < PEAK_BOUND_KB
+        if "json" in args:
+            (call,) = json.loads(ran.out)["calls"]
+            assert CUT in json.dumps(call["arguments"], ensure_ascii=False) and call["parse_failure"] is None
+        elif "jsonl" in args:
+            assert CUT in json.dumps(_read_json_lines(ran.out)[0], ensure_ascii=False)
+    ran = run_cli("check", path.name, "-r", "json", "-r", "jsonl:out.jsonl", "-r", "sarif:out.sarif", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    report = json.loads(ran.out)["captures"][0]["report"]
+    assert CUT in json.dumps(report["calls"][0]["arguments"], ensure_ascii=False)
+    json.loads((tmp_path / "out.sarif").read_text())
+    _read_json_lines((tmp_path / "out.jsonl").read_text())
+    # convert: the frames hold no deep value (the arguments are text), the envelope replays the same
+    ran = run_cli("convert", path.name, "-o", "deep.jsonl", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    assert run_cli("replay", "deep.jsonl", "--format", "json", cwd=tmp_path).out.count(CUT) == 1
+
+
+def test_an_object_nested_deeper_than_orjson_writes_converts_whole(tmp_path: Path) -> None:
+    # Gemini sends a call's args as an object: the adapter writes it as the call's argument text, and
+    # convert writes the frame in the envelope, both deeper than orjson writes.
+    import json
+
+    import orjson
+
+    from stream_doctor import jsontext
+
+    args = {"a": orjson.loads("[" * 1000 + "]" * 1000)}
+    part = {"functionCall": {"name": "nest", "args": args}}
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}]}
+    path = tmp_path / "deep_gemini.sse"
+    path.write_bytes(b"data: " + jsontext.dumps(chunk) + b"\n\n")
+    replayed = run_cli("replay", path.name, "--format", "json", cwd=tmp_path)
+    assert replayed.code == 0 and replayed.err == ""
+    ran = run_cli("convert", path.name, "-o", "envelope.jsonl", cwd=tmp_path)
+    assert ran.code == 0 and ran.err == ""
+    envelope = (tmp_path / "envelope.jsonl").read_bytes()
+    assert b"[" * 1000 + b"]" * 1000 in envelope  # whole, not cut
+    again = run_cli("replay", "envelope.jsonl", "--format", "json", cwd=tmp_path)
+    assert again.code == 0
+    said = [[(f["code"], f["message"]) for f in json.loads(ran.out)["findings"]] for ran in (again, replayed)]
+    assert said[0] == said[1] and [code for code, _ in said[0]] == ["SD525"]  # only the positions differ
+
+
+def test_a_lone_surrogate_from_a_client_profile_in_every_json_format(tmp_path: Path) -> None:
+    # "\ud800" in a call's argument text: orjson refuses it (unparseable, SD201), the Anthropic
+    # TypeScript profile's partial parser (json.loads) reads a lone surrogate, which orjson cannot
+    # write: the JSON and JSON Lines reports crashed. It is written as the escape the text shows.
+    import json
+
+    path = _anthropic_call(tmp_path / "surrogate.sse", '{"q": "\\ud800"}')
+    client = ("--client", "anthropic-typescript")
+    for args in [(), ("--format", "json"), ("--format", "jsonl"), ("--format", "html"), ("--call", "1")]:
+        ran = run_cli("replay", path.name, *client, *args, cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (args, ran.err)  # SD201
+        if "json" in args:
+            extras = json.loads(ran.out)["calls"][0]["extras"]
+            assert "\\\\ud800" in json.dumps(extras)
+        elif "jsonl" in args:
+            _read_json_lines(ran.out)
+    for name in ("json", "jsonl", "sarif", "junit", "github", "markdown", "terminal"):
+        ran = run_cli("check", path.name, *client, "-r", name, cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (name, ran.err)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_report(tmp_path: Path) -> None:
+    # check met b"caf\xe9.sse" (Latin-1), held as "caf\udce9.sse": orjson and UTF-8 output refused the
+    # lone surrogate, a traceback, exit 1, no report written. It is shown as caf\xe9.sse everywhere.
+    import json
+
+    from stream_doctor.reporters import CHECK_FORMATS
+
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    broken = (ROOT / "fixtures/anthropic/one_call.sse").read_bytes().replace(b"message_delta", b"message_delta_x", 2)
+    (folder / os.fsdecode(b"caf\xe9.sse")).write_bytes(broken)  # an unknown event: a finding at a line
+    shown = "captures/caf\\xe9.sse"
+    for name in sorted(CHECK_FORMATS):
+        ran = run_cli("check", "captures", "--fail-on", "info", "-r", name, "-r", f"{name}:out/{name}", cwd=tmp_path)
+        assert ran.code == 1 and ran.err == "", (name, ran.err)
+        written = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        if name == "sarif":
+            uris = {
+                loc["physicalLocation"]["artifactLocation"]["uri"]
+                for r in json.loads(written)["runs"][0]["results"]
+                for loc in r["locations"]
+            }
+            assert uris == {"captures/caf%E9.sse"}  # the file name's bytes, percent-encoded
+        elif name != "statistics":
+            for text in (written, ran.out):
+                assert shown in (text if name not in ("json", "jsonl") else text.replace("\\\\", "\\")), name
+    ran = run_cli("replay", os.fsdecode(b"captures/caf\xe9.sse"), "--format", "json", cwd=tmp_path)
+    assert json.loads(ran.out)["capture"]["path"] == shown

@@ -5,7 +5,10 @@ Two kinds of input, both drawn by hypothesis from the project's own fixtures: by
 (flips, inserts, deletions, cuts, repeats) of whole files, which exercise every container reader;
 and structure-aware mutations of the decoded events (a node anywhere in an event's JSON replaced by
 any JSON value, a key dropped), re-framed as SSE and replayed with the fixture's provider forced,
-which exercise every adapter past its own sniffing.
+which exercise every adapter past its own sniffing; and hostile ones of the same events: numbers
+made huge (indices, lengths, counts: nothing may allocate in proportion to them) and a value nested
+deeper than orjson writes (255-1,015 levels), through client profiles and the timeline too. Inputs
+that once crashed are kept in ``tests/fuzz_corpus/`` and replayed on every run.
 
 CI runs a bounded, derandomised number of cases. A long run (a million cases, new seeds each time)::
 
@@ -53,12 +56,19 @@ PROVIDERS = {
     "vercel-ai": "vercel-ai",
 }
 _CAPTURE_SUFFIXES = (".sse", ".jsonl", ".json", ".har", ".yaml", ".eventstream", ".txt", ".gz")
+#: Inputs that once crashed a replay or convert (its README says which and how): replayed on every run
+#: (``test_saved_crash_inputs``) and seeds of the byte mutations.
+CORPUS = ROOT / "tests" / "fuzz_corpus"
+
+
+def saved_crashes() -> list[Any]:
+    return sorted(path for path in CORPUS.iterdir() if path.suffix in _CAPTURE_SUFFIXES)
 
 
 @lru_cache(maxsize=1)
 def fixtures() -> tuple[tuple[str, bytes], ...]:
     found = []
-    for path in sorted((ROOT / "fixtures").rglob("*")):
+    for path in [*sorted((ROOT / "fixtures").rglob("*")), *saved_crashes()]:
         if path.is_file() and path.suffix in _CAPTURE_SUFFIXES and path.stat().st_size <= 64 * 1024:
             found.append((path.relative_to(ROOT).as_posix(), path.read_bytes()))
     return tuple(found)
@@ -226,7 +236,75 @@ def test_every_provider_folder_has_events_to_mutate() -> None:
     assert {provider for _, provider, _ in provider_events()} == set(PROVIDERS.values())
 
 
-# --------------------------------------------------------------------------- the two crashes fuzzing found
+# ----------------------------------------------------------------- deep nesting and huge stated numbers
+
+
+def nested(depth: int, kind: str) -> Any:
+    """A value ``depth`` containers deep (orjson reads 1,024 levels and writes 254), built without recursion."""
+    value: Any = [] if kind == "list" else {}
+    for _ in range(depth - 1):
+        value = [value] if kind == "list" else {"a": value}
+    return value
+
+
+#: Numbers a capture states (an index, a length, a count, a sequence number) far beyond its bytes.
+huge_numbers = st.sampled_from([10**8, 2**31 - 1, 2**32, 2**53 + 1, 2**63 - 1, -(2**63), -1, 10**12])
+deep_values = st.builds(nested, st.sampled_from([255, 300, 1000, 1015]), st.sampled_from(["list", "dict"]))
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+@st.composite
+def hostile_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
+    """A fixture's events with numbers anywhere made huge, and one node made a value nested deeper than
+    orjson writes (the frame written by ``jsontext.dumps``; deeper than 1,024 in all, it is not JSON)."""
+    from stream_doctor import jsontext
+
+    name, provider, values = draw(st.sampled_from(provider_events()))
+    events = list(values)
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(events) - 1))
+        numbers = [p for p in _paths(events[at]) if p and type(_at(events[at], p)) is int]
+        if numbers:
+            events[at] = _replace(events[at], draw(st.sampled_from(numbers)), draw(huge_numbers), False)
+    if draw(st.booleans()):  # last: the copies _replace makes go through orjson, which writes 254 levels
+        at = draw(st.integers(0, len(events) - 1))
+        path = draw(st.sampled_from(_paths(events[at])))
+        events[at] = _replace(events[at], path, draw(deep_values), False)
+    frames = b"".join(b"data: " + jsontext.dumps(event, orjson.OPT_NON_STR_KEYS) + b"\n\n" for event in events)
+    return name, provider, frames
+
+
+@FUZZ
+@given(hostile_events())
+def test_deep_nesting_and_huge_numbers_reach_every_adapter(case: tuple[str, str, bytes]) -> None:
+    name, provider, data = case
+    profiles = ("anthropic-typescript", "openai-python", "langchain", "vercel-ai")  # they parse and compare too
+    replay_bytes(data, name + ".hostile.sse", provider=provider, container="sse", clients=profiles, timeline=True)
+
+
+# --------------------------------------------------------------------------------- the crashes fuzzing found
+
+
+@pytest.mark.parametrize("path", saved_crashes(), ids=lambda path: path.name)
+def test_saved_crash_inputs(path: Any) -> None:
+    """Each input of ``tests/fuzz_corpus/`` replays and converts to a report or a one-line error."""
+    replay_bytes(path.read_bytes(), path.name)
+    replay_bytes(path.read_bytes(), path.name, clients=("anthropic-typescript", "openai-python", "langchain"))
+
+
+def test_the_corpus_holds_the_crashes_of_issue_22() -> None:
+    assert {path.name for path in saved_crashes()} >= {
+        "anthropic_sdk_block_type_object.jsonl",
+        "anthropic_start_input_nested_300.sse",
+        "openai_sdk_chunk_nested_300.jsonl",
+        "responses_input_item_type_list.jsonl",
+        "vcr_repeated_body_key_mapping_first.yaml",
+    }
 
 
 def test_anthropic_delta_whose_type_is_not_a_string() -> None:

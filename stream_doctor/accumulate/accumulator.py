@@ -78,6 +78,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.jsontext import equal
 
 
 class _Block:
@@ -589,7 +590,7 @@ class Accumulator:
         at = call.final_pos, self._at(), call.ordinal, raw
         if call.final_arguments is not None and call.final_arguments != raw:
             self._anomaly(FinalDiffers(*at, call.final_arguments))
-        elif call.final_input is not MISSING and (not parsed or call.final_input != value):
+        elif call.final_input is not MISSING and (not parsed or not equal(call.final_input, value)):
             self._anomaly(FinalDiffers(*at, call.final_input))
 
     def _summary(self, event: CallSummary) -> None:
@@ -610,7 +611,7 @@ class Accumulator:
                     if b.call is not None
                     and b.call.name == event.name
                     and b.call.ordinal in self.finished_calls
-                    and self.finished_calls[b.call.ordinal].arguments == restated
+                    and equal(self.finished_calls[b.call.ordinal].arguments, restated)
                 ),
                 None,
             )
@@ -626,7 +627,9 @@ class Accumulator:
             self._anomaly(SummaryDiffers(*at, state.ordinal, "id", call.call_id))
         elif event.name and call.name and event.name != call.name:
             self._anomaly(SummaryDiffers(*at, state.ordinal, "name", call.name))
-        elif restated is not MISSING and restated != call.arguments and restated != _final_value(state):
+        elif (
+            restated is not MISSING and not equal(restated, call.arguments) and not equal(restated, _final_value(state))
+        ):
             # (a summary that repeats the completion event's restatement was reported as final-differs)
             self._anomaly(SummaryDiffers(*at, state.ordinal, "arguments", call.arguments))
 

@@ -111,17 +111,16 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
 def _redacted(record: dict[str, Any], line: bytes) -> tuple[dict[str, Any], bytes]:
     """A request record with its credentials redacted (URL, headers, body fields), as HAR files and
     cassettes are: an envelope written by hand or by another tool may carry them."""
-    import orjson
-
+    from stream_doctor import jsontext
     from stream_doctor.capture.exchange import redact_body, redact_headers, redact_url
 
-    before = orjson.dumps(record)
+    before = jsontext.dumps(record)
     if isinstance(record.get("url"), str):
         record["url"] = redact_url(record["url"])
     if isinstance(record.get("headers"), dict):
         record["headers"] = redact_headers(record["headers"].items())
     record["body"] = redact_body(record["body"])
-    after = orjson.dumps(record)
+    after = jsontext.dumps(record)
     return record, line if after == before else after
 
 

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import check_count
 from stream_doctor.credentials import REDACTED, SECRET_FIELDS
@@ -166,9 +167,17 @@ def text_of(value: Any) -> str:
     """A header name or value as text (cassettes keep some as bytes, or as a list of values)."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    if isinstance(value, (list, tuple)):
-        return ", ".join(text_of(v) for v in value)
-    return "" if value is None else str(value)
+    if isinstance(value, (list, tuple)):  # one level: a list inside is not a header value (and may nest 1,000 deep)
+        return ", ".join(_scalar_text(v) for v in value)
+    return _scalar_text(value)
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if value is None or isinstance(value, str):
+        return value or ""
+    return jsontext.brief(value, 200) if isinstance(value, (dict, list, tuple)) else str(value)
 
 
 def header(headers: dict[str, str], name: str) -> str | None:
@@ -332,7 +341,7 @@ class Exchanges:
         number = exchange.number
         if "body" in request:
             request["body"] = redact_body(request["body"])
-        data = orjson.dumps(request, default=str)
+        data = jsontext.dumps(request, default=str)
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
         self.count += 1
         if body is None:

@@ -465,7 +465,7 @@ def _place(source: Source, node: Any, raw: Any, fallback: Pos, shift: tuple[int,
     lines, offset = shift
     mark = node.start_mark
     line = mark.line + 1
-    if node.tag in (_BINARY, "!binary") or not isinstance(raw, str):
+    if node.tag in (_BINARY, "!binary") or not isinstance(raw, str) or node.id != "scalar":  # only a scalar has a style
         return Fixed(line + lines, source.byte_offset(mark.line, mark.column) + offset)
     if node.style == "|":
         first = mark.line + 1  # 0-based line of the block's first content line
@@ -523,12 +523,15 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _child(node: Any, key: str) -> Any:
+    """The node of ``key``'s value in a mapping node: the last, when the key repeats, as the
+    constructed mapping keeps the last value (the first may be a mapping where a string is read)."""
     if node is None or getattr(node, "id", None) != "mapping":
         return None
+    found = None
     for key_node, value_node in node.value:
         if getattr(key_node, "value", None) == key:
-            return value_node
-    return None
+            found = value_node
+    return found
 
 
 def _header_items(headers: Any) -> list[tuple[Any, Any]]:

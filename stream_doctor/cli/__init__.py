@@ -19,10 +19,16 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Run the typer application on ``sys.argv``."""
+    """Run the typer application on ``sys.argv``. An exception no command caught is a bug of ours:
+    one line and exit 2, whatever ``--exit-zero`` says (``output.internal_error``)."""
     from stream_doctor.cli.typer_app import app as typer_app
 
-    typer_app()
+    try:
+        typer_app()
+    except Exception as error:  # noqa: BLE001 - click has already answered its own (usage) errors
+        from stream_doctor.cli.output import internal_error
+
+        internal_error(error)
 
 
 def __getattr__(name: str) -> Any:

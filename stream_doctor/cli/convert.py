@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Optional
 
 import typer
 
 from stream_doctor.cli.options import MAX_BYTES_HELP, MAX_FRAMES_HELP
-from stream_doctor.cli.output import fail, refuse_inputs, write_file
+from stream_doctor.cli.output import fail, internal_error, refuse_inputs, write_file
 from stream_doctor.cli.validate import size_limits
 
 
@@ -36,9 +35,7 @@ def convert(
     except RunError as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        if os.environ.get("STREAM_DOCTOR_DEBUG"):
-            raise
-        fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+        internal_error(error, capture)
     if output is None or not to_file:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

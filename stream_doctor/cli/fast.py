@@ -132,15 +132,26 @@ def _exit(command: str, values: dict[str, Any]) -> NoReturn:
         code = 1
     except KeyboardInterrupt:
         code = 130
-    except OSError as error:
-        import errno
+    except Exception as error:  # noqa: BLE001 - a bug of ours: one line and exit 2 (output.internal_error)
+        from stream_doctor.cli.output import broken_pipe
 
-        if error.errno != errno.EPIPE:
-            raise
-        sys.stdout = _QuietFlush(sys.stdout)
-        sys.stderr = _QuietFlush(sys.stderr)
-        code = 1
+        if broken_pipe(error):
+            sys.stdout = _QuietFlush(sys.stdout)
+            sys.stderr = _QuietFlush(sys.stderr)
+            code = 1
+        else:
+            code = _internal(error)
     leave(code)
+
+
+def _internal(error: Exception) -> int:
+    """The exit code of ``output.internal_error`` (its line written), as the typer path exits."""
+    from stream_doctor.cli.output import internal_error
+
+    try:
+        internal_error(error)
+    except SystemExit as exit_:
+        return exit_.code  # type: ignore[return-value]
 
 
 def leave(code: str | int | None) -> NoReturn:

@@ -138,6 +138,25 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
+def broken_pipe(error: BaseException) -> bool:
+    """Whether writing failed because the reader of standard output went away (``| head``)."""
+    import errno
+
+    return isinstance(error, OSError) and error.errno == errno.EPIPE
+
+
+def internal_error(error: BaseException, subject: str | None = None) -> NoReturn:
+    """A bug of ours (any exception no stage turned into a finding or a ``RunError``) as one line and
+    exit 2, whatever ``--exit-zero`` says: CI must tell a crash from findings. ``subject``: the capture
+    (or command) it happened on. With ``STREAM_DOCTOR_DEBUG`` set, the exception goes on, for its traceback."""
+    import os
+
+    if os.environ.get("STREAM_DOCTOR_DEBUG"):
+        raise error
+    where = f"{subject}: " if subject else ""
+    fail(f"{where}internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+
+
 def error_line(text: str) -> None:
     """``text`` and a line end on standard error as ``typer.echo(err=True)`` writes it: escape
     sequences removed unless standard error is a terminal, then flushed."""

@@ -5,11 +5,22 @@ and exit with the code it returns. A bad option value is one line and exit 2 (``
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from stream_doctor.cli.output import EXIT_FINDINGS, EXIT_OK, emit, fail, render_options
+from stream_doctor.cli.output import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    broken_pipe,
+    emit,
+    fail,
+    internal_error,
+    render_options,
+)
 from stream_doctor.cli.validate import choice, file_ignores, size_limits
+
+if TYPE_CHECKING:
+    from stream_doctor.report import Report
 
 
 def run(
@@ -42,11 +53,9 @@ def run(
     statistics: bool = False,
 ) -> int:
     """Replay ``capture`` and write its report; the exit code (0, or 1 for findings at ``fail_on``)."""
-    import importlib
-
     from stream_doctor.api import replay
     from stream_doctor.engine import RunError
-    from stream_doctor.reporters import FORMATS, REPLAY_FORMATS
+    from stream_doctor.reporters import FORMATS
 
     limits = size_limits(max_bytes, max_frames)
     output = choice(output, FORMATS, "--format", "format")
@@ -72,9 +81,34 @@ def run(
     except (RunError, ValueError) as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        if os.environ.get("STREAM_DOCTOR_DEBUG"):
-            raise
-        fail(f"{capture}: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+        internal_error(error, capture)
+    try:
+        report = _write(report, capture, call, output, output_file, width, color, timeline, quiet, max_rows, statistics)
+    except Exception as error:  # noqa: BLE001 - nor one in a reporter: exit 2 whatever --exit-zero says
+        if broken_pipe(error):
+            raise  # the reader went away (| head): not a bug, the caller exits quietly
+        internal_error(error, capture)
+    return EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK
+
+
+def _write(
+    report: Report,
+    capture: str,
+    call: str | None,
+    output: str,
+    output_file: str | None,
+    width: int | None,
+    color: bool | None,
+    timeline: bool,
+    quiet: bool,
+    max_rows: int,
+    statistics: bool,
+) -> Report:
+    """The report in its format, written where it goes; the report (a selected call's) for the exit code."""
+    import importlib
+
+    from stream_doctor.reporters import REPLAY_FORMATS
+
     if call is not None:
         from stream_doctor.report import UnknownCall
 
@@ -108,4 +142,4 @@ def run(
     except MissingExtra as error:
         fail(str(error))
     emit(written, output_file, quiet, (capture,))
-    return EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK
+    return report

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import List, Optional
 
 import typer
 
 from stream_doctor.cli.options import Level
-from stream_doctor.cli.output import fail, render_options
+from stream_doctor.cli.output import fail, internal_error, render_options
 from stream_doctor.cli.validate import codes
 
 
@@ -121,7 +120,5 @@ def scan(
     except ScanError as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        if os.environ.get("STREAM_DOCTOR_DEBUG"):
-            raise
-        fail(f"scan: internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
+        internal_error(error, "scan")
     raise typer.Exit(code)

@@ -66,14 +66,27 @@ def expected_run(call: ToolCall) -> bool:
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """JSON equality: ``1`` is not ``true``, ``1`` is ``1.0``, key order does not count."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=False))
-    return bool(a == b) and (isinstance(a, (int, float)) == isinstance(b, (int, float)))
+    """JSON equality: ``1`` is not ``true``, ``1`` is ``1.0``, key order does not count. A loop over
+    the pairs still to compare, not recursion: the values may nest 1,000 levels deep."""
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if type(x) is not type(y) or x != y:
+                return False
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pairs.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            pairs.extend(zip(x, y, strict=True))
+        elif isinstance(x, (dict, list)) or isinstance(y, (dict, list)):
+            return False
+        elif not (x == y and isinstance(x, (int, float)) == isinstance(y, (int, float))):
+            return False
+    return True
 
 
 def review(

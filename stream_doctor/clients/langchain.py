@@ -74,8 +74,17 @@ class LangChainMerge(WireMachine):
                 if fragment.server_side:
                     return
                 start = fragment.start_input
-                args = json.dumps(start) if isinstance(start, dict) and start else ""
                 call = [fragment.call] if fragment.call is not None else []
+                try:
+                    args = json.dumps(start) if isinstance(start, dict) and start else ""
+                except RecursionError:  # as the library's json.dumps raises on input nested ~1,000 deep
+                    self.fail(
+                        fragment.pos,
+                        "RecursionError",
+                        "maximum recursion depth exceeded while encoding",
+                        call[0] if call else None,
+                    )
+                    return
                 self._merge(_Chunk(fragment.key, call, fragment.call_id, fragment.name, args))
             elif self.latest_tool and fragment.delta_type == "input_json_delta":
                 call = [fragment.call] if fragment.call is not None else []

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.conversation.model import ToolDef
 from stream_doctor.records import dataclass
 
@@ -76,7 +77,7 @@ def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation
 
 def _key(schema: Any) -> bytes:
     try:
-        return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+        return jsontext.dumps(schema, orjson.OPT_SORT_KEYS)
     except TypeError:
         return orjson.dumps(None)
 

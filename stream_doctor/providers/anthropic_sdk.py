@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import MISSING, BlockStop, Event, HelperSnapshot, Malformed, Problem
 from stream_doctor.problems import HelperLogWithoutDeltas
@@ -52,6 +53,12 @@ SHAPES = raw.with_fields(
 
 #: Tool blocks whose built ``content_block`` carries the parsed input.
 TOOL_BLOCKS = frozenset(raw.TOOL_BLOCKS)
+
+
+def _is_tool(block: dict[str, Any]) -> bool:
+    """A tool block by its type; a type that is a list or an object is none (and not hashable)."""
+    kind = block.get("type")
+    return isinstance(kind, str) and kind in TOOL_BLOCKS
 
 
 def _weigh(frame: Frame) -> int:
@@ -160,7 +167,7 @@ class AnthropicSdkTranslator(FeedByFeed):
                 # input is not its start's was built from deltas the log left out: the built input is
                 # the call's (restated, not streamed), and the log's gap is reported.
                 start = self.start_inputs.get(index, MISSING)
-                if block.get("type") in TOOL_BLOCKS and "input" in block and block["input"] != start:
+                if _is_tool(block) and "input" in block and not jsontext.equal(block["input"], start):
                     out.extend(self._without_deltas(pos, kind))
                     self.counts[kind] -= 1
                     events = self.raw._feed(frame)
@@ -168,7 +175,7 @@ class AnthropicSdkTranslator(FeedByFeed):
                         if isinstance(event, BlockStop) and event.final_input is MISSING:
                             event.final_input = block["input"]
                     return out + events
-            elif block.get("type") in TOOL_BLOCKS and "input" in block:
+            elif _is_tool(block) and "input" in block:
                 out.append(
                     HelperSnapshot(pos, index, "content_block_stop.content_block.input", None, block["input"], True)
                 )
@@ -197,7 +204,7 @@ class AnthropicSdkTranslator(FeedByFeed):
         index, block = value.get("index"), value.get("content_block")
         if type(index) is int:
             self.deltas[index] = 0
-            if isinstance(block, dict) and block.get("type") in TOOL_BLOCKS:
+            if isinstance(block, dict) and _is_tool(block):
                 self.start_inputs[index] = block.get("input", MISSING)
         if type(index) is int and isinstance(block, dict):
             for field in ("text", "thinking", "signature"):

@@ -38,8 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.events import (
     ArgsDelta,
@@ -272,7 +271,7 @@ class InvokeChunks:
             out.append(ToolStart(pos, key, self.calls, "tool_call", None, named, None, False, id_optional=True))
             parameters = call.get("parameters")
             if parameters is not None:
-                out.append(ArgsDelta(pos, key, orjson.dumps(parameters).decode(), "tool_calls.parameters"))
+                out.append(ArgsDelta(pos, key, jsontext.dumps(parameters).decode(), "tool_calls.parameters"))
             out.append(BlockStop(pos, key))
             self.calls += 1
         return out

@@ -26,8 +26,7 @@ from dataclasses import replace
 from json.encoder import encode_basestring
 from typing import Any, Iterable, Iterator, Sequence
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
@@ -414,7 +413,7 @@ class GeminiTranslator(FrameByFrame):
         return out
 
     def _finish(self, pos: Pos, candidate: _Candidate, reason: Any, message: Any) -> list[Event]:
-        text = reason if isinstance(reason, str) else str(reason)
+        text = jsontext.brief(reason) if isinstance(reason, (dict, list)) else str(reason)
         category = FINISH_CATEGORIES.get(text, "other")
         if text == "STOP" and candidate.calls:
             category = "tool_calls"  # Gemini's STOP is its tool-call end too (wire-formats §4.2)
@@ -427,7 +426,7 @@ class GeminiTranslator(FrameByFrame):
 
     def _blocked(self, pos: Pos, feedback: dict[str, Any]) -> list[Event]:
         reason = feedback.get("blockReason")
-        text = reason if isinstance(reason, str) else str(reason)
+        text = jsontext.brief(reason) if isinstance(reason, (dict, list)) else str(reason)
         detail = feedback.get("blockReasonMessage")
         candidate = self.candidates.setdefault(0, _Candidate(0))
         candidate.finished = True
@@ -508,7 +507,7 @@ class GeminiTranslator(FrameByFrame):
         if pieces is None and not more:
             args = call.get("args", {})  # no args key: a call without arguments (wire-formats §4.2)
             try:
-                text = orjson.dumps(args).decode()
+                text = jsontext.dumps(args).decode()
             except TypeError:
                 text = repr(args)
             return [start, BlockStop(pos, record.key, final_arguments=text, final_input=args)]
@@ -603,7 +602,7 @@ class GeminiTranslator(FrameByFrame):
         return [
             StreamError(
                 frame.pos,
-                status if isinstance(status, str) else str(error.get("code")),
+                status if isinstance(status, str) else _code(error.get("code")),
                 message if isinstance(message, str) else None,
             )
         ]
@@ -611,3 +610,8 @@ class GeminiTranslator(FrameByFrame):
 
 def _unplaceable(pos: Pos, facts: PartialArgUnplaceable) -> Problem:
     return Problem(pos, "partial-args-unplaceable", "", facts)
+
+
+def _code(code: Any) -> str:
+    """An error's code as text: a number or a string as it is, anything else as brief JSON (never a repr)."""
+    return jsontext.brief(code) if isinstance(code, (dict, list)) else str(code)

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import (
     ArgsDelta,
@@ -189,7 +188,13 @@ class InteractionsTranslator(FeedByFeed):
             error = value.get("error")
             error = error if isinstance(error, dict) else {}
             code = error.get("code")
-            out = [StreamError(pos, None if code is None else str(code), _str(error.get("message")))]
+            out = [
+                StreamError(
+                    pos,
+                    None if code is None else jsontext.brief(code) if isinstance(code, (dict, list)) else str(code),
+                    _str(error.get("message")),
+                )
+            ]
         else:
             out = [Unknown(pos, kind)]
         if frame.event is not None and frame.event != kind:
@@ -240,7 +245,7 @@ class InteractionsTranslator(FeedByFeed):
         if delta_type in CALL_DELTAS:
             arguments = delta.get("arguments", {})
             try:
-                text = orjson.dumps(arguments).decode()
+                text = jsontext.dumps(arguments).decode()
             except TypeError:
                 return [Malformed(pos, f"{delta_type} delta whose arguments are not JSON")]
             return [ArgsDelta(pos, index, text, delta_type)]

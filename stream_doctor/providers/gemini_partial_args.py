@@ -62,6 +62,11 @@ def show_path(path: PathKey) -> str:
     return "$" + "".join(f"[{s}]" if type(s) is int else f".{s}" for s in path)
 
 
+#: The most array elements one piece may skip and have filled with null; a piece that skips more is
+#: not placed (each null is text the arguments hold, for an index that costs the capture a few bytes).
+MAX_NULLS = 64
+
+
 class _Container:
     __slots__ = ("array", "count", "keys", "segment")
 
@@ -75,9 +80,9 @@ class _Container:
 class _Unplaced(Exception):
     """A path step that cannot be taken: what was written so far stands, the value is dropped."""
 
-    def __init__(self, why: Unplaceable, element: int | None = None) -> None:
+    def __init__(self, why: Unplaceable, element: int | None = None, last: int | None = None) -> None:
         super().__init__(why)
-        self.why, self.element = why, element
+        self.why, self.element, self.last = why, element, last
         self.written = ""  # the text the path wrote before the step that failed
 
 
@@ -143,7 +148,7 @@ class StreamedArguments:
         try:
             out += self._enter(segments)
         except _Unplaced as unplaced:
-            self._problem(unplaced.why, raw_path, element=unplaced.element)
+            self._problem(unplaced.why, raw_path, element=unplaced.element, last=unplaced.last)
             return out + unplaced.written
         if kind == "stringValue":
             if not isinstance(value, str):
@@ -194,10 +199,12 @@ class StreamedArguments:
             raise _Unplaced("element-closed", index)
         out = ""
         if index > container.count:
+            skipped = index - container.count
+            if skipped > MAX_NULLS:  # the index is a number the capture states: 10^8 would be 500 MB of nulls
+                raise _Unplaced("elements-skipped-too-many", container.count, index - 1)
             self._problem("elements-skipped", self.placing, element=container.count, last=index - 1)
-            while container.count < index:
-                out += ",null" if container.count else "null"
-                container.count += 1
+            out = ("," if container.count else "") + ",".join(("null",) * skipped)
+            container.count = index
         return out + ("," if container.count else "")
 
     def _member(self, container: _Container, name: Any) -> str:

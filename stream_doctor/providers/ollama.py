@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import (
     BlockDelta,
@@ -129,7 +128,8 @@ class OllamaTranslator(FeedByFeed):
         if error is not None:
             self._count("error")
             status = value.get("status")
-            return [StreamError(pos, f"status {status}" if status is not None else None, str(error))]
+            said = jsontext.brief(error, 200) if isinstance(error, (dict, list)) else str(error)
+            return [StreamError(pos, f"status {status}" if status is not None else None, said)]
         message = value.get("message")
         done = value.get("done")
         if not isinstance(done, bool) or not isinstance(message, (dict, type(None))):
@@ -196,7 +196,7 @@ class OllamaTranslator(FeedByFeed):
         if arguments is None:
             return [start, BlockStop(pos, key)]
         # The object is the input; its JSON text is what the call's size and raw arguments show.
-        text = orjson.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
+        text = jsontext.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
         return [start, BlockStop(pos, key, final_arguments=text, final_input=arguments)]
 
     def _done(self, pos: Pos, value: dict[str, Any]) -> list[Event]:

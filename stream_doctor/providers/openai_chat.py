@@ -36,8 +36,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Hashable, Iterable, Iterator, Sequence
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.envelope_events import envelope_event
@@ -618,7 +617,11 @@ class OpenAIChatTranslator(FrameByFrame):
         out: list[Event] = []
         if index is not None and type(index) is not int:
             out.append(
-                Problem(pos, "malformed-frame", f"tool_calls[].index {index!r} is not an integer; read as missing")
+                Problem(
+                    pos,
+                    "malformed-frame",
+                    f"tool_calls[].index {jsontext.brief(index)} is not an integer; read as missing",
+                )
             )
             index = None
         call_id = call.get("id")
@@ -707,7 +710,7 @@ class OpenAIChatTranslator(FrameByFrame):
         """The fragment's argument text, and a problem when it is not a string."""
         if arguments is None or type(arguments) is str:
             return arguments, None
-        text = orjson.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
+        text = jsontext.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
         if self.object_arguments_allowed and isinstance(arguments, dict):
             return text, None
         return text, (
@@ -766,6 +769,8 @@ def _part_size(part: Any) -> int:
     if isinstance(part, dict):
         text = part.get("text")
         return len(text) if isinstance(text, str) else (1 if part else 0)
+    if isinstance(part, list):  # not a part of any API: counted as one, never walked (it may nest 1,000 deep)
+        return 1 if part else 0
     return _content_size(part)
 
 

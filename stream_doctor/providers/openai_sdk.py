@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Hashable, Sequence
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.events import (
     MISSING,
@@ -183,7 +182,7 @@ class OpenAISdkTranslator(FeedByFeed):
             chunk = value.get("chunk")
             if not isinstance(chunk, dict):
                 return [Malformed(frame.pos, "a chunk event without a chunk object")]
-            inner = Frame(frame.pos, orjson.dumps(chunk), chunk, t=frame.t, interaction=frame.interaction)
+            inner = Frame(frame.pos, jsontext.dumps(chunk), chunk, t=frame.t, interaction=frame.interaction)
             return self.raw._feed(inner) + self._chunk(frame.pos, chunk, value.get("snapshot"))
         if kind not in HELPER_EVENTS:
             return self.raw._feed(frame)  # whatever it is, the chat adapter says what it makes of it

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.reporters import _neutral
 
 
@@ -58,9 +59,11 @@ def _value(value: Any, indent: bool, level: int) -> Iterator[bytes]:
 
 
 def _dump(value: Any, indent: bool, level: int) -> bytes:
+    # The one place a report's values are serialised: what orjson cannot write (a lone surrogate, a
+    # value nested deeper than it writes) is written escaped or cut, never an exception (jsontext.shown).
     if not indent:
-        return orjson.dumps(value)
-    serialised = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        return jsontext.shown(value)
+    serialised = jsontext.shown(value, orjson.OPT_INDENT_2)
     # A newline in indented JSON is always layout (inside a string it is the escape \n), so the
     # value's lines move right by its depth in the document.
     return serialised.replace(b"\n", b"\n" + b"  " * level) if level else serialised
@@ -75,7 +78,7 @@ def _object(document: Mapping[str, Any], indent: bool, level: int) -> Iterator[b
     separator = b": " if indent else b":"
     opened = False
     for key, value in document.items():
-        yield (between if opened else b"{" + inner) + orjson.dumps(key) + separator
+        yield (between if opened else b"{" + inner) + jsontext.shown(key) + separator
         opened = True
         yield from _value(value, indent, level + 1)
     yield (b"\n" + b"  " * level if indent else b"") + b"}"

@@ -19,7 +19,6 @@ costs time linear in the turns, calls, findings and timeline rows.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from importlib import resources
 from itertools import accumulate
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.findings import Severity
 from stream_doctor.records import dataclass
 from stream_doctor.report import Report, call_status
@@ -517,11 +517,8 @@ def _run_title(row: Row) -> str:
 
 
 def _json(value: Any, indent: bool = False) -> str:
-    """A value as JSON text (integers beyond 64 bits, which orjson refuses, through the json module)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    except TypeError:
-        return json.dumps(value, indent=2 if indent else None, ensure_ascii=False, default=repr)
+    """A value as JSON text, as every report shows one (``jsontext.shown``: any depth, any string)."""
+    return jsontext.shown(value, orjson.OPT_INDENT_2 if indent else 0).decode()
 
 
 def _preview(value: Any, limit: int) -> str:

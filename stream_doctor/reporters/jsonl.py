@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.report import CheckResult, Report, finding_dict
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.reporters._pieces import neutral
@@ -25,7 +26,7 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
 
 def pieces(report: Report | CheckResult, options: RenderOptions) -> Iterator[bytes]:
     """The lines, each serialised when its turn comes."""
-    return neutral(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE) for line in lines(report))
+    return neutral(jsontext.shown(line, orjson.OPT_APPEND_NEWLINE) for line in lines(report))
 
 
 def lines(report: Report | CheckResult) -> Iterator[dict[str, Any]]:

@@ -84,7 +84,7 @@ def _invocations(result: CheckResult) -> dict[str, Any]:
             "level": "note",
             "message": {"text": f"{special.path} skipped: {special.described}, not a regular file (never opened)"},
             "locations": [
-                {"physicalLocation": {"artifactLocation": {"uri": quote(special.path), "uriBaseId": SRCROOT}}}
+                {"physicalLocation": {"artifactLocation": {"uri": _uri(special.path), "uriBaseId": SRCROOT}}}
             ],
             "properties": {"kind": special.kind},
         }
@@ -149,4 +149,15 @@ def _physical(location: Location) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": location.line or 1}
     if location.offset is not None:
         region["byteOffset"] = location.offset
-    return {"artifactLocation": {"uri": quote(location.path), "uriBaseId": SRCROOT}, "region": region}
+    return {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": SRCROOT}, "region": region}
+
+
+def _uri(path: str) -> str:
+    """A relative path as a URI reference: its bytes percent-encoded, also the bytes of a file name
+    that is not UTF-8 (which ``os.fsdecode`` holds as lone surrogates, and UTF-8 cannot encode)."""
+    try:
+        return quote(path, errors="surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is no undecoded byte
+        from stream_doctor.jsontext import escaped
+
+        return quote(escaped(path))

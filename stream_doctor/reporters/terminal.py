@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.conversation.model import Turn
 from stream_doctor.findings import Severity
@@ -161,7 +162,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
 def _input_preview(call: ToolCall) -> str:
     if call.parse_failure is not None or call.status == "abandoned":
         return N(_clip(call.raw_arguments or "(empty)", 200))
-    return N(_clip(orjson.dumps(call.arguments).decode(), 200))
+    return N(_clip(jsontext.shown(call.arguments).decode(), 200))
 
 
 def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions) -> None:
@@ -181,7 +182,7 @@ def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions
             console.print(f"  ended    line {call.ended.line} (event {call.ended.number})")
         else:
             console.print((f"  ended    never: {N(str(call.abandon_cause))}", "red"))
-        start_input = N(_clip(orjson.dumps(call.start_input).decode(), 80))
+        start_input = N(_clip(jsontext.shown(call.start_input).decode(), 80))
         console.print(f"  start input  {start_input}")
         console.print(f"  source   {N(call.input_source)}")
         shown = len(options.rows(range(call.fragment_count)))
@@ -196,7 +197,7 @@ def _one_call(report: Report, console: Page, wanted: str, options: RenderOptions
             _text.more(console, call.fragment_count - shown, "fragment", "replay --call ID --format json")
         if call.parse_failure is None and call.arguments is not None:
             console.print("  reassembled input:")
-            text = _neutral.keeping_lines(orjson.dumps(call.arguments, option=orjson.OPT_INDENT_2).decode())
+            text = _neutral.keeping_lines(jsontext.shown(call.arguments, orjson.OPT_INDENT_2).decode())
             console.print("    " + text.replace("\n", "\n    "))
         else:
             failure = call.parse_failure

@@ -139,13 +139,9 @@ def where(pos: Pos | None) -> str:
 
 
 def preview(value: object, limit: int = 80) -> str:
-    import orjson
+    from stream_doctor import jsontext
 
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return jsontext.brief(value, limit)
 
 
 def excerpt(text: str, limit: int = 60, tail: bool = False) -> str:

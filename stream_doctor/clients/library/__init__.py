@@ -16,8 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Iterator
 
-import orjson
-
+from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
 from stream_doctor.clients.base import ClientError, Handoff
 from stream_doctor.records import dataclass
@@ -109,7 +108,7 @@ def _payload(capture: Capture, frame: Frame) -> bytes:
         return frame.data
     if isinstance(frame.value, str):
         return frame.value.encode("utf-8", "surrogatepass")
-    return orjson.dumps(frame.value)
+    return jsontext.dumps(frame.value)
 
 
 def http_module(sdk: str) -> Any:

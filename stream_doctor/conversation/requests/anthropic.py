@@ -50,7 +50,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         for position, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
-            kind = block.get("type")
+            kind = string(block.get("type"))  # a list or object there is no kind (and not hashable)
             where = f"{path}.content[{position}]"
             if kind in CLIENT_CALLS:
                 calls.append(

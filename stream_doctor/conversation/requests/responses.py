@@ -64,7 +64,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         if not isinstance(item, dict):
             continue
         path = f"input[{index}]"
-        kind = item.get("type")
+        kind = string(item.get("type"))  # a list or object there is no kind (and not hashable)
         if kind in _CALLS:
             messages.append(MessageFacts(index, "assistant", path))
             value, raw = arguments(item.get(_CALLS[kind])) if kind == "function_call" else (item.get("input"), None)

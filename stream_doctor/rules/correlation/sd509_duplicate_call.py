@@ -33,6 +33,7 @@ from typing import Iterator
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, preview, rule
@@ -72,4 +73,4 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
 
 
 def _identity(call: ToolCall) -> bytes:
-    return orjson.dumps(call.arguments, option=orjson.OPT_SORT_KEYS)
+    return jsontext.dumps(call.arguments, orjson.OPT_SORT_KEYS)

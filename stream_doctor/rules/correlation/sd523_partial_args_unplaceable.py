@@ -67,6 +67,7 @@ WORDS: dict[str, str] = {
     "element-closed": "the piece for {path} goes back to element {element}, which is already closed; not placed",
     "member-closed": "the piece for {path} goes back to a member already closed; not placed",
     "elements-skipped": "the piece for {path} skips array {skipped}; null was put there",
+    "elements-skipped-too-many": "the piece for {path} skips array {skipped}, too many to fill with null; not placed",
     "value-type": "{value_kind} at {path} is not {expected}",
     "continues-no-call": "functionCall part {piece} continues no open call",
     "args-and-partial-args": "a functionCall part has both args and willContinue/partialArgs; its args were not used",
@@ -78,7 +79,10 @@ EXPECTED = {"stringValue": "a string", "numberValue": "a number", "boolValue": "
 
 def unplaceable(facts: PartialArgUnplaceable) -> str:
     first, last = facts.element, facts.last
-    skipped = f"element {first}" if first == last else f"elements {first}-{last}"
+    if first is None or last is None:
+        skipped = ""
+    else:  # numbers the capture states: a range, never a list
+        skipped = f"element {first:,}" if first == last else f"elements {first:,}-{last:,}"
     values = f"several values ({', '.join(facts.values)})" if facts.values else "no value"
     text = WORDS[facts.why].format(
         piece=preview(facts.piece, 60),

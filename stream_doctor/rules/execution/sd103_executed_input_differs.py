@@ -28,6 +28,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.jsontext import equal
 from stream_doctor.rules.base import Rule, preview, rule
 from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug
 
@@ -43,7 +44,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if execution.call is None or execution.call_state != "complete":
             continue
         call = stream.calls[execution.call]
-        if call.parse_failure is not None or execution.input == call.arguments:
+        if call.parse_failure is not None or equal(execution.input, call.arguments):
             continue
         if is_empty_input_bug(execution.input, call.arguments, call.start_input):
             continue
@@ -51,7 +52,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             keys = sorted(
                 k
                 for k in set(execution.input) | set(call.arguments)
-                if execution.input.get(k, ...) != call.arguments.get(k, ...)
+                if not equal(execution.input.get(k, ...), call.arguments.get(k, ...))
             )
             what = f"keys differing: {', '.join(keys)}"
         else:

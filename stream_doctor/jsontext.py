@@ -1,0 +1,187 @@
+"""JSON text for any value a capture can hold, also the ones ``orjson.dumps`` refuses.
+
+orjson reads 1,024 levels of nesting but writes only 254, and writes no string that holds a lone
+surrogate (what ``os.fsdecode`` makes of a file name that is not UTF-8, and ``json.loads`` of
+``"\\ud800"``, as a client profile's parser may). Both reach the output from a capture: arguments
+nested 300 deep, a file name in Latin-1. Two answers, each the bytes ``orjson.dumps`` gives
+whenever it can:
+
+- ``dumps``: the whole value, where orjson refuses written by a loop that nests as deep as the value
+  does (an adapter's argument text, the envelope ``convert`` writes: text that is read back);
+- ``shown``: what a report writes: a container nested deeper than orjson writes is cut, a marker
+  in its place, so that every JSON reader reads the report back.
+
+Either way an integer beyond 64 bits is written as the number it is, and a lone surrogate as the
+visible escape the text reports show (``escaped``):
+``\\xe9`` for a byte a file name could not decode (U+DCE9, PEP 383), ``\\ud800`` for any other.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import orjson
+
+#: The nesting ``orjson.dumps`` writes (it reads 1,024 levels).
+WRITABLE_DEPTH = 254
+#: What a report shows in place of a container nested deeper than ``WRITABLE_DEPTH``.
+CUT = f"… (nested deeper than {WRITABLE_DEPTH} levels: cut)"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def escaped(text: str) -> str:
+    """``text`` with each lone surrogate shown as an escape: ``\\xNN`` for a byte that did not decode, else ``\\uXXXX``."""
+    return _SURROGATE.sub(_visible, text)
+
+
+def dumps(value: Any, option: int = 0, default: Callable[[Any], Any] | None = None) -> bytes:
+    """``orjson.dumps(value, option=…)``; where orjson refuses (too deep, a lone surrogate), the same
+    bytes written by a loop, at any depth, each lone surrogate escaped (``escaped``).
+
+    ``option`` may hold ``OPT_INDENT_2``, ``OPT_SORT_KEYS``, ``OPT_APPEND_NEWLINE`` and ``OPT_NON_STR_KEYS``.
+    """
+    try:
+        return orjson.dumps(value, default=default, option=option)
+    except orjson.JSONEncodeError:
+        return _written(value, option, default)
+
+
+def shown(value: Any, option: int = 0, default: Callable[[Any], Any] | None = None) -> bytes:
+    """``orjson.dumps(value, option=…)``; where orjson refuses, that of ``writable(value)``: deeper
+    containers cut (``CUT``), lone surrogates escaped. What every JSON report writes."""
+    try:
+        return orjson.dumps(value, default=default, option=option)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(writable(value), default=default, option=option)
+
+
+def brief(value: Any, limit: int = 80) -> str:
+    """A capture's value quoted in a message: its JSON text (``shown``: never Python's ``repr``, which
+    recurses as deep as the value does), clipped at ``limit`` characters with "…"."""
+    try:
+        text = shown(value).decode()
+    except TypeError:  # not JSON data (an object of ours): what str() says of it
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def equal(a: Any, b: Any) -> bool:
+    """``a == b`` for parsed JSON values, also nested deeper than Python's comparison recurses (it
+    raises ``RecursionError`` near 1,000 levels, and a capture's values may nest 1,024)."""
+    try:
+        return bool(a == b)
+    except RecursionError:
+        pass
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pairs.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            if type(x) is not type(y) or len(x) != len(y):
+                return False
+            pairs.extend(zip(x, y, strict=True))
+        elif isinstance(x, (dict, list, tuple)) or isinstance(y, (dict, list, tuple)) or x != y:
+            return False
+    return True
+
+
+def writable(value: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` that ``orjson.dumps`` writes: lone surrogates escaped, and each container
+    ``WRITABLE_DEPTH`` levels down replaced by ``CUT`` (so the recursion stays that shallow too)."""
+    if isinstance(value, str):
+        return escaped(value)
+    if isinstance(value, dict):
+        if depth >= WRITABLE_DEPTH:
+            return CUT
+        return {(escaped(k) if isinstance(k, str) else k): writable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if depth >= WRITABLE_DEPTH:
+            return CUT
+        return [writable(v, depth + 1) for v in value]
+    if type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
+        return orjson.Fragment(str(value).encode())  # a JSON number orjson will not write itself
+    return value
+
+
+#: The integers ``orjson.dumps`` writes (a capture's JSON, read by ``json.loads``, may hold larger).
+_INT64_MIN = -(2**63)
+_UINT64_MAX = 2**64 - 1
+
+
+def _leaf(value: Any, option: int, default: Callable[[Any], Any] | None) -> bytes:
+    return orjson.dumps(writable(value), default=default, option=option & ~orjson.OPT_APPEND_NEWLINE)
+
+
+def _written(value: Any, option: int, default: Callable[[Any], Any] | None) -> bytes:
+    """The bytes ``orjson.dumps`` writes for ``value``, without its depth limit: a loop over an explicit
+    stack (Python's own recursion limit is 1,000), each scalar, key and shallow container by orjson."""
+    indent = bool(option & orjson.OPT_INDENT_2)
+    sort = bool(option & orjson.OPT_SORT_KEYS)
+    out: list[bytes] = []
+    # Each entry: the items still to write of an open container, its closing byte, its depth.
+    stack: list[tuple[Any, bytes, int]] = []
+
+    def open_container(item: Any, depth: int) -> None:
+        if isinstance(item, dict):
+            items = sorted(item.items()) if sort else list(item.items())
+            if not items:
+                out.append(b"{}")
+                return
+            out.append(b"{")
+            stack.append((iter(items), b"}", depth))
+        else:
+            if not item:
+                out.append(b"[]")
+                return
+            out.append(b"[")
+            stack.append((iter(((None, v) for v in item)), b"]", depth))
+
+    def write(item: Any, depth: int) -> None:
+        if isinstance(item, (dict, list, tuple)):
+            open_container(item, depth)
+        else:
+            out.append(_leaf(item, option, default))
+
+    write(value, 0)
+    first = True
+    while stack:
+        items, closing, depth = stack[-1]
+        entry = next(items, None)
+        if entry is None:
+            stack.pop()
+            if indent:
+                out.append(b"\n" + b"  " * depth)
+            out.append(closing)
+            first = False
+            continue
+        key, item = entry
+        if not first:
+            out.append(b",")
+        if indent:
+            out.append(b"\n" + b"  " * (depth + 1))
+        if closing == b"}":
+            name = key if isinstance(key, str) else _key(key, option)
+            out.append(orjson.dumps(escaped(name)) + (b": " if indent else b":"))
+        first = isinstance(item, (dict, list, tuple)) and bool(item)
+        write(item, depth + 1)
+    if option & orjson.OPT_APPEND_NEWLINE:
+        out.append(b"\n")
+    return b"".join(out)
+
+
+def _key(key: Any, option: int) -> str:
+    """A key that is not a string, as ``OPT_NON_STR_KEYS`` writes it (orjson refuses it otherwise)."""
+    if not option & orjson.OPT_NON_STR_KEYS:
+        raise orjson.JSONEncodeError("Dict key must be str")
+    text = orjson.dumps(key, option=orjson.OPT_NON_STR_KEYS)
+    return orjson.loads(text) if text.startswith(b'"') else text.decode()

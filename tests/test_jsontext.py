@@ -1,0 +1,113 @@
+"""``jsontext``: orjson's bytes for every value a capture can hold, also where orjson refuses to write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from stream_doctor import jsontext
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+OPTIONS = [0, orjson.OPT_INDENT_2, orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS]
+OPTIONS += [orjson.OPT_APPEND_NEWLINE]
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+def nested(depth: int, kind: str = "list") -> Any:
+    """A value ``depth`` containers deep, built without recursion."""
+    value: Any = [] if kind == "list" else {}
+    for _ in range(depth - 1):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(values, st.sampled_from(OPTIONS))
+def test_the_loop_writes_orjsons_bytes(value: Any, option: int) -> None:
+    # The loop that writes what orjson refuses is byte for byte orjson where orjson writes.
+    assert jsontext._written(value, option, None) == orjson.dumps(value, option=option)
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+@pytest.mark.parametrize("depth", [255, 300, 1023])
+def test_dumps_writes_what_orjson_reads_at_any_depth(kind: str, depth: int) -> None:
+    value = nested(depth, kind)
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(value)
+    text = jsontext.dumps(value)
+    opened = b"[" if kind == "list" else b'{"k":'
+    assert text.startswith(opened * (depth - 1)) and text.count(b"[" if kind == "list" else b"{") == depth
+    assert jsontext.dumps(orjson.loads(text)) == text  # read back whole, written again the same
+    indented = jsontext.dumps(value, orjson.OPT_INDENT_2)
+    assert jsontext.dumps(orjson.loads(indented)) == text
+
+
+@pytest.mark.parametrize("depth", [255, 1023])
+def test_shown_cuts_what_orjson_cannot_write_with_a_marker(depth: int) -> None:
+    value = {"arguments": nested(depth)}
+    text = jsontext.shown(value)
+    read = orjson.loads(text)  # any JSON reader reads it: 254 levels
+    for _ in range(jsontext.WRITABLE_DEPTH):  # the object and 253 lists
+        read = read["arguments"] if isinstance(read, dict) else read[0]
+    assert read == jsontext.CUT
+    assert text.count(b"[") == jsontext.WRITABLE_DEPTH - 1
+
+
+def test_a_value_orjson_writes_is_never_cut() -> None:
+    value = {"a": nested(253)}
+    assert jsontext.shown(value) == jsontext.dumps(value) == orjson.dumps(value)
+
+
+def test_lone_surrogates_are_written_as_visible_escapes() -> None:
+    # U+DCE9 is byte 0xE9 of a file name that is not UTF-8 (os.fsdecode); U+D800 a lone surrogate
+    # that json.loads makes of "\ud800".
+    value = {"path": "caf\udce9.sse", "caf\udce9": ["\ud800x", "fine"]}
+    expected = {"path": "caf\\xe9.sse", "caf\\xe9": ["\\ud800x", "fine"]}
+    for write in (jsontext.dumps, jsontext.shown):
+        for option in OPTIONS:
+            assert orjson.loads(write(value, option)) == expected
+    assert jsontext.escaped("a\udc80\udcff\udc7f\udfff") == "a\\x80\\xff\\udc7f\\udfff"
+
+
+def test_brief_quotes_any_value_bounded() -> None:
+    assert jsontext.brief("x") == '"x"'
+    assert jsontext.brief({"a": 1}) == '{"a":1}'
+    assert jsontext.brief(nested(1000), 20) == "[" * 19 + "…"
+    assert jsontext.brief(list(range(1000)), 10) == "[0,1,2,3,…"
+
+
+def test_equal_is_python_equality_at_any_depth() -> None:
+    assert jsontext.equal(nested(5000), nested(5000))
+    assert not jsontext.equal(nested(5000), nested(4999))
+    assert not jsontext.equal(nested(5000, "dict"), nested(5000))
+    deep = nested(3000)
+    deep[0][0].append(1)
+    other = nested(3000)
+    other[0][0].append(1.0)
+    assert jsontext.equal(deep, other)  # 1 == 1.0, as ==
+    assert jsontext.equal({"a": 1}, {"a": 1}) and not jsontext.equal({"a": 1}, {"a": 2})
+
+
+def test_integers_beyond_64_bits_are_written_as_the_numbers_they_are() -> None:
+    """json.loads (a client profile's parser) reads integers of any size; orjson writes 64 bits. Reports
+    write the number itself, also nested, in both answers; the HTML report's previews went through json."""
+    import json
+
+    import orjson
+
+    from stream_doctor import jsontext
+
+    value = {"big": 10**30, "list": [-(10**25), 1], "ok": 2**64 - 1}
+    assert json.loads(jsontext.shown(value)) == value  # orjson itself reads such a number as a float
+    assert json.loads(jsontext.dumps(value)) == value
+    assert jsontext.shown(value, orjson.OPT_INDENT_2).decode().count("\n") > 3
