@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import typer
 
-from stream_doctor.cli.options import OutputFormat
+from stream_doctor.cli.options import LISTING_WIDTH_HELP, OutputFormat
 from stream_doctor.cli.output import render_options
 
 
 def clients(
     output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+    width: Optional[int] = typer.Option(None, "--width", min=1, metavar="COLUMNS", help=LISTING_WIDTH_HELP),
 ) -> None:
     """List the client profiles `replay --client` takes: what each models, its version and source."""
     from stream_doctor.clients import PROFILES
@@ -20,4 +22,4 @@ def clients(
     if output is OutputFormat.json:
         sys.stdout.write(clients_doc.render_json(PROFILES))
     else:
-        sys.stdout.write(clients_doc.render(PROFILES, render_options(None, None)))
+        sys.stdout.write(clients_doc.render(PROFILES, render_options(width, None)))

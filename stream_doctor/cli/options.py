@@ -15,6 +15,7 @@ IGNORE_HELP = "Skip these rule codes or prefixes (repeatable, or comma-separated
 EXTEND_SELECT_HELP = "Rule codes or prefixes to select on top of --select (or of the configuration's select)."
 PER_FILE_IGNORES_HELP = "Skip these codes for captures matching GLOB, e.g. 'captures/relay/**:SD001' (repeatable)."
 QUIET_HELP = "Print nothing on standard output; the exit code says it all (errors still go to standard error)."
+LISTING_WIDTH_HELP = "Terminal width for the listing (else COLUMNS, else the terminal's)."
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 

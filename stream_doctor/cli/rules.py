@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import typer
 
-from stream_doctor.cli.options import OutputFormat
+from stream_doctor.cli.options import LISTING_WIDTH_HELP, OutputFormat
 from stream_doctor.cli.output import fail, render_options
 
 
 def rules(
     output: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+    width: Optional[int] = typer.Option(None, "--width", min=1, metavar="COLUMNS", help=LISTING_WIDTH_HELP),
 ) -> None:
     """List every rule: code, name, severity, summary."""
     from stream_doctor.check.rules import CHECK_RULES
@@ -22,10 +24,13 @@ def rules(
     if output is OutputFormat.json:
         sys.stdout.write(rules_doc.render_json(every, render_options(None, None)))
     else:
-        sys.stdout.write(rules_doc.render(every, render_options(None, None)))
+        sys.stdout.write(rules_doc.render(every, render_options(width, None)))
 
 
-def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (unparseable-arguments).")) -> None:
+def explain(
+    code: str = typer.Argument(..., help="A rule code (SD201) or name (unparseable-arguments)."),
+    width: Optional[int] = typer.Option(None, "--width", min=1, metavar="COLUMNS", help=LISTING_WIDTH_HELP),
+) -> None:
     """Print one rule's documentation."""
     from stream_doctor.reporters import rules_doc
     from stream_doctor.rules import RULES, lookup
@@ -37,4 +42,4 @@ def explain(code: str = typer.Argument(..., help="A rule code (SD201) or name (u
         found = lookup_check_rule(code)
     if found is None:
         fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
-    sys.stdout.write(rules_doc.render_rule(found, render_options(None, None)))
+    sys.stdout.write(rules_doc.render_rule(found, render_options(width, None)))

@@ -10,10 +10,11 @@ from __future__ import annotations
 import typer
 
 from stream_doctor import __version__
-from stream_doctor.cli import check, clients, convert, record, replay, rules, scan
+from stream_doctor.cli import check, clients, convert, record, replay, rules, scan, usage
 
 app = typer.Typer(
     name="stream-doctor",
+    cls=usage.Group,  # usage errors as one line (cli/usage.py), not click's usage block
     help="Replay captured LLM streams and diagnose how their tool calls were reassembled.",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
@@ -49,4 +50,4 @@ for _command in (
     rules.rules,
     rules.explain,
 ):
-    app.command()(_command)
+    app.command(cls=usage.Command)(_command)

@@ -276,6 +276,19 @@ def _fold(word: str, start: int, room: int, breaks: list[int]) -> int:
     return used
 
 
+def abbreviate(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, its middle given up for "…" when it is wider: the start and the
+    end of an id, a tool name or a path are what tell it from its neighbours."""
+    if cells(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail_cells = width // 2
+    head = text[: _cut(text, width - 1 - tail_cells)]
+    tail = text[len(text) - _cut(text[::-1], tail_cells) :]
+    return head + "…" + tail
+
+
 def _fit(widths: list[int], room: int) -> list[int]:
     """Column widths that fit in ``room``: the widest shrink toward the next widest, then all evenly."""
     excess = sum(widths) - room

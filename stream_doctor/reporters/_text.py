@@ -7,7 +7,7 @@ rules and clients listings, which use rich's tables, get a rich Console from ``c
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions
@@ -17,7 +17,7 @@ from stream_doctor.reporters._page import Page
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["console", "finding", "finish", "more", "page", "text"]
+__all__ = ["MIN_TEXT", "console", "finding", "finish", "more", "page", "text", "text_room"]
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -43,6 +43,20 @@ def console(options: RenderOptions) -> tuple[Console, io.StringIO]:
         ),
         buffer,
     )
+
+
+#: The fewest cells a listing (``rules``, ``clients``) gives a column of wrapped text: narrower, and a
+#: summary falls apart into a word or two a line, so the listing stacks it under the row's short fields.
+MIN_TEXT = 40
+
+
+def text_room(options: RenderOptions, fixed: Sequence[Sequence[str]], columns: int) -> int:
+    """The cells left on a line for the wrapped columns of a table of ``columns`` columns, once the
+    columns that never wrap (``fixed``: each one's cells) and two cells between columns are taken."""
+    from rich.cells import cell_len
+
+    taken = sum(max((cell_len(cell) for cell in column), default=0) for column in fixed)
+    return options.width - taken - 2 * (columns - 1)
 
 
 def finish(rendered: str, options: RenderOptions) -> str:

@@ -23,7 +23,9 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 
 def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
-    """Aligned by hand, not wrapped: a row per capture however narrow the terminal."""
+    """Aligned by hand, not wrapped: a row per capture. A path wider than the room the other columns
+    leave is printed whole on a line of its own, its row under it: the columns stay in the line's
+    width and the path stays whole to copy or search for."""
     headers = ["capture", "provider", "calls", "error", "warning", "info"]
     rows = []
     captures = options.rows(result.captures)
@@ -45,8 +47,13 @@ def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
             v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
         )
 
+    room = options.width - sum(widths[1:]) - 2 * len(widths) - len("passed")  # notes after it may run over
+    widths[0] = max(min(widths[0], room), len(headers[0]))
     console.print((cells(headers) + "  result", "bold"), overflow="none")
     for capture, row in zip(captures, rows, strict=True):
+        if len(row[0]) > widths[0]:
+            console.print(row[0], overflow="none")
+            row = ["", *row[1:]]
         console.print(cells(row) + "  ", *_verdict(capture), overflow="none")
     _text.more(console, len(result.captures) - len(captures), "capture", "--report json")
 

@@ -11,22 +11,35 @@ from rich.text import Text
 from stream_doctor.clients.base import Profile
 from stream_doctor.reporters import RenderOptions, _text
 
+#: What each kind of profile's findings weigh, on the row that heads its group.
+HEADINGS = {"library": ("libraries", "(a warning when they would break)"), "pattern": ("naive patterns", "(info)")}
+
 
 def render(profiles: Sequence[Profile], options: RenderOptions) -> str:
+    """Five columns when the two of text (models, behaviour) get ``_text.MIN_TEXT`` cells each;
+    narrower (at 80 or 100 columns), two: the name, and beside it what it models, then its version and
+    what it reads, then its behaviour, each wrapped in the room the name leaves."""
     console, buffer = _text.console(options)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for column in ("name", "models", "version", "reads", "behaviour"):
+    fixed = [[p.name for p in profiles], [p.version or "" for p in profiles], [_reads(p) for p in profiles]]
+    wide = _text.text_room(options, fixed, 5) >= 2 * _text.MIN_TEXT
+    headers = (
+        ("name", "models", "version", "reads", "behaviour") if wide else ("name", "models, version, reads, behaviour")
+    )
+    for column in headers:
         table.add_column(column, no_wrap=column in ("name", "version", "reads"))
     kind = None
     for profile in profiles:
         if profile.kind != kind:
             kind = profile.kind
-            heading = "libraries (a warning when they would break)" if kind == "library" else "naive patterns (info)"
-            table.add_row(Text(heading, style="bold"), "", "", "", "")
+            group, weight = HEADINGS.get(kind, (kind, ""))
+            table.add_row(Text(group, style="bold"), Text(weight, style="bold"), *[""] * (len(headers) - 2))
         models = profile.title + ("" if profile.runs_in_python or profile.kind != "library" else " [TypeScript]")
-        table.add_row(
-            profile.name, models, profile.version or "", ", ".join(profile.providers) or "any", profile.summary
-        )
+        if wide:
+            table.add_row(profile.name, models, profile.version or "", _reads(profile), profile.summary)
+        else:
+            version = f"version {profile.version}, " if profile.version else ""
+            table.add_row(profile.name, f"{models}\n{version}reads {_reads(profile)}\n{profile.summary}")
     console.print(table)
     console.print(
         "\n`stream-doctor replay CAPTURE --client NAME` (repeatable, or all) shows per call what the client would"
@@ -36,6 +49,10 @@ def render(profiles: Sequence[Profile], options: RenderOptions) -> str:
         highlight=False,
     )
     return _text.finish(buffer.getvalue(), options)
+
+
+def _reads(profile: Profile) -> str:
+    return ", ".join(profile.providers) or "any"
 
 
 def render_json(profiles: Sequence[Profile]) -> str:

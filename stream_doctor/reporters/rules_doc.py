@@ -19,17 +19,26 @@ SEVERITY_DOC = "docs/severity.md in the stream-doctor repository"
 
 
 def render(rules: Sequence[Rule], options: RenderOptions) -> str:
-    """The table of ``stream-doctor rules``."""
+    """The table of ``stream-doctor rules``: code, name, severity and summary, or, where the summary
+    would get fewer than ``_text.MIN_TEXT`` cells, the summary under the rule's name."""
     console, buffer = _text.console(options)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for column in ("code", "name", "severity", "summary"):
-        table.add_column(column, no_wrap=column != "summary")
+    families = [f"{rule.code[:3]}xx" for rule in rules]
+    fixed = [[rule.code for rule in rules] + families, [r.name for r in rules], [r.severity.label for r in rules]]
+    wide = _text.text_room(options, fixed, 4) >= _text.MIN_TEXT
+    headers = ("code", "name", "severity", "summary") if wide else ("code", "name, severity, summary")
+    for column in headers:
+        table.add_column(column, no_wrap=column in ("code", "name", "severity"))
     family = None
     for rule in rules:
         if rule.code[:3] != family:
             family = rule.code[:3]
-            table.add_row(Text(f"{family}xx", style="bold"), "", "", Text(FAMILIES[family], style="bold"))
-        table.add_row(rule.code, rule.name, rule.severity.label, rule.summary)
+            heading = Text(FAMILIES[family], style="bold")
+            table.add_row(Text(f"{family}xx", style="bold"), *(["", "", heading] if wide else [heading]))
+        if wide:
+            table.add_row(rule.code, rule.name, rule.severity.label, rule.summary)
+        else:
+            table.add_row(rule.code, f"{rule.name} ({rule.severity.label})\n{rule.summary}")
     console.print(table)
     console.print("\n`stream-doctor explain CODE` prints a rule's documentation.", highlight=False)
     console.print(f"What each severity promises: {SEVERITY_DOC}", highlight=False)

@@ -16,7 +16,7 @@ from stream_doctor.findings import Severity
 from stream_doctor.report import Report, call_status
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
-from stream_doctor.reporters._page import Page
+from stream_doctor.reporters._page import Page, abbreviate
 
 # A status word's colour says what it means: only a call that completed and parsed is green.
 STATUS_STYLES = {"complete": "green", "unparseable": "bold red", "abandoned": "bold red"}
@@ -139,6 +139,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
         rows = [row[:1] + row[2:] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     right = {"#", "msg", "block", "frags", "bytes"}
+    _fit_id_and_name(headers, rows, widths, options.width)
 
     def line(cells: list[str]) -> str:
         return "  ".join(
@@ -157,6 +158,26 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
             for extra_line in extra.lines:
                 console.print(N(extra_line), indent=indent)
     _text.more(console, len(every) - len(calls), "call", "replay --format json")
+
+
+def _fit_id_and_name(headers: list[str], rows: list[list[str]], widths: list[int], width: int) -> None:
+    """Long ids and tool names (an MCP server's ``mcp__server__tool``) abbreviated in the middle so
+    a row, its status last, fits the line: the id first, then the name, neither below
+    12 cells (narrower, the row runs over rather than keep a word or two). ``--call N`` and the JSON
+    report give them whole."""
+    id_, name = headers.index("id"), headers.index("name")
+    room = width - sum(w for i, w in enumerate(widths) if i not in (id_, name)) - 2 * (len(widths) - 1)
+    fits = {id_: _narrowed(widths[id_], room - widths[name], 12)}
+    fits[name] = _narrowed(widths[name], room - fits[id_], 12)
+    for column, fit in fits.items():
+        if fit < widths[column]:
+            widths[column] = fit
+            for row in rows:
+                row[column] = abbreviate(row[column], fit)
+
+
+def _narrowed(natural: int, room: int, least: int) -> int:
+    return max(min(natural, least), min(natural, room))
 
 
 def _input_preview(call: ToolCall) -> str:

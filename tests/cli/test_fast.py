@@ -82,6 +82,8 @@ REPLAY_HANDED_ON: list[tuple[list[str], dict[str, str], bytes]] = [
     ([ONE, "--width", "wide"], {}, b""),
     ([ONE, "--max-rows", "-1"], {}, b""),
     ([ONE, "--colour"], {}, b""),
+    (["--bogus", ONE], {}, b""),  # usage errors: one line on both paths (cli/usage.py)
+    ([ONE, "--fromat", "json"], {}, b""),
     ([ONE, "--format"], {}, b""),
     ([ONE, ONE], {}, b""),
     ([ONE, "-qf", "json"], {}, b""),
@@ -135,6 +137,7 @@ CHECK_HANDED_ON: list[tuple[list[str], dict[str, str], bytes]] = [
     (["tree", "--jobs", "-1"], {}, b""),
     (["tree", "-j", "many"], {}, b""),
     (["tree", "--bogus"], {}, b""),
+    (["tree", "--jbos", "2"], {}, b""),
     (["tree", "-qr", "json"], {}, b""),
 ]
 
