@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 
 from stream_doctor import __version__
@@ -45,6 +46,11 @@ ReportForm = Literal["data", "fragment", "bytes"]
 SCHEMA_VERSION = 1  # of report-v1; bump on any change a consumer could notice (an optional field is not one)
 CHECK_SCHEMA_VERSION = 1  # of check-report-v1
 
+
+#: Executions a report lists (the JSON report's ``executions``, a call's runs on the HTML page); the
+#: rest are counted (``execution_checks.omitted``): an envelope of a million execute records must not
+#: make a report of gigabytes.
+LISTED_EXECUTIONS = 1_000
 
 #: What replay says when a capture holds tool calls but no executions (terminal and JSON alike).
 NO_EXECUTIONS_NOTE = (
@@ -226,7 +232,9 @@ class Report:
         return NO_EXECUTIONS_NOTE if any(selected) else None
 
     def _execution_checks(self) -> dict[str, Any]:
-        return {"ran": self.executions > 0, "executions": self.executions, "note": self.execution_note}
+        total = self.executions
+        omitted = {"omitted": total - LISTED_EXECUTIONS} if total > LISTED_EXECUTIONS else {}
+        return {"ran": total > 0, "executions": total, "note": self.execution_note, **omitted}
 
     # -- totals --------------------------------------------------------------------------------
 
@@ -359,10 +367,11 @@ class Report:
                 else _messages(stream)
             ),
             "calls": self.call_dicts(),
-            "executions": (
+            "executions": islice(
                 ({"turn": turn.number, **e} for turn in self.turns for e in _executions(turn.stream))
                 if source
-                else _executions(stream)
+                else _executions(stream),
+                LISTED_EXECUTIONS,
             ),
             "execution_checks": self._execution_checks(),
             "event_counts": self.event_counts,
@@ -477,6 +486,10 @@ class CheckResult:
     updated: tuple[str, ...] = ()  # sidecars written or removed by --update-expectations
     special: tuple[SpecialFile, ...] = ()  # not regular files (FIFOs, devices, sockets), never opened
     accepted: tuple[str, ...] = ()  # unreadable captures whose SD000 --update-expectations just declared
+    # Where the run's paths are (SARIF's URIs): the repository root holding the working directory (or
+    # the working directory outside a repository), absolute, and the working directory relative to it.
+    root: str | None = None
+    base: str = ""
 
     @property
     def failed(self) -> bool:

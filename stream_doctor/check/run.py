@@ -142,9 +142,29 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
                 if results[number].accepted_unreadable and not result.accepted_unreadable:
                     accepted.append(task.path)  # said on its own line: an unreadable capture is never accepted quietly
+    root, base = repository_root()
     return CheckResult(
-        tuple(results), plan.skipped, plan.fail_on, plan.config.path, tuple(updated), plan.special, tuple(accepted)
+        tuple(results),
+        plan.skipped,
+        plan.fail_on,
+        plan.config.path,
+        tuple(updated),
+        plan.special,
+        tuple(accepted),
+        root,
+        base,
     )
+
+
+def repository_root() -> tuple[str, str]:
+    """The repository root holding the working directory (the nearest folder with ``.git``, else the
+    working directory itself), and the working directory relative to it ("" when it is the root)."""
+    from pathlib import Path
+
+    here = Path(os.getcwd())
+    root = next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), here)
+    base = here.relative_to(root).as_posix()
+    return str(root), "" if base == "." else base
 
 
 OUT_OF_MEMORY = "the replay ran out of memory (lower --max-bytes or --max-frames, or split the capture)"

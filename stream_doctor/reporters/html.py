@@ -29,7 +29,7 @@ import orjson
 from stream_doctor import jsontext
 from stream_doctor.findings import Severity
 from stream_doctor.records import dataclass
-from stream_doctor.report import Report, call_status
+from stream_doctor.report import LISTED_EXECUTIONS, Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ GLYPH_GAP = (
 )
 LABEL_GAP = 10.0  # percent: finding codes closer than this share a mark ("SD102 +2" is ~56 px)
 SHOWN_INPUT = 4_000  # characters of an executed or predicted input shown in a call's detail
+#: Characters of any one value the page shows (a name, a message, raw arguments): the cut is made once,
+#: where the template writes values, so a 10 MB tool name in five places is not a 50 MB page.
+SHOWN_TEXT = 20_000
 EXECUTION_RULES = "SD1"  # the execution checks: a finding of theirs on a call means the application ran it wrongly
 
 #: Every colour and shape the timeline draws, in the legend's order: (css class, glyph, meaning).
@@ -131,13 +134,20 @@ def render(report: Report, options: RenderOptions) -> str:
         autoescape=True,
         # every value neutralised as it is written; a macro's output (Markup) was, value by value
         finalize=lambda value: (
-            _neutral.keeping_lines(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+            _neutral.keeping_lines(_cut(value)) if isinstance(value, str) and not isinstance(value, Markup) else value
         ),
         undefined=jinja2.StrictUndefined,
     )
     source = resources.files("stream_doctor.reporters").joinpath("templates/report.html.j2").read_text("utf-8")
     page = environment.from_string(source).render(_context(report, options))
     return _neutral.defuse_commands(page)
+
+
+def _cut(text: str) -> str:
+    """A value as the page shows it: at most SHOWN_TEXT characters, and a marker saying how many more."""
+    if len(text) <= SHOWN_TEXT:
+        return text
+    return f"{text[:SHOWN_TEXT]}… ({len(text) - SHOWN_TEXT:,} more characters; the JSON report has them all)"
 
 
 @dataclass(frozen=True)
@@ -148,7 +158,10 @@ class _Places:
     turn_of_finding: list[int | None]  # per finding of report.findings: the turn's index
     call_of_finding: list[int | None]  # per finding: the call number it is about
     wrong: dict[int, list[str]]  # call number -> the SD1xx codes found on it
-    executions: dict[int, list[tuple[ExecutionRecord, int]]]  # call number -> its executions, with their turn index
+    executions: dict[
+        int, list[tuple[ExecutionRecord, int]]
+    ]  # call number -> its first executions, with their turn index
+    unlisted: dict[int, int]  # call number -> its executions beyond LISTED_EXECUTIONS (counted, not shown)
 
 
 def _places(report: Report) -> _Places:
@@ -163,13 +176,18 @@ def _places(report: Report) -> _Places:
                 by_id.setdefault((i, call.call_id), numbered[id(call)])
                 by_id.setdefault((None, call.call_id), numbered[id(call)])
     executions: dict[int, list[tuple[ExecutionRecord, int]]] = {}
+    unlisted: dict[int, int] = {}
     executed_at: dict[tuple[int, int], int] = {}  # (turn index, event) -> the call number run there
     for i, turn in enumerate(turns):
         calls = turn.stream.calls
         for record in turn.stream.executions:
             if record.call is not None and 0 <= record.call < len(calls):
                 run = numbered[id(calls[record.call])]
-                executions.setdefault(run, []).append((record, i))
+                listed = executions.setdefault(run, [])
+                if len(listed) < LISTED_EXECUTIONS:
+                    listed.append((record, i))
+                else:
+                    unlisted[run] = unlisted.get(run, 0) + 1
                 if record.origin is None:
                     executed_at.setdefault((i, record.pos.number), run)
     turn_of: list[int | None] = []
@@ -196,7 +214,7 @@ def _places(report: Report) -> _Places:
                 codes.append(finding.code)
         turn_of.append(index)
         call_of.append(number)
-    return _Places(numbered, turn_of, call_of, wrong, executions)
+    return _Places(numbered, turn_of, call_of, wrong, executions, unlisted)
 
 
 def _context(report: Report, options: RenderOptions) -> dict[str, Any]:
@@ -587,6 +605,7 @@ def _call(
         "raw": call.raw_arguments,
         "failure": call.parse_failure,
         "ran": ran,
+        "unlisted_runs": places.unlisted.get(number, 0),
         "clients": _clients(report, number, arguments, reassembled is not None),
         "extras": [line for extra in report.extras.get(number, ()) if extra.key != "clients" for line in extra.lines],
         "findings": named.get(number, []),

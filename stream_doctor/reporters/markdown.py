@@ -1,6 +1,15 @@
-"""A Markdown summary of ``check``, fit for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment."""
+"""A Markdown summary of ``check``, fit for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment.
+
+Capture text (paths, names, messages) is never markup here: a code span's fence is longer than any
+run of backquotes in its text, so nothing in it can close the span (after which GitHub would render
+a tag such as ``<img>``), and text outside code has ``<`` and Markdown's own characters escaped.
+Each piece is cut at a length with a marker (a 10 MB tool name must not make a 30 MB summary:
+GitHub keeps 1 MiB of it); the JSON report keeps every value whole.
+"""
 
 from __future__ import annotations
+
+import re
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.report import CaptureResult, CheckResult
@@ -93,15 +102,37 @@ def _item(capture: CaptureResult, finding: Finding) -> str:
     )
 
 
+#: Characters of a path or location shown in a code span, and of a name or message shown as text.
+CODE_LIMIT = 500
+TEXT_LIMIT = 2_000
+_BACKQUOTES = re.compile("`+")
+
+
+def _clipped(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters; --report json has them all)"
+
+
 def _code(text: str) -> str:
-    """Inline code that survives backquotes and pipes in the text."""
-    fence = "``" if "`" in text else "`"
-    escaped = text.replace("|", "\\|")  # GitHub's tables split cells on | even inside code
-    return f"{fence}{_neutral.text(escaped)}{fence}"
+    """Inline code that nothing in the text can close: a fence one backquote longer than the text's
+    longest run of them (CommonMark ends a code span only at a run of exactly its fence's length)."""
+    shown = _neutral.text(_clipped(text, CODE_LIMIT)).replace("|", "\\|")  # GitHub's tables split on | even in code
+    fence = "`" * (1 + max((len(run) for run in _BACKQUOTES.findall(shown)), default=0))
+    if (
+        shown.startswith("`")
+        or shown.endswith("`")
+        or (shown.startswith(" ") and shown.endswith(" ") and shown.strip())
+    ):
+        shown = f" {shown} "  # one space each side is stripped again, keeping a backquote off the fence
+    return f"{fence}{shown}{fence}"
 
 
 def _cell(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    escaped = (
+        _clipped(text, TEXT_LIMIT).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    )
     escaped = _neutral.text(escaped)
     for char in "`*_[]":  # no code spans or emphasis from a message's own text
         escaped = escaped.replace(char, "\\" + char)

@@ -3,12 +3,17 @@
 The rules table is the rule registry (and check's own SD000/SD900), each with its documentation;
 there is one result per finding that fails ``check``, placed at its line (SARIF regions need one,
 so a finding without a line points at line 1) with its byte offset, and its related places.
-Paths are relative URIs against ``%SRCROOT%``, the working directory; no times, no absolute paths.
+Paths are URIs relative to ``%SRCROOT%``, the repository root (``originalUriBaseIds`` gives it as a
+``file:`` URI, as code scanning expects paths from the checkout's root); a capture outside the root
+(``../x.sse``, which no viewer can resolve against it) is an absolute ``file:`` URI. No times.
 """
 
 from __future__ import annotations
 
+import os
+import posixpath
 import textwrap
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Iterator
 from urllib.parse import quote
 
@@ -39,6 +44,7 @@ def document(result: CheckResult) -> dict[str, Any]:
     """The SARIF log with its one run, and the run's results, as iterators (see ``reporters/_pieces.py``)."""
     rules = sorted((*CHECK_RULES, *RULES), key=lambda r: r.code)
     index = {rule.code: number for number, rule in enumerate(rules)}
+    where = _Artifacts(result)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -53,16 +59,37 @@ def document(result: CheckResult) -> dict[str, Any]:
                             "rules": [_rule(rule) for rule in rules],
                         }
                     },
+                    "originalUriBaseIds": {SRCROOT: {"uri": where.root_uri}},
                     "columnKind": "unicodeCodePoints",
-                    "results": (_result(finding, index) for _capture, finding in result.failures),
-                    **_invocations(result),
+                    "results": (_result(finding, index, where) for _capture, finding in result.failures),
+                    **_invocations(result, where),
                 }
             ]
         ),
     }
 
 
-def _invocations(result: CheckResult) -> dict[str, Any]:
+class _Artifacts:
+    """A path of the run (relative to its working directory) as an ``artifactLocation``."""
+
+    def __init__(self, result: CheckResult) -> None:
+        self.root = result.root if result.root is not None else os.path.abspath(".")
+        self.base = result.base
+        self.windows = "\\" in self.root or self.root[1:3] == ":\\"
+        self.root_uri = self._uri(self.root).rstrip("/") + "/"  # a base URI ends with a slash (SARIF 3.14.14)
+
+    def _uri(self, absolute: str) -> str:
+        return (PureWindowsPath(absolute) if self.windows else PurePosixPath(absolute)).as_uri()
+
+    def location(self, path: str) -> dict[str, Any]:
+        relative = posixpath.normpath(posixpath.join(self.base, path.replace("\\", "/")))
+        if relative == ".." or relative.startswith("../") or posixpath.isabs(relative):
+            joined = os.path.normpath(os.path.join(self.root, relative)) if not posixpath.isabs(relative) else relative
+            return {"uri": self._uri(joined)}
+        return {"uri": _uri(relative), "uriBaseId": SRCROOT}
+
+
+def _invocations(result: CheckResult, where: _Artifacts) -> dict[str, Any]:
     """The files check met but never opened (FIFOs, devices, sockets), and the unreadable captures its
     expectations accept (SD000, which no result shows), as notes about the run itself: SARIF's place
     for a condition of the tool, not a finding about an analysed file."""
@@ -72,9 +99,7 @@ def _invocations(result: CheckResult) -> dict[str, Any]:
         {
             "level": "warning",
             "message": {"text": f"{capture.path} is unreadable (accepted by its expectations): {_unreadable(capture)}"},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": {"uri": quote(capture.path), "uriBaseId": SRCROOT}}}
-            ],
+            "locations": [{"physicalLocation": {"artifactLocation": where.location(capture.path)}}],
             "descriptor": {"id": "SD000"},
         }
         for capture in result.accepted_unreadable
@@ -83,9 +108,7 @@ def _invocations(result: CheckResult) -> dict[str, Any]:
         {
             "level": "note",
             "message": {"text": f"{special.path} skipped: {special.described}, not a regular file (never opened)"},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": {"uri": _uri(special.path), "uriBaseId": SRCROOT}}}
-            ],
+            "locations": [{"physicalLocation": {"artifactLocation": where.location(special.path)}}],
             "properties": {"kind": special.kind},
         }
         for special in result.special
@@ -117,18 +140,18 @@ def _rule(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int], where: _Artifacts) -> dict[str, Any]:
     data: dict[str, Any] = {
         "ruleId": finding.code,
         "level": LEVELS[finding.severity],
         "message": {"text": f"{finding.message}\nhint: {finding.hint}"},
-        "locations": [{"physicalLocation": _physical(finding.location)}],
+        "locations": [{"physicalLocation": _physical(finding.location, where)}],
     }
     if finding.code in index:
         data["ruleIndex"] = index[finding.code]
     if finding.related:
         data["relatedLocations"] = [
-            {"id": number, "physicalLocation": _physical(r.location), "message": {"text": r.label}}
+            {"id": number, "physicalLocation": _physical(r.location, where), "message": {"text": r.label}}
             for number, r in enumerate(finding.related, 1)
         ]
     properties: dict[str, Any] = {}
@@ -145,11 +168,11 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     return data
 
 
-def _physical(location: Location) -> dict[str, Any]:
+def _physical(location: Location, where: _Artifacts) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": location.line or 1}
     if location.offset is not None:
         region["byteOffset"] = location.offset
-    return {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": SRCROOT}, "region": region}
+    return {"artifactLocation": where.location(location.path), "region": region}
 
 
 def _uri(path: str) -> str:

@@ -42,6 +42,11 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
         f"scanned {result.scanned} of {plan.total} captures{resumed} in {result.seconds:.2f} s ({rate:,.0f}/s) on "
         f"{result.where}; findings: {options.out}, status: {options.status_path}"
     )
+    if plan.ignored:
+        _say(
+            f"--resume ignored {plan.ignored:,} row{'s' if plan.ignored != 1 else ''} of {options.status_path} "
+            "(not a capture of the input, columns of the wrong types, or a capture's second row)"
+        )
     if result.interrupted:
         _say(f"interrupted: {plan.total - result.scanned} captures not scanned; run again with --resume to finish")
         return EXIT_INTERRUPTED

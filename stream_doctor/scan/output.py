@@ -3,16 +3,19 @@
 Each is written to ``PATH.part`` and renamed over ``PATH`` when closed, so a scan that stops
 (finished, interrupted, or failed) leaves either the previous file or a whole new one, never a
 half-written one. Rows are buffered into row groups of a useful size rather than one per batch.
-``--resume`` copies what the previous tables hold into the new ones first.
+``--resume`` copies what the previous tables hold into the new ones first, trusting them only as far
+as they are checked: a status row whose key is not a capture of the input, or whose columns have the
+wrong types, is ignored and counted, and a capture's status row is copied once; what the resume
+keeps in memory is a set of the input's keys, whatever the size of the status table.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.scan import ScanError
-from stream_doctor.scan.task import FINDING_COLUMNS, STATUS_COLUMNS
+from stream_doctor.scan.task import FINDING_COLUMNS, STATUS_COLUMNS, STATUSES
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -72,7 +75,15 @@ class TableWriter:
         import pyarrow as pa
 
         for batch in previous:
-            self._writer.write_table(pa.Table.from_batches([batch]).cast(self.schema))
+            try:
+                table = pa.Table.from_batches([batch]).cast(self.schema)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+                message = " ".join(str(error).split())
+                raise ScanError(
+                    f"{self.path}: cannot resume from it, a column holds values of another type ({message}); "
+                    "scan into a new --out instead of --resume"
+                ) from None
+            self._writer.write_table(table)
             self.rows += batch.num_rows
 
     def write(self, columns: dict[str, list[Any]]) -> None:
@@ -103,8 +114,9 @@ class TableWriter:
         os.remove(self.part)
 
 
-def previous(path: str, table_schema: pa.Schema, keep: set[Key]) -> Iterator[pa.RecordBatch]:
-    """The rows of an earlier output about the captures in ``keep`` (what ``--resume`` does not scan again)."""
+def previous(path: str, table_schema: pa.Schema, keep: set[Key], once: bool = False) -> Iterator[pa.RecordBatch]:
+    """The rows of an earlier output about the captures in ``keep`` (what ``--resume`` does not scan again);
+    with ``once``, only the first row of each capture (a status table has one per capture)."""
     import pyarrow as pa
 
     table_file = _open(path)
@@ -115,24 +127,60 @@ def previous(path: str, table_schema: pa.Schema, keep: set[Key]) -> Iterator[pa.
             f"{path}: its columns are not the ones this scan writes "
             f"({', '.join(table_file.schema_arrow.names)}); scan into a new --out instead of --resume"
         )
+    if not _keys_typed(table_file.schema_arrow):
+        return  # keys of other types name no capture of the input (done_keys ignored them too)
+    copied: set[Key] = set()
     for batch in table_file.iter_batches():
         keys = zip(batch.column("source").to_pylist(), batch.column("row").to_pylist(), strict=True)
-        yield batch.filter(pa.array([key in keep for key in keys], pa.bool_()))
+        wanted = []
+        for key in keys:
+            take = key in keep and key not in copied
+            if take and once:
+                copied.add(key)
+            wanted.append(take)
+        yield batch.filter(pa.array(wanted, pa.bool_()))
 
 
-def done_keys(status_path: str) -> set[Key]:
-    """Every capture an earlier status table holds (lost ones excepted): ``--resume`` skips them."""
-    import pyarrow.compute as pc
+def done_keys(status_path: str, holds: Callable[[object, object], bool]) -> tuple[set[Key], int]:
+    """Every capture of the input an earlier status table holds (lost ones excepted), which ``--resume``
+    skips, and how many of its rows were ignored: a key ``holds`` says is not in the input, columns of
+    the wrong types, a second row for one capture. The set never holds more than the input's keys."""
+    import pyarrow as pa
 
     table_file = _open(status_path)
     if table_file is None:
-        return set()
+        return set(), 0
+    table_schema = table_file.schema_arrow
+    missing = [name for name in ("source", "row", "status") if name not in table_schema.names]
+    if missing:
+        raise ScanError(
+            f"{status_path}: it has no {missing[0]!r} column, not a status table of scan; "
+            "scan into a new --out instead of --resume"
+        )
+    typed = _keys_typed(table_schema) and pa.types.is_string(table_schema.field("status").type)
     keys: set[Key] = set()
+    ignored = 0
     for batch in table_file.iter_batches(columns=["source", "row", "status"]):
-        keep = pc.invert(pc.is_in(batch.column("status"), value_set=_rescanned()))
-        kept = batch.filter(keep)
-        keys.update(zip(kept.column("source").to_pylist(), kept.column("row").to_pylist(), strict=True))
-    return keys
+        if not typed:
+            ignored += batch.num_rows
+            continue
+        columns = (batch.column(name).to_pylist() for name in ("source", "row", "status"))
+        for source, row, state in zip(*columns, strict=True):
+            if state in RESCANNED:
+                continue  # its batch was lost: scanned again, not a doubt about the table
+            if state not in STATUSES or not holds(source, row) or (source, row) in keys:
+                ignored += 1
+            else:
+                keys.add((source, row))
+    return keys, ignored
+
+
+def _keys_typed(table_schema: pa.Schema) -> bool:
+    """Whether a table's key columns have the types scan writes (a string source, an integer row)."""
+    import pyarrow as pa
+
+    source, row = table_schema.field("source").type, table_schema.field("row").type
+    return bool(pa.types.is_string(source) and (pa.types.is_int64(row) or pa.types.is_null(row)))  # null: files only
 
 
 def _open(path: str):  # type: ignore[no-untyped-def]
@@ -151,9 +199,3 @@ def _open(path: str):  # type: ignore[no-untyped-def]
         return pq.ParquetFile(path)
     except Exception as error:  # noqa: BLE001 - pyarrow's errors share no useful base
         raise ScanError(f"{path}: cannot resume from it, it is not a readable Parquet file: {error}") from None
-
-
-def _rescanned() -> Any:
-    import pyarrow as pa
-
-    return pa.array(sorted(RESCANNED), pa.string())

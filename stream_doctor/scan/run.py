@@ -67,14 +67,16 @@ def scan(
         options.model_column,
         options.meta_columns,
     )
-    done = output.done_keys(options.status_path) if options.resume else set()
+    found = sources.listing(options)  # list first: a typo fails before a cluster starts
+    # --resume trusts the status table only about captures of this input: what it keeps is bounded by them
+    done, ignored = output.done_keys(options.status_path, found.holds) if options.resume else (set(), 0)
     _quiet()
     plan = None
-    if options.scheduler is None:  # list first: a typo fails before a cluster starts
-        plan = sources.plan(options, done, options.workers or os.cpu_count() or 1)
+    if options.scheduler is None:
+        plan = sources.plan(options, done, options.workers or os.cpu_count() or 1, found, ignored)
     with _client(options) as (client, where, workers):
         if plan is None:
-            plan = sources.plan(options, done, workers)
+            plan = sources.plan(options, done, workers, found, ignored)
         summary = Summary()
         writers = _writers(options, done, summary)
         started(plan, where)
@@ -156,12 +158,17 @@ def _writers(
     findings = output.TableWriter(options.out, findings_schema)
     status = output.TableWriter(options.status_path, status_schema)
     if done:  # --resume: keep what the earlier run wrote, and count it in the summary
-        for batch in output.previous(options.out, findings_schema, done):
-            findings.copy(iter([batch]))
-            summary.add(batch.to_pydict(), _empty_status())
-        for batch in output.previous(options.status_path, status_schema, done):
-            status.copy(iter([batch]))
-            summary.add(_empty_findings(), batch.to_pydict())
+        try:
+            for batch in output.previous(options.out, findings_schema, done):
+                findings.copy(iter([batch]))
+                summary.add(batch.to_pydict(), _empty_status())
+            for batch in output.previous(options.status_path, status_schema, done, once=True):
+                status.copy(iter([batch]))
+                summary.add(_empty_findings(), batch.to_pydict())
+        except ScanError:
+            findings.discard()  # the earlier outputs stay as they were
+            status.discard()
+            raise
     return findings, status
 
 

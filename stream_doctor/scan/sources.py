@@ -5,7 +5,9 @@ captures (a big file is a batch of its own); a Parquet table is cut along its ro
 worker reads one row group at a time, so memory stays bounded however large the table is); an
 uncompressed JSONL table (one capture per row) along lines, found by one pass over its bytes.
 Every capture has a key, ``(source, row)`` (``row`` is ``None`` for a file), that ``--resume``
-and ``--sample`` work with.
+and ``--sample`` work with. A table that cannot be listed (a corrupt Parquet footer, an unreadable
+file) is one capture of its own, key ``(source, None)``, that the worker reports unreadable with
+the reason: the other inputs are scanned all the same.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class Batch:
     table: TableRef | None = None
     segments: tuple[Segment, ...] = ()
     only: frozenset[int] | None = None  # only these rows of the segments (a sample, or what --resume lacks)
+    broken: tuple[tuple[str, str], ...] = ()  # tables that cannot be read: (label, why, one line)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Plan:
     total: int  # captures to scan now
     already: int  # captures --resume found in the outputs
     listed: int  # captures found before --sample and --resume
+    ignored: int = 0  # rows of the --resume status table ignored: not about the input, or of the wrong types
 
 
 @dataclass
@@ -90,20 +94,62 @@ class _Table:
     segments: list[Segment] = field(default_factory=list)
 
 
-def plan(options: ScanOptions, done: set[Key], workers: int) -> Plan:
-    """Expand the inputs, keep the sample and what is not done, and cut into batches."""
+@dataclass(frozen=True)
+class Listing:
+    """Every capture of the inputs, before --sample and --resume: what ``holds`` checks a key against."""
+
+    files: list[FileRef]
+    tables: list[_Table]
+    broken: list[tuple[str, str]]  # tables that cannot be read: (label, why)
+    rows: dict[str, int]  # table label -> its rows (numbered 0 to rows - 1)
+    names: frozenset[str]  # the labels of the files and of the broken tables (keys with no row)
+
+    @property
+    def count(self) -> int:
+        return len(self.files) + len(self.broken) + sum(self.rows.values())
+
+    def holds(self, source: object, row: object) -> bool:
+        """Whether ``(source, row)`` is a capture of the input (as the outputs' columns give it)."""
+        if not isinstance(source, str):
+            return False
+        if row is None:
+            return source in self.names
+        return type(row) is int and 0 <= row < self.rows.get(source, 0)
+
+
+def listing(options: ScanOptions) -> Listing:
+    """Expand the inputs into files and tables (ScanError when an input names nothing)."""
     files: list[FileRef] = []
     tables: list[_Table] = []
+    broken: list[tuple[str, str]] = []
     for given in options.inputs:
         for ref, fs in _expand(given, tables_wanted=options.body_column is not None):
             if isinstance(ref, FileRef):
                 files.append(ref)
-            else:
+                continue
+            try:
                 tables.append(_Table(ref, list(_segments(ref, fs, options))))
+            except _Unreadable as error:
+                broken.append((ref.label, str(error)))
     files = sorted({f.label: f for f in files}.values(), key=lambda f: f.label)
-    listed = len(files) + sum(s.rows for t in tables for s in t.segments)
-    if listed == 0:
+    broken = sorted(dict(broken).items())
+    rows: dict[str, int] = {}
+    for table in tables:
+        rows[table.ref.label] = rows.get(table.ref.label, 0) + sum(s.rows for s in table.segments)
+    names = frozenset(f.label for f in files) | {label for label, _ in broken}
+    found = Listing(files, tables, broken, rows, names)
+    if found.count == 0:
         raise ScanError(f"no captures found in {', '.join(options.inputs)}")
+    return found
+
+
+def plan(options: ScanOptions, done: set[Key], workers: int, found: Listing | None = None, ignored: int = 0) -> Plan:
+    """Expand the inputs (unless ``found`` is their listing), keep the sample and what is not done, and
+    cut into batches; ``ignored`` is what ``--resume`` would not trust, passed on to be said."""
+    if found is None:
+        found = listing(options)
+    files, tables = found.files, found.tables
+    listed = len(files) + sum(s.rows for t in tables for s in t.segments)
     chosen = _sample(listed, options.sample, options.seed)
     keep_files: list[FileRef] = []
     keep_rows: list[tuple[_Table, Segment, frozenset[int] | None]] = []
@@ -130,11 +176,15 @@ def plan(options: ScanOptions, done: set[Key], workers: int) -> Plan:
                 keep_rows.append((table, segment, None))
             elif selection:
                 keep_rows.append((table, segment, frozenset(selection)))
-    total = len(keep_files) + sum(s.rows if only is None else len(only) for _, s, only in keep_rows)
+    broken = tuple(item for item in found.broken if (item[0], None) not in done)  # always scanned: never sampled
+    already += len(found.broken) - len(broken)
+    total = len(keep_files) + sum(s.rows if only is None else len(only) for _, s, only in keep_rows) + len(broken)
     size = options.batch_size or max(MIN_BATCH, min(MAX_BATCH, total // max(1, workers * BATCHES_PER_WORKER)))
     batches = list(_file_batches(keep_files, size))
     batches += _table_batches(keep_rows, size, len(batches))
-    return Plan(tuple(batches), total, already, listed)
+    if broken:
+        batches.append(Batch(len(batches), len(broken), broken=broken))
+    return Plan(tuple(batches), total, already, listed + len(found.broken), ignored)
 
 
 def _sample(listed: int, sample: int | None, seed: int) -> set[int] | None:
@@ -272,13 +322,26 @@ def _label(fs: AbstractFileSystem, path: str, local: bool) -> str:
         return Path(path).as_posix()
 
 
+class _Unreadable(Exception):
+    """A table that cannot be listed: its one-line reason."""
+
+
 def _segments(ref: TableRef, fs: AbstractFileSystem, options: ScanOptions) -> Iterable[Segment]:
     if ref.kind == "parquet":
         yield from _parquet_segments(ref, fs, options)
-    elif ref.kind == "jsonl":
-        yield from _jsonl_segments(ref, fs, options)
-    else:
-        yield Segment(0, _count_lines(ref), start=0, end=-1)  # read whole, streamed: not seekable
+        return
+    try:
+        if ref.kind == "jsonl":
+            yield from _jsonl_segments(ref, fs, options)
+        else:
+            yield Segment(0, _count_lines(ref), start=0, end=-1)  # read whole, streamed: not seekable
+    except Exception as error:  # noqa: BLE001 - OSError, or a decompressor's own error (lzma, zstd)
+        raise _Unreadable(f"cannot read the table: {_one_line(error)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _parquet_segments(ref: TableRef, fs: AbstractFileSystem, options: ScanOptions) -> Iterable[Segment]:
@@ -289,7 +352,7 @@ def _parquet_segments(ref: TableRef, fs: AbstractFileSystem, options: ScanOption
             metadata = pq.ParquetFile(file).metadata
             schema = metadata.schema.to_arrow_schema()
     except Exception as error:  # noqa: BLE001 - pyarrow's errors have no common base worth naming
-        raise ScanError(f"{ref.label}: not a readable Parquet table: {error}") from None
+        raise _Unreadable(f"not a readable Parquet table: {_one_line(error)}") from None
     wanted = [options.body_column, options.id_column, options.model_column, *options.meta_columns]
     missing = [name for name in wanted if name is not None and name not in schema.names]
     if missing:

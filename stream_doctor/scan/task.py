@@ -177,6 +177,8 @@ def _model(report: Report) -> str | None:
 def _keys(batch: Batch) -> Iterator[tuple[str, int | None]]:
     for ref in batch.files:
         yield ref.label, None
+    for label, _ in batch.broken:
+        yield label, None
     if batch.table is not None:
         for segment in batch.segments:
             for row in range(segment.first_row, segment.first_row + segment.rows):
@@ -193,6 +195,8 @@ def _items(batch: Batch, settings: Settings) -> Iterator[Item]:
     for ref in batch.files:
         data, problem = _read_file(ref.url, filesystems)
         yield Item(ref.label, None, data, problem, ref.named, meta=blank)
+    for label, problem in batch.broken:  # a table that could not be listed: one unreadable row, its reason
+        yield Item(label, None, None, problem, meta=blank)
     if batch.table is None:
         return
     reader = _parquet_rows if batch.table.kind == "parquet" else _jsonl_rows

@@ -98,7 +98,10 @@ def test_junit(snapshot: object) -> None:
 
 
 def test_sarif(snapshot: object) -> None:
-    text = sarif.render(tree_result(), RenderOptions())
+    # the tree as if checked from its folder in a repository at /repository (a machine's own paths never in a snapshot)
+    from dataclasses import replace
+
+    text = sarif.render(replace(tree_result(), root="/repository", base="fixtures/check-tree"), RenderOptions())
     data = _validate_sarif(text)
     run = data["runs"][0]
     rules = run["tool"]["driver"]["rules"]
@@ -207,7 +210,7 @@ def _with_special_files() -> CheckResult:
         SpecialFile("clean/agent.sock", "socket"),
         SpecialFile("dev/zero.jsonl", "character-device"),
     )
-    return replace(tree_result(), special=special)
+    return replace(tree_result(), special=special, root="/repository", base="")  # paths from the repository root
 
 
 def test_every_check_report_counts_the_special_files_it_skipped() -> None:
