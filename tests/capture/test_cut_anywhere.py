@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import astuple
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from tests.conftest import FIXTURES  # noqa: E402
 LINE_BASED = ("sse", "jsonl", "envelope", "prefixed")
 STREAMING = ("sse", "jsonl", "envelope")
 CUTS = settings(
-    max_examples=25,
+    max_examples=20,
     deadline=None,
     derandomize=True,
     database=None,
@@ -64,7 +64,7 @@ FIXTURE_FILES = _line_based()
 IDS = [str(path.relative_to(FIXTURES)) for path, _ in FIXTURE_FILES]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _whole(path: Path, container: str) -> Capture:
     return READERS[container].read(path.read_bytes(), "cut")
 
@@ -161,8 +161,10 @@ def _sse_events(data: bytes) -> list[tuple[str, str]]:
 SSE_FILES = [
     (path, container)
     for path, container in FIXTURE_FILES
-    # httpx-sse dispatches a block with no data line, which the spec (and this reader) drops
-    if container == "sse" and not any(p.kind == "event-without-data" for p in _whole(path, container).problems)
+    # httpx-sse dispatches a block with no data line, which the spec (and this reader) drops; this
+    # reader shows data lines without blank lines between them as a frame each (reported, SD005)
+    if container == "sse"
+    and not any(p.kind in ("event-without-data", "data-lines-not-separated") for p in _whole(path, container).problems)
 ]
 
 
@@ -183,8 +185,10 @@ def test_the_complete_events_are_those_httpx_sse_dispatches(path: Path, containe
 ENGINE_FILES = [(path, container) for path, container in FIXTURE_FILES if container != "envelope"]
 
 
-@pytest.mark.parametrize(("path", "container"), ENGINE_FILES, ids=[str(p.relative_to(FIXTURES)) for p, _ in ENGINE_FILES])
-@settings(CUTS, max_examples=8)
+@pytest.mark.parametrize(
+    ("path", "container"), ENGINE_FILES, ids=[str(p.relative_to(FIXTURES)) for p, _ in ENGINE_FILES]
+)
+@settings(CUTS, max_examples=6)
 @given(place=st.floats(0, 1, exclude_max=True))
 def test_a_cut_replay_says_sd003_never_sd005(path: Path, container: str, place: float) -> None:
     data = path.read_bytes()
@@ -195,7 +199,9 @@ def test_a_cut_replay_says_sd003_never_sd005(path: Path, container: str, place: 
     except RunError as error:
         # a cut early in the capture may leave too little to tell its format or provider: one line, exit 2
         assert "\n" not in str(error)
-        assert re.search("holds no events|could not (tell|recognise)|fits several providers|not a readable JSON", str(error)), error
+        assert re.search(
+            "holds no events|could not (tell|recognise)|fits several providers|not a readable JSON", str(error)
+        ), error
         return
     whole = replay(data, name=path.name)
     if "SD005" not in whole.codes:

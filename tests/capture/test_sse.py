@@ -219,7 +219,7 @@ def test_a_capture_that_ends_between_events_is_not_cut() -> None:
 
 
 def test_a_character_cut_in_two_is_the_cut_not_bytes_that_are_not_utf8() -> None:
-    cut = "data: {\"text\":\"caf\u00e9".encode()[:-1]
+    cut = 'data: {"text":"caf\u00e9'.encode()[:-1]
     capture = both(ANTHROPIC + cut)
     assert kinds(capture) == ["unterminated-event"]
     assert capture.frames[-1].value is NOT_JSON
