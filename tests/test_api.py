@@ -213,4 +213,4 @@ def test_the_examples_in_docs_api_md_run(monkeypatch: pytest.MonkeyPatch, capsys
     assert len(blocks) >= 4
     for number, block in enumerate(blocks[1:], 2):  # the first is the import line
         exec(compile(block, f"docs/api.md (example {number})", "exec"), {"__name__": "docs_api"})
-    assert "<memory>:16 (event 16)" in capsys.readouterr().out
+    assert "executions[0]\n<memory>:7 (event 7)\n" in capsys.readouterr().out

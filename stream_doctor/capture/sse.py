@@ -267,7 +267,9 @@ class _Read:
                         error = json_error(exc)
                     unseparated = None if more_data is None or value is not NOT_JSON else _each_line_whole(more_data)
                     if unseparated is not None:
-                        self.unseparated(lines, starts, block, i, base_line, base_offset, unseparated, event, sse_id)
+                        # a cut last line that is not a data: line was not read: its lines end before it
+                        end = cut if i == last and cut >= 0 and not lines[cut].startswith(b"data:") else i
+                        self.unseparated(lines, starts, block, end, base_line, base_offset, unseparated, event, sse_id)
                     else:
                         frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
                     if i == last:
@@ -289,10 +291,14 @@ class _Read:
                             problems.append(
                                 InputProblem("not-utf8", f"line {base_line + bad} is not valid UTF-8", where)
                             )
-                elif i == last and (cut >= 0 or any(lines[j] and lines[j][0] != 58 for j in range(block, i))):
-                    # The capture ends inside an event (or a line) before any whole data line of
-                    # it: the spec would drop the block unread, and so does this reader; the cut
-                    # is what is reported, never the half-received field (SD003, not SD005).
+                elif i == last and (
+                    cut >= 0 or any(lines[j].partition(b":")[0] in _KNOWN_FIELDS for j in range(block, i))
+                ):
+                    # The capture ends inside a line, or inside an event (an event:, id: or retry:
+                    # line) before any whole data line of it: the spec would drop the block unread,
+                    # and so does this reader; the cut is what is reported, never the half-received
+                    # field (SD003, not SD005). A last block of unknown fields alone (a JSON error
+                    # body written without data: prefixes) began no event: those are SD005's.
                     where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
                     cut_line = lines[cut] if cut >= 0 else b""
                     comment = block == cut and cut_line[:1] == b":"

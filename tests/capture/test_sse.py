@@ -402,3 +402,19 @@ def test_a_first_line_with_a_space_before_its_field_name_is_an_ignored_field() -
 
 def test_text_that_is_not_sse_is_still_refused() -> None:
     assert READER.sniff(b"hello world\nsecond line\n") == 0
+
+
+def test_a_cut_after_data_lines_without_blank_lines_reads_each_whole_line() -> None:
+    # the data lines before the cut are read one a line (d96ba03); the cut start of the next is not one
+    lines = b'data: {"a":1}\ndata: {"b":2}\n'
+    for tail in (b"data", b"dat", b"e"):
+        capture = both(lines + tail)
+        assert [f.value for f in capture.frames] == [{"a": 1}, {"b": 2}]
+        assert kinds(capture) == ["data-lines-not-separated", "unterminated-event"]
+
+
+def test_a_last_block_of_unknown_fields_alone_is_no_cut() -> None:
+    # a JSON error body written without data: prefixes: every line an unknown field, no event begun
+    capture = both(ANTHROPIC + b'{\n  "error": {\n    "code": 499\n  }\n}\n')
+    assert capture.ended_cleanly
+    assert set(kinds(capture)) == {"unknown-sse-field"}
