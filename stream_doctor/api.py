@@ -64,9 +64,10 @@ def replay(
     bytes, an open text or binary stream, or an iterable of already-decoded provider events (dicts
     as the wire carried them, or SDK event objects with ``to_dict()``/``model_dump()``).
     ``executions`` lists what the application ran (``{"call_id", "name", "input"}`` each, as the
-    envelope's ``execute`` records); a capture that is not an envelope is then converted to one
-    first, and positions point into it (named ``PATH+executions.jsonl``). ``name`` is the file
-    name positions carry for a capture that is not a file (default ``<memory>``).
+    envelope's ``execute`` records): each is placed at the end of the turn of the call it names, as
+    ``--executions`` places a file's records, so positions stay the capture's own lines and events,
+    and a finding about an execution itself points at ``executions[i]``. ``name`` is the file name
+    positions carry for a capture that is not a file (default ``<memory>``).
 
     ``select``, ``ignore`` and ``extend_select`` take rule codes or prefixes; the most specific
     one matching a code decides (docs/api.md). ``per_file_ignores`` maps globs (``"captures/relay/**"``)
@@ -91,10 +92,10 @@ def replay(
     ``keep_events`` keeps every frame and event as well (``report.events``), at about ten times the
     capture's size in memory.
 
-    Raises ``ValueError`` for an unknown provider, container, severity or rule selector, and
+    Raises ``ValueError`` for an unknown provider, container, severity or rule selector or an
+    execution that is not an ``execute`` record, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
-    from stream_doctor.engine import convert
     from stream_doctor.engine import replay as run
 
     path, data = _read(source, name)
@@ -126,21 +127,8 @@ def replay(
         max_frames=max_frames,
         clients=clients,
         timeline=timeline,
+        execution_records=tuple(_execute_record(record) for record in executions or ()),
     )
-    records = [_execute_record(record) for record in executions or ()]
-    if records:
-        # The executions follow the capture as envelope records; positions then point into that
-        # envelope, which is not the file, so it gets a name of its own (docs/api.md).
-        if data is None:
-            from stream_doctor.capture import _read_bytes
-
-            data = _as_bytes_or_fail(path, lambda named: _read_bytes(named, options.limits))
-        if options.container != "envelope" and not _is_envelope(data):
-            data = convert(path, options, data)
-            options = _replace(options, container="envelope")
-        data = _append_lines(data, records)
-        if name is None and path != MEMORY_NAME:
-            path = f"{path}+executions.jsonl"
     return run(path, options, data)
 
 
@@ -183,6 +171,7 @@ def build_options(
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
     timeline: bool = False,
+    execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
     from stream_doctor.findings import Severity
@@ -210,6 +199,7 @@ def build_options(
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
         clients=_clients(clients),
         timeline=timeline,
+        execution_records=execution_records,
     )
 
 
@@ -302,35 +292,17 @@ def _unserialisable(value: Any) -> Any:
 
 
 def _execute_record(record: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(record, Mapping) or "input" not in record:
+    if not isinstance(record, Mapping) or "input" not in record or not ("call_id" in record or "name" in record):
         raise ValueError('each execution is a mapping with "input" (and "call_id" and/or "name")')
-    return {"sd": "execute", **{k: v for k, v in record.items() if k != "sd"}}
-
-
-def _is_envelope(data: bytes) -> bool:
-    from stream_doctor.capture import HEAD_SIZE, READERS
-
-    return READERS["envelope"].sniff(data[:HEAD_SIZE]) >= 100
-
-
-def _append_lines(data: bytes, records: list[dict[str, Any]]) -> bytes:
     import orjson
 
-    lines = b"\n".join(orjson.dumps(record, default=_unserialisable) for record in records)
-    return data + (b"" if data.endswith(b"\n") else b"\n") + lines + b"\n"
+    from stream_doctor.capture.envelope import check_record
 
-
-def _as_bytes_or_fail(path: str, read: Any) -> bytes:
-    from stream_doctor.capture.base import CaptureError
-    from stream_doctor.engine import RunError
-
-    try:
-        return bytes(read(path))
-    except CaptureError as error:
-        raise RunError(path, error.message) from None
-
-
-def _replace(options: Options, **changes: Any) -> Options:
-    from dataclasses import replace
-
-    return replace(options, **changes)
+    # as JSON carries it (a tuple is a list), so the input compares with the call's as --executions' would
+    execute: dict[str, Any] = orjson.loads(
+        orjson.dumps({"sd": "execute", **{k: v for k, v in record.items() if k != "sd"}}, default=_unserialisable)
+    )
+    problem = check_record(execute)
+    if problem is not None:
+        raise ValueError(f"an execution is not an execute record: {problem}")
+    return execute

@@ -65,7 +65,8 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
         with no_gc():
             try:
                 opened = open_capture(path, options.container, data, options.limits)
-                given_after = options.executed or options.executions is not None  # placed on the whole list
+                # executions given after the fact are placed on the whole list
+                given_after = options.executed or options.executions is not None or options.execution_records
                 if isinstance(opened, Streamed):
                     if not given_after:
                         try:
@@ -337,15 +338,17 @@ def _with_timings(report: Report) -> Report:
 
 
 def _supplied(path: str, options: Options) -> list[Supplied]:
-    """The executions given after the fact (--executed, --executions), read and checked."""
-    if not options.executed and options.executions is None:
+    """The executions given after the fact (--executed, --executions, the library's ``executions``), read
+    and checked. All are placed on the capture as it is, so findings keep its own lines and events."""
+    if not options.executed and options.executions is None and not options.execution_records:
         return []
-    from stream_doctor.supplied import SuppliedError, parse_executed, read_executions
+    from stream_doctor.supplied import SuppliedError, given_records, parse_executed, read_executions
 
     try:
         supplied = parse_executed(options.executed)
         if options.executions is not None:
             supplied += read_executions(options.executions)
+        supplied += given_records(options.execution_records)
     except SuppliedError as error:
         raise RunError(path, str(error)) from None
     return supplied

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
 from stream_doctor.findings import Severity
 from stream_doctor.records import dataclass
@@ -18,6 +20,7 @@ class Options:
     tools: str | None = None  # a file of tool definitions for captures whose requests declare none
     executed: tuple[str, ...] = ()  # --executed CALL=JSON: what the application ran, told after the fact
     executions: str | None = None  # --executions FILE: a JSONL file of execute records
+    execution_records: tuple[dict[str, Any], ...] = ()  # the library's executions=[...]: execute records
     max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
     max_frames: int = DEFAULT_MAX_FRAMES  # per capture
     clients: tuple[str, ...] = ()  # --client: the client profiles to replay each turn through (names)

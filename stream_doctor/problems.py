@@ -210,3 +210,14 @@ class CallAfterFinishReason(ProblemFacts):
     choice: int
     reason: str
     reason_line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CutBeforeData(ProblemFacts):
+    """An SSE capture ends inside an event before a whole ``data:`` line of it, so no frame was made."""
+
+    line: int  # the capture's last line, 1-based
+    mid_line: bool  # the capture stops inside that line (no line end after its bytes)
+    comment: bool  # that line is a comment and no field of an event came before it: no event was open
+    start: str = ""  # mid_line: the cut line's first characters (at most 40), as received
+    size: int = 0  # mid_line: the cut line's length in bytes

@@ -1,4 +1,4 @@
-"""Executions told after the fact: ``--executed CALL=JSON`` and ``--executions FILE``.
+"""Executions told after the fact: ``--executed CALL=JSON``, ``--executions FILE`` and the library's ``executions``.
 
 A raw stream cannot say what the application ran. These options add ``execute`` records to any
 capture once it is read: each is resolved to the call it names (a 1-based call number as the
@@ -91,6 +91,20 @@ def read_executions(path: str) -> list[Supplied]:
         supplied.append(Supplied(Location(path, number), record, None, where))
     if not supplied:
         raise SuppliedError(f"{path}: no execute records")
+    return supplied
+
+
+def given_records(records: Sequence[dict[str, Any]]) -> list[Supplied]:
+    """The ``execute`` records handed to the library (``replay(..., executions=[...])``), each named
+    ``executions[i]`` as the caller's list holds it: placed like the records of ``--executions``, so
+    that a finding about a call keeps the capture's own line and event."""
+    supplied = []
+    for index, record in enumerate(records):
+        where = f"executions[{index}]"
+        problem = check_record(record)
+        if problem is not None:
+            raise SuppliedError(f"{where}: {problem}")
+        supplied.append(Supplied(Location(where), record, None, where))
     return supplied
 
 

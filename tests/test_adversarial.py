@@ -507,15 +507,16 @@ def test_an_unclosed_string_of_escapes_is_read_in_one_pass(tmp_path: Path) -> No
 
 
 def test_one_line_of_junk_read_as_sse_is_named_by_its_start(tmp_path: Path) -> None:
-    # A body with no line end and no colon (a gzip bomb's zeros, a binary blob) is one "field name"
-    # to the SSE parser: it was copied, decoded and quoted whole into an unknown-field message (a
-    # 128 MiB HAR body of zeros peaked at 1.3 GB). Its start is kept and shown, with its size.
+    # A body with no line end and no colon (a gzip bomb's zeros, a binary blob) is one line the
+    # capture stops inside: it was once copied, decoded and quoted whole into an unknown-field
+    # message (a 128 MiB HAR body of zeros peaked at 1.3 GB). Its start is kept and shown, with its
+    # size, by the cut it is (SD003: no client reads a line without its line end).
     path = tmp_path / "junk.sse"
     path.write_bytes(b"x" * (16 << 20))
     bound_kb = 3 * (path.stat().st_size >> 10) + (40 << 10)
     ran = run_cli("replay", str(path), "--container", "sse", "--provider", "anthropic", "--format", "json")
     assert ran.code == 0, ran.err
-    assert f"unknown SSE field '{'x' * 40}… (16,777,216 bytes)'" in ran.out
+    assert f"the capture stops inside line 1 ('{'x' * 40}…' (16,777,216 bytes), no line end)" in ran.out
     assert len(ran.out) < 10_000
     assert 0 < ran.peak_kb < bound_kb
 

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -109,12 +110,72 @@ def test_executions_show_the_empty_input_bug() -> None:
     ran_placeholder = [{"call_id": call.call_id, "name": call.name, "input": {}}]
     report = replay(CLEAN, executions=ran_placeholder)
     assert report.codes == ("SD102",)
-    assert str(report.findings[0].location).startswith(f"{CLEAN}+executions.jsonl:")
+    # the execution is named as the caller gave it, the call's places are the capture's own lines
+    assert str(report.findings[0].location) == "executions[0]"
+    assert [str(r.location) for r in report.findings[0].related] == [f"{CLEAN}:19 (event 7)", f"{CLEAN}:37 (event 13)"]
+    named = replay((ROOT / CLEAN).read_bytes(), name="weather.sse", executions=ran_placeholder)
+    assert [str(r.location) for r in named.findings[0].related] == [
+        "weather.sse:19 (event 7)",
+        "weather.sse:37 (event 13)",
+    ]
     ran_right = [{"call_id": call.call_id, "name": call.name, "input": call.arguments}]
     assert replay(CLEAN, executions=ran_right).codes == ()
     assert replay(_sse_payloads(CLEAN), executions=ran_placeholder).codes == ("SD102",)
     with pytest.raises(ValueError, match='"input"'):
         replay(CLEAN, executions=[{"call_id": call.call_id}])
+    with pytest.raises(ValueError, match='"call_id" and/or "name"'):
+        replay(CLEAN, executions=[{"input": {}}])
+    with pytest.raises(ValueError, match='"name" must be a string'):
+        replay(CLEAN, executions=[{"name": 7, "input": {}}])
+
+
+#: Captures and what their application ran: an empty input (SD102), an input that differs (SD103),
+#: an unknown id (SD104), a call run twice (SD105), a server tool run by the client (SD106), a call
+#: cut mid-arguments run anyway (SD101), and an envelope whose own execute records stay as they are.
+GIVEN = {
+    "fixtures/anthropic/one_call.sse": [{"call_id": "toolu_01f3H9Mn3GSMpLjVNa749dnK", "input": {}}],
+    "fixtures/anthropic/parallel_calls.sse": [
+        {"name": "get_weather", "input": {"location": "Tokyo"}},
+        {"call_id": "toolu_nope", "name": "get_weather", "input": {}},
+        {"call_id": "toolu_01rUxqCsyH1oCEmGnpEf7AxN", "input": {"timezone": "Asia/Tokyo"}},
+        {"call_id": "toolu_01rUxqCsyH1oCEmGnpEf7AxN", "input": {"timezone": "Asia/Tokyo"}, "t": 3.5},
+    ],
+    "fixtures/anthropic/server_tool_use.sse": [{"name": "web_search", "input": {"query": "python"}}],
+    "fixtures/openai/stream_cut_mid_arguments.sse": [{"name": "write_file", "input": {"path": "a.txt"}}],
+    "fixtures/anthropic/executed_input_differs.jsonl": [{"name": "get_weather", "input": {}}],
+}
+
+
+@pytest.mark.parametrize("capture", sorted(GIVEN))
+def test_executions_given_to_the_library_are_placed_as_the_cli_places_them(capture: str, tmp_path: Path) -> None:
+    """The library and ``replay --executions`` place executions alike: every location of a call is the
+    capture's own line and event; an execution's own location names where it was given (the list's
+    index for the library, the file's line for the CLI)."""
+    records = GIVEN[capture]
+    ran = tmp_path / "ran.jsonl"
+    ran.write_text("".join(json.dumps(record) + "\n" for record in records))
+    result = CliRunner().invoke(app, ["replay", capture, "--executions", str(ran), "--format", "json", "--isolated"])
+    assert result.exit_code in (0, 1), result.output
+    by_cli = json.loads(result.output)
+
+    def given_in_list(location: dict[str, Any]) -> dict[str, Any]:
+        if location["path"] != str(ran):
+            return location
+        return {**location, "path": f"executions[{location['line'] - 1}]", "line": None}
+
+    for finding in by_cli["findings"]:
+        finding["location"] = given_in_list(finding["location"])
+    for execution in by_cli["executions"]:
+        if execution.get("given", "").startswith(f"{ran}:"):
+            execution["given"] = f"executions[{int(execution['given'].rpartition(':')[2]) - 1}]"
+    by_api = replay(capture, executions=records).to_dict()
+    assert by_cli["findings"], "each case shows at least one execution finding"
+    assert by_api["findings"] == by_cli["findings"]
+    assert by_api["executions"] == by_cli["executions"]
+    assert {f["location"]["path"] for f in by_api["findings"]} <= {
+        capture,
+        *(f"executions[{i}]" for i in range(len(records))),
+    }
 
 
 def test_selection_and_fail_on() -> None:
@@ -152,4 +213,4 @@ def test_the_examples_in_docs_api_md_run(monkeypatch: pytest.MonkeyPatch, capsys
     assert len(blocks) >= 4
     for number, block in enumerate(blocks[1:], 2):  # the first is the import line
         exec(compile(block, f"docs/api.md (example {number})", "exec"), {"__name__": "docs_api"})
-    assert "<memory>:16 (event 16)" in capsys.readouterr().out
+    assert "executions[0]\n<memory>:7 (event 7)\n" in capsys.readouterr().out

@@ -68,6 +68,17 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
+def is_utf8_cut(data: bytes) -> bool:
+    """Valid UTF-8 but perhaps for a character cut off at its end (a capture that stops mid-line)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.reason == "unexpected end of data"
+    return True
+
+
 def head_lines(head: bytes) -> Iterator[tuple[int, bytes, bool]]:
     """The lines of a sniffing head, lazily: ``(number, line, cut)``, ``cut`` for a line the head ends in.
 

@@ -15,11 +15,20 @@ from functools import partial
 import orjson
 
 from stream_doctor.capture import runs as _runs
-from stream_doctor.capture._text import BOM, head_lines, is_utf8, json_error, split_lines, uniform_line_end
+from stream_doctor.capture._text import (
+    BOM,
+    head_lines,
+    is_utf8,
+    is_utf8_cut,
+    json_error,
+    split_lines,
+    uniform_line_end,
+)
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.gcpause import no_gc
+from stream_doctor.problems import CutBeforeData
 
 _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
 
@@ -202,11 +211,17 @@ class _Read:
         """Parse ``data`` line by line, as the spec describes. Returns the next line number.
 
         ``data`` is the whole capture or a run of whole blocks from it; an event still open at
-        its end is the capture's unterminated last event.
+        its end is the capture's unterminated last event. When ``data`` stops inside its last line
+        (no line end), the capture was cut there: a cut ``data:`` line still joins the event's data
+        (the frame then says what became of it), any other cut line is not read as a field at all
+        (``e`` is the start of ``event:``, not an unknown field), and an event without a whole
+        ``data:`` line when the capture ends is reported cut (``CutBeforeData``), never dispatched.
         """
         before = self.before
         lines, starts = split_lines(data)
         last = len(lines)
+        # the index of a last line the capture stops inside, -1 when it ends with a line end
+        cut = last - 1 if data and data[-1] not in (10, 13) else -1
         lines.append(b"")  # a blank line after the end flushes an unterminated last event
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
@@ -224,6 +239,8 @@ class _Read:
         block = 0
 
         for i, line in enumerate(lines):
+            if i == cut and not line.startswith(b"data:"):
+                continue  # the cut start of a line: what field it was going to be is unknown
             if line.startswith(b"data: "):
                 if first_data is None:
                     first_data = line[6:]
@@ -250,7 +267,9 @@ class _Read:
                         error = json_error(exc)
                     unseparated = None if more_data is None or value is not NOT_JSON else _each_line_whole(more_data)
                     if unseparated is not None:
-                        self.unseparated(lines, starts, block, i, base_line, base_offset, unseparated, event, sse_id)
+                        # a cut last line that is not a data: line was not read: its lines end before it
+                        end = cut if i == last and cut >= 0 and not lines[cut].startswith(b"data:") else i
+                        self.unseparated(lines, starts, block, end, base_line, base_offset, unseparated, event, sse_id)
                     else:
                         frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
                     if i == last:
@@ -263,14 +282,40 @@ class _Read:
                             )
                         )
                     if not utf8_ok:
-                        bad = next((j for j in range(block, i) if not is_utf8(lines[j])), None)
+                        # a character the cut split at the end of the capture is the cut, not bad bytes
+                        bad = next(
+                            (j for j in range(block, i) if not (is_utf8_cut if j == cut else is_utf8)(lines[j])),
+                            None,
+                        )
                         if bad is not None:
                             problems.append(
                                 InputProblem("not-utf8", f"line {base_line + bad} is not valid UTF-8", where)
                             )
+                elif i == last and (
+                    cut >= 0 or any(lines[j].partition(b":")[0] in _KNOWN_FIELDS for j in range(block, i))
+                ):
+                    # The capture ends inside a line, or inside an event (an event:, id: or retry:
+                    # line) before any whole data line of it: the spec would drop the block unread,
+                    # and so does this reader; the cut is what is reported, never the half-received
+                    # field (SD003, not SD005). A last block of unknown fields alone (a JSON error
+                    # body written without data: prefixes) began no event: those are SD005's.
+                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
+                    cut_line = lines[cut] if cut >= 0 else b""
+                    comment = block == cut and cut_line[:1] == b":"
+                    # only the cut line's start is kept: it may be megabytes of junk without a line end
+                    start = cut_line[:UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
+                    self.ended_cleanly = False
+                    problems.append(
+                        InputProblem(
+                            "unterminated-event",
+                            f"the capture ends inside an event, before its data (line {base_line + i - 1}): "
+                            "the stream was cut",
+                            where,
+                            facts=CutBeforeData(base_line + i - 1, cut >= 0, comment, start, len(cut_line)),
+                        )
+                    )
                 elif event is not None:
-                    # An event name but no data: the spec drops the block without dispatching
-                    # it. At the end of the capture too; no frame was cut, so it ends cleanly.
+                    # An event name but no data: the spec drops the block without dispatching it.
                     where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
                     problems.append(
                         InputProblem(

@@ -9,6 +9,7 @@ import pytest
 
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
 from stream_doctor.capture.sse import READER, read_sse
+from stream_doctor.problems import CutBeforeData
 
 ANTHROPIC = (
     b"event: message_start\n"
@@ -170,11 +171,60 @@ def test_event_without_data_is_not_dispatched_but_noted() -> None:
     assert "ping" in capture.problems[0].message
 
 
-def test_event_without_data_at_the_end_is_not_a_cut_frame() -> None:
+def test_an_event_whose_data_never_arrived_is_a_cut_not_a_framing_problem() -> None:
+    # the recording stopped after the event line: the block is open, not an event without data
     capture = both(b"data: 1\n\nevent: message_stop\n")
     assert [f.value for f in capture.frames] == [1]
-    assert kinds(capture) == ["event-without-data"]
-    assert capture.ended_cleanly  # no frame was cut; the dropped block is reported on its own
+    assert kinds(capture) == ["unterminated-event"]
+    assert capture.problems[0].pos == Pos(2, 3, 9)
+    assert capture.problems[0].facts == CutBeforeData(3, mid_line=False, comment=False)
+    assert not capture.ended_cleanly
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [b"e", b"ev", b"event", b"event:", b"event: message_st", b"da", b"dat", b"i", b"id: 4", b"retry: 10", b"x"],
+)
+def test_a_cut_line_that_is_not_data_is_the_cut_never_a_field(tail: bytes) -> None:
+    # `head -c N capture.sse` stops wherever it stops: the start of a line is not an unknown field
+    capture = both(ANTHROPIC + tail)
+    assert [f.pos.number for f in capture.frames] == [1, 2, 3]
+    assert kinds(capture) == ["unterminated-event"]
+    assert capture.problems[0].pos == Pos(4, 10, len(ANTHROPIC))
+    assert capture.problems[0].facts == CutBeforeData(10, True, False, tail.decode(), len(tail))
+    assert not capture.ended_cleanly
+
+
+def test_a_cut_line_after_the_event_line_loses_the_event() -> None:
+    capture = both(ANTHROPIC + b"event: message_stop\nda")
+    assert len(capture.frames) == 3
+    assert [(p.kind, p.pos, p.facts) for p in capture.problems] == [
+        ("unterminated-event", Pos(4, 10, len(ANTHROPIC)), CutBeforeData(11, True, False, "da", 2))
+    ]
+
+
+def test_a_cut_comment_between_events_is_a_cut_with_no_event_open() -> None:
+    capture = both(ANTHROPIC + b": keep-al")
+    assert [(p.kind, p.facts) for p in capture.problems] == [
+        ("unterminated-event", CutBeforeData(10, True, True, ": keep-al", 9))
+    ]
+    assert capture.comments == 0 and not capture.ended_cleanly
+
+
+def test_a_capture_that_ends_between_events_is_not_cut() -> None:
+    # a whole comment line or a final blank line: the capture ends between events, cleanly
+    for tail in (b": bye\n", b"\n", b": bye\r\n"):
+        capture = both(ANTHROPIC + tail)
+        assert capture.ended_cleanly and capture.problems == [], tail
+
+
+def test_a_character_cut_in_two_is_the_cut_not_bytes_that_are_not_utf8() -> None:
+    cut = 'data: {"text":"caf\u00e9'.encode()[:-1]
+    capture = both(ANTHROPIC + cut)
+    assert kinds(capture) == ["unterminated-event"]
+    assert capture.frames[-1].value is NOT_JSON
+    bad = both(ANTHROPIC + b'data: {"text":"caf\xff"}')  # a byte no UTF-8 has, then the cut
+    assert kinds(bad) == ["unterminated-event", "not-utf8"]
 
 
 @pytest.mark.parametrize("tail", [b"", b"\n"], ids=["mid-line", "no-blank-line"])
@@ -352,3 +402,19 @@ def test_a_first_line_with_a_space_before_its_field_name_is_an_ignored_field() -
 
 def test_text_that_is_not_sse_is_still_refused() -> None:
     assert READER.sniff(b"hello world\nsecond line\n") == 0
+
+
+def test_a_cut_after_data_lines_without_blank_lines_reads_each_whole_line() -> None:
+    # the data lines before the cut are read one a line (d96ba03); the cut start of the next is not one
+    lines = b'data: {"a":1}\ndata: {"b":2}\n'
+    for tail in (b"data", b"dat", b"e"):
+        capture = both(lines + tail)
+        assert [f.value for f in capture.frames] == [{"a": 1}, {"b": 2}]
+        assert kinds(capture) == ["data-lines-not-separated", "unterminated-event"]
+
+
+def test_a_last_block_of_unknown_fields_alone_is_no_cut() -> None:
+    # a JSON error body written without data: prefixes: every line an unknown field, no event begun
+    capture = both(ANTHROPIC + b'{\n  "error": {\n    "code": 499\n  }\n}\n')
+    assert capture.ended_cleanly
+    assert set(kinds(capture)) == {"unknown-sse-field"}
