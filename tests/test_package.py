@@ -27,12 +27,31 @@ NOT_SOURCES = shutil.ignore_patterns(
 )
 
 
+#: What running the tests, the linters and the harnesses leaves in a working tree: never in the sdist.
+GENERATED = (
+    "tests/clients/node/node_modules/@anthropic-ai/sdk/index.js",
+    "tests/clients/node/node_modules/.package-lock.json",
+    "tests/__pycache__/conftest.cpython-311-pytest-8.4.0.pyc",
+    "tests/check/__pycache__/test_cli_check.cpython-311.pyc",
+    "tests/.hypothesis/examples/0a1b/2c3d",
+    "tests/.pytest_cache/v/cache/lastfailed",
+    "tests/.venv/bin/python",
+    "fixtures/.mypy_cache/3.11/cache.db",
+    "docs/.ruff_cache/0.5.0/123",
+    "benchmarks/out/replay.json",
+    "benchmarks/.fuzz-corpus/0123abcd",
+)
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     if importlib.util.find_spec("build") is None:
         pytest.skip("the build package is not installed (pip install -e '.[test]')")
     tree = tmp_path_factory.mktemp("tree") / "stream-doctor"
     shutil.copytree(ROOT, tree, ignore=NOT_SOURCES)
+    for generated in GENERATED:  # as a working tree has them after npm ci, pytest, mypy, ruff, the fuzzer
+        (tree / generated).parent.mkdir(parents=True, exist_ok=True)
+        (tree / generated).write_text("generated\n")
     out = tree / "dist"
     subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
@@ -95,7 +114,43 @@ def test_the_sdist_holds_what_the_test_suite_needs(built: tuple[Path, Path]) -> 
         assert required in names
     assert {n for n in names if n.startswith("stream_doctor/")} >= _package_sources()
     assert "tests/test_package.py" in names and "fixtures/anthropic/one_call.sse" in names
+    # tests/providers/test_sdk_helpers.py loads it: without it the sdist's suite does not even collect
+    assert "tools/sdk_helper_logs.py" in names
+    assert "tests/check/schemas/sarif-schema-2.1.0.json" in names
     assert not [n for n in names if "__pycache__" in n or n.startswith((".venv", ".git/"))]
+
+
+def test_the_sdist_holds_every_tracked_file_of_what_it_grafts(built: tuple[Path, Path]) -> None:
+    """A file added to tests/, fixtures/, tools/ … is in the sdist without anyone remembering MANIFEST.in."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout: no list of tracked files to compare with")
+    sdist, _ = built
+    prefix = f"stream_doctor-{stream_doctor.__version__}/"
+    names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    tracked = {n for n in listed.split("\0") if n and (ROOT / n).is_file()}
+    grafted = ("docs/", "tests/", "fixtures/", "benchmarks/", "tools/", "stream_doctor/")
+    assert {n for n in tracked if n.startswith(grafted)} - names == set()
+
+
+def test_the_sdist_leaves_out_what_runs_leave_behind(built: tuple[Path, Path]) -> None:
+    """node_modules (12 MB once npm ci has run), caches, environments: built from a tree that has them all."""
+    sdist, _ = built
+    prefix = f"stream_doctor-{stream_doctor.__version__}/"
+    names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
+    assert not set(GENERATED) & names
+    generated = {
+        "node_modules",
+        "__pycache__",
+        ".hypothesis",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".venv",
+        ".fuzz-corpus",
+    }
+    assert not [n for n in names if set(n.split("/")) & generated or n.startswith("benchmarks/out")]
+    assert sdist.stat().st_size < 3_000_000  # about 1 MB: the sources, fixtures and snapshots
 
 
 def test_the_version_is_defined_once() -> None:
