@@ -7,6 +7,7 @@ The sdist and wheel are built offline (``python -m build --no-isolation``, the `
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import pytest
 import yaml
 
 import stream_doctor
+from stream_doctor.install import REPOSITORY
 from tests.conftest import ROOT
 
 NOT_SOURCES = shutil.ignore_patterns(
@@ -153,6 +155,41 @@ def test_the_sdist_leaves_out_what_runs_leave_behind(built: tuple[Path, Path]) -
     assert sdist.stat().st_size < 3_000_000  # about 1 MB: the sources, fixtures and snapshots
 
 
+#: ``pip install stream-doctor`` or ``'stream-doctor[x]'`` without ``@ git+…``: a name no package index has.
+BY_NAME = re.compile(r"""pip install\s+(?:-\S+\s+)*['"]?stream-doctor(?>(?:\[[^\]]*\])?['"]?)(?!\s*@)""")
+
+
+def test_every_install_command_names_something_pip_can_install() -> None:
+    """README, docs and every missing-extra message install from a clone (``-e ".[x]"``) or from the
+    repository's URL, the one placeholder ``stream_doctor.install.REPOSITORY`` (README, "Installing")."""
+    texts = [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted((ROOT / "stream_doctor").rglob("*.py")),
+    ]
+    wrong = []
+    for path in texts:
+        text = path.read_text()
+        wrong += [f"{path.relative_to(ROOT)}: {found.group(0)}" for found in BY_NAME.finditer(text)]
+        urls = re.findall(r"git\+(https://[^\s\"'`@]+)", text)
+        wrong += [f"{path.relative_to(ROOT)}: git+{url}" for url in urls if url != REPOSITORY]
+    assert wrong == []
+    assert BY_NAME.search("pip install 'stream-doctor[html]'") and BY_NAME.search("pip install -q stream-doctor")
+    assert not BY_NAME.search(f'pip install "stream-doctor[html] @ git+{REPOSITORY}"')
+
+
+def test_the_readme_lists_every_container_and_replay_format() -> None:
+    from stream_doctor.capture import CONTAINERS
+    from stream_doctor.reporters import FORMATS
+
+    readme = (ROOT / "README.md").read_text()
+    (container_row,) = [line for line in readme.splitlines() if line.startswith("| `--container NAME` |")]
+    assert re.findall(r"`(\w+)`", container_row.split("|")[2].split("(")[0]) == list(CONTAINERS)
+    (format_row,) = [line for line in readme.splitlines() if line.startswith("| `--format ")]
+    assert format_row.split("`")[1].removeprefix("--format ").split("\\|") == list(FORMATS)
+    assert "the `html` extra" in format_row
+
+
 def test_the_version_is_defined_once() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert "version" not in project and project["dynamic"] == ["version"]
@@ -163,8 +200,6 @@ def test_the_version_is_defined_once() -> None:
 def test_the_pre_commit_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "stream-doctor-check" and hook["entry"] == "stream-doctor check"
-    import re
-
     files = re.compile(hook["files"])
     assert files.search("captures/a.sse") and files.search("x.jsonl.gz") and files.search("a.sse.expect.toml")
     assert not files.search("README.md")

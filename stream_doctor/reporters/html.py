@@ -5,7 +5,7 @@ started, its fragments, where it completed (or was abandoned), where each client
 have run it (the ``clients`` extra, when ``--client`` ran) and each finding at its place.
 Clicking a call shows its reassembled input, its fragments and what every stage attached to it.
 
-Rendered by jinja2 with autoescaping on (``pip install 'stream-doctor[html]'``), so capture
+Rendered by jinja2 with autoescaping on (the ``html`` extra), so capture
 content is always text, never markup or script; it is also neutralised like every text report
 (control characters as escapes). A Content-Security-Policy forbids every fetch.
 """
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from stream_doctor.findings import Finding
     from stream_doctor.timeline import Row
 
-INSTALL = "pip install 'stream-doctor[html]'"
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
 EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark
 
@@ -48,7 +47,9 @@ def render(report: Report, options: RenderOptions) -> str:
     try:
         import jinja2
     except ImportError:
-        raise MissingExtra(f"the HTML report needs jinja2: {INSTALL}") from None
+        from stream_doctor.install import install_extra
+
+        raise MissingExtra(f"the HTML report needs jinja2: {install_extra('html')}") from None
     environment = jinja2.Environment(
         autoescape=True,
         finalize=lambda value: _neutral.keeping_lines(value) if isinstance(value, str) else value,
