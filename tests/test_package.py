@@ -16,6 +16,7 @@ import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -209,10 +210,34 @@ def test_the_pre_commit_hook_definition() -> None:
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
 
 
+def readme_pre_commit_snippet() -> dict[str, Any]:
+    """The README's ``.pre-commit-config.yaml`` snippet, parsed: the one repository it lists."""
+    readme = (ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("repos:")]
+    (repo,) = yaml.safe_load(block)["repos"]
+    return repo  # type: ignore[no-any-return]
+
+
+def test_the_readme_pre_commit_snippet_names_what_a_user_fills_in() -> None:
+    """No tag exists (a submission carries commits only): the snippet pins a commit, and names the
+    repository as the install instructions do."""
+    repo = readme_pre_commit_snippet()
+    assert repo["repo"] == REPOSITORY
+    assert repo["rev"] == "<commit SHA>"
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in repo["hooks"]] == [hook["id"]]
+
+
 @pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (the test extra has it)")
-def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
-    """pre-commit installs the hook from this checkout into its own environment (that needs the
-    package registry); the test extra installs pre-commit, so CI runs it."""
+def test_pre_commit_try_repo_runs_the_readme_snippet(tmp_path: Path) -> None:
+    """The README's snippet with its blanks filled in: this checkout as the repository, its HEAD as
+    ``rev``. pre-commit checks that commit out and installs the hook from it into its own
+    environment (that needs the package registry); the test extra installs pre-commit, so CI runs it."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an sdist): pre-commit installs hooks from a git repository")
+    snippet = readme_pre_commit_snippet()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    filled = {snippet["repo"]: str(ROOT), snippet["rev"]: head.stdout.strip()}
     repo = tmp_path / "project"
     (repo / "captures").mkdir(parents=True)
     shutil.copy(ROOT / "fixtures/anthropic/one_call.sse", repo / "captures/clean.sse")
@@ -221,13 +246,15 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
-    result = subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(ROOT), "stream-doctor-check", "--all-files"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
-    assert "SD102" in result.stdout
+    for hook in snippet["hooks"]:
+        result = subprocess.run(
+            [str(PRE_COMMIT), "try-repo", filled[snippet["repo"]], hook["id"], "--ref", filled[snippet["rev"]]]
+            + ["--all-files"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
+        assert "SD102" in result.stdout
