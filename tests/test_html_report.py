@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from stream_doctor.cli import app
 from stream_doctor.engine import replay
 from stream_doctor.findings import Severity
+from stream_doctor.install import REPOSITORY
 from stream_doctor.options import Options
 from stream_doctor.report import CallExtra
 from stream_doctor.reporters import RenderOptions, html, terminal
@@ -171,7 +172,8 @@ def test_without_jinja2_the_html_format_is_a_one_line_error(monkeypatch: pytest.
     result = CliRunner().invoke(app, ["replay", EXECUTED, "--format", "html"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "stream-doctor: error: the HTML report needs jinja2: pip install 'stream-doctor[html]'"
+        'stream-doctor: error: the HTML report needs jinja2: pip install -e ".[html]" in a clone of stream-doctor, '
+        f'or pip install "stream-doctor[html] @ git+{REPOSITORY}"'
     ]
 
 

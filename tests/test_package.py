@@ -7,6 +7,7 @@ The sdist and wheel are built offline (``python -m build --no-isolation``, the `
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -15,15 +16,33 @@ import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 import stream_doctor
+from stream_doctor.install import REPOSITORY
 from tests.conftest import ROOT
 
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "*.egg-info", "build", "dist", "__pycache__", ".*_cache", "*.pyc", "benchmarks/out"
+)
+
+
+#: What running the tests, the linters and the harnesses leaves in a working tree: never in the sdist.
+GENERATED = (
+    "tests/clients/node/node_modules/@anthropic-ai/sdk/index.js",
+    "tests/clients/node/node_modules/.package-lock.json",
+    "tests/__pycache__/conftest.cpython-311-pytest-8.4.0.pyc",
+    "tests/check/__pycache__/test_cli_check.cpython-311.pyc",
+    "tests/.hypothesis/examples/0a1b/2c3d",
+    "tests/.pytest_cache/v/cache/lastfailed",
+    "tests/.venv/bin/python",
+    "fixtures/.mypy_cache/3.11/cache.db",
+    "docs/.ruff_cache/0.5.0/123",
+    "benchmarks/out/replay.json",
+    "benchmarks/.fuzz-corpus/0123abcd",
 )
 
 
@@ -33,6 +52,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         pytest.skip("the build package is not installed (pip install -e '.[test]')")
     tree = tmp_path_factory.mktemp("tree") / "stream-doctor"
     shutil.copytree(ROOT, tree, ignore=NOT_SOURCES)
+    for generated in GENERATED:  # as a working tree has them after npm ci, pytest, mypy, ruff, the fuzzer
+        (tree / generated).parent.mkdir(parents=True, exist_ok=True)
+        (tree / generated).write_text("generated\n")
     out = tree / "dist"
     subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
@@ -84,7 +106,7 @@ def test_the_metadata_a_user_sees(built: tuple[Path, Path]) -> None:
     assert {"dev", "test", "record", "scan", "clients"} <= extras
     core = [d for d in metadata.get_all("Requires-Dist") if "extra ==" not in d]
     assert not [d for d in core if d.startswith("pydantic")]  # a plain install never brings in pydantic
-    assert [d for d in core if d.startswith("typer")] == ["typer<0.29,>=0.12"]  # 0.29 imports pydantic at start-up
+    assert [d for d in core if d.startswith("typer")] == ["typer<0.29,>=0.27"]  # 0.29 imports pydantic at start-up
 
 
 def test_the_sdist_holds_what_the_test_suite_needs(built: tuple[Path, Path]) -> None:
@@ -95,7 +117,78 @@ def test_the_sdist_holds_what_the_test_suite_needs(built: tuple[Path, Path]) -> 
         assert required in names
     assert {n for n in names if n.startswith("stream_doctor/")} >= _package_sources()
     assert "tests/test_package.py" in names and "fixtures/anthropic/one_call.sse" in names
+    # tests/providers/test_sdk_helpers.py loads it: without it the sdist's suite does not even collect
+    assert "tools/sdk_helper_logs.py" in names
+    assert "tests/check/schemas/sarif-schema-2.1.0.json" in names
     assert not [n for n in names if "__pycache__" in n or n.startswith((".venv", ".git/"))]
+
+
+def test_the_sdist_holds_every_tracked_file_of_what_it_grafts(built: tuple[Path, Path]) -> None:
+    """A file added to tests/, fixtures/, tools/ … is in the sdist without anyone remembering MANIFEST.in."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout: no list of tracked files to compare with")
+    sdist, _ = built
+    prefix = f"stream_doctor-{stream_doctor.__version__}/"
+    names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    tracked = {n for n in listed.split("\0") if n and (ROOT / n).is_file()}
+    grafted = ("docs/", "tests/", "fixtures/", "benchmarks/", "tools/", "stream_doctor/")
+    assert {n for n in tracked if n.startswith(grafted)} - names == set()
+
+
+def test_the_sdist_leaves_out_what_runs_leave_behind(built: tuple[Path, Path]) -> None:
+    """node_modules (12 MB once npm ci has run), caches, environments: built from a tree that has them all."""
+    sdist, _ = built
+    prefix = f"stream_doctor-{stream_doctor.__version__}/"
+    names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
+    assert not set(GENERATED) & names
+    generated = {
+        "node_modules",
+        "__pycache__",
+        ".hypothesis",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".venv",
+        ".fuzz-corpus",
+    }
+    assert not [n for n in names if set(n.split("/")) & generated or n.startswith("benchmarks/out")]
+    assert sdist.stat().st_size < 3_000_000  # about 1 MB: the sources, fixtures and snapshots
+
+
+#: ``pip install stream-doctor`` or ``'stream-doctor[x]'`` without ``@ git+…``: a name no package index has.
+BY_NAME = re.compile(r"""pip install\s+(?:-\S+\s+)*['"]?stream-doctor(?>(?:\[[^\]]*\])?['"]?)(?!\s*@)""")
+
+
+def test_every_install_command_names_something_pip_can_install() -> None:
+    """README, docs and every missing-extra message install from a clone (``-e ".[x]"``) or from the
+    repository's URL, the one placeholder ``stream_doctor.install.REPOSITORY`` (README, "Installing")."""
+    texts = [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted((ROOT / "stream_doctor").rglob("*.py")),
+    ]
+    wrong = []
+    for path in texts:
+        text = path.read_text()
+        wrong += [f"{path.relative_to(ROOT)}: {found.group(0)}" for found in BY_NAME.finditer(text)]
+        urls = re.findall(r"git\+(https://[^\s\"'`@]+)", text)
+        wrong += [f"{path.relative_to(ROOT)}: git+{url}" for url in urls if url != REPOSITORY]
+    assert wrong == []
+    assert BY_NAME.search("pip install 'stream-doctor[html]'") and BY_NAME.search("pip install -q stream-doctor")
+    assert not BY_NAME.search(f'pip install "stream-doctor[html] @ git+{REPOSITORY}"')
+
+
+def test_the_readme_lists_every_container_and_replay_format() -> None:
+    from stream_doctor.capture import CONTAINERS
+    from stream_doctor.reporters import FORMATS
+
+    readme = (ROOT / "README.md").read_text()
+    (container_row,) = [line for line in readme.splitlines() if line.startswith("| `--container NAME` |")]
+    assert re.findall(r"`(\w+)`", container_row.split("|")[2].split("(")[0]) == list(CONTAINERS)
+    (format_row,) = [line for line in readme.splitlines() if line.startswith("| `--format ")]
+    assert format_row.split("`")[1].removeprefix("--format ").split("\\|") == list(FORMATS)
+    assert "the `html` extra" in format_row
 
 
 def test_the_version_is_defined_once() -> None:
@@ -108,8 +201,6 @@ def test_the_version_is_defined_once() -> None:
 def test_the_pre_commit_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "stream-doctor-check" and hook["entry"] == "stream-doctor check"
-    import re
-
     files = re.compile(hook["files"])
     assert files.search("captures/a.sse") and files.search("x.jsonl.gz") and files.search("a.sse.expect.toml")
     assert not files.search("README.md")
@@ -119,10 +210,34 @@ def test_the_pre_commit_hook_definition() -> None:
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
 
 
+def readme_pre_commit_snippet() -> dict[str, Any]:
+    """The README's ``.pre-commit-config.yaml`` snippet, parsed: the one repository it lists."""
+    readme = (ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("repos:")]
+    (repo,) = yaml.safe_load(block)["repos"]
+    return repo  # type: ignore[no-any-return]
+
+
+def test_the_readme_pre_commit_snippet_names_what_a_user_fills_in() -> None:
+    """No tag exists (a submission carries commits only): the snippet pins a commit, and names the
+    repository as the install instructions do."""
+    repo = readme_pre_commit_snippet()
+    assert repo["repo"] == REPOSITORY
+    assert repo["rev"] == "<commit SHA>"
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in repo["hooks"]] == [hook["id"]]
+
+
 @pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (the test extra has it)")
-def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
-    """pre-commit installs the hook from this checkout into its own environment (that needs the
-    package registry); the test extra installs pre-commit, so CI runs it."""
+def test_pre_commit_try_repo_runs_the_readme_snippet(tmp_path: Path) -> None:
+    """The README's snippet with its blanks filled in: this checkout as the repository, its HEAD as
+    ``rev``. pre-commit checks that commit out and installs the hook from it into its own
+    environment (that needs the package registry); the test extra installs pre-commit, so CI runs it."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an sdist): pre-commit installs hooks from a git repository")
+    snippet = readme_pre_commit_snippet()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    filled = {snippet["repo"]: str(ROOT), snippet["rev"]: head.stdout.strip()}
     repo = tmp_path / "project"
     (repo / "captures").mkdir(parents=True)
     shutil.copy(ROOT / "fixtures/anthropic/one_call.sse", repo / "captures/clean.sse")
@@ -131,13 +246,15 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
-    result = subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(ROOT), "stream-doctor-check", "--all-files"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
-    assert "SD102" in result.stdout
+    for hook in snippet["hooks"]:
+        result = subprocess.run(
+            [str(PRE_COMMIT), "try-repo", filled[snippet["repo"]], hook["id"], "--ref", filled[snippet["rev"]]]
+            + ["--all-files"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
+        assert "SD102" in result.stdout

@@ -37,7 +37,9 @@ def record(
     try:
         from stream_doctor.record.proxy import ProxyConfig, run
     except ImportError as error:
-        fail(f"stream-doctor record needs the record extra ({error.name}): pip install 'stream-doctor[record]'")
+        from stream_doctor.install import install_extra
+
+        fail(f"stream-doctor record needs the record extra ({error.name}): {install_extra('record')}")
     config = ProxyConfig(
         upstream,
         out,

@@ -9,7 +9,7 @@ and marks of different meanings are on different rows of a call's lane, so none 
 marks of one row that would touch share one mark with a count. Clicking a call shows its
 reassembled input beside what the application ran and what each client profile would have run.
 
-Rendered by jinja2 with autoescaping on (``pip install 'stream-doctor[html]'``), so capture
+Rendered by jinja2 with autoescaping on (the ``html`` extra), so capture
 content is always text, never markup or script; it is also neutralised like every text report
 (control characters as escapes). A Content-Security-Policy forbids every fetch.
 
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from stream_doctor.findings import Finding
     from stream_doctor.timeline import Row
 
-INSTALL = "pip install 'stream-doctor[html]'"
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
 EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark
 GLYPH_GAP = (
@@ -127,7 +126,9 @@ def render(report: Report, options: RenderOptions) -> str:
     try:
         import jinja2
     except ImportError:
-        raise MissingExtra(f"the HTML report needs jinja2: {INSTALL}") from None
+        from stream_doctor.install import install_extra
+
+        raise MissingExtra(f"the HTML report needs jinja2: {install_extra('html')}") from None
     from markupsafe import Markup
 
     environment = jinja2.Environment(

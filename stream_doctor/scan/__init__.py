@@ -9,8 +9,10 @@ Only this package imports Dask, pyarrow and fsspec, and only when ``scan`` runs.
 
 from __future__ import annotations
 
+from stream_doctor.install import install_extra
+
 #: How to get what ``scan`` needs; the CLI prints it when an import fails.
-INSTALL = "pip install 'stream-doctor[scan]'"
+INSTALL = install_extra("scan")
 
 
 class ScanError(Exception):

@@ -14,7 +14,6 @@ from stream_doctor.options import CheckOptions
 from tests.conftest import ROOT
 
 TREE = ROOT / "fixtures" / "check-tree"
-SHARED_SCHEMAS = ROOT.parent / "shared" / "schemas"
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from stream_doctor.capture import load
 from stream_doctor.clients import BY_NAME, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
+from stream_doctor.install import REPOSITORY
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
@@ -65,5 +66,9 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
 
     monkeypatch.setattr(builtins, "__import__", no_openai)
     monkeypatch.setattr("importlib.import_module", lambda name, *a: no_openai(name))
-    with pytest.raises(LibraryMissing, match=r"pip install 'stream-doctor\[clients\]'"):
+    with pytest.raises(LibraryMissing) as missing:
         load_library("openai-python")
+    assert str(missing.value) == (
+        'openai-python needs the openai package: pip install -e ".[clients]" in a clone of stream-doctor, '
+        f'or pip install "stream-doctor[clients] @ git+{REPOSITORY}"'
+    )

@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from stream_doctor.install import REPOSITORY
 from stream_doctor.scan.options import ScanOptions
 from stream_doctor.scan.run import scan
 from tests.conftest import FIXTURES, ROOT
@@ -408,7 +409,8 @@ def test_scan_without_the_extra_exits_2_with_the_install_command(tmp_path: Path)
     )
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
-        "stream-doctor: error: scan needs dask, which is not installed: pip install 'stream-doctor[scan]'"
+        'stream-doctor: error: scan needs dask, which is not installed: pip install -e ".[scan]" in a clone of '
+        f'stream-doctor, or pip install "stream-doctor[scan] @ git+{REPOSITORY}"'
     ]
 
 

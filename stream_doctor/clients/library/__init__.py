@@ -62,7 +62,9 @@ def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
     try:
         importlib.import_module(package)
     except ImportError:
-        raise LibraryMissing(f"{profile} needs the {package} package: pip install 'stream-doctor[clients]'") from None
+        from stream_doctor.install import install_extra
+
+        raise LibraryMissing(f"{profile} needs the {package} package: {install_extra('clients')}") from None
     return module.run  # type: ignore[no-any-return]
 
 
