@@ -76,6 +76,54 @@ def har_gzip_body(path: Path) -> None:
     path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
 
 
+def _gzip_of(head: bytes, piece: bytes, total: int, tail: bytes) -> bytes:
+    """``head``, ``piece`` repeated up to ``total`` bytes and ``tail``, gzip-compressed in memory a block at a time."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = piece * max(1, (8 << 20) // len(piece))
+    parts = [compressor.compress(head)]
+    for _ in range(total // len(block)):
+        parts.append(compressor.compress(block))
+    parts.append(compressor.compress(tail))
+    return b"".join(parts) + compressor.flush()
+
+
+def har_request_bodies(path: Path, entries: int = 2) -> None:
+    # issue 22: HAR entries whose request bodies (postData, base64 gzip) each expand to 1000 MiB of JSON; each
+    # is kept as a marker past 64 MiB (before the budget: exit 0 after 54.0 s at 5,042 MB; with it: 4.8 s, 95 MB)
+    body = _gzip_of(b'{"model":"claude","messages":[{"role":"user","content":"', b"a", 1000 << 20, b'"}]}')
+    sse = 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    entry = {
+        "request": {
+            "method": "POST",
+            "url": "https://api.anthropic.com/v1/messages",
+            "headers": [{"name": "content-encoding", "value": "gzip"}],
+            "postData": {"mimeType": "application/json", "text": base64.b64encode(body).decode(), "encoding": "base64"},
+        },
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/event-stream", "text": sse}},
+    }
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry] * entries}}))
+
+
+def binary_cassette(path: Path, size: int = 500_000_000) -> None:
+    # issue 22: a Ruby VCR cassette whose response body is a 500 MB ``!binary`` scalar (base64 of SSE pings),
+    # refused by its length (before: by the frame cap after 93.1 s at 4,801 MB; now: 20.3 s, 2,401 MB)
+    ping = b'event: ping\ndata: {"type": "ping"}\n\n'
+    line = 45 * 1000  # a multiple of 3 bytes: each block's base64 is whole 60-character lines
+    block = (ping * (line // len(ping) + 1))[:line]
+    encoded = base64.encodebytes(block).replace(b"\n", b"\n        ")
+    with path.open("wb") as out:
+        out.write(
+            b"---\nhttp_interactions:\n- request:\n    method: post\n"
+            b"    uri: https://api.anthropic.com/v1/messages\n    body:\n      encoding: UTF-8\n"
+            b'      string: \'{"model":"claude","messages":[]}\'\n    headers: {}\n'
+            b"  response:\n    status:\n      code: 200\n      message: OK\n    headers:\n      Content-Type:\n"
+            b"      - text/event-stream\n    body:\n      encoding: ASCII-8BIT\n      string: !binary |-\n        "
+        )
+        for _ in range(size // line):
+            out.write(encoded)
+        out.write(b"\nrecorded_with: VCR 6.2.0\n")
+
+
 def nested_cassette(path: Path) -> None:
     # 100 KB of YAML nested 50,000 deep (libyaml's composer recursed until the process crashed)
     depth = 50_000
@@ -111,6 +159,8 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "gzip of 33 M pings": ("pings.jsonl.gz", pings_gz, ["replay", "{}"]),
     "gzip of 10 GiB of zeros": ("zeros.gz", zeros_gz, ["replay", "{}"]),
     "HAR with a 1 GiB gzip body": ("bomb.har", har_gzip_body, ["replay", "{}"]),
+    "HAR, 2 request bodies of 1000 MiB (gzip)": ("requests.har", har_request_bodies, ["replay", "{}"]),
+    "cassette with a 500 MB !binary body": ("binary.yaml", binary_cassette, ["replay", "{}"]),
     "YAML nested 50,000 deep": ("nested.yaml", nested_cassette, ["replay", "{}"]),
     "YAML nested 50,000 deep, check --jobs 2": ("nested.yaml", nested_cassette, ["check", "--jobs", "2", "{}"]),
     "YAML bomb of one aliased string": ("bomb.yaml", yaml_bomb, ["replay", "{}"]),

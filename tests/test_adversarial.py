@@ -1045,3 +1045,80 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_report(tmp_path:
                 assert shown in (text if name not in ("json", "jsonl") else text.replace("\\\\", "\\")), name
     ran = run_cli("replay", os.fsdecode(b"captures/caf\xe9.sse"), "--format", "json", cwd=tmp_path)
     assert json.loads(ran.out)["capture"]["path"] == shown
+
+
+# ---------------------------------------------------------------------------------------------------- issue 22: expansions
+
+
+def _har_of_request_bodies(path: Path, entries: int, size: int) -> Path:
+    """A HAR file whose entries' request bodies are base64 gzip JSON expanding to ``size`` bytes each."""
+    import base64
+    import json
+    import zlib
+
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    body = compressor.compress(b'{"messages":[{"role":"user","content":"')
+    body += b"".join(compressor.compress(b"a" * (1 << 20)) for _ in range(size >> 20)) + compressor.compress(b'"}]}')
+    body += compressor.flush()
+    sse = (ANTHROPIC_START + b'event: message_stop\ndata: {"type":"message_stop"}\n\n').decode()
+    entry = {
+        "request": {
+            "method": "POST",
+            "url": "https://api.anthropic.com/v1/messages",
+            "headers": [],
+            "postData": {"text": base64.b64encode(body).decode(), "encoding": "base64"},
+        },
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/event-stream", "text": sse}},
+    }
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry] * entries}}))
+    return path
+
+
+def test_har_request_bodies_over_the_request_limit_are_kept_as_a_marker(tmp_path: Path) -> None:
+    # issue 22: two request bodies of 1000 MiB each (1.4 MB of base64 gzip) took 5 GB; scaled down to 96 MiB each,
+    # over the 64 MiB a request body may expand to: each stops there and is kept as a marker
+    path = _har_of_request_bodies(tmp_path / "requests.har", 2, 96 << 20)
+    ran = run_cli("convert", str(path), "-o", str(tmp_path / "out.jsonl"))
+    assert ran.code == 0, ran.err
+    requests = [line for line in (tmp_path / "out.jsonl").read_text().splitlines() if '"request"' in line]
+    assert len(requests) == 2 and all("request body not read: larger than 64 MiB once decoded" in r for r in requests)
+    assert ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_every_expansion_of_a_har_file_takes_from_one_budget(tmp_path: Path) -> None:
+    # three request bodies of 48 MiB, each under every per-body limit, are 144 MiB together: over a 128 MiB cap
+    path = _har_of_request_bodies(tmp_path / "requests.har", 3, 48 << 20)
+    ran = run_cli("replay", str(path), "--max-bytes", "128M")
+    assert ran.code == 2
+    assert ran.error_line.endswith(
+        "the capture is larger than 128 MiB once decompressed (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < 400 << 10  # near the cap, not several times it
+    # near miss: two of them fit
+    two = _har_of_request_bodies(tmp_path / "two.har", 2, 48 << 20)
+    assert run_cli("replay", str(two), "--max-bytes", "128M").code in (0, 1)
+
+
+@pytest.mark.parametrize("tag", ["!binary", "!!binary"])
+def test_a_binary_cassette_body_is_refused_by_its_length_before_it_is_decoded(tmp_path: Path, tag: str) -> None:
+    # issue 22: a 500 MB !binary body was decoded (5 GB of memory) before the frame cap refused it. Scaled
+    # down: 16 MiB of base64 in a 19 MB cassette; under a 24 MiB cap the file and its body do not both fit
+    import base64
+
+    body = ANTHROPIC_START + b": " + b"a" * (12 << 20) + b"\n\n"
+    encoded = base64.encodebytes(body).replace(b"\n", b"\n        ")
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(
+        b"---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.anthropic.com/v1/messages\n"
+        b"    body:\n      encoding: UTF-8\n      string: '{\"messages\":[]}'\n    headers: {}\n  response:\n"
+        b"    status:\n      code: 200\n    headers:\n      Content-Type:\n      - text/event-stream\n"
+        b"    body:\n      encoding: ASCII-8BIT\n      string: " + tag.encode() + b" |-\n        " + encoded
+    )
+    ran = run_cli("replay", str(path), "--max-bytes", "24M")
+    assert ran.code == 2
+    assert ran.error_line.endswith(
+        "the capture is larger than 24 MiB once decompressed (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < PEAK_BOUND_KB
+    # near miss: under a 48 MiB cap the body is decoded and read
+    assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)

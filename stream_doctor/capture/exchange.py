@@ -17,7 +17,6 @@ inputs and results, events) is kept real here and masked in every output (``reda
 from __future__ import annotations
 
 import re
-import zlib
 from bisect import bisect_right
 from typing import Any, Iterable, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
@@ -25,8 +24,8 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
-from stream_doctor.capture.limits import check_count
+from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.limits import Budget, check_count
 from stream_doctor.credentials import REDACTED, SECRET_FIELDS
 from stream_doctor.records import dataclass, field
 
@@ -74,8 +73,6 @@ SECRET_PARAMS = frozenset(
         "x-goog-credential",
     }
 )
-
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def is_secret_header(name: str) -> bool:
@@ -185,53 +182,117 @@ def header(headers: dict[str, str], name: str) -> str | None:
     return value.split(",")[0].strip() if value else None
 
 
-def decode_content(body: bytes, encoding: str | None) -> tuple[bytes, str | None]:
-    """Undo a content encoding; returns the bytes and, when they could not be decoded, why."""
-    from stream_doctor.capture.limits import LimitExceeded, gunzip
+#: The largest request body stream-doctor decodes and parses: a request carrying a few images is tens of
+#: MB (Anthropic's Messages API takes 32 MB); a bigger one is kept as ``request_marker`` says, not
+#: expanded whole (a 1 MB gzip body can claim a gigabyte).
+MAX_REQUEST_BODY = 64 << 20
 
-    encoding = (encoding or "").strip().lower()
+
+def request_marker() -> str:
+    """What a request body over ``MAX_REQUEST_BODY`` is kept as: text saying so, in place of the body."""
+    from stream_doctor.capture.limits import human
+
+    return f"[request body not read: larger than {human(MAX_REQUEST_BODY)} once decoded, stream-doctor's limit]"
+
+
+class BodyTooLarge(Exception):
+    """A body is longer than the cap it was decoded under (not the capture's budget: that is LimitExceeded)."""
+
+
+def decode_content(
+    body: bytes, encoding: str | None, budget: Budget | None = None, cap: int | None = None
+) -> tuple[bytes, str | None]:
+    """Undo the codings ``encoding`` (a ``Content-Encoding`` value) lists that ``body`` still carries, the
+    last applied first, then a gzip body whatever the headers said (its magic number tells). Returns the
+    bytes and, when a coding could not be undone, why, naming it (SD008).
+
+    What each coding makes is taken from ``budget`` (the capture's: LimitExceeded past it) as it is made;
+    with ``cap``, a body longer than ``cap`` is BodyTooLarge. A coding is undone only while the bytes still
+    look encoded: browsers and most recorders store a body decoded whatever its headers say."""
+    from stream_doctor.capture.codings import GZIP_MAGIC, Undecodable, carries, codings
+
+    budget = budget if budget is not None else Budget()
+    data = body
+    stated = codings(encoding)
+    for coding in reversed(stated):
+        signature = carries(data, coding)
+        if signature is False or (signature is None and _looks_decoded(data)):
+            break
+        try:
+            data = _undo(data, coding, budget, cap)
+        except Undecodable as why:
+            return body, f"Content-Encoding {coding}: {why}"
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = _undo(data, "gzip", budget, cap)
+        except Undecodable as why:
+            label = "Content-Encoding gzip" if "gzip" in stated else "the body is gzip (by its magic number), but"
+            return body, f"{label}: {why}"
+    return data, None
+
+
+def _undo(data: bytes, coding: str, budget: Budget, cap: int | None) -> bytes:
+    from stream_doctor.capture.codings import Overflow, undo
+
+    room = budget.left if cap is None else min(budget.left, cap)
     try:
-        if body.startswith(_GZIP_MAGIC):
-            try:
-                return gunzip(body), None
-            except LimitExceeded:
-                raise
-            except CaptureError as error:
-                return body, f"the gzip response body cannot be decompressed: {error.message}"
-        if encoding == "deflate":
-            return _inflate(body), None
-        if encoding in ("br", "zstd"):
-            return body, f"the response body is {encoding}-compressed, which stream-doctor cannot decode"
-    except (OSError, EOFError, zlib.error) as exc:
-        return body, f"the {encoding or 'gzip'} response body cannot be decompressed: {exc}"
-    return body, None
-
-
-def _inflate(body: bytes) -> bytes:
-    """A deflate body (zlib-wrapped or raw, as servers send both), under the capture's byte limit."""
-    from stream_doctor.capture.limits import current, too_big
-
-    limits = current()
-    try:
-        inflater = zlib.decompressobj()
-        out = inflater.decompress(body, limits.max_bytes + 1)
-    except zlib.error:
-        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-        out = inflater.decompress(body, limits.max_bytes + 1)
-    if len(out) > limits.max_bytes:
-        raise too_big(limits, compressed=True)
+        out = undo(data, coding, room)
+    except Overflow:
+        budget.take(room + 1)  # what was made counts, and past the budget it is the capture's limit
+        raise BodyTooLarge from None
+    budget.take(len(out))
     return out
 
 
-def request_body(raw: Any) -> Any:
-    """A request body as recorded: parsed JSON when it is JSON, else the text (or None)."""
+def _looks_decoded(data: bytes) -> bool:
+    """Whether a body with no coding signature reads as it is: text (UTF-8 without control characters but
+    whitespace) or an AWS event stream. Compressed bytes are neither, past their first few bytes."""
+    head = data[:4096]
+    if not head.strip():
+        return True
+    try:
+        text = head.decode("utf-8") if len(data) <= 4096 else head[:-4].decode("utf-8", "strict")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and not _CONTROL.search(text):
+        return True
+    from stream_doctor.capture import READERS
+
+    return READERS["eventstream"].sniff(head) > 0
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def unbase64(text: str | bytes, budget: Budget | None = None) -> bytes | None:
+    """Base64 text decoded (None when it is not base64), its decoded size (3/4 of the text's, found
+    without decoding) taken from ``budget`` first, so that text too long is refused before it is decoded."""
+    import base64
+    import binascii
+
+    budget = budget if budget is not None else Budget()
+    newline = b"\n" if isinstance(text, bytes) else "\n"
+    budget.take((len(text) - text.count(newline)) * 3 // 4)  # type: ignore[arg-type]
+    try:
+        return base64.b64decode(text)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def request_body(raw: Any, budget: Budget | None = None, encoding: str | None = None) -> Any:
+    """A request body as recorded: parsed JSON when it is JSON, else the text (or None); ``encoding`` is the
+    request's ``Content-Encoding``. A body longer than ``MAX_REQUEST_BODY`` once decoded is ``request_marker()``."""
     if raw is None:
         return None
     if isinstance(raw, (dict, list)):
         return raw
     data = raw if isinstance(raw, bytes) else str(raw).encode("utf-8", "surrogatepass")
-    if data.startswith(_GZIP_MAGIC):
-        data, _ = decode_content(data, "gzip")
+    try:
+        data, _ = decode_content(data, encoding, budget, MAX_REQUEST_BODY)
+    except BodyTooLarge:
+        return request_marker()
+    if len(data) > MAX_REQUEST_BODY:
+        return request_marker()
     if not data.strip():
         return None
     try:
@@ -320,6 +381,8 @@ class Exchanges:
     problems: list[InputProblem] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     count: int = 0  # frames added so far (``frames`` may have been taken away a turn at a time)
+    #: what the bodies' expansions may still make; a reader starts it after the file's own bytes (``Budget(used=…)``)
+    budget: Budget = field(default_factory=Budget)
 
     def add(
         self,
@@ -333,8 +396,10 @@ class Exchanges:
     ) -> None:
         """One interaction: its request frame, then its response body cut into frames (when it is a stream).
 
-        ``encoding`` is the content encoding to undo; ``recorded_encoding`` what the recorded headers say,
-        when the recorder stored the body already decoded (then only a disagreement is noted)."""
+        ``encoding`` lists the content codings to undo where the body still carries them (its
+        ``Content-Encoding``); ``recorded_encoding`` what the recorded headers say, noted as a
+        disagreement when the recorder stored the body decoded (a cassette's; a HAR file's bodies are
+        decoded by definition and pass none)."""
         self.exchanges.append(exchange)
         if exchange.skipped is not None:
             return
@@ -346,17 +411,18 @@ class Exchanges:
         self.count += 1
         if body is None:
             return
-        stored_compressed = body.startswith(_GZIP_MAGIC) or (encoding or "").strip().lower() == "deflate"
-        body, problem = decode_content(body, encoding)
+        stored = body
+        body, problem = decode_content(body, encoding, self.budget)
         if problem is not None:
             self.problems.append(InputProblem("body-undecodable", problem, exchange.pos, number))
             return
+        stored_compressed = body is not stored
         exchange.body_size = len(body)
         inner = read_body(body, content_type)
         if inner is None:
             return
         disagreement = _metadata_disagreement(
-            inner.container, content_type, None if stored_compressed else encoding or recorded_encoding
+            inner.container, content_type, None if stored_compressed else recorded_encoding
         )
         if disagreement is not None:  # the bytes are trusted; the headers are noted once (SD007)
             self.problems.append(InputProblem("metadata-disagrees", disagreement, exchange.pos, number))

@@ -9,8 +9,6 @@ body is one JSON string on one line of the file, so every frame of an entry poin
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -118,8 +116,9 @@ def _entries(data: bytes) -> Iterator[Frame]:
 def read_har(data: bytes, path: str) -> Capture:
     # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
     from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.limits import Budget
 
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     for _ in _read(data, collected):
         pass
     return collected.capture(READER.name, len(data))
@@ -128,8 +127,9 @@ def read_har(data: bytes, path: str) -> Capture:
 def har_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
     """Each entry as it is read: its exchange, frames and problems (also noted on ``capture``)."""
     from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.limits import Budget
 
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     for _ in _read(data, collected):
         exchange = collected.exchanges[-1]
         capture.exchanges.append(exchange)
@@ -211,6 +211,11 @@ def _entry(
     collected: Exchanges, line_of: Callable[[int], int], number: int, entry: Any, pos: Pos, where: int | None
 ) -> None:
     from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.exchange import unbase64 as _unbase64
+
+    def unbase64(text: str) -> bytes:  # text that is not base64 is kept as it is
+        decoded = _unbase64(text, collected.budget)
+        return decoded if decoded is not None else text.encode("utf-8", "surrogatepass")
 
     fallback = Fixed(pos.line, pos.offset)
     if not isinstance(entry, dict):
@@ -226,9 +231,10 @@ def _entry(
     headers = redact_headers(_pairs(request.get("headers")))
     post = _dict(request.get("postData"))
     text = post.get("text")
-    if isinstance(text, str) and post.get("encoding") == "base64":
-        text = _base64(text)
-    body = request_body(text)
+    post_base64, post_codings = _text_encoding(post.get("encoding"))
+    if isinstance(text, str) and post_base64:
+        text = unbase64(text)
+    body = request_body(text, collected.budget, post_codings or headers.get("content-encoding"))
     response_headers = redact_headers(_pairs(response.get("headers")))
     content = _dict(response.get("content"))
     content_type = content.get("mimeType") if isinstance(content.get("mimeType"), str) else None
@@ -237,14 +243,16 @@ def _entry(
     skipped = is_llm_call(method, url, body, content_type)
     exchange = Exchange(number, pos, method, url, status, None, skipped=skipped)
     raw = content.get("text")
+    content_base64, content_codings = _text_encoding(content.get("encoding"))
     payload: bytes | None = None
     if isinstance(raw, str):
-        payload = _base64(raw) if content.get("encoding") == "base64" else raw.encode("utf-8", "surrogatepass")
+        payload = unbase64(raw) if content_base64 else raw.encode("utf-8", "surrogatepass")
     place = Fixed(line_of(where), where + 1) if where is not None else fallback
-    # Browsers and proxies store the body decoded, whatever content-encoding says; gzip bytes left as they
-    # came are still recognised by their magic number.
+    # Browsers and proxies store the body decoded, whatever Content-Encoding says (no disagreement is
+    # noted); bytes still encoded (a proxy's export, base64) are decoded by what the headers say.
     value = {"method": method, "url": url, "headers": headers, "body": body}
-    collected.add(exchange, value, payload, content_type, place)
+    codings = content_codings or response_headers.get("content-encoding")
+    collected.add(exchange, value, payload, content_type, place, codings)
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -257,11 +265,15 @@ def _pairs(headers: Any) -> list[tuple[Any, Any]]:
     return [(h.get("name"), h.get("value")) for h in headers if isinstance(h, dict)]
 
 
-def _base64(text: str) -> bytes:
-    try:
-        return base64.b64decode(text)
-    except (binascii.Error, ValueError):
-        return text.encode("utf-8", "surrogatepass")
+def _text_encoding(value: Any) -> tuple[bool, str | None]:
+    """What a ``postData.encoding`` or ``content.encoding`` says: whether ``text`` is base64 (the HAR
+    spec's one value), and any content codings it names beside it ("base64, gzip"), as a
+    ``Content-Encoding`` value."""
+    if not isinstance(value, str):
+        return False, None
+    tokens = [token.strip().lower() for token in value.split(",") if token.strip()]
+    others = [token for token in tokens if token != "base64"]
+    return "base64" in tokens, ", ".join(others) or None
 
 
 class HarReader:

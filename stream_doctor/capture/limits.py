@@ -81,6 +81,27 @@ def too_many_frames(limits: Limits) -> LimitExceeded:
     )
 
 
+class Budget:
+    """How many more bytes one capture's expansions may make: base64, gzip, deflate, br, zstd and YAML
+    ``!binary``, of request and response bodies alike. One per capture: it starts at ``max_bytes`` less
+    the file's own bytes (the file and everything decoded from it are what the capture holds) and each
+    expansion takes what it makes as it makes it, so the decoded bodies of a HAR file or a cassette
+    together never pass the cap, whatever each one alone would."""
+
+    __slots__ = ("limits", "left")
+
+    def __init__(self, limits: Limits | None = None, used: int = 0) -> None:
+        self.limits = limits or current()
+        self.left = max(0, self.limits.max_bytes - used)
+
+    def take(self, size: int) -> None:
+        """Count ``size`` more bytes made; LimitExceeded when they do not fit."""
+        if size > self.left:
+            self.left = 0
+            raise too_big(self.limits, compressed=True)
+        self.left -= size
+
+
 def read_file(path: str, limits: Limits, stdin: BinaryIO | None = None, probe: bool = False) -> bytes:
     """The bytes of a regular file (or of ``stdin``), refusing anything past ``limits.max_bytes``.
 

@@ -39,6 +39,7 @@ import orjson
 
 from stream_doctor.capture._text import json_error
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
+from stream_doctor.capture.limits import Budget
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
@@ -102,7 +103,7 @@ def read_recording(data: bytes, path: str) -> Capture:
     except orjson.JSONDecodeError as exc:
         raise CaptureError(f"not a readable JSON recording: {json_error(exc)}", line=exc.lineno) from None
     source = Source(data)
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     if isinstance(document, dict) and isinstance(document.get("Entries"), list):
         places = json_places(data, lambda p: len(p) <= 2 or (len(p) == 4 and p[2] == "ResponseBody"))
         for number, entry in enumerate(document["Entries"], 1):
@@ -135,7 +136,7 @@ def _one(
     method = _str(request.get("method"))
     url = redact_url(_str(request.get("url") or request.get("uri")) or "")
     headers = redact_headers(_header_items(request.get("headers")))
-    body = request_body(request.get("body"))
+    body = request_body(request.get("body"), collected.budget)
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status", response.get("status_code")))
     content_type = header(response_headers, "content-type")
@@ -256,7 +257,7 @@ def _session_record(collected: Exchanges, source: Source, places: dict[Any, int]
     method = _str(entry.get("RequestMethod")) or "GET"
     url = redact_url(_str(entry.get("RequestUri")) or "")
     headers = redact_headers(_header_items(entry.get("RequestHeaders")))
-    body = request_body(entry.get("RequestBody"))
+    body = request_body(entry.get("RequestBody"), collected.budget)
     response_headers = redact_headers(_header_items(entry.get("ResponseHeaders")))
     content_type = header(response_headers, "content-type")
     exchange = Exchange(
@@ -307,7 +308,7 @@ def _read_gemini_cli(data: bytes, path: str) -> Capture:
     from stream_doctor.capture.exchange import Exchanges
 
     source = Source(data)
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     number = 0
     for line_number, start in enumerate(source.starts, 1):
         end = data.find(b"\n", start)
@@ -351,7 +352,7 @@ def _read_httprr(data: bytes, path: str) -> Capture:
     )
 
     source = Source(data)
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     at = _HTTPRR.match(data).end()  # type: ignore[union-attr]
     number = 0
     while at < len(data):
@@ -377,7 +378,7 @@ def _read_httprr(data: bytes, path: str) -> Capture:
         first, request_headers, request_text, _ = _http_message(request)
         method, _, rest = first.partition(" ")
         url = redact_url(rest.rpartition(" ")[0] or rest)
-        body = request_body(request_text)
+        body = request_body(request_text, collected.budget)
         status_line, response_headers_raw, response_body, body_at = _http_message(response)
         parts = status_line.split()
         status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
@@ -392,9 +393,8 @@ def _read_httprr(data: bytes, path: str) -> Capture:
             place = _fixed(Pos(0, source.line_of(start + request_size + body_at), start + request_size + body_at))
         else:
             place = Lines(source.line_of(start + request_size + body_at), source.starts, 0)
-        collected.add(
-            exchange, value, response_body or None, content_type, place, header(response_headers, "content-encoding")
-        )
+        encoding = header(response_headers, "content-encoding")
+        collected.add(exchange, value, response_body or None, content_type, place, encoding, encoding)
     return collected.capture(READER.name, len(data))
 
 
@@ -446,7 +446,7 @@ def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: 
         return
     method = _str(entry.get("method")) or "GET"
     url = redact_url((_str(entry.get("scope")) or "") + (_str(entry.get("path")) or ""))
-    body = request_body(entry.get("body"))
+    body = request_body(entry.get("body"), collected.budget)
     raw_headers = entry.get("rawHeaders")
     if isinstance(raw_headers, list):  # nock's flat [name, value, name, value, …]
         items = list(zip(raw_headers[0::2], raw_headers[1::2], strict=False))

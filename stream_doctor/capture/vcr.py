@@ -22,7 +22,6 @@ block (``|``), the line of the body's share for a quoted scalar, the body's firs
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -33,6 +32,7 @@ from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, I
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
     from stream_doctor.capture.exchange import BodyPlace, Exchanges
+    from stream_doctor.capture.limits import Budget
 
 # vcrpy: a top-level "interactions:" key (vcrpy sorts keys, so it comes first); go-vcr: "---\nversion: N\ninteractions:".
 _YAML_START = re.compile(
@@ -93,6 +93,13 @@ def _loader_class() -> Any:
         def construct_python_bytes(self, node: Any) -> bytes:
             return bytes(self.construct_yaml_binary(node))
 
+        def construct_yaml_binary(self, node: Any) -> bytes:
+            # what it decodes to (3/4 of the base64 text) is taken from the capture's budget before decoding
+            budget = getattr(self, "budget", None)
+            if budget is not None and isinstance(node.value, str):
+                budget.take(_decoded_size(node.value))
+            return bytes(super().construct_yaml_binary(node))
+
         def construct_python_tuple(self, node: Any) -> list[Any]:
             return list(self.construct_sequence(node))
 
@@ -103,6 +110,7 @@ def _loader_class() -> Any:
 
     for tag in ("unicode", "str"):
         CassetteLoader.add_constructor(_PYTHON + tag, base.construct_yaml_str)
+    CassetteLoader.add_constructor(_BINARY, CassetteLoader.construct_yaml_binary)
     CassetteLoader.add_constructor(_PYTHON + "bytes", CassetteLoader.construct_python_bytes)
     # Ruby's VCR: Psych writes every body that is not valid UTF-8 text (an event stream, gzip, SSE
     # whose encoding is ASCII-8BIT) as the local tag ``!binary`` over base64 lines
@@ -136,6 +144,15 @@ def _as_mapping(loader: Any, node: Any) -> dict[Any, Any]:
                     key, value = pair
                     result[key if not isinstance(key, (list, dict)) else str(key)] = value
     return result
+
+
+def _decoded_size(text: str) -> int:
+    """How many bytes base64 text decodes to, at most: 3/4 of it, line breaks and indentation left out."""
+    return (len(text) - text.count("\n") - text.count(" ")) * 3 // 4
+
+
+#: The tags whose scalar is base64 text decoded to bytes.
+_BINARY_TAGS = frozenset({_BINARY, "!binary", _PYTHON + "bytes"})
 
 
 def expansion_limit(size: int) -> int:
@@ -179,6 +196,10 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
     starts: list[tuple[int, int]] = []  # (line, column) of each item's first event
     anchored: dict[str, int] = {}  # anchor -> the item (1-based; 0: outside the list) that defines it
     end: tuple[int, int] | None = None  # where the list ends
+    from stream_doctor.capture.limits import current, too_big
+
+    limits = current()
+    binary_room = limits.max_bytes - len(data)  # what the file's base64 scalars may decode to, all together
     for event in events:
         kind = type(event)
         depth = len(stack)  # of the node this event starts (or, for an end, of its collection + 1)
@@ -212,6 +233,10 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
                     anchored[event.anchor] = item
         if kind is yaml.ScalarEvent:
             size = len(event.value) + 1
+            if event.tag in _BINARY_TAGS:  # refused by the text's length, before anything is decoded
+                binary_room -= _decoded_size(event.value)
+                if binary_room < 0:
+                    raise too_big(limits, compressed=True)
             stack[-1][0] += size
             expanded += size
             if event.anchor is not None:
@@ -267,8 +292,9 @@ def _spans(data: bytes, starts: list[tuple[int, int]], end: tuple[int, int]) -> 
 
 def read_vcr(data: bytes, path: str) -> Capture:
     from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.limits import Budget
 
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     for _ in _read(data, collected):
         pass
     return collected.capture(READER.name, len(data))
@@ -277,8 +303,9 @@ def read_vcr(data: bytes, path: str) -> Capture:
 def vcr_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
     """Each interaction as it is read: its exchange, frames and problems (also noted on ``capture``)."""
     from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.limits import Budget
 
-    collected = Exchanges(path)
+    collected = Exchanges(path, budget=Budget(used=len(data)))
     for _ in _read(data, collected):
         exchange = collected.exchanges[-1]
         capture.exchanges.append(exchange)
@@ -316,6 +343,7 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     loader_class = _loader_class()
     for number, (line, start, end) in enumerate(spans, 1):
         loader = loader_class(data[start:end])
+        loader.budget = collected.budget
         try:
             root = loader.get_single_node()
             items = loader.construct_document(root) if root is not None else None
@@ -339,6 +367,7 @@ def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
     try:
         prescan(data)
         loader = _loader_class()(data)
+        loader.budget = collected.budget
         root = loader.get_single_node()
         document = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
@@ -418,7 +447,9 @@ def _interaction(
         body = request["parsed_body"]
         body_node = _child(request_node, "parsed_body")
     else:
-        body = request_body(_body_value(request.get("body")))
+        body = request_body(
+            _body_value(request.get("body"), collected.budget), collected.budget, headers.get("content-encoding")
+        )
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response)
     content_type = header(response_headers, "content-type")
@@ -427,26 +458,30 @@ def _interaction(
     if body_node is not None:
         exchange.request_places.update(_places(source, body_node, shift))
     value = {"method": method, "url": url, "headers": headers, "body": body}
-    raw, raw_node = _response_body(response, response_node)
+    raw, raw_node = _response_body(response, response_node, collected.budget)
     place = _place(source, raw_node, raw, pos, shift)
     # A text body was decoded by the recorder (vcrpy's decode_compressed_response); bytes may still be encoded.
-    recorded = header(response_headers, "content-encoding")
+    recorded = response_headers.get("content-encoding")  # every coding, in the order they were applied
     encoding = recorded if isinstance(raw, bytes) else None
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     collected.add(exchange, value, payload, content_type, place, encoding, recorded)
 
 
-def _response_body(response: dict[str, Any], node: Any) -> tuple[str | bytes | None, Any]:
+def _unbase64(text: str, budget: Budget) -> bytes | None:
+    """Ruby VCR's ``base64_string`` decoded under the capture's budget (None when it is not base64)."""
+    from stream_doctor.capture.exchange import unbase64
+
+    return unbase64(text, budget)
+
+
+def _response_body(response: dict[str, Any], node: Any, budget: Budget) -> tuple[str | bytes | None, Any]:
     body = response.get("body")
     body_node = _child(node, "body")
     if isinstance(body, dict):  # vcrpy / Ruby VCR: {"string": …} or {"base64_string": …}
         if isinstance(body.get("string"), (str, bytes)):
             return body["string"], _child(body_node, "string")
         if isinstance(body.get("base64_string"), str):
-            try:
-                return base64.b64decode(body["base64_string"]), None
-            except ValueError:
-                return None, None
+            return _unbase64(body["base64_string"], budget), None
         return None, None
     if isinstance(body, (str, bytes)):  # go-vcr
         return body, body_node
@@ -542,15 +577,12 @@ def _header_items(headers: Any) -> list[tuple[Any, Any]]:
     return []
 
 
-def _body_value(body: Any) -> Any:
+def _body_value(body: Any, budget: Budget) -> Any:
     if isinstance(body, dict):  # Ruby VCR: {"encoding": …, "string": …}
         if "string" in body:
             return body["string"]
         if isinstance(body.get("base64_string"), str):
-            try:
-                return base64.b64decode(body["base64_string"])
-            except ValueError:
-                return None
+            return _unbase64(body["base64_string"], budget)
     return body
 
 

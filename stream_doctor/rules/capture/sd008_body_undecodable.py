@@ -3,10 +3,12 @@
 What it checks:
     Cassettes, HAR files and other recorders' files keep each response body as recorded, often
     still compressed (``Content-Encoding: gzip`` or deflate, or a gzip body stored as
-    ``!!binary``/base64/hex). When that body cannot be decompressed (a gzip stream cut short or
-    damaged, or an encoding stream-doctor does not undo, such as ``br`` or ``zstd``), the
-    interaction's stream cannot be read: this rule says so, at the interaction, instead of showing
-    the turn as one with "no streamed response".
+    ``!!binary``/base64/hex). stream-doctor undoes gzip, deflate, ``br`` (with the ``brotli``
+    package) and ``zstd`` (with ``zstandard``), stacked as ``Content-Encoding`` lists them. When a
+    body still cannot be decompressed (a stream cut short or damaged, a coding nobody implements,
+    or ``br``/``zstd`` without its package), the interaction's stream cannot be read: this rule says
+    so, naming the coding, at the interaction, instead of showing the turn as one with "no streamed
+    response".
 
 Why it matters:
     Nothing in that turn was checked: its calls, its finish and its events are missing from the
@@ -31,7 +33,7 @@ Example:
 
 How to fix:
     Re-record the interaction, or store the body decoded (and drop ``Content-Encoding``); for
-    ``br``/``zstd``, record with ``Accept-Encoding: gzip`` or decode the body before saving it.
+    ``br``/``zstd``, install the package the finding names, or record with ``Accept-Encoding: gzip``.
 """
 
 from __future__ import annotations
