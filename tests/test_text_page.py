@@ -7,6 +7,7 @@ sees at the edges: narrow terminals, long words, wide characters, tabs, and styl
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len, chop_cells
 
 from stream_doctor.cli.output import render_options
 from stream_doctor.reporters._page import Page, cells
@@ -54,6 +55,55 @@ def test_wide_characters_take_two_cells_and_tabs_reach_the_next_stop() -> None:
     tabbed = _plain(40)
     tabbed.print("a\tbc\td")
     assert tabbed.text() == "a       bc      d\n"
+
+
+#: Emoji sequences a terminal shows as one wide grapheme: ZWJ joins, skin tones, flags, VS16, keycaps.
+SEQUENCES = [
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # family: man, ZWJ, woman, ZWJ, girl
+    "\U0001f469\u200d\U0001f4bb",  # woman technologist
+    "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag: white flag, VS16, ZWJ, rainbow
+    "\U0001f44d\U0001f3fd",  # thumbs up, medium skin tone
+    "\U0001f9d1\U0001f3ff\u200d\U0001f4bb",  # technologist, dark skin tone, ZWJ, laptop
+    "\u2764\ufe0f",  # heavy black heart, VS16 (one cell without it)
+    "\u263a\ufe0f",  # smiling face, VS16
+    "1\ufe0f\u20e3",  # keycap one
+    "\U0001f600",  # a plain emoji
+]
+#: Flags: rich counts a regional indicator one cell and joins no pair, so a flag is two cells that a
+#: fold may part; the renderer does as rich does (rich.cells.chop_cells), not as a grapheme splitter would.
+FLAGS = ["\U0001f1fa\U0001f1f8", "\U0001f1ef\U0001f1f5"]  # US, JP
+
+
+def test_every_code_point_below_u3000_is_as_wide_as_rich_counts_it() -> None:
+    differing = {}
+    for code in range(0x3000):
+        char = chr(code)
+        for text in (char, f"a{char}b", char * 3):
+            if cells(text) != cell_len(text):
+                differing[hex(code)] = (text, cells(text), cell_len(text))
+    assert differing == {}
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_an_emoji_sequence_is_as_wide_as_rich_counts_it_and_never_cut_inside(sequence: str) -> None:
+    assert cells(sequence) == cell_len(sequence) == 2
+    assert cells(f"id {sequence} x") == cell_len(f"id {sequence} x")
+    page = _plain(5)
+    page.print(sequence * 4)  # a word wider than the line: folded between sequences, two to a line
+    assert page.text() == f"{sequence * 2}\n{sequence * 2}\n"
+    assert page.text() == "".join(f"{line}\n" for line in chop_cells(sequence * 4, 5))
+    for width, shown in [(5, f"ab{sequence}…"), (4, "ab …")]:  # a sequence that does not fit is dropped whole
+        cut = _plain(width)
+        cut.print(f"ab{sequence}{sequence}", overflow="ellipsis")
+        assert cut.text() == f"{shown}\n"
+
+
+@pytest.mark.parametrize("flag", FLAGS)
+def test_a_flag_is_as_wide_as_rich_counts_it_and_folded_where_rich_folds_it(flag: str) -> None:
+    assert cells(flag) == cell_len(flag) == 2
+    page = _plain(5)
+    page.print(flag * 4)
+    assert page.text() == "".join(f"{line}\n" for line in chop_cells(flag * 4, 5))
 
 
 def test_line_breaks_in_the_text_start_new_lines_under_the_same_indent() -> None:

@@ -16,7 +16,10 @@ so the Bedrock adapter can turn both into stream errors. The capture has no line
 A bad prelude CRC or impossible lengths make the reader look for the next message whose prelude
 checks out (the bytes in between are reported); a bad message CRC drops that one message (SDK
 clients raise ``ChecksumMismatch`` there and end the stream); a message cut by the end of the
-capture becomes an unusable frame, as a cut SSE event does.
+capture becomes an unusable frame, as a cut SSE event does. Headers botocore refuses (a name twice,
+a name or string that is not UTF-8, an unknown value type, a header running past its block) make the
+message an unusable frame; ``tests/capture/test_eventstream_botocore.py`` feeds both decoders the
+same bytes and documents where they differ.
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ def decode_headers(block: bytes) -> dict[str, Any]:
         at += 1
         if at + size + 1 > end:
             raise HeaderError("a header name runs past the end of the headers")
-        name = block[at : at + size].decode("utf-8", "replace")
+        name = _utf8(block[at : at + size], "a header name")
+        if name in headers:  # botocore raises DuplicateHeader: the SDK's stream ends there
+            raise HeaderError(f"header {name!r} appears twice")
         at += size
         kind = block[at]
         at += 1
@@ -85,7 +90,7 @@ def decode_headers(block: bytes) -> dict[str, Any]:
             if at + length > end:
                 raise HeaderError(f"header {name!r} runs past the end of the headers")
             raw = block[at : at + length]
-            value = raw.decode("utf-8", "replace") if kind == 7 else raw
+            value = _utf8(raw, f"the value of header {name!r}") if kind == 7 else raw
             at += length
         elif kind in _FIXED:
             width = _FIXED[kind]
@@ -100,6 +105,14 @@ def decode_headers(block: bytes) -> dict[str, Any]:
             raise HeaderError(f"header {name!r} has unknown value type {kind}")
         headers[name] = value
     return headers
+
+
+def _utf8(raw: bytes, what: str) -> str:
+    # the specification's strings are UTF-8; botocore decodes them strictly and its stream ends on one that is not
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HeaderError(f"{what} is not UTF-8 (byte {exc.start})") from None
 
 
 def _sniff(head: bytes) -> tuple[int, str]:

@@ -4,15 +4,20 @@
 and table cost most of a small replay's start-up (issue 12). It does what those reports need and
 no more, the way rich did it so the reports look the same: spans with a style, lines wrapped at
 the width behind an indent (a word longer than a line folded across lines), lines cut with "…",
-tab stops every 8 cells, wide characters as two cells, and a table with aligned columns that
-shrinks its widest column to fit. There is no markup and nothing is parsed out of the text, so
-capture text cannot style itself; it still goes through ``_neutral.text`` before it gets here.
+tab stops every 8 cells, and a table with aligned columns that shrinks its widest column to fit.
+Cell widths are rich's own (``rich.cells``: wide characters two cells, an emoji sequence joined
+by ZWJ or widened by VS16 one grapheme, never cut in half), imported only for a text beyond
+printable ASCII and the reports' own punctuation, so an ASCII report still starts without rich
+(``tests/test_text_page.py`` compares them over every code point below U+3000). There is no markup and nothing is parsed out
+of the text, so capture text cannot style itself; it still goes through ``_neutral.text`` before
+it gets here.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal, Sequence
+from functools import cache
+from typing import Callable, Literal, Sequence
 
 #: A piece of a line: its text alone (unstyled) or with a style, e.g. ``("failed", "bold red")``.
 Span = str | tuple[str, str]
@@ -40,33 +45,45 @@ def sgr(style: str) -> str:
     return found
 
 
+#: Characters one cell wide for rich in every Unicode version it knows: printable ASCII and the
+#: punctuation the reports print themselves, so that a report of ASCII text never imports rich
+#: (the differential test checks every one of them against ``rich.cells.cell_len``).
+_ONE_CELL = frozenset(map(chr, range(0x20, 0x7F))) | frozenset("·×§…—→")
+
+
+def _narrow(text: str) -> bool:
+    return (text.isascii() and text.isprintable()) or _ONE_CELL.issuperset(text)
+
+
 def cells(text: str) -> int:
-    """How many terminal cells ``text`` takes: wide (East Asian) characters two, combining marks none."""
-    if text.isascii():
+    """How many terminal cells ``text`` takes: ``rich.cells.cell_len``, which the reports agree with."""
+    if _narrow(text):
         return len(text)
-    return sum(_char_cells(c) for c in text)
+    return _rich_cells()[0](text)
 
 
-def _char_cells(char: str) -> int:
-    code = ord(char)
-    if code < 0x300:
-        return 0 if code < 0x20 or 0x7F <= code < 0xA0 else 1
-    import unicodedata  # only for text beyond Latin
+@cache
+def _rich_cells() -> tuple[Callable[[str], int], Callable[[str], tuple[list[tuple[int, int, int]], int]]]:
+    # imported once, for text beyond ASCII: an import statement per call costs more than the count
+    from rich.cells import cell_len, split_graphemes
 
-    if unicodedata.category(char) in ("Mn", "Me", "Cf", "Zl", "Zp"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return cell_len, split_graphemes
+
+
+def _graphemes(text: str) -> list[tuple[int, int, int]]:
+    """``text``'s graphemes as rich divides them: (start, end, cells), a ZWJ sequence or a mark with its base one."""
+    return _rich_cells()[1](text)[0]
 
 
 def _cut(text: str, width: int) -> int:
-    """The length of the longest prefix of ``text`` that fits in ``width`` cells."""
-    if text.isascii():
+    """The length of the longest prefix of ``text`` that fits in ``width`` cells (whole graphemes only)."""
+    if _narrow(text):
         return min(len(text), width)
     used = 0
-    for index, char in enumerate(text):
-        used += _char_cells(char)
+    for start, _end, size in _graphemes(text):
+        used += size
         if used > width:
-            return index
+            return start
     return len(text)
 
 
@@ -261,14 +278,13 @@ def _wrap(text: str, room: int, fold: bool = True) -> list[tuple[int, int]]:
 
 def _fold(word: str, start: int, room: int, breaks: list[int]) -> int:
     """Break ``word`` (at ``start`` in its text) into lines of ``room`` cells; the cells its last line takes."""
-    if word.isascii():
+    if _narrow(word):
         cuts = range(start + room, start + len(word), room)
         breaks.extend(cuts)
         return start + len(word) - (cuts[-1] if cuts else start)
     used = 0
-    for index, char in enumerate(word):
-        width = _char_cells(char)
-        if used + width > room:
+    for index, _end, width in _graphemes(word):
+        if used + width > room and used:
             breaks.append(start + index)
             used = width
         else:

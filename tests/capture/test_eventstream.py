@@ -115,6 +115,19 @@ def test_every_header_value_type() -> None:
         decode_headers(b"\x01x\x07\x00\x09ab")
 
 
+@pytest.mark.parametrize(
+    ("block", "why"),
+    [
+        (b"\x01x\x00\x01x\x01", "appears twice"),  # botocore: DuplicateHeader
+        (b"\x01\xff\x00", "not UTF-8"),  # a name; botocore: UnicodeDecodeError
+        (b"\x01x\x07\x00\x02\xc3(", "not UTF-8"),  # a string value
+    ],
+)
+def test_headers_botocore_refuses_are_refused(block: bytes, why: str) -> None:
+    with pytest.raises(HeaderError, match=why):
+        decode_headers(block)
+
+
 def test_undecodable_headers_make_an_unusable_frame() -> None:
     headers = b"\x01x\x0c"
     total = 12 + len(headers) + 2 + 4
