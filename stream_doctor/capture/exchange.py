@@ -123,11 +123,7 @@ def redact_body(body: Any) -> Any:
                     if name in _TOOL_INPUT_KEYS and (tool_block or name == "args"):
                         continue
                     stack.append(value)
-                elif (
-                    isinstance(name, str)
-                    and is_secret_field_name(name)
-                    and value not in (None, "", True, False)
-                ):
+                elif isinstance(name, str) and is_secret_field_name(name) and value not in (None, "", True, False):
                     current[name] = REDACTED
         elif isinstance(current, list):
             stack.extend(item for item in current if isinstance(item, (dict, list)))

@@ -80,6 +80,7 @@ class RecordedExchange:
             why = cause or "the body ended inside an event"
             if dropped:
                 why += f" (the unfinished event passed the recorder's --max-event limit: {dropped} bytes of it dropped)"
+                self.oversized += 1
             self.cut = why
             record = _cut(t, name, leftover, "unterminated-event", f"{why}: the stream was cut after {self.size} bytes")
             if dropped:
@@ -95,8 +96,13 @@ class RecordedExchange:
         )
         if cause is not None:
             why += f"; then {cause}"
+        events, leftover, dropped = self.parser.close()  # what was read before the limit
+        self._write(events)
+        if dropped:
+            why += f" (the unfinished event passed the recorder's --max-event limit: {dropped} bytes of it dropped)"
+            self.oversized += 1
         self.cut = why
-        record = _cut(self.writer.now(), None, b"", "unterminated-event", why)
+        record = _cut(self.writer.now(), self.parser.name, leftover, "unterminated-event", why)
         record["partial"] = {
             "limit": "max-capture",
             "recorded_bytes": unread,

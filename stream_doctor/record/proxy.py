@@ -243,6 +243,8 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
                 return response
             exchange.chunk(chunk)  # … then the record
         exchange.end()
+        if exchange.cut is not None:
+            outcome = "ended inside an event"
         try:
             await response.write_eof()
         except ConnectionError:
@@ -301,7 +303,8 @@ def _log(config: ProxyConfig, line: str) -> None:
 
 
 class _Refused(asyncio.Protocol):
-    """A connection beyond ``max_connections``: answered 503 at once and closed, never read."""
+    """A connection beyond ``max_connections``: answered 503 at once, closed a second later (closing
+    at once, with the client's request unread, would reset the connection and lose the answer)."""
 
     BODY = b"stream-doctor record: too many connections (--max-connections)\n"
 
@@ -311,7 +314,39 @@ class _Refused(asyncio.Protocol):
             b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
             b"retry-after: 1\r\ncontent-length: %d\r\n\r\n%s" % (len(self.BODY), self.BODY)
         )
-        transport.close()
+        asyncio.get_running_loop().call_later(1.0, transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        pass  # never read
+
+
+class _Counted(asyncio.Protocol):
+    """aiohttp's handler of one connection, counted from its creation to its end, so a burst of
+    connections is counted before any of them is set up."""
+
+    def __init__(self, inner: Any, live: list[int]) -> None:
+        self.inner = inner
+        self.live = live
+        live[0] += 1
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()  # type: ignore[no-any-return]
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.live[0] -= 1
+        self.inner.connection_lost(exc)
 
 
 async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int], None] | None = None) -> None:
@@ -330,10 +365,11 @@ async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int]
     server = runner.server
     assert server is not None
     refused = [0, 0.0]  # how many, and when the last log line about them was written
+    live = [0]
 
     def connection() -> asyncio.Protocol:
-        if len(server.connections) < config.max_connections:
-            return server()
+        if live[0] < config.max_connections:
+            return _Counted(server(), live)
         refused[0] += 1
         now = time.monotonic()
         if now - refused[1] >= 1.0:
