@@ -373,3 +373,33 @@ def test_credentials_in_any_header_and_any_body_shape_never_reach_the_envelope(t
     leaked = [secret for secret in PROXY_SECRETS if secret.encode() in written]
     assert leaked == []
     assert written.count(b"max_tokens") == len(PROXY_BODIES)  # the rest of each body is still there
+
+
+def _stalling(pause: float) -> Iterator[bytes]:
+    yield b'event: message_start\ndata: {"type": "message_start", "message": {"id": "msg_1"}}\n\n'
+    time.sleep(pause)
+    yield b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+
+
+@pytest.mark.parametrize(("pause", "cut"), [(3.0, True), (0.3, False)])
+def test_an_upstream_that_goes_silent_is_cut_at_the_idle_timeout(tmp_path: Path, pause: float, cut: bool) -> None:
+    out = tmp_path / "out"
+    with (
+        HostileUpstream(lambda r: ([("content-type", "text/event-stream")], _stalling(pause))) as upstream,
+        Proxy(upstream.url, out, "--idle-timeout", "1") as proxy,
+        httpx2.Client(timeout=10) as client,
+    ):
+        try:
+            with client.stream("POST", f"{proxy.url}/v1/messages", content=b"{}") as response:
+                for _ in response.iter_raw():
+                    pass
+        except httpx2.HTTPError:
+            assert cut  # the client sees the stream cut, as it was
+        [line] = proxy.wait_for_lines(1)
+    records = envelope(out)
+    if cut:
+        assert "upstream stalled mid-stream" in line
+        assert "the upstream sent nothing for 1 s (--idle-timeout)" in records[-1]["error"]
+        assert "SD003" in replay(str(the_path(out))).codes
+    else:
+        assert " complete, 2 events" in line and records[-1]["data"]["type"] == "message_stop"
