@@ -112,12 +112,18 @@ class BodyParser:
 
     def _overflow(self) -> None:
         """The unfinished event passed ``max_event``: keep its start, drop the rest until it ends."""
-        held = b"\n".join(self.data)
-        if held and self.buffer:
-            held += b"\n"
-        held += self.buffer
-        self.oversized = held[: self.max_event]
-        self.dropped = len(held) - len(self.oversized)
+        if self.kind == "sse" and self.buffer.startswith(b"data:"):  # the payload, as a whole event's would be
+            del self.buffer[: 6 if self.buffer[5:6] == b" " else 5]
+        if self.data:  # the event's data lines, then its unfinished line: one copy at most
+            held = bytearray(b"\n".join(self.data))
+            if self.buffer:
+                held += b"\n"
+            held += self.buffer
+        else:
+            held = self.buffer
+        self.dropped = max(0, len(held) - self.max_event)
+        del held[self.max_event :]
+        self.oversized = bytes(held)
         self.at_line_start = not self.buffer
         self.after_cr = self.buffer.endswith(b"\r")
         if self.after_cr:
@@ -203,11 +209,11 @@ class BodyParser:
     def _line(self, line: bytes, events: list[Event]) -> None:
         if self.kind == "lines":
             if line.strip():
-                events.append((None, line, 0))
+                events.append(self._bounded(None, line))
             return
         if not line:
             if self.data:
-                events.append((self.name, b"\n".join(self.data), 0))
+                events.append(self._bounded(self.name, b"\n".join(self.data)))
             self.name, self.data, self.data_size = None, [], 0
             return
         if line.startswith(b":"):
@@ -220,6 +226,12 @@ class BodyParser:
             self.data_size += len(value) + 1
         elif field == b"event":
             self.name = value.decode("utf-8", "replace")
+
+    def _bounded(self, name: str | None, payload: bytes) -> Event:
+        """An event that came whole within one chunk is held to ``max_event`` too."""
+        if len(payload) <= self.max_event:
+            return (name, payload, 0)
+        return (name, payload[: self.max_event], len(payload) - self.max_event)
 
     def _whole(self) -> list[Event]:
         body = bytes(self.buffer)

@@ -33,7 +33,7 @@ class EnvelopeWriter:
 
     def write(self, record: dict[str, Any]) -> int:
         """Write one record; returns the bytes written."""
-        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
         with self.lock:
             if self.closed:
                 return 0
