@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import orjson
 
-from stream_doctor.credentials import REDACTED, SECRET_FIELDS
+from stream_doctor.credentials import REDACTED, is_secret_field_name
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -47,12 +46,7 @@ _DEEPEST = 400  # a value nested deeper is masked whole (parsed JSON stops at 1,
 
 
 def is_secret_field(name: object) -> bool:
-    return isinstance(name, str) and _secret_name(name)
-
-
-@lru_cache(maxsize=4096)  # the same few field names, in every call and every event
-def _secret_name(name: str) -> bool:
-    return name.lower().replace("_", "").replace("-", "") in SECRET_FIELDS
+    return isinstance(name, str) and is_secret_field_name(name)
 
 
 def _scalar_secret(value: object) -> str | None:

@@ -514,3 +514,60 @@ def write_all(folder: Path) -> list[Path]:
         path.write_text(text)
         paths.append(path)
     return paths
+
+
+# -- what a client sends through the recording proxy ----------------------------------------------
+
+#: Secrets a client sends through ``stream-doctor record``, one per place: headers named or shaped
+#: like credentials, and credential fields in every body shape the proxy may see.
+PROXY_HEADERS = [
+    ("Ocp-Apim-Subscription-Key", "pxy-apim-subscription"),
+    ("x-functions-key", "pxy-functions-key"),
+    ("x-portkey-api-key", "pxy-portkey-api-key"),
+    ("x-custom-gateway", "Bearer pxy-bearer-in-custom-header"),
+    ("x-relay", "sk-proj-pxyShapedLikeAnOpenAIKey0001"),
+]
+#: (content type, body) pairs; every one holds its own secrets, and ``max_tokens`` (no secret) must survive.
+PROXY_BODIES: list[tuple[str, bytes]] = [
+    (
+        "application/json",
+        json.dumps(
+            {
+                "model": "m",
+                "max_tokens": 1000,
+                "aws_secret_access_key": "pxy-aws-secret-access-key",
+                "bearer": "pxy-body-bearer",
+                "auth": "pxy-body-auth",
+                "metadata": {"openai_api_key": "pxy-nested-openai-api-key", "db_password": "pxy-db-password"},
+            }
+        ).encode(),
+    ),
+    ("application/json", json.dumps([{"max_tokens": 1000, "api_key": "pxy-array-api-key"}]).encode()),
+    ("application/json", b'{"max_tokens": 1000, "token": "pxy-invalid-json-token", "cut here'),
+    (
+        "multipart/form-data; boundary=XyZ",
+        b'--XyZ\r\nContent-Disposition: form-data; name="max_tokens"\r\n\r\n1000\r\n'
+        b'--XyZ\r\nContent-Disposition: form-data; name="api_key"\r\n\r\npxy-multipart-api-key\r\n'
+        b'--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\nAuthorization: Bearer pxy-multipart-file-bearer\r\n--XyZ--\r\n",
+    ),
+    ("application/x-www-form-urlencoded", b"max_tokens=1000&client_secret=pxy-form-client-secret&auth=pxy-form-auth"),
+]
+PROXY_SECRETS = (
+    "pxy-apim-subscription",
+    "pxy-functions-key",
+    "pxy-portkey-api-key",
+    "pxy-bearer-in-custom-header",
+    "sk-proj-pxyShapedLikeAnOpenAIKey0001",
+    "pxy-aws-secret-access-key",
+    "pxy-body-bearer",
+    "pxy-body-auth",
+    "pxy-nested-openai-api-key",
+    "pxy-db-password",
+    "pxy-array-api-key",
+    "pxy-invalid-json-token",
+    "pxy-multipart-api-key",
+    "pxy-multipart-file-bearer",
+    "pxy-form-client-secret",
+    "pxy-form-auth",
+)

@@ -26,28 +26,8 @@ import orjson
 from stream_doctor import jsontext
 from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, check_count
-from stream_doctor.credentials import REDACTED, SECRET_FIELDS
+from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 from stream_doctor.records import dataclass, field
-
-#: Header names whose values are credentials (compared lower-case).
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-        "x-amz-security-token",
-        "openai-organization",
-        "openai-project",
-        "anthropic-organization-id",
-        "x-stainless-api-key",
-    }
-)
-#: Any other header whose name says it holds a credential.
-_SECRET_NAME = re.compile(r"(api[-_]?key|token|secret|password|passwd|credential|signature|session|auth)", re.I)
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
 SECRET_PARAMS = frozenset(
@@ -75,11 +55,6 @@ SECRET_PARAMS = frozenset(
 )
 
 
-def is_secret_header(name: str) -> bool:
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or _SECRET_NAME.search(lowered) is not None
-
-
 def redact_headers(items: Iterable[tuple[Any, Any]]) -> dict[str, str]:
     """Headers as ``{lower-case name: value}`` (repeated headers joined with ``, ``), credentials redacted."""
     headers: dict[str, str] = {}
@@ -87,7 +62,8 @@ def redact_headers(items: Iterable[tuple[Any, Any]]) -> dict[str, str]:
         name = text_of(raw_name).strip().lower()
         if not name:
             continue
-        value = REDACTED if is_secret_header(name) else text_of(raw_value)
+        text = text_of(raw_value)
+        value = REDACTED if is_secret_header(name, text) else text
         headers[name] = value if name not in headers else f"{headers[name]}, {value}"
     return headers
 
@@ -119,7 +95,7 @@ def redact_query(query: str) -> str:
         if not part:
             continue
         for name, value in parse_qsl(part, keep_blank_values=True) or [(part, "")]:
-            secret = name.lower() in SECRET_PARAMS or _field_name(name) in SECRET_FIELDS
+            secret = name.lower() in SECRET_PARAMS or is_secret_field_name(name)
             pairs.append(f"{quote(name, safe='')}={REDACTED if secret else quote(value, safe='/:,')}")
     return "&".join(pairs)
 
@@ -130,15 +106,11 @@ _TOOL_INPUT_KEYS = frozenset({"input", "args"})
 _FORM = re.compile(r"[^\s=&;]+=[^\s&;]*(?:[&;][^\s=&;]+=[^\s&;]*)*")
 
 
-def _field_name(name: str) -> str:
-    return name.lower().replace("_", "").replace("-", "")
-
-
 def redact_body(body: Any) -> Any:
     """A request body with credential fields replaced by ``[redacted]`` at any depth (in place for JSON
     containers; a form-encoded text body is redacted like a query string)."""
     if isinstance(body, str):
-        return redact_query(body) if _FORM.fullmatch(body.strip()) else body
+        return redact_query(body) if _FORM.fullmatch(body.strip()) else redact_text(body)
     stack = [body]
     while stack:  # iterative: a body may nest as deep as the JSON parser allows
         current = stack.pop()
@@ -149,11 +121,7 @@ def redact_body(body: Any) -> Any:
                     if name in _TOOL_INPUT_KEYS and (tool_block or name == "args"):
                         continue
                     stack.append(value)
-                elif (
-                    isinstance(name, str)
-                    and _field_name(name) in SECRET_FIELDS
-                    and value not in (None, "", True, False)
-                ):
+                elif isinstance(name, str) and is_secret_field_name(name) and value not in (None, "", True, False):
                     current[name] = REDACTED
         elif isinstance(current, list):
             stack.extend(item for item in current if isinstance(item, (dict, list)))

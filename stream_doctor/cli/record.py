@@ -20,11 +20,52 @@ def record(
     redact: List[str] = typer.Option(
         [], "--redact", metavar="HEADER", help="Also keep this header's value out of the envelopes (repeatable)."
     ),
+    max_request_body: str = typer.Option(
+        "16MiB",
+        "--max-request-body",
+        metavar="SIZE",
+        help="Keep at most this much of a request body in its envelope (all of it is forwarded).",
+    ),
+    max_capture: str = typer.Option(
+        "64MiB",
+        "--max-capture",
+        metavar="SIZE",
+        help="Decode and record at most this much of one response (the rest is forwarded, counted, not recorded).",
+    ),
+    max_event: str = typer.Option(
+        "8MiB",
+        "--max-event",
+        metavar="SIZE",
+        help="Keep at most this much of one event, or of a response that is not a stream.",
+    ),
+    max_connections: int = typer.Option(
+        256,
+        "--max-connections",
+        metavar="N",
+        min=1,
+        help="Serve at most this many connections at once; the next get a 503.",
+    ),
+    header_timeout: float = typer.Option(
+        10.0,
+        "--header-timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="Close a connection that has not sent a whole request head in this time (also the keep-alive idle time).",
+    ),
+    idle_timeout: float = typer.Option(
+        600.0,
+        "--idle-timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="Cut an exchange when no byte moves (from the client, the upstream, or to the client) for this long.",
+    ),
 ) -> None:
     """Record every exchange through a reverse proxy, one envelope each, for `stream-doctor replay`.
 
     Requests are forwarded unchanged and responses streamed back as they arrive; credentials
-    (authorization, x-api-key, api-key, ?key= …) are never written.
+    (authorization, x-api-key, api-key, ?key= …) are never written. SIZE is a byte count with an
+    optional unit: 512KiB, 64MiB, 1GiB (KB/MB/GB are powers of ten). An exchange that reaches a
+    limit is recorded partial, and its log line says what was cut.
     """
     from urllib.parse import urlsplit
 
@@ -45,8 +86,29 @@ def record(
         out,
         frozenset(name.strip().lower() for name in redact if name.strip()),
         log=lambda line: typer.echo(line, err=True),
+        max_request_body=_size("--max-request-body", max_request_body),
+        max_event=_size("--max-event", max_event),
+        max_capture=_size("--max-capture", max_capture),
+        max_connections=max_connections,
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
     )
     try:
         run(config, host.strip("[]"), int(port_text))
     except OSError as error:
         fail(f"--listen {listen}: {error.strerror or error}")
+
+
+_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}
+_UNITS |= {"g": 1000**3, "gb": 1000**3, "gib": 1024**3}
+
+
+def _size(option: str, text: str) -> int:
+    """``64MiB``, ``512kb``, ``1048576``: a positive byte count."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _UNITS or float(match.group(1)) * _UNITS[unit] < 1:
+        fail(f"{option} {text}: expected a size such as 65536, 512KiB or 64MiB")
+    return int(float(match.group(1)) * _UNITS[unit])

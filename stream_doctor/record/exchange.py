@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from stream_doctor.protocol import StreamEnd
-from stream_doctor.record.parse import BodyParser, Event, event_record
+from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT, BodyParser, Event, event_record
 from stream_doctor.record.writer import EnvelopeWriter
 
 
@@ -26,18 +26,33 @@ class RecordedExchange:
         content_type: str | None,
         content_encoding: str | None,
         ending: StreamEnd | None = None,
+        max_event: int = MAX_EVENT,
+        max_capture: int = MAX_DECODED,
     ) -> None:
         self.writer = writer
-        self.parser = BodyParser(content_type, content_encoding)
+        self.parser = BodyParser(content_type, content_encoding, max_event, max_capture)
         self.ending = ending if ending is not None else stream_end(None)
+        self.max_capture = max_capture
         self.size = 0
         self.events = 0
+        self.written = 0  # bytes of event records written
+        self.unrecorded = 0  # body bytes that arrived after the capture limit: forwarded, not read
+        self.oversized = 0  # events cut to ``max_event``
         self.finished = False  # the provider's last event has arrived: nothing more is due
         self.ended = False
+        self.cut: str | None = None  # why the capture is partial, for the log line
+
+    @property
+    def full(self) -> bool:
+        """The capture limit is reached: the rest of the body is forwarded, counted and not recorded."""
+        return self.parser.exhausted or self.written >= self.max_capture
 
     def chunk(self, data: bytes) -> None:
         self.size += len(data)
         if self.ended:
+            return
+        if self.full:
+            self.unrecorded += len(data)
             return
         self._write(self.parser.feed(data))
 
@@ -47,7 +62,10 @@ class RecordedExchange:
         if self.ended:
             return
         self.ended = True
-        events, leftover = self.parser.close()
+        if self.full:
+            self._capped(cause)
+            return
+        events, leftover, dropped = self.parser.close()
         self._write(events)
         t = self.writer.now()
         problem = self.parser.problem
@@ -60,18 +78,57 @@ class RecordedExchange:
                 self.writer.write(_after_end(t, name, leftover, self.size))
         elif cause is not None or unfinished:
             why = cause or "the body ended inside an event"
-            self.writer.write(
-                _cut(t, name, leftover, "unterminated-event", f"{why}: the stream was cut after {self.size} bytes")
-            )
+            if dropped:
+                why += f" (the unfinished event passed the recorder's --max-event limit: {dropped} bytes of it dropped)"
+                self.oversized += 1
+            self.cut = why
+            record = _cut(t, name, leftover, "unterminated-event", f"{why}: the stream was cut after {self.size} bytes")
+            if dropped:
+                record["partial"] = {"limit": "max-event", "kept_bytes": len(leftover), "dropped_bytes": dropped}
+            self.writer.write(record)
+
+    def _capped(self, cause: str | None) -> None:
+        """The end of a capture that reached its limit: one record saying how much was not recorded."""
+        unread = self.size - self.unrecorded
+        why = (
+            f"the recorder's --max-capture limit ({self.max_capture} bytes) was reached after {unread} bytes "
+            f"and {self.events} events; the remaining {self.unrecorded} bytes were forwarded but not recorded"
+        )
+        if cause is not None:
+            why += f"; then {cause}"
+        events, leftover, dropped = self.parser.close()  # what was read before the limit
+        self._write(events)
+        if dropped:
+            why += f" (the unfinished event passed the recorder's --max-event limit: {dropped} bytes of it dropped)"
+            self.oversized += 1
+        self.cut = why
+        record = _cut(self.writer.now(), self.parser.name, leftover, "unterminated-event", why)
+        record["partial"] = {
+            "limit": "max-capture",
+            "recorded_bytes": unread,
+            "dropped_bytes": self.unrecorded,
+            "decoded_bytes": self.parser.decoded,
+        }
+        self.writer.write(record)
 
     def _write(self, events: list[Event]) -> None:
         if not events:
             return
         t = self.writer.now()
-        for name, payload in events:
-            record = event_record(t, name, payload)
-            self.writer.write(record)
-            if not self.finished:
+        for name, payload, dropped in events:
+            if dropped:
+                self.oversized += 1
+                message = (
+                    f"an event of {len(payload) + dropped} bytes passed the recorder's --max-event limit: "
+                    f"its first {len(payload)} bytes are kept, {dropped} dropped"
+                )
+                record = _unfinished(t, name, payload, message)
+                record["problems"] = [{"kind": "malformed-frame", "message": message}]
+                record["partial"] = {"limit": "max-event", "kept_bytes": len(payload), "dropped_bytes": dropped}
+            else:
+                record = event_record(t, name, payload)
+            self.written += self.writer.write(record)
+            if not self.finished and not dropped:
                 self.finished = self.ending.ends(name, record["data"] if "data" in record else record["raw"])
         self.events += len(events)
 

@@ -1,9 +1,12 @@
-"""Cutting a response body into provider events as its bytes arrive, in linear time.
+"""Cutting a response body into provider events as its bytes arrive, in linear time and bounded memory.
 
 Server-sent events (``text/event-stream``) and JSON lines (``application/x-ndjson``) are cut
-incrementally; any other body (a JSON document, an error page) is kept up to a limit and read
-whole when it ends. ``gzip`` and ``deflate`` bodies are decoded for reading only: what is
-forwarded is never touched.
+incrementally; any other body (a JSON document, an error page) is kept and read whole when it
+ends. ``gzip`` and ``deflate`` bodies are decoded for reading only (what is forwarded is never
+touched), a bounded piece at a time. Two limits hold whatever the upstream sends: an event (or a
+whole body) keeps at most ``max_event`` bytes, the rest of it counted and dropped until the next
+event begins; and at most ``max_decoded`` bytes of the body are decoded at all, after which the
+parser stops (``exhausted``) and the recorder marks the capture cut.
 """
 
 from __future__ import annotations
@@ -13,16 +16,28 @@ from typing import Any
 
 import orjson
 
-#: How much of a body that is not a stream is kept to be recorded at its end.
-WHOLE_BODY_LIMIT = 16 * 1024 * 1024
+#: How much of one event, or of a body that is not a stream, is kept (``stream-doctor record --max-event``).
+MAX_EVENT = 8 * 1024 * 1024
+#: How many decoded bytes of one body are read at most (``--max-capture``).
+MAX_DECODED = 64 * 1024 * 1024
+#: Decompressed output is produced this much at a time: a 3 MB gzip body that expands to 3 GB is
+#: read in pieces of this size, never at once.
+_PIECE = 64 * 1024
 
-Event = tuple[str | None, bytes]  # (the SSE event name, the payload)
+#: (the SSE event name, the payload, how many bytes of the payload were dropped: 0 for a whole event)
+Event = tuple[str | None, bytes, int]
 
 
 class BodyParser:
     """Feed it the body's bytes as they arrive; it returns each complete event once."""
 
-    def __init__(self, content_type: str | None, content_encoding: str | None) -> None:
+    def __init__(
+        self,
+        content_type: str | None,
+        content_encoding: str | None,
+        max_event: int = MAX_EVENT,
+        max_decoded: int = MAX_DECODED,
+    ) -> None:
         kind = (content_type or "").split(";")[0].strip().lower()
         self.kind = "sse" if kind == "text/event-stream" else "lines" if kind in _LINE_TYPES else "whole"
         encoding = (content_encoding or "identity").strip().lower()
@@ -34,41 +49,134 @@ class BodyParser:
             self.decoder = zlib.decompressobj()
         elif encoding not in ("identity", ""):
             self.problem = f"the body is {encoding}-encoded, which the recorder cannot decode; events not recorded"
+        self.max_event = max(1, max_event)
+        self.max_decoded = max(1, max_decoded)
+        self.decoded = 0  # bytes read into the parser (after decoding)
+        self.exhausted = False  # ``max_decoded`` reached: nothing more is read
         self.buffer = bytearray()
         self.scanned = 0  # how far ``buffer`` has been searched for a line end
         self.name: str | None = None
         self.data: list[bytes] = []
-        self.dropped = 0  # bytes of a whole body beyond the limit
+        self.data_size = 0
+        # An event beyond ``max_event``: its kept start, what was dropped, and where its end is looked for.
+        self.oversized: bytes | None = None
+        self.dropped = 0
+        self.at_line_start = True
+        self.after_cr = False
 
     def feed(self, chunk: bytes) -> list[Event]:
-        if self.problem is not None:
+        if self.problem is not None or self.exhausted:
             return []
-        if self.decoder is not None:
+        events: list[Event] = []
+        if self.decoder is None:
+            self._take(chunk, events)
+            return events
+        pending = chunk
+        while pending and not self.exhausted:
             try:
-                chunk = self.decoder.decompress(chunk)
+                piece = self.decoder.decompress(pending, _PIECE)
             except zlib.error as error:
                 self.problem = f"the body could not be decompressed ({error}); events after this not recorded"
-                return []
-        if self.kind == "whole":
-            room = WHOLE_BODY_LIMIT - len(self.buffer)
-            self.buffer += chunk[:room]
-            self.dropped += max(0, len(chunk) - room)
-            return []
-        self.buffer += chunk
-        return self._lines(final=False)
+                break
+            pending = self.decoder.unconsumed_tail
+            self._take(piece, events)
+        return events
 
-    def close(self) -> tuple[list[Event], bytes]:
-        """Events the end of the body completes, and what is left over: the bytes of an unfinished event."""
-        if self.problem is not None:
-            return [], b""
+    def _take(self, piece: bytes, events: list[Event]) -> None:
+        room = self.max_decoded - self.decoded
+        if len(piece) > room:
+            piece = piece[:room]
+            self.exhausted = True
+        self.decoded += len(piece)
         if self.kind == "whole":
-            return self._whole(), b""
+            space = self.max_event - len(self.buffer)
+            self.buffer += piece[:space]
+            self.dropped += max(0, len(piece) - space)
+            return
+        while piece:
+            if self.oversized is not None:
+                end = self._skip(piece)
+                if end < 0:
+                    self.dropped += len(piece)
+                    return
+                self.dropped += end
+                events.append((self.name, self.oversized, self.dropped))
+                self.name, self.oversized, self.dropped = None, None, 0
+                piece = piece[end:]
+                continue
+            self.buffer += piece
+            piece = b""
+            events.extend(self._lines(final=False))
+            if len(self.buffer) + self.data_size > self.max_event:
+                self._overflow()
+
+    def _overflow(self) -> None:
+        """The unfinished event passed ``max_event``: keep its start, drop the rest until it ends."""
+        if self.kind == "sse" and self.buffer.startswith(b"data:"):  # the payload, as a whole event's would be
+            del self.buffer[: 6 if self.buffer[5:6] == b" " else 5]
+        if self.data:  # the event's data lines, then its unfinished line: one copy at most
+            held = bytearray(b"\n".join(self.data))
+            if self.buffer:
+                held += b"\n"
+            held += self.buffer
+        else:
+            held = self.buffer
+        self.dropped = max(0, len(held) - self.max_event)
+        del held[self.max_event :]
+        self.oversized = bytes(held)
+        self.at_line_start = not self.buffer
+        self.after_cr = self.buffer.endswith(b"\r")
+        if self.after_cr:
+            self.at_line_start = True
+        self.buffer = bytearray()
+        self.scanned = 0
+        self.data, self.data_size = [], 0
+
+    def _skip(self, piece: bytes) -> int:
+        """Where in ``piece`` the oversized event ends (just after its last line end), or -1. An SSE
+        event ends at a blank line, a JSON line at its line end."""
+        at = 0
+        size = len(piece)
+        if self.after_cr:
+            self.after_cr = False
+            if size and piece[0] == 10:
+                at = 1  # the \n of a \r\n split between chunks
+        while at < size:
+            newline = piece.find(b"\n", at)
+            cr = piece.find(b"\r", at, newline if newline >= 0 else size)
+            end = cr if cr >= 0 else newline
+            if end < 0:
+                self.at_line_start = False
+                return -1
+            after = end + 1
+            if piece[end] == 13:
+                if after < size and piece[after] == 10:
+                    after += 1
+                elif after == size:
+                    self.after_cr = True
+            blank = end == at and self.at_line_start
+            if self.kind == "lines" or blank:
+                self.at_line_start = True
+                return after
+            self.at_line_start = True
+            at = after
+        return -1
+
+    def close(self) -> tuple[list[Event], bytes, int]:
+        """Events the end of the body completes, what is left over (the bytes of an unfinished event)
+        and how many bytes of that unfinished event were dropped."""
+        if self.problem is not None:
+            return [], b"", 0
+        if self.kind == "whole":
+            return self._whole(), b"", 0
+        if self.oversized is not None:
+            return [], self.oversized, self.dropped
         events = self._lines(final=True)
         leftover = bytes(self.buffer)
         if self.kind == "sse" and self.data:  # data lines read but no blank line after them
             joined = b"\n".join(self.data)
             leftover = joined + (b"\n" + leftover if leftover else b"")
-        return events, leftover
+        return events, leftover, 0
 
     def _lines(self, final: bool) -> list[Event]:
         events: list[Event] = []
@@ -101,12 +209,12 @@ class BodyParser:
     def _line(self, line: bytes, events: list[Event]) -> None:
         if self.kind == "lines":
             if line.strip():
-                events.append((None, line))
+                events.append(self._bounded(None, line))
             return
         if not line:
             if self.data:
-                events.append((self.name, b"\n".join(self.data)))
-            self.name, self.data = None, []
+                events.append(self._bounded(self.name, b"\n".join(self.data)))
+            self.name, self.data, self.data_size = None, [], 0
             return
         if line.startswith(b":"):
             return  # a comment: keep-alive
@@ -115,20 +223,29 @@ class BodyParser:
             value = value[1:]
         if field == b"data":
             self.data.append(value)
+            self.data_size += len(value) + 1
         elif field == b"event":
             self.name = value.decode("utf-8", "replace")
 
+    def _bounded(self, name: str | None, payload: bytes) -> Event:
+        """An event that came whole within one chunk is held to ``max_event`` too."""
+        if len(payload) <= self.max_event:
+            return (name, payload, 0)
+        return (name, payload[: self.max_event], len(payload) - self.max_event)
+
     def _whole(self) -> list[Event]:
         body = bytes(self.buffer)
+        if self.dropped:
+            return [(None, body, self.dropped)]
         if not body.strip():
             return []
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return [(None, body)]
+            return [(None, body, 0)]
         if type(value) is list:  # Gemini without alt=sse: a JSON array of responses
-            return [(None, orjson.dumps(item)) for item in value]
-        return [(None, body)]
+            return [(None, orjson.dumps(item), 0) for item in value]
+        return [(None, body, 0)]
 
 
 _LINE_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines", "application/ndjson")

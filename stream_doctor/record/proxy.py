@@ -1,12 +1,22 @@
 """The recording reverse proxy behind ``stream-doctor record``: any client, any language.
 
-Point a client's base URL at it; every request is forwarded to the upstream unchanged (method,
-path, query, headers, body bytes), and every response streamed back chunk by chunk as it arrives,
-bytes untouched (compressed bodies stay compressed). Each chunk goes to the client first and is
-recorded after, into one envelope per exchange in the output folder, with credentials removed
-from what is written (``authorization``, ``x-api-key``, ``api-key``, ``?key=`` and the like, and
-any header named with ``--redact``). Memory per exchange is the chunk in flight plus at most one
-unfinished event, whatever the length of the response.
+Point a client's base URL at it; every request is forwarded to the upstream byte for byte (method,
+path, query, headers, body: a gzip request stays gzip), and every response streamed back chunk by
+chunk as it arrives, bytes untouched (compressed bodies stay compressed). Each chunk goes to the
+client first and is recorded after, into one envelope per exchange in the output folder, with
+credentials removed from what is written (``credentials.py``: headers whose name or value looks
+like one, credential fields of any body shape, ``?key=`` and the like, and any header named with
+``--redact``).
+
+Nothing a client or an upstream sends can make it hold more than its limits (``ProxyConfig``, each
+a ``stream-doctor record`` option): the request body is forwarded as it arrives and only its first
+``max_request_body`` bytes are kept for the record (decompressed under the same cap); a response
+is decoded and recorded up to ``max_capture`` bytes and one event up to ``max_event``; at most
+``max_connections`` connections are served (the next get a 503); a connection must send its
+request head within ``header_timeout`` seconds, and a transfer that stalls for ``idle_timeout``
+seconds is cut. Every exchange that hits a limit or breaks is written as a capture marked partial
+(a ``partial`` field saying which limit, what was kept and what dropped, and the problem that
+makes the replay report it), and its log line says so.
 
 Built on aiohttp (the ``record`` extra): its server streams a response as it is written, and its
 client hands over body chunks as they arrive without decoding them.
@@ -20,13 +30,15 @@ import os
 import re
 import sys
 import time
+import zlib
 from datetime import UTC, datetime
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from stream_doctor.capture.exchange import redact_url
 from stream_doctor.record.exchange import RecordedExchange, stream_end
+from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT
 from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
 from stream_doctor.records import dataclass, field
 
@@ -47,6 +59,9 @@ _HOP = frozenset(
 )
 
 
+MiB = 1024 * 1024
+
+
 @dataclass
 class ProxyConfig:
     upstream: str  # base URL: the request's path and query are appended to it
@@ -54,20 +69,27 @@ class ProxyConfig:
     redact: frozenset[str] = frozenset()  # more header names to keep out of the envelopes (lower-case)
     log: Callable[[str], None] | None = None  # one line per exchange (the CLI prints them on stderr)
     counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    max_request_body: int = 16 * MiB  # of a request body, kept (decoded) for the record; all of it is forwarded
+    max_event: int = MAX_EVENT  # of one response event (or a body that is not a stream), kept
+    max_capture: int = MAX_DECODED  # of a response, decoded and recorded; the rest is forwarded only
+    max_connections: int = 256  # open at once; the next ones are answered 503 and closed
+    header_timeout: float = 10.0  # to send a request head (and idle time between keep-alive requests)
+    idle_timeout: float = 600.0  # without a byte moving, either way, before an exchange is cut
 
 
 _SESSION = web.AppKey("session", ClientSession)
 
 
 def build_app(config: ProxyConfig) -> web.Application:
-    app = web.Application(client_max_size=1024**3)
+    app = web.Application()
     base = config.upstream.rstrip("/")
 
     async def start(app: web.Application) -> None:
-        # No total timeout: a stream may run for many minutes. No decompression: bytes pass as they are.
+        # No total timeout: a stream may run for many minutes; but an upstream silent for
+        # ``idle_timeout`` (sock_read) is cut. No decompression: bytes pass as they are.
         app[_SESSION] = ClientSession(
             connector=TCPConnector(limit=0),
-            timeout=ClientTimeout(total=None, sock_connect=30),
+            timeout=ClientTimeout(total=None, sock_connect=30, sock_read=config.idle_timeout),
             auto_decompress=False,
             skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         )
@@ -84,61 +106,160 @@ def build_app(config: ProxyConfig) -> web.Application:
     return app
 
 
+class BodyCopy:
+    """What the record keeps of a request body as it is forwarded: its first ``limit`` bytes, and a count of all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept = bytearray()
+        self.size = 0
+        self.whole = False  # the client sent the body to its end
+        self.failure: str | None = None
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        room = self.limit - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+
+    def recorded(self, encoding: str | None) -> tuple[bytes, str | None]:
+        """The body to record (decoded, under the limit) and, when it is not the whole body, why."""
+        data = bytes(self.kept)
+        why = None
+        if self.size > self.limit:
+            why = f"the request body ({self.size} bytes) passed the recorder's --max-request-body limit: its first {self.limit} bytes are kept"
+        elif self.failure is not None:
+            why = f"{self.failure}: {self.size} bytes of the request body arrived"
+        elif not self.whole:
+            why = f"the upstream answered before the request body was sent whole ({self.size} bytes)"
+        coding = (encoding or "").strip().lower()
+        if coding in ("gzip", "x-gzip", "deflate") and data:
+            decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if coding != "deflate" else zlib.MAX_WBITS)
+            try:
+                decoded = decoder.decompress(data, self.limit)
+            except zlib.error as error:
+                return b"", f"the {coding} request body could not be decompressed ({error}); it was forwarded as sent"
+            if decoder.unconsumed_tail:
+                why = f"the {coding} request body decompresses past the recorder's --max-request-body limit: its first {self.limit} decoded bytes are kept"
+            elif not decoder.eof and why is None:
+                why = f"the {coding} request body ends before its compressed stream does"
+            data = decoded
+        return data, why
+
+
+async def _forward(request: web.Request, copy: BodyCopy, idle: float) -> AsyncIterator[bytes]:
+    """The request body as it arrives, chunk by chunk (never read whole), copied into ``copy``."""
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                chunk = await request.content.readany()
+        except TimeoutError:
+            copy.failure = f"the client sent no byte of its request body for {idle:g} s (--idle-timeout)"
+            raise ConnectionResetError(copy.failure) from None
+        if not chunk:
+            copy.whole = True
+            return
+        copy.add(chunk)
+        yield chunk
+
+
 async def _exchange(request: web.Request, session: ClientSession, base: str, config: ProxyConfig) -> web.StreamResponse:
-    body = await request.read()
     start = time.monotonic()
     target = base + request.path_qs
     sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
     writer = EnvelopeWriter(_open(config, request), start)
     provider = provider_of(request.path)
     writer.header(provider, f"stream-doctor record (proxy to {redact_url(base)})")
-    record = request_record(0.0, request.method, target, body, list(request.headers.items()), config.redact)
+    copy = BodyCopy(config.max_request_body)
+    copy.whole = not request.body_exists
+    body = _forward(request, copy, config.idle_timeout) if request.body_exists else None
+
+    def request_written() -> tuple[dict[str, Any], str]:
+        data, why = copy.recorded(request.headers.get("Content-Encoding"))
+        record = request_record(0.0, request.method, target, data, list(request.headers.items()), config.redact)
+        if why is None:
+            return record, ""
+        record["partial"] = {"limit": "max-request-body", "kept_bytes": len(copy.kept), "body_bytes": copy.size}
+        record["problems"] = [{"kind": "malformed-frame", "message": why}]
+        return record, f"; request recorded partial: {why}"
+
     try:
         upstream = await session.request(
-            request.method, target, headers=sent, data=body or None, allow_redirects=False, compress=None
+            request.method, target, headers=sent, data=body, allow_redirects=False, compress=None
         )
     except (TimeoutError, ClientError, OSError) as error:
-        record["response"] = {"status": None, "error": f"the upstream could not be reached: {error}"}
+        record, noted = request_written()
+        reason = copy.failure or f"the upstream could not be reached: {error}"
+        record["response"] = {"status": None, "error": reason}
         writer.write(record)
         writer.close()
-        _log(config, f"{request.method} {request.path} → upstream unreachable ({error}) → {writer.file.name}")
+        _log(config, f"{request.method} {request.path} → {reason}{noted} → {writer.file.name}")
+        if copy.failure is not None:
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=408)
         return web.Response(status=502, text=f"stream-doctor record: the upstream could not be reached: {error}\n")
+    record, noted = request_written()
     response_headers = list(upstream.headers.items())
     record["response"] = {"status": upstream.status, "headers": redact_headers(response_headers, config.redact)}
     writer.write(record)
     exchange = RecordedExchange(
-        writer, upstream.headers.get("Content-Type"), upstream.headers.get("Content-Encoding"), stream_end(provider)
+        writer,
+        upstream.headers.get("Content-Type"),
+        upstream.headers.get("Content-Encoding"),
+        stream_end(provider),
+        config.max_event,
+        config.max_capture,
     )
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
     for name, value in response_headers:
         if name.lower() not in _HOP:
             response.headers.add(name, value)
     outcome = "complete"
+    idle = config.idle_timeout
     try:
         await response.prepare(request)
         async for chunk in upstream.content.iter_any():
             try:
-                await response.write(chunk)  # the client first …
-            except ConnectionError:
+                async with asyncio.timeout(idle):
+                    await response.write(chunk)  # the client first …
+            except (ConnectionError, TimeoutError) as error:
                 exchange.chunk(chunk)  # the upstream sent it: it belongs to the record
-                exchange.end("the client disconnected mid-stream; the proxy closed the upstream connection")
+                stalled = isinstance(error, TimeoutError)
+                exchange.end(
+                    f"the client took no bytes for {idle:g} s (--idle-timeout); the proxy closed both connections"
+                    if stalled
+                    else "the client disconnected mid-stream; the proxy closed the upstream connection"
+                )
                 outcome = (
                     "complete (the client disconnected after the last event)"
                     if exchange.finished
+                    else "client stalled"
+                    if stalled
                     else "client disconnected"
                 )
+                if stalled and request.transport is not None:
+                    request.transport.abort()
                 return response
             exchange.chunk(chunk)  # … then the record
         exchange.end()
+        if exchange.cut is not None:
+            outcome = "ended inside an event"
         try:
             await response.write_eof()
         except ConnectionError:
             outcome = "client disconnected at the end"
     except (TimeoutError, ClientError, OSError) as error:
-        exchange.end(f"the upstream connection failed: {type(error).__name__}: {error}")
+        if isinstance(error, TimeoutError):
+            why = f"the upstream sent nothing for {idle:g} s (--idle-timeout)"
+        else:
+            why = f"the upstream connection failed: {type(error).__name__}: {error}"
+        exchange.end(why)
         outcome = (
             "complete (the upstream connection failed after the last event)"
             if exchange.finished
+            else "upstream stalled mid-stream"
+            if isinstance(error, TimeoutError)
             else "upstream failed mid-stream"
         )
         if request.transport is not None:
@@ -146,10 +267,19 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
     finally:
         upstream.close()
         writer.close()
+        if exchange.full or exchange.oversized:
+            limits = []
+            if exchange.oversized:
+                limits.append(f"{exchange.oversized} events cut to --max-event {config.max_event} bytes")
+            if exchange.full:
+                limits.append(
+                    f"--max-capture {config.max_capture} bytes reached, {exchange.unrecorded} bytes forwarded but not recorded"
+                )
+            noted = f"; capture partial: {'; '.join(limits)}" + noted
         _log(
             config,
             f"{request.method} {request.path} {upstream.status} {outcome}, {exchange.events} events, "
-            f"{exchange.size} bytes → {writer.file.name}",
+            f"{exchange.size} bytes{noted} → {writer.file.name}",
         )
     return response
 
@@ -172,20 +302,92 @@ def _log(config: ProxyConfig, line: str) -> None:
         config.log(line)
 
 
+class _Refused(asyncio.Protocol):
+    """A connection beyond ``max_connections``: answered 503 at once, closed a second later (closing
+    at once, with the client's request unread, would reset the connection and lose the answer)."""
+
+    BODY = b"stream-doctor record: too many connections (--max-connections)\n"
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        transport.write(
+            b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+            b"retry-after: 1\r\ncontent-length: %d\r\n\r\n%s" % (len(self.BODY), self.BODY)
+        )
+        asyncio.get_running_loop().call_later(1.0, transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        pass  # never read
+
+
+class _Counted(asyncio.Protocol):
+    """aiohttp's handler of one connection, counted from its creation to its end, so a burst of
+    connections is counted before any of them is set up."""
+
+    def __init__(self, inner: Any, live: list[int]) -> None:
+        self.inner = inner
+        self.live = live
+        live[0] += 1
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()  # type: ignore[no-any-return]
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.live[0] -= 1
+        self.inner.connection_lost(exc)
+
+
 async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int], None] | None = None) -> None:
     """Run the proxy until cancelled; ``ready`` gets the port it listens on (useful with port 0)."""
-    runner = web.AppRunner(build_app(config), access_log=None, handle_signals=False)
+    # auto_decompress=False: a request body is forwarded as it came (gzip stays gzip); the
+    # keep-alive timeout also closes a connection that has not finished its request head in time
+    # (aiohttp arms it when the connection opens, and it closes a connection whose handler is idle).
+    runner = web.AppRunner(
+        build_app(config),
+        access_log=None,
+        handle_signals=False,
+        auto_decompress=False,
+        keepalive_timeout=config.header_timeout,
+    )
     await runner.setup()
+    server = runner.server
+    assert server is not None
+    refused = [0, 0.0]  # how many, and when the last log line about them was written
+    live = [0]
+
+    def connection() -> asyncio.Protocol:
+        if live[0] < config.max_connections:
+            return _Counted(server(), live)
+        refused[0] += 1
+        now = time.monotonic()
+        if now - refused[1] >= 1.0:
+            refused[1] = now
+            _log(
+                config,
+                f"refused a connection: {config.max_connections} open (--max-connections); {refused[0]} refused so far",
+            )
+        return _Refused()
+
+    listener = await asyncio.get_running_loop().create_server(connection, host, port, reuse_address=True)
     try:
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None)
-        bound = sockets[0].getsockname()[1] if sockets else port
+        bound = listener.sockets[0].getsockname()[1] if listener.sockets else port
         if ready is not None:
             ready(bound)
         await asyncio.Event().wait()
     finally:
+        listener.close()
         await runner.cleanup()
 
 

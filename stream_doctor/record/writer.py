@@ -13,8 +13,8 @@ from typing import IO, Any
 
 import orjson
 
-from stream_doctor.capture.exchange import is_secret_header, redact_body, redact_url
-from stream_doctor.credentials import REDACTED
+from stream_doctor.capture.exchange import redact_body, redact_url
+from stream_doctor.credentials import REDACTED, is_secret_header
 
 VERSION = 1
 
@@ -31,13 +31,15 @@ class EnvelopeWriter:
     def now(self) -> float:
         return round(time.monotonic() - self.start, 6)
 
-    def write(self, record: dict[str, Any]) -> None:
-        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+    def write(self, record: dict[str, Any]) -> int:
+        """Write one record; returns the bytes written."""
+        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
         with self.lock:
             if self.closed:
-                return
+                return 0
             self.file.write(line)
             self.file.flush()
+        return len(line)
 
     def header(self, provider: str | None, source: str, note: str | None = None) -> None:
         record: dict[str, Any] = {"sd": "header", "version": VERSION}
@@ -76,7 +78,10 @@ def request_record(
         value = None
     if type(value) is dict:
         record["body"] = redact_body(value)
-    else:
+    elif value is not None:  # JSON, but not an object (an array, a string …): its credential fields masked
+        record["body"] = {}
+        record["raw_body"] = orjson.dumps(redact_body(value)).decode()
+    else:  # not JSON (a form, multipart, cut or invalid JSON): masked as text
         record["body"] = {}
         record["raw_body"] = redact_body(body.decode("utf-8", "replace"))
     record["headers"] = redact_headers(headers, redact)
@@ -88,7 +93,7 @@ def redact_headers(headers: list[tuple[str, str]], redact: frozenset[str] = froz
     out: dict[str, str] = {}
     for raw_name, value in headers:
         name = raw_name.lower()
-        shown = REDACTED if is_secret_header(name) or name in redact else value
+        shown = REDACTED if is_secret_header(name, value) or name in redact else value
         out[name] = shown if name not in out else f"{out[name]}, {shown}"
     return out
 
