@@ -304,6 +304,7 @@ def test_the_corpus_holds_the_crashes_of_issue_22() -> None:
         "openai_sdk_chunk_nested_300.jsonl",
         "responses_input_item_type_list.jsonl",
         "vcr_repeated_body_key_mapping_first.yaml",
+        "responses_completed_output_type_list.sse",
     }
 
 

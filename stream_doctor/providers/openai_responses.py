@@ -699,7 +699,7 @@ class ResponsesTranslator(FrameByFrame):
         output = response.get("output")
         if isinstance(output, list):  # some relays send response.completed with no output at all
             for index, item in enumerate(output):
-                if isinstance(item, dict) and item.get("type") in CALLS:
+                if isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] in CALLS:
                     out.append(self._summary(pos, index, item))
         if kind == "response.completed":
             # The Responses API has no "tool calls" stop reason: a completed response whose output
