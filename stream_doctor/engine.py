@@ -217,7 +217,8 @@ def _report(
         if profiles:
             from stream_doctor.clients import reviews as client_reviews
 
-            turn_reviews = client_reviews(stream, kept.clients)
+            # an SSE body cut inside its last event: the libraries' SSE decoders never dispatch it
+            turn_reviews = client_reviews(stream, kept.clients, kept.sse and not section.ended_cleanly)
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status
@@ -445,7 +446,7 @@ def _accumulate(
     accumulator = Accumulator(adapter.protocol.positional_indices, store)
     translator = adapter.translator()
     if budget is not None or options.keep_events or options.clients:
-        kept = Kept(options, adapter.name, budget, _profiles(capture.path, options))
+        kept = Kept(options, adapter.name, budget, _profiles(capture.path, options), capture.container == "sse")
     else:
         kept = NOTHING_KEPT
     if kept.wanted:  # the events also go to what keeps them (client profiles are fed the same events)
@@ -485,8 +486,14 @@ class Kept:
     (``--timeline``, the HTML report) and each client profile's run (``--client``)."""
 
     def __init__(
-        self, options: Options, provider: str, budget: Budget | None = None, profiles: tuple[Profile, ...] = ()
+        self,
+        options: Options,
+        provider: str,
+        budget: Budget | None = None,
+        profiles: tuple[Profile, ...] = (),
+        sse: bool = False,  # the capture is an SSE body: a frame's ``event:`` line reaches the profiles
     ) -> None:
+        self.sse = sse
         self.events: list[tuple[Frame, Event]] | None = [] if options.keep_events else None
         self.rows = Rows(budget) if budget is not None else None
         self.clients: list[Running] = []
@@ -507,7 +514,7 @@ class Kept:
             if rows is not None:
                 rows.add(frame, event)
             for running in clients:
-                running.feed(event)
+                running.feed(event, frame.event is not None if self.sse else None)
 
 
 NOTHING_KEPT = Kept(Options(), "")

@@ -81,14 +81,22 @@ def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
 
 
 def run(
-    profile: Profile, events: Iterable[Event], provider: str = ""
+    profile: Profile,
+    events: Iterable[Event],
+    provider: str = "",
+    named: Iterable[bool | None] | None = None,
+    cut_last: bool = False,
 ) -> tuple[tuple[Handoff, ...], ClientError | None]:
-    """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any."""
+    """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any.
+
+    ``named``: for each event, whether its SSE frame had an ``event:`` line (None: not SSE);
+    ``cut_last``: the SSE body's last event lacks its closing blank line (see ``Running``)."""
     running = Running(profile, provider)
+    names = iter(named) if named is not None else None
     for event in events:
-        if not running.feed(event):
+        if not running.feed(event, next(names, None) if names is not None else None):
             break
-    return running.result()
+    return running.result(cut_last)
 
 
 class Running:
@@ -97,6 +105,13 @@ class Running:
     Each event goes to the machine with the reference call it belongs to (calls are numbered in
     ToolStart order, as the accumulator numbers them). After an exception the client stops reading:
     only what it handed before that event counts.
+
+    Two facts of the SSE framing reach the machine here, as the libraries' own SSE decoders have
+    them (checked on the original bytes by ``tests/clients/test_library_differential.py``): an event
+    whose closing blank line never came is never dispatched (so the latest frame's events wait until
+    the next frame or ``result(cut_last)``), and a library that dispatches by event name
+    (``Machine.reads_event_names``: the Anthropic SDK's ``Stream.__stream__`` matches ``sse.event``)
+    ignores a frame without an ``event:`` line.
     """
 
     def __init__(self, profile: Profile, provider: str = "") -> None:
@@ -107,11 +122,30 @@ class Running:
         self.by_key: dict[object, int] = {}
         self.last: Pos | None = None
         self.stopped = False
+        self.by_name = machine.provider in machine.reads_event_names
+        self.held: list[Event] = []  # the latest frame's events, until its end is known
 
-    def feed(self, event: Event) -> bool:
-        """Give the machine one event; False once the client has raised (it reads no further)."""
+    def feed(self, event: Event, named: bool | None = None) -> bool:
+        """Give the machine one event (``named``: its SSE frame had an ``event:`` line; None: not
+        SSE); False once the client has raised (it reads no further)."""
         if self.stopped:
             return False
+        if named is False and self.by_name:
+            return True
+        if self.held and self.held[-1].pos != event.pos:
+            self._release()
+        if not self.stopped:
+            self.held.append(event)
+        return not self.stopped
+
+    def _release(self) -> None:
+        held, self.held = self.held, []
+        for event in held:
+            if self.stopped:
+                return
+            self._feed(event)
+
+    def _feed(self, event: Event) -> None:
         kind = type(event)
         call: int | None = None
         if kind is ToolStart:
@@ -125,10 +159,13 @@ class Running:
         self.machine.feed(event, call)
         self.last = event.pos
         self.stopped = self.machine.error is not None
-        return not self.stopped
 
-    def result(self) -> tuple[tuple[Handoff, ...], ClientError | None]:
-        """What the client handed (the stream has ended), and the exception it raised, if any."""
+    def result(self, cut_last: bool = False) -> tuple[tuple[Handoff, ...], ClientError | None]:
+        """What the client handed (the stream has ended), and the exception it raised, if any
+        (``cut_last``: the SSE body ended inside its last event, which the client never reads)."""
+        if cut_last:
+            self.held = []
+        self._release()
         machine = self.machine
         if machine.error is None:
             machine.close(self.last)
@@ -152,8 +189,8 @@ def review_stream(
     return reviews(stream, running)
 
 
-def reviews(stream: AccumulatedStream, running: Iterable[Running]) -> tuple[ClientReview, ...]:
+def reviews(stream: AccumulatedStream, running: Iterable[Running], cut_last: bool = False) -> tuple[ClientReview, ...]:
     """Each profile's run, fed every event of ``stream`` (``Running``), set against its calls."""
     from stream_doctor.clients.compare import review
 
-    return tuple(review(stream, each.profile, *each.result()) for each in running)
+    return tuple(review(stream, each.profile, *each.result(cut_last)) for each in running)

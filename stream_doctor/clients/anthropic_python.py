@@ -21,6 +21,8 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
 - An ``error`` event raises ``APIStatusError``; bytes that are not UTF-8 raise ``UnicodeDecodeError``.
   Not modelled: a *named* event whose data is not JSON raises ``JSONDecodeError`` in the SDK; the
   neutral events do not say whether the frame had a name, so the profile skips such frames.
+- ``Stream.__stream__`` dispatches on the SSE ``event:`` name: data without one is ignored, so a
+  stream of unnamed events never starts a message and ``get_final_message()`` fails its assertion.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class _Block:
 class AnthropicSnapshot(Machine):
     """The content list the SDK keeps, indexed by position."""
 
+    reads_event_names = ("anthropic",)
     partial_strings: str = "drop"
     started: bool = False
     content: list[_Block] = field(default_factory=list)

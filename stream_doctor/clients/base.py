@@ -10,7 +10,7 @@ that against the reference calls; the SD8xx rules report the differences.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Hashable, Literal
+from typing import Any, Callable, ClassVar, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import MISSING, Event
@@ -100,6 +100,8 @@ class Machine:
     handoffs: list[Handoff] = field(default_factory=list)
     error: ClientError | None = None
     provider: str = ""  # the adapter that read the capture (set by ``clients.run``)
+    #: the providers whose SSE events the library dispatches by their ``event:`` name, ignoring a frame without one
+    reads_event_names: ClassVar[tuple[str, ...]] = ()
 
     def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
         raise NotImplementedError

@@ -32,7 +32,7 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING
+from stream_doctor.events import MISSING, Event
 from stream_doctor.records import dataclass, field
 
 
@@ -54,10 +54,24 @@ class _Chunk:
 
 @dataclass
 class LangChainMerge(WireMachine):
+    reads_event_names = ("anthropic",)  # langchain-anthropic reads through the Anthropic SDK's stream
     chunks: list[_Chunk] = field(default_factory=list)
     by_index: dict[Any, list[_Chunk]] = field(default_factory=dict)  # the chunks of each index, in order
 
     latest_tool: bool = False  # langchain-anthropic: the latest block started is a client tool_use
+
+    seen_any: bool = False
+
+    def feed(self, event: Event, call: int | None) -> None:
+        self.seen_any = True
+        super().feed(event, call)
+
+    def close(self, end: Pos | None) -> None:
+        if not self.seen_any:
+            # BaseChatModel.stream: the model produced no chunk at all (an Anthropic stream of unnamed events)
+            self.fail(None, "ValueError", "No generation chunks were returned")
+            return
+        super().close(end)
 
     def block_start(self, key: Hashable, pos: Pos) -> None:
         self.latest_tool = False

@@ -54,6 +54,14 @@ class PartsManager(WireMachine):
 
     started: bool = False
     seen_any: bool = False
+    reads_event_names = ("anthropic",)  # AnthropicModel streams through the Anthropic SDK
+
+    def close(self, end: Pos | None) -> None:
+        if not self.seen_any and self.provider == "anthropic":
+            # AnthropicStreamedResponse peeks the first event: with none, no response to build
+            self.fail(None, "UnexpectedModelBehavior", "Streamed response ended without content or tool calls")
+            return
+        super().close(end)
 
     def feed(self, event: Event, call: int | None) -> None:
         if not self.seen_any and type(event) not in (Request, Execution, KeepAlive):

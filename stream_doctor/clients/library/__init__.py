@@ -1,8 +1,11 @@
 """Replay a capture through the real client library a profile models (the ``clients`` extra).
 
 Each module here drives one library the way an application does, over the capture's own bytes:
-the official SDKs get an ``httpx.MockTransport`` that streams the captured events back frame by
-frame (no network), so their own SSE decoder, accumulator and event helpers run. A run records,
+the official SDKs get an ``httpx.MockTransport`` that streams the response back (no network), so
+their own SSE decoder, accumulator and event helpers run. Given the ``Original`` body (an SSE
+capture's bytes as the server sent them), the transport returns exactly those bytes, cut one frame
+at a time or at the byte offsets asked for, so the library's own framing reads them; without it
+(an envelope, a JSON array), the frames are written back as SSE events (``sse_chunks``). A run records,
 like a profile, every call the library hands over (with the frame that was last read when it
 did) and the exception it raised. ``outcome_of`` puts a profile's run in the same terms, so the
 test suite can require that both agree on every fixture.
@@ -14,7 +17,8 @@ and the package each profile needs, and ``load`` fails with the install command 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Iterator
+from bisect import bisect_left
+from typing import Any, Iterator, Protocol
 
 from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
@@ -54,7 +58,19 @@ class Outcome:
     error_at: int | None
 
 
-def load(profile: str) -> Callable[[Capture, list[Frame]], Outcome]:
+@dataclass(frozen=True, slots=True)
+class Original:
+    """A response body as the server sent it, and where to cut it into the chunks the library reads."""
+
+    data: bytes
+    cuts: tuple[int, ...] | None = None  # byte offsets where a chunk ends; None: one frame per chunk
+
+
+class LibraryRun(Protocol):
+    def __call__(self, capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome: ...
+
+
+def load(profile: str) -> LibraryRun:
     """The ``run(capture, frames)`` function that replays through the real library of ``profile``."""
     module_name, package, _ = LIBRARIES[profile]
     # the driver first: it may set what the package reads at import (LiteLLM's offline cost map)
@@ -85,6 +101,36 @@ def _compared(handoff: Handoff, mode: str) -> Any:
     if mode == "args":
         return handoff.arguments if handoff.arguments else handoff.input
     return handoff.input
+
+
+def body_chunks(
+    capture: Capture, frames: list[Frame], position: list[Pos | None], original: Original | None
+) -> Iterator[bytes]:
+    """What the mock transport returns: the ``original`` bytes when given, else the frames as SSE."""
+    if original is None:
+        return sse_chunks(capture, frames, position)
+    return original_chunks(original, frames, position)
+
+
+def original_chunks(original: Original, frames: list[Frame], position: list[Pos | None]) -> Iterator[bytes]:
+    """``original.data`` in pieces, noting in ``position[0]`` the last frame that began in the bytes
+    delivered so far (cut at frame starts, the frame each piece completes)."""
+    data = original.data
+    events = [f for f in frames if f.kind == "event"]
+    starts = [f.pos.offset for f in events]
+    if original.cuts is None:
+        ends = [*starts[1:], len(data)]
+    else:
+        ends = [*sorted({c for c in original.cuts if 0 < c < len(data)}), len(data)]
+    begin = 0
+    for end in ends:
+        if end <= begin:
+            continue
+        began = bisect_left(starts, end) - 1
+        position[0] = events[began].pos if began >= 0 else None
+        yield data[begin:end]
+        begin = end
+    position[0] = None
 
 
 def sse_chunks(capture: Capture, frames: list[Frame], position: list[Pos | None]) -> Iterator[bytes]:

@@ -18,15 +18,15 @@ import warnings
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Outcome, Seen, http_module, sse_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
 from stream_doctor.events import MISSING
 
 
-def run(capture: Capture, frames: list[Frame]) -> Outcome:
+def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
     from stream_doctor.clients.library.pydantic_ai_models import _provider
 
     position: list[Pos | None] = [None]
-    model = _model(_provider(capture) == "anthropic", capture, frames, position)
+    model = _model(_provider(capture) == "anthropic", capture, frames, position, original)
     total: Any = None
     error: tuple[str, int | None] | None = None
     try:
@@ -46,12 +46,14 @@ def run(capture: Capture, frames: list[Frame]) -> Outcome:
     return Outcome(tuple(seen), None, None)
 
 
-def _model(anthropic: bool, capture: Capture, frames: list[Frame], position: list[Pos | None]) -> Any:
+def _model(
+    anthropic: bool, capture: Capture, frames: list[Frame], position: list[Pos | None], original: Original | None
+) -> Any:
     httpx = http_module("anthropic" if anthropic else "openai")
 
     def handler(request: Any) -> Any:
         return httpx.Response(
-            200, headers={"content-type": "text/event-stream"}, content=sse_chunks(capture, frames, position)
+            200, headers={"content-type": "text/event-stream"}, content=body_chunks(capture, frames, position, original)
         )
 
     http_client = httpx.Client(transport=httpx.MockTransport(handler))

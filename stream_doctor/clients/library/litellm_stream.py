@@ -15,13 +15,13 @@ import os
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Outcome, Seen, http_module, sse_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
 
 # LiteLLM fetches its model cost map from the network at import unless told to read its bundled copy
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def run(capture: Capture, frames: list[Frame]) -> Outcome:
+def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
     import litellm
     import openai
 
@@ -30,7 +30,7 @@ def run(capture: Capture, frames: list[Frame]) -> Outcome:
 
     def handler(request: Any) -> Any:
         return httpx.Response(
-            200, headers={"content-type": "text/event-stream"}, content=sse_chunks(capture, frames, position)
+            200, headers={"content-type": "text/event-stream"}, content=body_chunks(capture, frames, position, original)
         )
 
     client = openai.OpenAI(

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Outcome, Seen, sse_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks
 
 
-def run(capture: Capture, frames: list[Frame]) -> Outcome:
+def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
     from stream_doctor.clients.library import http_module
 
     httpx = http_module("openai")
@@ -24,7 +24,7 @@ def run(capture: Capture, frames: list[Frame]) -> Outcome:
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            content=sse_chunks(capture, frames, position),
+            content=body_chunks(capture, frames, position, original),
         )
 
     client = openai.OpenAI(

@@ -9,14 +9,14 @@ import asyncio
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Outcome, Seen, http_module, sse_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
 
 
-def run(capture: Capture, frames: list[Frame]) -> Outcome:
-    return asyncio.run(_run(capture, frames))
+def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
+    return asyncio.run(_run(capture, frames, original))
 
 
-async def _run(capture: Capture, frames: list[Frame]) -> Outcome:
+async def _run(capture: Capture, frames: list[Frame], original: Original | None) -> Outcome:
     from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
     from pydantic_ai.models import ModelRequestParameters
 
@@ -25,7 +25,7 @@ async def _run(capture: Capture, frames: list[Frame]) -> Outcome:
     position: list[Pos | None] = [None]
 
     async def body() -> Any:
-        for chunk in sse_chunks(capture, frames, position):
+        for chunk in body_chunks(capture, frames, position, original):
             yield chunk
 
     def handler(request: Any) -> Any:
