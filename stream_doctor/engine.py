@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.conversation.model import Conversation
+    from stream_doctor.capture.session import Session
     from stream_doctor.redaction import Redactor
     from stream_doctor.supplied import Supplied
 
@@ -83,6 +84,108 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     except BaseException:
         store.close()
         raise
+
+
+def replay_many(paths: list[str], options: Options) -> Report:
+    """Replay several captures of one session (or a folder of them) as one conversation, in the order
+    ``capture.session.collect`` finds (recorded time, else file names); one path is ``replay``.
+
+    Each file is read whole and split into its turns, which are replayed in the session's order,
+    each with its own file's name, so that every position points into the real file; of a turn's
+    frames only its request is kept once it is accumulated (what pairing across turns reads). The
+    files must be of one container and one provider; a mix is a RunError.
+    """
+    from stream_doctor.capture.session import collect
+
+    try:
+        session = collect(paths, options.limits)
+    except CaptureError as error:
+        raise RunError(paths[0] if len(paths) == 1 else ", ".join(paths), error.message) from None
+    if len(session.files) == 1:
+        return replay(session.files[0], options)
+    if options.executed or options.executions is not None:
+        raise RunError(
+            session.label,
+            "--executed and --executions take one capture: give the executions with the capture that holds the call",
+        )
+    store = ArgumentStore()
+    try:
+        with no_gc():
+            return _replay_session(session, options, store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _replay_session(session: Session, options: Options, store: ArgumentStore) -> Report:
+    adapter: Adapter | None = None
+    first: Capture | None = None
+    sections: list[Section] = []
+    replayed: list[tuple[AccumulatedStream, Kept]] = []
+    captures: list[Capture] = []  # each section's file
+    detected_in = ""  # the file the provider was found in
+    size = frames = interactions = skipped = 0
+    budget = _budget(options)
+    for path in session.files:
+        try:
+            capture = load(path, options.container, None, options.limits)
+        except CaptureError as error:
+            raise RunError(path, error.message, error.line) from None
+        if first is None:
+            first = capture
+        elif capture.container != first.container:
+            raise RunError(
+                path,
+                f"a {capture.container} capture cannot be replayed with {first.path}, a {first.container} "
+                "capture: the captures of one conversation are of one format",
+            )
+        size, frames = size + capture.size, frames + len(capture.frames)
+        interactions += len(capture.exchanges)
+        skipped += sum(1 for e in capture.exchanges if e.skipped is not None)
+        for section in split(capture):
+            section.number = len(sections) + 1
+            section.interaction = section.number  # positions name the turn of the conversation, and the file
+            sections.append(section)
+            captures.append(capture)
+            if section.has_events:
+                found = _adapter(capture, options, section.frames)
+                if adapter is None:
+                    adapter, detected_in = found, path
+                elif found.name != adapter.name:
+                    raise RunError(
+                        path,
+                        f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
+                        "the captures of one conversation are of one provider",
+                    )
+            if adapter is None and options.provider is None:
+                continue  # accumulated once a later turn tells the provider
+            if adapter is None:
+                adapter = _adapter(capture, options)
+            for number in range(len(replayed), len(sections)):
+                waiting = sections[number]
+                replayed.append(
+                    _accumulate(captures[number], adapter, options, waiting, budget=budget, store=store)
+                )
+                waiting.frames = [f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
+                                  for f in waiting.frames if f.kind == "request" or f.t is not None]
+    assert first is not None
+    if adapter is None:
+        adapter = _adapter(first, options)  # no turn with events: says why
+    if not sections:
+        raise RunError(session.label, "none of its interactions is an LLM call")
+    replayed = _unknown_fields_once(replayed)
+    if any(stream.capture.duration is not None for stream, _ in replayed):
+        # each file's times count from its own start: a turn's clock ends at the next turn of its file
+        timed: list[tuple[AccumulatedStream, Kept]] = []
+        for capture in {id(c): c for c in captures}.values():
+            mine = [n for n, c in enumerate(captures) if c is capture]
+            timed += _timed([sections[n].frames for n in mine], [replayed[n] for n in mine])
+        replayed = timed
+    source = Source(
+        session.label, first.container, first.compressed, size, frames, interactions, skipped,
+        session.files, session.order_note,
+    )
+    return _report(adapter, options, sections, replayed, source)
 
 
 def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:

@@ -77,6 +77,8 @@ class Source:
     frames: int
     interactions: int  # HAR/cassette: every interaction of the file, LLM calls or not
     skipped: int  # … of which were not LLM calls
+    files: tuple[str, ...] = ()  # several captures replayed as one conversation: each, in the order replayed
+    order: str | None = None  # … and how that order was found ("in time order (header started)")
 
 
 @dataclass(frozen=True)
@@ -370,9 +372,12 @@ class Report:
             "findings": (finding_dict(f) for f in self.findings),
             "summary": self.summary(),
         }
+        if source and source.files:
+            data["capture"]["files"] = list(source.files)
+            data["capture"]["order"] = source.order
         if source:
             data["interactions"] = {"total": source.interactions, "skipped": source.skipped}
-            data["turns"] = (_turn(turn) for turn in self.turns)
+            data["turns"] = (_turn(turn, bool(source.files)) for turn in self.turns)
         return data
 
 
@@ -718,12 +723,13 @@ def _expectation(expectation: Expectation) -> dict[str, Any]:
     }
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: Turn, with_path: bool = False) -> dict[str, Any]:
     info = turn.stream.capture
     request = turn.request
     return {
         "turn": turn.number,
         "interaction": turn.interaction,
+        **({"path": info.path} if with_path else {}),
         "request": None
         if request is None
         else {
