@@ -50,7 +50,8 @@ CHECK_SCHEMA_VERSION = 1  # of check-report-v1
 NO_EXECUTIONS_NOTE = (
     "No executions in this capture, so the execution checks (SD1xx) did not run. Tell what your "
     "application ran: --executed CALL=JSON (e.g. --executed 1='{}') or --executions FILE, or record "
-    "the next run (stream-doctor record, stream_doctor.record); see stream-doctor explain SD102."
+    "the next run with stream_doctor.record's Recorder and recorder.executed(...). The recording proxy "
+    "cannot see what ran, only what the next request sent back (SD608); see stream-doctor explain SD102."
 )
 
 

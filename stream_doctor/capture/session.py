@@ -45,7 +45,11 @@ class Session:
     @property
     def label(self) -> str:
         """The session as the report names it: the folder, else the files."""
-        return self.folder if self.folder is not None else ", ".join(self.files)
+        if self.folder is not None:
+            return self.folder
+        if len(self.files) <= 3:
+            return ", ".join(self.files)
+        return f"{self.files[0]}, … {len(self.files) - 2} more …, {self.files[-1]}"
 
     @property
     def order_note(self) -> str:

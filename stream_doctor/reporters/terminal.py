@@ -95,8 +95,10 @@ def _turn(turn: Turn, console: Page, with_path: bool = False) -> None:
     console.print((f"Turn {turn.number}" + "  ·  ".join(parts), "bold"))
     if request is not None:
         sent = N(" ".join(p for p in (request.method, request.url) if p) or "request")
-        where = f"{N(info.path)}:{request.pos.line}" if with_path else f"line {request.pos.line}"
-        console.print((f"{sent}  ({where})", "dim"), indent=2, overflow="ellipsis")
+        if with_path:  # several captures: the file first, so a narrow terminal cuts the URL, not it
+            console.print((f"{N(info.path)}:{request.pos.line}  {sent}", "dim"), indent=2, overflow="ellipsis")
+        else:
+            console.print((f"{sent}  (line {request.pos.line})", "dim"), indent=2, overflow="ellipsis")
 
 
 def _header(report: Report, console: Page) -> None:
