@@ -265,7 +265,7 @@ def _paths(source: Source) -> list[str] | None:
     paths = [os.fspath(item) for item in source]
     if not all(isinstance(path, str) for path in paths):
         raise TypeError("a path must be text, not bytes (pass the capture's content as bytes)")
-    return paths  # type: ignore[return-value]
+    return paths
 
 
 def _read(source: Source, name: str | None) -> tuple[str, bytes | None]:

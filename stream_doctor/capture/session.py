@@ -33,6 +33,14 @@ _TIMES = (
 _HEAD = 64 * 1024
 
 
+class SessionError(CaptureError):
+    """The paths given are not one session's captures; ``path`` is the one the message is about."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
     """The captures to replay as one conversation, in order, and how that order was found."""
@@ -57,25 +65,25 @@ class Session:
 
 
 def collect(paths: list[str], limits: Limits | None = None) -> Session:
-    """The files ``paths`` name (a folder: the files in it), ordered; CaptureError when there are none."""
+    """The files ``paths`` name (a folder: the files in it), ordered; SessionError when they cannot be one session."""
     if not paths:
-        raise CaptureError("no capture given")
+        raise SessionError("", "no capture given")
     files: list[str] = []
     folder: str | None = None
     for path in paths:
         if path != "-" and os.path.isdir(path):
             inside = _files_in(path)
             if not inside:
-                raise CaptureError(f"{path}: the folder holds no capture files")
+                raise SessionError(path, "the folder holds no capture files")
             files += inside
             folder = path if len(paths) == 1 else None
         else:
             files.append(path)
     if "-" in files and len(files) > 1:
-        raise CaptureError("standard input (-) cannot be one of several captures")
+        raise SessionError("-", "standard input cannot be one of several captures")
     if len(set(files)) != len(files):
         twice = next(f for f in files if files.count(f) > 1)
-        raise CaptureError(f"{twice}: named twice")
+        raise SessionError(twice, "named twice: each capture of a session is replayed once")
     if len(files) == 1:
         return Session(tuple(files), "name", None, folder)
     by_name = sorted(files, key=_natural)
@@ -91,7 +99,7 @@ def _files_in(folder: str) -> list[str]:
     try:
         names = os.listdir(folder)
     except OSError as error:
-        raise CaptureError(f"{folder}: cannot read the folder: {error.strerror or error}") from None
+        raise SessionError(folder, f"cannot read the folder: {error.strerror or error}") from None
     return [
         os.path.join(folder, name)
         for name in names

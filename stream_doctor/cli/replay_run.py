@@ -85,7 +85,9 @@ def run(
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
         internal_error(error, ", ".join(captures))
     try:
-        report = _write(report, captures, call, output, output_file, width, color, timeline, quiet, max_rows, statistics)
+        report = _write(
+            report, captures, call, output, output_file, width, color, timeline, quiet, max_rows, statistics
+        )
     except Exception as error:  # noqa: BLE001 - nor one in a reporter: exit 2 whatever --exit-zero says
         if broken_pipe(error):
             raise  # the reader went away (| head): not a bug, the caller exits quietly

@@ -44,23 +44,92 @@ def _first_response() -> list[tuple[str, bytes]]:
     text = json.dumps(ARGUMENTS)
     middle = len(text) // 2
     return [
-        _sse("message_start", {"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}}),  # noqa: E501
-        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": {}}}),  # noqa: E501
-        _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": text[:middle]}}),  # noqa: E501
-        _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": text[middle:]}}),  # noqa: E501
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_01",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 1},
+                },
+            },
+        ),  # noqa: E501
+        _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": {}},
+            },
+        ),  # noqa: E501
+        _sse(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": text[:middle]},
+            },
+        ),  # noqa: E501
+        _sse(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": text[middle:]},
+            },
+        ),  # noqa: E501
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 40}}),  # noqa: E501
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 40},
+            },
+        ),  # noqa: E501
         _sse("message_stop", {"type": "message_stop"}),
     ]
 
 
 def _second_response() -> list[tuple[str, bytes]]:
     return [
-        _sse("message_start", {"type": "message_start", "message": {"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": None, "usage": {"input_tokens": 60, "output_tokens": 1}}}),  # noqa: E501
-        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),  # noqa: E501
-        _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Done."}}),  # noqa: E501
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_02",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 60, "output_tokens": 1},
+                },
+            },
+        ),  # noqa: E501
+        _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),  # noqa: E501
+        _sse(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Done."}},
+        ),  # noqa: E501
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 3}}),  # noqa: E501
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 3},
+            },
+        ),  # noqa: E501
         _sse("message_stop", {"type": "message_stop"}),
     ]
 
@@ -83,14 +152,29 @@ def _write(path: Path, body: dict[str, Any], events: list[tuple[str, bytes]], st
             writer.write(event_record(writer.now(), name, payload))
 
 
-def _session(folder: Path, echoed: dict[str, Any], names: tuple[str, str] = ("0001-a.jsonl", "0002-b.jsonl")) -> tuple[Path, Path]:  # noqa: E501
+def _session(
+    folder: Path, echoed: dict[str, Any], names: tuple[str, str] = ("0001-a.jsonl", "0002-b.jsonl")
+) -> tuple[Path, Path]:  # noqa: E501
     """Two exchanges of one agent loop: the call streamed in the first, sent back with ``echoed`` in the second."""
     folder.mkdir(exist_ok=True)
     first, second = folder / names[0], folder / names[1]
-    _write(first, {"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": True, "tools": TOOLS, "messages": [USER]}, _first_response())  # noqa: E501
-    assistant = {"role": "assistant", "content": [{"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": echoed}]}  # noqa: E501
+    _write(
+        first,
+        {"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": True, "tools": TOOLS, "messages": [USER]},
+        _first_response(),
+    )  # noqa: E501
+    assistant = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": echoed}],
+    }  # noqa: E501
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": CALL_ID, "content": "written"}]}
-    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": True, "tools": TOOLS, "messages": [USER, assistant, result]}  # noqa: E501
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "stream": True,
+        "tools": TOOLS,
+        "messages": [USER, assistant, result],
+    }  # noqa: E501
     _write(second, body, _second_response())
     return first, second
 
@@ -139,11 +223,19 @@ def test_files_given_out_of_order_are_replayed_in_file_name_order(tmp_path: Path
 def test_recorded_start_times_order_the_files_before_their_names(tmp_path: Path) -> None:
     folder = tmp_path / "session"
     folder.mkdir()
-    assistant = {"role": "assistant", "content": [{"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": {}}]}  # noqa: E501
+    assistant = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": CALL_ID, "name": "write_file", "input": {}}],
+    }  # noqa: E501
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": CALL_ID, "content": "written"}]}
     later_body = {"model": "m", "max_tokens": 9, "stream": True, "tools": TOOLS, "messages": [USER, assistant, result]}
     _write(folder / "a.jsonl", later_body, _second_response(), started="2026-03-01T10:00:05Z")
-    _write(folder / "b.jsonl", {"model": "m", "max_tokens": 9, "stream": True, "tools": TOOLS, "messages": [USER]}, _first_response(), started="2026-03-01T10:00:00Z")  # noqa: E501
+    _write(
+        folder / "b.jsonl",
+        {"model": "m", "max_tokens": 9, "stream": True, "tools": TOOLS, "messages": [USER]},
+        _first_response(),
+        started="2026-03-01T10:00:00Z",
+    )  # noqa: E501
     session = collect([str(folder)])
     assert session.files == (str(folder / "b.jsonl"), str(folder / "a.jsonl"))
     assert session.order_note == "in time order (header started)"
@@ -168,7 +260,9 @@ def test_each_file_alone_cannot_show_the_echo(tmp_path: Path) -> None:
 
 def test_terminal_report_says_which_files_and_in_what_order(tmp_path: Path) -> None:
     first, second = _session(tmp_path / "session", echoed={})
-    result = CliRunner().invoke(app, ["replay", str(tmp_path / "session"), "--isolated", "--width", "200", "--no-color"])
+    result = CliRunner().invoke(
+        app, ["replay", str(tmp_path / "session"), "--isolated", "--width", "200", "--no-color"]
+    )
     assert result.exit_code == 1
     assert "2 captures in file-name order" in result.stdout
     assert f"SD608 echoed-empty-input  {second}:2 (interaction 2" in result.stdout
@@ -177,12 +271,30 @@ def test_terminal_report_says_which_files_and_in_what_order(tmp_path: Path) -> N
 def test_mixed_providers_are_refused_in_one_line(tmp_path: Path) -> None:
     first, _ = _session(tmp_path / "session", echoed={})
     other = tmp_path / "session" / "0003-openai.jsonl"
-    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "gpt-4o", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}, "finish_reason": None}]}  # noqa: E501
-    done = {"id": "c1", "object": "chat.completion.chunk", "model": "gpt-4o", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}  # noqa: E501
+    chunk = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}, "finish_reason": None}],
+    }  # noqa: E501
+    done = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    }  # noqa: E501
     with other.open("wb") as file:
         writer = EnvelopeWriter(file, start=0.0)
         writer.header("openai", "stream-doctor record (proxy to https://api.openai.com)")
-        writer.write(request_record(0.0, "POST", "https://api.openai.com/v1/chat/completions", b'{"model": "gpt-4o", "stream": true, "messages": []}', []))  # noqa: E501
+        writer.write(
+            request_record(
+                0.0,
+                "POST",
+                "https://api.openai.com/v1/chat/completions",
+                b'{"model": "gpt-4o", "stream": true, "messages": []}',
+                [],
+            )
+        )  # noqa: E501
         for payload in (chunk, done):
             writer.write(event_record(0.1, None, json.dumps(payload).encode()))
         writer.write(event_record(0.2, None, b"[DONE]"))
@@ -237,3 +349,26 @@ def test_the_library_still_takes_a_list_of_decoded_events() -> None:
     events = [orjson.loads(data) for _, data in _second_response()]
     report = stream_doctor.replay(events, provider="anthropic")
     assert report.stream.capture.path == "<memory>"
+
+
+def test_convert_writes_the_session_as_one_envelope_that_replays_alike(tmp_path: Path) -> None:
+    first, second = _session(tmp_path / "session", echoed={})
+    out = tmp_path / "joined.jsonl"
+    result = CliRunner().invoke(app, ["convert", str(tmp_path / "session"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    _, together = _replay_cli(str(first), str(second))
+    _, converted = _replay_cli(str(out))
+    assert _codes(converted) == _codes(together)
+    assert "SD608" in _codes(converted)
+    assert b"sk-ant-api03" not in out.read_bytes()
+
+
+def test_convert_refuses_a_later_file_that_starts_no_turn(tmp_path: Path) -> None:
+    first, _ = _session(tmp_path / "session", echoed={})
+    bare = tmp_path / "session" / "0003-bare.jsonl"
+    bare.write_bytes(b"".join(orjson.dumps(event_record(0.1, n, d)) + b"\n" for n, d in _second_response()))
+    result = CliRunner().invoke(app, ["convert", str(tmp_path / "session")])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "no request record" in result.output and str(bare) in result.output
+    replayed = CliRunner().invoke(app, ["replay", str(tmp_path / "session"), "--isolated", "--format", "json"])
+    assert len(orjson.loads(replayed.stdout)["turns"]) == 3  # replay keeps it as a turn of its own
