@@ -16,15 +16,16 @@ import re
 from datetime import UTC, datetime
 from typing import Literal
 
+from stream_doctor.capture._text import BOM
 from stream_doctor.capture.base import CaptureError
 from stream_doctor.capture.limits import DEFAULT, Limits
 from stream_doctor.records import dataclass
 
 Order = Literal["time", "name"]
 
-#: Where each container says when it began, in the first 64 KiB: (pattern, what the report calls it).
+#: Where HAR files and cassettes say when they began, in the first 64 KiB: (pattern, what the report
+#: calls it). An envelope's header line is decoded instead (``_header_started``).
 _TIMES = (
-    (re.compile(rb'\A\s*\{[^\n]*?"sd"\s*:\s*"header"[^\n]*?"started"\s*:\s*"([^"\n]{1,64})"'), "header started"),
     (re.compile(rb'"startedDateTime"\s*:\s*"([^"\n]{1,64})"'), "startedDateTime"),
     (re.compile(rb"\brecorded_at\s*:\s*['\"]?([0-9][^'\"\n]{0,63})"), "recorded_at"),
 )
@@ -124,12 +125,31 @@ def _started(path: str, limits: Limits) -> tuple[datetime, str] | None:
             close()
     except (CaptureError, OSError, EOFError, ValueError):
         return None  # the replay reads it again and says why it cannot
+    started = _header_started(head)
+    if started is not None:
+        when = _parsed(started)
+        return (when, "header started") if when is not None else None
     for pattern, clock in _TIMES:
         found = pattern.search(head)
         if found is not None:
             when = _parsed(found.group(1).decode("ascii", "replace"))
             return (when, clock) if when is not None else None
     return None
+
+
+def _header_started(head: bytes) -> str | None:
+    """An envelope header's ``started``, when the first line is a header that has one."""
+    import orjson
+
+    line = head.removeprefix(BOM).lstrip().partition(b"\n")[0]
+    if not line.startswith(b"{"):
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    started = record.get("started") if type(record) is dict and record.get("sd") == "header" else None
+    return started if type(started) is str else None
 
 
 def _parsed(text: str) -> datetime | None:

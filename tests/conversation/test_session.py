@@ -372,3 +372,27 @@ def test_convert_refuses_a_later_file_that_starts_no_turn(tmp_path: Path) -> Non
     assert result.output.count("\n") == 1 and "no request record" in result.output and str(bare) in result.output
     replayed = CliRunner().invoke(app, ["replay", str(tmp_path / "session"), "--isolated", "--format", "json"])
     assert len(orjson.loads(replayed.stdout)["turns"]) == 3  # replay keeps it as a turn of its own
+
+
+def test_a_folder_leaves_out_hidden_files_and_subfolders_and_orders_by_name_unless_every_file_has_a_time(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".partial.jsonl").write_bytes(b"{}\n")
+    (tmp_path / "b10.jsonl").write_bytes(b'{"sd": "header", "version": 1, "started": "2026-03-01T10:00:00Z"}\n')
+    (tmp_path / "b9.jsonl").write_bytes(b'{"sd": "header", "version": 1}\n')  # no time: name order for all
+    session = collect([str(tmp_path)])
+    assert session.files == (str(tmp_path / "b9.jsonl"), str(tmp_path / "b10.jsonl"))
+    assert session.order == "name" and session.folder == str(tmp_path)
+    (tmp_path / "b9.jsonl").write_bytes(b'{"sd": "header", "version": 1, "started": "not a time"}\n')
+    assert collect([str(tmp_path)]).order == "name"
+    (tmp_path / "b9.jsonl").write_bytes(b'{"sd": "header", "version": 1, "started": "2026-03-01T11:00:00+01:00"}\n')
+    assert collect([str(tmp_path)]).files == (str(tmp_path / "b9.jsonl"), str(tmp_path / "b10.jsonl"))  # 10:00 UTC
+
+
+def test_a_header_line_full_of_header_markers_is_read_in_one_pass(tmp_path: Path) -> None:
+    """The start time is read by decoding the header line, never by a pattern that could backtrack."""
+    line = b'{"sd": "header", "version": 1, "note": "' + b'\\"sd\\": \\"header\\", ' * 4000 + b'"}\n'
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_bytes(line)
+    assert collect([str(tmp_path)]).order == "name"
