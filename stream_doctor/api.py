@@ -58,7 +58,7 @@ def replay(
     clients: str | Iterable[str] = (),
     timeline: bool = False,
 ) -> Report:
-    """Replay one capture through the reference accumulator and every selected rule.
+    """Replay one capture (or several of one session) through the reference accumulator and every selected rule.
 
     ``source`` is a path (``str`` or ``os.PathLike``; ``"-"`` is standard input), the capture's
     bytes, an open text or binary stream, or an iterable of already-decoded provider events (dicts
@@ -68,6 +68,10 @@ def replay(
     ``--executions`` places a file's records, so positions stay the capture's own lines and events,
     and a finding about an execution itself points at ``executions[i]``. ``name`` is the file name
     positions carry for a capture that is not a file (default ``<memory>``).
+
+    ``source`` may also be a folder, or a list of paths (the envelopes the recording proxy writes,
+    one per exchange): they are replayed as one conversation in the order they were recorded
+    (their recorded start, else their file names), positions pointing into each file (docs/api.md).
 
     ``select``, ``ignore`` and ``extend_select`` take rule codes or prefixes; the most specific
     one matching a code decides (docs/api.md). ``per_file_ignores`` maps globs (``"captures/relay/**"``)
@@ -98,7 +102,8 @@ def replay(
     """
     from stream_doctor.engine import replay as run
 
-    path, data = _read(source, name)
+    several = _paths(source)
+    path, data = (several[0], None) if several is not None else _read(source, name)
     settings = _configured(path if data is None else None, config)
     if settings is not None:
         # As ruff layers them: a select given here starts afresh (the file's select and ignore no
@@ -129,6 +134,12 @@ def replay(
         timeline=timeline,
         execution_records=tuple(_execute_record(record) for record in executions or ()),
     )
+    if several is not None and (len(several) > 1 or os.path.isdir(several[0])):
+        if options.execution_records:
+            raise ValueError("executions take one capture: give them with the capture that holds the call")
+        from stream_doctor.engine import replay_many
+
+        return replay_many(several, options)
     return run(path, options, data)
 
 
@@ -229,6 +240,22 @@ def _clients(names: str | Iterable[str]) -> tuple[str, ...]:
         return tuple(profile.name for profile in resolve(names))
     except UnknownClient as error:
         raise ValueError(str(error)) from None
+
+
+def _paths(source: Source) -> list[str] | None:
+    """The paths a list or tuple of paths names (several captures of one session), or a folder's path;
+    None for any other source. Decoded events are never bare strings, so a list of them is paths."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return [path] if isinstance(path, str) and path != "-" and os.path.isdir(path) else None
+    if not isinstance(source, (list, tuple)) or not source:
+        return None
+    if not all(isinstance(item, (str, os.PathLike)) for item in source):
+        return None
+    paths = [os.fspath(item) for item in source]
+    if not all(isinstance(path, str) for path in paths):
+        raise TypeError("a path must be text, not bytes (pass the capture's content as bytes)")
+    return paths
 
 
 def _read(source: Source, name: str | None) -> tuple[str, bytes | None]:

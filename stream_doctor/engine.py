@@ -15,7 +15,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
-from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
+from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
@@ -31,6 +31,7 @@ from stream_doctor.rules.base import Rule, Scope
 from stream_doctor.timeline import NO_TIMELINE, Budget, Rows, Timeline, joined
 
 if TYPE_CHECKING:
+    from stream_doctor.capture.session import Session
     from stream_doctor.clients import Running
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
@@ -84,6 +85,116 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     except BaseException:
         store.close()
         raise
+
+
+def replay_many(paths: list[str], options: Options) -> Report:
+    """Replay several captures of one session (or a folder of them) as one conversation, in the order
+    ``capture.session.collect`` finds (recorded time, else file names); one path is ``replay``.
+
+    Each file is read whole and split into its turns, which are replayed in the session's order,
+    each with its own file's name, so that every position points into the real file; of a turn's
+    frames only its request is kept once it is accumulated (what pairing across turns reads). The
+    files must be of one container and one provider; a mix is a RunError.
+    """
+    from stream_doctor.capture.session import SessionError, collect
+
+    try:
+        session = collect(paths, options.limits)
+    except SessionError as error:
+        raise RunError(error.path or "stream-doctor", error.message) from None
+    if len(session.files) == 1:
+        return replay(session.files[0], options)
+    if options.executed or options.executions is not None:
+        raise RunError(
+            session.label,
+            "--executed and --executions take one capture: give the executions with the capture that holds the call",
+        )
+    store = ArgumentStore()
+    try:
+        with no_gc():
+            return _replay_session(session, options, store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _replay_session(session: Session, options: Options, store: ArgumentStore) -> Report:
+    adapter: Adapter | None = None
+    first: Capture | None = None
+    sections: list[Section] = []
+    replayed: list[tuple[AccumulatedStream, Kept]] = []
+    captures: list[Capture] = []  # each section's file
+    detected_in = ""  # the file the provider was found in
+    size = frames = interactions = skipped = 0
+    budget = _budget(options)
+    for path in session.files:
+        try:
+            capture = load(path, options.container, None, options.limits)
+        except CaptureError as error:
+            raise RunError(path, error.message, error.line) from None
+        if first is None:
+            first = capture
+        elif capture.container != first.container:
+            raise RunError(
+                path,
+                f"its format is {capture.container}, but {first.path}'s is {first.container}: "
+                "the captures of one conversation are of one format",
+            )
+        size, frames = size + capture.size, frames + len(capture.frames)
+        interactions += len(capture.exchanges)
+        skipped += sum(1 for e in capture.exchanges if e.skipped is not None)
+        for section in split(capture):
+            section.number = len(sections) + 1
+            section.interaction = section.number  # positions name the turn of the conversation, and the file
+            sections.append(section)
+            captures.append(capture)
+            if section.has_events:
+                found = _adapter(capture, options, section.frames)
+                if adapter is None:
+                    adapter, detected_in = found, path
+                elif found.name != adapter.name:
+                    raise RunError(
+                        path,
+                        f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
+                        "the captures of one conversation are of one provider",
+                    )
+            if adapter is None and options.provider is None:
+                continue  # accumulated once a later turn tells the provider
+            if adapter is None:
+                adapter = _adapter(capture, options)
+            for number in range(len(replayed), len(sections)):
+                waiting = sections[number]
+                replayed.append(_accumulate(captures[number], adapter, options, waiting, budget=budget, store=store))
+                waiting.frames = [
+                    f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
+                    for f in waiting.frames
+                    if f.kind == "request" or f.t is not None
+                ]
+    assert first is not None
+    if adapter is None:
+        adapter = _adapter(first, options)  # no turn with events: says why
+    if not sections:
+        raise RunError(session.label, "none of its interactions is an LLM call")
+    replayed = _unknown_fields_once(replayed)
+    if any(stream.capture.duration is not None for stream, _ in replayed):
+        # each file's times count from its own start: a turn's clock ends at the next turn of its file
+        timed: list[tuple[AccumulatedStream, Kept]] = []
+        for capture in {id(c): c for c in captures}.values():
+            mine = [n for n, c in enumerate(captures) if c is capture]
+            timed += _timed([sections[n].frames for n in mine], [replayed[n] for n in mine])
+        replayed = timed
+    source = Source(
+        session.label,
+        first.container,
+        first.compressed,
+        size,
+        frames,
+        interactions,
+        skipped,
+        session.files,
+        session.order_note,
+    )
+    return _report(adapter, options, sections, replayed, source)
 
 
 def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
@@ -283,6 +394,92 @@ def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
         sections = split(capture)
         adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
         return to_envelope(capture, adapter.name, _redactor(capture, adapter, options, sections))
+
+
+def convert_many(paths: list[str], options: Options) -> bytes:
+    """Several captures of one session (or a folder), in the order ``replay_many`` replays them, as one
+    envelope of several turns (``stream-doctor convert``); one path is ``convert``. A file after the
+    first that has no request record cannot start a turn in one envelope: RunError, as for a mix of
+    formats or providers."""
+    from stream_doctor.capture.session import SessionError, collect
+    from stream_doctor.convert import to_envelope
+
+    try:
+        session = collect(paths, options.limits)
+    except SessionError as error:
+        raise RunError(error.path or "stream-doctor", error.message) from None
+    if len(session.files) == 1:
+        return convert(session.files[0], options)
+    with no_gc():
+        captures: list[Capture] = []
+        adapter: Adapter | None = None
+        detected_in = ""
+        for path in session.files:
+            try:
+                capture = load(path, options.container, None, options.limits)
+            except CaptureError as error:
+                raise RunError(path, error.message, error.line) from None
+            if captures and capture.container != captures[0].container:
+                raise RunError(
+                    path,
+                    f"its format is {capture.container}, but {captures[0].path}'s is {captures[0].container}: "
+                    "the captures of one conversation are of one format",
+                )
+            if captures and not capture.exchanges and not (capture.frames and capture.frames[0].kind == "request"):
+                raise RunError(
+                    path, "it starts with no request record, so in one envelope it would join the turn before it"
+                )
+            for section in split(capture):
+                if section.has_events:
+                    found = _adapter(capture, options, section.frames)
+                    if adapter is None:
+                        adapter, detected_in = found, path
+                    elif found.name != adapter.name:
+                        raise RunError(
+                            path,
+                            f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
+                            "the captures of one conversation are of one provider",
+                        )
+            captures.append(capture)
+        merged = _joined(session.label, captures)
+        sections = split(merged)
+        if adapter is None:
+            adapter = _adapter(merged, options)  # forced, or: no events, which says why
+        return to_envelope(merged, adapter.name, _redactor(merged, adapter, options, sections))
+
+
+def _joined(path: str, captures: list[Capture]) -> Capture:
+    """One capture holding ``captures`` one after another: frame numbers and interactions continued,
+    so that each problem stays on its frame and each turn on its own (what ``convert`` writes)."""
+    from dataclasses import replace
+
+    first = captures[0]
+    joined = Capture(path, first.container, 0, [], first.compressed, first.header)
+    frames = interactions = 0  # how far this capture's frame numbers and interactions are moved
+    for capture in captures:
+        joined.size += capture.size
+        joined.frames += [
+            replace(f, pos=_moved(f.pos, frames), interaction=_shifted(f.interaction, interactions))
+            for f in capture.frames
+        ]
+        joined.problems += [
+            replace(p, pos=_moved(p.pos, frames) if p.pos else None, interaction=_shifted(p.interaction, interactions))
+            for p in capture.problems
+        ]
+        joined.exchanges += [replace(e, number=e.number + interactions) for e in capture.exchanges]
+        numbers = [f.pos.number for f in capture.frames] + [p.pos.number for p in capture.problems if p.pos]
+        frames += max(numbers, default=0) + 1
+        interactions += max((e.number for e in capture.exchanges), default=0)
+    joined.ended_cleanly = captures[-1].ended_cleanly
+    return joined
+
+
+def _moved(pos: Pos, by: int) -> Pos:
+    return pos._replace(number=pos.number + by)
+
+
+def _shifted(number: int | None, by: int) -> int | None:
+    return None if number is None else number + by
 
 
 def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> Redactor:

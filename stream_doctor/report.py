@@ -56,7 +56,8 @@ LISTED_EXECUTIONS = 1_000
 NO_EXECUTIONS_NOTE = (
     "No executions in this capture, so the execution checks (SD1xx) did not run. Tell what your "
     "application ran: --executed CALL=JSON (e.g. --executed 1='{}') or --executions FILE, or record "
-    "the next run (stream-doctor record, stream_doctor.record); see stream-doctor explain SD102."
+    "the next run with stream_doctor.record's Recorder and recorder.executed(...). The recording proxy "
+    "cannot see what ran, only what the next request sent back (SD608); see stream-doctor explain SD102."
 )
 
 
@@ -83,6 +84,8 @@ class Source:
     frames: int
     interactions: int  # HAR/cassette: every interaction of the file, LLM calls or not
     skipped: int  # … of which were not LLM calls
+    files: tuple[str, ...] = ()  # several captures replayed as one conversation: each, in the order replayed
+    order: str | None = None  # … and how that order was found ("in time order (header started)")
 
 
 @dataclass(frozen=True)
@@ -379,9 +382,12 @@ class Report:
             "findings": (finding_dict(f) for f in self.findings),
             "summary": self.summary(),
         }
+        if source and source.files:
+            data["capture"]["files"] = list(source.files)
+            data["capture"]["order"] = source.order
         if source:
             data["interactions"] = {"total": source.interactions, "skipped": source.skipped}
-            data["turns"] = (_turn(turn) for turn in self.turns)
+            data["turns"] = (_turn(turn, bool(source.files)) for turn in self.turns)
         return data
 
 
@@ -731,12 +737,13 @@ def _expectation(expectation: Expectation) -> dict[str, Any]:
     }
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: Turn, with_path: bool = False) -> dict[str, Any]:
     info = turn.stream.capture
     request = turn.request
     return {
         "turn": turn.number,
         "interaction": turn.interaction,
+        **({"path": info.path} if with_path else {}),
         "request": None
         if request is None
         else {

@@ -17,7 +17,7 @@ SCHEMA_ID = "https://stream-doctor.dev/schemas/capture-envelope-v1.json"
 RECORD_TYPES = ("header", "event", "request", "execute")
 
 _OPTIONAL_STRINGS = {
-    "header": ("provider", "source", "note"),
+    "header": ("provider", "source", "note", "started"),
     "event": ("event",),
     "request": ("method", "url"),
     "execute": ("call_id", "name"),

@@ -13,7 +13,7 @@ from typing import Any
 
 COMMANDS: dict[str, dict[str, Any]] = {
     "replay": {
-        "arguments": (("capture", 1, True),),
+        "arguments": (("capture", -1, True),),
         "options": {
             "--call": ("call", "str"),
             "--timeline": ("timeline", ("flag", True)),
@@ -151,7 +151,7 @@ HELP = (
     "  -h, --help            Show this message and exit.\n"
     "\n"
     "Commands:\n"
-    "  replay   Replay one capture through the reference accumulator and...\n"
+    "  replay   Replay a capture (or one session's captures) through the...\n"
     "  convert  Rewrite a capture as a stream-doctor envelope (JSONL) that...\n"
     "  check    Check many captures against their expected findings; write...\n"
     "  scan     Scan a dataset of logged streams on Dask: findings as Parquet,...\n"

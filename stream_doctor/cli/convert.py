@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -13,8 +13,10 @@ from stream_doctor.cli.validate import size_limits
 
 
 def convert(
-    capture: str = typer.Argument(
-        ..., help="Any capture stream-doctor reads (a HAR file, a cassette …), or - for stdin."
+    capture: List[str] = typer.Argument(
+        ...,
+        help="Any capture stream-doctor reads (a HAR file, a cassette …), or - for stdin. Several files of one "
+        "session, or a folder of them, become one envelope of several turns, in the order they were recorded.",
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
@@ -22,22 +24,25 @@ def convert(
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
     max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
-    """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings."""
-    from stream_doctor.engine import RunError
-    from stream_doctor.engine import convert as run
+    """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings.
+
+    Several captures of one session (or a folder of them) become one envelope of several turns."""
+    from stream_doctor.engine import RunError, convert_many
     from stream_doctor.options import Options
 
     to_file = output is not None and output != "-"
     if output is not None and to_file:
-        refuse_inputs(output, (capture,))
+        refuse_inputs(output, capture)
     try:
-        data = run(capture, Options(container=container, provider=provider, **size_limits(max_bytes, max_frames)))
+        data = convert_many(
+            capture, Options(container=container, provider=provider, **size_limits(max_bytes, max_frames))
+        )
     except RunError as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        internal_error(error, capture)
+        internal_error(error, ", ".join(capture))
     if output is None or not to_file:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    write_file(output, data, "cannot write the envelope", (capture,))
+    write_file(output, data, "cannot write the envelope", capture)

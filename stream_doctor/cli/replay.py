@@ -20,9 +20,11 @@ from stream_doctor.cli.options import (
 
 
 def replay(
-    capture: str = typer.Argument(
+    capture: List[str] = typer.Argument(
         ...,
-        help="Capture file (.sse, .jsonl, .json, .har, a VCR cassette, optionally gzip-compressed), or - for stdin.",
+        help="Capture file (.sse, .jsonl, .json, .har, a VCR cassette, optionally gzip-compressed), or - for stdin. "
+        "Several files, or a folder of them (the envelopes the recording proxy writes), are replayed as one "
+        "conversation in the order they were recorded.",
     ),
     call: Optional[str] = typer.Option(
         None, "--call", help="Show one call (by id or number): its fragments and reassembled input."
@@ -112,7 +114,7 @@ def replay(
         False, "--statistics", help="Print how many findings of each code instead of the report."
     ),
 ) -> None:
-    """Replay one capture through the reference accumulator and report every problem."""
+    """Replay a capture (or one session's captures) through the reference accumulator and report every problem."""
     from stream_doctor.cli.replay_run import run
 
     raise typer.Exit(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def run(
     *,
-    capture: str,
+    capture: str | Sequence[str],
     call: str | None = None,
     timeline: bool = False,
     output: str = "terminal",
@@ -52,17 +52,19 @@ def run(
     max_frames: int | None = None,
     statistics: bool = False,
 ) -> int:
-    """Replay ``capture`` and write its report; the exit code (0, or 1 for findings at ``fail_on``)."""
+    """Replay ``capture`` (one path, or several replayed as one conversation) and write its report; the
+    exit code (0, or 1 for findings at ``fail_on``)."""
     from stream_doctor.api import replay
     from stream_doctor.engine import RunError
     from stream_doctor.reporters import FORMATS
 
+    captures = [capture] if isinstance(capture, str) else list(capture)
     limits = size_limits(max_bytes, max_frames)
     output = choice(output, FORMATS, "--format", "format")
     fail_on = choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
     try:
         report = replay(
-            capture,
+            captures[0] if len(captures) == 1 else captures,
             provider=provider,
             container=container,
             tools=tools,
@@ -81,19 +83,21 @@ def run(
     except (RunError, ValueError) as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
-        internal_error(error, capture)
+        internal_error(error, ", ".join(captures))
     try:
-        report = _write(report, capture, call, output, output_file, width, color, timeline, quiet, max_rows, statistics)
+        report = _write(
+            report, captures, call, output, output_file, width, color, timeline, quiet, max_rows, statistics
+        )
     except Exception as error:  # noqa: BLE001 - nor one in a reporter: exit 2 whatever --exit-zero says
         if broken_pipe(error):
             raise  # the reader went away (| head): not a bug, the caller exits quietly
-        internal_error(error, capture)
+        internal_error(error, ", ".join(captures))
     return EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK
 
 
 def _write(
     report: Report,
-    capture: str,
+    captures: list[str],
     call: str | None,
     output: str,
     output_file: str | None,
@@ -141,5 +145,5 @@ def _write(
             )
     except MissingExtra as error:
         fail(str(error))
-    emit(written, output_file, quiet, (capture,))
+    emit(written, output_file, quiet, captures)
     return report

@@ -259,8 +259,9 @@ class Conversation:
     def request_location(self, number: int, request_path: str | None) -> Location:
         """Where a part of turn ``number``'s request is: the closest place the container knows, and the JSON path."""
         turn = self.turn(number)
+        path = turn.stream.capture.path  # the turn's file: several captures may make one conversation
         if turn.request is None:
-            return Location(self.path, interaction=turn.interaction, request_path=request_path or "")
+            return Location(path, interaction=turn.interaction, request_path=request_path or "")
         pos = turn.request.pos
         places = turn.request.places
         if request_path and places:
@@ -271,10 +272,11 @@ class Conversation:
                     pos = found
                     break
                 probe = _parent(probe)
-        return Location(self.path, pos.line, None, pos.offset, turn.interaction, request_path or "")
+        return Location(path, pos.line, None, pos.offset, turn.interaction, request_path or "")
 
     def stream_location(self, number: int, pos: Pos | None) -> Location:
-        return Location.at(self.path, pos, self.turn(number).interaction)
+        turn = self.turn(number)
+        return Location.at(turn.stream.capture.path, pos, turn.interaction)
 
     def location(self, place: Place) -> Location:
         if place.request_path is not None:

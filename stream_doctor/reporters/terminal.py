@@ -33,8 +33,9 @@ def render(report: Report, options: RenderOptions) -> str:
     if report.selected is not None:
         _one_call(report, console, report.selected, options)
     elif report.conversation:
+        several = report.source is not None and bool(report.source.files)
         for turn in report.turns:
-            _turn(turn, console)
+            _turn(turn, console, several)
             _call_table(report, turn.stream, console, options)
     else:
         _calls(report, console, options)
@@ -58,6 +59,8 @@ def _conversation_header(report: Report, console: Page) -> None:
     container = source.container + (f", {source.compressed}" if source.compressed else "")
     provider = info.provider + (" (forced)" if info.provider_forced else " (detected)")
     parts = [container, provider]
+    if source.files:  # several captures replayed as one conversation
+        parts.insert(0, f"{len(source.files)} captures {source.order}")
     if source.interactions:
         parts.append(f"{source.interactions} interaction{'s' if source.interactions != 1 else ''}")
         if source.skipped:
@@ -75,7 +78,7 @@ def _path_and_facts(console: Page, path: str, parts: list[str], unknown: dict[st
         console.print((f"unknown events: {listed}", "yellow"), indent=2)
 
 
-def _turn(turn: Turn, console: Page) -> None:
+def _turn(turn: Turn, console: Page, with_path: bool = False) -> None:
     info = turn.stream.capture
     console.blank()
     parts = [""] if turn.interaction is None else ["", f"interaction {turn.interaction}"]
@@ -92,7 +95,10 @@ def _turn(turn: Turn, console: Page) -> None:
     console.print((f"Turn {turn.number}" + "  ·  ".join(parts), "bold"))
     if request is not None:
         sent = N(" ".join(p for p in (request.method, request.url) if p) or "request")
-        console.print((f"{sent}  (line {request.pos.line})", "dim"), indent=2, overflow="ellipsis")
+        if with_path:  # several captures: the file first, so a narrow terminal cuts the URL, not it
+            console.print((f"{N(info.path)}:{request.pos.line}  {sent}", "dim"), indent=2, overflow="ellipsis")
+        else:
+            console.print((f"{sent}  (line {request.pos.line})", "dim"), indent=2, overflow="ellipsis")
 
 
 def _header(report: Report, console: Page) -> None:

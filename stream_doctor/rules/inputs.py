@@ -18,14 +18,20 @@ Give it in any of these ways:
   stream-doctor replay capture.sse --executed write_file='{"path": "notes.md"}'
   stream-doctor replay capture.sse --executions executions.jsonl
   echo '{"sd": "execute", "call_id": "toolu_01…", "input": {}}' >> chunks.jsonl
-  stream-doctor record --upstream https://api.anthropic.com --listen 127.0.0.1:8080 --out captures/
 
 --executed takes a call (its number in the report's table, its id, or its tool name) and the
 input as JSON; --executions a JSONL file of execute records (call_id or name, input); execute
-records may be appended to any JSONL capture. To record the next run with everything, point
-your client's base URL at stream-doctor record (any language), or wrap the Python SDK's HTTP
-client with stream_doctor.record.Recorder and call recorder.executed(call_id, name, input) where
-your code runs a tool (docs/envelope.md)."""
+records may be appended to any JSONL capture. To record the next run with everything, wrap the
+Python SDK's HTTP client with stream_doctor.record.Recorder and call
+recorder.executed(call_id, name, input) where your code runs a tool (docs/envelope.md).
+
+The recording proxy (stream-doctor record, any language) cannot record executions: it sees the
+requests and the streams that pass through it, not what the application runs. What it does see
+is each call as the next request sends it back. Replay the session's envelopes together and
+SD608 shows a call sent back with {} while its stream carried the input:
+
+  stream-doctor record --upstream https://api.anthropic.com --listen 127.0.0.1:8080 --out captures/
+  stream-doctor replay captures/"""
 
 _REQUESTS = """\
 The requests: the tools each request declares and, across turns, the results the next request

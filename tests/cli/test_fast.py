@@ -27,6 +27,8 @@ WORK = "fast-path-work"  # a folder under tmp_path, the test's working directory
 # (argv after "replay", environment, standard input): the fast path answers these itself
 REPLAY_UNDERSTOOD: list[tuple[list[str], dict[str, str], bytes]] = [
     ([ONE], {}, b""),
+    ([ONE, ONE], {}, b""),  # several captures (one session): a file named twice is one line on both paths
+    ([ONE, BUG], {}, b""),  # … and so is a mix of formats
     ([ONE, "--format", "json"], {}, b""),
     ([ONE, "--format=jsonl"], {}, b""),
     ([ONE, "-f", "json", "--format", "terminal"], {}, b""),  # the last one wins, as in click
@@ -85,7 +87,6 @@ REPLAY_HANDED_ON: list[tuple[list[str], dict[str, str], bytes]] = [
     (["--bogus", ONE], {}, b""),  # usage errors: one line on both paths (cli/usage.py)
     ([ONE, "--fromat", "json"], {}, b""),
     ([ONE, "--format"], {}, b""),
-    ([ONE, ONE], {}, b""),
     ([ONE, "-qf", "json"], {}, b""),
     (["--", ONE], {}, b""),
     ([ONE, "--timeline=yes"], {}, b""),

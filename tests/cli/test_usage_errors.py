@@ -29,11 +29,7 @@ CASES: list[tuple[list[str], str]] = [
     (["replay", ONE, "--fromat", "json"], "unknown option '--fromat' for replay; did you mean '--format'?"),
     (["replay", ONE, "--colour"], "unknown option '--colour' for replay; did you mean '--color'?"),
     (["replay", ONE, "--out", "x.json"], "unknown option '--out' for replay; did you mean '--output-file'?"),
-    (["replay"], "missing argument CAPTURE for replay (usage: stream-doctor replay [OPTIONS] CAPTURE)"),
-    (
-        ["replay", ONE, ONE],
-        f"unexpected extra argument {ONE!r} for replay (usage: stream-doctor replay [OPTIONS] CAPTURE)",
-    ),
+    (["replay"], "missing argument CAPTURE... for replay (usage: stream-doctor replay [OPTIONS] CAPTURE...)"),
     (["replay", ONE, "--format"], "option '--format' requires an argument (see `stream-doctor replay --help`)"),
     (
         ["replay", ONE, "--timeline=yes"],
@@ -42,7 +38,7 @@ CASES: list[tuple[list[str], str]] = [
     (["check", "--bogus"], "unknown option '--bogus' for check (`stream-doctor check --help` lists them)"),
     (["check", "--jbos", "2"], "unknown option '--jbos' for check; did you mean '--jobs'?"),
     (["check", "--jobs", "-1"], "--jobs: -1 is not in the range x>=0 (a whole number, at least 0)"),
-    (["convert"], "missing argument CAPTURE for convert (usage: stream-doctor convert [OPTIONS] CAPTURE)"),
+    (["convert"], "missing argument CAPTURE... for convert (usage: stream-doctor convert [OPTIONS] CAPTURE...)"),
     (["convert", ONE, "--ouptut", "x.jsonl"], "unknown option '--ouptut' for convert; did you mean '--output'?"),
     (["convert", ONE, "--max-frames", "0"], "--max-frames: 0 is not in the range x>=1 (a whole number, at least 1)"),
     (["scan"], "missing argument INPUT... for scan (usage: stream-doctor scan [OPTIONS] INPUT...)"),

@@ -22,7 +22,9 @@ Example:
 How to fix:
     Build the input by concatenating every ``input_json_delta.partial_json`` for the block's index
     and parse it once at ``content_block_stop``; never use the start event's ``input`` unless no
-    deltas follow (programmatic tool calling sends the whole input there).
+    deltas follow (programmatic tool calling sends the whole input there). A capture without
+    executions (the recording proxy's, which cannot see what the application runs) shows the same
+    bug one turn later, when the call goes back with ``{}`` in the next request: SD608.
 """
 
 from __future__ import annotations
