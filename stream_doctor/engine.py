@@ -149,15 +149,7 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
             sections.append(section)
             captures.append(capture)
             if section.has_events:
-                found = _adapter(capture, options, section.frames)
-                if adapter is None:
-                    adapter, detected_in = found, path
-                elif found.name != adapter.name:
-                    raise RunError(
-                        path,
-                        f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
-                        "the captures of one conversation are of one provider",
-                    )
+                adapter, detected_in = _one_provider(capture, options, section.frames, path, adapter, detected_in)
             if adapter is None and options.provider is None:
                 continue  # accumulated once a later turn tells the provider
             if adapter is None:
@@ -431,21 +423,29 @@ def convert_many(paths: list[str], options: Options) -> bytes:
                 )
             for section in split(capture):
                 if section.has_events:
-                    found = _adapter(capture, options, section.frames)
-                    if adapter is None:
-                        adapter, detected_in = found, path
-                    elif found.name != adapter.name:
-                        raise RunError(
-                            path,
-                            f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
-                            "the captures of one conversation are of one provider",
-                        )
+                    adapter, detected_in = _one_provider(capture, options, section.frames, path, adapter, detected_in)
             captures.append(capture)
         merged = _joined(session.label, captures)
         sections = split(merged)
         if adapter is None:
             adapter = _adapter(merged, options)  # forced, or: no events, which says why
         return to_envelope(merged, adapter.name, _redactor(merged, adapter, options, sections))
+
+
+def _one_provider(
+    capture: Capture, options: Options, frames: list[Frame], path: str, adapter: Adapter | None, detected_in: str
+) -> tuple[Adapter, str]:
+    """The adapter of one more capture of a session: the session's, or a RunError naming both files."""
+    found = _adapter(capture, options, frames)
+    if adapter is None:
+        return found, path
+    if found.name != adapter.name:
+        raise RunError(
+            path,
+            f"its provider is {found.name}, but {detected_in}'s is {adapter.name}: "
+            "the captures of one conversation are of one provider",
+        )
+    return adapter, detected_in
 
 
 def _joined(path: str, captures: list[Capture]) -> Capture:

@@ -246,13 +246,7 @@ def _session_record(collected: Exchanges, source: Source, places: dict[Any, int]
     start = places.get(("Entries", number - 1), 0)
     pos = Pos(0, source.line_of(start), start)
     if not isinstance(entry, dict):
-        collected.add(
-            Exchange(number, pos, None, None, None, None, skipped="not a SessionRecords entry"),
-            {},
-            None,
-            None,
-            _fixed(pos),
-        )
+        _skipped(collected, number, pos, "not a SessionRecords entry")
         return
     method = _str(entry.get("RequestMethod")) or "GET"
     url = redact_url(_str(entry.get("RequestUri")) or "")
@@ -436,13 +430,7 @@ def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: 
     start = places.get((number - 1,), 0)
     pos = Pos(0, source.line_of(start), start)
     if not isinstance(entry, dict):
-        collected.add(
-            Exchange(number, pos, None, None, None, None, skipped="not a nock definition object"),
-            {},
-            None,
-            None,
-            _fixed(pos),
-        )
+        _skipped(collected, number, pos, "not a nock definition object")
         return
     method = _str(entry.get("method")) or "GET"
     url = redact_url((_str(entry.get("scope")) or "") + (_str(entry.get("path")) or ""))
@@ -504,6 +492,11 @@ def _add(
     compressed = payload is not None and payload.startswith(b"\x1f\x8b")
     encoding = recorded_encoding if compressed else None
     collected.add(exchange, value, payload, content_type, place, encoding, None if compressed else recorded_encoding)
+
+
+def _skipped(collected: Exchanges, number: int, pos: Pos, why: str) -> None:
+    """An entry that is no exchange at all: counted, with why, and not replayed."""
+    collected.add(Exchange(number, pos, None, None, None, None, skipped=why), {}, None, None, _fixed(pos))
 
 
 def _fixed(pos: Pos) -> Any:
