@@ -7,12 +7,12 @@ Each carries the ``Pos`` of the frame it came from, so positions flow to every f
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
 from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Location
 from stream_doctor.problems import ProblemFacts
-from stream_doctor.records import dataclass
 
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.records import dataclass
 
 
 class Severity(IntEnum):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
 from stream_doctor.findings import Severity
-from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True)

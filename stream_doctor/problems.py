@@ -7,9 +7,8 @@ adapter writes no sentence a user reads). Records are frozen and hold only plain
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,8 @@ Anthropic Messages', the protocol the neutral events were modelled on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,14 +21,13 @@ notes go there.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 
 from stream_doctor import __version__
 from stream_doctor.findings import Finding, Location, Severity
-from stream_doctor.records import dataclass, field
 from stream_doctor.timeline import NO_TIMELINE, Timeline
 
 if TYPE_CHECKING:

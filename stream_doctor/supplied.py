@@ -9,6 +9,7 @@ matches nothing or more than one call is a one-line error listing the calls.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import orjson
@@ -16,7 +17,6 @@ import orjson
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.envelope import check_record
 from stream_doctor.findings import Location
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall

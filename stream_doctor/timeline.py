@@ -9,10 +9,10 @@ counts them (``Timeline.hidden``), and reporters say so. Reporters read ``report
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Hashable
 
 from stream_doctor.events import ArgsDelta, ArgsRun, BlockDelta
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Frame

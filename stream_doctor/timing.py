@@ -9,9 +9,8 @@ The capture shows how long that was when it goes on after the turn: the applicat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
-
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

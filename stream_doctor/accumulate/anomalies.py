@@ -6,10 +6,10 @@ SD4xx and SD5xx rule that reports a kind says what it means. ``kind`` is the kin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True, slots=True)

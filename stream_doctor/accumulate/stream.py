@@ -5,6 +5,7 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
 import orjson
@@ -14,7 +15,6 @@ from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
 from stream_doctor.protocol import NEUTRAL_WORDS, ProtocolFacts
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.timing import Clock

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple, Protocol
 
 from stream_doctor.problems import ProblemFacts
-from stream_doctor.records import dataclass, field
 
 
 class Pos(NamedTuple):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
@@ -27,7 +28,6 @@ from stream_doctor import jsontext
 from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, check_count
 from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
-from stream_doctor.records import dataclass, field
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
 SECRET_PARAMS = frozenset(

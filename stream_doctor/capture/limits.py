@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from stream_doctor.capture.base import CaptureError
@@ -20,7 +21,6 @@ from stream_doctor.opener import KIND_WORDS as KIND_WORDS  # re-exported: report
 from stream_doctor.opener import TooLarge, UnreadableFile, opened, read_capped
 from stream_doctor.opener import file_kind as file_kind
 from stream_doctor.opener import not_regular as not_regular
-from stream_doctor.records import dataclass
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB once decompressed
 DEFAULT_MAX_FRAMES = 10_000_000

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
 from stream_doctor.capture._text import BOM
 from stream_doctor.capture.base import CaptureError
 from stream_doctor.capture.limits import DEFAULT, Limits
-from stream_doctor.records import dataclass
 
 Order = Literal["time", "name"]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,6 @@ from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: 
 from stream_doctor.check.locate import find as find
 from stream_doctor.check.locate import nearest as nearest
 from stream_doctor.findings import Location, Severity
-from stream_doctor.records import dataclass
 
 KEYS = (
     "select",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -20,7 +21,6 @@ from stream_doctor.capture._text import BOM
 from stream_doctor.check import CheckError
 from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
-from stream_doctor.records import dataclass
 from stream_doctor.report import SpecialFile
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})  # and every folder whose name starts with "."

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from stream_doctor.check import CheckError, parse_toml
 from stream_doctor.check import sd900_stale_expectation as sd900
 from stream_doctor.findings import Finding, Location
 from stream_doctor.options import Options
-from stream_doctor.records import dataclass
 
 SIDECAR_SUFFIX = ".expect.toml"
 ENTRY_KEYS = ("code", "name", "call-id", "line")

@@ -16,11 +16,11 @@ regexes: a ``.gitignore`` comes with the repository being checked (pathspec's re
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from stream_doctor.check.globs import GITIGNORE, Glob
-from stream_doctor.records import dataclass
 
 
 class GitIgnored:

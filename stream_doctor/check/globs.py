@@ -20,10 +20,9 @@ anchoring).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
-
-from stream_doctor.records import dataclass
 
 Dialect = Literal["config", "gitignore"]
 CONFIG: Dialect = "config"

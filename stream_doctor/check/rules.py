@@ -7,12 +7,12 @@ so SARIF, JUnit and ``explain`` treat them alike, but they are not in ``rules.RU
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.check import sd000_capture_unreadable, sd900_stale_expectation
 from stream_doctor.findings import Finding
-from stream_doctor.records import dataclass
 from stream_doctor.rules.base import FAMILIES, Rule
 
 CHECK_FAMILY = "SD9"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
@@ -23,7 +23,6 @@ from stream_doctor.check.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
-from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 from stream_doctor.reporters._pieces import pieces

@@ -12,6 +12,7 @@ waits for another chunk of its choice). Each SDK module says how it merges a fra
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
@@ -28,7 +29,6 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

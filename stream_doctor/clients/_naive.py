@@ -3,11 +3,11 @@ completion event (Anthropic ``content_block_stop``; Chat Completions: the choice
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

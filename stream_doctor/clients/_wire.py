@@ -8,6 +8,7 @@ library it models does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
@@ -26,7 +27,6 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
-from stream_doctor.records import dataclass, field
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
@@ -42,7 +43,6 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -21,6 +21,7 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
@@ -36,7 +37,6 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
 )
-from stream_doctor.records import dataclass, field
 
 _FAILED: Any = object()
 

@@ -10,11 +10,11 @@ that against the reference calls; the SD8xx rules report the differences.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import MISSING, Event
-from stream_doctor.records import dataclass, field
 
 Kind = Literal["library", "pattern"]
 

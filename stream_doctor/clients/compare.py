@@ -7,11 +7,11 @@ parse, is not run. Server-side calls (the provider runs them) are left out on bo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from stream_doctor.clients.base import ClientError, Handoff, Profile
 from stream_doctor.events import MISSING
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

@@ -27,13 +27,13 @@ What follows: a repeated ``name`` is concatenated; a truncated buffer is closed 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import profile
 from stream_doctor.events import MISSING, Event
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

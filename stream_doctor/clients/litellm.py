@@ -23,10 +23,11 @@ after the stream, whatever its finish reason. The legacy ``function_call`` is co
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

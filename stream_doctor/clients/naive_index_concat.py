@@ -8,12 +8,12 @@ not, become one call with ``{…}{…}``. Calls run at the finish, or when the s
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -8,13 +8,13 @@ interleaved parallel calls the first call runs with part of its arguments.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._naive import ByCall, Held
 from stream_doctor.clients._wire import Fragment
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -7,6 +7,7 @@ unless one fragment happens to be a whole object. The call runs at its completio
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
@@ -14,7 +15,6 @@ from stream_doctor.clients._naive import ByCall, Held
 from stream_doctor.clients._wire import Fragment
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

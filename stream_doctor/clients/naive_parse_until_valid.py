@@ -12,12 +12,13 @@ be a whole value: linear in the buffer, as the check it models is not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._naive import ByCall, Held
 from stream_doctor.clients._wire import Fragment
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -8,10 +8,11 @@ On Chat Completions the start carries no input at all: ``{}`` too.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._naive import ByCall, Held
 from stream_doctor.clients.base import profile
-from stream_doctor.records import dataclass
 
 
 @dataclass

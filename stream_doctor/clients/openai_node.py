@@ -20,13 +20,13 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
 from stream_doctor.events import Event, MessageStop
-from stream_doctor.records import dataclass
 
 UNDEFINED = "undefined"
 

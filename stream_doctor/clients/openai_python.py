@@ -22,12 +22,12 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
-from stream_doctor.records import dataclass
 
 
 @dataclass

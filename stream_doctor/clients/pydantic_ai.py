@@ -23,13 +23,13 @@ block index raises ``UnexpectedModelBehavior``; an in-stream error raises the ex
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING, Event, Execution, KeepAlive, Malformed, MessageStart, Request, ToolStart
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -23,6 +23,7 @@ tools only when the step finished with ``stop`` or ``tool-calls`` (PR #19066).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
@@ -30,7 +31,6 @@ from stream_doctor.clients._tool_call_tracker import NamelessCall, OpenAICompati
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import MISSING
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, ToolDef
-from stream_doctor.records import dataclass, field
 
 
 @dataclass

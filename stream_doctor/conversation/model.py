@@ -9,13 +9,13 @@ A request body is read once, by its provider family's module in ``requests/``, i
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Location
-from stream_doctor.records import dataclass, field
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from itertools import accumulate
 from typing import Sequence
 
 import orjson
-
-from stream_doctor.records import dataclass
 
 # Whole strings (never backtracking), structural characters, and runs of anything else (numbers, literals).
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.S)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -18,7 +19,6 @@ import orjson
 
 from stream_doctor import jsontext
 from stream_doctor.conversation.model import ToolDef
-from stream_doctor.records import dataclass
 
 _INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _REQUIRED = re.compile(r"^(.*) is a required property$")

@@ -31,6 +31,7 @@ import re
 import sys
 import time
 import zlib
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, AsyncIterator, Callable
 
@@ -40,7 +41,6 @@ from stream_doctor.capture.exchange import redact_url
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT
 from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
-from stream_doctor.records import dataclass, field
 
 #: Hop-by-hop headers (RFC 9110 §7.6.1), and those the proxy's own HTTP stack sets for its connection.
 _HOP = frozenset(

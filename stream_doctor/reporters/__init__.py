@@ -13,10 +13,9 @@ at a time as it is read (each call, each finding), so that nothing holds the who
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterator, Sequence, TypeVar
-
-from stream_doctor.records import dataclass
 
 T = TypeVar("T")
 

@@ -20,6 +20,7 @@ costs time linear in the turns, calls, findings and timeline rows.
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import dataclass
 from importlib import resources
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -28,7 +29,6 @@ import orjson
 
 from stream_doctor import jsontext
 from stream_doctor.findings import Severity
-from stream_doctor.records import dataclass
 from stream_doctor.report import LISTED_EXECUTIONS, Report, call_status
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 

@@ -4,13 +4,13 @@ schema families, over the whole conversation: every turn's request and stream)."
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
 from stream_doctor.accumulate.anomalies import Anomaly
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
-from stream_doctor.records import dataclass
 
 Family = Literal[
     "capture", "execution", "arguments", "termination", "structure", "correlation", "pairing", "schema", "clients"

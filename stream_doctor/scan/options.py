@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from stream_doctor.findings import Severity
-from stream_doctor.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from stream_doctor.records import dataclass
 
 if TYPE_CHECKING:
     from stream_doctor.report import Report

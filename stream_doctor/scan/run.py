@@ -17,9 +17,9 @@ import time
 import uuid
 import warnings
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from stream_doctor.records import dataclass
 from stream_doctor.scan import ScanError, output, require, sources
 from stream_doctor.scan.replaying import ReplayOptions
 from stream_doctor.scan.summary import Summary

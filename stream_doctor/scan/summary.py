@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from stream_doctor.records import dataclass, field
 from stream_doctor.scan.task import STATUSES
 
 if TYPE_CHECKING:

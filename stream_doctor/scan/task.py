@@ -9,13 +9,13 @@ columns are lists of Python values, cheap to send back and turned into Arrow by 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import head_looks_like_capture
-from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
 from stream_doctor.scan.replaying import ReplayOptions, replay_capture
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any, Iterator, Protocol
 
 from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
 from stream_doctor.clients.base import ClientError, Handoff
-from stream_doctor.records import dataclass
 
 #: profile name -> (module in this package, the package it drives, what a handoff is compared by:
 #: "value" the input the tool gets, "text" the argument text, "args" the text, or the value when the
