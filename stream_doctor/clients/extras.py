@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from stream_doctor.events import MISSING
 from stream_doctor.report import CallExtra, Report
-from stream_doctor.rules.base import excerpt, preview, where
+from stream_doctor.wording import excerpt, preview, where
 
 if TYPE_CHECKING:
     from stream_doctor.clients.base import Handoff

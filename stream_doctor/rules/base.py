@@ -129,24 +129,3 @@ def of_kind(stream: AccumulatedStream, kind: type[A]) -> Iterator[A]:
     for anomaly in stream.anomalies:
         if type(anomaly) is kind:
             yield anomaly
-
-
-def where(pos: Pos | None) -> str:
-    """``line 12 (event 7)`` for messages."""
-    if pos is None:
-        return "the end of the capture"
-    return f"line {pos.line} (event {pos.number})"
-
-
-def preview(value: object, limit: int = 80) -> str:
-    from stream_doctor import jsontext
-
-    return jsontext.brief(value, limit)
-
-
-def excerpt(text: str, limit: int = 60, tail: bool = False) -> str:
-    """Raw text for a message, in backquotes, newlines shown as \\n, clipped at the start or end."""
-    text = text.replace("\n", "\\n")
-    if len(text) > limit:
-        text = "…" + text[-(limit - 1) :] if tail else text[: limit - 1] + "…"
-    return f"`{text}`"

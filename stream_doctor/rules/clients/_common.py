@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, preview, where
+from stream_doctor.rules.base import Rule
+from stream_doctor.wording import excerpt, preview, where
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall

@@ -29,8 +29,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import rule, where
+from stream_doctor.rules.base import rule
 from stream_doctor.rules.clients._common import severity, who
+from stream_doctor.wording import where
 
 if TYPE_CHECKING:
     from stream_doctor.clients.compare import ClientReview

@@ -37,8 +37,9 @@ import orjson
 from stream_doctor.accumulate.anomalies import IndexShared
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, of_kind, rule
+from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import choice_of
+from stream_doctor.wording import excerpt
 
 
 @rule("SD501", "calls-merged-on-one-index", "Several open tool calls share one index", Severity.WARNING)

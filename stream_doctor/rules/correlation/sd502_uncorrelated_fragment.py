@@ -33,7 +33,8 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import UncorrelatedFragment
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, of_kind, rule, where
+from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.wording import excerpt, where
 
 
 @rule("SD502", "uncorrelated-fragment", "A tool-call fragment carries neither an index nor an id", Severity.WARNING)

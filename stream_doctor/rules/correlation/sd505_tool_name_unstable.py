@@ -34,7 +34,8 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import NameBlank, NameChanged, NameLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule, where
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import where
 
 HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a call only once it has a name"
 

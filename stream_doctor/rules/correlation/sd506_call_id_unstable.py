@@ -31,7 +31,8 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import IdChanged, IdLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, of_kind, rule, where
+from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.wording import where
 
 
 @rule("SD506", "call-id-unstable", "A tool call's id arrives late or changes within the call", Severity.WARNING)

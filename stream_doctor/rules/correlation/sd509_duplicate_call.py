@@ -36,7 +36,8 @@ import orjson
 from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import preview
 
 
 @rule("SD509", "duplicate-call", "Two calls in one message have the same tool and arguments", Severity.WARNING)

@@ -34,7 +34,8 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import SummaryDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, of_kind, preview, rule
+from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.wording import preview
 
 WHAT = {
     "id": (

@@ -32,7 +32,8 @@ from typing import Iterator
 from stream_doctor.accumulate.anomalies import SummaryOnlyCall
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, of_kind, preview, rule
+from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.wording import preview
 
 
 @rule("SD513", "call-only-in-summary", "A terminal event lists a call the stream never produced", Severity.WARNING)

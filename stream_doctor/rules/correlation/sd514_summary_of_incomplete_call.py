@@ -34,7 +34,8 @@ from stream_doctor.accumulate.anomalies import SummaryBeforeComplete
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, of_kind, preview, rule, where
+from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.wording import excerpt, preview, where
 
 
 @rule(

@@ -35,7 +35,8 @@ from typing import Any, Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import preview
 
 
 def wrapped_calls(arguments: Any) -> list[tuple[str, Any]] | None:

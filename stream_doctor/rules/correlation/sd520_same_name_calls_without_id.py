@@ -30,7 +30,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import preview
 
 
 @rule("SD520", "same-name-calls-without-id", "Calls in one turn share a name and have no id", Severity.INFO)

@@ -31,7 +31,8 @@ from typing import Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.problems import StringsSplit
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import preview
 
 
 @rule(

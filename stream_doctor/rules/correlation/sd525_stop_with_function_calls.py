@@ -30,7 +30,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, rule, where
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import where
 
 
 @rule(

@@ -32,7 +32,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, preview, rule, where
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import excerpt, preview, where
 
 
 @rule(

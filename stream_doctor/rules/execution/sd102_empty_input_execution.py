@@ -33,7 +33,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import preview
 
 
 def is_empty_input_bug(executed: object, real: object, placeholder: object) -> bool:

@@ -29,8 +29,9 @@ from typing import Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsontext import equal
-from stream_doctor.rules.base import Rule, preview, rule
+from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug
+from stream_doctor.wording import preview
 
 
 @rule(

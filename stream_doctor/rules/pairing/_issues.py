@@ -7,7 +7,8 @@ from typing import Callable, Iterator, Literal, TypeVar
 from stream_doctor.conversation.model import Conversation, EchoedInput, PairingIssue
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, preview
+from stream_doctor.rules.base import Rule
+from stream_doctor.wording import preview
 
 I = TypeVar("I", bound=PairingIssue)  # noqa: E741
 

@@ -8,7 +8,8 @@ from stream_doctor.accumulate.anomalies import Anomaly, BlockEvent
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding
-from stream_doctor.rules.base import Rule, excerpt, of_kind
+from stream_doctor.rules.base import Rule, of_kind
+from stream_doctor.wording import excerpt
 
 A = TypeVar("A", bound=Anomaly)
 B = TypeVar("B", bound=BlockEvent)

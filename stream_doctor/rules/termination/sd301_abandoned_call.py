@@ -35,7 +35,8 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.rules.base import Rule, excerpt, rule, where
+from stream_doctor.rules.base import Rule, rule
+from stream_doctor.wording import excerpt, where
 
 CAUSES = {
     "max-tokens": "the turn was cut by a token limit",
