@@ -10,27 +10,16 @@ The capture shows how long that was when it goes on after the turn: the applicat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable
+
+from stream_doctor.accumulate.stream import AccumulatedStream, Clock, ToolCall
 
 if TYPE_CHECKING:
-    from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-    from stream_doctor.capture.base import Frame, Pos
+    from stream_doctor.capture.base import Frame
 
 #: Seconds a call may stay pending after its turn ended before that is reported (SD306): longer
 #: than a client needs to notice the turn is over and act (retry, continue, report the error).
 PENDING_LIMIT = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """The times (seconds, as the capture records them) of the frames the timing questions need."""
-
-    times: Mapping[int, float]  # frame number -> t
-    last: float  # the latest time in this turn
-    after: float | None  # the time of the capture's next record after this turn (the next request)
-
-    def at(self, pos: Pos | None) -> float | None:
-        return None if pos is None else self.times.get(pos.number)
 
 
 @dataclass(frozen=True, slots=True)

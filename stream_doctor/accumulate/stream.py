@@ -6,7 +6,7 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
+from typing import Any, Hashable, Literal, Mapping, NamedTuple, Sequence
 
 import orjson
 
@@ -15,9 +15,6 @@ from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
 from stream_doctor.protocol import NEUTRAL_WORDS, ProtocolFacts
-
-if TYPE_CHECKING:
-    from stream_doctor.timing import Clock
 
 CallStatus = Literal["complete", "abandoned"]
 ParseFailureKind = Literal[
@@ -173,6 +170,19 @@ class ExecutionRecord:
     call_state: Literal["complete", "open", "never-completed", "unknown"]
     previous: Pos | None  # an earlier execution of the same call
     origin: Location | None = None  # given after the fact (--executed, --executions): where; None: in the capture
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The times (seconds, as the capture records them) of the frames the timing questions need
+    (``timing.py``): only those frames' times, so a capture of a million events costs a handful of entries."""
+
+    times: Mapping[int, float]  # frame number -> t
+    last: float  # the latest time in this turn
+    after: float | None  # the time of the capture's next record after this turn (the next request)
+
+    def at(self, pos: Pos | None) -> float | None:
+        return None if pos is None else self.times.get(pos.number)
 
 
 @dataclass(frozen=True, slots=True)
