@@ -4,18 +4,21 @@ A request body is read once, by its provider family's module in ``requests/``, i
 ``RequestFacts``: the tools it declares (name → schema), the assistant turns it sends back
 (``EchoedCall``: each call's id, name and input as echoed) and the tool results it carries
 (``ToolResult``), each with its JSON path in the body. ``pairing`` matches them across turns into
-``PairingIssue`` values; the SD6xx and SD7xx rules only read what is here.
+``PairingProblem`` values (``problems.py``); the SD6xx and SD7xx rules only read what is here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Location
+
+if TYPE_CHECKING:
+    from stream_doctor.conversation.problems import PairingProblem
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]
@@ -122,135 +125,13 @@ class Place:
     request_path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PairingIssue:
-    """A call and its result that do not line up across turns: one record per kind, each kind one
-    SD6xx rule. Records hold facts (ids, names, paths, the family's placement rule broken), never
-    prose: the rule that reports a kind words it."""
-
-    kind: ClassVar[str]
-
-    at: Place
-    call_id: str | None
-    related: tuple[tuple[str, Place], ...] = field(default=(), kw_only=True)
-
-
-@dataclass(frozen=True, slots=True)
-class CallIdReused(PairingIssue):
-    """A response reuses the id of a call an earlier turn streamed."""
-
-    kind: ClassVar[str] = "call-id-reused"
-    name: str | None
-    first_turn: int
-    first_name: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class CallIdRewritten(PairingIssue):
-    """A streamed call sent back (matched by name and order) under another id."""
-
-    kind: ClassVar[str] = "call-id-rewritten"
-    name: str | None
-    streamed: str
-    echoed: str
-
-
-@dataclass(frozen=True, slots=True)
-class ItemIdAsCallId(PairingIssue):
-    """Responses: the ``fc_`` item id sent where the call id belongs (``what``: in the echoed call or its result)."""
-
-    kind: ClassVar[str] = "item-id-as-call-id"
-    name: str | None
-    item_id: str
-    proper_call_id: str | None
-    what: Literal["function_call", "result"]
-
-
-@dataclass(frozen=True, slots=True)
-class EchoedInput(PairingIssue):
-    """A call sent back with another input than it streamed (``raw``: the echoed arguments text, if any)."""
-
-    kind: ClassVar[str] = "echoed-input"
-    name: str | None
-    streamed: Any
-    echoed: Any
-    raw: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class EchoedEmptyInput(EchoedInput):
-    kind: ClassVar[str] = "echoed-empty-input"
-
-
-@dataclass(frozen=True, slots=True)
-class EchoedInputDiffers(EchoedInput):
-    kind: ClassVar[str] = "echoed-input-differs"
-
-
-@dataclass(frozen=True, slots=True)
-class ThoughtSignatureNotSentBack(PairingIssue):
-    """Gemini: a streamed call whose part carried a thoughtSignature is sent back without it
-    (``why`` "dropped"), or with it but no longer in the place the stream gave it ("moved":
-    another position among the turn's calls, or another content)."""
-
-    kind: ClassVar[str] = "thought-signature-not-sent-back"
-    name: str | None
-    why: Literal["dropped", "moved"]
-    streamed_position: int  # 0-based among the streamed turn's calls
-    echoed_position: int | None = None  # 0-based among the calls sent back, when moved
-
-
-#: Why a result is not where its family wants it.
-Misplacement = Literal[
-    "after-other-content",  # Anthropic: another block comes before the tool_result in its message
-    "away-from-its-call",  # the call is in the request, the result not where the family wants it
-    "call-not-sent-back",  # the assistant turn with the call (streamed in ``turn``) is not in the request
-    "item-not-sent-back",  # Responses: neither the function_call item nor a previous_response_id
-]
-
-
-@dataclass(frozen=True, slots=True)
-class ResultMisplaced(PairingIssue):
-    kind: ClassVar[str] = "result-misplaced"
-    why: Misplacement
-    family: str
-    call_path: str | None = None  # away-from-its-call: where the call is in the request
-    turn: int | None = None  # call-not-sent-back: the turn that streamed the call
-
-
-@dataclass(frozen=True, slots=True)
-class CallWithoutResult(PairingIssue):
-    """``where``: the call is in the request (``request``) or was only streamed (in ``turn``)."""
-
-    kind: ClassVar[str] = "call-without-result"
-    name: str | None
-    where: Literal["request", "stream"]
-    family: str
-    turn: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ResultWithoutCall(PairingIssue):
-    """``by``: the result names its call by id, or (without one) by name and order."""
-
-    kind: ClassVar[str] = "result-without-call"
-    name: str | None
-    by: Literal["id", "name"]
-
-
-@dataclass(frozen=True, slots=True)
-class DuplicateResult(PairingIssue):
-    kind: ClassVar[str] = "duplicate-result"
-    first: str  # the request path of the first result for the id
-
-
 @dataclass(frozen=True)
 class Conversation:
     path: str
     provider: str
     turns: tuple[Turn, ...]
     tools: dict[str, ToolDef] | None  # from --tools, for turns whose request declares none
-    issues: tuple[PairingIssue, ...]
+    problems: tuple[PairingProblem, ...]  # what pairing found (conversation/problems.py)
     tools_path: str | None = None  # the --tools file
 
     def turn(self, number: int) -> Turn:

@@ -1,7 +1,7 @@
 """Calls and results across turns: which result answers which call, and what does not line up.
 
 All the matching lives here, as the accumulator holds all the stitching of one stream: the SD6xx
-rules only report the ``PairingIssue`` values ``pair`` returns. For each request, in order:
+rules only report the ``PairingProblem`` values ``pair`` returns. For each request, in order:
 
 - the calls the previous turn streamed are found again in the assistant turn the client sent back
   (by id, else by name in order: a gateway may have rewritten the id), and their echoed input is
@@ -25,25 +25,20 @@ from typing import Any, Literal, Sequence
 import orjson
 
 from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.conversation.model import (
+from stream_doctor.conversation.model import EchoedCall, Place, RequestFacts, ToolResult, Turn, is_empty_input
+from stream_doctor.conversation.problems import (
     CallIdReused,
     CallIdRewritten,
     CallWithoutResult,
     DuplicateResult,
-    EchoedCall,
     EchoedEmptyInput,
     EchoedInputDiffers,
     ItemIdAsCallId,
     Misplacement,
-    PairingIssue,
-    Place,
-    RequestFacts,
+    PairingProblem,
     ResultMisplaced,
     ResultWithoutCall,
     ThoughtSignatureNotSentBack,
-    ToolResult,
-    Turn,
-    is_empty_input,
 )
 from stream_doctor.events import MISSING
 
@@ -51,19 +46,19 @@ from stream_doctor.events import MISSING
 _NEXT_MESSAGE = ("anthropic", "bedrock", "gemini")
 
 
-def pair(turns: Sequence[Turn]) -> list[PairingIssue]:
-    issues: list[PairingIssue] = []
+def pair(turns: Sequence[Turn]) -> list[PairingProblem]:
+    problems: list[PairingProblem] = []
     streamed: dict[str, tuple[int, ToolCall]] = {}  # call id -> the first turn that streamed it, and the call
     items: dict[str, tuple[int, ToolCall]] = {}  # Responses item id (fc_…) -> turn and call
     previous: Turn | None = None
     for turn in turns:
         if turn.request is not None and turn.facts.family != "unknown":
-            issues += _Request(turn, previous, streamed, items).check()
+            problems += _Request(turn, previous, streamed, items).check()
         for call in turn.stream.calls:
             if call.call_id:
                 first = streamed.get(call.call_id)
                 if first is not None and first[0] != turn.number:
-                    issues.append(
+                    problems.append(
                         CallIdReused(
                             Place(turn.number, call.started),
                             call.call_id,
@@ -77,7 +72,7 @@ def pair(turns: Sequence[Turn]) -> list[PairingIssue]:
             if call.item_id:
                 items.setdefault(call.item_id, (turn.number, call))
         previous = turn
-    return issues
+    return problems
 
 
 class _Request:
@@ -96,7 +91,7 @@ class _Request:
         self.streamed = streamed
         self.items = items
         self.start = _first_new_message(previous, turn)
-        self.issues: list[PairingIssue] = []
+        self.problems: list[PairingProblem] = []
         self.echo_ids = {c.call_id for c in self.facts.calls if c.call_id}
         self.echo_items = {c.item_id: c for c in self.facts.calls if c.item_id}
         self.paired: dict[int, EchoedCall] = {}  # ordinal of a previous-turn call -> its echo
@@ -105,10 +100,10 @@ class _Request:
     def place(self, path: str) -> Place:
         return Place(self.turn.number, request_path=path)
 
-    def add(self, issue: PairingIssue) -> None:
-        self.issues.append(issue)
+    def add(self, problem: PairingProblem) -> None:
+        self.problems.append(problem)
 
-    def check(self) -> list[PairingIssue]:
+    def check(self) -> list[PairingProblem]:
         continues = self._continues()
         if continues:
             self._echoes()
@@ -118,7 +113,7 @@ class _Request:
         if continues:
             self._unanswered_stream_calls(answered)
         self._duplicates()
-        return self.issues
+        return self.problems
 
     # -- the previous turn's calls, sent back -----------------------------------------------------
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, ResultWithoutCall
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import ResultWithoutCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule(
@@ -46,26 +47,26 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: ResultWithoutCall) -> str:
-        turn = issue.at.turn
-        if issue.by == "name":
+    def message(problem: ResultWithoutCall) -> str:
+        turn = problem.at.turn
+        if problem.by == "name":
             return (
-                f"turn {turn}'s request carries a result for {issue.name!r} without an id (so it is "
+                f"turn {turn}'s request carries a result for {problem.name!r} without an id (so it is "
                 f"matched by name and order), and no call of that name is left for it to answer"
             )
         return (
-            f"turn {turn}'s request carries a result for {issue.call_id}, but no call the request sends back and no "
+            f"turn {turn}'s request carries a result for {problem.call_id}, but no call the request sends back and no "
             f"call streamed in an earlier turn has this id; the provider rejects it"
         )
 
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         ResultWithoutCall,
         message,
-        lambda issue: (
+        lambda problem: (
             "Answer each call once, under its own name, in the order of the calls"
-            if issue.by == "name"
+            if problem.by == "name"
             else "Copy the id of the call being answered into its result, unchanged"
         ),
         rejection="documented",

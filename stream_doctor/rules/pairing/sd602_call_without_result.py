@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import CallWithoutResult, Conversation
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import CallWithoutResult
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import call_label, issues_of
+from stream_doctor.rules.pairing._problems import call_label, problems_of
 
 
 @rule(
@@ -50,19 +51,19 @@ from stream_doctor.rules.pairing._issues import call_label, issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: CallWithoutResult) -> str:
-        turn = issue.at.turn
-        if issue.where == "stream":
+    def message(problem: CallWithoutResult) -> str:
+        turn = problem.at.turn
+        if problem.where == "stream":
             return (
-                f"{call_label(issue.name, issue.call_id)}, streamed in turn {issue.turn}, has no result in turn {turn}'s "
+                f"{call_label(problem.name, problem.call_id)}, streamed in turn {problem.turn}, has no result in turn {turn}'s "
                 f"request, which carries on the same conversation"
             )
         return (
-            f"turn {turn}'s request sends back {call_label(issue.name, issue.call_id)} with no result for it: "
-            f"{PLACEMENT.get(issue.family, 'each call needs a result')}; the provider rejects the request"
+            f"turn {turn}'s request sends back {call_label(problem.name, problem.call_id)} with no result for it: "
+            f"{PLACEMENT.get(problem.family, 'each call needs a result')}; the provider rejects the request"
         )
 
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         CallWithoutResult,

@@ -26,21 +26,22 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, DuplicateResult
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import DuplicateResult
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule("SD603", "duplicate-result", "A request carries two results for one call id", Severity.ERROR, "conversation")
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         DuplicateResult,
-        lambda issue: (
-            f"turn {issue.at.turn}'s request answers {issue.call_id} a second time ({issue.at.request_path}); the "
-            f"first result is at {issue.first}"
+        lambda problem: (
+            f"turn {problem.at.turn}'s request answers {problem.call_id} a second time ({problem.at.request_path}); the "
+            f"first result is at {problem.first}"
         ),
         "Send one result per call: replace a result on retry instead of appending another",
         rejection="documented",

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, ResultMisplaced
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import ResultMisplaced
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule(
@@ -45,31 +46,31 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         ResultMisplaced,
-        lambda issue: (
-            f"turn {issue.at.turn}'s result for {issue.call_id} ({issue.at.request_path}) is misplaced: {why(issue)}"
+        lambda problem: (
+            f"turn {problem.at.turn}'s result for {problem.call_id} ({problem.at.request_path}) is misplaced: {why(problem)}"
         ),
         "Send the assistant turn with the calls, then its results right after it, tool results first",
         rejection="documented",
     )
 
 
-def why(issue: ResultMisplaced) -> str:
+def why(problem: ResultMisplaced) -> str:
     """Which of its family's placement rules the result breaks."""
-    if issue.why == "after-other-content":
+    if problem.why == "after-other-content":
         return "another block comes before it; tool_result blocks must come first in the message"
-    if issue.why == "item-not-sent-back":
+    if problem.why == "item-not-sent-back":
         return "its function_call item was not sent back, and the request has no previous_response_id"
-    if issue.why == "call-not-sent-back":
-        return f"the assistant turn with its call (streamed in turn {issue.turn}) was not sent back before it"
-    call_path = issue.call_path
+    if problem.why == "call-not-sent-back":
+        return f"the assistant turn with its call (streamed in turn {problem.turn}) was not sent back before it"
+    call_path = problem.call_path
     return {
         "anthropic": f"it is not in the user message right after its tool_use ({call_path})",
         "bedrock": f"it is not in the user message right after its toolUse ({call_path})",
         "gemini": f"it is not in the content right after its functionCall ({call_path})",
         "openai-chat": f"a user or assistant message comes between it and its tool_call ({call_path})",
         "responses": f"it comes before its function_call item ({call_path})",
-    }.get(issue.family, f"it is not where its call ({call_path}) wants it")
+    }.get(problem.family, f"it is not where its call ({call_path}) wants it")

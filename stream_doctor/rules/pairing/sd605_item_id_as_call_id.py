@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, ItemIdAsCallId
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import ItemIdAsCallId
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule(
@@ -42,15 +43,15 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: ItemIdAsCallId) -> str:
-        what = "function_call_output" if issue.what == "result" else "function_call sent back"
+    def message(problem: ItemIdAsCallId) -> str:
+        what = "function_call_output" if problem.what == "result" else "function_call sent back"
         return (
-            f"turn {issue.at.turn}'s {what} ({issue.at.request_path}) names {issue.name or 'the call'} by "
-            f"its item id {issue.item_id} instead of its call_id {issue.proper_call_id}: the API answers "
-            f'"No tool call found for function call output with call_id {issue.item_id}"'
+            f"turn {problem.at.turn}'s {what} ({problem.at.request_path}) names {problem.name or 'the call'} by "
+            f"its item id {problem.item_id} instead of its call_id {problem.proper_call_id}: the API answers "
+            f'"No tool call found for function call output with call_id {problem.item_id}"'
         )
 
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         ItemIdAsCallId,

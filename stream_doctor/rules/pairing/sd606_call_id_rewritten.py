@@ -31,10 +31,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import CallIdRewritten, Conversation
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import CallIdRewritten
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule(
@@ -45,14 +46,14 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         CallIdRewritten,
-        lambda issue: (
-            f"{issue.name} streamed as {issue.streamed} is sent back in turn "
-            f"{issue.at.turn}'s request ({issue.at.request_path}) as {issue.echoed}: "
-            f"{relation(issue.streamed, issue.echoed)}"
+        lambda problem: (
+            f"{problem.name} streamed as {problem.streamed} is sent back in turn "
+            f"{problem.at.turn}'s request ({problem.at.request_path}) as {problem.echoed}: "
+            f"{relation(problem.streamed, problem.echoed)}"
         ),
         "Keep call ids exactly as the provider streamed them; undo any gateway prefix before the history is sent",
     )

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import CallIdReused, Conversation
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import CallIdReused
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import issues_of
+from stream_doctor.rules.pairing._problems import problems_of
 
 
 @rule(
@@ -42,13 +43,13 @@ from stream_doctor.rules.pairing._issues import issues_of
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         CallIdReused,
-        lambda issue: (
-            f"{issue.name} in turn {issue.at.turn} has the id {issue.call_id}, which turn "
-            f"{issue.first_turn}'s {issue.first_name} already used: results for the two "
+        lambda problem: (
+            f"{problem.name} in turn {problem.at.turn} has the id {problem.call_id}, which turn "
+            f"{problem.first_turn}'s {problem.first_name} already used: results for the two "
             f"calls cannot be told apart"
         ),
         "Make call ids unique per conversation where they are generated (a gateway's positional ids are not)",

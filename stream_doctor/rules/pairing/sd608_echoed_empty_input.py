@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, EchoedEmptyInput
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import EchoedEmptyInput
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues_of, value
+from stream_doctor.rules.pairing._problems import call_label, echoed_value, problems_of, value
 
 
 @rule(
@@ -43,15 +44,15 @@ from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: EchoedEmptyInput) -> str:
-        echoed = echoed_value(issue)
+    def message(problem: EchoedEmptyInput) -> str:
+        echoed = echoed_value(problem)
         return (
-            f"{call_label(issue.name, issue.call_id)} is sent back in turn {issue.at.turn}'s request ({issue.at.request_path}) with "
-            f"{value(echoed)}, but its stream carried {value(issue.streamed)}: the client kept the empty "
+            f"{call_label(problem.name, problem.call_id)} is sent back in turn {problem.at.turn}'s request ({problem.at.request_path}) with "
+            f"{value(echoed)}, but its stream carried {value(problem.streamed)}: the client kept the empty "
             f"start input, so the tool most likely ran without its arguments too"
         )
 
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         EchoedEmptyInput,

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, EchoedInputDiffers
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import EchoedInputDiffers
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues_of, value
+from stream_doctor.rules.pairing._problems import call_label, echoed_value, problems_of, value
 
 
 @rule(
@@ -44,14 +45,14 @@ from stream_doctor.rules.pairing._issues import call_label, echoed_value, issues
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    def message(issue: EchoedInputDiffers) -> str:
-        echoed = echoed_value(issue)
+    def message(problem: EchoedInputDiffers) -> str:
+        echoed = echoed_value(problem)
         return (
-            f"{call_label(issue.name, issue.call_id)} is sent back in turn {issue.at.turn}'s request ({issue.at.request_path}) with "
-            f"{value(echoed)}, but its stream carried {value(issue.streamed)}"
+            f"{call_label(problem.name, problem.call_id)} is sent back in turn {problem.at.turn}'s request ({problem.at.request_path}) with "
+            f"{value(echoed)}, but its stream carried {value(problem.streamed)}"
         )
 
-    return issues_of(
+    return problems_of(
         conversation,
         self,
         EchoedInputDiffers,

@@ -37,10 +37,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.conversation.model import Conversation, ThoughtSignatureNotSentBack
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import ThoughtSignatureNotSentBack
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.pairing._issues import answer_to, call_label
+from stream_doctor.rules.pairing._problems import answer_to, call_label
 
 
 @rule(
@@ -51,27 +52,27 @@ from stream_doctor.rules.pairing._issues import answer_to, call_label
     "conversation",
 )
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    for issue in conversation.issues:
-        if not isinstance(issue, ThoughtSignatureNotSentBack):
+    for problem in conversation.problems:
+        if not isinstance(problem, ThoughtSignatureNotSentBack):
             continue
-        call = call_label(issue.name, issue.call_id)
-        where = f"turn {issue.at.turn}'s request ({issue.at.request_path})"
-        if issue.why == "dropped":
+        call = call_label(problem.name, problem.call_id)
+        where = f"turn {problem.at.turn}'s request ({problem.at.request_path})"
+        if problem.why == "dropped":
             text = f"{call} streamed with a thoughtSignature but is sent back without one in {where}"
         else:
             text = (
-                f"{call} streamed as call {issue.streamed_position + 1} of its turn with the thoughtSignature, but "
-                f"{where} sends it back as call {(issue.echoed_position or 0) + 1}: the signed part moved"
+                f"{call} streamed as call {problem.streamed_position + 1} of its turn with the thoughtSignature, but "
+                f"{where} sends it back as call {(problem.echoed_position or 0) + 1}: the signed part moved"
             )
         severity = None
-        if answer_to(conversation, issue.at.turn) == "rejected":
+        if answer_to(conversation, problem.at.turn) == "rejected":
             text += "; the capture shows the API rejected this request"
             severity = Severity.ERROR
         yield self.finding_at(
-            conversation.location(issue.at),
+            conversation.location(problem.at),
             text,
             "Send the model turn back as it streamed: every part in order, each with its thoughtSignature",
-            [(label, conversation.location(place)) for label, place in issue.related],
-            issue.call_id,
+            [(label, conversation.location(place)) for label, place in problem.related],
+            problem.call_id,
             severity=severity,
         )

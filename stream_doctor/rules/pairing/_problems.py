@@ -1,23 +1,24 @@
-"""Shared by the SD6xx rules: turn the conversation's pairing issues of one kind into findings."""
+"""Shared by the SD6xx rules: turn the conversation's pairing problems of one kind into findings."""
 
 from __future__ import annotations
 
 from typing import Callable, Iterator, Literal, TypeVar
 
-from stream_doctor.conversation.model import Conversation, EchoedInput, PairingIssue
+from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.problems import EchoedInput, PairingProblem
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule
 from stream_doctor.wording import preview
 
-I = TypeVar("I", bound=PairingIssue)  # noqa: E741
+I = TypeVar("I", bound=PairingProblem)  # noqa: E741
 
 #: How a rule that says "the API rejects this request" treats a capture that does not record the answer:
 #: "documented" keeps the error (the provider documents the rejection), "shown" asks the capture to show it.
 Rejection = Literal["documented", "shown"]
 
 
-def issues_of(
+def problems_of(
     conversation: Conversation,
     rule: Rule,
     kind: type[I],
@@ -25,26 +26,24 @@ def issues_of(
     hint: str | Callable[[I], str],
     rejection: Rejection | None = None,
 ) -> Iterator[Finding]:
-    for issue in conversation.issues:
-        if type(issue) is not kind:
+    for problem in conversation.problems:
+        if type(problem) is not kind:
             continue
-        text, severity = message(issue), None
+        text, severity = message(problem), None
         if rejection is not None:  # the claim is checked against the answer the capture recorded
-            answer = answer_to(conversation, issue.at.turn)
+            answer = answer_to(conversation, problem.at.turn)
             if answer == "accepted":
-                text += (
-                    f"; yet the capture shows the API accepted this request (turn {issue.at.turn} got a normal answer)"
-                )
+                text += f"; yet the capture shows the API accepted this request (turn {problem.at.turn} got a normal answer)"
                 severity = Severity.WARNING
             elif answer is None and rejection == "shown":
                 text += "; the capture does not record the answer to this request"
                 severity = Severity.WARNING
         yield rule.finding_at(
-            conversation.location(issue.at),
+            conversation.location(problem.at),
             text,
-            hint(issue) if callable(hint) else hint,
-            [(label, conversation.location(place)) for label, place in issue.related],
-            issue.call_id,
+            hint(problem) if callable(hint) else hint,
+            [(label, conversation.location(place)) for label, place in problem.related],
+            problem.call_id,
             severity=severity,
         )
 
@@ -74,9 +73,9 @@ def value(detail: object, limit: int = 80) -> str:
     return preview(detail, limit)
 
 
-def echoed_value(issue: EchoedInput) -> object:
+def echoed_value(problem: EchoedInput) -> object:
     """What to show of an echoed input: the value, or the arguments text when that says more (``""``, bad JSON)."""
-    raw = issue.raw
-    if isinstance(raw, str) and (issue.echoed is MISSING or not raw.strip()):
+    raw = problem.raw
+    if isinstance(raw, str) and (problem.echoed is MISSING or not raw.strip()):
         return raw
-    return issue.echoed
+    return problem.echoed
