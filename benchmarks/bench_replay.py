@@ -12,7 +12,7 @@ the two alternate run by run and the ratio quoted is the median of the per-run r
   Anthropic SDK's does, to show what quadratic costs look like (skipped above 100 KB).
 
 Every row shows the target (1.5x for Anthropic and OpenAI Chat, 2x for the others) and the ratio
-the README's performance table quotes. ``--frozen N`` first freezes N objects with ``gc.freeze()``,
+docs/performance.md's table quotes. ``--frozen N`` first freezes N objects with ``gc.freeze()``,
 as a pre-forking server does (the collector pause must not walk them on every replay).
 
 Usage: python benchmarks/bench_replay.py [--sizes 10000,100000,1000000] [--repeat 7]
@@ -492,17 +492,17 @@ def paired(first: Callable[[], object], second: Callable[[], object], repeat: in
     return statistics.median(first_times), statistics.median(second_times), statistics.median(ratios)
 
 
-#: Targets (issue 12): replay work at most this many times the floor.
+#: Targets: replay work at most this many times the floor.
 TARGETS = {"anthropic": 1.5, "openai": 1.5}
 DEFAULT_TARGET = 2.0
-README = Path(__file__).resolve().parent.parent / "README.md"
+QUOTED = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
 
 def readme_ratios() -> dict[tuple[str, int], str]:
-    """The ratios the README's performance table quotes, by (provider, argument bytes)."""
+    """The ratios docs/performance.md's table quotes, by (provider, argument bytes)."""
     quoted: dict[tuple[str, int], str] = {}
     units = {"KB": 1000, "MB": 1000_000}
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in QUOTED.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 5 and cells[1].split(" ")[-1] in units:
             number, unit = cells[1].split(" ")
@@ -542,7 +542,7 @@ def main() -> int:
     quoted = readme_ratios()
     print(
         f"{'provider':<17} {'args bytes':>10} {'events':>7} {'floor ms':>9} {'replay ms':>10} {'ratio':>6} "
-        f"{'target':>6} {'README':>6} {'µs/event':>9}"
+        f"{'target':>6} {'quoted':>6} {'µs/event':>9}"
         + (f" {'naive ms':>9}" if args.naive else "")
         + (f"   ({args.frozen:,} objects frozen)" if args.frozen else "")
     )

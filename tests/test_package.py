@@ -113,7 +113,14 @@ def test_the_sdist_holds_what_the_test_suite_needs(built: tuple[Path, Path]) -> 
     sdist, _ = built
     prefix = f"stream_doctor-{stream_doctor.__version__}/"
     names = {n.removeprefix(prefix) for n in tarfile.open(sdist).getnames()}
-    for required in ("LICENSE", "README.md", "pyproject.toml", ".pre-commit-hooks.yaml", "docs/api.md"):
+    for required in (
+        "LICENSE",
+        "README.md",
+        "CONTRIBUTING.md",
+        "pyproject.toml",
+        ".pre-commit-hooks.yaml",
+        "docs/api.md",
+    ):
         assert required in names
     assert {n for n in names if n.startswith("stream_doctor/")} >= _package_sources()
     assert "tests/test_package.py" in names and "fixtures/anthropic/one_call.sse" in names
@@ -165,6 +172,7 @@ def test_every_install_command_names_something_pip_can_install() -> None:
     repository's URL, the one placeholder ``stream_doctor.install.REPOSITORY`` (README, "Installing")."""
     texts = [
         ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
         *sorted((ROOT / "docs").rglob("*.md")),
         *sorted((ROOT / "stream_doctor").rglob("*.py")),
     ]
@@ -179,14 +187,14 @@ def test_every_install_command_names_something_pip_can_install() -> None:
     assert not BY_NAME.search(f'pip install "stream-doctor[html] @ git+{REPOSITORY}"')
 
 
-def test_the_readme_lists_every_container_and_replay_format() -> None:
+def test_the_replay_page_lists_every_container_and_replay_format() -> None:
     from stream_doctor.capture import CONTAINERS
     from stream_doctor.reporters import FORMATS
 
-    readme = (ROOT / "README.md").read_text()
-    (container_row,) = [line for line in readme.splitlines() if line.startswith("| `--container NAME` |")]
+    page = (ROOT / "docs" / "replay.md").read_text()
+    (container_row,) = [line for line in page.splitlines() if line.startswith("| `--container NAME` |")]
     assert re.findall(r"`(\w+)`", container_row.split("|")[2].split("(")[0]) == list(CONTAINERS)
-    (format_row,) = [line for line in readme.splitlines() if line.startswith("| `--format ")]
+    (format_row,) = [line for line in page.splitlines() if line.startswith("| `--format ")]
     assert format_row.split("`")[1].removeprefix("--format ").split("\\|") == list(FORMATS)
     assert "the `html` extra" in format_row
 
@@ -211,9 +219,9 @@ PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) o
 
 
 def readme_pre_commit_snippet() -> dict[str, Any]:
-    """The README's ``.pre-commit-config.yaml`` snippet, parsed: the one repository it lists."""
-    readme = (ROOT / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("repos:")]
+    """docs/ci.md's ``.pre-commit-config.yaml`` snippet, parsed: the one repository it lists."""
+    page = (ROOT / "docs" / "ci.md").read_text()
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if b.startswith("repos:")]
     (repo,) = yaml.safe_load(block)["repos"]
     return repo  # type: ignore[no-any-return]
 
@@ -230,7 +238,7 @@ def test_the_readme_pre_commit_snippet_names_what_a_user_fills_in() -> None:
 
 @pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (the test extra has it)")
 def test_pre_commit_try_repo_runs_the_readme_snippet(tmp_path: Path) -> None:
-    """The README's snippet with its blanks filled in: this checkout as the repository, its HEAD as
+    """docs/ci.md's snippet with its blanks filled in: this checkout as the repository, its HEAD as
     ``rev``. pre-commit checks that commit out and installs the hook from it into its own
     environment (that needs the package registry); the test extra installs pre-commit, so CI runs it."""
     if not (ROOT / ".git").exists():

@@ -1,4 +1,4 @@
-"""The README's GitHub Actions step, run as written against the fixture tree (what "done" means).
+"""The GitHub Actions step of docs/ci.md, run as written against the fixture tree (what "done" means).
 
 One failing test case, one SARIF result and one annotation per unexpected finding; nothing when
 all is as expected.
@@ -21,8 +21,8 @@ from tests.conftest import ROOT
 
 
 def readme_check_command() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    block = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "upload-sarif" in b)
+    page = (ROOT / "docs" / "ci.md").read_text()
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if "upload-sarif" in b)
     steps = yaml.safe_load(block)["jobs"]["stream-doctor"]["steps"]
     command = next(s["run"] for s in steps if s.get("name") == "Check the recorded streams")
     return shlex.split(command.replace("$GITHUB_STEP_SUMMARY", "step-summary.md"))
