@@ -23,9 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_scale import run  # noqa: E402
+from bench_scale import run
 
 
 def write_json_array(path: Path, megabytes: int) -> None:
@@ -184,7 +182,7 @@ def main() -> None:
                 megabytes = path.stat().st_size / 1e6
                 for label, args in (("replay --format json", ["replay", str(path), "--format", "json"]),
                                     ("check", ["check", str(path), "--isolated"])):  # fmt: skip
-                    elapsed, peak, code = run(args, where)
+                    elapsed, peak, code, _ = run(args, where)
                     print(
                         f"{megabytes:7.0f}MB {name:<10} {label:<22} {elapsed:7.1f}s {peak:7,}MB "
                         f"{peak / megabytes:7.1f}x  (exit {code})"

@@ -3,11 +3,11 @@
 A helper log restates the call (and the text) so far at every delta, so the log itself grows with
 the square of the stream; what stream-doctor adds on top of reading it must not. For each size the
 script runs the pinned Anthropic SDK's ``messages.stream()`` over a loopback server streaming a
-text block and one tool call of ``n`` deltas each (``tools/sdk_helper_logs.py``), writes the log,
+text block and one tool call of ``n`` deltas each (``tools/sdk_helper_logs.py``, in a child process), writes the log,
 then measures in the same process, alternating run by run:
 
 * floor: read the file and ``orjson.loads`` every line (the least any replay has to do);
-* replay: ``stream_doctor.engine.replay`` (capture, adapter, accumulator with every text, partial
+* replay: ``stream_doctor.replay`` (capture, adapter, accumulator with every text, partial
   and final snapshot compared, every rule), no rendering.
 
 Linear means the ratio replay/floor stays flat as the log grows fourfold per doubling of ``n``.
@@ -18,9 +18,9 @@ Needs the ``test`` extra (the pinned SDK). Usage:
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,16 +28,10 @@ from pathlib import Path
 
 import orjson
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from stream_doctor import replay
 
-from stream_doctor.engine import replay  # noqa: E402
-from stream_doctor.options import Options  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("sdk_helper_logs", ROOT / "tools" / "sdk_helper_logs.py")
-assert _spec is not None and _spec.loader is not None
-sdk_helper_logs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sdk_helper_logs)
+#: The tool that runs the SDK's helper and writes its log (its own command line, in a child process).
+HELPER_LOGS = Path(__file__).resolve().parent.parent / "tools" / "sdk_helper_logs.py"
 
 
 def wire(n: int) -> bytes:
@@ -97,16 +91,18 @@ def main() -> None:
     print(f"{'deltas':>7} {'log MB':>8} {'floor ms':>9} {'replay ms':>10} {'ratio':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            path = Path(tmp) / f"helper_{n}.jsonl"
-            path.write_text(sdk_helper_logs.helper_log("anthropic", wire(n)))
-            report = replay(str(path), Options())
+            path, stream = Path(tmp) / f"helper_{n}.jsonl", Path(tmp) / f"wire_{n}.sse"
+            stream.write_bytes(wire(n))
+            with path.open("w") as log:
+                subprocess.run([sys.executable, str(HELPER_LOGS), "anthropic", str(stream)], stdout=log, check=True)
+            report = replay(str(path))
             assert not report.findings, [f.code for f in report.findings]  # a correct log: nothing to report
             floors, replays, ratios = [], [], []
             for _ in range(args.repeat):
                 start = time.perf_counter()
                 floor(path)
                 middle = time.perf_counter()
-                replay(str(path), Options())
+                replay(str(path))
                 end = time.perf_counter()
                 floors.append(middle - start)
                 replays.append(end - middle)

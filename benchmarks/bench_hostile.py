@@ -19,15 +19,12 @@ import base64
 import gzip
 import json
 import os
-import sys
 import tempfile
 import zlib
 from pathlib import Path
 from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_scale import run as run_cli  # noqa: E402
+from bench_scale import run as run_cli
 
 START = (
     b'{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],'
@@ -150,9 +147,9 @@ def escapes_array(path: Path) -> None:
 
 def many_calls(path: Path) -> None:
     # 100,000 tool calls of about 2 KB each in one 200 MB capture (bench_scale.py's shape)
-    from bench_scale import write_capture
+    from captures import write_calls
 
-    write_capture(path, 100_000)
+    write_calls(path, 100_000)
 
 
 ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {

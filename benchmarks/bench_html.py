@@ -2,7 +2,8 @@
 
 Writes an Anthropic envelope of N turns (each a request, one call streamed in a few fragments and
 the application's execute record; every 10th run with {} so SD102 findings grow with the turns),
-replays it once per size with the timeline kept, then times ``html.render`` alone::
+replays it once per size with the timeline kept, then times rendering the page alone
+(``stream_doctor.render(report, "html")``)::
 
     .venv/bin/python benchmarks/bench_html.py                 # 200, 800 and 3,200 turns
     .venv/bin/python benchmarks/bench_html.py --turns 100 1000
@@ -16,9 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
-from stream_doctor.reporters import RenderOptions, html
+from stream_doctor import render, replay
 
 
 def write_envelope(path: Path, turns: int) -> None:
@@ -62,9 +61,9 @@ def main() -> None:
         for turns in options.turns:
             path = Path(folder) / f"turns_{turns}.jsonl"
             write_envelope(path, turns)
-            report = replay(str(path), Options(timeline=True))
+            report = replay(str(path), timeline=True)
             started = time.perf_counter()
-            page = html.render(report, RenderOptions(max_rows=0))
+            page = render(report, "html", max_rows=0)
             elapsed = time.perf_counter() - started
             print(
                 f"{len(report.turns):>7,} {len(report.calls):>7,} {len(report.findings):>9,} "

@@ -5,7 +5,7 @@ of arguments in 5-40-byte fragments, then measures, in the same process and run:
 
 * floor: read the file, ``orjson.loads`` every event's data line, join the argument fragments
   once and parse the result once — the least any replay has to do;
-* replay: ``stream_doctor.engine.replay`` (capture, adapter, accumulator, every rule), no rendering;
+* replay: ``stream_doctor.replay`` (capture, adapter, accumulator, every rule), no rendering;
 
 the two alternate run by run and the ratio quoted is the median of the per-run ratios;
 * optionally (``--naive``) an accumulator that re-parses its buffer after every fragment, as the
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,10 +31,7 @@ from typing import Callable
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from stream_doctor.engine import replay  # noqa: E402
-from stream_doctor.options import Options  # noqa: E402
+from stream_doctor import replay
 
 
 def arguments_text(size: int, seed: int = 7) -> str:
@@ -550,17 +546,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for provider in providers:
             write, fragments_of = PROVIDERS[provider]
-            options = Options(provider=provider)
             target = args.max_ratio or TARGETS.get(provider, DEFAULT_TARGET)
             for size in (int(s) for s in args.sizes.split(",")):
                 fragments = split(arguments_text(size))
                 path = Path(tmp) / f"{provider}-{size}.sse"
                 path.write_bytes(write(fragments))
-                report = replay(str(path), options)
+                report = replay(str(path), provider=provider)
                 assert len(report.stream.calls) == 1 and report.stream.calls[0].parse_failure is None, report.findings
                 base, full, ratio = paired(
                     lambda path=path, fragments_of=fragments_of: floor(path, fragments_of),
-                    lambda path=path, options=options: replay(str(path), options),
+                    lambda path=path, provider=provider: replay(str(path), provider=provider),
                     args.repeat,
                 )
                 events = report.stream.capture.frames

@@ -24,7 +24,6 @@ must not follow them (nothing is kept per frame).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -32,10 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from captures import write_calls
 
 _LAUNCHER = """
-import atexit, resource, sys
+import atexit, resource, runpy, sys
 def _peak(path=sys.argv[1]):
     # this process's peak (VmHWM, from exec) or its workers' (check replays in forked children)
     with open("/proc/self/status") as status, open(path, "w") as out:
@@ -43,73 +42,8 @@ def _peak(path=sys.argv[1]):
         out.write(str(max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
 atexit.register(_peak)
 sys.argv = ["stream-doctor", *sys.argv[2:]]
-from stream_doctor.cli import main
-main()
+runpy.run_module("stream_doctor", run_name="__main__")  # the CLI as ``python -m stream_doctor`` runs it
 """
-
-
-def write_capture(path: Path, calls: int) -> None:
-    """``calls`` tool calls in one message, each ~2 KB of arguments in 8 deltas; every 10th call's
-    arguments do not parse (SD201), so findings grow with calls too."""
-
-    def event(name: str, data: dict) -> bytes:
-        return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
-
-    with path.open("wb") as out:
-        out.write(
-            event(
-                "message_start",
-                {
-                    "type": "message_start",
-                    "message": {
-                        "id": "msg_scale",
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [],
-                        "model": "claude",
-                        "stop_reason": None,
-                        "usage": {"input_tokens": 1, "output_tokens": 1},
-                    },
-                },
-            )
-        )
-        piece = "x" * 130
-        for index in range(calls):
-            out.write(
-                event(
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": index,
-                        "content_block": {
-                            "type": "tool_use",
-                            "id": f"toolu_{index:08d}",
-                            "name": "write_file",
-                            "input": {},
-                        },
-                    },
-                )
-            )
-            fragments = ['{"path": "f', f'{index}.txt", "text": "', *([piece] * 6), '"}' if index % 10 else '"']
-            for fragment in fragments:
-                out.write(
-                    event(
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": index,
-                            "delta": {"type": "input_json_delta", "partial_json": fragment},
-                        },
-                    )
-                )
-            out.write(event("content_block_stop", {"type": "content_block_stop", "index": index}))
-        out.write(
-            event(
-                "message_delta",
-                {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}},
-            )
-        )
-        out.write(event("message_stop", {"type": "message_stop"}))
 
 
 def write_pings(path: Path, count: int) -> None:
@@ -138,7 +72,7 @@ def run(args: list[str], cwd: Path, timeout: float | None = None) -> tuple[float
             cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "STREAM_DOCTOR_DEBUG": ""},
+            env={**os.environ, "STREAM_DOCTOR_DEBUG": ""},
             timeout=timeout,
         )
         elapsed = time.perf_counter() - started
@@ -162,7 +96,7 @@ def main() -> None:
         for size in options.sizes:
             calls = size * calls_per_mb
             path = where / f"scale_{size}mb.sse"
-            write_capture(path, calls)
+            write_calls(path, calls)
             megabytes = path.stat().st_size / 1e6
             for label, args in (
                 ("replay --format json", ["replay", str(path), "--format", "json"]),

@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Finding", "Location", "Report", "RunError", "Severity", "__version__", "replay"]
+__all__ = ["Finding", "Location", "Report", "RunError", "Severity", "__version__", "render", "replay"]
 
 if TYPE_CHECKING:
-    from stream_doctor.api import replay
+    from stream_doctor.api import render, replay
     from stream_doctor.engine import RunError
     from stream_doctor.findings import Finding, Location, Severity
     from stream_doctor.report import Report
 
 _LAZY = {
     "replay": "stream_doctor.api",
+    "render": "stream_doctor.api",
     "Report": "stream_doctor.report",
     "RunError": "stream_doctor.engine",
     "Finding": "stream_doctor.findings",

@@ -143,6 +143,29 @@ def replay(
     return run(path, options, data)
 
 
+def render(
+    report: Report, format: str = "terminal", *, width: int = 100, max_rows: int = 200, timeline: bool = False
+) -> str:
+    """The report in one of ``stream-doctor replay``'s formats (``terminal``, ``json``, ``jsonl``,
+    ``html``), the text the CLI writes with ``--format``, uncoloured.
+
+    ``width`` and ``max_rows`` are ``--width`` and ``--max-rows`` (0: every row) of the text report;
+    ``timeline`` is ``--timeline`` (the report must have been replayed with ``timeline=True``).
+    Raises ``ValueError`` for an unknown format and ``RuntimeError`` naming the install command
+    when ``html``'s extra is not installed.
+    """
+    import importlib
+
+    from stream_doctor.reporters import REPLAY_FORMATS, RenderOptions
+
+    module = REPLAY_FORMATS.get(format)
+    if module is None:
+        raise ValueError(f"unknown format {format!r} (choose from {', '.join(REPLAY_FORMATS)})")
+    reporter = importlib.import_module(f"stream_doctor.reporters.{module}")
+    text: str = reporter.render(report, RenderOptions(width=width, max_rows=max_rows, timeline=timeline))
+    return text
+
+
 def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Config | None:
     """The configuration to replay with: found from the capture's folder, named, or none."""
     if config is False:

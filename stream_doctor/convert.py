@@ -1,5 +1,9 @@
 """``stream-doctor convert``: any capture stream-doctor reads, rewritten as a capture envelope (docs/envelope.md).
 
+``convert`` (one capture) and ``convert_many`` (one session's captures, joined) read the capture and
+find its provider as ``engine.replay`` does, and mask the secrets of its records and of the calls its
+streams reassemble; ``to_envelope`` writes the records.
+
 The envelope keeps everything the diagnosis uses: a header naming the provider, for each turn a
 ``request`` record (method, URL with secrets redacted, body) and an ``event`` record per frame
 with its payload as received (``data``, or ``raw`` plus the reader's ``error`` when it was not
@@ -11,17 +15,123 @@ positions differ, since they now point into the envelope.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, Frame, InputProblem
+from stream_doctor.capture import load
+from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import VERSION
+from stream_doctor.conversation.build import Section, split
+from stream_doctor.engine import RunError, accumulate_turn, adapter_for, session_adapter
+from stream_doctor.gcpause import no_gc
 
 if TYPE_CHECKING:
+    from stream_doctor.options import Options
+    from stream_doctor.providers.base import Adapter
     from stream_doctor.redaction import Redactor
 
 #: Keys of a request frame's value that the envelope's request record keeps.
 _REQUEST_KEYS = ("t", "method", "url", "body", "status")
+
+
+def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
+    """The capture at ``path`` (or ``data``) as envelope JSONL (``stream-doctor convert``); RunError when it cannot be read."""
+    with no_gc():
+        try:
+            capture = load(path, options.container, data, options.limits)
+        except CaptureError as error:
+            raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
+        sections = split(capture)
+        adapter = adapter_for(capture, options, next((s.frames for s in sections if s.has_events), None))
+        return to_envelope(capture, adapter.name, _redactor(capture, adapter, options, sections))
+
+
+def convert_many(paths: list[str], options: Options) -> bytes:
+    """Several captures of one session (or a folder), in the order ``replay_many`` replays them, as one
+    envelope of several turns (``stream-doctor convert``); one path is ``convert``. A file after the
+    first that has no request record cannot start a turn in one envelope: RunError, as for a mix of
+    formats or providers."""
+    from stream_doctor.capture.session import SessionError, collect
+
+    try:
+        session = collect(paths, options.limits)
+    except SessionError as error:
+        raise RunError(error.path or "stream-doctor", error.message) from None
+    if len(session.files) == 1:
+        return convert(session.files[0], options)
+    with no_gc():
+        captures: list[Capture] = []
+        adapter: Adapter | None = None
+        detected_in = ""
+        for path in session.files:
+            try:
+                capture = load(path, options.container, None, options.limits)
+            except CaptureError as error:
+                raise RunError(path, error.message, error.line) from None
+            if captures and capture.container != captures[0].container:
+                raise RunError(
+                    path,
+                    f"its format is {capture.container}, but {captures[0].path}'s is {captures[0].container}: "
+                    "the captures of one conversation are of one format",
+                )
+            if captures and not capture.exchanges and not (capture.frames and capture.frames[0].kind == "request"):
+                raise RunError(
+                    path, "it starts with no request record, so in one envelope it would join the turn before it"
+                )
+            for section in split(capture):
+                if section.has_events:
+                    adapter, detected_in = session_adapter(capture, options, section.frames, path, adapter, detected_in)
+            captures.append(capture)
+        merged = _joined(session.label, captures)
+        sections = split(merged)
+        if adapter is None:
+            adapter = adapter_for(merged, options)  # forced, or: no events, which says why
+        return to_envelope(merged, adapter.name, _redactor(merged, adapter, options, sections))
+
+
+def _joined(path: str, captures: list[Capture]) -> Capture:
+    """One capture holding ``captures`` one after another: frame numbers and interactions continued,
+    so that each problem stays on its frame and each turn on its own (what ``convert`` writes)."""
+    first = captures[0]
+    joined = Capture(path, first.container, 0, [], first.compressed, first.header)
+    frames = interactions = 0  # how far this capture's frame numbers and interactions are moved
+    for capture in captures:
+        joined.size += capture.size
+        joined.frames += [
+            replace(f, pos=_moved(f.pos, frames), interaction=_shifted(f.interaction, interactions))
+            for f in capture.frames
+        ]
+        joined.problems += [
+            replace(p, pos=_moved(p.pos, frames) if p.pos else None, interaction=_shifted(p.interaction, interactions))
+            for p in capture.problems
+        ]
+        joined.exchanges += [replace(e, number=e.number + interactions) for e in capture.exchanges]
+        numbers = [f.pos.number for f in capture.frames] + [p.pos.number for p in capture.problems if p.pos]
+        frames += max(numbers, default=0) + 1
+        interactions += max((e.number for e in capture.exchanges), default=0)
+    joined.ended_cleanly = captures[-1].ended_cleanly
+    return joined
+
+
+def _moved(pos: Pos, by: int) -> Pos:
+    return pos._replace(number=pos.number + by)
+
+
+def _shifted(number: int | None, by: int) -> int | None:
+    return None if number is None else number + by
+
+
+def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> Redactor:
+    """What ``convert`` must mask: the secrets in the capture's records and in the calls its streams
+    reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
+    from stream_doctor.redaction import Redactor
+
+    streams = [accumulate_turn(capture, adapter, options, section, release=False)[0] for section in sections]
+    redactor = Redactor.of_capture(capture, streams)
+    if redactor:
+        redactor.frames(capture.frames, streams)
+    return redactor
 
 
 def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = None) -> bytes:

@@ -7,6 +7,7 @@ the conversation rules look across them all: calls against results, arguments ag
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Iterable, Iterator
@@ -15,7 +16,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
-from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem, Pos
+from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
 from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
@@ -28,6 +29,7 @@ from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.report import Report, Source
 from stream_doctor.rules import rules_of
 from stream_doctor.rules.base import Rule, Scope
+from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
 from stream_doctor.timeline import NO_TIMELINE, Budget, Rows, Timeline, joined
 
 if TYPE_CHECKING:
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.conversation.model import Conversation
-    from stream_doctor.redaction import Redactor
     from stream_doctor.supplied import Supplied
 
 
@@ -67,16 +68,16 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
             try:
                 opened = open_capture(path, options.container, data, options.limits)
                 # executions given after the fact are placed on the whole list
-                given_after = options.executed or options.executions is not None or options.execution_records
+                after_fact = given_after(options)
                 if isinstance(opened, Streamed):
-                    if not given_after:
+                    if not after_fact:
                         try:
                             return _replay_streamed(opened, options, store)
                         except ManyTurns:
                             pass  # several turns: split from the whole list
                     opened = opened.whole()
                 elif isinstance(opened, Interactions):
-                    if not given_after:
+                    if not after_fact:
                         return _replay_interactions(opened, options, store)
                     opened = opened.whole()
             except CaptureError as error:
@@ -149,14 +150,16 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
             sections.append(section)
             captures.append(capture)
             if section.has_events:
-                adapter, detected_in = _one_provider(capture, options, section.frames, path, adapter, detected_in)
+                adapter, detected_in = session_adapter(capture, options, section.frames, path, adapter, detected_in)
             if adapter is None and options.provider is None:
                 continue  # accumulated once a later turn tells the provider
             if adapter is None:
-                adapter = _adapter(capture, options)
+                adapter = adapter_for(capture, options)
             for number in range(len(replayed), len(sections)):
                 waiting = sections[number]
-                replayed.append(_accumulate(captures[number], adapter, options, waiting, budget=budget, store=store))
+                replayed.append(
+                    accumulate_turn(captures[number], adapter, options, waiting, budget=budget, store=store)
+                )
                 waiting.frames = [
                     f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
                     for f in waiting.frames
@@ -164,17 +167,17 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
                 ]
     assert first is not None
     if adapter is None:
-        adapter = _adapter(first, options)  # no turn with events: says why
+        adapter = adapter_for(first, options)  # no turn with events: says why
     if not sections:
         raise RunError(session.label, "none of its interactions is an LLM call")
     replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
         # each file's times count from its own start: a turn's clock ends at the next turn of its file
-        timed: list[tuple[AccumulatedStream, Kept]] = []
+        timed_turns: list[tuple[AccumulatedStream, Kept]] = []
         for capture in {id(c): c for c in captures}.values():
             mine = [n for n, c in enumerate(captures) if c is capture]
-            timed += _timed([sections[n].frames for n in mine], [replayed[n] for n in mine])
-        replayed = timed
+            timed_turns += timed([sections[n].frames for n in mine], [replayed[n] for n in mine])
+        replayed = timed_turns
     source = Source(
         session.label,
         first.container,
@@ -191,13 +194,13 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
 
 def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
     sections = split(capture)
-    adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
+    adapter = adapter_for(capture, options, next((s.frames for s in sections if s.has_events), None))
     if not sections:
         raise RunError(capture.path, "none of its interactions is an LLM call")
     supplied = _supplied(capture.path, options)
     budget = _budget(options)
     replayed = [
-        _accumulate(capture, adapter, options, section, release=not supplied, budget=budget, store=store)
+        accumulate_turn(capture, adapter, options, section, release=not supplied, budget=budget, store=store)
         for section in sections
     ]
     if supplied:
@@ -205,7 +208,7 @@ def _replay(capture: Capture, options: Options, store: ArgumentStore | None = No
     if len(replayed) > 1:
         replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
-        replayed = _timed([s.frames for s in sections], replayed)
+        replayed = timed([s.frames for s in sections], replayed)
     source = Source(
         capture.path,
         capture.container,
@@ -232,12 +235,12 @@ def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore 
         head = list(islice(frames, SNIFF_FRAMES * 4))
         if not any(frame.kind == "event" for frame in head):
             raise ManyTurns  # nothing to detect the provider from so early: the whole list says why
-        adapter = _adapter(capture, options, head)
+        adapter = adapter_for(capture, options, head)
         if runs:
             streamed.read_runs(getattr(adapter, "run_form", None))
         section = Section(1, None, streamed.requests, capture.problems)
         replayed = [
-            _accumulate(
+            accumulate_turn(
                 capture,
                 adapter,
                 options,
@@ -252,7 +255,7 @@ def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore 
         raise RunError(capture.path, error.message, error.line) from None
     section.ended_cleanly = capture.ended_cleanly
     if replayed[0][0].capture.duration is not None:
-        replayed = _timed([streamed.times()], replayed, [streamed.first_t])
+        replayed = timed([streamed.times()], replayed, [streamed.first_t])
     source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
     return _report(adapter, options, [section], replayed, source)
 
@@ -275,9 +278,9 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
             if adapter is None:
                 if options.provider is None and not section.has_events:
                     continue  # accumulated once a later turn tells the provider
-                adapter = _adapter(capture, options, section.frames)
+                adapter = adapter_for(capture, options, section.frames)
             for waiting in sections[len(replayed) :]:
-                replayed.append(_accumulate(capture, adapter, options, waiting, budget=budget, store=store))
+                replayed.append(accumulate_turn(capture, adapter, options, waiting, budget=budget, store=store))
                 waiting.frames = [
                     f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
                     for f in waiting.frames
@@ -286,13 +289,13 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     except CaptureError as error:
         raise RunError(capture.path, error.message, error.line) from None
     if adapter is None:
-        adapter = _adapter(capture, options)  # no turn with events: says why
+        adapter = adapter_for(capture, options)  # no turn with events: says why
     if not sections:
         raise RunError(capture.path, "none of its interactions is an LLM call")
     if len(replayed) > 1:
         replayed = _unknown_fields_once(replayed)
     if any(stream.capture.duration is not None for stream, _ in replayed):
-        replayed = _timed([s.frames for s in sections], replayed)
+        replayed = timed([s.frames for s in sections], replayed)
     skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
     source = Source(
         capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
@@ -339,7 +342,7 @@ def _report(
         from stream_doctor.clients.extras import attach
 
         report = attach(report, reviews)
-    return _with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
+    return with_timings(report) if any(t.stream.capture.clock is not None for t in turns) else report
 
 
 def _profiles(path: str, options: Options) -> tuple[Profile, ...]:
@@ -374,69 +377,11 @@ def diagnose_clients(
     return tuple(sorted((*findings, *found), key=lambda f: f.sort_key))
 
 
-def convert(path: str, options: Options, data: bytes | None = None) -> bytes:
-    """The capture at ``path`` (or ``data``) as envelope JSONL (``stream-doctor convert``); RunError when it cannot be read."""
-    from stream_doctor.convert import to_envelope
-
-    with no_gc():
-        try:
-            capture = load(path, options.container, data, options.limits)
-        except CaptureError as error:
-            raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-        sections = split(capture)
-        adapter = _adapter(capture, options, next((s.frames for s in sections if s.has_events), None))
-        return to_envelope(capture, adapter.name, _redactor(capture, adapter, options, sections))
-
-
-def convert_many(paths: list[str], options: Options) -> bytes:
-    """Several captures of one session (or a folder), in the order ``replay_many`` replays them, as one
-    envelope of several turns (``stream-doctor convert``); one path is ``convert``. A file after the
-    first that has no request record cannot start a turn in one envelope: RunError, as for a mix of
-    formats or providers."""
-    from stream_doctor.capture.session import SessionError, collect
-    from stream_doctor.convert import to_envelope
-
-    try:
-        session = collect(paths, options.limits)
-    except SessionError as error:
-        raise RunError(error.path or "stream-doctor", error.message) from None
-    if len(session.files) == 1:
-        return convert(session.files[0], options)
-    with no_gc():
-        captures: list[Capture] = []
-        adapter: Adapter | None = None
-        detected_in = ""
-        for path in session.files:
-            try:
-                capture = load(path, options.container, None, options.limits)
-            except CaptureError as error:
-                raise RunError(path, error.message, error.line) from None
-            if captures and capture.container != captures[0].container:
-                raise RunError(
-                    path,
-                    f"its format is {capture.container}, but {captures[0].path}'s is {captures[0].container}: "
-                    "the captures of one conversation are of one format",
-                )
-            if captures and not capture.exchanges and not (capture.frames and capture.frames[0].kind == "request"):
-                raise RunError(
-                    path, "it starts with no request record, so in one envelope it would join the turn before it"
-                )
-            for section in split(capture):
-                if section.has_events:
-                    adapter, detected_in = _one_provider(capture, options, section.frames, path, adapter, detected_in)
-            captures.append(capture)
-        merged = _joined(session.label, captures)
-        sections = split(merged)
-        if adapter is None:
-            adapter = _adapter(merged, options)  # forced, or: no events, which says why
-        return to_envelope(merged, adapter.name, _redactor(merged, adapter, options, sections))
-
-
-def _one_provider(
+def session_adapter(
     capture: Capture, options: Options, frames: list[Frame], path: str, adapter: Adapter | None, detected_in: str
 ) -> tuple[Adapter, str]:
     """The adapter of one more capture of a session: the session's, or a RunError naming both files."""
-    found = _adapter(capture, options, frames)
+    found = adapter_for(capture, options, frames)
     if adapter is None:
         return found, path
     if found.name != adapter.name:
@@ -448,116 +393,10 @@ def _one_provider(
     return adapter, detected_in
 
 
-def _joined(path: str, captures: list[Capture]) -> Capture:
-    """One capture holding ``captures`` one after another: frame numbers and interactions continued,
-    so that each problem stays on its frame and each turn on its own (what ``convert`` writes)."""
-    from dataclasses import replace
-
-    first = captures[0]
-    joined = Capture(path, first.container, 0, [], first.compressed, first.header)
-    frames = interactions = 0  # how far this capture's frame numbers and interactions are moved
-    for capture in captures:
-        joined.size += capture.size
-        joined.frames += [
-            replace(f, pos=_moved(f.pos, frames), interaction=_shifted(f.interaction, interactions))
-            for f in capture.frames
-        ]
-        joined.problems += [
-            replace(p, pos=_moved(p.pos, frames) if p.pos else None, interaction=_shifted(p.interaction, interactions))
-            for p in capture.problems
-        ]
-        joined.exchanges += [replace(e, number=e.number + interactions) for e in capture.exchanges]
-        numbers = [f.pos.number for f in capture.frames] + [p.pos.number for p in capture.problems if p.pos]
-        frames += max(numbers, default=0) + 1
-        interactions += max((e.number for e in capture.exchanges), default=0)
-    joined.ended_cleanly = captures[-1].ended_cleanly
-    return joined
-
-
-def _moved(pos: Pos, by: int) -> Pos:
-    return pos._replace(number=pos.number + by)
-
-
-def _shifted(number: int | None, by: int) -> int | None:
-    return None if number is None else number + by
-
-
-def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> Redactor:
-    """What ``convert`` must mask: the secrets in the capture's records and in the calls its streams
-    reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
-    from stream_doctor.redaction import Redactor
-
-    streams = [_accumulate(capture, adapter, options, section, release=False)[0] for section in sections]
-    redactor = Redactor.of_capture(capture, streams)
-    if redactor:
-        redactor.frames(capture.frames, streams)
-    return redactor
-
-
-def _timed(
-    frames: list[Iterable[Frame]],
-    replayed: list[tuple[AccumulatedStream, Kept]],
-    starts: list[float | None] | None = None,
-) -> list[tuple[AccumulatedStream, Kept]]:
-    """Each turn's stream with its clock: the times of its calls' events, and when the next turn began.
-
-    ``frames``: each turn's frames (those with times are enough); ``starts``: each turn's first time,
-    when known without going through its frames twice.
-    """
-    from dataclasses import replace
-
-    from stream_doctor.timing import clock
-
-    if starts is None:
-        starts = [next((f.t for f in turn if f.t is not None), None) for turn in frames]
-    timed = []
-    for number, (turn, (stream, kept)) in enumerate(zip(frames, replayed, strict=True)):
-        after = next((t for t in starts[number + 1 :] if t is not None), None)
-        found = clock(stream, turn, after)
-        timed.append((replace(stream, capture=replace(stream.capture, clock=found)) if found else stream, kept))
-    return timed
-
-
-def _with_timings(report: Report) -> Report:
-    """The report with each call's timing attached (terminal lines, JSON ``extras["timing"]``)."""
-    from stream_doctor.report import CallExtra
-    from stream_doctor.timing import call_timing, timing_data, timing_lines
-
-    streams = [turn.stream for turn in report.turns] or [report.stream]
-    number = 0
-    attached = []
-    for stream in streams:
-        for call in stream.calls:
-            number += 1
-            timing = call_timing(stream, call)
-            if timing is not None and timing.started is not None:
-                attached.append((number, CallExtra("timing", timing_data(timing), timing_lines(timing))))
-    return report.with_extras(attached)
-
-
-def _supplied(path: str, options: Options) -> list[Supplied]:
-    """The executions given after the fact (--executed, --executions, the library's ``executions``), read
-    and checked. All are placed on the capture as it is, so findings keep its own lines and events."""
-    if not options.executed and options.executions is None and not options.execution_records:
-        return []
-    from stream_doctor.supplied import SuppliedError, given_records, parse_executed, read_executions
-
-    try:
-        supplied = parse_executed(options.executed)
-        if options.executions is not None:
-            supplied += read_executions(options.executions)
-        supplied += given_records(options.execution_records)
-    except SuppliedError as error:
-        raise RunError(path, str(error)) from None
-    return supplied
-
-
 def _unknown_fields_once(
     replayed: list[tuple[AccumulatedStream, Kept]],
 ) -> list[tuple[AccumulatedStream, Kept]]:
     """Each undocumented field path reported once per capture (SD006): at the first turn that has it."""
-    from dataclasses import replace
-
     seen: set[str] = set()
     out = []
     for stream, kept in replayed:
@@ -571,6 +410,18 @@ def _unknown_fields_once(
     return out
 
 
+def _supplied(path: str, options: Options) -> list[Supplied]:
+    """The executions given after the fact, read and checked; RunError when one cannot be used."""
+    if not given_after(options):
+        return []
+    from stream_doctor.supplied import SuppliedError
+
+    try:
+        return supplied_of(options)
+    except SuppliedError as error:
+        raise RunError(path, str(error)) from None
+
+
 def _with_supplied(
     capture: Capture,
     adapter: Adapter,
@@ -581,24 +432,18 @@ def _with_supplied(
     budget: Budget | None = None,
     store: ArgumentStore | None = None,
 ) -> list[tuple[AccumulatedStream, Kept]]:
-    """Each turn that given executions name, replayed again with them at its end."""
-    from dataclasses import replace
-
-    from stream_doctor.supplied import SuppliedError, frames_for, place
+    """Each turn that executions given after the fact name, replayed again with them at its end."""
+    from stream_doctor.supplied import SuppliedError
 
     try:
-        placed = place(supplied, [stream.calls for stream, _ in replayed])
+        read = add_executions(supplied, sections, [stream.calls for stream, _ in replayed])
     except SuppliedError as error:
         raise RunError(capture.path, str(error)) from None
     replayed = list(replayed)
-    for number, records in placed.items():
-        section = sections[number]
-        read = len(section.frames)
-        last = max((f.pos for f in section.frames), default=None, key=lambda pos: pos.number)
-        section.frames = section.frames + frames_for(records, last)
-        stream, kept = _accumulate(capture, adapter, options, section, budget=budget, store=store)
+    for number, frames in read.items():
+        stream, kept = accumulate_turn(capture, adapter, options, sections[number], budget=budget, store=store)
         # the capture's size stays what was read: the given executions are not its events
-        replayed[number] = (replace(stream, capture=replace(stream.capture, frames=read)), kept)
+        replayed[number] = (replace(stream, capture=replace(stream.capture, frames=frames)), kept)
     return replayed
 
 
@@ -625,7 +470,7 @@ def diagnose_conversation(conversation: Conversation, options: Options) -> list[
     ]
 
 
-def _accumulate(
+def accumulate_turn(
     capture: Capture,
     adapter: Adapter,
     options: Options,
@@ -728,7 +573,7 @@ def _events(frames: Iterable[Frame], translator: Translator, kept: Kept) -> Iter
     yield from translator.close()
 
 
-def _adapter(capture: Capture, options: Options, frames: list[Frame] | None = None) -> Adapter:
+def adapter_for(capture: Capture, options: Options, frames: list[Frame] | None = None) -> Adapter:
     """The forced adapter, or the one detected (once, from the first turn with events)."""
     if options.provider is not None:
         adapter = ADAPTERS.get(options.provider)

@@ -24,7 +24,8 @@ def main() -> None:
         sys.exit('atheris is not installed: pip install -e ".[fuzz]" (CPython wheels on Linux and macOS)')
     sys.path.insert(0, str(ROOT))
     with atheris.instrument_imports():
-        from stream_doctor.engine import RunError, convert, replay
+        from stream_doctor.convert import convert
+        from stream_doctor.engine import RunError, replay
         from stream_doctor.options import Options
         from stream_doctor.providers import ADAPTERS
 

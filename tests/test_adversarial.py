@@ -575,7 +575,7 @@ def test_an_internal_error_in_convert_is_one_line(tmp_path: Path, debug: str) ->
     if debug:  # the documented escape hatch: the traceback, as Python prints an uncaught exception
         assert process.returncode == 1
         assert process.stderr.startswith("Traceback (most recent call last):\n"), process.stderr
-        assert 'stream_doctor/engine.py", line' in process.stderr and "in convert\n" in process.stderr
+        assert 'stream_doctor/convert.py", line' in process.stderr and "in convert\n" in process.stderr
         assert process.stderr.endswith("\nRuntimeError: no envelope for 'x\x1b]0;title\x07\n::error::x\u2028'\n")
         return
     assert process.returncode == 2, process.stderr

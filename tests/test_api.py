@@ -36,6 +36,7 @@ def test_the_public_names_are_exactly_all() -> None:
         "RunError",
         "Severity",
         "__version__",
+        "render",
         "replay",
     ]
     for name in stream_doctor.__all__:
@@ -58,6 +59,15 @@ def test_a_path_gives_a_typed_report_whose_dict_is_the_cli_json() -> None:
     cli = CliRunner().invoke(app, ["replay", CUT, "--format", "json"])
     assert json.loads(cli.stdout) == report.to_dict()
     assert report.to_json() == cli.stdout
+
+
+def test_render_writes_what_the_cli_writes_for_each_format() -> None:
+    report = replay(CUT)
+    for fmt in ("json", "jsonl", "terminal"):
+        cli = CliRunner().invoke(app, ["replay", CUT, "--format", fmt, "--width", "100", "--no-color"])
+        assert stream_doctor.render(report, fmt) == cli.stdout, fmt
+    with pytest.raises(ValueError, match="unknown format 'sarif'"):
+        stream_doctor.render(report, "sarif")
 
 
 @pytest.mark.parametrize(

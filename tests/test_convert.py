@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.engine import convert, replay
+from stream_doctor.convert import convert
+from stream_doctor.engine import replay
 from stream_doctor.findings import Finding
 from stream_doctor.options import Options
 from tests.test_golden import CAPTURES

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.check.run import execute, prepare
-from stream_doctor.engine import convert, replay
+from stream_doctor.convert import convert
+from stream_doctor.engine import replay
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.reporters import (
     RenderOptions,

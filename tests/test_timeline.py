@@ -92,13 +92,10 @@ def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> No
 def test_a_capture_read_in_runs_gives_every_event_to_the_timeline_and_the_clients(tmp_path: Path) -> None:
     # runs of fragment events are read whole on the hot path (capture/runs.py); a timeline and the
     # client profiles see each event, so they read the capture event by event (before: a crash)
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from bench_scale import write_capture
+    from benchmarks.captures import write_calls
 
     capture = tmp_path / "calls.sse"
-    write_capture(capture, 300)
+    write_calls(capture, 300)
     plain = replay(str(capture), Options())
     whole = replay(str(capture), Options(keep_events=True))
     compact = replay(str(capture), Options(timeline=True))

@@ -12,8 +12,6 @@ from array import array
 from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
-import orjson
-
 from stream_doctor.accumulate.anomalies import (
     AfterBlockStop,
     Anomaly,
@@ -21,8 +19,6 @@ from stream_doctor.accumulate.anomalies import (
     DeltaTypeMismatch,
     DuplicateCallId,
     EventAfterMessageStop,
-    FinalDiffers,
-    HelperSnapshotDiffers,
     IdChanged,
     IdLate,
     IdRepeated,
@@ -36,16 +32,13 @@ from stream_doctor.accumulate.anomalies import (
     NameRepeated,
     NoMessageStart,
     StopReasonChanged,
-    SummaryBeforeComplete,
-    SummaryDiffers,
-    SummaryDuplicate,
-    SummaryOnlyCall,
     UncorrelatedFragment,
     UnknownBlock,
 )
 from stream_doctor.accumulate.arguments import parse_arguments
-from stream_doctor.accumulate.partial_json import PartialJson
+from stream_doctor.accumulate.restatements import final_differs, helper_differs, summary_differs
 from stream_doctor.accumulate.spill import NO_VALUE, ArgumentStore
+from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
 from stream_doctor.accumulate.stream import (
     AccumulatedStream,
     Block,
@@ -78,92 +71,6 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.jsontext import equal
-
-
-class _Block:
-    """A content block of a message, as far as it has arrived; ``call`` when it is a tool call."""
-
-    __slots__ = (
-        "message", "key", "index", "block_type", "started", "ended", "deltas", "size", "result_for", "call",
-        "snapshot_differs",
-    )  # fmt: skip
-
-    def __init__(self, message: int, key: Hashable, index: int | None, block_type: str, started: Pos) -> None:
-        self.message = message
-        self.key = key
-        self.index = index
-        self.block_type = block_type
-        self.started = started
-        self.ended: Pos | None = None
-        self.deltas = 0  # non-call content: how many deltas and characters arrived
-        self.size = 0
-        self.result_for: str | None = None
-        self.call: _Call | None = None
-        self.snapshot_differs = False  # a helper's text snapshot of it already disagreed
-
-
-class _Call:
-    """A tool call's own state: its identity, its argument buffers, how it ended."""
-
-    __slots__ = (
-        "block", "ordinal", "call_id", "name", "server_side", "caller", "start_input", "id_optional",
-        "input_format", "item_id", "signed", "texts", "positions", "delta_type", "abandon_cause", "abandon_pos",
-        "id_repeats", "name_repeats", "name_blanked", "final_arguments", "final_input", "final_pos",
-        "snapshot_texts", "snapshot_length", "snapshot_tail", "snapshot_blank", "partial", "partial_fed", "done",
-    )  # fmt: skip
-
-    def __init__(self, block: _Block, ordinal: int, start: ToolStart) -> None:
-        self.block = block
-        self.ordinal = ordinal
-        self.call_id = start.call_id
-        self.name = start.name
-        self.server_side = start.server_side
-        self.caller = start.caller
-        self.start_input = start.start_input
-        self.id_optional = start.id_optional
-        self.input_format = start.input_format
-        self.item_id = start.item_id
-        self.signed = start.signed
-        self.texts: list[str] = []  # the argument fragments, joined once at completion
-        self.done: ToolCall | None = None  # once completed: the fragments so far are kept there (compactly)
-        self.positions = array("q")  # their positions, as flat (number, line, offset) triples
-        self.delta_type = "fragment"
-        self.abandon_cause: str | None = None
-        self.abandon_pos: Pos | None = None
-        self.id_repeats = 0
-        self.name_repeats = 0
-        self.name_blanked = False
-        self.final_arguments: str | None = None  # what the completion event restated, if anything
-        self.final_input: Any = MISSING
-        self.final_pos: Pos | None = None
-        self.snapshot_texts = 0  # how many fragments (and characters) helper snapshots were checked against
-        self.snapshot_length = 0
-        self.snapshot_tail = ""  # the text the fragments checked last added
-        self.snapshot_blank = True  # every fragment checked so far was whitespace
-        self.partial: PartialJson | None = None  # the SDKs' partial parse, made at the first parsed snapshot
-        self.partial_fed = 0  # fragments it has read
-
-
-class _MessageState:
-    __slots__ = (
-        "index", "message_id", "model", "started", "stopped", "stop_reason", "stop_category", "stop_reason_pos",
-        "error", "blocks", "order", "ids",
-    )  # fmt: skip
-
-    def __init__(self, index: int, message_id: str | None, model: str | None, started: Pos | None) -> None:
-        self.index = index
-        self.message_id = message_id
-        self.model = model
-        self.started = started
-        self.stopped: Pos | None = None
-        self.stop_reason: str | None = None
-        self.stop_category: str | None = None
-        self.stop_reason_pos: Pos | None = None
-        self.error: ErrorInfo | None = None
-        self.blocks: dict[Hashable, _Block] = {}
-        self.order: list[_Block] = []
-        self.ids: dict[Hashable, _Call] = {}
 
 
 class Accumulator:
@@ -173,12 +80,12 @@ class Accumulator:
         self.positional_indices = positional_indices
         self.store = store if store is not None else ArgumentStore()  # the finished calls' argument text
         self._shared: dict[str, str] = {}
-        self.messages: list[_MessageState] = []
-        self.current: _MessageState | None = None
-        self.calls: list[_Call] = []
+        self.messages: list[MessageState] = []
+        self.current: MessageState | None = None
+        self.calls: list[CallState] = []
         self.finished_calls: dict[int, ToolCall] = {}
-        self.calls_by_id: dict[str, _Call] = {}
-        self.executions: list[tuple[Execution, _Call | None, str, Pos | None]] = []
+        self.calls_by_id: dict[str, CallState] = {}
+        self.executions: list[tuple[Execution, CallState | None, str, Pos | None]] = []
         self.executed: dict[int, Pos] = {}
         self.requests: list[Any] = []
         self.anomalies: list[Anomaly] = []
@@ -205,7 +112,7 @@ class Accumulator:
         dispatch = self._dispatch
         no_key = cached_key = object()
         texts: list[str] = []
-        positions = array("q")  # the cached call's, flat (see _Call.positions)
+        positions = array("q")  # the cached call's, flat (see CallState.positions)
         event = None
         for event in events:
             if type(event) is ArgsDelta:
@@ -240,7 +147,7 @@ class Accumulator:
         if event is not None:
             self.last_pos = event.pos
 
-    def _open_call(self, key: Hashable) -> _Call | None:
+    def _open_call(self, key: Hashable) -> CallState | None:
         """The call on ``key`` while it takes fragments: its block open, its message not stopped."""
         message = self.current
         block = message.blocks.get(key) if message is not None else None
@@ -248,7 +155,7 @@ class Accumulator:
             return block.call
         return None
 
-    def _args(self, event: ArgsDelta) -> _Call | None:
+    def _args(self, event: ArgsDelta) -> CallState | None:
         """An argument fragment: the call it was appended to while that call is open, else None."""
         call = self._open_call(event.key)
         if call is not None:
@@ -288,9 +195,9 @@ class Accumulator:
             message = self._message(event.pos, implicit_ok=True)
             message.error = ErrorInfo(event.pos, event.error_type, event.message)
         elif type(event) is CallSummary:
-            self._summary(event)
+            self._anomaly(summary_differs(event, self.current, self.calls_by_id, self.finished_calls))
         elif type(event) is HelperSnapshot:
-            self._helper_snapshot(event)
+            self._anomaly(helper_differs(event, self.current, self.snapshot_differs))
         elif type(event) is Execution:
             self._execution(event)
         elif type(event) is Request:
@@ -305,7 +212,7 @@ class Accumulator:
 
     # -- messages ----------------------------------------------------------------------------
 
-    def _message(self, pos: Pos, implicit_ok: bool = False) -> _MessageState:
+    def _message(self, pos: Pos, implicit_ok: bool = False) -> MessageState:
         """The message content belongs to, creating an implicit one when none was started."""
         message = self.current
         if message is None:
@@ -316,8 +223,8 @@ class Accumulator:
             self._anomaly(EventAfterMessageStop(pos, self._at(), message.stopped))
         return message
 
-    def _open_message(self, message_id: str | None, model: str | None, pos: Pos | None) -> _MessageState:
-        message = _MessageState(len(self.messages), message_id, model, pos)
+    def _open_message(self, message_id: str | None, model: str | None, pos: Pos | None) -> MessageState:
+        message = MessageState(len(self.messages), message_id, model, pos)
         self.messages.append(message)
         self.current = message
         return message
@@ -340,7 +247,7 @@ class Accumulator:
         message.stopped = event.pos
         self._close_message(message, event.pos, event.cause or "message-stop")
 
-    def _close_message(self, message: _MessageState, pos: Pos | None, cause: str) -> None:
+    def _close_message(self, message: MessageState, pos: Pos | None, cause: str) -> None:
         """Every call still open when its message ends was abandoned."""
         for block in message.order:
             call = block.call
@@ -384,14 +291,14 @@ class Accumulator:
                 self._anomaly(
                     IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id)
                 )
-        block = _Block(message.index, key, event.index, event.block_type, event.pos)
+        block = BlockState(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
         message.order.append(block)
         if type(event) is BlockStart:
             block.result_for = event.result_for
             return
         assert isinstance(event, ToolStart)
-        call = block.call = _Call(block, len(self.calls), event)
+        call = block.call = CallState(block, len(self.calls), event)
         self.calls.append(call)
         if event.call_id is not None:
             # With n > 1 each choice is its own message: calls in two choices may share an id.
@@ -458,7 +365,7 @@ class Accumulator:
             block.call.texts.append(event.fragment)
             block.call.positions.extend(event.pos)
 
-    def _identity(self, call: _Call, event: ArgsDelta) -> None:
+    def _identity(self, call: CallState, event: ArgsDelta) -> None:
         """A fragment that carries an id or a name again: repeated, late, blank or changed."""
         if event.call_id:
             if call.call_id is None:
@@ -498,7 +405,7 @@ class Accumulator:
     # -- executions --------------------------------------------------------------------------
 
     def _execution(self, event: Execution) -> None:
-        call: _Call | None = None
+        call: CallState | None = None
         if event.call_id is not None:
             call = self.calls_by_id.get(event.call_id)
         elif event.name is not None:  # no id recorded: the latest call of that name
@@ -521,12 +428,13 @@ class Accumulator:
         """The message an anomaly is recorded in."""
         return self.current.index if self.current is not None else None
 
-    def _anomaly(self, anomaly: Anomaly) -> None:
-        self.anomalies.append(anomaly)
+    def _anomaly(self, anomaly: Anomaly | None) -> None:
+        if anomaly is not None:
+            self.anomalies.append(anomaly)
 
-    def _finish_call(self, call: _Call) -> None:
+    def _finish_call(self, call: CallState) -> None:
         block = call.block
-        texts, positions = _fragments(call)
+        texts, positions = fragments_of(call)
         raw = "".join(texts)
         whole = not texts  # no fragment: the input, if any, came whole in a start or completion event
         if whole and call.final_arguments is not None:
@@ -546,8 +454,8 @@ class Accumulator:
             given = value
         else:
             source = _input_source(call, raw, len(texts))
-        if not whole:
-            self._compare_final(call, raw, value, failure is None)
+        if not whole and call.final_pos is not None:
+            self._anomaly(final_differs(call, raw, value, failure is None, self._at()))
         if (call.call_id is None and not call.id_optional) or not call.name:  # both may arrive late
             self._anomaly(CallWithoutIdOrName(block.started, self._at(), call.ordinal, call.call_id, call.name))
         if call.id_repeats:
@@ -582,127 +490,6 @@ class Accumulator:
         # The completed call holds its fragments now; fragments that still come (after the call was
         # abandoned) go to fresh lists, and ``_fragments`` puts both together.
         call.texts, call.positions = [], array("q")
-
-    def _compare_final(self, call: _Call, raw: str, value: Any, parsed: bool) -> None:
-        """The provider restated the arguments at completion: do they match what streamed?"""
-        if call.final_pos is None:
-            return
-        at = call.final_pos, self._at(), call.ordinal, raw
-        if call.final_arguments is not None and call.final_arguments != raw:
-            self._anomaly(FinalDiffers(*at, call.final_arguments))
-        elif call.final_input is not MISSING and (not parsed or not equal(call.final_input, value)):
-            self._anomaly(FinalDiffers(*at, call.final_input))
-
-    def _summary(self, event: CallSummary) -> None:
-        """A terminal event restating a call: match it, and record what does not match."""
-        message = self.current
-        block = message.blocks.get(event.key) if message is not None and event.key is not None else None
-        state = block.call if block is not None else None
-        if state is None and event.call_id:
-            state = self.calls_by_id.get(event.call_id)
-        restated = event.input if event.input is not MISSING else _loads(event.arguments)
-        at = event.pos, self._at(), event.call_id, event.name, restated
-        if state is None:
-            scope = message.order if message is not None else []
-            twin = next(
-                (
-                    b.call
-                    for b in scope
-                    if b.call is not None
-                    and b.call.name == event.name
-                    and b.call.ordinal in self.finished_calls
-                    and equal(self.finished_calls[b.call.ordinal].arguments, restated)
-                ),
-                None,
-            )
-            if twin is not None:
-                self._anomaly(SummaryDuplicate(*at, twin.ordinal))
-            else:
-                self._anomaly(SummaryOnlyCall(*at))
-            return
-        call = self.finished_calls.get(state.ordinal)
-        if call is None:
-            self._anomaly(SummaryBeforeComplete(*at, state.ordinal))
-        elif event.call_id and call.call_id and event.call_id != call.call_id:
-            self._anomaly(SummaryDiffers(*at, state.ordinal, "id", call.call_id))
-        elif event.name and call.name and event.name != call.name:
-            self._anomaly(SummaryDiffers(*at, state.ordinal, "name", call.name))
-        elif (
-            restated is not MISSING and not equal(restated, call.arguments) and not equal(restated, _final_value(state))
-        ):
-            # (a summary that repeats the completion event's restatement was reported as final-differs)
-            self._anomaly(SummaryDiffers(*at, state.ordinal, "arguments", call.arguments))
-
-    def _helper_snapshot(self, event: HelperSnapshot) -> None:
-        """An SDK helper restated a call or a text block so far: does it match the stream up to here?
-
-        Linear in the capture: a helper restates the whole text at every delta, so comparing each
-        snapshot whole would cost the square of the text. A text snapshot is checked for its
-        length and for ending with what arrived since the previous snapshot (the fragments not yet
-        checked, joined once each); its older part is what the previous snapshot was checked
-        against, since the helper only appends. The completed call's restatement (``….done``) is
-        compared whole, once. A parsed snapshot mid-call is compared with the SDKs' partial parse
-        of the fragments so far (``partial_json.PartialJson``: each fragment read once, each
-        completed value compared once); the completed call's parsed restatement with the whole
-        text parsed once.
-        """
-        message = self.current
-        block = message.blocks.get(event.key) if message is not None else None
-        if block is None:
-            return
-        call = block.call
-        if call is None:
-            self._block_snapshot(event, block)
-            return
-        if call.ordinal in self.snapshot_differs:
-            return
-        texts = call.texts if call.done is None else _fragments(call)[0]
-        new = "".join(texts[call.snapshot_texts :]) if len(texts) > call.snapshot_texts else ""
-        call.snapshot_texts = len(texts)
-        if new:
-            call.snapshot_length += len(new)
-            call.snapshot_tail = new
-            if call.snapshot_blank and new.strip():
-                call.snapshot_blank = False
-        else:  # another snapshot at the same point (a chunk's, then its event's): the same end
-            new = call.snapshot_tail
-        reported: Any = MISSING
-        arguments = event.arguments
-        if arguments is not None:
-            if len(arguments) != call.snapshot_length or not arguments.endswith(new):
-                reported = arguments
-            elif event.final and arguments != "".join(texts):
-                reported = arguments
-        if reported is MISSING and event.input is not MISSING and not _parsed_matches(call, event):
-            reported = event.input
-        if reported is MISSING:
-            return
-        self.snapshot_differs.add(call.ordinal)
-        accumulated = "".join(texts)
-        self._anomaly(HelperSnapshotDiffers(event.pos, self._at(), call.ordinal, event.field, reported, accumulated))
-
-    def _block_snapshot(self, event: HelperSnapshot, block: _Block) -> None:
-        """A text snapshot of a block that is not a call: its length and its end against the wire's."""
-        snapshot, length, tail = event.arguments, event.length, event.tail or ""
-        if snapshot is None or length is None or block.snapshot_differs:
-            return
-        if len(snapshot) == length and snapshot.endswith(tail):
-            return
-        block.snapshot_differs = True
-        self._anomaly(
-            HelperSnapshotDiffers(
-                event.pos,
-                self._at(),
-                None,
-                event.field,
-                snapshot,
-                tail,
-                block.block_type,
-                block.index,
-                block.started,
-                length,
-            )  # fmt: skip
-        )
 
     def result(
         self,
@@ -768,25 +555,6 @@ class Accumulator:
         )
 
 
-def _parsed_matches(call: _Call, event: HelperSnapshot) -> bool:
-    """Whether a parsed snapshot is what the SDK's parse of the fragments so far gives (True when
-    that cannot be told)."""
-    texts = call.texts if call.done is None else _fragments(call)[0]
-    if call.snapshot_blank:  # the SDKs parse nothing yet: the start event's input stands
-        expected = call.start_input if call.start_input is not None else MISSING
-    elif event.final:  # the completed call: its whole text, parsed once
-        expected = _loads("".join(texts))
-    else:  # mid-call: the SDKs' partial parse, kept up to date fragment by fragment
-        partial = call.partial
-        if partial is None:
-            partial = call.partial = PartialJson()
-        for fragment in texts[call.partial_fed :]:
-            partial.feed(fragment)
-        call.partial_fed = len(texts)
-        return partial.matches(event.input) is not False
-    return expected is MISSING or expected == event.input
-
-
 class _Lengths(Sequence[int]):
     """The lengths of a call's fragments, each measured when asked (parsing a valid buffer asks
     only about the last few; a list of 100,000 lengths would be built for nothing)."""
@@ -812,37 +580,6 @@ class _Lengths(Sequence[int]):
         return map(len, self.texts)
 
 
-def _loads(text: str | None) -> Any:
-    """A restated argument string, parsed; MISSING when absent or not JSON."""
-    if text is None:
-        return MISSING
-    if not text.strip():
-        return {}
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return MISSING
-
-
-def _final_value(call: _Call) -> Any:
-    """The input the completion event restated, as a value (MISSING when it restated none)."""
-    if call.final_input is not MISSING:
-        return call.final_input
-    if call.final_arguments is None:
-        return MISSING
-    return call.final_arguments if call.input_format == "text" else _loads(call.final_arguments)
-
-
-def _fragments(call: _Call) -> tuple[list[str], array[int]]:
-    """Every fragment of ``call`` and its position (flat triples): those of its completion, if it
-    completed, and any since."""
-    done = call.done
-    if done is None:
-        return call.texts, call.positions
-    texts = [*done.fragment_texts, *call.texts]
-    return texts, array("q", chain.from_iterable(done.fragment_positions)) + call.positions
-
-
 def _extend(positions: array[int], more: list[Pos] | array[int]) -> None:
     """Add an ArgsRun's positions (a list of ``Pos`` or flat triples) to a call's flat ones."""
     if isinstance(more, list):
@@ -851,7 +588,7 @@ def _extend(positions: array[int], more: list[Pos] | array[int]) -> None:
         positions += more
 
 
-def _input_source(call: _Call, raw: str, count: int) -> str:
+def _input_source(call: CallState, raw: str, count: int) -> str:
     start = "start placeholder {}" if call.start_input in (None, {}) else "start input (ignored)"
     if call.start_input == "":  # Responses items start with `"arguments": ""` (or `"input": ""`)
         start = 'start placeholder ""'

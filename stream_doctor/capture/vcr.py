@@ -9,25 +9,22 @@ as ``string`` or ``base64_string``) is read the same way, and so are LangChain's
 cassettes (``langchain-tests``' gzip YAML serializer: top-level ``requests:`` and ``responses:``
 lists, paired by position).
 
-The file is loaded with PyYAML's safe loader only (libyaml's when it is there): no tag can build
-an object. The Python tags vcrpy's default (unsafe) dumper writes are mapped to plain data
-(``!!python/unicode``/``str`` to text, ``!!python/bytes`` to bytes, ``!!python/tuple`` to a list,
-``!!python/object/apply:`` of a known header or dict class to a mapping); any other tag is an
-error naming its line. Before the composer (recursive, in C: 50,000 levels crash the process)
-sees the file, a pass over libyaml's event stream refuses nesting deeper than ``MAX_DEPTH`` and
-aliases that expand the document past ``expansion_limit`` bytes ("billion laughs"). Each interaction that is an LLM call becomes a request frame and its response body's
-frames (see ``exchange``); positions point into the cassette: the body's own line for a literal
-block (``|``), the line of the body's share for a quoted scalar, the body's first line otherwise.
+The file is loaded as plain data only (``yaml_safe.py``: the safe loader, vcrpy's Python tags
+mapped to the data they hold, any other tag an error naming its line, depth and aliases refused
+before anything is composed). Each interaction that is an LLM call becomes a request frame and
+its response body's frames (see ``exchange``); positions point into the cassette: the body's own
+line for a literal block (``|``), the line of the body's share for a quoted scalar, the body's
+first line otherwise.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.yaml_safe import BINARY, prescan, safe_loader, yaml_error
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
@@ -41,7 +38,6 @@ _YAML_START = re.compile(
 # LangChain's standard tests: yaml.safe_dump of {"requests": [{body, headers, method, uri}], "responses": [...]}.
 _LANGCHAIN_START = re.compile(rb"\A(?:\xef\xbb\xbf)?requests:\r?\n- (?:body|headers|method|uri):")
 _JSON_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:http_)?interactions"\s*:')
-_BINARY = "tag:yaml.org,2002:binary"
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -50,244 +46,6 @@ def _sniff(head: bytes) -> tuple[int, str]:
     if _LANGCHAIN_START.match(head):
         return 90, ""
     return 0, "no top-level 'interactions:' (not a VCR cassette)"
-
-
-#: How deep a cassette may nest (a real one: about 10 levels, 20 with a JSON body kept as YAML).
-MAX_DEPTH = 256
-
-_PYTHON = "tag:yaml.org,2002:python/"
-#: ``!!python/object/apply:`` classes that recorders' headers and bodies are: dict-like containers
-#: whose arguments are plain data (pairs or a mapping). Nothing is imported or called: the node is
-#: read as the data it holds.
-_MAPPING_CLASSES = frozenset(
-    {
-        "collections.OrderedDict",
-        "requests.structures.CaseInsensitiveDict",
-        "urllib3._collections.HTTPHeaderDict",
-        "urllib3.response.HTTPHeaderDict",
-        "multidict._multidict.CIMultiDict",
-        "multidict._multidict.CIMultiDictProxy",
-        "multidict._multidict.MultiDict",
-        "httpx.Headers",
-        "email.message.Message",
-        "http.client.HTTPMessage",
-    }
-)
-
-
-@lru_cache(maxsize=1)
-def _loader_class() -> Any:
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class CassetteLoader(base):  # type: ignore[misc, valid-type]
-        """The safe loader, plus the Python tags vcrpy writes, each read as the plain data it holds."""
-
-        def construct_undefined(self, node: Any) -> Any:
-            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-            raise yaml.constructor.ConstructorError(
-                None, None, f"unknown YAML tag {tag!r} (cassettes are read as plain data only)", node.start_mark
-            )
-
-        def construct_python_bytes(self, node: Any) -> bytes:
-            return bytes(self.construct_yaml_binary(node))
-
-        def construct_yaml_binary(self, node: Any) -> bytes:
-            # what it decodes to (3/4 of the base64 text) is taken from the capture's budget before decoding
-            budget = getattr(self, "budget", None)
-            if budget is not None and isinstance(node.value, str):
-                budget.take(_decoded_size(node.value))
-            return bytes(super().construct_yaml_binary(node))
-
-        def construct_python_tuple(self, node: Any) -> list[Any]:
-            return list(self.construct_sequence(node))
-
-        def construct_python_apply(self, suffix: str, node: Any) -> Any:
-            if suffix not in _MAPPING_CLASSES:
-                return self.construct_undefined(node)
-            return _as_mapping(self, node)
-
-    for tag in ("unicode", "str"):
-        CassetteLoader.add_constructor(_PYTHON + tag, base.construct_yaml_str)
-    CassetteLoader.add_constructor(_BINARY, CassetteLoader.construct_yaml_binary)
-    CassetteLoader.add_constructor(_PYTHON + "bytes", CassetteLoader.construct_python_bytes)
-    # Ruby's VCR: Psych writes every body that is not valid UTF-8 text (an event stream, gzip, SSE
-    # whose encoding is ASCII-8BIT) as the local tag ``!binary`` over base64 lines
-    CassetteLoader.add_constructor("!binary", CassetteLoader.construct_python_bytes)
-    CassetteLoader.add_constructor(_PYTHON + "tuple", CassetteLoader.construct_python_tuple)
-    CassetteLoader.add_constructor(None, CassetteLoader.construct_undefined)
-    CassetteLoader.add_multi_constructor(_PYTHON + "object/apply:", CassetteLoader.construct_python_apply)
-    CassetteLoader.add_multi_constructor(_PYTHON + "object/new:", CassetteLoader.construct_python_apply)
-    return CassetteLoader
-
-
-def _as_mapping(loader: Any, node: Any) -> dict[Any, Any]:
-    """``!!python/object/apply:collections.OrderedDict`` and its kin as a dict: from ``[[pairs]]``,
-    ``[{mapping}]`` or ``{args: …, dictitems: …}``."""
-    import yaml
-
-    if isinstance(node, yaml.SequenceNode):
-        args, items = loader.construct_sequence(node, deep=True), None
-    elif isinstance(node, yaml.MappingNode):
-        spec = loader.construct_mapping(node, deep=True)
-        args, items = spec.get("args") or [], spec.get("dictitems") or spec.get("state")
-    else:
-        args, items = [], None
-    result: dict[Any, Any] = {}
-    for source in ([args[0]] if args else []) + ([items] if items is not None else []):
-        if isinstance(source, dict):
-            result.update(source)
-        elif isinstance(source, list):
-            for pair in source:
-                if isinstance(pair, (list, tuple)) and len(pair) == 2:
-                    key, value = pair
-                    result[key if not isinstance(key, (list, dict)) else str(key)] = value
-    return result
-
-
-def _decoded_size(text: str) -> int:
-    """How many bytes base64 text decodes to, at most: 3/4 of it, line breaks and indentation left out."""
-    return (len(text) - text.count("\n") - text.count(" ")) * 3 // 4
-
-
-#: The tags whose scalar is base64 text decoded to bytes.
-_BINARY_TAGS = frozenset({_BINARY, "!binary", _PYTHON + "bytes"})
-
-
-def expansion_limit(size: int) -> int:
-    """How many bytes a cassette's scalars may add up to once aliases are expanded: its own size and
-    some room (a real cassette has no alias, or a few small ones), never more than the capture limit."""
-    from stream_doctor.capture.limits import current
-
-    return min(current().max_bytes, 2 * size + (64 << 20))
-
-
-#: Line breaks other than LF that libyaml counts (CR, NEL, LS, PS): the cassette's lines are then not
-#: its LF-ended lines, and it is loaded whole.
-_OTHER_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
-_ITEM_DASH = re.compile(rb"[ ]*-[ ]+\Z")
-
-
-def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | None:
-    """Refuse, on libyaml's event stream (iterative; nothing is composed), a document nested deeper
-    than ``MAX_DEPTH`` or whose aliases expand it past ``expansion_limit`` bytes.
-
-    With ``split``, also say where each item of the root's ``interactions`` (or ``http_interactions``)
-    list is, as ``(first line (0-based), start byte, end byte)``: whole lines from the item's ``-`` to the
-    next item's, so that each can be loaded alone and give what loading the whole document gives it.
-    None when that cannot be proved from the events: an alias to an anchor of another item (or outside
-    the list), several documents or directives, a root that is not a mapping, the key twice or both keys,
-    a list in flow style, an item not starting its line with ``-``, line breaks other than LF.
-    """
-    import yaml
-
-    events = yaml.parse(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    limit = expansion_limit(len(data))
-    sizes: dict[str, int] = {}  # anchor -> its node's expanded size
-    stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
-    expanded = 0
-    provable = split and not any(brk in data for brk in _OTHER_BREAKS)
-    documents = 0
-    keys = 0  # root mapping: how many of its child nodes have started (even: a key comes next)
-    key: str | None = None  # the root key whose value is being read
-    found: str | None = None  # the interactions key, once its list is found
-    sequence_depth = 0  # the depth of the interactions list while it is read
-    starts: list[tuple[int, int]] = []  # (line, column) of each item's first event
-    anchored: dict[str, int] = {}  # anchor -> the item (1-based; 0: outside the list) that defines it
-    end: tuple[int, int] | None = None  # where the list ends
-    from stream_doctor.capture.limits import current, too_big
-
-    limits = current()
-    binary_room = limits.max_bytes - len(data)  # what the file's base64 scalars may decode to, all together
-    for event in events:
-        kind = type(event)
-        depth = len(stack)  # of the node this event starts (or, for an end, of its collection + 1)
-        if provable:
-            if kind is yaml.DocumentStartEvent:
-                documents += 1
-                provable = documents == 1 and event.version is None and not event.tags
-            elif depth == 1 and kind in (yaml.ScalarEvent, yaml.SequenceStartEvent):
-                provable = False  # the root is not a mapping
-            elif depth == 2 and kind is not yaml.MappingEndEvent:
-                keys += 1
-                if keys % 2:  # a key of the root mapping
-                    key = event.value if kind is yaml.ScalarEvent else None
-                    if key in ("interactions", "http_interactions"):
-                        provable = found is None
-                elif key in ("interactions", "http_interactions"):  # its value
-                    found = key
-                    provable = kind is yaml.SequenceStartEvent and not event.flow_style
-                    sequence_depth = depth + 1
-            elif depth == sequence_depth and found is not None and end is None:
-                if kind is yaml.SequenceEndEvent:
-                    end = (event.start_mark.line, event.start_mark.column)
-                elif kind is not yaml.MappingEndEvent and kind is not yaml.SequenceEndEvent:
-                    starts.append((event.start_mark.line, event.start_mark.column))
-            if kind is yaml.AliasEvent or getattr(event, "anchor", None) is not None:
-                # vcrpy's dumper anchors what it writes twice (headers): within one item, loading it alone is the same
-                item = len(starts) if sequence_depth and depth >= sequence_depth and end is None else 0
-                if kind is yaml.AliasEvent:
-                    provable = item > 0 and anchored.get(event.anchor) == item
-                else:
-                    anchored[event.anchor] = item
-        if kind is yaml.ScalarEvent:
-            size = len(event.value) + 1
-            if event.tag in _BINARY_TAGS:  # refused by the text's length, before anything is decoded
-                binary_room -= _decoded_size(event.value)
-                if binary_room < 0:
-                    raise too_big(limits, compressed=True)
-            stack[-1][0] += size
-            expanded += size
-            if event.anchor is not None:
-                sizes[event.anchor] = size
-        elif kind is yaml.AliasEvent:
-            size = sizes.get(event.anchor, 1)
-            stack[-1][0] += size
-            expanded += size
-            if expanded > limit:
-                raise CaptureError(
-                    f"not a cassette: its YAML aliases expand it to more than {limit:,} bytes",
-                    line=event.start_mark.line + 1,
-                )
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            stack.append([1, event.anchor])
-            if len(stack) > MAX_DEPTH + 1:
-                raise CaptureError(
-                    f"not a cassette: its YAML nests deeper than {MAX_DEPTH} levels", line=event.start_mark.line + 1
-                )
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            size, anchor = stack.pop()
-            stack[-1][0] += size
-            if anchor is not None:
-                sizes[anchor] = size
-    if not provable or found is None or end is None:
-        return None
-    return _spans(data, starts, end)
-
-
-def _spans(data: bytes, starts: list[tuple[int, int]], end: tuple[int, int]) -> list[tuple[int, int, int]] | None:
-    """Each item's whole lines, ``(first line, start byte, end byte)``; None when an item does not start its
-    line with its ``-`` or shares a line with the one before."""
-    lines = [line for line, _ in starts]
-    lines.append(end[0] + (1 if end[1] else 0))
-    if any(a >= b for a, b in zip(lines, lines[1:], strict=False)):
-        return None
-    offsets = []
-    line, offset = 0, 0
-    for target in lines:
-        while line < target and offset >= 0:  # one search (memchr) per line between item starts
-            offset = data.find(b"\n", offset)
-            offset = offset + 1 if offset >= 0 else -1
-            line += 1
-        offsets.append(offset if offset >= 0 else len(data))
-    spans = []
-    for index, (start_line, column) in enumerate(starts):
-        start = offsets[index]
-        if not _ITEM_DASH.match(data, start, start + column):
-            return None
-        spans.append((start_line, start, offsets[index + 1]))
-    return spans
 
 
 def read_vcr(data: bytes, path: str) -> Capture:
@@ -314,17 +72,6 @@ def vcr_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchan
         collected.frames, collected.problems = [], []
 
 
-def _yaml_error(exc: Any, line_shift: int = 0) -> CaptureError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    line = mark.line + 1 + line_shift if mark else None
-    if problem == "exceeded maximum nesting depth":
-        # PyYAML 6.0.4's libyaml scanner stops flow nesting past 1,000 levels while reading ahead of the
-        # parser, before the event pass sees level 257: the same refusal, in the same words
-        return CaptureError(f"not a cassette: its YAML nests deeper than {MAX_DEPTH} levels", line=line)
-    return CaptureError(f"not a readable cassette: {problem}", line=line)
-
-
 def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     """Each interaction added to ``collected`` (a yield after each). A cassette of the usual shape is
     cut into its interactions by the event pass that guards depth and aliases, and each is loaded
@@ -334,13 +81,13 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     try:
         spans = prescan(data, split=True)
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc) from None
+        raise yaml_error(exc) from None
     if spans is None:
         yield from _read_whole(data, collected)
         return
     from stream_doctor.capture._text_places import Source
 
-    loader_class = _loader_class()
+    loader_class = safe_loader()
     for number, (line, start, end) in enumerate(spans, 1):
         loader = loader_class(data[start:end])
         loader.budget = collected.budget
@@ -348,7 +95,7 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
             root = loader.get_single_node()
             items = loader.construct_document(root) if root is not None else None
         except yaml.YAMLError as exc:
-            raise _yaml_error(exc, line) from None
+            raise yaml_error(exc, line) from None
         finally:
             loader.dispose()
         if not isinstance(items, list) or len(items) != 1:  # the event pass said it would be one item
@@ -366,12 +113,12 @@ def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
     loader = None
     try:
         prescan(data)
-        loader = _loader_class()(data)
+        loader = safe_loader()(data)
         loader.budget = collected.budget
         root = loader.get_single_node()
         document = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc) from None
+        raise yaml_error(exc) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -500,7 +247,7 @@ def _place(source: Source, node: Any, raw: Any, fallback: Pos, shift: tuple[int,
     lines, offset = shift
     mark = node.start_mark
     line = mark.line + 1
-    if node.tag in (_BINARY, "!binary") or not isinstance(raw, str) or node.id != "scalar":  # only a scalar has a style
+    if node.tag in (BINARY, "!binary") or not isinstance(raw, str) or node.id != "scalar":  # only a scalar has a style
         return Fixed(line + lines, source.byte_offset(mark.line, mark.column) + offset)
     if node.style == "|":
         first = mark.line + 1  # 0-based line of the block's first content line

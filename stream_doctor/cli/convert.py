@@ -27,7 +27,8 @@ def convert(
     """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings.
 
     Several captures of one session (or a folder of them) become one envelope of several turns."""
-    from stream_doctor.engine import RunError, convert_many
+    from stream_doctor.convert import convert_many
+    from stream_doctor.engine import RunError
     from stream_doctor.options import Options
 
     to_file = output is not None and output != "-"

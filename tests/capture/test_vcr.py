@@ -312,7 +312,8 @@ FIXTURE_CASSETTES = sorted((Path(__file__).parents[2] / "fixtures" / "conversati
 
 @pytest.mark.parametrize("path", FIXTURE_CASSETTES, ids=lambda p: p.name)
 def test_each_interaction_loaded_alone_gives_what_the_whole_document_gives(path: Path) -> None:
-    from stream_doctor.capture.vcr import prescan, read_vcr
+    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.yaml_safe import prescan
 
     data = path.read_bytes()
     if path.name != "gemini_thought_signature_dropped.yaml":  # its headers are an alias to the first interaction's
@@ -321,7 +322,8 @@ def test_each_interaction_loaded_alone_gives_what_the_whole_document_gives(path:
 
 
 def test_an_alias_within_one_interaction_is_loaded_alone() -> None:
-    from stream_doctor.capture.vcr import prescan, read_vcr
+    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.yaml_safe import prescan
 
     data = TRICKY.replace(b"    method: POST\n", b"    method: &m POST\n    again: *m\n")
     assert prescan(data, split=True) is not None
@@ -349,7 +351,8 @@ version: 1
 
 
 def test_item_boundaries_come_from_the_yaml_events_not_the_dashes() -> None:
-    from stream_doctor.capture.vcr import prescan, read_vcr
+    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.yaml_safe import prescan
 
     spans = prescan(TRICKY, split=True)
     assert spans is not None and [line for line, _, _ in spans] == [1, 14]
@@ -372,7 +375,8 @@ def test_item_boundaries_come_from_the_yaml_events_not_the_dashes() -> None:
     ids=["alias", "directive", "crlf", "flow", "dash-alone"],
 )
 def test_shapes_the_splitter_cannot_prove_are_loaded_whole(data: bytes) -> None:
-    from stream_doctor.capture.vcr import prescan, read_vcr
+    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.yaml_safe import prescan
 
     assert prescan(data, split=True) is None
     assert _summary(read_vcr(data, "x")) == _whole(data)

@@ -13,7 +13,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import CaptureInfo
 from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
-from stream_doctor.engine import _adapter
+from stream_doctor.engine import adapter_for
 from stream_doctor.events import ArgsRun, Event
 from stream_doctor.options import Options
 from stream_doctor.providers import anthropic
@@ -28,7 +28,7 @@ def _expanded(events: list[Event]) -> list[Event]:
 @pytest.mark.parametrize("path", CAPTURES, ids=[str(Path(p).relative_to(FIXTURES)) for p in CAPTURES])
 def test_batched_fragments_stand_for_the_same_events(path: str) -> None:
     capture = load(path)
-    adapter = _adapter(capture, Options(), next((s.frames for s in split(capture) if s.has_events), None))
+    adapter = adapter_for(capture, Options(), next((s.frames for s in split(capture) if s.has_events), None))
     one_by_one = adapter.translator()
     events = list(one_by_one.translate(capture.frames)) + one_by_one.close()
     batching = adapter.translator()

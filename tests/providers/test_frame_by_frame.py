@@ -8,7 +8,7 @@ import pytest
 
 from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
-from stream_doctor.engine import _adapter
+from stream_doctor.engine import adapter_for
 from stream_doctor.options import Options
 from tests.conftest import FIXTURES
 
@@ -22,7 +22,7 @@ CAPTURES = sorted(
 @pytest.mark.parametrize("path", CAPTURES, ids=[str(Path(p).relative_to(FIXTURES)) for p in CAPTURES])
 def test_feed_and_translate_agree(path: str) -> None:
     capture = load(path)
-    adapter = _adapter(capture, Options(), next((s.frames for s in split(capture) if s.has_events), None))
+    adapter = adapter_for(capture, Options(), next((s.frames for s in split(capture) if s.has_events), None))
     if not hasattr(adapter.translator(), "translate"):
         pytest.skip(f"{adapter.name} has no translate()")
     at_once = adapter.translator()

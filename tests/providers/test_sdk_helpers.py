@@ -3,21 +3,16 @@ the same calls as the wire stream, and a helper snapshot that differs from the f
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
+from tools.sdk_helper_logs import helper_log
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
-
-_spec = importlib.util.spec_from_file_location("sdk_helper_logs", ROOT / "tools" / "sdk_helper_logs.py")
-assert _spec is not None and _spec.loader is not None
-sdk_helper_logs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sdk_helper_logs)
 
 #: helper log fixture -> (helper, the wire fixture it was written from)
 LOGS = {
@@ -51,7 +46,7 @@ def calls(path: Path | str, **options: object) -> list[tuple[str | None, str | N
 def test_fixture_is_what_the_pinned_sdk_helper_writes(log: str) -> None:
     """The fixtures are the helper's own output (anthropic-python as pinned in the test extra)."""
     helper, wire = LOGS[log]
-    written = sdk_helper_logs.helper_log(helper, (FIXTURES / wire).read_bytes())
+    written = helper_log(helper, (FIXTURES / wire).read_bytes())
     assert written == (FIXTURES / log).read_text()
 
 

@@ -48,7 +48,7 @@ def test_a_request_the_capture_shows_accepted_is_at_most_a_warning() -> None:
 def test_a_converted_capture_keeps_the_status_that_proves_the_rejection(tmp_path: object) -> None:
     from pathlib import Path
 
-    from stream_doctor.engine import convert
+    from stream_doctor.convert import convert
 
     envelope = Path(str(tmp_path)) / "converted.jsonl"
     envelope.write_bytes(convert("fixtures/conversations/responses_item_id_as_call_id.yaml", Options()))
