@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from stream_doctor.check import CheckError
 from stream_doctor.check import config as config_file
 from stream_doctor.check import expectations as expect
-from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import discover
 from stream_doctor.check.expectations import Expectation
 from stream_doctor.check.gitignore import GitIgnored
@@ -27,6 +26,7 @@ from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
 from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
 from stream_doctor.reporters._pieces import pieces
+from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
 
 if TYPE_CHECKING:
     import multiprocessing.context

@@ -1,6 +1,6 @@
 """SARIF 2.1.0 for ``check``: what code scanning (``github/codeql-action/upload-sarif``) reads.
 
-The rules table is the rule registry (and check's own SD000/SD900), each with its documentation;
+The rules table is the rule registry (check's own SD000 and SD900 among them), each with its documentation;
 there is one result per finding that fails ``check``, placed at its line (SARIF regions need one,
 so a finding without a line points at line 1) with its byte offset, and its related places.
 Paths are URIs relative to ``%SRCROOT%``, the repository root (``originalUriBaseIds`` gives it as a
@@ -18,7 +18,6 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from stream_doctor import __version__
-from stream_doctor.check.rules import CHECK_RULES
 from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _pieces
@@ -42,7 +41,7 @@ def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
 
 def document(result: CheckResult) -> dict[str, Any]:
     """The SARIF log with its one run, and the run's results, as iterators (see ``reporters/_pieces.py``)."""
-    rules = sorted((*CHECK_RULES, *RULES), key=lambda r: r.code)
+    rules = RULES
     index = {rule.code: number for number, rule in enumerate(rules)}
     where = _Artifacts(result)
     return {
