@@ -764,6 +764,6 @@ def _duration(frames: list[Frame]) -> float | None:
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "stream") -> tuple[Rule, ...]:
     """The rules of a scope that --select and --ignore leave (the most specific selector wins, see
     ``selection.enabled``); `check` asks once per capture."""
-    from stream_doctor.selection import enabled
+    from stream_doctor.config.selection import enabled
 
     return tuple(rule for rule in rules_of(scope) if enabled(rule.code, select, ignore))

@@ -131,7 +131,7 @@ def stream_doctor(request: pytest.FixtureRequest) -> StreamDoctor:
 def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
     if config is False:
         return ()
-    from stream_doctor.check import config as config_file
+    from stream_doctor.config import file as config_file
 
     found = config_file.nearest(capture) if config is True else os.fspath(config)
     return config_file.load(found).expectations_for(capture)

@@ -227,8 +227,8 @@ class Report:
         would run but records nothing it ran (a raw stream); None when they ran or could not apply."""
         if self.executions or all(call.server_side for call in self.calls):
             return None
+        from stream_doctor.config.selection import enabled
         from stream_doctor.rules import codes
-        from stream_doctor.selection import enabled
 
         select, ignore = self.options.select, self.options.ignore
         selected = (code for code in codes() if code.startswith("SD1") and enabled(code, select, ignore))

@@ -18,8 +18,8 @@ from typing import Callable, Iterable
 from stream_doctor.capture import HEAD_SIZE, sniff_scores
 from stream_doctor.capture._text import BOM
 from stream_doctor.check import CheckError
-from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
+from stream_doctor.config.file import FILE_NAMES
 from stream_doctor.records import dataclass
 from stream_doctor.report import SpecialFile
 

@@ -146,7 +146,7 @@ def compare(
 
 def selector(options: Options) -> Callable[[str], bool]:
     """Is a rule selected for this capture? SD000 always is: an unreadable capture cannot be ignored away."""
-    from stream_doctor.selection import enabled
+    from stream_doctor.config.selection import enabled
 
     def selected(code: str) -> bool:
         if code == "SD000":

@@ -14,11 +14,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
-from stream_doctor.check import config as config_file
 from stream_doctor.check import expectations as expect
 from stream_doctor.check.discover import discover
 from stream_doctor.check.expectations import Expectation
-from stream_doctor.check.gitignore import GitIgnored
+from stream_doctor.config import file as config_file
+from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import CheckOptions, Options
@@ -378,7 +378,7 @@ def _validate_selection(
     select: tuple[str, ...], ignore: tuple[str, ...], options: CheckOptions, config: config_file.Config
 ) -> None:
     """Unknown codes and a selection that leaves no rule are bad options (exit 2), as in ruff."""
-    from stream_doctor.selection import check_selection, check_selectors
+    from stream_doctor.config.selection import check_selection, check_selectors
 
     try:
         check_selectors(options.select or (), "select")
@@ -395,7 +395,7 @@ def _validate_selection(
 def _command_line_ignores(path: str, options: CheckOptions) -> tuple[str, ...]:
     if not options.per_file_ignores:
         return ()
-    from stream_doctor.selection import per_file_codes
+    from stream_doctor.config.selection import per_file_codes
 
     return per_file_codes(path, dict(options.per_file_ignores))
 
@@ -409,7 +409,7 @@ def _validate(provider: str | None, container: str | None, config: config_file.C
         (name, f"{config.path}: per-path-provider") for _, name in config.per_path_provider
     ]
     named.append((config.provider, f"{config.path}: provider"))
-    from stream_doctor.selection import check_container, check_provider
+    from stream_doctor.config.selection import check_container, check_provider
 
     for name, where in named:
         if name is not None and name not in ADAPTERS:

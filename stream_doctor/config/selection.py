@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from stream_doctor.check.globs import Glob
+    from stream_doctor.config.globs import Glob
 
 
 def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -110,7 +110,7 @@ def _glob_match(path: str, pattern: str) -> bool:
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> Glob:
     """The compiled pattern (once per pattern, not per path); ValueError naming it when it is not a glob."""
-    from stream_doctor.check.globs import Glob, GlobError
+    from stream_doctor.config.globs import Glob, GlobError
 
     try:
         return Glob(pattern).check()

@@ -19,7 +19,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from stream_doctor.check.globs import GITIGNORE, Glob
+from stream_doctor.config.globs import GITIGNORE, Glob
 from stream_doctor.records import dataclass
 
 
