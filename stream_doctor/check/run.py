@@ -17,15 +17,16 @@ from stream_doctor.check import CheckError
 from stream_doctor.check import expectations as expect
 from stream_doctor.check.discover import discover
 from stream_doctor.check.expectations import Expectation
+from stream_doctor.check.result import CaptureResult, CheckResult, Replayed, SpecialFile
 from stream_doctor.config import file as config_file
 from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.records import dataclass
 from stream_doctor.redaction import redacted
-from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
-from stream_doctor.reporters._pieces import pieces
+from stream_doctor.reporters import json_report
 from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
 
 if TYPE_CHECKING:
@@ -178,8 +179,8 @@ def replay_one(task: Task) -> Outcome:
         report = redacted(replay(task.path, task.options))  # every check report is rendered from this
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
-        # serialised a call at a time (reporters/_pieces.py): never a dict of every call as well
-        report_json = b"".join(pieces(report.document(), indent=False)) if task.keep_report else b"null"
+        # serialised a call at a time (jsonpieces.py): never a dict of every call as well
+        report_json = b"".join(pieces(json_report.document(report), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:
         return None, error.message, error.line

@@ -22,7 +22,7 @@ from stream_doctor.cli.output import (
 from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:
-    from stream_doctor.report import CheckResult
+    from stream_doctor.check.result import CheckResult
 
 
 def run(

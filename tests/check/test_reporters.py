@@ -12,7 +12,7 @@ import pytest
 import xmlschema
 from referencing import Registry, Resource
 
-from stream_doctor.report import CheckResult, SpecialFile
+from stream_doctor.check.result import CheckResult, SpecialFile
 from stream_doctor.reporters import (
     CHECK_FORMATS,
     RenderOptions,
