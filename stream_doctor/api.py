@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import IO, TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
-    from stream_doctor.check.config import Config
+    from stream_doctor.config.file import Config
     from stream_doctor.findings import Severity
     from stream_doctor.options import Options
     from stream_doctor.report import Report
@@ -171,7 +171,7 @@ def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Conf
     if config is False:
         return None
     if config is True:
-        from stream_doctor.check.locate import find, nearest
+        from stream_doctor.config.locate import find, nearest
 
         found = nearest(path) if path is not None and path != "-" else find(".")
         if found is None:
@@ -181,7 +181,7 @@ def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Conf
         if not os.path.isfile(found):
             raise ValueError(f"{found}: no such configuration file")
     from stream_doctor.check import CheckError
-    from stream_doctor.check import config as config_file
+    from stream_doctor.config import file as config_file
 
     try:
         return config_file.load(found)
@@ -208,9 +208,9 @@ def build_options(
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
     """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
+    from stream_doctor.config.selection import check_container, check_provider, check_selection, check_selectors, codes
     from stream_doctor.findings import Severity
     from stream_doctor.options import Options
-    from stream_doctor.selection import check_container, check_provider, check_selection, check_selectors, codes
 
     severity = fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on))
     selected, ignored, extended = codes(select), codes(ignore), codes(extend_select)
@@ -238,7 +238,7 @@ def build_options(
 
 
 def codes_of(value: str | Iterable[str]) -> tuple[str, ...]:
-    from stream_doctor.selection import codes
+    from stream_doctor.config.selection import codes
 
     return codes(value)
 
@@ -247,7 +247,7 @@ def _per_file(path: str, table: Mapping[str, str | Iterable[str]] | None) -> tup
     """The codes ``per_file_ignores`` (glob -> codes, as ruff's) ignores for this capture's path."""
     if not table:
         return ()
-    from stream_doctor.selection import per_file_codes
+    from stream_doctor.config.selection import per_file_codes
 
     return per_file_codes(path, table)
 

@@ -337,7 +337,8 @@ def _report(
     if options.tools is not None or any(turn.request is not None for turn in turns):
         across = diagnose_conversation(_conversation(path, adapter.name, turns, options), options)
     timeline = joined(timelines) if timelines else NO_TIMELINE
-    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline)
+    note = _execution_note(turns, options)
+    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline, note)
     if profiles:
         from stream_doctor.clients.extras import attach
 
@@ -609,6 +610,21 @@ def _duration(frames: list[Frame]) -> float | None:
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "stream") -> tuple[Rule, ...]:
     """The rules of a scope that --select and --ignore leave (the most specific selector wins, see
     ``selection.enabled``); `check` asks once per capture."""
-    from stream_doctor.selection import enabled
+    from stream_doctor.config.selection import enabled
 
     return tuple(rule for rule in rules_of(scope) if enabled(rule.code, select, ignore))
+
+
+def _execution_note(turns: list[Turn], options: Options) -> str | None:
+    """Why the execution checks did not run: the capture has calls the application would run but records
+    nothing it ran (a raw stream), and some SD1xx rule is selected; None when they ran or could not apply."""
+    from stream_doctor.config.selection import enabled
+    from stream_doctor.report import NO_EXECUTIONS_NOTE
+    from stream_doctor.rules import codes
+
+    streams = [turn.stream for turn in turns]
+    if any(stream.executions for stream in streams) or all(c.server_side for s in streams for c in s.calls):
+        return None
+    select, ignore = options.select, options.ignore
+    selected = (code for code in codes() if code.startswith("SD1") and enabled(code, select, ignore))
+    return NO_EXECUTIONS_NOTE if any(selected) else None

@@ -82,7 +82,7 @@ class StreamDoctor:
         configuration's ``expect`` for this path, the ``.expect.toml`` sidecar, and the codes an
         envelope's header lists in ``"expect"``; otherwise nothing is expected.
         """
-        from stream_doctor.check import expectations
+        from stream_doctor.config import expectations
         from stream_doctor.engine import RunError
         from stream_doctor.findings import Location
 
@@ -131,7 +131,7 @@ def stream_doctor(request: pytest.FixtureRequest) -> StreamDoctor:
 def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
     if config is False:
         return ()
-    from stream_doctor.check import config as config_file
+    from stream_doctor.config import file as config_file
 
     found = config_file.nearest(capture) if config is True else os.fspath(config)
     return config_file.load(found).expectations_for(capture)

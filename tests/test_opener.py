@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.check import CheckError
-from stream_doctor.check import expectations as expect
+from stream_doctor.config import expectations as expect
 from stream_doctor.opener import TooLarge, UnreadableFile, read_bytes, read_text
 
 PACKAGE = Path(__file__).resolve().parent.parent / "stream_doctor"
@@ -114,7 +114,7 @@ def test_deeply_nested_toml_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(CheckError, match="a.sse.expect.toml: cannot read the TOML: its arrays or inline tables nest"):
         expect.load_sidecar(str(tmp_path / "a.sse"))
     (tmp_path / "stream-doctor.toml").write_text("x = " + "{a = " * 50_000)
-    from stream_doctor.check import config
+    from stream_doctor.config import file as config
 
     with pytest.raises(CheckError, match="stream-doctor.toml: cannot read the TOML"):
         config.load(str(tmp_path / "stream-doctor.toml"))

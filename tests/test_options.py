@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from stream_doctor.cli import app
-from stream_doctor.selection import enabled
+from stream_doctor.config.selection import enabled
 from tests.conftest import ROOT
 
 runner = CliRunner()

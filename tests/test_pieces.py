@@ -9,10 +9,10 @@ import orjson
 import pytest
 
 from stream_doctor.engine import replay
+from stream_doctor.jsonpieces import materialised, pieces
 from stream_doctor.options import Options
 from stream_doctor.redaction import redacted
-from stream_doctor.reporters import RenderOptions, _neutral, jsonl
-from stream_doctor.reporters._pieces import materialised, pieces
+from stream_doctor.reporters import RenderOptions, _neutral, json_report, jsonl
 from tests.check.conftest import accepted_result  # noqa: F401 - the fixture, for the "accepted" case
 from tests.test_golden import CAPTURES
 
@@ -38,17 +38,17 @@ def _lists(value: Any) -> Any:
 def test_every_fixture_streams_its_json_report_byte_for_byte(name: str) -> None:
     report = redacted(replay(f"fixtures/{name}", Options()))
     whole = orjson.dumps(report.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE)
-    written = list(report.json_pieces())
+    written = list(json_report.pieces(report, RenderOptions()))
     assert b"".join(written) == _neutral.json(whole.decode()).encode()
     assert len(written) > len(report.calls) + len(report.findings)  # a piece per call and finding at least
-    assert b"".join(pieces(report.document(), indent=False)) == orjson.dumps(report.to_dict())
+    assert b"".join(pieces(json_report.document(report), indent=False)) == orjson.dumps(report.to_dict())
     lines = b"".join(jsonl.pieces(report, RenderOptions())).decode()
     expected = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(report))
     assert lines == expected
     if report.calls:  # --call: the selected call with its fragments
         selected = report.select("1")
         assert (
-            b"".join(selected.json_pieces())
+            b"".join(json_report.pieces(selected, RenderOptions()))
             == _neutral.json(
                 orjson.dumps(selected.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE).decode()
             ).encode()
@@ -83,9 +83,9 @@ def test_check_reports_stream_byte_for_byte() -> None:
 
     result = tree_result()
     options = RenderOptions()
-    whole = orjson.dumps(result.to_dict(raw_reports=True), option=INDENTED).decode()
+    whole = orjson.dumps(check_json.to_dict(result, raw_reports=True), option=INDENTED).decode()
     assert b"".join(check_json.pieces(result, options)).decode() == _neutral.json(whole) + "\n"
-    assert orjson.loads(b"".join(check_json.pieces(result, options))) == result.to_dict()
+    assert orjson.loads(b"".join(check_json.pieces(result, options))) == check_json.to_dict(result)
     sarif_whole = orjson.dumps(_lists(sarif.document(result)), option=INDENTED).decode()
     assert b"".join(sarif.pieces(result, options)).decode() == _neutral.json(sarif_whole) + "\n"
     lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(result))
@@ -97,8 +97,8 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: 
     import xml.etree.ElementTree as ET
     from dataclasses import replace
 
+    from stream_doctor.check.result import CheckResult, SpecialFile
     from stream_doctor.findings import Severity
-    from stream_doctor.report import CheckResult, SpecialFile
     from stream_doctor.reporters import junit
     from tests.check.conftest import clean_result, tree_result
 
@@ -131,7 +131,7 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: 
 
 
 def test_neutral_pieces_escape_what_neutral_json_escapes() -> None:
-    from stream_doctor.reporters._pieces import neutral
+    from stream_doctor.reporters._neutral import json_pieces as neutral
 
     for code in [*range(0x3000), 0xFEFF, 0xFFFF, 0x1F600, 0x10FFFF]:
         if 0xD800 <= code < 0xE000:

@@ -111,7 +111,7 @@ def test_an_anthropic_replay_imports_neither_other_providers_nor_rules_it_cannot
     assert not {m for m in modules if m.startswith(("stream_doctor.rules.clients", "stream_doctor.clients"))}
     assert "stream_doctor.rules.arguments.sd201_unparseable_arguments" in modules  # the stream rules did run
     # no [tool.stream-doctor] table above the capture: the configuration's parser is not imported
-    assert "stream_doctor.check.config" not in modules
+    assert "stream_doctor.config.file" not in modules
     # the capture is sniffed by the readers its first byte allows (capture.candidates), and its
     # "type" names narrow the adapters to Anthropic's (providers.candidates)
     other_readers = {

@@ -19,9 +19,9 @@ from typing import Callable, Iterable
 from stream_doctor.capture import HEAD_SIZE, sniff_scores
 from stream_doctor.capture._text import BOM
 from stream_doctor.check import CheckError
-from stream_doctor.check.config import FILE_NAMES
-from stream_doctor.check.expectations import SIDECAR_SUFFIX, is_sidecar
-from stream_doctor.report import SpecialFile
+from stream_doctor.check.result import SpecialFile
+from stream_doctor.config.expectations import SIDECAR_SUFFIX, is_sidecar
+from stream_doctor.config.file import FILE_NAMES
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})  # and every folder whose name starts with "."
 _GLOB_CHARS = frozenset("*?[")

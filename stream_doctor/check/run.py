@@ -14,18 +14,19 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
-from stream_doctor.check import config as config_file
-from stream_doctor.check import expectations as expect
-from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import discover
-from stream_doctor.check.expectations import Expectation
-from stream_doctor.check.gitignore import GitIgnored
+from stream_doctor.check.result import CaptureResult, CheckResult, Replayed, SpecialFile
+from stream_doctor.config import expectations as expect
+from stream_doctor.config import file as config_file
+from stream_doctor.config.expectations import Expectation
+from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.engine import RunError, replay
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.redaction import redacted
-from stream_doctor.report import CaptureResult, CheckResult, Replayed, SpecialFile
-from stream_doctor.reporters._pieces import pieces
+from stream_doctor.reporters import json_report
+from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -177,8 +178,8 @@ def replay_one(task: Task) -> Outcome:
         report = redacted(replay(task.path, task.options))  # every check report is rendered from this
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
-        # serialised a call at a time (reporters/_pieces.py): never a dict of every call as well
-        report_json = b"".join(pieces(report.document(), indent=False)) if task.keep_report else b"null"
+        # serialised a call at a time (jsonpieces.py): never a dict of every call as well
+        report_json = b"".join(pieces(json_report.document(report), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:
         return None, error.message, error.line
@@ -377,7 +378,7 @@ def _validate_selection(
     select: tuple[str, ...], ignore: tuple[str, ...], options: CheckOptions, config: config_file.Config
 ) -> None:
     """Unknown codes and a selection that leaves no rule are bad options (exit 2), as in ruff."""
-    from stream_doctor.selection import check_selection, check_selectors
+    from stream_doctor.config.selection import check_selection, check_selectors
 
     try:
         check_selectors(options.select or (), "select")
@@ -394,7 +395,7 @@ def _validate_selection(
 def _command_line_ignores(path: str, options: CheckOptions) -> tuple[str, ...]:
     if not options.per_file_ignores:
         return ()
-    from stream_doctor.selection import per_file_codes
+    from stream_doctor.config.selection import per_file_codes
 
     return per_file_codes(path, dict(options.per_file_ignores))
 
@@ -408,7 +409,7 @@ def _validate(provider: str | None, container: str | None, config: config_file.C
         (name, f"{config.path}: per-path-provider") for _, name in config.per_path_provider
     ]
     named.append((config.provider, f"{config.path}: provider"))
-    from stream_doctor.selection import check_container, check_provider
+    from stream_doctor.config.selection import check_container, check_provider
 
     for name, where in named:
         if name is not None and name not in ADAPTERS:

@@ -22,7 +22,7 @@ from stream_doctor.cli.output import (
 from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:
-    from stream_doctor.report import CheckResult
+    from stream_doctor.check.result import CheckResult
 
 
 def run(
@@ -149,7 +149,7 @@ def _write_reports(
 
 def _inputs(plan: Any) -> list[str]:
     """Every file a check run reads: captures, their sidecars, the configuration."""
-    from stream_doctor.check.expectations import sidecar_path
+    from stream_doctor.config.expectations import sidecar_path
 
     paths = [task.path for task in plan.tasks] + [sidecar_path(task.path) for task in plan.tasks]
     return paths + ([plan.config.path] if plan.config.path else [])

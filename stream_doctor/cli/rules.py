@@ -16,11 +16,10 @@ def rules(
     width: Optional[int] = typer.Option(None, "--width", min=1, metavar="COLUMNS", help=LISTING_WIDTH_HELP),
 ) -> None:
     """List every rule: code, name, severity, summary."""
-    from stream_doctor.check.rules import CHECK_RULES
     from stream_doctor.reporters import rules_doc
     from stream_doctor.rules import RULES
 
-    every = sorted((*RULES, *CHECK_RULES), key=lambda r: r.code)  # SD000 and SD900 come from `check`
+    every = list(RULES)
     if output is OutputFormat.json:
         sys.stdout.write(rules_doc.render_json(every, render_options(None, None)))
     else:
@@ -36,10 +35,6 @@ def explain(
     from stream_doctor.rules import RULES, lookup
 
     found = lookup(code)
-    if found is None:  # check's own rules (SD000, SD900) are documented too
-        from stream_doctor.check.rules import lookup as lookup_check_rule
-
-        found = lookup_check_rule(code)
     if found is None:
         fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
     sys.stdout.write(rules_doc.render_rule(found, render_options(width, None)))

@@ -26,7 +26,7 @@ def size_limits(max_bytes: str | None, max_frames: int | None) -> dict[str, Any]
 
 def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
     """A closed set of names, refused with "did you mean" (exit 2) like every other option."""
-    from stream_doctor.selection import check_choice
+    from stream_doctor.config.selection import check_choice
 
     try:
         return check_choice(value.lower(), choices, what)
@@ -35,7 +35,7 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
 
 
 def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    from stream_doctor.selection import parse_per_file_ignores
+    from stream_doctor.config.selection import parse_per_file_ignores
 
     try:
         return parse_per_file_ignores(values)

@@ -12,6 +12,7 @@ allows raw but terminals act on, so ``cat report.json`` is safe and the parsed d
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 from stream_doctor.jsontext import escaped
 
@@ -52,3 +53,14 @@ def defuse_commands(rendered: str) -> str:
     if "::" not in rendered and "##[" not in rendered:
         return rendered
     return _COMMAND_LINE.sub(lambda m: m.group(1) + ("\\x3a:" if m.group(2) == "::" else "\\x23#["), rendered)
+
+
+# What ``json`` escapes, as UTF-8: DEL, C1 (U+0080-U+009F), U+2028-U+202E, U+2066-U+2069.
+_ESCAPED = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def json_pieces(serialised: Iterable[bytes]) -> Iterator[bytes]:
+    """Each piece safe to print (``_neutral.json``): DEL, C1 and the line separators escaped. A
+    piece with none of them (nearly all, also with other non-ASCII text) is passed on undecoded."""
+    for piece in serialised:
+        yield piece if piece.isascii() or _ESCAPED.search(piece) is None else json(piece.decode()).encode()

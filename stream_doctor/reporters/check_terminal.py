@@ -5,11 +5,15 @@ Returns text; the options pick the width and whether to colour it (``color_syste
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._neutral import text as N  # capture paths and finding texts go through N
 from stream_doctor.reporters._page import Page, Span
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CaptureResult, CheckResult
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:

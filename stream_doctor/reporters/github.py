@@ -10,10 +10,14 @@ the runner expects; every line of this output is one of our annotations.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.report import CheckResult
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.reporters._neutral import text as N
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CheckResult
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -10,14 +10,18 @@ escaped as in the JSON reports.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.report import CheckResult, Report, finding_dict
+from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions
-from stream_doctor.reporters._pieces import neutral
+from stream_doctor.reporters._neutral import json_pieces
+from stream_doctor.reporters.json_report import call_dicts, finding_dict, summary
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CheckResult
 
 
 def render(report: Report | CheckResult, options: RenderOptions) -> str:
@@ -26,12 +30,12 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
 
 def pieces(report: Report | CheckResult, options: RenderOptions) -> Iterator[bytes]:
     """The lines, each serialised when its turn comes."""
-    return neutral(jsontext.shown(line, orjson.OPT_APPEND_NEWLINE) for line in lines(report))
+    return json_pieces(jsontext.shown(line, orjson.OPT_APPEND_NEWLINE) for line in lines(report))
 
 
 def lines(report: Report | CheckResult) -> Iterator[dict[str, Any]]:
     """The objects, one per line, in order."""
-    if isinstance(report, CheckResult):
+    if not isinstance(report, Report):
         for capture in report.captures:
             for finding in capture.reported:
                 yield {
@@ -42,8 +46,8 @@ def lines(report: Report | CheckResult) -> Iterator[dict[str, Any]]:
                 }
         yield {"type": "summary", "fail_on": report.fail_on.label, "failed": report.failed, "summary": report.summary()}
         return
-    for call in report.call_dicts():
+    for call in call_dicts(report):
         yield {"type": "call", **call}
     for finding in report.findings:
         yield {"type": "finding", **finding_dict(finding)}
-    yield {"type": "summary", "capture": report.path, **report.summary()}
+    yield {"type": "summary", "capture": report.path, **summary(report)}

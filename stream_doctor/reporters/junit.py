@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from itertools import chain
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.findings import Finding
-from stream_doctor.report import CaptureResult, CheckResult, SpecialFile
 from stream_doctor.reporters import RenderOptions, _neutral
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CaptureResult, CheckResult, SpecialFile
 
 SUITE = "stream-doctor check"
 # Characters XML 1.0 cannot carry at all, even escaped, that neutralising leaves: non-characters, surrogates.

@@ -10,10 +10,13 @@ GitHub keeps 1 MiB of it); the JSON report keeps every value whole.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.report import CaptureResult, CheckResult
 from stream_doctor.reporters import RenderOptions, _neutral
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CaptureResult, CheckResult
 
 
 def render(result: CheckResult, options: RenderOptions) -> str:

@@ -1,6 +1,6 @@
 """SARIF 2.1.0 for ``check``: what code scanning (``github/codeql-action/upload-sarif``) reads.
 
-The rules table is the rule registry (and check's own SD000/SD900), each with its documentation;
+The rules table is the rule registry (check's own SD000 and SD900 among them), each with its documentation;
 there is one result per finding that fails ``check``, placed at its line (SARIF regions need one,
 so a finding without a line points at line 1) with its byte offset, and its related places.
 Paths are URIs relative to ``%SRCROOT%``, the repository root (``originalUriBaseIds`` gives it as a
@@ -14,16 +14,17 @@ import os
 import posixpath
 import textwrap
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import quote
 
-from stream_doctor import __version__
-from stream_doctor.check.rules import CHECK_RULES
+from stream_doctor import __version__, jsonpieces
 from stream_doctor.findings import Finding, Location, Severity
-from stream_doctor.report import CaptureResult, CheckResult
-from stream_doctor.reporters import RenderOptions, _pieces
+from stream_doctor.reporters import RenderOptions, _neutral
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CaptureResult, CheckResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -36,13 +37,13 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
     """``render``'s text as it is made: a result at a time."""
-    yield from _pieces.neutral(_pieces.pieces(document(result)))
+    yield from _neutral.json_pieces(jsonpieces.pieces(document(result)))
     yield b"\n"
 
 
 def document(result: CheckResult) -> dict[str, Any]:
-    """The SARIF log with its one run, and the run's results, as iterators (see ``reporters/_pieces.py``)."""
-    rules = sorted((*CHECK_RULES, *RULES), key=lambda r: r.code)
+    """The SARIF log with its one run, and the run's results, as iterators (see ``jsonpieces.py``)."""
+    rules = RULES
     index = {rule.code: number for number, rule in enumerate(rules)}
     where = _Artifacts(result)
     return {

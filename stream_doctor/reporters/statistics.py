@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 
-from stream_doctor.report import CheckResult, Report
+from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _text
+
+if TYPE_CHECKING:
+    from stream_doctor.check.result import CheckResult
 
 
 def render(report: Report | CheckResult, options: RenderOptions) -> str:
@@ -27,7 +32,7 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
         )
     total = sum(row.count for row in rows)
     page.print(f"{total:,} finding{'s' if total != 1 else ''} of {len(rows)} code{'s' if len(rows) != 1 else ''}")
-    accepted = report.unreadable_accepted_words if isinstance(report, CheckResult) else None
+    accepted = report.unreadable_accepted_words if not isinstance(report, Report) else None
     if accepted:
         page.print((accepted, "bold yellow"))
     return _text.finish(page.text(), options)

@@ -1,6 +1,8 @@
 """Rules stage: pure checks over the accumulated stream, one module per rule, codes stable forever.
 
 Codes are grouped by hundreds (see ``base.FAMILIES``). A retired code stays reserved: never reuse one.
+This is the one rule catalog: the ``rules`` listing, ``explain``, SARIF's rules table and rule
+selection read it, also for the rules ``check`` raises itself (scope ``"check"``: SD000, SD900).
 
 The registry names each rule's module, by scope, in code order; a scope's modules are imported the
 first time its rules are asked for (``rules_of``), so a replay with no request history and no
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 
 #: Each scope's rule modules (below ``stream_doctor.rules``), in code order: the stream rules run
 #: over each turn's accumulated stream, the conversation rules across the turns (requests, tool
-#: results, schemas), the client rules over each ``--client`` review.
+#: results, schemas), the client rules over each ``--client`` review; the check rules are raised by
+#: ``stream-doctor check`` (and ``scan``) about a capture as a file, never by the replay engine.
 STREAM_MODULES: tuple[str, ...] = (
     "capture.sd001_malformed_frame",
     "capture.sd002_unknown_event",
@@ -122,10 +125,16 @@ CLIENT_MODULES: tuple[str, ...] = (
     "clients.sd808_client_runs_call_twice",
 )
 
+CHECK_MODULES: tuple[str, ...] = (
+    "capture.sd000_capture_unreadable",
+    "check.sd900_stale_expectation",
+)
+
 MODULES: dict[Scope, tuple[str, ...]] = {
     "stream": STREAM_MODULES,
     "conversation": CONVERSATION_MODULES,
     "client": CLIENT_MODULES,
+    "check": CHECK_MODULES,
 }
 
 

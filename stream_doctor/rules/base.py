@@ -13,9 +13,21 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
 
 Family = Literal[
-    "capture", "execution", "arguments", "termination", "structure", "correlation", "pairing", "schema", "clients"
+    "capture",
+    "execution",
+    "arguments",
+    "termination",
+    "structure",
+    "correlation",
+    "pairing",
+    "schema",
+    "clients",
+    "check",
 ]
-Scope = Literal["stream", "conversation", "client"]
+#: What a rule's check reads: each turn's accumulated stream, the whole conversation, a ``--client``
+#: review, or (``"check"``) what ``stream-doctor check`` saw of a capture as a file (the replay engine
+#: never runs these: a capture it cannot read, an expectation it no longer shows).
+Scope = Literal["stream", "conversation", "client", "check"]
 
 FAMILIES: dict[str, str] = {
     "SD0": "capture: problems with the capture file itself",
@@ -39,7 +51,7 @@ class Rule:
     name: str  # kebab-case slug
     summary: str
     severity: Severity
-    check: Callable[[Any, Rule], Iterable[Finding]]  # (AccumulatedStream | Conversation, rule) per ``scope``
+    check: Callable[[Any, Rule], Iterable[Finding]]  # (AccumulatedStream | Conversation | …, rule) per ``scope``
     doc: str
     scope: Scope = "stream"  # "conversation": checked once over every turn (conversation.model.Conversation)
 

@@ -17,9 +17,9 @@ from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Literal
 
-from stream_doctor.check.config import FILE_NAMES
 from stream_doctor.check.discover import SKIPPED_FOLDERS
-from stream_doctor.check.expectations import is_sidecar
+from stream_doctor.config.expectations import is_sidecar
+from stream_doctor.config.file import FILE_NAMES
 from stream_doctor.scan import ScanError
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
-from stream_doctor.check import sd000_capture_unreadable as sd000
 from stream_doctor.check.discover import head_looks_like_capture
 from stream_doctor.redaction import redacted
+from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
 from stream_doctor.scan.replaying import ReplayOptions, replay_capture
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def lost(batch: Batch, reason: str, settings: Settings) -> dict[str, Columns]:
 def _scan_one(item: Item, settings: Settings, findings: Columns, status: Columns) -> None:
     if item.data is None:
         _add_finding(findings, item, sd000.finding(item.source, item.problem or "unreadable"), None, None, {})
-        _status(status, item, "unreadable", item.problem, codes=[sd000.CODE], counts=(1, 0, 0))
+        _status(status, item, "unreadable", item.problem, codes=[sd000.check.code], counts=(1, 0, 0))
         return
     if not item.named and not head_looks_like_capture(item.data[:HEAD_SIZE]):
         _status(status, item, "skipped", "not a capture (its first bytes match no capture format)")
@@ -99,14 +99,14 @@ def _scan_one(item: Item, settings: Settings, findings: Columns, status: Columns
     except RunError as error:
         message = error.message if error.line is None else f"line {error.line}: {error.message}"
         _add_finding(findings, item, sd000.finding(item.source, error.message, error.line), None, None, {})
-        _status(status, item, "unreadable", message, codes=[sd000.CODE], counts=(1, 0, 0))
+        _status(status, item, "unreadable", message, codes=[sd000.check.code], counts=(1, 0, 0))
         return
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the scan
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
         message = f"internal error {type(error).__name__}: {error}"
         _add_finding(findings, item, sd000.finding(item.source, message), None, None, {})
-        _status(status, item, "unreadable", message, codes=[sd000.CODE], counts=(1, 0, 0))
+        _status(status, item, "unreadable", message, codes=[sd000.check.code], counts=(1, 0, 0))
         return
     provider, model = report.stream.capture.provider, _model(report) or item.model
     tools = {call.call_id: call.name for call in report.calls if call.call_id is not None}

@@ -1,17 +1,19 @@
-"""check's own rules: documented like the stream rules, shown failing by the fixture tree, never in RULES."""
+"""check's own rules: in the one rule catalog with scope "check", shown failing by the fixture tree, never run by replay."""
 
 from __future__ import annotations
 
-from stream_doctor.check.rules import CHECK_RULES, lookup
-from stream_doctor.rules import RULES
+from stream_doctor.engine import replay
+from stream_doctor.options import Options
+from stream_doctor.rules import RULES, lookup, rules_of
 from stream_doctor.rules.base import DOC_SECTIONS
 from tests.check.conftest import clean_result, tree_result
 
+CHECK_RULES = rules_of("check")
 
-def test_documented_in_fixed_sections_with_unique_codes() -> None:
+
+def test_in_the_catalog_documented_in_fixed_sections() -> None:
     assert [r.code for r in CHECK_RULES] == ["SD000", "SD900"]
-    assert not {r.code for r in CHECK_RULES} & {r.code for r in RULES}
-    assert not {r.name for r in CHECK_RULES} & {r.name for r in RULES}
+    assert [r for r in RULES if r.scope == "check"] == list(CHECK_RULES)
     for rule in CHECK_RULES:
         assert list(rule.sections()) == list(DOC_SECTIONS), rule.code
         assert rule.summary and not rule.summary.endswith(".")
@@ -25,6 +27,12 @@ def test_each_has_a_failing_and_a_passing_fixture() -> None:
         assert rule.code in failing and rule.code not in passing
 
 
+def test_replay_never_runs_them() -> None:
+    report = replay("fixtures/anthropic/one_call.sse", Options(select=("SD000", "SD900")))
+    assert report.findings == ()
+
+
 def test_lookup() -> None:
     assert lookup("sd900") is lookup("stale-expectation") is CHECK_RULES[1]
-    assert lookup("SD102") is None
+    assert lookup("SD000") is CHECK_RULES[0]
+    assert lookup("SD102") is not None and lookup("SD102").scope == "stream"  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.report import CheckResult
+from stream_doctor.check.result import CheckResult
 from stream_doctor.reporters import CHECK_FORMATS, RenderOptions
 from tests.check.conftest import TREE, tree_result
 from tests.check.test_cli_check import run

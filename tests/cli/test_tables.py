@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from stream_doctor.check.rules import CHECK_RULES
 from stream_doctor.cli import app
 from stream_doctor.clients import PROFILES
 from stream_doctor.reporters import RenderOptions, _text, clients_doc, rules_doc
@@ -23,7 +22,7 @@ from stream_doctor.reporters._page import abbreviate, cells
 from stream_doctor.rules import RULES
 from tests.conftest import ROOT
 
-EVERY_RULE = sorted((*RULES, *CHECK_RULES), key=lambda r: r.code)
+EVERY_RULE = list(RULES)
 MCP_TOOL = "mcp__github_enterprise__create_pull_request_review_comment"  # 58 characters, as MCP clients name tools
 LONG_ID = "toolu_01f3H9Mn3GSMpLjVNa749dnKxQ7rPzW2bYc8LmT5vNe"
 

@@ -7,6 +7,10 @@ the fixture up to that text; ``append``: text added at the end; ``clients``: the
 the SD8xx rules judge, as ``--client``), or a
 capture written in the table (``capture`` with a ``file`` name). Only the rule itself runs
 (``--select CODE``), so a case shows that rule's verdict and nothing else's.
+
+The rules ``check`` raises itself (scope ``"check"``: SD000, SD900) are not run by replay: their
+cases run ``check`` on the capture, with its expectation sidecar when the case gives one
+(``expect``: the ``.expect.toml`` text), and count that rule's findings.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import pytest
 import yaml
 
 from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.options import CheckOptions, Options
+from stream_doctor.rules import lookup
 
 CASES = Path(__file__).parent / "cases"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -66,6 +71,9 @@ def capture(case: dict[str, Any], tmp_path: Path) -> Path:
     ids=[f"{code}-{case['name']}" for code, cases in TABLES.items() for case in cases],
 )
 def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    if lookup(code).scope == "check":  # type: ignore[union-attr]
+        _check_case(code, case, tmp_path)
+        return
     options = Options(
         select=(code,),
         provider=case.get("provider"),
@@ -89,3 +97,16 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
         assert {f.code for f in edited.findings if f.code.startswith("SD0")} <= {
             f.code for f in original.findings if f.code.startswith("SD0")
         }
+
+
+def _check_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    from stream_doctor.check.run import execute, prepare
+
+    path = capture(case, tmp_path)
+    if "expect" in case:
+        path.with_name(path.name + ".expect.toml").write_text(case["expect"], encoding="utf-8")
+    result = execute(prepare(CheckOptions(paths=(str(path),), isolated=True, provider=case.get("provider"))))
+    found = [f for c in result.captures for f in c.reported if f.code == code]
+    assert len(found) == case["fires"], [f.message for f in found]
+    for words in case.get("says", []):
+        assert any(words in f.message for f in found), (words, [f.message for f in found])

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from stream_doctor.check.globs import Glob
+    from stream_doctor.config.globs import Glob
 
 
 def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -45,11 +45,10 @@ def enabled(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
 
 
 def known_codes() -> tuple[str, ...]:
-    """Every rule code, the stream rules' and ``check``'s own (SD000, SD900)."""
-    from stream_doctor.check.rules import CHECK_RULES
+    """Every rule code, ``check``'s own (SD000, SD900) too, read from the catalog without importing a rule."""
     from stream_doctor.rules import codes
 
-    return tuple(sorted({*codes(), *(rule.code for rule in CHECK_RULES)}))
+    return codes()
 
 
 def check_selectors(selectors: Iterable[str], option: str) -> None:
@@ -111,7 +110,7 @@ def _glob_match(path: str, pattern: str) -> bool:
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> Glob:
     """The compiled pattern (once per pattern, not per path); ValueError naming it when it is not a glob."""
-    from stream_doctor.check.globs import Glob, GlobError
+    from stream_doctor.config.globs import Glob, GlobError
 
     try:
         return Glob(pattern).check()

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES
-from stream_doctor.check import CheckError, parse_toml
-from stream_doctor.check.expectations import Expectation, parse_entry
-from stream_doctor.check.globs import Glob, GlobError
-from stream_doctor.check.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
-from stream_doctor.check.locate import find as find
-from stream_doctor.check.locate import nearest as nearest
+from stream_doctor.config import CheckError, parse_toml
+from stream_doctor.config.expectations import Expectation, parse_entry
+from stream_doctor.config.globs import Glob, GlobError
+from stream_doctor.config.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
+from stream_doctor.config.locate import find as find
+from stream_doctor.config.locate import nearest as nearest
 from stream_doctor.findings import Location, Severity
 
 KEYS = (
@@ -125,7 +125,7 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
     read = _Reader(path, text)
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        from stream_doctor.selection import _suggest
+        from stream_doctor.config.selection import _suggest
 
         line = read.line_of(unknown[0])
         raise CheckError(
@@ -191,7 +191,7 @@ class _Reader:
         return None
 
     def provider(self, value: Any, key: str) -> str | None:
-        from stream_doctor.selection import check_provider
+        from stream_doctor.config.selection import check_provider
 
         try:
             return check_provider(self.string(value, key))
@@ -199,7 +199,7 @@ class _Reader:
             raise self.fail(key, str(error)) from None
 
     def container(self, value: Any, key: str) -> str | None:
-        from stream_doctor.selection import check_container
+        from stream_doctor.config.selection import check_container
 
         try:
             return check_container(self.string(value, key))
@@ -231,7 +231,7 @@ class _Reader:
         bad = [c for c in codes if not CODE_PREFIX.fullmatch(c) and c != "ALL"]
         if bad:
             raise self.fail(key, f"holds {bad[0]!r}, which is not a rule code or prefix (SD, SD1, SD102)")
-        from stream_doctor.selection import check_selectors
+        from stream_doctor.config.selection import check_selectors
 
         try:
             check_selectors(codes, key)

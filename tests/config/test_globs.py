@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from stream_doctor.check.globs import CONFIG, GITIGNORE, Dialect, Glob, GlobError
+from stream_doctor.config.globs import CONFIG, GITIGNORE, Dialect, Glob, GlobError
 
 # -- the differential test against pathspec ---------------------------------------------------------
 #
@@ -123,7 +123,7 @@ def test_patterns_that_make_a_regex_backtrack_are_answered(pattern: str, miss: s
 
 
 def test_the_cache_of_states_is_bounded() -> None:
-    from stream_doctor.check import globs
+    from stream_doctor.config import globs
 
     glob = Glob("*a?a?a?a?a?a?a?a?a?a?a?b")  # each a "a" may or may not have started a match
     for number in range(2000):
@@ -160,7 +160,7 @@ def test_gitignore_lines_agree_with_pathspec(written: list[str], path: str) -> N
     """
     import pathspec
 
-    from stream_doctor.check.gitignore import decide, parse
+    from stream_doctor.config.gitignore import decide, parse
 
     parts = path.split("/")
     folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
@@ -185,6 +185,6 @@ def test_gitignore_lines_agree_with_pathspec(written: list[str], path: str) -> N
     ],
 )
 def test_gitignore_lines(written: list[str], path: str, ignored: bool | None) -> None:
-    from stream_doctor.check.gitignore import decide, parse
+    from stream_doctor.config.gitignore import decide, parse
 
     assert decide(parse(written), path, is_dir=False) is ignored

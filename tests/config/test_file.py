@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.check import CheckError
-from stream_doctor.check import config as config_file
-from stream_doctor.check.globs import Glob
+from stream_doctor.config import file as config_file
+from stream_doctor.config.globs import Glob
 from stream_doctor.findings import Severity
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.check import locate
+from stream_doctor.config import locate
 from tests.conftest import ROOT
 
 # every way TOML can write the table (or a key in it), and near misses that only name the project

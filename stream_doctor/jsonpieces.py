@@ -8,34 +8,24 @@ only then. A ``bytes`` value is JSON serialised already (a replay's report insid
 passed on as it is, as ``orjson.Fragment`` would be. The bytes are exactly ``orjson.dumps`` of the
 same document with its iterators as lists, indented (``OPT_INDENT_2``) or compact
 (``tests/test_pieces.py``).
+
+Neutral ground: the reporters write their machine formats with it, and ``check`` serialises each
+replay's report with it; reporters make the pieces safe to print with ``_neutral.json_pieces``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.reporters import _neutral
 
 
 def pieces(document: Mapping[str, Any], indent: bool = True) -> Iterator[bytes]:
     """``orjson.dumps(document)`` (its iterators as lists) in pieces, with no line end after it."""
     return _object(document, indent, 0)
-
-
-# What ``_neutral.json`` escapes, as UTF-8: DEL, C1 (U+0080-U+009F), U+2028-U+202E, U+2066-U+2069.
-_ESCAPED = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def neutral(serialised: Iterable[bytes]) -> Iterator[bytes]:
-    """Each piece safe to print (``_neutral.json``): DEL, C1 and the line separators escaped. A
-    piece with none of them (nearly all, also with other non-ASCII text) is passed on undecoded."""
-    for piece in serialised:
-        yield piece if piece.isascii() or _ESCAPED.search(piece) is None else _neutral.json(piece.decode()).encode()
 
 
 def materialised(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,21 +29,38 @@ How to fix:
 
 from __future__ import annotations
 
-from stream_doctor.findings import Finding, Location, Related, Severity
+from dataclasses import dataclass
+from typing import Iterable
 
-CODE = "SD900"
-NAME = "stale-expectation"
-SUMMARY = "A finding the capture's expectations declare no longer appears"
-SEVERITY = Severity.ERROR
+from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor.rules.base import Rule, rule
+
+
+@dataclass(frozen=True)
+class Stale:
+    """An expected finding (``expected``: its code, name and call) that ``capture`` no longer shows."""
+
+    capture: str
+    declared_at: Location
+    expected: str
+
+
+@rule(
+    "SD900",
+    "stale-expectation",
+    "A finding the capture's expectations declare no longer appears",
+    Severity.ERROR,
+    scope="check",
+)
+def check(stale: Stale, self: Rule) -> Iterable[Finding]:
+    yield self.finding_at(
+        stale.declared_at,
+        f"expected {stale.expected}, which {stale.capture} no longer shows",
+        "remove the entry if the finding went away on purpose (or run `check --update-expectations`)",
+        related=(("capture", Location(stale.capture)),),
+    )
 
 
 def finding(capture: str, declared_at: Location, expected: str) -> Finding:
-    return Finding(
-        code=CODE,
-        name=NAME,
-        severity=SEVERITY,
-        message=f"expected {expected}, which {capture} no longer shows",
-        hint="remove the entry if the finding went away on purpose (or run `check --update-expectations`)",
-        location=declared_at,
-        related=(Related("capture", Location(capture)),),
-    )
+    (found,) = check.check(Stale(capture, declared_at, expected), check)
+    return found

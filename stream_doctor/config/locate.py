@@ -1,7 +1,7 @@
 """Where the configuration governing a path is, found without reading the configuration module.
 
 A replay with no configuration file above it (the usual case) should not pay for importing the
-configuration's parser and validators; ``check.config`` reads and validates what this finds.
+configuration's parser and validators; ``config.file`` reads and validates what this finds.
 """
 
 from __future__ import annotations

@@ -37,32 +37,48 @@ How to fix:
 
 from __future__ import annotations
 
-from stream_doctor.findings import Finding, Location, Severity
+from dataclasses import dataclass
+from typing import Iterable
 
-CODE = "SD000"
-NAME = "capture-unreadable"
-SUMMARY = "The capture cannot be replayed at all (check fails it and goes on)"
-SEVERITY = Severity.ERROR
+from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor.rules.base import Rule, rule
+
+_HINT = "`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format"
+_SIDECAR_HINT = "repair the sidecar (or remove it and run `check --update-expectations`)"
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """What ``check`` (or ``scan``) could not read: a capture, or (``sidecar``) its expectations file."""
+
+    path: str
+    message: str
+    line: int | None = None
+    sidecar: bool = False
+
+
+@rule(
+    "SD000",
+    "capture-unreadable",
+    "The capture cannot be replayed at all (check fails it and goes on)",
+    Severity.ERROR,
+    scope="check",
+)
+def check(unreadable: Unreadable, self: Rule) -> Iterable[Finding]:
+    if unreadable.sidecar:
+        message = f"the expectations cannot be read: {unreadable.message}"
+        yield self.finding_at(Location(unreadable.path), message, _SIDECAR_HINT)
+    else:
+        yield self.finding_at(Location(unreadable.path, unreadable.line), unreadable.message, _HINT)
 
 
 def finding(path: str, message: str, line: int | None = None) -> Finding:
-    return Finding(
-        code=CODE,
-        name=NAME,
-        severity=SEVERITY,
-        message=message,
-        hint="`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format",
-        location=Location(path, line),
-    )
+    """The capture at ``path`` cannot be replayed: why, and where in it when a line is known."""
+    (found,) = check.check(Unreadable(path, message, line), check)
+    return found
 
 
 def unreadable_sidecar(sidecar: str, message: str) -> Finding:
     """The capture's sidecar cannot be read: the capture fails, the other captures are still checked."""
-    return Finding(
-        code=CODE,
-        name=NAME,
-        severity=SEVERITY,
-        message=f"the expectations cannot be read: {message}",
-        hint="repair the sidecar (or remove it and run `check --update-expectations`)",
-        location=Location(sidecar),
-    )
+    (found,) = check.check(Unreadable(sidecar, message, sidecar=True), check)
+    return found

@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from stream_doctor.check import CheckError, parse_toml
-from stream_doctor.check import sd900_stale_expectation as sd900
+from stream_doctor.config import CheckError, parse_toml
 from stream_doctor.findings import Finding, Location
 from stream_doctor.options import Options
+from stream_doctor.rules.check import sd900_stale_expectation as sd900
 
 SIDECAR_SUFFIX = ".expect.toml"
 ENTRY_KEYS = ("code", "name", "call-id", "line")
@@ -146,7 +146,7 @@ def compare(
 
 def selector(options: Options) -> Callable[[str], bool]:
     """Is a rule selected for this capture? SD000 always is: an unreadable capture cannot be ignored away."""
-    from stream_doctor.selection import enabled
+    from stream_doctor.config.selection import enabled
 
     def selected(code: str) -> bool:
         if code == "SD000":
@@ -164,7 +164,7 @@ def updated_entries(
         _entry(e.code, e.name, e.call_id, e.line) for e in current if e not in verdict.stale
     ]
     for finding in findings:
-        if finding in verdict.expected or finding.code == sd900.CODE or not wanted(finding):
+        if finding in verdict.expected or finding.code == sd900.check.code or not wanted(finding):
             continue
         entry = _entry(finding.code, finding.name, finding.call_id, None)
         if entry not in entries:

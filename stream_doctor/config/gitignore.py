@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from stream_doctor.check.globs import GITIGNORE, Glob
+from stream_doctor.config.globs import GITIGNORE, Glob
 
 
 class GitIgnored:

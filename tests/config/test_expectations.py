@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.check import CheckError
-from stream_doctor.check import expectations as expect
+from stream_doctor.config import expectations as expect
 from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.options import Options
 
