@@ -1,10 +1,10 @@
 """``stream-doctor check``: its options, declared once as the fields of ``Check`` (typer reads each
-field's ``Annotated`` declaration, ``typer_app.command``); the work is ``check_run.run``."""
+field's ``Annotated`` declaration, ``typer_app.command``); the work is ``check_run.run``.
 
-from __future__ import annotations
+No ``from __future__ import annotations``, as in ``cli/replay.py``: typer reads the annotations.
+"""
 
-from dataclasses import dataclass, field
-from typing import Annotated, List, Optional
+from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
@@ -20,8 +20,7 @@ from stream_doctor.cli.options import (
 )
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """Check many captures against their expected findings; write reports for CI."""
 
     paths: Annotated[
@@ -32,18 +31,12 @@ class Check:
             "- reads the paths from standard input, one a line.",
         ),
     ] = None
-    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = field(
-        default_factory=list
-    )
-    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = field(
-        default_factory=list
-    )
-    extend_select: Annotated[
-        List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)
-    ] = field(default_factory=list)
+    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
+    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
+    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
     per_file_ignores: Annotated[
         List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
-    ] = field(default_factory=list)
+    ] = []
     fail_on: Annotated[
         Optional[str],
         typer.Option(
@@ -61,7 +54,7 @@ class Check:
             help="terminal, json, jsonl, junit, sarif, github, markdown or statistics, written to PATH or standard "
             "output (repeatable).",
         ),
-    ] = field(default_factory=list)
+    ] = []
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU).")
     ] = None
@@ -71,7 +64,9 @@ class Check:
     container: Annotated[
         Optional[str], typer.Option("--container", metavar="FORMAT", help="Force the capture format for every capture.")
     ] = None
-    config: Annotated[Optional[str], typer.Option("--config", help="Use this configuration file; do not search.")] = None
+    config: Annotated[Optional[str], typer.Option("--config", help="Use this configuration file; do not search.")] = (
+        None
+    )
     isolated: Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")] = False
     respect_gitignore: Annotated[
         bool,
@@ -88,7 +83,7 @@ class Check:
             help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
             "`stream-doctor clients` lists them). Differences are findings SD801-SD808, in every report.",
         ),
-    ] = field(default_factory=list)
+    ] = []
     update_expectations: Annotated[
         bool,
         typer.Option(
@@ -118,9 +113,7 @@ class Check:
     ] = None
     statistics: Annotated[
         bool,
-        typer.Option(
-            "--statistics", help="On standard output, how many findings of each code instead of the report."
-        ),
+        typer.Option("--statistics", help="On standard output, how many findings of each code instead of the report."),
     ] = False
 
     def run(self) -> int:

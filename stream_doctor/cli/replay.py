@@ -1,10 +1,11 @@
 """``stream-doctor replay``: its options, declared once as the fields of ``Replay`` (typer reads
-each field's ``Annotated`` declaration, ``typer_app.command``); the work is ``replay_run.run``."""
+each field's ``Annotated`` declaration, ``typer_app.command``); the work is ``replay_run.run``.
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: typer reads these annotations at start-up, and as
+strings each would be compiled and evaluated again on every run (about 2 ms per command record).
+"""
 
-from dataclasses import dataclass, field
-from typing import Annotated, List, Optional
+from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
@@ -20,8 +21,7 @@ from stream_doctor.cli.options import (
 )
 
 
-@dataclass(frozen=True)
-class Replay:
+class Replay(NamedTuple):
     """Replay a capture (or one session's captures) through the reference accumulator and report every problem."""
 
     capture: Annotated[
@@ -33,7 +33,8 @@ class Replay:
         ),
     ]
     call: Annotated[
-        Optional[str], typer.Option("--call", help="Show one call (by id or number): its fragments and reassembled input.")
+        Optional[str],
+        typer.Option("--call", help="Show one call (by id or number): its fragments and reassembled input."),
     ] = None
     timeline: Annotated[
         bool, typer.Option("--timeline", help="Show every event with its position (runs of deltas folded).")
@@ -75,7 +76,7 @@ class Replay:
             help="What your application ran, told after the fact: a call (number in the table, id or tool name) "
             "and the input it ran with, e.g. --executed 1='{}' (repeatable). Runs the execution checks (SD1xx).",
         ),
-    ] = field(default_factory=list)
+    ] = []
     executions: Annotated[
         Optional[str],
         typer.Option(
@@ -92,7 +93,7 @@ class Replay:
             help="Also predict what this client would hand the tool, per call (repeatable, or all; "
             "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
         ),
-    ] = field(default_factory=list)
+    ] = []
     fail_on: Annotated[
         Optional[str],
         typer.Option(
@@ -101,18 +102,12 @@ class Replay:
             help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
         ),
     ] = None
-    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = field(
-        default_factory=list
-    )
-    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = field(
-        default_factory=list
-    )
-    extend_select: Annotated[
-        List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)
-    ] = field(default_factory=list)
+    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
+    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
+    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
     per_file_ignores: Annotated[
         List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
-    ] = field(default_factory=list)
+    ] = []
     width: Annotated[
         Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
     ] = None

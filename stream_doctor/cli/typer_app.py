@@ -2,13 +2,12 @@
 
 Importing it registers the commands (``cli/__init__.py`` does so on first use). A command is a
 function whose parameters are its options, or, where the work lives in its own module
-(``replay``, ``check``), a frozen record whose fields are: ``command`` turns the record into the
-function typer reads, so each option is declared once, and the work gets one value.
+(``replay``, ``check``), a record (a ``NamedTuple``) whose fields are: ``command`` turns the record
+into the function typer reads, so each option is declared once, and the work gets one value.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import typing
 from collections.abc import Callable
@@ -47,20 +46,19 @@ def main_options(
 
 
 def command(record: type[Any]) -> Callable[..., None]:
-    """The typer command for a frozen dataclass ``record`` with a ``run() -> int`` method: named after
+    """The typer command for a ``NamedTuple`` ``record`` with a ``run() -> int`` method: named after
     the class, its help the class's docstring, its parameters the fields (with their ``Annotated``
     typer declarations and defaults, in order); it builds the record and exits with ``run()``'s code."""
     hints = typing.get_type_hints(record, include_extras=True)
+    defaults = record._field_defaults
     parameters = [
         inspect.Parameter(
-            item.name,
+            name,
             inspect.Parameter.KEYWORD_ONLY,
-            annotation=hints[item.name],
-            default=item.default_factory()  # a list option's []
-            if item.default_factory is not dataclasses.MISSING
-            else (inspect.Parameter.empty if item.default is dataclasses.MISSING else item.default),
+            annotation=hints[name],
+            default=defaults.get(name, inspect.Parameter.empty),
         )
-        for item in dataclasses.fields(record)
+        for name in record._fields
     ]
 
     def invoke(**given: Any) -> None:
