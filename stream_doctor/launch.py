@@ -1,18 +1,13 @@
 """The ``stream-doctor`` executable's entry point: answers ``--version`` before importing the CLI.
 
 ``stream-doctor --version`` is asked by editors, pre-commit and bug reports many times a day;
-it should cost no more than starting Python. ``--help`` and the common ``replay`` and ``check`` invocations run
-through the fast path (``cli/fast.py``: no typer, from a table generated from the typer app);
-everything else, and anything the fast path does not understand completely, goes to ``cli.main``
-(typer).
+it should cost no more than starting Python. Every other command line goes to the typer
+application (``cli.main``), which imports what a command needs when it runs.
 """
 
 from __future__ import annotations
 
 import sys
-
-#: The commands ``cli/fast.py`` may run (its table, ``cli/_fast_argv.py``, says how).
-FAST = ("replay", "check")
 
 
 def main() -> None:
@@ -22,17 +17,13 @@ def main() -> None:
 
         sys.stdout.write(f"stream-doctor {__version__}\n")
         return
-    if argv in (["--help"], ["-h"]):
-        from stream_doctor.cli.fast import help_text
+    import gc
 
-        text = help_text()
-        if text is not None:
-            sys.stdout.write(text)
-            return
-    if argv and argv[0] in FAST:
-        from stream_doctor.cli.fast import run as fast
-
-        fast(argv)  # exits when it understands argv completely
+    # A command line is one short process: the collector's young-generation passes over what the
+    # imports build (typer's and our classes, functions and tables, all kept) find nothing and cost
+    # it about 4% of a small replay's start-up (benchmarks/bench_startup.py). Collecting every
+    # 100,000 allocations instead still bounds cyclic garbage; a replay's own pause (gcpause) is as it was.
+    gc.set_threshold(100_000, *gc.get_threshold()[1:])
     from stream_doctor.cli import main as run
 
     run()

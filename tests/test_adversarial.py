@@ -810,8 +810,7 @@ def test_a_streamed_argument_index_of_ten_to_the_eighth_is_not_filled_with_null(
 
 #: The CLI with a bug planted: ``argv[1]`` names a function (``module:attribute``) that raises when its
 #: arguments mention ``argv[2]`` (one capture of several) and otherwise does its work; the command
-#: line follows. Run through the executable's entry point, so the fast path runs ``replay`` and
-#: ``check`` and typer every other command.
+#: line follows. Run through the executable's entry point, as a user runs it.
 _PLANTED = """
 import importlib, sys
 module, _, name = sys.argv[1].partition(":")

@@ -1,9 +1,10 @@
 """What each command imports at start-up, so the heavy libraries cannot creep back into it.
 
 Speed itself is measured in benchmarks/bench_startup.py (never timed in a test); here the import
-list is the contract: ``--version``, ``--help`` and a plain replay import no CLI framework (the
-fast path, ``cli/fast.py``), help through typer no report machinery, and no command imports
-pydantic (typer 0.29 would) or what only another command needs.
+list is the contract: ``--version`` is answered before the CLI loads (``launch.py``), importing the
+``stream_doctor.cli`` package builds no typer application (PEP 562), ``--help`` imports no report
+machinery, and no command imports pydantic (typer 0.29 would), rich where it renders without it,
+or what only another command needs.
 """
 
 from __future__ import annotations
@@ -49,29 +50,31 @@ def test_version_imports_neither_typer_nor_the_engine() -> None:
     assert sorted(m for m in modules if m.startswith("stream_doctor")) == ["stream_doctor", "stream_doctor.launch"]
 
 
-def test_help_imports_no_cli_framework_and_no_replay_machinery() -> None:
-    modules = imported("--help")  # the text typer prints, from cli/_fast_argv.py
-    assert not tops(modules) & {"typer", "click", "rich", "orjson", *NEVER}
-    assert not {
-        m for m in modules if m.startswith(("stream_doctor.engine", "stream_doctor.rules", "stream_doctor.providers"))
-    }
+def test_importing_the_cli_package_builds_no_typer_application() -> None:
+    code = "import sys, stream_doctor.cli; print(sorted(m for m in ('typer', 'click') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("args", [("replay", "--help"), ("check", "-h"), ("--version", "--help")])
-def test_help_through_typer_imports_no_pydantic_and_no_replay_machinery(args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("args", [("--help",), ("replay", "--help"), ("check", "-h"), ("--version", "--help")])
+def test_help_imports_no_pydantic_and_no_replay_machinery(args: tuple[str, ...]) -> None:
     modules = imported(*args)
-    assert "typer" in tops(modules)  # typer's own path, which typer 0.29 would slow with pydantic
+    assert "typer" in tops(modules)  # typer prints it, which typer 0.29 would slow with pydantic
     assert not tops(modules) & {"rich", "orjson", *NEVER}
     assert not {
         m for m in modules if m.startswith(("stream_doctor.engine", "stream_doctor.rules", "stream_doctor.providers"))
     }
+    assert not {m for m in modules if m.endswith("_run")}  # no command's work is imported to describe it
 
 
 @pytest.mark.parametrize("fmt", ["terminal", "json"])
 def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     modules = imported("replay", "fixtures/anthropic/one_call.sse", "--format", fmt)
-    assert not tops(modules) & {"typer", "click", *NEVER}  # the fast path (cli/fast.py) parses it
-    assert "stream_doctor.check.run" not in modules  # `check`'s machinery
+    assert not tops(modules) & set(NEVER)
+    assert "stream_doctor.cli.replay_run" in modules  # the near miss: the replay did run
+    assert not {"stream_doctor.check.run", "stream_doctor.cli.check_run"} & modules  # `check`'s machinery
+    packages = {m.split(".")[1] for m in modules if m.startswith("stream_doctor.")}
+    assert not packages & {"scan", "record"}  # other commands' machinery
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
 
 

@@ -1,9 +1,9 @@
 """Command line: one module per command, each turning its options into an options object, running
 the engine and picking the reporters and the exit code.
 
-``app`` (the typer application, ``cli/typer_app.py``) is built on first use: the fast path for the
-common ``replay`` and ``check`` invocations (``cli/fast.py``) imports this package without typer.
-Heavy imports happen inside the commands, so ``stream-doctor --help`` stays fast.
+``app`` (the typer application, ``cli/typer_app.py``) is built on first use (PEP 562), so importing
+this package costs nothing. Heavy imports happen inside the commands, so ``stream-doctor --help``
+stays fast.
 """
 
 from __future__ import annotations

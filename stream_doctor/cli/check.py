@@ -1,9 +1,10 @@
-"""``stream-doctor check``: its options and help (typer); the work is ``check_run.run``, which the fast
-path (``cli/fast.py``) calls too."""
+"""``stream-doctor check``: its options, declared once as the fields of ``Check`` (typer reads each
+field's ``Annotated`` declaration, ``typer_app.command``); the work is ``check_run.run``.
 
-from __future__ import annotations
+No ``from __future__ import annotations``, as in ``cli/replay.py``: typer reads the annotations.
+"""
 
-from typing import List, Optional
+from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
@@ -19,107 +20,104 @@ from stream_doctor.cli.options import (
 )
 
 
-def check(
-    paths: Optional[List[str]] = typer.Argument(
-        None,
-        metavar="PATH...",
-        help="Capture files, folders (searched recursively, captures recognised by content) or globs; "
-        "- reads the paths from standard input, one a line.",
-    ),
-    select: List[str] = typer.Option([], "--select", metavar="CODES", help=SELECT_HELP),
-    ignore: List[str] = typer.Option([], "--ignore", metavar="CODES", help=IGNORE_HELP),
-    extend_select: List[str] = typer.Option([], "--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP),
-    per_file_ignores: List[str] = typer.Option(
-        [], "--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP
-    ),
-    fail_on: Optional[str] = typer.Option(
-        None,
-        "--fail-on",
-        metavar="SEVERITY",
-        help="Fail on an unexpected finding of this severity or above: info, warning, error (default: error).",
-    ),
-    report: List[str] = typer.Option(
-        [],
-        "--report",
-        "-r",
-        metavar="FORMAT[:PATH]",
-        help="terminal, json, jsonl, junit, sarif, github, markdown or statistics, written to PATH or standard output "
-        "(repeatable).",
-    ),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU)."),
-    provider: Optional[str] = typer.Option(
-        None, "--provider", metavar="NAME", help="Force the provider for every capture."
-    ),
-    container: Optional[str] = typer.Option(
-        None, "--container", metavar="FORMAT", help="Force the capture format for every capture."
-    ),
-    config: Optional[str] = typer.Option(None, "--config", help="Use this configuration file; do not search."),
-    isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
-    respect_gitignore: bool = typer.Option(
-        True,
-        "--respect-gitignore/--no-respect-gitignore",
-        help="Skip what .gitignore files list when searching folders and globs (default: on).",
-    ),
-    client: List[str] = typer.Option(
-        [],
-        "--client",
-        metavar="NAME",
-        help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
-        "`stream-doctor clients` lists them). Differences are findings SD801-SD808, in every report.",
-    ),
-    update_expectations: bool = typer.Option(
-        False, "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
-    ),
-    width: Optional[int] = typer.Option(
-        None, "--width", min=1, metavar="COLUMNS", help="Terminal width for the report."
-    ),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colour on or off."),
-    max_rows: int = typer.Option(
-        200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
-    ),
-    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help=EXIT_ZERO_HELP),
-    output_file: Optional[str] = typer.Option(
-        None,
-        "--output-file",
-        "-o",
-        metavar="PATH",
-        help="Write the report that would go to standard output to PATH instead.",
-    ),
-    statistics: bool = typer.Option(
-        False, "--statistics", help="On standard output, how many findings of each code instead of the report."
-    ),
-) -> None:
+class Check(NamedTuple):
     """Check many captures against their expected findings; write reports for CI."""
-    from stream_doctor.cli.check_run import run
 
-    raise typer.Exit(
-        run(
-            paths=paths,
-            select=select,
-            ignore=ignore,
-            extend_select=extend_select,
-            per_file_ignores=per_file_ignores,
-            fail_on=fail_on,
-            report=report,
-            jobs=jobs,
-            provider=provider,
-            container=container,
-            config=config,
-            isolated=isolated,
-            respect_gitignore=respect_gitignore,
-            client=client,
-            update_expectations=update_expectations,
-            width=width,
-            color=color,
-            max_rows=max_rows,
-            max_bytes=max_bytes,
-            max_frames=max_frames,
-            quiet=quiet,
-            exit_zero=exit_zero,
-            output_file=output_file,
-            statistics=statistics,
-        )
+    paths: Annotated[
+        Optional[List[str]],
+        typer.Argument(
+            metavar="PATH...",
+            help="Capture files, folders (searched recursively, captures recognised by content) or globs; "
+            "- reads the paths from standard input, one a line.",
+        ),
+    ] = None
+    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
+    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
+    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
+    per_file_ignores: Annotated[
+        List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
+    ] = []
+    fail_on: Annotated[
+        Optional[str],
+        typer.Option(
+            "--fail-on",
+            metavar="SEVERITY",
+            help="Fail on an unexpected finding of this severity or above: info, warning, error (default: error).",
+        ),
+    ] = None
+    report: Annotated[
+        List[str],
+        typer.Option(
+            "--report",
+            "-r",
+            metavar="FORMAT[:PATH]",
+            help="terminal, json, jsonl, junit, sarif, github, markdown or statistics, written to PATH or standard "
+            "output (repeatable).",
+        ),
+    ] = []
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU).")
+    ] = None
+    provider: Annotated[
+        Optional[str], typer.Option("--provider", metavar="NAME", help="Force the provider for every capture.")
+    ] = None
+    container: Annotated[
+        Optional[str], typer.Option("--container", metavar="FORMAT", help="Force the capture format for every capture.")
+    ] = None
+    config: Annotated[Optional[str], typer.Option("--config", help="Use this configuration file; do not search.")] = (
+        None
     )
+    isolated: Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")] = False
+    respect_gitignore: Annotated[
+        bool,
+        typer.Option(
+            "--respect-gitignore/--no-respect-gitignore",
+            help="Skip what .gitignore files list when searching folders and globs (default: on).",
+        ),
+    ] = True
+    client: Annotated[
+        List[str],
+        typer.Option(
+            "--client",
+            metavar="NAME",
+            help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
+            "`stream-doctor clients` lists them). Differences are findings SD801-SD808, in every report.",
+        ),
+    ] = []
+    update_expectations: Annotated[
+        bool,
+        typer.Option(
+            "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
+        ),
+    ] = False
+    width: Annotated[
+        Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
+    ] = None
+    color: Annotated[Optional[bool], typer.Option("--color/--no-color", help="Force colour on or off.")] = None
+    max_rows: Annotated[
+        int,
+        typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."),
+    ] = 200
+    max_bytes: Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)] = None
+    max_frames: Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)] = None
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)] = False
+    output_file: Annotated[
+        Optional[str],
+        typer.Option(
+            "--output-file",
+            "-o",
+            metavar="PATH",
+            help="Write the report that would go to standard output to PATH instead.",
+        ),
+    ] = None
+    statistics: Annotated[
+        bool,
+        typer.Option("--statistics", help="On standard output, how many findings of each code instead of the report."),
+    ] = False
+
+    def run(self) -> int:
+        """Check the captures and write the reports; the exit code."""
+        from stream_doctor.cli.check_run import run
+
+        return run(self)

@@ -1,6 +1,5 @@
-"""The work of ``stream-doctor check``, without a CLI framework: the typer command (``cli/check.py``)
-and the fast path (``cli/fast.py``) both call ``run`` with the parsed options and exit with the
-code it returns. A bad option value is one line and exit 2 (``output.fail``).
+"""The work of ``stream-doctor check``: ``run`` takes the command's options (``cli/check.py``'s
+``Check``) and returns the exit code. A bad option value is one line and exit 2 (``output.fail``).
 """
 
 from __future__ import annotations
@@ -23,35 +22,10 @@ from stream_doctor.cli.validate import choice, client_names, codes, file_ignores
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
+    from stream_doctor.cli.check import Check
 
 
-def run(
-    *,
-    paths: Sequence[str] | None = None,
-    select: Sequence[str] = (),
-    ignore: Sequence[str] = (),
-    extend_select: Sequence[str] = (),
-    per_file_ignores: Sequence[str] = (),
-    fail_on: str | None = None,
-    report: Sequence[str] = (),
-    jobs: int | None = None,
-    provider: str | None = None,
-    container: str | None = None,
-    config: str | None = None,
-    isolated: bool = False,
-    respect_gitignore: bool = True,
-    client: Sequence[str] = (),
-    update_expectations: bool = False,
-    width: int | None = None,
-    color: bool | None = None,
-    max_rows: int = 200,
-    max_bytes: str | None = None,
-    max_frames: int | None = None,
-    quiet: bool = False,
-    exit_zero: bool = False,
-    output_file: str | None = None,
-    statistics: bool = False,
-) -> int:
+def run(given: Check) -> int:
     """Check the captures ``paths`` name and write the reports; the exit code (0, or 1 when one failed)."""
     from stream_doctor.check import CheckError
     from stream_doctor.check.progress import progress
@@ -59,40 +33,40 @@ def run(
     from stream_doctor.findings import Severity
     from stream_doctor.options import CheckOptions
 
-    targets = _report_targets(report, "statistics" if statistics else "terminal")
-    severity = choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
+    targets = _report_targets(given.report, "statistics" if given.statistics else "terminal")
+    fail_on = choice(given.fail_on, ("info", "warning", "error"), "--fail-on", "severity") if given.fail_on else None
     options = CheckOptions(
-        paths=paths_given(paths or []),
-        select=codes(select) or None,
-        ignore=codes(ignore) or None,
-        extend_select=codes(extend_select),
-        per_file_ignores=tuple(file_ignores(per_file_ignores).items()),
-        fail_on=Severity.parse(severity) if severity else None,
-        provider=provider,
-        container=container,
-        jobs=jobs,
-        config=config,
-        isolated=isolated,
-        respect_gitignore=respect_gitignore,
-        update_expectations=update_expectations,
+        paths=paths_given(given.paths or []),
+        select=codes(given.select) or None,
+        ignore=codes(given.ignore) or None,
+        extend_select=codes(given.extend_select),
+        per_file_ignores=tuple(file_ignores(given.per_file_ignores).items()),
+        fail_on=Severity.parse(fail_on) if fail_on else None,
+        provider=given.provider,
+        container=given.container,
+        jobs=given.jobs,
+        config=given.config,
+        isolated=given.isolated,
+        respect_gitignore=given.respect_gitignore,
+        update_expectations=given.update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
-        clients=client_names(client),
-        **size_limits(max_bytes, max_frames),
+        clients=client_names(given.client),
+        **size_limits(given.max_bytes, given.max_frames),
     )
     try:
         plan = prepare(options)
     except CheckError as error:
         fail(str(error))
     inputs = _inputs(plan)
-    for path in [path for _, path in targets if path is not None] + ([output_file] if output_file else []):
+    for path in [path for _, path in targets if path is not None] + ([given.output_file] if given.output_file else []):
         refuse_inputs(path, inputs)  # before the replays: a report must never replace a capture
     with progress(len(plan.tasks), enabled=sys.stdout.isatty() and sys.stderr.isatty()) as advance:
         try:
             result = execute(plan, advance)
         except CheckError as error:  # a sidecar that cannot be written
             fail(str(error))
-    _write_reports(result, targets, width, color, max_rows, quiet, output_file, inputs)
-    return EXIT_FINDINGS if result.failed and not exit_zero else EXIT_OK
+    _write_reports(result, targets, given, inputs)
+    return EXIT_FINDINGS if result.failed and not given.exit_zero else EXIT_OK
 
 
 def _report_targets(values: Sequence[str], default: str = "terminal") -> list[tuple[str, str | None]]:
@@ -116,16 +90,7 @@ def _report_targets(values: Sequence[str], default: str = "terminal") -> list[tu
     return targets
 
 
-def _write_reports(
-    result: CheckResult,
-    targets: list[tuple[str, str | None]],
-    width: int | None,
-    color: bool | None,
-    max_rows: int,
-    quiet: bool = False,
-    output_file: str | None = None,
-    inputs: list[str] | None = None,
-) -> None:
+def _write_reports(result: CheckResult, targets: list[tuple[str, str | None]], given: Check, inputs: list[str]) -> None:
     import importlib
 
     from stream_doctor.reporters import CHECK_FORMATS, RenderOptions, rendered
@@ -133,18 +98,18 @@ def _write_reports(
     for name, path in targets:
         module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
         # standard output gets the terminal's width and colours; a file, plain text
-        if path is None and output_file is not None:
-            path = output_file
+        if path is None and given.output_file is not None:
+            path = given.output_file
         if path is None:
-            options = render_options(width, color, max_rows=max_rows)
+            options = render_options(given.width, given.color, max_rows=given.max_rows)
         else:
-            options = RenderOptions(width=width or 100, max_rows=max_rows)
+            options = RenderOptions(width=given.width or 100, max_rows=given.max_rows)
         written = rendered(module, result, options)  # the large machine reports, a piece at a time
         if path is None:
-            if not quiet:
+            if not given.quiet:
                 write_stdout(written)
             continue
-        write_file(path, written, f"cannot write the {name} report", inputs or ())
+        write_file(path, written, f"cannot write the {name} report", inputs)
 
 
 def _inputs(plan: Any) -> list[str]:

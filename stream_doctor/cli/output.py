@@ -1,6 +1,6 @@
 """Where output goes: standard output, a file written atomically, or one error line and exit 2.
 
-It imports no CLI framework: the typer commands and the fast path (``cli/fast.py``) both use it.
+It imports no CLI framework: the commands' work (``cli/*_run.py``) uses it as well as the typer commands.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""``stream-doctor replay``: its options and help (typer); the work is ``replay_run.run``, which the
-fast path (``cli/fast.py``) calls too."""
+"""``stream-doctor replay``: its options, declared once as the fields of ``Replay`` (typer reads
+each field's ``Annotated`` declaration, ``typer_app.command``); the work is ``replay_run.run``.
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: typer reads these annotations at start-up, and as
+strings each would be compiled and evaluated again on every run (about 2 ms per command record).
+"""
 
-from typing import List, Optional
+from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
@@ -19,131 +21,128 @@ from stream_doctor.cli.options import (
 )
 
 
-def replay(
-    capture: List[str] = typer.Argument(
-        ...,
-        help="Capture file (.sse, .jsonl, .json, .har, a VCR cassette, optionally gzip-compressed), or - for stdin. "
-        "Several files, or a folder of them (the envelopes the recording proxy writes), are replayed as one "
-        "conversation in the order they were recorded.",
-    ),
-    call: Optional[str] = typer.Option(
-        None, "--call", help="Show one call (by id or number): its fragments and reassembled input."
-    ),
-    timeline: bool = typer.Option(
-        False, "--timeline", help="Show every event with its position (runs of deltas folded)."
-    ),
-    output: str = typer.Option(
-        "terminal",
-        "--format",
-        "-f",
-        metavar="FORMAT",
-        help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html).",
-    ),
-    container: Optional[str] = typer.Option(
-        None,
-        "--container",
-        "--input-format",
-        metavar="FORMAT",
-        help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr, recording.",
-    ),
-    provider: Optional[str] = typer.Option(
-        None, "--provider", metavar="NAME", help="Force the provider (e.g. anthropic)."
-    ),
-    tools: Optional[str] = typer.Option(
-        None,
-        "--tools",
-        metavar="FILE",
-        help="Tool definitions (JSON or YAML) to validate calls against when no request declares them.",
-    ),
-    executed: List[str] = typer.Option(
-        [],
-        "--executed",
-        metavar="CALL=JSON",
-        help="What your application ran, told after the fact: a call (number in the table, id or tool name) "
-        "and the input it ran with, e.g. --executed 1='{}' (repeatable). Runs the execution checks (SD1xx).",
-    ),
-    executions: Optional[str] = typer.Option(
-        None,
-        "--executions",
-        metavar="FILE",
-        help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
-    ),
-    client: List[str] = typer.Option(
-        [],
-        "--client",
-        metavar="NAME",
-        help="Also predict what this client would hand the tool, per call (repeatable, or all; "
-        "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
-    ),
-    fail_on: Optional[str] = typer.Option(
-        None,
-        "--fail-on",
-        metavar="SEVERITY",
-        help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
-    ),
-    select: List[str] = typer.Option([], "--select", metavar="CODES", help=SELECT_HELP),
-    ignore: List[str] = typer.Option([], "--ignore", metavar="CODES", help=IGNORE_HELP),
-    extend_select: List[str] = typer.Option([], "--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP),
-    per_file_ignores: List[str] = typer.Option(
-        [], "--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP
-    ),
-    width: Optional[int] = typer.Option(
-        None, "--width", min=1, metavar="COLUMNS", help="Terminal width for the report."
-    ),
-    color: Optional[bool] = typer.Option(
-        None, "--color/--no-color", help="Force colour on or off (default: on for a terminal)."
-    ),
-    config: Optional[str] = typer.Option(
-        None,
-        "--config",
-        metavar="FILE",
-        help="Use this configuration file; by default the one nearest the capture's folder is used.",
-    ),
-    isolated: bool = typer.Option(False, "--isolated", help="Use no configuration file."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help=EXIT_ZERO_HELP),
-    output_file: Optional[str] = typer.Option(
-        None, "--output-file", "-o", metavar="PATH", help="Write the report to PATH instead of standard output."
-    ),
-    max_rows: int = typer.Option(
-        200, "--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."
-    ),
-    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
-    statistics: bool = typer.Option(
-        False, "--statistics", help="Print how many findings of each code instead of the report."
-    ),
-) -> None:
+class Replay(NamedTuple):
     """Replay a capture (or one session's captures) through the reference accumulator and report every problem."""
-    from stream_doctor.cli.replay_run import run
 
-    raise typer.Exit(
-        run(
-            capture=capture,
-            call=call,
-            timeline=timeline,
-            output=output,
-            container=container,
-            provider=provider,
-            tools=tools,
-            executed=executed,
-            executions=executions,
-            client=client,
-            fail_on=fail_on,
-            select=select,
-            ignore=ignore,
-            extend_select=extend_select,
-            per_file_ignores=per_file_ignores,
-            width=width,
-            color=color,
-            config=config,
-            isolated=isolated,
-            quiet=quiet,
-            exit_zero=exit_zero,
-            output_file=output_file,
-            max_rows=max_rows,
-            max_bytes=max_bytes,
-            max_frames=max_frames,
-            statistics=statistics,
-        )
-    )
+    capture: Annotated[
+        List[str],
+        typer.Argument(
+            help="Capture file (.sse, .jsonl, .json, .har, a VCR cassette, optionally gzip-compressed), or - for "
+            "stdin. Several files, or a folder of them (the envelopes the recording proxy writes), are replayed as "
+            "one conversation in the order they were recorded.",
+        ),
+    ]
+    call: Annotated[
+        Optional[str],
+        typer.Option("--call", help="Show one call (by id or number): its fragments and reassembled input."),
+    ] = None
+    timeline: Annotated[
+        bool, typer.Option("--timeline", help="Show every event with its position (runs of deltas folded).")
+    ] = False
+    output: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html).",
+        ),
+    ] = "terminal"
+    container: Annotated[
+        Optional[str],
+        typer.Option(
+            "--container",
+            "--input-format",
+            metavar="FORMAT",
+            help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr, recording.",
+        ),
+    ] = None
+    provider: Annotated[
+        Optional[str], typer.Option("--provider", metavar="NAME", help="Force the provider (e.g. anthropic).")
+    ] = None
+    tools: Annotated[
+        Optional[str],
+        typer.Option(
+            "--tools",
+            metavar="FILE",
+            help="Tool definitions (JSON or YAML) to validate calls against when no request declares them.",
+        ),
+    ] = None
+    executed: Annotated[
+        List[str],
+        typer.Option(
+            "--executed",
+            metavar="CALL=JSON",
+            help="What your application ran, told after the fact: a call (number in the table, id or tool name) "
+            "and the input it ran with, e.g. --executed 1='{}' (repeatable). Runs the execution checks (SD1xx).",
+        ),
+    ] = []
+    executions: Annotated[
+        Optional[str],
+        typer.Option(
+            "--executions",
+            metavar="FILE",
+            help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
+        ),
+    ] = None
+    client: Annotated[
+        List[str],
+        typer.Option(
+            "--client",
+            metavar="NAME",
+            help="Also predict what this client would hand the tool, per call (repeatable, or all; "
+            "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
+        ),
+    ] = []
+    fail_on: Annotated[
+        Optional[str],
+        typer.Option(
+            "--fail-on",
+            metavar="SEVERITY",
+            help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
+        ),
+    ] = None
+    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
+    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
+    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
+    per_file_ignores: Annotated[
+        List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
+    ] = []
+    width: Annotated[
+        Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
+    ] = None
+    color: Annotated[
+        Optional[bool], typer.Option("--color/--no-color", help="Force colour on or off (default: on for a terminal).")
+    ] = None
+    config: Annotated[
+        Optional[str],
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Use this configuration file; by default the one nearest the capture's folder is used.",
+        ),
+    ] = None
+    isolated: Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")] = False
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)] = False
+    output_file: Annotated[
+        Optional[str],
+        typer.Option(
+            "--output-file", "-o", metavar="PATH", help="Write the report to PATH instead of standard output."
+        ),
+    ] = None
+    max_rows: Annotated[
+        int,
+        typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."),
+    ] = 200
+    max_bytes: Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)] = None
+    max_frames: Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)] = None
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Print how many findings of each code instead of the report.")
+    ] = False
+
+    def run(self) -> int:
+        """Replay the captures and write the report; the exit code."""
+        from stream_doctor.cli.replay_run import run
+
+        return run(self)

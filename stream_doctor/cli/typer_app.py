@@ -1,11 +1,17 @@
 """The typer application: every command, option, help text, completion and error message.
 
-Importing it registers the commands (``cli/__init__.py`` does so on first use). The common
-``replay`` and ``check`` invocations can run without it (``cli/fast.py``), from a table generated
-from this application.
+Importing it registers the commands (``cli/__init__.py`` does so on first use). A command is a
+function whose parameters are its options, or, where the work lives in its own module
+(``replay``, ``check``), a record (a ``NamedTuple``) whose fields are: ``command`` turns the record
+into the function typer reads, so each option is declared once, and the work gets one value.
 """
 
 from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -39,11 +45,37 @@ def main_options(
     """Replay captured LLM streams and diagnose how their tool calls were reassembled."""
 
 
+def command(record: type[Any]) -> Callable[..., None]:
+    """The typer command for a ``NamedTuple`` ``record`` with a ``run() -> int`` method: named after
+    the class, its help the class's docstring, its parameters the fields (with their ``Annotated``
+    typer declarations and defaults, in order); it builds the record and exits with ``run()``'s code."""
+    hints = typing.get_type_hints(record, include_extras=True)
+    defaults = record._field_defaults
+    parameters = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=hints[name],
+            default=defaults.get(name, inspect.Parameter.empty),
+        )
+        for name in record._fields
+    ]
+
+    def invoke(**given: Any) -> None:
+        raise typer.Exit(record(**given).run())
+
+    invoke.__name__ = invoke.__qualname__ = record.__name__.lower()
+    invoke.__doc__ = record.__doc__
+    invoke.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    invoke.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    return invoke
+
+
 # in the order ``--help`` lists them
 for _command in (
-    replay.replay,
+    command(replay.Replay),
     convert.convert,
-    check.check,
+    command(check.Check),
     scan.scan,
     record.record,
     clients.clients,

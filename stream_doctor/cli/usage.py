@@ -4,8 +4,7 @@ argument, a value of the wrong kind) said as ``stream-doctor: error: ...`` with 
 click prints its usage block and ``Error: ...`` over three or four lines; the README promises one.
 The typer application is built from ``Group`` and ``Command`` (``cli/typer_app.py``), which turn
 every ``ClickException`` into a line written by ``output.fail``, the one place an error line is
-written (it escapes what came from the command line). The fast path (``cli/fast.py``) hands
-every command line it does not understand to typer, so both answer with these lines.
+written (it escapes what came from the command line).
 """
 
 from __future__ import annotations

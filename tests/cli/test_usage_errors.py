@@ -1,7 +1,7 @@
 """A command line stream-doctor cannot take is one line on standard error, with a suggestion, exit 2.
 
 Each case runs as a user runs it, in its own process through the executable's entry point
-(``launch.main``: the fast path, then typer), so what is asserted is everything the terminal shows:
+(``launch.main``, then typer), so what is asserted is everything the terminal shows:
 one ``stream-doctor: error: ...`` line and nothing on standard output, never click's usage block.
 """
 
