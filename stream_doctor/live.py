@@ -34,8 +34,8 @@ from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
 from stream_doctor.conversation.build import facts
-from stream_doctor.conversation.model import Conversation, RequestInfo, Turn
-from stream_doctor.conversation.pairing import Pairing, PairingIssue
+from stream_doctor.conversation.model import Conversation, PairingIssue, RequestInfo, Turn
+from stream_doctor.conversation.pairing import Pairing
 from stream_doctor.engine import (
     Kept,
     _profiles,

@@ -3,10 +3,12 @@
 Point a client's base URL at it; every request is forwarded to the upstream byte for byte (method,
 path, query, headers, body: a gzip request stays gzip), and every response streamed back chunk by
 chunk as it arrives, bytes untouched (compressed bodies stay compressed). Each chunk goes to the
-client first and is recorded after, into one envelope per exchange in the output folder, with
-credentials removed from what is written (``credentials.py``: headers whose name or value looks
-like one, credential fields of any body shape, ``?key=`` and the like, and any header named with
-``--redact``).
+client first and is recorded after, into one envelope per conversation in the output folder
+(``conversations.py``: a request that sends back the previous response's assistant turn continues
+its conversation's envelope), with credentials removed from what is written (``credentials.py``:
+headers whose name or value looks like one, credential fields of any body shape, ``?key=`` and the
+like, and any header named with ``--redact``). ``config.listen`` watches each conversation's records
+as they are written (the CLI's live findings, ``stream_doctor.live``).
 
 Nothing a client or an upstream sends can make it hold more than its limits (``ProxyConfig``, each
 a ``stream-doctor record`` option): the request body is forwarded as it arrives and only its first

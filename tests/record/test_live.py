@@ -274,3 +274,21 @@ def wait_for(condition: Any, timeout: float = 10.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+def test_a_live_line_is_one_line_with_capture_text_escaped() -> None:
+    from stream_doctor.findings import Finding, Location, Severity
+    from stream_doctor.reporters import live as lines
+
+    hostile = Finding(
+        "SD201",
+        "unparseable-arguments",
+        Severity.ERROR,
+        "::add-mask::x \x1b[31mred\x1b[0m\nsecond line\u2028third",
+        "h",
+        Location("::warning file=x::a.jsonl", 3, 2),
+    )
+    line = lines.finding(hostile)
+    assert "\n" not in line and "\x1b" not in line and "\u2028" not in line
+    assert "\\x1b[31mred" in line and "\\x0asecond line\\u2028third" in line
+    assert lines.summary("a\x1bb.jsonl", 1, [hostile]) == "a\\x1bb.jsonl: 1 exchange, 1 error, 0 warnings, 0 info"
