@@ -80,7 +80,7 @@ def record(
         help="Exit 1 on stop (Ctrl-C, SIGTERM) when a finding reached this severity: info, warning, error.",
     ),
 ) -> None:
-    """Record every conversation through a reverse proxy, one envelope each, for `stream-doctor replay`.
+    """Record every exchange through a reverse proxy, one envelope per conversation, findings live.
 
     Requests are forwarded unchanged and responses streamed back as they arrive; credentials
     (authorization, x-api-key, api-key, ?key= …) are never written. A request that sends back the
