@@ -129,9 +129,15 @@ class Conversations:
     """The proxy's conversations: which one each exchange joins, and their files."""
 
     def __init__(
-        self, out: str, source: str, listen: ListenerFactory | None = None, counter: Iterator[int] | None = None
+        self,
+        out: str,
+        source: str,
+        listen: ListenerFactory | None = None,
+        counter: Iterator[int] | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self.out = out
+        self.log = log
         self.counter = counter if counter is not None else itertools.count(1)
         self.source = source
         self.listen = listen
@@ -192,7 +198,7 @@ class Conversations:
     def _new(self, provider: str | None, path: str, start: float) -> Conversation:
         file, name = _open(self.out, path, self.counter)
         self.numbers += 1
-        listener = self.listen(name, provider) if self.listen is not None else None
+        listener = _Guarded(self.listen(name, provider), name, self.log) if self.listen is not None else None
         writer = EnvelopeWriter(file, start, listener.record if listener is not None else None)
         started = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         writer.header(provider, self.source, started=started, grouping=GROUPING, exchanges=1)
@@ -229,3 +235,50 @@ def _open(out: str, request_path: str, counter: Iterator[int]) -> tuple[IO[bytes
             return open(path, "xb"), path  # noqa: SIM115 - closed by the writer
         except FileExistsError:
             continue
+
+
+class _Guarded:
+    """A listener whose failure stops only itself: the recording goes on (a bug in the diagnosis
+    must never cost a capture), and the log says once that this conversation's findings stopped."""
+
+    def __init__(self, inner: Listener, path: str, log: Callable[[str], None] | None) -> None:
+        self.inner: Listener | None = inner
+        self.path = path
+        self.log = log
+
+    def _failed(self, error: Exception) -> None:
+        self.inner = None
+        if self.log is not None:
+            self.log(
+                f"stream-doctor record: no more live findings for {self.path} (internal error: "
+                f"{type(error).__name__}: {error}); it is still recorded, replay it afterwards"
+            )
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.record(record, line, pos)
+            except Exception as error:  # noqa: BLE001 - see the class
+                self._failed(error)
+
+    def exchange_ended(self) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.exchange_ended()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self.inner is not None:
+            try:
+                return self.inner.assistant_turn()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)
+        return frozenset(), frozenset()
+
+    def close(self) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.close()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)

@@ -108,7 +108,7 @@ def build_app(config: ProxyConfig) -> web.Application:
         return await _exchange(request, request.app[_SESSION], request.app[_CONVERSATIONS], base, config)
 
     app[_CONVERSATIONS] = Conversations(
-        config.out, f"stream-doctor record (proxy to {redact_url(base)})", config.listen, config.counter
+        config.out, f"stream-doctor record (proxy to {redact_url(base)})", config.listen, config.counter, config.log
     )
 
     app.on_startup.append(start)

@@ -292,3 +292,28 @@ def test_a_live_line_is_one_line_with_capture_text_escaped() -> None:
     assert "\n" not in line and "\x1b" not in line and "\u2028" not in line
     assert "\\x1b[31mred" in line and "\\x0asecond line\\u2028third" in line
     assert lines.summary("a\x1bb.jsonl", 1, [hostile]) == "a\\x1bb.jsonl: 1 exchange, 1 error, 0 warnings, 0 info"
+
+
+def test_a_diagnosis_that_fails_stops_only_its_live_findings_never_the_recording(tmp_path: Path) -> None:
+    class Broken:
+        def record(self, record: Any, line: bytes, pos: Any) -> None:
+            raise RuntimeError("boom")
+
+        def exchange_ended(self) -> None: ...
+
+        def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+            return frozenset(), frozenset()
+
+        def close(self) -> None: ...
+
+    out = tmp_path / "out"
+    with FakeUpstream(ONE_CALL.read_bytes()) as upstream:
+        proxy = RunningProxy(upstream.url, str(out))
+        proxy.config.listen = lambda path, provider: Broken()
+        with proxy, httpx2.Client(base_url=proxy.url, timeout=30) as client:
+            response = client.post("/v1/messages", json={"model": "m", "stream": True, "messages": []})
+            wait_for(lambda: len(proxy.lines) == 2)
+    assert response.content == ONE_CALL.read_bytes()
+    [envelope] = sorted(out.glob("*.jsonl"))
+    assert "no more live findings" in proxy.lines[0] and "RuntimeError: boom" in proxy.lines[0]
+    assert [c.call_id for c in replay(str(envelope)).calls] == [c.call_id for c in replay(str(ONE_CALL)).calls]
