@@ -139,6 +139,8 @@ def test_a_conversation_is_one_envelope_and_the_empty_input_echo_is_sd608_live_a
     report = replay(str(envelope))
     assert len(report.turns) == 2
     assert [(f.code, f.call_id) for f in report.findings] == [("SD608", call_of(ONE_CALL.read_bytes())[0])]
+    [conversation] = proxy.live.conversations
+    assert found(conversation.findings) == found(report.findings)  # the same place too
     [line] = [line for line in proxy.live_lines if " SD608 " in line]
     assert line.startswith("error   SD608 echoed-empty-input  ") and str(report.findings[0].location) in line
     assert proxy.live_lines[-1].endswith(": 2 exchanges, 1 error, 0 warnings, 0 info")
