@@ -70,7 +70,7 @@ def replay(
     positions carry for a capture that is not a file (default ``<memory>``).
 
     ``source`` may also be a folder, or a list of paths (the envelopes the recording proxy writes,
-    one per exchange): they are replayed as one conversation in the order they were recorded
+    one per conversation): they are replayed as one conversation in the order they were recorded
     (their recorded start, else their file names), positions pointing into each file (docs/api.md).
 
     ``select``, ``ignore`` and ``extend_select`` take rule codes or prefixes; the most specific

@@ -396,9 +396,14 @@ def session_adapter(
 
 def _unknown_fields_once(
     replayed: list[tuple[AccumulatedStream, Kept]],
+    seen: set[str] | None = None,
 ) -> list[tuple[AccumulatedStream, Kept]]:
-    """Each undocumented field path reported once per capture (SD006): at the first turn that has it."""
-    seen: set[str] = set()
+    """Each undocumented field path reported once per capture (SD006): at the first turn that has it.
+    ``seen``: the paths of earlier turns, for a conversation given a turn at a time (``live``)."""
+    from dataclasses import replace
+
+    if seen is None:
+        seen = set()
     out = []
     for stream, kept in replayed:
         fields = [p for p in stream.problems if p.kind == "unknown-field"]

@@ -28,7 +28,7 @@ ALLOWED = {
     ("opener.py", "os.open"),
     ("opener.py", "read_bytes"),
     # writes: they create or replace a file (atomic.write refuses to replace what is not a regular file)
-    ("record/proxy.py", "open"),
+    ("record/conversations.py", "open"),  # a conversation's envelope: created (x), or reopened to append
     ("record/recorder.py", "open"),
     # the package's own HTML template, read from the installed package
     ("reporters/html.py", "resources.files('stream_doctor.reporters').joinpath('templates/report.html.j2').read_text"),

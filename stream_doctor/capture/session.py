@@ -1,4 +1,4 @@
-"""Several captures of one session (the recording proxy writes one envelope per exchange): which
+"""Several captures of one session (the recording proxy writes one envelope per conversation): which
 files, and in what order they are replayed as one conversation.
 
 A folder stands for the regular files directly in it (names starting with "." left out). The files

@@ -1,8 +1,9 @@
-"""``stream-doctor record``: a reverse proxy that writes one envelope per exchange (the ``record`` extra)."""
+"""``stream-doctor record``: a reverse proxy that writes one envelope per conversation and prints
+findings as they happen (the ``record`` extra)."""
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -16,7 +17,7 @@ def record(
     listen: str = typer.Option(
         "127.0.0.1:8080", "--listen", metavar="HOST:PORT", help="Where to listen; point your client's base URL here."
     ),
-    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder for the envelopes, one per exchange."),
+    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder for the envelopes, one per conversation."),
     redact: List[str] = typer.Option(
         [], "--redact", metavar="HEADER", help="Also keep this header's value out of the envelopes (repeatable)."
     ),
@@ -59,11 +60,32 @@ def record(
         min=0.1,
         help="Cut an exchange when no byte moves (from the client, the upstream, or to the client) for this long.",
     ),
+    live: Optional[bool] = typer.Option(
+        None,
+        "--live/--no-live",
+        help="Print each finding on stderr as the event or request that proves it passes, and a summary per "
+        "conversation on exit (default: on when stderr is a terminal).",
+    ),
+    client: List[str] = typer.Option(
+        [],
+        "--client",
+        metavar="NAME",
+        help="Also predict what this client would hand the tool (repeatable, or all; `stream-doctor clients` "
+        "lists them): findings SD801-SD808.",
+    ),
+    fail_on: Optional[str] = typer.Option(
+        None,
+        "--fail-on",
+        metavar="SEVERITY",
+        help="Exit 1 on stop (Ctrl-C, SIGTERM) when a finding reached this severity: info, warning, error.",
+    ),
 ) -> None:
-    """Record every exchange through a reverse proxy, one envelope each, for `stream-doctor replay`.
+    """Record every exchange through a reverse proxy, one envelope per conversation, findings live.
 
     Requests are forwarded unchanged and responses streamed back as they arrive; credentials
-    (authorization, x-api-key, api-key, ?key= …) are never written. SIZE is a byte count with an
+    (authorization, x-api-key, api-key, ?key= …) are never written. A request that sends back the
+    previous response's assistant turn (its calls by id, or its text) continues that conversation's
+    envelope; any other starts a new one. The findings are replay's, printed as they are found. SIZE is a byte count with an
     optional unit: 512KiB, 64MiB, 1GiB (KB/MB/GB are powers of ten). An exchange that reaches a
     limit is recorded partial, and its log line says what was cut.
     """
@@ -75,12 +97,26 @@ def record(
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         fail(f"--upstream {upstream}: expected an http:// or https:// URL")
+    from stream_doctor.cli.validate import choice, client_names
+
+    severity = choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
+    clients = client_names(client)
     try:
         from stream_doctor.record.proxy import ProxyConfig, run
     except ImportError as error:
         from stream_doctor.install import install_extra
 
         fail(f"stream-doctor record needs the record extra ({error.name}): {install_extra('record')}")
+    import sys
+
+    from stream_doctor.findings import Severity
+    from stream_doctor.live import Live
+    from stream_doctor.options import Options
+
+    if live is None:
+        live = sys.stderr.isatty()
+    options = Options(fail_on=Severity.parse(severity) if severity else Severity.ERROR, clients=clients)
+    watching = Live(options, (lambda line: typer.echo(line, err=True)) if live else None)
     config = ProxyConfig(
         upstream,
         out,
@@ -92,11 +128,18 @@ def record(
         max_connections=max_connections,
         header_timeout=header_timeout,
         idle_timeout=idle_timeout,
+        listen=watching.listener,
     )
     try:
         run(config, host.strip("[]"), int(port_text))
     except OSError as error:
         fail(f"--listen {listen}: {error.strerror or error}")
+    if severity is not None and watching.failed:
+        assert watching.worst is not None
+        typer.echo(
+            f"stream-doctor record: a finding reached --fail-on {severity} (worst: {watching.worst.label})", err=True
+        )
+        raise typer.Exit(1)
 
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}

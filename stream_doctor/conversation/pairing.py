@@ -47,13 +47,37 @@ _NEXT_MESSAGE = ("anthropic", "bedrock", "gemini")
 
 
 def pair(turns: Sequence[Turn]) -> list[PairingProblem]:
+    pairing = Pairing()
     problems: list[PairingProblem] = []
-    streamed: dict[str, tuple[int, ToolCall]] = {}  # call id -> the first turn that streamed it, and the call
-    items: dict[str, tuple[int, ToolCall]] = {}  # Responses item id (fc_…) -> turn and call
-    previous: Turn | None = None
     for turn in turns:
-        if turn.request is not None and turn.facts.family != "unknown":
-            problems += _Request(turn, previous, streamed, items).check()
+        problems += pairing.request(turn)
+        problems += pairing.streamed(turn)
+    return problems
+
+
+class Pairing:
+    """``pair`` a turn at a time, for a conversation that is still going (the recording proxy's live
+    findings): ``request`` when a turn's request is known (its stream is not read), ``streamed`` once
+    its stream is. Each call costs what its own turn holds, never the turns before it."""
+
+    def __init__(self) -> None:
+        self.streamed_calls: dict[
+            str, tuple[int, ToolCall]
+        ] = {}  # call id -> the first turn that streamed it, and the call
+        self.items: dict[str, tuple[int, ToolCall]] = {}  # Responses item id (fc_…) -> turn and call
+        self.previous: Turn | None = None
+
+    def request(self, turn: Turn) -> list[PairingProblem]:
+        """What the turn's request gets wrong about the turns before it."""
+        if turn.request is None or turn.facts.family == "unknown":
+            return []
+        return _Request(turn, self.previous, self.streamed_calls, self.items).check()
+
+    def streamed(self, turn: Turn) -> list[PairingProblem]:
+        """What the turn's stream gets wrong about the turns before it (a reused call id); the turn
+        is then the previous one for the next request."""
+        problems: list[PairingProblem] = []
+        streamed = self.streamed_calls
         for call in turn.stream.calls:
             if call.call_id:
                 first = streamed.get(call.call_id)
@@ -70,9 +94,9 @@ def pair(turns: Sequence[Turn]) -> list[PairingProblem]:
                     )
                 streamed.setdefault(call.call_id, (turn.number, call))
             if call.item_id:
-                items.setdefault(call.item_id, (turn.number, call))
-        previous = turn
-    return problems
+                self.items.setdefault(call.item_id, (turn.number, call))
+        self.previous = turn
+        return problems
 
 
 class _Request:

@@ -3,10 +3,12 @@
 Point a client's base URL at it; every request is forwarded to the upstream byte for byte (method,
 path, query, headers, body: a gzip request stays gzip), and every response streamed back chunk by
 chunk as it arrives, bytes untouched (compressed bodies stay compressed). Each chunk goes to the
-client first and is recorded after, into one envelope per exchange in the output folder, with
-credentials removed from what is written (``credentials.py``: headers whose name or value looks
-like one, credential fields of any body shape, ``?key=`` and the like, and any header named with
-``--redact``).
+client first and is recorded after, into one envelope per conversation in the output folder
+(``conversations.py``: a request that sends back the previous response's assistant turn continues
+its conversation's envelope), with credentials removed from what is written (``credentials.py``:
+headers whose name or value looks like one, credential fields of any body shape, ``?key=`` and the
+like, and any header named with ``--redact``). ``config.listen`` watches each conversation's records
+as they are written (the CLI's live findings, ``stream_doctor.live``).
 
 Nothing a client or an upstream sends can make it hold more than its limits (``ProxyConfig``, each
 a ``stream-doctor record`` option): the request body is forwarded as it arrives and only its first
@@ -26,21 +28,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-import re
+import signal
 import sys
 import time
 import zlib
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, AsyncIterator, Callable
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from stream_doctor.capture.exchange import redact_url
+from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT
-from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
+from stream_doctor.record.writer import provider_of, redact_headers, request_record
 
 #: Hop-by-hop headers (RFC 9110 §7.6.1), and those the proxy's own HTTP stack sets for its connection.
 _HOP = frozenset(
@@ -75,9 +76,14 @@ class ProxyConfig:
     max_connections: int = 256  # open at once; the next ones are answered 503 and closed
     header_timeout: float = 10.0  # to send a request head (and idle time between keep-alive requests)
     idle_timeout: float = 600.0  # without a byte moving, either way, before an exchange is cut
+    listen: ListenerFactory | None = None  # watches each conversation as it is written (``stream_doctor.live``)
 
+
+#: Seconds the exchanges still running when the proxy is stopped get to end (then each is recorded cut).
+_SHUTDOWN = 2.0
 
 _SESSION = web.AppKey("session", ClientSession)
+_CONVERSATIONS = web.AppKey("conversations", Conversations)
 
 
 def build_app(config: ProxyConfig) -> web.Application:
@@ -96,9 +102,14 @@ def build_app(config: ProxyConfig) -> web.Application:
 
     async def stop(app: web.Application) -> None:
         await app[_SESSION].close()
+        app[_CONVERSATIONS].close()
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        return await _exchange(request, request.app[_SESSION], base, config)
+        return await _exchange(request, request.app[_SESSION], request.app[_CONVERSATIONS], base, config)
+
+    app[_CONVERSATIONS] = Conversations(
+        config.out, f"stream-doctor record (proxy to {redact_url(base)})", config.listen, config.counter, config.log
+    )
 
     app.on_startup.append(start)
     app.on_cleanup.append(stop)
@@ -163,43 +174,52 @@ async def _forward(request: web.Request, copy: BodyCopy, idle: float) -> AsyncIt
         yield chunk
 
 
-async def _exchange(request: web.Request, session: ClientSession, base: str, config: ProxyConfig) -> web.StreamResponse:
+async def _exchange(
+    request: web.Request, session: ClientSession, conversations: Conversations, base: str, config: ProxyConfig
+) -> web.StreamResponse:
     start = time.monotonic()
     target = base + request.path_qs
     sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
-    writer = EnvelopeWriter(_open(config, request), start)
     provider = provider_of(request.path)
-    writer.header(provider, f"stream-doctor record (proxy to {redact_url(base)})")
     copy = BodyCopy(config.max_request_body)
     copy.whole = not request.body_exists
     body = _forward(request, copy, config.idle_timeout) if request.body_exists else None
 
-    def request_written() -> tuple[dict[str, Any], str]:
+    async def request_written() -> tuple[dict[str, Any], str, Conversation]:
+        """The request record, not yet written, and the conversation it joins (whose envelope it goes to)."""
         data, why = copy.recorded(request.headers.get("Content-Encoding"))
         record = request_record(0.0, request.method, target, data, list(request.headers.items()), config.redact)
+        conversation = await conversations.join(provider, record["body"], request.path, start)
+        record["t"] = round(start - conversation.start, 6)  # the conversation's clock
         if why is None:
-            return record, ""
+            return record, "", conversation
         record["partial"] = {"limit": "max-request-body", "kept_bytes": len(copy.kept), "body_bytes": copy.size}
         record["problems"] = [{"kind": "malformed-frame", "message": why}]
-        return record, f"; request recorded partial: {why}"
+        return record, f"; request recorded partial: {why}", conversation
 
     try:
         upstream = await session.request(
             request.method, target, headers=sent, data=body, allow_redirects=False, compress=None
         )
     except (TimeoutError, ClientError, OSError) as error:
-        record, noted = request_written()
+        record, noted, conversation = await request_written()
+        writer = conversation.writer
         reason = copy.failure or f"the upstream could not be reached: {error}"
         record["response"] = {"status": None, "error": reason}
         writer.write(record)
-        writer.close()
+        conversations.release(conversation)
         _log(config, f"{request.method} {request.path} → {reason}{noted} → {writer.file.name}")
         if copy.failure is not None:
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=408)
         return web.Response(status=502, text=f"stream-doctor record: the upstream could not be reached: {error}\n")
-    record, noted = request_written()
+    try:
+        record, noted, conversation = await request_written()
+    except BaseException:
+        upstream.close()
+        raise
+    writer = conversation.writer
     response_headers = list(upstream.headers.items())
     record["response"] = {"status": upstream.status, "headers": redact_headers(response_headers, config.redact)}
     writer.write(record)
@@ -266,7 +286,8 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
             request.transport.abort()  # the client sees the stream cut too, as it was
     finally:
         upstream.close()
-        writer.close()
+        exchange.end("the proxy stopped")  # (nothing when it ended above)
+        conversations.release(conversation)
         if exchange.full or exchange.oversized:
             limits = []
             if exchange.oversized:
@@ -282,19 +303,6 @@ async def _exchange(request: web.Request, session: ClientSession, base: str, con
             f"{exchange.size} bytes{noted} → {writer.file.name}",
         )
     return response
-
-
-def _open(config: ProxyConfig, request: web.Request) -> Any:
-    """A new envelope file: ``0001-20261123T143000Z-v1-messages.jsonl`` (never overwrites one)."""
-    os.makedirs(config.out, exist_ok=True)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", request.path).strip("-")[:60] or "root"
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    while True:
-        path = os.path.join(config.out, f"{next(config.counter):04d}-{stamp}-{slug}.jsonl")
-        try:
-            return open(path, "xb")  # noqa: SIM115 - closed by the writer
-        except FileExistsError:
-            continue
 
 
 def _log(config: ProxyConfig, line: str) -> None:
@@ -360,6 +368,7 @@ async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int]
         handle_signals=False,
         auto_decompress=False,
         keepalive_timeout=config.header_timeout,
+        shutdown_timeout=_SHUTDOWN,
     )
     await runner.setup()
     server = runner.server
@@ -392,7 +401,8 @@ async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int]
 
 
 def run(config: ProxyConfig, host: str, port: int) -> None:
-    """The CLI's entry: serve until Ctrl-C."""
+    """The CLI's entry: serve until Ctrl-C (SIGINT) or SIGTERM; stopping closes every conversation
+    (its listener's summary)."""
 
     def ready(bound: int) -> None:
         print(
@@ -402,7 +412,21 @@ def run(config: ProxyConfig, host: str, port: int) -> None:
             flush=True,
         )
 
+    async def main() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(signum, task.cancel)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+                pass
+        try:
+            await serve(config, host, port, ready)
+        except asyncio.CancelledError:
+            pass
+
     try:
-        asyncio.run(serve(config, host, port, ready))
+        asyncio.run(main())
     except KeyboardInterrupt:
         pass

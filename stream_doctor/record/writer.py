@@ -7,48 +7,100 @@ envelope that ends at the last record received (docs/envelope.md).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 import orjson
 
+from stream_doctor.capture.base import Pos
 from stream_doctor.capture.exchange import redact_body, redact_url
 from stream_doctor.credentials import REDACTED, is_secret_header
 
 VERSION = 1
 
 
-class EnvelopeWriter:
-    """Appends envelope records to an open binary file; ``t`` counts from ``start`` (``time.monotonic``)."""
+#: Called with each record written, its line (without the line end) and its position as the
+#: envelope reader gives it (frame number, line, byte offset); the header has frame number 0.
+Observer = Callable[[dict[str, Any], bytes, Pos], None]
 
-    def __init__(self, file: IO[bytes], start: float | None = None) -> None:
+#: The digits kept for a header's ``exchanges`` count, which is rewritten in place as a conversation grows.
+_COUNT_WIDTH = 10
+
+
+class EnvelopeWriter:
+    """Appends envelope records to an open binary file; ``t`` counts from ``start`` (``time.monotonic``).
+
+    It counts lines, bytes and frames as it writes, so that ``observe`` sees each record at the
+    position a reader of the file will give it (a file reopened to append to: ``at`` the counts so far).
+    """
+
+    def __init__(
+        self,
+        file: IO[bytes],
+        start: float | None = None,
+        observe: Observer | None = None,
+        at: tuple[int, int, int] = (0, 0, 0),  # frames, lines and bytes already in the file
+    ) -> None:
         self.file = file
         self.start = time.monotonic() if start is None else start
         self.lock = threading.Lock()
         self.closed = False
+        self.observe = observe
+        self.frames, self.lines, self.size = at
+        self.count_at: int | None = None  # where the header's ``exchanges`` digits are
 
     def now(self) -> float:
         return round(time.monotonic() - self.start, 6)
 
     def write(self, record: dict[str, Any]) -> int:
         """Write one record; returns the bytes written."""
-        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
+        # the line end written on its own: ``observe`` gets the line as the reader will, and no copy
+        # of a line that may hold a whole --max-event payload is made for it
+        return self._line(record, orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS))
+
+    def _line(self, record: dict[str, Any], line: bytes) -> int:
         with self.lock:
             if self.closed:
                 return 0
             self.file.write(line)
+            self.file.write(b"\n")
             self.file.flush()
-        return len(line)
+            frame = 0 if record.get("sd") == "header" else self.frames + 1
+            pos = Pos(frame, self.lines + 1, self.size)
+            self.frames += frame != 0
+            self.lines += 1
+            self.size += len(line) + 1
+        if self.observe is not None:
+            self.observe(record, line, pos)
+        return len(line) + 1
 
-    def header(self, provider: str | None, source: str, note: str | None = None) -> None:
+    def header(self, provider: str | None, source: str, note: str | None = None, **fields: Any) -> None:
+        """The header line. With ``exchanges`` among ``fields``, that count ends the line, padded so
+        that ``count`` can rewrite it in place (the line stays valid JSON at every moment)."""
         record: dict[str, Any] = {"sd": "header", "version": VERSION}
         if provider is not None:
             record["provider"] = provider
         record["source"] = source
         if note is not None:
             record["note"] = note
-        self.write(record)
+        exchanges = fields.pop("exchanges", None)
+        record.update(fields)
+        if exchanges is None:
+            self.write(record)
+            return
+        head = orjson.dumps(record)[:-1] + b',"exchanges":'
+        self.count_at = self.size + len(head)
+        record["exchanges"] = exchanges
+        self._line(record, head + f"{exchanges:<{_COUNT_WIDTH}}".encode() + b"}")
+
+    def count(self, exchanges: int) -> None:
+        """Rewrite the header's ``exchanges`` count in place (a few bytes inside its line, never its length)."""
+        with self.lock:
+            if self.closed or self.count_at is None:
+                return
+            os.pwrite(self.file.fileno(), f"{exchanges:<{_COUNT_WIDTH}}".encode(), self.count_at)
 
     def execute(self, call_id: str | None, name: str | None, input: Any, t: float | None = None) -> None:
         self.write(

@@ -6,13 +6,19 @@ import asyncio
 import threading
 from typing import Any
 
+from stream_doctor.live import Live
+from stream_doctor.options import Options
 from stream_doctor.record.proxy import ProxyConfig, serve
 
 
 class RunningProxy:
-    def __init__(self, upstream: str, out: str, redact: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, upstream: str, out: str, redact: frozenset[str] = frozenset(), options: Options | None = None
+    ) -> None:
         self.lines: list[str] = []
-        self.config = ProxyConfig(upstream, out, redact, log=self.lines.append)
+        self.live_lines: list[str] = []  # the live findings and summaries (``stream_doctor.live``)
+        self.live = Live(options or Options(), self.live_lines.append)
+        self.config = ProxyConfig(upstream, out, redact, log=self.lines.append, listen=self.live.listener)
         self.loop = asyncio.new_event_loop()
         self.port = 0
         self.ready = threading.Event()

@@ -1,0 +1,190 @@
+"""What the recording proxy adds to each event's latency, with live findings on and off.
+
+Three processes on loopback, as in real use: an upstream (aiohttp) that streams a whole Anthropic
+tool call (message_start, content_block_start, ``--events`` input_json_delta events ``--gap`` ms
+apart, content_block_stop, message_delta, message_stop), each delta stamped with
+``time.monotonic_ns()`` as it is written; ``stream-doctor record`` between them, started with
+``--live`` (each finding printed as it is found) or ``--no-live``; and a client here that reads
+the raw socket and stamps each event as it arrives (CLOCK_MONOTONIC is one clock for every process
+of the machine). Latency = arrival - sent; what the proxy adds is the proxied latency less the
+direct one, each taken as the median and the 99th percentile of every event of ``--repeat``
+streams, read directly and through the proxy in turn.
+
+The proxy always runs the live replay (it groups exchanges into conversations by the calls each
+response streamed, and ``--fail-on`` needs the findings); ``--no-live`` leaves out the printing.
+Each proxy's peak resident size is read from /proc (Linux) after its streams.
+
+Usage: python benchmarks/bench_proxy_latency.py [--events 2000] [--gap 1] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HEAD = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_bench","type":"message",'
+    b'"role":"assistant","model":"claude-haiku-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":9,'
+    b'"output_tokens":1}}}\n\n'
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
+    b'"id":"toolu_bench","name":"write_file","input":{}}}\n\n'
+)
+DELTA = (
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
+    b'"partial_json":"%s"},"sent":%d}\n\n'
+)
+TAIL = (
+    b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}\n\n'
+    b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+)
+
+
+def fragment(number: int, events: int) -> bytes:
+    """The call's arguments, ``{"text": "lorem lorem …"}``, cut into ``events`` fragments."""
+    if number == 0:
+        return b'{\\"text\\": \\"'
+    if number == events - 1:
+        return b'\\"}'
+    return b"lorem "
+
+
+def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    from aiohttp import web
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        events, gap = int(request.query["events"]), float(request.query["gap"]) / 1000
+        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(HEAD)
+        next_at = time.monotonic()
+        for number in range(events):
+            if gap:
+                next_at += gap
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            await response.write(DELTA % (fragment(number, events), time.monotonic_ns()))
+        await response.write(TAIL)
+        await response.write_eof()
+        return response
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_post("/v1/messages", handle)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port_queue.put(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+def read_stream(port: int, events: int, gap: float) -> list[int]:
+    """POST, then each delta's latency in nanoseconds, read from the raw socket as it arrives
+    (HTTP/1.0: the body comes unframed until the server closes)."""
+    latencies: list[int] = []
+    body = b'{"model":"claude-haiku-4-5","stream":true,"messages":[{"role":"user","content":"write"}]}'
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(
+            f"POST /v1/messages?events={events}&gap={gap} HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        buffer = b""
+        while True:
+            chunk = sock.recv(1 << 16)
+            now = time.monotonic_ns()
+            if not chunk:
+                break
+            buffer += chunk
+            while True:
+                marker = buffer.find(b',"sent":')
+                if marker < 0:
+                    break
+                end = buffer.find(b"}", marker)
+                if end < 0:
+                    break  # the stamp is cut: the rest comes with the next chunk
+                latencies.append(now - int(buffer[marker + 8 : end]))
+                buffer = buffer[end:]
+    return latencies
+
+
+def start_proxy(upstream_port: int, out: str, live: bool) -> tuple[subprocess.Popen[str], int]:
+    command = [sys.executable, "-m", "stream_doctor", "record", "--upstream", f"http://127.0.0.1:{upstream_port}"]
+    command += ["--listen", "127.0.0.1:0", "--out", out, "--live" if live else "--no-live"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    port = int(line.split("http://127.0.0.1:")[1].split(",")[0])
+    # the live lines go on stderr: read them as they come, so that a full pipe never holds the proxy up
+    threading.Thread(target=process.stderr.read, daemon=True).start()
+    return process, port
+
+
+def peak_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return -1
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--gap", type=float, default=1.0, help="milliseconds between events")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    queue: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    server = multiprocessing.Process(target=upstream, args=(queue,), daemon=True)
+    server.start()
+    upstream_port = queue.get(timeout=30)
+    print(f"latency per event, {args.repeat} x {args.events} events {args.gap} ms apart (ms):")
+    print(f"  {'':22} {'median':>8} {'p99':>8}   peak RSS")
+    try:
+        read_stream(upstream_port, 50, 0)  # warm the direct path up
+        for live in (True, False):
+            with tempfile.TemporaryDirectory() as out:
+                proxy, proxy_port = start_proxy(upstream_port, out, live)
+                try:
+                    read_stream(proxy_port, 50, 0)
+                    direct: list[float] = []
+                    proxied: list[float] = []
+                    for _ in range(args.repeat):
+                        direct += [n / 1e6 for n in read_stream(upstream_port, args.events, args.gap)]
+                        proxied += [n / 1e6 for n in read_stream(proxy_port, args.events, args.gap)]
+                    peak = peak_rss_kib(proxy.pid)
+                finally:
+                    proxy.terminate()
+                    proxy.wait(10)
+            name = "live on" if live else "live off"
+            for label, values in ((f"direct ({name} run)", direct), (f"proxied, {name}", proxied)):
+                print(f"  {label:22} {statistics.median(values):8.3f} {percentile(values, 0.99):8.3f}")
+            added = statistics.median(proxied) - statistics.median(direct)
+            added99 = percentile(proxied, 0.99) - percentile(direct, 0.99)
+            print(f"  {'added, ' + name:22} {added:8.3f} {added99:8.3f}   {peak / 1024:.1f} MiB")
+    finally:
+        server.terminate()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

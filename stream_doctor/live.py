@@ -1,0 +1,310 @@
+"""Findings while the recording proxy records: the replay of each conversation, a record at a time.
+
+The proxy hands every record it writes (``record.conversations.Listener``) to a ``LiveConversation``,
+which does what ``engine`` does to the written file, in the same order and with the same pieces,
+but as the records come: each frame is made as the envelope reader makes it (``envelope.to_frame``
+at the position the reader gives), translated by the provider's translator and fed to the turn's
+``Accumulator`` (the streaming seam: the pipeline's stitching state) and to the ``--client``
+profiles (``engine.Kept``). No turn is ever read again:
+
+- when a request passes, ``Pairing.request`` checks it against the turns before it (the calls it
+  sends back, the results it carries) and the conversation rules judge those problems alone: the
+  empty-input echo (SD608) is printed the moment the request that sends it back is recorded;
+- when a response ends (its last event, or the cut that ends it), the turn's stream is complete:
+  the stream rules judge it (a call complete or abandoned, an error event, a cut), and the
+  conversation rules judge that turn's calls (SD7xx) and ``Pairing.streamed``'s problems.
+
+The stream rules are pure functions of a finished stream, so a call's findings come when its
+response ends, not at the event that completes it: running them at every event would re-read the
+turn for each one. SD306 (a call pending long after its turn ended) needs the next request's time,
+and is judged again when it comes. The findings are those ``replay`` gives on the written file
+(``tests/record/test_live.py`` checks it for every fixture the proxy can serve).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field, replace
+from math import isnan, nan
+from typing import Any, Callable, Iterable, NamedTuple
+
+from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.spill import ArgumentStore
+from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.capture.base import Frame, InputProblem, Pos
+from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
+from stream_doctor.conversation.build import facts
+from stream_doctor.conversation.model import Conversation, RequestInfo, Turn
+from stream_doctor.conversation.pairing import Pairing
+from stream_doctor.conversation.problems import PairingProblem
+from stream_doctor.engine import (
+    Kept,
+    _profiles,
+    _rules,
+    _unknown_fields_once,
+    diagnose,
+    diagnose_clients,
+    diagnose_conversation,
+)
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import MessageStart, ToolStart
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.options import Options
+from stream_doctor.providers import ADAPTERS
+from stream_doctor.reporters import live as lines
+from stream_doctor.timing import clock
+
+#: The rule that needs the time the next request came (``timing.Clock.after``).
+_AFTER_TURN = "SD306"
+
+
+class Live:
+    """The findings of every conversation the proxy records, each printed (``emit``) as it is known;
+    ``worst`` is the highest severity found, for ``--fail-on``."""
+
+    def __init__(self, options: Options, emit: Callable[[str], None] | None = None) -> None:
+        self.options = options
+        self.emit = emit
+        self.profiles = _profiles("--client", options)
+        self.worst: Severity | None = None
+        self.conversations: list[LiveConversation] = []
+
+    def listener(self, path: str, provider: str | None) -> LiveConversation:
+        """The ``record.conversations.ListenerFactory`` the proxy is given."""
+        conversation = LiveConversation(self, path, provider)
+        self.conversations.append(conversation)
+        return conversation
+
+    @property
+    def failed(self) -> bool:
+        return self.worst is not None and self.worst >= self.options.fail_on
+
+    def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            conversation.findings.append(finding)
+            if self.worst is None or finding.severity > self.worst:
+                self.worst = finding.severity
+            if self.emit is not None:
+                self.emit(lines.finding(finding))
+
+
+@dataclass(eq=False)
+class _Turn:
+    """The turn being read: its translator, accumulator and what the features that watch it keep."""
+
+    number: int
+    translator: Any
+    accumulator: Accumulator
+    kept: Kept
+    request: Frame | None = None
+    problems: list[InputProblem] = field(default_factory=list)
+    frames: int = 0
+    first: Pos | None = None  # its first frame
+    times: array[float] = field(default_factory=lambda: array("d"))  # t of each frame, NaN when it has none
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class _Window(Conversation):
+    """The conversation rules' view of a conversation still going: ``turns`` holds only the turn to
+    judge (none when only a request is), ``problems`` only the new pairing problems, and ``turn(n)`` (what
+    locations are found through) reaches every turn so far."""
+
+    every: list[Turn] = field(default_factory=list)
+
+    def turn(self, number: int) -> Turn:
+        return self.every[number - 1]
+
+
+class LiveConversation:
+    """One conversation's replay, fed the records of its envelope as they are written."""
+
+    def __init__(self, live: Live, path: str, provider: str | None) -> None:
+        self.live = live
+        self.path = path
+        self.adapter = ADAPTERS.get(provider) if provider is not None else None
+        self.options = live.options
+        self.header: dict[str, Any] | None = None
+        self.turns: list[Turn] = []
+        self.pairing = Pairing()
+        self.fields_seen: set[str] = set()
+        self.store = ArgumentStore()
+        self.current: _Turn | None = None
+        self.calls: frozenset[str] = frozenset()  # call ids of the latest response, so far
+        self.messages: frozenset[str] = frozenset()  # its message ids
+        self.findings: list[Finding] = []
+        self.exchanges = 0
+        self.closed = False
+
+    # -- the Listener protocol (record.conversations) ---------------------------------------------
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        if pos.number == 0:
+            self.header = record
+            return
+        if self.adapter is None or self.closed:
+            return  # a provider the path does not name: recorded, not diagnosed
+        frame = to_frame(record, line, pos)
+        turn = self.current
+        if turn is None or (frame.kind == "request" and (turn.request is not None or turn.frames)):
+            if turn is not None:
+                self._finish()
+            turn = self._begin(len(self.turns) + 1)
+        turn.problems += problems_of(record, pos)
+        turn.frames += 1
+        turn.size = pos.offset + len(line) + 1  # (the line end)
+        if turn.first is None:
+            turn.first = pos
+        turn.times.append(frame.t if frame.t is not None else nan)
+        if frame.kind == "request":
+            turn.request = frame
+            self._request(turn, frame)
+        produced = turn.translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
+        if turn.kept.wanted:
+            turn.kept.take(frame, produced)
+        for event in produced:
+            turn.accumulator.feed(event)
+            if type(event) is ToolStart and event.call_id:
+                self.calls |= {event.call_id}
+            elif type(event) is MessageStart and event.message_id:
+                self.messages |= {event.message_id}
+
+    def exchange_ended(self) -> None:
+        self.exchanges += 1
+        if self.current is not None:
+            self._finish()
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        return self.calls, self.messages
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.current is not None:
+            self._finish()
+        self.closed = True
+        self.store.close()
+        if self.live.emit is not None:
+            self.live.emit(lines.summary(self.path, self.exchanges, self.findings))
+
+    # -- the replay, a turn at a time -------------------------------------------------------------
+
+    def _begin(self, number: int) -> _Turn:
+        assert self.adapter is not None
+        kept = Kept(self.options, self.adapter.name, None, self.live.profiles, False)
+        accumulator = Accumulator(self.adapter.protocol.positional_indices, self.store)
+        self.current = _Turn(number, self.adapter.translator(), accumulator, kept)
+        self.calls = self.messages = frozenset()
+        return self.current
+
+    def _info(self, turn: _Turn, duration: float | None = None) -> CaptureInfo:
+        assert self.adapter is not None
+        return CaptureInfo(
+            path=self.path,
+            container="envelope",
+            compressed=None,
+            provider=self.adapter.name,
+            provider_forced=False,
+            size=turn.size,
+            frames=turn.frames,
+            duration=duration,
+            header=self.header,
+            interaction=turn.number if turn.number > 1 else None,
+            protocol=self.adapter.protocol,
+        )
+
+    def _request(self, turn: _Turn, frame: Frame) -> None:
+        """A request passes: what it sends back of the turns before it is judged now."""
+        assert self.adapter is not None
+        value = frame.value if isinstance(frame.value, dict) else {}
+        method, url = value.get("method"), value.get("url")
+        request = RequestInfo(
+            frame.pos,
+            method if isinstance(method, str) else None,
+            url if isinstance(url, str) else None,
+            value.get("body"),
+        )
+        if self.turns and frame.t is not None:
+            self._after(self.turns[-1], frame.t)
+        empty = Accumulator(self.adapter.protocol.positional_indices).result(self._info(turn), True, (), {})
+        placeholder = Turn(
+            turn.number, turn.number if turn.number > 1 else None, request, facts(self.adapter.name, request), empty, ()
+        )
+        self.turns.append(placeholder)
+        self._judge((), self.pairing.request(placeholder))
+
+    def _finish(self) -> None:
+        """The turn's stream is complete: its findings, then what it gets wrong about the turns before it."""
+        turn = self.current
+        assert turn is not None and self.adapter is not None
+        self.current = None
+        for event in turn.translator.close():  # (the profiles are not fed what no frame sent)
+            turn.accumulator.feed(event)
+        known = [t for t in turn.times if not isnan(t)]
+        duration = max(known) - min(known) if len(known) > 1 else None
+        ended_cleanly = not any(p.kind in CUT_KINDS for p in turn.problems)
+        stream = turn.accumulator.result(
+            self._info(turn, duration), ended_cleanly, turn.problems, turn.translator.counts
+        )
+        [(stream, _)] = _unknown_fields_once([(stream, turn.kept)], self.fields_seen)
+        stream = _clocked(stream, turn)
+        found = diagnose(stream, self.options)
+        if turn.kept.clients:
+            from stream_doctor.clients import reviews
+
+            found = diagnose_clients(reviews(stream, turn.kept.clients, False), found, self.options)
+        if turn.request is not None:
+            placeholder = self.turns[-1]
+            whole = replace(placeholder, stream=stream, findings=found)
+            self.turns[-1] = whole
+        else:  # events before any request
+            whole = Turn(
+                turn.number,
+                turn.number if turn.number > 1 else None,
+                None,
+                facts(self.adapter.name, None),
+                stream,
+                found,
+            )
+            self.turns.append(whole)
+        self.live.found(self, found)
+        self._judge((whole,), self.pairing.streamed(whole))
+
+    def _judge(self, turns: tuple[Turn, ...], problems: list[PairingProblem]) -> None:
+        assert self.adapter is not None
+        if not turns and not problems:
+            return
+        window = _Window(self.path, self.adapter.name, turns, None, tuple(problems), every=self.turns)
+        found = diagnose_conversation(window, self.options)
+        self.live.found(self, sorted(found, key=lambda f: f.sort_key))
+
+    def _after(self, previous: Turn, t: float) -> None:
+        """The next request came at ``t``: what the previous turn's abandoned calls waited for is known."""
+        clock = previous.stream.capture.clock
+        if clock is None or all(call.status == "complete" for call in previous.stream.calls):
+            return
+        rules = [rule for rule in _rules(self.options.select, self.options.ignore) if rule.code == _AFTER_TURN]
+        if not rules:
+            return
+        stream = replace(previous.stream, capture=replace(previous.stream.capture, clock=replace(clock, after=t)))
+        before = set(previous.findings)
+        found = [f for rule in rules for f in rule.check(stream, rule) if f not in before]
+        self.turns[previous.number - 1] = replace(previous, stream=stream, findings=previous.findings + tuple(found))
+        self.live.found(self, found)
+
+
+class _Timed(NamedTuple):
+    """What ``timing.clock`` reads of a frame."""
+
+    pos: Pos
+    t: float
+
+
+def _clocked(stream: AccumulatedStream, turn: _Turn) -> AccumulatedStream:
+    """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
+    if turn.first is None:
+        return stream
+    base = turn.first.number
+    timed = (_Timed(Pos(base + n, 0, 0), t) for n, t in enumerate(turn.times) if not isnan(t))
+    found = clock(stream, timed, None)  # type: ignore[arg-type]
+    return replace(stream, capture=replace(stream.capture, clock=found)) if found is not None else stream

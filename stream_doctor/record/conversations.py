@@ -1,0 +1,284 @@
+"""Which conversation an exchange through the recording proxy belongs to, and the one envelope each
+conversation is written to.
+
+A request continues a conversation when it carries that conversation's previous assistant turn:
+a tool call of the previous response by id (sent back, or answered by a result), the previous
+response itself (Responses ``previous_response_id``), or the previous request's whole history
+followed by an assistant message (the previous answer, sent back as text). Anything else starts
+a new conversation, with a file of its own. The header says so (``grouping``) and counts the
+exchanges, a fixed-width number rewritten in place, so the file is only ever appended to and
+stays readable at every moment.
+
+What a response's assistant turn held (its call ids, its message id) comes from a ``Listener``
+the proxy is given (``stream_doctor.live``: the same translation the live findings use); without
+one, requests are grouped by their history alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import os
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any, Callable, Iterator, Protocol
+
+import orjson
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.record.writer import EnvelopeWriter
+
+GROUPING = "assistant-turn echo"
+
+#: How long a request that continues a conversation waits for that conversation's previous exchange
+#: to finish being recorded (the client has its last event; the upstream's end may still be on its way).
+SETTLE = 5.0
+#: Idle conversations whose files stay open; older ones are closed and reopened if continued.
+OPEN_FILES = 64
+#: Conversations remembered for grouping; the oldest idle one is forgotten past this (its file is done).
+REMEMBERED = 4096
+
+
+class Listener(Protocol):
+    """What watches one conversation's envelope as it is written (``stream_doctor.live``)."""
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None: ...
+
+    def exchange_ended(self) -> None: ...
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The call ids and message ids of the latest response, so far."""
+        ...
+
+    def close(self) -> None: ...
+
+
+#: Makes the listener of a new conversation: (its envelope's path, its provider).
+ListenerFactory = Callable[[str, "str | None"], Listener]
+
+
+@dataclass
+class Echo:
+    """What a request body sends back of earlier turns."""
+
+    call_ids: frozenset[str]  # calls it sends back, and the calls its results answer
+    previous_response_id: str | None
+    history: tuple[bytes, ...]  # a digest per message (``messages``, ``contents``, ``input`` items)
+    roles: tuple[str | None, ...]
+
+
+def echo_of(provider: str | None, body: Any) -> Echo:
+    ids: set[str] = set()
+    previous: str | None = None
+    if provider is not None and isinstance(body, dict):
+        from stream_doctor.conversation.requests import parse
+
+        facts = parse(provider, body)
+        ids = {c.call_id for c in facts.calls if c.call_id} | {r.call_id for r in facts.results if r.call_id}
+        previous = facts.previous_response_id
+    messages: Any = None
+    if isinstance(body, dict):
+        for key in ("messages", "contents", "input"):
+            if isinstance(body.get(key), list):
+                messages = body[key]
+                break
+    history: list[bytes] = []
+    roles: list[str | None] = []
+    for message in messages or ():
+        history.append(hashlib.blake2b(orjson.dumps(message, option=orjson.OPT_SORT_KEYS), digest_size=16).digest())
+        role = message.get("role") if isinstance(message, dict) else None
+        if role is None and isinstance(message, dict) and message.get("type") == "function_call":
+            role = "assistant"  # Responses: an output item sent back
+        roles.append(role if isinstance(role, str) else None)
+    return Echo(frozenset(ids), previous, tuple(history), tuple(roles))
+
+
+@dataclass(eq=False)
+class Conversation:
+    number: int
+    path: str
+    provider: str | None
+    start: float  # time.monotonic() when its first exchange began
+    writer: EnvelopeWriter
+    listener: Listener | None
+    exchanges: int = 0
+    busy: int = 0  # exchanges being recorded
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+    history: tuple[bytes, ...] = ()  # of its latest request
+    used: float = 0.0  # when it last began an exchange
+
+    def continued_by(self, echo: Echo) -> bool:
+        calls, messages = self.listener.assistant_turn() if self.listener is not None else (frozenset(), frozenset())
+        if echo.previous_response_id is not None and echo.previous_response_id in messages:
+            return True
+        if echo.call_ids & calls:
+            return True
+        known = len(self.history)
+        return (
+            0 < known < len(echo.history)
+            and echo.history[:known] == self.history
+            and echo.roles[known] in ("assistant", "model")
+        )
+
+
+class Conversations:
+    """The proxy's conversations: which one each exchange joins, and their files."""
+
+    def __init__(
+        self,
+        out: str,
+        source: str,
+        listen: ListenerFactory | None = None,
+        counter: Iterator[int] | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.out = out
+        self.log = log
+        self.counter = counter if counter is not None else itertools.count(1)
+        self.source = source
+        self.listen = listen
+        self.numbers = 0
+        self.live: OrderedDict[int, Conversation] = OrderedDict()  # least recently used first
+        self.closed = False
+
+    async def join(self, provider: str | None, body: Any, path: str, start: float) -> Conversation:
+        """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
+        continues none); its file is open and its exchange counted."""
+        echo = echo_of(provider, body)
+        found = None
+        for conversation in reversed(self.live.values()):  # the most recent first
+            if conversation.provider == provider and conversation.continued_by(echo):
+                found = conversation
+                break
+        if found is not None and found.busy:
+            try:
+                async with asyncio.timeout(SETTLE):
+                    await found.idle.wait()
+            except TimeoutError:
+                found = None
+            if found is not None and (found.busy or found.number not in self.live):
+                found = None  # another exchange took it meanwhile: this one stands alone
+        if found is None:
+            found = self._new(provider, path, start)
+        elif found.writer.closed:
+            self._reopen(found)
+        found.busy += 1
+        found.idle.clear()
+        found.exchanges += 1
+        found.history = echo.history
+        found.used = time.monotonic()
+        self.live.move_to_end(found.number)
+        if found.exchanges > 1:
+            found.writer.count(found.exchanges)
+        return found
+
+    def release(self, conversation: Conversation) -> None:
+        """An exchange of ``conversation`` is recorded to its end."""
+        if conversation.listener is not None:
+            conversation.listener.exchange_ended()
+        conversation.busy -= 1
+        if conversation.busy == 0:
+            conversation.idle.set()
+        self._trim()
+
+    def close(self) -> None:
+        """The proxy stops: every file closed, every listener told (its summary)."""
+        if self.closed:
+            return
+        self.closed = True
+        for conversation in self.live.values():
+            conversation.writer.close()
+            if conversation.listener is not None:
+                conversation.listener.close()
+
+    def _new(self, provider: str | None, path: str, start: float) -> Conversation:
+        file, name = _open(self.out, path, self.counter)
+        self.numbers += 1
+        listener = _Guarded(self.listen(name, provider), name, self.log) if self.listen is not None else None
+        writer = EnvelopeWriter(file, start, listener.record if listener is not None else None)
+        started = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        writer.header(provider, self.source, started=started, grouping=GROUPING, exchanges=1)
+        conversation = Conversation(self.numbers, name, provider, start, writer, listener)
+        self.live[conversation.number] = conversation
+        return conversation
+
+    def _reopen(self, conversation: Conversation) -> None:
+        old = conversation.writer
+        file = open(conversation.path, "r+b")  # noqa: SIM115 - closed by the writer
+        file.seek(0, os.SEEK_END)
+        writer = EnvelopeWriter(file, old.start, old.observe, (old.frames, old.lines, old.size))
+        writer.count_at = old.count_at
+        conversation.writer = writer
+
+    def _trim(self) -> None:
+        idle = [c for c in self.live.values() if not c.busy]
+        for conversation in idle[: max(0, len(idle) - OPEN_FILES)]:
+            conversation.writer.close()
+        for conversation in idle[: max(0, len(self.live) - REMEMBERED)]:
+            del self.live[conversation.number]
+            if conversation.listener is not None:
+                conversation.listener.close()
+
+
+def _open(out: str, request_path: str, counter: Iterator[int]) -> tuple[IO[bytes], str]:
+    """A new envelope file: ``0001-20261123T143000Z-v1-messages.jsonl`` (never overwrites one)."""
+    os.makedirs(out, exist_ok=True)
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", request_path).strip("-")[:60] or "root"
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    while True:
+        path = os.path.join(out, f"{next(counter):04d}-{stamp}-{slug}.jsonl")
+        try:
+            return open(path, "xb"), path  # noqa: SIM115 - closed by the writer
+        except FileExistsError:
+            continue
+
+
+class _Guarded:
+    """A listener whose failure stops only itself: the recording goes on (a bug in the diagnosis
+    must never cost a capture), and the log says once that this conversation's findings stopped."""
+
+    def __init__(self, inner: Listener, path: str, log: Callable[[str], None] | None) -> None:
+        self.inner: Listener | None = inner
+        self.path = path
+        self.log = log
+
+    def _failed(self, error: Exception) -> None:
+        self.inner = None
+        if self.log is not None:
+            self.log(
+                f"stream-doctor record: no more live findings for {self.path} (internal error: "
+                f"{type(error).__name__}: {error}); it is still recorded, replay it afterwards"
+            )
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.record(record, line, pos)
+            except Exception as error:  # noqa: BLE001 - see the class
+                self._failed(error)
+
+    def exchange_ended(self) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.exchange_ended()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self.inner is not None:
+            try:
+                return self.inner.assistant_turn()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)
+        return frozenset(), frozenset()
+
+    def close(self) -> None:
+        if self.inner is not None:
+            try:
+                self.inner.close()
+            except Exception as error:  # noqa: BLE001
+                self._failed(error)

@@ -1,0 +1,30 @@
+"""The recording proxy's live lines: one line per finding as it is found, and a summary per
+conversation when the proxy stops. Capture text is neutralised as in every text report
+(``_neutral``): a line never carries a control character, a line break or a workflow command."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.reporters._neutral import defuse_commands, text
+
+
+def finding(found: Finding) -> str:
+    """``warning SD608 echoed-empty-input  captures/0001-….jsonl:9 (interaction 2, request …): message``"""
+    return defuse_commands(
+        f"{found.severity.label:<7} {found.code} {text(found.name)}  {text(str(found.location))}: {text(found.message)}"
+    )
+
+
+def summary(path: str, exchanges: int, findings: Iterable[Finding]) -> str:
+    """``captures/0001-….jsonl: 2 exchanges, 0 errors, 1 warning, 0 info``"""
+    counts = Counter(f.severity for f in findings)
+    plural = "" if exchanges == 1 else "s"
+    parts = [
+        f"{counts[Severity.ERROR]} error{'' if counts[Severity.ERROR] == 1 else 's'}",
+        f"{counts[Severity.WARNING]} warning{'' if counts[Severity.WARNING] == 1 else 's'}",
+        f"{counts[Severity.INFO]} info",
+    ]
+    return defuse_commands(f"{text(path)}: {exchanges} exchange{plural}, {', '.join(parts)}")
