@@ -33,16 +33,13 @@ emitted once every choice seen has finished (the most severe of their reasons, `
 
 from __future__ import annotations
 
-from array import array
-from typing import Any, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Hashable, Sequence
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -60,7 +57,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 
 name = "openai"
 title = "OpenAI Chat Completions (and compatible servers)"
@@ -250,8 +247,11 @@ class _Choice:
         self.reason_pos: Pos | None = None
 
 
-class OpenAIChatTranslator(FrameByFrame):
+class OpenAIChatTranslator(Batching):
     """One capture's chunks to neutral events."""
+
+    fragment_event = "chat.completion.chunk"
+    delta_type = ARGS
 
     #: Subclasses (Mistral) widen these.
     finish_categories: dict[str, FinishCategory] = FINISH_CATEGORIES
@@ -276,90 +276,37 @@ class OpenAIChatTranslator(FrameByFrame):
 
     # -- the hot path ------------------------------------------------------------------------
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (see ``base.Translator``).
+    def fast_fragment(self, frame: Frame) -> tuple[Hashable, str] | None:
+        """The common chunk (see ``base.Batching``), ``{"choices":[{"index":c,"delta":{"tool_calls":
+        [{"index":i,"function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open.
+        Its chunk and choice must have as many keys as the latest checked ones (two integer
+        comparisons): a field that only fragment chunks carry takes the checked path once, which
+        reports it (SD006). A FrameRun's chunks differ from its head only in the fragment (and
+        obfuscation), so each would be taken, on the same key."""
+        try:
+            value = frame.value
+            (choice,) = value["choices"]
+            delta = choice["delta"]
+            if (
+                choice["finish_reason"] is None
+                and len(delta) == 1
+                and len(value) == self.chunk_size
+                and len(choice) == self.choice_size
+            ):
+                (call,) = delta["tool_calls"]
+                function = call["function"]
+                index = call["index"]
+                if "id" not in call and "name" not in function and type(index) is int:
+                    key = self.lanes[choice["index"]].get(index)
+                    fragment = function["arguments"]
+                    if key is not None and type(fragment) is str:
+                        return key, fragment
+        except (KeyError, TypeError, IndexError, ValueError):
+            pass
+        return None
 
-        The common chunk, ``{"choices":[{"index":c,"delta":{"tool_calls":[{"index":i,
-        "function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open, is read
-        with plain subscripts and becomes one ArgsDelta; anything else takes the checked path.
-        With ``release`` such a frame lets go of its decoded chunk once translated. Its chunk and
-        choice must have as many keys as the latest checked ones (two integer comparisons): a field
-        that only fragment chunks carry takes the checked path once, which reports it (SD006).
-        A FrameRun (``capture/runs.py``) whose head took this path is taken whole: its chunks differ
-        from the head only in the fragment (and obfuscation), so each would take it, on the same key.
-        """
-        lanes = self.lanes
-        chunk_size, choice_size = self.chunk_size, self.choice_size
-        chunks = 0
-        frame: Any = None
-        run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = array("q")
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame this path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    chunks += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                    run_positions, run_fragments = array("q"), []
-                self.counts["chat.completion.chunk"] += chunks
-                chunks = 0
-                yield from self.translate(run.frames(), release)
-                chunk_size, choice_size = self.chunk_size, self.choice_size
-                continue
-            if frame.kind == "event":
-                try:
-                    value = frame.value
-                    (choice,) = value["choices"]
-                    delta = choice["delta"]
-                    if (
-                        choice["finish_reason"] is None
-                        and len(delta) == 1
-                        and len(value) == chunk_size
-                        and len(choice) == choice_size
-                    ):
-                        (call,) = delta["tool_calls"]
-                        function = call["function"]
-                        index = call["index"]
-                        if "id" not in call and "name" not in function and type(index) is int:
-                            key = lanes[choice["index"]].get(index)
-                            fragment = function["arguments"]
-                            if key is not None and type(fragment) is str:
-                                chunks += 1
-                                if not release:
-                                    yield ArgsDelta(frame.pos, key, fragment, ARGS)
-                                    continue
-                                frame.value = RELEASED
-                                if key != run_key:
-                                    if run_fragments:
-                                        yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                                        run_positions, run_fragments = array("q"), []
-                                    run_key = key
-                                run_positions.extend(frame.pos)
-                                run_fragments.append(fragment)
-                                taken = frame
-                                continue
-                except (KeyError, TypeError, IndexError, ValueError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            self.last_pos = frame.pos
-            yield from self._feed(frame)
-            chunk_size, choice_size = self.chunk_size, self.choice_size
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-        if frame is not None:
-            self.last_pos = frame.pos
-        self.counts["chat.completion.chunk"] += chunks
+    def _translated(self, last: Any) -> None:
+        self.last_pos = last.pos  # where an implied end goes (``close``)
 
     def close(self) -> list[Event]:
         """The capture ended. A completion whose every choice finished is over, even without its

@@ -21,19 +21,16 @@ streams them) complete at ``response.output_item.done``. That event, and ``respo
 
 from __future__ import annotations
 
-from array import array
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Hashable, NamedTuple, Sequence
 
 import orjson
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -59,7 +56,7 @@ from stream_doctor.problems import (
     SequenceIrregular,
 )
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
@@ -471,11 +468,18 @@ class _Item:
         self.rotated = False  # an event named it by another item id (reported once)
 
 
-class ResponsesTranslator(FrameByFrame):
+#: The event that carries an argument fragment (the hot path's).
+ARGUMENTS_DELTA = "response.function_call_arguments.delta"
+
+
+class ResponsesTranslator(Batching):
     __slots__ = (
         "counts", "items", "item_ids", "next_sequence", "sequence_missing", "client_calls", "error_seen", "fields",
         "delta_size",
     )  # fmt: skip
+
+    fragment_event = ARGUMENTS_DELTA
+    delta_type = ARGUMENTS_DELTA
 
     def __init__(self) -> None:
         self.fields = FieldCheck()
@@ -491,104 +495,45 @@ class ResponsesTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (envelope records become their own events).
-
-        The hot path of ``feed``, inlined, yielding without a list per frame; the item map and the
-        expected sequence number live in locals between two frames that take the checked path.
-        With ``release``, a fragment's frame lets go of its decoded payload once translated.
-        """
-        name = "response.function_call_arguments.delta"
-        deltas = 0
-        items = self.items
-        expected = self.next_sequence
-        run_key: Any = None  # with ``release``: fragments on one output index go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took into the ArgsRun, and its item
-        taken_item: Any = None
-        for frame in frames:
-            if frame.kind == "run":
-                # A FrameRun (``capture/runs.py``) after a head the hot path took: its events differ from
-                # the head only in fragment, sequence number and padding, so each takes it too (same item,
-                # same output index) if their sequence numbers follow on.
-                run: FrameRun = frame  # type: ignore[assignment]
-                count = len(run.fragments)
+    def fast_fragment(self, frame: Frame) -> tuple[int, str] | list[Event] | None:
+        """An arguments delta of an item already open, with the expected sequence number and only
+        documented fields (see ``base.Batching``). openai-python's ``responses.stream()`` adds the
+        text so far as ``snapshot``: such a delta is its ArgsDelta and the snapshot, never batched."""
+        value = frame.value
+        try:
+            if value["type"] == ARGUMENTS_DELTA:
+                index = value["output_index"]
+                item = self.items[index]
                 if (
-                    run.head is taken
-                    and release
-                    and expected is not None
-                    and list(map(int, map(_sequence, run.matches))) == list(range(expected, expected + count))
+                    value["sequence_number"] == self.next_sequence
+                    and value["item_id"] == item.item_id
+                    and (frame.event is None or frame.event == ARGUMENTS_DELTA)
+                    and (len(value) == self.delta_size or self._documented(value))
                 ):
-                    expected += count
-                    taken_item.deltas += count
-                    deltas += count
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, name)
-                    run_positions, run_fragments = array("q"), []
-                self.next_sequence = expected
-                self.counts[name] += deltas
-                deltas = 0
-                yield from self.translate(run.frames(), release)
-                items = self.items
-                expected = self.next_sequence
-                continue
-            if frame.kind == "event":
-                value = frame.value
-                try:
-                    if value["type"] == name:
-                        index = value["output_index"]
-                        item = items[index]
-                        if (
-                            value["sequence_number"] == expected
-                            and value["item_id"] == item.item_id
-                            and (frame.event is None or frame.event == name)
-                            and (len(value) == self.delta_size or self._documented(value))
-                        ):
-                            fragment = value["delta"]
-                            if type(fragment) is str:
-                                expected += 1  # type: ignore[operator]
-                                item.deltas += 1
-                                deltas += 1
-                                if release and "snapshot" not in value:
-                                    frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
-                                    if index != run_key:
-                                        if run_fragments:
-                                            yield ArgsRun(run_key, run_positions, run_fragments, name)
-                                            run_positions, run_fragments = array("q"), []
-                                        run_key = index
-                                    run_positions.extend(frame.pos)
-                                    run_fragments.append(fragment)
-                                    taken, taken_item = frame, item
-                                    continue
-                                if run_fragments:
-                                    yield ArgsRun(run_key, run_positions, run_fragments, name)
-                                    run_positions, run_fragments = array("q"), []
-                                if release:
-                                    frame.value = RELEASED
-                                yield ArgsDelta(frame.pos, index, fragment, name)
-                                if "snapshot" in value:  # openai-python's responses.stream() adds the text so far
-                                    yield _snapshot(frame.pos, index, value["snapshot"])
-                                continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, name)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            self.next_sequence = expected
-            yield from self._feed(frame)
-            items = self.items
-            expected = self.next_sequence
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, name)
-        self.next_sequence = expected
-        self.counts[name] += deltas
+                    fragment = value["delta"]
+                    if type(fragment) is str:
+                        self.next_sequence += 1  # type: ignore[operator]
+                        item.deltas += 1
+                        if "snapshot" in value:
+                            pos = frame.pos
+                            return [
+                                ArgsDelta(pos, index, fragment, ARGUMENTS_DELTA),
+                                _snapshot(pos, index, value["snapshot"]),
+                            ]
+                        return index, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
+
+    def run_fragments(self, run: FrameRun, key: Hashable) -> list[str] | None:
+        """A run's deltas differ from its head only in fragment, sequence number and padding: each
+        takes the hot path too (same item, same output index) if their sequence numbers follow on."""
+        expected, count = self.next_sequence, len(run.fragments)
+        if expected is None or list(map(int, map(_sequence, run.matches))) != list(range(expected, expected + count)):
+            return None
+        self.next_sequence = expected + count
+        self.items[key].deltas += count  # type: ignore[index]
+        return run.fragments
 
     def _documented(self, value: dict[str, Any]) -> bool:
         """Whether an arguments delta whose key count differs from the last one seen (obfuscation
