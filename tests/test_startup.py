@@ -91,6 +91,7 @@ def test_a_named_provider_imports_one_adapter() -> None:
     adapters = {m for m in forced if m.startswith("stream_doctor.providers.") and m.count(".") == 2}
     assert adapters <= {
         "stream_doctor.providers.openai_chat",
+        "stream_doctor.providers.openai_chat_protocol",  # the adapter's protocol tables
         "stream_doctor.providers.base",
         "stream_doctor.providers.sniffing",
     }

@@ -8,15 +8,12 @@ which is the block's position in the final ``message.content``; a tool call is c
 
 from __future__ import annotations
 
-from array import array
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -34,7 +31,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
@@ -173,8 +170,11 @@ def translator() -> AnthropicTranslator:
     return AnthropicTranslator()
 
 
-class AnthropicTranslator(FrameByFrame):
+class AnthropicTranslator(Batching):
     __slots__ = ("counts", "fields", "shapes")
+
+    fragment_event = "content_block_delta"
+    delta_type = "input_json_delta"
 
     def __init__(self, shapes: dict[str, Shape] = SHAPES) -> None:
         self.counts: dict[str, int] = {"content_block_delta": 0}
@@ -184,82 +184,27 @@ class AnthropicTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order; envelope records become their own events.
-
-        With ``release``, a fragment's frame lets go of its decoded payload once translated:
-        kept for every event, those dicts are most of a replay's memory, and a replay that holds
-        them all runs measurably slower on large captures than one that reuses that memory.
-
-        The hot path: an input_json_delta in the shape the API always sends, read with plain
-        subscripts and yielded without a list per frame; the key counts say it has no other field.
-        Anything else (and any surprise here) takes the checked path in ``feed``. A FrameRun
-        (``capture/runs.py``) whose head took the hot path is taken whole: its events differ from
-        the head only in their fragment (and padding), so each would take it too, on the same index.
-        """
-        deltas = 0
-        # With ``release`` the events go straight to an accumulator: a run of fragments on one
-        # index is one ArgsRun (see events.ArgsRun), yielded before any other event.
-        run_key: Any = None
-        run_positions = array("q")
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame  # type: ignore[assignment]
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    deltas += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
-                    run_positions, run_fragments = array("q"), []
-                self.counts["content_block_delta"] += deltas
-                deltas = 0
-                yield from self.translate(run.frames(), release)
-                continue
-            if frame.kind == "event":
-                value = frame.value
-                try:
-                    if value["type"] == "content_block_delta":
-                        delta = value["delta"]
-                        index = value["index"]
-                        if (
-                            delta["type"] == "input_json_delta"
-                            and type(index) is int
-                            and len(value) == 3  # type, index, delta: no other field to check (SD006)
-                            and len(delta) == 2
-                            and (frame.event is None or frame.event == "content_block_delta")
-                        ):
-                            fragment = delta["partial_json"]
-                            if type(fragment) is str:
-                                deltas += 1
-                                if not release:
-                                    yield ArgsDelta(frame.pos, index, fragment, "input_json_delta")
-                                    continue
-                                frame.value = RELEASED
-                                if index != run_key:
-                                    if run_fragments:
-                                        yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
-                                        run_positions, run_fragments = array("q"), []
-                                    run_key = index
-                                run_positions.extend(frame.pos)
-                                run_fragments.append(fragment)
-                                taken = frame
-                                continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
-                run_positions, run_fragments = array("q"), []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, "input_json_delta")
-        self.counts["content_block_delta"] += deltas
+    def fast_fragment(self, frame: Frame) -> tuple[int, str] | None:
+        """An input_json_delta in the shape the API always sends (see ``base.Batching``); the key
+        counts say it has no other field. Anything else (and any surprise here) takes ``_feed``."""
+        value = frame.value
+        try:
+            if value["type"] == "content_block_delta":
+                delta = value["delta"]
+                index = value["index"]
+                if (
+                    delta["type"] == "input_json_delta"
+                    and type(index) is int
+                    and len(value) == 3  # type, index, delta: no other field to check (SD006)
+                    and len(delta) == 2
+                    and (frame.event is None or frame.event == "content_block_delta")
+                ):
+                    fragment = delta["partial_json"]
+                    if type(fragment) is str:
+                        return index, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Protocol, Sequence
+from array import array
+from typing import TYPE_CHECKING, Any, ClassVar, Hashable, Iterable, Iterator, Protocol, Sequence
 
-from stream_doctor.capture.base import Frame
+from stream_doctor.capture.base import RELEASED, Frame
 from stream_doctor.envelope_events import envelope_event
-from stream_doctor.events import Event
+from stream_doctor.events import ArgsDelta, ArgsRun, Event
 from stream_doctor.protocol import ProtocolFacts
+
+if TYPE_CHECKING:
+    from stream_doctor.capture.runs import FrameRun
 
 
 class Translator(Protocol):
@@ -74,3 +78,118 @@ class FeedByFeed:
                 yield from feed(frame)
             else:
                 yield envelope_event(frame)
+
+
+class Batching(FrameByFrame):
+    """A FrameByFrame translator whose hot path is one argument-fragment event: the loop is here, once.
+
+    The adapter says how to read one such event, ``fast_fragment(frame)``: ``(key, fragment)`` when
+    the frame is the fragment event in the shape the provider always sends (checked with plain
+    subscripts, any state it changes changed), a list of events when it is that event but needs more
+    than one ArgsDelta (the loop yields them as they are), None for everything else, which takes the
+    checked path, ``_feed(frame)``. Every frame ``fast_fragment`` takes counts as one
+    ``fragment_event`` in ``counts``.
+
+    With ``release`` (the events go straight to an accumulator) a taken frame lets go of its decoded
+    value (kept for every event, those dicts are most of a replay's memory) and consecutive fragments
+    of one call go out as one ``ArgsRun``. A ``capture.runs.FrameRun`` whose head was taken as
+    ``(key, fragment)`` is taken whole, its events differing from the head only in their fragment
+    (and free groups), when ``run_fragments(run, key)`` gives its fragments; otherwise its frames are
+    translated one by one.
+    """
+
+    __slots__ = ()
+
+    #: The provider's name for the fragment event (its count in ``counts``).
+    fragment_event: ClassVar[str]
+    #: The ``delta_type`` of the ArgsDelta events it becomes.
+    delta_type: ClassVar[str]
+
+    def fast_fragment(self, frame: Frame) -> tuple[Hashable, str] | list[Event] | None:
+        """One event frame's call key and fragment, the events it stands for, or None (see the class)."""
+        raise NotImplementedError
+
+    def run_fragments(self, run: FrameRun, key: Hashable) -> list[str] | None:
+        """The fragments of a run whose head gave ``key`` (what follows a head on the wire is the same
+        event, so most adapters take them as read), or None to translate ``run.frames()``."""
+        return run.fragments
+
+    def _feed(self, frame: Frame) -> list[Event]:
+        """The checked path: the events of an event frame ``fast_fragment`` did not take."""
+        raise NotImplementedError
+
+    def _translated(self, last: Any) -> None:
+        """Called with the last frame (or run) of each ``translate`` that had one."""
+
+    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
+        """Every event of these frames, in order (see ``Translator.translate``)."""
+        fast_fragment, feed, delta_type = self.fast_fragment, self._feed, self.delta_type
+        deltas = 0  # frames fast_fragment took, added to counts at the end
+        run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
+        run_positions = array("q")  # flat (number, line, offset) triples
+        run_fragments: list[str] = []
+        taken: Any = None  # the latest frame taken as (key, fragment)
+        frame: Any = None
+        for frame in frames:
+            kind = frame.kind
+            if kind == "event":
+                found = fast_fragment(frame)
+                if found is None:
+                    if run_fragments:
+                        yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+                        run_positions, run_fragments = array("q"), []
+                    yield from feed(frame)
+                    continue
+                deltas += 1
+                if type(found) is tuple:
+                    key, fragment = found
+                    if not release:
+                        yield ArgsDelta(frame.pos, key, fragment, delta_type)
+                        continue
+                    frame.value = RELEASED
+                    if key != run_key:
+                        if run_fragments:
+                            yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+                            run_positions, run_fragments = array("q"), []
+                        run_key = key
+                    run_positions.extend(frame.pos)
+                    run_fragments.append(fragment)
+                    taken = frame
+                    continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+                    run_positions, run_fragments = array("q"), []
+                if release:
+                    frame.value = RELEASED
+                yield from found  # type: ignore[misc]
+                continue
+            if kind == "run":
+                run: FrameRun = frame
+                if run.head is taken and release:
+                    fragments = self.run_fragments(run, run_key)
+                    if fragments is not None:
+                        run_positions += run.positions
+                        run_fragments += fragments
+                        deltas += len(fragments)
+                        continue
+                if run_fragments:
+                    yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+                    run_positions, run_fragments = array("q"), []
+                self._counted(deltas)
+                deltas = 0
+                yield from self.translate(run.frames(), release)
+                continue
+            if run_fragments:
+                yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+                run_positions, run_fragments = array("q"), []
+            yield envelope_event(frame)
+        if run_fragments:
+            yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
+        self._counted(deltas)
+        if frame is not None:
+            self._translated(frame)
+
+    def _counted(self, deltas: int) -> None:
+        if deltas:
+            counts: dict[str, int] = self.counts  # type: ignore[attr-defined]
+            counts[self.fragment_event] = counts.get(self.fragment_event, 0) + deltas

@@ -28,17 +28,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-from array import array
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 import orjson
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -56,7 +53,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
@@ -177,8 +174,11 @@ def translator() -> BedrockTranslator:
     return BedrockTranslator()
 
 
-class BedrockTranslator(FrameByFrame):
+class BedrockTranslator(Batching):
     __slots__ = ("counts", "started", "invoke", "fields")
+
+    fragment_event = "contentBlockDelta"
+    delta_type = DELTA_TYPE
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"contentBlockDelta": 0}
@@ -189,75 +189,31 @@ class BedrockTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return self.invoke.close() if self.invoke is not None else []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (see ``providers.base.Translator``): the common
-        toolUse input fragment is read with plain subscripts and yielded without a list per frame.
-        A FrameRun (``capture/runs.py``) whose head took that path is taken whole: its events differ
-        from the head only in their fragment, so each would take it too, on the same index."""
-        deltas = 0
-        run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame  # type: ignore[assignment]
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    deltas += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                    run_positions, run_fragments = array("q"), []
-                self.counts["contentBlockDelta"] += deltas
-                deltas = 0
-                yield from self.translate(run.frames(), release)
-                continue
-            event = frame.event
-            if frame.kind == "event" and (event is None or event == "contentBlockDelta"):
-                value = frame.value
-                try:
-                    body = value["contentBlockDelta"] if event is None else value
-                    delta = body["delta"]
-                    tool = delta["toolUse"]
-                    fragment = tool["input"]
-                    index = body["contentBlockIndex"]
-                    if (
-                        type(fragment) is str
-                        and type(index) is int
-                        and (event is not None or len(value) == 1)
-                        # no field but contentBlockIndex, delta, the padding p, toolUse and input
-                        and (len(body) == 2 or (len(body) == 3 and "p" in body))
-                        and len(delta) == 1
-                        and len(tool) == 1
-                    ):
-                        deltas += 1
-                        if not release:
-                            yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
-                            continue
-                        frame.value = RELEASED
-                        if index != run_key:
-                            if run_fragments:
-                                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                run_positions, run_fragments = array("q"), []
-                            run_key = index
-                        run_positions.extend(frame.pos)
-                        run_fragments.append(fragment)
-                        taken = frame
-                        continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-        self.counts["contentBlockDelta"] += deltas
+    def fast_fragment(self, frame: Frame) -> tuple[int, str] | None:
+        """The common toolUse input fragment, read with plain subscripts (see ``base.Batching``)."""
+        event = frame.event
+        if event is not None and event != "contentBlockDelta":
+            return None
+        value = frame.value
+        try:
+            body = value["contentBlockDelta"] if event is None else value
+            delta = body["delta"]
+            tool = delta["toolUse"]
+            fragment = tool["input"]
+            index = body["contentBlockIndex"]
+            if (
+                type(fragment) is str
+                and type(index) is int
+                and (event is not None or len(value) == 1)
+                # no field but contentBlockIndex, delta, the padding p, toolUse and input
+                and (len(body) == 2 or (len(body) == 3 and "p" in body))
+                and len(delta) == 1
+                and len(tool) == 1
+            ):
+                return index, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -16,15 +16,12 @@ forms are read, and an ``event:`` that disagrees with ``type`` is reported. The 
 
 from __future__ import annotations
 
-from array import array
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -42,7 +39,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
@@ -144,8 +141,11 @@ def translator() -> CohereTranslator:
     return CohereTranslator()
 
 
-class CohereTranslator(FrameByFrame):
+class CohereTranslator(Batching):
     __slots__ = ("counts", "plan_open", "fields")
+
+    fragment_event = "tool-call-delta"
+    delta_type = DELTA_TYPE
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool-call-delta": 0}
@@ -155,69 +155,23 @@ class CohereTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (see ``providers.base.Translator``): the common
-        tool-call-delta is read with plain subscripts and yielded without a list per frame. A FrameRun
-        (``capture/runs.py``) whose head took that path is taken whole: its events differ from the
-        head only in their fragment, so each would take it too, on the same index."""
-        deltas = 0
-        run_key: Any = None  # with ``release``: fragments on one index go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame  # type: ignore[assignment]
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    deltas += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                    run_positions, run_fragments = array("q"), []
-                self.counts["tool-call-delta"] += deltas
-                deltas = 0
-                yield from self.translate(run.frames(), release)
-                continue
-            if frame.kind == "event":
-                value = frame.value
-                try:
-                    if value["type"] == "tool-call-delta":
-                        fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
-                        index = value["index"]
-                        if (
-                            type(fragment) is str
-                            and type(index) is int
-                            and len(value) == 3  # type, index, delta: no other field to check (SD006)
-                            and frame.event in (None, "tool-call-delta")
-                        ):
-                            deltas += 1
-                            if not release:
-                                yield ArgsDelta(frame.pos, index, fragment, DELTA_TYPE)
-                                continue
-                            frame.value = RELEASED
-                            if index != run_key:
-                                if run_fragments:
-                                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                    run_positions, run_fragments = array("q"), []
-                                run_key = index
-                            run_positions.extend(frame.pos)
-                            run_fragments.append(fragment)
-                            taken = frame
-                            continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-        self.counts["tool-call-delta"] += deltas
+    def fast_fragment(self, frame: Frame) -> tuple[int, str] | None:
+        """The common tool-call-delta, read with plain subscripts (see ``base.Batching``)."""
+        value = frame.value
+        try:
+            if value["type"] == "tool-call-delta":
+                fragment = value["delta"]["message"]["tool_calls"]["function"]["arguments"]
+                index = value["index"]
+                if (
+                    type(fragment) is str
+                    and type(index) is int
+                    and len(value) == 3  # type, index, delta: no other field to check (SD006)
+                    and frame.event in (None, "tool-call-delta")
+                ):
+                    return index, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -21,18 +21,15 @@ every call gets its own key, so calls of one name are never merged. ``FunctionCa
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import replace
 from json.encoder import encode_basestring
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Hashable, Sequence
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -58,7 +55,7 @@ from stream_doctor.problems import (
     ToolCallRejected,
 )
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import ANY, FieldCheck, Shape
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
 from stream_doctor.providers.sniffing import score
@@ -208,8 +205,11 @@ class _Candidate:
         return what if self.index == 0 else (self.index, what)
 
 
-class GeminiTranslator(FrameByFrame):
-    __slots__ = ("counts", "response_id", "started", "candidates", "last_pos", "fields")
+class GeminiTranslator(Batching):
+    __slots__ = ("counts", "response_id", "started", "candidates", "last_pos", "fields", "streaming")
+
+    fragment_event = "chunk"
+    delta_type = DELTA_TYPE
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
@@ -218,110 +218,66 @@ class GeminiTranslator(FrameByFrame):
         self.started = False
         self.candidates: dict[int, _Candidate] = {}
         self.last_pos: Pos | None = None
+        self.streaming: _Call | None = None  # the call of the latest chunk the hot path took as a fragment
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (see ``providers.base.Translator``).
+    def fast_fragment(self, frame: Frame) -> tuple[Hashable, str] | list[Event] | None:
+        """A chunk whose only part continues the open streamed call (see ``base.Batching``): its
+        text, or its events when a piece adds no text or could not be placed."""
+        value = frame.value
+        try:
+            candidates = value["candidates"]
+            candidate = candidates[0]
+            content = candidate["content"]
+            parts = content["parts"]
+            part = parts[0]
+            call = part["functionCall"]
+            if (
+                len(parts) == 1
+                and len(part) == 1
+                and len(candidates) == 1
+                and len(candidate) == 1  # content only: no field of the chunk is undocumented
+                and (len(content) == 1 or (len(content) == 2 and "role" in content))
+                and CHUNK_FIELDS.issuperset(value)
+                and len(call) == 2
+                and "name" not in call
+                and call["willContinue"] is True
+                and "finishReason" not in candidate
+                and self.started
+                and value.get("responseId", self.response_id) == self.response_id
+            ):
+                open_call = self.candidates[candidate.get("index", 0)].open
+                pieces = call["partialArgs"]
+                if open_call is not None and type(pieces) is list:
+                    streamed = open_call.streamed
+                    assert streamed is not None
+                    if len(pieces) == 1:
+                        text = streamed.place(pieces[0])
+                    else:
+                        text = "".join([streamed.place(piece) for piece in pieces])
+                    self.last_pos = frame.pos
+                    if not streamed.problems:
+                        if text:
+                            self.streaming = open_call
+                            return open_call.key, text
+                        return []
+                    out: list[Event] = [ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)] if text else []
+                    return out + self._streamed_problems(frame.pos, open_call)
+        except (KeyError, TypeError, IndexError, AttributeError):
+            pass
+        return None
 
-        The hot path: a chunk whose only part continues the open streamed call, read with plain
-        subscripts; its text is yielded without a list per frame. Anything else goes to ``feed``.
-        """
-        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took (released, no problem), and its call
-        taken_call: Any = None
-        for frame in frames:
-            if frame.kind == "run":
-                # A FrameRun (``capture/runs.py``) after a head the hot path took: its chunks are the
-                # head's bytes but for the string piece, so each continues the same string of the same
-                # call the same way. An empty piece adds no fragment: such a run is read chunk by chunk.
-                run: FrameRun = frame  # type: ignore[assignment]
-                pieces = run.fragments
-                if run.head is taken and release and "" not in pieces:
-                    taken_call.streamed.open_pieces += pieces
-                    if taken_call.key != run_key:
-                        if run_fragments:
-                            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                            run_positions, run_fragments = array("q"), []
-                        run_key = taken_call.key
-                    run_positions += run.positions
-                    run_fragments += [text[1:-1] for text in map(encode_basestring, pieces)]
-                    self.counts["chunk"] += len(pieces)
-                    self.last_pos = run.pos
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                    run_positions, run_fragments = array("q"), []
-                yield from self.translate(run.frames(), release)
-                continue
-            if frame.kind == "event":
-                value = frame.value
-                try:
-                    candidates = value["candidates"]
-                    candidate = candidates[0]
-                    content = candidate["content"]
-                    parts = content["parts"]
-                    part = parts[0]
-                    call = part["functionCall"]
-                    if (
-                        len(parts) == 1
-                        and len(part) == 1
-                        and len(candidates) == 1
-                        and len(candidate) == 1  # content only: no field of the chunk is undocumented
-                        and (len(content) == 1 or (len(content) == 2 and "role" in content))
-                        and CHUNK_FIELDS.issuperset(value)
-                        and len(call) == 2
-                        and "name" not in call
-                        and call["willContinue"] is True
-                        and "finishReason" not in candidate
-                        and self.started
-                        and value.get("responseId", self.response_id) == self.response_id
-                    ):
-                        open_call = self.candidates[candidate.get("index", 0)].open
-                        pieces = call["partialArgs"]
-                        if open_call is not None and type(pieces) is list:
-                            streamed = open_call.streamed
-                            assert streamed is not None
-                            if len(pieces) == 1:
-                                text = streamed.place(pieces[0])
-                            else:
-                                text = "".join([streamed.place(piece) for piece in pieces])
-                            self.last_pos = frame.pos
-                            self.counts["chunk"] += 1
-                            if not streamed.problems:
-                                if not release:
-                                    if text:
-                                        yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
-                                    continue
-                                frame.value = RELEASED
-                                taken, taken_call = frame, open_call
-                                if text:
-                                    if open_call.key != run_key:
-                                        if run_fragments:
-                                            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                            run_positions, run_fragments = array("q"), []
-                                        run_key = open_call.key
-                                    run_positions.extend(frame.pos)
-                                    run_fragments.append(text)
-                                continue
-                            if run_fragments:
-                                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                                run_positions, run_fragments = array("q"), []
-                            if text:
-                                yield ArgsDelta(frame.pos, open_call.key, text, DELTA_TYPE)
-                            yield from self._streamed_problems(frame.pos, open_call)
-                            continue
-                except (KeyError, TypeError, IndexError, AttributeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, DELTA_TYPE)
+    def run_fragments(self, run: FrameRun, key: Hashable) -> list[str] | None:
+        """A run's chunks are the head's bytes but for the string piece, so each continues the same
+        string of the same call the same way. An empty piece adds no fragment: such a run is read
+        chunk by chunk."""
+        pieces = run.fragments
+        if "" in pieces:
+            return None
+        streaming = self.streaming
+        assert streaming is not None and streaming.streamed is not None
+        streaming.streamed.open_pieces += pieces
+        self.last_pos = run.pos
+        return [text[1:-1] for text in map(encode_basestring, pieces)]
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

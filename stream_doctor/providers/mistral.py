@@ -27,13 +27,13 @@ from typing import Any, Sequence
 
 from stream_doctor.capture.base import Frame
 from stream_doctor.events import FinishCategory
-from stream_doctor.providers import openai_chat
+from stream_doctor.providers import openai_chat, openai_chat_protocol
 
 name = "mistral"
 title = "Mistral chat completions"
 protocol = openai_chat.protocol
 
-FINISH_CATEGORIES: dict[str, FinishCategory] = {**openai_chat.FINISH_CATEGORIES, "model_length": "length"}
+FINISH_CATEGORIES: dict[str, FinishCategory] = {**openai_chat_protocol.FINISH_CATEGORIES, "model_length": "length"}
 
 _MISTRAL_ID = re.compile(r"(?:cmpl-)?[0-9a-f]{32}")
 _MISTRAL_MODELS = re.compile(

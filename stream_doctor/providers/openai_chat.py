@@ -33,16 +33,13 @@ emitted once every choice seen has finished (the most severe of their reasons, `
 
 from __future__ import annotations
 
-from array import array
-from typing import Any, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Hashable, Sequence
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -60,100 +57,22 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.openai_chat_protocol import (
+    ARGS,
+    CHOICE_FIELDS,
+    CHUNK_FIELDS,
+    CONTENT_FIELDS,
+    CUTTING,
+    DOCUMENTED_EXTENSIONS,
+    FINISH_CATEGORIES,
+    IGNORED_DELTA_FIELDS,
+    LEGACY_ARGS,
+    SEVERITY,
+)
 
 name = "openai"
 title = "OpenAI Chat Completions (and compatible servers)"
-
-#: finish_reason -> neutral category. ``function_call`` is the legacy single-function form; the
-#: others are what compatible servers send (DeepSeek ``insufficient_system_resource``).
-FINISH_CATEGORIES: dict[str, FinishCategory] = {
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "stop": "end",
-    "length": "length",
-    "content_filter": "filter",
-    "error": "error",
-    "insufficient_system_resource": "error",
-}
-
-#: Categories whose finish_reason ends the choice without completing its open calls.
-CUTTING = frozenset({"length", "filter", "error", "refusal"})
-
-#: With n > 1 the message takes the most severe reason of its choices.
-SEVERITY: dict[str, int] = {"error": 6, "filter": 5, "length": 4, "refusal": 3, "tool_calls": 2, "end": 1}
-
-#: delta fields that carry non-tool content: field -> (block type, delta type).
-CONTENT_FIELDS: dict[str, tuple[str, str]] = {
-    "content": ("text", "content"),
-    "reasoning_content": ("reasoning", "reasoning_content"),  # DeepSeek, xAI, Qwen
-    "reasoning": ("reasoning", "reasoning"),  # OpenRouter, vLLM, Ollama /v1
-    "reasoning_details": ("reasoning", "reasoning_details"),  # OpenRouter
-    "refusal": ("refusal", "refusal"),
-    "audio": ("audio", "audio"),
-}
-
-#: delta fields that carry nothing to diagnose (Mistral puts ``index`` and ``metadata`` in the
-#: delta; LiteLLM adds ``provider_specific_fields``; web search adds ``annotations``).
-IGNORED_DELTA_FIELDS = frozenset(
-    {"role", "index", "metadata", "annotations", "tool_call_id", "name", "provider_specific_fields", "images"}
-)
-
-#: Documented extension fields of compatible servers, in a chunk, a choice or a delta: read as part of
-#: the event they ride on, never as an unknown event. Other fields are counted once per capture (SD006).
-DOCUMENTED_EXTENSIONS: dict[str, str] = {
-    # chunk level
-    "x_groq": "Groq (request id, usage, ``x_groq.usage``)",
-    "provider": "OpenRouter (the upstream provider's name)",
-    "citations": "xAI live search, Perplexity",
-    "search_results": "Perplexity",
-    "prompt_filter_results": "Azure OpenAI",
-    "system_fingerprint": "OpenAI",
-    "service_tier": "OpenAI",
-    "obfuscation": "OpenAI (stream obfuscation padding)",
-    "p": "Mistral (random padding against token-length side channels, like OpenAI's obfuscation)",
-    "prompt_logprobs": "vLLM",
-    "prompt_token_ids": "vLLM",
-    "kv_transfer_params": "vLLM",
-    "timings": "llama.cpp server",
-    "time_info": "Cerebras (queue, prompt and completion times)",
-    "stats": "LM Studio",
-    "warning": "Together",
-    # choice level
-    "native_finish_reason": "OpenRouter (the upstream provider's own finish reason)",
-    "stop_reason": "vLLM (the stop token or string that ended the choice)",
-    "token_ids": "vLLM",
-    "matched_stop": "SGLang",
-    "content_filter_results": "Azure OpenAI",
-    "seed": "Together",
-    "text": "Together (the choice's text, beside its delta)",
-    "logprobs": "OpenAI",
-    # Writer: writer-python (generated from Writer's OpenAPI spec) ``types/chat_completion_chunk.py``
-    # ``Choice.message`` ("deprecated for streaming. Use `delta` instead") and ``ChoiceDelta``
-    # graph_data, llm_data. The ``trace_details``, ``image_data``, ``translation_data`` and
-    # ``web_search_data`` keys that Writer's recorded streams carry (openllmetry's writer cassettes)
-    # are in no version of those types nor in Writer's docs: undocumented, so listed (SD006) when
-    # one carries something; in the recorded streams every one of them is null.
-    "message": "Writer (the message so far beside the delta; deprecated for streaming)",
-    "raw_output": "Fireworks",
-    # delta level (besides CONTENT_FIELDS)
-    "channel": "gpt-oss servers (the harmony channel: analysis, commentary, final)",
-    "reasoning_signature": "vLLM",
-    "token_id": "Together",
-    "executed_tools": "Groq (compound models: tools the server ran)",
-    "extra_content": "Gemini's OpenAI compatibility (thought signatures)",
-    "thinking_blocks": "LiteLLM",
-    "reasoning_items": "LiteLLM",
-    "audio_content": "OpenAI",
-    "graph_data": "Writer (Knowledge Graph answers, ChoiceDelta.graph_data)",
-    "llm_data": "Writer (the model and prompt an LLM tool used, ChoiceDelta.llm_data)",
-}
-
-#: Keys of a chunk and of a choice that the Chat Completions protocol itself defines.
-CHUNK_FIELDS = frozenset(
-    {"id", "object", "created", "model", "choices", "usage", "error", "service_tier", "system_fingerprint"}
-)
-CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
 #: What ends the stream (SD303 and SD508 name it); what completes a call (SD301 names it when a
 #: call never got it); ``tool_calls[].index`` numbers a choice's calls 0, 1, 2 … (SD507 checks it).
@@ -174,8 +93,6 @@ protocol = ProtocolFacts(
     stream_end=StreamEnd(sentinels=frozenset({"[DONE]"}), keys=frozenset({"error"})),
 )
 
-ARGS = "function.arguments"
-LEGACY_ARGS = "function_call.arguments"
 
 # A fragment chunk as OpenAI sends it (``capture/runs.py``), and as Azure does (keys in alphabetical
 # order, ``content_filter_results``): one choice holding one tool call with only ``function.arguments``
@@ -250,8 +167,11 @@ class _Choice:
         self.reason_pos: Pos | None = None
 
 
-class OpenAIChatTranslator(FrameByFrame):
+class OpenAIChatTranslator(Batching):
     """One capture's chunks to neutral events."""
+
+    fragment_event = "chat.completion.chunk"
+    delta_type = ARGS
 
     #: Subclasses (Mistral) widen these.
     finish_categories: dict[str, FinishCategory] = FINISH_CATEGORIES
@@ -276,90 +196,37 @@ class OpenAIChatTranslator(FrameByFrame):
 
     # -- the hot path ------------------------------------------------------------------------
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order (see ``base.Translator``).
+    def fast_fragment(self, frame: Frame) -> tuple[Hashable, str] | None:
+        """The common chunk (see ``base.Batching``), ``{"choices":[{"index":c,"delta":{"tool_calls":
+        [{"index":i,"function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open.
+        Its chunk and choice must have as many keys as the latest checked ones (two integer
+        comparisons): a field that only fragment chunks carry takes the checked path once, which
+        reports it (SD006). A FrameRun's chunks differ from its head only in the fragment (and
+        obfuscation), so each would be taken, on the same key."""
+        try:
+            value = frame.value
+            (choice,) = value["choices"]
+            delta = choice["delta"]
+            if (
+                choice["finish_reason"] is None
+                and len(delta) == 1
+                and len(value) == self.chunk_size
+                and len(choice) == self.choice_size
+            ):
+                (call,) = delta["tool_calls"]
+                function = call["function"]
+                index = call["index"]
+                if "id" not in call and "name" not in function and type(index) is int:
+                    key = self.lanes[choice["index"]].get(index)
+                    fragment = function["arguments"]
+                    if key is not None and type(fragment) is str:
+                        return key, fragment
+        except (KeyError, TypeError, IndexError, ValueError):
+            pass
+        return None
 
-        The common chunk, ``{"choices":[{"index":c,"delta":{"tool_calls":[{"index":i,
-        "function":{"arguments":"…"}}]},"finish_reason":null}]}`` for a call already open, is read
-        with plain subscripts and becomes one ArgsDelta; anything else takes the checked path.
-        With ``release`` such a frame lets go of its decoded chunk once translated. Its chunk and
-        choice must have as many keys as the latest checked ones (two integer comparisons): a field
-        that only fragment chunks carry takes the checked path once, which reports it (SD006).
-        A FrameRun (``capture/runs.py``) whose head took this path is taken whole: its chunks differ
-        from the head only in the fragment (and obfuscation), so each would take it, on the same key.
-        """
-        lanes = self.lanes
-        chunk_size, choice_size = self.chunk_size, self.choice_size
-        chunks = 0
-        frame: Any = None
-        run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = array("q")
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame this path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    chunks += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                    run_positions, run_fragments = array("q"), []
-                self.counts["chat.completion.chunk"] += chunks
-                chunks = 0
-                yield from self.translate(run.frames(), release)
-                chunk_size, choice_size = self.chunk_size, self.choice_size
-                continue
-            if frame.kind == "event":
-                try:
-                    value = frame.value
-                    (choice,) = value["choices"]
-                    delta = choice["delta"]
-                    if (
-                        choice["finish_reason"] is None
-                        and len(delta) == 1
-                        and len(value) == chunk_size
-                        and len(choice) == choice_size
-                    ):
-                        (call,) = delta["tool_calls"]
-                        function = call["function"]
-                        index = call["index"]
-                        if "id" not in call and "name" not in function and type(index) is int:
-                            key = lanes[choice["index"]].get(index)
-                            fragment = function["arguments"]
-                            if key is not None and type(fragment) is str:
-                                chunks += 1
-                                if not release:
-                                    yield ArgsDelta(frame.pos, key, fragment, ARGS)
-                                    continue
-                                frame.value = RELEASED
-                                if key != run_key:
-                                    if run_fragments:
-                                        yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                                        run_positions, run_fragments = array("q"), []
-                                    run_key = key
-                                run_positions.extend(frame.pos)
-                                run_fragments.append(fragment)
-                                taken = frame
-                                continue
-                except (KeyError, TypeError, IndexError, ValueError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-                run_positions, run_fragments = array("q"), []
-            if frame.kind != "event":
-                yield envelope_event(frame)
-                continue
-            self.last_pos = frame.pos
-            yield from self._feed(frame)
-            chunk_size, choice_size = self.chunk_size, self.choice_size
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, ARGS)
-        if frame is not None:
-            self.last_pos = frame.pos
-        self.counts["chat.completion.chunk"] += chunks
+    def _translated(self, last: Any) -> None:
+        self.last_pos = last.pos  # where an implied end goes (``close``)
 
     def close(self) -> list[Event]:
         """The capture ended. A completion whose every choice finished is over, even without its

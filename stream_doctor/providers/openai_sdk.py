@@ -39,6 +39,7 @@ from stream_doctor.problems import HelperLogWithoutDeltas
 from stream_doctor.providers import openai_chat as raw
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.openai_chat_protocol import ARGS
 from stream_doctor.providers.sniffing import score
 
 name = "openai-sdk"
@@ -249,7 +250,7 @@ class OpenAISdkTranslator(FeedByFeed):
         else:
             fragment = value.get("arguments_delta")
             if isinstance(fragment, str) and fragment:
-                out.append(ArgsDelta(pos, key, fragment, raw.ARGS))
+                out.append(ArgsDelta(pos, key, fragment, ARGS))
         return out
 
     def _key(self, kind: str, index: Any) -> Hashable | None:

@@ -28,16 +28,13 @@ How the parts map to stream-doctor's model:
 
 from __future__ import annotations
 
-from array import array
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -56,7 +53,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import ToolInputError
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
@@ -203,11 +200,14 @@ def translator() -> UIStreamTranslator:
     return UIStreamTranslator()
 
 
-class UIStreamTranslator(FrameByFrame):
+class UIStreamTranslator(Batching):
     __slots__ = (
         "counts", "message_id", "opened", "open", "stop_pending", "step", "started", "inputs", "provider_run",
         "fields",
     )  # fmt: skip
+
+    fragment_event = "tool-input-delta"
+    delta_type = "tool-input-delta"
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool-input-delta": 0}
@@ -224,64 +224,18 @@ class UIStreamTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order; the hot path of ``feed`` without a list per frame.
-
-        A FrameRun (``capture/runs.py``) whose head took the hot path is taken whole: its parts differ
-        from the head only in their fragment, so each would take it too, for the same call."""
-        deltas = 0
-        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
-        run_fragments: list[str] = []
-        taken: Any = None  # the latest frame the hot path took
-        for frame in frames:
-            if frame.kind == "run":
-                run: FrameRun = frame  # type: ignore[assignment]
-                if run.head is taken and release:
-                    run_positions += run.positions
-                    run_fragments += run.fragments
-                    deltas += len(run.fragments)
-                    continue
-                if run_fragments:
-                    yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-                    run_positions, run_fragments = array("q"), []
-                self.counts["tool-input-delta"] += deltas
-                deltas = 0
-                yield from self.translate(run.frames(), release)
-                continue
-            if frame.kind == "event":
-                value = frame.value
-                try:
-                    if value["type"] == "tool-input-delta" and self.open and len(value) == 3:
-                        fragment = value["inputTextDelta"]
-                        key = value["toolCallId"]
-                        if type(fragment) is str and type(key) is str:
-                            deltas += 1
-                            if not release:
-                                yield ArgsDelta(frame.pos, key, fragment, "tool-input-delta")
-                                continue
-                            frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
-                            if key != run_key:
-                                if run_fragments:
-                                    yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-                                    run_positions, run_fragments = array("q"), []
-                                run_key = key
-                            run_positions.extend(frame.pos)
-                            run_fragments.append(fragment)
-                            taken = frame
-                            continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-                run_positions, run_fragments = array("q"), []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, "tool-input-delta")
-        self.counts["tool-input-delta"] += deltas
+    def fast_fragment(self, frame: Frame) -> tuple[str, str] | None:
+        """A tool-input-delta with its three fields only, in an open message (see ``base.Batching``)."""
+        value = frame.value
+        try:
+            if value["type"] == "tool-input-delta" and self.open and len(value) == 3:
+                fragment = value["inputTextDelta"]
+                key = value["toolCallId"]
+                if type(fragment) is str and type(key) is str:
+                    return key, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

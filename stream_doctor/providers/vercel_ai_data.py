@@ -14,14 +14,12 @@ recorded as an execution, and must come after its call's ``9:``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.envelope_events import envelope_event
+from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
-    ArgsRun,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -37,7 +35,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers import vercel_ai
-from stream_doctor.providers.base import FrameByFrame
+from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
@@ -108,8 +106,11 @@ def translator() -> DataStreamTranslator:
     return DataStreamTranslator()
 
 
-class DataStreamTranslator(FrameByFrame):
+class DataStreamTranslator(Batching):
     __slots__ = ("counts", "opened", "open", "step", "started", "inputs", "content", "fields")
+
+    fragment_event = "tool_call_delta"
+    delta_type = "tool_call_delta"
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {"tool_call_delta": 0}
@@ -124,44 +125,19 @@ class DataStreamTranslator(FrameByFrame):
     def close(self) -> list[Event]:
         return []
 
-    def translate(self, frames: Iterable[Frame], release: bool = False) -> Iterator[Event]:
-        """Every event of these frames, in order; the hot path of ``feed`` without a list per frame."""
-        deltas = 0
-        run_key: Any = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions: list[Pos] = []
-        run_fragments: list[str] = []
-        for frame in frames:
-            if frame.kind == "event" and frame.event == "c" and self.open:
-                value = frame.value
-                try:
-                    fragment = value["argsTextDelta"]
-                    key = value["toolCallId"]
-                    if type(fragment) is str and type(key) is str and len(value) == 2:
-                        deltas += 1
-                        if not release:
-                            yield ArgsDelta(frame.pos, key, fragment, "tool_call_delta")
-                            continue
-                        frame.value = RELEASED  # the engine keeps frames; the dict is no longer needed
-                        if key != run_key:
-                            if run_fragments:
-                                yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
-                                run_positions, run_fragments = [], []
-                            run_key = key
-                        run_positions.append(frame.pos)
-                        run_fragments.append(fragment)
-                        continue
-                except (KeyError, TypeError):
-                    pass
-            if run_fragments:
-                yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
-                run_positions, run_fragments = [], []
-            if frame.kind == "event":
-                yield from self._feed(frame)
-            else:
-                yield envelope_event(frame)
-        if run_fragments:
-            yield ArgsRun(run_key, run_positions, run_fragments, "tool_call_delta")
-        self.counts["tool_call_delta"] += deltas
+    def fast_fragment(self, frame: Frame) -> tuple[str, str] | None:
+        """A ``c:`` part with its two fields only, in an open message (see ``base.Batching``)."""
+        if frame.event != "c" or not self.open:
+            return None
+        value = frame.value
+        try:
+            fragment = value["argsTextDelta"]
+            key = value["toolCallId"]
+            if type(fragment) is str and type(key) is str and len(value) == 2:
+                return key, fragment
+        except (KeyError, TypeError):
+            pass
+        return None
 
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos

@@ -4,13 +4,24 @@ that would have scored (then the choice, and the "fits several providers" error,
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from stream_doctor import providers
 from stream_doctor.capture import load
 from stream_doctor.capture.base import CaptureError, Frame, Pos
 from stream_doctor.conversation.build import split
-from stream_doctor.providers import ADAPTERS, BEDROCK_EVENTS, SNIFF_FRAMES, bedrock, candidates, vercel_ai_data
+from stream_doctor.providers import (
+    ADAPTERS,
+    BEDROCK_EVENTS,
+    SNIFF_FRAMES,
+    DetectionError,
+    anthropic,
+    bedrock,
+    candidates,
+    vercel_ai_data,
+)
 from tests.conftest import ROOT
 
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and not p.name.endswith(".toml"))
@@ -74,3 +85,44 @@ def test_every_event_type_an_adapter_knows_passes_the_filter() -> None:
 def test_an_anthropic_capture_imports_no_other_adapter() -> None:
     sample = samples(ROOT / "fixtures" / "anthropic" / "one_call.sse")[0]
     assert candidates(sample) == {"anthropic"}
+
+
+def undetected(fixtures: list[Path]) -> set[str]:
+    """The registered adapters that detection (no hint: ``candidates`` then every sniff) picks for
+    none of these fixtures' turns."""
+    picked = set()
+    for path in fixtures:
+        for sample in samples(path):
+            try:
+                adapter, _ = providers.detect(sample)
+            except DetectionError:
+                continue
+            picked.add(adapter.name)
+    return set(providers.ADAPTERS) - picked
+
+
+def test_every_adapter_is_detected_from_a_fixture() -> None:
+    # An adapter that detection never picks scores 0 on every capture without a word: one with no
+    # fixture of its own, or one that providers.candidates() leaves out (it is then never asked to sniff).
+    assert not undetected(FIXTURES), (
+        "add its fixtures under fixtures/<provider>/ and its keys to providers.candidates()"
+    )
+
+
+def test_an_adapter_without_a_candidates_entry_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Adding a provider once, as a scratch step: Anthropic's adapter registered under a new name ...
+    scratch = SimpleNamespace(
+        name="scratch",
+        title="Scratch",
+        protocol=anthropic.protocol,
+        sniff=anthropic.sniff,
+        translator=anthropic.translator,
+    )
+    registered = {name: ADAPTERS[name] for name in ADAPTERS if name != "anthropic"}
+    monkeypatch.setattr(providers, "ADAPTERS", {**registered, "scratch": scratch})
+    fixtures = [ROOT / "fixtures" / "anthropic" / "one_call.sse"]
+    # ... is never detected while candidates() does not name it,
+    assert "scratch" in undetected(fixtures)
+    # and is once it does.
+    monkeypatch.setattr(providers, "candidates", lambda sample: candidates(sample) | {"scratch"})
+    assert "scratch" not in undetected(fixtures)
