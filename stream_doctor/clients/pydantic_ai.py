@@ -109,7 +109,9 @@ class PartsManager(WireMachine):
             held.calls.append(fragment.call)
         if name:
             held.name = (held.name or "") + name
-        if isinstance(args, str) and args:
+        if isinstance(args, str):
+            # ToolCallPartDelta._apply_to_part: any text delta, an empty one too, on a part whose
+            # args are a dict (the Anthropic start event's non-empty input) raises
             if isinstance(held.first_args, dict):
                 self.fail(
                     fragment.pos,
@@ -118,7 +120,8 @@ class PartsManager(WireMachine):
                     fragment.call,
                 )
                 return
-            held.text_parts.append(args)
+            if args:
+                held.text_parts.append(args)
         if fragment.call_id:
             held.call_id = fragment.call_id
 
