@@ -98,7 +98,7 @@ PROFILE = profile(
     "OpenAI Python SDK, chat.completions.stream()",
     "library",
     "tool_calls merged by index as a list position; id and name concatenated; done on the next index or finish_reason",
-    providers=("openai",),
+    providers=("openai", "mistral"),
     library="openai",
     version="3.54.0",
     sources=(

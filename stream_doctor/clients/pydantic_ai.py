@@ -180,7 +180,7 @@ PROFILE = profile(
     "library",
     "a part per provider index; name appended; arguments validated when the response ends",
     runs_in_python=True,
-    providers=("anthropic", "openai"),
+    providers=("anthropic", "openai", "mistral"),
     library="pydantic-ai-slim",
     version="2.68.0",
     sources=(
