@@ -33,6 +33,7 @@ from stream_doctor.clients.base import profile
 @dataclass
 class OpenAIPythonSnapshot(ChatSnapshot):
     indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
+
     def new_choice(self) -> Choice:
         return Choice(entries=[])
 

@@ -220,26 +220,41 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
 
 
 @st.composite
-def chat_streams(draw: Any) -> tuple[set[str], bytes]:
+def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
+    """A Chat Completions stream; ``mistral``: as Mistral sends one (32-hex chunk ids, a Mistral model,
+    calls usually whole in one chunk with no ``index`` and no ``type``, the finish in that chunk)."""
+    chunk_id, model = (
+        ("0123456789abcdef0123456789abcdef", "mistral-small-latest") if mistral else ("chatcmpl-1", "gpt-4o")
+    )
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        body = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
+        body = {"id": chunk_id, "object": "chat.completion.chunk", "created": 1, "model": model}
         body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
         return orjson.dumps(body)
 
     chunks: list[bytes] = []
     if draw(st.integers(0, 4)) > 0:
-        chunks.append(chunk({"role": "assistant", "content": None}))
+        chunks.append(chunk({"role": "assistant", "content": None if not mistral else ""}))
     calls = draw(st.integers(1, 3))
-    layout = draw(st.sampled_from(["sequential", "interleaved", "one_chunk"]))
-    index_rule = draw(st.sampled_from(["always", "first_only", "never", "all_zero"]))
+    layouts = ["one_chunk", "one_chunk", "sequential"] if mistral else ["sequential", "interleaved", "one_chunk"]
+    layout = draw(st.sampled_from(layouts))
+    index_rule = draw(
+        st.sampled_from(["never", "always"] if mistral else ["always", "first_only", "never", "all_zero"])
+    )
     shapes = {"fragments without index"} if index_rule in ("first_only", "never") else set()
+    if mistral:
+        shapes.add("mistral")
+    if calls > 1 and layout == "one_chunk" and index_rule == "never":
+        shapes.add("several index-less calls in one chunk")
     pieces: list[list[dict[str, Any]]] = []
     for i in range(calls):
         head: dict[str, Any] = {"function": {"name": f"tool_{i}", "arguments": ""}}
         if draw(st.integers(0, 5)) > 0:
             head["id"] = f"call_{i}"
-        if draw(st.integers(0, 5)) > 0:
+        if draw(st.integers(0, 5 if not mistral else 1)) > 0:
             head["type"] = "function"
+        else:
+            shapes.add("call without type")
         fragments = [{"function": {"arguments": f}} for f in _fragments(draw, draw(ARGUMENTS))]
         entries = [head, *fragments]
         for n, entry in enumerate(entries):
@@ -267,8 +282,17 @@ def chat_streams(draw: Any) -> tuple[set[str], bytes]:
     else:
         for entries in pieces:
             chunks.extend(chunk({"tool_calls": [e]}) for e in entries)
-    if draw(st.integers(0, 5)) > 0:
-        chunks.append(chunk({}, draw(st.sampled_from(["tool_calls", "stop", "length"]))))
+    finish = draw(st.sampled_from(["tool_calls", "stop", "length"])) if draw(st.integers(0, 5)) > 0 else None
+    if finish is not None and mistral and layout == "one_chunk" and draw(st.booleans()):
+        # Mistral: the finish_reason in the chunk that carries the whole calls
+        chunks[-1] = orjson.dumps(
+            {
+                **orjson.loads(chunks[-1]),
+                "choices": [{**orjson.loads(chunks[-1])["choices"][0], "finish_reason": finish}],
+            }
+        )
+    elif finish is not None:
+        chunks.append(chunk({}, finish))
     if draw(st.booleans()):
         chunks.append(b"[DONE]")
     return shapes, _sse([(None, c) for c in chunks], False, draw(st.booleans()), b"\n")
@@ -286,22 +310,34 @@ GENERATED = settings(
 )
 
 
-#: shapes whose disagreement is found and not fixed yet (the library's behaviour in each): an example
-#: holding one is counted (``--hypothesis-show-statistics``), not failed; remove a line once it is fixed
-UNFIXED = {
-    "content_block_delta without index": "anthropic-python raises TypeError at the delta",
-    "fragments without index": "openai-python raises RuntimeError at the fragment",
-    "start input with deltas": "pydantic-ai raises UnexpectedModelBehavior at the first delta (even an empty one)",
+#: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
+#: the profile reads do not carry the fact the library acts on. An example holding one is counted
+#: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
+_FRAGMENT_LOST = (
+    "the anthropic adapter reads a content_block_delta without an integer index as Malformed, so its "
+    "partial_json never reaches a profile; the library appends it to the latest part (pydantic-ai, "
+    "vendor_part_id None) or keeps it as a nameless extra call (langchain-anthropic, index None)"
+)
+UNFIXED: dict[tuple[str, str], str] = {
+    ("content_block_delta without index", "langchain"): _FRAGMENT_LOST,
+    ("content_block_delta without index", "pydantic-ai"): _FRAGMENT_LOST,
+    ("call without type", "openai-python"): (
+        "openai-python fires tool_calls.function.arguments.done only for a snapshot entry whose type is "
+        "'function' (_add_tool_done_event, _build_events); the neutral ToolStart has no wire type "
+        "(providers/openai_chat.py sets block_type 'function' for every call)"
+    ),
 }
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
     found = compare(stream, "generated.sse", cuts=_cuts(data.draw, stream))
-    unfixed = sorted(shapes & UNFIXED.keys())
-    if found and unfixed:
-        event(f"known disagreement: {', '.join(unfixed)}")
-        return
-    assert found == [], stream.decode()
+    for shape in sorted(shapes):
+        event(f"shape: {shape}")
+    known = {client for shape, client in UNFIXED if shape in shapes}
+    unfixed = [line for line in found if line.split(" ", 1)[0] in known]
+    for line in unfixed:
+        event(f"known disagreement: {line.split(' ', 1)[0]}")
+    assert [line for line in found if line not in unfixed] == [], stream.decode()
 
 
 @GENERATED
@@ -314,6 +350,14 @@ def test_profiles_agree_on_generated_anthropic_streams(data: st.DataObject) -> N
 @given(st.data())
 def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
     _check(data, *data.draw(chat_streams()))
+
+
+@GENERATED
+@given(st.data())
+def test_profiles_agree_on_generated_mistral_streams(data: st.DataObject) -> None:
+    shapes, stream = data.draw(chat_streams(mistral=True))
+    assert replay(stream, name="generated.sse").stream.capture.provider in ("mistral", "openai")
+    _check(data, shapes, stream)
 
 
 # -- what the generated inputs found, kept --------------------------------------------------------
