@@ -75,6 +75,11 @@ KNOWN_DIVERGENCES.update(
     }
 )
 
+# a Mistral call sent whole, without ``type``: see UNFIXED's "call without type" (the fact is not in the events)
+KNOWN_DIVERGENCES[("openai-python", "prism/tests/Fixtures/mistral/stream-with-tools-1-1.sse")] = (
+    "a call without type: openai-python fires no arguments.done for it; the neutral ToolStart has no wire type"
+)
+
 
 def _library(client: str) -> Any:
     try:
@@ -200,6 +205,8 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
         if draw(st.integers(0, 5)) == 0:
             block["input"] = {"start": True}
             shapes.add("start input with deltas")
+            if index_of == "reused" and i:
+                shapes.add("start input on a reused index")
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
         for fragment in _fragments(draw, draw(ARGUMENTS)):
             delta: dict[str, Any] = {"type": "content_block_delta", "index": index}
@@ -321,6 +328,10 @@ _FRAGMENT_LOST = (
 UNFIXED: dict[tuple[str, str], str] = {
     ("content_block_delta without index", "langchain"): _FRAGMENT_LOST,
     ("content_block_delta without index", "pydantic-ai"): _FRAGMENT_LOST,
+    # found, not yet fixed: pydantic-ai's Anthropic stream hands a content_block_start to handle_part,
+    # which overwrites the part of a reused vendor id; the profile appends the name (block_index_reused
+    # and spliced_retry_stream fixtures agree with the profile, so the overwrite rule is narrower)
+    ("start input on a reused index", "pydantic-ai"): "the library raises UnexpectedModelBehavior at the block",
     ("call without type", "openai-python"): (
         "openai-python fires tool_calls.function.arguments.done only for a snapshot entry whose type is "
         "'function' (_add_tool_done_event, _build_events); the neutral ToolStart has no wire type "
@@ -363,9 +374,65 @@ def test_profiles_agree_on_generated_mistral_streams(data: st.DataObject) -> Non
 # -- what the generated inputs found, kept --------------------------------------------------------
 
 #: each disagreement found, as the bytes that showed it; the profile now follows the library
-SAVED: dict[str, bytes] = {}
+_MSG = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    b'"model":"claude","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+)
+_START = b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_0","name":"f","input":%s}}\n\n'
+_DELTA = b'event: content_block_delta\ndata: {"type":"content_block_delta",%s"delta":{"type":"input_json_delta","partial_json":"%s"}}\n\n'
+_STOP = b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+
+
+def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o", finish: str = "null") -> bytes:
+    return (
+        f'data: {{"id":"{chunk_id}","object":"chat.completion.chunk","created":1,"model":"{model}",'
+        f'"choices":[{{"index":0,"delta":{{"tool_calls":{tool_calls}}},"finish_reason":{finish}}}]}}\n\n'
+    ).encode()
+
+
+_ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
+_MISTRAL = ("0123456789abcdef0123456789abcdef", "mistral-small-latest")
+SAVED: dict[str, bytes] = {
+    # anthropic-python: accumulate_event reads content[None]: TypeError at the delta
+    "anthropic_delta_without_index": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"{")
+    + _DELTA % (b"", b"}")
+    + _STOP,
+    # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
+    "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
+    # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
+    "chat_fragment_without_index": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"function":{"arguments":"{}"}}]')
+    + b"data: [DONE]\n\n",
+    # openai-python: a first tool_calls list with no index is taken whole: TypeError in _build_events
+    "chat_first_call_without_index": _ROLE
+    + _chunk('[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + b"data: [DONE]\n\n",
+    # litellm: Delta numbers the index-less calls of one chunk 0 and 1: both run
+    "mistral_two_calls_in_one_chunk": _chunk(
+        '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"id":"call_1","type":"function","function":{"name":"g","arguments":"{}"}}]',
+        *_MISTRAL,
+        finish='"tool_calls"',
+    )
+    + b"data: [DONE]\n\n",
+    # pydantic-ai: no chunk is ever dispatched (the only event is unterminated): UnexpectedModelBehavior
+    "mistral_single_unterminated_chunk": _chunk(
+        '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]', *_MISTRAL
+    )[:-1],
+}
+
+
+#: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED,
+#: or, for an OpenAI stream with no chunk, openai-python's AssertionError from the snapshot is not modelled yet)
+SAVED_FOR: dict[str, list[str]] = {
+    "anthropic_delta_without_index": ["anthropic-python"],
+    "mistral_single_unterminated_chunk": ["pydantic-ai", "litellm", "langchain"],
+}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_saved_disagreements_stay_fixed(name: str) -> None:
-    assert compare(SAVED[name], f"{name}.sse") == []
+    assert compare(SAVED[name], f"{name}.sse", SAVED_FOR.get(name)) == []
