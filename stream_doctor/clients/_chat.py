@@ -141,6 +141,10 @@ class ChatSnapshot(Machine):
             self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, start=True)
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
+            if event.key is None and not event.delta_type.startswith("function_call"):
+                # a fragment with neither index nor id nor name: the SDK merges it by its (missing) index
+                self._entry(None, None, event.call_id, event.name, event.fragment, call, event.pos, start=False)
+                return
             if event.delta_type.startswith("function_call") or event.key not in self.index_of:
                 legacy = self.legacy.get(choice_of(event.key))
                 if legacy is not None:

@@ -81,6 +81,10 @@ class AnthropicSnapshot(Machine):
             # events without a name (skipped) or a last event cut off (never dispatched).
             if "UTF-8" in event.reason:
                 self.fail(event.pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+            elif self.started and event.reason.startswith(_INDEXED) and "without an integer 'index'" in event.reason:
+                # accumulate_event reads ``content[event.index]`` of a delta or stop: a missing index is
+                # None (the event is built without validation), a string is no list index either
+                self.fail(event.pos, "TypeError", "list indices must be integers or slices, not NoneType")
             return
         if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):
             return
@@ -145,6 +149,10 @@ class AnthropicSnapshot(Machine):
         for index, block in enumerate(self.content):
             if block.call is not None and not block.stopped:
                 self._hand(block, index, None, "get_final_message() (block never stopped)")
+
+
+#: the events whose ``index`` accumulate_event uses as a position in the content list
+_INDEXED = ("content_block_delta", "content_block_stop")
 
 
 def _fragment_at(texts: list[str], places: list[Pos], offset: int) -> Pos:

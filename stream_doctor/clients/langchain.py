@@ -234,7 +234,7 @@ PROFILE = profile(
     "library",
     "tool_call_chunks merged by index unless ids differ; name concatenated; partial JSON repaired and run",
     runs_in_python=True,
-    providers=("anthropic", "openai"),
+    providers=("anthropic", "openai", "mistral"),
     library="langchain-core",
     version="1.7.2",
     sources=(

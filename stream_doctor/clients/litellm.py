@@ -7,7 +7,9 @@ checked against it (``clients/library/litellm_stream.py``: ``litellm.completion`
 over a mock transport, then ``stream_chunk_builder``).
 ``litellm/litellm_core_utils/streaming_chunk_builder_utils.py`` L159-300,
 ``ChunkProcessor.get_combined_tool_content``: the fragments of every choice grouped by ``index``
-alone (a missing index is 0; ``main.py`` L7348-7490 puts the calls on choice 0), argument text
+alone (``types/utils.py`` ``Delta.__init__`` numbers the entries of one chunk that have no index
+0, 1, 2 …, so a call sent whole without an index is kept apart from the others of its chunk but
+merged with the calls of later chunks; ``main.py`` L7348-7490 puts the calls on choice 0), argument text
 concatenated per index, the last non-empty ``id`` and ``name`` win, an empty buffer becomes
 ``"{}"``, and an index that never had both an id and a name is dropped; the response is built
 after the stream, whatever its finish reason. The legacy ``function_call`` is combined on its own
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
-from stream_doctor.clients.base import parse_json, profile
+from stream_doctor.clients.base import choice_of, parse_json, profile
 
 
 @dataclass
@@ -42,6 +44,7 @@ class _Slot:
 class ChunkBuilder(WireMachine):
     slots: dict[int, _Slot] = field(default_factory=dict)
     legacy: _Slot | None = None  # the legacy function_call, every choice's fragments together
+    unindexed: dict[tuple[int, int], int] = field(default_factory=dict)  # (chunk, choice) -> last index given
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":
@@ -54,7 +57,12 @@ class ChunkBuilder(WireMachine):
             if fragment.arguments:
                 self.legacy.texts.append(fragment.arguments)
             return
-        slot = self.slots.setdefault(fragment.index or 0, _Slot([]))
+        index = fragment.index
+        if index is None:
+            # litellm's Delta numbers the index-less entries of one chunk's tool_calls 0, 1, 2 …
+            where = (fragment.pos.number, choice_of(fragment.key))
+            index = self.unindexed[where] = self.unindexed.get(where, -1) + 1
+        slot = self.slots.setdefault(index, _Slot([]))
         if fragment.call is not None and fragment.call not in slot.calls:
             slot.calls.append(fragment.call)
         if fragment.call_id:
@@ -99,7 +107,7 @@ PROFILE = profile(
     "LiteLLM stream_chunk_builder",
     "library",
     "tool calls of every choice grouped by index (missing index: 0); last id and name win; built after the stream",
-    providers=("openai",),
+    providers=("openai", "mistral"),
     library="litellm",
     version="1.83.0",
     runs_in_python=True,

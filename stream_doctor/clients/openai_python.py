@@ -32,6 +32,8 @@ from stream_doctor.clients.base import profile
 
 @dataclass
 class OpenAIPythonSnapshot(ChatSnapshot):
+    indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
+
     def new_choice(self) -> Choice:
         return Choice(entries=[])
 
@@ -47,11 +49,14 @@ class OpenAIPythonSnapshot(ChatSnapshot):
     ) -> Hashable | None:
         entries: list[Entry] = choice.entries
         if index is None:
-            if pos == self.first:  # the first chunk is taken whole; _build_events then reads tool_calls[None]
+            if pos == self.first or (not entries and self.indexed_in_chunk != pos):
+                # accumulate_delta takes a first ``tool_calls`` list with no indexed entry whole (and the
+                # first chunk is the snapshot as it is): _build_events then reads tool_calls[None]
                 self.fail(pos, "TypeError", "list indices must be integers or slices, not NoneType", call)
             else:
                 self.fail(pos, "RuntimeError", "Expected list delta entry to have an `index` key", call)
             return None
+        self.indexed_in_chunk = pos
         if pos == self.first:
             entries.append(Entry.new(call, call_id, name, arguments))
             return self._check(entries, index, pos, call)
@@ -94,7 +99,7 @@ PROFILE = profile(
     "OpenAI Python SDK, chat.completions.stream()",
     "library",
     "tool_calls merged by index as a list position; id and name concatenated; done on the next index or finish_reason",
-    providers=("openai",),
+    providers=("openai", "mistral"),
     library="openai",
     version="3.54.0",
     sources=(

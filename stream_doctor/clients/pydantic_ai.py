@@ -29,7 +29,17 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.events import MISSING, Event, Execution, KeepAlive, Malformed, MessageStart, Request, ToolStart
+from stream_doctor.events import (
+    MISSING,
+    Event,
+    Execution,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Request,
+    ToolStart,
+)
 
 
 @dataclass
@@ -57,14 +67,15 @@ class PartsManager(WireMachine):
     reads_event_names = ("anthropic",)  # AnthropicModel streams through the Anthropic SDK
 
     def close(self, end: Pos | None) -> None:
-        if not self.seen_any and self.provider == "anthropic":
-            # AnthropicStreamedResponse peeks the first event: with none, no response to build
+        if not self.seen_any:
+            # both models peek the first event or chunk (the OpenAI chat model's _process_streamed_response,
+            # AnthropicStreamedResponse): with none, no response to build
             self.fail(None, "UnexpectedModelBehavior", "Streamed response ended without content or tool calls")
             return
         super().close(end)
 
     def feed(self, event: Event, call: int | None) -> None:
-        if not self.seen_any and type(event) not in (Request, Execution, KeepAlive):
+        if not self.seen_any and type(event) not in (Request, Execution, KeepAlive) and not self._done(event):
             self.seen_any = True
             if self.provider == "anthropic" and type(event) is not MessageStart:
                 # AnthropicStreamedResponse reads the first event as the message_start and asserts it
@@ -76,6 +87,10 @@ class PartsManager(WireMachine):
         if type(event) is ToolStart and event.block_type == "function_call":
             return  # the legacy function_call is not read
         super().feed(event, call)
+
+    def _done(self, event: Event) -> bool:
+        """Chat Completions' ``data: [DONE]``: the SDK stops reading, it is no chunk."""
+        return type(event) is MessageStop and self.provider != "anthropic"
 
     def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
         held = self.by_vendor.get(key) if self.provider == "anthropic" else None
@@ -109,7 +124,9 @@ class PartsManager(WireMachine):
             held.calls.append(fragment.call)
         if name:
             held.name = (held.name or "") + name
-        if isinstance(args, str) and args:
+        if isinstance(args, str):
+            # ToolCallPartDelta._apply_to_part: any text delta, an empty one too, on a part whose
+            # args are a dict (the Anthropic start event's non-empty input) raises
             if isinstance(held.first_args, dict):
                 self.fail(
                     fragment.pos,
@@ -118,7 +135,8 @@ class PartsManager(WireMachine):
                     fragment.call,
                 )
                 return
-            held.text_parts.append(args)
+            if args:
+                held.text_parts.append(args)
         if fragment.call_id:
             held.call_id = fragment.call_id
 
@@ -177,7 +195,7 @@ PROFILE = profile(
     "library",
     "a part per provider index; name appended; arguments validated when the response ends",
     runs_in_python=True,
-    providers=("anthropic", "openai"),
+    providers=("anthropic", "openai", "mistral"),
     library="pydantic-ai-slim",
     version="2.68.0",
     sources=(

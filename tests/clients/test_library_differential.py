@@ -75,6 +75,11 @@ KNOWN_DIVERGENCES.update(
     }
 )
 
+# a Mistral call sent whole, without ``type``: see UNFIXED's "call without type" (the fact is not in the events)
+KNOWN_DIVERGENCES[("openai-python", "prism/tests/Fixtures/mistral/stream-with-tools-1-1.sse")] = (
+    "a call without type: openai-python fires no arguments.done for it; the neutral ToolStart has no wire type"
+)
+
 
 def _library(client: str) -> Any:
     try:
@@ -200,6 +205,8 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
         if draw(st.integers(0, 5)) == 0:
             block["input"] = {"start": True}
             shapes.add("start input with deltas")
+            if index_of == "reused" and i:
+                shapes.add("start input on a reused index")
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
         for fragment in _fragments(draw, draw(ARGUMENTS)):
             delta: dict[str, Any] = {"type": "content_block_delta", "index": index}
@@ -220,26 +227,41 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
 
 
 @st.composite
-def chat_streams(draw: Any) -> tuple[set[str], bytes]:
+def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
+    """A Chat Completions stream; ``mistral``: as Mistral sends one (32-hex chunk ids, a Mistral model,
+    calls usually whole in one chunk with no ``index`` and no ``type``, the finish in that chunk)."""
+    chunk_id, model = (
+        ("0123456789abcdef0123456789abcdef", "mistral-small-latest") if mistral else ("chatcmpl-1", "gpt-4o")
+    )
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        body = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
+        body = {"id": chunk_id, "object": "chat.completion.chunk", "created": 1, "model": model}
         body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
         return orjson.dumps(body)
 
     chunks: list[bytes] = []
     if draw(st.integers(0, 4)) > 0:
-        chunks.append(chunk({"role": "assistant", "content": None}))
+        chunks.append(chunk({"role": "assistant", "content": None if not mistral else ""}))
     calls = draw(st.integers(1, 3))
-    layout = draw(st.sampled_from(["sequential", "interleaved", "one_chunk"]))
-    index_rule = draw(st.sampled_from(["always", "first_only", "never", "all_zero"]))
+    layouts = ["one_chunk", "one_chunk", "sequential"] if mistral else ["sequential", "interleaved", "one_chunk"]
+    layout = draw(st.sampled_from(layouts))
+    index_rule = draw(
+        st.sampled_from(["never", "always"] if mistral else ["always", "first_only", "never", "all_zero"])
+    )
     shapes = {"fragments without index"} if index_rule in ("first_only", "never") else set()
+    if mistral:
+        shapes.add("mistral")
+    if calls > 1 and layout == "one_chunk" and index_rule == "never":
+        shapes.add("several index-less calls in one chunk")
     pieces: list[list[dict[str, Any]]] = []
     for i in range(calls):
         head: dict[str, Any] = {"function": {"name": f"tool_{i}", "arguments": ""}}
         if draw(st.integers(0, 5)) > 0:
             head["id"] = f"call_{i}"
-        if draw(st.integers(0, 5)) > 0:
+        if draw(st.integers(0, 5 if not mistral else 1)) > 0:
             head["type"] = "function"
+        else:
+            shapes.add("call without type")
         fragments = [{"function": {"arguments": f}} for f in _fragments(draw, draw(ARGUMENTS))]
         entries = [head, *fragments]
         for n, entry in enumerate(entries):
@@ -267,8 +289,17 @@ def chat_streams(draw: Any) -> tuple[set[str], bytes]:
     else:
         for entries in pieces:
             chunks.extend(chunk({"tool_calls": [e]}) for e in entries)
-    if draw(st.integers(0, 5)) > 0:
-        chunks.append(chunk({}, draw(st.sampled_from(["tool_calls", "stop", "length"]))))
+    finish = draw(st.sampled_from(["tool_calls", "stop", "length"])) if draw(st.integers(0, 5)) > 0 else None
+    if finish is not None and mistral and layout == "one_chunk" and draw(st.booleans()):
+        # Mistral: the finish_reason in the chunk that carries the whole calls
+        chunks[-1] = orjson.dumps(
+            {
+                **orjson.loads(chunks[-1]),
+                "choices": [{**orjson.loads(chunks[-1])["choices"][0], "finish_reason": finish}],
+            }
+        )
+    elif finish is not None:
+        chunks.append(chunk({}, finish))
     if draw(st.booleans()):
         chunks.append(b"[DONE]")
     return shapes, _sse([(None, c) for c in chunks], False, draw(st.booleans()), b"\n")
@@ -286,22 +317,38 @@ GENERATED = settings(
 )
 
 
-#: shapes whose disagreement is found and not fixed yet (the library's behaviour in each): an example
-#: holding one is counted (``--hypothesis-show-statistics``), not failed; remove a line once it is fixed
-UNFIXED = {
-    "content_block_delta without index": "anthropic-python raises TypeError at the delta",
-    "fragments without index": "openai-python raises RuntimeError at the fragment",
-    "start input with deltas": "pydantic-ai raises UnexpectedModelBehavior at the first delta (even an empty one)",
+#: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
+#: the profile reads do not carry the fact the library acts on. An example holding one is counted
+#: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
+_FRAGMENT_LOST = (
+    "the anthropic adapter reads a content_block_delta without an integer index as Malformed, so its "
+    "partial_json never reaches a profile; the library appends it to the latest part (pydantic-ai, "
+    "vendor_part_id None) or keeps it as a nameless extra call (langchain-anthropic, index None)"
+)
+UNFIXED: dict[tuple[str, str], str] = {
+    ("content_block_delta without index", "langchain"): _FRAGMENT_LOST,
+    ("content_block_delta without index", "pydantic-ai"): _FRAGMENT_LOST,
+    # found, not yet fixed: pydantic-ai's Anthropic stream hands a content_block_start to handle_part,
+    # which overwrites the part of a reused vendor id; the profile appends the name (block_index_reused
+    # and spliced_retry_stream fixtures agree with the profile, so the overwrite rule is narrower)
+    ("start input on a reused index", "pydantic-ai"): "the library raises UnexpectedModelBehavior at the block",
+    ("call without type", "openai-python"): (
+        "openai-python fires tool_calls.function.arguments.done only for a snapshot entry whose type is "
+        "'function' (_add_tool_done_event, _build_events); the neutral ToolStart has no wire type "
+        "(providers/openai_chat.py sets block_type 'function' for every call)"
+    ),
 }
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
     found = compare(stream, "generated.sse", cuts=_cuts(data.draw, stream))
-    unfixed = sorted(shapes & UNFIXED.keys())
-    if found and unfixed:
-        event(f"known disagreement: {', '.join(unfixed)}")
-        return
-    assert found == [], stream.decode()
+    for shape in sorted(shapes):
+        event(f"shape: {shape}")
+    known = {client for shape, client in UNFIXED if shape in shapes}
+    unfixed = [line for line in found if line.split(" ", 1)[0] in known]
+    for line in unfixed:
+        event(f"known disagreement: {line.split(' ', 1)[0]}")
+    assert [line for line in found if line not in unfixed] == [], stream.decode()
 
 
 @GENERATED
@@ -316,12 +363,76 @@ def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
     _check(data, *data.draw(chat_streams()))
 
 
+@GENERATED
+@given(st.data())
+def test_profiles_agree_on_generated_mistral_streams(data: st.DataObject) -> None:
+    shapes, stream = data.draw(chat_streams(mistral=True))
+    assert replay(stream, name="generated.sse").stream.capture.provider in ("mistral", "openai")
+    _check(data, shapes, stream)
+
+
 # -- what the generated inputs found, kept --------------------------------------------------------
 
 #: each disagreement found, as the bytes that showed it; the profile now follows the library
-SAVED: dict[str, bytes] = {}
+_MSG = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    b'"model":"claude","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+)
+_START = b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_0","name":"f","input":%s}}\n\n'
+_DELTA = b'event: content_block_delta\ndata: {"type":"content_block_delta",%s"delta":{"type":"input_json_delta","partial_json":"%s"}}\n\n'
+_STOP = b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+
+
+def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o", finish: str = "null") -> bytes:
+    return (
+        f'data: {{"id":"{chunk_id}","object":"chat.completion.chunk","created":1,"model":"{model}",'
+        f'"choices":[{{"index":0,"delta":{{"tool_calls":{tool_calls}}},"finish_reason":{finish}}}]}}\n\n'
+    ).encode()
+
+
+_ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
+_MISTRAL = ("0123456789abcdef0123456789abcdef", "mistral-small-latest")
+SAVED: dict[str, bytes] = {
+    # anthropic-python: accumulate_event reads content[None]: TypeError at the delta
+    "anthropic_delta_without_index": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"{")
+    + _DELTA % (b"", b"}")
+    + _STOP,
+    # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
+    "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
+    # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
+    "chat_fragment_without_index": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"function":{"arguments":"{}"}}]')
+    + b"data: [DONE]\n\n",
+    # openai-python: a first tool_calls list with no index is taken whole: TypeError in _build_events
+    "chat_first_call_without_index": _ROLE
+    + _chunk('[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + b"data: [DONE]\n\n",
+    # litellm: Delta numbers the index-less calls of one chunk 0 and 1: both run
+    "mistral_two_calls_in_one_chunk": _chunk(
+        '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"id":"call_1","type":"function","function":{"name":"g","arguments":"{}"}}]',
+        *_MISTRAL,
+        finish='"tool_calls"',
+    )
+    + b"data: [DONE]\n\n",
+    # pydantic-ai: no chunk is ever dispatched (the only event is unterminated): UnexpectedModelBehavior
+    "mistral_single_unterminated_chunk": _chunk(
+        '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]', *_MISTRAL
+    )[:-1],
+}
+
+
+#: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED,
+#: or, for an OpenAI stream with no chunk, openai-python's AssertionError from the snapshot is not modelled yet)
+SAVED_FOR: dict[str, list[str]] = {
+    "anthropic_delta_without_index": ["anthropic-python"],
+    "mistral_single_unterminated_chunk": ["pydantic-ai", "litellm", "langchain"],
+}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_saved_disagreements_stay_fixed(name: str) -> None:
-    assert compare(SAVED[name], f"{name}.sse") == []
+    assert compare(SAVED[name], f"{name}.sse", SAVED_FOR.get(name)) == []
