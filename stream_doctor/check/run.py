@@ -45,6 +45,7 @@ class Task:
     configured: tuple[Expectation, ...] = ()  # those of them the governing configuration's ``expect`` declares
     keep_report: bool = True  # serialise the replay's JSON report (only the JSON check report needs it)
     sidecar_problem: str | None = None  # why the sidecar could not be read: an SD000 finding, this capture only
+    config_problem: str | None = None  # why its governing configuration could not be read: SD000, not replayed
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,21 @@ def prepare(options: CheckOptions) -> Plan:
     config = configs.for_target(paths[0])
     fail_on = options.fail_on or config.fail_on
     for each in configs.every_for(paths):
-        _validate_selection(*_selection(options, each), options, each)
-        _validate(options.provider, options.container or each.container, each)
+        try:
+            _validate_selection(*_selection(options, each), options, each)
+            _validate(options.provider, options.container or each.container, each)
+        except CheckError as error:
+            if each is config:
+                raise  # the run's own configuration (that of the first path): the run cannot be set up
+            configs.broken[each.path] = error  # a configuration below it: the captures it governs fail
     respect_gitignore = options.respect_gitignore and config.respect_gitignore
     gitignored = GitIgnored() if respect_gitignore else None
 
     def excluded(path: str) -> bool:
-        governing = configs.for_target(path)
+        try:
+            governing = configs.for_target(path)
+        except CheckError:
+            return False  # found, and failed with its configuration's error below
         if governing.path and governing.excluded(path):
             return True
         return gitignored is not None and gitignored(path)
@@ -91,7 +100,11 @@ def prepare(options: CheckOptions) -> Plan:
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
     tasks = []
     for path in found.captures:
-        governing = configs.for_target(path)
+        try:
+            governing = configs.for_target(path)
+        except CheckError as error:  # one bad configuration fails the captures it governs, not the run
+            tasks.append(Task(path, Options(), (), config_problem=str(error)))
+            continue
         select, ignore = _selection(options, governing)
         try:
             sidecar, sidecar_problem = expect.load_sidecar(path), None
@@ -136,7 +149,7 @@ def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResu
     accepted: list[str] = []
     if plan.update_expectations:
         for number, (task, result) in enumerate(zip(plan.tasks, results, strict=True)):
-            if result.failed and task.sidecar_problem is None and _update(task, result):
+            if result.failed and task.sidecar_problem is None and task.config_problem is None and _update(task, result):
                 updated.append(expect.sidecar_path(task.path))
                 reread = task.configured + expect.load_sidecar(task.path)
                 results[number] = _result(replace(task, expectations=reread), result.replayed, result.findings)
@@ -174,6 +187,8 @@ Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunEr
 
 def replay_one(task: Task) -> Outcome:
     """One capture through the engine; a capture that cannot be replayed is an outcome, not an exception."""
+    if task.config_problem is not None:
+        return None, f"the configuration governing it cannot be read: {task.config_problem}", None
     try:
         report = redacted(replay(task.path, task.options))  # every check report is rendered from this
         stream = report.stream
@@ -328,8 +343,9 @@ class _Configs:
             if not os.path.isfile(options.config):
                 raise CheckError(f"{options.config}: no such configuration file")
             self.fixed = config_file.load(options.config)
-        self.loaded: dict[str | None, config_file.Config] = {}
+        self.loaded: dict[str | None, config_file.Config | CheckError] = {}
         self.by_folder: dict[str, str | None] = {}
+        self.broken: dict[str | None, CheckError] = {}  # loaded, but a value in it is invalid
 
     def for_target(self, target: str) -> config_file.Config:
         if self.fixed is not None:
@@ -341,13 +357,29 @@ class _Configs:
             self.by_folder[folder] = config_file.find(folder)
         found = self.by_folder[folder]
         if found not in self.loaded:
-            self.loaded[found] = config_file.load(found)
-        return self.loaded[found]
+            try:
+                self.loaded[found] = config_file.load(found)
+            except CheckError as error:
+                self.loaded[found] = error
+        loaded = self.loaded[found]
+        if isinstance(loaded, CheckError):
+            raise loaded
+        if found in self.broken:
+            raise self.broken[found]
+        return loaded
 
     def every_for(self, paths: tuple[str, ...]) -> list[config_file.Config]:
-        for path in paths:
-            self.for_target(path)
-        return list(self.loaded.values()) if self.fixed is None else [self.fixed]
+        """The configurations the paths named are governed by, read (the first path's failure is
+        the run's: CheckError; those of the others are kept for the captures they govern)."""
+        for number, path in enumerate(paths):
+            try:
+                self.for_target(path)
+            except CheckError:
+                if number == 0:
+                    raise
+        if self.fixed is not None:
+            return [self.fixed]
+        return [each for each in self.loaded.values() if not isinstance(each, CheckError)]
 
 
 def _fixed_part(pattern: str) -> str:

@@ -255,6 +255,33 @@ def test_bad_sidecar_fails_its_capture_only(tree_copy: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('select = ["SD999"]\n', "SD999"),  # a value
+        ("select = [\n", "stream-doctor.toml"),  # not TOML
+        ("expect = " + "[" * 10_000, "stream-doctor.toml"),  # nested past the parser
+    ],
+    ids=["bad-value", "not-toml", "nested"],
+)
+def test_bad_nested_configuration_fails_the_captures_it_governs_only(tree_copy: Path, text: str, said: str) -> None:
+    sub = tree_copy / "clean/sub"
+    sub.mkdir()
+    shutil.copy(tree_copy / "clean/one_call.sse", sub / "governed.sse")
+    (sub / "stream-doctor.toml").write_text(text)
+    result = run("clean", "--report", "json")
+    assert result.exit_code == 1, result.output
+    captures = {c["path"]: c for c in json.loads(result.stdout)["captures"]}
+    bad = captures.pop("clean/sub/governed.sse")
+    assert [f["code"] for f in bad["findings"]] == ["SD000"]
+    assert "the configuration governing it cannot be read" in bad["findings"][0]["message"]
+    assert said in bad["findings"][0]["message"]
+    assert captures and bad["failed"] and not any(c["failed"] for c in captures.values())
+    # the near miss: the run's own configuration (that of the first path named) cannot be set aside
+    alone = run("clean/sub")
+    assert alone.exit_code == 2 and said in error_line(alone)
+
+
+@pytest.mark.parametrize(
     "make",
     [
         lambda sidecar: sidecar.symlink_to("/dev/zero"),  # was 7.5 GB read, then a traceback

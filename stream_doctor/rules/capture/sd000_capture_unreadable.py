@@ -25,7 +25,10 @@ How to fix:
     `--provider`, or for some paths with `per-path-provider` in the configuration.
     When the finding points at the capture's `.expect.toml` sidecar, the sidecar is what cannot be
     read (not TOML, not a regular file, an unknown key): the capture was replayed, but what it must
-    show is unknown, so it fails until the sidecar is repaired.
+    show is unknown, so it fails until the sidecar is repaired. When the message says the
+    configuration governing it cannot be read, a `stream-doctor.toml` or `pyproject.toml` in the
+    capture's folder or above it is not TOML or holds a bad value: the captures it governs are not
+    replayed (their options are unknown) until it is repaired; the others are checked as usual.
 
     A file kept unreadable on purpose (a cut capture a test needs) can be accepted: declare
     `code = "SD000"` in its expectation sidecar, or let `--update-expectations` write it (it prints
