@@ -46,7 +46,7 @@ class Progress:
 
 
 @dataclass(frozen=True)
-class Result:
+class Minimized:
     """A minimized capture and what it took."""
 
     data: bytes
@@ -83,11 +83,16 @@ def minimize(
     *,
     call: str | None = None,
     max_seconds: float | None = None,
+    redact: bool = False,
     progress: Callable[[Progress], None] | None = None,
-) -> Result:
+) -> Minimized:
     """The smallest capture found on which every code of ``keep`` still fires (on ``call``, an id or a
     call number of the original, when given) and no new warning or error appears. MinimizeError when
-    the capture cannot be replayed or a kept code does not fire in it."""
+    the capture cannot be replayed or a kept code does not fire in it.
+
+    ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
+    ``redact`` then replaces what a shared capture must not show (``redact.Redaction``), whatever the
+    time: leaving a secret in because the clock ran out is not an option."""
     started = time.monotonic()
     original = replay_quietly_or_fail(name, options, data)
     try:
@@ -134,8 +139,18 @@ def minimize(
                 break
     except Stop:
         stopped = True
+    replaced: dict[str, int] = {}
+    kept_values: dict[str, int] = {}
+    if redact:
+        from stream_doctor.minimizer.redact import Redaction
+
+        oracle.deadline = None
+        redaction = Redaction(state.layout, state.units, oracle, name)
+        redaction.run()
+        state.units, state.layout = redaction.units, redaction.layout
+        replaced, kept_values = redaction.replaced, redaction.kept
     result = state.layout.join(state.units)
-    if converted and len(result) >= len(data):
+    if converted and len(result) >= len(data) and not redact:
         # the envelope's records cost more than the original's frames: the capture as it is is smallest
         result, converted, container = data, False, _load(data, name, options).container
     else:
@@ -146,7 +161,7 @@ def minimize(
         found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
     finally:
         final.close()
-    return Result(
+    return Minimized(
         data=result,
         container=container,
         provider=provider,
@@ -159,6 +174,8 @@ def minimize(
         checks=oracle.checks,
         stopped_early=stopped,
         converted=converted,
+        replaced=replaced,
+        kept_values=kept_values,
     )
 
 

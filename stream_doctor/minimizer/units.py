@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, Frame
+from stream_doctor.capture.base import NOT_JSON, Capture, Frame
 from stream_doctor.records import dataclass
 
 #: The containers whose layout a subset of frames can keep; any other capture is minimized as an envelope.
@@ -69,21 +69,26 @@ def cut(data: bytes, capture: Capture, turns: list[int]) -> tuple[Layout, list[U
         texts = [data[start:end].rstrip().rstrip(b",").rstrip() for start, end in zip(starts, ends, strict=True)]
         if texts and texts[-1].endswith(b"]"):  # a whole array; a cut one has no closing bracket
             texts[-1], tail = texts[-1][:-1].rstrip(), data[data.rindex(b"]") :]
-        units = [_unit(text, frame, turn) for text, frame, turn in zip(texts, frames, turns, strict=True)]
+        units = [_unit(text, frame, turn, True) for text, frame, turn in zip(texts, frames, turns, strict=True)]
         return Layout("json", head or b"[", tail), units
     ends = [*starts[1:], len(data)]
     units = [
-        _unit(data[start:end], frame, turn) for start, end, frame, turn in zip(starts, ends, frames, turns, strict=True)
+        _unit(data[start:end], frame, turn, capture.container != "sse")
+        for start, end, frame, turn in zip(starts, ends, frames, turns, strict=True)
     ]
     return Layout(capture.container, data[: starts[0]] if starts else data, b""), units
 
 
-def _unit(text: bytes, frame: Frame, turn: int) -> Unit:
-    payload: bytes | None = None
-    if frame.value is not NOT_JSON and frame.data and text.count(frame.data) == 1:
+def _unit(text: bytes, frame: Frame, turn: int, whole: bool) -> Unit:
+    """``whole``: the unit is one JSON text (a JSON line, an array element), its payload all of it but
+    the line end; else (SSE) the frame's payload where it stands verbatim in the bytes."""
+    payload: bytes | None
+    if whole:
+        payload = text.rstrip(b"\r\n")
+    elif frame.value is NOT_JSON or not frame.data or text.count(frame.data) != 1:
+        payload = None
+    else:
         payload = frame.data
-    elif frame.value is RELEASED:  # decoded and let go by the adapter: the bytes are still the payload
-        payload = frame.data if text.count(frame.data) == 1 else None
     if payload is not None:
         try:
             orjson.loads(payload)
