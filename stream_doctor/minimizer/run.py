@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from stream_doctor.report import Report
 
 
-class MinimizeError(Exception):
-    """The capture cannot be minimized as asked; the message is one line (the CLI exits 2)."""
+class MinimizeError(ValueError):
+    """A kept code does not fire in the capture (or ``call`` names no call of it): nothing to minimize.
+    The message is one line (the CLI prints it and exits 2). A capture that cannot be replayed at all
+    raises ``stream_doctor.RunError``, as ``replay`` does."""
 
 
 @dataclass(frozen=True)
@@ -88,13 +90,13 @@ def minimize(
 ) -> Minimized:
     """The smallest capture found on which every code of ``keep`` still fires (on ``call``, an id or a
     call number of the original, when given) and no new warning or error appears. MinimizeError when
-    the capture cannot be replayed or a kept code does not fire in it.
+    a kept code does not fire in it, RunError when it cannot be replayed at all.
 
     ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
     ``redact`` then replaces what a shared capture must not show (``redact.Redaction``), whatever the
     time: leaving a secret in because the clock ran out is not an option."""
     started = time.monotonic()
-    original = replay_quietly_or_fail(name, options, data)
+    original = _replay_original(name, options, data)
     try:
         call_id = _call_id(original, call)
         kept = [f for f in original.findings if f.code in keep and (call_id is None or f.call_id == call_id)]
@@ -179,13 +181,10 @@ def minimize(
     )
 
 
-def replay_quietly_or_fail(name: str, options: Options, data: bytes) -> Report:
-    from stream_doctor.engine import RunError, replay
+def _replay_original(name: str, options: Options, data: bytes) -> Report:
+    from stream_doctor.engine import replay
 
-    try:
-        return replay(name, options, data)
-    except RunError as error:
-        raise MinimizeError(str(error)) from None
+    return replay(name, options, data)
 
 
 def _call_id(report: Report, call: str | None) -> str | None:
@@ -212,27 +211,25 @@ def _pointed(findings: list[Finding]) -> set[int]:
 def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool]:
     """The bytes to cut into frames: the capture itself (decompressed) when its container can hold a
     subset of its frames, else the capture converted to an envelope (``stream-doctor convert``)."""
-    from stream_doctor.engine import RunError, convert
+    from stream_doctor.engine import convert
 
     capture = _load(data, name, options)
     offsets = [frame.pos.offset for frame in capture.frames]
     apart = all(a < b for a, b in zip(offsets, offsets[1:], strict=False))  # each frame its own bytes
     if capture.container in KEPT_CONTAINERS and capture.compressed in (None, "gzip") and offsets and apart:
         return (gzip.decompress(data) if capture.compressed else data), False
-    try:
-        return convert(name, options, data), True
-    except RunError as error:
-        raise MinimizeError(str(error)) from None
+    return convert(name, options, data), True
 
 
 def _load(data: bytes, name: str, options: Options) -> Capture:
     from stream_doctor.capture import load
     from stream_doctor.capture.base import CaptureError
+    from stream_doctor.engine import RunError
 
     try:
         return load(name, options.container, data, options.limits)
     except CaptureError as error:
-        raise MinimizeError(f"{name}: {error.message}") from None
+        raise RunError(name, error.message, error.line) from None
 
 
 def _turns(capture: Capture) -> list[int]:
