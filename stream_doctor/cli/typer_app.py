@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from stream_doctor import __version__
-from stream_doctor.cli import check, clients, convert, record, replay, rules, scan, usage
+from stream_doctor.cli import check, clients, convert, minimize, record, replay, rules, scan, usage
 
 app = typer.Typer(
     name="stream-doctor",
@@ -43,6 +43,8 @@ def main_options(
 for _command in (
     replay.replay,
     convert.convert,
+    minimize.minimize,
+    minimize.fixture,
     check.check,
     scan.scan,
     record.record,
