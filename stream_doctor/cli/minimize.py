@@ -40,7 +40,10 @@ def minimize(
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
     max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
-    """The smallest capture on which the kept findings still fire and no new warning or error appears."""
+    """Cut a capture down to the smallest one on which the kept findings still fire.
+
+    No new warning or error may appear; the capture keeps its format where it can (SSE, JSON Lines,
+    the envelope, a JSON array), else it is written as an envelope."""
     result = _run(capture, keep, output, call, max_seconds, redact, provider, container, max_bytes, max_frames)
     if output == "-":
         write_stdout([result.data])
@@ -66,8 +69,9 @@ def fixture(
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
     max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
 ) -> None:
-    """Minimize and redact a capture into a fixture, and write beside it a pytest test that fails while
-    the fixture shows the finding (the project's pytest plugin: assert_clean)."""
+    """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
+
+    The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean)."""
     from stream_doctor.minimizer.fixture import module_path, module_source
 
     test = module_path(output)
