@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from stream_doctor.credentials import redact_text
+from stream_doctor.credentials import credential_values
 from stream_doctor.minimizer.oracle import replay_quietly
 from stream_doctor.minimizer.units import Layout, Unit
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.oracle import Oracle
+    from stream_doctor.redaction import Redactor
     from stream_doctor.report import Report
 
 #: Message roles whose text is the user's (or the application's prompt), in every provider's words.
@@ -47,6 +48,7 @@ class Redaction:
 
     def run(self) -> None:
         self._header()
+        self._request_credentials()
         self._secrets()
         self._kind("ids", self._ids())
         self._kind("user text", self._user_texts())
@@ -114,34 +116,79 @@ class Redaction:
         else:
             self._count("header notes", 0, len(header) - len(slim))
 
+    def _request_credentials(self) -> None:
+        """What reading a request already masks for the diagnosis (credential headers, user-info and keys
+        in its URL, credential fields of its body: ``capture/exchange.py``), masked in the file too."""
+        from stream_doctor.capture.exchange import redact_body, redact_headers, redact_url
+
+        changed = 0
+
+        def edit(record: Any) -> Any:
+            nonlocal changed
+            if not isinstance(record, dict):
+                return record
+            masked = dict(record)
+            if isinstance(masked.get("url"), str):
+                masked["url"] = redact_url(masked["url"])
+            if isinstance(masked.get("headers"), dict):
+                masked["headers"] = redact_headers(masked["headers"].items())
+            if "body" in masked:
+                masked["body"] = redact_body(masked["body"])
+            changed += sum(1 for key in ("url", "headers", "body") if masked.get(key) != record.get(key))
+            return masked
+
+        units = [_edited(unit, edit) if unit.kind == "request" else unit for unit in self.units]
+        if self._try(units):
+            self._count("request credentials", changed, 0)
+        elif units != self.units:
+            self._count("request credentials", 0, changed)
+
     def _secrets(self) -> None:
+        """Every secret the Redactor finds (credential-named fields at any depth, their values wherever
+        they recur, in fragments too) and every credential-shaped value in any string, each numbered
+        (``[redacted:N]``) so two secrets still differ: all at once, else one value at a time."""
         from stream_doctor.redaction import Redactor
 
         report = self._report()
         if report is None:
             return
         try:
-            redactor = Redactor.of_report(report)
-            fragments = self._fragment_edits(report, lambda raw, texts: redactor.fragments(raw, texts))
+            known = list(Redactor.of_report(report).labels)
         finally:
             report.close()
-        secrets = set(redactor.labels)
+        shaped = [
+            found for value in self._values() for text, _key in _strings(value) for found in credential_values(text)
+        ]
+        shaped += [
+            found
+            for unit in self.units
+            if unit.payload is None
+            for found in credential_values(unit.text.decode("utf-8", "replace"))
+        ]
+        secrets = list(dict.fromkeys([*known, *shaped]))
+        if not secrets:
+            return
+        if self._try(self._redacted(Redactor(secrets))):
+            self._count("secrets", len(secrets), 0)
+            return
+        done = sum(1 for secret in secrets if self._try(self._redacted(Redactor([secret]))))
+        self._count("secrets", done, len(secrets) - done)  # a finding depends on the rest: they stay, and are said
 
-        def edit(value: Any) -> Any:
-            return _leaves(redactor.value(value), lambda text, _key: redact_text(text))
-
+    def _redacted(self, redactor: Redactor) -> list[Unit]:
+        report = self._report()
+        if report is None:
+            return self.units
+        try:
+            fragments = self._fragment_edits(report, redactor.fragments)
+        finally:
+            report.close()
         units = []
         for index, unit in enumerate(self.units):
-            changed = _edited(unit, _then(fragments.get(index, _same), edit))
+            changed = _edited(unit, _then(fragments.get(index, _same), redactor.value))
             if changed.payload is None:
                 changed = Unit(redactor.data(unit.text), unit.kind, unit.turn)
             units.append(changed)
-        if units == self.units:
-            return
-        if self._try(units):
-            self._count("secrets", max(len(secrets), 1), 0)
-        else:  # a finding depends on a secret: it stays, and the summary says so
-            self._count("secrets", 0, max(len(secrets), 1))
+        return units
 
     def _ids(self) -> dict[str, str]:
         found: dict[str, str] = {}

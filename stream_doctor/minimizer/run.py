@@ -1,11 +1,12 @@
 """Minimize a capture: the smallest capture on which the kept findings still fire (docs/minimize.md).
 
 Linear passes first, so a long conversation shrinks in a few replays: (a) only the turns the kept
-findings point at; (b) whole turns, then the elements of the requests' lists (messages, content
-blocks, tools) by ddmin; (c) frames by ddmin with halving chunks; (d) strings, each distinct value
-replaced everywhere at once (ids keep their prefix, so pairing holds). (b) to (d) repeat until
-none changes anything, so minimizing the result again gives it back. Every candidate is replayed
-by the engine (``oracle.Oracle``).
+findings point at; then, repeated until none changes anything (so minimizing the result again gives
+it back): an envelope's header cut to what replays, (b) whole turns by ddmin, (c) frames by ddmin
+with halving chunks (a request no finding needs goes whole here, before its history is looked at),
+the elements of the remaining requests' lists (messages, content blocks, tools) by ddmin, and
+(d) strings, each distinct value replaced everywhere at once (ids keep their prefix, so pairing
+holds). Every candidate is replayed by the engine (``oracle.Oracle``).
 """
 
 from __future__ import annotations
@@ -111,8 +112,7 @@ def minimize(
         frames_before = original.source.frames if original.source is not None else 0
     finally:
         original.close()
-    working, converted = _working(data, name, options)
-    capture = _load(working, name, options)
+    working, converted, capture = _working(data, name, options)
     layout, units = cut(working, capture, _turns(capture))
     oracle = Oracle(
         name,
@@ -134,8 +134,8 @@ def minimize(
             before = state.layout.join(state.units)
             state.header()
             state.turns()
+            state.frames()  # before the requests' lists: a request no finding needs goes whole
             state.lists()
-            state.frames()
             state.strings()
             if state.layout.join(state.units) == before:
                 break
@@ -208,17 +208,22 @@ def _pointed(findings: list[Finding]) -> set[int]:
     return {turn for turn in turns if turn is not None}
 
 
-def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool]:
+def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool, Capture]:
     """The bytes to cut into frames: the capture itself (decompressed) when its container can hold a
-    subset of its frames, else the capture converted to an envelope (``stream-doctor convert``)."""
+    subset of its frames, else the capture converted to an envelope (``stream-doctor convert``); whether
+    it was converted; and those bytes read into frames."""
     from stream_doctor.engine import convert
 
     capture = _load(data, name, options)
     offsets = [frame.pos.offset for frame in capture.frames]
     apart = all(a < b for a, b in zip(offsets, offsets[1:], strict=False))  # each frame its own bytes
     if capture.container in KEPT_CONTAINERS and capture.compressed in (None, "gzip") and offsets and apart:
-        return (gzip.decompress(data) if capture.compressed else data), False
-    return convert(name, options, data), True
+        if capture.compressed:
+            data = gzip.decompress(data)
+            return data, False, _load(data, name, options)
+        return data, False, capture
+    envelope = convert(name, options, data)
+    return envelope, True, _load(envelope, name, options)
 
 
 def _load(data: bytes, name: str, options: Options) -> Capture:
