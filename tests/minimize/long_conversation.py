@@ -97,7 +97,9 @@ def conversation(turns: int, broken: int, words: int = 8) -> bytes:
             "tools": TOOLS,
             "messages": list(history),
         }
-        lines.append({"sd": "request", "t": 0, "method": "POST", "url": "https://api.anthropic.com/v1/messages", "body": body})
+        lines.append(
+            {"sd": "request", "t": 0, "method": "POST", "url": "https://api.anthropic.com/v1/messages", "body": body}
+        )
         lines += [{"sd": "event", "event": event["type"], "data": event} for event in _events(turn, words)]
         executed = {} if turn == broken else _arguments(turn, words)
         lines.append({"sd": "execute", "call_id": _call_id(turn), "name": "write_file", "input": executed})
