@@ -126,7 +126,10 @@ def minimize(
     )
     state = _State(layout, units, oracle, progress)
     if converted and not oracle(layout.join(units)):
-        raise MinimizeError(f"{name}: written as an envelope it no longer shows {', '.join(keep)}")
+        raise MinimizeError(
+            f"{name}: its format cannot hold a cut-down capture, and as an envelope "
+            f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
+        )
     stopped = False
     try:
         state.focus(pointed)
