@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 _KEEP_HELP = "The finding codes to keep, comma-separated (SD102 or SD102,SD301): each must fire in CAPTURE."
 _CALL_HELP = "Keep the findings on this call: its id or its number in replay's table."
-_SECONDS_HELP = "Stop after N seconds and write the smallest capture found so far."
+_SECONDS_HELP = "Stop after N seconds and write the smallest capture found so far (default 300; 0: redact only)."
+#: The CLI's bound: a capture of millions of frames must not keep a terminal (or a CI job) busy for hours.
+DEFAULT_SECONDS = 300.0
 
 
 def minimize(
@@ -31,7 +33,7 @@ def minimize(
         ..., "--output", "-o", metavar="PATH", help="Write the minimized capture here (- for stdout)."
     ),
     call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
-    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
     redact: bool = typer.Option(
         False, "--redact", help="Replace user text, ids, argument values and secrets no kept finding depends on."
     ),
@@ -63,7 +65,7 @@ def fixture(
         help="The fixture to write (tests/fixtures/NAME.jsonl); its test beside it.",
     ),
     call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
-    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
     max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
@@ -88,7 +90,7 @@ def _run(
     keep: str,
     output: str,
     call: Optional[str],
-    max_seconds: Optional[float],
+    max_seconds: float,
     redact: bool,
     provider: Optional[str],
     container: Optional[str],

@@ -36,6 +36,8 @@ _HEADER_KEYS = frozenset({"sd", "version", "provider", "container", "expect", "s
 _MODEL_TEXT = frozenset({"text", "thinking", "content", "refusal"})
 
 Edit = Callable[[Any], Any]
+#: Deeper than this a value is left to the Redactor, which masks it whole (Python's stack ends near 1,000).
+_DEEPEST = 200
 
 
 class Redaction:
@@ -166,7 +168,10 @@ class Redaction:
             for found in credential_values(unit.text.decode("utf-8", "replace"))
         ]
         secrets = list(dict.fromkeys([*known, *shaped]))
-        if not secrets:
+        if not secrets:  # still: credential-named fields, and what is nested too deep to look into, masked whole
+            candidate = self._redacted(Redactor(()))
+            if candidate != self.units:
+                self._count("secrets", *((1, 0) if self._try(candidate) else (0, 1)))
             return
         if self._try(self._redacted(Redactor(secrets))):
             self._count("secrets", len(secrets), 0)
@@ -331,28 +336,36 @@ def _then(first: Edit, second: Edit) -> Edit:
 def _edited(unit: Unit, edit: Edit) -> Unit:
     if unit.payload is None:
         return unit
+    from stream_doctor import jsontext
+
     new = edit(unit.value())  # an edit may change the value it is given in place
-    return unit if new == unit.value() else unit.edited(new)
+    # compared as text: comparing values recurses, and a hostile capture nests as deep as JSON allows
+    return unit if jsontext.dumps(new) == jsontext.dumps(unit.value()) else unit.edited(new)
 
 
-def _leaves(value: Any, change: Callable[[str, str | None], str], key: str | None = None) -> Any:
-    """``value`` rebuilt with each string leaf (not keys) passed through ``change(text, its key)``."""
+def _leaves(value: Any, change: Callable[[str, str | None], str], key: str | None = None, depth: int = 0) -> Any:
+    """``value`` rebuilt with each string leaf (not keys) passed through ``change(text, its key)``; what
+    is nested deeper than ``_DEEPEST`` is left as it is (the Redactor masks such a value whole)."""
+    if depth > _DEEPEST:
+        return value
     if isinstance(value, dict):
-        return {k: _leaves(item, change, k) for k, item in value.items()}
+        return {k: _leaves(item, change, k, depth + 1) for k, item in value.items()}
     if isinstance(value, list):
-        return [_leaves(item, change, key) for item in value]
+        return [_leaves(item, change, key, depth + 1) for item in value]
     if isinstance(value, str):
         return change(value, key)
     return value
 
 
-def _strings(value: Any, key: str | None = None) -> Iterator[tuple[str, str | None]]:
+def _strings(value: Any, key: str | None = None, depth: int = 0) -> Iterator[tuple[str, str | None]]:
+    if depth > _DEEPEST:
+        return
     if isinstance(value, dict):
         for k, item in value.items():
-            yield from _strings(item, k)
+            yield from _strings(item, k, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item, key)
+            yield from _strings(item, key, depth + 1)
     elif isinstance(value, str):
         yield value, key
 

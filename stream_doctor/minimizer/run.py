@@ -74,6 +74,8 @@ _STRUCTURAL = frozenset(
 )
 #: An id: a word, a separator and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
 _ID = re.compile(r"([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{5,}")
+#: Values nested deeper than this are not looked into for strings.
+_DEEPEST = 200
 #: A string is shortened by halving its prefix at most this many times.
 _HALVINGS = 6
 
@@ -399,11 +401,13 @@ def _collect(value: Any, key: str | None, seen: dict[str, None]) -> None:
             seen.setdefault(current, None)
 
 
-def _replaced(value: Any, old: str, new: str, key: str | None = None) -> Any:
+def _replaced(value: Any, old: str, new: str, key: str | None = None, depth: int = 0) -> Any:
+    if depth > _DEEPEST:  # left as it is: Python's stack ends near 1,000 levels, JSON's at 1,024
+        return value
     if isinstance(value, dict):
-        return {k: _replaced(item, old, new, k) for k, item in value.items()}
+        return {k: _replaced(item, old, new, k, depth + 1) for k, item in value.items()}
     if isinstance(value, list):
-        return [_replaced(item, old, new, key) for item in value]
+        return [_replaced(item, old, new, key, depth + 1) for item in value]
     if value == old and isinstance(value, str) and key not in _STRUCTURAL:
         return new
     return value

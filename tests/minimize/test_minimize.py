@@ -181,3 +181,13 @@ def test_a_value_the_finding_depends_on_is_kept_and_counted() -> None:
     result = stream_doctor.minimize(data, "SD103", redact=True, max_seconds=0)
     assert [f.code for f in result.kept] == ["SD103"]
     assert result.kept_values.get("argument values", 0) >= 1 or result.replaced.get("argument values", 0) >= 1
+
+
+def test_a_value_nested_as_deep_as_json_allows_is_no_traceback_and_no_leak() -> None:
+    sse = (FIXTURES / "anthropic" / "abandoned_at_max_tokens.sse").read_bytes()
+    deep = b'{"a":' * 1000 + b'"' + SECRET.encode() + b'"' + b"}" * 1000
+    hostile = sse.replace(b'{"type": "ping"}', b'{"type": "ping", "x": ' + deep + b"}", 1)
+    assert hostile != sse
+    redacted = stream_doctor.minimize(hostile, "SD301", redact=True, max_seconds=0)
+    assert SECRET.encode() not in redacted.data and [f.code for f in redacted.kept] == ["SD301"]
+    assert stream_doctor.minimize(hostile, "SD301").size_after < len(sse)
