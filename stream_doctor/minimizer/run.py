@@ -124,7 +124,7 @@ def minimize(
         allowed,
         provider,
         capture.container,
-        None if max_seconds is None else started + max_seconds,
+        None,
     )
     state = _State(layout, units, oracle, progress)
     if converted and not oracle(layout.join(units)):
@@ -132,6 +132,7 @@ def minimize(
             f"{name}: its format cannot hold a cut-down capture, and as an envelope "
             f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
         )
+    oracle.deadline = None if max_seconds is None else started + max_seconds
     stopped = False
     try:
         state.focus(pointed)
@@ -162,12 +163,11 @@ def minimize(
         result, converted, container = data, False, _load(data, name, options).container
     else:
         container = capture.container
-    final = replay_quietly(name, options, result)
-    assert final is not None  # the last accepted candidate
-    try:
-        found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
-    finally:
-        final.close()
+    final = replay_quietly(name, options, result)  # the last accepted candidate: it replays
+    found: tuple[Finding, ...] = ()
+    if final is not None:
+        with final:
+            found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
     return Minimized(
         data=result,
         container=container,

@@ -120,6 +120,14 @@ def test_a_container_that_cannot_hold_the_result_becomes_an_envelope() -> None:
     assert orjson.loads(result.data.splitlines()[0])["sd"] in ("header", "request", "event")
 
 
+def test_a_converted_capture_out_of_time_is_its_envelope_or_itself_whichever_is_smaller() -> None:
+    data = (FIXTURES / "conversations" / "anthropic_echo_empty_input.yaml").read_bytes()
+    result = stream_doctor.minimize(data, "SD608", name="cassette.yaml", max_seconds=0)
+    assert result.stopped_early and result.size_after <= len(data)
+    assert (result.container, result.converted) in (("envelope", True), ("vcr", False))
+    assert [f.code for f in result.kept] == ["SD608"]
+
+
 def test_sse_stays_sse_byte_for_byte_in_what_it_keeps() -> None:
     data = (FIXTURES / "anthropic" / "abandoned_at_max_tokens.sse").read_bytes()
     result = stream_doctor.minimize(data, "SD301")
