@@ -17,17 +17,33 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Finding", "Location", "Report", "RunError", "Severity", "__version__", "render", "replay"]
+__all__ = [
+    "Finding",
+    "Location",
+    "MinimizeError",
+    "Minimized",
+    "Report",
+    "RunError",
+    "Severity",
+    "__version__",
+    "minimize",
+    "render",
+    "replay",
+]
 
 if TYPE_CHECKING:
-    from stream_doctor.api import render, replay
+    from stream_doctor.api import minimize, render, replay
     from stream_doctor.engine import RunError
     from stream_doctor.findings import Finding, Location, Severity
+    from stream_doctor.minimizer.run import Minimized, MinimizeError
     from stream_doctor.report import Report
 
 _LAZY = {
     "replay": "stream_doctor.api",
     "render": "stream_doctor.api",
+    "minimize": "stream_doctor.api",
+    "Minimized": "stream_doctor.minimizer.run",
+    "MinimizeError": "stream_doctor.minimizer.run",
     "Report": "stream_doctor.report",
     "RunError": "stream_doctor.engine",
     "Finding": "stream_doctor.findings",

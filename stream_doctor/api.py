@@ -12,8 +12,11 @@ from collections.abc import Iterable, Mapping
 from typing import IO, TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stream_doctor.config.file import Config
     from stream_doctor.findings import Severity
+    from stream_doctor.minimizer.run import Minimized, Progress
     from stream_doctor.options import Options
     from stream_doctor.report import Report
 
@@ -164,6 +167,82 @@ def render(
     reporter = importlib.import_module(f"stream_doctor.reporters.{module}")
     text: str = reporter.render(report, RenderOptions(width=width, max_rows=max_rows, timeline=timeline))
     return text
+
+
+def minimize(
+    source: Source,
+    keep: str | Iterable[str],
+    *,
+    call: str | int | None = None,
+    provider: str | None = None,
+    container: str | None = None,
+    tools: str | os.PathLike[str] | None = None,
+    select: str | Iterable[str] = (),
+    ignore: str | Iterable[str] = (),
+    max_seconds: float | None = None,
+    redact: bool = False,
+    name: str | None = None,
+    max_bytes: int | None = None,
+    max_frames: int | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> Minimized:
+    """The smallest capture on which the findings ``keep`` names still fire, as ``stream-doctor minimize``.
+
+    ``source`` is a path or the capture's bytes (or a stream), as ``replay`` takes. ``keep`` names rule
+    codes (``"SD102"``, ``["SD102", "SD301"]``, ``"SD102,SD301"``); ``call`` (a call id, or a call
+    number as the report's table shows it) keeps them on that call. The result (``Minimized``) holds
+    the capture's bytes in the same container where it can hold them (SSE, JSON Lines, the
+    envelope, a JSON array), else as an envelope, and the sizes, frame counts, kept findings and time.
+    ``max_seconds`` bounds the search: the best capture so far is returned, ``stopped_early`` set.
+    ``redact`` replaces user text, ids, argument values and secrets that no kept finding depends on
+    (``replaced`` and ``kept_values`` count them per kind). ``progress`` is called with a
+    ``Progress`` each time the capture shrinks.
+
+    Raises ``MinimizeError`` (a ``ValueError``) when a kept code does not fire in the capture or
+    ``call`` names no call, ``ValueError`` for an unknown code, provider or container, and
+    ``stream_doctor.RunError`` when the capture cannot be replayed at all.
+    """
+    from stream_doctor.minimizer.run import minimize as run
+    from stream_doctor.selection import check_selectors, known_codes
+
+    codes = codes_of(keep)
+    if not codes:
+        raise ValueError('keep names no rule code (e.g. keep="SD102")')
+    every = known_codes()
+    for code in codes:
+        if code not in every:
+            check_selectors([code], "keep")  # a suggestion when it is nothing like a code
+            raise ValueError(f"--keep {code}: name whole rule codes, such as SD102, not prefixes")
+    if max_seconds is not None and max_seconds < 0:
+        raise ValueError("max_seconds is negative")
+    path, data = _read(source, name)
+    options = build_options(
+        provider=provider,
+        container=container,
+        tools=tools,
+        select=select,
+        ignore=ignore,
+        max_bytes=max_bytes,
+        max_frames=max_frames,
+    )
+    if data is None:
+        data = _file_bytes(path, options)
+    wanted = None if call is None else str(call)
+    return run(data, path, codes, options, call=wanted, max_seconds=max_seconds, redact=redact, progress=progress)
+
+
+def _file_bytes(path: str, options: Options) -> bytes:
+    """The capture file's bytes (``-``: standard input), under the size cap; RunError when it cannot be read."""
+    import sys
+
+    from stream_doctor.capture.base import CaptureError
+    from stream_doctor.capture.limits import read_file
+    from stream_doctor.engine import RunError
+
+    try:
+        return read_file(path, options.limits, sys.stdin.buffer if path == "-" else None)
+    except CaptureError as error:
+        raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
 
 
 def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Config | None:

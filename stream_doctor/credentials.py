@@ -107,6 +107,11 @@ _CREDENTIAL_VALUE = re.compile(
 )
 
 
+def credential_values(text: str) -> list[str]:
+    """The credential-shaped values in ``text`` (a bearer token, an ``sk-…`` key, a JWT …), in order."""
+    return [match.group() for match in _CREDENTIAL_VALUE.finditer(text)]
+
+
 def is_secret_header(name: str, value: str = "") -> bool:
     """A header whose name, or whose value, looks like a credential."""
     lowered = name.strip().lower()

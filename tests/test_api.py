@@ -32,10 +32,13 @@ def test_the_public_names_are_exactly_all() -> None:
     assert sorted(stream_doctor.__all__) == [
         "Finding",
         "Location",
+        "MinimizeError",
+        "Minimized",
         "Report",
         "RunError",
         "Severity",
         "__version__",
+        "minimize",
         "render",
         "replay",
     ]

@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 from stream_doctor import __version__
-from stream_doctor.cli import check, clients, convert, record, replay, rules, scan, usage
+from stream_doctor.cli import check, clients, convert, minimize, record, replay, rules, scan, usage
 
 app = typer.Typer(
     name="stream-doctor",
@@ -75,6 +75,8 @@ def command(record: type[Any]) -> Callable[..., None]:
 for _command in (
     command(replay.Replay),
     convert.convert,
+    minimize.minimize,
+    minimize.fixture,
     command(check.Check),
     scan.scan,
     record.record,

@@ -20,8 +20,8 @@ ENTRY = "import sys; sys.argv[0] = 'stream-doctor'; from stream_doctor.launch im
 
 # (argv, what the line says after "stream-doctor: error: ")
 CASES: list[tuple[list[str], str]] = [
-    (["replya", ONE], "unknown command 'replya'; did you mean 'replay'? (choose from replay, convert, check,"),
-    (["frobnicate"], "unknown command 'frobnicate' (choose from replay, convert, check, scan, record, clients,"),
+    (["replya", ONE], "unknown command 'replya'; did you mean 'replay'? (choose from replay, convert, minimize,"),
+    (["frobnicate"], "unknown command 'frobnicate' (choose from replay, convert, minimize, fixture, check, scan,"),
     (["--bogus"], "unknown option '--bogus' (`stream-doctor --help` lists them)"),
     (["replay", "--width", "0", ONE], "--width: 0 is not in the range x>=1 (a whole number, at least 1)"),
     (["replay", ONE, "--width", "wide"], "--width: 'wide' is not a valid int range (a whole number, at least 1)"),

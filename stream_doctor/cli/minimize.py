@@ -1,0 +1,167 @@
+"""``stream-doctor minimize`` and ``stream-doctor fixture``: a production capture cut down to its finding,
+and that capture turned into a failing regression test (docs/minimize.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
+
+import typer
+
+from stream_doctor.cli.options import MAX_BYTES_HELP, MAX_FRAMES_HELP
+from stream_doctor.cli.output import error_line, fail, internal_error, refuse_inputs, write_file, write_stdout
+from stream_doctor.cli.validate import size_limits
+
+if TYPE_CHECKING:
+    from stream_doctor.minimizer.run import Minimized, Progress
+
+_KEEP_HELP = "The finding codes to keep, comma-separated (SD102 or SD102,SD301): each must fire in CAPTURE."
+_CALL_HELP = "Keep the findings on this call: its id or its number in replay's table."
+_SECONDS_HELP = "Stop after N seconds and write the smallest capture found so far (default 300; 0: redact only)."
+#: The CLI's bound: a capture of millions of frames must not keep a terminal (or a CI job) busy for hours.
+DEFAULT_SECONDS = 300.0
+
+
+def minimize(
+    capture: str = typer.Argument(
+        ..., help="The capture to cut down (any format stream-doctor reads), or - for stdin."
+    ),
+    keep: str = typer.Option(..., "--keep", "-k", metavar="CODE[,CODE]", help=_KEEP_HELP),
+    output: str = typer.Option(
+        ..., "--output", "-o", metavar="PATH", help="Write the minimized capture here (- for stdout)."
+    ),
+    call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
+    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    redact: bool = typer.Option(
+        False, "--redact", help="Replace user text, ids, argument values and secrets no kept finding depends on."
+    ),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+) -> None:
+    """Cut a capture down to the smallest one on which the kept findings still fire.
+
+    No new warning or error may appear; the capture keeps its format where it can (SSE, JSON Lines,
+    the envelope, a JSON array), else it is written as an envelope."""
+    result = _run(capture, keep, output, call, max_seconds, redact, provider, container, max_bytes, max_frames)
+    if output == "-":
+        write_stdout([result.data])
+    else:
+        write_file(output, result.data, "cannot write the minimized capture", [capture])
+    error_line(_summary(capture, output, result))
+
+
+def fixture(
+    capture: str = typer.Argument(..., help="The capture that shows the bug (any format stream-doctor reads)."),
+    keep: str = typer.Option(..., "--keep", "-k", metavar="CODE[,CODE]", help=_KEEP_HELP),
+    output: str = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        metavar="PATH",
+        help="The fixture to write (tests/fixtures/NAME.jsonl); its test beside it.",
+    ),
+    call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
+    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+) -> None:
+    """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
+
+    The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean)."""
+    from stream_doctor.minimizer.fixture import module_path, module_source
+
+    test = module_path(output)
+    refuse_inputs(test, [capture])
+    result = _run(capture, keep, output, call, max_seconds, True, provider, container, max_bytes, max_frames)
+    write_file(output, result.data, "cannot write the fixture", [capture])
+    write_file(test, module_source(output, capture, result), "cannot write the test", [capture])
+    error_line(_summary(capture, output, result))
+    error_line(f"wrote {test}: it fails while {output} shows {', '.join(sorted({f.code for f in result.kept}))}")
+
+
+def _run(
+    capture: str,
+    keep: str,
+    output: str,
+    call: Optional[str],
+    max_seconds: float,
+    redact: bool,
+    provider: Optional[str],
+    container: Optional[str],
+    max_bytes: Optional[str],
+    max_frames: Optional[int],
+) -> Minimized:
+    from stream_doctor.api import minimize as run
+    from stream_doctor.engine import RunError
+
+    if output != "-":
+        refuse_inputs(output, [capture])
+    limits = size_limits(max_bytes, max_frames)
+    try:
+        with _progress() as show:
+            return run(
+                capture,
+                keep,
+                call=call,
+                provider=provider,
+                container=container,
+                max_seconds=max_seconds,
+                redact=redact,
+                progress=show,
+                **limits,
+            )
+    except (RunError, ValueError) as error:  # MinimizeError is a ValueError
+        fail(str(error))
+    except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback
+        internal_error(error, capture)
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[Progress], None] | None]:
+    """A live status line on standard error when it is a terminal (rich, imported only then); else none."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("minimizing") as status:
+
+        def show(step: Progress) -> None:
+            status.update(
+                f"minimizing: {step.stage}: {step.size:,} bytes, {step.frames:,} frames, {step.checks} replays"
+            )
+
+        yield show
+
+
+def _summary(capture: str, output: str, result: Minimized) -> str:
+    """One line: sizes and frames before and after, the findings kept, the time."""
+    kept = ", ".join(sorted({f.code for f in result.kept}))
+    parts = [
+        f"{capture} -> {output}: {result.size_before:,} -> {result.size_after:,} bytes",
+        f"{result.frames_before:,} -> {result.frames_after:,} events",
+        f"kept {kept}",
+        f"{result.seconds:.1f} s, {result.checks} replays",
+    ]
+    if result.converted:
+        parts.append("written as an envelope")
+    elif os.path.splitext(output)[1].lstrip(".") not in _EXTENSIONS.get(result.container, ("",)):
+        parts.append(f"written as {result.container}")
+    if result.replaced:
+        parts.append("replaced " + ", ".join(f"{n} {kind}" for kind, n in result.replaced.items()))
+    if result.kept_values:
+        parts.append("kept (a finding depends on them) " + ", ".join(f"{n} {k}" for k, n in result.kept_values.items()))
+    if result.stopped_early:
+        parts.append("stopped at --max-seconds: the smallest found so far")
+    return "; ".join(parts)
+
+
+#: File name extensions that say a container.
+_EXTENSIONS = {"sse": ("sse", "txt"), "jsonl": ("jsonl",), "envelope": ("jsonl",), "json": ("json",)}

@@ -1,0 +1,438 @@
+"""Minimize a capture: the smallest capture on which the kept findings still fire (docs/minimize.md).
+
+Linear passes first, so a long conversation shrinks in a few replays: (a) only the turns the kept
+findings point at; then, repeated until none changes anything (so minimizing the result again gives
+it back): an envelope's header cut to what replays, (b) whole turns by ddmin, (c) frames by ddmin
+with halving chunks (a request no finding needs goes whole here, before its history is looked at),
+the elements of the remaining requests' lists (messages, content blocks, tools) by ddmin, and
+(d) strings, each distinct value replaced everywhere at once (ids keep their prefix, so pairing
+holds). Every candidate is replayed by the engine (``oracle.Oracle``).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+
+import orjson
+
+from stream_doctor import jsontext
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.minimizer.ddmin import Stop, ddmin
+from stream_doctor.minimizer.oracle import Oracle, replay_quietly
+from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
+
+if TYPE_CHECKING:
+    from stream_doctor.capture.base import Capture
+    from stream_doctor.options import Options
+    from stream_doctor.report import Report
+
+
+class MinimizeError(ValueError):
+    """A kept code does not fire in the capture (or ``call`` names no call of it): nothing to minimize.
+    The message is one line (the CLI prints it and exits 2). A capture that cannot be replayed at all
+    raises ``stream_doctor.RunError``, as ``replay`` does."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a minimization is, for a progress display: the pass, the current size, the replays so far."""
+
+    stage: str
+    size: int
+    frames: int
+    checks: int
+
+
+@dataclass(frozen=True)
+class Minimized:
+    """A minimized capture and what it took."""
+
+    data: bytes
+    container: str  # the container ``data`` is in (the original's, or "envelope")
+    provider: str
+    size_before: int  # the original's bytes, as given (compressed or not)
+    size_after: int
+    frames_before: int
+    frames_after: int
+    kept: tuple[Finding, ...]  # the kept findings, as ``data`` gives them
+    seconds: float
+    checks: int  # how many candidates were replayed
+    stopped_early: bool  # max_seconds was reached: ``data`` is the best found so far
+    converted: bool  # the original's container cannot hold the result: ``data`` is an envelope
+    replaced: Mapping[str, int] = field(default_factory=dict)  # --redact: what was replaced, per kind
+    kept_values: Mapping[str, int] = field(default_factory=dict)  # --redact: values a finding depends on
+
+
+#: Keys whose string values are the protocol's words, never worth a replay to shorten.
+_STRUCTURAL = frozenset(
+    {"sd", "type", "event", "role", "object", "finish_reason", "stop_reason", "status", "model", "version", "provider"}
+)
+#: An id: a word, a separator and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
+_ID = re.compile(r"([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{5,}")
+#: Values nested deeper than this are not looked into for strings.
+_DEEPEST = 200
+#: A string is shortened by halving its prefix at most this many times.
+_HALVINGS = 6
+
+
+def minimize(
+    data: bytes,
+    name: str,
+    keep: tuple[str, ...],
+    options: Options,
+    *,
+    call: str | None = None,
+    max_seconds: float | None = None,
+    redact: bool = False,
+    progress: Callable[[Progress], None] | None = None,
+) -> Minimized:
+    """The smallest capture found on which every code of ``keep`` still fires (on ``call``, an id or a
+    call number of the original, when given) and no new warning or error appears. MinimizeError when
+    a kept code does not fire in it, RunError when it cannot be replayed at all.
+
+    ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
+    ``redact`` then replaces what a shared capture must not show (``redact.Redaction``), whatever the
+    time: leaving a secret in because the clock ran out is not an option."""
+    started = time.monotonic()
+    original = _replay_original(name, options, data)
+    try:
+        call_id = _call_id(original, call)
+        kept = [f for f in original.findings if f.code in keep and (call_id is None or f.call_id == call_id)]
+        missing = [code for code in keep if not any(f.code == code for f in kept)]
+        if missing:
+            fired = ", ".join(sorted(set(original.codes))) or "no finding"
+            where = f" on call {call}" if call is not None else ""
+            raise MinimizeError(f"{name}: {', '.join(missing)} does not fire{where} (it shows: {fired})")
+        allowed = frozenset(f.code for f in original.findings if f.severity >= Severity.WARNING)
+        provider = original.stream.capture.provider
+        pointed = _pointed(kept)
+        frames_before = original.source.frames if original.source is not None else 0
+    finally:
+        original.close()
+    working, converted, capture = _working(data, name, options)
+    layout, units = cut(working, capture, _turns(capture))
+    oracle = Oracle(
+        name,
+        options,
+        keep,
+        call_id,
+        allowed,
+        provider,
+        capture.container,
+        None,
+    )
+    state = _State(layout, units, oracle, progress)
+    if converted and not oracle(layout.join(units)):
+        raise MinimizeError(
+            f"{name}: its format cannot hold a cut-down capture, and as an envelope "
+            f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
+        )
+    oracle.deadline = None if max_seconds is None else started + max_seconds
+    stopped = False
+    try:
+        state.focus(pointed)
+        while True:
+            before = state.layout.join(state.units)
+            state.header()
+            state.turns()
+            state.frames()  # before the requests' lists: a request no finding needs goes whole
+            state.lists()
+            state.strings()
+            if state.layout.join(state.units) == before:
+                break
+    except Stop:
+        stopped = True
+    replaced: dict[str, int] = {}
+    kept_values: dict[str, int] = {}
+    if redact:
+        from stream_doctor.minimizer.redact import Redaction
+
+        oracle.deadline = None
+        redaction = Redaction(state.layout, state.units, oracle, name)
+        redaction.run()
+        state.units, state.layout = redaction.units, redaction.layout
+        replaced, kept_values = redaction.replaced, redaction.kept
+    result = state.layout.join(state.units)
+    if converted and len(result) >= len(data) and not redact:
+        # the envelope's records cost more than the original's frames: the capture as it is is smallest
+        result, converted, container = data, False, _load(data, name, options).container
+    else:
+        container = capture.container
+    final = replay_quietly(name, options, result)  # the last accepted candidate: it replays
+    found: tuple[Finding, ...] = ()
+    if final is not None:
+        with final:
+            found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
+    return Minimized(
+        data=result,
+        container=container,
+        provider=provider,
+        size_before=len(data),
+        size_after=len(result),
+        frames_before=frames_before,
+        frames_after=len(state.units) if result is not data else frames_before,
+        kept=found,
+        seconds=time.monotonic() - started,
+        checks=oracle.checks,
+        stopped_early=stopped,
+        converted=converted,
+        replaced=replaced,
+        kept_values=kept_values,
+    )
+
+
+def _replay_original(name: str, options: Options, data: bytes) -> Report:
+    from stream_doctor.engine import replay
+
+    return replay(name, options, data)
+
+
+def _call_id(report: Report, call: str | None) -> str | None:
+    if call is None:
+        return None
+    numbers = report.matching(call)
+    if not numbers:
+        raise MinimizeError(f"{report.path}: no call {call!r} (calls: {report.call_listing()})")
+    call_id = report.calls[numbers[0] - 1].call_id
+    if call_id is None:
+        raise MinimizeError(
+            f"{report.path}: call {call} has no id, so its findings cannot be told apart; leave out --call"
+        )
+    return call_id
+
+
+def _pointed(findings: list[Finding]) -> set[int]:
+    """The turns the kept findings point at, where they are and what they relate to (empty: one turn)."""
+    turns = {f.location.interaction for f in findings}
+    turns |= {r.location.interaction for f in findings for r in f.related}
+    return {turn for turn in turns if turn is not None}
+
+
+def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool, Capture]:
+    """The bytes to cut into frames: the capture itself (decompressed) when its container can hold a
+    subset of its frames, else the capture converted to an envelope (``stream-doctor convert``); whether
+    it was converted; and those bytes read into frames."""
+    from stream_doctor.convert import convert
+
+    capture = _load(data, name, options)
+    offsets = [frame.pos.offset for frame in capture.frames]
+    apart = all(a < b for a, b in zip(offsets, offsets[1:], strict=False))  # each frame its own bytes
+    if capture.container in KEPT_CONTAINERS and capture.compressed in (None, "gzip") and offsets and apart:
+        if capture.compressed:
+            data = gzip.decompress(data)
+            return data, False, _load(data, name, options)
+        return data, False, capture
+    envelope = convert(name, options, data)
+    return envelope, True, _load(envelope, name, options)
+
+
+def _load(data: bytes, name: str, options: Options) -> Capture:
+    from stream_doctor.capture import load
+    from stream_doctor.capture.base import CaptureError
+    from stream_doctor.engine import RunError
+
+    try:
+        return load(name, options.container, data, options.limits)
+    except CaptureError as error:
+        raise RunError(name, error.message, error.line) from None
+
+
+def _turns(capture: Capture) -> list[int]:
+    from stream_doctor.conversation.build import split
+
+    turn_of = {id(frame): section.number for section in split(capture) for frame in section.frames}
+    return [turn_of.get(id(frame), 1) for frame in capture.frames]
+
+
+class _State:
+    """The best candidate so far (``units``) and the passes that shrink it."""
+
+    def __init__(
+        self, layout: Layout, units: list[Unit], oracle: Oracle, progress: Callable[[Progress], None] | None
+    ) -> None:
+        self.layout, self.units, self.oracle, self.progress = layout, units, oracle, progress
+        self.stage = "start"
+
+    def accepts(self, units: list[Unit]) -> bool:
+        if not self.oracle(self.layout.join(units)):
+            return False
+        self.units = units
+        self._tell()
+        return True
+
+    def _tell(self) -> None:
+        if self.progress is not None:
+            size = len(self.layout.join(self.units))
+            self.progress(Progress(self.stage, size, len(self.units), self.oracle.checks))
+
+    def _enter(self, stage: str) -> None:
+        self.stage = stage
+        self._tell()
+
+    # (a)
+    def focus(self, pointed: set[int]) -> None:
+        self._enter("turns the findings point at")
+        turns = sorted({unit.turn for unit in self.units})
+        if not pointed or len(turns) < 2:
+            return
+        only = [unit for unit in self.units if unit.turn in pointed]
+        if only != self.units and self.accepts(only):
+            return
+        between = [unit for unit in self.units if min(pointed) <= unit.turn <= max(pointed)]
+        if between != self.units:
+            self.accepts(between)
+
+    def header(self) -> None:
+        """An envelope's header as little as it takes: only version and provider, or none."""
+        if self.layout.container != "envelope" or not self.layout.head.strip():
+            return
+        self._enter("header")
+        try:
+            header = orjson.loads(self.layout.head)
+        except orjson.JSONDecodeError:
+            return
+        if not isinstance(header, dict):
+            return
+        slim = {key: header[key] for key in ("sd", "version", "provider") if key in header}
+        for head in (b"", jsontext.dumps(slim) + b"\n"):
+            if len(head) < len(self.layout.head) and self._with_head(head):
+                return
+
+    def _with_head(self, head: bytes) -> bool:
+        layout = Layout(self.layout.container, head, self.layout.tail)
+        if not self.oracle(layout.join(self.units)):
+            return False
+        self.layout = layout
+        self._tell()
+        return True
+
+    # (b)
+    def turns(self) -> None:
+        self._enter("whole turns")
+        numbers = sorted({unit.turn for unit in self.units})
+        if len(numbers) < 2:
+            return
+        ddmin(numbers, lambda kept: self.accepts([u for u in self.units if u.turn in kept]), keep_one=True)
+
+    def lists(self) -> None:
+        self._enter("messages, blocks and tools of the requests")
+        for index in range(len(self.units)):
+            if index >= len(self.units) or self.units[index].kind != "request" or self.units[index].payload is None:
+                continue
+            paths = list(_lists(self.units[index].value()))
+            at = 0
+            while at < len(paths):
+                path, unit = paths[at], self.units[index]
+                items = _get(unit.value(), path)
+                ddmin(list(range(len(items))), functools.partial(self._with_list, index, unit, path))
+                paths = list(_lists(self.units[index].value()))
+                at += 1
+
+    def _with_list(self, index: int, unit: Unit, path: tuple[Any, ...], kept: list[int]) -> bool:
+        """The units with the list at ``path`` of ``unit`` (the request as this list's ddmin began) cut to ``kept``."""
+        record = unit.value()
+        items = _get(record, path)
+        _set(record, path, [items[k] for k in kept])
+        return self.accepts([*self.units[:index], unit.edited(record), *self.units[index + 1 :]])
+
+    # (c)
+    def frames(self) -> None:
+        self._enter("frames")
+        ddmin(self.units, self.accepts, keep_one=True)
+
+    # (d)
+    def strings(self) -> None:
+        self._enter("strings")
+        numbered: dict[str, int] = {}
+        for value in _strings(self.units):
+            if not any(_holds(unit, value) for unit in self.units):
+                continue  # gone with an earlier replacement
+            match = _ID.fullmatch(value)
+            if match is not None:
+                short = f"{match.group(1)}{len(numbered) + 1}"
+                numbered[value] = 1
+                if len(short) < len(value):
+                    self._replace(value, short)
+                continue
+            if self._replace(value, ""):
+                continue
+            length = len(value)
+            for _ in range(_HALVINGS):
+                length //= 2
+                if length < 1 or not self._replace(value, value[:length]):
+                    break
+                value = value[:length]
+
+    def _replace(self, old: str, new: str) -> bool:
+        units = [unit.edited(_replaced(unit.value(), old, new)) if _holds(unit, old) else unit for unit in self.units]
+        return units != self.units and self.accepts(units)
+
+
+def _holds(unit: Unit, value: str) -> bool:
+    if unit.payload is None:
+        return False
+    return jsontext.dumps(value) in unit.payload
+
+
+def _strings(units: list[Unit]) -> Iterator[str]:
+    """Every distinct string value of the editable units (not keys, not the protocol's words), longest first
+    within first appearance order: a long text is worth a replay before a short one."""
+    seen: dict[str, None] = {}
+    for unit in units:
+        if unit.payload is not None:
+            _collect(unit.value(), None, seen)
+    yield from sorted(seen, key=lambda text: -len(text))
+
+
+def _collect(value: Any, key: str | None, seen: dict[str, None]) -> None:
+    stack: list[tuple[Any, str | None]] = [(value, key)]
+    while stack:
+        current, name = stack.pop()
+        if isinstance(current, dict):
+            stack.extend((item, k) for k, item in reversed(current.items()))
+        elif isinstance(current, list):
+            stack.extend((item, name) for item in reversed(current))
+        elif isinstance(current, str) and len(current) >= 2 and name not in _STRUCTURAL:
+            seen.setdefault(current, None)
+
+
+def _replaced(value: Any, old: str, new: str, key: str | None = None, depth: int = 0) -> Any:
+    if depth > _DEEPEST:  # left as it is: Python's stack ends near 1,000 levels, JSON's at 1,024
+        return value
+    if isinstance(value, dict):
+        return {k: _replaced(item, old, new, k, depth + 1) for k, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, old, new, key, depth + 1) for item in value]
+    if value == old and isinstance(value, str) and key not in _STRUCTURAL:
+        return new
+    return value
+
+
+def _lists(record: Any) -> Iterator[tuple[Any, ...]]:
+    """The paths of the lists in a request record's body (or a request value), outer lists first."""
+    body = record.get("body") if isinstance(record, dict) and "sd" in record else record
+    base: tuple[Any, ...] = ("body",) if body is not record else ()
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(body, base)]
+    while stack:
+        current, path = stack.pop()
+        if isinstance(current, dict):
+            stack.extend((item, (*path, k)) for k, item in reversed(current.items()))
+        elif isinstance(current, list):
+            if current:
+                yield path
+            stack.extend((item, (*path, n)) for n, item in reversed(list(enumerate(current))))
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _set(value: Any, path: tuple[Any, ...], new: Any) -> None:
+    _get(value, path[:-1])[path[-1]] = new
