@@ -145,6 +145,9 @@ def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = Non
         "source": f"converted from {capture.path} ({capture.container})",
         "container": capture.container,  # what the original could hold (a chunk log cannot hold [DONE]: SD508)
     }
+    bodies = {e.body_container for e in capture.exchanges if e.body_container}
+    if len(bodies) == 1:  # a HAR's or cassette's responses: what their bodies were read as (SSE holds [DONE])
+        header["body_container"] = bodies.pop()
     if None in attached:
         header["problems"] = attached[None]
     lines = [jsontext.dumps(header)]

@@ -47,5 +47,20 @@ def test_the_header_names_the_provider_and_the_source() -> None:
     first = convert("fixtures/conversations/bedrock_two_turns.har", Options()).splitlines()[0]
     assert first == (
         b'{"sd":"header","version":1,"provider":"bedrock",'
-        b'"source":"converted from fixtures/conversations/bedrock_two_turns.har (har)","container":"har"}'
+        b'"source":"converted from fixtures/conversations/bedrock_two_turns.har (har)","container":"har",'
+        b'"body_container":"eventstream"}'
     )
+
+
+def test_a_cassette_without_done_still_misses_it_as_an_envelope(tmp_path: Path) -> None:
+    """A cassette's SSE bodies can hold [DONE], so its absence (SD508) survives conversion: the
+    envelope's header says what the bodies were read as, not only that the capture was a cassette."""
+    text = Path("fixtures/conversations/openai_headers_disagree_with_body.yaml").read_text()
+    assert text.count("data: [DONE]") == 1
+    cassette = tmp_path / "no_done.yaml"
+    cassette.write_text(text.replace("data: [DONE]", ""))
+    assert "SD508" in {f.code for f in replay(str(cassette), Options()).findings}
+    envelope = tmp_path / "converted.jsonl"
+    envelope.write_bytes(convert(str(cassette), Options()))
+    assert b'"body_container":"sse"' in envelope.read_bytes().splitlines()[0]
+    assert "SD508" in {f.code for f in replay(str(envelope), Options()).findings}

@@ -46,8 +46,10 @@ RECORDS_SENTINEL = frozenset({"sse", "envelope"})
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     container = stream.capture.container
     header = stream.capture.header
-    if container == "envelope" and header is not None and isinstance(header.get("container"), str):
-        container = header["container"]  # converted: judge by what the original capture could hold
+    if container == "envelope" and header is not None:  # converted: judge by what the original could hold
+        original = header.get("body_container", header.get("container"))  # a HAR's bodies, or the capture
+        if isinstance(original, str):
+            container = original
     if container not in RECORDS_SENTINEL:
         return
     for problem in stream.problems:
