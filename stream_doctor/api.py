@@ -203,7 +203,7 @@ def minimize(
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
     from stream_doctor.minimizer.run import minimize as run
-    from stream_doctor.selection import check_selectors, known_codes
+    from stream_doctor.config.selection import check_selectors, known_codes
 
     codes = codes_of(keep)
     if not codes:
