@@ -12,8 +12,9 @@ stays readable at every moment.
 What a response's assistant turn held (its call ids, its message id) comes from a ``Listener``
 the proxy is given (``stream_doctor.live``: the same translation the live findings use); without
 one, requests are grouped by their history alone. The listener may read the records on another
-thread: before a request is grouped, the listeners still behind get up to ``SETTLE`` seconds to
-catch up (``settled``), so the grouping does not depend on how busy that thread is.
+thread: a request that sends calls or a response id back and continues nothing known yet waits
+up to ``SETTLE`` seconds for the listeners still behind to catch up (``settled``), so the
+grouping does not depend on how busy that thread is; a request that sends nothing back never waits.
 """
 
 from __future__ import annotations
@@ -153,18 +154,17 @@ class Conversations:
         """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
         continues none); its file is open and its exchange counted."""
         echo = echo_of(provider, body)
-        try:
-            async with asyncio.timeout(SETTLE):
-                for conversation in self.live.values():
-                    if conversation.provider == provider and conversation.listener is not None:
-                        await conversation.listener.settled()
-        except TimeoutError:
-            pass  # grouped by what is known
-        found = None
-        for conversation in reversed(self.live.values()):  # the most recent first
-            if conversation.provider == provider and conversation.continued_by(echo):
-                found = conversation
-                break
+        found = self._continued(provider, echo)
+        if found is None and (echo.call_ids or echo.previous_response_id is not None):
+            # what it sends back may be in records a listener has not read yet
+            try:
+                async with asyncio.timeout(SETTLE):
+                    for conversation in list(self.live.values()):
+                        if conversation.provider == provider and conversation.listener is not None:
+                            await conversation.listener.settled()
+            except TimeoutError:
+                pass  # grouped by what is known
+            found = self._continued(provider, echo)
         if found is not None and found.busy:
             try:
                 async with asyncio.timeout(SETTLE):
@@ -186,6 +186,12 @@ class Conversations:
         if found.exchanges > 1:
             found.writer.count(found.exchanges)
         return found
+
+    def _continued(self, provider: str | None, echo: Echo) -> Conversation | None:
+        for conversation in reversed(self.live.values()):  # the most recent first
+            if conversation.provider == provider and conversation.continued_by(echo):
+                return conversation
+        return None
 
     def release(self, conversation: Conversation) -> None:
         """An exchange of ``conversation`` is recorded to its end."""

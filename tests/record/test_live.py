@@ -222,27 +222,31 @@ def test_fail_on_says_whether_a_finding_reached_it() -> None:
 # -- the live thread: the proxy never waits for it ------------------------------------------------
 
 
-def held_up(live: Live) -> tuple[Any, threading.Event]:
-    """A conversation of ``live`` whose diagnosis waits for the event returned (a slow turn end)."""
+def held_up(live: Live) -> tuple[Any, threading.Event, threading.Event]:
+    """A conversation of ``live`` whose diagnosis of a record waits for ``gate`` (a slow turn end);
+    ``reading`` is set when the live thread is held there."""
     handle = live.queued("p.jsonl", "anthropic")
-    gate = threading.Event()
+    gate, reading = threading.Event(), threading.Event()
     read = handle.conversation.record
 
     def slow(record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        reading.set()
         assert gate.wait(30)
         read(record, line, pos)
 
     handle.conversation.record = slow  # type: ignore[method-assign]
-    return handle, gate
+    return handle, gate, reading
 
 
 def test_records_the_diagnosis_has_no_room_for_are_counted_and_said_once_never_waited_for() -> None:
     said: list[str] = []
     printed: list[str] = []
     live = Live(Options(), printed.append, said.append, queue_bytes=4096)
-    handle, gate = held_up(live)
+    handle, gate, reading = held_up(live)
     header = {"sd": "header", "v": 1}
-    for _ in range(4):  # 2,512 bytes each as estimated: the first fits, the next do not
+    handle.record(header, b"x" * 1000, Pos(0, 1, 0))
+    assert reading.wait(30)  # the live thread holds the first record
+    for _ in range(4):  # 2,512 bytes each as estimated: the first waits in the queue, the next do not fit
         handle.record(header, b"x" * 1000, Pos(0, 1, 0))
     assert not gate.is_set()  # every call came back while the diagnosis was held up
     assert handle.skipped == 3 and handle.assistant_turn() == (frozenset(), frozenset())
@@ -257,7 +261,7 @@ def test_records_the_diagnosis_has_no_room_for_are_counted_and_said_once_never_w
 def test_a_queue_with_room_diagnoses_every_record() -> None:
     printed: list[str] = []
     live = Live(Options(), printed.append, queue_bytes=4096)
-    handle, gate = held_up(live)
+    handle, gate, _ = held_up(live)
     handle.record({"sd": "header", "v": 1}, b"x" * 1000, Pos(0, 1, 0))
     handle.close()
     gate.set()
@@ -268,10 +272,11 @@ def test_a_queue_with_room_diagnoses_every_record() -> None:
 def test_the_stop_waits_for_the_live_thread_a_bounded_time_and_counts_what_it_left() -> None:
     said: list[str] = []
     live = Live(Options(), None, said.append)
-    handle, gate = held_up(live)
+    handle, gate, reading = held_up(live)
     for _ in range(3):
         handle.record({"sd": "header", "v": 1}, b"{}", Pos(0, 1, 0))
     handle.close()
+    assert reading.wait(30)
     assert not live.drain(0.2)  # the first record is being read: the other two never will be
     assert live.undiagnosed == 2
     assert said == [
