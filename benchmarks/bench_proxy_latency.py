@@ -69,15 +69,18 @@ def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-ar
         events, gap = int(request.query["events"]), float(request.query["gap"]) / 1000
         response = web.StreamResponse(headers={"content-type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(HEAD)
-        next_at = time.monotonic()
-        for number in range(events):
-            if gap:
-                next_at += gap
-                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
-            await response.write(DELTA % (fragment(number, events), time.monotonic_ns()))
-        await response.write(TAIL)
-        await response.write_eof()
+        try:
+            await response.write(HEAD)
+            next_at = time.monotonic()
+            for number in range(events):
+                if gap:
+                    next_at += gap
+                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                await response.write(DELTA % (fragment(number, events), time.monotonic_ns()))
+            await response.write(TAIL)
+            await response.write_eof()
+        except ConnectionError:
+            pass  # an --alongside stream stopped with its proxy
         return response
 
     async def main() -> None:
