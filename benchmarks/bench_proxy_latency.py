@@ -11,10 +11,13 @@ direct one, each taken as the median and the 99th percentile of every event of `
 streams, read directly and through the proxy in turn.
 
 The proxy always runs the live replay (it groups exchanges into conversations by the calls each
-response streamed, and ``--fail-on`` needs the findings); ``--no-live`` leaves out the printing.
-Each proxy's peak resident size is read from /proc (Linux) after its streams.
+response streamed, and ``--fail-on`` needs the findings), on a thread of its own (``stream_doctor.live``);
+``--no-live`` leaves out the printing. ``--alongside N``: meanwhile another process streams a call
+of N events, unpaced, through the same proxy over and over (another conversation, whose records are
+diagnosed and whose turns are judged while the measured events pass; e.g. 100000). Each proxy's peak
+resident size is read from /proc (Linux) after its streams.
 
-Usage: python benchmarks/bench_proxy_latency.py [--events 2000] [--gap 1] [--repeat 5]
+Usage: python benchmarks/bench_proxy_latency.py [--events 2000] [--gap 1] [--repeat 5] [--alongside 0]
 """
 
 from __future__ import annotations
@@ -66,15 +69,18 @@ def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-ar
         events, gap = int(request.query["events"]), float(request.query["gap"]) / 1000
         response = web.StreamResponse(headers={"content-type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(HEAD)
-        next_at = time.monotonic()
-        for number in range(events):
-            if gap:
-                next_at += gap
-                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
-            await response.write(DELTA % (fragment(number, events), time.monotonic_ns()))
-        await response.write(TAIL)
-        await response.write_eof()
+        try:
+            await response.write(HEAD)
+            next_at = time.monotonic()
+            for number in range(events):
+                if gap:
+                    next_at += gap
+                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                await response.write(DELTA % (fragment(number, events), time.monotonic_ns()))
+            await response.write(TAIL)
+            await response.write_eof()
+        except ConnectionError:
+            pass  # an --alongside stream stopped with its proxy
         return response
 
     async def main() -> None:
@@ -121,6 +127,20 @@ def read_stream(port: int, events: int, gap: float) -> list[int]:
     return latencies
 
 
+def neighbour(port: int, events: int) -> None:
+    """Streams of ``events`` unpaced events through the proxy, read and dropped, until terminated."""
+    body = b'{"model":"claude-haiku-4-5","stream":true,"messages":[{"role":"user","content":"neighbour"}]}'
+    while True:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(
+                f"POST /v1/messages?events={events}&gap=0 HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                + body
+            )
+            while sock.recv(1 << 16):
+                pass
+
+
 def start_proxy(upstream_port: int, out: str, live: bool) -> tuple[subprocess.Popen[str], int]:
     command = [sys.executable, "-m", "stream_doctor", "record", "--upstream", f"http://127.0.0.1:{upstream_port}"]
     command += ["--listen", "127.0.0.1:0", "--out", out, "--live" if live else "--no-live"]
@@ -151,6 +171,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--gap", type=float, default=1.0, help="milliseconds between events")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--alongside", type=int, default=0, help="events of a concurrent unpaced stream (0: none)")
     args = parser.parse_args()
 
     queue: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
@@ -158,14 +179,19 @@ def main() -> None:
     server.start()
     upstream_port = queue.get(timeout=30)
     print(f"latency per event, {args.repeat} x {args.events} events {args.gap} ms apart (ms):")
+    if args.alongside:
+        print(f"  (alongside: streams of {args.alongside} unpaced events through the same proxy)")
     print(f"  {'':22} {'median':>8} {'p99':>8}   peak RSS")
     try:
         read_stream(upstream_port, 50, 0)  # warm the direct path up
         for live in (True, False):
             with tempfile.TemporaryDirectory() as out:
                 proxy, proxy_port = start_proxy(upstream_port, out, live)
+                other = multiprocessing.Process(target=neighbour, args=(proxy_port, args.alongside), daemon=True)
                 try:
                     read_stream(proxy_port, 50, 0)
+                    if args.alongside:
+                        other.start()
                     direct: list[float] = []
                     proxied: list[float] = []
                     for _ in range(args.repeat):
@@ -173,6 +199,8 @@ def main() -> None:
                         proxied += [n / 1e6 for n in read_stream(proxy_port, args.events, args.gap)]
                     peak = peak_rss_kib(proxy.pid)
                 finally:
+                    if other.is_alive():
+                        other.terminate()
                     proxy.terminate()
                     proxy.wait(10)
             name = "live on" if live else "live off"

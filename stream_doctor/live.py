@@ -19,11 +19,25 @@ response ends, not at the event that completes it: running them at every event w
 turn for each one. SD306 (a call pending long after its turn ended) needs the next request's time,
 and is judged again when it comes. The findings are those ``replay`` gives on the written file
 (``tests/record/test_live.py`` checks it for every fixture the proxy can serve).
+
+None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
+put the record the writer has just built on one bounded queue per proxy; one thread takes the
+records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
+Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
+the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
+the log says so once, its later records are counted (``Live.undiagnosed``) and its summary says to
+replay its file. At stop, ``Live.drain`` waits (bounded) for the thread to catch up, so that
+``--fail-on`` judges every finding; what it could not wait for is counted the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import threading
+import time
 from array import array
+from collections import deque
 from dataclasses import dataclass, field, replace
 from math import isnan, nan
 from typing import Any, Callable, Iterable, NamedTuple
@@ -57,23 +71,118 @@ from stream_doctor.timing import clock
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
 
+#: What the records waiting for the live thread may hold (an estimate: ``_cost``). ~100,000 small
+#: events, or 4 whole default --max-event payloads; the thread reads ~10,000-30,000 records a second.
+QUEUE_BYTES = 64 * 1024 * 1024
+#: How long ``Live.drain`` waits at stop by default for the live thread to catch up.
+DRAIN = 10.0
+
+
+def _cost(line: bytes) -> int:
+    """The memory a queued record holds, estimated: its line, the record's strings decoded from it,
+    and the dict itself."""
+    return 2 * len(line) + 512
+
 
 class Live:
     """The findings of every conversation the proxy records, each printed (``emit``) as it is known;
     ``worst`` is the highest severity found, for ``--fail-on``."""
 
-    def __init__(self, options: Options, emit: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        options: Options,
+        emit: Callable[[str], None] | None = None,
+        log: Callable[[str], None] | None = None,
+        queue_bytes: int = QUEUE_BYTES,
+    ) -> None:
         self.options = options
         self.emit = emit
+        self.log = log  # the live thread's own problems (the proxy's log)
         self.profiles = _profiles("--client", options)
         self.worst: Severity | None = None
         self.conversations: list[LiveConversation] = []
+        self.undiagnosed = 0  # records the live thread never read: the queue was full, or the stop came first
+        self.queue_bytes = queue_bytes
+        self._queue: deque[tuple[Queued, str, Any, int]] = deque()
+        self._held = 0  # the queued records' ``_cost``
+        self._lock = threading.Lock()
+        self._waiting = threading.Condition(self._lock)  # the thread, for work
+        self._caught_up = threading.Condition(self._lock)  # ``drain``, for an empty queue
+        self._busy = False  # the thread is running an item
+        self._thread: threading.Thread | None = None
+        self._stopped = False
 
     def listener(self, path: str, provider: str | None) -> LiveConversation:
-        """The ``record.conversations.ListenerFactory`` the proxy is given."""
+        """A conversation diagnosed on the caller's thread, as its records are handed to it."""
         conversation = LiveConversation(self, path, provider)
         self.conversations.append(conversation)
         return conversation
+
+    def queued(self, path: str, provider: str | None) -> Queued:
+        """The ``record.conversations.ListenerFactory`` the proxy is given: the conversation is
+        diagnosed on the live thread."""
+        return Queued(self, self.listener(path, provider))
+
+    def drain(self, timeout: float = DRAIN) -> bool:
+        """Wait until the live thread has read everything queued (at most ``timeout`` seconds); on
+        time out, what is left is counted as not diagnosed and the thread stops. True when caught up."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._queue or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stopped:
+                    break
+                self._caught_up.wait(left)
+            if not self._queue and not self._busy:
+                return True
+            self._stopped = True
+            records = sum(1 for _, kind, _, _ in self._queue if kind == "record")
+            handles = {handle for handle, _, _, _ in self._queue}
+            self._queue.clear()
+            self._held = 0
+            self._waiting.notify()
+        skipped = records + sum(h.skipped for h in handles)
+        self.undiagnosed += skipped
+        self._say(
+            f"stream-doctor record: stopped waiting for the live findings after {timeout:g} s; "
+            f"{skipped} records not diagnosed (replay the envelopes)"
+        )
+        return False
+
+    def _put(self, handle: Queued, kind: str, item: Any, cost: int) -> bool:
+        """Queue ``item`` for the live thread; False (and nothing queued) when a record would not fit."""
+        with self._lock:
+            if self._stopped or (cost and self._held + cost > self.queue_bytes):
+                return False
+            self._queue.append((handle, kind, item, cost))
+            self._held += cost
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="stream-doctor live", daemon=True)
+                self._thread.start()
+            self._waiting.notify()
+        return True
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._busy = False
+                while not self._queue:
+                    if self._stopped:
+                        return
+                    self._caught_up.notify_all()
+                    self._waiting.wait()
+                if self._stopped:
+                    return
+                handle, kind, item, cost = self._queue.popleft()
+                self._held -= cost
+                self._busy = True
+            handle.run(kind, item)
+
+    def _say(self, line: str) -> None:
+        if self.log is not None:
+            self.log(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     @property
     def failed(self) -> bool:
@@ -86,6 +195,79 @@ class Live:
                 self.worst = finding.severity
             if self.emit is not None:
                 self.emit(lines.finding(finding))
+
+
+class Queued:
+    """What the proxy holds of a conversation diagnosed on the live thread (a
+    ``record.conversations.Listener``): the proxy's calls put items on the queue and return; the live
+    thread runs them (``run``) in order."""
+
+    _NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+    def __init__(self, live: Live, conversation: LiveConversation) -> None:
+        self.live = live
+        self.conversation = conversation
+        self.turn = self._NOTHING  # ``assistant_turn``, as of the last record the thread read
+        self.sent = 0  # items queued (the proxy's thread)
+        self.done = 0  # items run (the live thread)
+        self.skipped = 0  # records not diagnosed: once one did not fit, every later one
+        self.broken = False
+
+    # -- the proxy's side (its event loop) --------------------------------------------------------
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        if self.skipped:
+            self.skipped += 1
+        elif self.live._put(self, "record", (record, line, pos), _cost(line)):
+            self.sent += 1
+        else:
+            self.skipped = 1
+            self.live._say(
+                f"stream-doctor record: no more live findings for {self.conversation.path}: the diagnosis fell "
+                f"{self.live.queue_bytes // (1024 * 1024)} MiB behind the stream; it is still recorded, replay it afterwards"
+            )
+
+    def exchange_ended(self) -> None:
+        if not self.skipped and self.live._put(self, "exchange_ended", None, 0):
+            self.sent += 1
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        return self._NOTHING if self.skipped or self.broken else self.turn
+
+    async def settled(self) -> None:
+        """Until ``assistant_turn`` has read every record queued so far (a request may continue this
+        conversation); the thread is most often there already."""
+        while self.done < self.sent and not self.skipped and not self.broken and not self.live._stopped:
+            await asyncio.sleep(0.001)
+
+    def close(self) -> None:
+        if self.live._put(self, "close", None, 0):
+            self.sent += 1
+
+    # -- the live thread's side -------------------------------------------------------------------
+
+    def run(self, kind: str, item: Any) -> None:
+        conversation = self.conversation
+        try:
+            if self.broken:
+                pass
+            elif kind == "record":
+                conversation.record(*item)
+                self.turn = (conversation.calls, conversation.messages)
+            elif kind == "exchange_ended":
+                conversation.exchange_ended()
+            elif self.skipped:
+                conversation.abandon(self.skipped)
+            else:
+                conversation.close()
+        except Exception as error:  # noqa: BLE001 - a bug in the diagnosis must never cost a capture
+            self.broken = True
+            self.live._say(
+                f"stream-doctor record: no more live findings for {conversation.path} (internal error: "
+                f"{type(error).__name__}: {error}); it is still recorded, replay it afterwards"
+            )
+        finally:
+            self.done += 1
 
 
 @dataclass(eq=False)
@@ -186,6 +368,19 @@ class LiveConversation:
         self.store.close()
         if self.live.emit is not None:
             self.live.emit(lines.summary(self.path, self.exchanges, self.findings))
+
+    def abandon(self, skipped: int) -> None:
+        """The live thread fell too far behind and ``skipped`` records of this conversation were not
+        read: no judgement of a turn it did not see whole, only the summary of what it found before."""
+        if self.closed:
+            return
+        self.closed = True
+        self.current = None
+        self.store.close()
+        self.live.undiagnosed += skipped
+        if self.live.emit is not None:
+            summary = lines.summary(self.path, self.exchanges, self.findings)
+            self.live.emit(f"{summary}; {skipped} records not diagnosed live (replay it)")
 
     # -- the replay, a turn at a time -------------------------------------------------------------
 

@@ -116,30 +116,37 @@ def record(
     if live is None:
         live = sys.stderr.isatty()
     options = Options(fail_on=Severity.parse(severity) if severity else Severity.ERROR, clients=clients)
-    watching = Live(options, (lambda line: typer.echo(line, err=True)) if live else None)
+    log = lambda line: typer.echo(line, err=True)  # noqa: E731
+    watching = Live(options, log if live else None, log)
     config = ProxyConfig(
         upstream,
         out,
         frozenset(name.strip().lower() for name in redact if name.strip()),
-        log=lambda line: typer.echo(line, err=True),
+        log=log,
         max_request_body=_size("--max-request-body", max_request_body),
         max_event=_size("--max-event", max_event),
         max_capture=_size("--max-capture", max_capture),
         max_connections=max_connections,
         header_timeout=header_timeout,
         idle_timeout=idle_timeout,
-        listen=watching.listener,
+        listen=watching.queued,
     )
     try:
         run(config, host.strip("[]"), int(port_text))
     except OSError as error:
         fail(f"--listen {listen}: {error.strerror or error}")
+    watching.drain()  # the findings of the last records, read on the live thread (bounded: live.DRAIN)
     if severity is not None and watching.failed:
         assert watching.worst is not None
         typer.echo(
             f"stream-doctor record: a finding reached --fail-on {severity} (worst: {watching.worst.label})", err=True
         )
         raise typer.Exit(1)
+    if severity is not None and watching.undiagnosed:
+        fail(
+            f"--fail-on {severity}: {watching.undiagnosed} records were not diagnosed live (the diagnosis fell "
+            "behind); replay the envelopes to judge them"
+        )
 
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}

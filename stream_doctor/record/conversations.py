@@ -11,7 +11,10 @@ stays readable at every moment.
 
 What a response's assistant turn held (its call ids, its message id) comes from a ``Listener``
 the proxy is given (``stream_doctor.live``: the same translation the live findings use); without
-one, requests are grouped by their history alone.
+one, requests are grouped by their history alone. The listener may read the records on another
+thread: a request that sends calls or a response id back and continues nothing known yet waits
+up to ``SETTLE`` seconds for the listeners still behind to catch up (``settled``), so the
+grouping does not depend on how busy that thread is; a request that sends nothing back never waits.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class Listener(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
 
 
 #: Makes the listener of a new conversation: (its envelope's path, its provider).
@@ -104,7 +109,7 @@ class Conversation:
     provider: str | None
     start: float  # time.monotonic() when its first exchange began
     writer: EnvelopeWriter
-    listener: Listener | None
+    listener: _Guarded | None
     exchanges: int = 0
     busy: int = 0  # exchanges being recorded
     idle: asyncio.Event = field(default_factory=asyncio.Event)
@@ -149,11 +154,17 @@ class Conversations:
         """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
         continues none); its file is open and its exchange counted."""
         echo = echo_of(provider, body)
-        found = None
-        for conversation in reversed(self.live.values()):  # the most recent first
-            if conversation.provider == provider and conversation.continued_by(echo):
-                found = conversation
-                break
+        found = self._continued(provider, echo)
+        if found is None and (echo.call_ids or echo.previous_response_id is not None):
+            # what it sends back may be in records a listener has not read yet
+            try:
+                async with asyncio.timeout(SETTLE):
+                    for conversation in list(self.live.values()):
+                        if conversation.provider == provider and conversation.listener is not None:
+                            await conversation.listener.settled()
+            except TimeoutError:
+                pass  # grouped by what is known
+            found = self._continued(provider, echo)
         if found is not None and found.busy:
             try:
                 async with asyncio.timeout(SETTLE):
@@ -175,6 +186,12 @@ class Conversations:
         if found.exchanges > 1:
             found.writer.count(found.exchanges)
         return found
+
+    def _continued(self, provider: str | None, echo: Echo) -> Conversation | None:
+        for conversation in reversed(self.live.values()):  # the most recent first
+            if conversation.provider == provider and conversation.continued_by(echo):
+                return conversation
+        return None
 
     def release(self, conversation: Conversation) -> None:
         """An exchange of ``conversation`` is recorded to its end."""
@@ -275,6 +292,11 @@ class _Guarded:
             except Exception as error:  # noqa: BLE001
                 self._failed(error)
         return frozenset(), frozenset()
+
+    async def settled(self) -> None:
+        settled = getattr(self.inner, "settled", None)
+        if settled is not None:
+            await settled()
 
     def close(self) -> None:
         if self.inner is not None:

@@ -17,8 +17,8 @@ class RunningProxy:
     ) -> None:
         self.lines: list[str] = []
         self.live_lines: list[str] = []  # the live findings and summaries (``stream_doctor.live``)
-        self.live = Live(options or Options(), self.live_lines.append)
-        self.config = ProxyConfig(upstream, out, redact, log=self.lines.append, listen=self.live.listener)
+        self.live = Live(options or Options(), self.live_lines.append, self.lines.append)
+        self.config = ProxyConfig(upstream, out, redact, log=self.lines.append, listen=self.live.queued)
         self.loop = asyncio.new_event_loop()
         self.port = 0
         self.ready = threading.Event()
@@ -49,3 +49,4 @@ class RunningProxy:
         self.loop.call_soon_threadsafe(self.task.cancel)
         self.thread.join(10)
         self.loop.close()
+        assert self.live.drain(10), "the live findings did not catch up"

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 
 from stream_doctor import replay
 from stream_doctor.capture import load
+from stream_doctor.capture.base import Pos
 from stream_doctor.live import Live
 from stream_doctor.options import Options
 from stream_doctor.record.conversations import GROUPING
@@ -215,6 +217,73 @@ def test_fail_on_says_whether_a_finding_reached_it() -> None:
     strict = Live(Options(fail_on=Severity.WARNING))
     strict.found(strict.listener("p.jsonl", "anthropic"), [warning])
     assert strict.failed
+
+
+# -- the live thread: the proxy never waits for it ------------------------------------------------
+
+
+def held_up(live: Live) -> tuple[Any, threading.Event, threading.Event]:
+    """A conversation of ``live`` whose diagnosis of a record waits for ``gate`` (a slow turn end);
+    ``reading`` is set when the live thread is held there."""
+    handle = live.queued("p.jsonl", "anthropic")
+    gate, reading = threading.Event(), threading.Event()
+    read = handle.conversation.record
+
+    def slow(record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        reading.set()
+        assert gate.wait(30)
+        read(record, line, pos)
+
+    handle.conversation.record = slow  # type: ignore[method-assign]
+    return handle, gate, reading
+
+
+def test_records_the_diagnosis_has_no_room_for_are_counted_and_said_once_never_waited_for() -> None:
+    said: list[str] = []
+    printed: list[str] = []
+    live = Live(Options(), printed.append, said.append, queue_bytes=4096)
+    handle, gate, reading = held_up(live)
+    header = {"sd": "header", "v": 1}
+    handle.record(header, b"x" * 1000, Pos(0, 1, 0))
+    assert reading.wait(30)  # the live thread holds the first record
+    for _ in range(4):  # 2,512 bytes each as estimated: the first waits in the queue, the next do not fit
+        handle.record(header, b"x" * 1000, Pos(0, 1, 0))
+    assert not gate.is_set()  # every call came back while the diagnosis was held up
+    assert handle.skipped == 3 and handle.assistant_turn() == (frozenset(), frozenset())
+    assert len(said) == 1 and said[0].startswith("stream-doctor record: no more live findings for p.jsonl: ")
+    handle.close()
+    gate.set()
+    assert live.drain(30)
+    assert live.undiagnosed == 3
+    assert printed == ["p.jsonl: 0 exchanges, 0 errors, 0 warnings, 0 info; 3 records not diagnosed live (replay it)"]
+
+
+def test_a_queue_with_room_diagnoses_every_record() -> None:
+    printed: list[str] = []
+    live = Live(Options(), printed.append, queue_bytes=4096)
+    handle, gate, _ = held_up(live)
+    handle.record({"sd": "header", "v": 1}, b"x" * 1000, Pos(0, 1, 0))
+    handle.close()
+    gate.set()
+    assert live.drain(30) and live.undiagnosed == 0 and handle.skipped == 0
+    assert printed == ["p.jsonl: 0 exchanges, 0 errors, 0 warnings, 0 info"]
+
+
+def test_the_stop_waits_for_the_live_thread_a_bounded_time_and_counts_what_it_left() -> None:
+    said: list[str] = []
+    live = Live(Options(), None, said.append)
+    handle, gate, reading = held_up(live)
+    for _ in range(3):
+        handle.record({"sd": "header", "v": 1}, b"{}", Pos(0, 1, 0))
+    handle.close()
+    assert reading.wait(30)
+    assert not live.drain(0.2)  # the first record is being read: the other two never will be
+    assert live.undiagnosed == 2
+    assert said == [
+        "stream-doctor record: stopped waiting for the live findings after 0.2 s; 2 records not diagnosed "
+        "(replay the envelopes)"
+    ]
+    gate.set()
 
 
 # -- the command: a harness starts it, runs the agent, stops it, and fails on its exit code ---------
