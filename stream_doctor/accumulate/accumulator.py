@@ -12,9 +12,9 @@ from array import array
 from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
+from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.problems import (
     AfterBlockStop,
-    StreamProblem,
     CallWithoutIdOrName,
     DeltaTypeMismatch,
     DuplicateCallId,
@@ -32,10 +32,10 @@ from stream_doctor.accumulate.problems import (
     NameRepeated,
     NoMessageStart,
     StopReasonChanged,
+    StreamProblem,
     UncorrelatedFragment,
     UnknownBlock,
 )
-from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.restatements import final_differs, helper_differs, summary_differs
 from stream_doctor.accumulate.spill import NO_VALUE, ArgumentStore
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
@@ -288,9 +288,7 @@ class Accumulator:
                 None,
             )
             if twin is not None:
-                self._note(
-                    IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id)
-                )
+                self._note(IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id))
         block = BlockState(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
         message.order.append(block)

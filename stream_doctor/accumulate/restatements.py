@@ -13,16 +13,16 @@ from typing import Any
 
 import orjson
 
+from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.problems import (
-    StreamProblem,
     FinalDiffers,
     HelperSnapshotDiffers,
+    StreamProblem,
     SummaryBeforeComplete,
     SummaryDiffers,
     SummaryDuplicate,
     SummaryOnlyCall,
 )
-from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.events import MISSING, CallSummary, HelperSnapshot

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from stream_doctor.accumulate.problems import StreamProblem, BlockEvent
+from stream_doctor.accumulate.problems import BlockEvent, StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding

@@ -27,7 +27,7 @@ from stream_doctor.accumulate.problems import IndexReused
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._problems import problems_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule(

@@ -34,7 +34,7 @@ from stream_doctor.accumulate.problems import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.rules.structure._problems import problems_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule("SD404", "block-index-gap", "A block start's index is not the next position in the message", Severity.WARNING)

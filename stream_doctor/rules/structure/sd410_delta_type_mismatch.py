@@ -28,7 +28,7 @@ from stream_doctor.accumulate.problems import DeltaTypeMismatch
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._problems import problems_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule("SD410", "delta-type-mismatch", "A delta whose type does not fit its block", Severity.ERROR)
