@@ -49,7 +49,7 @@ class ToolStart:
     start_input: Any = None
     server_side: bool = False
     caller: str | None = None  # programmatic tool calling: the server tool that made this call
-    id_optional: bool = False  # the protocol makes the id optional (Gemini FunctionCall.id): no id is no anomaly
+    id_optional: bool = False  # the protocol makes the id optional (Gemini FunctionCall.id): no id is no stream problem
     input_format: str = "json"  # "text": free-text input (Responses custom tools, apply_patch diffs), never JSON-parsed
     item_id: str | None = None  # Responses: the item's own id (``fc_…``), which is not the call id
     choice: int | None = None  # Chat Completions with n > 1: the choice it belongs to (ids are unique per choice)

@@ -84,7 +84,7 @@ class ProtocolFacts:
     #: The provider's names for the events findings speak of (required: see the module docstring).
     words: EventWords
     #: Block indices are positions in the final message (Anthropic, Responses' ``output_index``):
-    #: a gap or a reuse is an anomaly. Otherwise an index only tells calls apart.
+    #: a gap or a reuse is a stream problem. Otherwise an index only tells calls apart.
     positional_indices: bool = True
     #: Call indices number a message's calls 0, 1, 2 … with no gap (OpenAI Chat ``tool_calls[].index``;
     #: SD507 checks it).

@@ -12,9 +12,9 @@ from array import array
 from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
-from stream_doctor.accumulate.anomalies import (
+from stream_doctor.accumulate.arguments import parse_arguments
+from stream_doctor.accumulate.problems import (
     AfterBlockStop,
-    Anomaly,
     CallWithoutIdOrName,
     DeltaTypeMismatch,
     DuplicateCallId,
@@ -32,10 +32,10 @@ from stream_doctor.accumulate.anomalies import (
     NameRepeated,
     NoMessageStart,
     StopReasonChanged,
+    StreamProblem,
     UncorrelatedFragment,
     UnknownBlock,
 )
-from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.restatements import final_differs, helper_differs, summary_differs
 from stream_doctor.accumulate.spill import NO_VALUE, ArgumentStore
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
@@ -88,7 +88,7 @@ class Accumulator:
         self.executions: list[tuple[Execution, CallState | None, str, Pos | None]] = []
         self.executed: dict[int, Pos] = {}
         self.requests: list[Any] = []
-        self.anomalies: list[Anomaly] = []
+        self.stream_problems: list[StreamProblem] = []
         self.problems: list[InputProblem] = []
         self.unknown: dict[str, int] = {}
         self.last_pos: Pos | None = None
@@ -185,7 +185,7 @@ class Accumulator:
         elif type(event) is Finish:
             message = self._message(event.pos)
             if message.stop_reason is not None and message.stop_reason != event.reason:
-                self._anomaly(StopReasonChanged(event.pos, self._at(), message.stop_reason, event.reason))
+                self._note(StopReasonChanged(event.pos, self._at(), message.stop_reason, event.reason))
             message.stop_reason = event.reason
             message.stop_category = event.category
             message.stop_reason_pos = event.pos
@@ -195,9 +195,9 @@ class Accumulator:
             message = self._message(event.pos, implicit_ok=True)
             message.error = ErrorInfo(event.pos, event.error_type, event.message)
         elif type(event) is CallSummary:
-            self._anomaly(summary_differs(event, self.current, self.calls_by_id, self.finished_calls))
+            self._note(summary_differs(event, self.current, self.calls_by_id, self.finished_calls))
         elif type(event) is HelperSnapshot:
-            self._anomaly(helper_differs(event, self.current, self.snapshot_differs))
+            self._note(helper_differs(event, self.current, self.snapshot_differs))
         elif type(event) is Execution:
             self._execution(event)
         elif type(event) is Request:
@@ -218,9 +218,9 @@ class Accumulator:
         if message is None:
             message = self._open_message(None, None, None)
             if not implicit_ok:
-                self._anomaly(NoMessageStart(pos, self._at()))
+                self._note(NoMessageStart(pos, self._at()))
         elif message.stopped is not None:
-            self._anomaly(EventAfterMessageStop(pos, self._at(), message.stopped))
+            self._note(EventAfterMessageStop(pos, self._at(), message.stopped))
         return message
 
     def _open_message(self, message_id: str | None, model: str | None, pos: Pos | None) -> MessageState:
@@ -232,17 +232,17 @@ class Accumulator:
     def _message_start(self, event: MessageStart) -> None:
         previous = self.current
         if previous is not None and previous.stopped is None:
-            self._anomaly(MessageRestarted(event.pos, self._at(), previous.started, previous.index))
+            self._note(MessageRestarted(event.pos, self._at(), previous.started, previous.index))
             self._close_message(previous, event.pos, "new-message")
         self._open_message(event.message_id, event.model, event.pos)
 
     def _message_stop(self, event: MessageStop) -> None:
         message = self.current
         if message is None:
-            self._anomaly(NoMessageStart(event.pos, self._at()))
+            self._note(NoMessageStart(event.pos, self._at()))
             message = self._open_message(None, None, None)
         elif message.stopped is not None:
-            self._anomaly(EventAfterMessageStop(event.pos, self._at(), message.stopped))
+            self._note(EventAfterMessageStop(event.pos, self._at(), message.stopped))
             return
         message.stopped = event.pos
         self._close_message(message, event.pos, event.cause or "message-stop")
@@ -271,7 +271,7 @@ class Accumulator:
         key = event.key
         previous = message.blocks.get(key)
         if previous is not None:
-            self._anomaly(IndexReused(event.pos, self._at(), key, previous.started))
+            self._note(IndexReused(event.pos, self._at(), key, previous.started))
             if previous.call is not None and previous.ended is None:
                 previous.call.abandon_cause, previous.call.abandon_pos = "index-reused", event.pos
                 self._finish_call(previous.call)
@@ -280,7 +280,7 @@ class Accumulator:
             last = message.order[-1].index if message.order else -1
             expected = last + 1 if last is not None else None
             if expected is not None and event.index != expected:
-                self._anomaly(IndexGap(event.pos, self._at(), key, event.index, expected))
+                self._note(IndexGap(event.pos, self._at(), key, event.index, expected))
         elif not self.positional_indices and event.index is not None and type(event) is ToolStart:
             # Two calls open on one index: index-keyed clients merge them into `{…}{…}`.
             twin = next(
@@ -288,9 +288,7 @@ class Accumulator:
                 None,
             )
             if twin is not None:
-                self._anomaly(
-                    IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id)
-                )
+                self._note(IndexShared(event.pos, self._at(), event.index, twin.ordinal, twin.call_id, event.call_id))
         block = BlockState(message.index, key, event.index, event.block_type, event.pos)
         message.blocks[key] = block
         message.order.append(block)
@@ -305,7 +303,7 @@ class Accumulator:
             scoped = event.call_id if event.choice is None else (event.choice, event.call_id)
             same_id = message.ids.get(scoped)
             if same_id is not None:
-                self._anomaly(DuplicateCallId(event.pos, self._at(), event.call_id, same_id.block.started))
+                self._note(DuplicateCallId(event.pos, self._at(), event.call_id, same_id.block.started))
             else:
                 message.ids[scoped] = call
             self.calls_by_id.setdefault(event.call_id, call)
@@ -314,10 +312,10 @@ class Accumulator:
         message = self._message(event.pos)
         block = message.blocks.get(event.key)
         if block is None:
-            self._anomaly(UnknownBlock(event.pos, self._at(), event.key, "stop", 0, ""))
+            self._note(UnknownBlock(event.pos, self._at(), event.key, "stop", 0, ""))
             return
         if block.ended is not None:
-            self._anomaly(
+            self._note(
                 AfterBlockStop(
                     event.pos,
                     self._at(),
@@ -348,7 +346,7 @@ class Accumulator:
         if block is None and event.key is None:
             # No index, no id: attribute it to the latest open call, as robust clients do, and say so.
             open_call = next((b.call for b in reversed(message.order) if b.call is not None and b.ended is None), None)
-            self._anomaly(UncorrelatedFragment(*at, None if open_call is None else open_call.ordinal))
+            self._note(UncorrelatedFragment(*at, None if open_call is None else open_call.ordinal))
             if open_call is not None:
                 open_call.texts.append(event.fragment)
                 open_call.positions.extend(event.pos)
@@ -356,11 +354,11 @@ class Accumulator:
                     self._identity(open_call, event)
             return
         if block is None:
-            self._anomaly(UnknownBlock(*at))
+            self._note(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
+            self._note(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
         elif block.call is None:
-            self._anomaly(DeltaTypeMismatch(*at, block.block_type))
+            self._note(DeltaTypeMismatch(*at, block.block_type))
         else:  # the message was stopped but this block was not: keep it, it was reported already
             block.call.texts.append(event.fragment)
             block.call.positions.extend(event.pos)
@@ -370,34 +368,34 @@ class Accumulator:
         if event.call_id:
             if call.call_id is None:
                 call.call_id = event.call_id
-                self._anomaly(IdLate(event.pos, self._at(), call.ordinal, event.call_id))
+                self._note(IdLate(event.pos, self._at(), call.ordinal, event.call_id))
             elif event.call_id == call.call_id:
                 call.id_repeats += 1
             else:
-                self._anomaly(IdChanged(event.pos, self._at(), call.ordinal, call.call_id, event.call_id))
+                self._note(IdChanged(event.pos, self._at(), call.ordinal, call.call_id, event.call_id))
         if event.name is not None:
             if event.name == "":
                 if call.name and not call.name_blanked:
                     call.name_blanked = True
-                    self._anomaly(NameBlank(event.pos, self._at(), call.ordinal, call.name))
+                    self._note(NameBlank(event.pos, self._at(), call.ordinal, call.name))
             elif not call.name:
                 call.name = event.name
-                self._anomaly(NameLate(event.pos, self._at(), call.ordinal, event.name))
+                self._note(NameLate(event.pos, self._at(), call.ordinal, event.name))
             elif event.name == call.name:
                 call.name_repeats += 1
             else:
-                self._anomaly(NameChanged(event.pos, self._at(), call.ordinal, call.name, event.name))
+                self._note(NameChanged(event.pos, self._at(), call.ordinal, call.name, event.name))
 
     def _block_delta(self, event: BlockDelta) -> None:
         message = self._message(event.pos)
         block = message.blocks.get(event.key)
         at = event.pos, self._at(), event.key, event.delta_type, event.size, ""
         if block is None:
-            self._anomaly(UnknownBlock(*at))
+            self._note(UnknownBlock(*at))
         elif block.ended is not None:
-            self._anomaly(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
+            self._note(AfterBlockStop(*at, block.ended, block.block_type, block.call is not None))
         elif block.call is not None:
-            self._anomaly(DeltaTypeMismatch(*at, block.block_type))
+            self._note(DeltaTypeMismatch(*at, block.block_type))
         else:
             block.deltas += 1
             block.size += event.size
@@ -425,12 +423,12 @@ class Accumulator:
     # -- results -----------------------------------------------------------------------------
 
     def _at(self) -> int | None:
-        """The message an anomaly is recorded in."""
+        """The message a stream problem is recorded in."""
         return self.current.index if self.current is not None else None
 
-    def _anomaly(self, anomaly: Anomaly | None) -> None:
-        if anomaly is not None:
-            self.anomalies.append(anomaly)
+    def _note(self, problem: StreamProblem | None) -> None:
+        if problem is not None:
+            self.stream_problems.append(problem)
 
     def _finish_call(self, call: CallState) -> None:
         block = call.block
@@ -455,13 +453,13 @@ class Accumulator:
         else:
             source = _input_source(call, raw, len(texts))
         if not whole and call.final_pos is not None:
-            self._anomaly(final_differs(call, raw, value, failure is None, self._at()))
+            self._note(final_differs(call, raw, value, failure is None, self._at()))
         if (call.call_id is None and not call.id_optional) or not call.name:  # both may arrive late
-            self._anomaly(CallWithoutIdOrName(block.started, self._at(), call.ordinal, call.call_id, call.name))
+            self._note(CallWithoutIdOrName(block.started, self._at(), call.ordinal, call.call_id, call.name))
         if call.id_repeats:
-            self._anomaly(IdRepeated(block.started, self._at(), call.ordinal, call.call_id, call.id_repeats + 1))
+            self._note(IdRepeated(block.started, self._at(), call.ordinal, call.call_id, call.id_repeats + 1))
         if call.name_repeats:
-            self._anomaly(NameRepeated(block.started, self._at(), call.ordinal, call.name, call.name_repeats + 1))
+            self._note(NameRepeated(block.started, self._at(), call.ordinal, call.name, call.name_repeats + 1))
         shared = self._shared  # names and sources repeat from call to call: one string each
         self.finished_calls[call.ordinal] = call.done = ToolCall(
             ordinal=call.ordinal,
@@ -500,7 +498,7 @@ class Accumulator:
     ) -> AccumulatedStream:
         if self.current is not None and self.current.stopped is None:
             self._close_message(self.current, self.last_pos, "stream-cut")
-        for open_call in self.calls:  # calls of earlier messages left open (already reported by anomalies)
+        for open_call in self.calls:  # calls of earlier messages left open (already reported by stream problems)
             if open_call.ordinal not in self.finished_calls:
                 open_call.abandon_cause = open_call.abandon_cause or "stream-cut"
                 self._finish_call(open_call)
@@ -546,7 +544,7 @@ class Accumulator:
             calls=calls,
             executions=executions,
             requests=tuple(self.requests),
-            anomalies=tuple(self.anomalies),
+            stream_problems=tuple(self.stream_problems),
             problems=tuple(problems) + tuple(self.problems),
             event_counts=dict(event_counts),
             unknown_events=dict(self.unknown),

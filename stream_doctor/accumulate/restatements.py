@@ -3,7 +3,7 @@
 A completion event may restate the arguments (``final_differs``), a terminal event may restate the
 whole call (``summary_differs``), and an SDK helper's log restates each call or text block so far
 at every delta (``helper_differs``). Each check reads the accumulator's state (``message``: the
-message being read, where an anomaly is recorded) and returns the anomaly it finds, or None; only
+message being read, where a stream problem is recorded) and returns the problem it finds, or None; only
 the accumulator records it.
 """
 
@@ -13,23 +13,23 @@ from typing import Any
 
 import orjson
 
-from stream_doctor.accumulate.anomalies import (
-    Anomaly,
+from stream_doctor.accumulate.partial_json import PartialJson
+from stream_doctor.accumulate.problems import (
     FinalDiffers,
     HelperSnapshotDiffers,
+    StreamProblem,
     SummaryBeforeComplete,
     SummaryDiffers,
     SummaryDuplicate,
     SummaryOnlyCall,
 )
-from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.events import MISSING, CallSummary, HelperSnapshot
 from stream_doctor.jsontext import equal
 
 
-def final_differs(call: CallState, raw: str, value: Any, parsed: bool, at_message: int | None) -> Anomaly | None:
+def final_differs(call: CallState, raw: str, value: Any, parsed: bool, at_message: int | None) -> StreamProblem | None:
     """The provider restated the arguments at completion: do they match what streamed?"""
     if call.final_pos is None:
         return None
@@ -46,7 +46,7 @@ def summary_differs(
     message: MessageState | None,
     calls_by_id: dict[str, CallState],
     finished_calls: dict[int, ToolCall],
-) -> Anomaly | None:
+) -> StreamProblem | None:
     """A terminal event restating a call: match it, and record what does not match."""
     block = message.blocks.get(event.key) if message is not None and event.key is not None else None
     state = block.call if block is not None else None
@@ -83,7 +83,7 @@ def summary_differs(
     return None
 
 
-def helper_differs(event: HelperSnapshot, message: MessageState | None, differed: set[int]) -> Anomaly | None:
+def helper_differs(event: HelperSnapshot, message: MessageState | None, differed: set[int]) -> StreamProblem | None:
     """An SDK helper restated a call or a text block so far: does it match the stream up to here?
 
     Linear in the capture: a helper restates the whole text at every delta, so comparing each
@@ -130,7 +130,7 @@ def helper_differs(event: HelperSnapshot, message: MessageState | None, differed
     return HelperSnapshotDiffers(event.pos, message.index, call.ordinal, event.field, reported, accumulated)
 
 
-def _block_snapshot_differs(event: HelperSnapshot, block: BlockState, at_message: int | None) -> Anomaly | None:
+def _block_snapshot_differs(event: HelperSnapshot, block: BlockState, at_message: int | None) -> StreamProblem | None:
     """A text snapshot of a block that is not a call: its length and its end against the wire's."""
     snapshot, length, tail = event.arguments, event.length, event.tail or ""
     if snapshot is None or length is None or block.snapshot_differs:

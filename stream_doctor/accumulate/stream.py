@@ -10,7 +10,7 @@ from typing import Any, Hashable, Literal, Mapping, NamedTuple, Sequence
 
 import orjson
 
-from stream_doctor.accumulate.anomalies import Anomaly
+from stream_doctor.accumulate.problems import StreamProblem
 from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.findings import Location
@@ -210,7 +210,7 @@ class AccumulatedStream:
     calls: tuple[ToolCall, ...]
     executions: tuple[ExecutionRecord, ...]
     requests: tuple[Any, ...]
-    anomalies: tuple[Anomaly, ...]
+    stream_problems: tuple[StreamProblem, ...]
     problems: tuple[InputProblem, ...]  # from the capture reader and the adapter
     event_counts: dict[str, int]  # provider event type → how many
     unknown_events: dict[str, int]

@@ -16,7 +16,7 @@ means ``{}``): the part starts and completes the call. Vertex's streamed argumen
 the empty ``{"functionCall":{}}``). The pieces are written out here as JSON text fragments, in the
 order they arrive, so the accumulator joins and parses the arguments once like any other provider's;
 every call gets its own key, so calls of one name are never merged. ``FunctionCall.id`` is optional
-(none of the captured streams has one): a call without an id is not an anomaly here.
+(none of the captured streams has one): a call without an id is not a stream problem here.
 """
 
 from __future__ import annotations

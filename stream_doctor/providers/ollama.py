@@ -12,7 +12,7 @@ and a last line with ``"done": true``, ``done_reason`` and the counters.
   has ``Index int `json:"index,omitempty"``` so index 0 is left out; the ollama.com streaming-tool
   post (May 2025) shows calls with neither index nor id. A missing index is read as 0 and the id is
   optional: current servers add ``"id": "call_…"`` (routes.go ``toolCallId()``), but the next request
-  answers a call by ``tool_name``, so a call without an id is not an anomaly.
+  answers a call by ``tool_name``, so a call without an id is not a stream problem.
 * ``done_reason`` stays ``"stop"`` when the model called tools: only the ``/v1`` layer rewrites it
   (openai.go ``ToChunk``: ``if toolCallSent … finishReasonToolCalls``). For this API ``stop`` after
   calls is the normal tool turn, so it is given the category ``tool_calls`` (the reason shown stays

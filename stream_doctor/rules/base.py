@@ -7,7 +7,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
-from stream_doctor.accumulate.anomalies import Anomaly
+from stream_doctor.accumulate.problems import StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding, Location, Related, Severity
@@ -133,11 +133,11 @@ def rule(
     return wrap
 
 
-A = TypeVar("A", bound=Anomaly)
+A = TypeVar("A", bound=StreamProblem)
 
 
 def of_kind(stream: AccumulatedStream, kind: type[A]) -> Iterator[A]:
-    """The stream's anomalies of one kind (exactly that record type), in order."""
-    for anomaly in stream.anomalies:
-        if type(anomaly) is kind:
-            yield anomaly
+    """The stream's problems of one kind (exactly that record type), in order."""
+    for problem in stream.stream_problems:
+        if type(problem) is kind:
+            yield problem

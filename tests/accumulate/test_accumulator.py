@@ -128,10 +128,10 @@ def test_abandon_causes() -> None:
     s(MessageStop)
     stream = s.stream()
     assert stream.calls[0].abandon_cause == "new-message"
-    assert [a.kind for a in stream.anomalies] == ["message-restarted"]
+    assert [a.kind for a in stream.stream_problems] == ["message-restarted"]
 
 
-def test_structure_anomalies() -> None:
+def test_structure_problems() -> None:
     s = Script()
     s(ArgsDelta, 5, "x", "input_json_delta")  # before any message_start, unknown block
     s(BlockStart, 0, 0, "text")
@@ -144,7 +144,7 @@ def test_structure_anomalies() -> None:
     s(Finish, "tool_use")
     s(MessageStop)
     s(BlockStop, 3)  # after message_stop
-    kinds = [a.kind for a in s.stream().anomalies]
+    kinds = [a.kind for a in s.stream().stream_problems]
     assert kinds == [
         "no-message-start",
         "unknown-block",
@@ -184,7 +184,7 @@ def test_linear_memory_one_record_per_fragment() -> None:
 
 def test_a_run_of_fragments_is_the_same_as_its_fragments_one_by_one() -> None:
     """``ArgsRun`` (the replay's batched fragments) into an open call, after its stop, on an unknown
-    index and before any message: the same calls and anomalies as the ArgsDelta events it stands for."""
+    index and before any message: the same calls and stream problems as the ArgsDelta events it stands for."""
     s = Script()
     s(ArgsDelta, 3, "before", "input_json_delta")
     s(MessageStart, "msg_1")
@@ -210,4 +210,4 @@ def test_a_run_of_fragments_is_the_same_as_its_fragments_one_by_one() -> None:
     s.events = runs
     batched = s.stream()
     assert batched.calls == one_by_one.calls and batched.calls[0].arguments == {"a": 1}
-    assert batched.anomalies == one_by_one.anomalies and len(one_by_one.anomalies) >= 3
+    assert batched.stream_problems == one_by_one.stream_problems and len(one_by_one.stream_problems) >= 3

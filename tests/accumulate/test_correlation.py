@@ -3,7 +3,7 @@ arguments at completion, summaries that restate calls, fragments with no correla
 
 from __future__ import annotations
 
-from stream_doctor.accumulate.anomalies import IdRepeated, NameRepeated, UncorrelatedFragment
+from stream_doctor.accumulate.problems import IdRepeated, NameRepeated, UncorrelatedFragment
 from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, Finish, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
@@ -15,7 +15,7 @@ def openai_like() -> Script:
 
 
 def kinds(s: Script, positional: bool = False) -> list[str]:
-    return [a.kind for a in s.stream(positional_indices=positional).anomalies]
+    return [a.kind for a in s.stream(positional_indices=positional).stream_problems]
 
 
 def test_repeated_id_and_name_are_counted_not_concatenated() -> None:
@@ -28,7 +28,7 @@ def test_repeated_id_and_name_are_counted_not_concatenated() -> None:
     (call,) = stream.calls
     assert call.call_id == "call_abc" and call.name == "get_weather"
     assert call.arguments == {"city": "Paris"}
-    assert stream.anomalies == (
+    assert stream.stream_problems == (
         IdRepeated(stream.calls[0].started, 0, 0, "call_abc", 3),
         NameRepeated(stream.calls[0].started, 0, 0, "get_weather", 3),
     )
@@ -51,8 +51,8 @@ def test_fragment_without_correlator_goes_to_the_latest_open_call_and_is_recorde
     s(BlockStop, 0)
     stream = s.stream(positional_indices=False)
     assert stream.calls[0].arguments == {"x": 1}
-    (anomaly,) = stream.anomalies
-    assert isinstance(anomaly, UncorrelatedFragment) and anomaly.attributed == 0 and anomaly.text == '{"x": 1}'
+    (problem,) = stream.stream_problems
+    assert isinstance(problem, UncorrelatedFragment) and problem.attributed == 0 and problem.text == '{"x": 1}'
 
 
 def test_final_arguments_fill_an_empty_buffer_and_are_checked_against_fragments() -> None:
@@ -68,7 +68,7 @@ def test_final_arguments_fill_an_empty_buffer_and_are_checked_against_fragments(
     s(ArgsDelta, "fc_1", '{"city": "Os', "function_call_arguments.delta")
     s(BlockStop, "fc_1", '{"city": "Oslo"}')
     stream = s.stream(positional_indices=False)
-    assert [a.kind for a in stream.anomalies] == ["final-differs"]
+    assert [a.kind for a in stream.stream_problems] == ["final-differs"]
     assert stream.calls[0].parse_failure is not None  # the reference keeps what streamed
 
 

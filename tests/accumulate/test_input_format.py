@@ -4,7 +4,7 @@ completion event's restatement."""
 
 from __future__ import annotations
 
-from stream_doctor.accumulate.anomalies import FinalDiffers
+from stream_doctor.accumulate.problems import FinalDiffers
 from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
@@ -25,7 +25,7 @@ def test_free_text_input_is_kept_as_text_and_never_parsed() -> None:
         call.input_source
         == 'start placeholder "" → 2 response.custom_tool_call_input.delta fragments (free text, not JSON)'
     )
-    assert not stream.anomalies
+    assert not stream.stream_problems
 
 
 def test_free_text_restated_differently_is_final_differs() -> None:
@@ -34,8 +34,8 @@ def test_free_text_restated_differently_is_final_differs() -> None:
     s(ToolStart, 0, 0, "custom_tool_call", "call_1", "run_sql", "", input_format="text")
     s(ArgsDelta, 0, "SELECT 1", "response.custom_tool_call_input.delta")
     s(BlockStop, 0, "SELECT 2")
-    (anomaly,) = s.stream(positional_indices=False).anomalies
-    assert isinstance(anomaly, FinalDiffers) and anomaly.final == "SELECT 2" and anomaly.streamed == "SELECT 1"
+    (problem,) = s.stream(positional_indices=False).stream_problems
+    assert isinstance(problem, FinalDiffers) and problem.final == "SELECT 2" and problem.streamed == "SELECT 1"
 
 
 def test_an_empty_string_placeholder_is_not_input_given_whole() -> None:
@@ -67,5 +67,5 @@ def test_a_summary_that_repeats_the_completion_event_is_not_reported_twice() -> 
     s(BlockStop, 0, '{"city":"Paris, FR"}')
     s(CallSummary, 0, "call_1", "get_weather", '{"city":"Paris, FR"}')
     s(CallSummary, 0, "call_1", "get_weather", '{"city":"Lyon"}')
-    kinds = [a.kind for a in s.stream(positional_indices=False).anomalies]
+    kinds = [a.kind for a in s.stream(positional_indices=False).stream_problems]
     assert kinds == ["final-differs", "summary-differs"]  # only the summary that differs from both

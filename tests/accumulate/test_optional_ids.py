@@ -16,23 +16,23 @@ def gemini_like(id_optional: bool, call_id: str | None = None, name: str | None 
     return s
 
 
-def test_a_call_without_id_is_an_anomaly_by_default() -> None:
+def test_a_call_without_id_is_a_stream_problem_by_default() -> None:
     stream = gemini_like(id_optional=False).stream(positional_indices=False)
-    assert [a.kind for a in stream.anomalies] == ["call-without-id-or-name"]
+    assert [a.kind for a in stream.stream_problems] == ["call-without-id-or-name"]
 
 
-def test_no_anomaly_when_the_protocol_makes_the_id_optional() -> None:
+def test_no_stream_problem_when_the_protocol_makes_the_id_optional() -> None:
     stream = gemini_like(id_optional=True).stream(positional_indices=False)
-    assert stream.anomalies == ()
+    assert stream.stream_problems == ()
     (call,) = stream.calls
     assert call.call_id is None and call.arguments == {"city": "Boston"}
 
 
-def test_a_missing_name_is_still_an_anomaly_when_the_id_is_optional() -> None:
+def test_a_missing_name_is_still_a_stream_problem_when_the_id_is_optional() -> None:
     stream = gemini_like(id_optional=True, name=None).stream(positional_indices=False)
-    assert [a.kind for a in stream.anomalies] == ["call-without-id-or-name"]
+    assert [a.kind for a in stream.stream_problems] == ["call-without-id-or-name"]
 
 
 def test_an_optional_id_that_is_present_is_kept() -> None:
     stream = gemini_like(id_optional=True, call_id="r4k2x9qa").stream(positional_indices=False)
-    assert stream.calls[0].call_id == "r4k2x9qa" and stream.anomalies == ()
+    assert stream.calls[0].call_id == "r4k2x9qa" and stream.stream_problems == ()

@@ -70,7 +70,7 @@ def test_converse_stream_in_both_forms(framing: Any) -> None:
         ("tooluse_b", "list_alarms", {}),
     ]
     # The text block has no contentBlockStart: its first delta starts it, and nothing is irregular.
-    assert stream.anomalies == () and stream.problems == ()
+    assert stream.stream_problems == () and stream.problems == ()
     assert stream.messages[0].stop_category == "tool_calls" and stream.messages[0].stopped is not None
     assert [(b.index, b.block_type) for b in stream.messages[0].blocks] == [(0, "text")]
 
@@ -139,7 +139,7 @@ def test_an_empty_start_union_is_a_problem() -> None:
             ]
         )
     )
-    assert [p.kind for p in stream.problems] == ["empty-start-union"] and stream.anomalies == ()
+    assert [p.kind for p in stream.problems] == ["empty-start-union"] and stream.stream_problems == ()
 
 
 ANTHROPIC: list[dict[str, Any]] = [
@@ -163,7 +163,7 @@ def test_invoke_model_chunks_are_decoded_and_translated_as_anthropic_events() ->
     chunks = [{"chunk": {"bytes": base64.b64encode(orjson.dumps(e)).decode()}} for e in ANTHROPIC]
     stream = replay(wrapped(chunks))
     assert [(c.call_id, c.arguments) for c in stream.calls] == [("toolu_bdrk_1", {"a": 1})]
-    assert stream.anomalies == () and stream.messages[0].stopped is not None
+    assert stream.stream_problems == () and stream.messages[0].stopped is not None
     body = b"".join(
         encode_message(
             {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"},
@@ -227,7 +227,7 @@ def test_invoke_model_streams_of_every_family(fixture: str, calls: list[tuple[st
     assert all(
         c.arguments == {"city": "Paris"} or c.name != "get_weather" or "unit" in c.arguments for c in stream.calls
     )
-    assert stream.anomalies == () and stream.problems == ()
+    assert stream.stream_problems == () and stream.problems == ()
     assert [m.stop_category for m in stream.messages] == [stop]
     if not calls:
         assert [b.block_type for b in stream.messages[0].blocks] == ["text"]

@@ -77,7 +77,7 @@ def test_parallel_calls_with_a_tool_plan() -> None:
         ("weather_ab12", "weather", {"location": "Paris"}),
         ("time_cd34", "time", {}),
     ]
-    assert stream.anomalies == () and stream.messages[0].stop_category == "tool_calls"
+    assert stream.stream_problems == () and stream.messages[0].stop_category == "tool_calls"
     assert [b.block_type for b in stream.messages[0].blocks] == ["tool_plan"]
     assert stream.messages[0].blocks[0].ended is not None
 
@@ -93,7 +93,7 @@ def test_content_and_tool_indexes_are_kept_apart() -> None:
         [START, content_start, content_delta, call_start(0, "a_1", "a"), {"type": "content-end", "index": 0}]
         + [{"type": "tool-call-end", "index": 0}, end("TOOL_CALL")]
     )
-    assert stream.anomalies == () and stream.calls[0].status == "complete"
+    assert stream.stream_problems == () and stream.calls[0].status == "complete"
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ def test_no_args_key_is_an_empty_object_and_the_id_is_kept() -> None:
     stream = replay([chunk(call("list_tickets", id="a1b2c3d4"), finish="STOP")])
     (only,) = stream.calls
     assert only.arguments == {} and only.call_id == "a1b2c3d4" and only.status == "complete"
-    assert stream.anomalies == ()
+    assert stream.stream_problems == ()
 
 
 def test_parallel_calls_of_one_name_are_never_merged() -> None:
@@ -95,7 +95,7 @@ def test_parallel_calls_of_one_name_are_never_merged() -> None:
         ("get_time", {"tz": "MST"}),
     ]
     assert [c.index for c in stream.calls] == [0, 1, 2]
-    assert stream.anomalies == ()
+    assert stream.stream_problems == ()
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ def test_the_stream_ends_only_after_a_finish_reason() -> None:
 def test_a_new_response_id_starts_a_new_message() -> None:
     stream = replay([chunk({"text": "a"}), chunk({"text": "b"}, finish="STOP", response_id="r2")])
     assert [m.message_id for m in stream.messages] == ["r1", "r2"]
-    assert [a.kind for a in stream.anomalies] == ["message-restarted"]
+    assert [a.kind for a in stream.stream_problems] == ["message-restarted"]
 
 
 def test_frames_it_cannot_use() -> None:
@@ -290,7 +290,7 @@ def test_interactions_function_call_step() -> None:
     stream = replay(values, gemini_interactions)
     (only,) = stream.calls
     assert (only.call_id, only.name, only.arguments) == ("k3", "f", {"a": 1})
-    assert stream.messages[0].stop_category == "tool_calls" and stream.anomalies == ()
+    assert stream.messages[0].stop_category == "tool_calls" and stream.stream_problems == ()
     assert gemini_interactions.sniff(frames(values)) == 100 and gemini.sniff(frames(values)) == 0
 
 

@@ -74,7 +74,7 @@ def test_whole_calls_in_the_finish_chunk_are_keyed_by_their_ids() -> None:
         ("gSIMJiOkT", None, {"city": "Lyon"}, "complete"),
         ("Xq81LmPz2", None, {"city": "Lyon"}, "complete"),
     ]
-    assert not stream.anomalies
+    assert not stream.stream_problems
 
 
 def test_object_arguments_are_allowed_here_but_not_for_openai() -> None:

@@ -64,14 +64,14 @@ def test_whole_calls_complete_in_their_line_and_stop_after_calls_is_a_tool_turn(
     assert stream.calls[0].raw_arguments == '{"city":"Paris"}'
     message = stream.messages[0]
     assert (message.stop_reason, message.stop_category, message.stopped) == ("stop", "tool_calls", Pos(3, 3, 300))
-    assert not stream.anomalies
+    assert not stream.stream_problems
 
 
 def test_older_servers_omit_index_0_and_ids() -> None:
     produced = events([line({"content": "", "tool_calls": [tool("f", {}), tool("f", {"a": 1}, 1)]}), DONE])
     starts = [e for e in produced if isinstance(e, ToolStart)]
     assert [(s.index, s.call_id, s.id_optional) for s in starts] == [(0, None, True), (1, None, True)]
-    assert not accumulate([line({"content": "", "tool_calls": [tool("f", {})]}), DONE]).anomalies
+    assert not accumulate([line({"content": "", "tool_calls": [tool("f", {})]}), DONE]).stream_problems
 
 
 def test_stop_without_calls_is_a_normal_end() -> None:

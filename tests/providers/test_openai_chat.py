@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.anomalies import IdRepeated, NameRepeated
+from stream_doctor.accumulate.problems import IdRepeated, NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.engine import replay as replay_file
@@ -105,7 +105,7 @@ def test_one_call_completes_at_its_finish_reason() -> None:
     assert call_.input_source == "3 function.arguments fragments"
     assert stream.messages[0].stop_reason == "tool_calls" and stream.messages[0].stop_category == "tool_calls"
     assert stream.messages[0].stopped == Pos(7, 13, 700)  # data: [DONE]
-    assert not stream.anomalies
+    assert not stream.stream_problems
 
 
 def test_the_usage_chunk_is_liveness_not_a_malformed_choice() -> None:
@@ -141,7 +141,7 @@ def test_keys_are_choice_and_index_and_a_new_id_naming_a_tool_is_a_new_call() ->
         ("call_A", {"city": "Berlin"}, "complete"),
         ("call_B", {"city": "Munich"}, "complete"),
     ]
-    assert [a.kind for a in stream.anomalies] == ["index-shared"]
+    assert [a.kind for a in stream.stream_problems] == ["index-shared"]
 
 
 def test_a_new_id_without_a_name_is_the_same_call_whose_id_changed() -> None:
@@ -156,7 +156,7 @@ def test_a_new_id_without_a_name_is_the_same_call_whose_id_changed() -> None:
     )
     (call_,) = stream.calls
     assert call_.call_id == "call_A" and call_.arguments == {"path": "a"}
-    assert [a.kind for a in stream.anomalies] == ["id-changed", "id-changed"]
+    assert [a.kind for a in stream.stream_problems] == ["id-changed", "id-changed"]
 
 
 def test_repeated_id_and_name_are_passed_on_not_concatenated() -> None:
@@ -169,7 +169,7 @@ def test_repeated_id_and_name_are_passed_on_not_concatenated() -> None:
         ]
     )
     assert stream.calls[0].call_id == "call_A" and stream.calls[0].name == "search"
-    assert {a.kind: a.count for a in stream.anomalies if isinstance(a, (IdRepeated, NameRepeated))} == {
+    assert {a.kind: a.count for a in stream.stream_problems if isinstance(a, (IdRepeated, NameRepeated))} == {
         "id-repeated": 2,
         "name-repeated": 2,
     }
@@ -191,7 +191,7 @@ def test_blank_ids_are_ignored_and_blank_names_are_reported() -> None:
         ]
     )
     assert stream.calls[0].call_id == "call_A" and stream.calls[0].name == "fetch"
-    assert [a.kind for a in stream.anomalies] == ["name-blank"]
+    assert [a.kind for a in stream.stream_problems] == ["name-blank"]
 
 
 def test_no_index_keys_by_id_and_no_correlator_goes_to_the_latest_call() -> None:
@@ -205,7 +205,7 @@ def test_no_index_keys_by_id_and_no_correlator_goes_to_the_latest_call() -> None
     )
     (call_,) = stream.calls
     assert call_.index is None and call_.arguments == {"query": "museum"}
-    assert [a.kind for a in stream.anomalies] == ["uncorrelated-fragment"]
+    assert [a.kind for a in stream.stream_problems] == ["uncorrelated-fragment"]
 
 
 def test_a_late_name_and_a_fragment_for_an_index_never_named_still_make_a_call() -> None:
@@ -219,7 +219,7 @@ def test_a_late_name_and_a_fragment_for_an_index_never_named_still_make_a_call()
         ]
     )
     assert [(c.call_id, c.name) for c in stream.calls] == [("call_A", "translate"), (None, None)]
-    assert [a.kind for a in stream.anomalies] == ["name-late", "call-without-id-or-name"]
+    assert [a.kind for a in stream.stream_problems] == ["name-late", "call-without-id-or-name"]
 
 
 def test_the_legacy_function_call_has_no_id_and_needs_none() -> None:
@@ -233,7 +233,7 @@ def test_the_legacy_function_call_has_no_id_and_needs_none() -> None:
     )
     (call_,) = stream.calls
     assert (call_.call_id, call_.name, call_.arguments, call_.block_type) == (None, "lookup", {"q": 1}, "function_call")
-    assert stream.messages[0].stop_category == "tool_calls" and not stream.anomalies
+    assert stream.messages[0].stop_category == "tool_calls" and not stream.stream_problems
 
 
 def test_arguments_that_are_an_object_are_read_and_reported() -> None:
@@ -299,7 +299,7 @@ def test_a_new_completion_after_a_finished_one_is_a_new_message() -> None:
         container="jsonl",
     )
     assert [m.message_id for m in stream.messages] == ["chatcmpl-1", "chatcmpl-2"]
-    assert all(c.status == "complete" for c in stream.calls) and not stream.anomalies
+    assert all(c.status == "complete" for c in stream.calls) and not stream.stream_problems
 
 
 def test_an_id_that_changes_mid_completion_does_not_split_the_message() -> None:
@@ -317,7 +317,7 @@ def test_an_id_that_changes_mid_completion_does_not_split_the_message() -> None:
 def test_a_chunk_after_done_is_reported_not_a_new_message() -> None:
     stream = accumulate(ONE_CALL + [chunk({"content": "late"})])
     assert len(stream.messages) == 1
-    assert "event-after-message-stop" in [a.kind for a in stream.anomalies]
+    assert "event-after-message-stop" in [a.kind for a in stream.stream_problems]
 
 
 def test_two_choices_each_complete_at_their_own_finish_reason() -> None:
@@ -482,4 +482,4 @@ def test_a_new_id_with_the_same_name_that_continues_the_arguments_is_the_same_ca
         ("call_A", {"path": "a.py"}),
         ("call_C", {"path": "b.py"}),
     ]
-    assert [a.kind for a in stream.anomalies] == ["id-changed", "index-shared", "name-repeated"]
+    assert [a.kind for a in stream.stream_problems] == ["id-changed", "index-shared", "name-repeated"]

@@ -238,7 +238,7 @@ def test_a_part_after_the_finish_goes_to_the_finished_message(tmp_path: Path) ->
         ),
     )
     assert report.stream.capture.provider == "vercel-ai"
-    assert "event-after-message-stop" in {a.kind for a in report.stream.anomalies}
+    assert "event-after-message-stop" in {a.kind for a in report.stream.stream_problems}
 
 
 def test_a_delta_for_a_call_never_started_is_what_use_chat_throws_on(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from typing import Iterator
 
 import orjson
 
-from stream_doctor.accumulate.anomalies import IndexShared
+from stream_doctor.accumulate.problems import IndexShared
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -45,17 +45,17 @@ from stream_doctor.wording import excerpt
 @rule("SD501", "calls-merged-on-one-index", "Several open tool calls share one index", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[ToolCall]] = {}
-    for anomaly in of_kind(stream, IndexShared):
-        first = stream.calls[anomaly.first]
+    for problem in of_kind(stream, IndexShared):
+        first = stream.calls[problem.first]
         group = groups.setdefault(first.ordinal, [first])
         joined = next(
             (
                 c
                 for c in stream.calls
-                if c.started == anomaly.pos
-                and c.index == anomaly.index
+                if c.started == problem.pos
+                and c.index == problem.index
                 and c not in group
-                and (c.call_id == anomaly.call_id or anomaly.call_id is None)
+                and (c.call_id == problem.call_id or problem.call_id is None)
             ),
             None,
         )

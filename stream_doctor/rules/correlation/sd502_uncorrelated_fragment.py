@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import UncorrelatedFragment
+from stream_doctor.accumulate.problems import UncorrelatedFragment
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -40,8 +40,8 @@ from stream_doctor.wording import excerpt, where
 @rule("SD502", "uncorrelated-fragment", "A tool-call fragment carries neither an index nor an id", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int | None, int | None], list[UncorrelatedFragment]] = {}
-    for anomaly in of_kind(stream, UncorrelatedFragment):
-        groups.setdefault((anomaly.message, anomaly.attributed), []).append(anomaly)
+    for problem in of_kind(stream, UncorrelatedFragment):
+        groups.setdefault((problem.message, problem.attributed), []).append(problem)
     for (_, attributed), group in groups.items():
         text = "".join(a.text for a in group)
         count = f"{len(group)} fragment{'s' if len(group) != 1 else ''}"

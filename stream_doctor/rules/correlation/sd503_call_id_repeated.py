@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import IdRepeated
+from stream_doctor.accumulate.problems import IdRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -45,10 +45,10 @@ OPENAI_ID_LIMIT = 40
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.protocol.ids_repeat_on_fragments:
         return
-    for anomaly in of_kind(stream, IdRepeated):
-        call = stream.calls[anomaly.call]
-        count = anomaly.count
-        call_id = str(anomaly.call_id)
+    for problem in of_kind(stream, IdRepeated):
+        call = stream.calls[problem.call]
+        count = problem.count
+        call_id = str(problem.call_id)
         message = (
             f"{call.label} carries its id on {count} fragments; an accumulator that concatenates string fields "
             f"(openai-python's accumulate_delta) builds the id {repeated(call_id, count)}"
@@ -58,7 +58,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         message += "; a client that starts a call at every fragment with an id splits it"
         yield self.finding(
             stream,
-            anomaly.pos,
+            problem.pos,
             message,
             "Set the id once from the first fragment and ignore equal repeats; ask the server to send it only once",
             call=call,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import NameRepeated
+from stream_doctor.accumulate.problems import NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -36,15 +36,15 @@ from stream_doctor.rules.correlation._calls import repeated
 
 @rule("SD504", "tool-name-repeated", "A tool call's name is repeated on its later fragments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in of_kind(stream, NameRepeated):
-        call = stream.calls[anomaly.call]
-        count = anomaly.count
+    for problem in of_kind(stream, NameRepeated):
+        call = stream.calls[problem.call]
+        count = problem.count
         yield self.finding(
             stream,
-            anomaly.pos,
+            problem.pos,
             f"{call.label} carries its name on {count} fragments; accumulators that append the name "
             f"(openai-python's accumulate_delta, LangChain's merge_dicts, pydantic-ai) look up the tool "
-            f"{repeated(str(anomaly.name), count)} and find none",
+            f"{repeated(str(problem.name), count)} and find none",
             "Set the name once from the first fragment and ignore equal repeats; ask the server to send it only once",
             call=call,
         )

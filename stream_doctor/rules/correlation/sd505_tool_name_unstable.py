@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import NameBlank, NameChanged, NameLate
+from stream_doctor.accumulate.problems import NameBlank, NameChanged, NameLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
@@ -43,39 +43,39 @@ HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a
 @rule("SD505", "tool-name-unstable", "A tool call's name arrives late, is blanked, or changes", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     renamed: set[tuple[int, str]] = set()
-    for anomaly in stream.anomalies:
-        if isinstance(anomaly, NameLate):
-            call = stream.calls[anomaly.call]
+    for problem in stream.stream_problems:
+        if isinstance(problem, NameLate):
+            call = stream.calls[problem.call]
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f"{call.label} started without a name; {anomaly.name!r} arrived at {where(anomaly.pos)}: a client "
+                problem.pos,
+                f"{call.label} started without a name; {problem.name!r} arrived at {where(problem.pos)}: a client "
                 f"that reads the name from the first fragment has none to dispatch (the AI SDK threw "
                 f"\"Expected 'function.name' to be a string\", vercel/ai #14722)",
                 HINT,
                 [("call started", call.started)],
                 call,
             )
-        elif isinstance(anomaly, NameBlank):
-            call = stream.calls[anomaly.call]
+        elif isinstance(problem, NameBlank):
+            call = stream.calls[problem.call]
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f'a later fragment of {call.label} sends "name": "" at {where(anomaly.pos)}: a client that '
-                f"replaces the name whenever the field is present wipes {anomaly.name!r} to an empty name; "
+                problem.pos,
+                f'a later fragment of {call.label} sends "name": "" at {where(problem.pos)}: a client that '
+                f"replaces the name whenever the field is present wipes {problem.name!r} to an empty name; "
                 f"clients that keep the first name or append it are unaffected",
                 HINT,
                 [("call started", call.started)],
                 call,
             )
-        elif isinstance(anomaly, NameChanged) and (anomaly.call, anomaly.after) not in renamed:
-            renamed.add((anomaly.call, anomaly.after))
-            call = stream.calls[anomaly.call]
+        elif isinstance(problem, NameChanged) and (problem.call, problem.after) not in renamed:
+            renamed.add((problem.call, problem.after))
+            call = stream.calls[problem.call]
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f"the name of {call.label} changes from {anomaly.before!r} to {anomaly.after!r} at "
-                f"{where(anomaly.pos)}: which tool to run is ambiguous (stream-doctor keeps the first)",
+                problem.pos,
+                f"the name of {call.label} changes from {problem.before!r} to {problem.after!r} at "
+                f"{where(problem.pos)}: which tool to run is ambiguous (stream-doctor keeps the first)",
                 "Report the server: a call's name must not change; do not run the call",
                 [("call started", call.started)],
                 call,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import IdChanged, IdLate
+from stream_doctor.accumulate.problems import IdChanged, IdLate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -42,29 +42,29 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         change = (changed.call, changed.after)
         changes[change] = changes.get(change, 0) + 1
     reported: set[tuple[int, str]] = set()
-    for anomaly in stream.anomalies:
-        if isinstance(anomaly, IdLate):
-            call = stream.calls[anomaly.call]
+    for problem in stream.stream_problems:
+        if isinstance(problem, IdLate):
+            call = stream.calls[problem.call]
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f"{call.label} started without an id; {anomaly.call_id!r} arrived at {where(anomaly.pos)}: a client "
+                problem.pos,
+                f"{call.label} started without an id; {problem.call_id!r} arrived at {where(problem.pos)}: a client "
                 f"that takes the id from the first fragment has none to pair the tool result with",
                 "Take the first non-empty id a call's fragments carry; ask the server to send it on the first",
                 [("call started", call.started)],
                 call,
             )
-        elif isinstance(anomaly, IdChanged) and (anomaly.call, anomaly.after) not in reported:
-            change = (anomaly.call, anomaly.after)
+        elif isinstance(problem, IdChanged) and (problem.call, problem.after) not in reported:
+            change = (problem.call, problem.after)
             reported.add(change)
-            call = stream.calls[anomaly.call]
+            call = stream.calls[problem.call]
             times = changes[change]
             carried = f" ({times} fragments carry it)" if times > 1 else ""
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f"the id of {call.label} changes from {anomaly.before!r} to {anomaly.after!r} at "
-                f"{where(anomaly.pos)}{carried}: a client that keys calls by id splits it into two calls, one without a "
+                problem.pos,
+                f"the id of {call.label} changes from {problem.before!r} to {problem.after!r} at "
+                f"{where(problem.pos)}{carried}: a client that keys calls by id splits it into two calls, one without a "
                 f"name; which id the result must carry is unknown (stream-doctor keeps the first)",
                 "Keep a call's first id and route later fragments by index; report the server",
                 [("call started", call.started)],

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import FinalDiffers
+from stream_doctor.accumulate.problems import FinalDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -48,9 +48,9 @@ from stream_doctor.wording import excerpt, preview
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in of_kind(stream, FinalDiffers):
-        call = stream.calls[anomaly.call]
-        final = anomaly.final
+    for problem in of_kind(stream, FinalDiffers):
+        call = stream.calls[problem.call]
+        final = problem.final
         text = isinstance(final, str)
         restated = excerpt(final, 60) if text else preview(final, 60)
         # Restated text (Responses `.done`) must equal the fragments byte for byte. A restated
@@ -59,9 +59,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         note = "" if text else " (the SDK restates the input after schema validation: defaults or a repair change it)"
         yield self.finding(
             stream,
-            anomaly.pos,
+            problem.pos,
             f"{call.label}: the completion event restates the input as {restated}, but its "
-            f"{call.fragment_count} fragments join to {excerpt(anomaly.streamed, 60)}; a client that "
+            f"{call.fragment_count} fragments join to {excerpt(problem.streamed, 60)}; a client that "
             f"joins the deltas and one that takes the restated input run different calls{note}",
             "A fragment was lost, duplicated or reordered on the way: find the proxy or translator that "
             "altered the stream, and make the client check one source against the other",

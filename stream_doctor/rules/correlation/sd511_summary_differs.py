@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import SummaryDiffers
+from stream_doctor.accumulate.problems import SummaryDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -62,8 +62,8 @@ WHAT = {
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int, str], list[SummaryDiffers]] = {}
-    for anomaly in of_kind(stream, SummaryDiffers):
-        groups.setdefault((anomaly.call, anomaly.field), []).append(anomaly)
+    for problem in of_kind(stream, SummaryDiffers):
+        groups.setdefault((problem.call, problem.field), []).append(problem)
     for (ordinal, field), group in groups.items():
         first = group[0]
         call = stream.calls[ordinal]

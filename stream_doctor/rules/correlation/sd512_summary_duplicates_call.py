@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import SummaryDuplicate
+from stream_doctor.accumulate.problems import SummaryDuplicate
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -45,13 +45,13 @@ from stream_doctor.wording import preview
     Severity.WARNING,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in of_kind(stream, SummaryDuplicate):
-        twin = stream.calls[anomaly.call]
+    for problem in of_kind(stream, SummaryDuplicate):
+        twin = stream.calls[problem.call]
         yield self.finding(
             stream,
-            anomaly.pos,
-            f"a terminal event lists {anomaly.name or '?'} ({anomaly.call_id or 'no id'}) with "
-            f"{preview(anomaly.arguments, 60)}, the same call as the streamed {twin.label}; a client that "
+            problem.pos,
+            f"a terminal event lists {problem.name or '?'} ({problem.call_id or 'no id'}) with "
+            f"{preview(problem.arguments, 60)}, the same call as the streamed {twin.label}; a client that "
             f"merges the stream and the final response by id runs this tool twice",
             "Match final items to streamed calls by position first, not only by id, and run each call once",
             [("streamed call", twin.started)],

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import SummaryOnlyCall
+from stream_doctor.accumulate.problems import SummaryOnlyCall
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -39,16 +39,16 @@ from stream_doctor.wording import preview
 @rule("SD513", "call-only-in-summary", "A terminal event lists a call the stream never produced", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     seen: set[tuple[object, object]] = set()
-    for anomaly in of_kind(stream, SummaryOnlyCall):
-        identity = (anomaly.call_id, anomaly.name)
+    for problem in of_kind(stream, SummaryOnlyCall):
+        identity = (problem.call_id, problem.name)
         if identity in seen:
             continue  # output_item.done and response.completed both list it: one finding
         seen.add(identity)
         yield self.finding(
             stream,
-            anomaly.pos,
-            f"a terminal event lists {anomaly.name or '?'} ({anomaly.call_id or 'no id'}) with "
-            f"{preview(anomaly.arguments, 60)}, but the stream never started it; a client that builds "
+            problem.pos,
+            f"a terminal event lists {problem.name or '?'} ({problem.call_id or 'no id'}) with "
+            f"{preview(problem.arguments, 60)}, but the stream never started it; a client that builds "
             f"calls from the stream drops it, one that reads the final response runs it",
             "Find what dropped the call's stream events (a relay, a filter) and reconcile streamed calls "
             "with the final response",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import SummaryBeforeComplete
+from stream_doctor.accumulate.problems import SummaryBeforeComplete
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Severity
@@ -46,8 +46,8 @@ from stream_doctor.wording import excerpt, preview, where
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[SummaryBeforeComplete]] = {}
-    for anomaly in of_kind(stream, SummaryBeforeComplete):
-        groups.setdefault(anomaly.call, []).append(anomaly)
+    for problem in of_kind(stream, SummaryBeforeComplete):
+        groups.setdefault(problem.call, []).append(problem)
     for ordinal, group in groups.items():
         call = stream.calls[ordinal]
         restated = group[0].arguments

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import HelperSnapshotDiffers
+from stream_doctor.accumulate.problems import HelperSnapshotDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
@@ -58,18 +58,18 @@ from stream_doctor.wording import excerpt, preview
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for anomaly in of_kind(stream, HelperSnapshotDiffers):
-        if anomaly.call is None:
-            yield _text_block(stream, self, anomaly)
+    for problem in of_kind(stream, HelperSnapshotDiffers):
+        if problem.call is None:
+            yield _text_block(stream, self, problem)
             continue
-        call = stream.calls[anomaly.call]
-        reported = anomaly.reported
-        joined = excerpt(anomaly.accumulated, 60) if anomaly.accumulated.strip() else "nothing yet"
+        call = stream.calls[problem.call]
+        reported = problem.reported
+        joined = excerpt(problem.accumulated, 60) if problem.accumulated.strip() else "nothing yet"
         shown = excerpt(reported, 60) if isinstance(reported, str) else preview(reported, 60)
         yield self.finding(
             stream,
-            anomaly.pos,
-            f"{call.label}: the SDK helper's {anomaly.field} is {shown} here, but the call's fragments "
+            problem.pos,
+            f"{call.label}: the SDK helper's {problem.field} is {shown} here, but the call's fragments "
             f"so far join to {joined}; the application held an input the "
             "stream did not carry",
             "Find what the stream does that the SDK's accumulator does not expect (see the other findings) "
@@ -79,19 +79,19 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         )
 
 
-def _text_block(stream: AccumulatedStream, self: Rule, anomaly: HelperSnapshotDiffers) -> Finding:
+def _text_block(stream: AccumulatedStream, self: Rule, problem: HelperSnapshotDiffers) -> Finding:
     """A text or thinking block: the helper's text so far against the length and last delta the wire gave."""
-    where = f"{anomaly.block_type} block" + (f" {anomaly.block_index}" if anomaly.block_index is not None else "")
-    reported = anomaly.reported
+    where = f"{problem.block_type} block" + (f" {problem.block_index}" if problem.block_index is not None else "")
+    reported = problem.reported
     size = len(reported) if isinstance(reported, str) else 0
-    tail = excerpt(anomaly.accumulated, 40, tail=True) if anomaly.accumulated else "nothing"
+    tail = excerpt(problem.accumulated, 40, tail=True) if problem.accumulated else "nothing"
     return self.finding(
         stream,
-        anomaly.pos,
-        f"{where}: the SDK helper's {anomaly.field} is {excerpt(reported, 60, tail=True)} ({size} characters) here, but the "
-        f"block's deltas so far carry {anomaly.length} characters ending in {tail}; the application showed or "
+        problem.pos,
+        f"{where}: the SDK helper's {problem.field} is {excerpt(reported, 60, tail=True)} ({size} characters) here, but the "
+        f"block's deltas so far carry {problem.length} characters ending in {tail}; the application showed or "
         "kept a text the stream did not carry",
         "Find what the stream does that the SDK's accumulator does not expect (see the other findings) "
         "and fix it at the source; meanwhile join the text deltas per block instead of trusting the snapshot",
-        [("block started", anomaly.started)],
+        [("block started", problem.started)],
     )

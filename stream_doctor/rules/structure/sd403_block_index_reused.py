@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import IndexReused
+from stream_doctor.accumulate.problems import IndexReused
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule(
@@ -37,11 +37,11 @@ from stream_doctor.rules.structure._anomalies import anomalies_of, block
     Severity.ERROR,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         IndexReused,
-        lambda anomaly: f"{block(anomaly.key)} was started again (first started at line {anomaly.previous.line})",
+        lambda problem: f"{block(problem.key)} was started again (first started at line {problem.previous.line})",
         "Each block needs its own index; index-keyed clients merge the two blocks",
-        lambda anomaly: [("first start", anomaly.previous)],
+        lambda problem: [("first start", problem.previous)],
     )

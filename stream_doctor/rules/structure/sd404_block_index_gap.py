@@ -30,31 +30,31 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import IndexGap
+from stream_doctor.accumulate.problems import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule("SD404", "block-index-gap", "A block start's index is not the next position in the message", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.provider == "bedrock" and "content_block_start" not in stream.event_counts:
         # Converse-shaped events: keyed by value by their clients; Nova's own numbering
-        for anomaly in of_kind(stream, IndexGap):
+        for problem in of_kind(stream, IndexGap):
             yield self.finding(
                 stream,
-                anomaly.pos,
-                f"{block(anomaly.key)} started where index {anomaly.expected} was expected; Bedrock's Converse "
+                problem.pos,
+                f"{block(problem.key)} started where index {problem.expected} was expected; Bedrock's Converse "
                 "clients key blocks by contentBlockIndex's value, and Amazon Nova numbers its blocks so",
                 "Nothing to fix for clients that key blocks by index value; do not index a list by contentBlockIndex",
                 severity=Severity.INFO,
             )
         return
-    yield from anomalies_of(
+    yield from problems_of(
         stream,
         self,
         IndexGap,
-        lambda anomaly: f"{block(anomaly.key)} started where index {anomaly.expected} was expected",
+        lambda problem: f"{block(problem.key)} started where index {problem.expected} was expected",
         "Key blocks by their index value, not by array position; fix the server that skips indices",
     )

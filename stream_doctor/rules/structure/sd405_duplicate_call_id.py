@@ -26,22 +26,22 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import DuplicateCallId
+from stream_doctor.accumulate.problems import DuplicateCallId
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD405", "duplicate-call-id", "Two tool calls in one message have the same id", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         DuplicateCallId,
-        lambda anomaly: (
-            f"tool call id {anomaly.call_id!r} appears on a second call in the same message (first at line {anomaly.first.line})"
+        lambda problem: (
+            f"tool call id {problem.call_id!r} appears on a second call in the same message (first at line {problem.first.line})"
         ),
         "Call ids must be unique; results for one id cannot be told apart and the next request is rejected",
-        lambda anomaly: [("first call with this id", anomaly.first)],
+        lambda problem: [("first call with this id", problem.first)],
     )

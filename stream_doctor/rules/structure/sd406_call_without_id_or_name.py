@@ -23,22 +23,22 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import CallWithoutIdOrName
+from stream_doctor.accumulate.problems import CallWithoutIdOrName
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD406", "call-without-id-or-name", "A tool call without an id or without a name", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         CallWithoutIdOrName,
-        lambda anomaly: (
+        lambda problem: (
             "a tool call started without "
-            + " and ".join(w for w, v in (("an id", anomaly.call_id), ("a name", anomaly.name)) if not v)
+            + " and ".join(w for w, v in (("an id", problem.call_id), ("a name", problem.name)) if not v)
         ),
         "A call needs an id (to pair its result) and a name (to pick the tool); fix the server or translator",
     )

@@ -23,22 +23,22 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import EventAfterMessageStop
+from stream_doctor.accumulate.problems import EventAfterMessageStop
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD407", "event-after-message-stop", "An event arrived after the message's end event", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     words = stream.capture.protocol.words
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         EventAfterMessageStop,
-        lambda anomaly: f"an event arrived after {words.stream_end} (line {anomaly.stopped.line})",
+        lambda problem: f"an event arrived after {words.stream_end} (line {problem.stopped.line})",
         f"Only a new message ({words.message_start}) may follow {words.stream_end}; SDKs stop reading there and "
         "lose what follows",
-        lambda anomaly: [(words.stream_end, anomaly.stopped)],
+        lambda problem: [(words.stream_end, problem.stopped)],
     )

@@ -26,11 +26,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import NoMessageStart
+from stream_doctor.accumulate.problems import NoMessageStart
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD408", "missing-message-start", "Content arrived before the message's start event", Severity.WARNING)
@@ -39,11 +39,11 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     # carries nothing but the role, and boto3 and the AI SDK read each event on its own.
     anthropic = stream.capture.provider == "anthropic"
     message_start = stream.capture.protocol.words.message_start
-    for finding in anomalies_of(
+    for finding in problems_of(
         stream,
         self,
         NoMessageStart,
-        lambda anomaly: (
+        lambda problem: (
             f"content arrived outside any message ({message_start} had not opened one)"
             + ("" if anthropic else " (harmless to boto3 and the AI SDK, which read each event on its own)")
         ),

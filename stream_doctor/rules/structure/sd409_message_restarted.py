@@ -24,23 +24,23 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import MessageRestarted
+from stream_doctor.accumulate.problems import MessageRestarted
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD409", "message-restarted", "A new message started before the previous message stopped", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     message_start = stream.capture.protocol.words.message_start
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         MessageRestarted,
-        lambda anomaly: (
-            f"{message_start} arrived while message {anomaly.open_message + 1} was still open (a spliced or retried stream)"
+        lambda problem: (
+            f"{message_start} arrived while message {problem.open_message + 1} was still open (a spliced or retried stream)"
         ),
         "Do not splice a retry into a running stream; discard the first attempt and its open calls",
-        lambda anomaly: [("previous message started", anomaly.previous)],
+        lambda problem: [("previous message started", problem.previous)],
     )

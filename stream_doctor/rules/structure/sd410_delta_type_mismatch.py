@@ -24,23 +24,23 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import DeltaTypeMismatch
+from stream_doctor.accumulate.problems import DeltaTypeMismatch
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of, block
+from stream_doctor.rules.structure._problems import block, problems_of
 
 
 @rule("SD410", "delta-type-mismatch", "A delta whose type does not fit its block", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     fragment = stream.capture.protocol.words.fragment
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         DeltaTypeMismatch,
-        lambda anomaly: (
-            f"a {anomaly.event} arrived for {block(anomaly.key)}, a {anomaly.block_type} block: "
-            f"a client that routes by delta type loses its {anomaly.size} characters"
+        lambda problem: (
+            f"a {problem.event} arrived for {block(problem.key)}, a {problem.block_type} block: "
+            f"a client that routes by delta type loses its {problem.size} characters"
         ),
         f"Deltas must match their block ({fragment} for tool calls, text deltas for text); fix the translator",
     )

@@ -24,20 +24,20 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.anomalies import StopReasonChanged
+from stream_doctor.accumulate.problems import StopReasonChanged
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.structure._anomalies import anomalies_of
+from stream_doctor.rules.structure._problems import problems_of
 
 
 @rule("SD411", "stop-reason-changed", "A message's stop reason was set twice with different values", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     stop_reason = stream.capture.protocol.words.stop_reason
-    return anomalies_of(
+    return problems_of(
         stream,
         self,
         StopReasonChanged,
-        lambda anomaly: f"{stop_reason} changed from {anomaly.before!r} to {anomaly.after!r}",
+        lambda problem: f"{stop_reason} changed from {problem.before!r} to {problem.after!r}",
         "Clients keep either the first or the last value; fix the component that sends two",
     )

@@ -1,30 +1,30 @@
-"""Shared by the SD4xx rules: each reports the accumulator's anomalies of one kind."""
+"""Shared by the SD4xx rules: each reports the accumulator's stream problems of one kind."""
 
 from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from stream_doctor.accumulate.anomalies import Anomaly, BlockEvent
+from stream_doctor.accumulate.problems import BlockEvent, StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
 from stream_doctor.findings import Finding
 from stream_doctor.rules.base import Rule, of_kind
 from stream_doctor.wording import excerpt
 
-A = TypeVar("A", bound=Anomaly)
+A = TypeVar("A", bound=StreamProblem)
 B = TypeVar("B", bound=BlockEvent)
 
 
-def anomalies_of(
+def problems_of(
     stream: AccumulatedStream,
     rule: Rule,
     kind: type[A],
     message: Callable[[A], str],
     hint: str,
-    related: Callable[[A], list[tuple[str, Pos | None]]] = lambda anomaly: [],
+    related: Callable[[A], list[tuple[str, Pos | None]]] = lambda problem: [],
 ) -> Iterator[Finding]:
-    for anomaly in of_kind(stream, kind):
-        yield rule.finding(stream, anomaly.pos, message(anomaly), hint, related(anomaly))
+    for problem in of_kind(stream, kind):
+        yield rule.finding(stream, problem.pos, message(problem), hint, related(problem))
 
 
 def block(key: object) -> str:
@@ -34,8 +34,8 @@ def block(key: object) -> str:
 def grouped(stream: AccumulatedStream, kind: type[B]) -> list[list[B]]:
     """Block events of one kind, grouped by message and block key, in order of first appearance."""
     groups: dict[tuple[int | None, str], list[B]] = {}
-    for anomaly in of_kind(stream, kind):
-        groups.setdefault((anomaly.message, repr(anomaly.key)), []).append(anomaly)
+    for problem in of_kind(stream, kind):
+        groups.setdefault((problem.message, repr(problem.key)), []).append(problem)
     return list(groups.values())
 
 

@@ -13,7 +13,7 @@ from stream_doctor.capture.base import Pos
 
 
 @dataclass(frozen=True, slots=True)
-class Anomaly:
+class StreamProblem:
     kind: ClassVar[str]
 
     pos: Pos
@@ -24,25 +24,25 @@ class Anomaly:
 
 
 @dataclass(frozen=True, slots=True)
-class NoMessageStart(Anomaly):
+class NoMessageStart(StreamProblem):
     kind: ClassVar[str] = "no-message-start"
 
 
 @dataclass(frozen=True, slots=True)
-class EventAfterMessageStop(Anomaly):
+class EventAfterMessageStop(StreamProblem):
     kind: ClassVar[str] = "event-after-message-stop"
     stopped: Pos
 
 
 @dataclass(frozen=True, slots=True)
-class MessageRestarted(Anomaly):
+class MessageRestarted(StreamProblem):
     kind: ClassVar[str] = "message-restarted"
     previous: Pos | None  # where the message still open began
     open_message: int  # its 0-based index
 
 
 @dataclass(frozen=True, slots=True)
-class StopReasonChanged(Anomaly):
+class StopReasonChanged(StreamProblem):
     kind: ClassVar[str] = "stop-reason-changed"
     before: str | None
     after: str | None
@@ -52,14 +52,14 @@ class StopReasonChanged(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class IndexReused(Anomaly):
+class IndexReused(StreamProblem):
     kind: ClassVar[str] = "index-reused"
     key: Hashable
     previous: Pos
 
 
 @dataclass(frozen=True, slots=True)
-class IndexGap(Anomaly):
+class IndexGap(StreamProblem):
     kind: ClassVar[str] = "index-gap"
     key: Hashable
     index: int
@@ -67,7 +67,7 @@ class IndexGap(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class IndexShared(Anomaly):
+class IndexShared(StreamProblem):
     """A call started on an index another open call of the message still holds."""
 
     kind: ClassVar[str] = "index-shared"
@@ -78,14 +78,14 @@ class IndexShared(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateCallId(Anomaly):
+class DuplicateCallId(StreamProblem):
     kind: ClassVar[str] = "duplicate-call-id"
     call_id: str
     first: Pos
 
 
 @dataclass(frozen=True, slots=True)
-class BlockEvent(Anomaly):
+class BlockEvent(StreamProblem):
     """A delta or stop that could not go to its block; ``event`` is the delta type or ``"stop"``."""
 
     kind: ClassVar[str] = "block-event"
@@ -126,7 +126,7 @@ class UncorrelatedFragment(BlockEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class CallWithoutIdOrName(Anomaly):
+class CallWithoutIdOrName(StreamProblem):
     kind: ClassVar[str] = "call-without-id-or-name"
     call: int
     call_id: str | None
@@ -134,14 +134,14 @@ class CallWithoutIdOrName(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class IdLate(Anomaly):
+class IdLate(StreamProblem):
     kind: ClassVar[str] = "id-late"
     call: int
     call_id: str
 
 
 @dataclass(frozen=True, slots=True)
-class IdChanged(Anomaly):
+class IdChanged(StreamProblem):
     kind: ClassVar[str] = "id-changed"
     call: int
     before: str
@@ -149,7 +149,7 @@ class IdChanged(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class IdRepeated(Anomaly):
+class IdRepeated(StreamProblem):
     kind: ClassVar[str] = "id-repeated"
     call: int
     call_id: str | None
@@ -157,21 +157,21 @@ class IdRepeated(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class NameLate(Anomaly):
+class NameLate(StreamProblem):
     kind: ClassVar[str] = "name-late"
     call: int
     name: str
 
 
 @dataclass(frozen=True, slots=True)
-class NameBlank(Anomaly):
+class NameBlank(StreamProblem):
     kind: ClassVar[str] = "name-blank"
     call: int
     name: str | None  # the name it had
 
 
 @dataclass(frozen=True, slots=True)
-class NameChanged(Anomaly):
+class NameChanged(StreamProblem):
     kind: ClassVar[str] = "name-changed"
     call: int
     before: str
@@ -179,7 +179,7 @@ class NameChanged(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class NameRepeated(Anomaly):
+class NameRepeated(StreamProblem):
     kind: ClassVar[str] = "name-repeated"
     call: int
     name: str | None
@@ -190,7 +190,7 @@ class NameRepeated(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class FinalDiffers(Anomaly):
+class FinalDiffers(StreamProblem):
     """The completion event restated the input (text or a value) otherwise than the fragments joined."""
 
     kind: ClassVar[str] = "final-differs"
@@ -200,7 +200,7 @@ class FinalDiffers(Anomaly):
 
 
 @dataclass(frozen=True, slots=True)
-class Summary(Anomaly):
+class Summary(StreamProblem):
     """A terminal event restating a call: its id, name and input (``MISSING`` when not JSON)."""
 
     kind: ClassVar[str] = "summary"
@@ -235,7 +235,7 @@ class SummaryDiffers(Summary):
 
 
 @dataclass(frozen=True, slots=True)
-class HelperSnapshotDiffers(Anomaly):
+class HelperSnapshotDiffers(StreamProblem):
     """An SDK stream helper's snapshot of a call disagrees with the fragments joined up to it.
 
     Only the first disagreement per call or block is recorded (every later snapshot usually repeats it).
