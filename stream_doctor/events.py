@@ -54,6 +54,9 @@ class ToolStart:
     item_id: str | None = None  # Responses: the item's own id (``fc_…``), which is not the call id
     choice: int | None = None  # Chat Completions with n > 1: the choice it belongs to (ids are unique per choice)
     signed: bool = False  # Gemini: the functionCall part carried a thoughtSignature
+    # Chat Completions: the entry's ``type`` as sent (None: absent or null). For the client profiles only
+    # (openai-python fires no arguments.done unless it is "function"); no rule reads it.
+    wire_type: str | None = "function"
 
 
 @dataclass(slots=True)
@@ -235,10 +238,16 @@ class Unknown:
 
 @dataclass(slots=True)
 class Malformed:
-    """A frame the adapter could not use at all (not JSON, not an object, no type)."""
+    """A frame the adapter could not use at all (not JSON, not an object, no type).
+
+    ``fragment``: argument text the frame carried that no call can be found for (an Anthropic
+    ``input_json_delta`` without an integer ``index``). The accumulator ignores it; client profiles
+    whose library still appends it somewhere read it.
+    """
 
     pos: Pos
     reason: str
+    fragment: str | None = None
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ class Entry:
     call_id: str | None = None
     name: str | None = None
     parts: list[str] | None = None  # None: the snapshot has no ``arguments`` yet
+    wire_type: str | None = None  # the ``type`` the snapshot holds (None: no wire entry carried one)
 
     @classmethod
     def new(cls, call: int | None, call_id: str | None, name: str | None, arguments: str | None) -> Entry:
@@ -89,6 +90,8 @@ class ChatSnapshot(Machine):
     #: a call's done event fires again on each later switch to another index until its choice has a
     #: finish_reason (openai-node); otherwise once
     done_again_until_finish = False
+    #: the done event is fired only for an entry whose ``type`` is "function" (openai-python)
+    done_needs_function_type = False
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -138,7 +141,7 @@ class ChatSnapshot(Machine):
             if event.block_type == "function_call":
                 self.legacy[choice_of(event.key)] = Entry.new(call, None, event.name, "")
                 return
-            self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, start=True)
+            self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, True, event.wire_type)
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             if event.key is None and not event.delta_type.startswith("function_call"):
@@ -183,6 +186,7 @@ class ChatSnapshot(Machine):
         call: int | None,
         pos: Pos,
         start: bool,
+        wire_type: str | None = None,
     ) -> None:
         number = choice_of(key)
         choice = self._choice(number)
@@ -196,6 +200,11 @@ class ChatSnapshot(Machine):
         target = self.merge(choice, index, call_id, name, arguments, call, pos)
         if self.error is not None:
             return
+        if wire_type is not None and target is not None:
+            # accumulate_delta replaces ``type`` with the one a later entry carries, keeps it otherwise
+            merged = self.entry(choice, target)
+            if merged is not None:
+                merged.wire_type = wire_type
         self._last_start, self._last_target = ((key, pos), target) if start else (None, None)
         if choice.current != index:
             if choice.current is not None:
@@ -226,6 +235,8 @@ class ChatSnapshot(Machine):
             return
         if choice.finished or not self.done_again_until_finish:
             choice.done.add(index)
+        if self.done_needs_function_type and entry.wire_type != "function":
+            return  # marked done all the same, as _add_tool_done_event adds the index before its type test
         text = entry.arguments if entry.arguments is not None else ""
         self.hand(tuple(entry.calls), entry.call_id, entry.name, text, parse_json(text), at, when)
 

@@ -117,6 +117,12 @@ class WireMachine(Machine):
             self.stop(event.key, call, event.pos)  # type: ignore[union-attr]
         elif isinstance(event, Malformed):
             self.malformed(event.reason, event.pos)
+            if event.fragment is not None and self.error is None:
+                self.unindexed_fragment(
+                    Fragment(
+                        event.pos, None, None, None, None, None, event.fragment, False, delta_type="input_json_delta"
+                    )
+                )
         elif kind is Finish:
             self.finish, self.finish_pos = event.category, event.pos  # type: ignore[union-attr]
             self.finished(event.pos)
@@ -162,6 +168,10 @@ class WireMachine(Machine):
 
     def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
         """A fragment of a block that is not a tool call's arguments (text, thinking …)."""
+
+    def unindexed_fragment(self, fragment: Fragment) -> None:
+        """Argument text the adapter could give no call (an Anthropic ``input_json_delta`` without an
+        integer ``index``: ``key`` and ``index`` None); most libraries raise or drop it."""
 
     def message_start(self, pos: Pos) -> None:
         pass

@@ -12,7 +12,8 @@ first choice of each chunk; a chunk per ``tool_calls[]`` entry with its ``index`
 server sent none, and such a chunk is never merged with another) and langchain-anthropic 1.7.7
 ``chat_models.py`` ``_make_message_chunk_from_anthropic_event`` (a ``tool_use`` start gives name,
 id and its input as JSON text when not empty; an ``input_json_delta`` gives ``args`` at the block
-index when the latest block started is a client ``tool_use``).
+index when the latest block started is a client ``tool_use``; one without ``index`` gives a chunk
+at index None: a nameless call of its own, while its block's call runs with what it got).
 
 Checked against those three packages themselves (``clients/library/langchain_chat_models.py``:
 ``ChatOpenAI`` / ``ChatAnthropic`` ``.stream()`` on the SDK over a mock transport, chunks added up).
@@ -79,6 +80,12 @@ class LangChainMerge(WireMachine):
     def malformed(self, reason: str, pos: Pos) -> None:
         if "UTF-8" in reason:  # the provider SDK's SSE decoder raises
             self.fail(pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+
+    def unindexed_fragment(self, fragment: Fragment) -> None:
+        # _make_message_chunk_from_anthropic_event: an input_json_delta after a tool_use start is a
+        # tool_call_chunk at ``event.index``, here None, which merge_lists never merges: a nameless call
+        if self.latest_tool:
+            self._merge(_Chunk(None, [], None, None, fragment.arguments))
 
     def fragment(self, fragment: Fragment) -> None:
         anthropic = self.provider == "anthropic"

@@ -15,9 +15,14 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
 - ``tool_calls.function.arguments.done`` fires for the current index when a fragment of another
   index arrives, or when the choice has a ``finish_reason`` (whatever it is: ``length`` too).
   The application runs the call on that event with ``json.loads(arguments)``; under interleaved
-  fragments it fires before the call's last fragment.
-- An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. The legacy
-  ``function_call`` gets no done event: the application reads it from the final completion.
+  fragments it fires before the call's last fragment. ``_add_tool_done_event`` (L700-735) fires it
+  only for an entry whose ``type`` is ``"function"``: a call sent without ``type`` (Mistral sends
+  none) is never handed, though its index is marked done.
+- An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. With no chunk
+  read at all (the only event cut, or ``[DONE]`` alone) the snapshot is None and reading the
+  final completion raises ``AssertionError`` (``ChatCompletionStreamState.current_completion_snapshot``,
+  L341-343). The legacy ``function_call`` gets no done event: the application reads it from the
+  final completion.
 """
 
 from __future__ import annotations
@@ -28,11 +33,26 @@ from typing import Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
+from stream_doctor.events import Event, Execution, MessageStop, Request
 
 
 @dataclass
 class OpenAIPythonSnapshot(ChatSnapshot):
     indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
+    done_needs_function_type = True
+    chunked: bool = False  # a chunk reached the SDK, so there is a snapshot
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if not self.ended and type(event) not in (MessageStop, Request, Execution):
+            self.chunked = True  # KeepAlive too: the adapter's event for a chunk with no choices
+        super().feed(event, call)
+
+    def close(self, end: Pos | None) -> None:
+        super().close(end)
+        if not self.chunked and self.error is None:
+            # ChatCompletionStreamState.current_completion_snapshot (and get_final_completion) assert
+            # that a chunk made a snapshot: none does when the only event is cut or the body is [DONE]
+            self.fail(None, "AssertionError", "no chunk was read, so there is no completion snapshot")
 
     def new_choice(self) -> Choice:
         return Choice(entries=[])

@@ -7,7 +7,8 @@ there is none but a name), ``messages.py`` ``ToolCallPartDelta._apply_to_part`` 
 name is *appended*, argument text appended, an id replaces the one held), the OpenAI chat
 streaming (``vendor_part_id`` = the tool call ``index``) and the Anthropic streaming
 (``models/anthropic/_streaming.py`` L176-182: ``vendor_part_id`` = the block index, the start
-event's ``input`` used only when not empty).
+event's ``input`` used only when not empty; an ``input_json_delta`` without ``index`` has vendor
+part id None, so its text goes to the latest tool call part, L285-308).
 
 Checked against pydantic-ai-slim 2.68.0 itself (``clients/library/pydantic_ai_models.py``: its
 OpenAI and Anthropic model classes on the official SDKs, over a mock transport). Also followed:
@@ -139,6 +140,12 @@ class PartsManager(WireMachine):
                 held.text_parts.append(args)
         if fragment.call_id:
             held.call_id = fragment.call_id
+
+    def unindexed_fragment(self, fragment: Fragment) -> None:
+        # _map_content_block_delta passes ``vendor_part_id=event.index``, here None: handle_tool_call_delta
+        # appends the text to the latest part when it is a tool call (L418-425)
+        if self.provider == "anthropic":
+            self.fragment(fragment)
 
     def stream_error(self, pos: Pos) -> None:
         self.pending_error = pos

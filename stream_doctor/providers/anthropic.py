@@ -259,7 +259,12 @@ class AnthropicTranslator(Batching):
         index = value.get("index")
         delta = value.get("delta")
         if type(index) is not int:
-            return [_no_index(frame, "content_block_delta")]
+            malformed = _no_index(frame, "content_block_delta")
+            if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+                fragment = delta.get("partial_json")
+                # no call to give it to, but langchain-anthropic and pydantic-ai still append it (clients/)
+                malformed.fragment = fragment if type(fragment) is str else None
+            return [malformed]
         if not isinstance(delta, dict):
             return [Malformed(frame.pos, "content_block_delta without a delta object")]
         delta_type = delta.get("type")

@@ -518,7 +518,11 @@ class OpenAIChatTranslator(Batching):
                 state.by_index[index] = key
                 if state.reason is None:
                     self.lanes.setdefault(state.index, {})[index] = key
-            out.append(ToolStart(pos, key, index, "function", call_id, tool, None, choice=state.index))
+            wire_type = call.get("type")
+            wire_type = wire_type if isinstance(wire_type, str) else None  # Mistral sends none
+            out.append(
+                ToolStart(pos, key, index, "function", call_id, tool, None, choice=state.index, wire_type=wire_type)
+            )
             if arguments is not None:
                 out.append(ArgsDelta(pos, key, arguments, ARGS))
             return out

@@ -75,11 +75,6 @@ KNOWN_DIVERGENCES.update(
     }
 )
 
-# a Mistral call sent whole, without ``type``: see UNFIXED's "call without type" (the fact is not in the events)
-KNOWN_DIVERGENCES[("openai-python", "prism/tests/Fixtures/mistral/stream-with-tools-1-1.sse")] = (
-    "a call without type: openai-python fires no arguments.done for it; the neutral ToolStart has no wire type"
-)
-
 
 def _library(client: str) -> Any:
     try:
@@ -320,23 +315,11 @@ GENERATED = settings(
 #: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
-_FRAGMENT_LOST = (
-    "the anthropic adapter reads a content_block_delta without an integer index as Malformed, so its "
-    "partial_json never reaches a profile; the library appends it to the latest part (pydantic-ai, "
-    "vendor_part_id None) or keeps it as a nameless extra call (langchain-anthropic, index None)"
-)
 UNFIXED: dict[tuple[str, str], str] = {
-    ("content_block_delta without index", "langchain"): _FRAGMENT_LOST,
-    ("content_block_delta without index", "pydantic-ai"): _FRAGMENT_LOST,
     # found, not yet fixed: pydantic-ai's Anthropic stream hands a content_block_start to handle_part,
     # which overwrites the part of a reused vendor id; the profile appends the name (block_index_reused
     # and spliced_retry_stream fixtures agree with the profile, so the overwrite rule is narrower)
     ("start input on a reused index", "pydantic-ai"): "the library raises UnexpectedModelBehavior at the block",
-    ("call without type", "openai-python"): (
-        "openai-python fires tool_calls.function.arguments.done only for a snapshot entry whose type is "
-        "'function' (_add_tool_done_event, _build_events); the neutral ToolStart has no wire type "
-        "(providers/openai_chat.py sets block_type 'function' for every call)"
-    ),
 }
 
 
@@ -391,14 +374,18 @@ def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o",
 
 
 _ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
+_FINISH = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
 _MISTRAL = ("0123456789abcdef0123456789abcdef", "mistral-small-latest")
 SAVED: dict[str, bytes] = {
-    # anthropic-python: accumulate_event reads content[None]: TypeError at the delta
+    # anthropic-python: accumulate_event reads content[None]: TypeError at the delta; langchain: the
+    # call runs with "{" repaired to {} and "}" is a nameless invalid call; pydantic-ai: {} (latest part)
     "anthropic_delta_without_index": _MSG
     + _START % b"{}"
     + _DELTA % (b'"index":0,', b"{")
     + _DELTA % (b"", b"}")
     + _STOP,
+    # the whole input in an index-less delta: langchain runs {} and a nameless {"a":1}; pydantic-ai {"a":1}
+    "anthropic_whole_input_without_index": _MSG + _START % b"{}" + _DELTA % (b"", b'{\\"a\\":1}') + _STOP,
     # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
     "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
     # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
@@ -418,19 +405,21 @@ SAVED: dict[str, bytes] = {
         finish='"tool_calls"',
     )
     + b"data: [DONE]\n\n",
-    # pydantic-ai: no chunk is ever dispatched (the only event is unterminated): UnexpectedModelBehavior
+    # openai-python: a call without type gets no arguments.done, so nothing runs (the others run it)
+    "chat_call_without_type": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # pydantic-ai: no chunk is ever dispatched (the only event is unterminated): UnexpectedModelBehavior;
+    # openai-python: no snapshot, AssertionError
     "mistral_single_unterminated_chunk": _chunk(
         '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]', *_MISTRAL
     )[:-1],
 }
 
 
-#: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED,
-#: or, for an OpenAI stream with no chunk, openai-python's AssertionError from the snapshot is not modelled yet)
-SAVED_FOR: dict[str, list[str]] = {
-    "anthropic_delta_without_index": ["anthropic-python"],
-    "mistral_single_unterminated_chunk": ["pydantic-ai", "litellm", "langchain"],
-}
+#: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED)
+SAVED_FOR: dict[str, list[str]] = {}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
