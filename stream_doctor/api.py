@@ -202,8 +202,8 @@ def minimize(
     ``call`` names no call, ``ValueError`` for an unknown code, provider or container, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
-    from stream_doctor.minimizer.run import minimize as run
     from stream_doctor.config.selection import check_selectors, known_codes
+    from stream_doctor.minimizer.run import minimize as run
 
     codes = codes_of(keep)
     if not codes:
