@@ -9,14 +9,17 @@ from typing import Annotated, List, NamedTuple, Optional
 import typer
 
 from stream_doctor.cli.options import (
-    EXIT_ZERO_HELP,
-    EXTEND_SELECT_HELP,
-    IGNORE_HELP,
-    MAX_BYTES_HELP,
-    MAX_FRAMES_HELP,
-    PER_FILE_IGNORES_HELP,
-    QUIET_HELP,
-    SELECT_HELP,
+    ExitZero,
+    ExtendSelect,
+    Ignore,
+    Isolated,
+    MaxBytes,
+    MaxFrames,
+    MaxRows,
+    PerFileIgnores,
+    Quiet,
+    ReportWidth,
+    Select,
 )
 
 
@@ -31,12 +34,10 @@ class Check(NamedTuple):
             "- reads the paths from standard input, one a line.",
         ),
     ] = None
-    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
-    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
-    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
-    per_file_ignores: Annotated[
-        List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
-    ] = []
+    select: Select = []
+    ignore: Ignore = []
+    extend_select: ExtendSelect = []
+    per_file_ignores: PerFileIgnores = []
     fail_on: Annotated[
         Optional[str],
         typer.Option(
@@ -67,7 +68,7 @@ class Check(NamedTuple):
     config: Annotated[Optional[str], typer.Option("--config", help="Use this configuration file; do not search.")] = (
         None
     )
-    isolated: Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")] = False
+    isolated: Isolated = False
     respect_gitignore: Annotated[
         bool,
         typer.Option(
@@ -90,18 +91,13 @@ class Check(NamedTuple):
             "--update-expectations", help="Rewrite the .expect.toml of each failing capture to what it shows now."
         ),
     ] = False
-    width: Annotated[
-        Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
-    ] = None
+    width: ReportWidth = None
     color: Annotated[Optional[bool], typer.Option("--color/--no-color", help="Force colour on or off.")] = None
-    max_rows: Annotated[
-        int,
-        typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."),
-    ] = 200
-    max_bytes: Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)] = None
-    max_frames: Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)] = None
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False
-    exit_zero: Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)] = False
+    max_rows: MaxRows = 200
+    max_bytes: MaxBytes = None
+    max_frames: MaxFrames = None
+    quiet: Quiet = False
+    exit_zero: ExitZero = False
     output_file: Annotated[
         Optional[str],
         typer.Option(

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.options import MAX_BYTES_HELP, MAX_FRAMES_HELP
+from stream_doctor.cli.options import MaxBytes, MaxFrames
 from stream_doctor.cli.output import fail, internal_error, refuse_inputs, write_file
 from stream_doctor.cli.validate import size_limits
 
@@ -21,8 +21,8 @@ def convert(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
-    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+    max_bytes: MaxBytes = None,
+    max_frames: MaxFrames = None,
 ) -> None:
     """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings.
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import typer
 
-from stream_doctor.cli.options import MAX_BYTES_HELP, MAX_FRAMES_HELP
+from stream_doctor.cli.options import MaxBytes, MaxFrames
 from stream_doctor.cli.output import error_line, fail, internal_error, refuse_inputs, write_file, write_stdout
 from stream_doctor.cli.validate import size_limits
 
@@ -39,8 +39,8 @@ def minimize(
     ),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
-    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+    max_bytes: MaxBytes = None,
+    max_frames: MaxFrames = None,
 ) -> None:
     """Cut a capture down to the smallest one on which the kept findings still fire.
 
@@ -68,8 +68,8 @@ def fixture(
     max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
-    max_bytes: Optional[str] = typer.Option(None, "--max-bytes", help=MAX_BYTES_HELP),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help=MAX_FRAMES_HELP),
+    max_bytes: MaxBytes = None,
+    max_frames: MaxFrames = None,
 ) -> None:
     """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
 

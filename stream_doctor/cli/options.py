@@ -1,8 +1,13 @@
-"""Help texts and closed choices that several commands' options share."""
+"""The options several commands share, each declared once (an ``Annotated`` type a command's field
+or parameter takes), their help texts, and closed choices.
 
-from __future__ import annotations
+No ``from __future__ import annotations``: these are values typer reads, not annotations.
+"""
 
 from enum import Enum
+from typing import Annotated, List, Optional
+
+import typer
 
 MAX_BYTES_HELP = "Refuse a capture larger than this once decompressed (bytes, or 512M, 2GiB; default 1GiB)."
 MAX_FRAMES_HELP = "Refuse a capture of more frames than this (default 10,000,000)."
@@ -29,3 +34,22 @@ class Level(str, Enum):
     info = "info"
     warning = "warning"
     error = "error"
+
+
+Select = Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)]
+Ignore = Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)]
+ExtendSelect = Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)]
+PerFileIgnores = Annotated[
+    List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
+]
+Isolated = Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")]
+ReportWidth = Annotated[
+    Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
+]
+MaxRows = Annotated[
+    int, typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all).")
+]
+MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)]
+MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
+ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]

@@ -10,14 +10,17 @@ from typing import Annotated, List, NamedTuple, Optional
 import typer
 
 from stream_doctor.cli.options import (
-    EXIT_ZERO_HELP,
-    EXTEND_SELECT_HELP,
-    IGNORE_HELP,
-    MAX_BYTES_HELP,
-    MAX_FRAMES_HELP,
-    PER_FILE_IGNORES_HELP,
-    QUIET_HELP,
-    SELECT_HELP,
+    ExitZero,
+    ExtendSelect,
+    Ignore,
+    Isolated,
+    MaxBytes,
+    MaxFrames,
+    MaxRows,
+    PerFileIgnores,
+    Quiet,
+    ReportWidth,
+    Select,
 )
 
 
@@ -102,15 +105,11 @@ class Replay(NamedTuple):
             help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
         ),
     ] = None
-    select: Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)] = []
-    ignore: Annotated[List[str], typer.Option("--ignore", metavar="CODES", help=IGNORE_HELP)] = []
-    extend_select: Annotated[List[str], typer.Option("--extend-select", metavar="CODES", help=EXTEND_SELECT_HELP)] = []
-    per_file_ignores: Annotated[
-        List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
-    ] = []
-    width: Annotated[
-        Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")
-    ] = None
+    select: Select = []
+    ignore: Ignore = []
+    extend_select: ExtendSelect = []
+    per_file_ignores: PerFileIgnores = []
+    width: ReportWidth = None
     color: Annotated[
         Optional[bool], typer.Option("--color/--no-color", help="Force colour on or off (default: on for a terminal).")
     ] = None
@@ -122,21 +121,18 @@ class Replay(NamedTuple):
             help="Use this configuration file; by default the one nearest the capture's folder is used.",
         ),
     ] = None
-    isolated: Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")] = False
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False
-    exit_zero: Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)] = False
+    isolated: Isolated = False
+    quiet: Quiet = False
+    exit_zero: ExitZero = False
     output_file: Annotated[
         Optional[str],
         typer.Option(
             "--output-file", "-o", metavar="PATH", help="Write the report to PATH instead of standard output."
         ),
     ] = None
-    max_rows: Annotated[
-        int,
-        typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all)."),
-    ] = 200
-    max_bytes: Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)] = None
-    max_frames: Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)] = None
+    max_rows: MaxRows = 200
+    max_bytes: MaxBytes = None
+    max_frames: MaxFrames = None
     statistics: Annotated[
         bool, typer.Option("--statistics", help="Print how many findings of each code instead of the report.")
     ] = False
