@@ -96,17 +96,11 @@ class Redaction:
 
     def _header(self) -> None:
         """An envelope header's free text (``source``, ``note``) can name anything: only what replays stays."""
-        import orjson
 
         from stream_doctor import jsontext
 
-        if self.layout.container != "envelope" or not self.layout.head.strip():
-            return
-        try:
-            header = orjson.loads(self.layout.head)
-        except orjson.JSONDecodeError:
-            return
-        if not isinstance(header, dict):
+        header = self.layout.header()
+        if header is None:
             return
         slim = {key: value for key, value in header.items() if key in _HEADER_KEYS}
         if slim == header:

@@ -18,8 +18,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
-import orjson
-
 from stream_doctor import jsontext
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.minimizer.ddmin import Stop, ddmin
@@ -289,15 +287,10 @@ class _State:
 
     def header(self) -> None:
         """An envelope's header as little as it takes: only version and provider, or none."""
-        if self.layout.container != "envelope" or not self.layout.head.strip():
+        header = self.layout.header()
+        if header is None:
             return
         self._enter("header")
-        try:
-            header = orjson.loads(self.layout.head)
-        except orjson.JSONDecodeError:
-            return
-        if not isinstance(header, dict):
-            return
         slim = {key: header[key] for key in ("sd", "version", "provider") if key in header}
         for head in (b"", jsontext.dumps(slim) + b"\n"):
             if len(head) < len(self.layout.head) and self._with_head(head):

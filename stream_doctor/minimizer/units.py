@@ -50,6 +50,16 @@ class Layout:
     head: bytes  # before the first frame: an envelope's header line, a JSON array's ``[``
     tail: bytes  # after the last frame's bytes: a JSON array's ``]``
 
+    def header(self) -> dict[str, Any] | None:
+        """An envelope's header record, or None (another container, no header, not a JSON object)."""
+        if self.container != "envelope" or not self.head.strip():
+            return None
+        try:
+            header = orjson.loads(self.head)
+        except orjson.JSONDecodeError:
+            return None
+        return header if isinstance(header, dict) else None
+
     def join(self, units: Iterable[Unit]) -> bytes:
         if self.container == "json":
             return self.head + b",".join(unit.text for unit in units) + self.tail
