@@ -1,0 +1,167 @@
+"""Generated response streams for the differential tests (``test_library_differential.py`` feeds them
+to the real Python libraries, ``test_node_differential.py`` to the TypeScript ones): each strategy
+draws one stream's original bytes and the set of shapes it holds (the names the tests count, and that
+``UNFIXED`` lists keyed by)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+#: examples per generated test: CI runs a bounded number; a long run sets the variable
+EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
+
+
+def _sse(events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes) -> bytes:
+    """SSE text: each event's ``event:`` line (when ``names``), its data line and a blank line; the
+    last blank line left out unless ``closed``."""
+    out = []
+    for name, payload in events:
+        head = b"event: " + name.encode() + eol if names and name else b""
+        out.append(head + b"data: " + payload + eol)
+    return eol.join(out) + (eol if closed else b"")
+
+
+def _fragments(draw: Any, text: str) -> list[str]:
+    if not text:
+        return [text]
+    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=3)))
+    bounds = [0, *[c for c in cuts if c < len(text)], len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+ARGUMENTS = st.sampled_from(['{"city":"Paris"}', '{"q":"a b","n":2}', "{}", "", " ", '{"a":[1,2]}', '{"x": "y"'])
+
+
+@st.composite
+def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
+    shapes: set[str] = set()
+    events: list[tuple[str | None, dict[str, Any]]] = []
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": []}
+    # what every Anthropic message_start carries (pydantic-ai reads its usage)
+    message.update({"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
+    events.append(("message_start", {"type": "message_start", "message": message}))
+    calls = draw(st.integers(1, 3))
+    index_of = draw(st.sampled_from(["dense", "reused", "skipped"]))
+    for i in range(calls):
+        index = {"dense": i, "reused": 0, "skipped": i * 2}[index_of]
+        block: dict[str, Any] = {"type": "tool_use", "name": f"tool_{i}", "input": {}}
+        if draw(st.booleans()) or i:
+            block["id"] = f"toolu_{i}"
+        if draw(st.integers(0, 5)) == 0:
+            block["input"] = {"start": True}
+            shapes.add("start input with deltas")
+            if index_of == "reused" and i:
+                shapes.add("start input on a reused index")
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
+        for fragment in _fragments(draw, draw(ARGUMENTS)):
+            delta: dict[str, Any] = {"type": "content_block_delta", "index": index}
+            delta["delta"] = {"type": "input_json_delta", "partial_json": fragment}
+            if draw(st.integers(0, 7)) == 0:
+                del delta["index"]
+                shapes.add("content_block_delta without index")
+            events.append(("content_block_delta", delta))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    stop = draw(st.sampled_from(["tool_use", "end_turn", "max_tokens"]))
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {}}))
+    if draw(st.booleans()):
+        events.append(("message_stop", {"type": "message_stop"}))
+    names = draw(st.integers(0, 4)) > 0
+    return shapes, _sse(
+        [(n, orjson.dumps(v)) for n, v in events], names, draw(st.booleans()), draw(st.sampled_from([b"\n", b"\r\n"]))
+    )
+
+
+@st.composite
+def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
+    """A Chat Completions stream; ``mistral``: as Mistral sends one (32-hex chunk ids, a Mistral model,
+    calls usually whole in one chunk with no ``index`` and no ``type``, the finish in that chunk)."""
+    chunk_id, model = (
+        ("0123456789abcdef0123456789abcdef", "mistral-small-latest") if mistral else ("chatcmpl-1", "gpt-4o")
+    )
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        body = {"id": chunk_id, "object": "chat.completion.chunk", "created": 1, "model": model}
+        body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
+        return orjson.dumps(body)
+
+    chunks: list[bytes] = []
+    if draw(st.integers(0, 4)) > 0:
+        chunks.append(chunk({"role": "assistant", "content": None if not mistral else ""}))
+    calls = draw(st.integers(1, 3))
+    layouts = ["one_chunk", "one_chunk", "sequential"] if mistral else ["sequential", "interleaved", "one_chunk"]
+    layout = draw(st.sampled_from(layouts))
+    index_rule = draw(
+        st.sampled_from(["never", "always"] if mistral else ["always", "first_only", "never", "all_zero"])
+    )
+    shapes = {"fragments without index"} if index_rule in ("first_only", "never") else set()
+    if mistral:
+        shapes.add("mistral")
+    if calls > 1 and layout == "one_chunk" and index_rule == "never":
+        shapes.add("several index-less calls in one chunk")
+    pieces: list[list[dict[str, Any]]] = []
+    for i in range(calls):
+        head: dict[str, Any] = {"function": {"name": f"tool_{i}", "arguments": ""}}
+        if draw(st.integers(0, 5)) > 0:
+            head["id"] = f"call_{i}"
+        if draw(st.integers(0, 5 if not mistral else 1)) > 0:
+            head["type"] = "function"
+        else:
+            shapes.add("call without type")
+        fragments = [{"function": {"arguments": f}} for f in _fragments(draw, draw(ARGUMENTS))]
+        entries = [head, *fragments]
+        for n, entry in enumerate(entries):
+            if index_rule == "always" or (index_rule == "first_only" and n == 0):
+                entry["index"] = i
+            elif index_rule == "all_zero":
+                entry["index"] = 0
+        pieces.append(entries)
+    if layout == "one_chunk":
+        whole = []
+        for entries in pieces:
+            merged = dict(entries[0])
+            merged["function"] = {
+                "name": entries[0]["function"]["name"],
+                "arguments": "".join(e["function"]["arguments"] for e in entries),
+            }
+            whole.append(merged)
+        chunks.append(chunk({"tool_calls": whole}))
+    elif layout == "interleaved":
+        longest = max(len(p) for p in pieces)
+        for n in range(longest):
+            for entries in pieces:
+                if n < len(entries):
+                    chunks.append(chunk({"tool_calls": [entries[n]]}))
+    else:
+        for entries in pieces:
+            chunks.extend(chunk({"tool_calls": [e]}) for e in entries)
+    finish = draw(st.sampled_from(["tool_calls", "stop", "length"])) if draw(st.integers(0, 5)) > 0 else None
+    if finish is not None and mistral and layout == "one_chunk" and draw(st.booleans()):
+        # Mistral: the finish_reason in the chunk that carries the whole calls
+        chunks[-1] = orjson.dumps(
+            {
+                **orjson.loads(chunks[-1]),
+                "choices": [{**orjson.loads(chunks[-1])["choices"][0], "finish_reason": finish}],
+            }
+        )
+    elif finish is not None:
+        chunks.append(chunk({}, finish))
+    if draw(st.booleans()):
+        chunks.append(b"[DONE]")
+    return shapes, _sse([(None, c) for c in chunks], False, draw(st.booleans()), b"\n")
+
+
+def byte_cuts(draw: Any, data: bytes) -> tuple[int, ...]:
+    return tuple(draw(st.lists(st.integers(1, max(1, len(data) - 1)), max_size=8)))
+
+
+GENERATED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 100,  # CI draws the same examples every run; a long run explores
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
