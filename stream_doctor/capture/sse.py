@@ -1,10 +1,28 @@
 """Raw Server-Sent Events text, as a client receives it (what ``curl -N`` saves).
 
 Parsing follows the WHATWG EventSource rules
-(https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
-with one deliberate deviation: a last event whose terminating blank line is missing is still
-dispatched, and reported, because a cut stream is exactly what a user wants diagnosed.
+(https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+every frame is an event a browser's ``EventSource`` dispatches, with its name, data and id, except
+where this reader knowingly differs (``tests/capture/test_sse_eventsource.py`` compares it with
+Chromium's on the fixtures, the corpus and generated framings, and lists these differences):
 
+- A cut last event. The spec: "Once the end of the file is reached, any pending data must be
+  discarded. (If the file ends in the middle of an event, before the final empty line, the
+  incomplete event is not dispatched.)" This reader still gives an event that has a data line, with
+  the data received, and reports the cut (``unterminated-event``, SD003), because a cut stream is
+  exactly what a user wants diagnosed; the events before it are the browser's.
+- Data lines that are each a whole JSON object (or ``[DONE]``) with no blank lines between them.
+  The spec: "Append the field value to the data buffer, then append a single U+000A LINE FEED (LF)
+  character to the data buffer", so a browser dispatches one event whose data is the lines joined by
+  LF, which no JSON reader parses. This reader gives a frame per line and reports the framing
+  (``data-lines-not-separated``, SD005).
+- The id. ``Frame.sse_id`` is the id the event's own block set (None when it has no valid ``id``
+  line), whereas a browser's ``lastEventId`` is the last one set before the event in any block: "The
+  buffer does not get reset, so the last event ID string of the event source remains set to this
+  value until the next time it is set by the server."
+
+Chromium itself departs from the spec on a CR or LF right after the BOM, which Blink reads as the
+first byte of the next line (the test lists it too); this reader follows the spec there.
 """
 
 from __future__ import annotations
