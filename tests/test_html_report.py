@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,45 +31,16 @@ from stream_doctor.options import Options
 from stream_doctor.report import CallExtra
 from stream_doctor.reporters import RenderOptions, html, terminal
 from tests import hostile_capture
+from tests.browser import chromium
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 EXECUTED = "fixtures/anthropic/parallel_calls_executed.jsonl"
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _unavailable(reason: str) -> None:
-    message = (
-        f"{reason}: the HTML report is tested in a real browser (apt-get install chromium; pip install playwright)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)  # CI installs both: a missing browser is a broken build, not a skip
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    if not os.access(CHROMIUM, os.X_OK):
-        _unavailable(f"no chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with chromium("the HTML report is tested in a real browser") as launched:
+        yield launched
 
 
 def _open(browser: Any, page_file: Path, width: int = 1280, height: int = 900) -> tuple[Any, list[str]]:

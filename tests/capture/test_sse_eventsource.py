@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,10 +45,9 @@ from stream_doctor.capture import load  # noqa: E402
 from stream_doctor.capture._text import BOM  # noqa: E402
 from stream_doctor.capture.base import Capture  # noqa: E402
 from stream_doctor.capture.sse import read_sse  # noqa: E402
+from tests.browser import chromium  # noqa: E402
 from tests.conftest import FIXTURES, ROOT  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CORPUS = ROOT.parent / "shared" / "corpus"
 EXAMPLES = int(os.environ.get("SSE_EVENTSOURCE_EXAMPLES", "30"))
 
@@ -132,13 +130,6 @@ async ({cases, workers}) => {
 Event = tuple[str, str, str]  # type, data, lastEventId
 
 
-def _unavailable(reason: str) -> None:
-    message = f"{reason}: the SSE reader is compared with a real browser's EventSource (apt-get install chromium; pip install playwright)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)  # CI installs both: a missing browser is a broken build, not a skip
-    pytest.skip(message)
-
-
 class _Streams(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -200,25 +191,15 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    if not os.access(CHROMIUM, os.X_OK):
-        _unavailable(f"no chromium at {CHROMIUM}")
     server = _Streams()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        with sync_playwright() as playwright:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-            try:
-                page = launched.new_page()
-                page.set_default_timeout(60_000)
-                page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-                yield Browser(page, server)
-            finally:
-                launched.close()
+        with chromium("the SSE reader is compared with a real browser's EventSource") as launched:
+            page = launched.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+            yield Browser(page, server)
     finally:
         server.shutdown()
         server.server_close()
