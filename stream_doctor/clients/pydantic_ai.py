@@ -19,7 +19,10 @@ block index raises ``UnexpectedModelBehavior``; an in-stream error raises the ex
 
 - Calls are handed when the response ends; arguments that do not parse are sent back to the model
   as a retry prompt (not run); an empty buffer is ``{}``.
-- Two calls on one index are merged; a repeated name is concatenated.
+- Two calls on one index are merged; a repeated name is concatenated. A second start event's
+  non-empty ``input`` on a reused Anthropic block index is merged into the part's dict arguments,
+  and raises ``UnexpectedModelBehavior`` when any ``input_json_delta`` (an empty one too) made them
+  text (``_parts_manager.py`` ``_apply_tool_call_delta``, ``ToolCallPartDelta._apply_to_part``).
 """
 
 from __future__ import annotations
@@ -116,7 +119,9 @@ class PartsManager(WireMachine):
         else:
             held = self.by_vendor.get(vendor)
         if held is None:
-            part = _Part([fragment.call] if fragment.call is not None else [], fragment.call_id, name, args or None)
+            # kept as given: an empty argument text makes the part's args "" (a string), which a later
+            # start event's dict input cannot merge into
+            part = _Part([fragment.call] if fragment.call is not None else [], fragment.call_id, name, args)
             self.parts.append(part)
             if vendor is not None:
                 self.by_vendor[vendor] = part
@@ -125,7 +130,20 @@ class PartsManager(WireMachine):
             held.calls.append(fragment.call)
         if name:
             held.name = (held.name or "") + name
-        if isinstance(args, str):
+        if isinstance(args, dict):
+            # a start event's non-empty input on a block index a part already holds (a reused index):
+            # ToolCallPartDelta._apply_to_part merges it into dict args (or None) and raises on string
+            # args, which any input_json_delta before it made them, an empty one too
+            if isinstance(held.args, str):
+                self.fail(
+                    fragment.pos,
+                    "UnexpectedModelBehavior",
+                    "Cannot apply dict deltas to non-dict tool arguments",
+                    fragment.call,
+                )
+                return
+            held.first_args = {**(held.first_args or {}), **args}
+        elif isinstance(args, str):
             # ToolCallPartDelta._apply_to_part: any text delta, an empty one too, on a part whose
             # args are a dict (the Anthropic start event's non-empty input) raises
             if isinstance(held.first_args, dict):
@@ -138,6 +156,8 @@ class PartsManager(WireMachine):
                 return
             if args:
                 held.text_parts.append(args)
+            elif held.first_args is None:
+                held.first_args = ""  # (part.args or '') + '': the args are now a string
         if fragment.call_id:
             held.call_id = fragment.call_id
 

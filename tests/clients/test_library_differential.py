@@ -162,12 +162,7 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
-UNFIXED: dict[tuple[str, str], str] = {
-    # found, not yet fixed: pydantic-ai's Anthropic stream hands a content_block_start to handle_part,
-    # which overwrites the part of a reused vendor id; the profile appends the name (block_index_reused
-    # and spliced_retry_stream fixtures agree with the profile, so the overwrite rule is narrower)
-    ("start input on a reused index", "pydantic-ai"): "the library raises UnexpectedModelBehavior at the block",
-}
+UNFIXED: dict[tuple[str, str], str] = {}
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
@@ -235,6 +230,20 @@ SAVED: dict[str, bytes] = {
     "anthropic_whole_input_without_index": _MSG + _START % b"{}" + _DELTA % (b"", b'{\\"a\\":1}') + _STOP,
     # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
     "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
+    # pydantic-ai: a start event's input on a reused block index goes to the part that index holds
+    # (handle_tool_call_delta): merged into dict args, UnexpectedModelBehavior on the text args of the
+    # deltas before it, an empty one too (the empty-input starts of block_index_reused only rename)
+    "anthropic_start_input_on_reused_index_after_deltas": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"")
+    + _STOP
+    + _START % b'{"a":1}'
+    + _STOP,
+    "anthropic_start_input_on_reused_index_merged": _MSG
+    + _START % b'{"a":1}'
+    + _STOP
+    + _START % b'{"b":2}'
+    + _STOP,
     # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
     "chat_fragment_without_index": _ROLE
     + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
