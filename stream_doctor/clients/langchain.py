@@ -23,6 +23,8 @@ not modelled: such an entry that opens a new call, which carries no fragment).
 
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
+A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` (``sse.json()`` in
+``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through.
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ class LangChainMerge(WireMachine):
     def malformed(self, reason: str, pos: Pos) -> None:
         if "UTF-8" in reason:  # the provider SDK's SSE decoder raises
             self.fail(pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+        elif not self._anthropic and reason.startswith("not JSON"):
+            # the OpenAI SDK's Stream.__stream__ calls sse.json() on every event but [DONE];
+            # ChatOpenAI._stream lets the JSONDecodeError through
+            self.fail(pos, "JSONDecodeError", "an event's data is not JSON")
 
     def unindexed_fragment(self, fragment: Fragment) -> None:
         # _make_message_chunk_from_anthropic_event: an input_json_delta after a tool_use start is a

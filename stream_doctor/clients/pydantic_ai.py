@@ -12,7 +12,9 @@ part id None, so its text goes to the latest tool call part, L285-308).
 
 Checked against pydantic-ai-slim 2.68.0 itself (``clients/library/pydantic_ai_models.py``: its
 OpenAI and Anthropic model classes on the official SDKs, over a mock transport). Also followed:
-the vendor part id is the tool call index whatever the choice (two choices' calls merge); the
+the vendor part id is the tool call index whatever the choice (two choices' calls merge); a Chat
+event whose data is not JSON raises ``ModelAPIError`` (the SDK's ``JSONDecodeError``, mapped by
+``models/_decode_errors.py`` ``MapStreamDecodeErrors``); the
 Anthropic model asserts that the first event is ``message_start``; a text delta at a tool call's
 block index raises ``UnexpectedModelBehavior``; an in-stream error raises the exception its
 ``error.type`` maps to (``ModelOverloadedError`` …); the legacy ``function_call`` is not read.
@@ -87,6 +89,11 @@ class PartsManager(WireMachine):
                 return
         if type(event) is Malformed and "UTF-8" in event.reason:
             self.fail(event.pos, "ModelAPIError", "an event's bytes are not UTF-8 (UnicodeDecodeError)")
+            return
+        if type(event) is Malformed and self.provider != "anthropic" and event.reason.startswith("not JSON"):
+            # the OpenAI SDK's sse.json() raises JSONDecodeError; MapStreamDecodeErrors
+            # (models/_decode_errors.py) makes it ModelAPIError
+            self.fail(event.pos, "ModelAPIError", "an event's data is not JSON (JSONDecodeError)")
             return
         if type(event) is ToolStart and event.block_type == "function_call":
             return  # the legacy function_call is not read
