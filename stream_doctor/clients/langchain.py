@@ -36,7 +36,7 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING, Event
+from stream_doctor.events import MISSING, Event, Execution, Request
 
 
 @dataclass
@@ -64,9 +64,12 @@ class LangChainMerge(WireMachine):
     latest_tool: bool = False  # langchain-anthropic: the latest block started is a client tool_use
 
     seen_any: bool = False
+    first_chunk: Pos | None = None  # the stream's first chunk: the sum starts as it is
 
     def feed(self, event: Event, call: int | None) -> None:
         self.seen_any = True
+        if self.first_chunk is None and type(event) not in (Request, Execution):
+            self.first_chunk = event.pos
         super().feed(event, call)
 
     def close(self, end: Pos | None) -> None:
@@ -126,11 +129,18 @@ class LangChainMerge(WireMachine):
         # langchain-openai reads the first choice of each chunk; a fragment without an index gets
         # index None and is never merged with another (merge_lists merges integer indices only)
         call = [fragment.call] if fragment.call is not None else []
-        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments))
+        # BaseChatModel.stream adds each chunk to the sum of those before it: the first chunk is the sum
+        # as it is, so merge_lists never merges its own entries with each other (two on index 0 stay two)
+        alone = fragment.pos == self.first_chunk
+        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments), alone)
 
-    def _merge(self, new: _Chunk) -> None:
+    def _merge(self, new: _Chunk, alone: bool = False) -> None:
         if new.index is None:
             self.chunks.append(new)
+            return
+        if alone:
+            self.chunks.append(new)
+            self.by_index.setdefault(new.index, []).append(new)
             return
         # merge_lists merges into the first held chunk of the same index: only those are looked at
         # (a scan of every chunk per fragment made 10,000 calls take minutes)

@@ -13,7 +13,10 @@ arbitrary byte offsets (positions not compared: a chunk may hold several frames)
   its closing blank line, ``event:`` lines present or not, a ``content_block_delta`` without
   ``index``, fragments without ``index`` after the first, indices reused or interleaved, a call
   without ``type`` or ``id``, no role chunk, whitespace and empty arguments, several index-less
-  calls in one chunk;
+  calls in one chunk, fields of the wrong type (Chat ``index`` a string, ``arguments`` null or an
+  object, ``name`` null, ``id`` a number; Anthropic ``index`` a string, ``partial_json`` null or a
+  number, ``input`` a list), Chat events named ``chunk`` or ``message``, and what compatible servers
+  add (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call);
 - ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per provider).
@@ -166,6 +169,17 @@ UNFIXED: dict[tuple[str, str], str] = {
     **{("wrong type: index a string", c): _NO_VALUE for c in ("openai-python", "litellm")},
     ("wrong type: partial_json a number", "langchain"): _PARTIAL_JSON,
     ("wrong type: partial_json null", "langchain"): _PARTIAL_JSON,
+    # a non-string id is read as none (the ToolStart carries no id): LangChain's tool_call_chunk and LiteLLM's
+    # ChatCompletionDeltaToolCall fail validation (ValidationError), pydantic-ai and openai-python keep the number
+    **{
+        ("wrong type: id a number", c): "the adapter reads an id that is not a string as none; the value is gone"
+        for c in ("langchain", "litellm", "openai-python", "pydantic-ai")
+    },
+    # not yet followed: _chat.Entry (shared with openai-node's profile, changed elsewhere this session)
+    # holds "" where accumulate_delta keeps a null arguments as None until a string comes
+    ("wrong type: arguments null", "openai-python"): "the done event's arguments are None, the profile's ''",
+    # not yet studied: a null name with index-less fragments; the library raises IndexError
+    ("wrong type: name null", "pydantic-ai"): "not yet followed: a null name before index-less fragments",
     # found at the long run, not yet studied: a list input on a start at a reused index (anthropic-python
     # hands the reused block's calls differently)
     ("wrong type: input a list", "anthropic-python"): "not yet followed: a start input that is a list",
@@ -247,6 +261,18 @@ SAVED: dict[str, bytes] = {
     + _START % b'{"a":1}'
     + _STOP,
     "anthropic_start_input_on_reused_index_merged": _MSG + _START % b'{"a":1}' + _STOP + _START % b'{"b":2}' + _STOP,
+    # openai-python: the first chunk's entries are merged by index too (accumulate_delta({}, delta)), ids and
+    # names concatenated and the latest type kept; langchain: the first chunk is the sum as it is, its
+    # two entries on index 0 stay two calls
+    "chat_first_chunk_two_entries_on_one_index": _chunk(
+        '[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}},'
+        '{"index":0,"id":"call_1","type":"function","function":{"name":"g","arguments":""}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # langchain, litellm, pydantic-ai: the OpenAI SDK's sse.json() raises on data that is not JSON
+    # (JSONDecodeError as it is; MidStreamFallbackError; ModelAPIError)
+    "chat_data_not_json": _ROLE + b'data: {"id":}]}\n\n' + b"data: [DONE]\n\n",
     # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
     "chat_fragment_without_index": _ROLE
     + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
