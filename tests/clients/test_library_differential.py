@@ -178,6 +178,12 @@ UNFIXED: dict[tuple[str, str], str] = {
     # not yet followed: _chat.Entry (shared with openai-node's profile, changed elsewhere this session)
     # holds "" where accumulate_delta keeps a null arguments as None until a string comes
     ("wrong type: arguments null", "openai-python"): "the done event's arguments are None, the profile's ''",
+    # the adapter reads arguments that are not a string as none (a Problem event says it): LangChain's
+    # tool_call_chunk and LiteLLM's Delta fail validation, pydantic-ai takes the dict as the arguments
+    **{
+        ("wrong type: arguments an object", c): "the adapter reads arguments that are not a string as none"
+        for c in ("langchain", "litellm", "pydantic-ai", "openai-python")
+    },
     # not yet studied: a null name with index-less fragments; the library raises IndexError
     ("wrong type: name null", "pydantic-ai"): "not yet followed: a null name before index-less fragments",
     # found at the long run, not yet studied: a list input on a start at a reused index (anthropic-python
@@ -206,7 +212,10 @@ def test_profiles_agree_on_generated_anthropic_streams(data: st.DataObject) -> N
 @GENERATED
 @given(st.data())
 def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
-    _check(data, *data.draw(chat_streams()))
+    shapes, stream = data.draw(chat_streams())
+    # an unread stream would compare nothing (event: chunk was once taken for Bedrock's)
+    assert replay(stream, name="generated.sse").stream.capture.provider == "openai"
+    _check(data, shapes, stream)
 
 
 @GENERATED
