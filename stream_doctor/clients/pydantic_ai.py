@@ -81,7 +81,10 @@ class PartsManager(WireMachine):
         super().close(end)
 
     def feed(self, event: Event, call: int | None) -> None:
-        if not self.seen_any and type(event) not in (Request, Execution, KeepAlive) and not self._done(event):
+        # a Chat chunk with no choices (usage, Azure's prompt_filter_results) is a chunk the OpenAI model's peek
+        # reads (_chat_model.py _process_streamed_response); an Anthropic ping is no message_start
+        ignored = (Request, Execution, KeepAlive) if self.provider == "anthropic" else (Request, Execution)
+        if not self.seen_any and type(event) not in ignored and not self._done(event):
             self.seen_any = True
             if self.provider == "anthropic" and type(event) is not MessageStart:
                 # AnthropicStreamedResponse reads the first event as the message_start and asserts it

@@ -169,6 +169,12 @@ UNFIXED: dict[tuple[str, str], str] = {
     **{("wrong type: index a string", c): _NO_VALUE for c in ("openai-python", "litellm")},
     ("wrong type: partial_json a number", "langchain"): _PARTIAL_JSON,
     ("wrong type: partial_json null", "langchain"): _PARTIAL_JSON,
+    # anthropic-python raises TypeError on it (followed: SAVED anthropic_partial_json_null), but IndexError first
+    # when the delta's index is past the content list, and the Malformed event carries no index
+    **{
+        (f"wrong type: partial_json {kind}", "anthropic-python"): "the Malformed event carries no index"
+        for kind in ("null", "a number")
+    },
     # a non-string id is read as none (the ToolStart carries no id): LangChain's tool_call_chunk and LiteLLM's
     # ChatCompletionDeltaToolCall fail validation (ValidationError), pydantic-ai and openai-python keep the number
     **{
@@ -258,6 +264,12 @@ SAVED: dict[str, bytes] = {
     + _STOP,
     # the whole input in an index-less delta: langchain runs {} and a nameless {"a":1}; pydantic-ai {"a":1}
     "anthropic_whole_input_without_index": _MSG + _START % b"{}" + _DELTA % (b"", b'{\\"a\\":1}') + _STOP,
+    # anthropic-python: accumulate_event's bytes(partial_json, "utf-8") on None: TypeError
+    "anthropic_partial_json_null": _MSG
+    + _START % b"{}"
+    + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    + b'"delta":{"type":"input_json_delta","partial_json":null}}\n\n'
+    + _STOP,
     # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
     "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
     # pydantic-ai: a start event's input on a reused block index goes to the part that index holds
@@ -279,6 +291,11 @@ SAVED: dict[str, bytes] = {
     )
     + _FINISH
     + b"data: [DONE]\n\n",
+    # pydantic-ai: Azure's first chunk with choices: [] is the chunk the OpenAI model peeks, so a stream whose
+    # only other chunk is cut ends with no calls and no UnexpectedModelBehavior
+    "chat_filter_chunk_then_a_cut_one": b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,'
+    b'"model":"gpt-4o","choices":[],"prompt_filter_results":[]}\n\n'
+    + _chunk('[{"index":0,"function":{"name":"f","arguments":""}}]')[:-1],
     # langchain, litellm, pydantic-ai: the OpenAI SDK's sse.json() raises on data that is not JSON
     # (JSONDecodeError as it is; MidStreamFallbackError; ModelAPIError)
     "chat_data_not_json": _ROLE + b'data: {"id":}]}\n\n' + b"data: [DONE]\n\n",
