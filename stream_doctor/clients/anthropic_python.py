@@ -85,6 +85,11 @@ class AnthropicSnapshot(Machine):
                 # accumulate_event reads ``content[event.index]`` of a delta or stop: a missing index is
                 # None (the event is built without validation), a string is no list index either
                 self.fail(event.pos, "TypeError", "list indices must be integers or slices, not NoneType")
+            elif self.started and event.reason == "input_json_delta whose partial_json is not a string":
+                # accumulate_event (lib/streaming/_messages.py): ``bytes(event.delta.partial_json, "utf-8")``
+                # on a tool_use block's delta: None or a number is a TypeError (the event's block is
+                # taken to be the tool_use its index names: the Malformed event carries no index)
+                self.fail(event.pos, "TypeError", "encoding without a string argument")
             return
         if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):
             return

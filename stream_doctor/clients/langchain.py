@@ -23,6 +23,8 @@ not modelled: such an entry that opens a new call, which carries no fragment).
 
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
+A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` (``sse.json()`` in
+``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING, Event
+from stream_doctor.events import MISSING, Event, Execution, Request
 
 
 @dataclass
@@ -62,9 +64,12 @@ class LangChainMerge(WireMachine):
     latest_tool: bool = False  # langchain-anthropic: the latest block started is a client tool_use
 
     seen_any: bool = False
+    first_chunk: Pos | None = None  # the stream's first chunk: the sum starts as it is
 
     def feed(self, event: Event, call: int | None) -> None:
         self.seen_any = True
+        if self.first_chunk is None and type(event) not in (Request, Execution):
+            self.first_chunk = event.pos
         super().feed(event, call)
 
     def close(self, end: Pos | None) -> None:
@@ -80,6 +85,10 @@ class LangChainMerge(WireMachine):
     def malformed(self, reason: str, pos: Pos) -> None:
         if "UTF-8" in reason:  # the provider SDK's SSE decoder raises
             self.fail(pos, "UnicodeDecodeError", "an event's bytes are not UTF-8")
+        elif not self._anthropic and reason.startswith("not JSON"):
+            # the OpenAI SDK's Stream.__stream__ calls sse.json() on every event but [DONE];
+            # ChatOpenAI._stream lets the JSONDecodeError through
+            self.fail(pos, "JSONDecodeError", "an event's data is not JSON")
 
     def unindexed_fragment(self, fragment: Fragment) -> None:
         # _make_message_chunk_from_anthropic_event: an input_json_delta after a tool_use start is a
@@ -120,11 +129,18 @@ class LangChainMerge(WireMachine):
         # langchain-openai reads the first choice of each chunk; a fragment without an index gets
         # index None and is never merged with another (merge_lists merges integer indices only)
         call = [fragment.call] if fragment.call is not None else []
-        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments))
+        # BaseChatModel.stream adds each chunk to the sum of those before it: the first chunk is the sum
+        # as it is, so merge_lists never merges its own entries with each other (two on index 0 stay two)
+        alone = fragment.pos == self.first_chunk
+        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments), alone)
 
-    def _merge(self, new: _Chunk) -> None:
+    def _merge(self, new: _Chunk, alone: bool = False) -> None:
         if new.index is None:
             self.chunks.append(new)
+            return
+        if alone:
+            self.chunks.append(new)
+            self.by_index.setdefault(new.index, []).append(new)
             return
         # merge_lists merges into the first held chunk of the same index: only those are looked at
         # (a scan of every chunk per fragment made 10,000 calls take minutes)

@@ -18,7 +18,8 @@ after the stream, whatever its finish reason. The legacy ``function_call`` is co
 - Two calls sent on one index become one call with ``{…}{…}`` (litellm #7621), run with text that
   does not parse; so do the calls of two choices (``n=2``) at the same index.
 - An error object in the stream: the OpenAI SDK raises ``APIError``, which ``CustomStreamWrapper``
-  re-raises as ``MidStreamFallbackError`` (``streaming_handler.py`` L2242-2315).
+  re-raises as ``MidStreamFallbackError`` (``streaming_handler.py`` L2242-2315); so does an event
+  whose data is not JSON (the SDK's ``JSONDecodeError``).
 - Later releases (1.109.1) key calls by choice and index; profile and test move together when the
   pin can.
 """
@@ -74,6 +75,12 @@ class ChunkBuilder(WireMachine):
 
     def stream_error(self, pos: Pos) -> None:
         self.fail(pos, "MidStreamFallbackError", "the stream sent an error object", provider_error=True)
+
+    def malformed(self, reason: str, pos: Pos) -> None:
+        if reason.startswith("not JSON"):
+            # the OpenAI SDK's sse.json() raises JSONDecodeError, which CustomStreamWrapper re-raises as
+            # MidStreamFallbackError (streaming_handler.py _handle_stream_fallback_error)
+            self.fail(pos, "MidStreamFallbackError", "an event's data is not JSON")
 
     def end(self, end: Pos | None) -> None:
         for _, slot in sorted(self.slots.items()):

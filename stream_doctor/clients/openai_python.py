@@ -11,7 +11,9 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   an `index` key"), or ``TypeError`` in the first chunk, which is taken whole as the snapshot.
 - Strings are concatenated with ``+=``, ``id`` and ``function.name`` included: a server that repeats
   them on every fragment gets ``call_abccall_abc`` and ``get_weatherget_weather``. Two calls sent
-  on one index are merged into one entry (``{…}{…}``).
+  on one index are merged into one entry (``{…}{…}``), in the first chunk too
+  (``_convert_initial_chunk_into_snapshot`` runs ``accumulate_delta``), and the entry's ``type`` is
+  the latest one sent.
 - ``tool_calls.function.arguments.done`` fires for the current index when a fragment of another
   index arrives, or when the choice has a ``finish_reason`` (whatever it is: ``length`` too).
   The application runs the call on that event with ``json.loads(arguments)``; under interleaved
@@ -76,10 +78,9 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             else:
                 self.fail(pos, "RuntimeError", "Expected list delta entry to have an `index` key", call)
             return None
+        # the first chunk's indexed entries are merged by index too (accumulate_delta({}, delta):
+        # "Even the first indexed list must be merged"): two entries at index 0 are one call
         self.indexed_in_chunk = pos
-        if pos == self.first:
-            entries.append(Entry.new(call, call_id, name, arguments))
-            return self._check(entries, index, pos, call)
         try:
             entry = entries[index]
         except IndexError:

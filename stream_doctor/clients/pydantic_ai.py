@@ -12,14 +12,19 @@ part id None, so its text goes to the latest tool call part, L285-308).
 
 Checked against pydantic-ai-slim 2.68.0 itself (``clients/library/pydantic_ai_models.py``: its
 OpenAI and Anthropic model classes on the official SDKs, over a mock transport). Also followed:
-the vendor part id is the tool call index whatever the choice (two choices' calls merge); the
+the vendor part id is the tool call index whatever the choice (two choices' calls merge); a Chat
+event whose data is not JSON raises ``ModelAPIError`` (the SDK's ``JSONDecodeError``, mapped by
+``models/_decode_errors.py`` ``MapStreamDecodeErrors``); the
 Anthropic model asserts that the first event is ``message_start``; a text delta at a tool call's
 block index raises ``UnexpectedModelBehavior``; an in-stream error raises the exception its
 ``error.type`` maps to (``ModelOverloadedError`` …); the legacy ``function_call`` is not read.
 
 - Calls are handed when the response ends; arguments that do not parse are sent back to the model
   as a retry prompt (not run); an empty buffer is ``{}``.
-- Two calls on one index are merged; a repeated name is concatenated.
+- Two calls on one index are merged; a repeated name is concatenated. A second start event's
+  non-empty ``input`` on a reused Anthropic block index is merged into the part's dict arguments,
+  and raises ``UnexpectedModelBehavior`` when any ``input_json_delta`` (an empty one too) made them
+  text (``_parts_manager.py`` ``_apply_tool_call_delta``, ``ToolCallPartDelta._apply_to_part``).
 """
 
 from __future__ import annotations
@@ -76,7 +81,10 @@ class PartsManager(WireMachine):
         super().close(end)
 
     def feed(self, event: Event, call: int | None) -> None:
-        if not self.seen_any and type(event) not in (Request, Execution, KeepAlive) and not self._done(event):
+        # a Chat chunk with no choices (usage, Azure's prompt_filter_results) is a chunk the OpenAI model's peek
+        # reads (_chat_model.py _process_streamed_response); an Anthropic ping is no message_start
+        ignored = (Request, Execution, KeepAlive) if self.provider == "anthropic" else (Request, Execution)
+        if not self.seen_any and type(event) not in ignored and not self._done(event):
             self.seen_any = True
             if self.provider == "anthropic" and type(event) is not MessageStart:
                 # AnthropicStreamedResponse reads the first event as the message_start and asserts it
@@ -84,6 +92,11 @@ class PartsManager(WireMachine):
                 return
         if type(event) is Malformed and "UTF-8" in event.reason:
             self.fail(event.pos, "ModelAPIError", "an event's bytes are not UTF-8 (UnicodeDecodeError)")
+            return
+        if type(event) is Malformed and self.provider != "anthropic" and event.reason.startswith("not JSON"):
+            # the OpenAI SDK's sse.json() raises JSONDecodeError; MapStreamDecodeErrors
+            # (models/_decode_errors.py) makes it ModelAPIError
+            self.fail(event.pos, "ModelAPIError", "an event's data is not JSON (JSONDecodeError)")
             return
         if type(event) is ToolStart and event.block_type == "function_call":
             return  # the legacy function_call is not read
@@ -116,7 +129,9 @@ class PartsManager(WireMachine):
         else:
             held = self.by_vendor.get(vendor)
         if held is None:
-            part = _Part([fragment.call] if fragment.call is not None else [], fragment.call_id, name, args or None)
+            # kept as given: an empty argument text makes the part's args "" (a string), which a later
+            # start event's dict input cannot merge into
+            part = _Part([fragment.call] if fragment.call is not None else [], fragment.call_id, name, args)
             self.parts.append(part)
             if vendor is not None:
                 self.by_vendor[vendor] = part
@@ -125,7 +140,20 @@ class PartsManager(WireMachine):
             held.calls.append(fragment.call)
         if name:
             held.name = (held.name or "") + name
-        if isinstance(args, str):
+        if isinstance(args, dict):
+            # a start event's non-empty input on a block index a part already holds (a reused index):
+            # ToolCallPartDelta._apply_to_part merges it into dict args (or None) and raises on string
+            # args, which any input_json_delta before it made them, an empty one too
+            if isinstance(held.args, str):
+                self.fail(
+                    fragment.pos,
+                    "UnexpectedModelBehavior",
+                    "Cannot apply dict deltas to non-dict tool arguments",
+                    fragment.call,
+                )
+                return
+            held.first_args = {**(held.first_args or {}), **args}
+        elif isinstance(args, str):
             # ToolCallPartDelta._apply_to_part: any text delta, an empty one too, on a part whose
             # args are a dict (the Anthropic start event's non-empty input) raises
             if isinstance(held.first_args, dict):
@@ -138,6 +166,8 @@ class PartsManager(WireMachine):
                 return
             if args:
                 held.text_parts.append(args)
+            elif held.first_args is None:
+                held.first_args = ""  # (part.args or '') + '': the args are now a string
         if fragment.call_id:
             held.call_id = fragment.call_id
 

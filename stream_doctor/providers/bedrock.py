@@ -165,9 +165,15 @@ def sniff(frames: Sequence[Frame]) -> int:
 
 def _weigh(frame: Frame) -> int:
     event = frame.event
+    named = event is not None
     if event is None and len(frame.value) == 1:
         event = next(iter(frame.value))
-    return 2 if event in CONVERSE_EVENTS or event == "chunk" or event in EXCEPTIONS else 0
+    if event == "chunk":
+        # InvokeModel's chunk carries base64 ``bytes``; a Chat Completions chunk that a compatible server
+        # names ``event: chunk`` does not
+        body = frame.value if named else frame.value.get("chunk")
+        return 2 if isinstance(body, dict) and "bytes" in body else 0
+    return 2 if event in CONVERSE_EVENTS or event in EXCEPTIONS else 0
 
 
 def translator() -> BedrockTranslator:

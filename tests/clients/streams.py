@@ -71,9 +71,33 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
     if draw(st.booleans()):
         events.append(("message_stop", {"type": "message_stop"}))
     names = draw(st.integers(0, 4)) > 0
-    return shapes, _sse(
-        [(n, orjson.dumps(v)) for n, v in events], names, draw(st.booleans()), draw(st.sampled_from([b"\n", b"\r\n"]))
-    )
+    closed, eol = draw(st.booleans()), draw(st.sampled_from([b"\n", b"\r\n"]))
+    _anthropic_wrong_type(draw, [v for _, v in events], shapes)
+    return shapes, _sse([(n, orjson.dumps(v)) for n, v in events], names, closed, eol)
+
+
+def _anthropic_wrong_type(draw: Any, events: list[dict[str, Any]], shapes: set[str]) -> None:
+    """One field of the wrong type, now and then: an ``index`` that is a string, a ``partial_json``
+    null or a number, a start event's ``input`` that is a list."""
+    if draw(st.integers(0, 3)) < 3:
+        return
+    kind = draw(st.sampled_from(["index a string", "partial_json null", "partial_json a number", "input a list"]))
+    if kind == "input a list":
+        targets = [e for e in events if e["type"] == "content_block_start"]
+    elif kind == "index a string":
+        targets = [e for e in events if e["type"].startswith("content_block") and "index" in e]
+    else:
+        targets = [e for e in events if e["type"] == "content_block_delta"]
+    if not targets:
+        return
+    target = draw(st.sampled_from(targets))
+    shapes.add(f"wrong type: {kind}")
+    if kind == "input a list":
+        target["content_block"]["input"] = []
+    elif kind == "index a string":
+        target["index"] = str(target["index"])
+    else:
+        target["delta"]["partial_json"] = None if kind == "partial_json null" else 1
 
 
 @st.composite
@@ -152,7 +176,60 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
         chunks.append(chunk({}, finish))
     if draw(st.booleans()):
         chunks.append(b"[DONE]")
-    return shapes, _sse([(None, c) for c in chunks], False, draw(st.booleans()), b"\n")
+    closed = draw(st.booleans())
+    chunks = _chat_wrong_type(draw, chunks, shapes)
+    chunks = _compatible_server(draw, chunks, shapes, chunk_id, model)
+    # some compatible servers name every event (``event: chunk``, ``event: message``)
+    event_name = draw(st.sampled_from([None, None, None, "chunk", "message"]))
+    if event_name is not None:
+        shapes.add(f"chat events named {event_name}")
+    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n")
+
+
+def _chat_wrong_type(draw: Any, chunks: list[bytes], shapes: set[str]) -> list[bytes]:
+    """One ``tool_calls[]`` field of the wrong type, now and then: ``index`` a string, ``arguments``
+    null or an object, ``name`` null, ``id`` a number."""
+    if draw(st.integers(0, 3)) < 3:
+        return chunks
+    holding = [n for n, c in enumerate(chunks) if b'"tool_calls":[' in c]
+    if not holding:
+        return chunks
+    at = draw(st.sampled_from(holding))
+    body = orjson.loads(chunks[at])
+    calls = body["choices"][0]["delta"]["tool_calls"]
+    entry = calls[draw(st.integers(0, len(calls) - 1))]
+    kind = draw(
+        st.sampled_from(["index a string", "arguments null", "arguments an object", "name null", "id a number"])
+    )
+    shapes.add(f"wrong type: {kind}")
+    function = entry.setdefault("function", {})
+    if kind == "index a string":
+        entry["index"] = str(entry.get("index", 0))
+    elif kind == "arguments null":
+        function["arguments"] = None
+    elif kind == "arguments an object":
+        function["arguments"] = {"a": 1}
+    elif kind == "name null":
+        function["name"] = None
+    else:
+        entry["id"] = 7
+    return [*chunks[:at], orjson.dumps(body), *chunks[at + 1 :]]
+
+
+def _compatible_server(draw: Any, chunks: list[bytes], shapes: set[str], chunk_id: str, model: str) -> list[bytes]:
+    """What compatible servers add around a Chat stream, now and then: a first chunk with ``choices: []``
+    (Azure's prompt filter results), a last usage chunk with ``choices: []`` (``stream_options``
+    ``include_usage``; vLLM, Together, DeepSeek), Groq's ``x_groq`` usage."""
+    head = {"id": chunk_id, "object": "chat.completion.chunk", "created": 1, "model": model, "choices": []}
+    if draw(st.integers(0, 4)) == 0:
+        shapes.add("first chunk with no choices")
+        chunks = [orjson.dumps({**head, "prompt_filter_results": []}), *chunks]
+    if draw(st.integers(0, 3)) == 0:
+        shapes.add("usage chunk with no choices")
+        usage = orjson.dumps({**head, "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+        done = chunks[-1] == b"[DONE]"
+        chunks = [*chunks[:-1], usage, chunks[-1]] if done else [*chunks, usage]
+    return chunks
 
 
 def byte_cuts(draw: Any, data: bytes) -> tuple[int, ...]:

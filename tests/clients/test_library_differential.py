@@ -13,7 +13,10 @@ arbitrary byte offsets (positions not compared: a chunk may hold several frames)
   its closing blank line, ``event:`` lines present or not, a ``content_block_delta`` without
   ``index``, fragments without ``index`` after the first, indices reused or interleaved, a call
   without ``type`` or ``id``, no role chunk, whitespace and empty arguments, several index-less
-  calls in one chunk;
+  calls in one chunk, fields of the wrong type (Chat ``index`` a string, ``arguments`` null or an
+  object, ``name`` null, ``id`` a number; Anthropic ``index`` a string, ``partial_json`` null or a
+  number, ``input`` a list), Chat events named ``chunk`` or ``message``, and what compatible servers
+  add (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call);
 - ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per provider).
@@ -59,17 +62,6 @@ KNOWN_DIVERGENCES.update(
     {
         (client, "openai-php-client/tests/Fixtures/Streams/ChatCompletionCreate.txt"): _JOINED
         for client in ("langchain", "litellm", "openai-python", "pydantic-ai")
-    }
-)
-# an event whose data is not JSON: the OpenAI SDK's decoder raises, which these profiles do not model yet
-KNOWN_DIVERGENCES.update(
-    {
-        (
-            client,
-            "semantic-kernel/dotnet/src/Connectors/Connectors.OpenAI.UnitTests/TestData/"
-            "chat_completion_invalid_streaming_test_response.txt",
-        ): "data that is not JSON: the library raises"
-        for client in ("langchain", "litellm", "pydantic-ai")
     }
 )
 
@@ -162,11 +154,47 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
+_NO_VALUE = (
+    "the adapter reads an index that is not an integer as missing (a Malformed or Problem event that does not "
+    "carry the value), so the profile cannot tell a string index from none: the SDK indexes its list with the "
+    "string (anthropic-python ValueError/TypeError, openai-python's accumulate_delta), LangChain keeps it as the "
+    "chunk's index"
+)
+_PARTIAL_JSON = (
+    "a partial_json that is not a string is one Malformed event whatever its type: LangChain's tool_call_chunk "
+    "takes None (args None, merged) and fails pydantic validation on a number (ValidationError)"
+)
 UNFIXED: dict[tuple[str, str], str] = {
-    # found, not yet fixed: pydantic-ai's Anthropic stream hands a content_block_start to handle_part,
-    # which overwrites the part of a reused vendor id; the profile appends the name (block_index_reused
-    # and spliced_retry_stream fixtures agree with the profile, so the overwrite rule is narrower)
-    ("start input on a reused index", "pydantic-ai"): "the library raises UnexpectedModelBehavior at the block",
+    **{("wrong type: index a string", c): _NO_VALUE for c in ("anthropic-python", "langchain", "pydantic-ai")},
+    **{("wrong type: index a string", c): _NO_VALUE for c in ("openai-python", "litellm")},
+    ("wrong type: partial_json a number", "langchain"): _PARTIAL_JSON,
+    ("wrong type: partial_json null", "langchain"): _PARTIAL_JSON,
+    # anthropic-python raises TypeError on it (followed: SAVED anthropic_partial_json_null), but IndexError first
+    # when the delta's index is past the content list, and the Malformed event carries no index
+    **{
+        (f"wrong type: partial_json {kind}", "anthropic-python"): "the Malformed event carries no index"
+        for kind in ("null", "a number")
+    },
+    # a non-string id is read as none (the ToolStart carries no id): LangChain's tool_call_chunk and LiteLLM's
+    # ChatCompletionDeltaToolCall fail validation (ValidationError), pydantic-ai and openai-python keep the number
+    **{
+        ("wrong type: id a number", c): "the adapter reads an id that is not a string as none; the value is gone"
+        for c in ("langchain", "litellm", "openai-python", "pydantic-ai")
+    },
+    # not yet followed: _chat.Entry (shared with openai-node's profile, changed elsewhere this session)
+    # holds "" where accumulate_delta keeps a null arguments as None until a string comes
+    ("wrong type: arguments null", "openai-python"): "the done event's arguments are None, the profile's ''",
+    # the adapter reads arguments that are not a string as none (a Problem event says it): LangChain's
+    # tool_call_chunk and LiteLLM's Delta fail validation, pydantic-ai takes the dict as the arguments
+    **{
+        ("wrong type: arguments an object", c): "the adapter reads arguments that are not a string as none"
+        for c in ("langchain", "litellm", "pydantic-ai", "openai-python")
+    },
+    # not yet studied: a null name with index-less fragments; the library raises IndexError
+    ("wrong type: name null", "pydantic-ai"): "not yet followed: a null name before index-less fragments",
+    # found at the long run, not yet studied: a list input on a start at a reused index (anthropic-python
+    # hands the reused block's calls differently)
+    ("wrong type: input a list", "anthropic-python"): "not yet followed: a start input that is a list",
 }
 
 
@@ -190,7 +218,10 @@ def test_profiles_agree_on_generated_anthropic_streams(data: st.DataObject) -> N
 @GENERATED
 @given(st.data())
 def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
-    _check(data, *data.draw(chat_streams()))
+    shapes, stream = data.draw(chat_streams())
+    # an unread stream would compare nothing (event: chunk was once taken for Bedrock's)
+    assert replay(stream, name="generated.sse").stream.capture.provider == "openai"
+    _check(data, shapes, stream)
 
 
 @GENERATED
@@ -233,8 +264,41 @@ SAVED: dict[str, bytes] = {
     + _STOP,
     # the whole input in an index-less delta: langchain runs {} and a nameless {"a":1}; pydantic-ai {"a":1}
     "anthropic_whole_input_without_index": _MSG + _START % b"{}" + _DELTA % (b"", b'{\\"a\\":1}') + _STOP,
+    # anthropic-python: accumulate_event's bytes(partial_json, "utf-8") on None: TypeError
+    "anthropic_partial_json_null": _MSG
+    + _START % b"{}"
+    + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    + b'"delta":{"type":"input_json_delta","partial_json":null}}\n\n'
+    + _STOP,
     # pydantic-ai: an empty text delta on the start event's dict input raises UnexpectedModelBehavior
     "anthropic_start_input_then_empty_delta": _MSG + _START % b'{"a":1}' + _DELTA % (b'"index":0,', b"") + _STOP,
+    # pydantic-ai: a start event's input on a reused block index goes to the part that index holds
+    # (handle_tool_call_delta): merged into dict args, UnexpectedModelBehavior on the text args of the
+    # deltas before it, an empty one too (the empty-input starts of block_index_reused only rename)
+    "anthropic_start_input_on_reused_index_after_deltas": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"")
+    + _STOP
+    + _START % b'{"a":1}'
+    + _STOP,
+    "anthropic_start_input_on_reused_index_merged": _MSG + _START % b'{"a":1}' + _STOP + _START % b'{"b":2}' + _STOP,
+    # openai-python: the first chunk's entries are merged by index too (accumulate_delta({}, delta)), ids and
+    # names concatenated and the latest type kept; langchain: the first chunk is the sum as it is, its
+    # two entries on index 0 stay two calls
+    "chat_first_chunk_two_entries_on_one_index": _chunk(
+        '[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}},'
+        '{"index":0,"id":"call_1","type":"function","function":{"name":"g","arguments":""}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # pydantic-ai: Azure's first chunk with choices: [] is the chunk the OpenAI model peeks, so a stream whose
+    # only other chunk is cut ends with no calls and no UnexpectedModelBehavior
+    "chat_filter_chunk_then_a_cut_one": b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,'
+    b'"model":"gpt-4o","choices":[],"prompt_filter_results":[]}\n\n'
+    + _chunk('[{"index":0,"function":{"name":"f","arguments":""}}]')[:-1],
+    # langchain, litellm, pydantic-ai: the OpenAI SDK's sse.json() raises on data that is not JSON
+    # (JSONDecodeError as it is; MidStreamFallbackError; ModelAPIError)
+    "chat_data_not_json": _ROLE + b'data: {"id":}]}\n\n' + b"data: [DONE]\n\n",
     # openai-python: an index-less fragment after an indexed one: RuntimeError in accumulate_delta
     "chat_fragment_without_index": _ROLE
     + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
