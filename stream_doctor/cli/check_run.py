@@ -117,4 +117,5 @@ def _inputs(plan: Any) -> list[str]:
     from stream_doctor.config.expectations import sidecar_path
 
     paths = [task.path for task in plan.tasks] + [sidecar_path(task.path) for task in plan.tasks]
+    paths += [member for task in plan.tasks for member in task.members]  # a session's captures
     return paths + ([plan.config.path] if plan.config.path else [])
