@@ -290,7 +290,8 @@ def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
         except EOFError:
             process.join()
             death = _death(process.exitcode)
-            yield None, f"the replay crashed the process running it ({death}); the other captures were checked", None, None
+            crashed = f"the replay crashed the process running it ({death}); the other captures were checked"
+            yield None, crashed, None, None
             start += 1
         finally:
             receiver.close()
