@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from typer.testing import CliRunner
 
 from stream_doctor.cli import app
+from tests.check.test_reporters import _validate_check_json, _validate_sarif
 from tests.conftest import ROOT
 from tests.conversation.test_session import ARGUMENTS, _session
 
@@ -36,7 +36,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def check(*args: str) -> tuple[int, dict[str, Any]]:
     result = CliRunner().invoke(app, ["check", *args, "--report", "json"], env={"GITHUB_ACTIONS": ""})
     assert result.stdout.startswith("{"), result.output
-    return result.exit_code, orjson.loads(result.stdout)
+    return result.exit_code, _validate_check_json(result.stdout)  # a session's "files" too
 
 
 def entries(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -141,7 +141,7 @@ def test_the_folder_sidecar_declares_what_the_session_shows(project: Path) -> No
 def test_reporters_point_at_the_member_file(project: Path) -> None:
     Path("stream-doctor.toml").write_text(CONFIG)
     runner = CliRunner()
-    sarif = orjson.loads(runner.invoke(app, ["check", "recordings", "--report", "sarif"]).stdout)
+    sarif = _validate_sarif(runner.invoke(app, ["check", "recordings", "--report", "sarif"]).stdout)
     (result,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "SD608"]
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == SECOND and location["region"]["startLine"] == 2
