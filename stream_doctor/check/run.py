@@ -23,6 +23,7 @@ from stream_doctor.config import expectations as expect
 from stream_doctor.config import file as config_file
 from stream_doctor.config.expectations import Expectation
 from stream_doctor.config.gitignore import GitIgnored
+from stream_doctor.config.globs import Glob
 from stream_doctor.engine import RunError, replay, replay_many
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsonpieces import pieces
@@ -104,7 +105,7 @@ def prepare(options: CheckOptions) -> Plan:
             skipped += f" ({len(found.special)} skipped: not regular files)"
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
     tasks = []
-    for path, members in _sessions(found.captures, configs, excluded):
+    for path, members in _sessions(found.captures, configs, excluded, _session_globs(options.sessions)):
         try:
             governing = configs.for_target(path)
         except CheckError as error:  # one bad configuration fails the captures it governs, not the run
@@ -148,12 +149,29 @@ def prepare(options: CheckOptions) -> Plan:
     )
 
 
+def _session_globs(patterns: tuple[str, ...]) -> tuple[Glob, ...]:
+    """``--session`` patterns, compiled; one that cannot mean anything: CheckError (exit 2)."""
+    from stream_doctor.config.globs import GlobError
+
+    globs = []
+    for pattern in patterns:
+        try:
+            globs.append(Glob(pattern).check())
+        except GlobError as error:
+            raise CheckError(f"--session {pattern!r}: not a valid glob: {error}") from None
+    return tuple(globs)
+
+
 def _sessions(
-    captures: tuple[str, ...], configs: _Configs, excluded: Callable[[str], bool]
+    captures: tuple[str, ...],
+    configs: _Configs,
+    excluded: Callable[[str], bool],
+    given: tuple[Glob, ...] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
     """What check replays, sorted: each capture alone, except the captures directly in a folder that
-    the governing configuration's ``sessions`` names, which are one entry, the folder (with every
-    capture in it, not only those named: one exchange of a conversation cannot be judged alone)."""
+    the governing configuration's ``sessions`` (or ``--session``, ``given``) names, which are one entry,
+    the folder (with every capture in it, not only those named: one exchange of a conversation cannot
+    be judged alone)."""
     entries: dict[str, tuple[str, ...]] = {}
     for path in captures:
         folder = path.rpartition("/")[0]
@@ -163,6 +181,7 @@ def _sessions(
             session = bool(folder) and configs.for_target(path).is_session(folder)
         except CheckError:
             session = False  # failed with its configuration's error as a capture of its own
+        session = session or (bool(folder) and any(glob.matches(folder) for glob in given))
         if session:
             named = tuple(p for p in captures if p.rpartition("/")[0] == folder)
             entries[folder] = tuple(sorted({*named, *session_members(folder, excluded)}))

@@ -51,6 +51,7 @@ def run(given: Check) -> int:
         update_expectations=given.update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
         clients=client_names(given.client),
+        sessions=tuple(given.session),
         **size_limits(given.max_bytes, given.max_frames),
     )
     try:

@@ -153,3 +153,18 @@ def test_reporters_point_at_the_member_file(project: Path) -> None:
     assert f"`{FOLDER}/`" in markdown and "2 files as one conversation" in markdown
     junit = runner.invoke(app, ["check", "recordings", "--report", "junit"]).stdout
     assert f'name="{FOLDER}/"' in junit
+
+
+def test_the_session_flag_adds_to_the_configuration(project: Path) -> None:
+    code, report = check("recordings", "--isolated", "--session", "recordings/session-*/")
+    assert sorted(entries(report)) == ["recordings/one_call.sse", FOLDER] and code == 1
+    assert "SD608" in codes(entries(report)[FOLDER])
+    code, report = check("recordings", "--isolated", "--session", "elsewhere/*")  # near miss: another folder
+    assert sorted(entries(report)) == ["recordings/one_call.sse", FIRST, SECOND] and code == 0
+
+
+def test_a_session_flag_that_is_not_a_glob_exits_2_with_one_line(project: Path) -> None:
+    result = CliRunner().invoke(app, ["check", "recordings", "--session", "a/[z-a]"])
+    assert result.exit_code == 2
+    assert result.output.startswith("stream-doctor: error: --session 'a/[z-a]': not a valid glob")
+    assert len(result.output.strip().splitlines()) == 1
