@@ -172,6 +172,9 @@ def _sessions(
     the governing configuration's ``sessions`` (or ``--session``, ``given``) names, which are one entry,
     the folder (with every capture in it, not only those named: one exchange of a conversation cannot
     be judged alone)."""
+    by_folder: dict[str, list[str]] = {}
+    for path in captures:
+        by_folder.setdefault(path.rpartition("/")[0], []).append(path)
     entries: dict[str, tuple[str, ...]] = {}
     for path in captures:
         folder = path.rpartition("/")[0]
@@ -183,8 +186,7 @@ def _sessions(
             session = False  # failed with its configuration's error as a capture of its own
         session = session or (bool(folder) and any(glob.matches(folder) for glob in given))
         if session:
-            named = tuple(p for p in captures if p.rpartition("/")[0] == folder)
-            entries[folder] = tuple(sorted({*named, *session_members(folder, excluded)}))
+            entries[folder] = tuple(sorted({*by_folder[folder], *session_members(folder, excluded)}))
         else:
             entries[path] = ()
     return sorted(entries.items())
