@@ -63,6 +63,12 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
             path = _relative(given)
             if is_sidecar(path) and os.path.isfile(path.removesuffix(SIDECAR_SUFFIX)):
                 captures.add(path.removesuffix(SIDECAR_SUFFIX))  # pre-commit hands over an edited sidecar
+            elif is_sidecar(path) and os.path.isdir(path.removesuffix(SIDECAR_SUFFIX)):
+                # a session folder's sidecar: the folder's captures (directly in it) stand for it
+                folder = path.removesuffix(SIDECAR_SUFFIX)
+                tree = os.path.realpath(folder)
+                for inside in _files_directly_in(folder):
+                    consider(inside, tree)
             elif _own_file(path):
                 skipped.add(path)
             else:
@@ -82,6 +88,30 @@ def discover(paths: Iterable[str], excluded: Callable[[str], bool] = lambda path
             raise CheckError(f"{given}: no such file or folder")
     listed = tuple(special[path] for path in sorted(special))
     return Discovery(tuple(sorted(captures)), tuple(sorted(skipped - captures)), listed)
+
+
+def session_members(folder: str, excluded: Callable[[str], bool] = lambda path: False) -> tuple[str, ...]:
+    """The captures directly in a session's folder (``capture.session`` reads no deeper), found as
+    ``discover`` finds them in a folder: by content, excluded and non-regular files left out, sorted."""
+    tree = os.path.realpath(folder)
+    return tuple(
+        path
+        for path in _files_directly_in(folder)
+        if not excluded(path)
+        and not _leaves(path, tree)
+        and os.path.isfile(path)
+        and not _own_file(path)
+        and looks_like_capture(path)
+    )
+
+
+def _files_directly_in(folder: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    relative = _relative(folder)
+    return [_join(relative, name) for name in names if not name.startswith(".")]
 
 
 def _leaves(path: str, tree: str) -> bool:

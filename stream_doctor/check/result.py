@@ -47,6 +47,20 @@ class CaptureResult:
     expected: tuple[Finding, ...]
     unexpected: tuple[Finding, ...]  # including SD900 for each stale expectation
     stale: tuple[Expectation, ...]
+    members: tuple[str, ...] = ()  # a session (``path`` its folder): the captures replayed as one conversation
+
+    @property
+    def shown(self) -> str:
+        """The entry as text reports name it: a session's folder ends with "/", as a folder does in a listing."""
+        return self.path + "/" if self.members else self.path
+
+    @property
+    def session_note(self) -> str | None:
+        """``2 files as one conversation`` for a session, else None."""
+        if not self.members:
+            return None
+        count = len(self.members)
+        return f"{count:,} file{'s' if count != 1 else ''} as one conversation"
 
     @property
     def unreadable(self) -> bool:

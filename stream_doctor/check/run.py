@@ -1,5 +1,8 @@
 """Run ``check``: configuration and discovery first (``prepare``), then every capture through ``engine.replay``.
 
+A folder the governing configuration's ``sessions`` names is one entry: its captures go through
+``engine.replay_many`` as one conversation (docs/ci.md, "Sessions"), its sidecar sits beside it.
+
 Replays may run in worker processes (``--jobs``); results are put back in path order, so every
 report is the same whatever the number of workers. A worker sends back what check keeps of a
 replay (``Replayed``), not the whole ``Report``: pickling thousands of fragment objects would
@@ -14,13 +17,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from stream_doctor.check import CheckError
-from stream_doctor.check.discover import discover
+from stream_doctor.check.discover import discover, session_members
 from stream_doctor.check.result import CaptureResult, CheckResult, Replayed, SpecialFile
 from stream_doctor.config import expectations as expect
 from stream_doctor.config import file as config_file
 from stream_doctor.config.expectations import Expectation
 from stream_doctor.config.gitignore import GitIgnored
-from stream_doctor.engine import RunError, replay
+from stream_doctor.config.globs import Glob
+from stream_doctor.engine import RunError, replay, replay_many
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
@@ -37,7 +41,8 @@ MIN_CAPTURES_PER_WORKER = 8
 
 @dataclass(frozen=True)
 class Task:
-    """One capture to check: where it is, what to replay it with, what it must show."""
+    """One capture to check (or one session: a folder the configuration's ``sessions`` names, its
+    captures ``members`` replayed as one conversation): where it is, what to replay it with, what it must show."""
 
     path: str
     options: Options
@@ -46,6 +51,7 @@ class Task:
     keep_report: bool = True  # serialise the replay's JSON report (only the JSON check report needs it)
     sidecar_problem: str | None = None  # why the sidecar could not be read: an SD000 finding, this capture only
     config_problem: str | None = None  # why its governing configuration could not be read: SD000, not replayed
+    members: tuple[str, ...] = ()  # a session's captures (``path`` is its folder); () for one capture
 
 
 @dataclass(frozen=True)
@@ -99,11 +105,11 @@ def prepare(options: CheckOptions) -> Plan:
             skipped += f" ({len(found.special)} skipped: not regular files)"
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
     tasks = []
-    for path in found.captures:
+    for path, members in _sessions(found.captures, configs, excluded, _session_globs(options.sessions)):
         try:
             governing = configs.for_target(path)
         except CheckError as error:  # one bad configuration fails the captures it governs, not the run
-            tasks.append(Task(path, Options(), (), config_problem=str(error)))
+            tasks.append(Task(path, Options(), (), config_problem=str(error), members=members))
             continue
         select, ignore = _selection(options, governing)
         try:
@@ -128,6 +134,7 @@ def prepare(options: CheckOptions) -> Plan:
                 governing.expectations_for(path),
                 options.keep_reports,
                 sidecar_problem,
+                members=members,
             )
         )
     jobs = options.jobs if options.jobs is not None else config.jobs
@@ -140,6 +147,49 @@ def prepare(options: CheckOptions) -> Plan:
         options.update_expectations,
         found.special,
     )
+
+
+def _session_globs(patterns: tuple[str, ...]) -> tuple[Glob, ...]:
+    """``--session`` patterns, compiled; one that cannot mean anything: CheckError (exit 2)."""
+    from stream_doctor.config.globs import GlobError
+
+    globs = []
+    for pattern in patterns:
+        try:
+            globs.append(Glob(pattern).check())
+        except GlobError as error:
+            raise CheckError(f"--session {pattern!r}: not a valid glob: {error}") from None
+    return tuple(globs)
+
+
+def _sessions(
+    captures: tuple[str, ...],
+    configs: _Configs,
+    excluded: Callable[[str], bool],
+    given: tuple[Glob, ...] = (),
+) -> list[tuple[str, tuple[str, ...]]]:
+    """What check replays, sorted: each capture alone, except the captures directly in a folder that
+    the governing configuration's ``sessions`` (or ``--session``, ``given``) names, which are one entry,
+    the folder (with every capture in it, not only those named: one exchange of a conversation cannot
+    be judged alone)."""
+    by_folder: dict[str, list[str]] = {}
+    for path in captures:
+        by_folder.setdefault(path.rpartition("/")[0], []).append(path)
+    entries: dict[str, tuple[str, ...]] = {}
+    for path in captures:
+        folder = path.rpartition("/")[0]
+        if folder in entries:
+            continue
+        try:
+            session = bool(folder) and configs.for_target(path).is_session(folder)
+        except CheckError:
+            session = False  # failed with its configuration's error as a capture of its own
+        session = session or (bool(folder) and any(glob.matches(folder) for glob in given))
+        if session:
+            entries[folder] = tuple(sorted({*by_folder[folder], *session_members(folder, excluded)}))
+        else:
+            entries[path] = ()
+    return sorted(entries.items())
 
 
 def execute(plan: Plan, advance: Callable[[], None] = lambda: None) -> CheckResult:
@@ -182,31 +232,37 @@ def repository_root() -> tuple[str, str]:
 
 OUT_OF_MEMORY = "the replay ran out of memory (lower --max-bytes or --max-frames, or split the capture)"
 
-Outcome = tuple[Replayed | None, str | None, int | None]  # the replay, or RunError's message and line
+# the replay, or RunError's message and line, and the file it is about when a session's member is
+Outcome = tuple[Replayed | None, str | None, int | None, str | None]
 
 
 def replay_one(task: Task) -> Outcome:
     """One capture through the engine; a capture that cannot be replayed is an outcome, not an exception."""
     if task.config_problem is not None:
-        return None, f"the configuration governing it cannot be read: {task.config_problem}", None
+        return None, f"the configuration governing it cannot be read: {task.config_problem}", None, None
     try:
-        report = redacted(replay(task.path, task.options))  # every check report is rendered from this
+        # every check report is rendered from this
+        if task.members:
+            report = redacted(replay_many(list(task.members), task.options))
+        else:
+            report = redacted(replay(task.path, task.options))
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
         # serialised a call at a time (jsonpieces.py): never a dict of every call as well
         report_json = b"".join(pieces(json_report.document(report), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
-    except RunError as error:
-        return None, error.message, error.line
+    except RunError as error:  # in a session, the member that failed is named: SD000 points at it
+        return None, error.message, error.line, error.path if error.path in task.members else None
     except MemoryError:
-        return None, OUT_OF_MEMORY, None
+        return None, OUT_OF_MEMORY, None, None
     except CheckError as error:  # the header's "expect" names no rule: the capture fails, the run goes on
-        return None, str(error), 1
+        return None, str(error), 1, None
     except Exception as error:  # noqa: BLE001 - a bug of ours fails one capture, not the run
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
-        return None, f"internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)", None
-    return replayed, None, None
+        internal = f"internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)"
+        return None, internal, None, None
+    return replayed, None, None, None
 
 
 def _replays(plan: Plan, advance: Callable[[], None]) -> Iterator[Outcome]:
@@ -255,7 +311,8 @@ def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
         except EOFError:
             process.join()
             death = _death(process.exitcode)
-            yield None, f"the replay crashed the process running it ({death}); the other captures were checked", None
+            crashed = f"the replay crashed the process running it ({death}); the other captures were checked"
+            yield None, crashed, None, None
             start += 1
         finally:
             receiver.close()
@@ -291,11 +348,11 @@ def _guarded(task: Task) -> Outcome:
     try:
         return replay_one(task)
     except MemoryError:
-        return None, OUT_OF_MEMORY, None
+        return None, OUT_OF_MEMORY, None, None
     except Exception as error:  # noqa: BLE001
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
-        return None, f"internal error {type(error).__name__}: {error}", None
+        return None, f"internal error {type(error).__name__}: {error}", None, None
 
 
 def _death(exitcode: int | None) -> str:
@@ -309,8 +366,8 @@ def _death(exitcode: int | None) -> str:
 
 
 def _judge(task: Task, outcome: Outcome) -> CaptureResult:
-    replayed, message, line = outcome
-    findings = replayed.findings if replayed is not None else (sd000.finding(task.path, message or "", line),)
+    replayed, message, line, member = outcome
+    findings = replayed.findings if replayed is not None else (sd000.finding(member or task.path, message or "", line),)
     if task.sidecar_problem is not None:
         findings += (sd000.unreadable_sidecar(expect.sidecar_path(task.path), task.sidecar_problem),)
     return _result(task, replayed, findings)
@@ -320,7 +377,7 @@ def _result(task: Task, replayed: Replayed | None, findings: tuple[Finding, ...]
     declared = task.expectations + (replayed.expected if replayed is not None else ())
     verdict = expect.compare(task.path, findings, declared, expect.selector(task.options))
     return CaptureResult(
-        task.path, task.options, replayed, findings, verdict.expected, verdict.unexpected, verdict.stale
+        task.path, task.options, replayed, findings, verdict.expected, verdict.unexpected, verdict.stale, task.members
     )
 
 

@@ -20,6 +20,7 @@ from stream_doctor.cli.options import (
     Quiet,
     ReportWidth,
     Select,
+    Sessions,
 )
 
 
@@ -38,6 +39,7 @@ class Check(NamedTuple):
     ignore: Ignore = []
     extend_select: ExtendSelect = []
     per_file_ignores: PerFileIgnores = []
+    session: Sessions = []
     fail_on: Annotated[
         Optional[str],
         typer.Option(

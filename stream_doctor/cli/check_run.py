@@ -51,6 +51,7 @@ def run(given: Check) -> int:
         update_expectations=given.update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
         clients=client_names(given.client),
+        sessions=tuple(given.session),
         **size_limits(given.max_bytes, given.max_frames),
     )
     try:
@@ -117,4 +118,5 @@ def _inputs(plan: Any) -> list[str]:
     from stream_doctor.config.expectations import sidecar_path
 
     paths = [task.path for task in plan.tasks] + [sidecar_path(task.path) for task in plan.tasks]
+    paths += [member for task in plan.tasks for member in task.members]  # a session's captures
     return paths + ([plan.config.path] if plan.config.path else [])

@@ -21,6 +21,10 @@ EXTEND_SELECT_HELP = "Rule codes or prefixes to select on top of --select (or of
 PER_FILE_IGNORES_HELP = "Skip these codes for captures matching GLOB, e.g. 'captures/relay/**:SD001' (repeatable)."
 QUIET_HELP = "Print nothing on standard output; the exit code says it all (errors still go to standard error)."
 LISTING_WIDTH_HELP = "Terminal width for the listing (else COLUMNS, else the terminal's)."
+SESSION_HELP = (
+    "Check each folder GLOB matches as one entry: its captures replayed as one conversation, in recorded "
+    "(else file-name) order (repeatable; adds to the configuration's sessions)."
+)
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
@@ -42,6 +46,7 @@ ExtendSelect = Annotated[List[str], typer.Option("--extend-select", metavar="COD
 PerFileIgnores = Annotated[
     List[str], typer.Option("--per-file-ignores", metavar="GLOB:CODES", help=PER_FILE_IGNORES_HELP)
 ]
+Sessions = Annotated[List[str], typer.Option("--session", metavar="GLOB", help=SESSION_HELP)]
 Isolated = Annotated[bool, typer.Option("--isolated", help="Use no configuration file.")]
 ReportWidth = Annotated[
     Optional[int], typer.Option("--width", min=1, metavar="COLUMNS", help="Terminal width for the report.")

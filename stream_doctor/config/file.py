@@ -17,6 +17,9 @@ and patterns in it are relative to its folder. Command-line options win over it.
 
     [tool.stream-doctor.expect]
     "captures/bugs/empty_input.jsonl" = ["SD102"]
+
+``sessions`` names folders (globs) whose files are one session's exchanges: ``check`` replays each
+such folder as one conversation, one entry, as ``replay FOLDER`` would.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ KEYS = (
     "per-path-provider",
     "respect-gitignore",
     "expect",
+    "sessions",
 )
 CODE_PREFIX = re.compile(r"SD[0-9]{0,3}")
 
@@ -76,6 +80,7 @@ class Config:
     respect_gitignore: bool = True
     per_path_provider: tuple[tuple[Glob, str], ...] = ()
     expect: tuple[tuple[Glob, tuple[Expectation, ...]], ...] = ()
+    sessions: tuple[Glob, ...] = ()  # folders whose captures are one conversation each (check)
 
     def relative(self, path: str) -> str:
         """``path`` (relative to the working directory) relative to the configuration's folder."""
@@ -94,6 +99,11 @@ class Config:
     def provider_for(self, path: str) -> str | None:
         relative = self.relative(path)
         return next((name for glob, name in self.per_path_provider if glob.matches(relative)), self.provider)
+
+    def is_session(self, folder: str) -> bool:
+        """Is ``folder`` (relative to the working directory) one session's folder, its files one conversation?"""
+        relative = self.relative(folder)
+        return relative not in (".", "") and any(glob.matches(relative) for glob in self.sessions)
 
     def expectations_for(self, path: str) -> tuple[Expectation, ...]:
         relative = self.relative(path)
@@ -160,6 +170,7 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
             (read.glob(pattern, "per-path-provider"), read.provider(name, pattern) or "")
             for pattern, name in read.table(table.get("per-path-provider", {}), "per-path-provider").items()
         ),
+        sessions=tuple(read.glob(p, "sessions") for p in read.strings(table.get("sessions", []), "sessions")),
         expect=tuple(
             (read.glob(pattern, "expect"), read.expectations(entries, pattern))
             for pattern, entries in read.table(table.get("expect", {}), "expect").items()
@@ -215,7 +226,7 @@ class _Reader:
         try:
             return Glob(pattern).check()
         except GlobError as error:
-            line = self.line_of(pattern if table != "exclude" else table)
+            line = self.line_of(pattern if table not in ("exclude", "sessions") else table)
             where = f"{self.path}{'' if line is None else f':{line}'}"
             raise CheckError(f"{where}: the pattern {pattern!r} in '{table}' is not a valid glob: {error}") from None
 

@@ -75,8 +75,11 @@ def _capture(capture: CaptureResult, reports: ReportForm = "data") -> dict[str, 
     else:
         report = replayed.report
     findings = ({**finding_dict(f), "status": capture.status(f)} for f in capture.reported)
+    # a session (the configuration's ``sessions``): "path" is its folder, "files" its captures
+    files = {"files": list(capture.members)} if capture.members else {}
     return {
         "path": capture.path,
+        **files,
         "failed": capture.failed,
         "unreadable": capture.unreadable,
         "findings": findings if reports == "bytes" else list(findings),

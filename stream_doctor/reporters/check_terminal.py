@@ -38,7 +38,7 @@ def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
         replayed = capture.replayed
         rows.append(
             [
-                N(capture.path),
+                N(capture.shown),
                 N(replayed.provider) if replayed else "—",
                 f"{replayed.calls:,}" if replayed else "—",
                 *(f"{counts[s]:,}" if counts[s] else "·" for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
@@ -63,7 +63,7 @@ def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
 
 
 def _verdict(capture: CaptureResult) -> list[Span]:
-    notes = []
+    notes = [capture.session_note] if capture.session_note else []
     if capture.unreadable:
         notes.append("unreadable")
     if capture.stale:
@@ -111,7 +111,7 @@ def _by_capture(items: tuple[tuple[CaptureResult, Finding], ...], console: Page,
     for capture, finding in shown:
         if capture.path != current:
             current = capture.path
-            console.print((N(capture.path), "bold"))
+            console.print((N(capture.shown), "bold"))
         _text.finding(finding, console)
     _text.more(console, len(items) - len(shown), "finding", "--report json, sarif or junit")
 

@@ -89,7 +89,7 @@ def _case(case: ET.Element, tail: bytes) -> bytes:
 def _testcase(capture: CaptureResult) -> ET.Element:
     folder, _, _ = capture.path.rpartition("/")
     case = ET.Element(
-        "testcase", {"classname": _clean(folder or "."), "name": _clean(capture.path), "file": _clean(capture.path)}
+        "testcase", {"classname": _clean(folder or "."), "name": _clean(capture.shown), "file": _clean(capture.path)}
     )
     for finding in capture.failures:
         failure = ET.SubElement(

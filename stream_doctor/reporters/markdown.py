@@ -82,7 +82,7 @@ def _row(capture: CaptureResult) -> str:
     replayed = capture.replayed
     counts = capture.counts
     cells = [
-        _code(capture.path),
+        _code(capture.shown),
         _cell(replayed.provider) if replayed else "—",
         str(replayed.calls) if replayed else "—",
         *(str(counts[s]) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)),
@@ -92,7 +92,8 @@ def _row(capture: CaptureResult) -> str:
 
 
 def _notes(capture: CaptureResult) -> str:
-    notes = ["unreadable"] if capture.unreadable else []
+    notes = [capture.session_note] if capture.session_note else []
+    notes += ["unreadable"] if capture.unreadable else []
     notes += [f"{len(capture.stale)} stale"] if capture.stale else []
     notes += [f"{len(capture.expected)} expected"] if capture.expected else []
     return f" ({', '.join(notes)})" if notes else ""

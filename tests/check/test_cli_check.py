@@ -236,7 +236,7 @@ def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path, monkeypatch: p
     assert error_line(result) == (
         "stream-doctor: error: pyproject.toml:2: unknown key 'selects' in [tool.stream-doctor]; did you mean 'select'? "
         "(known keys: select, ignore, extend-select, fail-on, provider, container, jobs, max-bytes, max-frames, exclude, "
-        "per-path-ignores, per-file-ignores, per-path-provider, respect-gitignore, expect)"
+        "per-path-ignores, per-file-ignores, per-path-provider, respect-gitignore, expect, sessions)"
     )
 
 

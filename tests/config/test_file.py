@@ -119,3 +119,31 @@ def test_tool_table_in_stream_doctor_toml_is_an_unknown_key(tmp_path: Path) -> N
     path.write_text('[tool.stream-doctor]\nfail-on = "info"\n')
     with pytest.raises(CheckError, match="unknown key 'tool' in the top level"):
         config_file.load(str(path))
+
+
+def test_sessions_name_folders_relative_to_the_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "stream-doctor.toml").write_text('sessions = ["recordings/session-*/", "proxy-runs"]\n')
+    monkeypatch.chdir(tmp_path)
+    config = config_file.load("project/stream-doctor.toml")
+    assert config.is_session("project/recordings/session-1")  # a trailing "/" names the folder itself
+    assert config.is_session("project/a/b/proxy-runs")  # no "/": a folder name anywhere
+    # near misses: a folder beside the pattern, one below a session, the configuration's own folder
+    assert not config.is_session("project/recordings/other")
+    assert not config.is_session("project/recordings/session-1/deeper")
+    assert not config.is_session("project")
+    assert not config_file.load(None).is_session("recordings/session-1")  # none by default
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"recordings/*"', r"stream-doctor.toml:1: 'sessions' must be a list of strings"),
+        ('["a/[z-a]"]', r"stream-doctor.toml:1: the pattern 'a/\[z-a\]' in 'sessions' is not a valid glob"),
+    ],
+)
+def test_a_bad_sessions_value_names_the_file_and_line(tmp_path: Path, value: str, message: str) -> None:
+    path = tmp_path / "stream-doctor.toml"
+    path.write_text(f"sessions = {value}\n")
+    with pytest.raises(CheckError, match=message):
+        config_file.load(str(path))
