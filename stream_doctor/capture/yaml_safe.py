@@ -274,7 +274,7 @@ def _prescan(data: bytes, split: bool, blocks: list[_Block]) -> list[tuple[int, 
 ELIDE_AT = 1 << 20
 #: What an elided block's first line becomes (its other lines become empty lines: lines and columns stay).
 _STAND_IN = "AAAA"
-_PIECE = 16 << 20
+_PIECE = 1 << 20
 _BINARY_TAG = re.compile(rb"!(?:!binary|binary|!python/bytes)\b")
 # ``key: [&anchor ]!!binary |`` at the start of its line (after sequence dashes): the form vcrpy, Psych and
 # PyYAML write; a block with an indentation indicator or a comment after its header is left to libyaml
