@@ -1098,26 +1098,120 @@ def test_every_expansion_of_a_har_file_takes_from_one_budget(tmp_path: Path) -> 
     assert run_cli("replay", str(two), "--max-bytes", "128M").code in (0, 1)
 
 
-@pytest.mark.parametrize("tag", ["!binary", "!!binary"])
-def test_a_binary_cassette_body_is_refused_by_its_length_before_it_is_decoded(tmp_path: Path, tag: str) -> None:
-    # issue 22: a 500 MB !binary body was decoded (5 GB of memory) before the frame cap refused it. Scaled
-    # down: 16 MiB of base64 in a 19 MB cassette; under a 24 MiB cap the file and its body do not both fit
+_RUBY_REQUEST = (
+    b"---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.anthropic.com/v1/messages\n"
+    b"    body:\n      encoding: UTF-8\n      string: '{\"messages\":[]}'\n    headers: {}\n  response:\n"
+    b"    status:\n      code: 200\n    headers:\n      Content-Type:\n      - text/event-stream\n    body:\n"
+)
+
+
+def _sse_body(size: int) -> bytes:
+    """A message start and a comment line ``size`` bytes long: the stream every body below holds."""
+    return ANTHROPIC_START + b": " + b"a" * size + b"\n\n"
+
+
+def _base64_lines(body: bytes, indent: int = 8) -> bytes:
     import base64
 
-    body = ANTHROPIC_START + b": " + b"a" * (12 << 20) + b"\n\n"
-    encoded = base64.encodebytes(body).replace(b"\n", b"\n        ")
+    return base64.encodebytes(body).replace(b"\n", b"\n" + b" " * indent).rstrip(b" ")
+
+
+#: What a run that refuses a capture before decoding it may hold beyond the file: the interpreter and its
+#: imports (~20 MB) and a few 1 MiB pieces, not a second copy of the file or of its body (those took
+#: 2.4x the file before: the file's chunks and their join, libyaml's buffer and the event's string).
+_BEYOND_THE_FILE_KB = 48 << 10
+
+
+@pytest.mark.parametrize("tag", ["!binary", "!!binary"])
+def test_a_binary_cassette_body_is_refused_by_its_length_before_it_is_decoded(tmp_path: Path, tag: str) -> None:
+    # issue 22: a 500 MB !binary body was decoded (5 GB of memory) before the frame cap refused it; then
+    # refused at 2.4 GB, its text held twice by libyaml and the file twice by a join. Scaled down: 16 MiB of
+    # base64 in a 19 MB cassette; under a 24 MiB cap the file and its body do not both fit
     path = tmp_path / "binary.yaml"
     path.write_bytes(
-        b"---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.anthropic.com/v1/messages\n"
-        b"    body:\n      encoding: UTF-8\n      string: '{\"messages\":[]}'\n    headers: {}\n  response:\n"
-        b"    status:\n      code: 200\n    headers:\n      Content-Type:\n      - text/event-stream\n"
-        b"    body:\n      encoding: ASCII-8BIT\n      string: " + tag.encode() + b" |-\n        " + encoded
+        _RUBY_REQUEST
+        + b"      encoding: ASCII-8BIT\n      string: "
+        + tag.encode()
+        + b" |-\n        "
+        + _base64_lines(_sse_body(12 << 20))
     )
+    ran = run_cli("replay", str(path), "--max-bytes", "24M")
+    assert ran.code == 2
+    assert ran.error_line == (
+        f"stream-doctor: error: {path}:18: the capture is larger than 24 MiB once decompressed"
+        " (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < path.stat().st_size // 1024 + _BEYOND_THE_FILE_KB  # near the file, below the cap
+    # near miss: under a 48 MiB cap the body is decoded and read
+    assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)
+
+
+def test_a_huge_plain_string_body_is_refused_by_the_file_size_or_read(tmp_path: Path) -> None:
+    # the same body as a plain quoted string: nothing expands, so the file's own size is what the cap sees
+    body = _sse_body(16 << 20).decode().replace('"', '\\"').replace("\n", "\\n")
+    path = tmp_path / "plain.yaml"
+    path.write_bytes(_RUBY_REQUEST + b'      encoding: UTF-8\n      string: "' + body.encode() + b'"\n')
+    ran = run_cli("replay", str(path), "--max-bytes", "16M")
+    assert ran.code == 2
+    assert ran.error_line.endswith("the capture is larger than 16 MiB (raise the limit with --max-bytes)")
+    assert ran.peak_kb < _BEYOND_THE_FILE_KB  # refused by its size before it is read
+    # near miss: under a 24 MiB cap it is read
+    read = run_cli("replay", str(path), "--max-bytes", "24M", "--format", "json")
+    assert read.code in (0, 1), read.err
+    assert read.peak_kb < PEAK_BOUND_KB
+
+
+def test_a_huge_ruby_base64_string_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    # Ruby VCR's other form of a binary body: ``base64_string``, plain text decoded by the reader
+    path = tmp_path / "base64.yaml"
+    path.write_bytes(_RUBY_REQUEST + b"      base64_string: |\n        " + _base64_lines(_sse_body(12 << 20)))
     ran = run_cli("replay", str(path), "--max-bytes", "24M")
     assert ran.code == 2
     assert ran.error_line.endswith(
         "the capture is larger than 24 MiB once decompressed (raise the limit with --max-bytes)"
     )
     assert ran.peak_kb < PEAK_BOUND_KB
-    # near miss: under a 48 MiB cap the body is decoded and read
+    # near miss: under a 48 MiB cap it is decoded and read
     assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)
+
+
+def test_a_huge_base64_body_in_a_har_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    import base64
+    import json
+
+    sse = base64.b64encode(_sse_body(12 << 20)).decode()
+    entry = {
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [],
+            "content": {"mimeType": "text/event-stream", "text": sse, "encoding": "base64"},
+        },
+    }
+    path = tmp_path / "big.har"
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    ran = run_cli("replay", str(path), "--max-bytes", "24M")
+    assert ran.code == 2
+    assert ran.error_line.endswith(
+        "the capture is larger than 24 MiB once decompressed (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < PEAK_BOUND_KB
+    # near miss: under a 48 MiB cap it is decoded and read
+    assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)
+
+
+def test_many_medium_binary_bodies_of_a_cassette_take_from_one_budget(tmp_path: Path) -> None:
+    # 40 bodies of 384 KiB each (each far under the cap, and under the length the bytes are measured from):
+    # 15 MiB once decoded, with the 21 MB file over a 32 MiB cap together
+    item = _RUBY_REQUEST.split(b"http_interactions:\n", 1)[1]
+    body = b"      encoding: ASCII-8BIT\n      string: !binary |-\n        " + _base64_lines(_sse_body(384 << 10))
+    path = tmp_path / "many.yaml"
+    path.write_bytes(b"---\nhttp_interactions:\n" + (item + body) * 40)
+    ran = run_cli("replay", str(path), "--max-bytes", "32M")
+    assert ran.code == 2
+    assert ran.error_line.endswith(
+        "the capture is larger than 32 MiB once decompressed (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < PEAK_BOUND_KB
+    # near miss: under a 40 MiB cap they all fit
+    assert run_cli("replay", str(path), "--max-bytes", "40M").code in (0, 1)

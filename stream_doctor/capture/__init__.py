@@ -110,8 +110,8 @@ def open_capture(
         if getattr(reader, "stream", None) is not None:
             return Streamed(origin, cast(StreamingReader, reader), name, chunks)
         if getattr(reader, "turns", None) is not None:
-            return Interactions(origin, cast(InteractionsReader, reader), name, b"".join(chunks))
-        capture = reader.read(b"".join(chunks), name)
+            return Interactions(origin, cast(InteractionsReader, reader), name, origin.whole(chunks))
+        capture = reader.read(origin.whole(chunks), name)
     finally:
         _limits.CURRENT.reset(token)
     capture.compressed = origin.compressed

@@ -68,6 +68,17 @@ class Origin:
         self.compressed = None
         return _prepend(first, raw) if first else iter(())
 
+    def whole(self, chunks: Iterator[bytes]) -> bytes:
+        """All of the capture's bytes, for a reader that needs them at once; ``chunks`` is what ``chunks()``
+        returned, maybe partly read. A file that is not compressed is read again in one piece: joining its
+        chunks would hold it twice (the list of chunks and the joined copy)."""
+        if self.data is None and self.compressed is None:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # the file those chunks were read from
+            return _limits.read_file(self.path, self.limits)
+        return b"".join(chunks)
+
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
     if first:

@@ -14,6 +14,7 @@ provably what loading the whole gives it.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -140,7 +141,13 @@ _ITEM_DASH = re.compile(rb"[ ]*-[ ]+\Z")
 
 def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | None:
     """Refuse, on libyaml's event stream (iterative; nothing is composed), a document nested deeper
-    than ``MAX_DEPTH`` or whose aliases expand it past ``expansion_limit`` bytes.
+    than ``MAX_DEPTH``, whose aliases expand it past ``expansion_limit`` bytes, or whose base64 scalars
+    decode past what the capture may still hold.
+
+    A long binary block scalar (what vcrpy and Psych write) is measured on the file's bytes and left
+    out of the event pass (``_elided``): libyaml would hold its text twice, in its buffer and as the
+    event's string, before its length could refuse it. When the events do not confirm a block where
+    the bytes said it is, the pass is run again over the file itself.
 
     With ``split``, also say where each item of the root's ``interactions`` (or ``http_interactions``)
     list is, as ``(first line (0-based), start byte, end byte)``: whole lines from the item's ``-`` to the
@@ -151,7 +158,21 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
     """
     import yaml
 
-    events = yaml.parse(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    blocks = _binary_blocks(data)
+    if blocks:
+        try:
+            return _prescan(data, split, blocks)
+        except (_Diverged, yaml.YAMLError):
+            pass  # not the document the bytes suggested (or not a readable one): read it as it is
+    return _prescan(data, split, [])
+
+
+def _prescan(data: bytes, split: bool, blocks: list[_Block]) -> list[tuple[int, int, int]] | None:
+    import yaml
+
+    stream: Any = _Elided(data, blocks) if blocks else data
+    events = yaml.parse(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    pending = 0  # the first block the events have not confirmed yet
     limit = expansion_limit(len(data))
     sizes: dict[str, int] = {}  # anchor -> its node's expanded size
     stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
@@ -171,6 +192,14 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
     binary_room = limits.max_bytes - len(data)  # what the file's base64 scalars may decode to, all together
     for event in events:
         kind = type(event)
+        elided = None
+        if pending < len(blocks):
+            block = blocks[pending]
+            mark = (event.start_mark.line, event.start_mark.column)
+            if mark == (block.line, block.column) and kind is yaml.ScalarEvent and event.tag in BINARY_TAGS:
+                elided, pending = block, pending + 1
+            elif mark >= (block.line, block.column):
+                raise _Diverged
         depth = len(stack)  # of the node this event starts (or, for an end, of its collection + 1)
         if provable:
             if kind is yaml.DocumentStartEvent:
@@ -203,9 +232,15 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
         if kind is yaml.ScalarEvent:
             size = len(event.value) + 1
             if event.tag in BINARY_TAGS:  # refused by the text's length, before anything is decoded
-                binary_room -= _decoded_size(event.value)
+                decoded = _decoded_size(event.value)
+                if elided is not None:  # its text measured on the bytes, less the stand-in's
+                    size += elided.end - elided.start
+                    decoded += elided.decoded - _decoded_size(_STAND_IN)
+                binary_room -= decoded
                 if binary_room < 0:
-                    raise too_big(limits, compressed=True)
+                    error = too_big(limits, compressed=True)
+                    error.line = event.start_mark.line + 1
+                    raise error
             stack[-1][0] += size
             expanded += size
             if event.anchor is not None:
@@ -233,6 +268,103 @@ def prescan(data: bytes, split: bool = False) -> list[tuple[int, int, int]] | No
     if not provable or found is None or end is None:
         return None
     return _spans(data, starts, end)
+
+
+#: A binary block scalar whose text is at least this long is measured on the bytes, not by libyaml.
+ELIDE_AT = 1 << 20
+#: What an elided block's first line becomes (its other lines become empty lines: lines and columns stay).
+_STAND_IN = "AAAA"
+_PIECE = 1 << 20
+_BINARY_TAG = re.compile(rb"!(?:!binary|binary|!python/bytes)\b")
+# ``key: [&anchor ]!!binary |`` at the start of its line (after sequence dashes): the form vcrpy, Psych and
+# PyYAML write; a block with an indentation indicator or a comment after its header is left to libyaml
+_BLOCK_HEADER = re.compile(
+    rb"([ ]*(?:-[ ]+)*)[A-Za-z0-9_]+:[ ]+((?:&[A-Za-z0-9_-]+[ ]+)?!(?:!binary|binary|!python/bytes)[ ]+[|>][-+]?[ ]*\n)"
+)
+_CONTENT_INDENT = re.compile(rb"[ ]+(?=[^ \n])")
+
+
+class _Diverged(Exception):
+    """The event pass over ``_Elided`` bytes did not find a block where the bytes said it starts."""
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A binary block scalar found on the bytes: where its node starts (its anchor or tag: 0-based line,
+    column), its text (``start``..``end``, whole lines), the indentation of that text, how many line breaks
+    it holds and how many bytes it decodes to, at most (3/4 of what is not a space or a line break)."""
+
+    line: int
+    column: int
+    start: int
+    end: int
+    indent: int
+    breaks: int
+    decoded: int
+
+
+def _binary_blocks(data: bytes) -> list[_Block]:
+    """The binary block scalars of ``data`` whose text is ``ELIDE_AT`` bytes or more, in order: each text
+    runs from the line after its header while lines are indented as deep as its first or are blank, as
+    libyaml reads a block scalar. A regular expression over the bytes, nothing decoded or copied whole."""
+    blocks: list[_Block] = []
+    at, line, counted = 0, 0, 0
+    while found := _BINARY_TAG.search(data, at):
+        at = found.end()
+        line_start = data.rfind(b"\n", 0, found.start()) + 1
+        header = _BLOCK_HEADER.match(data, line_start)
+        if header is None or not header.start(2) <= found.start() < header.end(2):
+            continue
+        start = header.end()
+        indent = _CONTENT_INDENT.match(data, start)
+        key_column = len(header.group(1))
+        if indent is None or len(indent.group()) <= key_column:
+            continue  # no text, or not indented deeper than its key: libyaml's reading of it is left to libyaml
+        depth = len(indent.group())
+        ended = re.compile(rb"\n[ ]{0,%d}[^ \n]" % (depth - 1)).search(data, start)
+        end = ended.start() + 1 if ended else len(data)
+        at = end
+        if end - start < ELIDE_AT:
+            continue
+        line += data.count(b"\n", counted, line_start)
+        breaks, kept = 0, 0
+        for piece_start in range(start, end, _PIECE):
+            piece = data[piece_start : min(end, piece_start + _PIECE)]
+            breaks += piece.count(b"\n")
+            kept += len(piece.translate(None, b" \r\n"))
+        blocks.append(_Block(line, header.start(2) - line_start, start, end, depth, breaks, kept * 3 // 4))
+        line, counted = line + 1 + breaks, end  # the header's line break, then the text's
+    return blocks
+
+
+class _Elided:
+    """``data`` read as a file, with each block's text replaced by ``_STAND_IN`` and as many line breaks as
+    it held: the same events at the same lines and columns, but for the blocks' values."""
+
+    def __init__(self, data: bytes, blocks: list[_Block]) -> None:
+        view = memoryview(data)
+        self.pieces: list[bytes | memoryview] = []
+        at = 0
+        for block in blocks:
+            self.pieces += [
+                view[at : block.start],
+                b" " * block.indent + _STAND_IN.encode() + b"\n" * max(1, block.breaks),
+            ]
+            at = block.end
+        self.pieces.append(view[at:])
+        self.pieces.reverse()
+        self.name = "<cassette>"
+
+    def read(self, size: int = -1) -> bytes:
+        while self.pieces:
+            piece = self.pieces[-1]
+            if not piece:
+                self.pieces.pop()
+                continue
+            part = piece[: max(size, _PIECE)]
+            self.pieces[-1] = piece[len(part) :]
+            return bytes(part)
+        return b""
 
 
 def _spans(data: bytes, starts: list[tuple[int, int]], end: tuple[int, int]) -> list[tuple[int, int, int]] | None:

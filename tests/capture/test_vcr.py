@@ -400,3 +400,55 @@ def test_ruby_vcr_binary_bodies_are_read_and_other_ruby_tags_refused(tmp_path: P
     with pytest.raises(CaptureError) as raised:
         load(str(ruby))
     assert "!ruby/object:Net::HTTPOK" in raised.value.message
+
+
+def _long_binary_cassette(prefix: bytes = b"") -> bytes:
+    """A vcrpy cassette whose response body is a ``!!binary`` block of 1.5 MiB (over ``ELIDE_AT``)."""
+    text = base64.encodebytes(b'event: ping\ndata: {"type": "ping"}\n\n' * 30_000).replace(b"\n", b"\n        ")
+    return (
+        b"interactions:\n- request:\n    body: null\n    headers: {}\n    method: POST\n"
+        b"    uri: https://api.anthropic.com/v1/messages\n  response:\n    body:\n"
+        + prefix
+        + b"      string: !!binary |\n        "
+        + text.rstrip(b" ")
+        + b"    headers:\n      Content-Type:\n      - text/event-stream\n    status:\n      code: 200\n"
+    )
+
+
+@pytest.mark.parametrize("margin", [0, 1])
+def test_a_long_binary_block_is_measured_on_the_bytes_to_the_byte(margin: int) -> None:
+    # the cap at which libyaml's own reading of the block refuses it, and one byte under: the same answer
+    from stream_doctor.capture.limits import CURRENT, LimitExceeded, Limits
+    from stream_doctor.capture.yaml_safe import _binary_blocks, prescan
+
+    data = _long_binary_cassette()
+    (block,) = _binary_blocks(data)
+    assert block.line == 8 and block.decoded == 30_000 * 36
+    token = CURRENT.set(Limits(max_bytes=len(data) + block.decoded - margin))
+    try:
+        if margin:
+            with pytest.raises(LimitExceeded) as refused:
+                prescan(data, split=True)
+            assert refused.value.line == 9
+        else:
+            assert prescan(data, split=True) == [(1, 14, len(data))]
+    finally:
+        CURRENT.reset(token)
+    assert len(load_bytes(data).frames) > 30_000
+
+
+def test_a_binary_header_inside_another_scalar_is_not_taken_for_a_block() -> None:
+    # the bytes show a block header that is only text of a literal block above it: the events do not
+    # confirm it, and the document is read as it is (the same as without the look at the bytes)
+    from stream_doctor.capture import yaml_safe
+
+    data = _long_binary_cassette().replace(
+        b"      string: !!binary |\n", b"      note: |1\n       string: !!binary |\n", 1
+    )
+    assert yaml_safe._binary_blocks(data)  # the bytes are fooled
+    assert yaml_safe.prescan(data, split=True) == yaml_safe._prescan(data, True, [])
+    assert yaml.safe_load(data)["interactions"][0]["response"]["body"]["note"].startswith("string: !!binary |\n ")
+
+
+def load_bytes(data: bytes):  # type: ignore[no-untyped-def]
+    return load("x.yaml", data=data)
