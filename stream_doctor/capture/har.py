@@ -2,9 +2,10 @@
 
 ``log.entries[]`` each hold a ``request`` (``method``, ``url``, ``headers``, ``postData.text``) and
 a ``response`` (``status``, ``headers``, ``content.text``, base64 when ``content.encoding`` says
-so). An entry that is an LLM call becomes a request frame and its response body's frames (see
-``exchange``); any other entry (a page, a script, telemetry) is skipped and counted. A response
-body is one JSON string on one line of the file, so every frame of an entry points at that line.
+so; Polly.JS's list of compressed chunks, see ``_polly_chunks``). An entry that is an LLM call
+becomes a request frame and its response body's frames (see ``exchange``); any other entry (a
+page, a script, telemetry) is skipped and counted. A response body is one JSON string on one line
+of the file, so every frame of an entry points at that line.
 """
 
 from __future__ import annotations
@@ -275,8 +276,13 @@ def _polly_chunks(text: str, base64: bool, collected: Exchanges) -> bytes | None
     if not chunks:
         return None
     if base64:
-        parts = [unbase64(chunk, collected.budget) for chunk in chunks]
-        return None if any(part is None for part in parts) else b"".join(parts)  # type: ignore[misc]
+        parts = []
+        for chunk in chunks:
+            part = unbase64(chunk, collected.budget)
+            if part is None:
+                return None
+            parts.append(part)
+        return b"".join(parts)
     if not all(_HEX_TEXT.match(chunk) for chunk in chunks):
         return None
     collected.budget.take(sum(len(chunk) for chunk in chunks) // 2)

@@ -20,9 +20,11 @@ The shapes:
   ``{"method": "generateContentStream", "response": [chunk, …]}`` (a stream) or
   ``{"method": "generateContent", "response": {…}}`` (a whole reply); no request is recorded.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
-  ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``. A text
-  response is a string; a binary one (gzip, an event stream) is hex: one string with
-  ``responseIsBinary: true``, or, in older nock, a list of hex chunks.
+  ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``;
+  ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a
+  string; a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a
+  content-encoded one is a list of hex chunks, still compressed (nock 14 compresses again what
+  fetch decoded).
 
 Each exchange that is an LLM call becomes a request frame and its response body's frames, like a
 HAR entry or a cassette interaction (see ``exchange``). A body is one JSON string on one line of
