@@ -14,6 +14,14 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/gemini_httprr_stream.httprr": {"SD525"},
     "conversations/openai_one_response_wrapper.json": set(),
     "conversations/anthropic_ruby_vcr_binary.yaml": set(),
+    "conversations/openai_polly_base64_gzip_chunks.har": set(),
+    "conversations/anthropic_polly_hex_gzip_chunks.har": set(),
+    "conversations/openai_nock14_deflate_raw_headers_object.json": set(),
+    "conversations/openai_go_vcr_v4_literal_body.yaml": set(),
+    "conversations/anthropic_ruby_vcr_json_base64_string.json": set(),
+    "conversations/openai_langchain_cassette.yaml.gz": set(),
+    "conversations/anthropic_go_vcr_v1_quoted_body.yaml": set(),
+    "conversations/openai_vcrpy_json_serializer.json": set(),
     "conversations/openai_structured_output_as_text.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/data_lines_without_blank_lines.sse": {"SD005"},
     "openai/forced_tool_finish_stop.jsonl": {"SD304"},  # info: the request forced the tool

@@ -2,9 +2,10 @@
 
 ``log.entries[]`` each hold a ``request`` (``method``, ``url``, ``headers``, ``postData.text``) and
 a ``response`` (``status``, ``headers``, ``content.text``, base64 when ``content.encoding`` says
-so). An entry that is an LLM call becomes a request frame and its response body's frames (see
-``exchange``); any other entry (a page, a script, telemetry) is skipped and counted. A response
-body is one JSON string on one line of the file, so every frame of an entry points at that line.
+so; Polly.JS's list of compressed chunks, see ``_polly_chunks``). An entry that is an LLM call
+becomes a request frame and its response body's frames (see ``exchange``); any other entry (a
+page, a script, telemetry) is skipped and counted. A response body is one JSON string on one line
+of the file, so every frame of an entry points at that line.
 """
 
 from __future__ import annotations
@@ -245,14 +246,47 @@ def _entry(
     raw = content.get("text")
     content_base64, content_codings = _text_encoding(content.get("encoding"))
     payload: bytes | None = None
+    codings = content_codings or response_headers.get("content-encoding")
     if isinstance(raw, str):
-        payload = unbase64(raw) if content_base64 else raw.encode("utf-8", "surrogatepass")
+        payload = _polly_chunks(raw, content_base64, collected) if codings else None
+        if payload is None:
+            payload = unbase64(raw) if content_base64 else raw.encode("utf-8", "surrogatepass")
     place = Fixed(line_of(where), where + 1) if where is not None else fallback
     # Browsers and proxies store the body decoded, whatever Content-Encoding says (no disagreement is
     # noted); bytes still encoded (a proxy's export, base64) are decoded by what the headers say.
     value = {"method": method, "url": url, "headers": headers, "body": body}
-    codings = content_codings or response_headers.get("content-encoding")
     collected.add(exchange, value, payload, content_type, place, codings)
+
+
+#: Polly.JS's node-http adapter keeps a content-encoded body as the chunks it came in, each still
+#: compressed: ``content.text`` is a JSON array of them, base64 with ``"encoding": "base64"`` (Polly 4
+#: and later), hex without it (Polly 1 to 3); see ``getBodyFromChunks`` in @pollyjs/adapter-node-http.
+_CHUNK_LIST = re.compile(r'\A\[\s*(?:"[A-Za-z0-9+/=]*"\s*(?:,\s*"[A-Za-z0-9+/=]*"\s*)*)?\]\Z')
+_HEX_TEXT = re.compile(r"\A(?:[0-9a-fA-F]{2})*\Z")
+
+
+def _polly_chunks(text: str, base64: bool, collected: Exchanges) -> bytes | None:
+    """A Polly.JS chunk list (for a response whose headers name a content coding) as the body's bytes,
+    each chunk decoded alone and in order; None when ``text`` is not one."""
+    from stream_doctor.capture.exchange import unbase64
+
+    if not text.startswith("[") or not _CHUNK_LIST.match(text):
+        return None
+    chunks = orjson.loads(text)
+    if not chunks:
+        return None
+    if base64:
+        parts = []
+        for chunk in chunks:
+            part = unbase64(chunk, collected.budget)
+            if part is None:
+                return None
+            parts.append(part)
+        return b"".join(parts)
+    if not all(_HEX_TEXT.match(chunk) for chunk in chunks):
+        return None
+    collected.budget.take(sum(len(chunk) for chunk in chunks) // 2)
+    return b"".join(bytes.fromhex(chunk) for chunk in chunks)
 
 
 def _dict(value: Any) -> dict[str, Any]:

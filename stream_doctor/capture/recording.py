@@ -20,9 +20,11 @@ The shapes:
   ``{"method": "generateContentStream", "response": [chunk, …]}`` (a stream) or
   ``{"method": "generateContent", "response": {…}}`` (a whole reply); no request is recorded.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
-  ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``. A text
-  response is a string; a binary one (gzip, an event stream) is hex: one string with
-  ``responseIsBinary: true``, or, in older nock, a list of hex chunks.
+  ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``;
+  ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a
+  string; a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a
+  content-encoded one is a list of hex chunks, still compressed (nock 14 compresses again what
+  fetch decoded).
 
 Each exchange that is an LLM call becomes a request frame and its response body's frames, like a
 HAR entry or a cassette interaction (see ``exchange``). A body is one JSON string on one line of
@@ -438,6 +440,8 @@ def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: 
     raw_headers = entry.get("rawHeaders")
     if isinstance(raw_headers, list):  # nock's flat [name, value, name, value, …]
         items = list(zip(raw_headers[0::2], raw_headers[1::2], strict=False))
+    elif isinstance(raw_headers, dict):  # nock 14 (@mswjs/interceptors): Object.fromEntries(response.headers)
+        items = list(raw_headers.items())
     else:
         items = _header_items(entry.get("headers"))
     response_headers = redact_headers(items)
@@ -446,9 +450,13 @@ def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: 
         number, pos, method.upper(), url, _status(entry.get("status")), None,
         skipped=is_llm_call(method, url, body, content_type),
     )  # fmt: skip
-    payload = _nock_body(entry.get("response"), entry.get("responseIsBinary") is True)
+    response = entry.get("response")
+    payload = _nock_body(response, entry.get("responseIsBinary") is True)
     where = places.get((number - 1, "response"))
     value = {"method": method.upper(), "url": url, "headers": {}, "body": body}
+    # nock keeps a content-encoded body as the hex of the bytes received, still encoded (nock 14 compresses
+    # again what fetch decoded): its Content-Encoding is undone whatever the coding (deflate has no magic number)
+    as_sent = _hex_chunks(response)
     _add(
         collected,
         source,
@@ -459,12 +467,18 @@ def _nock(collected: Exchanges, source: Source, places: dict[Any, int], number: 
         where,
         pos,
         header(response_headers, "content-encoding"),
+        encoded=as_sent,
     )
+
+
+def _hex_chunks(response: Any) -> TypeGuard[list[str]]:
+    """A nock response kept as a list of hex chunks: a content-encoded body, as received."""
+    return isinstance(response, list) and bool(response) and all(isinstance(c, str) and _HEX.match(c) for c in response)
 
 
 def _nock_body(response: Any, binary: bool) -> bytes | None:
     """A nock response as bytes: hex (one string marked binary, or a list of hex chunks), text, or JSON."""
-    if isinstance(response, list) and response and all(isinstance(c, str) and _HEX.match(c) for c in response):
+    if _hex_chunks(response):
         return b"".join(binascii.unhexlify(c) for c in response)
     if isinstance(response, str):
         if binary and _HEX.match(response):
@@ -485,11 +499,13 @@ def _add(
     where: int | None,
     pos: Pos,
     recorded_encoding: str | None,
+    encoded: bool = False,
 ) -> None:
+    """``encoded``: the recorder stores the body as it came, still carrying its codings."""
     from stream_doctor.capture.exchange import Fixed
 
     place = Fixed(source.line_of(where), where + 1) if where is not None else _fixed(pos)
-    compressed = payload is not None and payload.startswith(b"\x1f\x8b")
+    compressed = payload is not None and (encoded or payload.startswith(b"\x1f\x8b"))
     encoding = recorded_encoding if compressed else None
     collected.add(exchange, value, payload, content_type, place, encoding, None if compressed else recorded_encoding)
 

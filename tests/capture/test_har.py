@@ -115,3 +115,44 @@ def test_a_har_broken_after_its_entries_gives_the_whole_document_error(tmp_path:
     path.write_bytes(har(entry("https://api.openai.com/v1/chat/completions", {"messages": []}, SSE))[:-1] + b"!")
     with pytest.raises(CaptureError, match="not a readable HAR file: not JSON"):
         load(str(path))
+
+
+def _polly_call(text: str, encoding: str | None) -> dict:
+    call = entry(
+        "https://api.openai.com/v1/chat/completions", {"model": "gpt-4o", "messages": []}, text, encoding=encoding
+    )
+    call["response"]["headers"] = [{"name": "content-encoding", "value": "gzip"}]
+    if encoding is None:
+        del call["response"]["content"]["encoding"]
+    return call
+
+
+@pytest.mark.parametrize(
+    ("version", "encode", "encoding"),
+    [("Polly 4+", lambda chunk: base64.b64encode(chunk).decode(), "base64"), ("Polly 1-3", bytes.hex, None)],
+)
+def test_polly_keeps_a_content_encoded_body_as_a_list_of_its_chunks(
+    tmp_path: Path, version: str, encode: object, encoding: str | None
+) -> None:
+    """@pollyjs/adapter-node-http stores a response whose headers name a content coding as the JSON text of
+    its chunks, each still compressed: base64 with "encoding": "base64" (4 and later), hex before. Each
+    chunk is decoded alone; decoding the list as one base64 text loses the stream."""
+    import gzip
+
+    compressed = gzip.compress(SSE.encode(), mtime=0)
+    chunks = [compressed[:7], compressed[7:30], compressed[30:]]
+    path = tmp_path / "polly.har"
+    path.write_bytes(har(_polly_call(json.dumps([encode(c) for c in chunks]), encoding)))  # type: ignore[operator]
+    capture = load(str(path))
+    assert capture.exchanges[0].body_container == "sse", version
+    assert [f.data for f in capture.frames[1:]] == [SSE.split("\n")[0][6:].encode(), b"[DONE]"]
+
+
+def test_a_json_array_body_is_not_taken_for_chunks_without_a_content_coding(tmp_path: Path) -> None:
+    """The near miss: without a Content-Encoding the text is the body itself (a JSON array reply)."""
+    path = tmp_path / "array.har"
+    path.write_bytes(
+        har(entry("https://api.openai.com/v1/chat/completions", {"messages": []}, '["abcd"]', "application/json"))
+    )
+    capture = load(str(path))
+    assert capture.problems == [] and capture.exchanges[0].body_size == len('["abcd"]')  # the text, as it is

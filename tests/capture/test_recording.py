@@ -58,3 +58,20 @@ def test_a_json_object_that_is_not_an_exchange_is_not_taken_for_one() -> None:
     with pytest.raises(CaptureError) as caught:
         load("x.bin", data=b"<html>not a capture</html>")
     assert "recording: neither" in str(caught.value)  # the one-line error says what each reader wanted
+
+
+def test_nock_14_raw_headers_object_and_a_deflated_body_kept_as_sent() -> None:
+    """nock 14 (@mswjs/interceptors) writes ``rawHeaders`` as an object and compresses again what fetch
+    decoded, keeping it as hex chunks: the body is undone by its Content-Encoding, even deflate, which
+    has no magic number to be recognised by."""
+    import zlib
+
+    entry = {
+        "scope": "https://api.openai.com:443", "method": "POST", "path": "/v1/chat/completions", "body": BODY,
+        "status": 200, "response": [zlib.compress(SSE.encode()).hex()], "responseIsBinary": False,
+        "rawHeaders": {"content-encoding": "deflate", "content-type": "text/event-stream; charset=utf-8"},
+    }  # fmt: skip
+    capture = load("rec.json", data=json.dumps([entry]).encode())
+    assert capture.problems == []
+    assert capture.exchanges[0].body_container == "sse"
+    assert [f.kind for f in capture.frames] == ["request", "event", "event"]

@@ -452,3 +452,26 @@ def test_a_binary_header_inside_another_scalar_is_not_taken_for_a_block() -> Non
 
 def load_bytes(data: bytes):  # type: ignore[no-untyped-def]
     return load("x.yaml", data=data)
+
+
+@pytest.mark.parametrize(
+    ("edit", "tag"),
+    [
+        (("    headers:\n", "    headers: !ruby/hash:ActiveSupport::HashWithIndifferentAccess\n"), "!ruby/hash:"),
+        (("message: OK", "message: !ruby/sym ok"), "!ruby/sym"),
+        (("code: 200", "code: !ruby/range 200..299"), "!ruby/range"),
+        (("string: !binary |-", "string: !ruby/string:Faraday::Utils::Headers |-"), "!ruby/string:"),
+    ],
+)
+def test_every_other_ruby_tag_is_a_one_line_refusal_naming_it(tmp_path: Path, edit: tuple[str, str], tag: str) -> None:
+    """Psych writes a Ruby object (a hash subclass, a symbol, a range, a string subclass) under its own tag;
+    nothing is built from it, and the refusal names the tag and the line."""
+    ruby = tmp_path / "ruby.yml"
+    text = Path("fixtures/conversations/anthropic_ruby_vcr_binary.yaml").read_text()
+    assert edit[0] in text
+    ruby.write_text(text.replace(edit[0], edit[1], 1))
+    with pytest.raises(CaptureError) as raised:
+        load(str(ruby))
+    assert tag in raised.value.message and "\n" not in raised.value.message
+    lines = text.splitlines()
+    assert raised.value.line == 1 + next(n for n, line in enumerate(lines) if edit[0].strip() in line)
