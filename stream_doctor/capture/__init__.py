@@ -45,7 +45,8 @@ BODY_READERS: tuple[str, ...] = ("sse", "jsonl", "json", "eventstream", "prefixe
 #: a capture is sniffed only by the readers it could be, and the others are never imported. The event
 #: stream is binary: its reader is always asked.
 _STARTS: dict[str, re.Pattern[bytes]] = {
-    "sse": re.compile(rb"[:edir]"),  # a comment or a field name: event, data, id, retry
+    # a comment or a field (event, data, id, retry, or a few unknown ones first): not JSON or markup
+    "sse": re.compile(rb"[^{\[<]"),
     "jsonl": re.compile(rb"\{"),
     "envelope": re.compile(rb"\{"),
     "json": re.compile(rb"\["),

@@ -52,8 +52,16 @@ _KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    """Score and, when 0, why: the first field line must be one of the SSE fields."""
+    """Score and, when 0, why: the first field line must be one of the SSE fields.
+
+    By the EventSource rules every line is a field and an unknown one is ignored, so lines before the
+    first known field (` data: {…}` behind a space, as one OpenRouter recording starts; a stray
+    ``hello``) do not make the body something else: a few of them lower the score, and the reader
+    reports them (SD005). A line that starts like JSON or markup, or more than ``_STRAY`` unknown
+    lines, says the file is another format."""
     comments = 0
+    stray = 0
+    spaced = True
     first_unknown: str | None = None
     # The first 16 KiB are plenty to find the first field line; lines are walked lazily because
     # splitting all of the head would cost more than reading a small capture.
@@ -65,20 +73,25 @@ def _sniff(head: bytes) -> tuple[int, str]:
             continue
         name = line.partition(b":")[0]
         if name in _KNOWN_FIELDS:
-            # A line before it that is a known field behind spaces (` data: {…}`, as one OpenRouter
-            # recording starts) is a field named " data" by the EventSource rules, ignored: SSE still.
-            return (90, "") if first_unknown is None else (60, "")
+            if first_unknown is None:
+                return 90, ""
+            return (60, "") if spaced else (40, "")
         shown = name[:20].decode("utf-8", "replace")
         reason = f"line {number} starts with {shown!r}, not an 'event:'/'data:' field"
-        if first_unknown is None and name.lstrip(b" \t") in _KNOWN_FIELDS:
-            first_unknown = reason
-            continue
-        return 0, first_unknown or reason
+        first_unknown = first_unknown or reason
+        stray += 1
+        spaced = spaced and name.lstrip(b" \t") in _KNOWN_FIELDS
+        if stray > _STRAY or line.lstrip()[:1] in (b"{", b"[", b"<"):
+            return 0, first_unknown
     if first_unknown is not None:
         return 0, first_unknown
     if comments:
         return 20, ""  # only keep-alive comments so far: SSE, but weakly
     return 0, "no 'event:'/'data:' field lines"
+
+
+#: How many unknown field lines may come before the first known one in a body still sniffed as SSE.
+_STRAY = 4
 
 
 class _Read:

@@ -397,7 +397,19 @@ def test_a_first_line_with_a_space_before_its_field_name_is_an_ignored_field() -
     capture = both(data)
     assert [f.data for f in capture.frames] == [b'{"b":2}']
     assert [p.kind for p in capture.problems] == ["unknown-sse-field"]
-    assert READER.sniff(b" hello: 1\n\ndata: {}\n\n") == 0  # not a field of SSE behind the space
+
+def test_any_few_unknown_lines_before_the_first_field_are_ignored_fields() -> None:
+    """Whatever the first lines hold (` hello: 1`, a stray ``hello``), by the EventSource rules each is a
+    field of an unknown name, ignored: the body is SSE, sniffed lower than a clean one, and each stray
+    line reported; JSON, markup, or more lines than a few before any field still say another format."""
+    for stray in (b" hello: 1", b"hello", b"\xef\xbb\xbf\xef\xbb\xbfdata: x", b"HTTP/1.1 200 OK\nx: y"):
+        data = stray + b'\n\ndata: {"b":2}\n\n'
+        assert 0 < READER.sniff(data) < READER.sniff(b'data: {"b":2}\n\n'), stray
+        capture = both(data)
+        assert [f.data for f in capture.frames] == [b'{"b":2}']
+        assert set(kinds(capture)) == {"unknown-sse-field"}
+    for other in (b'{"a": 1}\ndata: x\n\n', b"<html>\ndata: x\n\n", b"a\nb\nc\nd\ne\ndata: x\n\n"):
+        assert READER.sniff(other) == 0, other
 
 
 def test_text_that_is_not_sse_is_still_refused() -> None:
