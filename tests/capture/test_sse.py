@@ -398,6 +398,7 @@ def test_a_first_line_with_a_space_before_its_field_name_is_an_ignored_field() -
     assert [f.data for f in capture.frames] == [b'{"b":2}']
     assert [p.kind for p in capture.problems] == ["unknown-sse-field"]
 
+
 def test_any_few_unknown_lines_before_the_first_field_are_ignored_fields() -> None:
     """Whatever the first lines hold (` hello: 1`, a stray ``hello``), by the EventSource rules each is a
     field of an unknown name, ignored: the body is SSE, sniffed lower than a clean one, and each stray
