@@ -6,7 +6,7 @@ One definition: a field, header or text body is judged here and nowhere else."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 #: What replaces a credential a reader masks.
 REDACTED = "[redacted]"
@@ -96,20 +96,24 @@ _SECRET_HEADER_NAME = re.compile(
 #: ``…-key`` headers that name no credential.
 _PLAIN_KEY_HEADERS = frozenset({"idempotency-key", "x-idempotency-key"})
 
-#: A value shaped like a credential wherever it stands: an HTTP auth scheme and its token, a
-#: provider's key prefix (OpenAI/Anthropic ``sk-``, Google ``AIza``, AWS ``AKIA``/``ASIA``, GitHub
-#: ``ghp_`` …), a JWT.
-_CREDENTIAL_VALUE = re.compile(
-    r"(?:\b(?:Bearer|Basic|Digest|Token|SharedKey|SharedAccessSignature|AWS4-HMAC-SHA256|ApiKey)\s+[A-Za-z0-9._~+/=:,-]{6,}"
-    r"|\bsk-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{30,}|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
-    re.I,
-)
+
+@cache
+def _credential_value() -> re.Pattern[str]:
+    """A value shaped like a credential wherever it stands: an HTTP auth scheme and its token, a
+    provider's key prefix (OpenAI/Anthropic ``sk-``, Google ``AIza``, AWS ``AKIA``/``ASIA``, GitHub
+    ``ghp_`` …), a JWT. Compiled on first use: case-insensitive classes make it the costliest
+    pattern of a replay's start-up, and a stream without requests or headers never asks."""
+    return re.compile(
+        r"(?:\b(?:Bearer|Basic|Digest|Token|SharedKey|SharedAccessSignature|AWS4-HMAC-SHA256|ApiKey)\s+[A-Za-z0-9._~+/=:,-]{6,}"
+        r"|\bsk-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{30,}|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
+        r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
+        re.I,
+    )
 
 
 def credential_values(text: str) -> list[str]:
     """The credential-shaped values in ``text`` (a bearer token, an ``sk-…`` key, a JWT …), in order."""
-    return [match.group() for match in _CREDENTIAL_VALUE.finditer(text)]
+    return [match.group() for match in _credential_value().finditer(text)]
 
 
 def is_secret_header(name: str, value: str = "") -> bool:
@@ -119,7 +123,7 @@ def is_secret_header(name: str, value: str = "") -> bool:
         return True
     if lowered not in _PLAIN_KEY_HEADERS and _SECRET_HEADER_NAME.search(lowered) is not None:
         return True
-    return bool(value) and _CREDENTIAL_VALUE.search(value) is not None
+    return bool(value) and _credential_value().search(value) is not None
 
 
 #: In text that is not JSON: ``"name": "value"`` (a JSON fragment, a cut body), ``name=value`` (a
@@ -141,7 +145,7 @@ def redact_text(text: str) -> str:
         for match in pattern.finditer(text):
             if is_secret_field_name(match.group(1)) and match.group(2):
                 spans.append(match.span(2))
-    spans.extend(match.span() for match in _CREDENTIAL_VALUE.finditer(text))
+    spans.extend(match.span() for match in _credential_value().finditer(text))
     if not spans:
         return text
     out = []

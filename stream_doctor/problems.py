@@ -7,19 +7,14 @@ hands it on as a ``Problem`` event, with one of the records below as its ``facts
 
 An adapter that notices something wrong emits a ``Problem`` event; where the finding's wording
 depends on what was seen, the event carries one of these records and the rule words it (the
-adapter writes no sentence a user reads). Records are frozen and hold only plain values.
+adapter writes no sentence a user reads). Records hold only plain values; they are ``NamedTuple``s,
+not dataclasses, because a replay imports every one of them and a named tuple costs a fraction of a
+dataclass to create (``docs/performance.md``, "Start-up").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemFacts:
-    """Base of every record; ``InputProblem.facts`` holds one or None."""
-
+from typing import Any, Literal, NamedTuple, Union
 
 #: Why a streamed-argument piece (Vertex AI ``partialArgs``) could not be placed.
 Unplaceable = Literal[
@@ -43,8 +38,7 @@ Unplaceable = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class PartialArgUnplaceable(ProblemFacts):
+class PartialArgUnplaceable(NamedTuple):
     why: Unplaceable
     call: str | None = None  # the call's label ("getWeather (call 2)"), when the piece belongs to one
     path: str | None = None  # the jsonPath as sent, or the normalized path of the open string
@@ -55,36 +49,31 @@ class PartialArgUnplaceable(ProblemFacts):
     last: int | None = None  # elements-skipped(-too-many): the last skipped
 
 
-@dataclass(frozen=True, slots=True)
-class SplitString:
+class SplitString(NamedTuple):
     """One string argument that arrived in several pieces: its normalized path and the pieces."""
 
     path: str
     pieces: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SplitCall:
+class SplitCall(NamedTuple):
     call: str  # the call's label
     strings: tuple[SplitString, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class StringsSplit(ProblemFacts):
+class StringsSplit(NamedTuple):
     """A turn's string arguments that were streamed in pieces, per call, in order."""
 
     calls: tuple[SplitCall, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MissingTerminalPart(ProblemFacts):
+class MissingTerminalPart(NamedTuple):
     """A streamed call ended on a part without willContinue instead of the empty functionCall part."""
 
     call: str  # the call's label
 
 
-@dataclass(frozen=True, slots=True)
-class EventNameMismatch(ProblemFacts):
+class EventNameMismatch(NamedTuple):
     """The SSE ``event:`` name and the payload's own type disagree."""
 
     event_name: str
@@ -92,23 +81,20 @@ class EventNameMismatch(ProblemFacts):
     field: str = "data.type"  # the payload field that names its type
 
 
-@dataclass(frozen=True, slots=True)
-class EmptyStartUnion(ProblemFacts):
+class EmptyStartUnion(NamedTuple):
     """Bedrock: a contentBlockStart whose ``start`` union is ``{}``."""
 
     block: Any  # the contentBlockIndex
 
 
-@dataclass(frozen=True, slots=True)
-class PromptBlocked(ProblemFacts):
+class PromptBlocked(NamedTuple):
     """Gemini: ``promptFeedback.blockReason`` and its optional message."""
 
     reason: str
     detail: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class SequenceIrregular(ProblemFacts):
+class SequenceIrregular(NamedTuple):
     """Responses: an event's ``sequence_number`` is missing, skips ahead, or goes back."""
 
     what: Literal["missing", "gap", "disorder"]
@@ -117,8 +103,7 @@ class SequenceIrregular(ProblemFacts):
     previous: int | None  # the last sequence_number before it
 
 
-@dataclass(frozen=True, slots=True)
-class OutputItem:
+class OutputItem(NamedTuple):
     """Responses: an output item as findings name it."""
 
     item_type: str
@@ -127,8 +112,7 @@ class OutputItem:
     call_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ArgumentsWithoutDeltas(ProblemFacts):
+class ArgumentsWithoutDeltas(NamedTuple):
     """Responses: a streaming call's input came whole in its ``.done`` event (``event``), no delta before it."""
 
     item: OutputItem
@@ -136,8 +120,7 @@ class ArgumentsWithoutDeltas(ProblemFacts):
     event: str
 
 
-@dataclass(frozen=True, slots=True)
-class HelperLogWithoutDeltas(ProblemFacts):
+class HelperLogWithoutDeltas(NamedTuple):
     """An SDK helper-stream log without the raw delta events: ``event`` is the helper's event that showed it,
     ``raw`` the raw event the log lacks (``content_block_delta``, openai-python's ``chunk``)."""
 
@@ -145,8 +128,7 @@ class HelperLogWithoutDeltas(ProblemFacts):
     raw: str = "content_block_delta"
 
 
-@dataclass(frozen=True, slots=True)
-class ItemIdRotated(ProblemFacts):
+class ItemIdRotated(NamedTuple):
     """Responses: an event names an output item by another id than ``output_item.added`` gave it."""
 
     item: OutputItem
@@ -156,8 +138,7 @@ class ItemIdRotated(ProblemFacts):
     named: str  # the id that event uses
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallRejected(ProblemFacts):
+class ToolCallRejected(NamedTuple):
     """The API ended the turn with a reason that says it rejected the model's tool call."""
 
     field: str  # finishReason, stopReason …
@@ -165,8 +146,7 @@ class ToolCallRejected(ProblemFacts):
     detail: str | None = None  # the API's own message, when it sent one
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInputError(ProblemFacts):
+class ToolInputError(NamedTuple):
     """AI SDK: the server rejected the input the model produced (``tool-input-error``)."""
 
     tool: str
@@ -174,8 +154,7 @@ class ToolInputError(ProblemFacts):
     error: str | None  # errorText as sent
 
 
-@dataclass(frozen=True, slots=True)
-class ThoughtSignatures(ProblemFacts):
+class ThoughtSignatures(NamedTuple):
     """Gemini: which function calls of a turn carry a thoughtSignature.
 
     ``first_signed`` False: the first call has none although ``signed`` (or another part) does;
@@ -188,8 +167,7 @@ class ThoughtSignatures(ProblemFacts):
     unsigned: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class EndOfStreamMissing(ProblemFacts):
+class EndOfStreamMissing(NamedTuple):
     """OpenAI Chat: every choice finished (``reasons``) but the end-of-stream sentinel never came."""
 
     reasons: tuple[str, ...]
@@ -197,16 +175,14 @@ class EndOfStreamMissing(ProblemFacts):
     next_line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FinishReasonMissing(ProblemFacts):
+class FinishReasonMissing(NamedTuple):
     """OpenAI Chat: a choice ended with [DONE] and no finish_reason after its calls."""
 
     choice: int
     calls: int
 
 
-@dataclass(frozen=True, slots=True)
-class CallAfterFinishReason(ProblemFacts):
+class CallAfterFinishReason(NamedTuple):
     """OpenAI Chat: a call started in a choice after that choice's finish_reason."""
 
     tool: str | None
@@ -216,8 +192,7 @@ class CallAfterFinishReason(ProblemFacts):
     reason_line: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class CutBeforeData(ProblemFacts):
+class CutBeforeData(NamedTuple):
     """An SSE capture ends inside an event before a whole ``data:`` line of it, so no frame was made."""
 
     line: int  # the capture's last line, 1-based
@@ -225,3 +200,25 @@ class CutBeforeData(ProblemFacts):
     comment: bool  # that line is a comment and no field of an event came before it: no event was open
     start: str = ""  # mid_line: the cut line's first characters (at most 40), as received
     size: int = 0  # mid_line: the cut line's length in bytes
+
+
+#: What ``InputProblem.facts`` holds (or None): one of the records above.
+ProblemFacts = Union[
+    PartialArgUnplaceable,
+    StringsSplit,
+    MissingTerminalPart,
+    EventNameMismatch,
+    EmptyStartUnion,
+    PromptBlocked,
+    SequenceIrregular,
+    ArgumentsWithoutDeltas,
+    HelperLogWithoutDeltas,
+    ItemIdRotated,
+    ToolCallRejected,
+    ToolInputError,
+    ThoughtSignatures,
+    EndOfStreamMissing,
+    FinishReasonMissing,
+    CallAfterFinishReason,
+    CutBeforeData,
+]

@@ -3,8 +3,9 @@
 Speed itself is measured in benchmarks/bench_startup.py (never timed in a test); here the import
 list is the contract: ``--version`` is answered before the CLI loads (``launch.py``), importing the
 ``stream_doctor.cli`` package builds no typer application (PEP 562), ``--help`` imports no report
-machinery, and no command imports pydantic (typer 0.29 would), rich where it renders without it,
-or what only another command needs.
+machinery, a command line imports the module of the command it names and no other's, and no
+command imports pydantic (typer 0.29 would), rich where it renders without it, or what only
+another command needs.
 """
 
 from __future__ import annotations
@@ -67,12 +68,24 @@ def test_help_imports_no_pydantic_and_no_replay_machinery(args: tuple[str, ...])
     assert not {m for m in modules if m.endswith("_run")}  # no command's work is imported to describe it
 
 
+#: The modules of the commands (cli/typer_app.COMMANDS): a command line imports the one it names.
+COMMAND_MODULES = {
+    f"stream_doctor.cli.{name}" for name in ("check", "clients", "convert", "minimize", "record", "rules", "scan")
+}
+
+
+def test_help_describes_every_command_and_a_command_imports_its_own_module_only() -> None:
+    assert COMMAND_MODULES | {"stream_doctor.cli.replay"} <= imported("--help")  # the near miss: it lists them all
+    assert not COMMAND_MODULES & imported("replay", "--help")
+
+
 @pytest.mark.parametrize("fmt", ["terminal", "json"])
 def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     modules = imported("replay", "fixtures/anthropic/one_call.sse", "--format", fmt)
     assert not tops(modules) & set(NEVER)
     assert "stream_doctor.cli.replay_run" in modules  # the near miss: the replay did run
     assert not {"stream_doctor.check.run", "stream_doctor.cli.check_run"} & modules  # `check`'s machinery
+    assert not COMMAND_MODULES & modules  # typer built the replay command only (cli/typer_app.Commands)
     packages = {m.split(".")[1] for m in modules if m.startswith("stream_doctor.")}
     assert not packages & {"scan", "record"}  # other commands' machinery
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py

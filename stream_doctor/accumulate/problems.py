@@ -1,247 +1,282 @@
-"""The protocol irregularities the accumulator records while stitching: one frozen record per kind.
+"""The protocol irregularities the accumulator records while stitching: one record per kind.
 
-Each record holds facts (positions, ordinals, ids, the text a fragment carried), never prose: the
-SD4xx and SD5xx rule that reports a kind says what it means. ``kind`` is the kind's stable name.
+Each record is a plain tuple of facts (positions, ordinals, ids, the text a fragment carried), never
+prose: the SD4xx and SD5xx rule that reports a kind says what it means. Every record starts with
+``pos`` and ``message`` (the 0-based message the accumulator was in, None before any) and ends
+with ``kind``, the kind's stable name, which is part of the value: two kinds with the same facts
+are not equal. They are ``NamedTuple``s, not dataclasses: a replay imports all of them, and a
+named tuple costs a fraction of a dataclass to create (``docs/performance.md``, "Start-up").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar, Hashable, Literal
+from typing import Any, Hashable, Literal, NamedTuple, Union
 
 from stream_doctor.capture.base import Pos
-
-
-@dataclass(frozen=True, slots=True)
-class StreamProblem:
-    kind: ClassVar[str]
-
-    pos: Pos
-    message: int | None  # 0-based message the accumulator was in, None before any
-
 
 # -- messages --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class NoMessageStart(StreamProblem):
-    kind: ClassVar[str] = "no-message-start"
+class NoMessageStart(NamedTuple):
+    pos: Pos
+    message: int | None
+    kind: Literal["no-message-start"] = "no-message-start"
 
 
-@dataclass(frozen=True, slots=True)
-class EventAfterMessageStop(StreamProblem):
-    kind: ClassVar[str] = "event-after-message-stop"
+class EventAfterMessageStop(NamedTuple):
+    pos: Pos
+    message: int | None
     stopped: Pos
+    kind: Literal["event-after-message-stop"] = "event-after-message-stop"
 
 
-@dataclass(frozen=True, slots=True)
-class MessageRestarted(StreamProblem):
-    kind: ClassVar[str] = "message-restarted"
+class MessageRestarted(NamedTuple):
+    pos: Pos
+    message: int | None
     previous: Pos | None  # where the message still open began
     open_message: int  # its 0-based index
+    kind: Literal["message-restarted"] = "message-restarted"
 
 
-@dataclass(frozen=True, slots=True)
-class StopReasonChanged(StreamProblem):
-    kind: ClassVar[str] = "stop-reason-changed"
+class StopReasonChanged(NamedTuple):
+    pos: Pos
+    message: int | None
     before: str | None
     after: str | None
+    kind: Literal["stop-reason-changed"] = "stop-reason-changed"
 
 
 # -- blocks ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class IndexReused(StreamProblem):
-    kind: ClassVar[str] = "index-reused"
+class IndexReused(NamedTuple):
+    pos: Pos
+    message: int | None
     key: Hashable
     previous: Pos
+    kind: Literal["index-reused"] = "index-reused"
 
 
-@dataclass(frozen=True, slots=True)
-class IndexGap(StreamProblem):
-    kind: ClassVar[str] = "index-gap"
+class IndexGap(NamedTuple):
+    pos: Pos
+    message: int | None
     key: Hashable
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which no one calls on a record
     expected: int
+    kind: Literal["index-gap"] = "index-gap"
 
 
-@dataclass(frozen=True, slots=True)
-class IndexShared(StreamProblem):
+class IndexShared(NamedTuple):
     """A call started on an index another open call of the message still holds."""
 
-    kind: ClassVar[str] = "index-shared"
-    index: int
+    pos: Pos
+    message: int | None
+    index: int  # type: ignore[assignment]  # shadows tuple.index
     first: int  # ordinal of the call already open there
     first_id: str | None
     call_id: str | None  # the id the new call started with
+    kind: Literal["index-shared"] = "index-shared"
 
 
-@dataclass(frozen=True, slots=True)
-class DuplicateCallId(StreamProblem):
-    kind: ClassVar[str] = "duplicate-call-id"
+class DuplicateCallId(NamedTuple):
+    pos: Pos
+    message: int | None
     call_id: str
     first: Pos
+    kind: Literal["duplicate-call-id"] = "duplicate-call-id"
 
 
-@dataclass(frozen=True, slots=True)
-class BlockEvent(StreamProblem):
-    """A delta or stop that could not go to its block; ``event`` is the delta type or ``"stop"``."""
+# A delta or stop that could not go to its block (the four records of ``BlockEvent``): ``key`` the
+# block's key, ``event`` the delta type or "stop", ``size`` the characters the delta carried (0 for a
+# stop), ``text`` the argument text it carried ("" for content deltas and stops).
 
-    kind: ClassVar[str] = "block-event"
+
+class UnknownBlock(NamedTuple):
+    pos: Pos
+    message: int | None
     key: Hashable
     event: str
-    size: int  # characters the delta carried (0 for a stop)
-    text: str  # the argument text it carried ("" for content deltas and stops)
+    size: int
+    text: str
+    kind: Literal["unknown-block"] = "unknown-block"
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownBlock(BlockEvent):
-    kind: ClassVar[str] = "unknown-block"
-
-
-@dataclass(frozen=True, slots=True)
-class AfterBlockStop(BlockEvent):
-    kind: ClassVar[str] = "after-block-stop"
+class AfterBlockStop(NamedTuple):
+    pos: Pos
+    message: int | None
+    key: Hashable
+    event: str
+    size: int
+    text: str
     stopped: Pos
     block_type: str = "tool_use"  # the stopped block's type: a tool call's, or text/thinking
     tool: bool = True  # the stopped block is a tool call
+    kind: Literal["after-block-stop"] = "after-block-stop"
 
 
-@dataclass(frozen=True, slots=True)
-class DeltaTypeMismatch(BlockEvent):
-    kind: ClassVar[str] = "delta-type-mismatch"
+class DeltaTypeMismatch(NamedTuple):
+    pos: Pos
+    message: int | None
+    key: Hashable
+    event: str
+    size: int
+    text: str
     block_type: str
+    kind: Literal["delta-type-mismatch"] = "delta-type-mismatch"
 
 
-@dataclass(frozen=True, slots=True)
-class UncorrelatedFragment(BlockEvent):
+class UncorrelatedFragment(NamedTuple):
     """A fragment with neither index nor id; ``attributed``: the open call it was given to, if any."""
 
-    kind: ClassVar[str] = "uncorrelated-fragment"
+    pos: Pos
+    message: int | None
+    key: Hashable
+    event: str
+    size: int
+    text: str
     attributed: int | None
+    kind: Literal["uncorrelated-fragment"] = "uncorrelated-fragment"
 
 
 # -- a call's identity -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CallWithoutIdOrName(StreamProblem):
-    kind: ClassVar[str] = "call-without-id-or-name"
+class CallWithoutIdOrName(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     call_id: str | None
     name: str | None
+    kind: Literal["call-without-id-or-name"] = "call-without-id-or-name"
 
 
-@dataclass(frozen=True, slots=True)
-class IdLate(StreamProblem):
-    kind: ClassVar[str] = "id-late"
+class IdLate(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     call_id: str
+    kind: Literal["id-late"] = "id-late"
 
 
-@dataclass(frozen=True, slots=True)
-class IdChanged(StreamProblem):
-    kind: ClassVar[str] = "id-changed"
+class IdChanged(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     before: str
     after: str
+    kind: Literal["id-changed"] = "id-changed"
 
 
-@dataclass(frozen=True, slots=True)
-class IdRepeated(StreamProblem):
-    kind: ClassVar[str] = "id-repeated"
+class IdRepeated(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     call_id: str | None
-    count: int  # fragments that carried it, the first included
+    count: int  # type: ignore[assignment]  # fragments that carried it, the first included (shadows tuple.count)
+    kind: Literal["id-repeated"] = "id-repeated"
 
 
-@dataclass(frozen=True, slots=True)
-class NameLate(StreamProblem):
-    kind: ClassVar[str] = "name-late"
+class NameLate(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     name: str
+    kind: Literal["name-late"] = "name-late"
 
 
-@dataclass(frozen=True, slots=True)
-class NameBlank(StreamProblem):
-    kind: ClassVar[str] = "name-blank"
+class NameBlank(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     name: str | None  # the name it had
+    kind: Literal["name-blank"] = "name-blank"
 
 
-@dataclass(frozen=True, slots=True)
-class NameChanged(StreamProblem):
-    kind: ClassVar[str] = "name-changed"
+class NameChanged(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     before: str
     after: str
+    kind: Literal["name-changed"] = "name-changed"
 
 
-@dataclass(frozen=True, slots=True)
-class NameRepeated(StreamProblem):
-    kind: ClassVar[str] = "name-repeated"
+class NameRepeated(NamedTuple):
+    pos: Pos
+    message: int | None
     call: int
     name: str | None
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count
+    kind: Literal["name-repeated"] = "name-repeated"
 
 
 # -- restatements ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FinalDiffers(StreamProblem):
+class FinalDiffers(NamedTuple):
     """The completion event restated the input (text or a value) otherwise than the fragments joined."""
 
-    kind: ClassVar[str] = "final-differs"
+    pos: Pos
+    message: int | None
     call: int
     streamed: str
     final: Any
+    kind: Literal["final-differs"] = "final-differs"
 
 
-@dataclass(frozen=True, slots=True)
-class Summary(StreamProblem):
-    """A terminal event restating a call: its id, name and input (``MISSING`` when not JSON)."""
+# A terminal event restating a call (the four records of ``Summary``): its ``call_id``, ``name`` and
+# ``arguments`` (``MISSING`` when not JSON).
 
-    kind: ClassVar[str] = "summary"
+
+class SummaryOnlyCall(NamedTuple):
+    pos: Pos
+    message: int | None
     call_id: str | None
     name: str | None
     arguments: Any
+    kind: Literal["summary-only-call"] = "summary-only-call"
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryOnlyCall(Summary):
-    kind: ClassVar[str] = "summary-only-call"
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryDuplicate(Summary):
-    kind: ClassVar[str] = "summary-duplicate"
+class SummaryDuplicate(NamedTuple):
+    pos: Pos
+    message: int | None
+    call_id: str | None
+    name: str | None
+    arguments: Any
     call: int  # the streamed call it repeats under another id
+    kind: Literal["summary-duplicate"] = "summary-duplicate"
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryBeforeComplete(Summary):
-    kind: ClassVar[str] = "summary-before-complete"
+class SummaryBeforeComplete(NamedTuple):
+    pos: Pos
+    message: int | None
+    call_id: str | None
+    name: str | None
+    arguments: Any
     call: int
+    kind: Literal["summary-before-complete"] = "summary-before-complete"
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryDiffers(Summary):
-    kind: ClassVar[str] = "summary-differs"
+class SummaryDiffers(NamedTuple):
+    pos: Pos
+    message: int | None
+    call_id: str | None
+    name: str | None
+    arguments: Any
     call: int
     field: Literal["id", "name", "arguments"]
     streamed: Any  # what the stream had for that field
+    kind: Literal["summary-differs"] = "summary-differs"
 
 
-@dataclass(frozen=True, slots=True)
-class HelperSnapshotDiffers(StreamProblem):
+class HelperSnapshotDiffers(NamedTuple):
     """An SDK stream helper's snapshot of a call disagrees with the fragments joined up to it.
 
     Only the first disagreement per call or block is recorded (every later snapshot usually repeats it).
     """
 
-    kind: ClassVar[str] = "helper-snapshot-differs"
+    pos: Pos
+    message: int | None
     call: int | None  # None: a block that is not a call (text, thinking)
     field: str
     reported: Any  # the helper's snapshot: text, or a parsed value
@@ -250,3 +285,30 @@ class HelperSnapshotDiffers(StreamProblem):
     block_index: int | None = None
     started: Pos | None = None
     length: int | None = None
+    kind: Literal["helper-snapshot-differs"] = "helper-snapshot-differs"
+
+
+BlockEvent = Union[UnknownBlock, AfterBlockStop, DeltaTypeMismatch, UncorrelatedFragment]
+Summary = Union[SummaryOnlyCall, SummaryDuplicate, SummaryBeforeComplete, SummaryDiffers]
+StreamProblem = Union[
+    NoMessageStart,
+    EventAfterMessageStop,
+    MessageRestarted,
+    StopReasonChanged,
+    IndexReused,
+    IndexGap,
+    IndexShared,
+    DuplicateCallId,
+    BlockEvent,
+    CallWithoutIdOrName,
+    IdLate,
+    IdChanged,
+    IdRepeated,
+    NameLate,
+    NameBlank,
+    NameChanged,
+    NameRepeated,
+    FinalDiffers,
+    Summary,
+    HelperSnapshotDiffers,
+]

@@ -1,9 +1,11 @@
 """The typer application: every command, option, help text, completion and error message.
 
-Importing it registers the commands (``cli/__init__.py`` does so on first use). A command is a
-function whose parameters are its options, or, where the work lives in its own module
-(``replay``, ``check``), a record (a ``NamedTuple``) whose fields are: ``command`` turns the record
-into the function typer reads, so each option is declared once, and the work gets one value.
+A command is a function whose parameters are its options, or, where the work lives in its own
+module (``replay``, ``check``), a record (a ``NamedTuple``) whose fields are: ``command`` turns the
+record into the function typer reads, so each option is declared once, and the work gets one value.
+``COMMANDS`` names each command's module; the group imports a command's module and has typer
+build it when the command line names it (``Commands``), so a replay builds the replay command
+only, and ``--help`` every command, in this order.
 """
 
 from __future__ import annotations
@@ -16,11 +18,49 @@ from typing import Any
 import typer
 
 from stream_doctor import __version__
-from stream_doctor.cli import check, clients, convert, minimize, record, replay, rules, scan, usage
+from stream_doctor.cli import usage
+from stream_doctor.registry import LazyRegistry
+
+try:  # typer 0.28 carries its own copy of click (cli/usage.py)
+    from typer._click import core
+except ImportError:
+    from click import core  # type: ignore[no-redef]
+
+#: Each command's function (or record, for ``command``), in the order ``--help`` lists them.
+COMMANDS: LazyRegistry[Any] = LazyRegistry(
+    {
+        "replay": "stream_doctor.cli.replay:Replay",
+        "convert": "stream_doctor.cli.convert:convert",
+        "minimize": "stream_doctor.cli.minimize:minimize",
+        "fixture": "stream_doctor.cli.minimize:fixture",
+        "check": "stream_doctor.cli.check:Check",
+        "scan": "stream_doctor.cli.scan:scan",
+        "record": "stream_doctor.cli.record:record",
+        "clients": "stream_doctor.cli.clients:clients",
+        "rules": "stream_doctor.cli.rules:rules",
+        "explain": "stream_doctor.cli.rules:explain",
+    }
+)
+
+
+class Commands(usage.Group):
+    """The ``stream-doctor`` group, whose commands typer builds when they are first looked up."""
+
+    def list_commands(self, ctx: core.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: core.Context, cmd_name: str) -> core.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            declared = COMMANDS[cmd_name]
+            one = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+            one.command(cmd_name, cls=usage.Command)(command(declared) if isinstance(declared, type) else declared)
+            self.commands[cmd_name] = typer.main.get_command(one)
+        return super().get_command(ctx, cmd_name)
+
 
 app = typer.Typer(
     name="stream-doctor",
-    cls=usage.Group,  # usage errors as one line (cli/usage.py), not click's usage block
+    cls=Commands,  # usage errors as one line (cli/usage.py), not click's usage block
     help="Replay captured LLM streams and diagnose how their tool calls were reassembled.",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
@@ -69,19 +109,3 @@ def command(record: type[Any]) -> Callable[..., None]:
     invoke.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     invoke.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
     return invoke
-
-
-# in the order ``--help`` lists them
-for _command in (
-    command(replay.Replay),
-    convert.convert,
-    minimize.minimize,
-    minimize.fixture,
-    command(check.Check),
-    scan.scan,
-    record.record,
-    clients.clients,
-    rules.rules,
-    rules.explain,
-):
-    app.command(cls=usage.Command)(_command)

@@ -21,7 +21,6 @@ every call gets its own key, so calls of one name are never merged. ``FunctionCa
 
 from __future__ import annotations
 
-from dataclasses import replace
 from json.encoder import encode_basestring
 from typing import Any, Hashable, Sequence
 
@@ -515,7 +514,7 @@ class GeminiTranslator(Batching):
     def _streamed_problems(pos: Pos, call: _Call) -> list[Event]:
         streamed = call.streamed
         assert streamed is not None
-        problems: list[Event] = [_unplaceable(pos, replace(facts, call=call.label)) for facts in streamed.problems]
+        problems: list[Event] = [_unplaceable(pos, facts._replace(call=call.label)) for facts in streamed.problems]
         streamed.problems = []
         return problems
 

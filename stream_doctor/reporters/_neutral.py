@@ -13,21 +13,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 from stream_doctor.jsontext import escaped
 
-# C0 (tab kept), DEL, C1 (NEL is U+0085), the Unicode line and paragraph separators, the
-# bidirectional overrides and isolates that can make a terminal show text in another order, and lone
-# surrogates, which no output can encode (a file name that is not UTF-8: jsontext.escaped).
-_VISIBLE: dict[int, str] = {
-    **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
-    0x7F: "\\x7f",
-    **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
-    **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
-    **{c: escaped(chr(c)) for c in range(0xD800, 0xE000)},
-}
-# The same, minus what a JSON serialiser already escapes (C0) or never writes (surrogates), as JSON escapes.
-_JSON: dict[int, str] = {c: f"\\u{c:04x}" for c in _VISIBLE if c >= 0x7F and not 0xD800 <= c < 0xE000}
+
+@cache
+def _visible() -> dict[int, str]:
+    """C0 (tab kept), DEL, C1 (NEL is U+0085), the Unicode line and paragraph separators, the
+    bidirectional overrides and isolates that can make a terminal show text in another order, and
+    lone surrogates, which no output can encode (a file name that is not UTF-8: jsontext.escaped).
+    Built on first use: most reports never meet such a character, and the 2,048 surrogates cost a
+    small replay's start-up."""
+    return {
+        **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
+        0x7F: "\\x7f",
+        **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
+        **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+        **{c: escaped(chr(c)) for c in range(0xD800, 0xE000)},
+    }
+
+
+@cache
+def _json() -> dict[int, str]:
+    """``_visible()`` minus what a JSON serialiser already escapes (C0) or never writes (surrogates), as JSON escapes."""
+    return {c: f"\\u{c:04x}" for c in _visible() if c >= 0x7F and not 0xD800 <= c < 0xE000}
+
+
 # A line that GitHub Actions would read as a command: ``::name …`` or the older ``##[name]``,
 # after leading whitespace (the runner trims it).
 _COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.MULTILINE)
@@ -35,7 +47,7 @@ _COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.MULTILINE)
 
 def text(value: str) -> str:
     """``value`` with every control, line-breaking and reordering character shown as an escape."""
-    return value if value.isprintable() else value.translate(_VISIBLE)
+    return value if value.isprintable() else value.translate(_visible())
 
 
 def keeping_lines(value: str) -> str:
@@ -45,7 +57,7 @@ def keeping_lines(value: str) -> str:
 
 def json(serialised: str) -> str:
     """A serialised JSON document with DEL, C1 and U+2028/U+2029 escaped (the parsed value is the same)."""
-    return serialised if serialised.isascii() else serialised.translate(_JSON)
+    return serialised if serialised.isascii() else serialised.translate(_json())
 
 
 def defuse_commands(rendered: str) -> str:
