@@ -157,14 +157,11 @@ def render(
     Raises ``ValueError`` for an unknown format and ``RuntimeError`` naming the install command
     when ``html``'s extra is not installed.
     """
-    import importlib
-
     from stream_doctor.reporters import REPLAY_FORMATS, RenderOptions
 
-    module = REPLAY_FORMATS.get(format)
-    if module is None:
+    if format not in REPLAY_FORMATS:
         raise ValueError(f"unknown format {format!r} (choose from {', '.join(REPLAY_FORMATS)})")
-    reporter = importlib.import_module(f"stream_doctor.reporters.{module}")
+    reporter = REPLAY_FORMATS[format]
     text: str = reporter.render(report, RenderOptions(width=width, max_rows=max_rows, timeline=timeline))
     return text
 

@@ -265,7 +265,7 @@ def test_adding_a_check_reporter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     from stream_doctor.cli import app
 
     scratch_module(monkeypatch, "stream_doctor.reporters.scratch_lines", SCRATCH_REPORTER)
-    monkeypatch.setitem(reporters.CHECK_FORMATS, "scratch", "scratch_lines")
+    monkeypatch.setitem(reporters.CHECK_FORMATS._modules, "scratch", "stream_doctor.reporters.scratch_lines")
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out.txt"
     result = CliRunner().invoke(app, ["check", EMPTY_INPUT, ONE_CALL, "--isolated", "--report", f"scratch:{out}"])

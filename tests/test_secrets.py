@@ -119,7 +119,6 @@ def _planted(tmp_path: Path) -> list[Path]:
 
 
 def _every_replay_output(path: Path) -> dict[str, str]:
-    import importlib
 
     from stream_doctor.redaction import redacted
     from stream_doctor.reporters import REPLAY_FORMATS, statistics
@@ -129,7 +128,7 @@ def _every_replay_output(path: Path) -> dict[str, str]:
     for selected in (None, "1") if report.calls else (None,):  # --call 1 shows the call's fragments
         shown = report.select(selected) if selected else report
         for fmt, module in REPLAY_FORMATS.items():
-            render = importlib.import_module(f"stream_doctor.reporters.{module}").render
+            render = module.render
             outputs[f"{fmt} call={selected}"] = render(shown, RenderOptions(width=80, timeline=True, max_rows=0))
     outputs["statistics"] = statistics.render(report, RenderOptions()) + statistics.render_json(report, RenderOptions())
     outputs["convert"] = convert(str(path), Options()).decode()
@@ -149,7 +148,6 @@ def test_no_planted_secret_in_any_replay_format_or_converted_envelope(tmp_path: 
 
 
 def test_no_planted_secret_in_any_check_report(tmp_path: Path) -> None:
-    import importlib
 
     from stream_doctor.reporters import CHECK_FORMATS
     from tests.planted_secrets import SECRETS
@@ -159,7 +157,7 @@ def test_no_planted_secret_in_any_check_report(tmp_path: Path) -> None:
         result = execute(prepare(CheckOptions(paths=("captures",), isolated=True)))
     assert len(result.captures) == len(paths) and not any(c.unreadable for c in result.captures)
     for fmt, module in CHECK_FORMATS.items():
-        render = importlib.import_module(f"stream_doctor.reporters.{module}").render
+        render = module.render
         _assert_clean(render(result, RenderOptions(width=80, max_rows=0)), list(SECRETS), f"check --report {fmt}")
 
 

@@ -92,12 +92,10 @@ def _report_targets(values: Sequence[str], default: str = "terminal") -> list[tu
 
 
 def _write_reports(result: CheckResult, targets: list[tuple[str, str | None]], given: Check, inputs: list[str]) -> None:
-    import importlib
-
     from stream_doctor.reporters import CHECK_FORMATS, RenderOptions, rendered
 
     for name, path in targets:
-        module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
+        module = CHECK_FORMATS[name]
         # standard output gets the terminal's width and colours; a file, plain text
         if path is None and given.output_file is not None:
             path = given.output_file

@@ -69,8 +69,6 @@ def run(options: Replay) -> int:
 
 def _write(report: Report, options: Replay, output: str) -> Report:
     """The report in ``output``'s format, written where it goes; the report (a selected call's) for the exit code."""
-    import importlib
-
     from stream_doctor.reporters import REPLAY_FORMATS
 
     if options.call is not None:
@@ -100,9 +98,7 @@ def _write(report: Report, options: Replay, output: str) -> Report:
                 report, rendering
             )
         else:  # a large machine report is written as it is made (see reporters/__init__.py)
-            written = rendered(
-                importlib.import_module(f"stream_doctor.reporters.{REPLAY_FORMATS[output]}"), report, rendering
-            )
+            written = rendered(REPLAY_FORMATS[output], report, rendering)
     except MissingExtra as error:
         fail(str(error))
     emit(written, options.output_file, options.quiet, options.capture)

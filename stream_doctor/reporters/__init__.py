@@ -17,24 +17,25 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterator, Sequence, TypeVar
 
+from stream_doctor.registry import LazyRegistry
+
 T = TypeVar("T")
 
-#: ``replay --format``: the module under reporters/ that renders each format.
-REPLAY_FORMATS: dict[str, str] = {"terminal": "terminal", "json": "json_report", "jsonl": "jsonl", "html": "html"}
+#: ``replay --format``: the reporter module of each format, imported when used (the registry idiom of
+#: readers, adapters and rules). Each has ``render(Report, RenderOptions) -> str``.
+REPLAY_FORMATS: LazyRegistry[ModuleType] = LazyRegistry(
+    {name: f"stream_doctor.reporters.{module}" for name, module in
+     {"terminal": "terminal", "json": "json_report", "jsonl": "jsonl", "html": "html"}.items()}
+)  # fmt: skip
 FORMATS = tuple(REPLAY_FORMATS)
 
-#: ``check --report FORMAT[:PATH]``: the module under reporters/ that renders each format, imported
-#: when used. Each has ``render(CheckResult, RenderOptions) -> str``.
-CHECK_FORMATS: dict[str, str] = {
-    "terminal": "check_terminal",
-    "json": "check_json",
-    "junit": "junit",
-    "sarif": "sarif",
-    "github": "github",
-    "markdown": "markdown",
-    "jsonl": "jsonl",
-    "statistics": "statistics",
-}
+#: ``check --report FORMAT[:PATH]``: the reporter module of each format, imported when used. Each has
+#: ``render(CheckResult, RenderOptions) -> str``.
+CHECK_FORMATS: LazyRegistry[ModuleType] = LazyRegistry(
+    {name: f"stream_doctor.reporters.{module}" for name, module in
+     {"terminal": "check_terminal", "json": "check_json", "junit": "junit", "sarif": "sarif", "github": "github",
+      "markdown": "markdown", "jsonl": "jsonl", "statistics": "statistics"}.items()}
+)  # fmt: skip
 
 
 class MissingExtra(RuntimeError):

@@ -4,7 +4,6 @@ says when it accepted one."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
 from pathlib import Path
@@ -20,7 +19,7 @@ ONE = "1 capture unreadable (accepted by its expectations)"
 
 
 def rendered(result: CheckResult, name: str) -> str:
-    module = importlib.import_module(f"stream_doctor.reporters.{CHECK_FORMATS[name]}")
+    module = CHECK_FORMATS[name]
     return str(module.render(result, RenderOptions(width=200)))
 
 
