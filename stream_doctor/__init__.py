@@ -33,10 +33,10 @@ __all__ = [
 
 if TYPE_CHECKING:
     from stream_doctor.api import minimize, render, replay
-    from stream_doctor.engine import RunError
     from stream_doctor.findings import Finding, Location, Severity
     from stream_doctor.minimizer.run import Minimized, MinimizeError
     from stream_doctor.report import Report
+    from stream_doctor.stages import RunError
 
 _LAZY = {
     "replay": "stream_doctor.api",
@@ -45,7 +45,7 @@ _LAZY = {
     "Minimized": "stream_doctor.minimizer.run",
     "MinimizeError": "stream_doctor.minimizer.run",
     "Report": "stream_doctor.report",
-    "RunError": "stream_doctor.engine",
+    "RunError": "stream_doctor.stages",
     "Finding": "stream_doctor.findings",
     "Location": "stream_doctor.findings",
     "Severity": "stream_doctor.findings",

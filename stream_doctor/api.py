@@ -234,7 +234,7 @@ def _file_bytes(path: str, options: Options) -> bytes:
 
     from stream_doctor.capture.base import CaptureError
     from stream_doctor.capture.limits import read_file
-    from stream_doctor.engine import RunError
+    from stream_doctor.stages import RunError
 
     try:
         return read_file(path, options.limits, sys.stdin.buffer if path == "-" else None)

@@ -23,8 +23,9 @@ from stream_doctor.capture import load
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import VERSION
 from stream_doctor.conversation.build import Section, split
-from stream_doctor.engine import RunError, accumulate_turn, adapter_for, session_adapter
+from stream_doctor.engine import session_adapter
 from stream_doctor.gcpause import no_gc
+from stream_doctor.stages import RunError, accumulate_turn, adapter_for
 
 if TYPE_CHECKING:
     from stream_doctor.options import Options

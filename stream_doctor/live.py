@@ -5,7 +5,7 @@ which does what ``engine`` does to the written file, in the same order and with 
 but as the records come: each frame is made as the envelope reader makes it (``envelope.to_frame``
 at the position the reader gives), translated by the provider's translator and fed to the turn's
 ``Accumulator`` (the streaming seam: the pipeline's stitching state) and to the ``--client``
-profiles (``engine.Kept``). No turn is ever read again:
+profiles (``stages.Kept``). No turn is ever read again:
 
 - when a request passes, ``Pairing.request`` checks it against the turns before it (the calls it
   sends back, the results it carries) and the conversation rules judge those problems alone: the
@@ -51,21 +51,21 @@ from stream_doctor.conversation.build import facts
 from stream_doctor.conversation.model import Conversation, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
 from stream_doctor.conversation.problems import PairingProblem
-from stream_doctor.engine import (
-    Kept,
-    _profiles,
-    _rules,
-    _unknown_fields_once,
-    diagnose,
-    diagnose_clients,
-    diagnose_conversation,
-)
 from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import MessageStart, ToolStart
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS
 from stream_doctor.reporters import live as lines
+from stream_doctor.stages import (
+    Kept,
+    diagnose,
+    diagnose_clients,
+    diagnose_conversation,
+    profiles_named,
+    selected_rules,
+    unknown_fields_once,
+)
 from stream_doctor.timing import clock
 
 #: The rule that needs the time the next request came (``timing.Clock.after``).
@@ -98,7 +98,7 @@ class Live:
         self.options = options
         self.emit = emit
         self.log = log  # the live thread's own problems (the proxy's log)
-        self.profiles = _profiles("--client", options)
+        self.profiles = profiles_named("--client", options)
         self.worst: Severity | None = None
         self.conversations: list[LiveConversation] = []
         self.undiagnosed = 0  # records the live thread never read: the queue was full, or the stop came first
@@ -441,7 +441,7 @@ class LiveConversation:
         stream = turn.accumulator.result(
             self._info(turn, duration), ended_cleanly, turn.problems, turn.translator.counts
         )
-        [(stream, _)] = _unknown_fields_once([(stream, turn.kept)], self.fields_seen)
+        [(stream, _)] = unknown_fields_once([(stream, turn.kept)], self.fields_seen)
         stream = _clocked(stream, turn)
         found = diagnose(stream, self.options)
         if turn.kept.clients:
@@ -478,7 +478,7 @@ class LiveConversation:
         clock = previous.stream.capture.clock
         if clock is None or all(call.status == "complete" for call in previous.stream.calls):
             return
-        rules = [rule for rule in _rules(self.options.select, self.options.ignore) if rule.code == _AFTER_TURN]
+        rules = [rule for rule in selected_rules(self.options.select, self.options.ignore) if rule.code == _AFTER_TURN]
         if not rules:
             return
         stream = replace(previous.stream, capture=replace(previous.stream.capture, clock=replace(clock, after=t)))

@@ -83,8 +83,8 @@ class StreamDoctor:
         envelope's header lists in ``"expect"``; otherwise nothing is expected.
         """
         from stream_doctor.config import expectations
-        from stream_doctor.engine import RunError
         from stream_doctor.findings import Location
+        from stream_doctor.stages import RunError
 
         capture = self.path(path)
         try:

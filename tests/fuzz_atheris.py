@@ -25,9 +25,10 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     with atheris.instrument_imports():
         from stream_doctor.convert import convert
-        from stream_doctor.engine import RunError, replay
+        from stream_doctor.engine import replay
         from stream_doctor.options import Options
         from stream_doctor.providers import ADAPTERS
+        from stream_doctor.stages import RunError
 
     import gc
 

@@ -161,15 +161,13 @@ SCRATCH_RULE = '''
 
 
 def forget_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drop what the registry and the engine remember of the rule set (a new process would not have it)."""
-    import stream_doctor.engine
+    """Drop what the registry and the stages remember of the rule set (a new process would not have it)."""
+    from stream_doctor import stages
 
     for cached in ("RULES", "BY_CODE"):
         monkeypatch.delitem(rules.__dict__, cached, raising=False)
     rules.rules_of.cache_clear()
-    engine_rules = getattr(stream_doctor.engine, "_rules", None)  # the engine's per-selection cache
-    if engine_rules is not None:
-        engine_rules.cache_clear()
+    stages.selected_rules.cache_clear()  # the per-selection cache
 
 
 def test_adding_a_rule(monkeypatch: pytest.MonkeyPatch) -> None:

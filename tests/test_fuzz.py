@@ -98,8 +98,9 @@ def provider_events() -> tuple[tuple[str, str, tuple[Any, ...]], ...]:
 def replay_bytes(data: bytes, name: str, **options: Any) -> None:
     """Replay and convert ``data``: anything but a report or a RunError fails the test."""
     from stream_doctor.convert import convert
-    from stream_doctor.engine import RunError, replay
+    from stream_doctor.engine import replay
     from stream_doctor.options import Options
+    from stream_doctor.stages import RunError
 
     chosen = Options(**options)
     try:

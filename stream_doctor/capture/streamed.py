@@ -80,7 +80,7 @@ class Streamed:
         return capture
 
     def duration(self) -> float | None:
-        """Seconds from the earliest to the latest time a frame carries (as ``engine._duration``)."""
+        """Seconds from the earliest to the latest time a frame carries (as ``stages.duration_of``)."""
         return self.max_t - self.min_t if self.timed > 1 else None
 
     def times(self) -> Iterable[Frame]:

@@ -24,13 +24,14 @@ from stream_doctor.config import file as config_file
 from stream_doctor.config.expectations import Expectation
 from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.config.globs import Glob
-from stream_doctor.engine import RunError, replay, replay_many
+from stream_doctor.engine import replay, replay_many
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.redaction import redacted
 from stream_doctor.reporters import json_report
 from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
+from stream_doctor.stages import RunError
 
 if TYPE_CHECKING:
     import multiprocessing.context

@@ -28,8 +28,8 @@ def convert(
 
     Several captures of one session (or a folder of them) become one envelope of several turns."""
     from stream_doctor.convert import convert_many
-    from stream_doctor.engine import RunError
     from stream_doctor.options import Options
+    from stream_doctor.stages import RunError
 
     to_file = output is not None and output != "-"
     if output is not None and to_file:

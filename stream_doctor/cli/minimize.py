@@ -98,7 +98,7 @@ def _run(
     max_frames: Optional[int],
 ) -> Minimized:
     from stream_doctor.api import minimize as run
-    from stream_doctor.engine import RunError
+    from stream_doctor.stages import RunError
 
     if output != "-":
         refuse_inputs(output, [capture])

@@ -27,8 +27,8 @@ def run(options: Replay) -> int:
     """Replay the captures (one path, or several replayed as one conversation) and write the report; the
     exit code (0, or 1 for findings at ``--fail-on``)."""
     from stream_doctor.api import replay
-    from stream_doctor.engine import RunError
     from stream_doctor.reporters import FORMATS
+    from stream_doctor.stages import RunError
 
     captures = list(options.capture)
     limits = size_limits(options.max_bytes, options.max_frames)

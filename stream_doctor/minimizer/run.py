@@ -232,7 +232,7 @@ def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool, Cap
 def _load(data: bytes, name: str, options: Options) -> Capture:
     from stream_doctor.capture import load
     from stream_doctor.capture.base import CaptureError
-    from stream_doctor.engine import RunError
+    from stream_doctor.stages import RunError
 
     try:
         return load(name, options.container, data, options.limits)

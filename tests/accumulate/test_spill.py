@@ -15,9 +15,10 @@ import pytest
 
 from stream_doctor import engine
 from stream_doctor.accumulate import spill
-from stream_doctor.engine import RunError, replay
+from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.reporters import RenderOptions, json_report
+from stream_doctor.stages import RunError
 from tests.conftest import render_terminal
 from tests.test_golden import CAPTURES
 

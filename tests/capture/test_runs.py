@@ -19,9 +19,10 @@ from stream_doctor.capture import runs
 from stream_doctor.capture.base import Capture
 from stream_doctor.capture.runs import FrameRun
 from stream_doctor.capture.sse import stream_sse
-from stream_doctor.engine import RunError, replay
+from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.providers import anthropic, openai_chat
+from stream_doctor.stages import RunError
 from tests.conftest import FIXTURES, ROOT
 
 CORPUS = ROOT.parent / "shared" / "corpus"

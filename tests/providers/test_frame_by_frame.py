@@ -8,8 +8,8 @@ import pytest
 
 from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
-from stream_doctor.engine import adapter_for
 from stream_doctor.options import Options
+from stream_doctor.stages import adapter_for
 from tests.conftest import FIXTURES
 
 CAPTURES = sorted(

@@ -1,0 +1,281 @@
+"""The stages of one turn, which every way of replaying shares (the engine, a session, ``convert``,
+the live proxy): the adapter that reads it, its events translated and accumulated into a stream,
+and the rules (stream, client and conversation scopes) that --select and --ignore leave.
+
+``RunError`` is the one error of a replay that cannot go on: the CLI prints it on one line and exits 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.spill import ArgumentStore
+from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.capture import Streamed
+from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
+from stream_doctor.conversation.build import Section
+from stream_doctor.conversation.model import Turn
+from stream_doctor.envelope_events import envelope_event
+from stream_doctor.events import Event
+from stream_doctor.findings import Finding
+from stream_doctor.options import Options
+from stream_doctor.providers import ADAPTERS, DetectionError, detect
+from stream_doctor.providers.base import Adapter, Translator
+from stream_doctor.rules import rules_of
+from stream_doctor.rules.base import Rule, Scope
+from stream_doctor.timeline import Budget, Rows
+
+if TYPE_CHECKING:
+    from stream_doctor.clients import Running
+    from stream_doctor.clients.base import Profile
+    from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.conversation.model import Conversation
+
+
+class RunError(Exception):
+    """The capture could not be replayed at all; the CLI prints it on one line and exits 2."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {message}")
+        self.path, self.message, self.line = path, message, line  # `check` turns these into an SD000 finding
+
+
+def profiles_named(path: str, options: Options) -> tuple[Profile, ...]:
+    """The client profiles ``--client`` names; RunError (exit 2) for a name that is none."""
+    if not options.clients:
+        return ()
+    from stream_doctor.clients import UnknownClient, resolve
+
+    try:
+        return resolve(options.clients)
+    except UnknownClient as error:
+        raise RunError(path, str(error)) from None
+
+
+def budget_of(options: Options) -> Budget | None:
+    """The timeline rows one replay may keep, when its report shows a timeline (``timeline.py``)."""
+    return Budget() if options.timeline or options.keep_events else None
+
+
+def diagnose_clients(
+    reviews: tuple[ClientReview, ...], findings: tuple[Finding, ...], options: Options
+) -> tuple[Finding, ...]:
+    """The stream's findings with the SD8xx findings of each client review added, in report order."""
+    found = [
+        finding
+        for review in reviews
+        for rule in selected_rules(options.select, options.ignore, "client")
+        for finding in rule.check(review, rule)
+    ]
+    if not found:
+        return findings
+    return tuple(sorted((*findings, *found), key=lambda f: f.sort_key))
+
+
+def unknown_fields_once(
+    replayed: list[tuple[AccumulatedStream, Kept]],
+    seen: set[str] | None = None,
+) -> list[tuple[AccumulatedStream, Kept]]:
+    """Each undocumented field path reported once per capture (SD006): at the first turn that has it.
+    ``seen``: the paths of earlier turns, for a conversation given a turn at a time (``live``)."""
+
+    if seen is None:
+        seen = set()
+    out = []
+    for stream, kept in replayed:
+        fields = [p for p in stream.problems if p.kind == "unknown-field"]
+        if fields:
+            again = {id(p) for p in fields if p.message in seen}
+            seen.update(p.message for p in fields)
+            if again:
+                stream = replace(stream, problems=tuple(p for p in stream.problems if id(p) not in again))
+        out.append((stream, kept))
+    return out
+
+
+def conversation_of(path: str, provider: str, turns: list[Turn], options: Options) -> Conversation:
+    from stream_doctor.conversation.build import load_tools
+    from stream_doctor.conversation.model import Conversation
+    from stream_doctor.conversation.pairing import pair
+
+    tools = None
+    if options.tools is not None:
+        try:
+            tools = load_tools(options.tools)
+        except CaptureError as error:
+            raise RunError(path, error.message) from None
+    return Conversation(path, provider, tuple(turns), tools, tuple(pair(turns)), options.tools)
+
+
+def diagnose_conversation(conversation: Conversation, options: Options) -> list[Finding]:
+    """The conversation rules' findings (pairing across turns, schemas)."""
+    return [
+        finding
+        for rule in selected_rules(options.select, options.ignore, "conversation")
+        for finding in rule.check(conversation, rule)
+    ]
+
+
+def accumulate_turn(
+    capture: Capture,
+    adapter: Adapter,
+    options: Options,
+    section: Section | None = None,
+    release: bool = True,
+    frames: Iterable[Frame] | None = None,
+    streamed: Streamed | None = None,
+    budget: Budget | None = None,
+    store: ArgumentStore | None = None,
+) -> tuple[AccumulatedStream, Kept]:
+    """One turn's stream: its frames (``section.frames``, or ``frames`` as ``streamed`` reads them) translated and accumulated."""
+    if frames is None:
+        frames = section.frames if section is not None else capture.frames
+    problems: list[InputProblem] = section.problems if section is not None else capture.problems
+    accumulator = Accumulator(adapter.protocol.positional_indices, store)
+    translator = adapter.translator()
+    if budget is not None or options.keep_events or options.clients:
+        kept = Kept(options, adapter.name, budget, profiles_named(capture.path, options), capture.container == "sse")
+    else:
+        kept = NOTHING_KEPT
+    if kept.wanted:  # the events also go to what keeps them (client profiles are fed the same events)
+        accumulator.feed_all(kept_events(frames, translator, kept))
+    else:  # the hot path: one generator, no list per frame
+        accumulator.feed_all(translator.translate(frames, release=release))
+        accumulator.feed_all(translator.close())
+    # (a streamed capture's count, size and end are known once its frames have been read)
+    ended_cleanly = section.ended_cleanly if section is not None and streamed is None else capture.ended_cleanly
+    exchange = section.exchange if section is not None else None
+    info = CaptureInfo(
+        path=capture.path,
+        container=(exchange.body_container or "none") if exchange is not None else capture.container,
+        compressed=capture.compressed,
+        provider=adapter.name,
+        provider_forced=options.provider is not None,
+        size=exchange.body_size if exchange is not None else capture.size,
+        frames=streamed.count if streamed is not None else len(frames),  # type: ignore[arg-type]
+        duration=streamed.duration() if streamed is not None else duration_of(frames),  # type: ignore[arg-type]
+        header=capture.header,
+        interaction=section.interaction if section is not None else None,
+        protocol=adapter.protocol,
+    )
+    stream = accumulator.result(info, ended_cleanly, problems, translator.counts)
+    return stream, kept
+
+
+def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]:
+    """The stream rules' findings about one stream."""
+    findings = [
+        finding for rule in selected_rules(options.select, options.ignore) for finding in rule.check(stream, rule)
+    ]
+    return tuple(sorted(findings, key=lambda f: f.sort_key))
+
+
+class Kept:
+    """What one turn keeps of its events for the features that look at them afterwards, made as
+    they are read: every event (``keep_events``, the library's), the timeline's compact rows
+    (``--timeline``, the HTML report) and each client profile's run (``--client``)."""
+
+    def __init__(
+        self,
+        options: Options,
+        provider: str,
+        budget: Budget | None = None,
+        profiles: tuple[Profile, ...] = (),
+        sse: bool = False,  # the capture is an SSE body: a frame's ``event:`` line reaches the profiles
+    ) -> None:
+        self.sse = sse
+        self.events: list[tuple[Frame, Event]] | None = [] if options.keep_events else None
+        self.rows = Rows(budget) if budget is not None else None
+        self.clients: list[Running] = []
+        if profiles:
+            from stream_doctor.clients import Running
+
+            self.clients = [Running(p, provider) for p in profiles if p.applies_to(provider)]
+
+    @property
+    def wanted(self) -> bool:
+        return self.events is not None or self.rows is not None or bool(self.clients)
+
+    def take(self, frame: Frame, produced: Iterable[Event]) -> None:
+        events, rows, clients = self.events, self.rows, self.clients
+        for event in produced:
+            if events is not None:
+                events.append((frame, event))
+            if rows is not None:
+                rows.add(frame, event)
+            for running in clients:
+                running.feed(event, frame.event is not None if self.sse else None)
+
+
+NOTHING_KEPT = Kept(Options(), "")
+
+
+def kept_events(frames: Iterable[Frame], translator: Translator, kept: Kept) -> Iterator[Event]:
+    """Every event, handed to what ``kept`` keeps with the frame it came from (for --timeline and the
+    client profiles, which are not fed the events an adapter makes up when the stream ends: no frame
+    sent them)."""
+    for frame in frames:
+        produced = translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
+        kept.take(frame, produced)
+        yield from produced
+    yield from translator.close()
+
+
+def adapter_for(capture: Capture, options: Options, frames: list[Frame] | None = None) -> Adapter:
+    """The forced adapter, or the one detected (once, from the first turn with events)."""
+    if options.provider is not None:
+        adapter = ADAPTERS.get(options.provider)
+        if adapter is None:
+            raise RunError(
+                capture.path, f"unknown provider {options.provider!r} (choose from {', '.join(sorted(ADAPTERS))})"
+            )
+        return adapter
+    if frames is None:
+        if capture.exchanges:
+            skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
+            total = len(capture.exchanges)
+            raise RunError(
+                capture.path,
+                f"no interaction holds a streamed response ({total} interaction{'s' if total != 1 else ''}, "
+                f"{skipped} of them not LLM calls)",
+            )
+        raise RunError(capture.path, "the capture holds no events")
+    hint = capture.header.get("provider") if capture.header else None
+    try:
+        adapter, _ = detect(frames, hint if isinstance(hint, str) else None)
+    except DetectionError as error:
+        raise RunError(capture.path, str(error)) from None
+    return adapter
+
+
+def duration_of(frames: list[Frame]) -> float | None:
+    times = [f.t for f in frames if f.t is not None]
+    return max(times) - min(times) if len(times) > 1 else None
+
+
+@lru_cache(maxsize=64)
+def selected_rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scope = "stream") -> tuple[Rule, ...]:
+    """The rules of a scope that --select and --ignore leave (the most specific selector wins, see
+    ``selection.enabled``); `check` asks once per capture."""
+    from stream_doctor.config.selection import enabled
+
+    return tuple(rule for rule in rules_of(scope) if enabled(rule.code, select, ignore))
+
+
+def execution_note(turns: list[Turn], options: Options) -> str | None:
+    """Why the execution checks did not run: the capture has calls the application would run but records
+    nothing it ran (a raw stream), and some SD1xx rule is selected; None when they ran or could not apply."""
+    from stream_doctor.config.selection import enabled
+    from stream_doctor.report import NO_EXECUTIONS_NOTE
+    from stream_doctor.rules import codes
+
+    streams = [turn.stream for turn in turns]
+    if any(stream.executions for stream in streams) or all(c.server_side for s in streams for c in s.calls):
+        return None
+    select, ignore = options.select, options.ignore
+    selected = (code for code in codes() if code.startswith("SD1") and enabled(code, select, ignore))
+    return NO_EXECUTIONS_NOTE if any(selected) else None
