@@ -44,7 +44,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["event-name-mismatch", "event-without-data", "unknown-sse-field", "data-lines-not-separated"],
+        [
+            "event-name-mismatch",
+            "event-without-data",
+            "unknown-sse-field",
+            "data-lines-not-separated",
+            "unprefixed-json",
+        ],
         "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
         words=(EventNameMismatch, mismatch),
     )
