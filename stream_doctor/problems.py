@@ -203,6 +203,7 @@ class FinishReasonMissing(ProblemFacts):
 
     choice: int
     calls: int
+    at_log_end: bool = False  # it ended with a chunk log that cannot hold [DONE], not at a [DONE]
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,21 +36,13 @@ from typing import Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.problems import EndOfStreamMissing
+from stream_doctor.protocol import records_sentinel
 from stream_doctor.rules.base import Rule, rule
-
-#: Containers that can hold the non-JSON ``[DONE]`` line (a chunk log of parsed objects cannot).
-RECORDS_SENTINEL = frozenset({"sse", "envelope"})
 
 
 @rule("SD508", "end-of-stream-missing", "The turn finished but data: [DONE] never came", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    container = stream.capture.container
-    header = stream.capture.header
-    if container == "envelope" and header is not None:  # converted: judge by what the original could hold
-        original = header.get("body_container", header.get("container"))  # a HAR's bodies, or the capture
-        if isinstance(original, str):
-            container = original
-    if container not in RECORDS_SENTINEL:
+    if not records_sentinel(stream.capture.container, stream.capture.header):
         return
     for problem in stream.problems:
         if problem.kind == "end-of-stream-missing":

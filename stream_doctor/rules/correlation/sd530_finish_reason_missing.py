@@ -6,7 +6,10 @@ What it checks:
     then sends ``data: [DONE]``. Some compatible servers (older vLLM and llama.cpp builds, gateways
     that drop the last chunk) send ``[DONE]`` with no finish_reason at all. stream-doctor then
     completes the calls at ``[DONE]``, as the clients below do, and reports the missing reason here.
-    A stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned (SD301).
+    A raw SSE stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned
+    (SD301). A chunk log of parsed chunks (a JSON array, JSON Lines) cannot hold ``[DONE]``: its end
+    is where the client stopped reading, so a choice still without a finish_reason there is this,
+    not a cut (text-generation-inference 3.x with a forced tool sends no finish_reason at all).
 
 Why it matters:
     The calls are whole: openai-python's ``chat.completions.stream()`` helper, the AI SDK and
@@ -61,4 +64,7 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
 
 def ended(facts: FinishReasonMissing) -> str:
     calls = f"{facts.calls} tool call{'s' if facts.calls > 1 else ''}"
+    if facts.at_log_end:
+        # a chunk log (a JSON array, JSON Lines) cannot hold [DONE]: its end is where the client stopped
+        return f"choice {facts.choice} ended with the chunk log (which cannot hold data: [DONE]) and no finish_reason after {calls}"
     return f"choice {facts.choice} ended with data: [DONE] and no finish_reason after {calls}"
