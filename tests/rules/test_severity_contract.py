@@ -62,3 +62,10 @@ def test_every_warning_rule_answers_what_if_the_request_asked_for_it() -> None:
     for r in RULES:
         if r.severity is Severity.WARNING:
             assert "What if the request asked for this?" in r.sections()["Severity"], r.code
+
+
+def test_a_deviation_no_widely_used_client_breaks_on_is_info() -> None:
+    # A later fragment's "name": "" (SD505): openai-python appends it, openai-node ignores it, LangChain,
+    # LiteLLM and the AI SDK keep the first name; a late name stays a warning (the AI SDK threw on it).
+    assert _severities("mistral/incremental_call_blank_name.sse", "SD505") == [Severity.INFO]
+    assert _severities("openai/name_arrives_late.sse", "SD505") == [Severity.WARNING]
