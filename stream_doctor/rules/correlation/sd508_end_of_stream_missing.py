@@ -14,9 +14,11 @@ Why it matters:
     connection closes.
 
 Severity:
-    warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDK on
-    text-generation-inference (huggingface/text-generation-inference #1896),
-    huggingface/inference-benchmarker. openai-python and the AI SDK end quietly at end of stream.
+    warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDKs (Azure.AI.OpenAI
+    1.x, Azure.AI.Inference) read events in ``Azure.Core.Sse.SseAsyncEnumerator.EnumerateFromSseStream``,
+    whose loop ends only at ``[DONE]`` or cancellation, so they hang at the close (on
+    text-generation-inference: huggingface/text-generation-inference #1896, Azure/azure-sdk-for-net
+    #44135); huggingface/inference-benchmarker fails. openai-python and the AI SDK end quietly at end of stream.
     What if the request asked for this? No request setting removes the end-of-stream event
     (``stream_options`` adds a usage chunk before it, not instead of it).
 
@@ -55,8 +57,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             yield self.finding(
                 stream,
                 problem.pos,
-                f"{ended}: clients that read until [DONE] wait for it (the Azure .NET SDK hung on "
-                f'text-generation-inference streams) or fail ("Connection closed before completion"); '
+                f"{ended}: clients that read until [DONE] wait for it (the Azure .NET SDKs' "
+                "SseAsyncEnumerator.EnumerateFromSseStream loops until it, and hung on text-generation-inference) "
+                'or fail ("Connection closed before completion"); '
                 f"openai-python and the AI SDK end quietly at the close",
                 "Make the server send data: [DONE] after the last chunk; treat the finish_reason as the end of the turn",
             )
