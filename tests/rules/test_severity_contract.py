@@ -69,3 +69,8 @@ def test_a_deviation_no_widely_used_client_breaks_on_is_info() -> None:
     # LiteLLM and the AI SDK keep the first name; a late name stays a warning (the AI SDK threw on it).
     assert _severities("mistral/incremental_call_blank_name.sse", "SD505") == [Severity.INFO]
     assert _severities("openai/name_arrives_late.sse", "SD505") == [Severity.WARNING]
+    # A call_id that output_item.done restates differently (SD511): the AI SDK emits the call at
+    # output_item.done with its call_id; openai-python's final response is response.completed's.
+    assert _severities("openai-responses/call_id_rewritten.sse", "SD511") == [Severity.INFO]
+    # No delta, the input only in function_call_arguments.done (SD518): both read the completion event.
+    assert set(_severities("openai-responses/only_done_no_deltas.sse", "SD518")) == {Severity.INFO}
