@@ -74,3 +74,5 @@ def test_a_deviation_no_widely_used_client_breaks_on_is_info() -> None:
     assert _severities("openai-responses/call_id_rewritten.sse", "SD511") == [Severity.INFO]
     # No delta, the input only in function_call_arguments.done (SD518): both read the completion event.
     assert set(_severities("openai-responses/only_done_no_deltas.sse", "SD518")) == {Severity.INFO}
+    # A streamed Gemini call that ends without the empty functionCall part (SD521): the AI SDK finalizes it.
+    assert set(_severities("gemini/streamed_args_missing_terminal.sse", "SD521")) == {Severity.INFO}
