@@ -342,6 +342,14 @@ class OpenAIChatTranslator(Batching):
             for state in self.choices.values():
                 if state.reason is None and len(state.opened) > state.stopped:
                     out.extend(self._ended_without_reason(pos, state))
+                elif (
+                    len(state.opened) > state.stopped and self.finish_categories.get(state.reason or "") not in CUTTING
+                ):
+                    # Blocks opened after the choice's finish_reason (a call that came late, SD531) and
+                    # no finish_reason after them: the server ended the stream, so they end at [DONE]
+                    # as the earlier ones ended at the finish_reason.
+                    out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
+                    state.stopped = len(state.opened)
         self.open = False
         self.done = True
         self.lanes.clear()
