@@ -4,7 +4,9 @@ What it checks:
     The SSE ``event:`` name differs from the JSON ``type`` inside (Anthropic always sends them
     equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist; several
     ``data:`` lines, each a whole JSON document, with no blank line between them (events written
-    without their separators: read one a line, as line-based clients do).
+    without their separators: read one a line, as line-based clients do); a block of lines without
+    any field prefix that is one JSON object (Vertex AI and the Gemini API write a mid-stream error
+    so): read as one frame, as google-genai reads it, and reported once, not once a line.
 
 Why it matters:
     Clients differ in which of the two they dispatch on: the Anthropic Python SDK picks events by
