@@ -12,15 +12,16 @@ What it checks:
     not a cut (text-generation-inference 3.x with a forced tool sends no finish_reason at all).
 
 Why it matters:
-    The calls are whole: openai-python's ``chat.completions.stream()`` helper, the AI SDK and
-    LangChain hand them to the application when the stream ends. But the turn carries no stop
-    reason: loops that continue the agent only on ``finish_reason == "tool_calls"`` stop there and
-    never run the tools, and code that maps a missing reason to an error reports a failure.
+    The calls are whole, and LangChain, LiteLLM and pydantic-ai hand them over at the end of the
+    stream. But the turn carries no stop reason: openai-python's ``chat.completions.stream()``
+    helper fires ``tool_calls.function.arguments.done`` only at a finish_reason or the next index
+    (``ChoiceEventState.get_done_events``), so the last call never gets it (``get_final_completion()``
+    still holds it); the AI SDK ends the step without a tool-call finish and does not run it (its
+    profile); loops that continue the agent only on ``finish_reason == "tool_calls"`` stop there.
 
 Severity:
-    warning. openai-python's stream helpers, the AI SDK and LangChain hand the calls over at end of
-    stream, so nothing is lost; loops that continue only on ``finish_reason == "tool_calls"`` (the
-    AI SDK's ``streamText`` step loop before v5, hand-written agents) stop there.
+    warning. openai-python's stream helper never fires the last call's ``arguments.done`` and the
+    AI SDK does not run the calls (its 7.0.173 profile); LangChain, LiteLLM and pydantic-ai do.
     What if the request asked for this? No request setting asks for a choice without a
     finish_reason.
 
@@ -56,8 +57,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["finish-reason-missing"],
         'Send finish_reason "tool_calls" before [DONE]; decide to run tools from the calls, not the stop reason',
-        "{message}: the calls are complete (openai-python's stream helper, the AI SDK and LangChain hand them "
-        'over at [DONE]), but a loop that continues only on finish_reason "tool_calls" stops here',
+        "{message}: the calls are complete (LangChain, LiteLLM and pydantic-ai hand them over at the end), but "
+        "openai-python's stream helper never fires the last call's arguments.done (ChoiceEventState.get_done_events "
+        'waits for a finish_reason or the next index), the AI SDK does not run them (vercel-ai 7.0.173 profile), and a loop that continues only on finish_reason "tool_calls" '
+        "stops here",
         words=(FinishReasonMissing, ended),
     )
 
