@@ -22,8 +22,9 @@ Severity:
     a server that sends no finish_reason after a call (text-generation-inference 3.x with a forced
     tool: ``router/src/chat.rs``'s ``ChatState`` drops the last token, which carries the finish
     reason, once the call's JSON closes; huggingface/text-generation-inference #2794 asks for
-    ``tool_calls``). There, as at ``[DONE]``, openai-python's stream helper, LangChain and LiteLLM
-    hand the call over; the missing reason is SD530, and arguments that do not parse are SD201.
+    ``tool_calls``). There, as at ``[DONE]``, LangChain, LiteLLM and pydantic-ai hand the call over
+    (openai-python's stream helper and the AI SDK, which wait for a finish_reason, do not: SD530
+    says so), and arguments that do not parse are SD201.
     What if the request asked for this? A forced tool (``tool_choice``) explains the call, not an
     incomplete one; a token limit (``max_tokens``) that cut it is named as the cause.
 
