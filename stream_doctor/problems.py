@@ -180,6 +180,7 @@ class FinishReasonMissing(NamedTuple):
 
     choice: int
     calls: int
+    at_log_end: bool = False  # it ended with a chunk log that cannot hold [DONE], not at a [DONE]
 
 
 class CallAfterFinishReason(NamedTuple):

@@ -99,3 +99,19 @@ class ProtocolFacts:
     #: The same end as the wire shows it (the recorder reads it); Anthropic: ``message_stop``, or an
     #: ``error`` event, after which the API sends nothing more and the SDK raises and closes.
     stream_end: StreamEnd = StreamEnd(events=frozenset({"message_stop", "error"}))
+
+
+#: Containers that can hold a non-JSON end-of-stream line (OpenAI Chat's ``data: [DONE]``): raw SSE, and
+#: the envelope that keeps it. A chunk log of parsed objects (a JSON array, JSON Lines, a recording of SDK
+#: objects) cannot: the client that wrote it consumed the line, so its absence there proves nothing.
+RECORDS_SENTINEL = frozenset({"sse", "envelope"})
+
+
+def records_sentinel(container: str, header: dict[str, Any] | None = None) -> bool:
+    """Whether a capture in this container could show a non-JSON end-of-stream line; an envelope
+    converted from another capture (its ``header``) is judged by what the original could hold."""
+    if container == "envelope" and header is not None:
+        original = header.get("body_container", header.get("container"))  # a HAR's bodies, or the capture
+        if isinstance(original, str):
+            container = original
+    return container in RECORDS_SENTINEL

@@ -22,6 +22,7 @@ from stream_doctor.envelope_events import envelope_event
 from stream_doctor.events import Event
 from stream_doctor.findings import Finding
 from stream_doctor.options import Options
+from stream_doctor.protocol import records_sentinel
 from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.rules import rules_of
@@ -137,6 +138,11 @@ def accumulate_turn(
     problems: list[InputProblem] = section.problems if section is not None else capture.problems
     accumulator = Accumulator(adapter.protocol.positional_indices, store)
     translator = adapter.translator()
+    exchange = section.exchange if section is not None else None
+    container = (exchange.body_container or "none") if exchange is not None else capture.container
+    end_not_recorded = getattr(translator, "end_not_recorded", None)  # the adapters whose end is a sentinel
+    if end_not_recorded is not None and not records_sentinel(container, capture.header):
+        end_not_recorded()
     if budget is not None or options.keep_events or options.clients:
         kept = Kept(options, adapter.name, budget, profiles_named(capture.path, options), capture.container == "sse")
     else:
@@ -148,10 +154,9 @@ def accumulate_turn(
         accumulator.feed_all(translator.close())
     # (a streamed capture's count, size and end are known once its frames have been read)
     ended_cleanly = section.ended_cleanly if section is not None and streamed is None else capture.ended_cleanly
-    exchange = section.exchange if section is not None else None
     info = CaptureInfo(
         path=capture.path,
-        container=(exchange.body_container or "none") if exchange is not None else capture.container,
+        container=container,
         compressed=capture.compressed,
         provider=adapter.name,
         provider_forced=options.provider is not None,

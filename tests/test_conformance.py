@@ -192,7 +192,7 @@ EXPECTED: dict[str, Expect] = {
     "vercel-ai/packages/azure/src/__fixtures__/azure-tool-call.1.chunks.txt": Expect(
         [("call_H5DxLSFnsGhiROnUiDHmgyc8", "weather")], container="jsonl", provider="openai-responses"
     ),
-    # LM Studio: no argument delta, only function_call_arguments.done (SD518, a warning).
+    # LM Studio: no argument delta, only function_call_arguments.done (SD518, info).
     "vercel-ai/packages/open-responses/src/responses/__fixtures__/lmstudio-tool-call.1.chunks.txt": Expect(
         [("call_2025306790300011", "weather")], {"SD518"}, provider="openai-responses"
     ),

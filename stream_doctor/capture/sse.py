@@ -345,6 +345,13 @@ class _Read:
                             facts=CutBeforeData(base_line + i - 1, cut >= 0, comment, start, len(cut_line)),
                         )
                     )
+                elif (
+                    event is None
+                    and sse_id is None
+                    and block < i
+                    and self.unprefixed(lines, starts, block, i, base_line, base_offset)
+                ):
+                    pass  # a JSON object written without data: prefixes, read as Google's clients read it
                 elif event is not None:
                     # An event name but no data: the spec drops the block without dispatching it.
                     where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
@@ -403,6 +410,56 @@ class _Read:
 
         self.comments += comments
         return base_line + last
+
+    def unprefixed(
+        self, lines: list[bytes], starts: list[int], block: int, end: int, base_line: int, base_offset: int
+    ) -> bool:
+        """A block of unknown fields alone that is one JSON object (a body written without ``data:``
+        prefixes, as the Vertex AI and Gemini APIs write an error mid-stream): read as one frame, and its
+        framing reported once, when it is; False (its unknown fields reported as they were) when not.
+
+        google-genai reads such lines as Google's servers send them: ``HttpResponse._iter_response_stream``
+        joins the lines that do not start with ``data: `` until their braces balance, and
+        ``BaseApiClient.request_streamed`` raises ``APIError`` on the ``{"error": …}`` object; the Firebase
+        SDKs' tests expect the same (an RPC error after the events before it). The SSE rules, and so the
+        browsers' ``EventSource`` and eventsource-parser (the AI SDK), ignore every line of it.
+        """
+        if not lines[block].lstrip().startswith(b"{"):
+            return False
+        body = lines[block:end]
+        if any(line[:1] == b":" or line.partition(b":")[0] in _KNOWN_FIELDS for line in body):
+            return False
+        payload = b"\n".join(body)
+        try:
+            value = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(value, dict):
+            return False
+        # the block's lines were each reported as an unknown field as they were read: they are one object
+        first_line = base_line + block
+        problems = self.problems
+        while (
+            problems
+            and problems[-1].kind == "unknown-sse-field"
+            and (problems[-1].pos or Pos(0, 0, 0)).line >= first_line
+        ):
+            dropped = problems.pop()
+            assert dropped.pos is not None
+            self.unknown_fields.discard(lines[dropped.pos.line - base_line].partition(b":")[0][:UNKNOWN_NAME_KEPT])
+        where = Pos(self.before + len(self.frames) + 1, first_line, base_offset + starts[block])
+        self.frames.append(Frame(where, payload, value))
+        problems.append(
+            InputProblem(
+                "unprefixed-json",
+                f"lines {first_line}-{base_line + end - 1} are a JSON object written without data: prefixes: "
+                "google-genai (HttpResponse._iter_response_stream) and the Firebase SDKs read it as the next "
+                "chunk, as read here, while browsers' EventSource and eventsource-parser (the AI SDK) ignore "
+                "every line of it, as the SSE rules say, and lose what it says",
+                where,
+            )
+        )
+        return True
 
     def unseparated(
         self,

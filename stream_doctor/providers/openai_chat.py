@@ -181,6 +181,7 @@ class OpenAIChatTranslator(Batching):
         self.counts: dict[str, int] = {"chat.completion.chunk": 0}
         self.open = False  # a message (completion) is open
         self.done = False  # the open completion got its [DONE]
+        self.end_recorded = True  # the capture could hold [DONE] (raw SSE); see ``end_not_recorded``
         self.completion_id: str | None = None
         self.choices: dict[int, _Choice] = {}
         self.emitted_reason: str | None = None
@@ -228,14 +229,32 @@ class OpenAIChatTranslator(Batching):
     def _translated(self, last: Any) -> None:
         self.last_pos = last.pos  # where an implied end goes (``close``)
 
+    def end_not_recorded(self) -> None:
+        """The capture is a log of parsed chunks (a JSON array, JSON Lines), which cannot hold the
+        ``[DONE]`` line: the client that wrote it read the stream to its end, ``[DONE]`` or not."""
+        self.end_recorded = False
+
     def close(self) -> list[Event]:
         """The capture ended. A completion whose every choice finished is over, even without its
         ``[DONE]``: JSONL chunk logs (the AI SDK's) never record it, and some servers never send it
         (SD508 reports that for SSE captures). One still waiting for a finish_reason stays open: its
-        calls are abandoned (SD301) and the cut reported (SD303)."""
-        if self.open and self._all_finished() and self.last_pos is not None:
+        calls are abandoned (SD301) and the cut reported (SD303), unless the capture is a chunk log,
+        whose end is where its client stopped reading: nothing there tells a cut from the ``[DONE]``
+        of a server that sends no finish_reason after a call (text-generation-inference 3.x with a
+        forced tool: ``router/src/chat.rs``'s ``ChatState`` drops the last token, which carries the
+        finish reason, once the call's JSON closes), so the calls complete there, as at ``[DONE]``,
+        and the missing reason is reported (SD530); arguments that do not parse are still SD201's."""
+        if not self.open or self.last_pos is None:
+            return []
+        if self._all_finished():
             return self._implicit_end(self.last_pos)
-        return []
+        if self.end_recorded:
+            return []
+        out: list[Event] = []
+        for state in self.choices.values():
+            if state.reason is None and len(state.opened) > state.stopped:
+                out.extend(self._ended_without_reason(self.last_pos, state, at_log_end=True))
+        return out + self._implicit_end(self.last_pos)
 
     # -- chunks ------------------------------------------------------------------------------
 
@@ -323,13 +342,21 @@ class OpenAIChatTranslator(Batching):
             for state in self.choices.values():
                 if state.reason is None and len(state.opened) > state.stopped:
                     out.extend(self._ended_without_reason(pos, state))
+                elif (
+                    len(state.opened) > state.stopped and self.finish_categories.get(state.reason or "") not in CUTTING
+                ):
+                    # Blocks opened after the choice's finish_reason (a call that came late, SD531) and
+                    # no finish_reason after them: the server ended the stream, so they end at [DONE]
+                    # as the earlier ones ended at the finish_reason.
+                    out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
+                    state.stopped = len(state.opened)
         self.open = False
         self.done = True
         self.lanes.clear()
         out.append(MessageStop(pos))
         return out
 
-    def _ended_without_reason(self, pos: Pos, state: _Choice) -> list[Event]:
+    def _ended_without_reason(self, pos: Pos, state: _Choice, at_log_end: bool = False) -> list[Event]:
         """``[DONE]`` came while the choice had no finish_reason. The server ended the stream itself,
         and openai-python's stream helper, the AI SDK and LangChain hand the calls over there: they are
         complete (SD201 still reports arguments that do not parse), and the missing reason is one
@@ -337,7 +364,8 @@ class OpenAIChatTranslator(Batching):
         calls = [key for key in state.opened[state.stopped :] if key in state.names]
         out: list[Event] = []
         if calls:
-            out.append(Problem(pos, "finish-reason-missing", "", FinishReasonMissing(state.index, len(calls))))
+            facts = FinishReasonMissing(state.index, len(calls), at_log_end)
+            out.append(Problem(pos, "finish-reason-missing", "", facts))
         out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
         state.stopped = len(state.opened)
         return out

@@ -430,4 +430,13 @@ def test_a_last_block_of_unknown_fields_alone_is_no_cut() -> None:
     # a JSON error body written without data: prefixes: every line an unknown field, no event begun
     capture = both(ANTHROPIC + b'{\n  "error": {\n    "code": 499\n  }\n}\n')
     assert capture.ended_cleanly
-    assert set(kinds(capture)) == {"unknown-sse-field"}
+    # read as google-genai reads it (the lines joined until the braces balance), and reported once
+    assert kinds(capture) == ["unprefixed-json"]
+    assert capture.frames[-1].value == {"error": {"code": 499}}
+
+
+def test_unprefixed_lines_that_are_not_one_json_object_stay_unknown_fields() -> None:
+    capture = both(ANTHROPIC + b"{\n  upstream reset\n}\n")
+    assert capture.ended_cleanly
+    assert kinds(capture) == ["unknown-sse-field"] * 3
+    assert len(capture.frames) == len(both(ANTHROPIC).frames)

@@ -62,3 +62,17 @@ def test_every_warning_rule_answers_what_if_the_request_asked_for_it() -> None:
     for r in RULES:
         if r.severity is Severity.WARNING:
             assert "What if the request asked for this?" in r.sections()["Severity"], r.code
+
+
+def test_a_deviation_no_widely_used_client_breaks_on_is_info() -> None:
+    # A later fragment's "name": "" (SD505): openai-python appends it, openai-node ignores it, LangChain,
+    # LiteLLM and the AI SDK keep the first name; a late name stays a warning (the AI SDK threw on it).
+    assert _severities("mistral/incremental_call_blank_name.sse", "SD505") == [Severity.INFO]
+    assert _severities("openai/name_arrives_late.sse", "SD505") == [Severity.WARNING]
+    # A call_id that output_item.done restates differently (SD511): the AI SDK emits the call at
+    # output_item.done with its call_id; openai-python's final response is response.completed's.
+    assert _severities("openai-responses/call_id_rewritten.sse", "SD511") == [Severity.INFO]
+    # No delta, the input only in function_call_arguments.done (SD518): both read the completion event.
+    assert set(_severities("openai-responses/only_done_no_deltas.sse", "SD518")) == {Severity.INFO}
+    # A streamed Gemini call that ends without the empty functionCall part (SD521): the AI SDK finalizes it.
+    assert set(_severities("gemini/streamed_args_missing_terminal.sse", "SD521")) == {Severity.INFO}

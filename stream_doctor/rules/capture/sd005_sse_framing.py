@@ -4,7 +4,9 @@ What it checks:
     The SSE ``event:`` name differs from the JSON ``type`` inside (Anthropic always sends them
     equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist; several
     ``data:`` lines, each a whole JSON document, with no blank line between them (events written
-    without their separators: read one a line, as line-based clients do).
+    without their separators: read one a line, as line-based clients do); a block of lines without
+    any field prefix that is one JSON object (Vertex AI and the Gemini API write a mid-stream error
+    so): read as one frame, as google-genai reads it, and reported once, not once a line.
 
 Why it matters:
     Clients differ in which of the two they dispatch on: the Anthropic Python SDK picks events by
@@ -44,7 +46,13 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["event-name-mismatch", "event-without-data", "unknown-sse-field", "data-lines-not-separated"],
+        [
+            "event-name-mismatch",
+            "event-without-data",
+            "unknown-sse-field",
+            "data-lines-not-separated",
+            "unprefixed-json",
+        ],
         "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
         words=(EventNameMismatch, mismatch),
     )

@@ -13,8 +13,13 @@ Why it matters:
     A name that changes leaves the tool to run ambiguous.
 
 Severity:
-    warning. The AI SDK creates the call from its first fragment and threw on a missing name until
-    vercel/ai #14760; clients that overwrite the name on every fragment blank it.
+    warning for a name that arrives late: the AI SDK creates the call from its first fragment and
+    threw on a missing name until vercel/ai #14760. info for a later ``"name": ""``: no widely used
+    client blanks the name on it (openai-python's ``accumulate_delta`` appends the empty string,
+    openai-node sets the name only when it is non-empty, LangChain and LiteLLM join the fragments,
+    the AI SDK keeps the first name; their profiles all run the call on the Mistral-format and
+    watsonx captures), so only a hand-written client that overwrites the name breaks. error for a
+    name that changes: which tool to run is ambiguous.
     What if the request asked for this? No request setting asks for a call's name to change or be
     emptied mid-call.
 
@@ -63,10 +68,11 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 problem.pos,
                 f'a later fragment of {call.label} sends "name": "" at {where(problem.pos)}: a client that '
                 f"replaces the name whenever the field is present wipes {problem.name!r} to an empty name; "
-                f"clients that keep the first name or append it are unaffected",
+                f"openai-python, openai-node, LangChain, LiteLLM and the AI SDK keep or append it and are unaffected",
                 HINT,
                 [("call started", call.started)],
                 call,
+                severity=Severity.INFO,
             )
         elif isinstance(problem, NameChanged) and (problem.call, problem.after) not in renamed:
             renamed.add((problem.call, problem.after))

@@ -14,9 +14,11 @@ Why it matters:
     connection closes.
 
 Severity:
-    warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDK on
-    text-generation-inference (huggingface/text-generation-inference #1896),
-    huggingface/inference-benchmarker. openai-python and the AI SDK end quietly at end of stream.
+    warning. Clients that read until ``[DONE]`` wait or fail: the Azure .NET SDKs (Azure.AI.OpenAI
+    1.x, Azure.AI.Inference) read events in ``Azure.Core.Sse.SseAsyncEnumerator.EnumerateFromSseStream``,
+    whose loop ends only at ``[DONE]`` or cancellation, so they hang at the close (on
+    text-generation-inference: huggingface/text-generation-inference #1896, Azure/azure-sdk-for-net
+    #44135); huggingface/inference-benchmarker fails. openai-python and the AI SDK end quietly at end of stream.
     What if the request asked for this? No request setting removes the end-of-stream event
     (``stream_options`` adds a usage chunk before it, not instead of it).
 
@@ -36,21 +38,13 @@ from typing import Iterator
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.problems import EndOfStreamMissing
+from stream_doctor.protocol import records_sentinel
 from stream_doctor.rules.base import Rule, rule
-
-#: Containers that can hold the non-JSON ``[DONE]`` line (a chunk log of parsed objects cannot).
-RECORDS_SENTINEL = frozenset({"sse", "envelope"})
 
 
 @rule("SD508", "end-of-stream-missing", "The turn finished but data: [DONE] never came", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    container = stream.capture.container
-    header = stream.capture.header
-    if container == "envelope" and header is not None:  # converted: judge by what the original could hold
-        original = header.get("body_container", header.get("container"))  # a HAR's bodies, or the capture
-        if isinstance(original, str):
-            container = original
-    if container not in RECORDS_SENTINEL:
+    if not records_sentinel(stream.capture.container, stream.capture.header):
         return
     for problem in stream.problems:
         if problem.kind == "end-of-stream-missing":
@@ -63,8 +57,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             yield self.finding(
                 stream,
                 problem.pos,
-                f"{ended}: clients that read until [DONE] wait for it (the Azure .NET SDK hung on "
-                f'text-generation-inference streams) or fail ("Connection closed before completion"); '
+                f"{ended}: clients that read until [DONE] wait for it (the Azure .NET SDKs' "
+                "SseAsyncEnumerator.EnumerateFromSseStream loops until it, and hung on text-generation-inference) "
+                'or fail ("Connection closed before completion"); '
                 f"openai-python and the AI SDK end quietly at the close",
                 "Make the server send data: [DONE] after the last chunk; treat the finish_reason as the end of the turn",
             )

@@ -13,8 +13,14 @@ Why it matters:
     clients run two different calls.
 
 Severity:
-    warning. The AI SDK keeps the id of ``output_item.added``; clients rebuilding from
-    ``response.completed`` answer with the other one.
+    warning for a changed name or input: clients that read different events run different calls.
+    info for a changed ``call_id``: the widely used clients answer with the finished item's id, the
+    one the response stores: the AI SDK's OpenAI Responses provider emits the call at
+    ``output_item.done`` with that event's ``call_id`` (``openai-responses-language-model.ts``, the
+    ``function_call`` and client ``tool_search_call`` branches; its recorded follow-up of the
+    ``openai-client-tool-search`` fixture was accepted), and openai-python's stream helper builds the
+    final response from ``response.completed``. Only code that keeps the ``output_item.added`` id
+    answers with one the API does not know.
     What if the request asked for this? No request setting asks for the final summary to differ from
     the streamed deltas.
 
@@ -39,9 +45,9 @@ from stream_doctor.wording import preview
 
 WHAT = {
     "id": (
-        "with id {restated!r}, but it was started as {streamed!r}; a client that keeps the start "
-        "event's id answers with an id the API does not know, one that takes the later id sees a "
-        "call whose id changed"
+        "with id {restated!r}, but it was started as {streamed!r}; the AI SDK and openai-python's stream "
+        "helper answer with the finished item's id, the one the response stores; only a client that keeps "
+        "the start event's id answers with an id the API does not know"
     ),
     "name": (
         "with name {restated!r}, but it was started as {streamed!r}; clients that read different "
@@ -83,4 +89,5 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             "call against every restatement; report the inconsistency to the provider",
             [("call started", call.started)] + [("restated again", a.pos) for a in group[1:2]],
             call,
+            severity=Severity.INFO if field == "id" else Severity.WARNING,
         )

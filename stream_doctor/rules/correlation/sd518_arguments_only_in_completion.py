@@ -14,12 +14,13 @@ Why it matters:
     (lidge-jun/opencodex PR #4652).
 
 Severity:
-    warning. Clients that build the input only from ``function_call_arguments.delta`` (accumulators
-    modelled on Chat Completions) have an empty string; openai-python's stream helper and the AI SDK
-    also read the ``.done`` event and are unaffected.
+    info. No widely used client is known to break on it: openai-python's stream helper and the AI SDK
+    take the input from the completion event (the AI SDK's open-responses provider keeps an LM Studio
+    capture of this shape as a test fixture), and LM Studio's Responses endpoint streams every call
+    so. Only hand-written loops that build the input from ``function_call_arguments.delta`` alone
+    have an empty string: a hazard of naive code, not a deviation that breaks a named client.
     What if the request asked for this? No request setting asks for the arguments to arrive only in
-    the completion event; some servers do it always, and the clients named above miss them whatever
-    was asked.
+    the completion event; some servers do it always.
 
 Example:
     response.output_item.added {"output_index":2,"item":{"type":"function_call","arguments":"",…}}
@@ -45,7 +46,7 @@ from stream_doctor.rules.capture._problems import problems_of
     "SD518",
     "arguments-only-in-completion",
     "A streamed call's input came only in its completion event, with no delta",
-    Severity.WARNING,
+    Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(

@@ -12,9 +12,12 @@ Why it matters:
     it only when the stream closes, after the finish reason has already been handled.
 
 Severity:
-    warning. The AI SDK's Google provider finishes a streamed call on the empty terminal part (its
-    fixture of this stream exists for that reason); clients waiting for it emit the call late or
-    never.
+    info. Gemini ends streamed calls this way in practice (the capture is gemini-3-flash-preview's),
+    and the widely used client of streamed arguments reads it: the AI SDK's Google provider finalizes
+    a streamed call whose last ``partialArgs`` part omits ``willContinue`` (its test "should finalize
+    streamed function call arguments when the final partialArgs chunk omits willContinue" replays
+    this very stream). Only a hand-written client that waits for the empty part emits the call late
+    or never.
     What if the request asked for this? Gemini's streamed function-call arguments are asked for
     (``streamFunctionCallArguments``), and their terminal empty ``functionCall`` is part of what was
     asked: its absence is not.
@@ -42,7 +45,7 @@ from stream_doctor.rules.base import Rule, rule
     "SD521",
     "missing-terminal-function-call",
     'A streamed call ended without the empty {"functionCall":{}} part',
-    Severity.WARNING,
+    Severity.INFO,
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:

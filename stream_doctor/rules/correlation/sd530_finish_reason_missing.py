@@ -6,18 +6,22 @@ What it checks:
     then sends ``data: [DONE]``. Some compatible servers (older vLLM and llama.cpp builds, gateways
     that drop the last chunk) send ``[DONE]`` with no finish_reason at all. stream-doctor then
     completes the calls at ``[DONE]``, as the clients below do, and reports the missing reason here.
-    A stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned (SD301).
+    A raw SSE stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned
+    (SD301). A chunk log of parsed chunks (a JSON array, JSON Lines) cannot hold ``[DONE]``: its end
+    is where the client stopped reading, so a choice still without a finish_reason there is this,
+    not a cut (text-generation-inference 3.x with a forced tool sends no finish_reason at all).
 
 Why it matters:
-    The calls are whole: openai-python's ``chat.completions.stream()`` helper, the AI SDK and
-    LangChain hand them to the application when the stream ends. But the turn carries no stop
-    reason: loops that continue the agent only on ``finish_reason == "tool_calls"`` stop there and
-    never run the tools, and code that maps a missing reason to an error reports a failure.
+    The calls are whole, and LangChain, LiteLLM and pydantic-ai hand them over at the end of the
+    stream. But the turn carries no stop reason: openai-python's ``chat.completions.stream()``
+    helper fires ``tool_calls.function.arguments.done`` only at a finish_reason or the next index
+    (``ChoiceEventState.get_done_events``), so the last call never gets it (``get_final_completion()``
+    still holds it); the AI SDK ends the step without a tool-call finish and does not run it (its
+    profile); loops that continue the agent only on ``finish_reason == "tool_calls"`` stop there.
 
 Severity:
-    warning. openai-python's stream helpers, the AI SDK and LangChain hand the calls over at end of
-    stream, so nothing is lost; loops that continue only on ``finish_reason == "tool_calls"`` (the
-    AI SDK's ``streamText`` step loop before v5, hand-written agents) stop there.
+    warning. openai-python's stream helper never fires the last call's ``arguments.done`` and the
+    AI SDK does not run the calls (its 7.0.173 profile); LangChain, LiteLLM and pydantic-ai do.
     What if the request asked for this? No request setting asks for a choice without a
     finish_reason.
 
@@ -53,12 +57,17 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["finish-reason-missing"],
         'Send finish_reason "tool_calls" before [DONE]; decide to run tools from the calls, not the stop reason',
-        "{message}: the calls are complete (openai-python's stream helper, the AI SDK and LangChain hand them "
-        'over at [DONE]), but a loop that continues only on finish_reason "tool_calls" stops here',
+        "{message}: the calls are complete (LangChain, LiteLLM and pydantic-ai hand them over at the end), but "
+        "openai-python's stream helper never fires the last call's arguments.done (ChoiceEventState.get_done_events "
+        'waits for a finish_reason or the next index), the AI SDK does not run them (vercel-ai 7.0.173 profile), and a loop that continues only on finish_reason "tool_calls" '
+        "stops here",
         words=(FinishReasonMissing, ended),
     )
 
 
 def ended(facts: FinishReasonMissing) -> str:
     calls = f"{facts.calls} tool call{'s' if facts.calls > 1 else ''}"
+    if facts.at_log_end:
+        # a chunk log (a JSON array, JSON Lines) cannot hold [DONE]: its end is where the client stopped
+        return f"choice {facts.choice} ended with the chunk log (which cannot hold data: [DONE]) and no finish_reason after {calls}"
     return f"choice {facts.choice} ended with data: [DONE] and no finish_reason after {calls}"

@@ -8,15 +8,18 @@ What it checks:
     abandoned, and this rule says which call came late.
 
 Why it matters:
-    A client that treats the first ``finish_reason`` as the end of the choice loses every call that
-    follows: LiteLLM's ``CustomStreamWrapper`` stops iterating once it has seen a finish reason and
-    sent its last chunk, and hand-written loops ``break`` on it. openai-python's
-    ``accumulate_delta`` and the AI SDK keep reading to ``[DONE]`` and get both calls.
+    openai-python's ``chat.completions.stream()`` helper marks a call done on the first chunk after a
+    finish_reason (``ChoiceEventState.get_done_events`` in ``lib/streaming/chat/_completions.py``: once
+    the snapshot has a finish_reason, the current tool index gets its ``arguments.done``), so a later
+    call is handed over before its last fragment, or never when it ends the stream; openai-node's
+    ``ChatCompletionStream`` does the same (its profile, 7.57.0). Hand-written loops that ``break`` on
+    the first finish_reason lose the call. LangChain, LiteLLM and the AI SDK read to the end and get
+    both calls.
 
 Severity:
-    warning. The calls are complete and clients that read to ``[DONE]`` (openai-python, the AI SDK)
-    get them all; clients that stop at the first finish_reason (LiteLLM's ``CustomStreamWrapper``,
-    hand-written loops) lose the later calls.
+    warning. The calls are complete (stream-doctor's accumulator, LangChain, LiteLLM and the AI SDK
+    get them all), but openai-python's stream helper and openai-node hand a later call over cut, or
+    not at all.
     What if the request asked for this? ``n`` asks for several choices, each with its own
     finish_reason: the rule reads calls per choice, so a call in one choice after another choice's
     finish is never reported.
@@ -48,8 +51,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         self,
         ["call-after-finish-reason"],
         "Read to [DONE] and take the last finish_reason; do not stop at the first one",
-        "{message}: the call completes at the next finish_reason, but a client that stops at the first one "
-        "(LiteLLM's CustomStreamWrapper, a loop that breaks on it) never sees this call",
+        "{message}: the call completes at the next finish_reason, but openai-python's stream helper "
+        "(ChoiceEventState.get_done_events) and openai-node mark it done at its first chunk after a finish_reason, "
+        "so they hand it over cut or never, and a loop that breaks on the first finish_reason never sees it",
         words=(CallAfterFinishReason, late),
     )
 

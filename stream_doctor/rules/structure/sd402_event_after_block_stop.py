@@ -11,8 +11,10 @@ Why it matters:
 Severity:
     error for a tool call's block: it was already complete, and every client that runs a call at its
     stop ran it without these fragments. warning for a text or thinking block (OpenAI Chat: content
-    after the choice's finish_reason): no call ran short, but a client that stops reading at the first
-    finish_reason (LiteLLM's ``CustomStreamWrapper``) loses that text.
+    after the choice's finish_reason): no call ran short, but openai-python's ``chat.completions.stream()``
+    helper fires its one ``content.done`` at the first finish_reason
+    (``ChoiceEventState._content_done_events``), so a client that takes the text from that event loses
+    what came after; loops that stop reading at the first finish_reason lose it too.
 
 Example:
     content_block_stop {"index":1}
@@ -43,8 +45,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 stream,
                 first.pos,
                 f"{describe_events(group)} arrived for the {first.block_type} block {first.key} after it stopped at line "
-                f"{first.stopped.line}: no call ran short, but a client that stops reading there (LiteLLM's "
-                "CustomStreamWrapper stops at the first finish_reason) loses them",
+                f"{first.stopped.line}: no call ran short, but openai-python's stream helper fires its one content.done "
+                "there (ChoiceEventState._content_done_events), so a client that takes the text from that event, or "
+                "stops reading at the first finish_reason, loses them",
                 "Read the stream to its end-of-stream event; a server should end a block only when its content ends",
                 related,
                 severity=Severity.WARNING,

@@ -16,7 +16,17 @@ Severity:
     error. The call's completion never came and the capture shows why: a token limit or content
     filter, an error event, a new message, or a stream cut with the call open. A stream that ends
     with ``[DONE]`` after complete arguments but no ``finish_reason`` is not this rule: the official
-    clients hand those calls over, and the missing reason is SD530.
+    clients hand those calls over, and the missing reason is SD530. Nor is a choice without a
+    ``finish_reason`` at the end of a log of parsed Chat Completions chunks (a JSON array such as a
+    syrupy snapshot, JSON Lines): such a log cannot hold ``[DONE]``, so its end cannot tell a cut from
+    a server that sends no finish_reason after a call (text-generation-inference 3.x with a forced
+    tool: ``router/src/chat.rs``'s ``ChatState`` drops the last token, which carries the finish
+    reason, once the call's JSON closes; huggingface/text-generation-inference #2794 asks for
+    ``tool_calls``). There, as at ``[DONE]``, LangChain, LiteLLM and pydantic-ai hand the call over
+    (openai-python's stream helper and the AI SDK, which wait for a finish_reason, do not: SD530
+    says so), and arguments that do not parse are SD201.
+    What if the request asked for this? A forced tool (``tool_choice``) explains the call, not an
+    incomplete one; a token limit (``max_tokens``) that cut it is named as the cause.
 
 Example:
     content_block_delta  {"partial_json":"{\\"filename\\": \\"taxes.txt\\", \\"lines\\": [\\"…"}

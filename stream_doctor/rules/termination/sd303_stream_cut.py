@@ -13,7 +13,10 @@ Severity:
     warning. A capture cannot tell a dropped connection from a recorder that stopped; when a call
     was open the cut is proven and SD301 carries the error. openai-python's and
     anthropic-sdk-python's stream iterators end quietly at end of file, so a cut turn reads as
-    complete to them.
+    complete to them. A log of parsed chunks (a JSON array, JSON Lines) of a protocol whose end is a
+    line that is not JSON (OpenAI Chat's ``data: [DONE]``) cannot hold that end: its client consumed
+    it, so its absence there asserts nothing and this rule does not fire (a choice left without a
+    finish_reason there is SD530's).
     What if the request asked for this? No request setting ends a stream early without its end
     event; a token limit (``max_tokens``) ends it with its stop reason, which is another finding's
     (SD301).

@@ -47,6 +47,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             continue
         client = [stream.calls[i] for i in message.calls if not stream.calls[i].server_side]
         completed = [c for c in client if c.status == "complete"]
+        if message.stop_reason_pos is not None:
+            # A call that started after the stop reason was sent (OpenAI Chat: after its choice's
+            # finish_reason) is SD531's: the reason was given before the call existed.
+            completed = [c for c in completed if c.started.number <= message.stop_reason_pos.number]
         if category == "tool_calls" and not client:
             yield self.finding(
                 stream,
