@@ -4,6 +4,8 @@ Follows ``@anthropic-ai/sdk`` 1.12.0 on npm (``lib/MessageStream.js``: ``#accumu
 ``#addStreamEvent``, ``#endRequest``; ``internal/message-stream-utils.js`` ``withLazyInput``), and is
 checked against it under Node (``tests/clients/test_node_agreement.py``).
 
+- An SSE event without an ``event:`` line is skipped (``Stream.fromSSEResponse``), so a stream sent
+  without event names ends in ``request ended without sending any chunks``.
 - Events before ``message_start`` are ignored; a stream that never sends one ends in
   ``request ended without sending any chunks``. A second ``message_start`` throws ("Unexpected event
   order"), so a stream spliced after a retry fails instead of being appended.
@@ -15,7 +17,9 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
   (an ``AnthropicError``).
 - ``content_block_stop`` emits the ``contentBlock`` event with ``content.at(-1)``: the *last* block
   started, whichever block the stop is for. ``finalMessage()`` exists only after ``message_stop``;
-  blocks never stopped are then read from it, and without ``message_stop`` it rejects.
+  blocks never stopped are then read from it. Without a dispatched ``message_stop`` (none, or
+  one whose closing blank line never came: the SDK's decoder does not flush it) it rejects ("stream
+  ended without producing a Message with role=assistant"), whatever was handed before.
 - An ``error`` event throws ``APIError``.
 """
 
@@ -55,6 +59,8 @@ class _Block:
 
 @dataclass
 class MessageStreamTS(Machine):
+    # core/streaming.js Stream.fromSSEResponse: `if (sse.event === null) continue`
+    reads_event_names = ("anthropic",)
     started: bool = False
     stopped: bool = False
     content: list[_Block] = field(default_factory=list)
@@ -131,8 +137,9 @@ class MessageStreamTS(Machine):
             self.fail(None, "AnthropicError", "request ended without sending any chunks")
             return
         if not self.stopped:
-            if any(b.call is not None and not b.emitted and not b.server_side for b in self.content):
-                self.fail(None, "AnthropicError", "finalMessage(): stream ended without producing a Message")
+            # #getFinalMessage reads the messages pushed at message_stop: none, and finalMessage()
+            # rejects, whatever the contentBlock events already handed
+            self.fail(None, "AnthropicError", "stream ended without producing a Message with role=assistant")
             return
         for block in self.content:
             if block.call is not None and not block.emitted:
