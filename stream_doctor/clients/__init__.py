@@ -181,7 +181,7 @@ class Running:
             if error is not None and error.pos == flushed:
                 error = replace(error, pos=None)
         if error is not None and error.pos is not None:
-            cut = error.pos.number
+            cut = error.pos.number + (1 if machine.hands_before_raising else 0)
             handoffs = [h for h in handoffs if h.at is not None and h.at.number < cut]
         return tuple(handoffs), error
 

@@ -2,15 +2,18 @@
 
 Follows ``@anthropic-ai/sdk`` 1.12.0 on npm (``lib/MessageStream.js``: ``#accumulateMessage``,
 ``#addStreamEvent``, ``#endRequest``; ``internal/message-stream-utils.js`` ``withLazyInput``), and is
-checked against it under Node (``tests/clients/test_node_agreement.py``).
+checked against it under Node (``tests/clients/test_node_agreement.py``, and on the original bytes
+and generated streams ``test_node_differential.py``).
 
 - An SSE event without an ``event:`` line is skipped (``Stream.fromSSEResponse``), so a stream sent
   without event names ends in ``request ended without sending any chunks``.
 - Events before ``message_start`` are ignored; a stream that never sends one ends in
   ``request ended without sending any chunks``. A second ``message_start`` throws ("Unexpected event
   order"), so a stream spliced after a retry fails instead of being appended.
-- A delta reads ``snapshot.content.at(event.index)``: an index past the end gives ``undefined`` and
-  the delta is dropped without an error.
+- A delta reads ``snapshot.content.at(event.index)`` and writes ``content[event.index]``: an index
+  past the end, negative or missing loses the delta without an error. Each ``input_json_delta``
+  replaces the block with a new object (``withLazyInput``), so a block handed at a stop and given a
+  delta later (a reused index) is read again from ``finalMessage()`` with its new input.
 - ``input_json_delta`` appends to a buffer kept on the block; ``input`` is parsed lazily with the
   vendored ``partialParse`` (``_partial_vendored``: a dangling string, even after a whole value, is
   dropped), first at the block's ``content_block_stop``: text that is still not JSON throws there
@@ -92,12 +95,17 @@ class MessageStreamTS(Machine):
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             index = event.key
-            if not isinstance(index, int) or not -len(self.content) <= index < len(self.content):
-                return  # content.at(index) is undefined: the delta is dropped
+            if not isinstance(index, int) or not 0 <= index < len(self.content):
+                # content.at(index) is undefined, or the new block is written to content[index], which for
+                # a missing or negative index is a property no later read sees: the delta is lost
+                return
             block = self.content[index]
             if block.call is not None and event.delta_type == "input_json_delta":
                 block.texts.append(event.fragment)
                 block.places.append(event.pos)
+                # withLazyInput makes a new block object: the final message holds one the contentBlock
+                # event never handed, even when the old one was
+                block.emitted = False
         elif kind is BlockStop:
             assert isinstance(event, BlockStop)
             index = event.key

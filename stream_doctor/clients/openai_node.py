@@ -47,6 +47,8 @@ class ChatCompletionStreamNode(ChatSnapshot):
     malformed_error = "OpenAIError"
     # core/streaming.js _iterSSEMessages: `sseDecoder.flush()` once the body ended
     reads_unterminated_last_event = True
+    # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
+    hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes
 
     def feed(self, event: Event, call: int | None) -> None:

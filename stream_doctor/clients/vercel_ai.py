@@ -2,16 +2,17 @@
 
 Follows ``ai`` 7.0.173, ``@ai-sdk/openai-compatible`` 3.0.92, ``@ai-sdk/provider-utils`` 5.0.81 and
 ``@ai-sdk/anthropic`` 4.0.105 on npm, and is checked against them under Node
-(``tests/clients/test_node_agreement.py``). The OpenAI-compatible provider (``doStream``) reads the
-``tool_calls[]`` of ``choices[0]`` of each chunk, whatever the choice's ``index``, and not the legacy
-``function_call``; its correlation is ported in ``_tool_call_tracker`` (deltas held per index until
-a name arrives, then ``StreamingToolCallTracker``: id, index and name precedence, a call holding a
-whole JSON value takes no more, a reused id gets a generated one, calls emitted at the flush by
-index). The Anthropic provider emits a ``tool-call`` at ``content_block_stop`` with the buffered
-input (the start event's input, when not empty, followed by the deltas); blocks never stopped are dropped; a
-``tool_use`` start without an id fails the chunk's schema and opens no call; a second
-``message_start`` while one is open is an error and nothing after it is read. ``streamText`` runs
-tools only when the step finished with ``stop`` or ``tool-calls`` (PR #19066).
+(``tests/clients/test_node_agreement.py``, ``test_node_differential.py``). The OpenAI-compatible
+provider (``doStream``) reads the ``tool_calls[]`` of ``choices[0]`` of each chunk, whatever the
+choice's ``index``, and not the legacy ``function_call``; its correlation is ported in
+``_tool_call_tracker`` (deltas held per index until a name arrives, then
+``StreamingToolCallTracker``: id, index and name precedence, a call holding a whole JSON value takes
+no more, a reused id gets a generated one, calls emitted at the flush by index). The Anthropic
+provider emits a ``tool-call`` at ``content_block_stop`` with the buffered input (the start event's
+input, when not empty, followed by the deltas); blocks never stopped are dropped; a ``tool_use``
+start without an id fails the chunk's schema and opens no call; a second ``message_start`` while one
+is open is an error and nothing after it is read. ``streamText`` runs tools only when the step
+finished with ``stop`` or ``tool-calls`` (PR #19066).
 
 - Arguments are never taken as complete because they parse (PR #16838 moved that to the flush).
 - An empty or whitespace-only buffer is ``{}`` (``doParseToolCall`` trims); text that does not parse

@@ -266,6 +266,18 @@ SAVED: dict[str, bytes] = {
     "anthropic_start_input_with_deltas": _named(
         _MSG, _START % b'{"start":true}', _DELTA % b'{\\"a\\":1}', _STOP, _END, _MESSAGE_STOP
     ),
+    # anthropic-typescript: a second block on index 0 whose delta goes to content[0], the first block,
+    # already handed at its stop: withLazyInput made a new object, which finalMessage() holds and hands
+    "anthropic_delta_to_a_handed_block": _named(
+        _MSG,
+        _START % b"{}",
+        _STOP,
+        _START.replace(b"toolu_0", b"toolu_1").replace(b'"f"', b'"g"') % b"{}",
+        _DELTA % b'{\\"a\\":1}',
+        _STOP,
+        _END,
+        _MESSAGE_STOP,
+    ),
     # vercel-ai on an OpenAI-compatible stream: whitespace-only arguments run with {}
     "chat_whitespace_arguments": _chat(
         _ROLE,
@@ -286,6 +298,16 @@ SAVED: dict[str, bytes] = {
         _ROLE,
         _chunk('{"tool_calls":[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}}]}', '"length"'),
         closed=False,
+    ),
+    # openai-node: in one chunk, the typed call's done event fires (at the switch of index) before the
+    # untyped one's throws: the first call reached the tool (drawn as a Mistral-shaped stream)
+    "chat_typed_call_then_untyped_in_one_chunk": _chat(
+        _ROLE,
+        _chunk(
+            '{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+            '{"index":1,"id":"call_1","function":{"name":"g","arguments":"{}"}},'
+            '{"index":2,"id":"call_2","function":{"name":"h","arguments":"{}"}}]}'
+        ),
     ),
     # openai-node 7.57.0 gives a call without id `call_<uuid>`: no "missing id" exception
     "chat_call_without_id": _chat(
