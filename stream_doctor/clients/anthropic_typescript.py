@@ -104,8 +104,9 @@ class MessageStreamTS(Machine):
                 block.texts.append(event.fragment)
                 block.places.append(event.pos)
                 # withLazyInput makes a new block object: the final message holds one the contentBlock
-                # event never handed, even when the old one was
-                block.emitted = False
+                # event never handed, even when the old one was (unless message_stop already took the
+                # final message: maybeParseMessage copies it)
+                block.emitted = block.emitted and self.stopped
         elif kind is BlockStop:
             assert isinstance(event, BlockStop)
             index = event.key
