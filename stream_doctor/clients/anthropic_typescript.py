@@ -14,7 +14,8 @@ and generated streams ``test_node_differential.py``).
   past the end, negative or missing loses the delta without an error. Each ``input_json_delta``
   replaces the block with a new object (``withLazyInput``), so a block handed at a stop and given a
   delta later (a reused index) is read again from ``finalMessage()`` with its new input.
-- ``input_json_delta`` appends to a buffer kept on the block; ``input`` is parsed lazily with the
+- ``input_json_delta`` appends to a buffer kept on the block (from then on the start input is gone:
+  an empty buffer reads ``{}``); ``input`` is parsed lazily with the
   vendored ``partialParse`` (``_partial_vendored``: a dangling string, even after a whole value, is
   dropped), first at the block's ``content_block_stop``: text that is still not JSON throws there
   (an ``AnthropicError``).
@@ -122,10 +123,13 @@ class MessageStreamTS(Machine):
             self.stopped = True
 
     def _parse(self, block: _Block, at: Pos | None) -> Any:
-        """``block.input`` as the lazy getter reads it (``{}`` for an empty buffer), or ``_FAILED``."""
+        """``block.input`` as the lazy getter reads it, or ``_FAILED``: the start input until a delta
+        came, then the buffer parsed (``{}`` for an empty one: an empty delta drops the start input)."""
+        if not block.texts:
+            return block.start_input
         text = "".join(block.texts)
         if not text:
-            return block.start_input
+            return {}
         try:
             return vendored_partial_parse(text)
         except VendoredParseError as error:

@@ -278,6 +278,10 @@ SAVED: dict[str, bytes] = {
         _END,
         _MESSAGE_STOP,
     ),
+    # anthropic-typescript: an empty delta replaces the start input's block (withLazyInput): the input is {}
+    "anthropic_start_input_then_empty_delta": _named(
+        _MSG, _START % b'{"start":true}', _DELTA % b"", _STOP, _END, _MESSAGE_STOP
+    ),
     # vercel-ai on an OpenAI-compatible stream: whitespace-only arguments run with {}
     "chat_whitespace_arguments": _chat(
         _ROLE,
