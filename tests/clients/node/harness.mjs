@@ -175,3 +175,5 @@ for await (const line of createInterface({ input: process.stdin, crlfDelay: Infi
   }
   process.stdout.write(JSON.stringify(result) + "\n");
 }
+// stdin closed: a library's pending timer (a request timeout) must not keep the process alive
+process.exit(0);
