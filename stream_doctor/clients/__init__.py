@@ -8,6 +8,7 @@ against the reference calls. Nothing here imports a real client library: that is
 
 from __future__ import annotations
 
+from dataclasses import replace
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Iterable
 
@@ -162,17 +163,25 @@ class Running:
 
     def result(self, cut_last: bool = False) -> tuple[tuple[Handoff, ...], ClientError | None]:
         """What the client handed (the stream has ended), and the exception it raised, if any
-        (``cut_last``: the SSE body ended inside its last event, which the client never reads)."""
-        if cut_last:
+        (``cut_last``: the SSE body ended inside its last event, which the client never reads, or reads
+        after the body ended when its decoder flushes it: ``Machine.reads_unterminated_last_event``)."""
+        machine = self.machine
+        flushed: Pos | None = None  # the unterminated event, read after the body ended
+        if cut_last and machine.reads_unterminated_last_event:
+            flushed = self.held[0].pos if self.held else None
+        elif cut_last:
             self.held = []
         self._release()
-        machine = self.machine
         if machine.error is None:
             machine.close(self.last)
         error = machine.error
         handoffs = machine.handoffs
+        if flushed is not None:  # what it handed or raised there, it did after the body ended
+            handoffs = [replace(h, at=None) if h.at == flushed else h for h in handoffs]
+            if error is not None and error.pos == flushed:
+                error = replace(error, pos=None)
         if error is not None and error.pos is not None:
-            cut = error.pos.number
+            cut = error.pos.number + (1 if machine.hands_before_raising else 0)
             handoffs = [h for h in handoffs if h.at is not None and h.at.number < cut]
         return tuple(handoffs), error
 

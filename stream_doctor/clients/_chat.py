@@ -92,6 +92,10 @@ class ChatSnapshot(Machine):
     done_again_until_finish = False
     #: the done event is fired only for an entry whose ``type`` is "function" (openai-python)
     done_needs_function_type = False
+    #: the done event throws for an entry that never had a ``type`` (openai-node)
+    done_throws_without_type = False
+    #: the exception an event whose data is not JSON raises
+    malformed_error = "JSONDecodeError"
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -168,7 +172,7 @@ class ChatSnapshot(Machine):
         elif kind is StreamError:
             self.fail(event.pos, "APIError", "the stream sent an error object", provider_error=True)
         elif kind is Malformed:
-            self.fail(event.pos, "JSONDecodeError", "an event's data is not JSON")
+            self.fail(event.pos, self.malformed_error, "an event's data is not JSON")
         elif kind is MessageStop:
             # [DONE]: the SDK stops reading. A [DONE] frame carries no finish_reason, whatever
             # the adapter closed at it.
@@ -232,6 +236,9 @@ class ChatSnapshot(Machine):
         entry = self.entry(choice, index)
         if entry is None:
             self.fail(at, self.missing_entry_error, f"no tool call snapshot at index {index!r}")
+            return
+        if self.done_throws_without_type and entry.wire_type is None:
+            self.fail(at, "OpenAIError", "tool call snapshot missing `type`", entry.calls[0] if entry.calls else None)
             return
         if choice.finished or not self.done_again_until_finish:
             choice.done.add(index)

@@ -2,20 +2,28 @@
 
 Follows ``@anthropic-ai/sdk`` 1.12.0 on npm (``lib/MessageStream.js``: ``#accumulateMessage``,
 ``#addStreamEvent``, ``#endRequest``; ``internal/message-stream-utils.js`` ``withLazyInput``), and is
-checked against it under Node (``tests/clients/test_node_agreement.py``).
+checked against it under Node (``tests/clients/test_node_agreement.py``, and on the original bytes
+and generated streams ``test_node_differential.py``).
 
+- An SSE event without an ``event:`` line is skipped (``Stream.fromSSEResponse``), so a stream sent
+  without event names ends in ``request ended without sending any chunks``.
 - Events before ``message_start`` are ignored; a stream that never sends one ends in
   ``request ended without sending any chunks``. A second ``message_start`` throws ("Unexpected event
   order"), so a stream spliced after a retry fails instead of being appended.
-- A delta reads ``snapshot.content.at(event.index)``: an index past the end gives ``undefined`` and
-  the delta is dropped without an error.
-- ``input_json_delta`` appends to a buffer kept on the block; ``input`` is parsed lazily with the
+- A delta reads ``snapshot.content.at(event.index)`` and writes ``content[event.index]``: an index
+  past the end, negative or missing loses the delta without an error. Each ``input_json_delta``
+  replaces the block with a new object (``withLazyInput``), so a block handed at a stop and given a
+  delta later (a reused index) is read again from ``finalMessage()`` with its new input.
+- ``input_json_delta`` appends to a buffer kept on the block (from then on the start input is gone:
+  an empty buffer reads ``{}``); ``input`` is parsed lazily with the
   vendored ``partialParse`` (``_partial_vendored``: a dangling string, even after a whole value, is
   dropped), first at the block's ``content_block_stop``: text that is still not JSON throws there
   (an ``AnthropicError``).
 - ``content_block_stop`` emits the ``contentBlock`` event with ``content.at(-1)``: the *last* block
   started, whichever block the stop is for. ``finalMessage()`` exists only after ``message_stop``;
-  blocks never stopped are then read from it, and without ``message_stop`` it rejects.
+  blocks never stopped are then read from it. Without a dispatched ``message_stop`` (none, or
+  one whose closing blank line never came: the SDK's decoder does not flush it) it rejects ("stream
+  ended without producing a Message with role=assistant"), whatever was handed before.
 - An ``error`` event throws ``APIError``.
 """
 
@@ -55,6 +63,8 @@ class _Block:
 
 @dataclass
 class MessageStreamTS(Machine):
+    # core/streaming.js Stream.fromSSEResponse: `if (sse.event === null) continue`
+    reads_event_names = ("anthropic",)
     started: bool = False
     stopped: bool = False
     content: list[_Block] = field(default_factory=list)
@@ -86,12 +96,18 @@ class MessageStreamTS(Machine):
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             index = event.key
-            if not isinstance(index, int) or not -len(self.content) <= index < len(self.content):
-                return  # content.at(index) is undefined: the delta is dropped
+            if not isinstance(index, int) or not 0 <= index < len(self.content):
+                # content.at(index) is undefined, or the new block is written to content[index], which for
+                # a missing or negative index is a property no later read sees: the delta is lost
+                return
             block = self.content[index]
             if block.call is not None and event.delta_type == "input_json_delta":
                 block.texts.append(event.fragment)
                 block.places.append(event.pos)
+                # withLazyInput makes a new block object: the final message holds one the contentBlock
+                # event never handed, even when the old one was (unless message_stop already took the
+                # final message: maybeParseMessage copies it)
+                block.emitted = block.emitted and self.stopped
         elif kind is BlockStop:
             assert isinstance(event, BlockStop)
             index = event.key
@@ -107,10 +123,13 @@ class MessageStreamTS(Machine):
             self.stopped = True
 
     def _parse(self, block: _Block, at: Pos | None) -> Any:
-        """``block.input`` as the lazy getter reads it (``{}`` for an empty buffer), or ``_FAILED``."""
+        """``block.input`` as the lazy getter reads it, or ``_FAILED``: the start input until a delta
+        came, then the buffer parsed (``{}`` for an empty one: an empty delta drops the start input)."""
+        if not block.texts:
+            return block.start_input
         text = "".join(block.texts)
         if not text:
-            return block.start_input
+            return {}
         try:
             return vendored_partial_parse(text)
         except VendoredParseError as error:
@@ -131,8 +150,9 @@ class MessageStreamTS(Machine):
             self.fail(None, "AnthropicError", "request ended without sending any chunks")
             return
         if not self.stopped:
-            if any(b.call is not None and not b.emitted and not b.server_side for b in self.content):
-                self.fail(None, "AnthropicError", "finalMessage(): stream ended without producing a Message")
+            # #getFinalMessage reads the messages pushed at message_stop: none, and finalMessage()
+            # rejects, whatever the contentBlock events already handed
+            self.fail(None, "AnthropicError", "stream ended without producing a Message with role=assistant")
             return
         for block in self.content:
             if block.call is not None and not block.emitted:

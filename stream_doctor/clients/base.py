@@ -102,6 +102,13 @@ class Machine:
     provider: str = ""  # the adapter that read the capture (set by ``clients.run``)
     #: the providers whose SSE events the library dispatches by their ``event:`` name, ignoring a frame without one
     reads_event_names: ClassVar[tuple[str, ...]] = ()
+    #: the library's SSE decoder dispatches an event whose closing blank line never came, once the body
+    #: has ended (openai-node's ``_iterSSEMessages`` flushes it); most never dispatch it
+    reads_unterminated_last_event: ClassVar[bool] = False
+    #: a call handed at the event where the client then raises still reached the tool (openai-node emits
+    #: each done event as it goes); otherwise the event's handoffs are lost with it (openai-python builds
+    #: a chunk's events before yielding any)
+    hands_before_raising: ClassVar[bool] = False
 
     def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
         raise NotImplementedError

@@ -2,7 +2,7 @@
 
 Follows ``openai`` 7.57.0 on npm (``lib/ChatCompletionStream.js``: ``#addChunk``,
 ``#emitToolCallDoneEvent``, ``#accumulateChatCompletion``, ``finalizeChatCompletion``), and is
-checked against it under Node (``tests/clients/test_node_agreement.py``).
+checked against it under Node on the original bytes (``tests/clients/test_node_differential.py``).
 
 - ``tool_calls[index]``: the index is a key of a sparse array, so a first index of 1 is merged; but
   ``finalizeChatCompletion`` then reads the hole at 0 and throws (``Cannot read properties of
@@ -11,11 +11,18 @@ checked against it under Node (``tests/clients/test_node_agreement.py``).
 - ``id`` and ``function.name`` are assigned when present (the last value wins: repeated ids and
   names are not concatenated); ``arguments`` is appended.
 - ``tool_calls.function.arguments.done`` fires when a fragment of another index arrives or the
-  choice has a ``finish_reason``; only the latter marks the call done, so with interleaved calls
-  every switch of index fires it again, with the arguments so far.
-- The SDK stops reading at ``[DONE]``: ``finalizeChatCompletion`` throws there when a choice has
-  no ``finish_reason`` or a call has no id; the done events already fired stand.
-- Not modelled: the throw when a call never had a ``type`` (the neutral events do not keep it).
+  choice has a ``finish_reason`` (before the chunk's own calls are read: a call that begins in the
+  chunk carrying the finish_reason gets no done event); only the latter marks the call done, so with
+  interleaved calls every switch of index fires it again, with the arguments so far. A call that
+  never had a ``type`` throws there instead (``#emitToolCallDoneEvent``: "tool call snapshot missing
+  `type`").
+- The SDK stops reading at ``[DONE]``; ``core/streaming.js`` dispatches a last event whose closing
+  blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
+  then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a
+  generated ``call_<uuid>``; the done events already fired stand.
+- Not modelled: the throw when the stream had no ``role`` ("missing role for choice 0": the neutral
+  events do not carry the role; ``test_node_differential.UNFIXED``).
+- An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``).
 """
 
 from __future__ import annotations
@@ -35,6 +42,13 @@ UNDEFINED = "undefined"
 class ChatCompletionStreamNode(ChatSnapshot):
     missing_entry_error = "Error"
     done_again_until_finish = True
+    done_throws_without_type = True
+    # a thrown SyntaxError reaches the caller as an OpenAIError (AbstractChatCompletionRunner._handleError)
+    malformed_error = "OpenAIError"
+    # core/streaming.js _iterSSEMessages: `sseDecoder.flush()` once the body ended
+    reads_unterminated_last_event = True
+    # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
+    hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes
 
     def feed(self, event: Event, call: int | None) -> None:
@@ -89,9 +103,10 @@ class ChatCompletionStreamNode(ChatSnapshot):
             if indices and indices != list(range(len(indices))):
                 self.fail(at, "OpenAIError", "Cannot read properties of undefined (reading 'id')")
                 return
-            for entry in choice.entries.values():
-                if entry.call_id is None:
-                    self.fail(at, "OpenAIError", f"missing choices[{number}].tool_calls[].id")
+            # a call without id gets `call_<uuid4>`: no exception; one without type throws
+            for position, entry in enumerate(choice.entries.values()):
+                if entry.wire_type is None:
+                    self.fail(at, "OpenAIError", f"missing choices[{number}].tool_calls[{position}].type")
                     return
 
 
@@ -100,7 +115,7 @@ PROFILE = profile(
     "OpenAI Node SDK, ChatCompletionStream",
     "library",
     "tool_calls by index; last id and name win; done on each switch of index (again) or finish_reason",
-    providers=("openai",),
+    providers=("openai", "mistral"),
     library="openai (npm)",
     version="7.57.0",
     sources=(

@@ -2,19 +2,24 @@
 
 Follows ``ai`` 7.0.173, ``@ai-sdk/openai-compatible`` 3.0.92, ``@ai-sdk/provider-utils`` 5.0.81 and
 ``@ai-sdk/anthropic`` 4.0.105 on npm, and is checked against them under Node
-(``tests/clients/test_node_agreement.py``). The OpenAI-compatible provider (``doStream``) reads the
-``tool_calls[]`` of ``choices[0]`` of each chunk, whatever the choice's ``index``, and not the legacy
-``function_call``; its correlation is ported in ``_tool_call_tracker`` (deltas held per index until
-a name arrives, then ``StreamingToolCallTracker``: id, index and name precedence, a call holding a
-whole JSON value takes no more, a reused id gets a generated one, calls emitted at the flush by
-index). The Anthropic provider emits a ``tool-call`` at ``content_block_stop`` with the buffered
-input (the start event's input only when it is not empty); blocks never stopped are dropped; a
-``tool_use`` start without an id fails the chunk's schema and opens no call; a second
-``message_start`` while one is open is an error and nothing after it is read. ``streamText`` runs
-tools only when the step finished with ``stop`` or ``tool-calls`` (PR #19066).
+(``tests/clients/test_node_agreement.py``, ``test_node_differential.py``). The OpenAI-compatible
+provider (``doStream``) reads the ``tool_calls[]`` of ``choices[0]`` of each chunk, whatever the
+choice's ``index``, and not the legacy ``function_call``; its correlation is ported in
+``_tool_call_tracker`` (deltas held per index until a name arrives, then
+``StreamingToolCallTracker``: id, index and name precedence, a call holding a whole JSON value takes
+no more, a reused id gets a generated one, calls emitted at the flush by index). The Anthropic
+provider emits a ``tool-call`` at ``content_block_stop`` with the buffered input (the start event's
+input, when not empty, followed by the deltas); blocks never stopped are dropped; a ``tool_use``
+start without an id fails the chunk's schema and opens no call; a second ``message_start`` while one
+is open is an error and nothing after it is read. ``streamText`` runs tools only when the step
+finished with ``stop`` or ``tool-calls`` (PR #19066).
 
 - Arguments are never taken as complete because they parse (PR #16838 moved that to the flush).
-- An empty buffer is ``{}``; text that does not parse gives an ``invalid`` tool call, not run.
+- An empty or whitespace-only buffer is ``{}`` (``doParseToolCall`` trims); text that does not parse
+  gives an ``invalid`` tool call, not run. A non-empty start input is the buffer's beginning and the
+  deltas are appended to it, so a start input with deltas is invalid.
+- Anthropic: the finish part comes at ``message_stop``; a stream that ends after a call without one
+  (or whose ``message_stop`` lacks its closing blank line) ends the step ``interrupted``: nothing runs.
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
@@ -23,6 +28,7 @@ tools only when the step finished with ``stop`` or ``tool-calls`` (PR #19066).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
@@ -53,6 +59,7 @@ class StreamText(WireMachine):
     errored: bool = False
     message_open: bool = False
     halted: bool = False  # the Anthropic provider stopped reading (a second message_start)
+    message_stopped: bool = False  # Anthropic: a message_stop was read (the provider's finish part)
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
 
     def message_start(self, pos: Pos) -> None:
@@ -64,6 +71,7 @@ class StreamText(WireMachine):
 
     def message_stop(self, pos: Pos) -> None:
         self.message_open = False
+        self.message_stopped = True
 
     def fragment(self, fragment: Fragment) -> None:
         if self.halted:
@@ -107,6 +115,10 @@ class StreamText(WireMachine):
 
     def end(self, end: Pos | None) -> None:
         runs = not self.errored and self.finish in ("tool_calls", "end")
+        if self.provider == "anthropic" and not self.message_stopped:
+            # the provider emits its finish part at message_stop; a stream that ends after a tool
+            # call without one ends the step "interrupted" (doStream's flush), and nothing runs
+            runs = False
         if self.provider != "anthropic":
             try:
                 tracked = self.tracker.flush()
@@ -124,11 +136,12 @@ class StreamText(WireMachine):
                 self.fail(end, "InvalidResponseDataError", "a tool call without a name")
                 return
             text = "".join(call.texts)
-            if not text and isinstance(call.start_input, dict) and call.start_input:
-                value: Any = call.start_input
-                text = None  # type: ignore[assignment]
-            else:
-                value = parse_json(text) if text else {}
+            if isinstance(call.start_input, dict) and call.start_input:
+                # the Anthropic provider starts the input with the start event's (JSON.stringify)
+                # and appends every delta to it
+                text = json.dumps(call.start_input, separators=(",", ":"), ensure_ascii=False) + text
+            # doParseToolCall: text that is only whitespace is the input {}
+            value = parse_json(text) if text.strip() else {}
             invalid = value is MISSING
             at = call.stopped_at if anthropic else None
             when = "content_block_stop (tool-call part)" if anthropic else "end of stream (flush)"
@@ -152,7 +165,7 @@ PROFILE = profile(
     "Vercel AI SDK, streamText (OpenAI-compatible and Anthropic providers)",
     "library",
     "holds fragments until a name, then correlates by id, index and name; emits calls at the flush; runs only after stop or tool-calls",
-    providers=("anthropic", "openai"),
+    providers=("anthropic", "openai", "mistral"),
     library="ai (npm)",
     version="7.0.173",
     sources=(

@@ -67,7 +67,9 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
             events.append(("content_block_delta", delta))
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     stop = draw(st.sampled_from(["tool_use", "end_turn", "max_tokens"]))
-    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {}}))
+    # usage.output_tokens as the API always sends it (the AI SDK's chunk schema requires the number)
+    usage = {"output_tokens": 1}
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": usage}))
     if draw(st.booleans()):
         events.append(("message_stop", {"type": "message_stop"}))
     names = draw(st.integers(0, 4)) > 0
@@ -114,7 +116,8 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
         return orjson.dumps(body)
 
     chunks: list[bytes] = []
-    if draw(st.integers(0, 4)) > 0:
+    role = draw(st.integers(0, 4)) > 0
+    if role:
         chunks.append(chunk({"role": "assistant", "content": None if not mistral else ""}))
     calls = draw(st.integers(1, 3))
     layouts = ["one_chunk", "one_chunk", "sequential"] if mistral else ["sequential", "interleaved", "one_chunk"]
@@ -125,6 +128,8 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     shapes = {"fragments without index"} if index_rule in ("first_only", "never") else set()
     if mistral:
         shapes.add("mistral")
+    if not role:
+        shapes.add("no role chunk")
     if calls > 1 and layout == "one_chunk" and index_rule == "never":
         shapes.add("several index-less calls in one chunk")
     pieces: list[list[dict[str, Any]]] = []

@@ -1,46 +1,45 @@
 // Replays a capture's bytes through the real TypeScript client libraries the stream-doctor
-// profiles model, and prints what each hands to the tool and when, as JSON (one line).
+// profiles model, and answers what each hands to the tool and when, as JSON.
 //
-// stdin: a list of runs, each {"client": "anthropic-typescript" | "openai-node" | "vercel-ai",
-//         "provider": "anthropic" | "openai", "chunks": [[frame number, base64 bytes], ...], "tools": [names]}
-// stdout: a list, one per run: {"seen": [{"at", "id", "name", "value", "runs"}], "error": class name | null,
-//         "error_at": frame | null}
+// A long-lived process (tests/clients/node_harness.py): stdin carries one request per line, stdout
+// answers each with one line, in order, until stdin closes.
+// request: {"client": "anthropic-typescript" | "openai-node" | "vercel-ai", "provider": "anthropic" | "openai",
+//           "chunks": [[frame number | null, base64 bytes], ...], "tools": [names], "ids": [ids the capture sent]}
+// answer:  {"seen": [{"at", "id", "name", "value", "runs"}], "error": class name | null, "error_at": frame | null,
+//           "error_message": text | null} (or {"harness_error": text} when the run itself broke)
 //
-// The library gets a fake fetch whose response body hands over one chunk (one SSE event) per read,
-// after all the work the previous one set off has settled, so `at` is the frame the library had
-// last read when it handed a call (null: after the body ended).
-// Nothing leaves the process: every request is answered by the fake fetch.
+// The library gets a fake fetch whose response body enqueues the given chunks one per read (one SSE
+// event each, or pieces cut at arbitrary bytes), after all the work the previous one set off has
+// settled, so `at` is the frame the library had last read when it handed a call (null: after the
+// body ended). Nothing leaves the process: every request is answered by the fake fetch.
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { jsonSchema, streamText, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createAnthropic } from "@ai-sdk/anthropic";
-
-const runs = JSON.parse(await new Promise((resolve) => {
-  let text = "";
-  process.stdin.setEncoding("utf8");
-  process.stdin.on("data", (part) => { text += part; });
-  process.stdin.on("end", () => resolve(text));
-}));
+import { createInterface } from "node:readline";
 
 globalThis.AI_SDK_LOG_WARNINGS = false; // the model name "replay" is unknown to it: a warning on stderr each run
 let input = null; // the run under way
 let chunks = [];
 let position = null; // the frame being read
+let current = 0; // the run under way's number: a body left unread by an earlier run must not move `position`
 
 function fakeFetch() {
+  const mine = chunks;
+  const run = current;
   let next = 0;
   const body = new ReadableStream({
     async pull(controller) {
       // let everything the previous chunk set off settle (the AI SDK's transform streams read ahead
       // otherwise), so that a call handed now was handed on the chunk given last
       await new Promise((resolve) => setImmediate(resolve));
-      if (next < chunks.length) {
-        const [number, bytes] = chunks[next++];
-        position = number;
+      if (next < mine.length) {
+        const [number, bytes] = mine[next++];
+        if (run === current) position = number;
         controller.enqueue(new Uint8Array(bytes));
       } else {
-        position = null;
+        if (run === current) position = null;
         controller.close();
       }
     },
@@ -149,8 +148,12 @@ async function vercelAi() {
 }
 
 const clients = { "anthropic-typescript": anthropicTypescript, "openai-node": openaiNode, "vercel-ai": vercelAi };
-const results = [];
-for (const run of runs) {
+// a rejection nobody awaits (a library's background promise) must not end the process
+process.on("unhandledRejection", () => {});
+
+async function answer(line) {
+  const run = JSON.parse(line);
+  current += 1;
   input = run;
   chunks = run.chunks.map(([number, data]) => [number, Buffer.from(data, "base64")]);
   position = null;
@@ -159,6 +162,18 @@ for (const run of runs) {
   errorAt = null;
   errorMessage = null;
   await clients[run.client]();
-  results.push({ seen, error, error_at: errorAt, error_message: errorMessage });
+  return { seen, error, error_at: errorAt, error_message: errorMessage };
 }
-process.stdout.write(JSON.stringify(results) + "\n");
+
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  if (!line.trim()) continue;
+  let result;
+  try {
+    result = await answer(line);
+  } catch (exc) {
+    result = { harness_error: String(exc?.stack ?? exc).slice(0, 2000) };
+  }
+  process.stdout.write(JSON.stringify(result) + "\n");
+}
+// stdin closed: a library's pending timer (a request timeout) must not keep the process alive
+process.exit(0);

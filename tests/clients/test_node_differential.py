@@ -1,0 +1,345 @@
+"""Each profile that models a TypeScript library (anthropic-typescript, openai-node, vercel-ai) agrees
+with the real npm library, at the version pinned in ``tests/clients/node/package-lock.json``, on the
+ORIGINAL response bytes: what it hands the tool (input or argument text, run or not), at which
+event, and the class of the exception it raises.
+
+``test_node_agreement.py`` gives the libraries frames that stream-doctor wrote back as SSE, so the
+capture's own framing never reached them. Here the harness's fake ``fetch`` returns a
+``ReadableStream`` that enqueues the bytes as the server sent them, one frame at a time (positions
+compared) and cut at arbitrary byte offsets (positions not compared: a chunk may hold several
+frames). One Node process serves the whole session (``node_harness.py``). Inputs:
+
+- every SSE fixture of the profile's provider, and every raw SSE capture in ``../shared/corpus``
+  (skipped, with the reason, when the corpus is absent);
+- the generated streams of ``tests/clients/streams.py``, shared with the Python libraries' test
+  (``test_library_differential.py``): the last event with or without its closing blank line,
+  ``event:`` lines present or not, a ``content_block_delta`` without ``index``, fragments without
+  ``index`` after the first, indices reused or interleaved, a call without ``type`` or ``id``, no
+  role chunk, whitespace and empty arguments, start inputs with deltas, several calls per chunk, a
+  Mistral-shaped stream;
+- ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
+
+CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per strategy).
+A long run: ``STREAM_DOCTOR_DIFF_EXAMPLES=300 pytest tests/clients/test_node_differential.py -p
+no:cacheprovider --hypothesis-show-statistics`` (the statistics name the shapes drawn). Without Node
+or the harness's packages the tests skip with the command to run; under ``CI=true`` they fail.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from stream_doctor.api import replay
+from stream_doctor.capture import CaptureError, load
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients.library import Original, original_chunks
+from stream_doctor.events import ToolStart
+from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
+from tests.clients.streams import GENERATED, anthropic_streams, byte_cuts, chat_streams
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+CORPUS = ROOT.parent / "shared" / "corpus"
+#: (client, capture name) where the profile is known to follow the library only in part, and why
+_JOINED = (
+    "data lines without blank lines: by the SSE rules one event whose joined data is not JSON, so the "
+    "library raises (openai-node) or ends the step with an error part (vercel-ai); the neutral events a "
+    "profile reads do not carry the framing (the capture's data-lines-not-separated finding says it)"
+)
+KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {
+    (client, name): _JOINED
+    for name in (
+        "openai/data_lines_without_blank_lines.sse",
+        "openai-php-client/tests/Fixtures/Streams/ChatCompletionCreate.txt",
+    )
+    for client in ("openai-node", "vercel-ai")
+}
+KNOWN_DIVERGENCES.update(
+    {
+        ("openai-node", "prism/tests/Fixtures/openrouter/stream-text-with-tools-1.sse"): (
+            "the last event is `data: [DONE] ` (a trailing space) without its blank line: the SDK's decoder "
+            "flushes it, `[DONE] ` is not the sentinel and JSON.parse throws; the adapter reads it as [DONE]"
+        ),
+        (
+            "openai-node",
+            "semantic-kernel/dotnet/src/Connectors/Connectors.AzureOpenAI.UnitTests/TestData/"
+            "chat_completion_streaming_multiple_function_calls_test_async_filter_response.txt",
+        ): (
+            "a chunk whose choice carries only Azure content-filter results fires the done event of the "
+            "current call again (its snapshot has a finish_reason); no neutral event stands for an empty choice"
+        ),
+        ("openai-node", "mistral/incremental_call_blank_name.sse"): (
+            "no chunk carries a role: finalizeChatCompletion throws 'missing role for choice 0' (UNFIXED)"
+        ),
+    }
+)
+
+
+def _chunks(data: bytes, name: str, cuts: tuple[int, ...] | None) -> list[tuple[Pos | None, bytes]]:
+    capture = load(name, None, data)
+    position: list[Pos | None] = [None]
+    return [(position[0], piece) for piece in original_chunks(Original(data, cuts), capture.frames, position)]
+
+
+def compare(
+    harness: NodeHarness,
+    data: bytes,
+    name: str,
+    clients: list[str] | None = None,
+    cuts: tuple[int, ...] | None = None,
+) -> list[str]:
+    """Every disagreement between a TypeScript profile and its library on ``data``, a sentence each."""
+    report = replay(data, keep_events=True, name=name)
+    provider = report.stream.capture.provider
+    capture = load(name, None, data)
+    events = [event for _, event in report.events]
+    named = [frame.event is not None for frame, _ in report.events]
+    cut_last = not capture.ended_cleanly
+    # the tools the application declares: every name the stream gives a call (a late one too)
+    tools = {c.name for c in report.stream.calls if c.name} | {n for e in events if (n := getattr(e, "name", None))}
+    ids = {e.call_id for e in events if isinstance(e, ToolStart) and isinstance(e.call_id, str)}
+    found = []
+    for client in clients if clients is not None else sorted(CLIENTS):
+        if not BY_NAME[client].applies_to(provider):
+            continue
+        handoffs, error = run(BY_NAME[client], events, provider, named, cut_last)
+        predicted = profile_outcome(handoffs, error, client)
+        by_frame = library_outcome(harness.run(client, provider, _chunks(data, name, None), tools, ids))
+        if by_frame != predicted:
+            found.append(f"{client} by frame: profile {predicted} / library {by_frame}")
+        if cuts is not None:
+            answer = harness.run(client, provider, _chunks(data, name, cuts), tools, ids)
+            cut, unplaced = library_outcome(answer, positions=False), profile_outcome(handoffs, error, client, False)
+            if cut != unplaced:
+                found.append(f"{client} cut at {cuts}: profile {unplaced} / library {cut}")
+    return found
+
+
+# -- fixtures and corpus ------------------------------------------------------------------------
+
+
+def _captures() -> list[Path]:
+    providers = sorted({p for c in CLIENTS for p in BY_NAME[c].providers})
+    paths = [path for provider in providers for path in sorted((FIXTURES / provider).glob("*.sse"))]
+    if CORPUS.is_dir():
+        for path in sorted(CORPUS.rglob("*")):
+            if not path.is_file() or path.name == "README.md":
+                continue
+            try:
+                if load(str(path)).container == "sse":
+                    paths.append(path)
+            except CaptureError:
+                continue
+    return paths
+
+
+def _name(path: Path) -> str:
+    return str(path.relative_to(CORPUS if CORPUS in path.parents else FIXTURES))
+
+
+@pytest.mark.parametrize("path", _captures(), ids=_name)
+def test_profiles_agree_on_the_original_bytes(node_harness: NodeHarness, path: Path) -> None:
+    data = path.read_bytes()
+    report = replay(data, keep_events=True, name=str(path))
+    clients = [c for c in sorted(CLIENTS) if BY_NAME[c].applies_to(report.stream.capture.provider)]
+    if not clients:
+        pytest.skip(f"no TypeScript library profile reads {report.stream.capture.provider!r}")
+    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == _name(path)}
+    # one arbitrary split as well, the same for every run (seeded by the file name)
+    rng = random.Random(_name(path))
+    cuts = tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()
+    assert compare(node_harness, data, str(path), [c for c in clients if c not in known], cuts) == []
+    for client, why in known.items():
+        assert compare(node_harness, data, str(path), [client]), f"fixed? remove it from KNOWN_DIVERGENCES: {why}"
+
+
+def test_the_corpus_is_there_or_said_missing() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS} is absent: only the project's fixtures were compared")
+    assert any(CORPUS in p.parents for p in _captures())
+
+
+# -- generated streams --------------------------------------------------------------------------
+
+#: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
+#: the profile reads do not carry the fact the library acts on. An example holding one is counted
+#: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
+UNFIXED: dict[tuple[str, str], str] = {
+    # finalizeChatCompletion throws "missing role for choice 0" once the stream ends with a finish_reason;
+    # no neutral event carries a chunk's delta.role (the openai_chat adapter drops it)
+    ("no role chunk", "openai-node"): "the library throws at the end: missing role for choice 0",
+}
+
+
+def _check(harness: NodeHarness, data: st.DataObject, shapes: set[str], stream: bytes) -> None:
+    found = compare(harness, stream, "generated.sse", cuts=byte_cuts(data.draw, stream))
+    for shape in sorted(shapes):
+        event(f"shape: {shape}")
+    known = {client for shape, client in UNFIXED if shape in shapes}
+    unfixed = [line for line in found if line.split(" ", 1)[0] in known]
+    for line in unfixed:
+        event(f"known disagreement: {line.split(' ', 1)[0]}")
+    assert [line for line in found if line not in unfixed] == [], stream.decode()
+
+
+@GENERATED
+@given(st.data())
+def test_profiles_agree_on_generated_anthropic_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
+    _check(node_harness, data, *data.draw(anthropic_streams()))
+
+
+@GENERATED
+@given(st.data())
+def test_profiles_agree_on_generated_chat_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
+    _check(node_harness, data, *data.draw(chat_streams()))
+
+
+@GENERATED
+@given(st.data())
+def test_profiles_agree_on_generated_mistral_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
+    shapes, stream = data.draw(chat_streams(mistral=True))
+    assert replay(stream, name="generated.sse").stream.capture.provider in ("mistral", "openai")
+    _check(node_harness, data, shapes, stream)
+
+
+# -- what the generated inputs found, kept --------------------------------------------------------
+
+_MSG = (
+    b'data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude",'
+    b'"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n'
+)
+_START = b'data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_0","name":"f","input":%s}}\n'
+_DELTA = b'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"%s"}}\n'
+_STOP = b'data: {"type":"content_block_stop","index":0}\n'
+_END = b'data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1}}\n'
+_MESSAGE_STOP = b'data: {"type":"message_stop"}\n'
+
+
+def _named(*events: bytes) -> bytes:
+    """Anthropic SSE with each event's ``event:`` line (its type) and closing blank line."""
+    out = b""
+    for data in events:
+        kind = data.split(b'"type":"', 1)[1].split(b'"', 1)[0]
+        out += b"event: " + kind + b"\n" + data + b"\n"
+    return out
+
+
+def _chunk(delta: str, finish: str = "null") -> bytes:
+    return (
+        '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o",'
+        f'"choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}'
+    ).encode()
+
+
+def _chat(*chunks: bytes, closed: bool = True) -> bytes:
+    body = b"\n".join(b"data: " + c + b"\n" for c in chunks)
+    return body + b"\n" if closed else body
+
+
+_ROLE = _chunk('{"role":"assistant","content":null}')
+_FINISH = _chunk("{}", '"tool_calls"')
+
+
+#: each disagreement found, as the bytes that showed it (every one disagreed with the profiles of main
+#: at 52ecac4 but chat_fragment_without_index, an issue row kept checked); the profile now follows the library
+SAVED: dict[str, bytes] = {
+    # anthropic-typescript: the unterminated message_stop is never dispatched (the SDK's decoder does not
+    # flush it): finalMessage() rejects, after the contentBlock event handed the call; vercel-ai: no finish
+    # part, the step ends "interrupted", nothing runs (a corpus capture, anthropic-sdk-python's tool_use_response)
+    "anthropic_message_stop_unterminated": _named(_MSG, _START % b"{}", _DELTA % b"{}", _STOP, _END, _MESSAGE_STOP)[
+        :-1
+    ],
+    # vercel-ai: no message_stop at all: "interrupted" too; anthropic-typescript rejects
+    "anthropic_without_message_stop": _named(_MSG, _START % b"{}", _DELTA % b"{}", _STOP, _END),
+    # anthropic-typescript skips every event without a name: "request ended without sending any chunks"
+    "anthropic_without_event_names": b"\n".join((_MSG, _START % b"{}", _DELTA % b"{}", _STOP, _END, _MESSAGE_STOP))
+    + b"\n",
+    # vercel-ai: whitespace-only input is trimmed to {} and runs (doParseToolCall)
+    "anthropic_whitespace_input": _named(_MSG, _START % b"{}", _DELTA % b" ", _STOP, _END, _MESSAGE_STOP),
+    # vercel-ai: the start input's JSON is the buffer's beginning, the deltas follow: invalid, not run
+    "anthropic_start_input_with_deltas": _named(
+        _MSG, _START % b'{"start":true}', _DELTA % b'{\\"a\\":1}', _STOP, _END, _MESSAGE_STOP
+    ),
+    # anthropic-typescript: a second block on index 0 whose delta goes to content[0], the first block,
+    # already handed at its stop: withLazyInput made a new object, which finalMessage() holds and hands
+    "anthropic_delta_to_a_handed_block": _named(
+        _MSG,
+        _START % b"{}",
+        _STOP,
+        _START.replace(b"toolu_0", b"toolu_1").replace(b'"f"', b'"g"') % b"{}",
+        _DELTA % b'{\\"a\\":1}',
+        _STOP,
+        _END,
+        _MESSAGE_STOP,
+    ),
+    # anthropic-typescript: an empty delta replaces the start input's block (withLazyInput): the input is {}
+    "anthropic_start_input_then_empty_delta": _named(
+        _MSG, _START % b'{"start":true}', _DELTA % b"", _STOP, _END, _MESSAGE_STOP
+    ),
+    # vercel-ai on an OpenAI-compatible stream: whitespace-only arguments run with {}
+    "chat_whitespace_arguments": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":" "}}]}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    # openai-node: a call without type throws at its done event ("tool call snapshot missing `type`")
+    "chat_call_without_type": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    # openai-node: the call begins in the chunk with the finish_reason: no done event, and finalize throws
+    # "missing choices[0].tool_calls[0].type" (the last event unterminated: flushed after the body ended)
+    "chat_call_without_type_in_finishing_chunk": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","function":{"name":"f","arguments":"{}"}}]}', '"length"'),
+        closed=False,
+    ),
+    # openai-node: in one chunk, the typed call's done event fires (at the switch of index) before the
+    # untyped one's throws: the first call reached the tool (drawn as a Mistral-shaped stream)
+    "chat_typed_call_then_untyped_in_one_chunk": _chat(
+        _ROLE,
+        _chunk(
+            '{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+            '{"index":1,"id":"call_1","function":{"name":"g","arguments":"{}"}},'
+            '{"index":2,"id":"call_2","function":{"name":"h","arguments":"{}"}}]}'
+        ),
+    ),
+    # openai-node 7.57.0 gives a call without id `call_<uuid>`: no "missing id" exception
+    "chat_call_without_id": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    # openai-node: an index-less fragment after the first throws "invalid tool call index: undefined"
+    "chat_fragment_without_index": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]}'),
+        _chunk('{"tool_calls":[{"function":{"arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    # openai-node reads the unterminated last event once the body ended: the done event fires then
+    "chat_finish_unterminated": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        closed=False,
+    ),
+    # openai-node: data that is not JSON throws, handed on as an OpenAIError
+    "chat_data_not_json": _chat(_ROLE, b"{not json", b"[DONE]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_saved_disagreements_stay_fixed(node_harness: NodeHarness, name: str) -> None:
+    assert compare(node_harness, SAVED[name], f"{name}.sse") == []
