@@ -171,8 +171,11 @@ class Conversations:
                     await found.idle.wait()
             except TimeoutError:
                 found = None
-            if found is not None and (found.busy or found.number not in self.live):
-                found = None  # another exchange took it meanwhile: this one stands alone
+            if found is not None and (found.busy or found.number not in self.live or not found.continued_by(echo)):
+                # another exchange took it meanwhile (two agents sending back the same call id): the
+                # turn this one sends back may be another conversation's, else it stands alone
+                again = self._continued(provider, echo)
+                found = again if again is not None and not again.busy else None
         if found is None:
             found = self._new(provider, path, start)
         elif found.writer.closed:
