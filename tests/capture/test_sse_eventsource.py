@@ -68,6 +68,15 @@ EXPECTED_DIFFERENCES = {
         "data is not JSON, is given as one frame per line and reported ('data-lines-not-separated', SD005): "
         "the browser's one event has the lines joined by LF, which no JSON reader parses.",
     ),
+    "unprefixed-json": (
+        "If the line is empty (a blank line): Dispatch the event ... Otherwise, the string is not empty but "
+        "does not contain a U+003A COLON character (:): Process the field using the whole line as the field "
+        "name, and the empty string as the field value. ... Otherwise: The field is ignored.",
+        "a block of lines none of which is a known field or a comment, which together are one JSON object "
+        "(a Vertex AI or Gemini error written without data: prefixes), is given as one frame and reported "
+        "('unprefixed-json'): google-genai reads it so and raises the error it holds; the browser ignores "
+        "every line of it.",
+    ),
     "last-event-id-carried": (
         "Set the last event ID string of the event source to the value of the last event ID buffer. The "
         "buffer does not get reset, so the last event ID string of the event source remains set to this "
@@ -237,6 +246,9 @@ def _ours(capture: Capture, data: bytes) -> list[Event]:
     numbers = [f.pos.number for f in frames]
     if cut and cut[-1].pos and cut[-1].pos.number in numbers:  # unterminated-last-event: the browser discards it
         frames = frames[: numbers.index(cut[-1].pos.number)]
+    # unprefixed-json: the browser ignores each of the block's lines
+    unprefixed = {p.pos.number for p in capture.problems if p.kind == "unprefixed-json" and p.pos}
+    frames = [f for f in frames if f.pos.number not in unprefixed]
     # data-lines-not-separated: the browser's one event is the lines joined by LF
     joined = {
         p.pos.number: int(re.match(r"\d+", p.message).group())  # type: ignore[union-attr]
@@ -397,6 +409,20 @@ def test_json_data_lines_without_blank_lines_are_one_event_in_the_browser_a_fram
     assert [p.kind for p in split.problems] == ["data-lines-not-separated"]
     near_miss = read_sse(streams[1], "eventsource")  # numbers that each parse are one event's data
     assert [f.data for f in near_miss.frames] == [b"1\n2"] and near_miss.problems == []
+
+
+def test_a_json_object_without_data_prefixes_is_ignored_by_the_browser_one_frame_here(browser: Browser) -> None:
+    streams = [
+        b'data: {"a": 1}\n\n{\n  "error": {"code": 499}\n}\n',
+        b'data: {"a": 1}\n\n{\n  "error": 499\nnot json\n',  # near miss: not one object, each line ignored
+    ]
+    assert browser.run(streams) == [[("message", '{"a": 1}', "")], [("message", '{"a": 1}', "")]]
+    read = read_sse(streams[0], "eventsource")
+    assert [f.value for f in read.frames] == [{"a": 1}, {"error": {"code": 499}}]
+    assert [p.kind for p in read.problems] == ["unprefixed-json"]
+    near_miss = read_sse(streams[1], "eventsource")
+    assert [f.value for f in near_miss.frames] == [{"a": 1}]
+    assert {p.kind for p in near_miss.problems} == {"unknown-sse-field"}
 
 
 def test_the_browser_carries_the_last_event_id_where_a_frame_gives_its_own(browser: Browser) -> None:
