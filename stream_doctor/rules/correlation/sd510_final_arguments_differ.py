@@ -18,6 +18,11 @@ Severity:
     error. The provider's own completion event contradicts its deltas: openai-python's stream
     helpers use the ``.done`` text and hand-written loops the deltas, so the same bytes run two
     different calls.
+    What if the request asked for this? Nothing a request sets makes restated text differ from its
+    fragments: a forced tool, ``parallel_tool_calls`` or a token limit change which calls come and
+    where they stop, not what the completion event repeats. A restated *value* that differs is a
+    warning, not an error: the AI SDK restates the input after the application's own tool schema
+    parsed it (defaults, transforms, a repair), which the application configured.
 
 Example:
     response.function_call_arguments.delta {"output_index":0,"delta":"{\"city\":\"Par"}

@@ -22,6 +22,9 @@ Severity:
     the rejection).
     Whether the capture's follow-up request really drops or moves the signed part is SD610's
     question (a warning when it does): this rule only says what the next request must do.
+    What if the request asked for this? The request's thinking configuration decides whether
+    signatures come at all, and a response with none is silent here; no setting asks for the first
+    of parallel calls to go without one while later calls carry them.
 
 Example:
     {"functionCall":{"name":"get_weather","args":{…}},"thoughtSignature":"EqUC…"}

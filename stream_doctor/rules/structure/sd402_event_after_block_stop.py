@@ -15,6 +15,10 @@ Severity:
     helper fires its one ``content.done`` at the first finish_reason
     (``ChoiceEventState._content_done_events``), so a client that takes the text from that event loses
     what came after; loops that stop reading at the first finish_reason lose it too.
+    What if the request asked for this? No setting sends content after a block's stop: with ``n``
+    above 1 each choice's text and calls are blocks of their own, stopped by that choice's own
+    finish_reason (``two_choices_n2.sse`` is silent), and a forced tool, a stop sequence or a token
+    limit change the stop reason, not what may follow it.
 
 Example:
     content_block_stop {"index":1}
