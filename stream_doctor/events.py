@@ -209,6 +209,9 @@ class Finish:
 class MessageStop:
     pos: Pos
     cause: str | None = None  # why calls still open end here, when the protocol says (AI SDK ``reset-step``)
+    # Chat Completions: the choices no chunk gave a ``delta.role`` (openai-node's finalizeChatCompletion
+    # throws "missing role for choice N"). For the client profiles only; no rule reads it.
+    roleless: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
