@@ -203,6 +203,9 @@ class Finish:
     pos: Pos
     reason: str | None
     category: FinishCategory = "other"
+    # Chat Completions: the choices no chunk gave a ``delta.role`` so far (``MessageStop.roleless``; a
+    # stream cut after its finish_reason has no MessageStop a client profile is fed)
+    roleless: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

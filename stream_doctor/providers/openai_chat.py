@@ -504,7 +504,8 @@ class OpenAIChatTranslator(Batching):
             message_reason = max(reasons, key=lambda r: SEVERITY.get(self.finish_categories.get(r, "other"), 0))
             if message_reason != self.emitted_reason:
                 self.emitted_reason = message_reason
-                out.append(Finish(pos, message_reason, self.finish_categories.get(message_reason, "other")))
+                category = self.finish_categories.get(message_reason, "other")
+                out.append(Finish(pos, message_reason, category, self._roleless()))
         return out
 
     # -- tool calls --------------------------------------------------------------------------

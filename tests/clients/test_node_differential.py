@@ -337,6 +337,12 @@ SAVED: dict[str, bytes] = {
         _FINISH,
         b"[DONE]",
     ),
+    # the same cut after the finish_reason (no [DONE]): the SDK finalizes once the body ended; no MessageStop
+    # reaches the profile, the Finish names the role-less choice
+    "chat_without_role_cut_after_finish": _chat(
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+    ),
     # near misses: a role on a later chunk than the first is kept (no throw); a blank one is none (throws)
     "chat_role_on_a_later_chunk": _chat(
         _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),

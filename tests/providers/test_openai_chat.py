@@ -293,6 +293,9 @@ def test_the_message_stop_names_the_choices_no_chunk_gave_a_role() -> None:
     assert events(ONE_CALL)[-1] == MessageStop(Pos(7, 13, 700))  # a role: the event as it always was
     without_role = [chunk(call(0, "call_A", "f", "{}")), chunk({}, "tool_calls"), DONE]
     assert events(without_role)[-1] == MessageStop(Pos(3, 5, 300), roleless=(0,))
+    # the Finish names them as of its chunk (a stream cut after it has no MessageStop a client profile sees)
+    assert Finish(Pos(5, 9, 500), "tool_calls", "tool_calls") in events(ONE_CALL)
+    assert Finish(Pos(2, 3, 200), "tool_calls", "tool_calls", (0,)) in events(without_role)
     # a blank or null role is none (the SDK keeps only a truthy one); a role on a later chunk counts
     assert events([chunk({"role": ""}), *without_role])[-1].roleless == (0,)  # type: ignore[union-attr]
     assert events([chunk({"role": None}), *without_role])[-1].roleless == (0,)  # type: ignore[union-attr]
