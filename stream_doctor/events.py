@@ -203,12 +203,18 @@ class Finish:
     pos: Pos
     reason: str | None
     category: FinishCategory = "other"
+    # Chat Completions: the choices no chunk gave a ``delta.role`` so far (``MessageStop.roleless``; a
+    # stream cut after its finish_reason has no MessageStop a client profile is fed)
+    roleless: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
 class MessageStop:
     pos: Pos
     cause: str | None = None  # why calls still open end here, when the protocol says (AI SDK ``reset-step``)
+    # Chat Completions: the choices no chunk gave a ``delta.role`` (openai-node's finalizeChatCompletion
+    # throws "missing role for choice N"). For the client profiles only; no rule reads it.
+    roleless: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

@@ -20,8 +20,10 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
   blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
   then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a
   generated ``call_<uuid>``; the done events already fired stand.
-- Not modelled: the throw when the stream had no ``role`` ("missing role for choice 0": the neutral
-  events do not carry the role; ``test_node_differential.UNFIXED``).
+- ``finalizeChatCompletion`` checks each choice in turn: its ``finish_reason``, then its role (a choice
+  no chunk gave a truthy ``delta.role`` throws "missing role for choice N", whatever it carried: the
+  adapter names such choices on ``Finish.roleless`` and ``MessageStop.roleless``: a stream cut after its
+  finish_reason ends without a MessageStop the profile is fed), then its calls.
 - An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``).
 """
 
@@ -33,7 +35,7 @@ from typing import Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
-from stream_doctor.events import Event, MessageStop
+from stream_doctor.events import Event, Finish, MessageStop
 
 UNDEFINED = "undefined"
 
@@ -50,10 +52,17 @@ class ChatCompletionStreamNode(ChatSnapshot):
     # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
     hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes
+    roleless: tuple[int, ...] = ()  # the choices no chunk gave a role, as of the latest Finish or that frame
 
     def feed(self, event: Event, call: int | None) -> None:
-        if type(event) is MessageStop and not self.ended:
+        kind = type(event)
+        if kind is MessageStop and not self.ended:
+            assert isinstance(event, MessageStop)
             self.done_at = event.pos
+            self.roleless = event.roleless
+        elif kind is Finish and not self.ended:
+            assert isinstance(event, Finish)
+            self.roleless = event.roleless  # the stream may end here without a MessageStop the profile sees
         super().feed(event, call)
 
     def new_choice(self) -> Choice:
@@ -95,10 +104,16 @@ class ChatCompletionStreamNode(ChatSnapshot):
     def close(self, end: Pos | None) -> None:
         super().close(end)
         at = self.done_at
-        for number, choice in sorted(self.choices.items()):
-            if not choice.finished:
+        for number in sorted(self.choices.keys() | self.roleless):
+            choice = self.choices.get(number)
+            if choice is not None and not choice.finished:
                 self.fail(at, "OpenAIError", f"missing finish_reason for choice {number}")
                 return
+            if number in self.roleless:
+                self.fail(at, "OpenAIError", f"missing role for choice {number}")
+                return
+            if choice is None:  # a choice with nothing but its role, text and finish_reason: no event of its own
+                continue
             indices = sorted(k for k in choice.entries if isinstance(k, int))
             if indices and indices != list(range(len(indices))):
                 self.fail(at, "OpenAIError", "Cannot read properties of undefined (reading 'id')")

@@ -149,7 +149,7 @@ class _Choice:
 
     __slots__ = (
         "index", "by_index", "by_id", "names", "call_index", "latest", "opened", "stopped", "blocks", "calls",
-        "reason", "reason_pos",
+        "reason", "reason_pos", "role",
     )  # fmt: skip
 
     def __init__(self, index: int) -> None:
@@ -165,6 +165,7 @@ class _Choice:
         self.calls = 0
         self.reason: str | None = None  # its finish_reason, once it came
         self.reason_pos: Pos | None = None
+        self.role = False  # a chunk gave it a delta.role (openai-node throws at the end without one)
 
 
 class OpenAIChatTranslator(Batching):
@@ -333,7 +334,7 @@ class OpenAIChatTranslator(Batching):
         reasons = tuple(sorted({c.reason for c in self.choices.values() if c.reason}))
         self.open = False
         facts = EndOfStreamMissing(reasons, next_completion, line)
-        return [Problem(pos, "end-of-stream-missing", "", facts), MessageStop(pos)]
+        return [Problem(pos, "end-of-stream-missing", "", facts), MessageStop(pos, roleless=self._roleless())]
 
     def _done(self, pos: Pos) -> list[Event]:
         self._count("[DONE]")
@@ -350,10 +351,11 @@ class OpenAIChatTranslator(Batching):
                     # as the earlier ones ended at the finish_reason.
                     out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
                     state.stopped = len(state.opened)
+        roleless = self._roleless() if self.open else ()
         self.open = False
         self.done = True
         self.lanes.clear()
-        out.append(MessageStop(pos))
+        out.append(MessageStop(pos, roleless=roleless))
         return out
 
     def _ended_without_reason(self, pos: Pos, state: _Choice, at_log_end: bool = False) -> list[Event]:
@@ -369,6 +371,10 @@ class OpenAIChatTranslator(Batching):
         out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
         state.stopped = len(state.opened)
         return out
+
+    def _roleless(self) -> tuple[int, ...]:
+        """The choices of the completion that no chunk gave a role (``MessageStop.roleless``)."""
+        return tuple(sorted(number for number, state in self.choices.items() if not state.role))
 
     def _all_finished(self) -> bool:
         return bool(self.choices) and all(c.reason is not None for c in self.choices.values())
@@ -424,6 +430,10 @@ class OpenAIChatTranslator(Batching):
             elif field == "function_call":
                 if payload is not None:
                     out.extend(self._legacy_call(pos, state, payload))
+            elif field == "role":
+                # openai-node keeps a role only when it is truthy in JavaScript (`if (role)`)
+                if payload not in (None, False, "", 0) and payload == payload:
+                    state.role = True
             elif field not in IGNORED_DELTA_FIELDS and payload not in (None, "", [], {}):
                 out.extend(self._extension(pos, f"delta.{field}", field))
         return out
@@ -494,7 +504,8 @@ class OpenAIChatTranslator(Batching):
             message_reason = max(reasons, key=lambda r: SEVERITY.get(self.finish_categories.get(r, "other"), 0))
             if message_reason != self.emitted_reason:
                 self.emitted_reason = message_reason
-                out.append(Finish(pos, message_reason, self.finish_categories.get(message_reason, "other")))
+                category = self.finish_categories.get(message_reason, "other")
+                out.append(Finish(pos, message_reason, category, self._roleless()))
         return out
 
     # -- tool calls --------------------------------------------------------------------------

@@ -28,10 +28,7 @@ from tests.clients.node_harness import CLIENTS, HARNESS, NodeHarness, library_ou
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
-KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {
-    # test_node_differential.UNFIXED: the neutral events do not carry a chunk's role
-    ("openai-node", "incremental_call_blank_name.sse"): "no role chunk: openai-node throws 'missing role for choice 0'",
-}
+KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def _pairs() -> list[tuple[str, Path]]:

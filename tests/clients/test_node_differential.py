@@ -74,9 +74,6 @@ KNOWN_DIVERGENCES.update(
             "a chunk whose choice carries only Azure content-filter results fires the done event of the "
             "current call again (its snapshot has a finish_reason); no neutral event stands for an empty choice"
         ),
-        ("openai-node", "mistral/incremental_call_blank_name.sse"): (
-            "no chunk carries a role: finalizeChatCompletion throws 'missing role for choice 0' (UNFIXED)"
-        ),
     }
 )
 
@@ -170,11 +167,8 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and cannot be fixed in the profile: the neutral events
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
-UNFIXED: dict[tuple[str, str], str] = {
-    # finalizeChatCompletion throws "missing role for choice 0" once the stream ends with a finish_reason;
-    # no neutral event carries a chunk's delta.role (the openai_chat adapter drops it)
-    ("no role chunk", "openai-node"): "the library throws at the end: missing role for choice 0",
-}
+#: (None now: "no role chunk" for openai-node was the last; MessageStop.roleless carries that fact.)
+UNFIXED: dict[tuple[str, str], str] = {}
 
 
 def _check(harness: NodeHarness, data: st.DataObject, shapes: set[str], stream: bytes) -> None:
@@ -247,7 +241,8 @@ _FINISH = _chunk("{}", '"tool_calls"')
 
 
 #: each disagreement found, as the bytes that showed it (every one disagreed with the profiles of main
-#: at 52ecac4 but chat_fragment_without_index, an issue row kept checked); the profile now follows the library
+#: at 52ecac4 but chat_fragment_without_index, an issue row kept checked, and the near misses of
+#: chat_without_role); the profile now follows the library
 SAVED: dict[str, bytes] = {
     # anthropic-typescript: the unterminated message_stop is never dispatched (the SDK's decoder does not
     # flush it): finalMessage() rejects, after the contentBlock event handed the call; vercel-ai: no finish
@@ -334,6 +329,32 @@ SAVED: dict[str, bytes] = {
         _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
         _FINISH,
         closed=False,
+    ),
+    # openai-node: no chunk carries a role: finalizeChatCompletion throws "missing role for choice 0" at the
+    # end, after the done event the finish_reason fired (a generated "no role chunk" stream)
+    "chat_without_role": _chat(
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    # the same cut after the finish_reason (no [DONE]): the SDK finalizes once the body ended; no MessageStop
+    # reaches the profile, the Finish names the role-less choice
+    "chat_without_role_cut_after_finish": _chat(
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+    ),
+    # near misses: a role on a later chunk than the first is kept (no throw); a blank one is none (throws)
+    "chat_role_on_a_later_chunk": _chat(
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _chunk('{"role":"assistant"}'),
+        _FINISH,
+        b"[DONE]",
+    ),
+    "chat_blank_role": _chat(
+        _chunk('{"role":""}'),
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
     ),
     # openai-node: data that is not JSON throws, handed on as an OpenAIError
     "chat_data_not_json": _chat(_ROLE, b"{not json", b"[DONE]"),

@@ -288,6 +288,28 @@ def test_eof_before_finish_reason_leaves_the_message_open() -> None:
     assert stream.messages[0].stopped is None and stream.calls[0].abandon_cause == "stream-cut"
 
 
+def test_the_message_stop_names_the_choices_no_chunk_gave_a_role() -> None:
+    # openai-node's finalizeChatCompletion throws "missing role for choice N" (clients/openai_node.py)
+    assert events(ONE_CALL)[-1] == MessageStop(Pos(7, 13, 700))  # a role: the event as it always was
+    without_role = [chunk(call(0, "call_A", "f", "{}")), chunk({}, "tool_calls"), DONE]
+    assert events(without_role)[-1] == MessageStop(Pos(3, 5, 300), roleless=(0,))
+    # the Finish names them as of its chunk (a stream cut after it has no MessageStop a client profile sees)
+    assert Finish(Pos(5, 9, 500), "tool_calls", "tool_calls") in events(ONE_CALL)
+    assert Finish(Pos(2, 3, 200), "tool_calls", "tool_calls", (0,)) in events(without_role)
+    # a blank or null role is none (the SDK keeps only a truthy one); a role on a later chunk counts
+    assert events([chunk({"role": ""}), *without_role])[-1].roleless == (0,)  # type: ignore[union-attr]
+    assert events([chunk({"role": None}), *without_role])[-1].roleless == (0,)  # type: ignore[union-attr]
+    assert events([without_role[0], chunk({"role": "assistant"}), *without_role[1:]])[-1].roleless == ()  # type: ignore[union-attr]
+    # per choice, and at an implicit end too (the capture ends after every choice finished)
+    two = [
+        chunk({"role": "assistant"}, index=0),
+        chunk({"content": "hi"}, index=1),
+        chunk({}, "stop", index=0),
+        chunk({}, "stop", index=1),
+    ]
+    assert events(two)[-1].roleless == (1,)  # type: ignore[union-attr]
+
+
 def test_a_new_completion_after_a_finished_one_is_a_new_message() -> None:
     stream = accumulate(
         [
