@@ -168,7 +168,28 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
 #: (None now: "no role chunk" for openai-node was the last; MessageStop.roleless carries that fact.)
-UNFIXED: dict[tuple[str, str], str] = {}
+#: (shape, client) whose disagreement is found and not fixed in the profile, and why; an example holding one
+#: is counted (``--hypothesis-show-statistics``), not failed, for that client only. A scan of 750 generated
+#: streams (300 Anthropic, 300 Chat, 150 Mistral-shaped) found disagreements only on these wrong-typed
+#: fields: the adapters read a field of the wrong type as missing (a Problem event says so) and do not
+#: pass the value on, so a profile cannot follow what the library does with it (keep a numeric id, take an
+#: object as the arguments, index a block by a string, spread a list input). CI's 25 derandomized examples
+#: draw none of them.
+_WRONG_TYPE = "the adapter reads a field of the wrong type as missing; the value the library acts on is gone"
+UNFIXED: dict[tuple[str, str], str] = {
+    **{
+        (f"wrong type: {kind}", "anthropic-typescript"): _WRONG_TYPE
+        for kind in ("index a string", "input a list", "partial_json null", "partial_json a number")
+    },
+    **{
+        (f"wrong type: {kind}", "vercel-ai"): _WRONG_TYPE
+        for kind in ("index a string", "id a number", "input a list", "name null", "arguments an object")
+    },
+    **{
+        (f"wrong type: {kind}", "openai-node"): _WRONG_TYPE
+        for kind in ("id a number", "arguments an object", "name null")
+    },
+}
 
 
 def _check(harness: NodeHarness, data: st.DataObject, shapes: set[str], stream: bytes) -> None:
