@@ -6,11 +6,15 @@ draws one stream's original bytes and the set of shapes it holds (the names the 
 from __future__ import annotations
 
 import os
-from typing import Any
+import random
+from pathlib import Path
+from typing import Any, Iterable
 
 import orjson
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from stream_doctor.capture import CaptureError, load
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -247,3 +251,37 @@ GENERATED = settings(
     derandomize=EXAMPLES <= 100,  # CI draws the same examples every run; a long run explores
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+# -- captures ------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+#: The real recorded captures beside the repository, when they are there.
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def sse_captures(providers: Iterable[str]) -> list[Path]:
+    """The SSE fixtures of ``providers`` and every raw SSE capture in ``CORPUS`` (none when it is absent)."""
+    paths = [path for provider in sorted(set(providers)) for path in sorted((FIXTURES / provider).glob("*.sse"))]
+    if CORPUS.is_dir():
+        for path in sorted(CORPUS.rglob("*")):
+            if not path.is_file() or path.name == "README.md":
+                continue
+            try:
+                if load(str(path)).container == "sse":
+                    paths.append(path)
+            except CaptureError:
+                continue
+    return paths
+
+
+def capture_name(path: Path) -> str:
+    """A capture's name in test ids and the divergence tables: relative to the corpus or the fixtures."""
+    return str(path.relative_to(CORPUS if CORPUS in path.parents else FIXTURES))
+
+
+def seeded_cuts(path: Path, data: bytes) -> tuple[int, ...]:
+    """One arbitrary split of ``data`` (up to 12 cuts), the same for every run: seeded by the capture's name."""
+    rng = random.Random(capture_name(path))
+    return tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()

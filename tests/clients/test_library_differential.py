@@ -26,7 +26,6 @@ no:cacheprovider`` (add ``--hypothesis-show-statistics`` to see the shapes drawn
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +34,21 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from stream_doctor.api import replay
-from stream_doctor.capture import CaptureError, load
+from stream_doctor.capture import load
 from stream_doctor.clients import BY_NAME, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, Original, Outcome, Seen, outcome_of
 from stream_doctor.clients.library import load as load_library
-from tests.clients.streams import GENERATED, anthropic_streams, byte_cuts, chat_streams
+from tests.clients.streams import (
+    CORPUS,
+    GENERATED,
+    anthropic_streams,
+    byte_cuts,
+    capture_name,
+    chat_streams,
+    seeded_cuts,
+    sse_captures,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 #: (client, capture name) where the profile is known to follow the library only in part, and why
 _JOINED = (
     "data lines without blank lines: by the SSE rules one event whose joined data is not JSON, so every "
@@ -109,30 +114,14 @@ def compare(data: bytes, name: str, clients: list[str] | None = None, cuts: tupl
 
 
 def _captures() -> list[Path]:
-    paths = sorted((FIXTURES / "anthropic").glob("*.sse")) + sorted((FIXTURES / "openai").glob("*.sse"))
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.rglob("*")):
-            if not path.is_file() or path.name == "README.md":
-                continue
-            try:
-                if load(str(path)).container == "sse":
-                    paths.append(path)
-            except CaptureError:
-                continue
-    return paths
+    return sse_captures(("anthropic", "openai"))
 
 
-def _name(path: Path) -> str:
-    return str(path.relative_to(CORPUS if CORPUS in path.parents else FIXTURES))
-
-
-@pytest.mark.parametrize("path", _captures(), ids=_name)
+@pytest.mark.parametrize("path", _captures(), ids=capture_name)
 def test_profiles_agree_on_the_original_bytes(path: Path) -> None:
     data = path.read_bytes()
-    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == _name(path)}
-    # one arbitrary split as well, the same for every run (seeded by the file name)
-    rng = random.Random(_name(path))
-    cuts = tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()
+    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == capture_name(path)}
+    cuts = seeded_cuts(path, data)  # one arbitrary split as well, the same for every run
     report = replay(data, keep_events=True, name=str(path))
     clients = [c for c in _clients(report.stream.capture.provider) if c not in known]
     if not clients and not known:

@@ -27,7 +27,6 @@ or the harness's packages the tests skip with the command to run; under ``CI=tru
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -35,17 +34,23 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from stream_doctor.api import replay
-from stream_doctor.capture import CaptureError, load
+from stream_doctor.capture import load
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients import BY_NAME, run
 from stream_doctor.clients.library import Original, original_chunks
 from stream_doctor.events import ToolStart
 from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
-from tests.clients.streams import GENERATED, anthropic_streams, byte_cuts, chat_streams
+from tests.clients.streams import (
+    CORPUS,
+    GENERATED,
+    anthropic_streams,
+    byte_cuts,
+    capture_name,
+    chat_streams,
+    seeded_cuts,
+    sse_captures,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 #: (client, capture name) where the profile is known to follow the library only in part, and why
 _JOINED = (
     "data lines without blank lines: by the SSE rules one event whose joined data is not JSON, so the "
@@ -122,35 +127,18 @@ def compare(
 
 
 def _captures() -> list[Path]:
-    providers = sorted({p for c in CLIENTS for p in BY_NAME[c].providers})
-    paths = [path for provider in providers for path in sorted((FIXTURES / provider).glob("*.sse"))]
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.rglob("*")):
-            if not path.is_file() or path.name == "README.md":
-                continue
-            try:
-                if load(str(path)).container == "sse":
-                    paths.append(path)
-            except CaptureError:
-                continue
-    return paths
+    return sse_captures({p for c in CLIENTS for p in BY_NAME[c].providers})
 
 
-def _name(path: Path) -> str:
-    return str(path.relative_to(CORPUS if CORPUS in path.parents else FIXTURES))
-
-
-@pytest.mark.parametrize("path", _captures(), ids=_name)
+@pytest.mark.parametrize("path", _captures(), ids=capture_name)
 def test_profiles_agree_on_the_original_bytes(node_harness: NodeHarness, path: Path) -> None:
     data = path.read_bytes()
     report = replay(data, keep_events=True, name=str(path))
     clients = [c for c in sorted(CLIENTS) if BY_NAME[c].applies_to(report.stream.capture.provider)]
     if not clients:
         pytest.skip(f"no TypeScript library profile reads {report.stream.capture.provider!r}")
-    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == _name(path)}
-    # one arbitrary split as well, the same for every run (seeded by the file name)
-    rng = random.Random(_name(path))
-    cuts = tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()
+    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == capture_name(path)}
+    cuts = seeded_cuts(path, data)  # one arbitrary split as well, the same for every run
     assert compare(node_harness, data, str(path), [c for c in clients if c not in known], cuts) == []
     for client, why in known.items():
         assert compare(node_harness, data, str(path), [client]), f"fixed? remove it from KNOWN_DIVERGENCES: {why}"
