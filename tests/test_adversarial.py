@@ -1161,18 +1161,22 @@ def test_a_huge_plain_string_body_is_refused_by_the_file_size_or_read(tmp_path: 
     assert read.peak_kb < PEAK_BOUND_KB
 
 
+def _refused_once_decoded(path: Path, cap: int, near_miss: int) -> None:
+    """``path`` is refused under a ``cap`` MiB budget as it expands, in bounded memory, and read under ``near_miss`` MiB."""
+    ran = run_cli("replay", str(path), "--max-bytes", f"{cap}M")
+    assert ran.code == 2
+    assert ran.error_line.endswith(
+        f"the capture is larger than {cap} MiB once decompressed (raise the limit with --max-bytes)"
+    )
+    assert ran.peak_kb < PEAK_BOUND_KB
+    assert run_cli("replay", str(path), "--max-bytes", f"{near_miss}M").code in (0, 1)
+
+
 def test_a_huge_ruby_base64_string_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
     # Ruby VCR's other form of a binary body: ``base64_string``, plain text decoded by the reader
     path = tmp_path / "base64.yaml"
     path.write_bytes(_RUBY_REQUEST + b"      base64_string: |\n        " + _base64_lines(_sse_body(12 << 20)))
-    ran = run_cli("replay", str(path), "--max-bytes", "24M")
-    assert ran.code == 2
-    assert ran.error_line.endswith(
-        "the capture is larger than 24 MiB once decompressed (raise the limit with --max-bytes)"
-    )
-    assert ran.peak_kb < PEAK_BOUND_KB
-    # near miss: under a 48 MiB cap it is decoded and read
-    assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)
+    _refused_once_decoded(path, 24, 48)  # near miss: under a 48 MiB cap it is decoded and read
 
 
 def test_a_huge_base64_body_in_a_har_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
@@ -1190,14 +1194,7 @@ def test_a_huge_base64_body_in_a_har_is_refused_before_it_is_decoded(tmp_path: P
     }
     path = tmp_path / "big.har"
     path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
-    ran = run_cli("replay", str(path), "--max-bytes", "24M")
-    assert ran.code == 2
-    assert ran.error_line.endswith(
-        "the capture is larger than 24 MiB once decompressed (raise the limit with --max-bytes)"
-    )
-    assert ran.peak_kb < PEAK_BOUND_KB
-    # near miss: under a 48 MiB cap it is decoded and read
-    assert run_cli("replay", str(path), "--max-bytes", "48M").code in (0, 1)
+    _refused_once_decoded(path, 24, 48)  # near miss: under a 48 MiB cap it is decoded and read
 
 
 def test_many_medium_binary_bodies_of_a_cassette_take_from_one_budget(tmp_path: Path) -> None:
@@ -1207,11 +1204,4 @@ def test_many_medium_binary_bodies_of_a_cassette_take_from_one_budget(tmp_path: 
     body = b"      encoding: ASCII-8BIT\n      string: !binary |-\n        " + _base64_lines(_sse_body(384 << 10))
     path = tmp_path / "many.yaml"
     path.write_bytes(b"---\nhttp_interactions:\n" + (item + body) * 40)
-    ran = run_cli("replay", str(path), "--max-bytes", "32M")
-    assert ran.code == 2
-    assert ran.error_line.endswith(
-        "the capture is larger than 32 MiB once decompressed (raise the limit with --max-bytes)"
-    )
-    assert ran.peak_kb < PEAK_BOUND_KB
-    # near miss: under a 40 MiB cap they all fit
-    assert run_cli("replay", str(path), "--max-bytes", "40M").code in (0, 1)
+    _refused_once_decoded(path, 32, 40)  # near miss: under a 40 MiB cap they all fit
