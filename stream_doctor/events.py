@@ -17,6 +17,12 @@ from stream_doctor.problems import ProblemFacts
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
 
+#: Fields a frame carried with a type its protocol does not allow, as ``(name, value)`` pairs in the
+#: order sent (``(("id", 7),)`` for a numeric call id). The adapter reads each as missing and says so in
+#: a Problem event; no rule reads these. They are for the client profiles, whose real library acts on
+#: the value itself (keeps a numeric id, indexes its list by a string, takes an object as the arguments).
+Wire = tuple[tuple[str, Any], ...]
+
 
 @dataclass(slots=True)
 class MessageStart:
@@ -57,6 +63,7 @@ class ToolStart:
     # Chat Completions: the entry's ``type`` as sent (None: absent or null). For the client profiles only
     # (openai-python fires no arguments.done unless it is "function"); no rule reads it.
     wire_type: str | None = "function"
+    wire: Wire = ()
 
 
 @dataclass(slots=True)
@@ -75,6 +82,7 @@ class ArgsDelta:
     call_id: str | None = None
     name: str | None = None
     without_function: bool = False  # OpenAI Chat: a ``tool_calls[]`` entry with no ``function`` (rare; clients differ)
+    wire: Wire = ()  # fields of the wrong type, as ``ToolStart.wire``
 
 
 @dataclass(slots=True)
@@ -254,6 +262,7 @@ class Malformed:
     pos: Pos
     reason: str
     fragment: str | None = None
+    wire: Wire = ()  # fields of the wrong type, as ``ToolStart.wire`` (an Anthropic delta's string ``index``)
 
 
 @dataclass(slots=True)
