@@ -173,6 +173,7 @@ class EndOfStreamMissing(NamedTuple):
     reasons: tuple[str, ...]
     next_completion: str | None = None  # the id of a completion that began instead; None: the capture ends
     next_line: int | None = None
+    after_usage: bool = False  # the last chunk was the usage chunk (choices: []) that closes the request
 
 
 class FinishReasonMissing(NamedTuple):
@@ -181,6 +182,7 @@ class FinishReasonMissing(NamedTuple):
     choice: int
     calls: int
     at_log_end: bool = False  # it ended with a chunk log that cannot hold [DONE], not at a [DONE]
+    at_usage_end: bool = False  # it ended with the usage chunk (choices: []) and no [DONE]
 
 
 class CallAfterFinishReason(NamedTuple):

@@ -198,6 +198,7 @@ EXPECTED: dict[str, set[str]] = {
     "openai/executed_on_first_fragment.jsonl": {"SD101", "SD705"},
     # false verdicts seen on real captures, each with its near miss (issue 10 §2)
     "openai/done_without_finish_reason.sse": {"SD530"},
+    "openai/usage_chunk_ends_without_finish_reason.sse": {"SD508", "SD530"},
     "openai/finish_reason_after_each_call.sse": {"SD531"},
     "openai/two_choices_same_call_id.sse": set(),
     "openai/duplicate_call_id_one_choice.sse": {"SD405"},

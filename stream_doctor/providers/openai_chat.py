@@ -18,7 +18,10 @@ on, and the accumulator counts repeats, late arrivals, blanks and changes.
 Completion is the choice's own ``finish_reason``: at that chunk every call (and text block) the
 choice opened gets a ``BlockStop``. A call is never completed by "another index appeared" or "the
 buffer parses". A call whose choice has no finish_reason when the capture ends without ``[DONE]``
-is abandoned (SD301), as hermes-agent #81017 settled ("no terminal finish_reason: never execute").
+is abandoned (SD301), as hermes-agent #81017 settled ("no terminal finish_reason: never execute"),
+unless the capture's last chunk is the usage chunk (``choices: []``), which OpenAI sends only once
+the request is over ("an additional chunk … before the data: [DONE] message … for the entire
+request"): then the server ended the response and only ``[DONE]`` is missing (watsonx.ai sends none).
 ``data: [DONE]`` with no finish_reason is different: the server ended the stream itself, and the
 official clients hand the calls over there, so they complete at ``[DONE]`` and the missing reason is
 reported (SD530). ``length``, ``content_filter`` and ``error`` end the choice without completing its
@@ -187,6 +190,7 @@ class OpenAIChatTranslator(Batching):
         self.choices: dict[int, _Choice] = {}
         self.emitted_reason: str | None = None
         self.last_pos: Pos | None = None
+        self.ended_with_usage = False  # the latest frame is the usage chunk that closes a request
         self.last_stop_pos: Pos | None = None  # the latest finish_reason: where a completion ended
         #: choice index -> tool index -> key: the open calls a bare argument fragment may go to.
         self.lanes: dict[int, dict[int, Hashable]] = {}
@@ -229,6 +233,10 @@ class OpenAIChatTranslator(Batching):
 
     def _translated(self, last: Any) -> None:
         self.last_pos = last.pos  # where an implied end goes (``close``)
+        value = getattr(last, "value", None)
+        self.ended_with_usage = (
+            isinstance(value, dict) and not value.get("choices") and isinstance(value.get("usage"), dict)
+        )
 
     def end_not_recorded(self) -> None:
         """The capture is a log of parsed chunks (a JSON array, JSON Lines), which cannot hold the
@@ -244,17 +252,24 @@ class OpenAIChatTranslator(Batching):
         of a server that sends no finish_reason after a call (text-generation-inference 3.x with a
         forced tool: ``router/src/chat.rs``'s ``ChatState`` drops the last token, which carries the
         finish reason, once the call's JSON closes), so the calls complete there, as at ``[DONE]``,
-        and the missing reason is reported (SD530); arguments that do not parse are still SD201's."""
+        and the missing reason is reported (SD530); arguments that do not parse are still SD201's.
+        A raw stream whose last chunk is the usage chunk (``choices: []``, sent once the request is
+        over) ended the same way, without its ``[DONE]`` (SD508): watsonx.ai's chat stream with a
+        forced tool sends no finish_reason and no ``[DONE]``."""
         if not self.open or self.last_pos is None:
             return []
         if self._all_finished():
             return self._implicit_end(self.last_pos)
-        if self.end_recorded:
+        if self.end_recorded and not self.ended_with_usage:
             return []
         out: list[Event] = []
         for state in self.choices.values():
             if state.reason is None and len(state.opened) > state.stopped:
-                out.extend(self._ended_without_reason(self.last_pos, state, at_log_end=True))
+                out.extend(
+                    self._ended_without_reason(
+                        self.last_pos, state, at_log_end=not self.end_recorded, at_usage_end=self.end_recorded
+                    )
+                )
         return out + self._implicit_end(self.last_pos)
 
     # -- chunks ------------------------------------------------------------------------------
@@ -333,7 +348,7 @@ class OpenAIChatTranslator(Batching):
         ``next_completion`` begins at ``line``)."""
         reasons = tuple(sorted({c.reason for c in self.choices.values() if c.reason}))
         self.open = False
-        facts = EndOfStreamMissing(reasons, next_completion, line)
+        facts = EndOfStreamMissing(reasons, next_completion, line, next_completion is None and self.ended_with_usage)
         return [Problem(pos, "end-of-stream-missing", "", facts), MessageStop(pos, roleless=self._roleless())]
 
     def _done(self, pos: Pos) -> list[Event]:
@@ -358,7 +373,9 @@ class OpenAIChatTranslator(Batching):
         out.append(MessageStop(pos, roleless=roleless))
         return out
 
-    def _ended_without_reason(self, pos: Pos, state: _Choice, at_log_end: bool = False) -> list[Event]:
+    def _ended_without_reason(
+        self, pos: Pos, state: _Choice, at_log_end: bool = False, at_usage_end: bool = False
+    ) -> list[Event]:
         """``[DONE]`` came while the choice had no finish_reason. The server ended the stream itself,
         and openai-python's stream helper, the AI SDK and LangChain hand the calls over there: they are
         complete (SD201 still reports arguments that do not parse), and the missing reason is one
@@ -366,7 +383,7 @@ class OpenAIChatTranslator(Batching):
         calls = [key for key in state.opened[state.stopped :] if key in state.names]
         out: list[Event] = []
         if calls:
-            facts = FinishReasonMissing(state.index, len(calls), at_log_end)
+            facts = FinishReasonMissing(state.index, len(calls), at_log_end, at_usage_end)
             out.append(Problem(pos, "finish-reason-missing", "", facts))
         out.extend(BlockStop(pos, key) for key in state.opened[state.stopped :])
         state.stopped = len(state.opened)

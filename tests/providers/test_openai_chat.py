@@ -288,6 +288,19 @@ def test_eof_before_finish_reason_leaves_the_message_open() -> None:
     assert stream.messages[0].stopped is None and stream.calls[0].abandon_cause == "stream-cut"
 
 
+def test_eof_after_the_usage_chunk_ends_the_calls_and_says_the_reason_and_done_are_missing() -> None:
+    # OpenAI sends the usage chunk (choices: []) only once the request is over (watsonx.ai, forced tool)
+    stream = accumulate([chunk(call(0, "call_A", "f", '{"a": 1}')), usage_chunk()])
+    assert [c.status for c in stream.calls] == ["complete"] and stream.messages[0].stopped is not None
+    assert [p.kind for p in stream.problems] == ["finish-reason-missing", "end-of-stream-missing"]
+    assert stream.problems[0].facts.at_usage_end and stream.problems[1].facts.after_usage
+
+
+def test_a_chunk_after_the_usage_chunk_then_eof_is_still_a_cut() -> None:
+    stream = accumulate([chunk(call(0, "call_A", "f", '{"a"')), usage_chunk(), chunk(call(0, arguments=": 1"))])
+    assert stream.messages[0].stopped is None and stream.calls[0].abandon_cause == "stream-cut"
+
+
 def test_the_message_stop_names_the_choices_no_chunk_gave_a_role() -> None:
     # openai-node's finalizeChatCompletion throws "missing role for choice N" (clients/openai_node.py)
     assert events(ONE_CALL)[-1] == MessageStop(Pos(7, 13, 700))  # a role: the event as it always was

@@ -71,4 +71,8 @@ def missing(facts: EndOfStreamMissing, end_of_stream: str) -> str:
         if facts.next_completion is None
         else f"completion {facts.next_completion} begins at line {facts.next_line}"
     )
+    if not facts.reasons:
+        # no choice sent a finish_reason: the stream ended with its usage chunk (SD530 says the rest)
+        last = "the usage chunk (choices: [])" if facts.after_usage else "the last chunk"
+        return f"{last} was not followed by {end_of_stream} ({why})"
     return f"finish_reason {', '.join(facts.reasons)} was not followed by {end_of_stream} ({why})"

@@ -9,7 +9,10 @@ What it checks:
     A raw SSE stream that ends without ``[DONE]`` is cut, not this: its open calls are abandoned
     (SD301). A chunk log of parsed chunks (a JSON array, JSON Lines) cannot hold ``[DONE]``: its end
     is where the client stopped reading, so a choice still without a finish_reason there is this,
-    not a cut (text-generation-inference 3.x with a forced tool sends no finish_reason at all).
+    not a cut (text-generation-inference 3.x with a forced tool sends no finish_reason at all). Nor
+    is a raw stream whose last chunk is the usage chunk (``choices: []``), which OpenAI documents as
+    sent once the whole request is over: the server ended it, and only ``[DONE]`` is missing (SD508;
+    watsonx.ai's chat stream with a forced tool ends that way).
 
 Why it matters:
     The calls are whole, and LangChain, LiteLLM and pydantic-ai hand them over at the end of the
@@ -67,6 +70,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
 
 def ended(facts: FinishReasonMissing) -> str:
     calls = f"{facts.calls} tool call{'s' if facts.calls > 1 else ''}"
+    if facts.at_usage_end:
+        # the usage chunk comes once the request is over: the server ended the response, no [DONE] after it
+        return f"choice {facts.choice} ended with the stream's usage chunk (choices: []) and no finish_reason after {calls}"
     if facts.at_log_end:
         # a chunk log (a JSON array, JSON Lines) cannot hold [DONE]: its end is where the client stopped
         return f"choice {facts.choice} ended with the chunk log (which cannot hold data: [DONE]) and no finish_reason after {calls}"
