@@ -35,7 +35,7 @@ from typing import Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients.base import profile
-from stream_doctor.events import Event, Finish, MessageStop
+from stream_doctor.events import Event, Finish, MessageStop, Wire
 
 UNDEFINED = "undefined"
 
@@ -77,6 +77,7 @@ class ChatCompletionStreamNode(ChatSnapshot):
         arguments: str | None,
         call: int | None,
         pos: Pos,
+        wire: Wire = (),
     ) -> Hashable | None:
         if index is None:
             self.fail(pos, "OpenAIError", "Chat completion stream contains an invalid tool call index: undefined", call)
