@@ -235,12 +235,9 @@ class ChatSnapshot(Machine):
             # wrong-typed arguments, which the ToolStart's wire carried to ``merge``)
             target = self._last_target
             found = self.entry(choice, target) if target is not None else None
-            if found is None:
-                return
-            if self.reads_wire:  # an empty text is held too ("" + an object stays ""); wire arguments went to merge
-                if arguments is not None and not _has(wire, "arguments"):
-                    found.add(arguments)
-            elif arguments:
+            if found is None or _has(wire, "arguments"):
+                return  # arguments of the wrong type: ``merge`` took them as sent, at the ToolStart
+            if arguments or (self.reads_wire and arguments is not None):  # openai-python holds "" too
                 found.add(arguments)
             return
         if index is None and self.reads_wire and _has(wire, "index"):

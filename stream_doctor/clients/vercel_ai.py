@@ -61,6 +61,8 @@ class StreamText(WireMachine):
     halted: bool = False  # the Anthropic provider stopped reading (a second message_start)
     message_stopped: bool = False  # Anthropic: a message_stop was read (the provider's finish part)
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
+    chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
+    refused: Pos | None = None  # the latest Chat chunk that failed the provider's schema
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:
@@ -98,6 +100,22 @@ class StreamText(WireMachine):
             return
         if fragment.block_type == "function_call":
             return  # the OpenAI-compatible provider does not read the legacy function_call
+        if self.chunk and self.chunk[0].pos != fragment.pos:
+            self._read_chunk()
+        self.chunk.append(fragment)
+
+    def _read_chunk(self) -> None:
+        """One Chat chunk's fragments. A field of the wrong type (``index`` not a number, ``id``, ``name`` or
+        ``arguments`` neither a string nor null) fails the chunk schema: doStream's transform enqueues an
+        error part for the whole chunk and sets the finish reason to "error" until a later finish_reason."""
+        fragments, self.chunk = self.chunk, []
+        if any(value is not None for fragment in fragments for _, value in fragment.wire):
+            self.refused = fragments[0].pos
+            return
+        for fragment in fragments:
+            self._read(fragment)
+
+    def _read(self, fragment: Fragment) -> None:
         try:
             self.tracker.delta(fragment.index, fragment.call_id, fragment.name, fragment.arguments, fragment.call)
         except NamelessCall as error:
@@ -114,7 +132,11 @@ class StreamText(WireMachine):
         self.errored = True
 
     def end(self, end: Pos | None) -> None:
+        if self.chunk:
+            self._read_chunk()
         runs = not self.errored and self.finish in ("tool_calls", "end")
+        if self.refused is not None and (self.finish_pos is None or self.finish_pos.number <= self.refused.number):
+            runs = False  # the refused chunk's "error" is the step's finish reason
         if self.provider == "anthropic" and not self.message_stopped:
             # the provider emits its finish part at message_stop; a stream that ends after a tool
             # call without one ends the step "interrupted" (doStream's flush), and nothing runs
@@ -123,7 +145,8 @@ class StreamText(WireMachine):
             try:
                 tracked = self.tracker.flush()
             except NamelessCall as error:
-                self.fail(end, "InvalidResponseDataError", str(error))
+                # the flush runs once the body has ended: the library's error comes after every frame
+                self.fail(None, "InvalidResponseDataError", str(error))
                 return
             self.calls = [_Call(t.calls, t.call_id, t.name, t.index, [t.arguments]) for t in tracked]
         for call in self.calls:
