@@ -16,6 +16,8 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
   interleaved calls every switch of index fires it again, with the arguments so far. A call that
   never had a ``type`` throws there instead (``#emitToolCallDoneEvent``: "tool call snapshot missing
   `type`").
+- A truthy ``id`` of any type is kept as sent; ``arguments`` that are an object are appended as
+  ``"[object Object]"`` (``+=``); a string ``index`` throws like a missing one (``Number.isSafeInteger``).
 - The SDK stops reading at ``[DONE]``; ``core/streaming.js`` dispatches a last event whose closing
   blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
   then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a

@@ -20,6 +20,10 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   fragments it fires before the call's last fragment. ``_add_tool_done_event`` (L700-735) fires it
   only for an entry whose ``type`` is ``"function"``: a call sent without ``type`` (Mistral sends
   none) is never handed, though its index is marked done.
+- Fields of the wrong type (``events.Wire``) are merged as sent: an ``index`` of digits is the integer
+  (any other string: ``TypeError``), a numeric ``id`` is kept (added to a later number, left as it is by a
+  string), and ``arguments`` null or an object stay the done event's ``arguments`` until text replaces
+  a null (an object after text, or text after an object, is left out).
 - An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. With no chunk
   read at all (the only event cut, or ``[DONE]`` alone) the snapshot is None and reading the
   final completion raises ``AssertionError`` (``ChatCompletionStreamState.current_completion_snapshot``,

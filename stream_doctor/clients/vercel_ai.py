@@ -20,6 +20,9 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
   deltas are appended to it, so a start input with deltas is invalid.
 - Anthropic: the finish part comes at ``message_stop``; a stream that ends after a call without one
   (or whose ``message_stop`` lacks its closing blank line) ends the step ``interrupted``: nothing runs.
+- A Chat chunk with a field of the wrong type (``index`` not a number; ``id``, ``name`` or ``arguments``
+  neither a string nor null) fails the provider's chunk schema: its calls are lost, and the step's finish
+  reason is ``error`` (nothing runs) unless a later chunk brings a finish_reason.
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
