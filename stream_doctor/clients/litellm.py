@@ -65,6 +65,11 @@ class ChunkBuilder(WireMachine):
                 continue
             if not (field_name == "arguments" and isinstance(value, dict)):
                 self.refused = True
+            else:
+                try:
+                    json.dumps(value)
+                except RecursionError:  # Function.__init__ raises it inside Delta(): the chunk is dropped too
+                    self.refused = True
 
     def _merge_chunk(self) -> None:
         if not self.refused:

@@ -149,7 +149,10 @@ def _js_string(value: Any) -> str:
     if isinstance(value, dict):
         return "[object Object]"
     if isinstance(value, list):
-        return ",".join("" if item is None else _js_string(item) for item in value)
+        try:
+            return ",".join("" if item is None else _js_string(item) for item in value)
+        except RecursionError:  # nested ~1,000 deep: JavaScript's deeper stack still joins it; read as empty
+            return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():

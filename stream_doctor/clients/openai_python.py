@@ -99,9 +99,13 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             _merge_arguments(entries[index], sent_arguments, null_arguments)
             return self._check(entries, index, pos, call)
         entry.add_call(call)
-        entry.call_id = _concat(entry.call_id, sent_id)
+        try:
+            entry.call_id = _concat(entry.call_id, sent_id)
+            _merge_arguments(entry, sent_arguments, null_arguments)
+        except RecursionError:  # two objects nested ~1,000 deep: accumulate_delta recurses as deep and raises
+            self.fail(pos, "RecursionError", "maximum recursion depth exceeded merging two objects", call)
+            return None
         entry.name = _concat(entry.name, name)
-        _merge_arguments(entry, sent_arguments, null_arguments)
         return index
 
     def _check(self, entries: list[Entry], index: int, pos: Pos, call: int | None) -> Hashable | None:
