@@ -95,8 +95,9 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         try:
             entry = entries[index]
         except IndexError:
-            entries.insert(index, Entry.new(call, sent_id, name, None))
-            _merge_arguments(entries[index], sent_arguments, null_arguments)
+            inserted = Entry.new(call, sent_id, name, None)
+            _merge_arguments(inserted, sent_arguments, null_arguments)
+            entries.insert(index, inserted)  # past the end: at the end (``_check`` then raises as _build_events)
             return self._check(entries, index, pos, call)
         entry.add_call(call)
         try:
