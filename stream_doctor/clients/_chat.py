@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import Machine, choice_of, parse_json
 from stream_doctor.events import (
+    MISSING,
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -28,6 +30,7 @@ from stream_doctor.events import (
     MessageStop,
     StreamError,
     ToolStart,
+    Wire,
 )
 
 
@@ -41,6 +44,9 @@ class Entry:
     name: str | None = None
     parts: list[str] | None = None  # None: the snapshot has no ``arguments`` yet
     wire_type: str | None = None  # the ``type`` the snapshot holds (None: no wire entry carried one)
+    #: the snapshot's ``arguments`` when they are not text (openai-python keeps a null, or an object, as
+    #: sent until a string replaces the null); MISSING: they are ``parts``
+    value: Any = MISSING
 
     @classmethod
     def new(cls, call: int | None, call_id: str | None, name: str | None, arguments: str | None) -> Entry:
@@ -96,6 +102,10 @@ class ChatSnapshot(Machine):
     done_throws_without_type = False
     #: the exception an event whose data is not JSON raises
     malformed_error = "JSONDecodeError"
+    #: the wrong-typed fields of an entry are read as sent (openai-python): an ``index`` of digits as the
+    #: integer (the chunk model reads "0" as 0), any other raises TypeError (accumulate_delta); ``merge``
+    #: takes the ``id``, ``name`` and ``arguments`` values from ``wire``
+    reads_wire = False
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -111,8 +121,10 @@ class ChatSnapshot(Machine):
         arguments: str | None,
         call: int | None,
         pos: Pos,
+        wire: Wire = (),
     ) -> Hashable | None:  # pragma: no cover
-        """Merge one wire ``tool_calls[]`` entry; the key of the snapshot entry it went to."""
+        """Merge one wire ``tool_calls[]`` entry (``wire``: its fields of the wrong type, as sent); the
+        key of the snapshot entry it went to."""
         raise NotImplementedError
 
     def entry(self, choice: Choice, key: Hashable) -> Entry | None:  # pragma: no cover
@@ -145,12 +157,25 @@ class ChatSnapshot(Machine):
             if event.block_type == "function_call":
                 self.legacy[choice_of(event.key)] = Entry.new(call, None, event.name, "")
                 return
-            self._entry(event.key, event.index, event.call_id, event.name, None, call, event.pos, True, event.wire_type)
+            self._entry(
+                event.key,
+                event.index,
+                event.call_id,
+                event.name,
+                None,
+                call,
+                event.pos,
+                True,
+                event.wire_type,
+                event.wire,
+            )
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             if event.key is None and not event.delta_type.startswith("function_call"):
                 # a fragment with neither index nor id nor name: the SDK merges it by its (missing) index
-                self._entry(None, None, event.call_id, event.name, event.fragment, call, event.pos, start=False)
+                self._entry(
+                    None, None, event.call_id, event.name, event.fragment, call, event.pos, start=False, wire=event.wire
+                )
                 return
             if event.delta_type.startswith("function_call") or event.key not in self.index_of:
                 legacy = self.legacy.get(choice_of(event.key))
@@ -158,7 +183,17 @@ class ChatSnapshot(Machine):
                     legacy.add(event.fragment)
                 return
             index = self.index_of[event.key]
-            self._entry(event.key, index, event.call_id, event.name, event.fragment, call, event.pos, start=False)
+            self._entry(
+                event.key,
+                index,
+                event.call_id,
+                event.name,
+                event.fragment,
+                call,
+                event.pos,
+                start=False,
+                wire=event.wire,
+            )
         elif kind is BlockStart or kind is BlockDelta:
             self._choice(choice_of(event.key))  # type: ignore[union-attr]
         elif kind is BlockStop:
@@ -191,17 +226,26 @@ class ChatSnapshot(Machine):
         pos: Pos,
         start: bool,
         wire_type: str | None = None,
+        wire: Wire = (),
     ) -> None:
         number = choice_of(key)
         choice = self._choice(number)
         if not start and self._last_start == (key, pos) and call_id is None and name is None:
-            # the arguments of the wire entry whose id and name the ToolStart just carried
+            # the arguments of the wire entry whose id and name the ToolStart just carried (and its
+            # wrong-typed arguments, which the ToolStart's wire carried to ``merge``)
             target = self._last_target
             found = self.entry(choice, target) if target is not None else None
-            if found is not None and arguments:
+            if found is None or _has(wire, "arguments"):
+                return  # arguments of the wrong type: ``merge`` took them as sent, at the ToolStart
+            if arguments or (self.reads_wire and arguments is not None):  # openai-python holds "" too
                 found.add(arguments)
             return
-        target = self.merge(choice, index, call_id, name, arguments, call, pos)
+        if index is None and self.reads_wire and _has(wire, "index"):
+            index = lax_int(wired(wire, "index"))
+            if index is None:
+                self.fail(pos, "TypeError", "Unexpected, list delta entry `index` value is not an integer", call)
+                return
+        target = self.merge(choice, index, call_id, name, arguments, call, pos, wire)
         if self.error is not None:
             return
         if wire_type is not None and target is not None:
@@ -244,6 +288,9 @@ class ChatSnapshot(Machine):
             choice.done.add(index)
         if self.done_needs_function_type and entry.wire_type != "function":
             return  # marked done all the same, as _add_tool_done_event adds the index before its type test
+        if entry.value is not MISSING:  # what openai-python's done event carries: None, or the object sent
+            self.hand(tuple(entry.calls), entry.call_id, entry.name, entry.value, entry.value, at, when)
+            return
         text = entry.arguments if entry.arguments is not None else ""
         self.hand(tuple(entry.calls), entry.call_id, entry.name, text, parse_json(text), at, when)
 
@@ -255,3 +302,7 @@ class ChatSnapshot(Machine):
             self.hand(
                 tuple(legacy.calls), None, legacy.name, text, value, None, "final completion (legacy function_call)"
             )
+
+
+def _has(wire: Wire, name: str) -> bool:
+    return any(field_name == name for field_name, _ in wire)

@@ -8,6 +8,7 @@ library it models does.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
@@ -26,6 +27,7 @@ from stream_doctor.events import (
     MessageStop,
     StreamError,
     ToolStart,
+    Wire,
 )
 
 
@@ -44,6 +46,7 @@ class Fragment:
     delta_type: str = ""
     block_type: str = ""  # the call's block type (ToolStart.block_type)
     without_function: bool = False  # OpenAI Chat: its ``tool_calls[]`` entry had no ``function``
+    wire: Wire = ()  # its entry's fields of the wrong type (``events.Wire``)
 
 
 @dataclass
@@ -88,6 +91,7 @@ class WireMachine(Machine):
                     event.delta_type,
                     self.block_type_of.get(event.key, ""),
                     event.without_function,
+                    event.wire,
                 )
             )
             return
@@ -110,6 +114,7 @@ class WireMachine(Machine):
                 event.start_input,
                 event.server_side,
                 block_type=event.block_type,
+                wire=event.wire,
             )
         elif kind is BlockStart:
             self.block_start(event.key, event.pos)  # type: ignore[union-attr]
@@ -181,3 +186,23 @@ class WireMachine(Machine):
 
     def end(self, end: Pos | None) -> None:
         """The stream ended."""
+
+
+def wired(wire: Wire, name: str, default: Any = None) -> Any:
+    """The value a fragment's entry sent for ``name`` with the wrong type, else ``default``."""
+    for field_name, value in wire:
+        if field_name == name:
+            return value
+    return default
+
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def lax_int(value: Any) -> int | None:
+    """An ``index`` sent as a string of digits, as the Chat libraries read it (pydantic's lax mode turns
+    ``"0"`` into 0: the OpenAI SDK's chunk models, langchain-core's ``ToolCallChunk``, LiteLLM's
+    ``ChatCompletionDeltaToolCall``); None for any other value, which they refuse or keep as it is."""
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    return None

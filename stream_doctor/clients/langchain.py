@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._wire import Fragment, WireMachine
+from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
 from stream_doctor.events import MISSING, Event, Execution, Request
 
@@ -126,13 +126,23 @@ class LangChainMerge(WireMachine):
             return
         if fragment.server_side or fragment.block_type == "function_call":
             return  # the legacy function_call goes to additional_kwargs, not tool_call_chunks
+        index: Any = fragment.index
+        for field_name, value in fragment.wire:
+            # _convert_delta_to_message_chunk builds a ToolCallChunk of the entry's values as sent, which
+            # pydantic validates (AIMessageChunk): an index of digits is read as the integer, any other
+            # value of the wrong type raises ValidationError at that chunk (None is each field's "unset")
+            if field_name == "index" and lax_int(value) is not None:
+                index = lax_int(value)
+            elif value is not None:
+                self.fail(fragment.pos, "ValidationError", f"tool_call_chunk {field_name} {value!r} is not valid")
+                return
         # langchain-openai reads the first choice of each chunk; a fragment without an index gets
         # index None and is never merged with another (merge_lists merges integer indices only)
         call = [fragment.call] if fragment.call is not None else []
         # BaseChatModel.stream adds each chunk to the sum of those before it: the first chunk is the sum
         # as it is, so merge_lists never merges its own entries with each other (two on index 0 stay two)
         alone = fragment.pos == self.first_chunk
-        self._merge(_Chunk(fragment.index, call, fragment.call_id, fragment.name, fragment.arguments), alone)
+        self._merge(_Chunk(index, call, fragment.call_id, fragment.name, fragment.arguments), alone)
 
     def _merge(self, new: _Chunk, alone: bool = False) -> None:
         if new.index is None:

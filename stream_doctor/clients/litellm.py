@@ -26,10 +26,11 @@ after the stream, whatever its finish reason. The legacy ``function_call`` is co
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._wire import Fragment, WireMachine
+from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import choice_of, parse_json, profile
 
 
@@ -46,10 +47,38 @@ class ChunkBuilder(WireMachine):
     slots: dict[int, _Slot] = field(default_factory=dict)
     legacy: _Slot | None = None  # the legacy function_call, every choice's fragments together
     unindexed: dict[tuple[int, int], int] = field(default_factory=dict)  # (chunk, choice) -> last index given
+    chunk: list[Fragment] = field(default_factory=list)  # the latest chunk's fragments, merged at the next
+    refused: bool = False  # the latest chunk's Delta failed validation
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":
             return
+        if self.chunk and self.chunk[0].pos != fragment.pos:
+            self._merge_chunk()
+        self.chunk.append(fragment)
+        # types/utils.py Delta.__init__ builds a ChatCompletionDeltaToolCall of each entry as sent: an index of
+        # digits is read as the integer, an object as arguments is json.dumps'd (Function.__init__), and any
+        # other value of the wrong type fails validation; chunk_creator then logs it and gives the chunk an
+        # empty Delta(), so every call fragment of that chunk is lost (streaming_handler.py L1538-1545)
+        for field_name, value in fragment.wire:
+            if value is None or (field_name == "index" and lax_int(value) is not None):
+                continue
+            if not (field_name == "arguments" and isinstance(value, dict)):
+                self.refused = True
+            else:
+                try:
+                    json.dumps(value)
+                except RecursionError:  # Function.__init__ raises it inside Delta(): the chunk is dropped too
+                    self.refused = True
+
+    def _merge_chunk(self) -> None:
+        if not self.refused:
+            for fragment in self.chunk:
+                self._merge(fragment)
+        self.chunk.clear()
+        self.refused = False
+
+    def _merge(self, fragment: Fragment) -> None:
         if fragment.block_type == "function_call":
             if self.legacy is None:  # get_combined_function_call_content: the name of the first fragment
                 self.legacy = _Slot([], None, fragment.name)
@@ -59,6 +88,12 @@ class ChunkBuilder(WireMachine):
                 self.legacy.texts.append(fragment.arguments)
             return
         index = fragment.index
+        arguments = fragment.arguments
+        for field_name, value in fragment.wire:
+            if field_name == "index":
+                index = lax_int(value)
+            elif field_name == "arguments" and isinstance(value, dict):
+                arguments = json.dumps(value)
         if index is None:
             # litellm's Delta numbers the index-less entries of one chunk's tool_calls 0, 1, 2 …
             where = (fragment.pos.number, choice_of(fragment.key))
@@ -70,8 +105,8 @@ class ChunkBuilder(WireMachine):
             slot.call_id = fragment.call_id
         if fragment.name:
             slot.name = fragment.name
-        if fragment.arguments:
-            slot.texts.append(fragment.arguments)
+        if arguments:
+            slot.texts.append(arguments)
 
     def stream_error(self, pos: Pos) -> None:
         self.fail(pos, "MidStreamFallbackError", "the stream sent an error object", provider_error=True)
@@ -83,6 +118,7 @@ class ChunkBuilder(WireMachine):
             self.fail(pos, "MidStreamFallbackError", "an event's data is not JSON")
 
     def end(self, end: Pos | None) -> None:
+        self._merge_chunk()
         for _, slot in sorted(self.slots.items()):
             if not (slot.call_id and slot.name):
                 continue  # L287: only an index with an id and a name becomes a tool call

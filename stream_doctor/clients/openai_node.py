@@ -16,6 +16,8 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
   interleaved calls every switch of index fires it again, with the arguments so far. A call that
   never had a ``type`` throws there instead (``#emitToolCallDoneEvent``: "tool call snapshot missing
   `type`").
+- A truthy ``id`` of any type is kept as sent; ``arguments`` that are an object are appended as
+  ``"[object Object]"`` (``+=``); a string ``index`` throws like a missing one (``Number.isSafeInteger``).
 - The SDK stops reading at ``[DONE]``; ``core/streaming.js`` dispatches a last event whose closing
   blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
   then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a
@@ -29,13 +31,15 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Hashable
+from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
+from stream_doctor.clients._wire import wired
 from stream_doctor.clients.base import profile
-from stream_doctor.events import Event, Finish, MessageStop
+from stream_doctor.events import Event, Finish, MessageStop, Wire
 
 UNDEFINED = "undefined"
 
@@ -77,6 +81,7 @@ class ChatCompletionStreamNode(ChatSnapshot):
         arguments: str | None,
         call: int | None,
         pos: Pos,
+        wire: Wire = (),
     ) -> Hashable | None:
         if index is None:
             self.fail(pos, "OpenAIError", "Chat completion stream contains an invalid tool call index: undefined", call)
@@ -86,15 +91,22 @@ class ChatCompletionStreamNode(ChatSnapshot):
         if entry is None:
             entry = choice.entries[key] = Entry([])
         entry.add_call(call)
-        if call_id:
-            entry.call_id = call_id
-        if entry.name is None and (name is not None or arguments is not None):
+        # #accumulateChatCompletion reads the entry's values as sent: a truthy id of any type is kept
+        # (`if (id)`), arguments are appended with `+=` (an object as "[object Object]"), and a function
+        # object whose name and arguments are null still makes the snapshot's {name: '', arguments: ''}
+        sent_id: Any = wired(wire, "id", call_id)
+        if _truthy(sent_id):
+            entry.call_id = sent_id
+        sent_arguments = wired(wire, "arguments", arguments)
+        arguments = None if sent_arguments is None else _js_string(sent_arguments)
+        has_function = name is not None or arguments is not None or any(f in ("name", "arguments") for f, _ in wire)
+        if entry.name is None and has_function:
             entry.name = name or ""
         if name:
             entry.name = name
         if arguments:
             entry.add(arguments)
-        elif entry.parts is None and (name is not None or arguments is not None):
+        elif entry.parts is None and has_function:
             entry.parts = []
         return key
 
@@ -123,6 +135,29 @@ class ChatCompletionStreamNode(ChatSnapshot):
                 if entry.wire_type is None:
                     self.fail(at, "OpenAIError", f"missing choices[{number}].tool_calls[{position}].type")
                     return
+
+
+def _truthy(value: Any) -> bool:
+    """JavaScript's truthiness of a JSON value (an empty object or list is truthy there)."""
+    return value is not None and value is not False and value != 0 and value != "" or isinstance(value, (dict, list))
+
+
+def _js_string(value: Any) -> str:
+    """What JavaScript's ``+=`` on a string appends for a JSON value."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, list):
+        try:
+            return ",".join("" if item is None else _js_string(item) for item in value)
+        except RecursionError:  # nested ~1,000 deep: JavaScript's deeper stack still joins it; read as empty
+            return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value)
 
 
 PROFILE = profile(

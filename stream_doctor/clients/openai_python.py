@@ -20,6 +20,10 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   fragments it fires before the call's last fragment. ``_add_tool_done_event`` (L700-735) fires it
   only for an entry whose ``type`` is ``"function"``: a call sent without ``type`` (Mistral sends
   none) is never handed, though its index is marked done.
+- Fields of the wrong type (``events.Wire``) are merged as sent: an ``index`` of digits is the integer
+  (any other string: ``TypeError``), a numeric ``id`` is kept (added to a later number, left as it is by a
+  string), and ``arguments`` null or an object stay the done event's ``arguments`` until text replaces
+  a null (an object after text, or text after an object, is left out).
 - An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. With no chunk
   read at all (the only event cut, or ``[DONE]`` alone) the snapshot is None and reading the
   final completion raises ``AssertionError`` (``ChatCompletionStreamState.current_completion_snapshot``,
@@ -30,18 +34,20 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable
+from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
+from stream_doctor.clients._wire import wired
 from stream_doctor.clients.base import profile
-from stream_doctor.events import Event, Execution, MessageStop, Request
+from stream_doctor.events import MISSING, Event, Execution, MessageStop, Request, Wire
 
 
 @dataclass
 class OpenAIPythonSnapshot(ChatSnapshot):
     indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
     done_needs_function_type = True
+    reads_wire = True
     chunked: bool = False  # a chunk reached the SDK, so there is a snapshot
 
     def feed(self, event: Event, call: int | None) -> None:
@@ -68,6 +74,7 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         arguments: str | None,
         call: int | None,
         pos: Pos,
+        wire: Wire = (),
     ) -> Hashable | None:
         entries: list[Entry] = choice.entries
         if index is None:
@@ -81,15 +88,25 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         # the first chunk's indexed entries are merged by index too (accumulate_delta({}, delta):
         # "Even the first indexed list must be merged"): two entries at index 0 are one call
         self.indexed_in_chunk = pos
+        # a field of the wrong type is merged as sent: a numeric id kept, a null or an object as the arguments
+        sent_id: Any = wired(wire, "id", call_id)
+        sent_arguments: Any = wired(wire, "arguments", arguments) if wire else arguments
+        null_arguments = sent_arguments is None and any(field == "arguments" for field, _ in wire)
         try:
             entry = entries[index]
         except IndexError:
-            entries.insert(index, Entry.new(call, call_id, name, arguments))
+            inserted = Entry.new(call, sent_id, name, None)
+            _merge_arguments(inserted, sent_arguments, null_arguments)
+            entries.insert(index, inserted)  # past the end: at the end (``_check`` then raises as _build_events)
             return self._check(entries, index, pos, call)
         entry.add_call(call)
-        entry.call_id = _concat(entry.call_id, call_id)
+        try:
+            entry.call_id = _concat(entry.call_id, sent_id)
+            _merge_arguments(entry, sent_arguments, null_arguments)
+        except RecursionError:  # two objects nested ~1,000 deep: accumulate_delta recurses as deep and raises
+            self.fail(pos, "RecursionError", "maximum recursion depth exceeded merging two objects", call)
+            return None
         entry.name = _concat(entry.name, name)
-        entry.add(arguments)
         return index
 
     def _check(self, entries: list[Entry], index: int, pos: Pos, call: int | None) -> Hashable | None:
@@ -106,13 +123,39 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         return None
 
 
-def _concat(held: str | None, new: str | None) -> str | None:
-    """``accumulate_delta``: the first value is taken, later strings are appended."""
+def _concat(held: Any, new: Any) -> Any:
+    """``accumulate_delta``: the first value is taken (a null is replaced by the next), later strings are
+    appended and numbers added; a value of another type leaves the held one as it is."""
     if held is None:
         return new
-    if new is None:
-        return held
-    return held + new
+    if isinstance(held, str) and isinstance(new, str):
+        return held + new
+    if isinstance(held, (int, float)) and isinstance(new, (int, float)):
+        return held + new
+    if isinstance(held, dict) and isinstance(new, dict):
+        merged = dict(held)
+        for key, value in new.items():
+            merged[key] = value if key not in merged or key in ("index", "type") else _concat(merged[key], value)
+        return merged
+    return held
+
+
+def _merge_arguments(entry: Entry, sent: Any, null: bool) -> None:
+    """``function.arguments`` into the snapshot as ``accumulate_delta`` merges it: text appended to text; a
+    null (``null``: sent, not absent) held as None until a value replaces it; an object held as it is
+    (and merged with a later object), and text after it, or an object after text, left out."""
+    held: Any = entry.value if entry.value is not MISSING else entry.arguments
+    if sent is None and not null:
+        return
+    if isinstance(sent, str) and (held is None or isinstance(held, str)):
+        entry.value = MISSING
+        entry.add(sent)
+    elif held is None:
+        entry.value = sent
+    else:
+        merged = _concat(held, sent)
+        if merged is not held and not isinstance(merged, str):
+            entry.value = merged
 
 
 PROFILE = profile(

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._wire import Fragment, WireMachine
+from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import (
     MISSING,
@@ -51,7 +51,7 @@ from stream_doctor.events import (
 @dataclass
 class _Part:
     calls: list[int]
-    call_id: str | None
+    call_id: Any  # str or None; a number as the Chat stream sent it
     name: str | None
     first_args: Any  # str, dict or None
     text_parts: list[str] = field(default_factory=list)  # argument text appended later, joined once
@@ -120,6 +120,17 @@ class PartsManager(WireMachine):
         vendor: Hashable = fragment.key if anthropic else fragment.index
         name = fragment.name or None
         args: Any = fragment.arguments
+        call_id: Any = fragment.call_id
+        for field_name, value in fragment.wire:
+            # _map_tool_call_delta hands the OpenAI SDK's chunk values on as they are (an index of digits is
+            # the integer there): a string index is its own vendor part id, a numeric id the part's id, an
+            # object as the arguments the part's dict args (ToolCallPartDelta takes str | dict)
+            if field_name == "index":
+                vendor = value if lax_int(value) is None else lax_int(value)
+            elif field_name == "id":
+                call_id = value
+            elif field_name == "arguments" and isinstance(value, dict):
+                args = value
         if anthropic and fragment.first:
             args = fragment.start_input if isinstance(fragment.start_input, dict) and fragment.start_input else None
         held: _Part | None = None
@@ -131,7 +142,9 @@ class PartsManager(WireMachine):
         if held is None:
             # kept as given: an empty argument text makes the part's args "" (a string), which a later
             # start event's dict input cannot merge into
-            part = _Part([fragment.call] if fragment.call is not None else [], fragment.call_id, name, args)
+            part = _Part([fragment.call] if fragment.call is not None else [], call_id, name, args)
+            if name is not None:
+                self._part_started(len(self.parts), fragment.pos)
             self.parts.append(part)
             if vendor is not None:
                 self.by_vendor[vendor] = part
@@ -139,6 +152,8 @@ class PartsManager(WireMachine):
         if fragment.call is not None and fragment.call not in held.calls:
             held.calls.append(fragment.call)
         if name:
+            if held.name is None:  # a ToolCallPartDelta upgraded to a part: its PartStartEvent
+                self._part_started(self.parts.index(held), fragment.pos)
             held.name = (held.name or "") + name
         if isinstance(args, dict):
             # a start event's non-empty input on a block index a part already holds (a reused index):
@@ -168,8 +183,23 @@ class PartsManager(WireMachine):
                 held.text_parts.append(args)
             elif held.first_args is None:
                 held.first_args = ""  # (part.args or '') + '': the args are now a string
-        if fragment.call_id:
-            held.call_id = fragment.call_id
+        if call_id:
+            held.call_id = call_id
+
+    last_start: int | None = None  # the position in ``parts`` of the latest PartStartEvent
+    named_parts: int = 0  # the parts with a name (ToolCallParts; the others are still deltas)
+
+    def _part_started(self, position: int, pos: Pos | None) -> None:
+        """A PartStartEvent: ``iterator_with_part_end`` (models/__init__.py) first ends the previous one."""
+        self.named_parts += 1  # the new part is in get_parts() when the previous one is ended
+        self._part_ended(pos)
+        self.last_start = position
+
+    def _part_ended(self, pos: Pos | None) -> None:
+        """``part_end_event`` reads ``get_parts()[start.index]``: the index counts the nameless
+        ToolCallPartDeltas that ``get_parts`` leaves out, so with one before it, it is past the end."""
+        if self.last_start is not None and self.last_start >= self.named_parts:
+            self.fail(pos, "IndexError", "list index out of range (a nameless tool call delta before the part)")
 
     def unindexed_fragment(self, fragment: Fragment) -> None:
         # _map_content_block_delta passes ``vendor_part_id=event.index``, here None: handle_tool_call_delta
@@ -195,6 +225,7 @@ class PartsManager(WireMachine):
 
     def end(self, end: Pos | None) -> None:
         self._raise_error()
+        self._part_ended(end)
         if self.error is not None:
             return
         for part in self.parts:

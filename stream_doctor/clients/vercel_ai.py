@@ -20,6 +20,9 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
   deltas are appended to it, so a start input with deltas is invalid.
 - Anthropic: the finish part comes at ``message_stop``; a stream that ends after a call without one
   (or whose ``message_stop`` lacks its closing blank line) ends the step ``interrupted``: nothing runs.
+- A Chat chunk with a field of the wrong type (``index`` not a number; ``id``, ``name`` or ``arguments``
+  neither a string nor null) fails the provider's chunk schema: its calls are lost, and the step's finish
+  reason is ``error`` (nothing runs) unless a later chunk brings a finish_reason.
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
@@ -61,6 +64,8 @@ class StreamText(WireMachine):
     halted: bool = False  # the Anthropic provider stopped reading (a second message_start)
     message_stopped: bool = False  # Anthropic: a message_stop was read (the provider's finish part)
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
+    chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
+    refused: Pos | None = None  # the latest Chat chunk that failed the provider's schema
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:
@@ -98,6 +103,22 @@ class StreamText(WireMachine):
             return
         if fragment.block_type == "function_call":
             return  # the OpenAI-compatible provider does not read the legacy function_call
+        if self.chunk and self.chunk[0].pos != fragment.pos:
+            self._read_chunk()
+        self.chunk.append(fragment)
+
+    def _read_chunk(self) -> None:
+        """One Chat chunk's fragments. A field of the wrong type (``index`` not a number, ``id``, ``name`` or
+        ``arguments`` neither a string nor null) fails the chunk schema: doStream's transform enqueues an
+        error part for the whole chunk and sets the finish reason to "error" until a later finish_reason."""
+        fragments, self.chunk = self.chunk, []
+        if any(value is not None for fragment in fragments for _, value in fragment.wire):
+            self.refused = fragments[0].pos
+            return
+        for fragment in fragments:
+            self._read(fragment)
+
+    def _read(self, fragment: Fragment) -> None:
         try:
             self.tracker.delta(fragment.index, fragment.call_id, fragment.name, fragment.arguments, fragment.call)
         except NamelessCall as error:
@@ -114,7 +135,11 @@ class StreamText(WireMachine):
         self.errored = True
 
     def end(self, end: Pos | None) -> None:
+        if self.chunk:
+            self._read_chunk()
         runs = not self.errored and self.finish in ("tool_calls", "end")
+        if self.refused is not None and (self.finish_pos is None or self.finish_pos.number <= self.refused.number):
+            runs = False  # the refused chunk's "error" is the step's finish reason
         if self.provider == "anthropic" and not self.message_stopped:
             # the provider emits its finish part at message_stop; a stream that ends after a tool
             # call without one ends the step "interrupted" (doStream's flush), and nothing runs
@@ -123,7 +148,8 @@ class StreamText(WireMachine):
             try:
                 tracked = self.tracker.flush()
             except NamelessCall as error:
-                self.fail(end, "InvalidResponseDataError", str(error))
+                # the flush runs once the body has ended: the library's error comes after every frame
+                self.fail(None, "InvalidResponseDataError", str(error))
                 return
             self.calls = [_Call(t.calls, t.call_id, t.name, t.index, [t.arguments]) for t in tracked]
         for call in self.calls:

@@ -57,6 +57,7 @@ from stream_doctor.events import (
     StreamError,
     ToolStart,
     Unknown,
+    Wire,
 )
 from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
@@ -538,6 +539,15 @@ class OpenAIChatTranslator(Batching):
             return [Malformed(pos, "a tool call's function is not an object")]
         index = call.get("index")
         out: list[Event] = []
+        call_id = call.get("id")
+        wire: Wire = ()
+        if (
+            (index is not None and type(index) is not int)
+            or (call_id is not None and type(call_id) is not str)
+            or type(function.get("name", "")) is not str
+            or type(function.get("arguments", "")) is not str
+        ):
+            wire = _wire(call, function)  # for the client profiles only: their library acts on the value
         if index is not None and type(index) is not int:
             out.append(
                 Problem(
@@ -547,7 +557,6 @@ class OpenAIChatTranslator(Batching):
                 )
             )
             index = None
-        call_id = call.get("id")
         call_id = call_id if isinstance(call_id, str) and call_id.strip() else None  # Alibaba sends "" on continuations
         wire_name = function.get("name")
         wire_name = wire_name if isinstance(wire_name, str) else None
@@ -577,17 +586,19 @@ class OpenAIChatTranslator(Batching):
             wire_type = call.get("type")
             wire_type = wire_type if isinstance(wire_type, str) else None  # Mistral sends none
             out.append(
-                ToolStart(pos, key, index, "function", call_id, tool, None, choice=state.index, wire_type=wire_type)
+                ToolStart(
+                    pos, key, index, "function", call_id, tool, None, choice=state.index, wire_type=wire_type, wire=wire
+                )
             )
             if arguments is not None:
-                out.append(ArgsDelta(pos, key, arguments, ARGS))
+                out.append(ArgsDelta(pos, key, arguments, ARGS, wire=wire))
             return out
         if key is not None:
             if call_id is not None:
                 state.by_id.setdefault(call_id, key)
             if tool is not None and state.names.get(key) is None:
                 state.names[key] = tool
-        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name, without_function))
+        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name, without_function, wire))
         return out
 
     def _resolve(
@@ -671,6 +682,25 @@ class OpenAIChatTranslator(Batching):
 
 
 _NEW: Any = object()
+_WIRE_CHECKED = {"index": int, "id": str}
+
+
+def _wire(call: dict[str, Any], function: dict[str, Any]) -> Wire:
+    """The fields of one ``tool_calls[]`` entry sent with a type Chat Completions does not allow, in the
+    order sent (``events.Wire``): an ``index`` that is not an integer, an ``id`` that is not a string
+    (null is "not sent"), and a ``function.name`` or ``function.arguments`` that is not a string, null
+    included: openai-python's ``accumulate_delta`` keeps a null as the snapshot's value where an absent
+    key leaves none (Mistral's object arguments too: the OpenAI SDKs read them as any server's)."""
+    found: Wire = ()
+    for field, value in call.items():
+        wanted = _WIRE_CHECKED.get(field)
+        if wanted is not None and value is not None and type(value) is not wanted:
+            found += ((field, value),)
+        elif field == "function" and value is function:
+            for part, given in function.items():
+                if part in ("name", "arguments") and type(given) is not str:
+                    found += ((part, given),)
+    return found
 
 
 def _starts_arguments(arguments: str | None) -> bool:

@@ -144,18 +144,17 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: the profile reads do not carry the fact the library acts on. An example holding one is counted
 #: (``--hypothesis-show-statistics``), not failed, for that client only; every other client is asserted.
 _NO_VALUE = (
-    "the adapter reads an index that is not an integer as missing (a Malformed or Problem event that does not "
-    "carry the value), so the profile cannot tell a string index from none: the SDK indexes its list with the "
-    "string (anthropic-python ValueError/TypeError, openai-python's accumulate_delta), LangChain keeps it as the "
-    "chunk's index"
+    "the Anthropic adapter reads an index that is not an integer as missing (a Malformed or Problem event that "
+    "does not carry the value), so the profile cannot tell a string index from none: the SDK indexes its list "
+    "with the string (anthropic-python ValueError/TypeError), LangChain keeps it as the chunk's index"
 )
 _PARTIAL_JSON = (
     "a partial_json that is not a string is one Malformed event whatever its type: LangChain's tool_call_chunk "
     "takes None (args None, merged) and fails pydantic validation on a number (ValidationError)"
 )
 UNFIXED: dict[tuple[str, str], str] = {
+    # Anthropic only: the Chat rows of this shape are followed (Fragment.wire; SAVED chat_index_a_string_*)
     **{("wrong type: index a string", c): _NO_VALUE for c in ("anthropic-python", "langchain", "pydantic-ai")},
-    **{("wrong type: index a string", c): _NO_VALUE for c in ("openai-python", "litellm")},
     ("wrong type: partial_json a number", "langchain"): _PARTIAL_JSON,
     ("wrong type: partial_json null", "langchain"): _PARTIAL_JSON,
     # anthropic-python raises TypeError on it (followed: SAVED anthropic_partial_json_null), but IndexError first
@@ -164,23 +163,6 @@ UNFIXED: dict[tuple[str, str], str] = {
         (f"wrong type: partial_json {kind}", "anthropic-python"): "the Malformed event carries no index"
         for kind in ("null", "a number")
     },
-    # a non-string id is read as none (the ToolStart carries no id): LangChain's tool_call_chunk and LiteLLM's
-    # ChatCompletionDeltaToolCall fail validation (ValidationError), pydantic-ai and openai-python keep the number
-    **{
-        ("wrong type: id a number", c): "the adapter reads an id that is not a string as none; the value is gone"
-        for c in ("langchain", "litellm", "openai-python", "pydantic-ai")
-    },
-    # not yet followed: _chat.Entry (shared with openai-node's profile, changed elsewhere this session)
-    # holds "" where accumulate_delta keeps a null arguments as None until a string comes
-    ("wrong type: arguments null", "openai-python"): "the done event's arguments are None, the profile's ''",
-    # the adapter reads arguments that are not a string as none (a Problem event says it): LangChain's
-    # tool_call_chunk and LiteLLM's Delta fail validation, pydantic-ai takes the dict as the arguments
-    **{
-        ("wrong type: arguments an object", c): "the adapter reads arguments that are not a string as none"
-        for c in ("langchain", "litellm", "pydantic-ai", "openai-python")
-    },
-    # not yet studied: a null name with index-less fragments; the library raises IndexError
-    ("wrong type: name null", "pydantic-ai"): "not yet followed: a null name before index-less fragments",
     # found at the long run, not yet studied: a list input on a start at a reused index (anthropic-python
     # hands the reused block's calls differently)
     ("wrong type: input a list", "anthropic-python"): "not yet followed: a start input that is a list",
@@ -315,6 +297,66 @@ SAVED: dict[str, bytes] = {
     "mistral_single_unterminated_chunk": _chunk(
         '[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]', *_MISTRAL
     )[:-1],
+    # wrong-typed fields, as each library reads them (Fragment.wire): langchain's ToolCallChunk fails
+    # validation (ValidationError at the chunk), litellm's Delta too and chunk_creator drops the chunk's whole
+    # delta; openai-python's accumulate_delta keeps a numeric id (concatenated after a string: left as it was),
+    # pydantic-ai's part takes it
+    "chat_id_a_number_after_a_string": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{\\"a\\""}}]')
+    + _chunk('[{"index":0,"id":7,"function":{"arguments":":1}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    "mistral_id_a_number": _chunk(
+        '[{"id":7,"function":{"name":"f","arguments":"{}"}}]', *_MISTRAL, finish='"tool_calls"'
+    )
+    + b"data: [DONE]\n\n",
+    # openai-python's done event and pydantic-ai's part carry the object; litellm json.dumps it (Function)
+    "chat_arguments_an_object": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":{"a":1}}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # after text: openai-python keeps the text ("" + an object is left as ""); pydantic-ai raises
+    # UnexpectedModelBehavior (a dict delta on text args)
+    "chat_arguments_an_object_after_text": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"index":0,"function":{"arguments":{"a":1}}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # openai-python: accumulate_delta keeps the null, so the done event's arguments are None
+    "chat_arguments_null_only": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":null}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # an index of digits is the integer to every library (pydantic's lax mode in the SDK's chunk model,
+    # ToolCallChunk, ChatCompletionDeltaToolCall): the fragments at 0 are one call
+    "chat_index_a_string_of_digits": _ROLE
+    + _chunk('[{"index":"0","id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"index":0,"function":{"arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # any other string: openai-python TypeError (accumulate_delta), langchain ValidationError, litellm drops
+    # the chunk, pydantic-ai a part of its own (vendor part id "x")
+    "chat_index_a_string_not_digits": _ROLE
+    + _chunk('[{"index":"x","id":"call_0","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"index":0,"function":{"arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # litellm: one bad entry fails the chunk's Delta, and the good call beside it is lost with it
+    "chat_id_a_number_beside_a_good_call": _ROLE
+    + _chunk(
+        '[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"index":1,"id":7,"type":"function","function":{"name":"g","arguments":"{}"}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # pydantic-ai: a null name leaves a ToolCallPartDelta, which get_parts() skips, so iterator_with_part_end's
+    # part_end_event reads get_parts()[1] for the named call after it: IndexError when the stream ends
+    "mistral_name_null_before_a_named_call": _chunk(
+        '[{"id":"call_0","function":{"name":null,"arguments":"{}"}},{"id":"call_1","function":{"name":"g","arguments":"{}"}}]',
+        *_MISTRAL,
+        finish='"tool_calls"',
+    )
+    + b"data: [DONE]\n\n",
 }
 
 

@@ -46,7 +46,8 @@ async def _run(capture: Capture, frames: list[Frame], original: Original | None)
             if isinstance(part, ToolCallPart):
                 args = part.args if part.args not in (None, "") else {}
                 # an id pydantic-ai made up for a call that had none is no id the stream gave
-                call_id = None if part.tool_call_id.startswith("pyd_ai_") else part.tool_call_id
+                call_id: Any = part.tool_call_id  # a number when the stream sent one (pydantic-ai keeps it)
+                call_id = None if isinstance(call_id, str) and call_id.startswith("pyd_ai_") else call_id
                 seen.append(Seen(None, call_id, part.tool_name, args))
     except Exception as exc:  # noqa: BLE001 - what the library raises is the result
         error = (type(exc).__name__, position[0].number if position[0] is not None else None)
