@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,8 +152,8 @@ def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None
 
     _progress(f"{group}: {len(module.SAVED)} saved examples")
     for name, data in sorted(module.SAVED.items()):
-        clients = module.SAVED_FOR.get(name) if hasattr(module, "SAVED_FOR") else None
-        clients = clients or libraries.clients(provider_of(data, f"{name}.sse"))
+        chosen = module.SAVED_FOR.get(name) if hasattr(module, "SAVED_FOR") else None
+        clients = chosen or libraries.clients(provider_of(data, f"{name}.sse"))
         found = libraries.compare(data, f"{name}.sse", clients)
         for client in clients:
             table(group, client, "saved").add(_verdict(client, found), _example(name, found, client))
@@ -313,8 +313,8 @@ def _eventstream(table: Table, examples: int) -> None:
     for path in fixtures:
         data = path.read_bytes()
         # as the test: whole, then fed in pieces
-        pieces = [None, [1], [12], list(range(0, len(data), 7)), [len(data) // 2]]
-        differences = [d for p in pieces if (d := module.compare(data, p)) is not None]
+        fed = [None, [1], [12], list(range(0, len(data), 7)), [len(data) // 2]]
+        differences = [d for p in fed if (d := module.compare(data, p)) is not None]
         add("fixtures", differences[0] if differences else None, path.name)
     bodies = module.corpus_bodies()
     _progress(f"parsers: {subject}, {len(bodies)} corpus bodies")
@@ -461,18 +461,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=GROUPS, action="append", help="one group (repeat for several)")
     options = parser.parse_args(argv)
     os.chdir(ROOT)  # the tests name captures relative to the repository root
-    # what a library logs about the malformed streams it is fed (LiteLLM logs each exception it hands on)
-    # is noise here, as under pytest, which captures it
+    # what a library logs or prints about the malformed streams it is fed (LiteLLM logs each exception it
+    # hands on, and prints a help banner) is noise here, as under pytest, which captures it
     logging.disable(logging.CRITICAL)
     table = Table()
     started = time.monotonic()
-    for group in options.only or GROUPS:
-        if group == "python":
-            _python(table, options.examples)
-        elif group == "node":
-            _node(table, options.examples)
-        else:
-            _parsers(table, options.examples)
+    with open(os.devnull, "w") as devnull, redirect_stdout(devnull):
+        for group in options.only or GROUPS:
+            if group == "python":
+                _python(table, options.examples)
+            elif group == "node":
+                _node(table, options.examples)
+            else:
+                _parsers(table, options.examples)
     print(render(table, options.examples))
     _progress(f"done in {time.monotonic() - started:.0f} s")
     return 1 if any(c.unexplained for c in table.rows.values()) else 0
