@@ -367,12 +367,17 @@ def _text_width(table: Table) -> None:
     from tests import test_text_page as module
 
     subject = "text width vs rich.cells"
-    _progress(f"parsers: {subject}, every code point below U+3000, {len(module.SEQUENCES + module.FLAGS)} sequences")
+    _progress(f"parsers: {subject}, every code point, {len(module.SEQUENCES + module.FLAGS)} sequences")
     for code in range(0x3000):
         char = chr(code)
         for text in (char, f"a{char}b", char * 3):
             verdict = "agree" if cells(text) == cell_len(text) else "unexplained"
             table("parsers", subject, "code points < U+3000 (x3)").add(verdict, hex(code))
+    # the test stops at U+3000 to stay quick; each code point above, alone (surrogates are no text)
+    for code in range(0x3000, sys.maxunicode + 1):
+        if not 0xD800 <= code < 0xE000:
+            verdict = "agree" if cells(chr(code)) == cell_len(chr(code)) else "unexplained"
+            table("parsers", subject, "code points >= U+3000 (alone)").add(verdict, hex(code))
     for text in module.SEQUENCES + module.FLAGS:
         for shown in (text, f"id {text} x"):
             verdict = "agree" if cells(shown) == cell_len(shown) else "unexplained"
