@@ -26,6 +26,7 @@ from stream_doctor.events import (
     MessageStop,
     StreamError,
     ToolStart,
+    Wire,
 )
 
 
@@ -44,6 +45,7 @@ class Fragment:
     delta_type: str = ""
     block_type: str = ""  # the call's block type (ToolStart.block_type)
     without_function: bool = False  # OpenAI Chat: its ``tool_calls[]`` entry had no ``function``
+    wire: Wire = ()  # the start's fields of the wrong type (``ToolStart.wire``)
 
 
 @dataclass
@@ -110,6 +112,7 @@ class WireMachine(Machine):
                 event.start_input,
                 event.server_side,
                 block_type=event.block_type,
+                wire=event.wire,
             )
         elif kind is BlockStart:
             self.block_start(event.key, event.pos)  # type: ignore[union-attr]
