@@ -23,6 +23,11 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
   neutral events do not say whether the frame had a name, so the profile skips such frames.
 - ``Stream.__stream__`` dispatches on the SSE ``event:`` name: data without one is ignored, so a
   stream of unnamed events never starts a message and ``get_final_message()`` fails its assertion.
+- Fields of the wrong type (``Malformed.wire``, read by ``_anthropic_wire``): ``_models.construct_type``
+  validates each event in pydantic's lax mode, so an ``index`` of ``"0"`` is the index 0; an event
+  that fails validation is built as it is: a list ``input`` is kept, and a ``partial_json`` that is no
+  string raises ``TypeError`` in ``bytes()`` (after ``content[event.index]``, an ``IndexError`` past the
+  end; a text block's is never read).
 """
 
 from __future__ import annotations

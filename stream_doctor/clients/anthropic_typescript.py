@@ -25,6 +25,10 @@ and generated streams ``test_node_differential.py``).
   one whose closing blank line never came: the SDK's decoder does not flush it) it rejects ("stream
   ended without producing a Message with role=assistant"), whatever was handed before.
 - An ``error`` event throws ``APIError``.
+- Fields of the wrong type (``Malformed.wire``): nothing validates the events, so an ``index`` of
+  ``"0"`` is the block 0 (``content.at("0")``, ``content["0"]``), a ``partial_json`` of another type
+  is appended as JavaScript's ``+`` writes it (``null`` is the text ``"null"``) and a list ``input``
+  is pushed as it is.
 """
 
 from __future__ import annotations

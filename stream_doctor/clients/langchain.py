@@ -24,7 +24,9 @@ not modelled: such an entry that opens a new call, which carries no fragment).
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
 A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` (``sse.json()`` in
-``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through.
+``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through. Anthropic fields of the wrong type
+are read as the Anthropic SDK reads them (``_anthropic_wire``: an ``index`` of ``"0"`` is 0); a
+``partial_json`` that is a number fails ``AIMessageChunk``'s validation, a null one is a chunk with no args.
 """
 
 from __future__ import annotations
