@@ -45,7 +45,7 @@ class Fragment:
     delta_type: str = ""
     block_type: str = ""  # the call's block type (ToolStart.block_type)
     without_function: bool = False  # OpenAI Chat: its ``tool_calls[]`` entry had no ``function``
-    wire: Wire = ()  # the start's fields of the wrong type (``ToolStart.wire``)
+    wire: Wire = ()  # its entry's fields of the wrong type (``events.Wire``)
 
 
 @dataclass
@@ -90,6 +90,7 @@ class WireMachine(Machine):
                     event.delta_type,
                     self.block_type_of.get(event.key, ""),
                     event.without_function,
+                    event.wire,
                 )
             )
             return
