@@ -37,7 +37,7 @@ def wire_of(event: Malformed) -> dict[str, Any]:
     return dict(event.wire)
 
 
-def read_as(event: Malformed, index_of: Callable[[Any], int | None], fragment: str | None = None) -> Event | None:
+def read_as(event: Malformed, index_of: Callable[[Any], Any], fragment: str | None = None) -> Event | None:
     """The event the adapter makes of ``event``'s frame had its index been the one ``index_of`` reads
     from the string sent (None: it reads none, or the frame is no content block event). ``fragment``:
     the argument text of a delta whose ``partial_json`` was no string, as the library reads it."""
@@ -58,13 +58,30 @@ def read_as(event: Malformed, index_of: Callable[[Any], int | None], fragment: s
     return None
 
 
-def python_sdk_read(event: Malformed) -> Event | None:
+def python_sdk_read(event: Malformed, revalidated: bool = False) -> Event | None:
     """The event the Python SDK reads from a frame whose ``index`` is a string pydantic's lax int
     accepts (``construct_type`` validates the event first), when no other field of it is of the wrong
-    type (anthropic-python, and langchain-anthropic and pydantic-ai, which stream through it)."""
+    type (anthropic-python, and langchain-anthropic and pydantic-ai, which stream through it).
+    ``revalidated``: the application validates the index again in lax mode (langchain-core's
+    ``AIMessageChunk`` does its ``ToolCallChunk.index``), so a start that failed the SDK's validation
+    still has the integer."""
     if any(name not in ("index", "content_block") for name, _ in event.wire):
         return None  # the event fails validation, is built as it is, and the string stays the index
+    block = wire_of(event).get("content_block")
+    if isinstance(block, dict) and not revalidated and not _validates(block):
+        # built unvalidated: the block is appended all the same (accumulate_event), but the index the
+        # application reads is the string as sent (pydantic-ai's vendor part id, langchain's chunk index)
+        return read_as(event, lambda index: index)
     return read_as(event, pydantic_index)
+
+
+def _validates(block: dict[str, Any]) -> bool:
+    """Whether the SDK's ``RawContentBlockStartEvent`` validates with this block: a tool call's needs a
+    string id and name and an object input (``ToolUseBlock``), a text block a string text."""
+    if block.get("type") in ("tool_use", "server_tool_use"):
+        fields = (block.get("id"), block.get("name"))
+        return all(isinstance(f, str) for f in fields) and isinstance(block.get("input"), dict)
+    return block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def javascript_string(value: Any) -> str:

@@ -74,7 +74,7 @@ class LangChainMerge(WireMachine):
         if self.first_chunk is None and type(event) not in (Request, Execution):
             self.first_chunk = event.pos
         if type(event) is Malformed and event.wire and self._anthropic:
-            read = python_sdk_read(event)  # an index "0" is the index 0
+            read = python_sdk_read(event, revalidated=True)  # an index "0" is the index 0
             if read is None:
                 self._wrong_partial_json(event)
             else:
@@ -85,15 +85,15 @@ class LangChainMerge(WireMachine):
         # _make_message_chunk_from_anthropic_event: after a tool_use start, create_tool_call_chunk(index=
         # event.index, args=event.delta.partial_json) in an AIMessageChunk, whose ToolCallChunk wants
         # args str | None: a number fails pydantic validation; None is a chunk with no args (a nameless
-        # call {} at an index no call holds)
+        # call {} at an index no call holds, or with no index)
         wire = dict(event.wire)
         self._release()  # the start before it is merged first (and says whether it was a tool_use)
         if "partial_json" not in wire or not self.latest_tool:
             return
         if wire["partial_json"] is not None:
             self.fail(event.pos, "ValidationError", "tool_call_chunks.0.args: Input should be a valid string")
-        elif isinstance(wire.get("index"), int):
-            self._merge(_Chunk(wire["index"], [], None, None, None))
+        elif isinstance(wire.get("index"), int) or "index" not in wire:  # no index: a chunk of its own
+            self._merge(_Chunk(wire.get("index"), [], None, None, None))
 
     def close(self, end: Pos | None) -> None:
         if not self.seen_any:

@@ -329,6 +329,18 @@ SAVED: dict[str, bytes] = {
     + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
     + b'"delta":{"type":"input_json_delta","partial_json":1}}\n\n'
     + _STOP,
+    # a start without id fails validation, so its index "0" stays a string: pydantic-ai's part for vendor id "0"
+    # gets no delta (the deltas at 0 make a nameless ToolCallPartDelta), langchain's chunk "0" merges with none
+    "anthropic_index_a_string_on_a_start_without_id": _MSG
+    + _START.replace(b'"index":0', b'"index":"0"').replace(b'"id":"toolu_0",', b"") % b"{}"
+    + _DELTA % (b'"index":0,', b'{\\"a\\":1}')
+    + _STOP,
+    # langchain: a null partial_json without index is tool_call_chunk(index=None, args=None): a nameless call {}
+    "anthropic_partial_json_null_without_index": _MSG
+    + _START % b"{}"
+    + b'event: content_block_delta\ndata: {"type":"content_block_delta",'
+    + b'"delta":{"type":"input_json_delta","partial_json":null}}\n\n'
+    + _STOP,
     # anthropic-python: a list input is kept as it is (construct_type builds what fails validation unchecked)
     # and handed when no delta gave text
     "anthropic_input_a_list": _MSG + _START % b"[]" + _DELTA % (b'"index":0,', b"") + _STOP,
