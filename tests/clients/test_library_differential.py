@@ -170,6 +170,11 @@ UNFIXED: dict[tuple[str, str], str] = {
     },
     # not yet studied: a null name with index-less fragments; the library raises IndexError
     ("wrong type: name null", "pydantic-ai"): "not yet followed: a null name before index-less fragments",
+    # found by a forced wrong-type scan (4 of 500 pairs): langchain-core also merges the message's content
+    # blocks by index (merge_content -> merge_lists -> merge_dicts), so a list input on a reused block index
+    # after a dict one, with no id to tell them apart, raises TypeError ("additional_kwargs["input"] already
+    # exists in this message, but with a different type"); the profile merges only the tool_call_chunks
+    ("wrong type: input a list", "langchain"): "not yet followed: content blocks merged by index (merge_dicts)",
 }
 
 
