@@ -23,6 +23,11 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
   neutral events do not say whether the frame had a name, so the profile skips such frames.
 - ``Stream.__stream__`` dispatches on the SSE ``event:`` name: data without one is ignored, so a
   stream of unnamed events never starts a message and ``get_final_message()`` fails its assertion.
+- Fields of the wrong type (``Malformed.wire``, read by ``_anthropic_wire``): ``_models.construct_type``
+  validates each event in pydantic's lax mode, so an ``index`` of ``"0"`` is the index 0; an event
+  that fails validation is built as it is: a list ``input`` is kept, and a ``partial_json`` that is no
+  string raises ``TypeError`` in ``bytes()`` (after ``content[event.index]``, an ``IndexError`` past the
+  end; a text block's is never read).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_parse
 from stream_doctor.clients.base import Machine, profile
 from stream_doctor.events import (
@@ -47,13 +53,14 @@ from stream_doctor.events import (
 
 @dataclass
 class _Block:
-    call: int | None  # the reference call; None for a block that is not a tool call
+    call: int | None  # the reference call (None: none, as for a start whose index was a string)
     server_side: bool = False
     call_id: str | None = None
     name: str | None = None
     start_input: Any = None
     value: Any = None
     stopped: bool = False
+    tool: bool = True  # a block that tracks tool input (False: text, thinking, a result …)
 
 
 @dataclass
@@ -69,6 +76,10 @@ class AnthropicSnapshot(Machine):
 
     def feed(self, event: Event, call: int | None) -> None:
         kind = type(event)
+        if kind is Malformed and event.wire:  # type: ignore[union-attr]
+            read = python_sdk_read(event)  # type: ignore[arg-type]
+            if read is not None:
+                event, kind = read, type(read)
         if kind is MessageStart:
             self.started = True
             return
@@ -86,10 +97,14 @@ class AnthropicSnapshot(Machine):
                 # None (the event is built without validation), a string is no list index either
                 self.fail(event.pos, "TypeError", "list indices must be integers or slices, not NoneType")
             elif self.started and event.reason == "input_json_delta whose partial_json is not a string":
-                # accumulate_event (lib/streaming/_messages.py): ``bytes(event.delta.partial_json, "utf-8")``
-                # on a tool_use block's delta: None or a number is a TypeError (the event's block is
-                # taken to be the tool_use its index names: the Malformed event carries no index)
-                self.fail(event.pos, "TypeError", "encoding without a string argument")
+                # accumulate_event (lib/streaming/_messages.py) reads ``content[event.index]`` (IndexError
+                # past the end), then ``bytes(event.delta.partial_json, "utf-8")`` on a tool_use block's
+                # delta: None or a number is a TypeError; a text block's is not read
+                index = dict(event.wire).get("index")
+                if not isinstance(index, int) or not -len(self.content) <= index < len(self.content):
+                    self.fail(event.pos, "IndexError", f"list index out of range: a delta for block {index!r}")
+                elif self.content[index].tool:
+                    self.fail(event.pos, "TypeError", "encoding without a string argument")
             return
         if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):
             return
@@ -97,10 +112,11 @@ class AnthropicSnapshot(Machine):
             return  # before message_start, MessageStream passes events through without accumulating
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
-            start = event.start_input if isinstance(event.start_input, dict) else {}
+            # a list input stays a list (construct_type keeps what fails validation as it is)
+            start = event.start_input if isinstance(event.start_input, (dict, list)) else {}
             self.content.append(_Block(call, event.server_side, event.call_id, event.name, start, start))
         elif kind is BlockStart:
-            self.content.append(_Block(None))
+            self.content.append(_Block(None, tool=False))
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             self._delta(event)
@@ -111,7 +127,7 @@ class AnthropicSnapshot(Machine):
                 self.fail(event.pos, "IndexError", f"list index out of range: content_block_stop for index {index!r}")
                 return
             block = self.content[index]
-            if block.call is not None:  # every stop of the position hands its block, again if it repeats
+            if block.tool:  # every stop of the position hands its block, again if it repeats
                 block.stopped = True
                 self._hand(block, index, event.pos, "content_block_stop")
 
@@ -121,7 +137,7 @@ class AnthropicSnapshot(Machine):
             self.fail(event.pos, "IndexError", f"list index out of range: a delta for block {index!r}")
             return
         block = self.content[index]
-        if event.delta_type != "input_json_delta" or block.call is None:
+        if event.delta_type != "input_json_delta" or not block.tool:
             return  # the SDK applies a delta only to a block of the matching type
         self.buffers.setdefault(index, []).append(event.fragment)
         self.places.setdefault(index, []).append(event.pos)
@@ -135,7 +151,7 @@ class AnthropicSnapshot(Machine):
         return text, ({} if value is NOTHING else value)
 
     def _hand(self, block: _Block, index: int, at: Pos | None, when: str) -> None:
-        if block.call is None:
+        if not block.tool:
             return
         try:
             text, value = self._value(index, block)
@@ -145,14 +161,15 @@ class AnthropicSnapshot(Machine):
             self.fail(where, "ValueError", f"Unable to parse tool parameter JSON from model: {error}", block.call)
             return
         if not block.server_side:
-            self.hand((block.call,), block.call_id, block.name, text, value, at, when)
+            calls = (block.call,) if block.call is not None else ()
+            self.hand(calls, block.call_id, block.name, text, value, at, when)
 
     def close(self, end: Pos | None) -> None:
         if not self.started:
             self.fail(None, "AssertionError", "get_final_message(): the stream never started a message")
             return
         for index, block in enumerate(self.content):
-            if block.call is not None and not block.stopped:
+            if block.tool and not block.stopped:
                 self._hand(block, index, None, "get_final_message() (block never stopped)")
 
 

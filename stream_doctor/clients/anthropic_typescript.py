@@ -25,6 +25,10 @@ and generated streams ``test_node_differential.py``).
   one whose closing blank line never came: the SDK's decoder does not flush it) it rejects ("stream
   ended without producing a Message with role=assistant"), whatever was handed before.
 - An ``error`` event throws ``APIError``.
+- Fields of the wrong type (``Malformed.wire``): nothing validates the events, so an ``index`` of
+  ``"0"`` is the block 0 (``content.at("0")``, ``content["0"]``), a ``partial_json`` of another type
+  is appended as JavaScript's ``+`` writes it (``null`` is the text ``"null"``) and a list ``input``
+  is pushed as it is.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._anthropic_wire import javascript_index, javascript_string, read_as
 from stream_doctor.clients._partial_vendored import VendoredParseError, vendored_partial_parse
 from stream_doctor.clients.base import Machine, profile
 from stream_doctor.events import (
@@ -40,6 +45,7 @@ from stream_doctor.events import (
     BlockStart,
     BlockStop,
     Event,
+    Malformed,
     MessageStart,
     MessageStop,
     StreamError,
@@ -59,6 +65,7 @@ class _Block:
     texts: list[str] = field(default_factory=list)
     places: list[Pos] = field(default_factory=list)
     emitted: bool = False
+    tool: bool = True  # a block that tracks tool input (its call None: a start whose index was a string)
 
 
 @dataclass
@@ -71,6 +78,10 @@ class MessageStreamTS(Machine):
 
     def feed(self, event: Event, call: int | None) -> None:
         kind = type(event)
+        if kind is Malformed and event.wire:  # type: ignore[union-attr]
+            read = _as_javascript_reads(event)  # type: ignore[arg-type]
+            if read is not None:
+                event, kind = read, type(read)
         if kind is MessageStart:
             if self.started:
                 self.fail(
@@ -89,10 +100,11 @@ class MessageStreamTS(Machine):
             return  # no snapshot yet: #accumulateMessage ignores the event
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
-            start = event.start_input if isinstance(event.start_input, dict) else {}
+            # #accumulateMessage pushes ``{...event.content_block}``: a list input stays a list
+            start = event.start_input if isinstance(event.start_input, (dict, list)) else {}
             self.content.append(_Block(call, event.server_side, event.call_id, event.name, start))
         elif kind is BlockStart:
-            self.content.append(_Block(None))
+            self.content.append(_Block(None, tool=False))
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             index = event.key
@@ -101,7 +113,7 @@ class MessageStreamTS(Machine):
                 # a missing or negative index is a property no later read sees: the delta is lost
                 return
             block = self.content[index]
-            if block.call is not None and event.delta_type == "input_json_delta":
+            if block.tool and event.delta_type == "input_json_delta":
                 block.texts.append(event.fragment)
                 block.places.append(event.pos)
                 # withLazyInput makes a new block object: the final message holds one the contentBlock
@@ -113,11 +125,11 @@ class MessageStreamTS(Machine):
             index = event.key
             if isinstance(index, int) and -len(self.content) <= index < len(self.content):
                 stopped = self.content[index]  # its input is parsed now (withLazyInput's getter)
-                if stopped.call is not None and stopped.texts and self._parse(stopped, event.pos) is _FAILED:
+                if stopped.tool and stopped.texts and self._parse(stopped, event.pos) is _FAILED:
                     return
             if self.content:
                 last = self.content[-1]  # content.at(-1): the last block, not necessarily the one stopped
-                if last.call is not None:
+                if last.tool:
                     self._hand(last, event.pos, "content_block_stop (contentBlock event: the last block)")
         else:
             self.stopped = True
@@ -143,7 +155,8 @@ class MessageStreamTS(Machine):
             return
         block.emitted = True
         if not block.server_side:
-            self.hand((block.call,), block.call_id, block.name, text or None, value, at, when)  # type: ignore[arg-type]
+            calls = (block.call,) if block.call is not None else ()
+            self.hand(calls, block.call_id, block.name, text or None, value, at, when)
 
     def close(self, end: Pos | None) -> None:
         if not self.started:
@@ -155,8 +168,17 @@ class MessageStreamTS(Machine):
             self.fail(None, "AnthropicError", "stream ended without producing a Message with role=assistant")
             return
         for block in self.content:
-            if block.call is not None and not block.emitted:
+            if block.tool and not block.emitted:
                 self._hand(block, None, "finalMessage() (block never stopped)")
+
+
+def _as_javascript_reads(event: Malformed) -> Event | None:
+    """The event #accumulateMessage makes of a frame with a field of the wrong type: an index ``"0"``
+    is the block 0 (``content.at("0")``, ``content["0"] = …``); a ``partial_json`` that is not a
+    string is appended to the buffer as JavaScript's ``+`` writes it (``'' + null`` is ``"null"``)."""
+    wire = dict(event.wire)
+    fragment = javascript_string(wire["partial_json"]) if "partial_json" in wire else None
+    return read_as(event, lambda index: index if type(index) is int else javascript_index(index), fragment)
 
 
 PROFILE = profile(

@@ -24,7 +24,9 @@ not modelled: such an entry that opens a new call, which carries no fragment).
 What follows: a repeated ``name`` is concatenated; a truncated buffer is closed and run
 (``parse_partial_json`` repairs it); JSON with trailing data is an invalid tool call; ``""`` is ``{}``.
 A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` (``sse.json()`` in
-``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through.
+``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through. Anthropic fields of the wrong type
+are read as the Anthropic SDK reads them (``_anthropic_wire``: an ``index`` of ``"0"`` is 0); a
+``partial_json`` that is a number fails ``AIMessageChunk``'s validation, a null one is a chunk with no args.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING, Event, Execution, Request
+from stream_doctor.events import MISSING, Event, Execution, Malformed, Request
 
 
 @dataclass
@@ -70,7 +73,27 @@ class LangChainMerge(WireMachine):
         self.seen_any = True
         if self.first_chunk is None and type(event) not in (Request, Execution):
             self.first_chunk = event.pos
+        if type(event) is Malformed and event.wire and self._anthropic:
+            read = python_sdk_read(event, revalidated=True)  # an index "0" is the index 0
+            if read is None:
+                self._wrong_partial_json(event)
+            else:
+                event = read
         super().feed(event, call)
+
+    def _wrong_partial_json(self, event: Malformed) -> None:
+        # _make_message_chunk_from_anthropic_event: after a tool_use start, create_tool_call_chunk(index=
+        # event.index, args=event.delta.partial_json) in an AIMessageChunk, whose ToolCallChunk wants
+        # args str | None: a number fails pydantic validation; None is a chunk with no args (a nameless
+        # call {} at an index no call holds, or with no index)
+        wire = dict(event.wire)
+        self._release()  # the start before it is merged first (and says whether it was a tool_use)
+        if "partial_json" not in wire or not self.latest_tool:
+            return
+        if wire["partial_json"] is not None:
+            self.fail(event.pos, "ValidationError", "tool_call_chunks.0.args: Input should be a valid string")
+        elif isinstance(wire.get("index"), int) or "index" not in wire:  # no index: a chunk of its own
+            self._merge(_Chunk(wire.get("index"), [], None, None, None))
 
     def close(self, end: Pos | None) -> None:
         if not self.seen_any:

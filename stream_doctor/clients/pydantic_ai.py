@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.events import (
@@ -100,6 +101,8 @@ class PartsManager(WireMachine):
             return
         if type(event) is ToolStart and event.block_type == "function_call":
             return  # the legacy function_call is not read
+        if type(event) is Malformed and event.wire and self.provider == "anthropic":
+            event = python_sdk_read(event) or event  # AnthropicModel reads through the SDK: "0" is the index 0
         super().feed(event, call)
 
     def _done(self, event: Event) -> bool:

@@ -83,8 +83,11 @@ class StreamText(WireMachine):
             return
         if self.provider == "anthropic":  # Anthropic: blocks by index
             if fragment.first:
-                if fragment.call_id is None:
-                    return  # the chunk fails the provider's schema (an error part): no call is opened
+                if fragment.call_id is None or any(name == "input" for name, _ in fragment.wire):
+                    # the chunk fails the provider's schema (an error part): no call is opened; its
+                    # content_block_start wants a string id and an object input
+                    # (``z.record(z.string(), z.unknown()).optional()``: a list or null fails)
+                    return
                 call = _Call(
                     [fragment.call] if fragment.call is not None else [],
                     fragment.call_id,

@@ -230,7 +230,7 @@ class AnthropicTranslator(Batching):
             out = self._block_start(frame, value)
         elif kind == "content_block_stop":
             index = value.get("index")
-            out = [BlockStop(pos, index)] if type(index) is int else [_no_index(frame, kind)]
+            out = [BlockStop(pos, index)] if type(index) is int else [_no_index(frame, kind, value)]
         elif kind == "ping":
             out = [KeepAlive(pos, "ping")]
         elif kind == "message_start":
@@ -259,11 +259,14 @@ class AnthropicTranslator(Batching):
         index = value.get("index")
         delta = value.get("delta")
         if type(index) is not int:
-            malformed = _no_index(frame, "content_block_delta")
+            malformed = _no_index(frame, "content_block_delta", value)
             if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
                 fragment = delta.get("partial_json")
                 # no call to give it to, but langchain-anthropic and pydantic-ai still append it (clients/)
-                malformed.fragment = fragment if type(fragment) is str else None
+                if type(fragment) is str:
+                    malformed.fragment = fragment
+                elif "partial_json" in delta:
+                    malformed.wire += (("partial_json", fragment),)
             return [malformed]
         if not isinstance(delta, dict):
             return [Malformed(frame.pos, "content_block_delta without a delta object")]
@@ -273,7 +276,9 @@ class AnthropicTranslator(Batching):
         if delta_type == "input_json_delta":
             fragment = delta.get("partial_json")
             if type(fragment) is not str:
-                return [Malformed(frame.pos, "input_json_delta whose partial_json is not a string")]
+                # the libraries act on the value and on the block the index names (clients/)
+                wire = (("index", index), ("partial_json", fragment))
+                return [Malformed(frame.pos, "input_json_delta whose partial_json is not a string", wire=wire)]
             return [ArgsDelta(frame.pos, index, fragment, delta_type)]
         field = CONTENT_DELTAS.get(delta_type)
         if field is None:
@@ -287,10 +292,15 @@ class AnthropicTranslator(Batching):
         index = value.get("index")
         block = value.get("content_block")
         if type(index) is not int:
-            return [_no_index(frame, "content_block_start")]
+            malformed = _no_index(frame, "content_block_start", value)
+            if malformed.wire and isinstance(block, dict) and isinstance(block.get("type"), str):
+                # no ToolStart is made of it, but the libraries append the block whatever its index: the
+                # profiles read it here (``start_event``)
+                malformed.wire += (("content_block", block),)
+            return [malformed]
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             return [Malformed(frame.pos, "content_block_start without a typed content_block")]
-        return [_start_event(frame, index, block)]
+        return [start_event(frame.pos, index, block)]
 
     @staticmethod
     def _message_start(frame: Frame, value: dict[str, Any]) -> list[Event]:
@@ -305,31 +315,35 @@ class AnthropicTranslator(Batching):
         if isinstance(content, list):
             for index, block in enumerate(content):
                 if isinstance(block, dict) and isinstance(block.get("type"), str):
-                    out.append(_start_event(frame, index, block, prefilled=True))
+                    out.append(start_event(pos, index, block))
                     out.append(BlockStop(pos, index))
         if message.get("stop_reason") is not None:
             out.append(_finish(pos, message.get("stop_reason")))
         return out
 
 
-def _start_event(frame: Frame, index: int, block: dict[str, Any], prefilled: bool = False) -> Event:
+def start_event(pos: Pos, index: int, block: dict[str, Any]) -> Event:
+    """The event of a content block's start (``block`` has a string ``type``)."""
     block_type: str = block["type"]
     server_side = TOOL_BLOCKS.get(block_type)
     if server_side is None:
         result_for = block.get("tool_use_id")
-        return BlockStart(frame.pos, index, index, block_type, _str(result_for))
+        return BlockStart(pos, index, index, block_type, _str(result_for))
     caller = block.get("caller")
     caller_type = caller.get("type") if isinstance(caller, dict) else None
+    start_input = block.get("input")
     return ToolStart(
-        frame.pos,
+        pos,
         index,
         index,
         block_type,
         _str(block.get("id")),
         _str(block.get("name")),
-        block.get("input"),
+        start_input,
         server_side,
         _str(caller_type) if caller_type != "direct" else None,
+        # an input that is not an object (the SDKs keep a list; the AI SDK's schema refuses the chunk)
+        wire=(("input", start_input),) if "input" in block and type(start_input) is not dict else (),
     )
 
 
@@ -338,8 +352,13 @@ def _finish(pos: Pos, reason: Any) -> Finish:
     return Finish(pos, text, FINISH_CATEGORIES.get(text or "", "other"))
 
 
-def _no_index(frame: Frame, kind: str) -> Malformed:
-    return Malformed(frame.pos, f"{kind} without an integer 'index'")
+def _no_index(frame: Frame, kind: str, value: dict[str, Any] | None = None) -> Malformed:
+    """An event without an integer ``index``; one sent of another type carries it as ``wire`` (the
+    SDKs read ``"0"`` as the index 0: pydantic's lax int, JavaScript's property keys)."""
+    malformed = Malformed(frame.pos, f"{kind} without an integer 'index'")
+    if value is not None and "index" in value:
+        malformed.wire = (("index", value["index"]),)
+    return malformed
 
 
 def _str(value: Any) -> str | None:
