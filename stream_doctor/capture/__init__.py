@@ -113,7 +113,6 @@ def load(
     return capture
 
 
-
 def open_capture(
     path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
 ) -> Capture | Streamed | Interactions:

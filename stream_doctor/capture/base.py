@@ -97,9 +97,7 @@ class Body:
     ended_cleanly: bool
 
     @classmethod
-    def of(
-        cls, interaction: int | None, container: str, data: bytes, frames: list[Frame], ended_cleanly: bool
-    ) -> Body:
+    def of(cls, interaction: int | None, container: str, data: bytes, frames: list[Frame], ended_cleanly: bool) -> Body:
         """A body whose ``frames`` still carry their positions in ``data`` (as the inner reader placed them)."""
         starts = [frame.pos.offset for frame in frames]
         spans = tuple(zip(starts, [*starts[1:], len(data)], strict=True))
