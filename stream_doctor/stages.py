@@ -144,7 +144,7 @@ def accumulate_turn(
     if end_not_recorded is not None and not records_sentinel(container, capture.header):
         end_not_recorded()
     if budget is not None or options.keep_events or options.clients:
-        kept = Kept(options, adapter.name, budget, profiles_named(capture.path, options), capture.container == "sse")
+        kept = Kept(options, adapter.name, budget, profiles_named(capture.path, options), container == "sse")
     else:
         kept = NOTHING_KEPT
     if kept.wanted:  # the events also go to what keeps them (client profiles are fed the same events)

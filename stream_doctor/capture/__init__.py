@@ -14,7 +14,17 @@ from typing import cast
 
 from stream_doctor.capture import limits as _limits
 from stream_doctor.capture._text import BOM
-from stream_doctor.capture.base import Capture, CaptureError, InteractionsReader, Reader, StreamingReader
+from stream_doctor.capture.base import (
+    BODY_READERS,
+    KEPT_BODIES,
+    Body,
+    Capture,
+    CaptureError,
+    InteractionsReader,
+    Reader,
+    StreamingReader,
+    keep_file_body,
+)
 from stream_doctor.capture.chunks import Origin
 from stream_doctor.capture.chunks import head as read_head
 from stream_doctor.capture.streamed import Interactions, ManyTurns, Streamed
@@ -37,8 +47,6 @@ READERS: LazyRegistry[Reader] = LazyRegistry(
 )
 CONTAINERS = tuple(READERS)
 
-#: The readers a HAR entry's or a cassette interaction's response body can be in (one stream each).
-BODY_READERS: tuple[str, ...] = ("sse", "jsonl", "json", "eventstream", "prefixed")
 
 #: How each text reader's capture can start, once a BOM and ASCII whitespace are skipped: a necessary
 #: condition of its ``sniff`` (tests/capture/test_sniff_candidates.py checks it against every reader):
@@ -75,7 +83,11 @@ HEAD_SIZE = 64 * 1024
 
 
 def load(
-    path: str, container: str | None = None, data: bytes | None = None, limits: _limits.Limits | None = None
+    path: str,
+    container: str | None = None,
+    data: bytes | None = None,
+    limits: _limits.Limits | None = None,
+    bodies: bool = False,
 ) -> Capture:
     """Read the capture at ``path`` ("-" for stdin) into frames, under ``limits`` (see ``capture.limits``).
 
@@ -83,9 +95,22 @@ def load(
     ``data``, when given, is the capture's content and ``path`` only the name positions carry
     (the library API replays bytes held in memory). Only a regular file is read; a FIFO, a device
     or a socket is a CaptureError.
+
+    ``bodies``: ``capture.bodies`` also holds each response body as its client received it, with its
+    frames' byte spans (``Body``), as the reader decoded it: every stream body of a HAR file, cassette
+    or recording, or the file itself (gzip undone) when it is one bare stream. An envelope's records
+    are no response body. It holds every body's bytes: for tests and tools that feed real clients, not
+    for a replay.
     """
-    opened = open_capture(path, container, data, limits)
-    return opened.whole() if isinstance(opened, (Streamed, Interactions)) else opened
+    kept: list[Body] | None = [] if bodies else None
+    token = KEPT_BODIES.set(kept)
+    try:
+        opened = open_capture(path, container, data, limits)
+        capture = opened.whole() if isinstance(opened, (Streamed, Interactions)) else opened
+    finally:
+        KEPT_BODIES.reset(token)
+    capture.bodies = kept
+    return capture
 
 
 def open_capture(
@@ -112,7 +137,9 @@ def open_capture(
             return Streamed(origin, cast(StreamingReader, reader), name, chunks)
         if getattr(reader, "turns", None) is not None:
             return Interactions(origin, cast(InteractionsReader, reader), name, origin.whole(chunks))
-        capture = reader.read(origin.whole(chunks), name)
+        whole = origin.whole(chunks)
+        capture = reader.read(whole, name)
+        keep_file_body(capture, whole)
     finally:
         _limits.CURRENT.reset(token)
     capture.compressed = origin.compressed
@@ -150,8 +177,10 @@ def _sniffed(head: bytes) -> Reader:
 
 
 __all__ = [
+    "BODY_READERS",
     "CONTAINERS",
     "READERS",
+    "Body",
     "Capture",
     "CaptureError",
     "Interactions",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple, Protocol
 
@@ -76,6 +77,47 @@ class Exchange:
     request_places: dict[str, Pos] = field(default_factory=dict)  # JSON path in the request body -> position
 
 
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One response body as the HTTP client received it, and where each of its frames lies in it: what a
+    real client library is fed when it is replayed on the capture's original bytes.
+
+    ``data`` is the body once the container's storage is undone (a cassette's base64 or ``!binary``, HAR
+    base64, nock hex, Polly chunks, gzip and the other content codings, a gzipped capture file): the bytes
+    a client's HTTP stack hands to its stream decoder. ``frames`` are the capture's own frames of that body
+    (their ``pos`` in the capture file, as findings give it); ``spans[i]`` is where ``frames[i]`` lies in
+    ``data``, from its first byte to the next frame's first byte (the last one to the end of the body).
+    """
+
+    interaction: int | None  # HAR/cassette: the interaction it answers; None: the capture file is the body
+    container: str  # the reader that cut the body into frames (sse, jsonl, json, eventstream, prefixed)
+    data: bytes
+    frames: tuple[Frame, ...]
+    spans: tuple[tuple[int, int], ...]
+    ended_cleanly: bool
+
+    @classmethod
+    def of(cls, interaction: int | None, container: str, data: bytes, frames: list[Frame], ended_cleanly: bool) -> Body:
+        """A body whose ``frames`` still carry their positions in ``data`` (as the inner reader placed them)."""
+        starts = [frame.pos.offset for frame in frames]
+        spans = tuple(zip(starts, [*starts[1:], len(data)], strict=True))
+        return cls(interaction, container, data, tuple(frames), spans, ended_cleanly)
+
+
+#: The response bodies a ``load(..., bodies=True)`` collects while its reader runs; None: not asked.
+KEPT_BODIES: ContextVar[list[Body] | None] = ContextVar("KEPT_BODIES", default=None)
+
+#: The readers a HAR entry's or a cassette interaction's response body can be in (one stream each).
+BODY_READERS: tuple[str, ...] = ("sse", "jsonl", "json", "eventstream", "prefixed")
+
+
+def keep_file_body(capture: Capture, data: bytes) -> None:
+    """When ``load`` collects bodies: a bare stream's, the capture file's bytes (gzip undone) being the body."""
+    kept = KEPT_BODIES.get()
+    if kept is not None and capture.container in BODY_READERS:
+        kept.append(Body.of(None, capture.container, data, capture.frames, capture.ended_cleanly))
+
+
 @dataclass(slots=True)
 class Capture:
     """A capture read into frames, with what the reader noticed about the file."""
@@ -90,6 +132,8 @@ class Capture:
     comments: int = 0  # SSE comment lines (keep-alives) skipped
     ended_cleanly: bool = True  # False when the last frame was cut off (no terminating blank line)
     exchanges: list[Exchange] = field(default_factory=list)  # HAR and cassettes: every interaction, in order
+    #: each response body as its client received it (``Body``); only when read with ``load(..., bodies=True)``
+    bodies: list[Body] | None = None
 
 
 class CaptureError(Exception):

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.base import KEPT_BODIES, Body, Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, check_count
 from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 
@@ -396,6 +396,9 @@ class Exchanges:
             self.problems.append(InputProblem("metadata-disagrees", disagreement, exchange.pos, number))
         exchange.body_container = inner.container
         exchange.ended_cleanly = inner.ended_cleanly
+        kept = KEPT_BODIES.get()
+        if kept is not None:  # before the frames are placed in the file: their offsets are still the body's
+            kept.append(Body.of(number, inner.container, body, inner.frames, inner.ended_cleanly))
         for frame in inner.frames:
             frame.pos = place.place(frame.pos, body)
             frame.interaction = number

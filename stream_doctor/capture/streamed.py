@@ -18,7 +18,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos, keep_file_body
 from stream_doctor.capture.chunks import Origin, pieces
 from stream_doctor.capture.runs import RunForm, RunReading
 
@@ -73,10 +73,12 @@ class Streamed:
             chunks = self.origin.chunks()
         token = _limits.CURRENT.set(self.origin.limits)
         try:
-            capture = self.reader.read(b"".join(chunks), self.capture.path)
+            data = b"".join(chunks)
+            capture = self.reader.read(data, self.capture.path)
         finally:
             _limits.CURRENT.reset(token)
         capture.compressed = self.origin.compressed
+        keep_file_body(capture, data)
         return capture
 
     def duration(self) -> float | None:

@@ -5,8 +5,11 @@ draws one stream's original bytes and the set of shapes it holds (the names the 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -14,7 +17,11 @@ import orjson
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from stream_doctor.capture import CaptureError, load
+from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.api import replay
+from stream_doctor.capture import Body, Capture, CaptureError, load
+from stream_doctor.capture.base import Pos
+from stream_doctor.events import Event
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -285,3 +292,116 @@ def seeded_cuts(path: Path, data: bytes) -> tuple[int, ...]:
     """One arbitrary split of ``data`` (up to 12 cuts), the same for every run: seeded by the capture's name."""
     rng = random.Random(capture_name(path))
     return tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()
+
+
+# -- one response body, as a library is fed it --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fed:
+    """One response body to feed a real library (``body.data``, the bytes its HTTP client receives),
+    and the replay of the same capture that the profiles read: that interaction's events."""
+
+    body: Body
+    provider: str
+    events: tuple[Event, ...]
+    named: tuple[bool, ...]  # for each event: its SSE frame had an ``event:`` line
+    stream: AccumulatedStream
+
+    @property
+    def data(self) -> bytes:
+        return self.body.data
+
+    @property
+    def cut_last(self) -> bool:
+        return not self.body.ended_cleanly
+
+    @property
+    def capture(self) -> Capture:
+        """What a library driver reads: the body's frames, each placed at its span in ``data`` (frame
+        numbers as the replay gives them, so the positions a library and a profile report compare)."""
+        frames = [
+            dataclasses.replace(frame, pos=Pos(frame.pos.number, frame.pos.line, start))
+            for frame, (start, _) in zip(self.body.frames, self.body.spans, strict=True)
+        ]
+        return Capture("<body>", self.body.container, len(self.data), frames, ended_cleanly=self.body.ended_cleanly)
+
+
+def fed_sse(data: bytes, name: str) -> Fed:
+    """A bare SSE capture (its bytes are the body) and its replay."""
+    report = replay(data, keep_events=True, name=name)
+    (body,) = load(name, None, data, bodies=True).bodies or [None]
+    assert body is not None, f"{name} is no bare stream"
+    events = tuple(event for _, event in report.events)
+    named = tuple(frame.event is not None for frame, _ in report.events)
+    return Fed(body, report.stream.capture.provider, events, named, report.stream)
+
+
+@functools.cache
+def fed_bodies(path: Path) -> dict[int, Fed]:
+    """Each SSE response body of a container capture (HAR, cassette, recording) by interaction, with
+    that interaction's events from one replay of the whole file (its request record too, as ``--client``
+    is fed them)."""
+    report = replay(str(path), keep_events=True)
+    bodies = {b.interaction: b for b in load(str(path), bodies=True).bodies or () if b.container == "sse"}
+    fed = {}
+    for turn in report.turns:
+        body = bodies.get(turn.interaction) if turn.interaction is not None else None
+        if body is None:
+            continue
+        kept = [(frame, event) for frame, event in report.events if frame.interaction == turn.interaction]
+        events = tuple(event for _, event in kept)
+        named = tuple(frame.event is not None for frame, _ in kept)
+        fed[turn.interaction] = Fed(body, turn.stream.capture.provider, events, named, turn.stream)
+    return fed
+
+
+#: a container whose frames are records of already-parsed chunks: no response bytes to feed a library
+PARSED_CHUNKS = {
+    "jsonl": "JSON Lines of parsed chunks (an SDK's or a logger's records), not the response bytes",
+    "envelope": "stream-doctor's envelope: one record per parsed event, not the response bytes",
+    "json": "a JSON array of parsed chunks (or a JSON array stream), not SSE bytes",
+}
+
+
+@dataclass(frozen=True)
+class ContainerCase:
+    """A fixture or corpus capture that is not a bare SSE file: one SSE body of it to feed (``interaction``),
+    or a capture with no SSE body, skipped for ``skipped``."""
+
+    path: Path
+    interaction: int | None
+    skipped: str | None = None
+
+    @property
+    def name(self) -> str:
+        where = f"#{self.interaction}" if self.interaction is not None else ""
+        return capture_name(self.path) + where
+
+
+@functools.cache
+def container_cases() -> tuple[ContainerCase, ...]:
+    """Every fixture and corpus capture in a container: one case per SSE response body (a HAR entry, a
+    cassette interaction, a recording's response), and one skipped case, with the reason, per capture
+    whose frames are parsed chunks (JSON Lines, envelopes, recordings of SDK chunk objects). Bare
+    streams are not here: ``sse_captures`` has the SSE ones; an event stream or prefixed lines no
+    library profile reads. Which provider each is (and so which libraries read it) is the replay's."""
+    roots = [FIXTURES, *([CORPUS] if CORPUS.is_dir() else [])]
+    cases = []
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or path.suffix in (".md", ".toml"):
+                continue
+            try:
+                capture = load(str(path), bodies=True)
+            except CaptureError:
+                continue
+            sse = sorted(b.interaction for b in capture.bodies or () if b.container == "sse" and b.interaction)
+            if capture.exchanges and sse:
+                cases += [ContainerCase(path, number) for number in sse]
+            elif capture.container in PARSED_CHUNKS:
+                cases.append(ContainerCase(path, None, PARSED_CHUNKS[capture.container]))
+            elif capture.exchanges and any(b.container in PARSED_CHUNKS for b in capture.bodies or ()):
+                kinds = sorted({b.container for b in capture.bodies or ()})
+                cases.append(ContainerCase(path, None, f"response bodies of parsed chunks ({', '.join(kinds)})"))
+    return tuple(cases)

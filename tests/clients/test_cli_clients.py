@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -56,3 +57,34 @@ def test_replay_client_all_json() -> None:
     predicted = data["calls"][0]["extras"]["clients"]
     assert predicted["litellm"]["differences"] == ["merged"]
     assert predicted["vercel-ai"]["agrees"] is True
+
+
+def _cassette(body: bytes) -> bytes:
+    """A vcrpy cassette of one Anthropic call whose response body is ``body`` (SSE)."""
+    request = '{"model":"claude","stream":true,"messages":[{"role":"user","content":"hi"}]}'
+    return (
+        f"interactions:\n- request:\n    body: '{request}'\n    headers: {{}}\n    method: POST\n"
+        "    uri: https://api.anthropic.com/v1/messages\n  response:\n"
+        f"    body:\n      string: {json.dumps(body.decode())}\n"
+        "    headers:\n      Content-Type:\n      - text/event-stream\n    status:\n      code: 200\n      message: OK\n"
+        "version: 1\n"
+    ).encode()
+
+
+def test_replay_client_reads_a_cassettes_sse_body_as_the_library_does(tmp_path: Path) -> None:
+    # the libraries read a cassette's body with their own SSE decoder: with no event: lines the Anthropic SDK
+    # dispatches nothing (get_final_message's AssertionError), as on the same body in a .sse file
+    body = (FIXTURES / "anthropic/one_call.sse").read_bytes()
+    for name, data, raises in (
+        ("nameless.sse", re.sub(rb"(?m)^event: .*\n", b"", body), True),
+        ("nameless.yaml", _cassette(re.sub(rb"(?m)^event: .*\n", b"", body)), True),
+        ("named.yaml", _cassette(body), False),  # near miss: the event names are there, the call runs
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        result = CliRunner().invoke(app, ["replay", str(path), "--client", "anthropic-python", "--format", "json"])
+        predicted = json.loads(result.output)["calls"][0]["extras"]["clients"]["anthropic-python"]
+        assert ("raises" in predicted) is raises, name
+        assert [h["input"] for h in predicted["handoffs"]] == (
+            [] if raises else [{"location": "Lisbon, Portugal", "unit": "celsius"}]
+        )
