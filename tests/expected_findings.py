@@ -103,6 +103,8 @@ EXPECTED: dict[str, set[str]] = {
     "gemini/prompt_blocked.sse": {"SD527"},
     "gemini/streamed_array.json": {"SD525"},
     "gemini/streamed_array_cut.json": {"SD003", "SD303"},
+    "gemini/code_assist_one_call.sse": {"SD525"},
+    "gemini/code_assist_cut_before_finish.sse": {"SD303"},
     "gemini/interactions_one_call.sse": set(),
     "gemini/interactions_error_mid_call.sse": {"SD301", "SD302"},
     # Cohere v2
