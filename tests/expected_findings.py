@@ -231,6 +231,8 @@ EXPECTED: dict[str, set[str]] = {
     # other recorders' files: a one-exchange JSON wrapper, a nock recording with gzip bodies as hex
     "conversations/mistral_one_exchange.json": set(),
     "conversations/anthropic_nock_gzip_hex.json": set(),
+    "conversations/anthropic_req_llm_transcript.json": set(),
+    "conversations/anthropic_req_llm_transcript_cut.json": {"SD301", "SD303"},
     "conversations/bedrock_two_turns.har": set(),
     "conversations/envelope_two_turns.jsonl": set(),
     "conversations/gemini_secrets.har": {"SD525"},
