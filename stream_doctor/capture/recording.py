@@ -224,7 +224,8 @@ def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], 
     exchange = Exchange(1, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
     value = {"method": method, "url": url, "headers": headers, "body": body}
     where = places.get(("response",))
-    _add(collected, source, exchange, value, payload, content_type, where, pos, header(response_headers, "content-encoding"))
+    encoding = header(response_headers, "content-encoding")
+    _add(collected, source, exchange, value, payload, content_type, where, pos, encoding)
 
 
 def _b64(item: Any, what: str) -> bytes:
@@ -233,7 +234,7 @@ def _b64(item: Any, what: str) -> bytes:
         return item.encode("utf-8", "surrogatepass")
     text = item.get("b64") if isinstance(item, dict) else None
     if not isinstance(text, str):
-        raise CaptureError(f"not a readable ReqLLM transcript: {what} has no \"b64\" text")
+        raise CaptureError(f'not a readable ReqLLM transcript: {what} has no "b64" text')
     try:
         return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
     except (binascii.Error, UnicodeEncodeError):
