@@ -25,7 +25,9 @@ The shapes:
   (each ``{"b64"}``, or a plain string in the older files) or ``events``
   (``{"type": "status" | "headers" | "data" | "done", …}``, ``data`` carrying ``b64``), and
   ``captured_at``/``provider``/``model_spec``; a whole reply is ``response.body`` (JSON, or ``{"b64"}``).
-  The stream is the chunks' bytes joined, as ReqLLM replays them.
+  The stream is the chunks' bytes joined, as ReqLLM replays them. Its first transcripts are
+  one-exchange wrappers whose ``response.body`` is ``{"b64"}`` (the bytes, stream or reply) and
+  whose ``request.body`` is ``{"b64"}`` beside ``canonical_json``: read as those bytes and that JSON.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
   ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``;
   ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a
@@ -155,6 +157,8 @@ def _one(
     url = redact_url(_str(request.get("url") or request.get("uri")) or "")
     headers = redact_headers(_header_items(request.get("headers")))
     body = request_body(request.get("body"), collected.budget)
+    if _is_b64(request.get("body")):  # ReqLLM's older transcripts: the body as base64, and as JSON beside it
+        body = request_body(request.get("canonical_json", _b64(request["body"], "request body")), collected.budget)
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status", response.get("status_code")))
     content_type = header(response_headers, "content-type")
@@ -168,7 +172,9 @@ def _one(
         collected.add(exchange, value, lines, _NDJSON, place)
         return
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
-    if isinstance(raw, (dict, list)):
+    if _is_b64(raw):  # ReqLLM's older transcripts: the response's bytes as base64, a stream or a whole reply
+        payload = _b64(raw, "response body")
+    elif isinstance(raw, (dict, list)):
         payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
     where = places.get((*prefix, "response", "body"))
     _add(
@@ -226,6 +232,11 @@ def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], 
     where = places.get(("response",))
     encoding = header(response_headers, "content-encoding")
     _add(collected, source, exchange, value, payload, content_type, where, pos, encoding)
+
+
+def _is_b64(value: Any) -> bool:
+    """ReqLLM's ``{"b64": …}``: an object of that one key, a string."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("b64"), str)
 
 
 def _b64(item: Any, what: str) -> bytes:

@@ -100,3 +100,18 @@ def test_a_req_llm_chunk_that_is_not_base64_is_a_one_line_error() -> None:
     with pytest.raises(CaptureError) as caught:
         load("fixture.json", data=_transcript([{"b64": "not base64!"}]))
     assert str(caught.value).endswith("not a readable ReqLLM transcript: chunk 1 is not base64")
+
+
+def test_an_older_req_llm_transcript_keeps_the_body_as_base64_in_a_one_exchange_wrapper() -> None:
+    """ReqLLM's first transcripts had no ``chunks``: the response's bytes as ``{"b64"}`` in
+    ``response.body``, the request as base64 with ``canonical_json`` beside it."""
+    encoded = binascii.b2a_base64(SSE.encode(), newline=False).decode()
+    data = json.dumps(
+        {
+            "request": {"body": {"b64": "e30="}, "canonical_json": BODY, "headers": {}, "method": "POST", "url": URL},
+            "response": {"body": {"b64": encoded}, "headers": {"content-type": "text/event-stream"}, "status": 200},
+        }
+    ).encode()
+    capture = load("fixture.json", data=data)
+    assert [f.kind for f in capture.frames] == ["request", "event", "event"]
+    assert b'"model"' in capture.frames[0].data  # the request read from canonical_json, not {"b64": …}
