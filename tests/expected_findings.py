@@ -103,6 +103,8 @@ EXPECTED: dict[str, set[str]] = {
     "gemini/prompt_blocked.sse": {"SD527"},
     "gemini/streamed_array.json": {"SD525"},
     "gemini/streamed_array_cut.json": {"SD003", "SD303"},
+    "gemini/code_assist_one_call.sse": {"SD525"},
+    "gemini/code_assist_cut_before_finish.sse": {"SD303"},
     "gemini/interactions_one_call.sse": set(),
     "gemini/interactions_error_mid_call.sse": {"SD301", "SD302"},
     # Cohere v2
@@ -230,6 +232,8 @@ EXPECTED: dict[str, set[str]] = {
     # other recorders' files: a one-exchange JSON wrapper, a nock recording with gzip bodies as hex
     "conversations/mistral_one_exchange.json": set(),
     "conversations/anthropic_nock_gzip_hex.json": set(),
+    "conversations/anthropic_req_llm_transcript.json": set(),
+    "conversations/anthropic_req_llm_transcript_cut.json": {"SD301", "SD303"},
     "conversations/bedrock_two_turns.har": set(),
     "conversations/envelope_two_turns.jsonl": set(),
     "conversations/gemini_secrets.har": {"SD525"},

@@ -19,6 +19,15 @@ The shapes:
 - **gemini-cli's fake responses** (``*.responses``): JSON Lines, one SDK call a line,
   ``{"method": "generateContentStream", "response": [chunk, …]}`` (a stream) or
   ``{"method": "generateContent", "response": {…}}`` (a whole reply); no request is recorded.
+- **ReqLLM transcripts** (Elixir's ``req_llm``, ``ReqLLM.Test.Transcript``: its fixtures under
+  ``test/support/fixtures/<provider>/<model>/``): one exchange, ``{"request": {method, url, headers,
+  canonical_json, body: {"b64"}}, "response": {status, headers, body}}`` plus, for a stream, ``chunks``
+  (each ``{"b64"}``, or a plain string in the older files) or ``events``
+  (``{"type": "status" | "headers" | "data" | "done", …}``, ``data`` carrying ``b64``), and
+  ``captured_at``/``provider``/``model_spec``; a whole reply is ``response.body`` (JSON, or ``{"b64"}``).
+  The stream is the chunks' bytes joined, as ReqLLM replays them. Its first transcripts are
+  one-exchange wrappers whose ``response.body`` is ``{"b64"}`` (the bytes, stream or reply) and
+  whose ``request.body`` is ``{"b64"}`` beside ``canonical_json``: read as those bytes and that JSON.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
   ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``;
   ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a
@@ -60,6 +69,12 @@ _HTTPRR_SIZES = re.compile(rb"(\d{1,12}) (\d{1,12})\r?\n")
 #: gemini-cli: a line ``{"method": "generateContent…", "response": …}``
 _GEMINI_CLI_LINE = re.compile(rb'\A(?:\xef\xbb\xbf)?\{"method"\s*:\s*"[A-Za-z]+"\s*,\s*"response"\s*:')
 _ARRAY_OF_OBJECTS = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
+#: ReqLLM: Jason writes the keys sorted, so a transcript opens with ``captured_at`` then ``chunks``
+#: (or ``events``), or with ``model_spec`` then ``provider`` (a whole reply)
+_REQ_LLM = re.compile(
+    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"captured_at"\s*:\s*"[^"\\]{0,64}"\s*,\s*"(?:chunks|events)"\s*:\s*\['
+    rb'|"model_spec"\s*:\s*"[^"\\]{0,256}"\s*,\s*"provider"\s*:)'
+)
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
 
 
@@ -84,11 +99,12 @@ def _sniff(head: bytes) -> tuple[int, str]:
         or _GEMINI_CLI_LINE.match(head)
         or _HTTPRR.match(head)
         or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192])
+        or _REQ_LLM.match(head)
     ):
         return 95, ""
     return 0, (
         'neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
-        '{"status", "headers", "body"}, an httprr trace nor a nock array of {"scope": …}'
+        '{"status", "headers", "body"}, an httprr trace, a ReqLLM transcript nor a nock array of {"scope": …}'
     )
 
 
@@ -110,6 +126,8 @@ def read_recording(data: bytes, path: str) -> Capture:
         places = json_places(data, lambda p: len(p) <= 2 or (len(p) == 4 and p[2] == "ResponseBody"))
         for number, entry in enumerate(document["Entries"], 1):
             _session_record(collected, source, places, number, entry)
+    elif isinstance(document, dict) and _REQ_LLM.match(data):
+        _transcript(collected, source, document, json_places(data, lambda p: p in (("request",), ("response",))))
     elif isinstance(document, dict) and "request" not in document and "response" not in document:
         _one_response(collected, source, document, json_places(data, lambda p: p == ("body",)))
     elif isinstance(document, dict):
@@ -139,6 +157,8 @@ def _one(
     url = redact_url(_str(request.get("url") or request.get("uri")) or "")
     headers = redact_headers(_header_items(request.get("headers")))
     body = request_body(request.get("body"), collected.budget)
+    if _is_b64(request.get("body")):  # ReqLLM's older transcripts: the body as base64, and as JSON beside it
+        body = request_body(request.get("canonical_json", _b64(request["body"], "request body")), collected.budget)
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status", response.get("status_code")))
     content_type = header(response_headers, "content-type")
@@ -152,7 +172,9 @@ def _one(
         collected.add(exchange, value, lines, _NDJSON, place)
         return
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
-    if isinstance(raw, (dict, list)):
+    if _is_b64(raw):  # ReqLLM's older transcripts: the response's bytes as base64, a stream or a whole reply
+        payload = _b64(raw, "response body")
+    elif isinstance(raw, (dict, list)):
         payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
     where = places.get((*prefix, "response", "body"))
     _add(
@@ -166,6 +188,68 @@ def _one(
         pos,
         header(response_headers, "content-encoding"),
     )
+
+
+def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], places: dict[Any, int]) -> None:
+    """A ReqLLM transcript: one exchange whose stream is its chunks' bytes joined (see the module's docstring)."""
+    from stream_doctor.capture.exchange import header, is_llm_call, redact_headers, redact_url, request_body
+
+    request = _dict(document.get("request"))
+    response = _dict(document.get("response"))
+    start = places.get(("request",), 0)
+    pos = Pos(0, source.line_of(start), start)
+    method = _str(request.get("method"))
+    url = redact_url(_str(request.get("url")) or "")
+    headers = redact_headers(_header_items(request.get("headers")))
+    canonical = request.get("canonical_json")
+    body = request_body(canonical if canonical is not None else _b64(request.get("body"), "request body"))
+    response_headers = redact_headers(_header_items(response.get("headers")))
+    status = _status(response.get("status"))
+    payload: bytes | None
+    if isinstance(document.get("chunks"), list):
+        payload = b"".join(_b64(chunk, f"chunk {n}") for n, chunk in enumerate(document["chunks"], 1))
+    elif isinstance(document.get("events"), list):
+        payload = b""
+        for n, event in enumerate(document["events"], 1):
+            event = _dict(event)
+            if event.get("type") == "data":
+                payload += _b64(event, f"event {n}")
+            elif event.get("type") == "status":
+                status = _status(event.get("value"))
+            elif event.get("type") == "headers":
+                response_headers = redact_headers(_header_items(event.get("value")))
+    else:
+        raw = response.get("body")
+        if isinstance(raw, dict) and isinstance(raw.get("b64"), str):
+            payload = _b64(raw, "response body")
+        elif isinstance(raw, (dict, list)):
+            payload = orjson.dumps(raw)  # a whole JSON reply, not a stream
+        else:
+            payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
+    content_type = header(response_headers, "content-type")
+    exchange = Exchange(1, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
+    value = {"method": method, "url": url, "headers": headers, "body": body}
+    where = places.get(("response",))
+    encoding = header(response_headers, "content-encoding")
+    _add(collected, source, exchange, value, payload, content_type, where, pos, encoding)
+
+
+def _is_b64(value: Any) -> bool:
+    """ReqLLM's ``{"b64": …}``: an object of that one key, a string."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("b64"), str)
+
+
+def _b64(item: Any, what: str) -> bytes:
+    """A ReqLLM ``{"b64": …}`` (or, in its older files, a chunk as a plain string) as bytes."""
+    if isinstance(item, str):
+        return item.encode("utf-8", "surrogatepass")
+    text = item.get("b64") if isinstance(item, dict) else None
+    if not isinstance(text, str):
+        raise CaptureError(f'not a readable ReqLLM transcript: {what} has no "b64" text')
+    try:
+        return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise CaptureError(f"not a readable ReqLLM transcript: {what} is not base64") from None
 
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)

@@ -132,6 +132,8 @@ def candidates(sample: Sequence[Frame]) -> set[str]:
             possible.add("gemini-interactions")
         if "candidates" in value or "promptFeedback" in value or "usageMetadata" in value:
             possible.add("gemini")
+        elif isinstance(value.get("response"), dict) and "candidates" in value["response"]:
+            possible.add("gemini")  # Gemini Code Assist: {"response": chunk, "traceId": …} (providers/gemini.py)
         if isinstance(value.get("choices"), list):
             possible.update(("openai", "mistral"))
         if isinstance(value.get("done"), bool) and isinstance(value.get("message"), dict):

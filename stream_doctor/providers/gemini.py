@@ -158,12 +158,32 @@ def sniff(frames: Sequence[Frame]) -> int:
 
 
 def _weigh(frame: Frame) -> int:
-    value = frame.value
+    value = _unwrapped(frame.value)
     if "type" in value or "object" in value or "choices" in value:
         return 0
     if isinstance(value.get("candidates"), list) or isinstance(value.get("promptFeedback"), dict):
         return 2
     return 1 if "usageMetadata" in value and "modelVersion" in value else 0
+
+
+def _unwrapped(value: Any) -> Any:
+    """The chunk inside Code Assist's wrapper, else the value itself.
+
+    Gemini Code Assist (``cloudcode-pa.googleapis.com/v1internal:streamGenerateContent``, the endpoint
+    gemini-cli uses when signed in with a Google account, and the proxies that reuse its login) sends
+    each chunk as ``{"response": GenerateContentResponse, "traceId": …}`` (gemini-cli
+    ``packages/core/src/code_assist/converter.ts``, ``CaGenerateContentResponse``: ``response``,
+    ``traceId``, ``consumedCredits``, ``remainingCredits``); gemini-cli reads ``response`` and drops
+    the rest. A chunk of its own (``candidates`` or ``promptFeedback`` at the top) is never unwrapped.
+    """
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("response"), dict)
+        and "candidates" not in value
+        and "promptFeedback" not in value
+    ):
+        return value["response"]
+    return value
 
 
 def translator() -> GeminiTranslator:
@@ -285,6 +305,7 @@ class GeminiTranslator(Batching):
             return [Malformed(pos, frame.error or "not JSON")]
         if not isinstance(value, dict):
             return [Malformed(pos, f"expected a JSON object, got {type(value).__name__}")]
+        value = _unwrapped(value)
         self.last_pos = pos
         self.counts["chunk"] = self.counts.get("chunk", 0) + 1
         found = self.fields.check(pos, value, CHUNK, "")

@@ -75,3 +75,43 @@ def test_nock_14_raw_headers_object_and_a_deflated_body_kept_as_sent() -> None:
     assert capture.problems == []
     assert capture.exchanges[0].body_container == "sse"
     assert [f.kind for f in capture.frames] == ["request", "event", "event"]
+
+
+def _transcript(chunks: list[object], **extra: object) -> bytes:
+    """A ReqLLM transcript as ``ReqLLM.Test.Transcript.to_json`` writes it: Jason sorts the keys."""
+    request = {"body": {"b64": "e30="}, "canonical_json": BODY, "headers": {}, "method": "POST", "url": URL}
+    document = {"captured_at": "2026-02-11T08:14:52.318204Z", "chunks": chunks, "model_spec": "openai:gpt-4o",
+                "provider": "openai", "request": request, "response": {"body": None, "headers": {}, "status": 200},
+                **extra}  # fmt: skip
+    return json.dumps(document, indent=2, sort_keys=True).encode()
+
+
+def test_a_req_llm_transcript_is_its_chunks_joined_whatever_the_byte_boundaries() -> None:
+    cut = SSE.encode()
+    chunks = [{"b64": binascii.b2a_base64(part, newline=False).decode()} for part in (cut[:7], cut[7:40], cut[40:])]
+    capture = load("fixture.json", data=_transcript(chunks))
+    assert [(f.kind, f.interaction) for f in capture.frames] == [("request", 1), ("event", 1), ("event", 1)]
+    assert capture.problems == []
+    # the older files keep each chunk as a plain string
+    assert len(load("fixture.json", data=_transcript([SSE])).frames) == 3
+
+
+def test_a_req_llm_chunk_that_is_not_base64_is_a_one_line_error() -> None:
+    with pytest.raises(CaptureError) as caught:
+        load("fixture.json", data=_transcript([{"b64": "not base64!"}]))
+    assert str(caught.value).endswith("not a readable ReqLLM transcript: chunk 1 is not base64")
+
+
+def test_an_older_req_llm_transcript_keeps_the_body_as_base64_in_a_one_exchange_wrapper() -> None:
+    """ReqLLM's first transcripts had no ``chunks``: the response's bytes as ``{"b64"}`` in
+    ``response.body``, the request as base64 with ``canonical_json`` beside it."""
+    encoded = binascii.b2a_base64(SSE.encode(), newline=False).decode()
+    data = json.dumps(
+        {
+            "request": {"body": {"b64": "e30="}, "canonical_json": BODY, "headers": {}, "method": "POST", "url": URL},
+            "response": {"body": {"b64": encoded}, "headers": {"content-type": "text/event-stream"}, "status": 200},
+        }
+    ).encode()
+    capture = load("fixture.json", data=data)
+    assert [f.kind for f in capture.frames] == ["request", "event", "event"]
+    assert b'"model"' in capture.frames[0].data  # the request read from canonical_json, not {"b64": …}
