@@ -38,10 +38,10 @@ _YAML_START = re.compile(
 )
 # LangChain's standard tests: yaml.safe_dump of {"requests": [{body, headers, method, uri}], "responses": [...]}.
 _LANGCHAIN_START = re.compile(rb"\A(?:\xef\xbb\xbf)?requests:\r?\n- (?:body|headers|method|uri):")
-# JSON: "interactions" first (vcrpy's json serializer sorts keys), or after a "version" number and a flat
-# "metadata" object, as opencode's HTTP recorder writes them ({"version": 1, "metadata": {name, recordedAt, tags}, …}).
+# JSON: "interactions" first (vcrpy's json serializer sorts keys), or after a "version" number and a "metadata"
+# object (nested one level at most), as @opencode-ai/http-recorder writes them ({"version": 1, "metadata": {…}, …}).
 _JSON_START = re.compile(
-    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"version"\s*:\s*\d+\s*,\s*)?(?:"metadata"\s*:\s*\{[^{}]*\}\s*,\s*)?'
+    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"version"\s*:\s*\d+\s*,\s*)?(?:"metadata"\s*:\s*\{(?:[^{}]|\{[^{}]*\})*\}\s*,\s*)?'
     rb'"(?:http_)?interactions"\s*:'
 )
 

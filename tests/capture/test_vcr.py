@@ -197,7 +197,8 @@ def test_sniff_and_errors(tmp_path: Path) -> None:
     assert READER.sniff(b'{\n  "version": 1,\n  "metadata": {"name": "x", "tags": ["tool"]},\n  "interactions": [') == 95
     assert READER.sniff(b'{"version":1,"interactions":[') == 95
     assert READER.sniff(b'{"version": 1, "entries": []}') == 0  # near miss: no interactions after the version
-    assert READER.sniff(b'{"metadata": {"a": {"b": 1}}, "interactions": []}') == 0  # nested metadata is not sniffed
+    assert READER.sniff(b'{"version": 1, "metadata": {"a": {"b": 1}}, "interactions": []}') == 95
+    assert READER.sniff(b'{"metadata": {"a": {"b": {"c": 1}}}, "interactions": []}') == 0  # deeper is not sniffed
     assert READER.sniff(b"event: ping\n") == 0
     with pytest.raises(CaptureError) as error:
         load(write(tmp_path, "interactions:\n- request: [unclosed\n"))
