@@ -25,6 +25,10 @@ The shapes:
   string; a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a
   content-encoded one is a list of hex chunks, still compressed (nock 14 compresses again what
   fetch decoded).
+- **Mastra's llm-recorder** (``__recordings__/*.json``): ``{"meta": {…}, "recordings": [...]}`` or, in older
+  files, the bare array; each recording ``{hash, request: {url, method, body, timestamp}, response: {status,
+  statusText, headers, body | chunks, chunkTimings, isStreaming}}``, a streamed body kept as ``chunks``, the
+  text of each read off the wire in order (a chunk may end inside an event), a whole reply as ``body``.
 
 Each exchange that is an LLM call becomes a request frame and its response body's frames, like a
 HAR entry or a cassette interaction (see ``exchange``). A body is one JSON string on one line of
@@ -60,6 +64,9 @@ _HTTPRR_SIZES = re.compile(rb"(\d{1,12}) (\d{1,12})\r?\n")
 #: gemini-cli: a line ``{"method": "generateContent…", "response": …}``
 _GEMINI_CLI_LINE = re.compile(rb'\A(?:\xef\xbb\xbf)?\{"method"\s*:\s*"[A-Za-z]+"\s*,\s*"response"\s*:')
 _ARRAY_OF_OBJECTS = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
+#: Mastra's llm-recorder: ``[{"hash": "…", "request": …}]``, or ``{"meta": {…}, "recordings": […]}``
+_MASTRA_ARRAY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\[\s*\{\s*"hash"\s*:\s*"[^"\\]*"\s*,\s*"request"\s*:')
+_MASTRA_FILE = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"meta"\s*:\s*\{[^{}]*\}\s*,\s*"recordings"\s*:\s*\[')
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
 
 
@@ -84,11 +91,14 @@ def _sniff(head: bytes) -> tuple[int, str]:
         or _GEMINI_CLI_LINE.match(head)
         or _HTTPRR.match(head)
         or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192])
+        or _MASTRA_ARRAY.match(head)
+        or _MASTRA_FILE.match(head)
     ):
         return 95, ""
     return 0, (
         'neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
-        '{"status", "headers", "body"}, an httprr trace nor a nock array of {"scope": …}'
+        '{"status", "headers", "body"}, an httprr trace, a nock array of {"scope": …} nor Mastra\'s '
+        '{"meta": …, "recordings": […]}'
     )
 
 
@@ -110,6 +120,23 @@ def read_recording(data: bytes, path: str) -> Capture:
         places = json_places(data, lambda p: len(p) <= 2 or (len(p) == 4 and p[2] == "ResponseBody"))
         for number, entry in enumerate(document["Entries"], 1):
             _session_record(collected, source, places, number, entry)
+    elif _mastra(document):
+        recordings = document["recordings"] if isinstance(document, dict) else document
+        prefix: tuple[Any, ...] = ("recordings",) if isinstance(document, dict) else ()
+        depth = len(prefix)
+        places = json_places(
+            data,
+            lambda p: (
+                p[:depth] == prefix
+                and (len(p) == depth + 2 and p[-1] == "request" or len(p) == depth + 3 and p[-1] in ("body", "chunks"))
+            ),
+        )
+        for number, entry in enumerate(recordings, 1):
+            if isinstance(entry, dict):
+                _one(collected, source, places, (*prefix, number - 1), number, entry)
+            else:
+                start = places.get((*prefix, number - 1), 0)
+                _skipped(collected, number, Pos(0, source.line_of(start), start), "not a recording object")
     elif isinstance(document, dict) and "request" not in document and "response" not in document:
         _one_response(collected, source, document, json_places(data, lambda p: p == ("body",)))
     elif isinstance(document, dict):
@@ -144,6 +171,10 @@ def _one(
     content_type = header(response_headers, "content-type")
     exchange = Exchange(number, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
     raw = response.get("body")
+    body_key = "body"
+    chunks = response.get("chunks")
+    if raw is None and isinstance(chunks, list) and all(isinstance(chunk, str) for chunk in chunks):
+        raw, body_key = "".join(chunks), "chunks"  # Mastra's llm-recorder: the stream's text as read, in order
     value = {"method": method, "url": url, "headers": headers, "body": body}
     if _is_sdk_chunk_list(raw):  # llama-stack: the stream as the SDK's chunk objects, one per item
         lines, place = _chunk_lines(
@@ -154,7 +185,7 @@ def _one(
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
     if isinstance(raw, (dict, list)):
         payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
-    where = places.get((*prefix, "response", "body"))
+    where = places.get((*prefix, "response", body_key))
     _add(
         collected,
         source,
@@ -170,6 +201,18 @@ def _one(
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)
 _NDJSON = "application/x-ndjson"
+
+
+def _mastra(document: Any) -> bool:
+    """Mastra's llm-recorder file: ``{"meta", "recordings": [...]}``, or the bare array of ``{hash, request, response}``."""
+    if isinstance(document, dict):
+        return "meta" in document and isinstance(document.get("recordings"), list)
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and isinstance(document[0], dict)
+        and {"hash", "request", "response"} <= document[0].keys()
+    )
 
 
 def _one_response(collected: Exchanges, source: Source, document: dict[str, Any], places: dict[Any, int]) -> None:

@@ -241,7 +241,7 @@ def _response_body(response: dict[str, Any], node: Any, budget: Budget) -> tuple
         # "bodyEncoding" of "base64"; a text body has no "bodyEncoding".
         decoded = _unbase64(body, budget)
         if decoded is None:
-            raise CaptureError("not a readable cassette: a response body marked \"bodyEncoding\": \"base64\" is not base64")
+            raise CaptureError('not a readable cassette: a response body marked "bodyEncoding": "base64" is not base64')
         return decoded, None
     if isinstance(body, (str, bytes)):  # go-vcr
         return body, body_node

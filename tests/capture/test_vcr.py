@@ -194,7 +194,9 @@ def test_sniff_and_errors(tmp_path: Path) -> None:
     assert READER.sniff(b"---\nversion: 2\ninteractions:\n    - id: 0\n") == 95
     assert READER.sniff(b'{"interactions": []}') == 95
     # opencode's recorder: a version and a flat metadata object before the interactions
-    assert READER.sniff(b'{\n  "version": 1,\n  "metadata": {"name": "x", "tags": ["tool"]},\n  "interactions": [') == 95
+    assert (
+        READER.sniff(b'{\n  "version": 1,\n  "metadata": {"name": "x", "tags": ["tool"]},\n  "interactions": [') == 95
+    )
     assert READER.sniff(b'{"version":1,"interactions":[') == 95
     assert READER.sniff(b'{"version": 1, "entries": []}') == 0  # near miss: no interactions after the version
     assert READER.sniff(b'{"version": 1, "metadata": {"a": {"b": 1}}, "interactions": []}') == 95
