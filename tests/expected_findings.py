@@ -22,6 +22,10 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/openai_langchain_cassette.yaml.gz": set(),
     "conversations/anthropic_go_vcr_v1_quoted_body.yaml": set(),
     "conversations/openai_vcrpy_json_serializer.json": set(),
+    "conversations/openai_json_recording_version_metadata.json": set(),
+    "conversations/bedrock_json_recording_base64_eventstream.json": set(),
+    "conversations/anthropic_mastra_recording_chunks.json": set(),
+    "conversations/anthropic_mastra_recording_cut_mid_input.json": {"SD301", "SD303"},  # the cut must still show
     "conversations/openai_structured_output_as_text.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/data_lines_without_blank_lines.sse": {"SD005"},
     "openai/forced_tool_finish_stop.jsonl": {"SD304"},  # info: the request forced the tool

@@ -34,6 +34,10 @@ The shapes:
   string; a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a
   content-encoded one is a list of hex chunks, still compressed (nock 14 compresses again what
   fetch decoded).
+- **Mastra's llm-recorder** (``__recordings__/*.json``): ``{"meta": {…}, "recordings": [...]}`` or, in older
+  files, the bare array; each recording ``{hash, request: {url, method, body, timestamp}, response: {status,
+  statusText, headers, body | chunks, chunkTimings, isStreaming}}``, a streamed body kept as ``chunks``, the
+  text of each read off the wire in order (a chunk may end inside an event), a whole reply as ``body``.
 
 Each exchange that is an LLM call becomes a request frame and its response body's frames, like a
 HAR entry or a cassette interaction (see ``exchange``). A body is one JSON string on one line of
@@ -75,6 +79,9 @@ _REQ_LLM = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"captured_at"\s*:\s*"[^"\\]{0,64}"\s*,\s*"(?:chunks|events)"\s*:\s*\['
     rb'|"model_spec"\s*:\s*"[^"\\]{0,256}"\s*,\s*"provider"\s*:)'
 )
+#: Mastra's llm-recorder: ``[{"hash": "…", "request": …}]``, or ``{"meta": {…}, "recordings": […]}``
+_MASTRA_ARRAY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\[\s*\{\s*"hash"\s*:\s*"[^"\\]*"\s*,\s*"request"\s*:')
+_MASTRA_FILE = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"meta"\s*:\s*\{[^{}]*\}\s*,\s*"recordings"\s*:\s*\[')
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
 
 
@@ -100,11 +107,14 @@ def _sniff(head: bytes) -> tuple[int, str]:
         or _HTTPRR.match(head)
         or (_ARRAY_OF_OBJECTS.match(head) and b'"scope"' in head[:8192])
         or _REQ_LLM.match(head)
+        or _MASTRA_ARRAY.match(head)
+        or _MASTRA_FILE.match(head)
     ):
         return 95, ""
     return 0, (
         'neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
-        '{"status", "headers", "body"}, an httprr trace, a ReqLLM transcript nor a nock array of {"scope": …}'
+        '{"status", "headers", "body"}, an httprr trace, a ReqLLM transcript, a nock array of {"scope": …} nor '
+        'Mastra\'s {"meta": …, "recordings": […]}'
     )
 
 
@@ -128,6 +138,23 @@ def read_recording(data: bytes, path: str) -> Capture:
             _session_record(collected, source, places, number, entry)
     elif isinstance(document, dict) and _REQ_LLM.match(data):
         _transcript(collected, source, document, json_places(data, lambda p: p in (("request",), ("response",))))
+    elif _mastra(document):
+        recordings = document["recordings"] if isinstance(document, dict) else document
+        prefix: tuple[Any, ...] = ("recordings",) if isinstance(document, dict) else ()
+        depth = len(prefix)
+        places = json_places(
+            data,
+            lambda p: (
+                p[:depth] == prefix
+                and (len(p) == depth + 2 and p[-1] == "request" or len(p) == depth + 3 and p[-1] in ("body", "chunks"))
+            ),
+        )
+        for number, entry in enumerate(recordings, 1):
+            if isinstance(entry, dict):
+                _one(collected, source, places, (*prefix, number - 1), number, entry)
+            else:
+                start = places.get((*prefix, number - 1), 0)
+                _skipped(collected, number, Pos(0, source.line_of(start), start), "not a recording object")
     elif isinstance(document, dict) and "request" not in document and "response" not in document:
         _one_response(collected, source, document, json_places(data, lambda p: p == ("body",)))
     elif isinstance(document, dict):
@@ -164,6 +191,10 @@ def _one(
     content_type = header(response_headers, "content-type")
     exchange = Exchange(number, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
     raw = response.get("body")
+    body_key = "body"
+    chunks = response.get("chunks")
+    if raw is None and isinstance(chunks, list) and all(isinstance(chunk, str) for chunk in chunks):
+        raw, body_key = "".join(chunks), "chunks"  # Mastra's llm-recorder: the stream's text as read, in order
     value = {"method": method, "url": url, "headers": headers, "body": body}
     if _is_sdk_chunk_list(raw):  # llama-stack: the stream as the SDK's chunk objects, one per item
         lines, place = _chunk_lines(
@@ -176,7 +207,7 @@ def _one(
         payload = _b64(raw, "response body")
     elif isinstance(raw, (dict, list)):
         payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
-    where = places.get((*prefix, "response", "body"))
+    where = places.get((*prefix, "response", body_key))
     _add(
         collected,
         source,
@@ -254,6 +285,18 @@ def _b64(item: Any, what: str) -> bytes:
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)
 _NDJSON = "application/x-ndjson"
+
+
+def _mastra(document: Any) -> bool:
+    """Mastra's llm-recorder file: ``{"meta", "recordings": [...]}``, or the bare array of ``{hash, request, response}``."""
+    if isinstance(document, dict):
+        return "meta" in document and isinstance(document.get("recordings"), list)
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and isinstance(document[0], dict)
+        and {"hash", "request", "response"} <= document[0].keys()
+    )
 
 
 def _one_response(collected: Exchanges, source: Source, document: dict[str, Any], places: dict[Any, int]) -> None:

@@ -7,7 +7,8 @@ not decode it). go-vcr (versions 1 and 2): ``request.url``, ``request.body`` and
 ``response.body`` as plain strings, ``response.code``. Ruby's VCR (``http_interactions``, bodies
 as ``string`` or ``base64_string``) is read the same way, and so are LangChain's standard-test
 cassettes (``langchain-tests``' gzip YAML serializer: top-level ``requests:`` and ``responses:``
-lists, paired by position).
+lists, paired by position). opencode's HTTP recorder writes the go-vcr shape as JSON after a ``version``
+and a ``metadata`` object, a body that is not text in base64 with ``"bodyEncoding": "base64"``.
 
 The file is loaded as plain data only (``yaml_safe.py``: the safe loader, vcrpy's Python tags
 mapped to the data they hold, any other tag an error naming its line, depth and aliases refused
@@ -37,7 +38,12 @@ _YAML_START = re.compile(
 )
 # LangChain's standard tests: yaml.safe_dump of {"requests": [{body, headers, method, uri}], "responses": [...]}.
 _LANGCHAIN_START = re.compile(rb"\A(?:\xef\xbb\xbf)?requests:\r?\n- (?:body|headers|method|uri):")
-_JSON_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:http_)?interactions"\s*:')
+# JSON: "interactions" first (vcrpy's json serializer sorts keys), or after a "version" number and a "metadata"
+# object (nested one level at most), as @opencode-ai/http-recorder writes them ({"version": 1, "metadata": {…}, …}).
+_JSON_START = re.compile(
+    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"version"\s*:\s*\d+\s*,\s*)?(?:"metadata"\s*:\s*\{(?:[^{}]|\{[^{}]*\})*\}\s*,\s*)?'
+    rb'"(?:http_)?interactions"\s*:'
+)
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -230,6 +236,13 @@ def _response_body(response: dict[str, Any], node: Any, budget: Budget) -> tuple
         if isinstance(body.get("base64_string"), str):
             return _unbase64(body["base64_string"], budget), None
         return None, None
+    if isinstance(body, str) and response.get("bodyEncoding") == "base64":
+        # opencode's recorder keeps a body that is not text (Bedrock's event stream) as base64 beside a
+        # "bodyEncoding" of "base64"; a text body has no "bodyEncoding".
+        decoded = _unbase64(body, budget)
+        if decoded is None:
+            raise CaptureError('not a readable cassette: a response body marked "bodyEncoding": "base64" is not base64')
+        return decoded, None
     if isinstance(body, (str, bytes)):  # go-vcr
         return body, body_node
     content = response.get("content")

@@ -112,7 +112,8 @@ def test_unrecognised_format_says_what_was_tried(tmp_path: Path) -> None:
         'har: does not start with {"log": (not a HAR file); '
         "vcr: no top-level 'interactions:' (not a VCR cassette); "
         'recording: neither {"request": …, "response": …}, {"Entries": […]}, {"method": …, "response": …} lines, '
-        '{"status", "headers", "body"}, an httprr trace, a ReqLLM transcript nor a nock array of {"scope": …}); '
+        '{"status", "headers", "body"}, an httprr trace, a ReqLLM transcript, a nock array of {"scope": …} nor '
+        'Mastra\'s {"meta": …, "recordings": […]}); '
         "force one with --container"
     )
 

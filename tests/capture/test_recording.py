@@ -115,3 +115,36 @@ def test_an_older_req_llm_transcript_keeps_the_body_as_base64_in_a_one_exchange_
     capture = load("fixture.json", data=data)
     assert [f.kind for f in capture.frames] == ["request", "event", "event"]
     assert b'"model"' in capture.frames[0].data  # the request read from canonical_json, not {"b64": …}
+
+
+def mastra(response: dict, **request: object) -> dict:
+    return {
+        "hash": "0f3c9e21a7b4d85e",
+        "request": {"url": URL, "method": "POST", "body": BODY, "timestamp": 1770767968084, **request},
+        "response": {"status": 200, "statusText": "OK", "headers": {"content-type": "text/event-stream"}, **response},
+    }
+
+
+def test_mastra_recordings_join_their_chunks_whatever_the_cut() -> None:
+    # Mastra's llm-recorder keeps a stream as the decoded network chunks; a chunk may end inside an event
+    cut = [SSE[:17], SSE[17:40], SSE[40:]]
+    streamed = mastra({"chunks": cut, "chunkTimings": [3, 1, 0], "isStreaming": True})
+    whole = mastra({"body": {"id": "chatcmpl-1", "object": "chat.completion"}, "isStreaming": False})
+    for document in (
+        [streamed, whole],
+        {"meta": {"name": "suite", "createdAt": "2026-02-10"}, "recordings": [streamed]},
+    ):
+        capture = load("rec.json", data=json.dumps(document, indent=2).encode())
+        assert capture.container == "recording"
+        events = [f for f in capture.frames if f.kind == "event" and f.interaction == 1]
+        assert [json.loads(f.data)["choices"][0]["delta"]["content"] for f in events[:1]] == ["hi"]
+        assert len(events) == 2  # the content chunk and [DONE], each whole although the cuts split them
+
+
+def test_an_array_that_does_not_open_with_a_mastra_recording_is_not_read_as_one() -> None:
+    from stream_doctor.capture.recording import READER
+
+    assert READER.sniff(json.dumps([mastra({"chunks": [SSE]})]).encode()) == 95
+    assert READER.sniff(b'{"meta": {"name": "x"}, "recordings": [') == 95
+    assert READER.sniff(json.dumps([{"request": {}, "hash": "x"}]).encode()) == 0  # hash not first
+    assert READER.sniff(b'{"meta": {"name": "x"}, "entries": [') == 0

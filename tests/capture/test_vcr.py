@@ -193,6 +193,14 @@ def test_sniff_and_errors(tmp_path: Path) -> None:
     assert READER.sniff(b"interactions:\n- request:\n") == 95
     assert READER.sniff(b"---\nversion: 2\ninteractions:\n    - id: 0\n") == 95
     assert READER.sniff(b'{"interactions": []}') == 95
+    # opencode's recorder: a version and a flat metadata object before the interactions
+    assert (
+        READER.sniff(b'{\n  "version": 1,\n  "metadata": {"name": "x", "tags": ["tool"]},\n  "interactions": [') == 95
+    )
+    assert READER.sniff(b'{"version":1,"interactions":[') == 95
+    assert READER.sniff(b'{"version": 1, "entries": []}') == 0  # near miss: no interactions after the version
+    assert READER.sniff(b'{"version": 1, "metadata": {"a": {"b": 1}}, "interactions": []}') == 95
+    assert READER.sniff(b'{"metadata": {"a": {"b": {"c": 1}}}, "interactions": []}') == 0  # deeper is not sniffed
     assert READER.sniff(b"event: ping\n") == 0
     with pytest.raises(CaptureError) as error:
         load(write(tmp_path, "interactions:\n- request: [unclosed\n"))
@@ -475,3 +483,33 @@ def test_every_other_ruby_tag_is_a_one_line_refusal_naming_it(tmp_path: Path, ed
     assert tag in raised.value.message and "\n" not in raised.value.message
     lines = text.splitlines()
     assert raised.value.line == 1 + next(n for n, line in enumerate(lines) if edit[0].strip() in line)
+
+
+def test_opencode_recording_base64_body(tmp_path: Path) -> None:
+    """opencode's recorder keeps a body that is not text as base64 beside ``"bodyEncoding": "base64"``."""
+    document = {
+        "version": 1,
+        "metadata": {"name": "anthropic/streams", "recordedAt": "2026-05-03T20:01:18.342Z", "tags": ["tool"]},
+        "interactions": [
+            {
+                "request": {"method": "POST", "url": URL, "headers": {"x-api-key": "k"}, "body": json.dumps(BODY)},
+                "response": {
+                    "status": 200,
+                    "headers": {"content-type": "text/event-stream"},
+                    "body": base64.b64encode(SSE.encode()).decode(),
+                    "bodyEncoding": "base64",
+                },
+            }
+        ],
+    }
+    capture = load(write(tmp_path, json.dumps(document, indent=2)))
+    request, start, stop = capture.frames
+    assert request.value["headers"] == {"x-api-key": "[redacted]"}
+    assert [start.event, stop.event] == ["message_start", "message_stop"]
+    # the same text without "bodyEncoding" is the body itself, not base64
+    del document["interactions"][0]["response"]["bodyEncoding"]
+    document["interactions"][0]["response"]["body"] = SSE
+    assert len(load(write(tmp_path, json.dumps(document), "text.json")).frames) == 3
+    document["interactions"][0]["response"].update(body="not base64 at all!", bodyEncoding="base64")
+    with pytest.raises(CaptureError, match='marked "bodyEncoding": "base64" is not base64'):
+        load(write(tmp_path, json.dumps(document), "bad.json"))
