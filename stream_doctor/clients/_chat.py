@@ -96,6 +96,7 @@ class ChatSnapshot(Machine):
     done_throws_without_type = False
     #: the exception an event whose data is not JSON raises
     malformed_error = "JSONDecodeError"
+    done_sentinel = "prefix"  # openai-python Stream.__stream__: sse.data.startswith("[DONE]")
 
     # -- what each SDK decides --------------------------------------------------------------
 

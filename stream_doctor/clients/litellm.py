@@ -46,6 +46,7 @@ class ChunkBuilder(WireMachine):
     slots: dict[int, _Slot] = field(default_factory=dict)
     legacy: _Slot | None = None  # the legacy function_call, every choice's fragments together
     unindexed: dict[tuple[int, int], int] = field(default_factory=dict)  # (chunk, choice) -> last index given
+    done_sentinel = "prefix"  # it reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":

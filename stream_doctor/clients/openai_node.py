@@ -49,6 +49,8 @@ class ChatCompletionStreamNode(ChatSnapshot):
     malformed_error = "OpenAIError"
     # core/streaming.js _iterSSEMessages: `sseDecoder.flush()` once the body ended
     reads_unterminated_last_event = True
+    # core/streaming.js Stream.fromSSEResponse: `sse.data === '[DONE]'`, else JSON.parse(sse.data)
+    done_sentinel = "exact"
     # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
     hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes

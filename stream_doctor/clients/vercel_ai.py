@@ -61,6 +61,9 @@ class StreamText(WireMachine):
     halted: bool = False  # the Anthropic provider stopped reading (a second message_start)
     message_stopped: bool = False  # Anthropic: a message_stop was read (the provider's finish part)
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
+    # @ai-sdk/provider-utils parseJsonEventStream: `if (data === "[DONE]") return;`, else safeParseJSON (an
+    # error part when it fails)
+    done_sentinel = "exact"
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:

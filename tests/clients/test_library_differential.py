@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from stream_doctor.api import replay
 from stream_doctor.capture import load
 from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients.framing import framing_of
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, Original, Outcome, Seen, outcome_of
 from stream_doctor.clients.library import load as load_library
 from tests.clients.streams import (
@@ -92,14 +93,14 @@ def compare(data: bytes, name: str, clients: list[str] | None = None, cuts: tupl
     provider = report.stream.capture.provider
     capture = load(name, None, data)
     events = [event for _, event in report.events]
-    named = [frame.event is not None for frame, _ in report.events]  # as --client's live run is fed
+    framings = [framing_of(frame) for frame, _ in report.events]  # as --client's live run is fed
     cut_last = not capture.ended_cleanly
     found = []
     for client in clients if clients is not None else _clients(provider):
         if not BY_NAME[client].applies_to(provider):
             continue
         library = _library(client)
-        predicted = outcome_of(*run(BY_NAME[client], events, provider, named, cut_last), client)
+        predicted = outcome_of(*run(BY_NAME[client], events, provider, framings, cut_last), client)
         actual = library(capture, capture.frames, Original(data))
         if actual != predicted:
             found.append(f"{client} by frame: profile {predicted} / library {actual}")

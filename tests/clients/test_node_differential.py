@@ -37,6 +37,7 @@ from stream_doctor.api import replay
 from stream_doctor.capture import load
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients.framing import framing_of
 from stream_doctor.clients.library import Original, original_chunks
 from stream_doctor.events import ToolStart
 from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
@@ -101,7 +102,7 @@ def compare(
     provider = report.stream.capture.provider
     capture = load(name, None, data)
     events = [event for _, event in report.events]
-    named = [frame.event is not None for frame, _ in report.events]
+    framings = [framing_of(frame) for frame, _ in report.events]  # as --client's live run is fed
     cut_last = not capture.ended_cleanly
     # the tools the application declares: every name the stream gives a call (a late one too)
     tools = {c.name for c in report.stream.calls if c.name} | {n for e in events if (n := getattr(e, "name", None))}
@@ -110,7 +111,7 @@ def compare(
     for client in clients if clients is not None else sorted(CLIENTS):
         if not BY_NAME[client].applies_to(provider):
             continue
-        handoffs, error = run(BY_NAME[client], events, provider, named, cut_last)
+        handoffs, error = run(BY_NAME[client], events, provider, framings, cut_last)
         predicted = profile_outcome(handoffs, error, client)
         by_frame = library_outcome(harness.run(client, provider, _chunks(data, name, None), tools, ids))
         if by_frame != predicted:
