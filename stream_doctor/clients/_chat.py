@@ -24,6 +24,7 @@ from stream_doctor.events import (
     BlockStop,
     Event,
     Finish,
+    KeepAlive,
     Malformed,
     MessageStop,
     StreamError,
@@ -97,6 +98,11 @@ class ChatSnapshot(Machine):
     #: the exception an event whose data is not JSON raises
     malformed_error = "JSONDecodeError"
     done_sentinel = "prefix"  # openai-python Stream.__stream__: sse.data.startswith("[DONE]")
+    #: a chunk that carries a finished choice with nothing else (``KeepAlive.choices``) is one more chunk of
+    #: that choice, so the pending done event fires there (openai-node). openai-python never sees the one such
+    #: chunk known, Azure's asynchronous filter event: ``ChatCompletionStream.__stream__`` skips a chunk whose
+    #: ``object`` is not "chat.completion.chunk" (``_is_valid_chat_completion_chunk_weak``), and Azure's is ""
+    visits_finished_choices = False
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -170,6 +176,9 @@ class ChatSnapshot(Machine):
             for number in self.choices:
                 self._choice(number)
                 self.finishing.add(number)
+        elif kind is KeepAlive and self.visits_finished_choices:
+            for number in event.choices:  # type: ignore[union-attr]
+                self._choice(number)
         elif kind is StreamError:
             self.fail(event.pos, "APIError", "the stream sent an error object", provider_error=True)
         elif kind is Malformed:

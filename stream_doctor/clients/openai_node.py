@@ -44,6 +44,7 @@ UNDEFINED = "undefined"
 class ChatCompletionStreamNode(ChatSnapshot):
     missing_entry_error = "Error"
     done_again_until_finish = True
+    visits_finished_choices = True  # #addChunk loops over chunk.choices, whatever each carries
     done_throws_without_type = True
     # a thrown SyntaxError reaches the caller as an OpenAIError (AbstractChatCompletionRunner._handleError)
     malformed_error = "OpenAIError"
