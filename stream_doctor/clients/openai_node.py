@@ -16,15 +16,19 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
   interleaved calls every switch of index fires it again, with the arguments so far. A call that
   never had a ``type`` throws there instead (``#emitToolCallDoneEvent``: "tool call snapshot missing
   `type`").
-- The SDK stops reading at ``[DONE]``; ``core/streaming.js`` dispatches a last event whose closing
-  blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
+- The SDK stops reading at ``[DONE]``, data that is exactly that (``sse.data === '[DONE]'``: a ``[DONE] ``
+  with a trailing space goes to ``JSON.parse`` and throws); ``core/streaming.js`` dispatches a last event
+  whose closing blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
   then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a
   generated ``call_<uuid>``; the done events already fired stand.
 - ``finalizeChatCompletion`` checks each choice in turn: its ``finish_reason``, then its role (a choice
   no chunk gave a truthy ``delta.role`` throws "missing role for choice N", whatever it carried: the
   adapter names such choices on ``Finish.roleless`` and ``MessageStop.roleless``: a stream cut after its
   finish_reason ends without a MessageStop the profile is fed), then its calls.
-- An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``).
+- An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``): data lines
+  written without blank lines between them are one such event (``SSEDecoder.decode`` joins them).
+- ``#addChunk`` loops over every choice a chunk carries, so a chunk that carries a finished choice with
+  nothing else (Azure's asynchronous content-filter event: ``KeepAlive.choices``) fires its pending done event.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
-  nothing is run.
+  nothing is run. So is an event whose data is not JSON (``safeParseJSON`` fails), a ``[DONE] `` with a
+  trailing space too: ``parseJsonEventStream`` skips only data that is exactly ``[DONE]``.
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ class StreamText(WireMachine):
 
     def stream_error(self, pos: Pos) -> None:
         self.errored = True
+
+    def malformed(self, reason: str, pos: Pos) -> None:
+        if reason.startswith("not JSON"):
+            # parseJsonEventStream's safeParseJSON fails: doStream enqueues an error part (openai-compatible
+            # sets finishReason "error"), as for an error object
+            self.errored = True
 
     def end(self, end: Pos | None) -> None:
         runs = not self.errored and self.finish in ("tool_calls", "end")
