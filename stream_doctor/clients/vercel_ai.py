@@ -156,6 +156,8 @@ class StreamText(WireMachine):
             at = call.stopped_at if anthropic else None
             when = "content_block_stop (tool-call part)" if anthropic else "end of stream (flush)"
             if not runs:
+                # an error part sets the step's finish reason to "error" (openai-compatible doStream)
+                finished = "error" if self.errored else self.finish or "no finish reason"
                 self.hand(
                     tuple(call.calls),
                     call.call_id,
@@ -163,7 +165,7 @@ class StreamText(WireMachine):
                     text,
                     MISSING,
                     at,
-                    f"{when}; not run: the step finished with {self.finish or 'no finish reason'}",
+                    f"{when}; not run: the step finished with {finished}",
                     True,
                 )
                 continue
