@@ -13,10 +13,11 @@ waits for another chunk of its choice). Each SDK module says how it merges a fra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, ClassVar, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import Machine, choice_of, parse_json
+from stream_doctor.clients.framing import Sentinel
 from stream_doctor.events import (
     ArgsDelta,
     BlockDelta,
@@ -97,7 +98,7 @@ class ChatSnapshot(Machine):
     done_throws_without_type = False
     #: the exception an event whose data is not JSON raises
     malformed_error = "JSONDecodeError"
-    done_sentinel = "prefix"  # openai-python Stream.__stream__: sse.data.startswith("[DONE]")
+    done_sentinel: ClassVar[Sentinel | None] = "prefix"  # openai-python Stream.__stream__: startswith("[DONE]")
     #: a chunk that carries a finished choice with nothing else (``KeepAlive.choices``) is one more chunk of
     #: that choice, so the pending done event fires there (openai-node). openai-python never sees the one such
     #: chunk known, Azure's asynchronous filter event: ``ChatCompletionStream.__stream__`` skips a chunk whose

@@ -23,8 +23,10 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
-  nothing is run. So is an event whose data is not JSON (``safeParseJSON`` fails), a ``[DONE] `` with a
-  trailing space too: ``parseJsonEventStream`` skips only data that is exactly ``[DONE]``.
+  nothing is run. So is an event whose data is not JSON on the OpenAI-compatible provider
+  (``safeParseJSON`` fails and ``doStream`` sets the finish reason to ``error``), a ``[DONE] `` with a
+  trailing space too: ``parseJsonEventStream`` skips only data that is exactly ``[DONE]``. The Anthropic
+  provider only enqueues the error part for it: its finish part still comes at ``message_stop``.
 """
 
 from __future__ import annotations
@@ -118,9 +120,10 @@ class StreamText(WireMachine):
         self.errored = True
 
     def malformed(self, reason: str, pos: Pos) -> None:
-        if reason.startswith("not JSON"):
-            # parseJsonEventStream's safeParseJSON fails: doStream enqueues an error part (openai-compatible
-            # sets finishReason "error"), as for an error object
+        if reason.startswith("not JSON") and self.provider != "anthropic":
+            # parseJsonEventStream's safeParseJSON fails: openai-compatible's doStream sets finishReason
+            # "error" and enqueues an error part, so the step runs nothing; @ai-sdk/anthropic's enqueues the
+            # error part alone and its finish part still comes at message_stop (the tools run)
             self.errored = True
 
     def end(self, end: Pos | None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from stream_doctor.capture import CaptureError, load
+from stream_doctor.clients.framing import Framing, framing_of
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -285,3 +287,14 @@ def seeded_cuts(path: Path, data: bytes) -> tuple[int, ...]:
     """One arbitrary split of ``data`` (up to 12 cuts), the same for every run: seeded by the capture's name."""
     rng = random.Random(capture_name(path))
     return tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, 12)))) if len(data) > 1 else ()
+
+
+def written_back_framings(report: Any) -> list[Framing | None]:
+    """The framing facts of a kept replay's frames as ``clients.library.sse_chunks`` writes them back for the
+    agreement tests: each frame its own event with its data as read, so a sentinel as sent (``[DONE] ``)
+    still reaches the library while lines written without blank lines no longer join (None: a JSON frame)."""
+    framings: list[Framing | None] = []
+    for frame, _ in report.events:
+        framing = framing_of(frame)
+        framings.append(replace(framing, joined=None) if framing.data is not None else None)
+    return framings
