@@ -22,14 +22,16 @@ from stream_doctor.clients.framing import Framing, framing_of
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
 
 
-def _sse(events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes) -> bytes:
+def _sse(
+    events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes, separated: bool = True
+) -> bytes:
     """SSE text: each event's ``event:`` line (when ``names``), its data line and a blank line; the
-    last blank line left out unless ``closed``."""
+    last blank line left out unless ``closed``; no blank line between the events unless ``separated``."""
     out = []
     for name, payload in events:
         head = b"event: " + name.encode() + eol if names and name else b""
         out.append(head + b"data: " + payload + eol)
-    return eol.join(out) + (eol if closed else b"")
+    return (eol if separated else b"").join(out) + (eol if closed else b"")
 
 
 def _fragments(draw: Any, text: str) -> list[str]:
@@ -194,7 +196,37 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     event_name = draw(st.sampled_from([None, None, None, "chunk", "message"]))
     if event_name is not None:
         shapes.add(f"chat events named {event_name}")
-    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n")
+    separated = _chat_framing(draw, chunks, shapes, finish is not None)
+    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n", separated)
+
+
+#: Azure's asynchronous content-filter event: its choice carries only the filter's results
+_FILTER_EVENT = orjson.dumps(
+    {
+        "choices": [{"content_filter_results": {}, "finish_reason": None, "index": 0}],
+        "created": 0,
+        "id": "",
+        "model": "",
+        "object": "",
+    }
+)
+
+
+def _chat_framing(draw: Any, chunks: list[bytes], shapes: set[str], finished: bool) -> bool:
+    """What each library's own SSE decoder reads its way, now and then (in place): a ``[DONE] `` with a
+    trailing space, Azure's filter event after the finish, the events written without blank lines between
+    them (the return value: whether they are separated)."""
+    if chunks and chunks[-1] == b"[DONE]" and draw(st.integers(0, 5)) == 0:
+        shapes.add("[DONE] with a trailing space")
+        chunks[-1] = b"[DONE] "
+    if finished and draw(st.integers(0, 5)) == 0:
+        shapes.add("filter event after the finish")
+        done = chunks[-1].startswith(b"[DONE]")
+        chunks[len(chunks) - done : len(chunks) - done] = [_FILTER_EVENT]
+    if draw(st.integers(0, 7)) == 0:
+        shapes.add("data lines without blank lines")
+        return False
+    return True
 
 
 def _chat_wrong_type(draw: Any, chunks: list[bytes], shapes: set[str]) -> list[bytes]:

@@ -16,7 +16,9 @@ arbitrary byte offsets (positions not compared: a chunk may hold several frames)
   calls in one chunk, fields of the wrong type (Chat ``index`` a string, ``arguments`` null or an
   object, ``name`` null, ``id`` a number; Anthropic ``index`` a string, ``partial_json`` null or a
   number, ``input`` a list), Chat events named ``chunk`` or ``message``, and what compatible servers
-  add (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call);
+  add (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call), and
+  framings each library's SSE decoder reads its own way (a ``[DONE] `` with a trailing space, Azure's
+  content-filter event after the finish, events written without blank lines between them);
 - ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per provider).
