@@ -211,12 +211,12 @@ class Kept:
 
     def take(self, frame: Frame, produced: Iterable[Event]) -> None:
         events, rows, clients = self.events, self.rows, self.clients
+        framing = self.framing_of(frame) if self.framing_of is not None else None
         for event in produced:
             if events is not None:
                 events.append((frame, event))
             if rows is not None:
                 rows.add(frame, event)
-            framing = self.framing_of(frame) if self.framing_of is not None else None
             for running in clients:
                 running.feed(event, framing)
 
