@@ -240,6 +240,11 @@ class KeepAlive:
 
     pos: Pos
     what: str
+    #: Chat Completions: the choices, each finished already, that this chunk carries again with nothing the
+    #: adapter reads (Azure's asynchronous content-filter results): a client's per-chunk loop over
+    #: ``chunk.choices`` still visits them (openai-node ``ChatCompletionStream#addChunk`` fires the current
+    #: call's done event there)
+    choices: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients import Running
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.framing import Framing
     from stream_doctor.conversation.model import Conversation
 
 
@@ -196,10 +197,13 @@ class Kept:
         self.events: list[tuple[Frame, Event]] | None = [] if options.keep_events else None
         self.rows = Rows(budget) if budget is not None else None
         self.clients: list[Running] = []
+        self.framing_of: Callable[[Frame], Framing] | None = None  # the SSE framing facts the profiles read
         if profiles:
             from stream_doctor.clients import Running
+            from stream_doctor.clients.framing import framing_of
 
             self.clients = [Running(p, provider) for p in profiles if p.applies_to(provider)]
+            self.framing_of = framing_of if sse else None
 
     @property
     def wanted(self) -> bool:
@@ -207,13 +211,14 @@ class Kept:
 
     def take(self, frame: Frame, produced: Iterable[Event]) -> None:
         events, rows, clients = self.events, self.rows, self.clients
+        framing = self.framing_of(frame) if self.framing_of is not None else None
         for event in produced:
             if events is not None:
                 events.append((frame, event))
             if rows is not None:
                 rows.add(frame, event)
             for running in clients:
-                running.feed(event, frame.event is not None if self.sse else None)
+                running.feed(event, framing)
 
 
 NOTHING_KEPT = Kept(Options(), "")

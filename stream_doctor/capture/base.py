@@ -44,6 +44,10 @@ class Frame:
     kind: FrameKind = "event"
     sse_id: str | None = None
     interaction: int | None = None  # HAR/cassette: the 1-based interaction (request/response pair) it belongs to
+    #: SSE: (n, of) when the frame is data line n of one event of ``of`` data lines written without the blank
+    #: lines between them (SD005), which the reader splits into a frame per line and a client that follows the
+    #: SSE rules reads as one event, dispatched at its last line, whose data is the lines joined
+    joined: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

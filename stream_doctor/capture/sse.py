@@ -480,14 +480,17 @@ class _Read:
         and the framing is reported."""
         first = Pos(self.before + len(self.frames) + 1, base_line + block, base_offset + starts[block])
         taken = iter(values)
+        line_number = 0
         for j in range(block, end):
             name, _, payload = lines[j].partition(b":")
             if name != b"data":
                 continue
             payload = payload[1:] if payload.startswith(b" ") else payload
             value = next(taken)
+            line_number += 1
             where = Pos(self.before + len(self.frames) + 1, base_line + j, base_offset + starts[j])
-            self.frames.append(Frame(where, payload, value, None, event, None, "event", sse_id))
+            joined = (line_number, len(values))
+            self.frames.append(Frame(where, payload, value, None, event, None, "event", sse_id, joined=joined))
         self.problems.append(
             InputProblem(
                 "data-lines-not-separated",

@@ -29,7 +29,8 @@ from stream_doctor.clients import (
     vercel_ai,
 )
 from stream_doctor.clients.base import ClientError, Handoff, Profile
-from stream_doctor.events import ArgsDelta, BlockStop, Event, ToolStart
+from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
+from stream_doctor.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream
@@ -85,17 +86,18 @@ def run(
     profile: Profile,
     events: Iterable[Event],
     provider: str = "",
-    named: Iterable[bool | None] | None = None,
+    framings: Iterable[Framing | bool | None] | None = None,
     cut_last: bool = False,
 ) -> tuple[tuple[Handoff, ...], ClientError | None]:
     """What ``profile`` hands the tool for this turn's events, and the exception it raises, if any.
 
-    ``named``: for each event, whether its SSE frame had an ``event:`` line (None: not SSE);
-    ``cut_last``: the SSE body's last event lacks its closing blank line (see ``Running``)."""
+    ``framings``: for each event, its SSE frame's ``framing_of`` (a bool: only whether the frame had an
+    ``event:`` line; None: not SSE); ``cut_last``: the SSE body's last event lacks its closing blank line
+    (see ``Running``)."""
     running = Running(profile, provider)
-    names = iter(named) if named is not None else None
+    each = iter(framings) if framings is not None else None
     for event in events:
-        if not running.feed(event, next(names, None) if names is not None else None):
+        if not running.feed(event, next(each, None) if each is not None else None):
             break
     return running.result(cut_last)
 
@@ -113,6 +115,16 @@ class Running:
     the next frame or ``result(cut_last)``), and a library that dispatches by event name
     (``Machine.reads_event_names``: the Anthropic SDK's ``Stream.__stream__`` matches ``sse.event``)
     ignores a frame without an ``event:`` line.
+
+    A library's machine is also fed what its SSE decoder dispatches where that is not the frame the
+    adapter read (``framing.Framing``, checked the same way): data lines written without blank lines
+    between them are one event, dispatched at its last line, whose joined data is not JSON (every
+    library's decoder: openai-python ``SSEDecoder.decode``, openai-node ``SSEDecoder.decode``,
+    eventsource-parser), so the machine gets one ``Malformed`` there instead of a frame per line; and
+    data that is not JSON is the end of the stream only if the library's own sentinel test says so
+    (``Machine.done_sentinel``: openai-node and the AI SDK compare with ``'[DONE]'`` exactly, so a
+    ``[DONE] `` with a trailing space that the adapter reads as the end is JSON they fail to parse).
+    Naive patterns are fed the adapter's frames as they are.
     """
 
     def __init__(self, profile: Profile, provider: str = "") -> None:
@@ -125,19 +137,59 @@ class Running:
         self.stopped = False
         self.by_name = machine.provider in machine.reads_event_names
         self.held: list[Event] = []  # the latest frame's events, until its end is known
+        # what the library's own SSE decoder reads differs from the adapter's frames (see the class docstring)
+        self.decodes = profile.kind == "library"
+        self.sentinel = None if self.by_name else machine.done_sentinel
+        self.decoded: Pos | None = None  # the frame whose first event has been decoded
+        self.joined_head: bytes | None = None  # the non-JSON first line of the joined event being read
 
-    def feed(self, event: Event, named: bool | None = None) -> bool:
-        """Give the machine one event (``named``: its SSE frame had an ``event:`` line; None: not
-        SSE); False once the client has raised (it reads no further)."""
+    def feed(self, event: Event, framing: Framing | bool | None = None) -> bool:
+        """Give the machine one event (``framing``: its SSE frame's ``framing_of``, or only whether it had an
+        ``event:`` line; None: not SSE); False once the client has raised (it reads no further)."""
         if self.stopped:
             return False
-        if named is False and self.by_name:
-            return True
+        if isinstance(framing, bool):
+            framing = NAMED if framing else UNNAMED
+        if framing is not None:
+            if not framing.named and self.by_name:
+                return True
+            if self.decodes and (framing.joined is not None or framing.data is not None):
+                decoded = self._decoded(event, framing)
+                if decoded is None:
+                    return True
+                event = decoded
         if self.held and self.held[-1].pos != event.pos:
             self._release()
         if not self.stopped:
             self.held.append(event)
         return not self.stopped
+
+    def _decoded(self, event: Event, framing: Framing) -> Event | None:
+        """The event the library's decoder dispatches in place of ``event`` (None: nothing for it)."""
+        first = event.pos != self.decoded
+        self.decoded = event.pos
+        if framing.joined is not None:
+            line, of = framing.joined
+            if line == 1 and first:
+                self.joined_head = framing.data
+            if line < of or not first:
+                return None  # a line of an event not dispatched yet, or the frame's other events
+            # the joined data is the lines and the newlines between them: a JSON object's line makes it
+            # not JSON, and only a prefix test reads it as [DONE] when its first line is
+            head = self.joined_head
+            if head is not None and self.sentinel is not None and ends_reading(self.sentinel, head + b"\n"):
+                return MessageStop(event.pos)
+            return Malformed(event.pos, f"not JSON: {of} data lines of one SSE event, joined by newlines")
+        data = framing.data
+        if self.sentinel is None or data is None:
+            return event
+        if ends_reading(self.sentinel, data):
+            return MessageStop(event.pos) if type(event) is Malformed else event
+        if not first:
+            return None
+        if type(event) is Malformed:
+            return event
+        return Malformed(event.pos, "not JSON: " + data[:40].decode("utf-8", "replace"))
 
     def _release(self) -> None:
         held, self.held = self.held, []

@@ -13,11 +13,12 @@ waits for another chunk of its choice). Each SDK module says how it merges a fra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, ClassVar, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import Machine, choice_of, parse_json
+from stream_doctor.clients.framing import Sentinel
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
@@ -26,6 +27,7 @@ from stream_doctor.events import (
     BlockStop,
     Event,
     Finish,
+    KeepAlive,
     Malformed,
     MessageStop,
     StreamError,
@@ -106,6 +108,12 @@ class ChatSnapshot(Machine):
     #: integer (the chunk model reads "0" as 0), any other raises TypeError (accumulate_delta); ``merge``
     #: takes the ``id``, ``name`` and ``arguments`` values from ``wire``
     reads_wire = False
+    done_sentinel: ClassVar[Sentinel | None] = "prefix"  # openai-python Stream.__stream__: startswith("[DONE]")
+    #: a chunk that carries a finished choice with nothing else (``KeepAlive.choices``) is one more chunk of
+    #: that choice, so the pending done event fires there (openai-node). openai-python never sees the one such
+    #: chunk known, Azure's asynchronous filter event: ``ChatCompletionStream.__stream__`` skips a chunk whose
+    #: ``object`` is not "chat.completion.chunk" (``_is_valid_chat_completion_chunk_weak``), and Azure's is ""
+    visits_finished_choices = False
 
     # -- what each SDK decides --------------------------------------------------------------
 
@@ -204,6 +212,9 @@ class ChatSnapshot(Machine):
             for number in self.choices:
                 self._choice(number)
                 self.finishing.add(number)
+        elif kind is KeepAlive and self.visits_finished_choices:
+            for number in event.choices:  # type: ignore[union-attr]
+                self._choice(number)
         elif kind is StreamError:
             self.fail(event.pos, "APIError", "the stream sent an error object", provider_error=True)
         elif kind is Malformed:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients.framing import Sentinel
 from stream_doctor.events import MISSING, Event
 
 Kind = Literal["library", "pattern"]
@@ -109,6 +110,9 @@ class Machine:
     #: each done event as it goes); otherwise the event's handoffs are lost with it (openai-python builds
     #: a chunk's events before yielding any)
     hands_before_raising: ClassVar[bool] = False
+    #: how the library's stream reader tests an event's data for ``[DONE]`` (``framing.Sentinel``); None:
+    #: it reads no sentinel, or dispatches by event name, and the adapter's reading of a frame stands
+    done_sentinel: ClassVar[Sentinel | None] = None
 
     def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
         raise NotImplementedError

@@ -61,6 +61,7 @@ class _Chunk:
 @dataclass
 class LangChainMerge(WireMachine):
     reads_event_names = ("anthropic",)  # langchain-anthropic reads through the Anthropic SDK's stream
+    done_sentinel = "prefix"  # langchain-openai reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
     chunks: list[_Chunk] = field(default_factory=list)
     by_index: dict[Any, list[_Chunk]] = field(default_factory=dict)  # the chunks of each index, in order
 

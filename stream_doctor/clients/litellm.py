@@ -49,6 +49,7 @@ class ChunkBuilder(WireMachine):
     unindexed: dict[tuple[int, int], int] = field(default_factory=dict)  # (chunk, choice) -> last index given
     chunk: list[Fragment] = field(default_factory=list)  # the latest chunk's fragments, merged at the next
     refused: bool = False  # the latest chunk's Delta failed validation
+    done_sentinel = "prefix"  # it reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":

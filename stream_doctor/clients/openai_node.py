@@ -18,15 +18,19 @@ checked against it under Node on the original bytes (``tests/clients/test_node_d
   `type`").
 - A truthy ``id`` of any type is kept as sent; ``arguments`` that are an object are appended as
   ``"[object Object]"`` (``+=``); a string ``index`` throws like a missing one (``Number.isSafeInteger``).
-- The SDK stops reading at ``[DONE]``; ``core/streaming.js`` dispatches a last event whose closing
-  blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
+- The SDK stops reading at ``[DONE]``, data that is exactly that (``sse.data === '[DONE]'``: a ``[DONE] ``
+  with a trailing space goes to ``JSON.parse`` and throws); ``core/streaming.js`` dispatches a last event
+  whose closing blank line never came once the body has ended (``sseDecoder.flush()``). ``finalizeChatCompletion``
   then throws when a choice has no ``finish_reason`` or a call no ``type``; a call without id gets a
   generated ``call_<uuid>``; the done events already fired stand.
 - ``finalizeChatCompletion`` checks each choice in turn: its ``finish_reason``, then its role (a choice
   no chunk gave a truthy ``delta.role`` throws "missing role for choice N", whatever it carried: the
   adapter names such choices on ``Finish.roleless`` and ``MessageStop.roleless``: a stream cut after its
   finish_reason ends without a MessageStop the profile is fed), then its calls.
-- An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``).
+- An event whose data is not JSON throws (``SyntaxError``, handed on as an ``OpenAIError``): data lines
+  written without blank lines between them are one such event (``SSEDecoder.decode`` joins them).
+- ``#addChunk`` loops over every choice a chunk carries, so a chunk that carries a finished choice with
+  nothing else (Azure's asynchronous content-filter event: ``KeepAlive.choices``) fires its pending done event.
 """
 
 from __future__ import annotations
@@ -48,11 +52,14 @@ UNDEFINED = "undefined"
 class ChatCompletionStreamNode(ChatSnapshot):
     missing_entry_error = "Error"
     done_again_until_finish = True
+    visits_finished_choices = True  # #addChunk loops over chunk.choices, whatever each carries
     done_throws_without_type = True
     # a thrown SyntaxError reaches the caller as an OpenAIError (AbstractChatCompletionRunner._handleError)
     malformed_error = "OpenAIError"
     # core/streaming.js _iterSSEMessages: `sseDecoder.flush()` once the body ended
     reads_unterminated_last_event = True
+    # core/streaming.js Stream.fromSSEResponse: `sse.data === '[DONE]'`, else JSON.parse(sse.data)
+    done_sentinel = "exact"
     # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
     hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes

@@ -24,7 +24,11 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   (any other string: ``TypeError``), a numeric ``id`` is kept (added to a later number, left as it is by a
   string), and ``arguments`` null or an object stay the done event's ``arguments`` until text replaces
   a null (an object after text, or text after an object, is left out).
-- An ``error`` object in the stream raises ``APIError``; ``[DONE]`` ends the reading. With no chunk
+- An ``error`` object in the stream raises ``APIError``; data that starts with ``[DONE]`` ends the
+  reading (``Stream.__stream__``: ``sse.data.startswith("[DONE]")``), other data that is not JSON raises
+  ``JSONDecodeError`` (data lines written without blank lines between them are one such event). A chunk
+  whose ``object`` is not "chat.completion.chunk" is skipped (``_is_valid_chat_completion_chunk_weak``, for
+  Azure's asynchronous filter events). With no chunk
   read at all (the only event cut, or ``[DONE]`` alone) the snapshot is None and reading the
   final completion raises ``AssertionError`` (``ChatCompletionStreamState.current_completion_snapshot``,
   L341-343). The legacy ``function_call`` gets no done event: the application reads it from the

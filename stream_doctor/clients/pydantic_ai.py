@@ -72,6 +72,7 @@ class PartsManager(WireMachine):
     started: bool = False
     seen_any: bool = False
     reads_event_names = ("anthropic",)  # AnthropicModel streams through the Anthropic SDK
+    done_sentinel = "prefix"  # OpenAIChatModel reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
 
     def close(self, end: Pos | None) -> None:
         if not self.seen_any:

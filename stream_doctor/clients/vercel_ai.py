@@ -26,7 +26,10 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
 - An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
-  nothing is run.
+  nothing is run. So is an event whose data is not JSON on the OpenAI-compatible provider
+  (``safeParseJSON`` fails and ``doStream`` sets the finish reason to ``error``), a ``[DONE] `` with a
+  trailing space too: ``parseJsonEventStream`` skips only data that is exactly ``[DONE]``. The Anthropic
+  provider only enqueues the error part for it: its finish part still comes at ``message_stop``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class StreamText(WireMachine):
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
     chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
     refused: Pos | None = None  # the latest Chat chunk that failed the provider's schema
+    # @ai-sdk/provider-utils parseJsonEventStream: `if (data === "[DONE]") return;`, else safeParseJSON (an
+    # error part when it fails)
+    done_sentinel = "exact"
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:
@@ -137,6 +143,13 @@ class StreamText(WireMachine):
     def stream_error(self, pos: Pos) -> None:
         self.errored = True
 
+    def malformed(self, reason: str, pos: Pos) -> None:
+        if reason.startswith("not JSON") and self.provider != "anthropic":
+            # parseJsonEventStream's safeParseJSON fails: openai-compatible's doStream sets finishReason
+            # "error" and enqueues an error part, so the step runs nothing; @ai-sdk/anthropic's enqueues the
+            # error part alone and its finish part still comes at message_stop (the tools run)
+            self.errored = True
+
     def end(self, end: Pos | None) -> None:
         if self.chunk:
             self._read_chunk()
@@ -175,6 +188,8 @@ class StreamText(WireMachine):
             at = call.stopped_at if anthropic else None
             when = "content_block_stop (tool-call part)" if anthropic else "end of stream (flush)"
             if not runs:
+                # an error part sets the step's finish reason to "error" (openai-compatible doStream)
+                finished = "error" if self.errored else self.finish or "no finish reason"
                 self.hand(
                     tuple(call.calls),
                     call.call_id,
@@ -182,7 +197,7 @@ class StreamText(WireMachine):
                     text,
                     MISSING,
                     at,
-                    f"{when}; not run: the step finished with {self.finish or 'no finish reason'}",
+                    f"{when}; not run: the step finished with {finished}",
                     True,
                 )
                 continue

@@ -312,11 +312,19 @@ class OpenAIChatTranslator(Batching):
             what = "prompt_filter_results" if "prompt_filter_results" in value else "usage"
             return out + [KeepAlive(pos, what)]
         out.extend(self._completion(pos, value))
+        finished_again: list[int] = []
         for choice in choices:
             if not isinstance(choice, dict):
                 out.append(Malformed(pos, "a choices[] entry is not an object"))
                 continue
-            out.extend(self._choice(pos, choice))
+            produced = self._choice(pos, choice)
+            out.extend(produced)
+            number = choice.get("index")
+            state = self.choices.get(number if type(number) is int else 0)
+            if state is not None and state.reason is not None and all(type(e) is Problem for e in produced):
+                finished_again.append(state.index)
+        if finished_again:
+            out.append(KeepAlive(pos, "finished choice", tuple(finished_again)))
         return out
 
     def _completion(self, pos: Pos, value: dict[str, Any]) -> list[Event]:

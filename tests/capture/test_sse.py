@@ -378,6 +378,9 @@ def test_data_lines_without_blank_lines_are_read_one_a_line_and_reported() -> No
     capture = both(data)
     assert [(f.pos.line, f.data) for f in capture.frames] == [(1, b'{"a":1}'), (2, b'{"b":2}'), (3, b"[DONE]")]
     assert [p.kind for p in capture.problems] == ["data-lines-not-separated"]
+    # each frame says it is a line of one event, which the client profiles read as the libraries do
+    assert [f.joined for f in capture.frames] == [(1, 3), (2, 3), (3, 3)]
+    assert both(b'data: {"a":1}\n\ndata: {"b":2}\n\n').frames[0].joined is None  # the near miss: two events
 
 
 def test_one_json_document_across_data_lines_stays_one_event() -> None:
@@ -385,7 +388,7 @@ def test_one_json_document_across_data_lines_stays_one_event() -> None:
     data = b'data: {"a":\ndata: 1}\n\n'
     capture = both(data)
     assert [f.data for f in capture.frames] == [b'{"a":\n1}']
-    assert capture.frames[0].value == {"a": 1}
+    assert capture.frames[0].value == {"a": 1} and capture.frames[0].joined is None
     assert not capture.problems
 
 

@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -21,20 +21,23 @@ from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.api import replay
 from stream_doctor.capture import Body, Capture, CaptureError, load
 from stream_doctor.capture.base import Pos
+from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.events import Event
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
 
 
-def _sse(events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes) -> bytes:
+def _sse(
+    events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes, separated: bool = True
+) -> bytes:
     """SSE text: each event's ``event:`` line (when ``names``), its data line and a blank line; the
-    last blank line left out unless ``closed``."""
+    last blank line left out unless ``closed``; no blank line between the events unless ``separated``."""
     out = []
     for name, payload in events:
         head = b"event: " + name.encode() + eol if names and name else b""
         out.append(head + b"data: " + payload + eol)
-    return eol.join(out) + (eol if closed else b"")
+    return (eol if separated else b"").join(out) + (eol if closed else b"")
 
 
 def _fragments(draw: Any, text: str) -> list[str]:
@@ -199,7 +202,37 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     event_name = draw(st.sampled_from([None, None, None, "chunk", "message"]))
     if event_name is not None:
         shapes.add(f"chat events named {event_name}")
-    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n")
+    separated = _chat_framing(draw, chunks, shapes, finish is not None)
+    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n", separated)
+
+
+#: Azure's asynchronous content-filter event: its choice carries only the filter's results
+_FILTER_EVENT = orjson.dumps(
+    {
+        "choices": [{"content_filter_results": {}, "finish_reason": None, "index": 0}],
+        "created": 0,
+        "id": "",
+        "model": "",
+        "object": "",
+    }
+)
+
+
+def _chat_framing(draw: Any, chunks: list[bytes], shapes: set[str], finished: bool) -> bool:
+    """What each library's own SSE decoder reads its way, now and then (in place): a ``[DONE] `` with a
+    trailing space, Azure's filter event after the finish, the events written without blank lines between
+    them (the return value: whether they are separated)."""
+    if chunks and chunks[-1] == b"[DONE]" and draw(st.integers(0, 5)) == 0:
+        shapes.add("[DONE] with a trailing space")
+        chunks[-1] = b"[DONE] "
+    if finished and draw(st.integers(0, 5)) == 0:
+        shapes.add("filter event after the finish")
+        done = chunks[-1].startswith(b"[DONE]")
+        chunks[len(chunks) - done : len(chunks) - done] = [_FILTER_EVENT]
+    if draw(st.integers(0, 7)) == 0:
+        shapes.add("data lines without blank lines")
+        return False
+    return True
 
 
 def _chat_wrong_type(draw: Any, chunks: list[bytes], shapes: set[str]) -> list[bytes]:
@@ -305,7 +338,7 @@ class Fed:
     body: Body
     provider: str
     events: tuple[Event, ...]
-    named: tuple[bool, ...]  # for each event: its SSE frame had an ``event:`` line
+    framings: tuple[Framing, ...]  # for each event: its frame's framing facts, as --client's live run is fed
     stream: AccumulatedStream
 
     @property
@@ -333,8 +366,8 @@ def fed_sse(data: bytes, name: str) -> Fed:
     (body,) = load(name, None, data, bodies=True).bodies or [None]
     assert body is not None, f"{name} is no bare stream"
     events = tuple(event for _, event in report.events)
-    named = tuple(frame.event is not None for frame, _ in report.events)
-    return Fed(body, report.stream.capture.provider, events, named, report.stream)
+    framings = tuple(framing_of(frame) for frame, _ in report.events)
+    return Fed(body, report.stream.capture.provider, events, framings, report.stream)
 
 
 @functools.cache
@@ -351,8 +384,8 @@ def fed_bodies(path: Path) -> dict[int, Fed]:
             continue
         kept = [(frame, event) for frame, event in report.events if frame.interaction == turn.interaction]
         events = tuple(event for _, event in kept)
-        named = tuple(frame.event is not None for frame, _ in kept)
-        fed[turn.interaction] = Fed(body, turn.stream.capture.provider, events, named, turn.stream)
+        framings = tuple(framing_of(frame) for frame, _ in kept)
+        fed[turn.interaction] = Fed(body, turn.stream.capture.provider, events, framings, turn.stream)
     return fed
 
 
@@ -405,3 +438,14 @@ def container_cases() -> tuple[ContainerCase, ...]:
                 kinds = sorted({b.container for b in capture.bodies or ()})
                 cases.append(ContainerCase(path, None, f"response bodies of parsed chunks ({', '.join(kinds)})"))
     return tuple(cases)
+
+
+def written_back_framings(report: Any) -> list[Framing | None]:
+    """The framing facts of a kept replay's frames as ``clients.library.sse_chunks`` writes them back for the
+    agreement tests: each frame its own event with its data as read, so a sentinel as sent (``[DONE] ``)
+    still reaches the library while lines written without blank lines no longer join (None: a JSON frame)."""
+    framings: list[Framing | None] = []
+    for frame, _ in report.events:
+        framing = framing_of(frame)
+        framings.append(replace(framing, joined=None) if framing.data is not None else None)
+    return framings

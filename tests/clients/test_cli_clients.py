@@ -88,3 +88,44 @@ def test_replay_client_reads_a_cassettes_sse_body_as_the_library_does(tmp_path: 
         assert [h["input"] for h in predicted["handoffs"]] == (
             [] if raises else [{"location": "Lisbon, Portugal", "unit": "celsius"}]
         )
+
+
+def _predicted(name: str, clients: str) -> dict[str, dict[str, object]]:
+    path = str(FIXTURES / name)
+    result = CliRunner().invoke(app, ["replay", path, "--client", clients, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)["calls"][0]["extras"]["clients"]  # type: ignore[no-any-return]
+
+
+def test_replay_client_reads_the_sentinel_as_each_library_tests_it() -> None:
+    # `data: [DONE] ` with a trailing space: openai-python stops there (startswith), openai-node's
+    # JSON.parse throws after the call was handed, the AI SDK's error part leaves the call unrun
+    predicted = _predicted("openai/done_with_trailing_space.sse", "openai-python,openai-node,vercel-ai")
+    assert "raises" not in predicted["openai-python"] and predicted["openai-python"]["agrees"] is True
+    assert predicted["openai-node"]["raises"] == {
+        "exception": "OpenAIError",
+        "message": "an event's data is not JSON",
+        "line": 9,
+        "event": 5,
+    }
+    assert [h["runs"] for h in predicted["openai-node"]["handoffs"]] == [True]  # type: ignore[attr-defined]
+    assert [h["runs"] for h in predicted["vercel-ai"]["handoffs"]] == [False]  # type: ignore[attr-defined]
+    # near miss: `data: [DONE]` as OpenAI sends it ends every library's reading quietly
+    predicted = _predicted("openai/one_call.sse", "openai-python,openai-node,vercel-ai")
+    assert all("raises" not in p and p["agrees"] is True for p in predicted.values())
+
+
+def test_replay_client_reads_data_lines_without_blank_lines_as_one_event() -> None:
+    # one SSE event whose joined data is not JSON, dispatched at its last line (line 5)
+    predicted = _predicted("openai/data_lines_without_blank_lines.sse", "openai-python,openai-node")
+    assert predicted["openai-python"]["raises"]["exception"] == "JSONDecodeError"  # type: ignore[index]
+    assert predicted["openai-node"]["raises"]["line"] == 5  # type: ignore[index]
+    assert all(p["handoffs"] == [] for p in predicted.values())
+
+
+def test_replay_client_visits_a_finished_choice_that_a_filter_chunk_carries() -> None:
+    # Azure's asynchronous filter event (line 9) carries the finished choice again: openai-node fires the
+    # done event of the call that came in the finishing chunk there; openai-python skips that event
+    predicted = _predicted("openai/azure_async_filter_after_finish.sse", "openai-python,openai-node")
+    assert [(h["line"], h["runs"]) for h in predicted["openai-node"]["handoffs"]] == [(9, True)]  # type: ignore[attr-defined]
+    assert predicted["openai-python"]["handoffs"] == []

@@ -18,6 +18,7 @@ from stream_doctor.clients import BY_NAME, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
 from stream_doctor.install import REPOSITORY
+from tests.clients.streams import written_back_framings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
@@ -44,7 +45,8 @@ def test_profile_agrees_with_the_library(client: str, path: Path) -> None:
     except LibraryMissing as missing:  # pragma: no cover - the test extra installs them
         pytest.skip(str(missing))
     report = replay(path, keep_events=True)
-    handoffs, error = run(BY_NAME[client], [event for _, event in report.events], report.stream.capture.provider)
+    events = [event for _, event in report.events]
+    handoffs, error = run(BY_NAME[client], events, report.stream.capture.provider, written_back_framings(report))
     capture = load(str(path), None)
     expected = library(capture, capture.frames)
     known = KNOWN_DIVERGENCES.get((client, path.name))

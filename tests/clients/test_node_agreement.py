@@ -24,6 +24,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients import BY_NAME, run
 from stream_doctor.clients.library import sse_chunks
 from tests.clients.node_harness import CLIENTS, HARNESS, NodeHarness, library_outcome, node_executable, profile_outcome
+from tests.clients.streams import written_back_framings
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -70,7 +71,8 @@ def test_profile_agrees_with_the_typescript_library(node_harness: NodeHarness, c
     expected = library_outcome(library)
     report = replay(path, keep_events=True)
     events = [event for _, event in report.events]
-    actual = profile_outcome(*run(BY_NAME[client], events, report.stream.capture.provider), client)
+    framings = written_back_framings(report)
+    actual = profile_outcome(*run(BY_NAME[client], events, report.stream.capture.provider, framings), client)
     known = KNOWN_DIVERGENCES.get((client, path.name))
     if known is not None:
         assert actual != expected, f"fixed? remove it from KNOWN_DIVERGENCES: {known}"

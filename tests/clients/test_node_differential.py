@@ -61,36 +61,11 @@ from tests.clients.streams import (
     sse_captures,
 )
 
-#: (client, capture name) where the profile is known to follow the library only in part, and why
-_JOINED = (
-    "data lines without blank lines: by the SSE rules one event whose joined data is not JSON, so the "
-    "library raises (openai-node) or ends the step with an error part (vercel-ai); the neutral events a "
-    "profile reads do not carry the framing (the capture's data-lines-not-separated finding says it)"
-)
-KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {
-    (client, name): _JOINED
-    for name in (
-        "openai/data_lines_without_blank_lines.sse",
-        "openai-php-client/tests/Fixtures/Streams/ChatCompletionCreate.txt",
-    )
-    for client in ("openai-node", "vercel-ai")
-}
-KNOWN_DIVERGENCES.update(
-    {
-        ("openai-node", "prism/tests/Fixtures/openrouter/stream-text-with-tools-1.sse"): (
-            "the last event is `data: [DONE] ` (a trailing space) without its blank line: the SDK's decoder "
-            "flushes it, `[DONE] ` is not the sentinel and JSON.parse throws; the adapter reads it as [DONE]"
-        ),
-        (
-            "openai-node",
-            "semantic-kernel/dotnet/src/Connectors/Connectors.AzureOpenAI.UnitTests/TestData/"
-            "chat_completion_streaming_multiple_function_calls_test_async_filter_response.txt",
-        ): (
-            "a chunk whose choice carries only Azure content-filter results fires the done event of the "
-            "current call again (its snapshot has a finish_reason); no neutral event stands for an empty choice"
-        ),
-    }
-)
+#: (client, capture name) where the profile is known to follow the library only in part, and why. None now:
+#: the framings that were here reach the profiles: data lines written without blank lines (one event whose
+#: joined data is not JSON) and a sentinel as sent (``[DONE] ``) as ``clients.framing.Framing``, a chunk that
+#: carries a finished choice with only Azure's content-filter results as ``KeepAlive.choices``.
+KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def _chunks(fed: Fed, cuts: tuple[int, ...] | None) -> list[tuple[Pos | None, bytes]]:
@@ -122,7 +97,7 @@ def compare_fed(
     for client in clients if clients is not None else sorted(CLIENTS):
         if not BY_NAME[client].applies_to(provider):
             continue
-        handoffs, error = run(BY_NAME[client], events, provider, fed.named, fed.cut_last)
+        handoffs, error = run(BY_NAME[client], events, provider, fed.framings, fed.cut_last)
         predicted = profile_outcome(handoffs, error, client)
         by_frame = library_outcome(harness.run(client, provider, _chunks(fed, None), tools, ids))
         if by_frame != predicted:
