@@ -5,8 +5,10 @@ with stream-doctor, and how many agreed. Run from the repository root::
 
 It runs the differential tests' own comparisons (their ``compare`` functions, input lists and hypothesis
 strategies) and counts, where the tests assert: per library, the fixtures, the corpus captures (when
-``../shared/corpus`` is there), the saved examples and the generated streams compared and agreeing, the
-generated disagreements the test's ``UNFIXED`` excuses and the pairs its ``KNOWN_DIVERGENCES`` lists; per
+``../shared/corpus`` is there), the SSE bodies inside fixture and corpus containers (cassettes, HAR,
+recordings), the saved examples and the generated streams compared and agreeing, the generated
+disagreements the test's ``UNFIXED`` excuses and the pairs its ``KNOWN_DIVERGENCES`` and
+``CONTAINER_DIVERGENCES`` list; per
 parser, the inputs compared and agreeing and those that differ as the test's list of differences says.
 It prints Markdown tables on stdout (progress on stderr) and exits 1 when a comparison disagreed in a way
 nothing lists, which is what the tests would fail on.
@@ -122,11 +124,21 @@ class _Libraries:
     module: Any
     compare: Callable[..., list[str]]
     clients: Callable[[str], list[str]]
+    compare_fed: Callable[..., list[str]]  # one response body of a container (tests.clients.streams.Fed)
 
 
 def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None:
     from stream_doctor.api import replay
-    from tests.clients.streams import CORPUS, anthropic_streams, byte_cuts, capture_name, chat_streams, seeded_cuts
+    from tests.clients.streams import (
+        CORPUS,
+        anthropic_streams,
+        byte_cuts,
+        capture_name,
+        chat_streams,
+        container_cases,
+        fed_bodies,
+        seeded_cuts,
+    )
 
     module, group = libraries.module, libraries.group
 
@@ -149,6 +161,21 @@ def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None
             count.add(_verdict(client, found, listed=known), _example(name, found, client), "known divergence")
             if known and _verdict(client, found) == "agree":
                 count.notes.append(f"{name}: agrees, but KNOWN_DIVERGENCES lists it (fixed?)")
+
+    cases = [case for case in container_cases() if case.interaction is not None]
+    _progress(f"{group}: {len(cases)} SSE bodies in fixture and corpus containers")
+    for case in cases:
+        fed = fed_bodies(case.path)[case.interaction]
+        clients = libraries.clients(fed.provider)
+        if not clients:
+            continue
+        found = libraries.compare_fed(fed, clients, seeded_cuts(case.path, fed.data))
+        for client in clients:
+            known = (client, case.name) in module.CONTAINER_DIVERGENCES
+            count = table(group, client, "containers")
+            count.add(_verdict(client, found, listed=known), _example(case.name, found, client), "known divergence")
+            if known and _verdict(client, found) == "agree":
+                count.notes.append(f"{case.name}: agrees, but CONTAINER_DIVERGENCES lists it (fixed?)")
 
     _progress(f"{group}: {len(module.SAVED)} saved examples")
     for name, data in sorted(module.SAVED.items()):
@@ -183,7 +210,7 @@ def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None
 def _python(table: Table, examples: int) -> None:
     from tests.clients import test_library_differential as module
 
-    libraries = _Libraries("python", module, module.compare, module._clients)
+    libraries = _Libraries("python", module, module.compare, module._clients, module.compare_fed)
     with _unless_skipped(table, "the Python libraries"):
         _tally_libraries(table, libraries, examples)
 
@@ -203,7 +230,10 @@ def _node(table: Table, examples: int) -> None:
             def compare(*args: Any) -> list[str]:
                 return module.compare(harness, *args)
 
-            _tally_libraries(table, _Libraries("node", module, compare, clients), examples)
+            def compare_fed(*args: Any) -> list[str]:
+                return module.compare_fed(harness, *args)
+
+            _tally_libraries(table, _Libraries("node", module, compare, clients, compare_fed), examples)
         finally:
             harness.close()
 
@@ -410,17 +440,21 @@ def render(table: Table, examples: int) -> str:
         out += [
             f"### {runtime} libraries vs their profiles ({examples} generated streams per strategy)",
             "",
-            "| library | fixtures agree | corpus agree | saved agree | generated agree | generated excused "
-            "(UNFIXED) | known divergences | unexplained |",
-            "|---|---|---|---|---|---|---|---|",
+            "| library | fixtures agree | corpus agree | container bodies agree | saved agree | generated agree "
+            "| generated excused (UNFIXED) | known divergences | unexplained |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for subject in subjects:
-            rows = {source: table.rows.get((group, subject, source)) for source in ("fixtures", "corpus", "saved")}
+            rows = {
+                source: table.rows.get((group, subject, source))
+                for source in ("fixtures", "corpus", "containers", "saved")
+            }
             generated = table.rows.get((group, subject, "generated"))
             known = sum(c.listed for c in rows.values() if c)
             unexplained = sum(len(c.unexplained) for k, c in table.rows.items() if k[:2] == (group, subject))
             out.append(
-                f"| {subject} | {_of(rows['fixtures'])} | {_of(rows['corpus'])} | {_of(rows['saved'])} "
+                f"| {subject} | {_of(rows['fixtures'])} | {_of(rows['corpus'])} | {_of(rows['containers'])} "
+                f"| {_of(rows['saved'])} "
                 f"| {_of(generated)} | {_of(generated, generated.excused if generated else 0)} | {known} "
                 f"| {unexplained} |"
             )

@@ -36,6 +36,6 @@ def test_unexplained_examples_are_shown_and_the_rest_counted() -> None:
     for n in range(5):
         count.add("unexplained", f"stream {n}")
     text = render(table, 7)
-    assert "| litellm | - | - | - | 1/7 | 1/7 | 0 | 5 |" in text
+    assert "| litellm | - | - | - | - | 1/7 | 1/7 | 0 | 5 |" in text
     assert "Pairs compared: 7, agreeing: 1, excused: 1, known divergences: 0, unexplained: 5." in text
     assert "stream 2" in text and "stream 3" not in text and "and 2 more for litellm (generated)" in text
