@@ -250,6 +250,7 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/anthropic_text_before_result.har": {"SD604"},
     "conversations/openai_tool_message_after_user.yaml": {"SD604"},
     "conversations/responses_item_id_as_call_id.yaml": {"SD605"},
+    "conversations/responses_item_id_echoed_accepted.yaml": {"SD605"},
     "conversations/gateway_prefixed_ids.har": {"SD606"},
     "conversations/positional_ids_reused.yaml": {"SD607", "SD603"},
     "conversations/gemini_thought_signature_dropped.yaml": {"SD524", "SD525", "SD610"},

@@ -56,6 +56,15 @@ def test_a_converted_capture_keeps_the_status_that_proves_the_rejection(tmp_path
     assert [f.severity for f in report.findings if f.code == "SD605"] == [Severity.ERROR]
 
 
+def test_an_item_id_the_api_accepted_is_info() -> None:
+    # chatlas-style history (store: false): the function_call and its output both carry the fc_ item id as
+    # call_id, the API pairs them and answers normally; nothing broke, so not a warning.
+    report = replay("fixtures/conversations/responses_item_id_echoed_accepted.yaml", Options())
+    (finding,) = [f for f in report.findings if f.code == "SD605"]
+    assert finding.severity is Severity.INFO
+    assert "the capture shows the API accepted this request" in finding.message
+
+
 def test_every_warning_rule_answers_what_if_the_request_asked_for_it() -> None:
     """docs/severity.md: anything the request itself asked for is at most info. Every warning rule says,
     in its Severity section, whether a request setting can explain what it reports (and what it does then)."""

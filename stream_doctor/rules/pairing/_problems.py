@@ -25,7 +25,9 @@ def problems_of(
     message: Callable[[I], str],
     hint: str | Callable[[I], str],
     rejection: Rejection | None = None,
+    accepted: Severity = Severity.WARNING,
 ) -> Iterator[Finding]:
+    """``accepted``: the severity when the capture shows the API accepted the request the rule says it rejects."""
     for problem in conversation.problems:
         if type(problem) is not kind:
             continue
@@ -34,7 +36,7 @@ def problems_of(
             answer = answer_to(conversation, problem.at.turn)
             if answer == "accepted":
                 text += f"; yet the capture shows the API accepted this request (turn {problem.at.turn} got a normal answer)"
-                severity = Severity.WARNING
+                severity = accepted
             elif answer is None and rejection == "shown":
                 text += "; the capture does not record the answer to this request"
                 severity = Severity.WARNING

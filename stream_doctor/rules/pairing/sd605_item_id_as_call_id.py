@@ -12,8 +12,10 @@ Why it matters:
 
 Severity:
     error only when the capture shows the rejection (an HTTP 4xx or an error instead of an answer);
-    when the follow-up got a normal answer the ids were rewritten consistently and it is a warning;
-    when the answer is not recorded, a warning that names the documented rejection.
+    when the answer is not recorded, a warning that names the documented rejection. When the follow-up
+    got a normal answer it is info: the request carried the call and its output under the same item id
+    (posit-dev/chatlas sends its Responses history back this way with ``store: false``), the API paired
+    them and answered, and no client breaks on a request the API accepted.
 
 Example:
     response.output_item.added  {"id":"fc_68…","type":"function_call","call_id":"call_6W…"}
@@ -58,4 +60,5 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
         message,
         "Key calls by call_id (not the fc_ item id) and send it back in function_call_output.call_id",
         rejection="shown",
+        accepted=Severity.INFO,
     )
