@@ -27,6 +27,8 @@ A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` 
 ``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through. Anthropic fields of the wrong type
 are read as the Anthropic SDK reads them (``_anthropic_wire``: an ``index`` of ``"0"`` is 0); a
 ``partial_json`` that is a number fails ``AIMessageChunk``'s validation, a null one is a chunk with no args.
+A ``message_delta`` with a non-empty ``context_management`` (a beta response) raises ``AttributeError``
+(``.model_dump()`` on the plain dict the non-beta ``RawMessageDeltaEvent`` keeps).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING, Event, Execution, Malformed, Request
+from stream_doctor.events import MISSING, Event, Execution, Finish, Malformed, Request
 
 
 @dataclass
@@ -80,6 +82,13 @@ class LangChainMerge(WireMachine):
                 self._wrong_partial_json(event)
             else:
                 event = read
+        if type(event) is Finish and event.context_management and self._anthropic and self.error is None:
+            # _make_message_chunk_from_anthropic_event (message_delta, stream_usage on by default): a truthy
+            # ``context_management`` gets .model_dump(), but the non-beta RawMessageDeltaEvent has no such
+            # field and keeps the beta response's object as a plain dict
+            self._release()
+            self.fail(event.pos, "AttributeError", "'dict' object has no attribute 'model_dump'")
+            return
         super().feed(event, call)
 
     def _wrong_partial_json(self, event: Malformed) -> None:
