@@ -166,13 +166,7 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and not yet followed by the profile, and why. An example
 #: holding one is counted (``--hypothesis-show-statistics``), not failed, for that client only; every other
 #: client is asserted. Wrong-typed fields reach the profiles as ``wire`` on the events (SAVED shows each).
-UNFIXED: dict[tuple[str, str], str] = {
-    # found by a forced wrong-type scan (4 of 500 pairs): langchain-core also merges the message's content
-    # blocks by index (merge_content -> merge_lists -> merge_dicts), so a list input on a reused block index
-    # after a dict one, with no id to tell them apart, raises TypeError ("additional_kwargs["input"] already
-    # exists in this message, but with a different type"); the profile merges only the tool_call_chunks
-    ("wrong type: input a list", "langchain"): "not yet followed: content blocks merged by index (merge_dicts)",
-}
+UNFIXED: dict[tuple[str, str], str] = {}
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
@@ -411,6 +405,20 @@ SAVED: dict[str, bytes] = {
     # anthropic-python: a list input is kept as it is (construct_type builds what fails validation unchecked)
     # and handed when no delta gave text
     "anthropic_input_a_list": _MSG + _START % b"[]" + _DELTA % (b'"index":0,', b"") + _STOP,
+    # found by a forced wrong-type scan: langchain-core merges the message's content blocks by index as it
+    # merges tool_call_chunks (merge_content -> merge_lists -> merge_dicts); a second tool_use start on block
+    # index 0 without an id merges into the first, and its list input after a dict one raises TypeError
+    "anthropic_input_a_list_on_a_reused_index": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _START.replace(b'"id":"toolu_0",', b"") % b"[]"
+    + _STOP,
+    # the near miss: another id keeps the two blocks apart, nothing is merged and nothing raises
+    "anthropic_input_a_list_on_a_reused_index_with_its_own_id": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _START.replace(b"toolu_0", b"toolu_1") % b"[]"
+    + _STOP,
     # found on Writer's cassettes (openllmetry): "type": null on a fragment after the call's head. openai-python's
     # accumulate_delta copies the null over "function", _accumulate_chunk asserts the type: AssertionError
     "chat_type_null_after_the_head": _ROLE
@@ -442,6 +450,8 @@ SAVED: dict[str, bytes] = {
 
 #: what the library does on a saved example, where that is the behaviour it keeps: client -> exception class
 SAVED_RAISES: dict[str, dict[str, str | None]] = {
+    "anthropic_input_a_list_on_a_reused_index": {"langchain": "TypeError"},
+    "anthropic_input_a_list_on_a_reused_index_with_its_own_id": {"langchain": None},
     "chat_type_null_after_the_head": {"openai-python": "AssertionError"},
     "chat_type_null_from_the_head": {"openai-python": None},
     "anthropic_context_management_in_message_delta": {"langchain": "AttributeError"},
