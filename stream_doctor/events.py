@@ -214,6 +214,9 @@ class Finish:
     # Chat Completions: the choices no chunk gave a ``delta.role`` so far (``MessageStop.roleless``; a
     # stream cut after its finish_reason has no MessageStop a client profile is fed)
     roleless: tuple[int, ...] = ()
+    # Anthropic: the message_delta carried a non-empty ``context_management`` (a beta response; the
+    # non-beta SDK types keep it as a plain dict). For the client profiles only; no rule reads it.
+    context_management: bool = False
 
 
 @dataclass(slots=True)

@@ -108,6 +108,10 @@ class ChatSnapshot(Machine):
     #: integer (the chunk model reads "0" as 0), any other raises TypeError (accumulate_delta); ``merge``
     #: takes the ``id``, ``name`` and ``arguments`` values from ``wire``
     reads_wire = False
+    #: a later fragment's null ``type`` replaces the entry's, and a call that was "function" before the chunk
+    #: raises AssertionError (openai-python ``ChatCompletionStreamState._accumulate_chunk``: ``assert
+    #: new_tool.type == "function"`` for each previous tool call)
+    asserts_function_type = False
     done_sentinel: ClassVar[Sentinel | None] = "prefix"  # openai-python Stream.__stream__: startswith("[DONE]")
     #: a chunk that carries a finished choice with nothing else (``KeepAlive.choices``) is one more chunk of
     #: that choice, so the pending done event fires there (openai-node). openai-python never sees the one such
@@ -259,6 +263,15 @@ class ChatSnapshot(Machine):
         target = self.merge(choice, index, call_id, name, arguments, call, pos, wire)
         if self.error is not None:
             return
+        if self.asserts_function_type and not start and target is not None and _has(wire, "type"):
+            merged = self.entry(choice, target)
+            if merged is not None:
+                # accumulate_delta copies a null ``type`` over the entry's (the key is "index" or "type"
+                # branch); _accumulate_chunk then asserts that a call that was a function still is one
+                was, merged.wire_type = merged.wire_type, None
+                if was == "function":
+                    self.fail(pos, "AssertionError", "a fragment's null `type` replaced the call's \"function\"", call)
+                    return
         if wire_type is not None and target is not None:
             # accumulate_delta replaces ``type`` with the one a later entry carries, keeps it otherwise
             merged = self.entry(choice, target)

@@ -27,6 +27,11 @@ A Chat event whose data is not JSON raises the OpenAI SDK's ``JSONDecodeError`` 
 ``Stream.__stream__``), which ``ChatOpenAI._stream`` lets through. Anthropic fields of the wrong type
 are read as the Anthropic SDK reads them (``_anthropic_wire``: an ``index`` of ``"0"`` is 0); a
 ``partial_json`` that is a number fails ``AIMessageChunk``'s validation, a null one is a chunk with no args.
+The message's content blocks are merged by the same rule (``messages/base.py`` ``merge_content`` ->
+``merge_lists`` -> ``merge_dicts``): a tool_use start merged into an earlier one at its block index (an id
+missing) with an ``input`` of another type (a list after a dict) raises ``TypeError`` there.
+A ``message_delta`` with a non-empty ``context_management`` (a beta response) raises ``AttributeError``
+(``.model_dump()`` on the plain dict the non-beta ``RawMessageDeltaEvent`` keeps).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
-from stream_doctor.events import MISSING, Event, Execution, Malformed, Request
+from stream_doctor.events import MISSING, Event, Execution, Finish, Malformed, Request
 
 
 @dataclass
@@ -50,6 +55,8 @@ class _Chunk:
     name: str | None
     first_args: str | None
     args_parts: list[str] = field(default_factory=list)  # later fragments, joined once (merge_dicts appends)
+    #: langchain-anthropic: the ``input`` of the tool_use content block its start gave (None: none held)
+    block_input: Any = None
 
     @property
     def args(self) -> str | None:
@@ -80,6 +87,13 @@ class LangChainMerge(WireMachine):
                 self._wrong_partial_json(event)
             else:
                 event = read
+        if type(event) is Finish and event.context_management and self._anthropic and self.error is None:
+            # _make_message_chunk_from_anthropic_event (message_delta, stream_usage on by default): a truthy
+            # ``context_management`` gets .model_dump(), but the non-beta RawMessageDeltaEvent has no such
+            # field and keeps the beta response's object as a plain dict
+            self._release()
+            self.fail(event.pos, "AttributeError", "'dict' object has no attribute 'model_dump'")
+            return
         super().feed(event, call)
 
     def _wrong_partial_json(self, event: Malformed) -> None:
@@ -139,7 +153,10 @@ class LangChainMerge(WireMachine):
                         call[0] if call else None,
                     )
                     return
-                self._merge(_Chunk(fragment.key, call, fragment.call_id, fragment.name, args))
+                self._merge(
+                    _Chunk(fragment.key, call, fragment.call_id, fragment.name, args, block_input=start),
+                    at=fragment.pos,
+                )
             elif self.latest_tool and fragment.delta_type == "input_json_delta":
                 call = [fragment.call] if fragment.call is not None else []
                 self._merge(_Chunk(fragment.key, call, None, None, fragment.arguments))
@@ -168,7 +185,7 @@ class LangChainMerge(WireMachine):
         alone = fragment.pos == self.first_chunk
         self._merge(_Chunk(index, call, fragment.call_id, fragment.name, fragment.arguments), alone)
 
-    def _merge(self, new: _Chunk, alone: bool = False) -> None:
+    def _merge(self, new: _Chunk, alone: bool = False, at: Pos | None = None) -> None:
         if new.index is None:
             self.chunks.append(new)
             return
@@ -181,6 +198,15 @@ class LangChainMerge(WireMachine):
         same = self.by_index.setdefault(new.index, [])
         for held in same:
             if held.call_id in (None, "") or new.call_id in (None, "") or held.call_id == new.call_id:
+                if new.block_input is not None and held.block_input is not None:
+                    if type(new.block_input) is not type(held.block_input):
+                        # the message's content blocks are merged by the same rule (merge_content ->
+                        # merge_lists -> merge_dicts), and merge_dicts raises on an ``input`` of another type
+                        call = new.calls[0] if new.calls else None
+                        self.fail(at, "TypeError", 'additional_kwargs["input"] has a different type', call)
+                        return
+                elif held.block_input is None:
+                    held.block_input = new.block_input
                 for call in new.calls:
                     if call not in held.calls:
                         held.calls.append(call)

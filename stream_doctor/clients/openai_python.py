@@ -19,7 +19,9 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   The application runs the call on that event with ``json.loads(arguments)``; under interleaved
   fragments it fires before the call's last fragment. ``_add_tool_done_event`` (L700-735) fires it
   only for an entry whose ``type`` is ``"function"``: a call sent without ``type`` (Mistral sends
-  none) is never handed, though its index is marked done.
+  none) is never handed, though its index is marked done. A later fragment's ``"type": null`` (Writer
+  sends it on every continuation) replaces the entry's ``type``, and ``_accumulate_chunk``'s ``assert
+  new_tool.type == "function"`` (L402-405) raises AssertionError at that chunk.
 - Fields of the wrong type (``events.Wire``) are merged as sent: an ``index`` of digits is the integer
   (any other string: ``TypeError``), a numeric ``id`` is kept (added to a later number, left as it is by a
   string), and ``arguments`` null or an object stay the done event's ``arguments`` until text replaces
@@ -52,6 +54,7 @@ class OpenAIPythonSnapshot(ChatSnapshot):
     indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
     done_needs_function_type = True
     reads_wire = True
+    asserts_function_type = True
     chunked: bool = False  # a chunk reached the SDK, so there is a snapshot
 
     def feed(self, event: Event, call: int | None) -> None:

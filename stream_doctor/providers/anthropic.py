@@ -239,7 +239,13 @@ class AnthropicTranslator(Batching):
             delta = value.get("delta")
             if not isinstance(delta, dict):
                 return [Malformed(pos, "message_delta without a delta object")]
-            out = [_finish(pos, delta.get("stop_reason"))] if "stop_reason" in delta else []
+            if "stop_reason" not in delta:
+                out = []
+            else:
+                finish = _finish(pos, delta.get("stop_reason"))
+                # langchain-anthropic raises on a beta response's context_management (clients/langchain.py)
+                finish.context_management = bool(value.get("context_management"))
+                out = [finish]
         elif kind == "message_stop":
             out = [MessageStop(pos)]
         elif kind == "error":

@@ -554,6 +554,7 @@ class OpenAIChatTranslator(Batching):
             or (call_id is not None and type(call_id) is not str)
             or type(function.get("name", "")) is not str
             or type(function.get("arguments", "")) is not str
+            or ("type" in call and call["type"] is None)
         ):
             wire = _wire(call, function)  # for the client profiles only: their library acts on the value
         if index is not None and type(index) is not int:
@@ -696,13 +697,15 @@ _WIRE_CHECKED = {"index": int, "id": str}
 def _wire(call: dict[str, Any], function: dict[str, Any]) -> Wire:
     """The fields of one ``tool_calls[]`` entry sent with a type Chat Completions does not allow, in the
     order sent (``events.Wire``): an ``index`` that is not an integer, an ``id`` that is not a string
-    (null is "not sent"), and a ``function.name`` or ``function.arguments`` that is not a string, null
+    (null is "not sent"), a ``type`` sent as null, and a ``function.name`` or ``function.arguments`` that is not a string, null
     included: openai-python's ``accumulate_delta`` keeps a null as the snapshot's value where an absent
     key leaves none (Mistral's object arguments too: the OpenAI SDKs read them as any server's)."""
     found: Wire = ()
     for field, value in call.items():
         wanted = _WIRE_CHECKED.get(field)
         if wanted is not None and value is not None and type(value) is not wanted:
+            found += ((field, value),)
+        elif field == "type" and value is None:  # Writer's continuations: openai-python copies the null over
             found += ((field, value),)
         elif field == "function" and value is function:
             for part, given in function.items():

@@ -130,28 +130,9 @@ def test_profiles_agree_on_the_original_bytes(path: Path) -> None:
 
 
 #: (client, container case name) where the profile follows the library only in part on a container's
-#: body, and why
-_WRITER = (
-    "openllmetry/packages/opentelemetry-instrumentation-writer/tests/cassettes/test_chat/test_writer_streaming_chat_"
-)
-CONTAINER_DIVERGENCES: dict[tuple[str, str], str] = {
-    **{
-        ("openai-python", f"{_WRITER}{name}_legacy.yaml#1"): (
-            "Writer (palmyra-x4) sends every fragment after a call's head with \"type\": null: openai-python's "
-            "accumulate_delta (lib/streaming/_deltas.py) replaces `type` with the delta's value, null too, and "
-            '_accumulate_chunk\'s `assert new_tool.type == "function"` raises AssertionError at the first such '
-            "fragment; the adapter's ArgsDelta carries no `type` (its `wire` is empty for a null), so the profile "
-            "runs the call"
-        )
-        for name in ("tool_call_request", "multiple_tool_call_requests")
-    },
-    ("langchain", "dd-trace-py/tests/contrib/anthropic/cassettes/anthropic_completion_beta_tools_stream.yaml#1"): (
-        "a beta response's message_delta carries a non-empty `context_management` object: langchain-anthropic "
-        "1.7.7's _make_message_chunk_from_anthropic_event calls context_management.model_dump() on what the "
-        "non-beta RawMessageDeltaEvent keeps as a plain dict (AttributeError at that event); the adapter's Finish "
-        "event carries no message_delta extras, so the profile hands the call"
-    ),
-}
+#: body, and why. None now: Writer's null ``type`` on a fragment reaches openai-python as ``wire`` on the
+#: ArgsDelta, a beta ``context_management`` reaches langchain as ``Finish.context_management``.
+CONTAINER_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("case", container_cases(), ids=lambda case: case.name)
@@ -185,13 +166,7 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and not yet followed by the profile, and why. An example
 #: holding one is counted (``--hypothesis-show-statistics``), not failed, for that client only; every other
 #: client is asserted. Wrong-typed fields reach the profiles as ``wire`` on the events (SAVED shows each).
-UNFIXED: dict[tuple[str, str], str] = {
-    # found by a forced wrong-type scan (4 of 500 pairs): langchain-core also merges the message's content
-    # blocks by index (merge_content -> merge_lists -> merge_dicts), so a list input on a reused block index
-    # after a dict one, with no id to tell them apart, raises TypeError ("additional_kwargs["input"] already
-    # exists in this message, but with a different type"); the profile merges only the tool_call_chunks
-    ("wrong type: input a list", "langchain"): "not yet followed: content blocks merged by index (merge_dicts)",
-}
+UNFIXED: dict[tuple[str, str], str] = {}
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
@@ -238,6 +213,11 @@ _MSG = (
 _START = b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_0","name":"f","input":%s}}\n\n'
 _DELTA = b'event: content_block_delta\ndata: {"type":"content_block_delta",%s"delta":{"type":"input_json_delta","partial_json":"%s"}}\n\n'
 _STOP = b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+_MESSAGE_DELTA = (
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},'
+    b'"usage":{"output_tokens":1}%s}\n\n'
+)
+_MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 
 
 def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o", finish: str = "null") -> bytes:
@@ -425,6 +405,57 @@ SAVED: dict[str, bytes] = {
     # anthropic-python: a list input is kept as it is (construct_type builds what fails validation unchecked)
     # and handed when no delta gave text
     "anthropic_input_a_list": _MSG + _START % b"[]" + _DELTA % (b'"index":0,', b"") + _STOP,
+    # found by a forced wrong-type scan: langchain-core merges the message's content blocks by index as it
+    # merges tool_call_chunks (merge_content -> merge_lists -> merge_dicts); a second tool_use start on block
+    # index 0 without an id merges into the first, and its list input after a dict one raises TypeError
+    "anthropic_input_a_list_on_a_reused_index": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _START.replace(b'"id":"toolu_0",', b"") % b"[]"
+    + _STOP,
+    # the near miss: another id keeps the two blocks apart, nothing is merged and nothing raises
+    "anthropic_input_a_list_on_a_reused_index_with_its_own_id": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _START.replace(b"toolu_0", b"toolu_1") % b"[]"
+    + _STOP,
+    # found on Writer's cassettes (openllmetry): "type": null on a fragment after the call's head. openai-python's
+    # accumulate_delta copies the null over "function", _accumulate_chunk asserts the type: AssertionError
+    "chat_type_null_after_the_head": _ROLE
+    + _chunk('[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"index":0,"id":null,"type":null,"function":{"name":null,"arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # the near miss: null from the head on was never "function", so nothing asserts; no done event is
+    # fired for a type that is not "function", so openai-python hands nothing and raises nothing
+    "chat_type_null_from_the_head": _ROLE
+    + _chunk('[{"index":0,"id":"call_1","type":null,"function":{"name":"f","arguments":""}}]')
+    + _chunk('[{"index":0,"type":null,"function":{"arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # found on a dd-trace-py beta cassette: langchain-anthropic calls .model_dump() on message_delta's
+    # context_management, a plain dict in the non-beta RawMessageDeltaEvent: AttributeError
+    "anthropic_context_management_in_message_delta": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _MESSAGE_DELTA % b',"context_management":{"applied_edits":[]}'
+    + _MESSAGE_STOP,
+    # the near miss: an empty (falsy) context_management is never read
+    "anthropic_context_management_empty": _MSG
+    + _START % b"{}"
+    + _STOP
+    + _MESSAGE_DELTA % b',"context_management":{}'
+    + _MESSAGE_STOP,
+}
+
+#: what the library does on a saved example, where that is the behaviour it keeps: client -> exception class
+SAVED_RAISES: dict[str, dict[str, str | None]] = {
+    "anthropic_input_a_list_on_a_reused_index": {"langchain": "TypeError"},
+    "anthropic_input_a_list_on_a_reused_index_with_its_own_id": {"langchain": None},
+    "chat_type_null_after_the_head": {"openai-python": "AssertionError"},
+    "chat_type_null_from_the_head": {"openai-python": None},
+    "anthropic_context_management_in_message_delta": {"langchain": "AttributeError"},
+    "anthropic_context_management_empty": {"langchain": None},
 }
 
 
@@ -435,3 +466,11 @@ SAVED_FOR: dict[str, list[str]] = {}
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_saved_disagreements_stay_fixed(name: str) -> None:
     assert compare(SAVED[name], f"{name}.sse", SAVED_FOR.get(name)) == []
+
+
+@pytest.mark.parametrize("name", sorted(SAVED_RAISES))
+def test_saved_examples_show_what_the_library_does(name: str) -> None:
+    fed = fed_sse(SAVED[name], f"{name}.sse")
+    for client, raised in SAVED_RAISES[name].items():
+        actual = _library(client)(fed.capture, fed.capture.frames, Original(fed.data))
+        assert actual.error == raised
