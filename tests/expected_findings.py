@@ -188,7 +188,7 @@ EXPECTED: dict[str, set[str]] = {
     "openai/legacy_function_call.sse": set(),
     "openai/two_choices_n2.sse": set(),
     "openai/azure_prompt_filter_first_chunk.sse": set(),
-    "openai/azure_async_filter_after_finish.sse": {"SD006"},
+    "openai/azure_async_filter_after_finish.sse": set(),
     "openai/reasoning_content_then_call.sse": set(),
     "openai/executed_after_finish_reason.jsonl": {"SD705"},
     "openai/stream_cut_mid_arguments.sse": {"SD301", "SD303"},
