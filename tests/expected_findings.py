@@ -29,7 +29,7 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/openai_structured_output_as_text.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/data_lines_without_blank_lines.sse": {"SD005"},
     "openai/data_lines_without_blank_lines_unterminated.sse": {"SD003", "SD005"},
-    "openai/done_with_trailing_space.sse": set(),
+    "openai/done_with_trailing_space.sse": {"SD508"},
     "openai/forced_tool_finish_stop.jsonl": {"SD304"},  # info: the request forced the tool
     "openai/sdk_chunk_log.jsonl": set(),
     # clean streams
