@@ -228,6 +228,7 @@ ProblemFacts = Union[
     ToolInputError,
     ThoughtSignatures,
     EndOfStreamMissing,
+    EndOfStreamInexact,
     FinishReasonMissing,
     CallAfterFinishReason,
     CutBeforeData,

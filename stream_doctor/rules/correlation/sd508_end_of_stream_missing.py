@@ -93,18 +93,13 @@ def missing(facts: EndOfStreamMissing, end_of_stream: str) -> str:
 
 
 def inexact(facts: EndOfStreamInexact) -> str:
-    """Which profiled libraries stop at this sentinel and which parse it as a chunk: the profiles'
-    own test of the sentinel (``clients.framing.ends_reading``), so the finding and ``--client`` agree."""
-    from stream_doctor.clients import PROFILES
-    from stream_doctor.clients.framing import ends_reading
+    """Which profiled libraries stop at this sentinel and which parse it as a chunk, by the profiles'
+    own test of the sentinel (``clients.framing``), so the finding and ``--client`` agree."""
+    from stream_doctor.clients.framing import SENTINEL_READERS, ends_reading
 
     data = facts.data.encode("ascii")
-    stop: list[str] = []
-    fail: list[str] = []
-    for profile in PROFILES:
-        sentinel = profile.machine().done_sentinel
-        if sentinel is not None:
-            (stop if ends_reading(sentinel, data) else fail).append(profile.label)
+    stop = [name for name, sentinel in SENTINEL_READERS if ends_reading(sentinel, data)]
+    fail = [name for name, sentinel in SENTINEL_READERS if not ends_reading(sentinel, data)]
     said = f"the end-of-stream event is data: {facts.data!r}, with whitespace around [DONE]"
     if not fail:
         return f"{said}; {', '.join(stop)} stop there"

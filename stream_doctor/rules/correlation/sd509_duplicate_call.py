@@ -104,7 +104,7 @@ def _identity(call: ToolCall) -> bytes:
 def _reemitted(first: ToolCall, twin: ToolCall) -> bool:
     """The twin has a re-emitted call's shape: the first call's arguments came in several non-empty
     fragments, all before the twin began, and the twin's came whole (at most one non-empty fragment)."""
-    streamed = [pos for text, pos in zip(first.fragment_texts, first.fragment_positions) if text]
+    streamed = [pos for text, pos in zip(first.fragment_texts, first.fragment_positions, strict=True) if text]
     if len(streamed) < 2 or streamed[-1].number >= twin.started.number:
         return False
     return sum(1 for text in twin.fragment_texts if text) <= 1
