@@ -176,6 +176,13 @@ class EndOfStreamMissing(NamedTuple):
     after_usage: bool = False  # the last chunk was the usage chunk (choices: []) that closes the request
 
 
+class EndOfStreamInexact(NamedTuple):
+    """OpenAI Chat: the end-of-stream sentinel came with whitespace around it (``data: [DONE] ``), which
+    the adapter accepts as the end; ``data`` is the event's data as the server wrote it."""
+
+    data: str
+
+
 class FinishReasonMissing(NamedTuple):
     """OpenAI Chat: a choice ended with [DONE] and no finish_reason after its calls."""
 
@@ -221,6 +228,7 @@ ProblemFacts = Union[
     ToolInputError,
     ThoughtSignatures,
     EndOfStreamMissing,
+    EndOfStreamInexact,
     FinishReasonMissing,
     CallAfterFinishReason,
     CutBeforeData,

@@ -22,6 +22,18 @@ Sentinel = Literal["prefix", "exact"]
 
 DONE = b"[DONE]"
 
+#: The profiled libraries that test the sentinel, and how (each profile's ``Machine.done_sentinel``, held
+#: equal by ``tests/rules/test_sentinel_readers.py``): the names SD508 gives for a ``[DONE]`` that is not
+#: written exactly, without loading the profiles (rules read no adapter, and the profiles import them).
+SENTINEL_READERS: tuple[tuple[str, Sentinel], ...] = (
+    ("openai-python", "prefix"),
+    ("openai-node", "exact"),
+    ("langchain", "prefix"),
+    ("vercel-ai", "exact"),
+    ("pydantic-ai", "prefix"),
+    ("litellm", "prefix"),
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Framing:

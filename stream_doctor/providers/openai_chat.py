@@ -59,7 +59,7 @@ from stream_doctor.events import (
     Unknown,
     Wire,
 )
-from stream_doctor.problems import CallAfterFinishReason, EndOfStreamMissing, FinishReasonMissing
+from stream_doctor.problems import CallAfterFinishReason, EndOfStreamInexact, EndOfStreamMissing, FinishReasonMissing
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.openai_chat_protocol import (
@@ -280,6 +280,11 @@ class OpenAIChatTranslator(Batching):
         value = frame.value
         if value is NOT_JSON:
             if frame.data.strip() == b"[DONE]":
+                if frame.data != b"[DONE]":
+                    # read as the end here and by openai-python (startswith); readers that compare the
+                    # data exactly parse it as JSON instead (SD508 says which)
+                    facts = EndOfStreamInexact(frame.data.decode("ascii"))
+                    return [Problem(pos, "end-of-stream-inexact", "", facts), *self._done(pos)]
                 return self._done(pos)
             return [Malformed(pos, frame.error or "not JSON")]
         if not isinstance(value, dict):

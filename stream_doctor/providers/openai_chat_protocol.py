@@ -58,6 +58,9 @@ DOCUMENTED_EXTENSIONS: dict[str, str] = {
     "citations": "xAI live search, Perplexity",
     "search_results": "Perplexity",
     "prompt_filter_results": "Azure OpenAI",
+    # the older name of prompt_filter_results, in Azure's own Asynchronous Filter sample stream
+    # (learn.microsoft.com/azure/foundry/openai/concepts/content-streaming, "Sample response stream")
+    "prompt_annotations": "Azure OpenAI (the older name of prompt_filter_results)",
     "system_fingerprint": "OpenAI",
     "service_tier": "OpenAI",
     "obfuscation": "OpenAI (stream obfuscation padding)",
@@ -75,6 +78,11 @@ DOCUMENTED_EXTENSIONS: dict[str, str] = {
     "token_ids": "vLLM",
     "matched_stop": "SGLang",
     "content_filter_results": "Azure OpenAI",
+    # Azure's Asynchronous Filter annotation message: a choice with no delta, carrying the results,
+    # the raw results and the offsets they apply to (learn.microsoft.com/azure/foundry/openai/concepts/
+    # content-streaming, "Annotation message")
+    "content_filter_offsets": "Azure OpenAI (Asynchronous Filter: the text range an annotation applies to)",
+    "content_filter_raw": "Azure OpenAI (Asynchronous Filter annotations)",
     "seed": "Together",
     "text": "Together (the choice's text, beside its delta)",
     "logprobs": "OpenAI",

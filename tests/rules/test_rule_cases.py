@@ -4,7 +4,8 @@ Each table lists captures where the rule fires and near misses where it must not
 fixture, and the same fixture with the one thing that makes the rule fire undone (``replace``:
 ``[old, new]`` pairs, or ``[old, new, count]``; a string starting ``hex:`` is raw bytes; ``cut``:
 the fixture up to that text; ``append``: text added at the end; ``clients``: the client profiles
-the SD8xx rules judge, as ``--client``), or a
+the SD8xx rules judge, as ``--client``; ``severity``: each finding's, for a rule that picks it per
+instance), or a
 capture written in the table (``capture`` with a ``file`` name). Only the rule itself runs
 (``--select CODE``), so a case shows that rule's verdict and nothing else's.
 
@@ -85,6 +86,8 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     assert len(found) == case["fires"], [f.message for f in found]
     for words in case.get("says", []):
         assert any(words in f.message for f in found), (words, [f.message for f in found])
+    if "severity" in case:  # a rule whose severity depends on the instance
+        assert [f.severity.name.lower() for f in found] == [case["severity"]] * len(found)
     if "fixture" in case and not code.startswith("SD0") and ("replace" in case or "append" in case or "cut" in case):
         # An edit must not fix the verdict by breaking the capture: it still reads the same way.
         edited, original = (
