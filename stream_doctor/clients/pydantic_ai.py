@@ -104,6 +104,7 @@ class PartsManager(WireMachine):
             return  # the legacy function_call is not read
         if type(event) is Malformed and event.wire and self.provider == "anthropic":
             event = python_sdk_read(event) or event  # AnthropicModel reads through the SDK: "0" is the index 0
+        self.read_done = self._done(event)
         super().feed(event, call)
 
     def _done(self, event: Event) -> bool:
@@ -227,9 +228,13 @@ class PartsManager(WireMachine):
                 pos, category, f"the provider sent {self.error_type or 'an error'} in the stream", provider_error=True
             )
 
+    #: the latest event was a ``[DONE]`` the SDK read (Chat): its reading stops there, so what pydantic-ai
+    #: raises at the stream's end it raises at that frame; otherwise only once the body has ended (no frame)
+    read_done: bool = False
+
     def end(self, end: Pos | None) -> None:
         self._raise_error()
-        self._part_ended(end)
+        self._part_ended(end if self.provider == "anthropic" or self.read_done else None)
         if self.error is not None:
             return
         for part in self.parts:

@@ -362,6 +362,14 @@ SAVED: dict[str, bytes] = {
         finish='"tool_calls"',
     )
     + b"data: [DONE]\n\n",
+    # pydantic-ai raises that IndexError where its reading ends: at a [DONE] the SDK reads, or once the body
+    # has ended when the [DONE] has no closing blank line (never dispatched), as after a stream without one
+    "chat_name_null_before_a_named_call_done_unterminated": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":null,"arguments":""}}]')
+    + _chunk('[{"function":{"arguments":"{}"}}]')
+    + _chunk('[{"index":1,"id":"call_1","type":"function","function":{"name":"g","arguments":"{}"}}]')
+    + _FINISH
+    + b"data: [DONE]\n",
     # the Anthropic SDK validates each event in pydantic's lax mode (_models.construct_type): an index "0" is
     # the index 0, so anthropic-python, langchain and pydantic-ai run the call as if it were an integer
     "anthropic_index_a_string": _MSG
