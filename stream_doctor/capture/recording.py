@@ -30,10 +30,9 @@ The shapes:
   whose ``request.body`` is ``{"b64"}`` beside ``canonical_json``: read as those bytes and that JSON.
 - **nock** (``nock.recorder.rec({output_objects: true})``, ``nockBack`` fixtures): a JSON array of
   ``{scope, method, path, body, status, response, rawHeaders | headers, responseIsBinary}``;
-  ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a
-  string; a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a
-  content-encoded one is a list of hex chunks, still compressed (nock 14 compresses again what
-  fetch decoded).
+  ``rawHeaders`` a flat ``[name, value, …]`` list, or an object from nock 14. A text response is a string;
+  a binary one (an event stream) is hex: one string with ``responseIsBinary: true``; a content-encoded
+  one is a list of hex chunks, still compressed (nock 14 compresses again what fetch decoded).
 - **Mastra's llm-recorder** (``__recordings__/*.json``): ``{"meta": {…}, "recordings": [...]}`` or, in older
   files, the bare array; each recording ``{hash, request: {url, method, body, timestamp}, response: {status,
   statusText, headers, body | chunks, chunkTimings, isStreaming}}``, a streamed body kept as ``chunks``, the

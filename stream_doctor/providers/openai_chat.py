@@ -1,10 +1,9 @@
 """OpenAI Chat Completions streaming (``POST /v1/chat/completions`` with ``"stream": true``) and the
 many servers that imitate it (Azure, Groq, xAI, DeepSeek, Alibaba, Cerebras, vLLM, Ollama ``/v1`` …).
 
-Wire format: ../shared/reference/wire-formats.md §2 and openai-python's
-``types/chat/chat_completion_chunk.py`` and ``_streaming.py``. Every SSE ``data:`` line is a chunk
-``{"id","object":"chat.completion.chunk","created","model","choices":[{"index","delta",
-"finish_reason"}],"usage"}``; the stream ends with ``data: [DONE]``.
+Wire format: ../shared/reference/wire-formats.md §2 and openai-python's ``types/chat/chat_completion_chunk.py``
+and ``_streaming.py``. Every SSE ``data:`` line is a chunk ``{"id","object":"chat.completion.chunk","created",
+"model","choices":[{"index","delta","finish_reason"}],"usage"}``; the stream ends with ``data: [DONE]``.
 
 Correlation follows the robust strategy of wire-formats §2.5 (and the AI SDK's
 ``StreamingToolCallTracker``): a tool-call fragment is found by its non-empty ``id`` first, then by
@@ -54,7 +53,6 @@ from stream_doctor.events import (
     MessageStart,
     MessageStop,
     Problem,
-    StreamError,
     ToolStart,
     Unknown,
     Wire,
@@ -73,6 +71,10 @@ from stream_doctor.providers.openai_chat_protocol import (
     IGNORED_DELTA_FIELDS,
     LEGACY_ARGS,
     SEVERITY,
+    content_size,
+    starts_arguments,
+    stream_error,
+    wrong_types,
 )
 
 name = "openai"
@@ -296,7 +298,7 @@ class OpenAIChatTranslator(Batching):
             # openai-python raises APIError on any data object with an "error" key; vLLM sends
             # {"object":"error","message":…} (block/goose PR #8031); TGI a bare string.
             self._count("error")
-            out.append(_stream_error(pos, value, error))
+            out.append(stream_error(pos, value, error))
             if not isinstance(value.get("choices"), list) or not value["choices"]:
                 return out
         choices = value.get("choices")
@@ -451,7 +453,7 @@ class OpenAIChatTranslator(Batching):
                 elif payload is not None:
                     out.append(Malformed(pos, "delta.tool_calls is not a list"))
             elif field in CONTENT_FIELDS:
-                size = _content_size(payload)
+                size = content_size(payload)
                 if size:
                     block_type, delta_type = CONTENT_FIELDS[field]
                     if field == "content" and isinstance(payload, list):
@@ -490,11 +492,11 @@ class OpenAIChatTranslator(Batching):
         out: list[Event] = []
         for part in parts:
             if isinstance(part, dict) and part.get("type") == "thinking":
-                size = _content_size(part.get("thinking"))
+                size = content_size(part.get("thinking"))
                 if size:
                     out.extend(self._text(pos, state, "reasoning", "thinking", size))
             else:
-                size = _content_size(part.get("text") if isinstance(part, dict) else part)
+                size = content_size(part.get("text") if isinstance(part, dict) else part)
                 if size:
                     out.extend(self._text(pos, state, "text", "content", size))
         return out
@@ -561,7 +563,7 @@ class OpenAIChatTranslator(Batching):
             or type(function.get("arguments", "")) is not str
             or ("type" in call and call["type"] is None)
         ):
-            wire = _wire(call, function)  # for the client profiles only: their library acts on the value
+            wire = wrong_types(call, function)  # for the client profiles only: their library acts on the value
         if index is not None and type(index) is not int:
             out.append(
                 Problem(
@@ -634,7 +636,7 @@ class OpenAIChatTranslator(Batching):
                 # Another id naming a tool on this index is a second call merged onto it, unless it
                 # names the same tool and its arguments go on rather than start (`{`, `[` or
                 # nothing): then it is this call, its id changing (as the AI SDK's tracker decides).
-                if state.names.get(key) != tool or _starts_arguments(arguments):
+                if state.names.get(key) != tool or starts_arguments(arguments):
                     return _NEW
                 return key
             if call_id is None and tool is not None and state.names.get(key) not in (None, tool):
@@ -696,63 +698,3 @@ class OpenAIChatTranslator(Batching):
 
 
 _NEW: Any = object()
-_WIRE_CHECKED = {"index": int, "id": str}
-
-
-def _wire(call: dict[str, Any], function: dict[str, Any]) -> Wire:
-    """The fields of one ``tool_calls[]`` entry sent with a type Chat Completions does not allow, in the
-    order sent (``events.Wire``): an ``index`` that is not an integer, an ``id`` that is not a string
-    (null is "not sent"), a ``type`` sent as null, and a ``function.name`` or ``function.arguments`` that is not a string, null
-    included: openai-python's ``accumulate_delta`` keeps a null as the snapshot's value where an absent
-    key leaves none (Mistral's object arguments too: the OpenAI SDKs read them as any server's)."""
-    found: Wire = ()
-    for field, value in call.items():
-        wanted = _WIRE_CHECKED.get(field)
-        if wanted is not None and value is not None and type(value) is not wanted:
-            found += ((field, value),)
-        elif field == "type" and value is None:  # Writer's continuations: openai-python copies the null over
-            found += ((field, value),)
-        elif field == "function" and value is function:
-            for part, given in function.items():
-                if part in ("name", "arguments") and type(given) is not str:
-                    found += ((part, given),)
-    return found
-
-
-def _starts_arguments(arguments: str | None) -> bool:
-    """Whether a fragment looks like the start of a call's arguments rather than their middle."""
-    if not arguments:
-        return True
-    head = arguments.lstrip()[:1]
-    return head in ("{", "[", "")
-
-
-def _content_size(payload: Any) -> int:
-    """Characters of text a content field carries (1 for a non-empty structured part)."""
-    if isinstance(payload, str):
-        return len(payload)
-    if isinstance(payload, list):
-        return sum(_part_size(part) for part in payload)
-    if isinstance(payload, dict):
-        return 1 if payload else 0
-    return 0
-
-
-def _part_size(part: Any) -> int:
-    if isinstance(part, dict):
-        text = part.get("text")
-        return len(text) if isinstance(text, str) else (1 if part else 0)
-    if isinstance(part, list):  # not a part of any API: counted as one, never walked (it may nest 1,000 deep)
-        return 1 if part else 0
-    return _content_size(part)
-
-
-def _stream_error(pos: Pos, value: dict[str, Any], error: Any) -> StreamError:
-    if isinstance(error, dict):
-        kind = error.get("type") or error.get("code")
-        message = error.get("message")
-    elif isinstance(error, str):
-        kind, message = value.get("error_type"), error
-    else:  # vLLM: {"object": "error", "message": …, "type": …, "code": …}
-        kind, message = value.get("type") or value.get("code"), value.get("message")
-    return StreamError(pos, str(kind) if kind is not None else None, message if isinstance(message, str) else None)
