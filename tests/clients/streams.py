@@ -1,7 +1,33 @@
-"""Generated response streams for the differential tests (``test_library_differential.py`` feeds them
-to the real Python libraries, ``test_node_differential.py`` to the TypeScript ones): each strategy
-draws one stream's original bytes and the set of shapes it holds (the names the tests count, and that
-``UNFIXED`` lists keyed by)."""
+"""The inputs of the differential tests (``test_library_differential.py`` feeds them to the real Python
+libraries, ``test_node_differential.py`` to the TypeScript ones through the Node harness), one definition
+for both:
+
+- every SSE fixture of a profile's provider, and every raw SSE capture in ``../shared/corpus``
+  (``sse_captures``; skipped, with the reason, when the corpus is absent);
+- every SSE response body inside a container, in the fixtures and the corpus (HAR entries, VCR
+  cassettes of every dialect, nock and Polly recordings, ``{status, headers, body}`` wrappers,
+  a gzipped cassette): the body as the HTTP client receives it, decoded as the reader decodes it
+  (``load(..., bodies=True)``), compared with the profiles on that interaction's events of the
+  same replay (``fed_bodies``, ``container_cases``). A capture whose frames are parsed chunks (JSON
+  Lines, an envelope, a recording of SDK chunk objects) holds no response bytes: it is skipped with
+  that reason;
+- generated Anthropic, Chat Completions and Mistral-shaped streams (``anthropic_streams``,
+  ``chat_streams``): each strategy draws one stream's original bytes and the set of shapes it holds
+  (the names the tests count, and that ``UNFIXED`` lists are keyed by): the last event with or without
+  its closing blank line, ``event:`` lines present or not, a ``content_block_delta`` without ``index``,
+  fragments without ``index`` after the first, indices reused or interleaved, a call without ``type``
+  or ``id``, no role chunk, whitespace and empty arguments, start inputs with deltas, several
+  index-less calls in one chunk, fields of the wrong type (Chat ``index`` a string, ``arguments`` null
+  or an object, ``name`` null, ``id`` a number; Anthropic ``index`` a string, ``partial_json`` null or
+  a number, ``input`` a list), Chat events named ``chunk`` or ``message``, what compatible servers add
+  (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call), and
+  framings each library's SSE decoder reads its own way (a ``[DONE] `` with a trailing space, Azure's
+  content-filter event after the finish, events written without blank lines between them).
+
+Each test module adds ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
+A profile known to follow its library only in part on a capture is listed, with why, in the module's
+``KNOWN_DIVERGENCES`` (a bare stream) or ``CONTAINER_DIVERGENCES`` (a body in a container); the test
+asserts each listed pair still disagrees, so a fix shows."""
 
 from __future__ import annotations
 

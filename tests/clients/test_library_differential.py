@@ -5,27 +5,9 @@ the class of the exception it raises.
 ``test_library_agreement.py`` feeds the libraries frames that stream-doctor wrote back as SSE, so the
 capture's own framing never reached them. Here the mock transport returns the bytes as the server
 sent them (``clients.library.Original``), cut one frame at a time (positions compared) and at
-arbitrary byte offsets (positions not compared: a chunk may hold several frames). Inputs:
-
-- every SSE fixture of the profile's provider, and every raw SSE capture in ``../shared/corpus``
-  (skipped, with the reason, when the corpus is absent);
-- every SSE response body inside a container, in the fixtures and the corpus (HAR entries, VCR
-  cassettes of every dialect, nock and Polly recordings, ``{status, headers, body}`` wrappers,
-  a gzipped cassette): the body as the HTTP client receives it, decoded as the reader decodes it
-  (``load(..., bodies=True)``), compared with the profiles on that interaction's events of the
-  same replay (``streams.fed_bodies``). A capture whose frames are parsed chunks (JSON Lines, an
-  envelope, a recording of SDK chunk objects) holds no response bytes: it is skipped with that reason;
-- generated Anthropic and Chat Completions streams (hypothesis): the last event with or without
-  its closing blank line, ``event:`` lines present or not, a ``content_block_delta`` without
-  ``index``, fragments without ``index`` after the first, indices reused or interleaved, a call
-  without ``type`` or ``id``, no role chunk, whitespace and empty arguments, several index-less
-  calls in one chunk, fields of the wrong type (Chat ``index`` a string, ``arguments`` null or an
-  object, ``name`` null, ``id`` a number; Anthropic ``index`` a string, ``partial_json`` null or a
-  number, ``input`` a list), Chat events named ``chunk`` or ``message``, and what compatible servers
-  add (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call), and
-  framings each library's SSE decoder reads its own way (a ``[DONE] `` with a trailing space, Azure's
-  content-filter event after the finish, events written without blank lines between them);
-- ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
+arbitrary byte offsets (positions not compared: a chunk may hold several frames). The inputs, shared
+with the TypeScript libraries' test, are described in ``tests/clients/streams.py``: fixtures and corpus
+captures, the SSE bodies inside containers, generated streams, and this module's ``SAVED`` examples.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per provider).
 A long run: ``STREAM_DOCTOR_DIFF_EXAMPLES=2000 pytest tests/clients/test_library_differential.py -p
@@ -61,10 +43,8 @@ from tests.clients.streams import (
     sse_captures,
 )
 
-#: (client, capture name) where the profile is known to follow the library only in part, and why. None now:
-#: the framings that were here reach the profiles: data lines written without blank lines (one event whose
-#: joined data is not JSON) and a sentinel as sent (``[DONE] ``) as ``clients.framing.Framing``, a chunk that
-#: carries a finished choice with only Azure's content-filter results as ``KeepAlive.choices``.
+#: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
+#: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 

@@ -7,23 +7,9 @@ event, and the class of the exception it raises.
 capture's own framing never reached them. Here the harness's fake ``fetch`` returns a
 ``ReadableStream`` that enqueues the bytes as the server sent them, one frame at a time (positions
 compared) and cut at arbitrary byte offsets (positions not compared: a chunk may hold several
-frames). One Node process serves the whole session (``node_harness.py``). Inputs:
-
-- every SSE fixture of the profile's provider, and every raw SSE capture in ``../shared/corpus``
-  (skipped, with the reason, when the corpus is absent);
-- every SSE response body inside a container, in the fixtures and the corpus (HAR entries, VCR
-  cassettes of every dialect, nock and Polly recordings, ``{status, headers, body}`` wrappers,
-  a gzipped cassette): the body as the HTTP client receives it, decoded as the reader decodes it
-  (``load(..., bodies=True)``), compared with the profiles on that interaction's events of the
-  same replay (``streams.fed_bodies``). A capture whose frames are parsed chunks (JSON Lines, an
-  envelope, a recording of SDK chunk objects) holds no response bytes: it is skipped with that reason;
-- the generated streams of ``tests/clients/streams.py``, shared with the Python libraries' test
-  (``test_library_differential.py``): the last event with or without its closing blank line,
-  ``event:`` lines present or not, a ``content_block_delta`` without ``index``, fragments without
-  ``index`` after the first, indices reused or interleaved, a call without ``type`` or ``id``, no
-  role chunk, whitespace and empty arguments, start inputs with deltas, several calls per chunk, a
-  Mistral-shaped stream;
-- ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
+frames). One Node process serves the whole session (``node_harness.py``). The inputs, shared with the
+Python libraries' test, are described in ``tests/clients/streams.py``: fixtures and corpus captures, the
+SSE bodies inside containers, generated streams, and this module's ``SAVED`` examples.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per strategy).
 A long run: ``STREAM_DOCTOR_DIFF_EXAMPLES=300 pytest tests/clients/test_node_differential.py -p
@@ -61,10 +47,8 @@ from tests.clients.streams import (
     sse_captures,
 )
 
-#: (client, capture name) where the profile is known to follow the library only in part, and why. None now:
-#: the framings that were here reach the profiles: data lines written without blank lines (one event whose
-#: joined data is not JSON) and a sentinel as sent (``[DONE] ``) as ``clients.framing.Framing``, a chunk that
-#: carries a finished choice with only Azure's content-filter results as ``KeepAlive.choices``.
+#: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
+#: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
