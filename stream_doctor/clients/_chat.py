@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Hashable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import Machine, choice_of, parse_json
-from stream_doctor.clients.framing import Sentinel
+from stream_doctor.clients.framing import SENTINEL_READERS, Sentinel
 from stream_doctor.events import (
     MISSING,
     ArgsDelta,
@@ -112,7 +112,7 @@ class ChatSnapshot(Machine):
     #: raises AssertionError (openai-python ``ChatCompletionStreamState._accumulate_chunk``: ``assert
     #: new_tool.type == "function"`` for each previous tool call)
     asserts_function_type = False
-    done_sentinel: ClassVar[Sentinel | None] = "prefix"  # openai-python Stream.__stream__: startswith("[DONE]")
+    done_sentinel: ClassVar[Sentinel | None] = SENTINEL_READERS["openai-python"]
     #: a chunk that carries a finished choice with nothing else (``KeepAlive.choices``) is one more chunk of
     #: that choice, so the pending done event fires there (openai-node). openai-python never sees the one such
     #: chunk known, Azure's asynchronous filter event: ``ChatCompletionStream.__stream__`` skips a chunk whose

@@ -22,17 +22,17 @@ Sentinel = Literal["prefix", "exact"]
 
 DONE = b"[DONE]"
 
-#: The profiled libraries that test the sentinel, and how (each profile's ``Machine.done_sentinel``, held
-#: equal by ``tests/rules/test_sentinel_readers.py``): the names SD508 gives for a ``[DONE]`` that is not
-#: written exactly, without loading the profiles (rules read no adapter, and the profiles import them).
-SENTINEL_READERS: tuple[tuple[str, Sentinel], ...] = (
-    ("openai-python", "prefix"),
-    ("openai-node", "exact"),
-    ("langchain", "prefix"),
-    ("vercel-ai", "exact"),
-    ("pydantic-ai", "prefix"),
-    ("litellm", "prefix"),
-)
+#: The profiled libraries that test the sentinel, and how: the one definition, which each profile's
+#: ``Machine.done_sentinel`` reads by its name and SD508 reads for the names it gives for a ``[DONE]``
+#: that is not written exactly (rules load no profile: the profiles import the adapters).
+SENTINEL_READERS: dict[str, Sentinel] = {
+    "openai-python": "prefix",  # Stream.__stream__: sse.data.startswith("[DONE]")
+    "openai-node": "exact",  # core/streaming.js Stream.fromSSEResponse: sse.data === '[DONE]'
+    "langchain": "prefix",  # langchain-openai reads through the OpenAI SDK's Stream
+    "vercel-ai": "exact",  # @ai-sdk/provider-utils parseJsonEventStream: data === "[DONE]", else safeParseJSON
+    "pydantic-ai": "prefix",  # OpenAIChatModel reads through the OpenAI SDK's Stream
+    "litellm": "prefix",  # it reads through the OpenAI SDK's Stream
+}
 
 
 @dataclass(frozen=True, slots=True)

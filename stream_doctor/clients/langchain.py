@@ -44,6 +44,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
+from stream_doctor.clients.framing import SENTINEL_READERS
 from stream_doctor.events import MISSING, Event, Execution, Finish, Malformed, Request
 
 
@@ -68,7 +69,7 @@ class _Chunk:
 @dataclass
 class LangChainMerge(WireMachine):
     reads_event_names = ("anthropic",)  # langchain-anthropic reads through the Anthropic SDK's stream
-    done_sentinel = "prefix"  # langchain-openai reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
+    done_sentinel = SENTINEL_READERS["langchain"]
     chunks: list[_Chunk] = field(default_factory=list)
     by_index: dict[Any, list[_Chunk]] = field(default_factory=dict)  # the chunks of each index, in order
 

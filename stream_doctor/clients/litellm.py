@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import choice_of, parse_json, profile
+from stream_doctor.clients.framing import SENTINEL_READERS
 
 
 @dataclass
@@ -49,7 +50,7 @@ class ChunkBuilder(WireMachine):
     unindexed: dict[tuple[int, int], int] = field(default_factory=dict)  # (chunk, choice) -> last index given
     chunk: list[Fragment] = field(default_factory=list)  # the latest chunk's fragments, merged at the next
     refused: bool = False  # the latest chunk's Delta failed validation
-    done_sentinel = "prefix"  # it reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
+    done_sentinel = SENTINEL_READERS["litellm"]
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":

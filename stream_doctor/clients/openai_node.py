@@ -43,6 +43,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients._wire import wired
 from stream_doctor.clients.base import profile
+from stream_doctor.clients.framing import SENTINEL_READERS
 from stream_doctor.events import Event, Finish, MessageStop, Wire
 
 UNDEFINED = "undefined"
@@ -58,8 +59,7 @@ class ChatCompletionStreamNode(ChatSnapshot):
     malformed_error = "OpenAIError"
     # core/streaming.js _iterSSEMessages: `sseDecoder.flush()` once the body ended
     reads_unterminated_last_event = True
-    # core/streaming.js Stream.fromSSEResponse: `sse.data === '[DONE]'`, else JSON.parse(sse.data)
-    done_sentinel = "exact"
+    done_sentinel = SENTINEL_READERS["openai-node"]  # else JSON.parse(sse.data)
     # #addChunk emits each done event as it reaches it: one fired before a later one throws stands
     hands_before_raising = True
     done_at: Pos | None = None  # the [DONE] frame, where the SDK stops reading and finalizes

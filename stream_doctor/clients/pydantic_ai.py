@@ -36,6 +36,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import parse_json, profile
+from stream_doctor.clients.framing import SENTINEL_READERS
 from stream_doctor.events import (
     MISSING,
     Event,
@@ -72,7 +73,7 @@ class PartsManager(WireMachine):
     started: bool = False
     seen_any: bool = False
     reads_event_names = ("anthropic",)  # AnthropicModel streams through the Anthropic SDK
-    done_sentinel = "prefix"  # OpenAIChatModel reads through the OpenAI SDK's Stream.__stream__: startswith("[DONE]")
+    done_sentinel = SENTINEL_READERS["pydantic-ai"]
 
     def close(self, end: Pos | None) -> None:
         if not self.seen_any:

@@ -42,6 +42,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._tool_call_tracker import NamelessCall, OpenAICompatibleTracker
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
+from stream_doctor.clients.framing import SENTINEL_READERS
 from stream_doctor.events import MISSING
 
 
@@ -69,9 +70,7 @@ class StreamText(WireMachine):
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
     chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
     refused: Pos | None = None  # the latest Chat chunk that failed the provider's schema
-    # @ai-sdk/provider-utils parseJsonEventStream: `if (data === "[DONE]") return;`, else safeParseJSON (an
-    # error part when it fails)
-    done_sentinel = "exact"
+    done_sentinel = SENTINEL_READERS["vercel-ai"]  # else safeParseJSON: an error part when it fails
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:

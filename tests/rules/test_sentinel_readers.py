@@ -1,5 +1,5 @@
 """SD508 names the libraries that fail on a ``[DONE]`` not written exactly from ``clients.framing``'s
-table, which must say what each profile's machine does (the rule may not load the profiles)."""
+table, the one the profiles' machines read: every profile that tests the sentinel is in it, as it tests it."""
 
 from __future__ import annotations
 

@@ -98,8 +98,8 @@ def inexact(facts: EndOfStreamInexact) -> str:
     from stream_doctor.clients.framing import SENTINEL_READERS, ends_reading
 
     data = facts.data.encode("ascii")
-    stop = [name for name, sentinel in SENTINEL_READERS if ends_reading(sentinel, data)]
-    fail = [name for name, sentinel in SENTINEL_READERS if not ends_reading(sentinel, data)]
+    stop = [name for name, sentinel in SENTINEL_READERS.items() if ends_reading(sentinel, data)]
+    fail = [name for name, sentinel in SENTINEL_READERS.items() if not ends_reading(sentinel, data)]
     said = f"the end-of-stream event is data: {facts.data!r}, with whitespace around [DONE]"
     if not fail:
         return f"{said}; {', '.join(stop)} stop there"
