@@ -3,6 +3,9 @@
 What it checks:
     An ``execute`` record whose input is ``{}``, equals the start event's placeholder, or lacks keys
     that the call's reassembled arguments have, while the call's fragments carried a non-empty input.
+    When the fragments' text does not parse (SD201), a run with ``{}`` or the placeholder is this bug
+    too: the fragments carried an input, and the application swallowed the parse error and ran the
+    tool without it (a run with some other input is SD103's: a repair).
 
 Why it matters:
     This is the empty-input bug: the client read ``content_block_start.input`` (always ``{}`` for a
@@ -11,8 +14,9 @@ Why it matters:
     worse, does something with defaults (crustly PR #38, langchain #38679, humux #77).
 
 Severity:
-    error. The recorded execution had ``{}`` or missing keys while the stream carried the input: a
-    tool ran wrongly, proven by the bytes.
+    error. The recorded execution had ``{}`` or missing keys while the stream carried the input (or
+    argument text that does not parse, which no correct client runs as ``{}``): a tool ran wrongly,
+    proven by the bytes.
 
 Example:
     content_block_start  {"type":"tool_use","id":"toolu_01…","name":"write_file","input":{}}
@@ -31,20 +35,21 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.accumulate.stream import AccumulatedStream, ExecutionRecord, ToolCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import preview
 
 
+def ran_empty(executed: object, placeholder: object) -> bool:
+    """Whether a run's input is nothing: ``{}``, none, or the start event's placeholder."""
+    return executed == {} or executed is None or (placeholder not in (None, {}) and executed == placeholder)
+
+
 def is_empty_input_bug(executed: object, real: object, placeholder: object) -> bool:
     if not isinstance(real, dict) or not real:
         return False
-    if (
-        executed == {}
-        or executed is None
-        or (placeholder not in (None, {}) and executed == placeholder and executed != real)
-    ):
+    if ran_empty(executed, placeholder) and executed != real:
         return True
     return isinstance(executed, dict) and set(executed) < set(real)
 
@@ -60,6 +65,10 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if execution.call is None or execution.call_state != "complete":
             continue  # premature executions are SD101's
         call = stream.calls[execution.call]
+        if call.parse_failure is not None:
+            if ran_empty(execution.input, call.start_input) and call.raw_arguments.strip():
+                yield _unparsed(stream, self, execution, call)
+            continue
         if not is_empty_input_bug(execution.input, call.arguments, call.start_input):
             continue
         missing = sorted(set(call.arguments) - set(execution.input or {}))
@@ -77,3 +86,23 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             call,
             at=execution.origin,
         )
+
+
+def _unparsed(stream: AccumulatedStream, self: Rule, execution: ExecutionRecord, call: ToolCall) -> Finding:
+    """A run with nothing for a call whose argument text does not parse: the parse error was swallowed."""
+    failure = call.parse_failure
+    assert failure is not None
+    words = stream.capture.protocol.words
+    size = len(call.raw_arguments.encode())
+    return self.finding(
+        stream,
+        execution.pos,
+        f"{call.label} was executed with {preview(execution.input)}, but its {call.fragment_count} fragments "
+        f"carried {size:,} bytes of arguments that do not parse ({failure.kind}, SD201): the parse error "
+        "was swallowed and the tool ran without its input",
+        f"Parse the {words.fragment} fragments once at {words.call_end}; when they do not parse, do not run "
+        "the tool with {}: report the error (to the model, as the tool's result) instead",
+        [("call started (placeholder input)", call.started), ("call completed", call.ended)],
+        call,
+        at=execution.origin,
+    )
