@@ -22,9 +22,11 @@ notes go there.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.timeline import NO_TIMELINE, Timeline
@@ -49,6 +51,10 @@ NO_EXECUTIONS_NOTE = (
     "the next run with stream_doctor.record's Recorder and recorder.executed(...). The recording proxy "
     "cannot see what ran, only what the next request sent back (SD608); see stream-doctor explain SD102."
 )
+
+
+#: The execution checks' codes begin so: a finding of theirs on a call means the application ran it wrongly.
+EXECUTION_RULES = "SD1"
 
 
 def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
@@ -208,6 +214,18 @@ class Report:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- what the findings say of each call ------------------------------------------------------
+
+    @cached_property
+    def places(self) -> FindingPlaces:
+        """The turn and the call each finding is about (``FindingPlaces``), looked up once."""
+        return _places(self)
+
+    @cached_property
+    def verdicts(self) -> tuple[CallVerdict, ...]:
+        """Each call's verdict, in table order (call N's is ``verdicts[N - 1]``): what every format says of it."""
+        return _verdicts(self)
+
     # -- executions ----------------------------------------------------------------------------
 
     @property
@@ -298,6 +316,127 @@ def call_status(call: ToolCall) -> str:
     if call.parse_failure is not None:
         return f"unparseable ({call.parse_failure.kind})"
     return "complete"
+
+
+Tone = Literal["ok", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class FindingPlaces:
+    """Where each finding of ``Report.findings`` belongs: its turn's index (into ``turns``) and the
+    number of the call it is about, None when it names none."""
+
+    turn: tuple[int | None, ...]
+    call: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class CallVerdict:
+    """What a report says of one call, the same in every format: the stream's status word
+    (``call_status``), the codes of the findings about the call, and its turn's errors about no call.
+
+    ``status`` is "complete" only for a call the stream completed and parsed with no error about
+    it; ``tone`` is "ok" (green) only when, besides, no warning is about it and its turn has no error."""
+
+    stream: str
+    ran_wrongly: tuple[str, ...]  # SD1xx codes about the call: the application ran it wrongly
+    errors: tuple[str, ...]  # every error code about the call, in report order
+    warnings: tuple[str, ...]
+    turn_errors: tuple[str, ...]  # error codes of its turn that are about no call
+
+    @property
+    def status(self) -> str:
+        if self.ran_wrongly:
+            ran = f"ran wrongly ({', '.join(self.ran_wrongly)})"
+            return ran if self.stream == "complete" else f"{self.stream}, {ran}"
+        if self.stream != "complete":
+            return self.stream
+        if self.errors:
+            return f"error ({', '.join(self.errors)})"
+        return "complete"
+
+    @property
+    def tone(self) -> Tone:
+        if self.ran_wrongly or self.errors or self.stream != "complete":
+            return "error"
+        return "warning" if self.warnings or self.turn_errors else "ok"
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes about the call, errors first."""
+        return (*self.errors, *self.warnings)
+
+
+def _places(report: Report) -> FindingPlaces:
+    """A finding's turn: the only one, the one its interaction names, else the one its event falls in
+    (an envelope numbers its turns' events on). Its call: for an execution check, the call run at its
+    event in that turn; else the call its id names in that turn, else in any turn (SD608 is found in
+    the turn that sends the call back)."""
+    turns = report.turns
+    numbers = report._numbers
+    by_interaction = {turn.interaction: i for i, turn in enumerate(turns) if turn.interaction is not None}
+    ends = list(accumulate(turn.stream.capture.frames for turn in turns))
+    by_id: dict[tuple[int | None, str], int] = {}
+    executed_at: dict[tuple[int, int], int] = {}  # (turn index, event) -> the call number run there
+    for i, turn in enumerate(turns):
+        calls = turn.stream.calls
+        for call in calls:
+            if call.call_id is not None:
+                by_id.setdefault((i, call.call_id), numbers[id(call)])
+                by_id.setdefault((None, call.call_id), numbers[id(call)])
+        for record in turn.stream.executions:
+            if record.origin is None and record.call is not None and 0 <= record.call < len(calls):
+                executed_at.setdefault((i, record.pos.number), numbers[id(calls[record.call])])
+    turn_of: list[int | None] = []
+    call_of: list[int | None] = []
+    for finding in report.findings:
+        where = finding.location
+        index: int | None = None
+        if len(turns) == 1:
+            index = 0
+        elif where.interaction is not None and where.interaction in by_interaction:
+            index = by_interaction[where.interaction]
+        elif where.event is not None and ends:
+            index = min(bisect_left(ends, where.event), len(turns) - 1)
+        number: int | None = None
+        if finding.code.startswith(EXECUTION_RULES) and index is not None and where.event is not None:
+            number = executed_at.get((index, where.event))
+        if number is None and finding.call_id is not None:
+            number = by_id.get((index, finding.call_id)) or by_id.get((None, finding.call_id))
+        turn_of.append(index)
+        call_of.append(number)
+    return FindingPlaces(tuple(turn_of), tuple(call_of))
+
+
+def _verdicts(report: Report) -> tuple[CallVerdict, ...]:
+    codes: dict[tuple[int, Severity], list[str]] = {}  # (call number, severity) -> codes, each once
+    turn_errors: dict[int, list[str]] = {}  # turn index -> error codes about no call
+    places = report.places
+    for finding, turn, number in zip(report.findings, places.turn, places.call, strict=True):
+        if finding.severity is Severity.INFO:
+            continue
+        if number is not None:
+            found = codes.setdefault((number, finding.severity), [])
+        elif turn is not None and finding.severity is Severity.ERROR:
+            found = turn_errors.setdefault(turn, [])
+        else:
+            continue
+        if finding.code not in found:
+            found.append(finding.code)
+    turn_index = {id(call): i for i, turn in enumerate(report.turns) for call in turn.stream.calls}
+    verdicts = []
+    for number, call in enumerate(report.calls, 1):
+        errors = tuple(codes.get((number, Severity.ERROR), ()))
+        verdicts.append(
+            CallVerdict(
+                call_status(call),
+                tuple(c for c in errors if c.startswith(EXECUTION_RULES)),
+                errors,
+                tuple(codes.get((number, Severity.WARNING), ())),
+                tuple(turn_errors.get(turn_index.get(id(call), 0), ())),
+            )
+        )
+    return tuple(verdicts)
 
 
 @dataclass(frozen=True)

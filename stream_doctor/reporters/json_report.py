@@ -68,6 +68,13 @@ def call_dicts(report: Report) -> Iterator[dict[str, Any]]:
         if detailed and number not in selection:
             continue
         data = {"number": number, **call_dict(tool_call, with_fragments=detailed)}
+        verdict = report.verdicts[number - 1]
+        data["verdict"] = {
+            "status": verdict.status,
+            "tone": verdict.tone,
+            "codes": list(verdict.codes),
+            "turn_errors": list(verdict.turn_errors),
+        }
         if turns[number - 1] is not None:
             data = {"turn": turns[number - 1], **data}
         extras = report.extras.get(number)

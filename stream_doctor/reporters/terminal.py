@@ -13,13 +13,14 @@ from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.conversation.model import Turn
 from stream_doctor.findings import Severity
-from stream_doctor.report import Report, call_status
+from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
 from stream_doctor.reporters._page import Page, abbreviate
 
-# A status word's colour says what it means: only a call that completed and parsed is green.
-STATUS_STYLES = {"complete": "green", "unparseable": "bold red", "abandoned": "bold red"}
+# A status's colour says what it means: only a call that completed and parsed, with nothing found
+# about it or its turn, is green (``CallVerdict.tone``).
+TONE_STYLES = {"ok": "green", "warning": "yellow", "error": "bold red"}
 
 
 def render(report: Report, options: RenderOptions) -> str:
@@ -136,7 +137,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
             N(call.name or "—") + (" (server)" if call.server_side else ""),
             str(call.fragment_count),
             str(call.byte_count),
-            call_status(call),
+            report.verdicts[report.number(call) - 1].status,
         ]
         for call in calls
     ]
@@ -156,7 +157,7 @@ def _call_table(report: Report, stream: AccumulatedStream, console: Page, option
     console.print((line(headers), "bold"))
     indent = widths[0] + 2
     for call, row in zip(calls, rows, strict=True):
-        status = (row[-1], STATUS_STYLES[row[-1].split(" ", 1)[0]])
+        status = (row[-1], TONE_STYLES[report.verdicts[report.number(call) - 1].tone])
         console.print(line(row[:-1]) + "  ", status, overflow="ellipsis")
         console.print("input ", _input_preview(call), style="dim", indent=indent, overflow="ellipsis")
         console.print(("from  " + N(call.input_source), "dim"), indent=indent)
