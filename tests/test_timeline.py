@@ -13,7 +13,7 @@ from stream_doctor import timeline as timeline_module
 from stream_doctor.clients import resolve, review_stream
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
-from stream_doctor.reporters import RenderOptions, html, terminal
+from stream_doctor.reporters import RenderOptions, _html_timeline, html, terminal
 from tests.test_adversarial import run_cli
 from tests.test_golden import CAPTURES
 from tests.test_streaming_memory import _sse
@@ -61,7 +61,7 @@ def test_rows_beyond_the_cap_are_counted_and_said(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_long_turn_draws_at_most_event_marks_each_saying_what_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(html, "EVENT_MARKS", 3)
+    monkeypatch.setattr(_html_timeline, "EVENT_MARKS", 3)
     report = replay("fixtures/anthropic/parallel_calls.sse", Options(timeline=True))
     rows = len(report.timeline.rows)
     assert rows > 6
