@@ -330,6 +330,9 @@ def test_a_call_run_wrongly_shows_what_ran_beside_the_stream_and_each_client(bro
         detail = page.locator("#call-1")
         assert json.loads(detail.locator("pre.input").inner_text()) == report.calls[0].arguments
         assert json.loads(detail.locator("pre.ran-input").inner_text()) == {}  # beside the reassembled input
+        fold = detail.locator("details.clients-fold")
+        assert fold.locator("summary").inner_text().endswith(": 2 differ, 8 agree")  # folded: ten would fill the screen
+        fold.locator("summary").click()
         clients = detail.locator("table.clients tbody tr")
         assert clients.count() == 10
         assert detail.locator("tr.differs pre.client-input").count() == 2  # the two naive profiles hand over {}

@@ -85,13 +85,15 @@ def _cut(text: str) -> str:
 def _identifier(value: object) -> Markup:
     """An id, a tool name, a code or a path as pieces that each stay on one line (``span.seg``): the
     text wraps only after punctuation. Neutralised and escaped here, as ``finalize`` does for text."""
-    from markupsafe import Markup
+    from markupsafe import Markup, escape
 
     text = _neutral.keeping_lines(_cut(str(value)))
-    pieces = [piece for piece in _BREAK_AFTER.split(text) if piece]
-    return Markup("").join(
-        Markup('<span class="seg{}">{}</span>').format(" long" if len(piece) > LONG_PIECE else "", piece)
-        for piece in pieces
+    return Markup(
+        "".join(
+            f'<span class="seg{" long" if len(piece) > LONG_PIECE else ""}">{escape(piece)}</span>'
+            for piece in _BREAK_AFTER.split(text)
+            if piece
+        )
     )
 
 
