@@ -1,7 +1,8 @@
-"""SD102 over generated neighbours of the empty-input bug: argument text that parses, is cut short,
-is blank or is not an object, run with ``{}``, with the reassembled input, with some of its keys or
-with a repair; the verdict is compared with the reference parser's (Python's ``json``) reading of
-the same bytes: a run with nothing (or fewer keys) is the bug exactly when the stream carried input."""
+"""SD102 and SD103 over generated neighbours of the empty-input bug: argument text that parses, is cut
+short, is blank or is not an object, run with ``{}``, with the reassembled input, with some of its keys
+or with a repair; the verdicts are compared with the reference parser's (Python's ``json``) reading of
+the same bytes: a run with nothing (or fewer keys) is the bug (SD102) exactly when the stream carried
+input; any other run with another input than the stream's, or of text that does not parse, is SD103."""
 
 from __future__ import annotations
 
@@ -53,21 +54,23 @@ def _envelope(path: Path, fragments: list[str], executed: Any) -> Path:
     return path
 
 
-def _reference(raw: str, executed: Any) -> bool:
-    """The empty-input bug as Python's json reads the stream: a run with {} (or fewer keys) while the
-    fragments carried an object, or with {} while they carried text that is no object at all."""
+def _reference(raw: str, executed: Any) -> tuple[int, int]:
+    """(SD102, SD103) as Python's json reads the stream. SD102: a run with {} (or fewer keys) while the
+    fragments carried an object, or with {} while they carried text that is no object at all. SD103:
+    any other run with another input, a run with anything of text that is no object among them."""
     try:
         real = json.loads(raw) if raw.strip() else {}
     except ValueError:
         real = None
     if not isinstance(real, dict):
-        return executed == {} and bool(raw.strip())
-    return bool(real) and isinstance(executed, dict) and executed != real and set(executed) <= set(real)
+        return int(executed == {} and bool(raw.strip())), int(executed != {})
+    empty_bug = bool(real) and isinstance(executed, dict) and executed != real and set(executed) <= set(real)
+    return int(empty_bug), int(not empty_bug and executed != real)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=_argument_texts(), cuts=st.lists(st.integers(0, 60), max_size=4), choice=st.integers(0, 3), data=st.data())
-def test_sd102_fires_exactly_when_the_reference_parser_says_the_tool_ran_without_its_input(
+def test_sd102_and_sd103_fire_exactly_when_the_reference_parser_says_the_tool_ran_otherwise(
     tmp_path: Path, raw: str, cuts: list[int], choice: int, data: Any
 ) -> None:
     points = sorted({min(c, len(raw)) for c in cuts} | {0, len(raw)})
@@ -79,6 +82,6 @@ def test_sd102_fires_exactly_when_the_reference_parser_says_the_tool_ran_without
     keys = sorted(parsed) if isinstance(parsed, dict) else []
     subset = {k: parsed[k] for k in keys[: data.draw(st.integers(0, len(keys)))]} if isinstance(parsed, dict) else {}
     executed = [{}, parsed if parsed is not None else {}, subset, {"repaired": True}][choice]
-    report = replay(str(_envelope(tmp_path / "run.jsonl", fragments, executed)), Options(select=("SD102",)))
-    fired = [f for f in report.findings if f.code == "SD102"]
-    assert len(fired) == int(_reference(raw, executed)), (raw, executed, [f.message for f in fired])
+    report = replay(str(_envelope(tmp_path / "run.jsonl", fragments, executed)), Options(select=("SD102", "SD103")))
+    fired = (report.codes.count("SD102"), report.codes.count("SD103"))
+    assert fired == _reference(raw, executed), (raw, executed, [f.message for f in report.findings])

@@ -4,6 +4,8 @@ What it checks:
     For a completed call, the ``execute`` record's input must equal the arguments reassembled from
     the stream. Differences that are the empty-input bug are SD102's; every other difference
     (a changed value, an extra key, a repaired truncated buffer) is reported here with the keys that differ.
+    A call whose argument text does not parse (SD201) has no input the tool could rightly run with:
+    a run with anything but nothing (SD102's) is a repair or a replacement, reported here.
 
 Why it matters:
     Something between the stream and the tool changed the model's arguments: a lossy parser,
@@ -26,12 +28,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.accumulate.stream import AccumulatedStream, ExecutionRecord, ToolCall
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsontext import equal
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug
-from stream_doctor.wording import preview
+from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug, ran_empty
+from stream_doctor.wording import excerpt, preview
 
 
 @rule(
@@ -45,7 +47,11 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if execution.call is None or execution.call_state != "complete":
             continue
         call = stream.calls[execution.call]
-        if call.parse_failure is not None or equal(execution.input, call.arguments):
+        if call.parse_failure is not None:
+            if not ran_empty(execution.input, call.start_input):
+                yield _repaired(stream, self, execution, call)
+            continue
+        if equal(execution.input, call.arguments):
             continue
         if is_empty_input_bug(execution.input, call.arguments, call.start_input):
             continue
@@ -68,3 +74,19 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             call,
             at=execution.origin,
         )
+
+
+def _repaired(stream: AccumulatedStream, self: Rule, execution: ExecutionRecord, call: ToolCall) -> Finding:
+    """A run with some input of a call whose argument text does not parse: the model sent no such input."""
+    failure = call.parse_failure
+    assert failure is not None
+    return self.finding(
+        stream,
+        execution.pos,
+        f"{call.label} was executed with {preview(execution.input)} but the stream's arguments do not parse "
+        f"({failure.kind}, SD201): {excerpt(call.raw_arguments)}; the application repaired or replaced them",
+        "Do not run a call whose arguments do not parse; if you must repair them, log the original and make the repair visible",
+        [("call completed", call.ended)],
+        call,
+        at=execution.origin,
+    )
