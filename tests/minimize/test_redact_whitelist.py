@@ -1,0 +1,166 @@
+"""--redact keeps what a finding needs and nothing else, in every framing; without it, ids and names stay readable.
+
+A marker is planted in every field the capture generators can produce (``marked_captures``); after
+``minimize --redact`` (with the full search, and with redaction alone) and after ``fixture``, no
+letter of it is left in what is written, the kept finding still fires, and redacting the result
+again gives it back. Redaction costs a bounded number of replays, whatever the capture's size.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import stream_doctor
+from stream_doctor.cli import app
+from stream_doctor.findings import Severity
+from stream_doctor.minimizer.redact import KINDS
+from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_url
+from tests.conftest import FIXTURES
+from tests.minimize.long_conversation import conversation
+from tests.minimize.marked_captures import CASES, MARKER
+
+runner = CliRunner()
+#: The marker's first six letters: a value cut to a prefix, or an id that kept its first characters, shows them.
+_TRACE = MARKER[:6]
+
+
+def _leaks(data: bytes) -> list[str]:
+    text = data.decode("utf-8", "replace")
+    return [text[max(0, at - 40) : at + 20] for at in (m.start() for m in re.finditer(_TRACE, text, re.IGNORECASE))]
+
+
+@pytest.mark.parametrize("max_seconds", [None, 0], ids=["searched", "redaction-alone"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_no_planted_marker_survives_and_the_finding_stays(case: str, max_seconds: float | None) -> None:
+    generate, code = CASES[case]
+    data = generate()
+    assert _leaks(data)  # planted
+    result = stream_doctor.minimize(data, code, redact=True, max_seconds=max_seconds)
+    assert _leaks(result.data) == []
+    assert not result.kept_values  # nothing had to be let stay
+    with stream_doctor.replay(result.data) as small, stream_doctor.replay(data) as original:
+        assert code in small.codes
+        before = {f.code for f in original.findings if f.severity >= Severity.WARNING}
+        assert {f.code for f in small.findings if f.severity >= Severity.WARNING} <= before
+    again = stream_doctor.minimize(result.data, code, redact=True, max_seconds=max_seconds)
+    assert again.data == result.data  # docs/minimize.md: minimizing the result again gives it back
+
+
+def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path) -> None:
+    capture = tmp_path / "session.jsonl"
+    capture.write_bytes(CASES["envelope"][0]())
+    out = tmp_path / "fixtures" / "bug.jsonl"
+    out.parent.mkdir()
+    result = runner.invoke(app, ["fixture", str(capture), "-k", "SD102", "-o", str(out), "--max-seconds", "0"])
+    assert result.exit_code == 0, result.output
+    written = sorted(out.parent.iterdir())
+    assert len(written) == 2
+    for path in written:
+        assert _leaks(path.read_bytes()) == [], path.name
+    with stream_doctor.replay(str(out)) as small:
+        assert "SD102" in small.codes
+
+
+def test_without_redact_ids_keep_their_prefix_and_tools_their_name() -> None:
+    data = (FIXTURES / "anthropic" / "empty_input_bug.jsonl").read_bytes()
+    result = stream_doctor.minimize(data, "SD102")
+    with stream_doctor.replay(result.data) as small:
+        (call,) = small.calls
+        assert call.name == "write_file"
+        assert call.call_id is not None and re.fullmatch(r"toolu_\d+", call.call_id)
+        (finding,) = [f for f in small.findings if f.code == "SD102"]
+        assert "write_file" in finding.message and "(no id)" not in finding.message
+    again = stream_doctor.minimize(result.data, "SD102")
+    assert again.data == result.data
+
+
+def test_with_redact_an_id_keeps_its_prefix_and_none_of_its_own_characters() -> None:
+    data = (FIXTURES / "anthropic" / "empty_input_bug.jsonl").read_bytes()
+    original = "toolu_01gcx3DpVvg6wzPCEBtz4hRD"
+    assert original.encode() in data
+    result = stream_doctor.minimize(data, "SD102", redact=True, max_seconds=0)
+    with stream_doctor.replay(result.data) as small:
+        (call,) = small.calls
+        assert call.call_id is not None and call.call_id.startswith("toolu_")
+        assert is_masked(call.call_id.removeprefix("toolu_"))
+        assert call.name is not None and call.name != "write_file" and len(call.name) == len("write_file")
+    assert b"01gcx3" not in result.data and b"write_file" not in result.data
+
+
+def test_redaction_is_a_bounded_number_of_replays_whatever_the_size() -> None:
+    # nothing is searched (max_seconds=0): every replay is redaction's, and there are at most one per kind
+    # let stay, the first candidate and the report its fragments are read from
+    small = stream_doctor.minimize(conversation(3, 2), "SD102", redact=True, max_seconds=0)
+    large = stream_doctor.minimize(conversation(30, 17), "SD102", redact=True, max_seconds=0)
+    assert small.checks == large.checks == 1
+    # a capture whose ids the provider's sniffing reads: one kind is let stay, one replay more each
+    mistral = (FIXTURES / "mistral" / "stream_cut_before_finish.sse").read_bytes()
+    relaxed = stream_doctor.minimize(mistral, "SD303", redact=True, max_seconds=0)
+    assert relaxed.kept_values == {"ids": 1}
+    assert relaxed.checks <= len(KINDS) + 2
+
+
+# -- the masks ------------------------------------------------------------------------------------
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(_JSON, _TEXT)
+def test_masked_json_text_keeps_keys_shape_and_length_and_no_letter_of_a_value(value: object, planted: str) -> None:
+    text = orjson.dumps([value, f"{MARKER}{planted}"]).decode()
+    masked = mask_json_text(text)
+    assert len(masked) == len(text)
+    assert MARKER not in masked and _TRACE not in masked
+    parsed = orjson.loads(masked)
+    assert _shape(parsed) == _shape([value, ""])  # the same keys, numbers, literals and nesting
+    assert mask_json_text(masked) == masked  # idempotent: redacting a redacted capture gives it back
+
+
+def _shape(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return "s" if isinstance(value, str) else value
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(_TEXT, _TEXT)
+def test_a_mask_keeps_length_and_punctuation_and_no_letter(first: str, planted: str) -> None:
+    text = f"{first}{MARKER}{planted}"
+    assert len(mask(text)) == len(text)
+    assert mask(mask(text)) == mask(text) and is_masked(mask(text))
+    assert [c for c in mask(text) if not c.isalnum()] == [c for c in text if not c.isalnum()]
+    assert _TRACE not in mask(text).upper()
+
+
+def test_two_values_of_one_shape_stay_apart() -> None:
+    # near miss of a letter-for-letter mask: Lisbon and Madrid must not become equal (SD103 compares them)
+    assert mask("Lisbon") != mask("Madrid") and len(mask("Lisbon")) == 6
+    assert mask_id("toolu_01gcx3DpVvg6") != mask_id("toolu_01gcx3DpVvg7")
+    assert mask_id("toolu_12") == "toolu_12"  # the minimizer's own numbering: nobody's data
+
+
+def test_a_url_keeps_where_it_goes_and_nothing_it_carries() -> None:
+    url = f"https://me:{MARKER}@api.example.com:8443/v1/messages?alt=sse&key={MARKER}#{MARKER}"
+    masked = mask_url(url)
+    assert masked.startswith("https://api.example.com:8443/v1/messages?alt=sse&key=")
+    assert _TRACE not in masked
+    assert mask_url(masked) == masked
