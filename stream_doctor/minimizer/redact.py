@@ -199,15 +199,18 @@ class Redaction:
 
         calls, redactor = self._calls()
         plans = [frozenset(), *(frozenset({kind}) for kind in KINDS), frozenset(KINDS)]
+        call_id = self.oracle.call_id  # --call: the kept call, by its id as this rewrite writes it
         for relaxed in plans:
             whitelist = Whitelist(relaxed, redactor, self._fragments(calls, relaxed, redactor))
             layout = whitelist.layout(self.layout)
             units = [whitelist.unit(index, unit, layout.container) for index, unit in enumerate(self.units)]
+            self.oracle.call_id = call_id if call_id is None or "ids" in relaxed else mask_id(call_id)
             if self.oracle(layout.join(units)):
                 self.layout, self.units = layout, units
                 self.replaced = {kind: len(values) for kind, values in whitelist.changed.items() if values}
                 self.kept = {kind: len(values) for kind, values in whitelist.let.items() if values}
                 return
+        self.oracle.call_id = call_id
         raise MinimizeError(
             f"{self.name}: redacted, it no longer shows {', '.join(self.oracle.keep)}: a finding depends on a "
             "secret; minimize it without --redact and mask it by hand"

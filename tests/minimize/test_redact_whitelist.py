@@ -94,6 +94,18 @@ def test_with_redact_an_id_keeps_its_prefix_and_none_of_its_own_characters() -> 
     assert b"01gcx3" not in result.data and b"write_file" not in result.data
 
 
+def test_call_keeps_its_findings_under_redact_and_its_id_is_masked_too() -> None:
+    data = (FIXTURES / "anthropic" / "executed_twice.jsonl").read_bytes()
+    with stream_doctor.replay(data) as report:
+        wanted = next(f.call_id for f in report.findings if f.code == "SD105")
+        number = report.matching(wanted)[0]
+    assert wanted is not None
+    for max_seconds in (None, 0):
+        result = stream_doctor.minimize(data, "SD105", call=number, redact=True, max_seconds=max_seconds)
+        assert result.kept and all(f.code == "SD105" for f in result.kept)
+        assert "ids" not in result.kept_values and wanted.encode() not in result.data
+
+
 def test_redaction_is_a_bounded_number_of_replays_whatever_the_size() -> None:
     # nothing is searched (max_seconds=0): every replay is redaction's, and there are at most one per kind
     # let stay, the first candidate and the report its fragments are read from
@@ -164,3 +176,51 @@ def test_a_url_keeps_where_it_goes_and_nothing_it_carries() -> None:
     assert masked.startswith("https://api.example.com:8443/v1/messages?alt=sse&key=")
     assert _TRACE not in masked
     assert mask_url(masked) == masked
+
+
+# -- the class: any arguments, cut into fragments anywhere --------------------------------------------
+
+_KEY = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
+_VALUE_TEXT = st.builds(lambda a, b: f"{a}{MARKER}{b}", _TEXT, _TEXT)
+_ARGUMENT = st.recursive(
+    st.integers(-1000, 1000) | st.booleans() | st.none() | _VALUE_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEY, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _one_call(arguments: dict[str, object], cuts: list[int]) -> bytes:
+    """An Anthropic envelope of one call streamed in fragments cut at ``cuts`` and run with ``{}`` (SD102)."""
+    text = orjson.dumps(arguments).decode()
+    points = sorted({0, *(cut % (len(text) + 1) for cut in cuts), len(text)})
+    pieces = [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+    block = {"type": "tool_use", "id": f"toolu_{MARKER}", "name": "save", "input": {}}
+    events = [
+        {"type": "message_start", "message": {"id": f"msg_{MARKER}", "type": "message", "role": "assistant",
+                                              "content": [], "model": "claude", "usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        *({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}}
+          for piece in pieces),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    records: list[dict[str, object]] = [{"sd": "event", "data": event} for event in events]
+    records.append({"sd": "execute", "call_id": f"toolu_{MARKER}", "name": "save", "input": {}})
+    return b"".join(orjson.dumps(record) + b"\n" for record in records)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(_KEY, _ARGUMENT, min_size=1, max_size=4), st.lists(st.integers(0, 10_000), max_size=6))
+def test_any_arguments_cut_anywhere_are_masked_and_still_join_to_the_same_keys(
+    arguments: dict[str, object], cuts: list[int]
+) -> None:
+    data = _one_call(arguments, cuts)
+    with stream_doctor.replay(data) as original:
+        assert "SD102" in original.codes
+    result = stream_doctor.minimize(data, "SD102", redact=True, max_seconds=0)
+    assert _leaks(result.data) == [] and not result.kept_values
+    with stream_doctor.replay(result.data) as small:
+        (call,) = small.calls
+        assert isinstance(call.arguments, dict)
+        assert _shape(call.arguments) == _shape(arguments)  # the fragments still join into the same JSON
