@@ -37,6 +37,7 @@ _TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*)("?)(\s*:)?|[^\W_]+', re.DOTALL)
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\.?", re.DOTALL)
 #: An id whose rest is a number this short is the minimizer's own (``toolu_1``), kept.
 _NUMBERED = 3
+_SSE_FIELDS = frozenset({"event", "data", "id", "retry"})
 _LITERALS = frozenset({"true", "false", "null"})
 _NUMBER = re.compile(r"\d[\d.eE]*")
 
@@ -160,7 +161,8 @@ def mask_sse_text(text: str, data: Callable[[str], str]) -> str:
             out.append(line)
         elif field == "id":
             out.append(f"id{colon} {mask_id(value)}".rstrip() + line[len(body) :])
-        else:
-            out.append(f"{mask(field)}{colon} {mask(value)}".rstrip() + line[len(body) :])
+        else:  # a field's name is the protocol's (an unknown one is masked too: the decoder ignores it)
+            name = field if field in _SSE_FIELDS else mask(field)
+            out.append(f"{name}{colon} {mask(value)}".rstrip() + line[len(body) :])
     flush()
     return "".join(out)

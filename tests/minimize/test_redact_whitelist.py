@@ -21,7 +21,7 @@ import stream_doctor
 from stream_doctor.cli import app
 from stream_doctor.findings import Severity
 from stream_doctor.minimizer.redact import KINDS
-from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_url
+from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_sse_text, mask_url
 from tests.conftest import FIXTURES
 from tests.minimize.long_conversation import conversation
 from tests.minimize.marked_captures import CASES, MARKER
@@ -168,6 +168,15 @@ def test_two_values_of_one_shape_stay_apart() -> None:
     assert mask("Lisbon") != mask("Madrid") and len(mask("Lisbon")) == 6
     assert mask_id("toolu_01gcx3DpVvg6") != mask_id("toolu_01gcx3DpVvg7")
     assert mask_id("toolu_12") == "toolu_12"  # the minimizer's own numbering: nobody's data
+
+
+def test_sse_text_keeps_its_field_and_event_names_and_masks_the_rest() -> None:
+    text = f"event: content_block_delta\nid: {MARKER}\n: {MARKER}\nevent: {MARKER} two\nretry: 10\nx{MARKER}: v\n"
+    masked = mask_sse_text(text + "data: [DONE]\n\n", lambda data: data)
+    lines = masked.splitlines()
+    assert lines[0] == "event: content_block_delta" and lines[4] == "retry: 10" and lines[6] == "data: [DONE]"
+    assert [line.partition(":")[0] for line in lines[1:4]] == ["id", "", "event"]  # the field stays, its value not
+    assert _TRACE not in masked.upper() and mask_sse_text(masked, lambda data: data) == masked
 
 
 def test_a_url_keeps_where_it_goes_and_nothing_it_carries() -> None:
