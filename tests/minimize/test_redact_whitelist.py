@@ -233,3 +233,17 @@ def test_any_arguments_cut_anywhere_are_masked_and_still_join_to_the_same_keys(
         (call,) = small.calls
         assert isinstance(call.arguments, dict)
         assert _shape(call.arguments) == _shape(arguments)  # the fragments still join into the same JSON
+
+
+def test_the_anthropic_sdk_decodes_the_redacted_sse_into_the_same_events() -> None:
+    # the real decoder fed the bytes: comments and id: lines masked, the multi-line data joined, and
+    # still the same events, with the same names, each data one JSON text of the same type
+    decoder = pytest.importorskip("anthropic._streaming").SSEDecoder
+    original = CASES["sse"][0]()
+    redacted = stream_doctor.minimize(original, "SD301", redact=True, max_seconds=0).data
+
+    def events(data: bytes) -> list[tuple[str | None, str]]:
+        return [(event.event, orjson.loads(event.data)["type"]) for event in decoder().iter_bytes(iter([data]))]
+
+    assert events(redacted) == events(original)
+    assert all(event.id is None or _TRACE not in event.id for event in decoder().iter_bytes(iter([redacted])))
