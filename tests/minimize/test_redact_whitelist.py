@@ -247,3 +247,21 @@ def test_the_anthropic_sdk_decodes_the_redacted_sse_into_the_same_events() -> No
 
     assert events(redacted) == events(original)
     assert all(event.id is None or _TRACE not in event.id for event in decoder().iter_bytes(iter([redacted])))
+
+
+def test_when_no_rewrite_keeps_the_finding_it_is_one_line_and_nothing_is_written(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # stands for a finding that depends on a secret: every rewrite, even with every kind let stay, loses it
+    from stream_doctor.minimizer.redact import Whitelist
+    from stream_doctor.minimizer.units import Unit
+
+    monkeypatch.setattr(Whitelist, "unit", lambda self, index, unit, container: Unit(b"", unit.kind, unit.turn))
+    capture = tmp_path / "session.jsonl"
+    capture.write_bytes((FIXTURES / "anthropic" / "empty_input_bug.jsonl").read_bytes())
+    out = tmp_path / "small.jsonl"
+    result = runner.invoke(app, ["minimize", str(capture), "-k", "SD102", "-o", str(out), "--redact"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"stream-doctor: error: {capture}: redacted, it no longer shows SD102: a finding depends on a secret; "
+        "minimize it without --redact and mask it by hand"
+    ]
+    assert not out.exists()
