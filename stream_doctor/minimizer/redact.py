@@ -16,7 +16,7 @@ secret), ``MinimizeError``: nothing is written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import orjson
 
@@ -76,6 +76,14 @@ class Whitelist:
         self.changed: dict[str, set[str]] = {}  # kind -> the distinct values masked
         self.let: dict[str, set[str]] = {}  # kind -> the distinct values let stay
         self.text_kind = "other text"  # what the unit being rewritten holds free text as
+        # a conversation's every request repeats the history: each text is masked once
+        self._masks: dict[tuple[Callable[[str], str], str], str] = {}
+
+    def _mask(self, masker: Callable[[str], str], text: str) -> str:
+        found = self._masks.get((masker, text))
+        if found is None:
+            found = self._masks[masker, text] = masker(text)
+        return found
 
     def layout(self, layout: Layout) -> Layout:
         head, tail = _decoded(layout.head), _decoded(layout.tail)
@@ -132,27 +140,31 @@ class Whitelist:
     def _header(self, name: str, value: Any) -> Any:
         if not isinstance(value, str):
             return self.value(value, name, False, 1, None)
-        return value if name.lower() in _KEPT_HEADERS else self._masked("headers", value, mask(value))
+        return value if name.lower() in _KEPT_HEADERS else self._masked("headers", value, self._mask(mask, value))
 
     def string(self, text: str, key: str | None, data: bool, fragments: dict[str, str] | None) -> str:
         if key is not None and is_secret_field_name(key):
-            return self._masked("secrets", text, mask(text))
+            return self._masked("secrets", text, self._mask(mask, text))
         if key in _KEPT_VALUES and is_word(text) and not data:
             return text
         if fragments is not None and text in fragments:  # whatever the key: Responses' ``delta``, the AI SDK's …
             return self._kind("argument values", text, fragments[text])
         if data:
-            masked = mask_json_text(text) if key in _JSON_TEXT else mask(text)
+            masked = self._mask(mask_json_text if key in _JSON_TEXT else mask, text)
             return self._kind("argument values", text, masked)
         if key == "url":
-            return self._masked("urls", text, mask_url(text))
+            return self._masked("urls", text, self._mask(mask_url, text))
         if key in ("raw", "raw_body"):
-            return text if text.strip() in _KEPT_RAW else self._kind(self.text_kind, text, mask_json_text(text))
+            return (
+                text
+                if text.strip() in _KEPT_RAW
+                else self._kind(self.text_kind, text, self._mask(mask_json_text, text))
+            )
         if key is not None and (key.lower().endswith("id") or key.endswith("Id")):
-            return self._kind("ids", text, mask_id(text))
+            return self._kind("ids", text, self._mask(mask_id, text))
         if key == "name":
-            return text if text in WRAPPER_NAMES else self._kind("names", text, mask(text))
-        return self._kind(self.text_kind, text, mask(text))
+            return text if text in WRAPPER_NAMES else self._kind("names", text, self._mask(mask, text))
+        return self._kind(self.text_kind, text, self._mask(mask, text))
 
     def _kind(self, kind: str, text: str, masked: str) -> str:
         if kind not in self.relaxed or self.redactor is None:
@@ -197,10 +209,13 @@ class Redaction:
     def run(self) -> None:
         from stream_doctor.minimizer.run import MinimizeError
 
-        calls, redactor = self._calls()
+        calls = self._calls()
         plans = [frozenset(), *(frozenset({kind}) for kind in KINDS), frozenset(KINDS)]
         call_id = self.oracle.call_id  # --call: the kept call, by its id as this rewrite writes it
+        redactor: Redactor | None = None
         for relaxed in plans:
+            if relaxed and redactor is None:
+                redactor = self._redactor(calls)
             whitelist = Whitelist(relaxed, redactor, self._fragments(calls, relaxed, redactor))
             layout = whitelist.layout(self.layout)
             units = [whitelist.unit(index, unit, layout.container) for index, unit in enumerate(self.units)]
@@ -216,37 +231,45 @@ class Redaction:
             "secret; minimize it without --redact and mask it by hand"
         )
 
-    def _calls(self) -> tuple[list[tuple[str, Sequence[str], list[int]]], Redactor]:
-        """Each call's raw arguments, fragments and the offsets of their frames; and a Redactor of every
-        secret the report knows and every credential-shaped value (what a relaxed kind still masks)."""
-        from stream_doctor.redaction import Redactor
-
+    def _calls(self) -> list[tuple[str, Sequence[str], list[int]]]:
+        """Each call's raw arguments, its fragments and the offsets of the frames that carry them."""
         report = replay_quietly(self.name, self.oracle.options, self.layout.join(self.units))
         if report is None:
-            return [], Redactor(self._shaped())
+            return []
         try:
-            calls = [
+            return [
                 (call.raw_arguments, call.fragment_texts, [pos.offset for pos in call.fragment_positions])
                 for call in report.calls
             ]
-            known = list(Redactor.of_report(report).labels)
         finally:
             report.close()
-        return calls, Redactor([*known, *self._shaped()])
 
-    def _shaped(self) -> list[str]:
+    def _redactor(self, calls: list[tuple[str, Sequence[str], list[int]]]) -> Redactor:
+        """What a kind let stay still masks: every value the existing redaction finds (a credential-named
+        field at any depth of any record, or of a call's arguments) and every credential-shaped value
+        (``sk-…``, a bearer token). Built only when a kind is let stay."""
+        from stream_doctor.redaction import Redactor, collect, collect_text
+
+        found: dict[str, None] = {}
+        collect(self.layout.header(), found)
+        for unit in self.units:
+            if unit.payload is not None:
+                collect(unit.value(), found)
+        for raw, _texts, _offsets in calls:
+            collect_text(raw, found)
         texts = [self.layout.head, self.layout.tail, *(unit.text for unit in self.units)]
-        return [found for text in texts for found in credential_values(text.decode("utf-8", "replace"))]
+        shaped = [value for text in texts for value in credential_values(text.decode("utf-8", "replace"))]
+        return Redactor([*found, *shaped])
 
     def _fragments(
-        self, calls: list[tuple[str, Sequence[str], list[int]]], relaxed: frozenset[str], redactor: Redactor
+        self, calls: list[tuple[str, Sequence[str], list[int]]], relaxed: frozenset[str], redactor: Redactor | None
     ) -> dict[int, dict[str, str]]:
         """Per unit, each argument fragment it carries -> that fragment masked: the call's whole JSON text
         masked, then cut where the fragments were cut (masking keeps lengths)."""
         starts = self._starts()
         found: dict[int, dict[str, str]] = {}
         for raw, texts, offsets in calls:
-            if "argument values" in relaxed:
+            if "argument values" in relaxed and redactor is not None:
                 masked: Sequence[str] = redactor.fragments(raw, texts)
             else:
                 whole, at, pieces = mask_json_text(raw), 0, []
