@@ -141,6 +141,30 @@ def sse() -> bytes:
     return "".join(out).encode()
 
 
+def framed_sse(framing: list[tuple[bool, bool, frozenset[int]]], ending: str = "\n") -> bytes:
+    """``sse``'s events framed as ``framing`` says, one entry per event (the rest framed plainly): with an
+    ``id:`` line or not, a comment or not, and its JSON written indented and cut into ``data:`` lines
+    after the indented lines whose numbers are given (the SSE decoder joins them with newlines, which
+    JSON reads as spaces)."""
+    arguments = orjson.dumps({"path": f"{_M}.md", "content": f"{_M} body"}).decode()
+    events = _anthropic_events(1, arguments, name=f"save_{_M}")[:6]
+    out = []
+    for number, event in enumerate(events):
+        with_id, with_comment, cuts = framing[number] if number < len(framing) else (False, False, frozenset())
+        lines = orjson.dumps(event, option=orjson.OPT_INDENT_2).decode().split("\n")
+        data, current = [], ""
+        for at, line in enumerate(lines):
+            current += line
+            if at in cuts or at == len(lines) - 1:
+                data.append(current)
+                current = ""
+        out.append(f"event: {event['type']}{ending}")
+        out.append(f"id: {_M}-{number}{ending}" if with_id else "")
+        out.append(f": {_M} comment{ending}" if with_comment else "")
+        out.append("".join(f"data: {piece}{ending}" for piece in data) + ending)
+    return "".join(out).encode()
+
+
 def responses_sse() -> bytes:
     """An OpenAI Responses stream whose ``response.created`` echoes the request, cut inside a call (SD301)."""
     echo = {"id": f"resp_{_M}", "object": "response", "status": "in_progress", "model": "gpt-5",

@@ -24,7 +24,7 @@ from stream_doctor.minimizer.redact import KINDS
 from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_sse_text, mask_url
 from tests.conftest import FIXTURES
 from tests.minimize.long_conversation import conversation
-from tests.minimize.marked_captures import CASES, MARKER
+from tests.minimize.marked_captures import CASES, MARKER, framed_sse
 
 runner = CliRunner()
 #: The marker's first six letters: a value cut to a prefix, or an id that kept its first characters, shows them.
@@ -265,3 +265,23 @@ def test_when_no_rewrite_keeps_the_finding_it_is_one_line_and_nothing_is_written
         "minimize it without --redact and mask it by hand"
     ]
     assert not out.exists()
+
+
+_FRAMING = st.lists(st.tuples(st.booleans(), st.booleans(), st.frozensets(st.integers(0, 12), max_size=4)), max_size=6)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(_FRAMING, st.sampled_from(["\n", "\r\n", "\r"]))
+def test_any_sse_framing_is_masked_and_the_sdk_reads_the_same_events(
+    framing: list[tuple[bool, bool, frozenset[int]]], ending: str
+) -> None:
+    decoder = pytest.importorskip("anthropic._streaming").SSEDecoder
+    original = framed_sse(framing, ending)
+
+    def events(data: bytes) -> list[tuple[str | None, str]]:
+        return [(event.event, orjson.loads(event.data)["type"]) for event in decoder().iter_bytes(iter([data]))]
+
+    result = stream_doctor.minimize(original, "SD301", redact=True, max_seconds=0)
+    assert _leaks(result.data) == [] and not result.kept_values
+    assert events(result.data) == events(original)
+    assert stream_doctor.minimize(result.data, "SD301", redact=True, max_seconds=0).data == result.data
