@@ -73,6 +73,8 @@ class Whitelist:
         self, relaxed: frozenset[str], redactor: Redactor | None, fragments: dict[int, dict[str, str]]
     ) -> None:
         self.relaxed, self.redactor, self.fragments = relaxed, redactor, fragments
+        # a fragment carried again in another frame (the SDK helper's input_json copy) is masked alike
+        self.any_fragment = {old: new for each in fragments.values() for old, new in each.items()}
         self.changed: dict[str, set[str]] = {}  # kind -> the distinct values masked
         self.let: dict[str, set[str]] = {}  # kind -> the distinct values let stay
         self.text_kind = "other text"  # what the unit being rewritten holds free text as
@@ -149,6 +151,8 @@ class Whitelist:
             return text
         if fragments is not None and text in fragments:  # whatever the key: Responses' ``delta``, the AI SDK's …
             return self._kind("argument values", text, fragments[text])
+        if data and key in _JSON_TEXT and text in self.any_fragment:
+            return self._kind("argument values", text, self.any_fragment[text])
         if data:
             masked = self._mask(mask_json_text if key in _JSON_TEXT else mask, text)
             return self._kind("argument values", text, masked)

@@ -285,3 +285,16 @@ def test_any_sse_framing_is_masked_and_the_sdk_reads_the_same_events(
     assert _leaks(result.data) == [] and not result.kept_values
     assert events(result.data) == events(original)
     assert stream_doctor.minimize(result.data, "SD301", redact=True, max_seconds=0).data == result.data
+
+
+def test_the_helper_logs_copy_of_a_fragment_is_masked_as_the_fragment_is() -> None:
+    # the input_json event repeats the delta before it: masked alone, a fragment that starts inside a
+    # string would be read out of step (a digit kept as a number); it is masked as the delta it copies
+    result = stream_doctor.minimize(CASES["helper-log"][0](), "SD301", redact=True, max_seconds=0)
+    records = [orjson.loads(line) for line in result.data.splitlines()]
+    copies = [
+        (before, after) for before, after in zip(records, records[1:], strict=False) if after["type"] == "input_json"
+    ]
+    assert len(copies) == 2
+    for delta, copy in copies:
+        assert copy["partial_json"] == delta["delta"]["partial_json"] != ""
