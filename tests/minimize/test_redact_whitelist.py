@@ -53,12 +53,13 @@ def test_no_planted_marker_survives_and_the_finding_stays(case: str, max_seconds
     assert again.data == result.data  # docs/minimize.md: minimizing the result again gives it back
 
 
-def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path) -> None:
+@pytest.mark.parametrize("max_seconds", ["60", "0"], ids=["searched", "redaction-alone"])
+def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path, max_seconds: str) -> None:
     capture = tmp_path / "session.jsonl"
     capture.write_bytes(CASES["envelope"][0]())
     out = tmp_path / "fixtures" / "bug.jsonl"
     out.parent.mkdir()
-    result = runner.invoke(app, ["fixture", str(capture), "-k", "SD102", "-o", str(out), "--max-seconds", "0"])
+    result = runner.invoke(app, ["fixture", str(capture), "-k", "SD102", "-o", str(out), "--max-seconds", max_seconds])
     assert result.exit_code == 0, result.output
     written = sorted(out.parent.iterdir())
     assert len(written) == 2
