@@ -48,9 +48,11 @@ _KEPT_VALUES = frozenset(
         "sd", "type", "event", "role", "object", "status", "finish_reason", "stop_reason", "finishReason",
         "version", "provider", "container", "body_container", "method", "kind", "required", "$ref",
         "media_type", "mimeType", "mime_type", "started", "expect", "tool_choice", "stopReason", "done_reason",
-        "reason", "event_type", "code", "model",
+        "reason", "event_type", "model",
     }
 )  # fmt: skip
+#: Keys whose values are paths made of the arguments' keys (which stay): Vertex AI's streamed ``partialArgs``.
+_KEY_PATHS = frozenset({"jsonPath"})
 #: Keys under which everything is a tool's input or output: no protocol word there, every string masked.
 _DATA = frozenset({"input", "arguments", "args", "partial_json", "snapshot", "partialJson"})
 #: Keys whose string is JSON text (whole or a fragment): masked token by token, keys kept.
@@ -147,7 +149,7 @@ class Whitelist:
     def string(self, text: str, key: str | None, data: bool, fragments: dict[str, str] | None) -> str:
         if key is not None and is_secret_field_name(key):
             return self._masked("secrets", text, self._mask(mask, text))
-        if key in _KEPT_VALUES and is_word(text) and not data:
+        if not data and ((key in _KEPT_VALUES and is_word(text)) or key in _KEY_PATHS):
             return text
         if fragments is not None and text in fragments:  # whatever the key: Responses' ``delta``, the AI SDK's …
             return self._kind("argument values", text, fragments[text])
@@ -168,7 +170,7 @@ class Whitelist:
             return self._kind("ids", text, self._mask(mask_id, text))
         if key == "name":
             return text if text in WRAPPER_NAMES else self._kind("names", text, self._mask(mask, text))
-        return self._kind(self.text_kind, text, self._mask(mask, text))
+        return self._kind(self.text_kind, text, self._mask(_mask_text, text))
 
     def _kind(self, kind: str, text: str, masked: str) -> str:
         if kind not in self.relaxed or self.redactor is None:
@@ -184,6 +186,18 @@ class Whitelist:
         if masked != text:
             self.changed.setdefault(kind, set()).add(text)
         return masked
+
+
+def _mask_text(text: str) -> str:
+    """Free text masked; text that is a JSON object or array (a structured answer given as text, which
+    SD304 reads) masked as JSON, its keys kept."""
+    if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return mask(text)
+        return mask_json_text(text)
+    return mask(text)
 
 
 def _holds_data(key: str, value: Any) -> bool:
