@@ -6,12 +6,13 @@ comes before and after them is rewritten in one linear pass: object keys, number
 protocol's one-word values stay; every other string is masked (``whitelist.mask``), the values of
 headers and URL queries too, and a call's argument fragments are masked as the JSON text they join
 into, so they still join. That candidate is replayed once. Only when a kept finding no longer
-fires (or a new one appears) is one kind of value at a time let stay (argument values, names, ids, user,
-model and other text), each one more replay, with every secret ``redaction.Redactor`` knows still masked in it;
-the kinds let stay are counted as kept. Redaction is thus a bounded number of replays (at most
-``len(KINDS) + 2``) whatever the capture's size and whatever the clock says: a secret is never
-left in because the search ran out of time. When even that loses the finding (it depends on a
-secret), ``MinimizeError``: nothing is written.
+fires (or a new one appears) is one kind of value at a time let stay (argument values, names, ids,
+user, model and other text), each one more replay, with every secret ``redaction.Redactor`` knows
+still masked in it; the kinds let stay are counted as kept. Redaction is thus a bounded number of
+replays (one to read the calls' fragments, at most ``len(KINDS) + 2`` candidates) whatever the
+capture's size and whatever the clock says: a secret is never left in because the search ran out
+of time. When even that loses the finding (it depends on a secret), ``MinimizeError``: nothing is
+written.
 """
 
 from __future__ import annotations
