@@ -37,6 +37,9 @@ _TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*)("?)(\s*:)?|[^\W_]+', re.DOTALL)
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\.?", re.DOTALL)
 #: An id whose rest is a number this short is the minimizer's own (``toolu_1``), kept.
 _NUMBERED = 3
+#: An id of lower-case hex digits (Mistral's 32), and how many of its last digits carry its digest.
+_HEX_ID = re.compile(r"[0-9a-f]{16,}")
+_HEX_SIGNED = 8
 _SSE_FIELDS = frozenset({"event", "data", "id", "retry"})
 _LITERALS = frozenset({"true", "false", "null"})
 _NUMBER = re.compile(r"\d[\d.eE]*")
@@ -65,14 +68,21 @@ def mask(text: str) -> str:
 
 
 def mask_id(text: str) -> str:
-    """An id masked past its provider prefix (``toolu_``, ``call_``): none of its own characters stay."""
+    """An id masked past its provider prefix (``toolu_``, ``call_``): none of its own characters stay. An
+    id of lower-case hex digits stays one (Mistral's capture is told by it): zeros, then its digest."""
     prefix = _ID_PREFIX.match(text)
+    head, rest = (prefix.group(), text[prefix.end() :]) if prefix else ("", text)
+    if _HEX_ID.fullmatch(rest):
+        kept = len(rest) - _HEX_SIGNED
+        if rest[:kept] == "0" * kept:
+            return text  # masked already
+        digest = hashlib.blake2b(rest.encode(), digest_size=_HEX_SIGNED // 2).hexdigest()
+        return head + "0" * kept + digest
     if prefix is None:
         return mask(text)
-    rest = text[prefix.end() :]
     if rest.isdigit() and len(rest) <= _NUMBERED:  # the minimizer's own numbering (toolu_1): no one's data
         return text
-    return prefix.group() + mask(rest)
+    return head + mask(rest)
 
 
 def is_word(text: str) -> bool:
