@@ -7,7 +7,11 @@ prints the sizes, events, replays and time of the public API's ``minimize`` (and
 best of ``--repeat`` runs, in this process (interpreter start-up and imports not included: one
 warm-up minimization of a small capture first).
 
-Usage: python benchmarks/bench_minimize.py [--turns 300] [--broken 150] [--words 1] [--repeat 1] [--redact]
+``--redact --max-seconds 0`` times redaction alone, on the whole capture (``--tags N`` gives each call
+N more argument values to mask).
+
+Usage: python benchmarks/bench_minimize.py [--turns 300] [--broken 150] [--words 1] [--tags 0] [--repeat 1]
+    [--redact] [--max-seconds N]
 """
 
 from __future__ import annotations
@@ -29,16 +33,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--broken", type=int, default=150)
     parser.add_argument("--words", type=int, default=1, help="words per argument line (1: about 21 MB at 300 turns)")
+    parser.add_argument("--tags", type=int, default=0, help="more distinct argument values per call")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--redact", action="store_true")
+    parser.add_argument("--max-seconds", type=float, default=None)
     args = parser.parse_args()
 
     stream_doctor.minimize(conversation(3, 2), "SD102", name="warm-up.jsonl")
-    data = conversation(args.turns, args.broken, args.words)
+    data = conversation(args.turns, args.broken, args.words, args.tags)
     best = None
     for _ in range(args.repeat):
         started = time.perf_counter()
-        result = stream_doctor.minimize(data, "SD102", name="conversation.jsonl", redact=args.redact)
+        result = stream_doctor.minimize(
+            data, "SD102", name="conversation.jsonl", redact=args.redact, max_seconds=args.max_seconds
+        )
         elapsed = time.perf_counter() - started
         best = elapsed if best is None else min(best, elapsed)
     assert best is not None

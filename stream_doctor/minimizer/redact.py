@@ -1,47 +1,224 @@
-"""``--redact``: a minimized capture made fit to share, each replacement kept only if the findings stay.
+"""``--redact``: a minimized capture made fit to share, by a whitelist of what may stay (``whitelist``).
 
-Replaced, kind by kind: the secrets ``redaction.Redactor`` knows (credential-named fields, the
-values they hold wherever they recur, credential-shaped values such as ``sk-…`` or a bearer token),
-ids (one id, one new id everywhere, so pairing holds), the text of user, system and developer
-messages, the model's text, and the string values of tool arguments (masked letter for letter:
-``"Lisbon"`` becomes ``"xxxxxx"``, so the argument fragments keep their lengths and still join into
-the same JSON). Each kind is tried at once, then value by value: a value without which a kept
-finding no longer fires (or a new one appears) is kept, and counted as kept.
+Every unit of the capture (whatever its framing: SSE text with its comments and ``id:`` lines, an
+envelope's or a chunk log's JSON lines, a JSON array's elements, a line that is not JSON) and what
+comes before and after them is rewritten in one linear pass: object keys, numbers, literals and the
+protocol's one-word values stay; every other string is masked (``whitelist.mask``), the values of
+headers and URL queries too, and a call's argument fragments are masked as the JSON text they join
+into, so they still join. That candidate is replayed once. Only when a kept finding no longer
+fires (or a new one appears) is one kind of value at a time let stay (argument values, names, ids,
+user, model and other text), each one more replay, with every secret ``redaction.Redactor`` knows
+still masked in it; the kinds let stay are counted as kept. Redaction is thus a bounded number of
+replays (one to read the calls' fragments, at most ``len(KINDS) + 2`` candidates) whatever the
+capture's size and whatever the clock says: a secret is never left in because the search ran out
+of time. When even that loses the finding (it depends on a secret), ``MinimizeError``: nothing is
+written.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from stream_doctor.credentials import credential_values
+import orjson
+
+from stream_doctor import jsontext
+from stream_doctor.credentials import REDACTED, credential_values, is_secret_field_name
 from stream_doctor.minimizer.oracle import replay_quietly
 from stream_doctor.minimizer.units import Layout, Unit
+from stream_doctor.minimizer.whitelist import (
+    is_word,
+    mask,
+    mask_id,
+    mask_json_text,
+    mask_sse_text,
+    mask_url,
+)
+from stream_doctor.rules.correlation.sd517_parallel_wrapper_call import WRAPPER_NAMES
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.oracle import Oracle
     from stream_doctor.redaction import Redactor
-    from stream_doctor.report import Report
 
-#: Message roles whose text is the user's (or the application's prompt), in every provider's words.
-_USER_ROLES = frozenset({"user", "system", "developer"})
-#: Request fields that hold a prompt outside the messages (Anthropic ``system``, Responses ``instructions``).
-_PROMPT_FIELDS = frozenset({"system", "instructions", "systemInstruction", "system_instruction", "preamble"})
-#: Keys whose string values are structure, never text: left alone inside user messages.
-_NOT_TEXT = frozenset(
-    {"type", "role", "tool_use_id", "tool_call_id", "call_id", "id", "name", "media_type", "mimeType"}
-)
-#: What an envelope header keeps under --redact: what the replay reads, nothing written by hand.
-_HEADER_KEYS = frozenset({"sd", "version", "provider", "container", "expect", "started"})
-#: Event keys that carry the model's text.
-_MODEL_TEXT = frozenset({"text", "thinking", "content", "refusal"})
-
-Edit = Callable[[Any], Any]
-#: Deeper than this a value is left to the Redactor, which masks it whole (Python's stack ends near 1,000).
+#: The kinds of value let stay, one at a time, when the fully masked capture loses a kept finding.
+KINDS = ("argument values", "names", "ids", "user text", "model text", "other text")
+#: What the free text of a unit of each kind is counted as.
+_TEXT_OF = {"request": "user text", "event": "model text"}
+#: Keys whose one-word string values are the protocol's words (what adapters and rules dispatch on).
+_KEPT_VALUES = frozenset(
+    {
+        "sd", "type", "event", "role", "object", "status", "finish_reason", "stop_reason", "finishReason",
+        "version", "provider", "container", "body_container", "method", "kind", "required", "$ref",
+        "media_type", "mimeType", "mime_type", "started", "expect", "tool_choice", "stopReason", "done_reason",
+        "reason", "event_type", "model",
+    }
+)  # fmt: skip
+#: Keys whose values are paths made of the arguments' keys (which stay): Vertex AI's streamed ``partialArgs``.
+_KEY_PATHS = frozenset({"jsonPath"})
+#: Keys under which everything is a tool's input or output: no protocol word there, every string masked.
+_DATA = frozenset({"input", "arguments", "args", "partial_json", "snapshot", "partialJson"})
+#: Keys whose string is JSON text (whole or a fragment): masked token by token, keys kept.
+_JSON_TEXT = frozenset({"arguments", "partial_json", "args", "partialJson"})
+#: An envelope header's keys that replay reads; the rest (``source``, ``note`` …) is someone's words.
+_HEADER_KEYS = frozenset({"sd", "version", "provider", "container", "body_container", "expect", "started"})
+#: Header values that say the framing; any other header's value is masked.
+_KEPT_HEADERS = frozenset({"content-type", "content-encoding", "transfer-encoding"})
+#: Non-JSON payloads that are the protocol's own.
+_KEPT_RAW = frozenset({"[DONE]"})
+#: Deeper than this a value is written as ``[redacted]`` whole (Python's stack ends near 1,000).
 _DEEPEST = 200
 
 
+class Whitelist:
+    """One rewrite of the units: every kind masked but those ``relaxed`` (in which the ``redactor``
+    still masks each secret); ``fragments`` holds, per unit, each argument fragment's masked text."""
+
+    def __init__(
+        self, relaxed: frozenset[str], redactor: Redactor | None, fragments: dict[int, dict[str, str]]
+    ) -> None:
+        self.relaxed, self.redactor, self.fragments = relaxed, redactor, fragments
+        # a fragment carried again in another frame (the SDK helper's input_json copy) is masked alike
+        self.any_fragment = {old: new for each in fragments.values() for old, new in each.items()}
+        self.changed: dict[str, set[str]] = {}  # kind -> the distinct values masked
+        self.let: dict[str, set[str]] = {}  # kind -> the distinct values let stay
+        self.text_kind = "other text"  # what the unit being rewritten holds free text as
+        # a conversation's every request repeats the history: each text is masked once
+        self._masks: dict[tuple[Callable[[str], str], str], str] = {}
+
+    def _mask(self, masker: Callable[[str], str], text: str) -> str:
+        found = self._masks.get((masker, text))
+        if found is None:
+            found = self._masks[masker, text] = masker(text)
+        return found
+
+    def layout(self, layout: Layout) -> Layout:
+        head, tail = _decoded(layout.head), _decoded(layout.tail)
+        header = layout.header()
+        if header is not None:
+            slim = {key: value for key, value in header.items() if key in _HEADER_KEYS}
+            if len(slim) < len(header):
+                self.changed.setdefault("header notes", set()).update(k for k in header if k not in slim)
+            new_head = jsontext.dumps(self.value(slim, None, False, 0, None)).decode() + "\n"
+        elif layout.container == "sse":
+            new_head = mask_sse_text(head, lambda data: self._data(data, None))
+        else:
+            new_head = mask_json_text(head)
+        return Layout(layout.container, _encoded(new_head), _encoded(mask_json_text(tail)))
+
+    def unit(self, index: int, unit: Unit, container: str) -> Unit:
+        fragments = self.fragments.get(index)
+        self.text_kind = _TEXT_OF.get(unit.kind, "other text")
+        if container == "sse":
+            text = mask_sse_text(_decoded(unit.text), lambda data: self._data(data, fragments))
+            return Unit(_encoded(text), unit.kind, unit.turn)
+        if unit.payload is None:
+            return Unit(_encoded(mask_json_text(_decoded(unit.text))), unit.kind, unit.turn)
+        return unit.edited(self.value(unit.value(), None, False, 0, fragments))
+
+    def _data(self, data: str, fragments: dict[str, str] | None) -> str:
+        """An SSE event's data: its JSON rewritten (on one line), else its text masked token by token."""
+        if data.strip() in _KEPT_RAW:
+            return data
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return mask_json_text(data)
+        return jsontext.dumps(self.value(value, None, False, 0, fragments)).decode()
+
+    def value(self, value: Any, key: str | None, data: bool, depth: int, fragments: dict[str, str] | None) -> Any:
+        if isinstance(value, str):
+            return self.string(value, key, data, fragments)
+        if key is not None and is_secret_field_name(key) and not isinstance(value, (dict, list, bool)):
+            return value if value is None else REDACTED
+        if depth > _DEEPEST and isinstance(value, (dict, list)):
+            return REDACTED
+        if isinstance(value, dict):
+            if key == "headers" and not data:
+                return {name: self._header(name, item) for name, item in value.items()}
+            return {
+                name: self.value(item, name, data or _holds_data(name, item), depth + 1, fragments)
+                for name, item in value.items()
+            }
+        if isinstance(value, list):
+            return [self.value(item, key, data, depth + 1, fragments) for item in value]
+        return value
+
+    def _header(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return self.value(value, name, False, 1, None)
+        return value if name.lower() in _KEPT_HEADERS else self._masked("headers", value, self._mask(mask, value))
+
+    def string(self, text: str, key: str | None, data: bool, fragments: dict[str, str] | None) -> str:
+        if key is not None and is_secret_field_name(key):
+            return self._masked("secrets", text, self._mask(mask, text))
+        if not data and ((key in _KEPT_VALUES and is_word(text)) or key in _KEY_PATHS):
+            return text
+        if fragments is not None and text in fragments:  # whatever the key: Responses' ``delta``, the AI SDK's …
+            return self._kind("argument values", text, fragments[text])
+        if data and key in _JSON_TEXT and text in self.any_fragment:
+            return self._kind("argument values", text, self.any_fragment[text])
+        if data:
+            masked = self._mask(mask_json_text if key in _JSON_TEXT else mask, text)
+            return self._kind("argument values", text, masked)
+        if key == "url":
+            return self._masked("urls", text, self._mask(mask_url, text))
+        if key in ("raw", "raw_body"):
+            return (
+                text
+                if text.strip() in _KEPT_RAW
+                else self._kind(self.text_kind, text, self._mask(mask_json_text, text))
+            )
+        if key is not None and (key.lower().endswith("id") or key.endswith("Id")):
+            return self._kind("ids", text, self._mask(mask_id, text))
+        if key == "name":
+            return text if text in WRAPPER_NAMES else self._kind("names", text, self._mask(mask, text))
+        return self._kind(self.text_kind, text, self._mask(_mask_text, text))
+
+    def _kind(self, kind: str, text: str, masked: str) -> str:
+        if kind not in self.relaxed or self.redactor is None:
+            return self._masked(kind, text, masked)
+        kept = self.redactor.text(text)
+        if kept == text:
+            self.let.setdefault(kind, set()).add(text)
+        else:
+            self.changed.setdefault("secrets", set()).add(text)
+        return kept
+
+    def _masked(self, kind: str, text: str, masked: str) -> str:
+        if masked != text:
+            self.changed.setdefault(kind, set()).add(text)
+        return masked
+
+
+def _mask_text(text: str) -> str:
+    """Free text masked; text that is a JSON object or array (a structured answer given as text, which
+    SD304 reads) masked as JSON, its keys kept."""
+    if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return mask(text)
+        return mask_json_text(text)
+    return mask(text)
+
+
+def _holds_data(key: str, value: Any) -> bool:
+    """Whether ``value`` under ``key`` is a tool's input or output. A Responses request's ``input`` is the
+    conversation (a list of items, or the user's text), not a call's: its protocol words stay."""
+    return key in _DATA and (key != "input" or isinstance(value, dict))
+
+
+def _decoded(data: bytes) -> str:
+    """Bytes as text, a byte that is not UTF-8 kept as it is (a finding may be about it: SD004); being no
+    letter, it is not masked."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
 class Redaction:
-    """Applies the kinds of replacement to ``units`` through ``accepts`` (the minimizer's state)."""
+    """Rewrites ``units`` by the whitelist, letting a kind of value stay only when the finding needs it."""
 
     def __init__(self, layout: Layout, units: list[Unit], oracle: Oracle, name: str) -> None:
         self.layout, self.units, self.oracle, self.name = layout, units, oracle, name
@@ -49,262 +226,81 @@ class Redaction:
         self.kept: dict[str, int] = {}
 
     def run(self) -> None:
-        self._header()
-        self._request_credentials()
-        self._secrets()
-        self._kind("ids", self._ids())
-        self._kind("user text", self._user_texts())
-        self._kind("model text", self._model_texts())
-        self._arguments()
+        from stream_doctor.minimizer.run import MinimizeError
 
-    # -- trying ----------------------------------------------------------------------------------
+        calls = self._calls()
+        plans = [frozenset(), *(frozenset({kind}) for kind in KINDS), frozenset(KINDS)]
+        call_id = self.oracle.call_id  # --call: the kept call, by its id as this rewrite writes it
+        redactor: Redactor | None = None
+        for relaxed in plans:
+            if relaxed and redactor is None:
+                redactor = self._redactor(calls)
+            whitelist = Whitelist(relaxed, redactor, self._fragments(calls, relaxed, redactor))
+            layout = whitelist.layout(self.layout)
+            units = [whitelist.unit(index, unit, layout.container) for index, unit in enumerate(self.units)]
+            self.oracle.call_id = call_id if call_id is None or "ids" in relaxed else mask_id(call_id)
+            if self.oracle(layout.join(units)):
+                self.layout, self.units = layout, units
+                self.replaced = {kind: len(values) for kind, values in whitelist.changed.items() if values}
+                self.kept = {kind: len(values) for kind, values in whitelist.let.items() if values}
+                return
+        self.oracle.call_id = call_id
+        raise MinimizeError(
+            f"{self.name}: redacted, it no longer shows {', '.join(self.oracle.keep)}: a finding depends on a "
+            "secret; minimize it without --redact and mask it by hand"
+        )
 
-    def _try(self, units: list[Unit]) -> bool:
-        if units == self.units or not self.oracle(self.layout.join(units)):
-            return False
-        self.units = units
-        return True
-
-    def _kind(self, kind: str, mapping: dict[str, str]) -> None:
-        """Replace each string value of ``mapping`` (whole string values, in every editable unit) by its
-        new value: all at once, else one by one."""
-        mapping = {old: new for old, new in mapping.items() if old != new}
-        if not mapping:
-            return
-        if self._try(self._mapped(mapping)):
-            self._count(kind, len(mapping), 0)
-            return
-        done = sum(1 for old, new in mapping.items() if self._try(self._mapped({old: new})))
-        self._count(kind, done, len(mapping) - done)
-
-    def _count(self, kind: str, done: int, kept: int) -> None:
-        if done:
-            self.replaced[kind] = self.replaced.get(kind, 0) + done
-        if kept:
-            self.kept[kind] = self.kept.get(kind, 0) + kept
-
-    def _mapped(self, mapping: dict[str, str]) -> list[Unit]:
-        def edit(value: Any) -> Any:
-            return _leaves(value, lambda text, _key: mapping.get(text, text))
-
-        return [_edited(unit, edit) for unit in self.units]
-
-    def _report(self) -> Report | None:
-        return replay_quietly(self.name, self.oracle.options, self.layout.join(self.units))
-
-    # -- the kinds -------------------------------------------------------------------------------
-
-    def _header(self) -> None:
-        """An envelope header's free text (``source``, ``note``) can name anything: only what replays stays."""
-
-        from stream_doctor import jsontext
-
-        header = self.layout.header()
-        if header is None:
-            return
-        slim = {key: value for key, value in header.items() if key in _HEADER_KEYS}
-        if slim == header:
-            return
-        layout = Layout(self.layout.container, jsontext.dumps(slim) + b"\n", self.layout.tail)
-        if self.oracle(layout.join(self.units)):
-            self.layout = layout
-            self._count("header notes", len(header) - len(slim), 0)
-        else:
-            self._count("header notes", 0, len(header) - len(slim))
-
-    def _request_credentials(self) -> None:
-        """What reading a request already masks for the diagnosis (credential headers, user-info and keys
-        in its URL, credential fields of its body: ``capture/exchange.py``), masked in the file too."""
-        from stream_doctor.capture.exchange import redact_body, redact_headers, redact_url
-
-        changed = 0
-
-        def edit(record: Any) -> Any:
-            nonlocal changed
-            if not isinstance(record, dict):
-                return record
-            masked = dict(record)
-            if isinstance(masked.get("url"), str):
-                masked["url"] = redact_url(masked["url"])
-            if isinstance(masked.get("headers"), dict):
-                masked["headers"] = redact_headers(masked["headers"].items())
-            if "body" in masked:
-                masked["body"] = redact_body(masked["body"])
-            changed += sum(1 for key in ("url", "headers", "body") if masked.get(key) != record.get(key))
-            return masked
-
-        units = [_edited(unit, edit) if unit.kind == "request" else unit for unit in self.units]
-        if self._try(units):
-            self._count("request credentials", changed, 0)
-        elif units != self.units:
-            self._count("request credentials", 0, changed)
-
-    def _secrets(self) -> None:
-        """Every secret the Redactor finds (credential-named fields at any depth, their values wherever
-        they recur, in fragments too) and every credential-shaped value in any string, each numbered
-        (``[redacted:N]``) so two secrets still differ: all at once, else one value at a time."""
-        from stream_doctor.redaction import Redactor
-
-        report = self._report()
+    def _calls(self) -> list[tuple[str, Sequence[str], list[int]]]:
+        """Each call's raw arguments, its fragments and the offsets of the frames that carry them."""
+        report = replay_quietly(self.name, self.oracle.options, self.layout.join(self.units))
         if report is None:
-            return
+            return []
         try:
-            known = list(Redactor.of_report(report).labels)
-        finally:
-            report.close()
-        shaped = [
-            found for value in self._values() for text, _key in _strings(value) for found in credential_values(text)
-        ]
-        shaped += [
-            found
-            for unit in self.units
-            if unit.payload is None
-            for found in credential_values(unit.text.decode("utf-8", "replace"))
-        ]
-        secrets = list(dict.fromkeys([*known, *shaped]))
-        if not secrets:  # still: credential-named fields, and what is nested too deep to look into, masked whole
-            candidate = self._redacted(Redactor(()))
-            if candidate != self.units:
-                self._count("secrets", *((1, 0) if self._try(candidate) else (0, 1)))
-            return
-        if self._try(self._redacted(Redactor(secrets))):
-            self._count("secrets", len(secrets), 0)
-            return
-        done = sum(1 for secret in secrets if self._try(self._redacted(Redactor([secret]))))
-        self._count("secrets", done, len(secrets) - done)  # a finding depends on the rest: they stay, and are said
-
-    def _redacted(self, redactor: Redactor) -> list[Unit]:
-        report = self._report()
-        if report is None:
-            return self.units
-        try:
-            fragments = self._fragment_edits(report, redactor.fragments)
-        finally:
-            report.close()
-        units = []
-        for index, unit in enumerate(self.units):
-            changed = _edited(unit, _then(fragments.get(index, _same), redactor.value))
-            if changed.payload is None:
-                changed = Unit(redactor.data(unit.text), unit.kind, unit.turn)
-            units.append(changed)
-        return units
-
-    def _ids(self) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for value in self._values():
-            for text, key in _strings(value):
-                if key is not None and key.lower().endswith("id") and text and text not in found:
-                    found[text] = f"{_prefix(text)}r{len(found) + 1}"
-        return found
-
-    def _user_texts(self) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for unit, value in zip(self.units, self._values(), strict=True):
-            if unit.kind != "request":
-                continue
-            body = value.get("body", value) if isinstance(value, dict) else value
-            for text in _prompt_texts(body):
-                found.setdefault(text, f"[user text {len(found) + 1}]")
-        return found
-
-    def _model_texts(self) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for unit, value in zip(self.units, self._values(), strict=True):
-            if unit.kind != "event":
-                continue
-            for text, key in _strings(value):
-                if key in _MODEL_TEXT and text.strip() and not text.lstrip().startswith(("{", "[")):
-                    found.setdefault(text, f"[model text {len(found) + 1}]")
-        return found
-
-    def _arguments(self) -> None:
-        """Each string value of each call's arguments masked letter for letter, in the fragments that
-        stream it (same length, so they still join into the same JSON) and wherever it recurs whole."""
-        report = self._report()
-        if report is None:
-            return
-        try:
-            values: dict[str, None] = {}
-            for call in report.calls:
-                for text, _key in _strings(call.arguments):
-                    if len(text) >= 2 and _mask(text) != text:
-                        values.setdefault(text, None)
-        finally:
-            report.close()
-        if not values:
-            return
-        if self._try(self._masked(list(values))):
-            self._count("argument values", len(values), 0)
-            return
-        done = sum(1 for text in values if self._try(self._masked([text])))
-        self._count("argument values", done, len(values) - done)
-
-    def _masked(self, texts: list[str]) -> list[Unit]:
-        forms = [(_escaped(text), _mask_escaped(_escaped(text))) for text in texts]
-        plain = {text: _mask(text) for text in texts}
-        report = self._report()
-        if report is None:
-            return self.units
-
-        def masked_raw(raw: str, pieces: Any) -> Any:
-            masked = raw
-            for form, mask in forms:
-                masked = masked.replace(form, mask)
-            if masked == raw:
-                return pieces
-            out, at = [], 0
-            for piece in pieces:
-                out.append(masked[at : at + len(piece)])
-                at += len(piece)
-            return tuple(out)
-
-        try:
-            fragments = self._fragment_edits(report, masked_raw)
+            return [
+                (call.raw_arguments, call.fragment_texts, [pos.offset for pos in call.fragment_positions])
+                for call in report.calls
+            ]
         finally:
             report.close()
 
-        def edit(value: Any) -> Any:
-            def leaf(text: str, _key: str | None) -> str:
-                if text in plain:
-                    return plain[text]
-                for form, mask in forms:
-                    text = text.replace(form, mask)  # inside JSON carried in a string (history arguments)
-                return text
+    def _redactor(self, calls: list[tuple[str, Sequence[str], list[int]]]) -> Redactor:
+        """What a kind let stay still masks: every value the existing redaction finds (a credential-named
+        field at any depth of any record, or of a call's arguments) and every credential-shaped value
+        (``sk-…``, a bearer token). Built only when a kind is let stay."""
+        from stream_doctor.redaction import Redactor, collect, collect_text
 
-            return _leaves(value, leaf)
+        found: dict[str, None] = {}
+        collect(self.layout.header(), found)
+        for unit in self.units:
+            if unit.payload is not None:
+                collect(unit.value(), found)
+        for raw, _texts, _offsets in calls:
+            collect_text(raw, found)
+        texts = [self.layout.head, self.layout.tail, *(unit.text for unit in self.units)]
+        shaped = [value for text in texts for value in credential_values(text.decode("utf-8", "replace"))]
+        return Redactor([*found, *shaped])
 
-        return [_edited(unit, _then(fragments.get(index, _same), edit)) for index, unit in enumerate(self.units)]
-
-    # -- helpers ---------------------------------------------------------------------------------
-
-    def _values(self) -> list[Any]:
-        return [unit.value() if unit.payload is not None else None for unit in self.units]
-
-    def _fragment_edits(self, report: Report, rewrite: Callable[[str, Any], Any]) -> dict[int, Edit]:
-        """For each unit, the edit that puts the rewritten fragments of every call in place."""
-        from stream_doctor.redaction import _replace_string
-
+    def _fragments(
+        self, calls: list[tuple[str, Sequence[str], list[int]]], relaxed: frozenset[str], redactor: Redactor | None
+    ) -> dict[int, dict[str, str]]:
+        """Per unit, each argument fragment it carries -> that fragment masked: the call's whole JSON text
+        masked, then cut where the fragments were cut (masking keeps lengths)."""
         starts = self._starts()
-        changes: dict[int, list[tuple[str, str]]] = {}
-        for call in report.calls:
-            texts = call.fragment_texts
-            new = rewrite(call.raw_arguments, texts)
-            if new is texts:
-                continue
-            for pos, old, masked in zip(call.fragment_positions, texts, new, strict=True):
-                index = starts.get(pos.offset)
-                if index is not None and old != masked:
-                    changes.setdefault(index, []).append((old, masked))
-
-        def edit_of(pairs: list[tuple[str, str]]) -> Edit:
-            def edit(value: Any) -> Any:
-                for old, masked in pairs:
-                    value = _replace_string(value, old, masked)
-                return value
-
-            return edit
-
-        return {index: edit_of(pairs) for index, pairs in changes.items()}
+        found: dict[int, dict[str, str]] = {}
+        for raw, texts, offsets in calls:
+            if "argument values" in relaxed and redactor is not None:
+                masked: Sequence[str] = redactor.fragments(raw, texts)
+            else:
+                whole, at, pieces = mask_json_text(raw), 0, []
+                for text in texts:
+                    pieces.append(whole[at : at + len(text)])
+                    at += len(text)
+                masked = pieces
+            for offset, old, new in zip(offsets, texts, masked, strict=True):
+                index = starts.get(offset)
+                if index is not None:
+                    found.setdefault(index, {})[old] = new
+        return found
 
     def _starts(self) -> dict[int, int]:
         """Each unit's offset in the joined capture -> its index."""
@@ -314,101 +310,3 @@ class Redaction:
             starts[at] = index
             at += len(unit.text) + separator
         return starts
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _then(first: Edit, second: Edit) -> Edit:
-    def both(value: Any) -> Any:
-        return second(first(value))
-
-    return both
-
-
-def _edited(unit: Unit, edit: Edit) -> Unit:
-    if unit.payload is None:
-        return unit
-    from stream_doctor import jsontext
-
-    new = edit(unit.value())  # an edit may change the value it is given in place
-    # compared as text: comparing values recurses, and a hostile capture nests as deep as JSON allows
-    return unit if jsontext.dumps(new) == jsontext.dumps(unit.value()) else unit.edited(new)
-
-
-def _leaves(value: Any, change: Callable[[str, str | None], str], key: str | None = None, depth: int = 0) -> Any:
-    """``value`` rebuilt with each string leaf (not keys) passed through ``change(text, its key)``; what
-    is nested deeper than ``_DEEPEST`` is left as it is (the Redactor masks such a value whole)."""
-    if depth > _DEEPEST:
-        return value
-    if isinstance(value, dict):
-        return {k: _leaves(item, change, k, depth + 1) for k, item in value.items()}
-    if isinstance(value, list):
-        return [_leaves(item, change, key, depth + 1) for item in value]
-    if isinstance(value, str):
-        return change(value, key)
-    return value
-
-
-def _strings(value: Any, key: str | None = None, depth: int = 0) -> Iterator[tuple[str, str | None]]:
-    if depth > _DEEPEST:
-        return
-    if isinstance(value, dict):
-        for k, item in value.items():
-            yield from _strings(item, k, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item, key, depth + 1)
-    elif isinstance(value, str):
-        yield value, key
-
-
-def _prompt_texts(body: Any) -> Iterator[str]:
-    """The user's, system's and developer's text in a request body, in every provider's shape."""
-    if not isinstance(body, dict):
-        return
-    for field in _PROMPT_FIELDS:
-        if field in body:
-            yield from (text for text, key in _strings(body[field]) if key not in _NOT_TEXT and text)
-    for messages in (body.get("messages"), body.get("contents"), body.get("input")):
-        if isinstance(messages, str) and messages:
-            yield messages  # Responses: input as one string
-        if not isinstance(messages, list):
-            continue
-        for message in messages:
-            if isinstance(message, dict) and message.get("role") in _USER_ROLES:
-                yield from (text for text, key in _strings(message) if key not in _NOT_TEXT and text)
-
-
-def _prefix(text: str) -> str:
-    """An id's prefix (``toolu_``, ``call_``, ``fc_``), kept so the new id reads like the provider's."""
-    for index, char in enumerate(text[:13]):
-        if char in "_-":
-            return text[: index + 1]
-    return "id_"
-
-
-def _escaped(text: str) -> str:
-    from stream_doctor import jsontext
-
-    return jsontext.dumps(text).decode()[1:-1]
-
-
-def _mask(text: str) -> str:
-    return "".join("x" if char.isalnum() else char for char in text)
-
-
-def _mask_escaped(form: str) -> str:
-    """A JSON string's inner text with each letter and digit made ``x``, its escapes kept whole."""
-    out, at = [], 0
-    while at < len(form):
-        char = form[at]
-        if char == "\\":
-            width = 6 if form[at + 1 : at + 2] == "u" else 2
-            out.append(form[at : at + width])
-            at += width
-            continue
-        out.append("x" if char.isalnum() else char)
-        at += 1
-    return "".join(out)

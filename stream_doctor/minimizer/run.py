@@ -5,8 +5,9 @@ findings point at; then, repeated until none changes anything (so minimizing the
 it back): an envelope's header cut to what replays, (b) whole turns by ddmin, (c) frames by ddmin
 with halving chunks (a request no finding needs goes whole here, before its history is looked at),
 the elements of the remaining requests' lists (messages, content blocks, tools) by ddmin, and
-(d) strings, each distinct value replaced everywhere at once (ids keep their prefix, so pairing
-holds). Every candidate is replayed by the engine (``oracle.Oracle``).
+(d) strings, each distinct value replaced everywhere at once (an id only by its prefix and a
+number, so pairing holds and a report can name it; a tool's name never). Every candidate is
+replayed by the engine (``oracle.Oracle``). ``--redact`` then rewrites the result (``redact``).
 """
 
 from __future__ import annotations
@@ -72,8 +73,14 @@ _STRUCTURAL = frozenset(
 )
 #: An id: a word, a separator and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
 _ID = re.compile(r"([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{5,}")
+#: An id's provider prefix (``toolu_``, ``call_``, ``chatcmpl-``).
+_ID_PREFIX = re.compile(r"[A-Za-z]{1,12}[_-]")
+#: A string's roles, the one that decides first: a name is never shortened, an id only to its prefix and a number.
+_ROLES = ("name", "id", "text")
 #: Values nested deeper than this are not looked into for strings.
 _DEEPEST = 200
+#: Rounds of redaction and search at most, under --redact (the second finds what the first made editable).
+_ROUNDS = 3
 #: A string is shortened by halving its prefix at most this many times.
 _HALVINGS = 6
 
@@ -94,8 +101,8 @@ def minimize(
     a kept code does not fire in it, RunError when it cannot be replayed at all.
 
     ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
-    ``redact`` then replaces what a shared capture must not show (``redact.Redaction``), whatever the
-    time: leaving a secret in because the clock ran out is not an option."""
+    ``redact`` then masks what a shared capture must not show (``redact.Redaction``: a few replays,
+    whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
     original = _replay_original(name, options, data)
     try:
@@ -130,31 +137,14 @@ def minimize(
             f"{name}: its format cannot hold a cut-down capture, and as an envelope "
             f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
         )
-    oracle.deadline = None if max_seconds is None else started + max_seconds
-    stopped = False
-    try:
-        state.focus(pointed)
-        while True:
-            before = state.layout.join(state.units)
-            state.header()
-            state.turns()
-            state.frames()  # before the requests' lists: a request no finding needs goes whole
-            state.lists()
-            state.strings()
-            if state.layout.join(state.units) == before:
-                break
-    except Stop:
-        stopped = True
+    deadline = None if max_seconds is None else started + max_seconds
+    oracle.deadline = deadline
+    state.focus_safely(pointed)
+    stopped = state.search()
     replaced: dict[str, int] = {}
     kept_values: dict[str, int] = {}
     if redact:
-        from stream_doctor.minimizer.redact import Redaction
-
-        oracle.deadline = None
-        redaction = Redaction(state.layout, state.units, oracle, name)
-        redaction.run()
-        state.units, state.layout = redaction.units, redaction.layout
-        replaced, kept_values = redaction.replaced, redaction.kept
+        stopped, replaced, kept_values = _redact(state, name, deadline, stopped)
     result = state.layout.join(state.units)
     if converted and len(result) >= len(data) and not redact:
         # the envelope's records cost more than the original's frames: the capture as it is is smallest
@@ -182,6 +172,42 @@ def minimize(
         replaced=replaced,
         kept_values=kept_values,
     )
+
+
+def _redact(
+    state: _State, name: str, deadline: float | None, stopped: bool
+) -> tuple[bool, dict[str, int], dict[str, int]]:
+    """``--redact`` on the best capture found (``redact.Redaction``, a bounded number of replays, whatever
+    the clock says), then the search again on what it wrote while the clock allows: redaction can make
+    a frame editable that was not (an event over several ``data:`` lines is written on one), and the
+    result must be a fixed point of ``minimize --redact``. At most ``_ROUNDS`` rounds."""
+    from stream_doctor.minimizer.redact import Redaction
+
+    replaced: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    for round_number in range(1, _ROUNDS + 1):
+        state.oracle.deadline = None
+        redaction = Redaction(state.layout, state.units, state.oracle, name)
+        redaction.run()
+        state.layout, state.units = _recut(redaction.layout.join(redaction.units), name, state.oracle.options)
+        for kind, count in redaction.replaced.items():
+            replaced[kind] = replaced.get(kind, 0) + count
+        for kind, count in redaction.kept.items():
+            kept[kind] = max(kept.get(kind, 0), count)
+        if stopped or round_number == _ROUNDS:
+            break
+        state.oracle.deadline = deadline
+        before = state.layout.join(state.units)
+        stopped = state.search()
+        if state.layout.join(state.units) == before:
+            break
+    return stopped, replaced, kept
+
+
+def _recut(data: bytes, name: str, options: Options) -> tuple[Layout, list[Unit]]:
+    """``data`` cut into units again: what redaction rewrote (an SSE event) is editable as any frame."""
+    capture = _load(data, name, options)
+    return cut(data, capture, _turns(capture))
 
 
 def _replay_original(name: str, options: Options, data: bytes) -> Report:
@@ -255,6 +281,7 @@ class _State:
     ) -> None:
         self.layout, self.units, self.oracle, self.progress = layout, units, oracle, progress
         self.stage = "start"
+        self._ids: dict[str, int] = {}  # per id prefix, the last number given
 
     def accepts(self, units: list[Unit]) -> bool:
         if not self.oracle(self.layout.join(units)):
@@ -271,6 +298,27 @@ class _State:
     def _enter(self, stage: str) -> None:
         self.stage = stage
         self._tell()
+
+    def focus_safely(self, pointed: set[int]) -> None:
+        try:
+            self.focus(pointed)
+        except Stop:
+            pass  # the search then stops at once, and says so
+
+    def search(self) -> bool:
+        """The passes (b) to (d), repeated until none changes anything; whether the clock stopped them."""
+        try:
+            while True:
+                before = self.layout.join(self.units)
+                self.header()
+                self.turns()
+                self.frames()  # before the requests' lists: a request no finding needs goes whole
+                self.lists()
+                self.strings()
+                if self.layout.join(self.units) == before:
+                    return False
+        except Stop:
+            return True
 
     # (a)
     def focus(self, pointed: set[int]) -> None:
@@ -341,16 +389,12 @@ class _State:
     # (d)
     def strings(self) -> None:
         self._enter("strings")
-        numbered: dict[str, int] = {}
-        for value in _strings(self.units):
-            if not any(_holds(unit, value) for unit in self.units):
-                continue  # gone with an earlier replacement
-            match = _ID.fullmatch(value)
-            if match is not None:
-                short = f"{match.group(1)}{len(numbered) + 1}"
-                numbered[value] = 1
-                if len(short) < len(value):
-                    self._replace(value, short)
+        values = _strings(self.units)
+        for value, role in values.items():
+            if role == "name" or not any(_holds(unit, value) for unit in self.units):
+                continue  # a tool's name says which tool; or gone with an earlier replacement
+            if role == "id" or _ID.fullmatch(value) is not None:
+                self._id(value, values)
                 continue
             if self._replace(value, ""):
                 continue
@@ -360,6 +404,19 @@ class _State:
                 if length < 1 or not self._replace(value, value[:length]):
                     break
                 value = value[:length]
+
+    def _id(self, value: str, taken: Mapping[str, str]) -> None:
+        """An id keeps its provider prefix and reads as one (``toolu_1``), so a report can still name it; one
+        already numbered so is left as it is (minimizing the result again gives it back)."""
+        prefix = _ID_PREFIX.match(value)
+        head = prefix.group() if prefix else "id_"
+        if prefix is not None and value[prefix.end() :].isdigit():
+            return
+        number = self._ids.get(head, 0) + 1
+        while f"{head}{number}" in taken:  # an id the capture holds already: two ids must stay two
+            number += 1
+        if len(head) + len(str(number)) < len(value) and self._replace(value, f"{head}{number}"):
+            self._ids[head] = number
 
     def _replace(self, old: str, new: str) -> bool:
         units = [unit.edited(_replaced(unit.value(), old, new)) if _holds(unit, old) else unit for unit in self.units]
@@ -372,17 +429,18 @@ def _holds(unit: Unit, value: str) -> bool:
     return jsontext.dumps(value) in unit.payload
 
 
-def _strings(units: list[Unit]) -> Iterator[str]:
+def _strings(units: list[Unit]) -> dict[str, str]:
     """Every distinct string value of the editable units (not keys, not the protocol's words), longest first
-    within first appearance order: a long text is worth a replay before a short one."""
-    seen: dict[str, None] = {}
+    within first appearance order (a long text is worth a replay before a short one), each with its role:
+    "name" when it is a name somewhere, else "id" when it is an id somewhere, else "text"."""
+    seen: dict[str, str] = {}
     for unit in units:
         if unit.payload is not None:
             _collect(unit.value(), None, seen)
-    yield from sorted(seen, key=lambda text: -len(text))
+    return {text: seen[text] for text in sorted(seen, key=lambda text: -len(text))}
 
 
-def _collect(value: Any, key: str | None, seen: dict[str, None]) -> None:
+def _collect(value: Any, key: str | None, seen: dict[str, str]) -> None:
     stack: list[tuple[Any, str | None]] = [(value, key)]
     while stack:
         current, name = stack.pop()
@@ -391,7 +449,15 @@ def _collect(value: Any, key: str | None, seen: dict[str, None]) -> None:
         elif isinstance(current, list):
             stack.extend((item, name) for item in reversed(current))
         elif isinstance(current, str) and len(current) >= 2 and name not in _STRUCTURAL:
-            seen.setdefault(current, None)
+            role = "name" if name == "name" else "id" if name is not None and _is_id_key(name) else "text"
+            if _ROLES.index(role) < _ROLES.index(seen.get(current, "text")):
+                seen[current] = role
+            else:
+                seen.setdefault(current, role)
+
+
+def _is_id_key(key: str) -> bool:
+    return key.lower().endswith("id") or key.endswith("Id")
 
 
 def _replaced(value: Any, old: str, new: str, key: str | None = None, depth: int = 0) -> Any:

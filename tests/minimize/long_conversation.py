@@ -35,13 +35,16 @@ def _call_id(turn: int) -> str:
     return f"toolu_01{turn:06d}AbCdEfGhIjKlMnOp"
 
 
-def _arguments(turn: int, words: int) -> dict[str, str]:
+def _arguments(turn: int, words: int, tags: int = 0) -> dict[str, Any]:
     content = " ".join(f"line {turn}.{n} of the notes {USER_MARKER} asked for" for n in range(words))
-    return {"path": f"notes/turn-{turn}.md", "content": content}
+    arguments: dict[str, Any] = {"path": f"notes/turn-{turn}.md", "content": content}
+    if tags:
+        arguments["tags"] = [f"tag {turn}.{n} of {USER_MARKER}" for n in range(tags)]
+    return arguments
 
 
-def _events(turn: int, words: int) -> list[dict[str, Any]]:
-    arguments = orjson.dumps(_arguments(turn, words)).decode()
+def _events(turn: int, words: int, tags: int) -> list[dict[str, Any]]:
+    arguments = orjson.dumps(_arguments(turn, words, tags)).decode()
     pieces = [arguments[at : at + 40] for at in range(0, len(arguments), 40)]
     message = {
         "id": f"msg_01{turn:06d}QHB6N3FFyC8LQKqLBw",
@@ -80,8 +83,9 @@ def _events(turn: int, words: int) -> list[dict[str, Any]]:
     return events
 
 
-def conversation(turns: int, broken: int, words: int = 8) -> bytes:
-    """The envelope (JSON Lines bytes)."""
+def conversation(turns: int, broken: int, words: int = 8, tags: int = 0) -> bytes:
+    """The envelope (JSON Lines bytes). ``tags``: each call's arguments also hold a list of that many
+    distinct strings (many values for ``--redact`` to mask)."""
     lines = [
         {"sd": "header", "version": 1, "provider": "anthropic", "source": f"agent session of {USER_MARKER}"},
     ]
@@ -100,15 +104,20 @@ def conversation(turns: int, broken: int, words: int = 8) -> bytes:
         lines.append(
             {"sd": "request", "t": 0, "method": "POST", "url": "https://api.anthropic.com/v1/messages", "body": body}
         )
-        lines += [{"sd": "event", "event": event["type"], "data": event} for event in _events(turn, words)]
-        executed = {} if turn == broken else _arguments(turn, words)
+        lines += [{"sd": "event", "event": event["type"], "data": event} for event in _events(turn, words, tags)]
+        executed = {} if turn == broken else _arguments(turn, words, tags)
         lines.append({"sd": "execute", "call_id": _call_id(turn), "name": "write_file", "input": executed})
         history += [
             {
                 "role": "assistant",
                 "content": [
                     {"type": "text", "text": f"Writing turn {turn}."},
-                    {"type": "tool_use", "id": _call_id(turn), "name": "write_file", "input": _arguments(turn, words)},
+                    {
+                        "type": "tool_use",
+                        "id": _call_id(turn),
+                        "name": "write_file",
+                        "input": _arguments(turn, words, tags),
+                    },
                 ],
             },
             {

@@ -54,6 +54,10 @@ def wrapped_calls(arguments: Any) -> list[tuple[str, Any]] | None:
     return pairs
 
 
+#: The names the model's parallel wrapper is called by (``--redact`` keeps them: the finding is the name).
+WRAPPER_NAMES = ("parallel", "multi_tool_use.parallel")
+
+
 @rule(
     "SD517",
     "parallel-wrapper-call",
@@ -62,7 +66,7 @@ def wrapped_calls(arguments: Any) -> list[tuple[str, Any]] | None:
 )
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
-        if call.status != "complete" or call.name not in ("parallel", "multi_tool_use.parallel"):
+        if call.status != "complete" or call.name not in WRAPPER_NAMES:
             continue
         pairs = wrapped_calls(call.arguments)
         if pairs is None:
