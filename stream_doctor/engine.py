@@ -39,6 +39,7 @@ from stream_doctor.stages import (
     diagnose_conversation,
     execution_note,
     profiles_named,
+    refuse_unread,
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
@@ -126,6 +127,7 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
     replayed: list[tuple[AccumulatedStream, Kept]] = []
     captures: list[Capture] = []  # each section's file
     detected_in = ""  # the file the provider was found in
+    head: list[Frame] = []  # the first frames with events
     size = frames = interactions = skipped = 0
     budget = budget_of(options)
     for path in session.files:
@@ -151,6 +153,7 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
             captures.append(capture)
             if section.has_events:
                 adapter, detected_in = session_adapter(capture, options, section.frames, path, adapter, detected_in)
+                head = head or section.frames[: SNIFF_FRAMES * 4]
             if adapter is None and options.provider is None:
                 continue  # accumulated once a later turn tells the provider
             if adapter is None:
@@ -189,12 +192,13 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
         session.files,
         session.order_note,
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head)
 
 
 def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
     sections = split(capture)
-    adapter = adapter_for(capture, options, next((s.frames for s in sections if s.has_events), None))
+    head = next((s.frames[: SNIFF_FRAMES * 4] for s in sections if s.has_events), None)
+    adapter = adapter_for(capture, options, head)
     if not sections:
         raise RunError(capture.path, "none of its interactions is an LLM call")
     supplied = _supplied(capture.path, options)
@@ -218,7 +222,7 @@ def _replay(capture: Capture, options: Options, store: ArgumentStore | None = No
         len(capture.exchanges),
         sum(1 for e in capture.exchanges if e.skipped is not None),
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head or [])
 
 
 def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore | None = None) -> Report:
@@ -257,7 +261,7 @@ def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore 
     if replayed[0][0].capture.duration is not None:
         replayed = timed([streamed.times()], replayed, [streamed.first_t])
     source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
-    return _report(adapter, options, [section], replayed, source)
+    return _report(adapter, options, [section], replayed, source, head)
 
 
 def _replay_interactions(opened: Interactions, options: Options, store: ArgumentStore | None = None) -> Report:
@@ -270,6 +274,7 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     sections: list[Section] = []
     replayed: list[tuple[AccumulatedStream, Kept]] = []
     frames = 0
+    head: list[Frame] = []  # the first frames with events
     budget = budget_of(options)
     try:
         for section in sections_of(opened.turns()):
@@ -279,6 +284,8 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
                 if options.provider is None and not section.has_events:
                     continue  # accumulated once a later turn tells the provider
                 adapter = adapter_for(capture, options, section.frames)
+            if not head and section.has_events:
+                head = section.frames[: SNIFF_FRAMES * 4]
             for waiting in sections[len(replayed) :]:
                 replayed.append(accumulate_turn(capture, adapter, options, waiting, budget=budget, store=store))
                 waiting.frames = [
@@ -300,7 +307,7 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     source = Source(
         capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head)
 
 
 def _report(
@@ -309,9 +316,11 @@ def _report(
     sections: list[Section],
     replayed: list[tuple[AccumulatedStream, Kept]],
     source: Source,
+    head: list[Frame],
 ) -> Report:
-    """The turns' findings, the conversation's, and the report."""
+    """The turns' findings, the conversation's, and the report (``head``: the first frames with events)."""
     path = source.path
+    refuse_unread(path, adapter, options, [stream for stream, _ in replayed], head)
     profiles = profiles_named(path, options)
     turns: list[Turn] = []
     events: list[tuple[Frame, Event]] = []

@@ -113,12 +113,35 @@ def test_missing_file_and_bad_options_exit_2(tmp_path: Path) -> None:
     assert run("replay", CLEAN, "--fail-on", "fatal").exit_code == 2
 
 
-def test_a_provider_that_does_not_match_is_reported_not_crashed(tmp_path: Path) -> None:
+def test_a_forced_provider_that_reads_none_of_the_events_exits_2_naming_the_detected_one(tmp_path: Path) -> None:
+    """Issue 36: --provider openai on an Anthropic capture had said "No tool calls ... passed" (exit 0)."""
+    result = run("replay", "fixtures/anthropic/one_call.sse", "--provider", "openai")
+    assert result.exit_code == 2
+    assert result.output == (
+        "stream-doctor: error: fixtures/anthropic/one_call.sse: --provider openai reads none of its 15 frames "
+        "(14 unknown or malformed); it looks like anthropic (detected): leave out --provider, or force anthropic\n"
+    )
     path = tmp_path / "other.jsonl"
-    path.write_text('{"choices":[{"index":0,"delta":{"content":"hi"}}]}\n{"foo":1}\n')
+    path.write_text('{"foo":1}\n{"bar":2}\n')
+    garbage = run("replay", str(path), "--provider", "anthropic")
+    assert garbage.exit_code == 2 and garbage.output.endswith(
+        "no provider is detected in it either: is it an LLM stream?\n"
+    )
+
+
+def test_a_forced_provider_that_reads_some_of_the_events_is_reported(tmp_path: Path) -> None:
+    """The near miss: one event the forced adapter reads, and the rest are findings, not a refusal."""
+    path = tmp_path / "other.jsonl"
+    chunk = '{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n'
+    path.write_text(chunk * 2 + '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n')
+    from stream_doctor import replay
+
+    assert (
+        replay(path).stream.capture.provider == "openai"
+    )  # detected: anthropic is forced on a capture it partly reads
     result = run("replay", str(path), "--provider", "anthropic")
-    assert result.exit_code in (0, 1) and "Traceback" not in result.output
-    assert "SD001" in result.output or "SD002" in result.output
+    assert result.exit_code in (0, 1) and "SD001" in result.output and "anthropic (forced)" in result.output
+    assert run("replay", "fixtures/anthropic/one_call.sse", "--provider", "anthropic").exit_code == 0
 
 
 def test_rules_and_explain() -> None:

@@ -126,3 +126,24 @@ def test_an_adapter_without_a_candidates_entry_fails_the_check(monkeypatch: pyte
     # and is once it does.
     monkeypatch.setattr(providers, "candidates", lambda sample: candidates(sample) | {"scratch"})
     assert "scratch" not in undetected(fixtures)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
+def test_a_forced_provider_reads_the_capture_or_is_refused_naming_the_detected_one(path: Path) -> None:
+    """Every fixture forced to every provider (issue 36): its own provider is never refused, and a
+    wrong one either reads something (a call, a block, a stop reason, an error) or is a RunError
+    saying what detection finds; never a report of nothing that passes."""
+    from stream_doctor import RunError, replay
+
+    try:
+        own = replay(path).stream.capture.provider
+    except RunError:
+        return  # not a capture on its own (a tools file, a sidecar)
+    for name in ADAPTERS:
+        try:
+            report = replay(path, provider=name)
+        except RunError as error:
+            assert name != own and f"it looks like {own} (detected)" in str(error), (name, str(error))
+            continue
+        read = any(m.blocks or m.stop_reason or m.error for turn in report.turns for m in turn.stream.messages)
+        assert name == own or report.calls or read, name
