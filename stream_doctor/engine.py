@@ -10,13 +10,14 @@ and put together into one report.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture import UNRECOGNISED, Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
@@ -103,7 +104,27 @@ def replay_many(paths: list[str], options: Options) -> Report:
     try:
         session = collect(paths, options.limits)
     except SessionError as error:
-        raise RunError(error.path or "stream-doctor", error.message) from None
+        folder = error.path if error.folders else None  # check searches the folders; an empty one has nothing
+        raise RunError(error.path or "stream-doctor", _in_folder(error.message, folder)) from None
+    try:
+        return _replay_collected(session, options)
+    except RunError as error:
+        if session.folder is None:
+            raise
+        raise RunError(error.path, _in_folder(error.message, session.folder), error.line) from None
+
+
+def _in_folder(message: str, folder: str | None) -> str:
+    """A folder's replay error, shortened, and what replays each of its captures on its own (issue 36:
+    a README among a folder's captures, or a folder of folders, had left a user without a way on)."""
+    if folder is None:
+        return message
+    if message.startswith(UNRECOGNISED):
+        message = "not a capture (no capture format recognises it)"
+    return f"{message}; replay reads a folder's files as one conversation: `stream-doctor check {shlex.quote(folder)}` replays each capture under it on its own"
+
+
+def _replay_collected(session: Session, options: Options) -> Report:
     if len(session.files) == 1:
         return replay(session.files[0], options)
     if options.executed or options.executions is not None:
