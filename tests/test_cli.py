@@ -241,6 +241,22 @@ def test_statistics_count_findings_per_code() -> None:
     assert {row["code"]: row["count"] for row in as_json} == {"SD102": 1, "SD705": 1}
 
 
+def test_statistics_count_a_code_found_at_two_severities_in_two_rows() -> None:
+    """Issue 36: SD801 is a warning for a real library and info for a naive pattern; one row had
+    counted all three at the first one's severity (3 warnings where the summary says 1 and 2 info)."""
+    capture = "fixtures/anthropic/skipped_block_index.sse"
+    result = run("replay", capture, "--client", "all", "--statistics", "--width", "100")
+    assert result.output.splitlines() == [
+        "2  SD801  info     client-input-differs",
+        "1  SD404  warning  block-index-gap",
+        "1  SD801  warning  client-input-differs",
+        "1  SD805  warning  client-raises",
+        "5 findings of 3 codes",
+    ]
+    summary = run("replay", capture, "--client", "all").output.splitlines()[-1]
+    assert summary.startswith("0 errors, 3 warnings, 2 info")  # the rows add up to the report's summary
+
+
 def test_jsonl_ends_with_the_summary() -> None:
     lines = [json.loads(line) for line in run("replay", EMPTY_INPUT, "--format", "jsonl").stdout.splitlines()]
     assert [line["type"] for line in lines] == ["call", "finding", "finding", "summary"]
