@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,59 @@ def test_max_rows_applies_to_the_terminal_report_on_standard_output() -> None:
     assert "more call not shown" in capped or "more calls not shown" in capped
     whole = run("replay", "fixtures/anthropic/parallel_calls.sse", "--width", "120").output
     assert "not shown" not in whole
+
+
+def _on_a_terminal(*args: str) -> tuple[int, bytes, str]:
+    """The CLI run with its standard output a pseudo-terminal, read as it writes; (exit code, output, stderr)."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stream_doctor", *args], stdout=follower, stderr=subprocess.PIPE, cwd=ROOT, env=env
+    )
+    os.close(follower)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, "no output for 60 seconds"
+            try:
+                chunk = os.read(leader, 1 << 16)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        err = process.stderr.read().decode() if process.stderr else ""
+        return process.wait(timeout=60), out, err
+    finally:
+        os.close(leader)
+        if process.stderr:
+            process.stderr.close()
+
+
+def test_an_html_report_is_not_written_to_a_terminal() -> None:
+    """Issue 36: ``--format html`` without -o had poured the page's markup onto the terminal."""
+    code, out, err = _on_a_terminal("replay", CLEAN, "--format", "html")
+    assert (code, out) == (2, b"")
+    assert err == (
+        "stream-doctor: error: --format html writes a web page, not text for the terminal: "
+        "add -o report.html, or redirect (> report.html)\n"
+    )
+
+
+def test_an_html_report_asked_for_on_standard_output_is_written() -> None:
+    """The near misses: redirected (a pipe), or ``-o -`` on a terminal, the page is written there."""
+    piped = subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "replay", CLEAN, "--format", "html"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert piped.returncode == 0 and piped.stdout.lower().startswith(b"<!doctype html>"), piped.stderr
+    code, out, _ = _on_a_terminal("replay", CLEAN, "--format", "html", "-o", "-")
+    assert code == 0 and out.lower().startswith(b"<!doctype html>")
+    assert _on_a_terminal("replay", CLEAN, "--format", "json")[0] == 0  # only the page is refused
