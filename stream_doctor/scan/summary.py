@@ -180,8 +180,9 @@ def _md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", text)
 
 
-def render_terminal(summary: Summary, options: RenderOptions) -> str:
-    """The summary as the terminal shows it (plain text unless ``options`` asks for colour)."""
+def render_terminal(summary: Summary, options: RenderOptions, every_row: str = EVERY_ROW) -> str:
+    """The summary as the terminal shows it (plain text unless ``options`` asks for colour);
+    ``every_row``: where a table cut at its first rows is whole (the JSON summary the scan writes)."""
     import io
 
     from rich.console import Console
@@ -225,7 +226,7 @@ def render_terminal(summary: Summary, options: RenderOptions) -> str:
                 str(row["findings"]),
             )  # fmt: skip
         console.print(table)
-        _more_terminal(console, len(data["by_code_provider_model"]) - TOP * 3, "row")
+        _more_terminal(console, len(data["by_code_provider_model"]) - TOP * 3, "row", every_row)
     if data["tools"]:
         table = Table(title="Tools most affected", title_justify="left")
         table.add_column("tool")
@@ -233,15 +234,15 @@ def render_terminal(summary: Summary, options: RenderOptions) -> str:
         for row in data["tools"][:TOP]:
             table.add_row(Text(plain(row["tool"])), str(row["findings"]))
         console.print(table)
-        _more_terminal(console, len(data["tools"]) - TOP, "tool")
+        _more_terminal(console, len(data["tools"]) - TOP, "tool", every_row)
     return buffer.getvalue()
 
 
-def _more_terminal(console: Console, hidden: int, what: str) -> None:
+def _more_terminal(console: Console, hidden: int, what: str, every_row: str) -> None:
     """The line under a table cut at its first rows (issue 36: 30 of 70 rows, and nothing said so)."""
     from rich.text import Text
 
     from stream_doctor.reporters._text import more_words
 
     if hidden > 0:
-        console.print(Text(more_words(hidden, what, EVERY_ROW), style="dim"))
+        console.print(Text(more_words(hidden, what, every_row), style="dim"))

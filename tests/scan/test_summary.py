@@ -36,3 +36,8 @@ def test_a_table_that_fits_has_no_more_line() -> None:
     shown = render_terminal(summary, RenderOptions(width=120))
     assert shown.count("model-") == 30 and "more" not in shown
     assert "more" not in render_markdown(summary)
+
+
+def test_the_more_line_names_the_json_summary_the_scan_writes() -> None:
+    shown = render_terminal(_summary(combinations=31, tools=0), RenderOptions(width=120), "out/summary.json")
+    assert "… 1 more row not shown (all of them: out/summary.json)\n" in shown
