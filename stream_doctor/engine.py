@@ -10,13 +10,14 @@ and put together into one report.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture import UNRECOGNISED, Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
@@ -39,6 +40,7 @@ from stream_doctor.stages import (
     diagnose_conversation,
     execution_note,
     profiles_named,
+    refuse_unread,
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
@@ -102,7 +104,27 @@ def replay_many(paths: list[str], options: Options) -> Report:
     try:
         session = collect(paths, options.limits)
     except SessionError as error:
-        raise RunError(error.path or "stream-doctor", error.message) from None
+        folder = error.path if error.folders else None  # check searches the folders; an empty one has nothing
+        raise RunError(error.path or "stream-doctor", _in_folder(error.message, folder)) from None
+    try:
+        return _replay_collected(session, options)
+    except RunError as error:
+        if session.folder is None:
+            raise
+        raise RunError(error.path, _in_folder(error.message, session.folder), error.line) from None
+
+
+def _in_folder(message: str, folder: str | None) -> str:
+    """A folder's replay error, shortened, and what replays each of its captures on its own (issue 36:
+    a README among a folder's captures, or a folder of folders, had left a user without a way on)."""
+    if folder is None:
+        return message
+    if message.startswith(UNRECOGNISED):
+        message = "not a capture (no capture format recognises it)"
+    return f"{message}; replay reads a folder's files as one conversation: `stream-doctor check {shlex.quote(folder)}` replays each capture under it on its own"
+
+
+def _replay_collected(session: Session, options: Options) -> Report:
     if len(session.files) == 1:
         return replay(session.files[0], options)
     if options.executed or options.executions is not None:
@@ -126,6 +148,7 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
     replayed: list[tuple[AccumulatedStream, Kept]] = []
     captures: list[Capture] = []  # each section's file
     detected_in = ""  # the file the provider was found in
+    head: list[Frame] = []  # the first frames with events
     size = frames = interactions = skipped = 0
     budget = budget_of(options)
     for path in session.files:
@@ -151,6 +174,7 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
             captures.append(capture)
             if section.has_events:
                 adapter, detected_in = session_adapter(capture, options, section.frames, path, adapter, detected_in)
+                head = head or section.frames[: SNIFF_FRAMES * 4]
             if adapter is None and options.provider is None:
                 continue  # accumulated once a later turn tells the provider
             if adapter is None:
@@ -189,12 +213,13 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
         session.files,
         session.order_note,
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head)
 
 
 def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
     sections = split(capture)
-    adapter = adapter_for(capture, options, next((s.frames for s in sections if s.has_events), None))
+    head = next((s.frames[: SNIFF_FRAMES * 4] for s in sections if s.has_events), None)
+    adapter = adapter_for(capture, options, head)
     if not sections:
         raise RunError(capture.path, "none of its interactions is an LLM call")
     supplied = _supplied(capture.path, options)
@@ -218,7 +243,7 @@ def _replay(capture: Capture, options: Options, store: ArgumentStore | None = No
         len(capture.exchanges),
         sum(1 for e in capture.exchanges if e.skipped is not None),
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head or [])
 
 
 def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore | None = None) -> Report:
@@ -257,7 +282,7 @@ def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore 
     if replayed[0][0].capture.duration is not None:
         replayed = timed([streamed.times()], replayed, [streamed.first_t])
     source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
-    return _report(adapter, options, [section], replayed, source)
+    return _report(adapter, options, [section], replayed, source, head)
 
 
 def _replay_interactions(opened: Interactions, options: Options, store: ArgumentStore | None = None) -> Report:
@@ -270,6 +295,7 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     sections: list[Section] = []
     replayed: list[tuple[AccumulatedStream, Kept]] = []
     frames = 0
+    head: list[Frame] = []  # the first frames with events
     budget = budget_of(options)
     try:
         for section in sections_of(opened.turns()):
@@ -279,6 +305,8 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
                 if options.provider is None and not section.has_events:
                     continue  # accumulated once a later turn tells the provider
                 adapter = adapter_for(capture, options, section.frames)
+            if not head and section.has_events:
+                head = section.frames[: SNIFF_FRAMES * 4]
             for waiting in sections[len(replayed) :]:
                 replayed.append(accumulate_turn(capture, adapter, options, waiting, budget=budget, store=store))
                 waiting.frames = [
@@ -300,7 +328,7 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     source = Source(
         capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
     )
-    return _report(adapter, options, sections, replayed, source)
+    return _report(adapter, options, sections, replayed, source, head)
 
 
 def _report(
@@ -309,9 +337,11 @@ def _report(
     sections: list[Section],
     replayed: list[tuple[AccumulatedStream, Kept]],
     source: Source,
+    head: list[Frame],
 ) -> Report:
-    """The turns' findings, the conversation's, and the report."""
+    """The turns' findings, the conversation's, and the report (``head``: the first frames with events)."""
     path = source.path
+    refuse_unread(path, adapter, options, [stream for stream, _ in replayed], head)
     profiles = profiles_named(path, options)
     turns: list[Turn] = []
     events: list[tuple[Frame, Event]] = []

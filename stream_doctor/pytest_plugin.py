@@ -110,12 +110,13 @@ class StreamDoctor:
             pytest.fail(f"stream-doctor: {capture} does not show what was expected\n\n{text}", pytrace=False)
         return report
 
-    def json_report(self, path: str | os.PathLike[str], **options: Any) -> str:
-        """The JSON report (``replay --format json``), deterministic: fit for a syrupy snapshot."""
+    def json_report(self, path: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
+        """The JSON report (``replay --format json``) as Python values, as ``Report.to_dict()`` gives
+        it, credentials masked: deterministic, so fit for a syrupy snapshot, and indexable in a test
+        (``["findings"]``; issue 36: it had been the text, where a user indexed a dict)."""
         from stream_doctor.redaction import redacted
-        from stream_doctor.reporters import RenderOptions, json_report
 
-        return json_report.render(redacted(self.replay(path, **options)), RenderOptions())
+        return redacted(self.replay(path, **options)).to_dict()
 
     def terminal_report(self, path: str | os.PathLike[str], width: int = 100, **options: Any) -> str:
         """The terminal report as plain text, as ``stream-doctor replay`` prints it."""

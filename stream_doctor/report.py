@@ -287,7 +287,7 @@ class Report:
 
     @cached_property
     def statistics(self) -> tuple[Statistic, ...]:
-        """One row per code found (``--statistics``): most frequent first, then by code."""
+        """One row per code and severity found (``--statistics``): most frequent first, then by code."""
         return _statistics(self.findings)
 
     # -- the JSON report -----------------------------------------------------------------------
@@ -453,13 +453,16 @@ class Statistic:
 
 
 def _statistics(findings: Iterable[Finding]) -> tuple[Statistic, ...]:
-    first: dict[str, Finding] = {}
-    counts: dict[str, int] = {}
+    """One row per code and severity: a code found at two (SD8xx: a warning for a real library, info
+    for a naive pattern) is two rows, so no finding is counted at a severity it does not have."""
+    first: dict[tuple[str, Severity], Finding] = {}
+    counts: dict[tuple[str, Severity], int] = {}
     for finding in findings:
-        first.setdefault(finding.code, finding)
-        counts[finding.code] = counts.get(finding.code, 0) + 1
-    rows = [Statistic(code, first[code].name, first[code].severity, count) for code, count in counts.items()]
-    return tuple(sorted(rows, key=lambda row: (-row.count, row.code)))
+        key = (finding.code, finding.severity)
+        first.setdefault(key, finding)
+        counts[key] = counts.get(key, 0) + 1
+    rows = [Statistic(code, first[code, severity].name, severity, n) for (code, severity), n in counts.items()]
+    return tuple(sorted(rows, key=lambda row: (-row.count, row.code, -row.severity)))
 
 
 def _codes(findings: Iterable[Finding]) -> dict[str, int]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo, Message
 from stream_doctor.capture import Streamed
 from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
 from stream_doctor.conversation.build import Section
@@ -260,6 +260,47 @@ def adapter_for(capture: Capture, options: Options, frames: list[Frame] | None =
     except DetectionError as error:
         raise RunError(capture.path, str(error)) from None
     return adapter
+
+
+def _read(message: Message) -> bool:
+    """Whether the adapter read anything of this message: a block, a stop reason, an error (an
+    adapter opens a message of its own at the first event, or at a bare ``[DONE]``)."""
+    return bool(message.blocks) or message.stop_reason is not None or message.error is not None
+
+
+#: The problems an adapter records for an event it cannot read (rules/capture: SD002, SD001).
+UNREAD = ("unknown-event", "malformed-frame")
+
+
+def refuse_unread(
+    path: str, adapter: Adapter, options: Options, streams: list[AccumulatedStream], head: list[Frame]
+) -> None:
+    """A RunError when the forced provider read none of the capture's events (issue 36).
+
+    Each would be an unknown or malformed event, the turn would have no message and no call, and
+    the report would say "passed": a wrong option, not a capture that proves anything. ``head`` (the
+    first frames with events) says what detection would have picked.
+    """
+    if options.provider is None or any(stream.calls or any(map(_read, stream.messages)) for stream in streams):
+        return
+    unread = sum(1 for stream in streams for problem in stream.problems if problem.kind in UNREAD)
+    if not unread:
+        return  # nothing but keep-alives, or no events at all: read, and reported as such
+    frames = sum(stream.capture.frames for stream in streams)
+    hint = next((s.capture.header.get("provider") for s in streams if s.capture.header), None)
+    try:
+        detected = detect(head, hint if isinstance(hint, str) else None)[0].name
+    except DetectionError:
+        detected = None
+    if detected == adapter.name:
+        return  # the right provider on a capture of unknown events: its findings say so
+    if detected is not None:
+        advice = f"it looks like {detected} (detected): leave out --provider, or force {detected}"
+    else:
+        advice = "no provider is detected in it either: is it an LLM stream?"
+    raise RunError(
+        path, f"--provider {adapter.name} reads none of its {frames} frames ({unread} unknown or malformed); {advice}"
+    )
 
 
 def duration_of(frames: list[Frame]) -> float | None:

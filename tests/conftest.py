@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+#: Real recordings of other projects (never copied into the project), beside the repository as
+#: ``../shared/corpus``, or where ``STREAM_DOCTOR_CORPUS`` says (a worktree, another checkout).
+CORPUS = Path(os.environ.get("STREAM_DOCTOR_CORPUS") or ROOT.parent / "shared" / "corpus")
+#: What a test that needs the corpus says when it skips.
+NO_CORPUS = f"the shared capture corpus is not at {CORPUS} (set STREAM_DOCTOR_CORPUS to where it is)"
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,12 +114,35 @@ def test_missing_file_and_bad_options_exit_2(tmp_path: Path) -> None:
     assert run("replay", CLEAN, "--fail-on", "fatal").exit_code == 2
 
 
-def test_a_provider_that_does_not_match_is_reported_not_crashed(tmp_path: Path) -> None:
+def test_a_forced_provider_that_reads_none_of_the_events_exits_2_naming_the_detected_one(tmp_path: Path) -> None:
+    """Issue 36: --provider openai on an Anthropic capture had said "No tool calls ... passed" (exit 0)."""
+    result = run("replay", "fixtures/anthropic/one_call.sse", "--provider", "openai")
+    assert result.exit_code == 2
+    assert result.output == (
+        "stream-doctor: error: fixtures/anthropic/one_call.sse: --provider openai reads none of its 15 frames "
+        "(14 unknown or malformed); it looks like anthropic (detected): leave out --provider, or force anthropic\n"
+    )
     path = tmp_path / "other.jsonl"
-    path.write_text('{"choices":[{"index":0,"delta":{"content":"hi"}}]}\n{"foo":1}\n')
+    path.write_text('{"foo":1}\n{"bar":2}\n')
+    garbage = run("replay", str(path), "--provider", "anthropic")
+    assert garbage.exit_code == 2 and garbage.output.endswith(
+        "no provider is detected in it either: is it an LLM stream?\n"
+    )
+
+
+def test_a_forced_provider_that_reads_some_of_the_events_is_reported(tmp_path: Path) -> None:
+    """The near miss: one event the forced adapter reads, and the rest are findings, not a refusal."""
+    path = tmp_path / "other.jsonl"
+    chunk = '{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n'
+    path.write_text(chunk * 2 + '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n')
+    from stream_doctor import replay
+
+    assert (
+        replay(path).stream.capture.provider == "openai"
+    )  # detected: anthropic is forced on a capture it partly reads
     result = run("replay", str(path), "--provider", "anthropic")
-    assert result.exit_code in (0, 1) and "Traceback" not in result.output
-    assert "SD001" in result.output or "SD002" in result.output
+    assert result.exit_code in (0, 1) and "SD001" in result.output and "anthropic (forced)" in result.output
+    assert run("replay", "fixtures/anthropic/one_call.sse", "--provider", "anthropic").exit_code == 0
 
 
 def test_rules_and_explain() -> None:
@@ -218,6 +242,22 @@ def test_statistics_count_findings_per_code() -> None:
     assert {row["code"]: row["count"] for row in as_json} == {"SD102": 1, "SD705": 1}
 
 
+def test_statistics_count_a_code_found_at_two_severities_in_two_rows() -> None:
+    """Issue 36: SD801 is a warning for a real library and info for a naive pattern; one row had
+    counted all three at the first one's severity (3 warnings where the summary says 1 and 2 info)."""
+    capture = "fixtures/anthropic/skipped_block_index.sse"
+    result = run("replay", capture, "--client", "all", "--statistics", "--width", "100")
+    assert result.output.splitlines() == [
+        "2  SD801  info     client-input-differs",
+        "1  SD404  warning  block-index-gap",
+        "1  SD801  warning  client-input-differs",
+        "1  SD805  warning  client-raises",
+        "5 findings of 3 codes",
+    ]
+    summary = run("replay", capture, "--client", "all").output.splitlines()[-1]
+    assert summary.startswith("0 errors, 3 warnings, 2 info")  # the rows add up to the report's summary
+
+
 def test_jsonl_ends_with_the_summary() -> None:
     lines = [json.loads(line) for line in run("replay", EMPTY_INPUT, "--format", "jsonl").stdout.splitlines()]
     assert [line["type"] for line in lines] == ["call", "finding", "finding", "summary"]
@@ -229,3 +269,59 @@ def test_max_rows_applies_to_the_terminal_report_on_standard_output() -> None:
     assert "more call not shown" in capped or "more calls not shown" in capped
     whole = run("replay", "fixtures/anthropic/parallel_calls.sse", "--width", "120").output
     assert "not shown" not in whole
+
+
+def _on_a_terminal(*args: str) -> tuple[int, bytes, str]:
+    """The CLI run with its standard output a pseudo-terminal, read as it writes; (exit code, output, stderr)."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stream_doctor", *args], stdout=follower, stderr=subprocess.PIPE, cwd=ROOT, env=env
+    )
+    os.close(follower)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, "no output for 60 seconds"
+            try:
+                chunk = os.read(leader, 1 << 16)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        err = process.stderr.read().decode() if process.stderr else ""
+        return process.wait(timeout=60), out, err
+    finally:
+        os.close(leader)
+        if process.stderr:
+            process.stderr.close()
+
+
+def test_an_html_report_is_not_written_to_a_terminal() -> None:
+    """Issue 36: ``--format html`` without -o had poured the page's markup onto the terminal."""
+    code, out, err = _on_a_terminal("replay", CLEAN, "--format", "html")
+    assert (code, out) == (2, b"")
+    assert err == (
+        "stream-doctor: error: --format html writes a web page, not text for the terminal: "
+        "add -o report.html, or redirect (> report.html)\n"
+    )
+
+
+def test_an_html_report_asked_for_on_standard_output_is_written() -> None:
+    """The near misses: redirected (a pipe), or ``-o -`` on a terminal, the page is written there."""
+    piped = subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "replay", CLEAN, "--format", "html"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert piped.returncode == 0 and piped.stdout.lower().startswith(b"<!doctype html>"), piped.stderr
+    code, out, _ = _on_a_terminal("replay", CLEAN, "--format", "html", "-o", "-")
+    assert code == 0 and out.lower().startswith(b"<!doctype html>")
+    assert _on_a_terminal("replay", CLEAN, "--format", "json")[0] == 0  # only the page is refused

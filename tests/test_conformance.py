@@ -17,13 +17,9 @@ import pytest
 
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
-from tests.conftest import ROOT
+from tests.conftest import CORPUS, NO_CORPUS
 
-CORPUS = ROOT.parent / "shared" / "corpus"
-
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"the shared capture corpus is not at {CORPUS}; conformance tests skipped"
-)
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{NO_CORPUS}; conformance tests skipped")
 
 
 @dataclass(frozen=True)

@@ -266,3 +266,76 @@ def test_pre_commit_try_repo_runs_the_readme_snippet(tmp_path: Path) -> None:
         )
         assert result.returncode == 1, result.stdout + result.stderr  # bug.jsonl shows SD102
         assert "SD102" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def editable(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh environment holding the README's ``pip install -e .`` of a copy of the tree, offline.
+
+    pip runs from the test's interpreter (its setuptools builds, as ``--no-build-isolation``) and
+    installs into the new venv's site-packages (``--prefix``); ``--ignore-installed`` leaves the
+    interpreter's own install alone. Only stream_doctor itself is installed: what mypy needs.
+    """
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (the test extra has it)")
+    base = tmp_path_factory.mktemp("editable")
+    tree = base / "stream-doctor"
+    shutil.copytree(ROOT, tree, ignore=NOT_SOURCES, symlinks=True)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    install = ["install", "-q", "--no-deps", "--no-build-isolation", "--no-index", "--ignore-installed"]
+    subprocess.run(
+        [sys.executable, "-m", "pip", *install, "--prefix", str(venv), "-e", str(tree)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return venv
+
+
+def _mypy_strict(venv: Path, scripts: dict[str, str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on a user's scripts, run outside the tree, finding packages as the venv's Python does."""
+    folder.mkdir()
+    for name, text in scripts.items():
+        (folder / name).write_text(text)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-executable",
+            str(venv / "bin" / "python"),
+        ]
+        + sorted(scripts),
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_editable_install_type_checks_the_docs_api_examples_strictly(editable: Path, tmp_path: Path) -> None:
+    """docs/api.md's examples are what a user's script does; after ``pip install -e .`` mypy finds
+    the package (not an import hook it cannot follow) and they pass ``--strict``."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
+    scripts = {f"example_{number}.py": block for number, block in enumerate(blocks, 1)}
+    result = _mypy_strict(editable, scripts, tmp_path / "user")
+    assert result.returncode == 0, result.stdout
+    assert f"no issues found in {len(scripts)} source files" in result.stdout
+
+
+def test_an_editable_install_is_typed_so_mypy_catches_a_misuse(editable: Path, tmp_path: Path) -> None:
+    """The near miss: the package is not merely found (which ``Any`` would also pass) but typed."""
+    script = 'from stream_doctor import replay\n\nfailed: str = replay("capture.sse").failed\n'
+    result = _mypy_strict(editable, {"user.py": script}, tmp_path / "user")
+    assert result.returncode == 1
+    assert 'user.py:3: error: Incompatible types in assignment (expression has type "bool"' in result.stdout
+    assert "import-not-found" not in result.stdout
+
+
+def test_docs_api_md_names_exactly_what_all_exports() -> None:
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    (sentence,) = re.findall(r"exports exactly what its `__all__` names: (.*?)\. The", page, re.S)
+    assert sorted(re.findall(r"`(\w+)`", sentence)) == sorted(stream_doctor.__all__)

@@ -9,6 +9,7 @@ response, a SigV4 signature and session token, and keys in URLs (Gemini's ``key=
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import shutil
 from pathlib import Path
@@ -219,7 +220,9 @@ def test_the_pytest_plugin_prints_no_planted_secret(tmp_path: Path) -> None:
     doctor = StreamDoctor(tmp_path)
     for name in ("planted.har", "planted_openai.har", "planted_envelope.jsonl"):
         _assert_clean(doctor.terminal_report(paths[name]), list(SECRETS), f"terminal_report({name})")
-        _assert_clean(doctor.json_report(paths[name]), list(SECRETS), f"json_report({name})")
+        _assert_clean(
+            json.dumps(doctor.json_report(paths[name]), ensure_ascii=False), list(SECRETS), f"json_report({name})"
+        )
         with pytest.raises(pytest.fail.Exception) as failed:
             doctor.assert_clean(paths[name], expect=["SD999"])  # never met: the failure text is printed
         _assert_clean(str(failed.value), list(SECRETS), f"assert_clean({name}) failing")

@@ -168,12 +168,36 @@ def _sniffed(head: bytes) -> Reader:
             best, best_score = reader, score
     if best is not None:
         return best
+    not_text = _not_text(head)
+    if not_text is not None:  # each text reader's reason would quote the bytes: one line for the binary one
+        binary = READERS["eventstream"].reject_reason(head)
+        raise CaptureError(
+            f"{UNRECOGNISED}: {not_text}, and not AWS's event stream, the one binary format: {binary}; "
+            "force one with --container"
+        )
     # Say why each reader declined; readers that declined for the same reason share one entry.
     reasons: dict[str, list[str]] = {}
     for name, reader in READERS.items():
         reasons.setdefault(reader.reject_reason(head), []).append(name)
     tried = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
-    raise CaptureError(f"could not recognise the capture format (tried {tried}); force one with --container")
+    raise CaptureError(f"{UNRECOGNISED} (tried {tried}); force one with --container")
+
+
+#: How a capture no reader recognises is reported (``engine.replay_many`` shortens it in a folder).
+UNRECOGNISED = "could not recognise the capture format"
+
+
+def _not_text(head: bytes) -> str | None:
+    """Why ``head`` is not text any text format could hold (a NUL byte, bytes that are not UTF-8), or None."""
+    nul = head.find(b"\0")
+    if nul >= 0:
+        return f"the file is binary (a NUL byte at offset {nul})"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":  # not a character cut by the end of the head
+            return f"the file is not UTF-8 text (byte 0x{head[error.start]:02x} at offset {error.start})"
+    return None
 
 
 __all__ = [
@@ -183,6 +207,7 @@ __all__ = [
     "Body",
     "Capture",
     "CaptureError",
+    "UNRECOGNISED",
     "Interactions",
     "ManyTurns",
     "Streamed",

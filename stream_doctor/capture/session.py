@@ -37,9 +37,10 @@ _HEAD = 64 * 1024
 class SessionError(CaptureError):
     """The paths given are not one session's captures; ``path`` is the one the message is about."""
 
-    def __init__(self, path: str, message: str) -> None:
+    def __init__(self, path: str, message: str, folders: int = 0) -> None:
         super().__init__(message)
         self.path = path
+        self.folders = folders  # a folder of no files: the folders it holds (``check`` searches them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,9 @@ def collect(paths: list[str], limits: Limits | None = None) -> Session:
         if path != "-" and os.path.isdir(path):
             inside = _files_in(path)
             if not inside:
-                raise SessionError(path, "the folder holds no capture files")
+                folders = _folders_in(path)
+                only = f", only {folders} folder{'s' if folders != 1 else ''}" if folders else ""
+                raise SessionError(path, f"the folder holds no files{only}", folders)
             files += inside
             folder = path if len(paths) == 1 else None
         else:
@@ -106,6 +109,10 @@ def _files_in(folder: str) -> list[str]:
         for name in names
         if not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
     ]
+
+
+def _folders_in(folder: str) -> int:
+    return sum(1 for entry in os.scandir(folder) if not entry.name.startswith(".") and entry.is_dir())
 
 
 def _natural(path: str) -> list[tuple[int, int | str]]:

@@ -191,7 +191,7 @@ class CheckResult:
 
     @cached_property
     def statistics(self) -> tuple[Statistic, ...]:
-        """One row per code over every capture (``--statistics``): most frequent first, then by code."""
+        """One row per code and severity over every capture (``--statistics``): most frequent first, then by code."""
         return _statistics(f for c in self.captures for f in c.reported)
 
     def summary(self) -> dict[str, Any]:

@@ -171,6 +171,10 @@ def error_line(text: str) -> None:
     stream.flush()
 
 
+def stdout_is_terminal() -> bool:
+    return _isatty(sys.stdout)
+
+
 def _isatty(stream: object) -> bool:
     try:
         return bool(stream.isatty())  # type: ignore[attr-defined]

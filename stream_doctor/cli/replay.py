@@ -48,7 +48,7 @@ class Replay(NamedTuple):
             "--format",
             "-f",
             metavar="FORMAT",
-            help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html).",
+            help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html; not written to a terminal).",
         ),
     ] = "terminal"
     container: Annotated[

@@ -15,6 +15,7 @@ from stream_doctor.cli.output import (
     fail,
     internal_error,
     render_options,
+    stdout_is_terminal,
 )
 from stream_doctor.cli.validate import choice, file_ignores, size_limits
 
@@ -35,6 +36,12 @@ def run(options: Replay) -> int:
     output = choice(options.output, FORMATS, "--format", "format")
     severities = ("info", "warning", "error")
     fail_on = choice(options.fail_on, severities, "--fail-on", "severity") if options.fail_on else None
+    if output == "html" and options.output_file is None and not options.quiet and stdout_is_terminal():
+        # a page's markup is no report to read on a terminal (issue 36); as gzip refuses to write
+        # compressed data to one. Redirected, or with -o -, it is written where it was asked.
+        fail(
+            "--format html writes a web page, not text for the terminal: add -o report.html, or redirect (> report.html)"
+        )
     config = options.config if options.config is not None else True
     try:
         report = replay(

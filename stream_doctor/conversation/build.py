@@ -132,19 +132,39 @@ def load_tools(path: str) -> dict[str, ToolDef]:
         data = read_bytes(path)
     except UnreadableFile as error:
         raise CaptureError(f"--tools {path}: cannot read the file: {error}") from None
+    if not data.strip():
+        raise CaptureError(f"--tools {path}: the file is empty")
     value: Any
+    wanted = "a list of tools, or a request body, in JSON or YAML"
+    read_as = "its JSON is"
     try:
         import orjson
 
         value = orjson.loads(data)
-    except ValueError:
+    except ValueError as error:
         import yaml
 
+        not_json = f"not JSON ({str(error).partition(':')[0]} at {_json_place(error)})"
         try:
             value = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError:
-            raise CaptureError(f"--tools {path}: neither JSON nor YAML") from None
+            raise CaptureError(f"--tools {path}: {not_json}, nor YAML ({wanted})") from None
+        read_as = f"{not_json}, and read as YAML it is"  # any text is some YAML (issue 36: an SSE capture)
     found = tools_from(value)
     if not found:
-        raise CaptureError(f"--tools {path}: no tool definitions found (a list of tools, or a request body)")
+        raise CaptureError(f"--tools {path}: {read_as} {_kind(value)} without tool definitions ({wanted})")
     return found
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    return "plain text" if isinstance(value, str) else "a single value"
+
+
+def _json_place(error: ValueError) -> str:
+    """Where the JSON text stopped making sense, as orjson (and json) say it: ``line 1 column 1``."""
+    line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+    return f"line {line} column {column}" if line is not None else "its start"

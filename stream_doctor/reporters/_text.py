@@ -17,7 +17,7 @@ from stream_doctor.reporters._page import Page
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["MIN_TEXT", "console", "finding", "finish", "more", "page", "text", "text_room"]
+__all__ = ["MIN_TEXT", "console", "finding", "finish", "more", "more_words", "page", "text", "text_room"]
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -94,5 +94,9 @@ def counted(count: int, word: str, plural: str | None = None) -> str:
 def more(page: Page, hidden: int, what: str, where: str) -> None:
     """The line that stands for the rows beyond ``max_rows``, saying where to find them all."""
     if hidden > 0:
-        plural = "s" if hidden != 1 else ""
-        page.print((f"… {hidden:,} more {what}{plural} not shown (all of them: {where})", "dim"))
+        page.print((more_words(hidden, what, where), "dim"))
+
+
+def more_words(hidden: int, what: str, where: str) -> str:
+    """``… 40 more rows not shown (all of them: WHERE)``: what every table cut short ends with."""
+    return f"… {hidden:,} more {what}{'s' if hidden != 1 else ''} not shown (all of them: {where})"

@@ -28,8 +28,8 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
     """Aligned by hand, not wrapped: a row per capture. A path wider than the room the other columns
-    leave is printed whole on a line of its own, its row under it: the columns stay in the line's
-    width and the path stays whole to copy or search for."""
+    leave is printed on lines of its own, its row under it, broken after a ``/`` where one fits
+    (issue 36: it had run past the width): every line stays in the width handed."""
     headers = ["capture", "provider", "calls", "error", "warning", "info"]
     rows = []
     captures = options.rows(result.captures)
@@ -51,18 +51,31 @@ def _table(result: CheckResult, console: Page, options: RenderOptions) -> None:
             v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))
         )
 
-    room = options.width - sum(widths[1:]) - 2 * len(widths) - len("passed")  # notes after it may run over
+    verdicts = [_verdict(capture) for capture in captures]
+    verdict_width = max((sum(len(text) for text, _ in spans) for spans in verdicts), default=len("passed"))
+    room = options.width - sum(widths[1:]) - 2 * len(widths) - verdict_width
     widths[0] = max(min(widths[0], room), len(headers[0]))
     console.print((cells(headers) + "  result", "bold"), overflow="none")
-    for capture, row in zip(captures, rows, strict=True):
+    for verdict, row in zip(verdicts, rows, strict=True):
         if len(row[0]) > widths[0]:
-            console.print(row[0], overflow="none")
+            for line in _folded_path(row[0], options.width):
+                console.print(line, overflow="none")
             row = ["", *row[1:]]
-        console.print(cells(row) + "  ", *_verdict(capture), overflow="none")
+        console.print(cells(row) + "  ", *verdict)  # notes that still do not fit wrap at a space
     _text.more(console, len(result.captures) - len(captures), "capture", "--report json")
 
 
-def _verdict(capture: CaptureResult) -> list[Span]:
+def _folded_path(path: str, width: int) -> list[str]:
+    """``path`` in lines of at most ``width`` characters, each ending after a ``/`` where one fits."""
+    lines: list[str] = []
+    while len(path) > width:
+        cut = path.rfind("/", 0, width) + 1 or width  # no "/" in the first width characters: fold there
+        lines.append(path[:cut])
+        path = path[cut:]
+    return [*lines, path]
+
+
+def _verdict(capture: CaptureResult) -> list[tuple[str, str]]:
     notes = [capture.session_note] if capture.session_note else []
     if capture.unreadable:
         notes.append("unreadable")

@@ -31,7 +31,8 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
             overflow="ellipsis",
         )
     total = sum(row.count for row in rows)
-    page.print(f"{total:,} finding{'s' if total != 1 else ''} of {len(rows)} code{'s' if len(rows) != 1 else ''}")
+    codes = len({row.code for row in rows})
+    page.print(f"{total:,} finding{'s' if total != 1 else ''} of {codes} code{'s' if codes != 1 else ''}")
     accepted = report.unreadable_accepted_words if not isinstance(report, Report) else None
     if accepted:
         page.print((accepted, "bold yellow"))

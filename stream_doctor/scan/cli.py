@@ -28,7 +28,8 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
         _say("interrupted before any capture was scanned; the outputs were not changed")
         return EXIT_INTERRUPTED
     plan = result.plan
-    sys.stdout.write(render_terminal(result.summary, render))
+    written = [path for path in options.summaries if path.endswith(".json")]
+    sys.stdout.write(render_terminal(result.summary, render, *written[:1]))  # where every row is, if written
     for path in options.summaries:
         text = render_json(result.summary) if path.endswith(".json") else render_markdown(result.summary)
         try:

@@ -19,10 +19,12 @@ import orjson
 from stream_doctor.scan.task import STATUSES
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from stream_doctor.reporters import RenderOptions
 
 SCHEMA_VERSION = "scan-summary-v1"
-TOP = 10  # rows of the tool table; the JSON has them all
+TOP = 10  # rows of the tool table (three times as many per code, provider and model); the JSON has them all
 _LONGEST = 80
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
@@ -152,12 +154,24 @@ def render_markdown(summary: Summary) -> str:
     if data["tools"]:
         lines += ["## Tools most affected", "", "| tool | findings |", "|---|--:|"]
         lines += [f"| {_md(t['tool'])} | {t['findings']} |" for t in data["tools"][:TOP]]
+        lines += _more_markdown(len(data["tools"]), "tool")
         lines.append("")
     if data["unreadable"]:
         lines += ["## Why captures were unreadable", "", "| reason | captures |", "|---|--:|"]
         lines += [f"| {_md(u['reason'])} | {u['captures']} |" for u in data["unreadable"][:TOP]]
+        lines += _more_markdown(len(data["unreadable"]), "reason")
         lines.append("")
     return "\n".join(lines)
+
+
+#: Where every row of a table cut at its first rows is (the JSON summary holds them all).
+EVERY_ROW = "the JSON summary, --summary FILE.json"
+
+
+def _more_markdown(rows: int, what: str) -> list[str]:
+    from stream_doctor.reporters._text import more_words
+
+    return ["", _md(more_words(rows - TOP, what, EVERY_ROW))] if rows > TOP else []
 
 
 def _md(text: str) -> str:
@@ -166,8 +180,9 @@ def _md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", text)
 
 
-def render_terminal(summary: Summary, options: RenderOptions) -> str:
-    """The summary as the terminal shows it (plain text unless ``options`` asks for colour)."""
+def render_terminal(summary: Summary, options: RenderOptions, every_row: str = EVERY_ROW) -> str:
+    """The summary as the terminal shows it (plain text unless ``options`` asks for colour);
+    ``every_row``: where a table cut at its first rows is whole (the JSON summary the scan writes)."""
     import io
 
     from rich.console import Console
@@ -211,6 +226,7 @@ def render_terminal(summary: Summary, options: RenderOptions) -> str:
                 str(row["findings"]),
             )  # fmt: skip
         console.print(table)
+        _more_terminal(console, len(data["by_code_provider_model"]) - TOP * 3, "row", every_row)
     if data["tools"]:
         table = Table(title="Tools most affected", title_justify="left")
         table.add_column("tool")
@@ -218,4 +234,15 @@ def render_terminal(summary: Summary, options: RenderOptions) -> str:
         for row in data["tools"][:TOP]:
             table.add_row(Text(plain(row["tool"])), str(row["findings"]))
         console.print(table)
+        _more_terminal(console, len(data["tools"]) - TOP, "tool", every_row)
     return buffer.getvalue()
+
+
+def _more_terminal(console: Console, hidden: int, what: str, every_row: str) -> None:
+    """The line under a table cut at its first rows (issue 36: 30 of 70 rows, and nothing said so)."""
+    from rich.text import Text
+
+    from stream_doctor.reporters._text import more_words
+
+    if hidden > 0:
+        console.print(Text(more_words(hidden, what, every_row), style="dim"))

@@ -118,8 +118,25 @@ def test_unrecognised_format_says_what_was_tried(tmp_path: Path) -> None:
     )
 
 
-def test_binary_garbage(tmp_path: Path) -> None:
+def test_binary_garbage_is_one_short_line_without_its_bytes(tmp_path: Path) -> None:
+    """Issue 36: each text reader's reason quoted the first line's bytes, 900 characters of them."""
     error = error_of(write(tmp_path, bytes(range(256)) * 100))
+    assert error.message == (
+        "could not recognise the capture format: the file is binary (a NUL byte at offset 0), and not AWS's "
+        "event stream, the one binary format: no event stream prelude (its CRC32 does not check out); "
+        "force one with --container"
+    )
+    latin1 = error_of(write(tmp_path, "café au lait\n".encode("latin-1")))
+    assert latin1.message.startswith(
+        "could not recognise the capture format: the file is not UTF-8 text (byte 0xe9 at offset 3), and not AWS's"
+    )
+
+
+def test_text_cut_inside_a_character_at_the_end_of_the_head_is_still_text(tmp_path: Path) -> None:
+    """The near miss: the sniffed head ends inside a UTF-8 character; that is text, said reader by reader."""
+    from stream_doctor.capture import HEAD_SIZE
+
+    error = error_of(write(tmp_path, b"x" * (HEAD_SIZE - 1) + "é".encode() * 10))
     assert error.message.startswith("could not recognise the capture format (tried sse: ")
 
 

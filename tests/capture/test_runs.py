@@ -23,9 +23,8 @@ from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.providers import anthropic, openai_chat
 from stream_doctor.stages import RunError
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import CORPUS, FIXTURES, NO_CORPUS
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 SUFFIXES = {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".yml"}
 
 
@@ -63,7 +62,7 @@ def test_every_fixture_replays_alike_with_and_without_runs(path: str, monkeypatc
     _same_both_ways(path, monkeypatch)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared capture corpus is not at {CORPUS}")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 @pytest.mark.parametrize("path", _captures(CORPUS))
 def test_every_corpus_capture_replays_alike_with_and_without_runs(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _same_both_ways(path, monkeypatch)

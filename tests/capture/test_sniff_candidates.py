@@ -10,11 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.capture import HEAD_SIZE, READERS, candidates, sniff_scores
-from tests.conftest import ROOT
+from tests.conftest import CORPUS, ROOT
 
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file())
 #: The real recorded captures beside the repository, when they are there (tests/test_conformance.py).
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 #: Starts of every shape a reader looks for, and near misses of them.
 PIECES = [

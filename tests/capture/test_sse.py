@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import orjson
 import pytest
 
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
 from stream_doctor.capture.sse import READER, read_sse
 from stream_doctor.problems import CutBeforeData
+from tests.conftest import CORPUS, NO_CORPUS
 
 ANTHROPIC = (
     b"event: message_start\n"
@@ -23,8 +22,6 @@ ANTHROPIC = (
     b'data: {"type":"message_stop"}\n'
     b"\n"
 )
-
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def read(data: bytes) -> Capture:
@@ -353,7 +350,7 @@ def test_frames_match_a_reference_line_split() -> None:
     assert [f.pos.line for f in capture.frames] == [1, 4, 7, 10]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not there")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 def test_real_captures_from_the_corpus() -> None:
     files = [
         CORPUS / "anthropic-sdk-python/tests/fixtures/fable-fallback/stream-a-toolrefusal.sse",

@@ -47,9 +47,8 @@ from stream_doctor.capture._text import BOM  # noqa: E402
 from stream_doctor.capture.base import Capture  # noqa: E402
 from stream_doctor.capture.sse import read_sse  # noqa: E402
 from tests.browser import chromium  # noqa: E402
-from tests.conftest import FIXTURES, ROOT  # noqa: E402
+from tests.conftest import CORPUS, FIXTURES, NO_CORPUS  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 EXAMPLES = int(os.environ.get("SSE_EVENTSOURCE_EXAMPLES", "30"))
 
 #: Where this reader and a browser differ on purpose: what the spec ("Interpreting an event stream")
@@ -324,7 +323,7 @@ def test_every_sse_fixture_reads_as_eventsource_dispatches_it(browser: Browser) 
     _compare(browser, [path.read_bytes() for path in files])
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared capture corpus is not at {CORPUS}")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 def test_every_raw_sse_capture_of_the_corpus_reads_as_eventsource_dispatches_it(browser: Browser) -> None:
     files = _sse_files(CORPUS)
     if not files:

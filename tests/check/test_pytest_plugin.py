@@ -94,8 +94,28 @@ def test_snapshot_a_report_with_syrupy(project: pytest.Pytester) -> None:
     )
     project.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
     stored = (project.path / "__snapshots__/test_snapshots.ambr").read_text()
-    assert '"code": "SD102"' in stored and "get_weather" in stored
+    assert "'code': 'SD102'" in stored and "get_weather" in stored  # a dict, stored key by key
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)  # the same report again
+
+
+def test_json_report_is_the_reports_values(project: pytest.Pytester) -> None:
+    """Issue 36: ``json_report(path)["findings"]`` had raised "string indices must be integers"."""
+    project.makepyfile(
+        test_values="""
+        import json
+
+        from stream_doctor import replay
+
+        def test_values(stream_doctor):
+            report = stream_doctor.json_report("captures/empty_input_bug.jsonl")
+            assert "SD102" in [f["code"] for f in report["findings"]]
+            assert report == json.loads(replay("captures/empty_input_bug.jsonl").to_json())
+
+        def test_options_apply(stream_doctor):
+            assert stream_doctor.json_report("captures/empty_input_bug.jsonl", select="SD3")["findings"] == []
+        """
+    )
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
 def test_unknown_option_is_a_clear_error(project: pytest.Pytester) -> None:

@@ -122,7 +122,9 @@ def test_replays_call_table_keeps_names_whole_where_they_fit(tmp_path: Path) -> 
     assert _call_row(result.output)[1].split()[2:4] == [LONG_ID, MCP_TOOL]
 
 
-def test_checks_table_puts_a_long_path_on_its_own_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_checks_table_puts_a_long_path_on_lines_of_its_own_in_the_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "team-recordings" / "2025-11-production-incident-replays" / "customer-support-agent"
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "fixtures/anthropic/one_call.sse", folder / "one_call.sse")
@@ -131,9 +133,10 @@ def test_checks_table_puts_a_long_path_on_its_own_line(tmp_path: Path, monkeypat
     result = CliRunner().invoke(app, ["check", ".", "--width", "80"])
     table = result.output.split("\n\n")[0].splitlines()
     long_path = str((folder / "one_call.sse").relative_to(tmp_path))
-    assert len(long_path) > 50
-    assert all(len(line) <= 80 for line in table if line != long_path), table
-    at = table.index(long_path)  # whole, on a line of its own ...
-    assert table[at + 1].split() == ["anthropic", "1", "·", "·", "·", "passed"]  # ... its row under it
+    assert len(long_path) > 80
+    assert all(len(line) <= 80 for line in table), table  # issue 36: the path had run past the width
+    at = table.index(long_path.removesuffix("one_call.sse"))  # on lines of its own, cut after a "/" ...
+    assert "".join(table[at : at + 2]) == long_path
+    assert table[at + 2].split() == ["anthropic", "1", "·", "·", "·", "passed"]  # ... its row under it
     short = next(line for line in table if line.startswith("short.sse"))  # the near miss: a row as ever
     assert short.split() == ["short.sse", "anthropic", "1", "·", "·", "·", "passed"]

@@ -49,6 +49,7 @@ from stream_doctor.capture import Body, Capture, CaptureError, load
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.events import Event
+from tests.conftest import CORPUS
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -324,7 +325,6 @@ GENERATED = settings(
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 #: The real recorded captures beside the repository, when they are there.
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def sse_captures(providers: Iterable[str]) -> list[Path]:

@@ -13,8 +13,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import CORPUS
+
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 EXPECTED = Path(__file__).with_name("expected.yml")
 TODO = "TODO: justify from the bytes"
 

@@ -318,7 +318,7 @@ def test_mixed_containers_are_refused_in_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["empty-folder"], "holds no capture files"),
+        (["empty-folder"], "empty-folder: the folder holds no files\n"),
         (["0001-a.jsonl", "0001-a.jsonl"], "named twice"),
         (["0001-a.jsonl", "-"], "standard input"),
     ],
@@ -396,3 +396,42 @@ def test_a_header_line_full_of_header_markers_is_read_in_one_pass(tmp_path: Path
     for name in ("a.jsonl", "b.jsonl"):
         (tmp_path / name).write_bytes(line)
     assert collect([str(tmp_path)]).order == "name"
+
+
+CHECK = "; replay reads a folder's files as one conversation: `stream-doctor check {}` replays each capture under it on its own"
+
+
+def test_a_folder_with_a_readme_names_it_and_suggests_check(tmp_path: Path) -> None:
+    """Issue 36: a README among a folder's captures had given the whole "could not recognise" line."""
+    folder = tmp_path / "captures"
+    _session(folder, echoed={})
+    (folder / "README.md").write_text("# What these captures are\n")
+    result = CliRunner().invoke(app, ["replay", str(folder), "--isolated"])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"stream-doctor: error: {folder / 'README.md'}: not a capture (no capture format recognises it)"
+        + CHECK.format(folder)
+        + "\n"
+    )
+    assert CliRunner().invoke(app, ["check", str(folder), "--isolated"]).exit_code in (0, 1)  # what it suggests runs
+
+
+def test_a_folder_of_folders_says_so_and_suggests_check(tmp_path: Path) -> None:
+    (tmp_path / "top" / "other").mkdir(parents=True)
+    _session(tmp_path / "top" / "session", echoed={})
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "top"), "--isolated"])
+    assert result.exit_code == 2
+    top = tmp_path / "top"
+    assert (
+        result.output == f"stream-doctor: error: {top}: the folder holds no files, only 2 folders{CHECK.format(top)}\n"
+    )
+
+
+def test_a_readme_named_with_the_captures_is_the_full_reason(tmp_path: Path) -> None:
+    """The near miss: files named one by one are not a folder; the README's line says why it is no capture."""
+    first, second = _session(tmp_path / "session", echoed={})
+    readme = tmp_path / "session" / "README.md"
+    readme.write_text("# notes\n")
+    result = CliRunner().invoke(app, ["replay", str(first), str(readme), "--isolated"])
+    assert result.exit_code == 2
+    assert "could not recognise the capture format (tried sse:" in result.output and "check" not in result.output

@@ -86,6 +86,43 @@ def test_tools_file_for_a_bare_stream(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "--tools" in missing.output
 
 
+def test_a_tools_file_that_is_not_json_says_so(tmp_path: Path) -> None:
+    """Issue 36: a capture given as --tools (any text is some YAML) had said "no tool definitions found"."""
+    capture = "fixtures/anthropic/one_call.sse"
+    text = tmp_path / "tools.txt"
+    text.write_text("get_weather takes a city\n")
+    wanted = "(a list of tools, or a request body, in JSON or YAML)\n"
+    not_json = "not JSON (unexpected character, expected a JSON value at line 1 column 1)"
+    for path, kind in ((capture, "a mapping"), (str(text), "plain text")):
+        result = runner.invoke(app, ["replay", capture, "--tools", path])
+        assert result.exit_code == 2
+        assert result.output.endswith(
+            f"--tools {path}: {not_json}, and read as YAML it is {kind} without tool definitions {wanted}"
+        )
+    cut = tmp_path / "cut.json"
+    cut.write_text('[{"name": "get_weather",\n')
+    result = runner.invoke(app, ["replay", capture, "--tools", str(cut)])
+    assert result.output.endswith(
+        f"--tools {cut}: not JSON (unexpected end of data at line 2 column 1), nor YAML {wanted}"
+    )
+    (tmp_path / "empty.json").write_text("\n")
+    assert runner.invoke(app, ["replay", capture, "--tools", str(tmp_path / "empty.json")]).output.endswith(
+        "the file is empty\n"
+    )
+
+
+def test_a_tools_file_in_json_without_tools_and_one_in_yaml_with_them(tmp_path: Path) -> None:
+    """The near misses: JSON that holds no tools says what it is; a YAML list of tools is read."""
+    capture = "fixtures/anthropic/one_call.sse"
+    body = tmp_path / "body.json"
+    body.write_text('{"model": "claude", "messages": []}')
+    result = runner.invoke(app, ["replay", capture, "--tools", str(body)])
+    assert result.exit_code == 2 and f"--tools {body}: its JSON is a mapping without tool definitions" in result.output
+    listed = tmp_path / "tools.yaml"
+    listed.write_text("- name: get_weather\n  input_schema: {type: object}\n")
+    assert runner.invoke(app, ["replay", capture, "--tools", str(listed)]).exit_code == 0
+
+
 def test_convert_command_writes_the_envelope(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     result = runner.invoke(app, ["convert", "fixtures/conversations/anthropic_two_turns.yaml", "-o", str(out)])

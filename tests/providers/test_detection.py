@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -126,3 +127,72 @@ def test_an_adapter_without_a_candidates_entry_fails_the_check(monkeypatch: pyte
     # and is once it does.
     monkeypatch.setattr(providers, "candidates", lambda sample: candidates(sample) | {"scratch"})
     assert "scratch" not in undetected(fixtures)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
+def test_a_forced_provider_reads_the_capture_or_is_refused_naming_the_detected_one(path: Path) -> None:
+    """Every fixture forced to every provider (issue 36): its own provider is never refused, and a
+    wrong one either reads something (a call, a block, a stop reason, an error) or is a RunError
+    saying what detection finds; never a report of nothing that passes."""
+    from stream_doctor import RunError, replay
+
+    try:
+        own = replay(path).stream.capture.provider
+    except RunError:
+        return  # not a capture on its own (a tools file, a sidecar)
+    for name in ADAPTERS:
+        try:
+            report = replay(path, provider=name)
+        except RunError as error:
+            assert name != own and f"it looks like {own} (detected)" in str(error), (name, str(error))
+            continue
+        read = any(m.blocks or m.stop_reason or m.error for turn in report.turns for m in turn.stream.messages)
+        assert name == own or report.calls or read, name
+
+
+def _data_lines(path: str) -> list[str]:
+    return [line[len("data: ") :] for line in (ROOT / path).read_text().splitlines() if line.startswith("data: {")]
+
+
+#: One-call captures of three providers, as the JSON of their events: what the generated captures mix.
+EVENTS = {
+    "anthropic": _data_lines("fixtures/anthropic/one_call.sse"),
+    "openai": _data_lines("fixtures/openai/one_call.sse"),
+    "gemini": _data_lines("fixtures/gemini/one_call.sse"),
+}
+
+
+def _reads(lines: list[str], provider: str) -> bool:
+    """Whether ``provider``'s adapter reads anything of these events: a call, a block, a stop, an error."""
+    from stream_doctor import RunError, replay
+
+    try:
+        report = replay(("\n".join(lines) + "\n").encode(), provider=provider, container="jsonl")
+    except RunError:
+        return False
+    return bool(report.calls) or any(m.blocks or m.stop_reason or m.error for m in report.stream.messages)
+
+
+def test_a_forced_provider_is_not_refused_for_events_of_another_mixed_in() -> None:
+    """The neighbours of issue 36's case, generated: one provider's events mixed with another's, in
+    any order, forced to the first: when it reads its own events alone, it is never refused for the
+    others (they are findings); a refusal always says what detection finds, or that it finds nothing."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    from stream_doctor import RunError, replay
+
+    names = sorted(EVENTS)
+
+    @hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
+    @hypothesis.given(st.sampled_from(names), st.sampled_from(names), st.data())
+    def check(forced: str, other: str, data: Any) -> None:
+        own = data.draw(st.lists(st.sampled_from(EVENTS[forced]), min_size=1, max_size=4), label="own")
+        foreign = data.draw(st.lists(st.sampled_from(EVENTS[other]), min_size=1, max_size=8), label="foreign")
+        lines = data.draw(st.permutations(own + foreign), label="order")
+        try:
+            replay(("\n".join(lines) + "\n").encode(), provider=forced, container="jsonl")
+        except RunError as error:
+            assert not _reads(own, forced), str(error)
+            assert "it looks like" in str(error) or "no provider is detected" in str(error), str(error)
+
+    check()

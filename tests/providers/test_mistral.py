@@ -3,7 +3,6 @@ arguments and thinking chunks; and how it is told apart from OpenAI."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -14,8 +13,10 @@ from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import BlockDelta, Event, Problem
 from stream_doctor.providers import detect, mistral, openai_chat
+from tests.conftest import CORPUS as SHARED_CORPUS
+from tests.conftest import NO_CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "vercel-ai" / "packages" / "mistral"
+CORPUS = SHARED_CORPUS / "vercel-ai" / "packages" / "mistral"
 
 
 def frames(values: list[Any]) -> list[Frame]:
@@ -115,7 +116,7 @@ def test_sniff_needs_a_mistral_id_and_one_more_mistral_trait() -> None:
     assert detect(frames([openai_like]))[0].name == "openai"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repository")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 def test_both_corpus_captures_are_detected_as_mistral() -> None:
     for path in sorted((CORPUS / "src" / "__fixtures__").glob("*.chunks.txt")):
         values = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
