@@ -38,7 +38,9 @@ from stream_doctor.stages import (
     diagnose_clients,
     diagnose_conversation,
     execution_note,
+    library_runs,
     profiles_named,
+    review_turn,
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
@@ -46,7 +48,9 @@ from stream_doctor.timeline import NO_TIMELINE, Budget, Timeline, joined
 
 if TYPE_CHECKING:
     from stream_doctor.capture.session import Session
+    from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.supplied import Supplied
 
 
@@ -313,6 +317,24 @@ def _report(
     """The turns' findings, the conversation's, and the report."""
     path = source.path
     profiles = profiles_named(path, options)
+    runs = library_runs(path, profiles, options)
+    try:
+        return _reported(adapter, options, sections, replayed, source, profiles, runs)
+    finally:
+        if runs is not None:
+            runs.close()
+
+
+def _reported(
+    adapter: Adapter,
+    options: Options,
+    sections: list[Section],
+    replayed: list[tuple[AccumulatedStream, Kept]],
+    source: Source,
+    profiles: tuple[Profile, ...],
+    runs: LibraryRuns | None,
+) -> Report:
+    path = source.path
     turns: list[Turn] = []
     events: list[tuple[Frame, Event]] = []
     timelines: list[Timeline] = []
@@ -321,10 +343,9 @@ def _report(
         request = request_info(section)
         findings = diagnose(stream, options)
         if profiles:
-            from stream_doctor.clients import reviews as client_reviews
-
             # an SSE body cut inside its last event: the libraries' SSE decoders never dispatch it
-            turn_reviews = client_reviews(stream, kept.clients, kept.sse and not section.ended_cleanly)
+            cut_last = kept.sse and not section.ended_cleanly
+            turn_reviews = review_turn(path, stream, kept, cut_last, runs, len(turns))
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status

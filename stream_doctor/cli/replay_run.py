@@ -35,6 +35,9 @@ def run(options: Replay) -> int:
     output = choice(options.output, FORMATS, "--format", "format")
     severities = ("info", "warning", "error")
     fail_on = choice(options.fail_on, severities, "--fail-on", "severity") if options.fail_on else None
+    from stream_doctor.options import CLIENT_MODES
+
+    client_mode = choice(options.client_mode, CLIENT_MODES, "--client-mode", "client mode")
     config = options.config if options.config is not None else True
     try:
         report = replay(
@@ -52,6 +55,7 @@ def run(options: Replay) -> int:
             executed=options.executed,
             executions_file=options.executions,
             clients=options.client,
+            client_mode=client_mode,
             **limits,
         )
     except (RunError, ValueError) as error:
