@@ -317,7 +317,7 @@ def _report(
     """The turns' findings, the conversation's, and the report."""
     path = source.path
     profiles = profiles_named(path, options)
-    runs = library_runs(path, profiles, options)
+    runs = library_runs(path, adapter.name, profiles, options)
     try:
         return _reported(adapter, options, sections, replayed, source, profiles, runs)
     finally:

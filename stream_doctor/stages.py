@@ -59,14 +59,14 @@ def profiles_named(path: str, options: Options) -> tuple[Profile, ...]:
         raise RunError(path, str(error)) from None
 
 
-def library_runs(path: str, profiles: tuple[Profile, ...], options: Options) -> LibraryRuns | None:
+def library_runs(path: str, provider: str, profiles: tuple[Profile, ...], options: Options) -> LibraryRuns | None:
     """The real libraries' runs of this capture (``--client-mode``: ``clients/runs.py``), started now, so
     they run while the turns are reviewed; None without ``--client``."""
     if not profiles:
         return None
     from stream_doctor.clients.runs import LibraryRuns
 
-    return LibraryRuns(path, options.container, profiles, options.client_mode)
+    return LibraryRuns(path, options.container, provider, profiles, options.client_mode)
 
 
 def review_turn(

@@ -46,7 +46,9 @@ class RunRequired(RuntimeError):
 class LibraryRuns:
     """The library runs of one capture: started together, each answered once, and reviewed a turn at a time."""
 
-    def __init__(self, path: str, container: str | None, profiles: tuple[Profile, ...], mode: Mode) -> None:
+    def __init__(
+        self, path: str, container: str | None, provider: str, profiles: tuple[Profile, ...], mode: Mode
+    ) -> None:
         from stream_doctor.clients.library import LIBRARIES
 
         self.mode = mode
@@ -61,7 +63,7 @@ class LibraryRuns:
             if not readable:
                 self.answers[profile.name] = {"unrun": "the capture is not a file its process can read"}
                 continue
-            self.started[profile.name] = (_start(profile.name, path, container), time.monotonic())
+            self.started[profile.name] = (_start(profile.name, path, container, provider), time.monotonic())
 
     def answer(self, profile: Profile) -> dict[str, Any] | None:
         """The library's answer (``clients/library/__main__.py``), once it came or its bound ran out; None:
@@ -97,9 +99,10 @@ class LibraryRuns:
             return review(stream, profile, handoffs, error)
         answer = self.answer(profile)
         turns = answer.get("turns") if answer is not None else None
-        if answer is None or turns is None or turn >= len(turns):
-            return review(stream, profile, handoffs, error, modelled(profile, _why_model(profile, self.mode, answer)))
-        ran = turns[turn]
+        ran = turns[turn] if turns is not None and turn < len(turns) else None
+        if answer is None or ran is None or "failed" in ran:
+            why = _why_model(profile, self.mode, ran if ran is not None else answer)
+            return review(stream, profile, handoffs, error, modelled(profile, why))
         installed = answer.get("installed")
         written_back = "fed the frames written back as SSE (the capture holds no response bytes)"
         note = written_back if ran["written_back"] else None
@@ -195,11 +198,17 @@ def _folded(unused: list[ToolCall], text: str) -> tuple[int, ...] | None:
     return None
 
 
-def _start(profile: str, path: str, container: str | None) -> subprocess.Popen[bytes]:
+def _start(profile: str, path: str, container: str | None, provider: str) -> subprocess.Popen[bytes]:
     root = str(Path(__file__).resolve().parents[2])  # this copy of stream_doctor, whatever the path says
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    request = {"profile": profile, "path": os.path.abspath(path), "container": container, "max_memory": RUN_MEMORY}
+    request = {
+        "profile": profile,
+        "path": os.path.abspath(path),
+        "container": container,
+        "provider": provider,
+        "max_memory": RUN_MEMORY,
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "stream_doctor.clients.library", orjson.dumps(request).decode()],
         stdin=subprocess.DEVNULL,

@@ -205,3 +205,16 @@ def test_the_library_process_answers_on_its_own() -> None:
     assert answer["turns"][0]["seen"] == [
         [[13, 37, 1910], "toolu_01f3H9Mn3GSMpLjVNa749dnK", "get_weather", INPUT, False]
     ]
+
+
+def test_a_cassette_turn_is_run_on_its_own_body() -> None:
+    # the body alone does not tell the driver the provider (detecting it failed): the replay's is passed
+    report = replay(str(FIXTURES / "conversations/anthropic_result_missing.yaml"), clients="langchain")
+    sources = [
+        extra.data["langchain"]["source"]
+        for number in sorted(report.extras)
+        for extra in report.extras[number]
+        if extra.key == "clients"
+    ]
+    assert len(sources) == 2
+    assert {(s["mode"], s["note"]) for s in sources} == {("run", None)}

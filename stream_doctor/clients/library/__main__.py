@@ -1,11 +1,12 @@
 """One client library run over every turn of one capture, in a process of its own (``--client``'s run
 mode, started and bounded by ``clients/runs.py``): ``python -m stream_doctor.clients.library``.
 
-It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``max_memory``) and
+It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``provider``, ``max_memory``) and
 writes one JSON answer on standard output: ``{"missing": message}`` when the library does not import,
 ``{"failed": message}`` when it cannot be driven at the version installed, else the installed
 version and, per turn, what the library handed the tool and what it raised (``Outcome``), each
-position as ``[number, line, offset]`` in the capture file. Anything the library prints goes to
+position as ``[number, line, offset]`` in the capture file, or ``{"failed": message}`` for a turn it
+could not be driven on. Anything the library prints goes to
 standard error, so the answer is the only thing on standard output.
 
 A turn whose response body is SSE bytes (a bare SSE file, a HAR entry's or a cassette's body) is fed
@@ -24,6 +25,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from stream_doctor.capture.base import Body, Capture, Frame, Pos
+from stream_doctor.conversation.build import Section
 from stream_doctor.events import MISSING
 
 
@@ -34,7 +36,7 @@ def main() -> int:
     limit = int(request["max_memory"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        result = _run(request["profile"], request["path"], request.get("container"))
+        result = _run(request["profile"], request["path"], request.get("container"), request.get("provider"))
     except Exception as error:  # noqa: BLE001 - a library that cannot be driven here is an answer, not a crash
         result = {"failed": f"{type(error).__name__}: {str(error)[:200]}"}
     _write(answer, result)
@@ -46,7 +48,7 @@ def _write(answer: BinaryIO, result: dict[str, Any]) -> None:
     answer.flush()
 
 
-def _run(profile: str, path: str, container: str | None) -> dict[str, Any]:
+def _run(profile: str, path: str, container: str | None, provider: str | None = None) -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     from stream_doctor.capture import load
@@ -68,34 +70,36 @@ def _run(profile: str, path: str, container: str | None) -> dict[str, Any]:
     bodies = {body.interaction: body for body in capture.bodies or () if body.container == "sse"}
     turns = []
     for section in split(capture):
-        body = bodies.get(section.interaction)
-        places = {frame.pos.number: frame.pos for frame in section.frames}
-        if body is not None:
-            outcome = run(*_fed(body))
-        else:
-            fed = Capture(capture.path, capture.container, capture.size, section.frames)
-            fed.ended_cleanly = section.ended_cleanly
-            outcome = run(fed, section.frames)
-        turns.append(
-            {
-                "written_back": body is None,
-                "seen": [
-                    [
-                        _place(places, s.at),
-                        s.call_id,
-                        s.name,
-                        None if s.value is MISSING else s.value,
-                        s.value is MISSING,
-                    ]
-                    for s in outcome.seen
-                ],
-                "error": outcome.error,
-                "error_at": _place(places, outcome.error_at),
-                "message": outcome.message,
-            }
-        )
+        try:
+            turns.append(_turn(run, capture, section, bodies.get(section.interaction), provider))
+        except Exception as error:  # noqa: BLE001 - this turn cannot be driven: the model answers for it
+            turns.append({"failed": f"{type(error).__name__}: {str(error)[:200]}"})
     hands_at, hands_after = sys.modules[run.__module__].HANDS_AT
     return {"installed": installed, "hands_at": hands_at, "hands_after": hands_after, "turns": turns}
+
+
+def _turn(run: Any, capture: Capture, section: Section, body: Body | None, provider: str | None) -> dict[str, Any]:
+    """What the library did on one turn: fed the turn's response bytes, else its frames written back."""
+    places = {frame.pos.number: frame.pos for frame in section.frames}
+    header = {"provider": provider} if provider else None
+    if body is not None:
+        fed, frames, original = _fed(body)
+        fed.header = header
+        outcome = run(fed, frames, original)
+    else:
+        fed = Capture(capture.path, capture.container, capture.size, section.frames, header=header)
+        fed.ended_cleanly = section.ended_cleanly
+        outcome = run(fed, section.frames)
+    return {
+        "written_back": body is None,
+        "seen": [
+            [_place(places, s.at), s.call_id, s.name, None if s.value is MISSING else s.value, s.value is MISSING]
+            for s in outcome.seen
+        ],
+        "error": outcome.error,
+        "error_at": _place(places, outcome.error_at),
+        "message": outcome.message,
+    }
 
 
 def _fed(body: Body) -> tuple[Capture, list[Frame], Any]:

@@ -62,6 +62,10 @@ async def _run(capture: Capture, frames: list[Frame], original: Original | None)
 
 
 def _provider(capture: Capture) -> str:
+    """The capture's provider: the one its header names (``--client``'s run passes the replay's), else detected."""
+    named = capture.header.get("provider") if capture.header else None
+    if isinstance(named, str):
+        return named
     from stream_doctor.providers import detect
 
     events = [f for f in capture.frames if f.kind == "event"]
