@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from stream_doctor.config.file import Config
     from stream_doctor.findings import Severity
     from stream_doctor.minimizer.run import Minimized, Progress
-    from stream_doctor.options import Options
+    from stream_doctor.options import ClientMode, Options
     from stream_doctor.report import Report
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def replay(
     max_bytes: int | None = None,
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
+    client_mode: str = "auto",
     timeline: bool = False,
 ) -> Report:
     """Replay one capture (or several of one session) through the reference accumulator and every selected rule.
@@ -93,6 +94,10 @@ def replay(
     ``clients`` names client profiles (``stream-doctor clients`` lists them; ``"all"``): each turn is
     also replayed through them, their differences from the correct calls become SD8xx findings and
     each call carries what they would hand the tool (``report.extras``, key ``"clients"``).
+    ``client_mode`` says how a library's verdict is made (``--client-mode``): ``"auto"`` runs the
+    installed library over the capture when it imports (in a process of its own, bounded in time and
+    memory), else its model; ``"run"`` requires the library; ``"model"`` never runs it; ``"both"``
+    runs it and shows, per call, where the model differs (docs/replay.md).
 
     ``timeline`` keeps what ``--timeline`` and the HTML report show of the events, compactly
     (``report.timeline``: a row per event or run of deltas, at most ``timeline.MAX_ROWS``);
@@ -134,6 +139,7 @@ def replay(
         max_bytes=max_bytes,
         max_frames=max_frames,
         clients=clients,
+        client_mode=client_mode,
         timeline=timeline,
         execution_records=tuple(_execute_record(record) for record in executions or ()),
     )
@@ -280,6 +286,7 @@ def build_options(
     max_bytes: int | None = None,
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
+    client_mode: str = "auto",
     timeline: bool = False,
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
@@ -308,6 +315,7 @@ def build_options(
         executions=os.fspath(executions_file) if executions_file is not None else None,
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
         clients=_clients(clients),
+        client_mode=_client_mode(client_mode),
         timeline=timeline,
         execution_records=execution_records,
     )
@@ -339,6 +347,15 @@ def _clients(names: str | Iterable[str]) -> tuple[str, ...]:
         return tuple(profile.name for profile in resolve(names))
     except UnknownClient as error:
         raise ValueError(str(error)) from None
+
+
+def _client_mode(mode: str) -> ClientMode:
+    """``client_mode`` checked against ``--client-mode``'s choices; ValueError with a suggestion."""
+    from stream_doctor.config.selection import check_choice
+    from stream_doctor.options import CLIENT_MODES
+
+    checked = check_choice(mode.lower(), CLIENT_MODES, "client mode")
+    return next(m for m in CLIENT_MODES if m == checked)
 
 
 def _paths(source: Source) -> list[str] | None:

@@ -39,8 +39,10 @@ from stream_doctor.stages import (
     diagnose_clients,
     diagnose_conversation,
     execution_note,
+    library_runs,
     profiles_named,
     refuse_unread,
+    review_turn,
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
@@ -48,7 +50,9 @@ from stream_doctor.timeline import NO_TIMELINE, Budget, Timeline, joined
 
 if TYPE_CHECKING:
     from stream_doctor.capture.session import Session
+    from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.supplied import Supplied
 
 
@@ -343,6 +347,24 @@ def _report(
     path = source.path
     refuse_unread(path, adapter, options, [stream for stream, _ in replayed], head)
     profiles = profiles_named(path, options)
+    runs = library_runs(path, adapter.name, profiles, options)
+    try:
+        return _reported(adapter, options, sections, replayed, source, profiles, runs)
+    finally:
+        if runs is not None:
+            runs.close()
+
+
+def _reported(
+    adapter: Adapter,
+    options: Options,
+    sections: list[Section],
+    replayed: list[tuple[AccumulatedStream, Kept]],
+    source: Source,
+    profiles: tuple[Profile, ...],
+    runs: LibraryRuns | None,
+) -> Report:
+    path = source.path
     turns: list[Turn] = []
     events: list[tuple[Frame, Event]] = []
     timelines: list[Timeline] = []
@@ -351,10 +373,9 @@ def _report(
         request = request_info(section)
         findings = diagnose(stream, options)
         if profiles:
-            from stream_doctor.clients import reviews as client_reviews
-
             # an SSE body cut inside its last event: the libraries' SSE decoders never dispatch it
-            turn_reviews = client_reviews(stream, kept.clients, kept.sse and not section.ended_cleanly)
+            cut_last = kept.sse and not section.ended_cleanly
+            turn_reviews = review_turn(path, stream, kept, cut_last, runs, len(turns))
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status

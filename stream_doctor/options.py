@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
 from stream_doctor.findings import Severity
+
+#: --client-mode: run the real library a client profile models when it imports (auto), require it (run),
+#: never run it (model), or run it and show where the model differs (both); see clients/runs.py
+ClientMode = Literal["auto", "run", "model", "both"]
+CLIENT_MODES: tuple[ClientMode, ...] = get_args(ClientMode)
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,7 @@ class Options:
     max_bytes: int = DEFAULT_MAX_BYTES  # per capture, once decompressed
     max_frames: int = DEFAULT_MAX_FRAMES  # per capture
     clients: tuple[str, ...] = ()  # --client: the client profiles to replay each turn through (names)
+    client_mode: ClientMode = "auto"  # --client-mode (clients/runs.py)
     timeline: bool = False  # keep the compact timeline rows (--timeline, the HTML report: timeline.py)
 
     @property

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.clients.framing import Framing
+    from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.conversation.model import Conversation
 
 
@@ -55,6 +56,30 @@ def profiles_named(path: str, options: Options) -> tuple[Profile, ...]:
     try:
         return resolve(options.clients)
     except UnknownClient as error:
+        raise RunError(path, str(error)) from None
+
+
+def library_runs(path: str, provider: str, profiles: tuple[Profile, ...], options: Options) -> LibraryRuns | None:
+    """The real libraries' runs of this capture (``--client-mode``: ``clients/runs.py``), started now, so
+    they run while the turns are reviewed; None without ``--client``."""
+    if not profiles:
+        return None
+    from stream_doctor.clients.runs import LibraryRuns
+
+    return LibraryRuns(path, options.container, provider, profiles, options.client_mode)
+
+
+def review_turn(
+    path: str, stream: AccumulatedStream, kept: Kept, cut_last: bool, runs: LibraryRuns | None, turn: int
+) -> tuple[ClientReview, ...]:
+    """Each client's review of one turn (the ``turn``-th of the capture): the library's run where it
+    answered, else the model ``kept`` fed; RunError when ``--client-mode run`` cannot run a library."""
+    from stream_doctor.clients import reviews
+    from stream_doctor.clients.runs import RunRequired
+
+    try:
+        return reviews(stream, kept.clients, cut_last, runs, turn)
+    except RunRequired as error:
         raise RunError(path, str(error)) from None
 
 

@@ -249,12 +249,12 @@ def _case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     if name == "single-stream":
         return replay("fixtures/anthropic/stream_cut_mid_arguments.sse", Options(timeline=True))
     if name == "envelope":
-        return replay(ENVELOPE, Options(timeline=True, clients=("all",)))
+        return replay(ENVELOPE, Options(timeline=True, clients=("all",), client_mode="model"))
     if name == "5000-fragments":
         _many_fragments(tmp_path / "many_fragments.jsonl")
         monkeypatch.chdir(tmp_path)  # the page names the capture as the user did: a relative path
         return replay("many_fragments.jsonl", Options(timeline=True))
-    return replay(CONVERSATION, Options(timeline=True, clients=("all",)))
+    return replay(CONVERSATION, Options(timeline=True, clients=("all",), client_mode="model"))
 
 
 def _screenshots(tmp_path: Path) -> Path:
@@ -315,7 +315,7 @@ def test_the_first_screen_says_what_went_wrong_and_where_and_the_page_fits_its_w
 
 
 def test_a_call_run_wrongly_shows_what_ran_beside_the_stream_and_each_client(browser: Any, tmp_path: Path) -> None:
-    report = replay(ENVELOPE, Options(timeline=True, clients=("all",)))
+    report = replay(ENVELOPE, Options(timeline=True, clients=("all",), client_mode="model"))
     page_file = tmp_path / "envelope.html"
     page_file.write_text(html.render(report, RenderOptions()), encoding="utf-8")
     page, problems = _open(browser, page_file)
@@ -381,7 +381,7 @@ _SEVERITY = {"error": 2, "warning": 1, "info": 0}
 
 @pytest.mark.parametrize("path", _CHOSEN)
 def test_findings_come_most_severe_first_and_the_legend_names_every_mark(path: str) -> None:
-    report = replay(path, Options(timeline=True, clients=("all",)))
+    report = replay(path, Options(timeline=True, clients=("all",), client_mode="model"))
     page = html.render(report, RenderOptions())
     shown = [_SEVERITY[s] for s in re.findall(r'<div class="finding (error|warning|info)"', page)]
     assert shown == sorted(shown, reverse=True) and len(shown) == len(report.findings)

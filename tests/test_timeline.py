@@ -32,7 +32,7 @@ def test_the_compact_timeline_is_the_one_every_event_gives(name: str) -> None:
 
 def test_client_profiles_fed_live_agree_with_a_run_over_every_kept_event() -> None:
     name = "fixtures/anthropic/parallel_calls.sse"
-    live = replay(name, Options(clients=("all",)))
+    live = replay(name, Options(clients=("all",), client_mode="model"))  # the profiles, as review_stream runs them
     whole = replay(name, Options(keep_events=True))
     reviews = review_stream(whole.stream, (event for _, event in whole.events), resolve(["all"]))
     assert reviews and live.events == ()

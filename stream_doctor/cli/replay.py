@@ -97,6 +97,16 @@ class Replay(NamedTuple):
             "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
         ),
     ] = []
+    client_mode: Annotated[
+        str,
+        typer.Option(
+            "--client-mode",
+            metavar="MODE",
+            help="How --client answers for a library: auto (run the installed library when it imports, else "
+            "its model), run (require the library), model (never run it), both (run it and show where the "
+            "model differs).",
+        ),
+    ] = "auto"
     fail_on: Annotated[
         Optional[str],
         typer.Option(

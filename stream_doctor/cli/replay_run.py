@@ -42,6 +42,9 @@ def run(options: Replay) -> int:
         fail(
             "--format html writes a web page, not text for the terminal: add -o report.html, or redirect (> report.html)"
         )
+    from stream_doctor.options import CLIENT_MODES
+
+    client_mode = choice(options.client_mode, CLIENT_MODES, "--client-mode", "client mode")
     config = options.config if options.config is not None else True
     try:
         report = replay(
@@ -59,6 +62,7 @@ def run(options: Replay) -> int:
             executed=options.executed,
             executions_file=options.executions,
             clients=options.client,
+            client_mode=client_mode,
             **limits,
         )
     except (RunError, ValueError) as error:

@@ -28,13 +28,14 @@ from stream_doctor.clients import (
     pydantic_ai,
     vercel_ai,
 )
-from stream_doctor.clients.base import ClientError, Handoff, Profile
+from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
 from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
 from stream_doctor.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.runs import LibraryRuns
 
 PROFILES: tuple[Profile, ...] = tuple(
     module.PROFILE
@@ -250,8 +251,22 @@ def review_stream(
     return reviews(stream, running)
 
 
-def reviews(stream: AccumulatedStream, running: Iterable[Running], cut_last: bool = False) -> tuple[ClientReview, ...]:
-    """Each profile's run, fed every event of ``stream`` (``Running``), set against its calls."""
+def reviews(
+    stream: AccumulatedStream,
+    running: Iterable[Running],
+    cut_last: bool = False,
+    runs: LibraryRuns | None = None,
+    turn: int = 0,
+) -> tuple[ClientReview, ...]:
+    """Each profile's run, fed every event of ``stream`` (``Running``), set against its calls; with
+    ``runs``, a library's own run of this turn (the ``turn``-th of the capture) where it answered."""
     from stream_doctor.clients.compare import review
 
-    return tuple(review(stream, each.profile, *each.result(cut_last)) for each in running)
+    if runs is None:  # the model answers (the live proxy has no capture file for a library to read yet)
+        return tuple(review(stream, each.profile, *each.result(cut_last), modelled(each.profile)) for each in running)
+    return tuple(runs.review(stream, turn, each.profile, *each.result(cut_last)) for each in running)
+
+
+def modelled(profile: Profile, note: str | None = None) -> Provenance | None:
+    """A library profile's verdict as its model's (None for a naive pattern: it models no library)."""
+    return Provenance("model", profile.library, profile.version, note) if profile.kind == "library" else None

@@ -51,6 +51,20 @@ class ClientError:
     provider_error: bool = False  # the client's reaction to an error the provider sent: what it should do
 
 
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a client's verdict on one turn comes from: the installed library, run (``clients/runs.py``),
+    or the profile's model of it, and why the model stands when the library could not be run."""
+
+    mode: Literal["run", "model"]
+    library: str | None  # the package, as its registry names it
+    version: str | None  # run: the version installed; model: the version the profile follows
+    note: str | None = None  # why the model stands, or what the run was fed
+    #: a run the model was also asked about (``--client-mode both``, or another version installed):
+    #: per reference call, where the model's verdict differs from the run's; None: not compared
+    model_differs: tuple[tuple[int, str], ...] | None = None
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str  # kebab-case, stable: what --client takes

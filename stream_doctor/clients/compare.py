@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from stream_doctor.clients.base import ClientError, Handoff, Profile
+from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
 from stream_doctor.events import MISSING
 
 if TYPE_CHECKING:
@@ -49,6 +49,18 @@ class ClientReview:
     handoffs: tuple[Handoff, ...]
     error: ClientError | None
     verdicts: tuple[CallVerdict, ...]
+    provenance: Provenance | None = None  # a library's: run or model (None: a naive pattern)
+
+    @property
+    def who(self) -> str:
+        """The client as findings name it: "installed anthropic 2.12.0 (run)", "model of anthropic-python
+        2.12.0", or a naive pattern's name."""
+        provenance = self.provenance
+        if provenance is None:
+            return self.profile.label
+        if provenance.mode == "run":
+            return f"installed {provenance.library} {provenance.version} (run)"
+        return f"model of {self.profile.label}"
 
     @property
     def differences(self) -> tuple[Difference, ...]:
@@ -90,7 +102,11 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def review(
-    stream: AccumulatedStream, profile: Profile, handoffs: tuple[Handoff, ...], error: ClientError | None
+    stream: AccumulatedStream,
+    profile: Profile,
+    handoffs: tuple[Handoff, ...],
+    error: ClientError | None,
+    provenance: Provenance | None = None,
 ) -> ClientReview:
     by_call: dict[int, list[Handoff]] = {}
     folded: dict[int, Handoff] = {}  # a call whose fragments went into another call's handoff
@@ -109,7 +125,7 @@ def review(
             verdicts.append(CallVerdict(call.ordinal, (), (difference,), "run"))
             continue
         verdicts.append(_verdict(call, mine, error))
-    return ClientReview(stream, profile, handoffs, error, tuple(verdicts))
+    return ClientReview(stream, profile, handoffs, error, tuple(verdicts), provenance)
 
 
 def _verdict(call: ToolCall, mine: tuple[Handoff, ...], error: ClientError | None) -> CallVerdict:

@@ -38,6 +38,7 @@ def attach(report: Report, reviews: list[tuple[int, tuple[ClientReview, ...]]]) 
                 data, lines = per_call.setdefault(verdict.call, ({}, []))
                 data[review.profile.name] = _data(review, verdict)
                 lines.append(_line(review, verdict))
+                lines += [f"  {said}" for call, said in _model_differs(review) if call == verdict.call]
         for ordinal, (data, lines) in sorted(per_call.items()):
             attached.append((report.number(calls[ordinal]), CallExtra(KEY, data, tuple(lines))))
     return report.with_extras(attached)  # at once: a copy of the report per call would be quadratic
@@ -53,6 +54,18 @@ def _data(review: ClientReview, verdict: CallVerdict) -> dict[str, Any]:
         "differences": [d.kind for d in verdict.differences],
         "handoffs": handed,
     }
+    provenance = review.provenance
+    if provenance is not None:
+        data["source"] = {
+            "label": review.who,
+            "mode": provenance.mode,
+            "library": provenance.library,
+            "version": provenance.version,
+            "note": provenance.note,
+        }
+        if provenance.model_differs is not None:  # the model was set against the run: null where they agree
+            differs = [said for call, said in provenance.model_differs if call == verdict.call]
+            data["source"]["model_differs"] = differs[0] if differs else None
     if review.error is not None:
         error = review.error
         data["raises"] = {
@@ -77,8 +90,31 @@ def _handoff(handoff: Handoff) -> dict[str, Any]:
     }
 
 
+def model_differs(run: ClientReview, model: ClientReview) -> tuple[tuple[int, str], ...]:
+    """Per reference call, where the model's verdict differs from the library's run: the model's line."""
+    ran = {v.call: v for v in run.verdicts}
+    found = []
+    for verdict in model.verdicts:
+        other = ran.get(verdict.call)
+        if other is None or _gist(verdict) != _gist(other):
+            found.append((verdict.call, f"the model differs: {_line(model, verdict)}"))
+    return tuple(found)
+
+
+def _gist(verdict: CallVerdict) -> tuple[Any, ...]:
+    """What a verdict says of a call: how it differs, and the first handoff's event and input."""
+    first = verdict.handoffs[0] if verdict.handoffs else None
+    handed = (first.at.number if first.at is not None else None, first.input, first.invalid) if first else None
+    return tuple(d.kind for d in verdict.differences), handed
+
+
+def _model_differs(review: ClientReview) -> tuple[tuple[int, str], ...]:
+    provenance = review.provenance
+    return provenance.model_differs or () if provenance is not None else ()
+
+
 def _line(review: ClientReview, verdict: CallVerdict) -> str:
-    who = review.profile.label
+    who = review.who
     if verdict.handoffs:
         first = verdict.handoffs[0]
         place = where(first.at) if first.at is not None else "the end of the stream"
@@ -91,6 +127,8 @@ def _line(review: ClientReview, verdict: CallVerdict) -> str:
         said = f"{who}: raises {review.error.exception} first"
     else:
         said = f"{who}: does not run it"
+    note = review.provenance.note if review.provenance is not None else None
+    said += f" ({note})" if note else ""
     if verdict.agrees:
         return f"{said}; as the correct client"
     return f"{said}; differs: {', '.join(_SAID[d.kind] for d in verdict.differences)}"

@@ -299,9 +299,13 @@ def _clients(report: Report, number: int, arguments: Any, parsed: bool) -> list[
         event = first.get("event") if first else None
         when = "" if first is None else f"event {event}" if isinstance(event, int) else "the end of the stream"
         differences = [str(d) for d in verdict.get("differences") or ()]
+        given = verdict.get("source")
+        source: dict[str, Any] = given if isinstance(given, dict) else {}
         shown.append(
             {
-                "name": f"{client} {verdict.get('version') or ''}".strip(),
+                "name": str(source.get("label") or f"{client} {verdict.get('version') or ''}".strip()),
+                "note": str(source["note"]) if source.get("note") else None,
+                "model_differs": str(source["model_differs"]) if source.get("model_differs") else None,
                 "agrees": bool(verdict.get("agrees")),
                 "differences": ", ".join(differences),
                 "hands": hands,

@@ -19,7 +19,7 @@ runner = CliRunner()
 #: SD802 for openai-python (its done event fires on the next index); the near miss: no interleaving
 INTERLEAVED = "parallel_calls_interleaved.sse"
 NEAR_MISS = "parallel_calls.sse"
-SAID = "openai-python 3.54.0 would take"
+SAID = "model of openai-python 3.54.0 would take"  # check reports the models (stream_doctor/check/run.py)
 
 
 @pytest.fixture

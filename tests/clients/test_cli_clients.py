@@ -46,7 +46,7 @@ def test_replay_client_shows_findings_tied_to_the_client() -> None:
     path = str(FIXTURES / "openai/parallel_calls_interleaved.sse")
     result = CliRunner().invoke(app, ["replay", path, "--client", "openai-python", "--width", "200"])
     assert result.exit_code == 0  # warnings do not fail the run
-    assert "SD802" in result.output and "openai-python 3.54.0 would take" in result.output
+    assert "SD802" in result.output and "installed openai 3.54.0 (run) would take" in result.output
 
 
 def test_replay_client_all_json() -> None:

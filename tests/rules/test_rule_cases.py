@@ -80,6 +80,7 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
         provider=case.get("provider"),
         container=case.get("container"),
         clients=tuple(case.get("clients", ())),  # the SD8xx rules judge a named client (--client)
+        client_mode="model",  # its profile: the libraries' runs are tests/clients/test_client_runs.py's
     )
     report = replay(str(capture(case, tmp_path)), options)
     found = [f for f in report.findings if f.code == code]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
 from stream_doctor import jsontext
@@ -56,6 +56,13 @@ class Outcome:
     seen: tuple[Seen, ...]
     error: str | None  # the exception's class name
     error_at: int | None
+    # what the exception said: shown by --client's run, not compared (a profile words it its own way)
+    message: str = field(default="", compare=False)
+
+
+def raised(exc: BaseException, position: list[Pos | None]) -> tuple[str, int | None, str]:
+    """What a driver records of the exception its library raised: its class, the frame being read, its words."""
+    return type(exc).__name__, position[0].number if position[0] is not None else None, str(exc)[:300]
 
 
 @dataclass(frozen=True, slots=True)

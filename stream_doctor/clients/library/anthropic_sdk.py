@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, raised
+
+#: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
+HANDS_AT = ("the SDK's content_block_stop event (MessageStream)", "get_final_message() (block never stopped)")
 
 
 def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
@@ -36,7 +39,7 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
     )
     seen: list[Seen] = []
     stopped: set[int] = set()
-    error: tuple[str, int | None] | None = None
+    error: tuple[str, int | None, str] | None = None
     stream: Any = None
     try:
         with client.messages.stream(
@@ -52,12 +55,12 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
                 if block.type == "tool_use" and index not in stopped:
                     seen.append(Seen(None, block.id, block.name, block.input))
     except Exception as exc:  # noqa: BLE001 - what the SDK raises is the result
-        error = (type(exc).__name__, _number(position[0]))
+        error = raised(exc, position)
     finally:
         client.close()
     if error is None:
         return Outcome(tuple(seen), None, None)
-    return Outcome(tuple(seen), error[0], error[1])
+    return Outcome(tuple(seen), *error)
 
 
 def _number(pos: Pos | None) -> int | None:

@@ -18,8 +18,11 @@ import warnings
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module, raised
 from stream_doctor.events import MISSING
+
+#: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
+HANDS_AT = ("a chunk", "the summed AIMessageChunk's tool_calls")
 
 
 def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
@@ -28,7 +31,7 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
     position: list[Pos | None] = [None]
     model = _model(_provider(capture) == "anthropic", capture, frames, position, original)
     total: Any = None
-    error: tuple[str, int | None] | None = None
+    error: tuple[str, int | None, str] | None = None
     try:
         with warnings.catch_warnings():
             # langchain-anthropic warns on every server tool block it leaves out ("unexpected tool content block")
@@ -36,9 +39,9 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
             for chunk in model.stream("replay"):
                 total = chunk if total is None else total + chunk
     except Exception as exc:  # noqa: BLE001 - what the stack raises is the result
-        error = (type(exc).__name__, position[0].number if position[0] is not None else None)
+        error = raised(exc, position)
     if error is not None:
-        return Outcome((), error[0], error[1])
+        return Outcome((), *error)
     calls = getattr(total, "tool_calls", None) or []
     invalid = getattr(total, "invalid_tool_calls", None) or []
     seen = [Seen(None, call.get("id"), call["name"], call["args"]) for call in calls]

@@ -15,10 +15,14 @@ import os
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module, raised
 
 # LiteLLM fetches its model cost map from the network at import unless told to read its bundled copy
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+#: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
+HANDS_AT = ("a chunk", "stream_chunk_builder's response")
 
 
 def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
@@ -55,7 +59,7 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
             chunks.append(chunk)
         response = litellm.stream_chunk_builder(chunks, messages=messages)
     except Exception as exc:  # noqa: BLE001 - what the library raises is the result
-        return Outcome((), type(exc).__name__, position[0].number if position[0] is not None else None)
+        return Outcome((), *raised(exc, position))
     finally:
         client.close()
     seen = []

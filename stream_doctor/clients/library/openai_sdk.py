@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, raised
+
+#: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
+HANDS_AT = (
+    "the SDK's tool_calls.function.arguments.done event (ChatCompletionStream)",
+    "the final snapshot (legacy function_call)",
+)
 
 
 def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
@@ -34,7 +40,7 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
         http_client=httpx.Client(transport=httpx.MockTransport(handler)),
     )
     seen: list[Seen] = []
-    error: tuple[str, int | None] | None = None
+    error: tuple[str, int | None, str] | None = None
     stream: Any = None
     try:
         with client.chat.completions.stream(model="replay", messages=[{"role": "user", "content": "replay"}]) as stream:
@@ -47,12 +53,12 @@ def run(capture: Capture, frames: list[Frame], original: Original | None = None)
                 if legacy is not None:
                     seen.append(Seen(None, None, legacy.name, legacy.arguments))
     except Exception as exc:  # noqa: BLE001 - what the SDK raises is the result
-        error = (type(exc).__name__, _number(position[0]))
+        error = raised(exc, position)
     finally:
         client.close()
     if error is None:
         return Outcome(tuple(seen), None, None)
-    return Outcome(tuple(seen), error[0], error[1])
+    return Outcome(tuple(seen), *error)
 
 
 def _id(stream: Any, event: Any) -> str | None:

@@ -9,7 +9,10 @@ import asyncio
 from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
-from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module
+from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module, raised
+
+#: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
+HANDS_AT = ("a part event", "the final ModelResponse's ToolCallPart")
 
 
 def run(capture: Capture, frames: list[Frame], original: Original | None = None) -> Outcome:
@@ -34,7 +37,7 @@ async def _run(capture: Capture, frames: list[Frame], original: Original | None)
     http_client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     model = _model(anthropic, http_client)
     seen: list[Seen] = []
-    error: tuple[str, int | None] | None = None
+    error: tuple[str, int | None, str] | None = None
     try:
         async with model.request_stream(
             [ModelRequest(parts=[UserPromptPart("replay")])], None, ModelRequestParameters()
@@ -50,15 +53,19 @@ async def _run(capture: Capture, frames: list[Frame], original: Original | None)
                 call_id = None if isinstance(call_id, str) and call_id.startswith("pyd_ai_") else call_id
                 seen.append(Seen(None, call_id, part.tool_name, args))
     except Exception as exc:  # noqa: BLE001 - what the library raises is the result
-        error = (type(exc).__name__, position[0].number if position[0] is not None else None)
+        error = raised(exc, position)
     finally:
         await http_client.aclose()
     if error is None:
         return Outcome(tuple(seen), None, None)
-    return Outcome(tuple(seen), error[0], error[1])
+    return Outcome(tuple(seen), *error)
 
 
 def _provider(capture: Capture) -> str:
+    """The capture's provider: the one its header names (``--client``'s run passes the replay's), else detected."""
+    named = capture.header.get("provider") if capture.header else None
+    if isinstance(named, str):
+        return named
     from stream_doctor.providers import detect
 
     events = [f for f in capture.frames if f.kind == "event"]

@@ -17,7 +17,17 @@ if TYPE_CHECKING:
 
 
 def who(review: ClientReview) -> str:
-    return review.profile.label
+    return review.who
+
+
+def hint(review: ClientReview) -> str:
+    """The client's one-line summary, and why its model answered when a library was not run."""
+    return f"{review.who}: {review.profile.summary}{_noted(review)}."
+
+
+def _noted(review: ClientReview) -> str:
+    provenance = review.provenance
+    return f" ({provenance.note})" if provenance is not None and provenance.note else ""
 
 
 def severity(review: ClientReview) -> Severity:
@@ -49,7 +59,7 @@ def report(
     review: ClientReview,
     kind: str,
     message: Callable[[ClientReview, Difference, ToolCall], str],
-    hint: str,
+    advice: str,
 ) -> Iterable[Finding]:
     """One finding per difference of ``kind``, at the event where the client acts (or the call's start)."""
     for difference in review.differences:
@@ -63,7 +73,7 @@ def report(
             review.stream,
             pos,
             message(review, difference, call),
-            hint.format(client=who(review), summary=review.profile.summary),
+            advice.format(client=who(review), summary=review.profile.summary + _noted(review)),
             related,
             call,
             severity(review),

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import rule
-from stream_doctor.rules.clients._common import severity, who
+from stream_doctor.rules.clients._common import hint, severity, who
 from stream_doctor.wording import where
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
         review.stream,
         error.pos if error.pos is not None else review.stream.last_pos,
         message,
-        f"{review.profile.label}: {review.profile.summary}.",
+        hint(review),
         related,
         call,
         severity(review),

@@ -1,0 +1,124 @@
+"""One client library run over every turn of one capture, in a process of its own (``--client``'s run
+mode, started and bounded by ``clients/runs.py``): ``python -m stream_doctor.clients.library``.
+
+It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``provider``, ``max_memory``) and
+writes one JSON answer on standard output: ``{"missing": message}`` when the library does not import,
+``{"failed": message}`` when it cannot be driven at the version installed, else the installed
+version and, per turn, what the library handed the tool and what it raised (``Outcome``), each
+position as ``[number, line, offset]`` in the capture file, or ``{"failed": message}`` for a turn it
+could not be driven on. Anything the library prints goes to
+standard error, so the answer is the only thing on standard output.
+
+A turn whose response body is SSE bytes (a bare SSE file, a HAR entry's or a cassette's body) is fed
+those bytes as the server sent them; any other turn (JSON Lines of parsed chunks, an envelope) is fed
+its frames written back as SSE events, and the answer says so (``written_back``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from dataclasses import replace
+from typing import Any, BinaryIO
+
+import orjson
+
+from stream_doctor.capture.base import Body, Capture, Frame, Pos
+from stream_doctor.conversation.build import Section
+from stream_doctor.events import MISSING
+
+
+def main() -> int:
+    answer = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the library prints is no part of the answer
+    request = orjson.loads(sys.argv[1])
+    limit = int(request["max_memory"])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        result = _run(request["profile"], request["path"], request.get("container"), request.get("provider"))
+    except Exception as error:  # noqa: BLE001 - a library that cannot be driven here is an answer, not a crash
+        result = {"failed": f"{type(error).__name__}: {str(error)[:200]}"}
+    _write(answer, result)
+    return 0
+
+
+def _write(answer: BinaryIO, result: dict[str, Any]) -> None:
+    answer.write(orjson.dumps(result, default=repr, option=orjson.OPT_NON_STR_KEYS))
+    answer.flush()
+
+
+def _run(profile: str, path: str, container: str | None, provider: str | None = None) -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from stream_doctor.capture import load
+    from stream_doctor.clients import BY_NAME
+    from stream_doctor.clients.library import LIBRARIES, LibraryMissing
+    from stream_doctor.clients.library import load as load_library
+    from stream_doctor.conversation.build import split
+
+    try:
+        run = load_library(profile)
+    except LibraryMissing as missing:
+        return {"missing": str(missing), "package": LIBRARIES[profile][1].replace("_", "-")}
+    distribution = BY_NAME[profile].library or ""
+    try:
+        installed: str | None = version(distribution)
+    except PackageNotFoundError:
+        installed = None
+    capture = load(path, container, bodies=True)
+    bodies = {body.interaction: body for body in capture.bodies or () if body.container == "sse"}
+    turns = []
+    for section in split(capture):
+        try:
+            turns.append(_turn(run, capture, section, bodies.get(section.interaction), provider))
+        except Exception as error:  # noqa: BLE001 - this turn cannot be driven: the model answers for it
+            turns.append({"failed": f"{type(error).__name__}: {str(error)[:200]}"})
+    hands_at, hands_after = sys.modules[run.__module__].HANDS_AT
+    return {"installed": installed, "hands_at": hands_at, "hands_after": hands_after, "turns": turns}
+
+
+def _turn(run: Any, capture: Capture, section: Section, body: Body | None, provider: str | None) -> dict[str, Any]:
+    """What the library did on one turn: fed the turn's response bytes, else its frames written back."""
+    places = {frame.pos.number: frame.pos for frame in section.frames}
+    header = {"provider": provider} if provider else None
+    if body is not None:
+        fed, frames, original = _fed(body)
+        fed.header = header
+        outcome = run(fed, frames, original)
+    else:
+        fed = Capture(capture.path, capture.container, capture.size, section.frames, header=header)
+        fed.ended_cleanly = section.ended_cleanly
+        outcome = run(fed, section.frames)
+    return {
+        "written_back": body is None,
+        "seen": [
+            [_place(places, s.at), s.call_id, s.name, None if s.value is MISSING else s.value, s.value is MISSING]
+            for s in outcome.seen
+        ],
+        "error": outcome.error,
+        "error_at": _place(places, outcome.error_at),
+        "message": outcome.message,
+    }
+
+
+def _fed(body: Body) -> tuple[Capture, list[Frame], Any]:
+    """What a driver reads of a response body: its frames placed at their spans in the bytes the library
+    is fed (frame numbers kept, so what the library did is placed on the capture's own events)."""
+    from stream_doctor.clients.library import Original
+
+    frames = [
+        replace(frame, pos=Pos(frame.pos.number, frame.pos.line, start))
+        for frame, (start, _) in zip(body.frames, body.spans, strict=True)
+    ]
+    fed = Capture("<body>", body.container, len(body.data), frames, ended_cleanly=body.ended_cleanly)
+    return fed, frames, Original(body.data)
+
+
+def _place(places: dict[int, Pos], number: int | None) -> list[int] | None:
+    pos = places.get(number) if number is not None else None
+    return list(pos) if pos is not None else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

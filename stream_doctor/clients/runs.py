@@ -1,0 +1,240 @@
+"""``--client``'s run mode: the real library a profile models, run over the capture's own bytes in a
+process of its own, its outcome put in the model's terms (``Handoff``, ``ClientError``) so the SD8xx
+rules and every reporter read one record whichever answered.
+
+One process per (capture, library), all started together when the capture's report is built
+(``python -m stream_doctor.clients.library``), each bounded: ``RUN_SECONDS`` for the import and every
+turn, ``RUN_MEMORY`` of address space. A library that is not installed, cannot be driven at the version
+installed, hangs, or runs out of memory leaves the model's answer and a one-line note
+(``Provenance.note``). ``--client-mode``: ``auto`` runs the library when it imports, else the model;
+``run`` requires it (a library that is not installed is a RunError); ``model`` never runs it; ``both``
+runs it and shows, per call, where the model differs (as ``auto`` does when the version installed is
+not the one the profile follows).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance, parse_json
+from stream_doctor.events import MISSING
+from stream_doctor.options import ClientMode as Mode
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
+    from stream_doctor.clients.compare import ClientReview
+
+#: the time one library's process has for its import and every turn of the capture: a start-up takes
+#: 1 to 6 s of CPU (docs/replay.md states each one's), which a loaded machine stretches tenfold
+RUN_SECONDS = 120.0
+#: the address space one library's process may map (the largest, LiteLLM, maps about 1 GiB)
+RUN_MEMORY = 3 << 30
+
+
+class RunRequired(RuntimeError):
+    """``--client-mode run`` named a library that cannot be run here; the message says why."""
+
+
+class LibraryRuns:
+    """The library runs of one capture: started together, each answered once, and reviewed a turn at a time."""
+
+    def __init__(
+        self, path: str, container: str | None, provider: str, profiles: tuple[Profile, ...], mode: Mode
+    ) -> None:
+        from stream_doctor.clients.library import LIBRARIES
+
+        self.mode = mode
+        self.started: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
+        self.answers: dict[str, dict[str, Any]] = {}
+        if mode == "model":
+            return
+        readable = path != "<stdin>" and os.path.isfile(path)
+        for profile in profiles:
+            if profile.name not in LIBRARIES:
+                continue
+            if not readable:
+                self.answers[profile.name] = {"unrun": "the capture is not a file its process can read"}
+                continue
+            self.started[profile.name] = (_start(profile.name, path, container, provider), time.monotonic())
+
+    def answer(self, profile: Profile) -> dict[str, Any] | None:
+        """The library's answer (``clients/library/__main__.py``), once it came or its bound ran out; None:
+        not run (the model's profile, a TypeScript library, ``--client-mode model``)."""
+        name = profile.name
+        if name not in self.answers and name in self.started:
+            self.answers[name] = _collect(*self.started.pop(name))
+        answer = self.answers.get(name)
+        if answer is not None and self.mode == "run" and "missing" in answer:
+            raise RunRequired(f"--client-mode run: {answer['missing']}")
+        return answer
+
+    def close(self) -> None:
+        """Stop every process whose answer was never asked for (the replay failed before)."""
+        for process, _ in self.started.values():
+            _stop(process)
+        self.started.clear()
+
+    def review(
+        self,
+        stream: AccumulatedStream,
+        turn: int,
+        profile: Profile,
+        handoffs: tuple[Handoff, ...],
+        error: ClientError | None,
+    ) -> ClientReview:
+        """The review of ``profile`` on this turn: the library's run when it answered, else the model's
+        (``handoffs``, ``error``) with the reason; a run also set against the model when asked."""
+        from stream_doctor.clients import modelled
+        from stream_doctor.clients.compare import review
+
+        if profile.kind != "library":
+            return review(stream, profile, handoffs, error)
+        answer = self.answer(profile)
+        turns = answer.get("turns") if answer is not None else None
+        ran = turns[turn] if turns is not None and turn < len(turns) else None
+        if answer is None or ran is None or "failed" in ran:
+            why = _why_model(profile, self.mode, ran if ran is not None else answer)
+            return review(stream, profile, handoffs, error, modelled(profile, why))
+        installed = answer.get("installed")
+        written_back = "fed the frames written back as SSE (the capture holds no response bytes)"
+        note = written_back if ran["written_back"] else None
+        run_handoffs, run_error = outcome(stream, profile, ran, (answer["hands_at"], answer["hands_after"]))
+        provenance = Provenance("run", profile.library, installed, note)
+        reviewed = review(stream, profile, run_handoffs, run_error, provenance)
+        if self.mode != "both" and installed == profile.version:
+            return reviewed
+        from dataclasses import replace
+
+        from stream_doctor.clients.extras import model_differs
+
+        model = review(stream, profile, handoffs, error)
+        return replace(reviewed, provenance=replace(provenance, model_differs=model_differs(reviewed, model)))
+
+
+def _why_model(profile: Profile, mode: Mode, answer: dict[str, Any] | None) -> str:
+    """The one-line note that says why the model answers for a library."""
+    if mode == "model":
+        return "--client-mode model"
+    if answer is None:
+        return "the TypeScript library runs under Node only in the project's tests; this is the model"
+    if "missing" in answer:
+        return f"the library is not installed: `pip install {answer['package']}` to run it"
+    if "unrun" in answer:
+        return str(answer["unrun"])
+    return f"the library could not be run ({answer.get('failed', 'no answer')}); this is the model's answer"
+
+
+def outcome(
+    stream: AccumulatedStream, profile: Profile, ran: dict[str, Any], hands: tuple[str, str]
+) -> tuple[tuple[Handoff, ...], ClientError | None]:
+    """A library's answer for one turn as the model's record: each call it handed, matched to the
+    reference calls it stands for (``_match``), and what it raised. ``hands``: where the application
+    sees a call handed over, during the stream and once it ended (the driver's ``HANDS_AT``)."""
+    from stream_doctor.clients.library import LIBRARIES
+
+    compared = LIBRARIES[profile.name][2]
+    open_calls = [call for call in stream.calls if not call.server_side]
+    used: set[int] = set()
+    handoffs = []
+    for at, call_id, name, value, invalid in ran["seen"]:
+        text = value if isinstance(value, str) and compared != "value" else None
+        calls = _match(open_calls, used, call_id, name, text)
+        handed = MISSING if invalid else parse_json(text) if text is not None else value
+        place = Pos(*at) if at is not None else None
+        when = hands[0] if place is not None else hands[1]
+        handoffs.append(Handoff(calls, call_id, name, text, handed, place, when, invalid))
+    if ran["error"] is None:
+        return tuple(handoffs), None
+    pos = Pos(*ran["error_at"]) if ran["error_at"] is not None else None
+    sent = any(
+        m.error is not None and (pos is None or m.error.pos.number <= pos.number) for m in stream.messages
+    )  # an exception on the provider's own error event is what the client should do
+    message = ran["message"] or "(no message)"
+    return tuple(handoffs), ClientError(pos, ran["error"], message, None, sent)
+
+
+def _match(calls: list[ToolCall], used: set[int], call_id: Any, name: Any, text: str | None) -> tuple[int, ...]:
+    """The reference calls a library's handoff stands for: consecutive unused calls whose argument texts
+    joined are the text it holds (a library that folds calls into one hands their joined fragments, with
+    one of their ids); else the unused one with its id, else its name, else the next."""
+    unused = [call for call in calls if call.ordinal not in used]
+    folded = _folded(unused, text) if text else None
+    if folded is not None:
+        used.update(folded)
+        return folded
+    for found in (
+        [c for c in unused if call_id is not None and c.call_id == call_id],
+        [c for c in unused if name and c.name == name],
+        unused,
+    ):
+        if found:
+            used.add(found[0].ordinal)
+            return (found[0].ordinal,)
+    return ()
+
+
+def _folded(unused: list[ToolCall], text: str) -> tuple[int, ...] | None:
+    """Two or more consecutive calls whose argument texts joined are ``text``; None when none are."""
+    for start, first in enumerate(unused):
+        joined = first.raw_arguments
+        if not joined or not text.startswith(joined):
+            continue
+        held = [first.ordinal]
+        for call in unused[start + 1 :]:
+            if len(joined) >= len(text) or not text.startswith(call.raw_arguments, len(joined)):
+                break
+            held.append(call.ordinal)
+            joined += call.raw_arguments
+        if joined == text and len(held) > 1:
+            return tuple(held)
+    return None
+
+
+def _start(profile: str, path: str, container: str | None, provider: str) -> subprocess.Popen[bytes]:
+    root = str(Path(__file__).resolve().parents[2])  # this copy of stream_doctor, whatever the path says
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    request = {
+        "profile": profile,
+        "path": os.path.abspath(path),
+        "container": container,
+        "provider": provider,
+        "max_memory": RUN_MEMORY,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "stream_doctor.clients.library", orjson.dumps(request).decode()],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+def _collect(process: subprocess.Popen[bytes], started: float) -> dict[str, Any]:
+    """The process's answer, or why there is none (stopped at its time bound, or ended without one)."""
+    assert process.stdout is not None
+    try:
+        out, _ = process.communicate(timeout=max(0.1, started + RUN_SECONDS - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        return {"failed": f"no answer within {RUN_SECONDS:g} s: stopped"}
+    try:
+        answer = orjson.loads(out)
+    except orjson.JSONDecodeError:
+        code = process.returncode
+        why = f"signal {-code}" if code < 0 else f"exit code {code}"
+        return {"failed": f"its process ended without an answer ({why}; at most {RUN_MEMORY >> 20} MiB)"}
+    return answer if isinstance(answer, dict) else {"failed": "an answer that is not an object"}
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.communicate()
