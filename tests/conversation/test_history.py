@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.sessions import PROVIDERS, session
+from stream_doctor import replay
 from stream_doctor.conversation.requests import History, parse
+from stream_doctor.findings import Severity
 
 #: One provider of each family, and items of its history: calls, results, text, and shapes that are
 #: no item at all (a string, a number, a list where an object belongs).
@@ -124,3 +129,18 @@ def test_an_edited_history_is_read_whole_and_counted() -> None:
     # the near miss: the same history sent again, and nothing new, is still its prefix
     history.parse(_body(summarised))
     assert (history.extended, history.edited) == (1, 1)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_benchmark_sessions_are_clean_and_read_from_their_prefix(provider: str) -> None:
+    """``benchmarks/sessions.py`` writes sessions whose every request repeats the previous one's
+    history: each after the first is read from its new items, and the replay finds nothing to warn of."""
+    data = session(provider, 4)
+    report = replay(data)
+    assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == []
+    history = History(provider)
+    for line in data.splitlines():
+        record = orjson.loads(line)
+        if record["sd"] == "request":
+            history.parse(record["body"])
+    assert (history.extended, history.whole, history.edited) == (3, 1, 0)
