@@ -19,7 +19,7 @@ from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture import UNRECOGNISED, Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, CaptureError, Frame
-from stream_doctor.conversation.build import Section, facts, request_info, sections_of, split
+from stream_doctor.conversation.build import RequestReader, Section, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
 from stream_doctor.events import Event
 from stream_doctor.findings import Finding
@@ -369,6 +369,7 @@ def _reported(
     events: list[tuple[Frame, Event]] = []
     timelines: list[Timeline] = []
     reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
+    requests = RequestReader(adapter.name)
     for section, (stream, kept) in zip(sections, replayed, strict=True):
         request = request_info(section)
         findings = diagnose(stream, options)
@@ -379,7 +380,7 @@ def _reported(
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status
-        turn_facts = facts(adapter.name, request)
+        turn_facts = requests.facts(request)
         turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
         events += kept.events or ()
         if kept.rows is not None:

@@ -47,8 +47,8 @@ from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
-from stream_doctor.conversation.build import facts
-from stream_doctor.conversation.model import Conversation, RequestInfo, Turn
+from stream_doctor.conversation.build import RequestReader
+from stream_doctor.conversation.model import NO_FACTS, Conversation, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
 from stream_doctor.conversation.problems import PairingProblem
 from stream_doctor.envelope_events import envelope_event
@@ -309,6 +309,7 @@ class LiveConversation:
         self.header: dict[str, Any] | None = None
         self.turns: list[Turn] = []
         self.pairing = Pairing()
+        self.requests = RequestReader(self.adapter.name if self.adapter is not None else "")
         self.fields_seen: set[str] = set()
         self.store = ArgumentStore()
         self.current: _Turn | None = None
@@ -423,7 +424,7 @@ class LiveConversation:
             self._after(self.turns[-1], frame.t)
         empty = Accumulator(self.adapter.protocol.positional_indices).result(self._info(turn), True, (), {})
         placeholder = Turn(
-            turn.number, turn.number if turn.number > 1 else None, request, facts(self.adapter.name, request), empty, ()
+            turn.number, turn.number if turn.number > 1 else None, request, self.requests.facts(request), empty, ()
         )
         self.turns.append(placeholder)
         self._judge((), self.pairing.request(placeholder))
@@ -457,7 +458,7 @@ class LiveConversation:
                 turn.number,
                 turn.number if turn.number > 1 else None,
                 None,
-                facts(self.adapter.name, None),
+                NO_FACTS,
                 stream,
                 found,
             )

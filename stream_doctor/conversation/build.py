@@ -11,10 +11,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, ToolDef
+
+if TYPE_CHECKING:
+    from stream_doctor.conversation.requests import History
 
 
 @dataclass
@@ -115,12 +118,22 @@ def request_info(section: Section) -> RequestInfo | None:
     )
 
 
-def facts(provider: str, request: RequestInfo | None) -> RequestFacts:
-    if request is None:
-        return NO_FACTS
-    from stream_doctor.conversation.requests import parse
+class RequestReader:
+    """The facts of a conversation's requests, read in order: each request's history from where the
+    previous request's ends (``requests.History``, imported at the first request a capture has)."""
 
-    return parse(provider, request.body)
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.history: History | None = None
+
+    def facts(self, request: RequestInfo | None) -> RequestFacts:
+        if request is None:
+            return NO_FACTS
+        if self.history is None:
+            from stream_doctor.conversation.requests import History
+
+            self.history = History(self.provider)
+        return self.history.parse(request.body)
 
 
 def load_tools(path: str) -> dict[str, ToolDef]:

@@ -9,43 +9,113 @@ messages, Gemini Interactions) are not read: no facts, so nothing is paired or v
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, Protocol
 
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, ToolDef
 from stream_doctor.conversation.requests import anthropic, bedrock, gemini, openai_chat, responses
 
-_BY_PROVIDER = {
-    "anthropic": anthropic.parse,
-    "openai": openai_chat.parse,
-    "mistral": openai_chat.parse,
-    "ollama": openai_chat.parse,
-    "cohere": openai_chat.parse,
-    "openai-responses": responses.parse,
-    "gemini": gemini.parse,
+
+class Family(Protocol):
+    """A provider family's module: the key of its history, and its reader."""
+
+    HISTORY: str
+
+    def parse(self, body: dict[str, Any], start: int = 0) -> RequestFacts: ...
+
+
+_BY_PROVIDER: dict[str, Family] = {
+    "anthropic": anthropic,
+    "openai": openai_chat,
+    "mistral": openai_chat,
+    "ollama": openai_chat,
+    "cohere": openai_chat,
+    "openai-responses": responses,
+    "gemini": gemini,
 }
 
 
 def parse(provider: str, body: Any) -> RequestFacts:
     """What a request body says about tools, earlier calls and their results."""
+    family = _family(provider, body)
+    return NO_FACTS if family is None else family.parse(body)
+
+
+class History:
+    """A conversation's requests read in order, each once for what is new.
+
+    An agent's every request repeats the previous one's history and adds its new turns, so a
+    session's bytes grow with the square of its turns. A request whose history starts with the
+    previous request's whole history (compared as parsed JSON values, where ``1 == 1.0``) is read
+    from its first new item; the facts of the items before it are the previous request's. A history
+    that was edited (summarised, truncated, a changed first message) is read whole: ``extended``
+    counts the requests read from their prefix, ``whole`` the others, ``edited`` those of them whose
+    history did not start with the previous request's.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.previous: tuple[Family, list[Any], RequestFacts] | None = None
+        self.extended = 0
+        self.edited = 0
+        self.whole = 0
+
+    def parse(self, body: Any) -> RequestFacts:
+        """The same facts as ``parse(provider, body)``."""
+        family = _family(self.provider, body)
+        if family is None:
+            self.previous = None
+            return NO_FACTS
+        items = body.get(family.HISTORY)
+        repeated = self._repeated(family, items)
+        if repeated is None:
+            facts = family.parse(body)
+        else:
+            start, before = repeated
+            new = family.parse(body, start)
+            facts = replace(
+                new,
+                messages=before.messages + new.messages,
+                calls=before.calls + new.calls,
+                results=before.results + new.results,
+                by_name=before.by_name or new.by_name,
+            )
+        self.previous = (family, items, facts) if type(items) is list else None
+        return facts
+
+    def _repeated(self, family: Family, items: Any) -> tuple[int, RequestFacts] | None:
+        """How many items of the history the previous request sent the same, and their facts
+        (None: read it whole)."""
+        previous = self.previous
+        if previous is None or previous[0] is not family or type(items) is not list or not previous[1]:
+            self.whole += 1
+            return None
+        _, before, facts = previous
+        if len(items) >= len(before) and items[: len(before)] == before:
+            self.extended += 1
+            return len(before), facts
+        self.edited += 1
+        self.whole += 1
+        return None
+
+
+def _family(provider: str, body: Any) -> Family | None:
     if not isinstance(body, dict):
-        return NO_FACTS
-    reader = _by_shape(body) if provider == "bedrock" else _BY_PROVIDER.get(provider)
-    if reader is None:
-        return NO_FACTS
-    return reader(body)
+        return None
+    return _by_shape(body) if provider == "bedrock" else _BY_PROVIDER.get(provider)
 
 
-def _by_shape(body: dict[str, Any]) -> Any:
+def _by_shape(body: dict[str, Any]) -> Family | None:
     if "contents" in body:
-        return gemini.parse
+        return gemini
     if "toolConfig" in body or _has_block(body, ("toolUse", "toolResult", "text"), typed=False):
-        return bedrock.parse
+        return bedrock
     if "input" in body and "messages" not in body:
-        return responses.parse
+        return responses
     if "messages" in body:
         if "anthropic_version" in body or _has_block(body, ("type",), typed=True) or _anthropic_tools(body):
-            return anthropic.parse
-        return openai_chat.parse
+            return anthropic
+        return openai_chat
     return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -24,6 +26,12 @@ _ROLES: dict[str, Role] = {
 
 def role_of(value: Any) -> Role:
     return _ROLES.get(value, "other") if isinstance(value, str) else "other"
+
+
+def history(items: Iterable[Any], start: int) -> Iterator[tuple[int, Any]]:
+    """A body's history as ``(index, item)`` from item ``start`` on: the items before it were read
+    with the previous request, which sent them too."""
+    return enumerate(islice(items, start, None) if start else items, start)
 
 
 def string(value: Any) -> str | None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string, text_of
+from stream_doctor.conversation.requests.common import history, role_of, string, text_of
+
+#: The body's list of earlier turns, which each request repeats and extends.
+HISTORY = "contents"
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
@@ -44,12 +47,13 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     return found, frozenset(builtin)
 
 
-def parse(body: dict[str, Any]) -> RequestFacts:
+def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
+    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
     declared, builtin = tools(body)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, content in enumerate(body.get("contents") or []):
+    for index, content in history(body.get(HISTORY) or [], start):
         if not isinstance(content, dict):
             continue
         path = f"contents[{index}]"

@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string, text_of
+from stream_doctor.conversation.requests.common import arguments, forced_tool, history, role_of, string, text_of
+
+#: The body's list of earlier turns, which each request repeats and extends.
+HISTORY = "messages"
 
 
 def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
@@ -32,12 +35,13 @@ def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
     return found
 
 
-def parse(body: dict[str, Any]) -> RequestFacts:
+def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
+    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
     by_name = False
-    for index, message in enumerate(body.get("messages") or []):
+    for index, message in history(body.get(HISTORY) or [], start):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"

@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string, text_of
+from stream_doctor.conversation.requests.common import arguments, forced_tool, history, role_of, string, text_of
+
+#: The body's list of earlier turns, which each request repeats and extends.
+HISTORY = "input"
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 
@@ -54,13 +57,14 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     return found, frozenset(hosted)
 
 
-def parse(body: dict[str, Any]) -> RequestFacts:
+def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
+    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
     declared, hosted = tools(body)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    items = body.get("input")
-    for index, item in enumerate(items if isinstance(items, list) else []):
+    items = body.get(HISTORY)
+    for index, item in history(items if isinstance(items, list) else [], start):
         if not isinstance(item, dict):
             continue
         path = f"input[{index}]"

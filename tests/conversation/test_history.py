@@ -1,0 +1,146 @@
+"""A conversation's requests read each once for what is new (``requests.History``): the same facts as
+reading every request whole, whatever the history does from one request to the next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.sessions import PROVIDERS, session
+from stream_doctor import replay
+from stream_doctor.conversation.requests import History, parse
+from stream_doctor.findings import Severity
+
+#: One provider of each family, and items of its history: calls, results, text, and shapes that are
+#: no item at all (a string, a number, a list where an object belongs).
+ITEMS: dict[str, tuple[str, list[Any]]] = {
+    "anthropic": (
+        "messages",
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]},
+            {"role": "assistant", "content": [{"type": "server_tool_use", "id": "s1", "name": "web", "input": {}}]},
+            {"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "tool_result", "tool_use_id": "t1"}]},
+            {"role": "user", "content": [{"type": ["odd"]}, {"type": "web_search_tool_result"}]},
+            "not a message",
+        ],
+    ),
+    "openai": (
+        "messages",
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": '{"a":1}'}}]},
+            {"role": "assistant", "function_call": {"name": "f", "arguments": "{bad"}},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            {"role": "tool", "tool_name": "f", "content": "ok"},  # Ollama: by name
+            7,
+        ],
+    ),
+    "openai-responses": (
+        "input",
+        [
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+            {"type": "item_reference", "id": "fc_1"},
+            [],
+        ],
+    ),
+    "gemini": (
+        "contents",
+        [
+            {"role": "user", "parts": [{"text": "hi"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "s"}]},
+            {"role": "user", "parts": [{"text": "x"}, {"functionResponse": {"name": "f", "response": {}}}]},
+            None,
+        ],
+    ),
+    "bedrock": (
+        "messages",
+        [
+            {"role": "user", "content": [{"text": "hi"}]},
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "u1", "name": "f", "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": "u1", "content": []}}]},
+        ],
+    ),
+}
+
+# What the next request does to the history: extends it (the common case), or edits it.
+STEPS = st.one_of(
+    st.tuples(st.just("extend"), st.lists(st.integers(0, 5), max_size=4)),
+    st.tuples(st.just("truncate"), st.integers(0, 3)),
+    st.tuples(st.just("replace"), st.integers(0, 8), st.integers(0, 5)),
+    st.tuples(st.just("not a list"), st.just(0)),
+)
+
+
+def _next(items: list[Any], pool: list[Any], step: tuple[Any, ...]) -> Any:
+    kind = step[0]
+    if kind == "extend":
+        return items + [pool[i % len(pool)] for i in step[1]]
+    if kind == "truncate":
+        return items[step[1] :]  # a summarised context drops its oldest items
+    if kind == "replace" and items:
+        edited = list(items)
+        edited[step[1] % len(items)] = pool[step[2] % len(pool)]
+        return edited
+    return {"not": "a list"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(ITEMS)), st.lists(STEPS, min_size=1, max_size=8))
+def test_the_same_facts_as_reading_every_request_whole(provider: str, steps: list[tuple[Any, ...]]) -> None:
+    key, pool = ITEMS[provider]
+    history = History(provider)
+    items: Any = []
+    for step in steps:
+        items = _next(items if isinstance(items, list) else [], pool, step)
+        body = {key: items, "tools": [], "tool_choice": "required"}
+        assert history.parse(body) == parse(provider, body)
+    assert history.extended + history.whole == len(steps)
+
+
+def _body(messages: list[Any]) -> dict[str, Any]:
+    return {"model": "m", "messages": messages}
+
+
+def test_a_request_that_repeats_the_history_is_read_from_its_new_messages() -> None:
+    pool = ITEMS["anthropic"][1]
+    history = History("anthropic")
+    history.parse(_body(pool[:2]))
+    facts = history.parse(_body(pool[:4]))
+    assert (history.extended, history.edited, history.whole) == (1, 0, 1)
+    assert facts == parse("anthropic", _body(pool[:4]))
+    assert [m.path for m in facts.messages] == [f"messages[{i}]" for i in range(4)]
+
+
+def test_an_edited_history_is_read_whole_and_counted() -> None:
+    pool = ITEMS["anthropic"][1]
+    history = History("anthropic")
+    history.parse(_body(pool[:3]))
+    summarised = [{"role": "user", "content": "a summary"}, *pool[3:5]]
+    facts = history.parse(_body(summarised))
+    assert (history.extended, history.edited, history.whole) == (0, 1, 2)
+    assert facts == parse("anthropic", _body(summarised))
+    # the near miss: the same history sent again, and nothing new, is still its prefix
+    history.parse(_body(summarised))
+    assert (history.extended, history.edited) == (1, 1)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_benchmark_sessions_are_clean_and_read_from_their_prefix(provider: str) -> None:
+    """``benchmarks/sessions.py`` writes sessions whose every request repeats the previous one's
+    history: each after the first is read from its new items, and the replay finds nothing to warn of."""
+    data = session(provider, 4)
+    report = replay(data)
+    assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == []
+    history = History(provider)
+    for line in data.splitlines():
+        record = orjson.loads(line)
+        if record["sd"] == "request":
+            history.parse(record["body"])
+    assert (history.extended, history.whole, history.edited) == (3, 1, 0)
