@@ -126,15 +126,9 @@ def _width(dumb: bool, environ: Mapping[str, str]) -> int:
 
 
 def fail(message: str) -> NoReturn:
-    """One error line on standard error, then exit 2 (``SystemExit``, which typer passes through).
-
-    The message may quote what came from outside (a path, the text of an unexpected exception about
-    a capture's content): its control, line-breaking and reordering characters are shown escaped,
-    as the reports show capture content, so it stays one line that acts on no terminal or log.
-    """
-    from stream_doctor.reporters._neutral import text
-
-    error_line(f"stream-doctor: error: {text(message)}")
+    """One error line on standard error (``error_line``, which escapes what it quotes), then exit 2
+    (``SystemExit``, which typer passes through)."""
+    error_line(f"stream-doctor: error: {message}")
     raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
@@ -157,22 +151,20 @@ def internal_error(error: BaseException, subject: str | None = None) -> NoReturn
     fail(f"{where}internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
 
 
-def error_line(text: str) -> None:
-    """``text`` and a line end on standard error as ``typer.echo(err=True)`` writes it: escape
-    sequences removed unless standard error is a terminal, then flushed."""
+def error_line(line: str) -> None:
+    """``line`` and a line end on standard error, flushed: every line the CLI says there (an error, a
+    summary of what it wrote, the recorder's log) goes through here.
+
+    Such a line quotes what came from outside (a capture's path, a request's path, the text of an
+    unexpected exception about a capture's content): its control, line-breaking and reordering
+    characters are shown escaped, as the reports show capture content (``_neutral.text``), and it
+    never begins a GitHub Actions workflow command (``_neutral.defuse_commands``), on a terminal or
+    not: it stays one line that acts on no terminal or log.
+    """
+    from stream_doctor.reporters._neutral import defuse_commands, text
+
     stream = sys.stderr
     if stream is None:
         return
-    if not _isatty(stream):
-        import re
-
-        text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
-    stream.write(text + "\n")
+    stream.write(defuse_commands(text(line)) + "\n")
     stream.flush()
-
-
-def _isatty(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - a stream without isatty is not a terminal (as click's isatty says)
-        return False
