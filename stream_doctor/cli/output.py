@@ -62,6 +62,43 @@ def refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
         fail(f"{path}: {error}")
 
 
+def refuse_existing(path: str, force: bool) -> None:
+    """Exit 2 when a file is at ``path`` and --force was not given: a capture or an envelope holds no
+    mark of the tool that wrote it, so replacing one is the user's call (docs/minimize.md)."""
+    import os
+
+    if not force and os.path.lexists(path):
+        fail(f"{path}: exists; refusing to replace it (--force does)")
+
+
+#: Each container stream-doctor writes a capture in: what it is called and the file name extensions
+#: that say it (the first is the one suggested).
+WRITTEN = {
+    "sse": ("SSE text", ("sse", "txt")),
+    "jsonl": ("JSON Lines", ("jsonl",)),
+    "envelope": ("an envelope (JSON Lines)", ("jsonl",)),
+    "json": ("a JSON array", ("json",)),
+}
+
+
+def says_container(path: str, container: str) -> bool:
+    """Whether ``path``'s extension is one that says ``container`` (False for no extension)."""
+    import os
+
+    return os.path.splitext(path)[1].lstrip(".").lower() in WRITTEN.get(container, ("", ()))[1]
+
+
+def refuse_misnamed(path: str, container: str) -> None:
+    """Exit 2 when ``path``'s extension says another format than ``container``, the one written (an
+    envelope in ``x.sse``): the name would mislead every reader of the file. No extension says nothing."""
+    import os
+
+    stem, extension = os.path.splitext(path)
+    what, fitting = WRITTEN.get(container, ("", ()))
+    if extension and fitting and not says_container(path, container):
+        fail(f"{path}: the output is {what}; name it {stem}.{fitting[0]}, as its extension must say")
+
+
 def render_options(width: int | None, color: bool | None, timeline: bool = False, max_rows: int = 200) -> RenderOptions:
     """Render for standard output: its width and colours as the terminal shows them, unless forced.
 

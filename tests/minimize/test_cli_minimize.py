@@ -72,7 +72,7 @@ def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_
     assert f"wrote {test}" in result.stderr
     assert USER_MARKER not in fixture.read_text() and SECRET not in fixture.read_text()
     source = test.read_text()
-    assert 'stream_doctor.assert_clean(CAPTURE, fail_on="error")' in source
+    assert "stream_doctor.assert_clean(CAPTURE, fail_on='error')" in source  # a literal ast.unparse wrote
 
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
