@@ -194,14 +194,14 @@ def error_line(line: str) -> None:
 
     Such a line quotes what came from outside (a capture's path, a request's path, the text of an
     unexpected exception about a capture's content): its control, line-breaking and reordering
-    characters are shown escaped, as the reports show capture content (``_neutral.text``), and it
-    never begins a GitHub Actions workflow command (``_neutral.defuse_commands``), on a terminal or
-    not: it stays one line that acts on no terminal or log.
+    characters are shown escaped, as the reports show capture content, and it never begins a GitHub
+    Actions workflow command (``_neutral.one_line``), on a terminal or not: it stays one line that
+    acts on no terminal or log.
     """
-    from stream_doctor.reporters._neutral import defuse_commands, text
+    from stream_doctor.reporters._neutral import one_line
 
     stream = sys.stderr
     if stream is None:
         return
-    stream.write(defuse_commands(text(line)) + "\n")
+    stream.write(one_line(line) + "\n")
     stream.flush()

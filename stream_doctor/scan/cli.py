@@ -59,5 +59,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(f"stream-doctor: {line}\n")
+    from stream_doctor.reporters._neutral import one_line  # paths quoted escaped, as error_line does
+
+    sys.stderr.write(f"stream-doctor: {one_line(line)}\n")
     sys.stderr.flush()
