@@ -90,6 +90,8 @@ def fixture(
     The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean)."""
     from stream_doctor.minimizer.fixture import module_path, module_source, refusal
 
+    if output == "-":  # a test beside standard output has nothing to read
+        fail("-o -: fixture writes a file and its test beside it; name the file (tests/fixtures/NAME.jsonl)")
     test = module_path(output)
     refuse_inputs(test, [capture])
     refused = None if force else refusal(output, test)
