@@ -85,6 +85,13 @@ def test_fixture_never_replaces_a_test_module_it_did_not_write(tmp_path: Path) -
     assert "test_weather_is_clean" in hand.read_text()
 
 
+def test_a_fifo_where_the_test_goes_is_refused_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "test_weather.py")
+    ran = _fixture(tmp_path, "weather.jsonl")
+    assert ran.code == 2 and "test_weather.py: exists, and is not a test `stream-doctor fixture` wrote" in ran.err
+    assert sorted(os.listdir(tmp_path)) == ["test_weather.py"]
+
+
 def test_running_the_same_fixture_command_again_updates_its_own_files(tmp_path: Path) -> None:
     first = _fixture(tmp_path, "weather.jsonl")
     assert first.code == 0, first.err

@@ -98,9 +98,7 @@ def refusal(fixture: str, test: str) -> str | None:
     try:
         module: str | None = read_text(test)
     except UnreadableFile as error:
-        if not error.missing:
-            return f"{test}: exists, and is not a test `stream-doctor fixture` wrote; refusing to replace it (--force does)"
-        module = None
+        module = None if error.missing else ""  # a folder, a FIFO, not UTF-8: not a module of ours
     if module is not None and not written_unedited(module):
         return f"{test}: exists, and is not a test `stream-doctor fixture` wrote (or was edited since); refusing to replace it (--force does)"
     tested = tested_capture(module) if module is not None else None
