@@ -383,7 +383,9 @@ def test_a_check_report_never_replaces_a_capture(tmp_path: Path) -> None:
     assert (tmp_path / "capture.sse").read_bytes() == original
 
 
-@pytest.mark.parametrize("command", [("convert",), ("replay", "--format", "json")], ids=["convert", "replay-json"])
+@pytest.mark.parametrize(
+    "command", [("convert", "--force"), ("replay", "--format", "json")], ids=["convert", "replay-json"]
+)
 def test_a_kill_mid_write_leaves_the_old_file_whole(tmp_path: Path, command: tuple[str, ...]) -> None:
     # A real SIGKILL while the new output is being written: the output holds the old content or the
     # whole new one, never a cut file (before: `open(output, "wb")` left it empty or half written).

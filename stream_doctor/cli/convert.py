@@ -7,8 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.options import MaxBytes, MaxFrames
-from stream_doctor.cli.output import fail, internal_error, refuse_inputs, write_file
+from stream_doctor.cli.options import Force, MaxBytes, MaxFrames
+from stream_doctor.cli.output import fail, internal_error, refuse_existing, refuse_inputs, refuse_misnamed, write_file
 from stream_doctor.cli.validate import size_limits
 
 
@@ -23,6 +23,7 @@ def convert(
     provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
+    force: Force = False,
 ) -> None:
     """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings.
 
@@ -34,6 +35,8 @@ def convert(
     to_file = output is not None and output != "-"
     if output is not None and to_file:
         refuse_inputs(output, capture)
+        refuse_existing(output, force)
+        refuse_misnamed(output, "envelope")
     try:
         data = convert_many(
             capture, Options(container=container, provider=provider, **size_limits(max_bytes, max_frames))

@@ -3,15 +3,24 @@ and that capture turned into a failing regression test (docs/minimize.md)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import typer
 
-from stream_doctor.cli.options import MaxBytes, MaxFrames
-from stream_doctor.cli.output import error_line, fail, internal_error, refuse_inputs, write_file, write_stdout
+from stream_doctor.cli.options import Force, MaxBytes, MaxFrames
+from stream_doctor.cli.output import (
+    error_line,
+    fail,
+    internal_error,
+    refuse_existing,
+    refuse_inputs,
+    refuse_misnamed,
+    says_container,
+    write_file,
+    write_stdout,
+)
 from stream_doctor.cli.validate import size_limits
 
 if TYPE_CHECKING:
@@ -41,15 +50,19 @@ def minimize(
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
+    force: Force = False,
 ) -> None:
     """Cut a capture down to the smallest one on which the kept findings still fire.
 
     No new warning or error may appear; the capture keeps its format where it can (SSE, JSON Lines,
-    the envelope, a JSON array), else it is written as an envelope."""
+    the envelope, a JSON array), else it is written as an envelope; OUT's extension must say which."""
+    if output != "-":
+        refuse_existing(output, force)
     result = _run(capture, keep, output, call, max_seconds, redact, provider, container, max_bytes, max_frames)
     if output == "-":
         write_stdout([result.data])
     else:
+        refuse_misnamed(output, result.container)
         write_file(output, result.data, "cannot write the minimized capture", [capture])
     error_line(_summary(capture, output, result))
 
@@ -70,15 +83,22 @@ def fixture(
     container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
+    force: Force = False,
 ) -> None:
     """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
 
     The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean)."""
-    from stream_doctor.minimizer.fixture import module_path, module_source
+    from stream_doctor.minimizer.fixture import module_path, module_source, refusal
 
+    if output == "-":  # a test beside standard output has nothing to read
+        fail("-o -: fixture writes a file and its test beside it; name the file (tests/fixtures/NAME.jsonl)")
     test = module_path(output)
     refuse_inputs(test, [capture])
+    refused = None if force else refusal(output, test)
+    if refused is not None:
+        fail(refused)
     result = _run(capture, keep, output, call, max_seconds, True, provider, container, max_bytes, max_frames)
+    refuse_misnamed(output, result.container)
     write_file(output, result.data, "cannot write the fixture", [capture])
     write_file(test, module_source(output, capture, result), "cannot write the test", [capture])
     error_line(_summary(capture, output, result))
@@ -152,7 +172,7 @@ def _summary(capture: str, output: str, result: Minimized) -> str:
     ]
     if result.converted:
         parts.append("written as an envelope")
-    elif os.path.splitext(output)[1].lstrip(".") not in _EXTENSIONS.get(result.container, ("",)):
+    elif not says_container(output, result.container):
         parts.append(f"written as {result.container}")
     if result.replaced:
         parts.append("replaced " + ", ".join(f"{n} {kind}" for kind, n in result.replaced.items()))
@@ -161,7 +181,3 @@ def _summary(capture: str, output: str, result: Minimized) -> str:
     if result.stopped_early:
         parts.append("stopped at --max-seconds: the smallest found so far")
     return "; ".join(parts)
-
-
-#: File name extensions that say a container.
-_EXTENSIONS = {"sse": ("sse", "txt"), "jsonl": ("jsonl",), "envelope": ("jsonl",), "json": ("json",)}

@@ -25,6 +25,7 @@ SESSION_HELP = (
     "Check each folder GLOB matches as one entry: its captures replayed as one conversation, in recorded "
     "(else file-name) order (repeatable; adds to the configuration's sessions)."
 )
+FORCE_HELP = "Replace an output file that exists even when stream-doctor cannot tell it wrote it."
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
@@ -58,3 +59,4 @@ MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_H
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
+Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]

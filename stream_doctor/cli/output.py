@@ -62,6 +62,43 @@ def refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
         fail(f"{path}: {error}")
 
 
+def refuse_existing(path: str, force: bool) -> None:
+    """Exit 2 when a file is at ``path`` and --force was not given: a capture or an envelope holds no
+    mark of the tool that wrote it, so replacing one is the user's call (docs/minimize.md)."""
+    import os
+
+    if not force and os.path.lexists(path):
+        fail(f"{path}: exists; refusing to replace it (--force does)")
+
+
+#: Each container stream-doctor writes a capture in: what it is called and the file name extensions
+#: that say it (the first is the one suggested).
+WRITTEN = {
+    "sse": ("SSE text", ("sse", "txt")),
+    "jsonl": ("JSON Lines", ("jsonl",)),
+    "envelope": ("an envelope (JSON Lines)", ("jsonl",)),
+    "json": ("a JSON array", ("json",)),
+}
+
+
+def says_container(path: str, container: str) -> bool:
+    """Whether ``path``'s extension is one that says ``container`` (False for no extension)."""
+    import os
+
+    return os.path.splitext(path)[1].lstrip(".").lower() in WRITTEN.get(container, ("", ()))[1]
+
+
+def refuse_misnamed(path: str, container: str) -> None:
+    """Exit 2 when ``path``'s extension says another format than ``container``, the one written (an
+    envelope in ``x.sse``): the name would mislead every reader of the file. No extension says nothing."""
+    import os
+
+    stem, extension = os.path.splitext(path)
+    what, fitting = WRITTEN.get(container, ("", ()))
+    if extension and fitting and not says_container(path, container):
+        fail(f"{path}: the output is {what}; name it {stem}.{fitting[0]}, as its extension must say")
+
+
 def render_options(width: int | None, color: bool | None, timeline: bool = False, max_rows: int = 200) -> RenderOptions:
     """Render for standard output: its width and colours as the terminal shows them, unless forced.
 
@@ -126,15 +163,9 @@ def _width(dumb: bool, environ: Mapping[str, str]) -> int:
 
 
 def fail(message: str) -> NoReturn:
-    """One error line on standard error, then exit 2 (``SystemExit``, which typer passes through).
-
-    The message may quote what came from outside (a path, the text of an unexpected exception about
-    a capture's content): its control, line-breaking and reordering characters are shown escaped,
-    as the reports show capture content, so it stays one line that acts on no terminal or log.
-    """
-    from stream_doctor.reporters._neutral import text
-
-    error_line(f"stream-doctor: error: {text(message)}")
+    """One error line on standard error (``error_line``, which escapes what it quotes), then exit 2
+    (``SystemExit``, which typer passes through)."""
+    error_line(f"stream-doctor: error: {message}")
     raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
@@ -157,17 +188,22 @@ def internal_error(error: BaseException, subject: str | None = None) -> NoReturn
     fail(f"{where}internal error {type(error).__name__}: {error} (set STREAM_DOCTOR_DEBUG=1 for a traceback)")
 
 
-def error_line(text: str) -> None:
-    """``text`` and a line end on standard error as ``typer.echo(err=True)`` writes it: escape
-    sequences removed unless standard error is a terminal, then flushed."""
+def error_line(line: str) -> None:
+    """``line`` and a line end on standard error, flushed: every line the CLI says there (an error, a
+    summary of what it wrote, the recorder's log) goes through here.
+
+    Such a line quotes what came from outside (a capture's path, a request's path, the text of an
+    unexpected exception about a capture's content): its control, line-breaking and reordering
+    characters are shown escaped, as the reports show capture content, and it never begins a GitHub
+    Actions workflow command (``_neutral.one_line``), on a terminal or not: it stays one line that
+    acts on no terminal or log.
+    """
+    from stream_doctor.reporters._neutral import one_line
+
     stream = sys.stderr
     if stream is None:
         return
-    if not _isatty(stream):
-        import re
-
-        text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
-    stream.write(text + "\n")
+    stream.write(one_line(line) + "\n")
     stream.flush()
 
 

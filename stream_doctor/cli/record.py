@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.output import fail
+from stream_doctor.cli.output import error_line, fail
 
 
 def record(
@@ -116,7 +116,7 @@ def record(
     if live is None:
         live = sys.stderr.isatty()
     options = Options(fail_on=Severity.parse(severity) if severity else Severity.ERROR, clients=clients)
-    log = lambda line: typer.echo(line, err=True)  # noqa: E731
+    log = error_line  # a request's path and a conversation's file name, quoted escaped
     watching = Live(options, log if live else None, log)
     config = ProxyConfig(
         upstream,
@@ -138,9 +138,7 @@ def record(
     watching.drain()  # the findings of the last records, read on the live thread (bounded: live.DRAIN)
     if severity is not None and watching.failed:
         assert watching.worst is not None
-        typer.echo(
-            f"stream-doctor record: a finding reached --fail-on {severity} (worst: {watching.worst.label})", err=True
-        )
+        error_line(f"stream-doctor record: a finding reached --fail-on {severity} (worst: {watching.worst.label})")
         raise typer.Exit(1)
     if severity is not None and watching.undiagnosed:
         fail(

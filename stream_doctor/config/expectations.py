@@ -180,7 +180,10 @@ def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
             os.remove(path)
             return True
         return False
-    text = render_sidecar(capture, entries)
+    try:
+        text = render_sidecar(entries)
+    except ValueError as error:
+        raise CheckError(f"{path}: cannot write the expectations: {error}") from None
     from stream_doctor.opener import UnreadableFile, read_bytes
 
     try:
@@ -197,16 +200,18 @@ def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
     return True
 
 
-def render_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> str:
-    name = capture.rsplit("/", 1)[-1]
+def render_sidecar(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The sidecar's TOML, built from values: its comment is ours alone (the capture's name, which may
+    hold anything, is in none of it), each key one of ``ENTRY_KEYS``, each value a TOML integer or
+    basic string (``toml_value``), so reading it back gives exactly ``entries``."""
     lines = [
-        f"# The findings {name} must produce: each entry must still appear, and any other finding",
-        "# at or above --fail-on fails `stream-doctor check`. Written by `check --update-expectations`;",
-        "# edit freely (keys: code, name, call-id, line).",
+        "# The findings the capture this file is named after must produce: each entry must still appear,",
+        "# and any other finding at or above --fail-on fails `stream-doctor check`. Written by",
+        "# `check --update-expectations`; edit freely (keys: code, name, call-id, line).",
     ]
     for entry in entries:
         lines += ["", "[[expect]]"]
-        lines += [f"{key} = {_toml_value(value)}" for key, value in entry.items() if value is not None]
+        lines += [f"{key} = {toml_value(value)}" for key, value in entry.items() if value is not None]
     return "\n".join(lines) + "\n"
 
 
@@ -214,15 +219,24 @@ def _entry(code: str, name: str | None, call_id: str | None, line: int | None) -
     return {"code": code, "name": name, "call-id": call_id, "line": line}
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, int):
+#: The TOML 1.0 basic-string escapes with a short form; every other control character is \\uXXXX.
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def toml_value(value: object) -> str:
+    """An integer, or a TOML basic string holding exactly ``str(value)``: the quote, the backslash
+    and the control characters TOML forbids raw (U+0000-U+001F, U+007F) escaped. A lone surrogate,
+    which no TOML string can hold (a ``\\u`` escape must be a Unicode scalar value): ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     escaped = []
     for char in str(value):
-        if char in ('"', "\\"):
-            escaped.append("\\" + char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:  # TOML strings may not hold control characters
+        if char in _SHORT_ESCAPES:
+            escaped.append(_SHORT_ESCAPES[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
             escaped.append(f"\\u{ord(char):04X}")
+        elif 0xD800 <= ord(char) < 0xE000:
+            raise ValueError(f"a TOML string cannot hold the lone surrogate U+{ord(char):04X}")
         else:
             escaped.append(char)
     return '"' + "".join(escaped) + '"'

@@ -50,6 +50,12 @@ def text(value: str) -> str:
     return value if value.isprintable() else value.translate(_visible())
 
 
+def one_line(value: str) -> str:
+    """A line said to a person (an error, a summary naming a capture): ``text()`` and ``defuse_commands()``,
+    so it stays one line, acts on no terminal and begins no workflow command."""
+    return defuse_commands(text(value))
+
+
 def keeping_lines(value: str) -> str:
     """``text()`` for text whose own line breaks are ours (indented JSON we serialised)."""
     return "\n".join(text(line) for line in value.split("\n"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stream_doctor.scan import ScanError
@@ -17,6 +16,7 @@ EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
 
 def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     """Scan, print the summary, write the summary files; the exit code (ScanError: exit 2)."""
+    from stream_doctor.atomic import OutputError, write
     from stream_doctor.scan.progress import progress
     from stream_doctor.scan.run import scan
     from stream_doctor.scan.summary import render_json, render_markdown, render_terminal
@@ -32,11 +32,10 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     sys.stdout.write(render_terminal(result.summary, render, *written[:1]))  # where every row is, if written
     for path in options.summaries:
         text = render_json(result.summary) if path.endswith(".json") else render_markdown(result.summary)
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise ScanError(f"{path}: cannot write the summary: {error.strerror or error}") from None
+        try:  # whole or not at all, never over an input (atomic.py)
+            write(path, text, options.inputs)
+        except OutputError as error:
+            raise ScanError(f"{path}: cannot write the summary: {error}") from None
     rate = result.scanned / result.seconds if result.seconds > 0 else 0.0
     resumed = f" ({plan.already} kept from the earlier run)" if plan.already else ""
     _say(
@@ -61,5 +60,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(f"stream-doctor: {line}\n")
+    from stream_doctor.reporters._neutral import one_line  # paths quoted escaped, as error_line does
+
+    sys.stderr.write(f"stream-doctor: {one_line(line)}\n")
     sys.stderr.flush()

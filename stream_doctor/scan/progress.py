@@ -74,5 +74,7 @@ def _lines() -> Iterator[tuple[Callable[[int, str], None], Callable[[int], None]
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    from stream_doctor.reporters._neutral import one_line  # paths quoted escaped, as error_line does
+
+    sys.stderr.write(one_line(line) + "\n")
     sys.stderr.flush()

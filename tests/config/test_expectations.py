@@ -6,6 +6,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from stream_doctor.check import CheckError
 from stream_doctor.config import expectations as expect
@@ -75,3 +77,42 @@ def test_bad_sidecars(tmp_path: Path, text: str, message: str) -> None:
     Path(expect.sidecar_path(str(capture))).write_text(text)
     with pytest.raises(CheckError, match=message):
         expect.load_sidecar(str(capture))
+
+
+#: Text as a capture's name, a finding's name or a call id may hold it: any code point but a lone
+#: surrogate (which no TOML string can hold), the TOML escapes and the characters it forbids raw weighted in.
+_TEXT = st.text(
+    st.one_of(
+        st.sampled_from('"\\\n\r\t\b\f\x00\x01\x1b\x7f\x85\u2028[]#=\'"""'),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=40,
+)
+_ENTRY = st.fixed_dictionaries(
+    {"code": st.from_regex(r"SD[0-9]{3}", fullmatch=True)},
+    optional={"name": _TEXT, "call-id": _TEXT, "line": st.integers(1, 2**62)},
+)
+_INJECTION = '\n[[expect]]\ncode = "SD102"\n#'
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(_ENTRY, min_size=1, max_size=4), name=_TEXT.filter(lambda n: "/" not in n and "\x00" not in n))
+def test_a_sidecar_read_back_gives_exactly_the_expectations_written(
+    tmp_path: Path, entries: list[dict[str, object]], name: str
+) -> None:
+    # before: the capture's name went raw into the sidecar's comment, so a \r, \x01 or DEL made it
+    # invalid TOML and a name holding the injection added an expectation
+    capture = str(tmp_path / f"{name}{_INJECTION}.sse")
+    assert expect.write_sidecar(capture, entries)
+    assert tomllib.loads(Path(expect.sidecar_path(capture)).read_text(encoding="utf-8"))["expect"] == entries
+    loaded = expect.load_sidecar(capture)
+    assert [(e.code, e.name, e.call_id, e.line) for e in loaded] == [
+        (e["code"], e.get("name"), e.get("call-id"), e.get("line")) for e in entries
+    ]
+    Path(expect.sidecar_path(capture)).unlink()
+
+
+def test_a_lone_surrogate_in_a_sidecar_value_is_a_check_error_not_a_crash(tmp_path: Path) -> None:
+    with pytest.raises(CheckError, match="lone surrogate U\\+DCFF"):
+        expect.write_sidecar(str(tmp_path / "x.sse"), [{"code": "SD102", "call-id": "id\udcff"}])
+    assert not Path(expect.sidecar_path(str(tmp_path / "x.sse"))).exists()

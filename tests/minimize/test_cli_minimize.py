@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import stream_doctor
 from stream_doctor.cli import app
+from tests.conftest import ROOT
 from tests.minimize.long_conversation import SECRET, USER_MARKER, conversation
 
 runner = CliRunner()
@@ -72,7 +74,7 @@ def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_
     assert f"wrote {test}" in result.stderr
     assert USER_MARKER not in fixture.read_text() and SECRET not in fixture.read_text()
     source = test.read_text()
-    assert 'stream_doctor.assert_clean(CAPTURE, fail_on="error")' in source
+    assert "stream_doctor.assert_clean(CAPTURE, fail_on='error')" in source  # a literal ast.unparse wrote
 
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
@@ -92,3 +94,16 @@ def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_
         text=True,
     )
     assert run.returncode == 0, run.stdout
+
+
+def test_fixture_to_standard_output_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: it wrote a file named "-" and a test_capture.py that read it
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["fixture", str(ROOT / EMPTY_INPUT), "--keep", "SD102", "-o", "-"])
+    assert result.exit_code == 2 and result.stderr == (
+        "stream-doctor: error: -o -: fixture writes a file and its test beside it; name the file "
+        "(tests/fixtures/NAME.jsonl)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+    result = runner.invoke(app, ["fixture", str(ROOT / EMPTY_INPUT), "--keep", "SD102", "-o", "bug.jsonl"])
+    assert result.exit_code == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["bug.jsonl", "test_bug.py"]
