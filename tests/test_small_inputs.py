@@ -113,3 +113,14 @@ def test_many_distinct_unknown_field_names_are_eleven_findings(tmp_path: Path) -
     assert unknown[-1]["message"].startswith("199,990 more lines of unknown SSE fields, more than 1,000 other names")
     assert report["event_counts"]["ping"] == 1  # the event after them: read
     assert peak_kb < PEAK_BOUND_KB
+
+
+def test_a_small_gzip_of_blank_json_lines_reads_in_seconds(tmp_path: Path) -> None:
+    # issue 31's row, for the other line-based reader: each blank line was a step of Python and each
+    # line of spaces a JSON error caught (100 MiB gzipped: 71 s; of "  \n": over 200 s); 64 MiB here
+    head = START.split(b"\n")[1].removeprefix(b"data: ") + b"\n"
+    path = _gzip_of(tmp_path / "blank.jsonl.gz", head, b"  \n", 64 << 20, b'{"type": "ping"}\n')
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["container"] == "jsonl" and report["capture"]["events"] == 2
+    assert report["event_counts"]["ping"] == 1  # the near miss: the line after them is read
+    assert peak_kb < PEAK_BOUND_KB

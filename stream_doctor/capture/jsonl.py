@@ -201,10 +201,19 @@ def stream_jsonl(
     capture.ended_cleanly = not read.cut_last_line(capture.problems)
 
 
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() and bytes.isspace() take for whitespace
+_LINE_ENDS = frozenset(b"\r\n")
+
+
 def _region(read: _Lines, piece: bytes, start: int, end: int, frames: list[Frame], number: int) -> int:
     """A Frame for each line of ``piece[start:end]`` (whole lines), ``number`` frames having been read
     before them; counts its lines in ``read.line`` and returns the frames read after them."""
     if start == end:
+        return number
+    if piece[start] in _SPACE and piece[end - 1] in _SPACE and not piece[start:end].strip():
+        # blank and whitespace lines alone (a piece of them): counted in C, as _frames skips them
+        ends = piece.count(b"\n", start, end) + piece.count(b"\r", start, end) - piece.count(b"\r\n", start, end)
+        read.line += ends + (piece[end - 1] not in _LINE_ENDS)
         return number
     lines, starts = read.lines(piece, start, end)
     number = _frames(lines, starts, read, frames, number)

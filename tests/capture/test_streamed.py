@@ -104,6 +104,8 @@ TRICKY = {
     "comment-then-field": EVENT + b"\n\n" + b":\n" * 60 + b"event: x\n" + b":\n" * 60 + b"data: {}\n\n",
     "many-unknown-fields": EVENT + b"\n\n" + b"".join(b"f%d: x\n" % (i % 40) for i in range(300)) + b"\n" + EVENT,
     "jsonl": b'{"type":"ping"}\r\n\n  \n{"type":"ping"}\n{"type":',
+    # issue 31: a piece of blank and whitespace lines alone is counted, not split
+    "jsonl-blank-runs": b'{"type":"ping"}\n' + b"\n" * 300 + b"  \r\n" * 100 + b" \t" + b'\n{"type":"ping"}\n  ',
     "jsonl-cr": b'{"type":"ping"}\r{"type":"ping"}\r\r{"sd":"execute","call_id":"a","input":{}}\r',
     "jsonl-bom-bad-line": b'\xef\xbb\xbf{"type":"ping"}\nnot json\n{"type":"ping"}\n',
     "envelope": b'{"sd":"header","version":1,"problems":[{"kind":"k","message":"m"}]}\n'
