@@ -183,12 +183,12 @@ def stream_jsonl(
     line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read.
 
     With ``runs`` (``capture/runs.py``) the runs of its form come as FrameRuns (``_with_runs``); while
-    the form is still to be said, pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames
+    the form is still to be said, pieces are read in steps of ``runs.HEAD_STEP`` bytes, so that the frames
     the provider is detected from are about all that is read without runs.
     """
     read = _Lines()
     if runs is not None:
-        pieces = _small_first(pieces, runs)
+        pieces = _runs.small_first(pieces, runs, line_cut)
     for piece in read.raw(pieces):
         frames: list[Frame] = []
         if runs is not None and runs.form is not None and _runs.ENABLED:
@@ -288,22 +288,6 @@ def _rebuilt(piece: bytes, start: int, end: int, offset: int, line: int, number:
     frames: list[Frame] = []
     _region(read, piece, start, end, frames, number)
     return frames
-
-
-#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
-HEAD_STEP = 16 * 1024
-
-
-def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
-    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (at a line end) while ``runs`` is pending."""
-    for piece, last in pieces:
-        while runs.pending and len(piece) > HEAD_STEP:
-            cut = line_cut(piece[:HEAD_STEP], 0)
-            if not cut:
-                break
-            yield piece[:cut], False
-            piece = piece[cut:]
-        yield piece, last
 
 
 def read_envelope(data: bytes, path: str) -> Capture:

@@ -556,7 +556,7 @@ def stream_sse(
     line and stays so through comments), continuing the frame numbers, lines and offsets of the
     pieces before it; a piece of blank and comment lines alone is only counted. With ``runs``
     (``capture/runs.py``) the runs of its form come as FrameRuns; while the form is still to be
-    said (``runs.pending``), pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames the
+    said (``runs.pending``), pieces are read in steps of ``runs.HEAD_STEP`` bytes, so that the frames the
     provider is detected from are about all that is read without runs.
     """
     state = _Read(capture.problems, runs)
@@ -564,7 +564,7 @@ def stream_sse(
     offset = 0
     first = True
     if runs is not None:
-        pieces = _small_first(pieces, runs)
+        pieces = _runs.small_first(pieces, runs, sse_cut)
     for piece, _ in pieces:
         if first:
             first = False
@@ -595,22 +595,6 @@ def stream_sse(
     more_unknown = state.unknown_fields.summary()
     if more_unknown is not None:
         capture.problems.append(more_unknown)
-
-
-#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
-HEAD_STEP = 16 * 1024
-
-
-def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
-    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (where an event may end) while ``runs`` is pending."""
-    for piece, last in pieces:
-        while runs.pending and len(piece) > HEAD_STEP:
-            cut = sse_cut(piece[:HEAD_STEP], 0)
-            if not cut:
-                break
-            yield piece[:cut], False
-            piece = piece[cut:]
-        yield piece, last
 
 
 class SseReader:
