@@ -219,7 +219,12 @@ def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int, bool], int]) -> I
     tail = b""  # the last bytes held
     for chunk in chunks:
         fresh = held_size <= len(chunk)
-        window = b"".join((*held, chunk)) if fresh and held else tail + chunk if held else chunk
+        if not held:
+            window = chunk
+        elif fresh:
+            window = b"".join((*held, chunk))
+        else:
+            window = tail + chunk
         end = cut(window, 0, fresh)
         if end == 0:
             if fresh:

@@ -133,12 +133,14 @@ def _parse_gitignore(pattern: str) -> list[Node]:
 
 # Two wildcards in a row that match what one of them does: "star" is [^/]*, "any" .*, "dirs" (.*/)?
 # ("star" then "dirs" is neither, and stays two nodes).
-_ONE_OF_TWO = {
+_ONE_OF_TWO: dict[tuple[str, str], Node] = {
     ("star", "star"): ("star",),
     ("dirs", "dirs"): ("dirs",),
-    **{(first, second): ("any",) for first in ("star", "any", "dirs") for second in ("any",)},
+    ("any", "any"): ("any",),
     ("any", "star"): ("any",),
+    ("star", "any"): ("any",),
     ("any", "dirs"): ("any",),
+    ("dirs", "any"): ("any",),
 }
 
 
