@@ -37,12 +37,12 @@ def quiet(piece: bytes) -> tuple[int, int] | None:
     Counted in C (counts; or a split, and the least and greatest line, which start with ":" when every
     line that is not blank does), never a Python step per line: a gigabyte of blank lines or keep-alive
     comments takes seconds, and is not kept."""
-    if not piece.translate(None, b"\r\n"):  # (a table lookup a byte: strip(b"\r\n") is a search a byte)
+    if piece[0] not in (58, 10, 13):
+        return None  # the usual piece, starting with a field: nothing spent on it
+    if piece[0] != 58 and not piece.translate(None, b"\r\n"):  # a table lookup a byte (strip: a search)
         if piece.find(b"\r") < 0:
             return len(piece), 0
         return piece.count(b"\n") + piece.count(b"\r") - piece.count(b"\r\n"), 0
-    if piece[0] not in (58, 10, 13):
-        return None  # the usual piece, starting with a field: no split spent on it
     line_end = uniform_line_end(piece)
     if line_end is None or not piece.endswith(line_end):
         return None

@@ -170,8 +170,10 @@ def _comments_end(data: bytes, at: int) -> int:
     if data[at : at + 1] != b":":
         return 0
     end = data.rfind(b"\n") + 1
-    if end <= at or data.count(b"\r", at, end) != data.count(b"\r\n", at, end):
-        return 0  # no whole line, or a lone CR: left to the blank lines
+    if end <= at:
+        return 0
+    if data.find(b"\r", at, end) >= 0 and data.count(b"\r", at, end) != data.count(b"\r\n", at, end):
+        return 0  # a lone CR: left to the blank lines
     if data.count(b"\n:", at, end - 1) != data.count(b"\n", at, end) - 1:
         return 0  # a line that is not a comment (a field, a blank line) comes before the end
     return end
