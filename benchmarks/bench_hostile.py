@@ -152,6 +152,64 @@ def many_calls(path: Path) -> None:
     write_calls(path, 100_000)
 
 
+# -- issue 31: small inputs that cost minutes or gigabytes ------------------------------------------------
+
+SSE_START = b"event: message_start\ndata: " + START + b"\n"
+SSE_PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+
+
+def _gzip_file(path: Path, head: bytes, piece: bytes, total: int, tail: bytes) -> None:
+    path.write_bytes(_gzip_of(head, piece, total, tail))
+
+
+def sse_comments_gz(path: Path) -> None:
+    # a 2 MB gzip of 900 MiB of keep-alive comments without blank lines (before: 116 s, then a MemoryError at 7.9 GB)
+    _gzip_file(path, SSE_START, b": keep-alive\n", 900 << 20, SSE_PING)
+
+
+def sse_blank_lines_gz(path: Path) -> None:
+    # a 1 MB gzip of 1000 MiB of blank lines (before: 4.2 s per MiB, about 70 minutes)
+    _gzip_file(path, SSE_START, b"\n", 1000 << 20, SSE_PING)
+
+
+def jsonl_blank_lines_gz(path: Path) -> None:
+    # the same for JSON Lines, lines of two spaces (before: over 200 s for 100 MiB)
+    _gzip_file(path, START, b"  \n", 1000 << 20, b'{"type":"ping"}\n')
+
+
+def sse_unknown_fields(path: Path) -> None:
+    # 500,000 distinct unknown field names in 5 MB (before: 500,010 findings, 327 MB)
+    names = b"".join(b"f%d: x\n" % number for number in range(500_000))
+    path.write_bytes(SSE_START + names + b"\n" + SSE_PING)
+
+
+def _check_folder(path: Path, name: str, text: str) -> None:
+    path.mkdir()
+    (path / ".git").mkdir()
+    (path / name).write_text(text)
+    for number in range(20):
+        (path / f"capture{number}.sse").write_bytes(SSE_START + SSE_PING)
+
+
+def gitignore_stars(path: Path) -> None:
+    # a .gitignore line of 10,000 stars and an x (before: 91 s, then a MemoryError)
+    _check_folder(path, ".gitignore", "*" * 10_000 + "x\n")
+
+
+def per_file_ignores_stars(path: Path) -> None:
+    # a per-file-ignores glob of 10,000 stars (before: 43 s, 1.19 GB)
+    _check_folder(path, "pyproject.toml", f'[tool.stream-doctor.per-file-ignores]\n"{"*" * 10_000}" = ["SD201"]\n')
+
+
+def table_of_a_huge_id(path: Path) -> None:
+    # one table row whose id and metadata are 400 MiB each (copied into every row the client builds)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    huge = "x" * (400 << 20)
+    pq.write_table(pa.table({"body": [(SSE_START + SSE_PING).decode()], "id": [huge], "note": [huge]}), path)
+
+
 ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "gzip of 33 M pings": ("pings.jsonl.gz", pings_gz, ["replay", "{}"]),
     "gzip of 10 GiB of zeros": ("zeros.gz", zeros_gz, ["replay", "{}"]),
@@ -168,6 +226,17 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "convert onto its own input": ("same.sse", None, ["convert", "{}", "-o", "{}"]),
     "100,000 calls, check": ("calls.sse", many_calls, ["check", "--isolated", "{}"]),
     "100,000 calls, replay": ("calls.sse", many_calls, ["replay", "--width", "100", "{}"]),
+    "gzip of 900 MiB of SSE comments": ("comments.sse.gz", sse_comments_gz, ["replay", "{}"]),
+    "gzip of 1000 MiB of blank SSE lines": ("blank.sse.gz", sse_blank_lines_gz, ["replay", "{}"]),
+    "gzip of 1000 MiB of blank JSON lines": ("blank.jsonl.gz", jsonl_blank_lines_gz, ["replay", "{}"]),
+    "500,000 unknown SSE field names": ("fields.sse", sse_unknown_fields, ["replay", "{}"]),
+    ".gitignore of 10,000 stars, check": ("gitignore", gitignore_stars, ["check", "{}"]),
+    "per-file-ignores of 10,000 stars, check": ("ignores", per_file_ignores_stars, ["check", "{}"]),
+    "scan, a row with a 400 MiB id and note": (
+        "huge_id.parquet",
+        table_of_a_huge_id,
+        ["scan", "{}", "--body-column", "body", "--id-column", "id", "--meta-column", "note", "--workers", "1"],
+    ),
 }
 
 

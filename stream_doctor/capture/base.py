@@ -172,8 +172,9 @@ class StreamingReader(Reader, Protocol):
     """A reader that can also read a capture piece by piece (SSE, JSON Lines, the envelope, a JSON array), so a replay
     need not hold the file's frames (``capture.streamed``)."""
 
-    def cut(self, data: bytes, start: int) -> int:
-        """Where the last place in ``data`` (searching from ``start``) that a frame may end is; 0: none."""
+    def cut(self, data: bytes, start: int, fresh: bool = False) -> int:
+        """Where the last place in ``data`` (searching from ``start``) that a frame may end is; 0: none.
+        ``fresh``: ``data`` starts where a frame may (``chunks.pieces`` says so when it knows)."""
         ...
 
     def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:

@@ -147,9 +147,39 @@ def gunzip_chunks(raw: Iterator[bytes], limits: _limits.Limits) -> Iterator[byte
         raise CaptureError("the gzip data is cut off before its end (incomplete .gz file)")
 
 
-def sse_cut(data: bytes, start: int) -> int:
+def sse_cut(data: bytes, start: int, fresh: bool = False) -> int:
     """Where the last blank line of ``data`` at or after ``start`` ends (0: none), when nothing after
-    it can change how its line ends read (a CR followed by LF is one line end)."""
+    it can change how its line ends read (a CR followed by LF is one line end); or, past it, where the
+    run of comment lines that follows it ends, when every whole line after it is a comment (``fresh``:
+    ``data`` itself starts where an event may, so such a run from its start counts too).
+
+    The SSE parser's state is empty after a blank line and stays so through comment lines: a piece
+    may end there. So keep-alive comments sent without blank lines (or a gzip of a gigabyte of them)
+    are read a chunk at a time instead of gathered whole as one piece."""
+    best = _blank_cut(data, start)
+    if best or fresh:
+        after = _comments_end(data, max(best, start))
+        if after > best:
+            return after
+    return best
+
+
+def _comments_end(data: bytes, at: int) -> int:
+    """The end of ``data``'s last line end when every line from ``at`` to it is a comment line (LF or
+    CRLF line ends), else 0: a few counts at memchr speed, nothing a line."""
+    if data[at : at + 1] != b":":
+        return 0
+    end = data.rfind(b"\n") + 1
+    if end <= at:
+        return 0
+    if data.find(b"\r", at, end) >= 0 and data.count(b"\r", at, end) != data.count(b"\r\n", at, end):
+        return 0  # a lone CR: left to the blank lines
+    if data.count(b"\n:", at, end - 1) != data.count(b"\n", at, end) - 1:
+        return 0  # a line that is not a comment (a field, a blank line) comes before the end
+    return end
+
+
+def _blank_cut(data: bytes, start: int) -> int:
     if data.find(b"\r", start) < 0:  # LF only, the usual capture: one search (memchr), not five scans
         at = data.rfind(b"\n\n", start)
         return at + 2 if at >= 0 else 0
@@ -168,7 +198,7 @@ def sse_cut(data: bytes, start: int) -> int:
     return best
 
 
-def line_cut(data: bytes, start: int) -> int:
+def line_cut(data: bytes, start: int, fresh: bool = False) -> int:
     """Where the last line end of ``data`` at or after ``start`` ends (0: none), as ``sse_cut``."""
     best = data.rfind(b"\n", start) + 1
     at = data.rfind(b"\r", start)
@@ -177,30 +207,41 @@ def line_cut(data: bytes, start: int) -> int:
     return best
 
 
-def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int], int]) -> Iterator[tuple[bytes, bool]]:
+def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int, bool], int]) -> Iterator[tuple[bytes, bool]]:
     """``chunks`` re-cut into pieces that each end where ``cut`` says a frame may end: ``(piece, last)``.
 
-    The last piece is whatever follows the last cut (it may be empty). A frame longer than a chunk
-    is gathered whole before it is handed on; each chunk is searched once (with the three bytes
-    before it, where a cut may straddle the boundary), so that stays linear.
+    The last piece is whatever follows the last cut (it may be empty). What is held (the rest of the
+    last cut) always starts where a frame may; while it is no longer than the next chunk it is
+    searched again with it, from that start (``fresh``). A frame longer than that is gathered whole
+    before it is handed on, each further chunk searched once (with the three bytes before it, where
+    a cut may straddle the boundary): each byte is searched at most twice, so that stays linear.
     """
     held: list[bytes] = []
     held_size = 0
     tail = b""  # the last bytes held
     for chunk in chunks:
-        window = tail + chunk if held else chunk
-        end = cut(window, 0)
+        fresh = held_size <= len(chunk)
+        if not held:
+            window = chunk
+        elif fresh:
+            window = b"".join((*held, chunk))
+        else:
+            window = tail + chunk
+        end = cut(window, 0, fresh)
         if end == 0:
-            held.append(chunk)
-            held_size += len(chunk)
+            if fresh:
+                held, held_size = [window], len(window)
+            else:
+                held.append(chunk)
+                held_size += len(chunk)
             tail = window[-3:]
             continue
-        if held:
+        if fresh:
+            buffer = window
+        else:
             end += held_size - len(tail)
             held.append(chunk)
             buffer = b"".join(held)
-        else:
-            buffer = chunk
         yield buffer[:end], False
         rest = buffer[end:]
         held, held_size, tail = ([rest], len(rest), rest[-3:]) if rest else ([], 0, b"")

@@ -301,7 +301,7 @@ def read_json_array(data: bytes, path: str) -> Capture:
     return capture
 
 
-def _whole_piece(data: bytes, start: int) -> int:
+def _whole_piece(data: bytes, start: int, fresh: bool = False) -> int:
     """A JSON array's pieces may end anywhere: the splitter keeps its state across them."""
     return len(data)
 

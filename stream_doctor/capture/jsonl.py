@@ -183,12 +183,12 @@ def stream_jsonl(
     line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read.
 
     With ``runs`` (``capture/runs.py``) the runs of its form come as FrameRuns (``_with_runs``); while
-    the form is still to be said, pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames
+    the form is still to be said, pieces are read in steps of ``runs.HEAD_STEP`` bytes, so that the frames
     the provider is detected from are about all that is read without runs.
     """
     read = _Lines()
     if runs is not None:
-        pieces = _small_first(pieces, runs)
+        pieces = _runs.small_first(pieces, runs, line_cut)
     for piece in read.raw(pieces):
         frames: list[Frame] = []
         if runs is not None and runs.form is not None and _runs.ENABLED:
@@ -201,10 +201,19 @@ def stream_jsonl(
     capture.ended_cleanly = not read.cut_last_line(capture.problems)
 
 
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() and bytes.isspace() take for whitespace
+_LINE_ENDS = frozenset(b"\r\n")
+
+
 def _region(read: _Lines, piece: bytes, start: int, end: int, frames: list[Frame], number: int) -> int:
     """A Frame for each line of ``piece[start:end]`` (whole lines), ``number`` frames having been read
     before them; counts its lines in ``read.line`` and returns the frames read after them."""
     if start == end:
+        return number
+    if piece[start] in _SPACE and piece[end - 1] in _SPACE and not piece[start:end].strip():
+        # blank and whitespace lines alone (a piece of them): counted in C, as _frames skips them
+        ends = piece.count(b"\n", start, end) + piece.count(b"\r", start, end) - piece.count(b"\r\n", start, end)
+        read.line += ends + (piece[end - 1] not in _LINE_ENDS)
         return number
     lines, starts = read.lines(piece, start, end)
     number = _frames(lines, starts, read, frames, number)
@@ -279,22 +288,6 @@ def _rebuilt(piece: bytes, start: int, end: int, offset: int, line: int, number:
     frames: list[Frame] = []
     _region(read, piece, start, end, frames, number)
     return frames
-
-
-#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
-HEAD_STEP = 16 * 1024
-
-
-def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
-    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (at a line end) while ``runs`` is pending."""
-    for piece, last in pieces:
-        while runs.pending and len(piece) > HEAD_STEP:
-            cut = line_cut(piece[:HEAD_STEP], 0)
-            if not cut:
-                break
-            yield piece[:cut], False
-            piece = piece[cut:]
-        yield piece, last
 
 
 def read_envelope(data: bytes, path: str) -> Capture:

@@ -32,6 +32,7 @@ from functools import partial
 
 import orjson
 
+from stream_doctor.capture import _sse_counted as _counted
 from stream_doctor.capture import runs as _runs
 from stream_doctor.capture._text import (
     BOM,
@@ -105,7 +106,7 @@ class _Read:
         self.frames: list[Frame] = []  # the frames of the piece being read (and its FrameRuns, see events)
         self.before = 0  # frames read from earlier pieces, and those the piece's runs hold beyond one entry
         self.problems: list[InputProblem] = [] if problems is None else problems
-        self.unknown_fields: set[bytes] = set()
+        self.unknown_fields = _counted.UnknownFields()
         self.event_names: dict[bytes, str] = {}  # event names repeat: decode each once
         self.comments = 0
         self.ended_cleanly = True
@@ -185,8 +186,19 @@ class _Read:
         startswith = bytes.startswith
         blocks = (data[pos:end] if pos or end is not None else data).split(blank)
         rest = blocks.pop()  # after the last blank line: empty, unless the capture was cut
+        colon_after_eol = eol + b":"
         for block in blocks:
             size = len(block) + 2 * step
+            if not block:  # two more blank lines (a run of them): nothing to dispatch, nothing to keep
+                line += 2
+                offset += size
+                continue
+            if block[0] == 58 and block.count(colon_after_eol) == block.count(eol):  # comment lines alone
+                count = block.count(eol) + 1
+                self.comments += count
+                line += count + 1
+                offset += size
+                continue
             if startswith(block, b"data: "):
                 if block.find(eol) < 0:
                     payload = block[6:]
@@ -235,6 +247,10 @@ class _Read:
             number = before + len(frames)
             offset += size
         if rest:
+            count = rest.count(eol)
+            if rest[0] == 58 and rest.endswith(eol) and rest.count(colon_after_eol) == count - 1:
+                self.comments += count  # comment lines alone, as a piece cut after them ends (chunks.sse_cut)
+                return line + count
             line = self.lines(rest, offset, line, is_utf8(rest))
         return line
 
@@ -268,6 +284,9 @@ class _Read:
         event: str | None = None
         sse_id: str | None = None
         block = 0
+        # the unknown fields of a block that starts with "{", told when it ends; False: the block does
+        # not (its first line is looked at once a block, however many lines it has); None: not looked
+        held: list[tuple[bytes, Pos]] | bool | None = None
 
         for i, line in enumerate(lines):
             if i == cut and not line.startswith(b"data:"):
@@ -334,7 +353,7 @@ class _Read:
                     cut_line = lines[cut] if cut >= 0 else b""
                     comment = block == cut and cut_line[:1] == b":"
                     # only the cut line's start is kept: it may be megabytes of junk without a line end
-                    start = cut_line[:UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
+                    start = cut_line[: _counted.UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
                     self.ended_cleanly = False
                     problems.append(
                         InputProblem(
@@ -351,7 +370,7 @@ class _Read:
                     and block < i
                     and self.unprefixed(lines, starts, block, i, base_line, base_offset)
                 ):
-                    pass  # a JSON object written without data: prefixes, read as Google's clients read it
+                    held = None  # a JSON object written without data: prefixes, read as Google's clients read it
                 elif event is not None:
                     # An event name but no data: the spec drops the block without dispatching it.
                     where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
@@ -365,7 +384,9 @@ class _Read:
                             where,
                         )
                     )
-                first_data = more_data = event = sse_id = None
+                for name, where in held if isinstance(held, list) else ():
+                    self.unknown_fields.add(name, where, problems)
+                first_data = more_data = event = sse_id = held = None
                 block = i + 1
                 continue
             if line[0] == 58:  # b":"
@@ -393,20 +414,16 @@ class _Read:
                     sse_id = value_bytes.decode("utf-8", "replace")
             elif name == b"retry":
                 pass  # a reconnection delay: nothing to diagnose in a replay
-            elif name[:UNKNOWN_NAME_KEPT] not in self.unknown_fields:
+            else:
                 # a "field name" can be a whole line of junk (a body of NULs has no colon): only its
                 # start is kept and shown, never copied, decoded and quoted whole
-                self.unknown_fields.add(name[:UNKNOWN_NAME_KEPT])
-                shown = name[:UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
-                if len(name) > UNKNOWN_NAME_SHOWN:
-                    shown += f"… ({len(name):,} bytes)"
-                problems.append(
-                    InputProblem(
-                        "unknown-sse-field",
-                        f"unknown SSE field {shown!r} (clients ignore it)",
-                        Pos(before + len(frames) + 1, base_line + i, base_offset + starts[i]),
-                    )
-                )
+                where = Pos(before + len(frames) + 1, base_line + i, base_offset + starts[i])
+                if held is None:  # a block that may be one JSON object without data: prefixes (unprefixed)?
+                    held = [] if lines[block].lstrip()[:1] == b"{" else False
+                if isinstance(held, list):
+                    held.append((name, where))  # told when the block ends, unless it is that object
+                else:
+                    self.unknown_fields.add(name, where, problems)
 
         self.comments += comments
         return base_line + last
@@ -436,17 +453,9 @@ class _Read:
             return False
         if not isinstance(value, dict):
             return False
-        # the block's lines were each reported as an unknown field as they were read: they are one object
+        # the block's lines were held as they were read, not told as unknown fields: they are one object
         first_line = base_line + block
         problems = self.problems
-        while (
-            problems
-            and problems[-1].kind == "unknown-sse-field"
-            and (problems[-1].pos or Pos(0, 0, 0)).line >= first_line
-        ):
-            dropped = problems.pop()
-            assert dropped.pos is not None
-            self.unknown_fields.discard(lines[dropped.pos.line - base_line].partition(b":")[0][:UNKNOWN_NAME_KEPT])
         where = Pos(self.before + len(self.frames) + 1, first_line, base_offset + starts[block])
         self.frames.append(Frame(where, payload, value))
         problems.append(
@@ -522,11 +531,6 @@ def _each_line_whole(data_lines: list[bytes]) -> list[object] | None:
     return values
 
 
-#: How much of an unknown field's name is remembered (to report it once) and shown.
-UNKNOWN_NAME_KEPT = 256
-UNKNOWN_NAME_SHOWN = 40
-
-
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
     """Read an SSE capture. ``fast=False`` parses every block line by line (tests compare both)."""
     capture = Capture(path=path, container=SseReader.name, size=len(data), frames=[])
@@ -544,13 +548,15 @@ def stream_sse(
     runs: _runs.RunReading | None = None,
 ) -> Iterator[list[Frame]]:
     """The frames of an SSE capture read piece by piece (``chunks.pieces`` with ``chunks.sse_cut``: each
-    piece but the last ends with a blank line), a list per piece; what was noticed goes to ``capture``
-    (``problems`` as it is read; ``comments`` and ``ended_cleanly`` once the last piece is read).
+    piece but the last ends with a blank line, or with comment lines that follow one), a list per piece;
+    what was noticed goes to ``capture`` (``problems`` as it is read; ``comments``, ``ended_cleanly`` and
+    the unknown fields past the first few once the last piece is read: ``_sse_counted``).
 
     Each piece is read as a whole capture would be (the parser's state is empty after a blank
-    line), continuing the frame numbers, lines and offsets of the pieces before it. With ``runs``
+    line and stays so through comments), continuing the frame numbers, lines and offsets of the
+    pieces before it; a piece of blank and comment lines alone is only counted. With ``runs``
     (``capture/runs.py``) the runs of its form come as FrameRuns; while the form is still to be
-    said (``runs.pending``), pieces are read in steps of ``HEAD_STEP`` bytes, so that the frames the
+    said (``runs.pending``), pieces are read in steps of ``runs.HEAD_STEP`` bytes, so that the frames the
     provider is detected from are about all that is read without runs.
     """
     state = _Read(capture.problems, runs)
@@ -558,13 +564,19 @@ def stream_sse(
     offset = 0
     first = True
     if runs is not None:
-        pieces = _small_first(pieces, runs)
+        pieces = _runs.small_first(pieces, runs, sse_cut)
     for piece, _ in pieces:
         if first:
             first = False
             if piece.startswith(BOM):
                 piece, offset = piece[len(BOM) :], len(BOM)
         if not piece:
+            continue
+        quiet = _counted.quiet(piece)
+        if quiet is not None:  # blank and comment lines alone: counted, nothing kept
+            line += quiet[0]
+            state.comments += quiet[1]
+            offset += len(piece)
             continue
         line_end = uniform_line_end(piece) if fast else None
         if line_end is not None:
@@ -580,22 +592,9 @@ def stream_sse(
         del piece, batch  # not held while the next piece is read and cut into frames
     capture.comments = state.comments
     capture.ended_cleanly = state.ended_cleanly
-
-
-#: While the engine has not said which runs to read, pieces are read this many bytes at a time.
-HEAD_STEP = 16 * 1024
-
-
-def _small_first(pieces: Iterable[tuple[bytes, bool]], runs: _runs.RunReading) -> Iterator[tuple[bytes, bool]]:
-    """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (where an event may end) while ``runs`` is pending."""
-    for piece, last in pieces:
-        while runs.pending and len(piece) > HEAD_STEP:
-            cut = sse_cut(piece[:HEAD_STEP], 0)
-            if not cut:
-                break
-            yield piece[:cut], False
-            piece = piece[cut:]
-        yield piece, last
+    more_unknown = state.unknown_fields.summary()
+    if more_unknown is not None:
+        capture.problems.append(more_unknown)
 
 
 class SseReader:

@@ -61,8 +61,8 @@ def parse(lines: list[str]) -> tuple[Rule, ...]:
     """The rules of a ``.gitignore``'s lines, in order."""
     rules = []
     for line in lines:
-        while line.endswith(" ") and not line.endswith("\\ "):
-            line = line[:-1]
+        kept = line.rstrip(" ")  # at once: a line of a million spaces is one copy, not a million
+        line = kept + " " if kept.endswith("\\") and len(kept) < len(line) else kept
         if not line or line.startswith("#"):
             continue
         negated = line.startswith("!")

@@ -10,7 +10,10 @@ handed to ``re``: a backtracking regex takes minutes on ``*a*a*a…*b`` against 
 (pathspec's gitignore regexes too: 9 s with six stars, eight times longer per star). A pattern
 compiles to a small automaton that reads a path once, its state being the set of places the
 pattern may be at (a Thompson NFA), with the sets met so far cached as DFA states: time is
-linear in the path's length times the pattern's, whatever the pattern. A pattern that cannot
+linear in the path's length times the pattern's, whatever the pattern, and memory linear in the
+pattern's (each step follows the jumps from the places it reached once; the cache holds at most
+``MAX_CACHED_PLACES`` places). A run of wildcards that means one (``***``, ``**/**/``) is read as
+that one, so 10,000 stars cost what one does. A pattern that cannot
 mean anything (a reversed range ``[z-a]``) is a ``GlobError``, for the caller to name its source.
 
 ``GITIGNORE`` reads a pattern as gitignore(5) does (``\\`` escapes, no braces, ``**`` special only
@@ -30,6 +33,8 @@ GITIGNORE: Dialect = "gitignore"
 
 #: DFA states cached per pattern before the cache starts again (each is a set of NFA places).
 MAX_CACHED_STATES = 512
+#: NFA places those states may hold together: a long pattern's sets are long, and the cache is memory.
+MAX_CACHED_PLACES = 1 << 16
 
 
 class GlobError(ValueError):
@@ -107,7 +112,7 @@ def _parse_config(pattern: str) -> list[Node]:
         else:
             nodes.append(("lit", char))
             i += 1
-    return nodes
+    return _collapsed(nodes)
 
 
 def _parse_gitignore(pattern: str) -> list[Node]:
@@ -123,7 +128,33 @@ def _parse_gitignore(pattern: str) -> list[Node]:
         nodes.extend(_parse_segment(segment))
         if number < last:
             nodes.append(("lit", "/"))
-    return nodes
+    return _collapsed(nodes)
+
+
+# Two wildcards in a row that match what one of them does: "star" is [^/]*, "any" .*, "dirs" (.*/)?
+# ("star" then "dirs" is neither, and stays two nodes).
+_ONE_OF_TWO: dict[tuple[str, str], Node] = {
+    ("star", "star"): ("star",),
+    ("dirs", "dirs"): ("dirs",),
+    ("any", "any"): ("any",),
+    ("any", "star"): ("any",),
+    ("star", "any"): ("any",),
+    ("any", "dirs"): ("any",),
+    ("dirs", "any"): ("any",),
+}
+
+
+def _collapsed(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with each run of wildcards that one wildcard matches the same as read as that one
+    (``***`` is ``*``): a pattern of 10,000 stars compiles to one loop, not 10,000 nested ones."""
+    out: list[Node] = []
+    for node in nodes:
+        merged = _ONE_OF_TWO.get((out[-1][0], node[0])) if out else None
+        if merged is None:
+            out.append(node)
+        else:
+            out[-1] = merged
+    return out
 
 
 def _parse_segment(segment: str) -> list[Node]:
@@ -248,22 +279,24 @@ class _Machine:
     def __init__(self, program: Program) -> None:
         self.ops = program.ops
         self.match = len(self.ops) - 1
-        self.closures = [self._closure(pc) for pc in range(len(self.ops))]
+        self.start_places = self._follow([0])
         self._reset()
 
-    def _closure(self, start: int) -> frozenset[int]:
-        """The reading places reachable from ``start`` without reading (splits and jumps followed)."""
+    def _follow(self, starts: list[int]) -> frozenset[int]:
+        """The reading places reachable from ``starts`` without reading (splits and jumps followed),
+        each place visited once: O(pattern) per step, however the jumps nest."""
+        ops = self.ops
         seen: set[int] = set()
-        todo = [start]
-        found = set()
+        found: set[int] = set()
+        todo = starts[::-1]
         while todo:
             pc = todo.pop()
             if pc in seen:
                 continue
             seen.add(pc)
-            kind, _what, first, second = self.ops[pc]
+            kind, _what, first, second = ops[pc]
             if kind == _SPLIT:
-                todo += [first, second]
+                todo += [second, first]
             elif kind == _JMP:
                 todo.append(first)
             else:
@@ -274,7 +307,8 @@ class _Machine:
         self.ids: dict[frozenset[int], int] = {}
         self.sets: list[frozenset[int]] = []
         self.edges: list[dict[str, int]] = []
-        self.start = self._intern(self.closures[0])
+        self.places = 0  # held by the cached sets together
+        self.start = self._intern(self.start_places)
 
     def _intern(self, places: frozenset[int]) -> int:
         number = self.ids.get(places)
@@ -282,6 +316,7 @@ class _Machine:
             number = self.ids[places] = len(self.sets)
             self.sets.append(places)
             self.edges.append({})
+            self.places += len(places)
         return number
 
     def fullmatch(self, text: str) -> bool:
@@ -294,15 +329,12 @@ class _Machine:
         return self.match in self.sets[state]
 
     def _step(self, state: int, char: str) -> int:
-        places = self.sets[state]
-        following = frozenset(
-            place
-            for pc in places
-            if self.ops[pc][0] == _CHAR and _reads(self.ops[pc][1], char)  # type: ignore[arg-type]
-            for place in self.closures[pc + 1]
+        ops = self.ops
+        following = self._follow(
+            [pc + 1 for pc in self.sets[state] if ops[pc][0] == _CHAR and _reads(ops[pc][1], char)]  # type: ignore[arg-type]
         )
-        if len(self.sets) >= MAX_CACHED_STATES:  # a pattern whose sets keep growing: start the cache again
-            self._reset()
+        if len(self.sets) >= MAX_CACHED_STATES or self.places + len(following) > MAX_CACHED_PLACES:
+            self._reset()  # a pattern whose sets keep growing: start the cache again
             return self._intern(following)
         number = self._intern(following)
         self.edges[state][char] = number

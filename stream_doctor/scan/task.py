@@ -36,6 +36,8 @@ STATUSES = ("passed", "findings", "unreadable", "skipped", "lost")
 
 #: Rows of a table read at once from a row group.
 READ_ROWS = 256
+#: The longest id, model or metadata value carried whole into the rows (docs/scan.md).
+MAX_CARRIED = 1024
 
 
 @dataclass(frozen=True)
@@ -320,7 +322,15 @@ def _body(value: Any, column: str) -> tuple[bytes | None, str | None]:
 
 
 def _text(value: Any) -> str | None:
-    return None if value is None else value if isinstance(value, str) else str(value)
+    """An id, model or metadata value as the rows carry it: at most ``MAX_CARRIED`` characters, and
+    how long it was when longer (it is copied into every finding and status row of its capture, and
+    sent to the client: a 40 MiB id took the client to 664 MB, issue 31)."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= MAX_CARRIED:
+        return text
+    return f"{text[:MAX_CARRIED]}… (cut: {len(text):,} characters)"
 
 
 def _blank(settings: Settings) -> tuple[None, ...]:

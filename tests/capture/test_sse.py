@@ -158,6 +158,41 @@ def test_unknown_fields_are_reported_once_each_at_their_first_position() -> None
     assert capture.frames[1].pos == Pos(2, 3, data.index(b"foo: x"))
 
 
+def test_past_the_first_ten_unknown_field_names_the_rest_are_one_problem_with_counts() -> None:
+    # issue 31: 500,000 distinct names in 4.4 MB were 500,002 findings (325 MB)
+    names = [b"f%d" % number for number in range(2000)]
+    data = b"data: 1\n\n" + b"".join(name + b": x\n" for name in names) + b"f12: again\ndata: 2\n\n"
+    capture = both(data)
+    assert [f.value for f in capture.frames] == [1, 2]
+    unknown = [p for p in capture.problems if p.kind == "unknown-sse-field"]
+    assert len(unknown) == 11
+    assert [f"'f{n}'" in p.message for n, p in enumerate(unknown[:10])] == [True] * 10
+    assert unknown[0].pos == Pos(2, 3, data.index(b"f0:"))
+    more = unknown[10]
+    assert more.pos == Pos(2, 13, data.index(b"f10:"))  # where the first name past the ten is
+    assert more.message.startswith("1,991 more lines of unknown SSE fields, more than 1,000 other names")
+    assert "'f10' (1), 'f11' (1), 'f12' (2), 'f13' (1), 'f14' (1), …" in more.message
+
+
+def test_ten_unknown_field_names_are_each_reported_and_nothing_more() -> None:
+    # the near miss: ten names, each on two lines, are ten problems and no summary
+    data = b"".join(b"f%d: x\n" % (number % 10) for number in range(20)) + b"data: 1\n\n"
+    assert READER.sniff(b"data: 1\n\n" + data) > 0
+    capture = both(b"data: 1\n\n" + data)
+    assert kinds(capture) == ["unknown-sse-field"] * 10
+
+
+def test_blank_and_comment_lines_are_counted_not_kept() -> None:
+    # issue 31: a run of blank lines cost 4.2 s per MiB (a call a block), comments a list entry each
+    event = b'event: ping\ndata: {"type": "ping"}\n\n'
+    for quiet in (b"\n" * 5000, b": keep-alive\n" * 3000, b": ping\n\n" * 3000, b"\r\n" * 100 + b":\r\n" * 100):
+        data = event + quiet + event
+        capture = both(data)
+        assert [f.pos for f in capture.frames] == [Pos(1, 1, 0), Pos(2, 4 + quiet.count(b"\n"), len(event + quiet))]
+        assert capture.comments == quiet.count(b":")
+        assert capture.problems == []
+
+
 def test_event_without_data_is_not_dispatched_but_noted() -> None:
     data = b"event: ping\n\ndata: 1\n\n"
     capture = both(data)

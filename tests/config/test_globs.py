@@ -67,6 +67,97 @@ def test_globs_agree_with_pathspec(pattern: str, path: str, dialect: Dialect) ->
     assert ours(pattern, path, dialect) is reference(pattern, path), (pattern, path)
 
 
+# -- long star runs and long patterns ---------------------------------------------------------------
+#
+# A run of stars inside a segment is one "*" in gitignore(5) ("Other consecutive asterisks are
+# considered regular asterisks"), so pathspec answers for the pattern with each run written once:
+# its regex for the run as written ("[^/]*" 10,000 times) backtracks for longer than a test can wait
+# on a miss (issue 31), which is what the Glob must not do.
+
+star_run = st.integers(1, 10_000).map(lambda count: "*" * count)
+run_segment = st.lists(st.one_of(literal, star_run, st.just("?"), bracket), min_size=1, max_size=5).map("".join)
+
+
+def one_star_a_run(pattern: str) -> str:
+    """``pattern`` with each run of stars inside a segment written once (a whole "**" segment stays)."""
+    return "/".join(part if part == "**" else re.sub(r"\*+", "*", part) for part in pattern.split("/"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(run_segment, run_segment, st.just("**")), min_size=1, max_size=4).map("/".join), paths)
+def test_long_star_runs_agree_with_pathspec(pattern: str, path: str) -> None:
+    assert ours(pattern, path, GITIGNORE) is reference(one_star_a_run(pattern), path), (pattern[:200], path)
+
+
+short_run_segment = st.lists(
+    st.one_of(literal, st.integers(1, 6).map(lambda count: "*" * count), st.just("?")), min_size=1, max_size=5
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(short_run_segment, st.just("**"), st.just("{a*,**/b}")), min_size=1, max_size=4).map("/".join),
+    paths,
+    st.sampled_from([CONFIG, GITIGNORE]),
+)
+def test_a_run_of_wildcards_read_as_one_matches_what_the_run_does(pattern: str, path: str, dialect: Dialect) -> None:
+    # the automaton of every wildcard as written (nested loops) is the reference for the collapsed one
+    from unittest import mock
+
+    from stream_doctor.config import globs
+
+    with mock.patch.object(globs, "_collapsed", lambda nodes: nodes):
+        written = globs._Machine(globs.compile_nodes(globs.parse(pattern, dialect)))
+    parts = path.split("/")
+    for depth in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:depth])
+        assert Glob(pattern, dialect).fullmatch(prefix) is written.fullmatch(prefix), (pattern, prefix)
+
+
+@st.composite
+def long_pattern_and_path(draw: st.DrawFn) -> tuple[str, str]:
+    """A path of up to 60 folders and a pattern of as many segments, each the path's own segment, one
+    a wildcard or a bracket reads it with, or another: long patterns that match or miss anywhere.
+    At most two "**" segments, which keep pathspec's regex from backtracking for ages on a miss."""
+    parts = draw(st.lists(st.text(LETTERS, min_size=1, max_size=4), min_size=8, max_size=60))
+    doubles = 0
+    segments = []
+    for part in parts:
+        choice = draw(st.sampled_from(["same", "same", "star", "ones", "bracket", "other", "double"]))
+        if choice == "double" and doubles < 2:
+            doubles += 1
+            segments.append("**")
+        elif choice == "star":
+            segments.append(part[:1] + "*" * draw(st.integers(1, 3)))
+        elif choice == "ones":
+            segments.append("?" * len(part))
+        elif choice == "bracket":
+            segments.append("[" + part[0] + "c]" + part[1:])
+        elif choice == "other":
+            segments.append(draw(st.text(LETTERS, min_size=1, max_size=4)))
+        else:
+            segments.append(part)
+    return "/".join(segments), "/".join(parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(long_pattern_and_path())
+def test_long_patterns_agree_with_pathspec(pair: tuple[str, str]) -> None:
+    pattern, path = pair
+    expected = reference(re.sub(r"\*+", "*", pattern), path)
+    assert ours(pattern, path, GITIGNORE) is expected, pair
+
+
+def test_the_cached_places_are_bounded_on_a_long_pattern() -> None:
+    from stream_doctor.config import globs
+
+    glob = Glob("*a" * 500 + "b")  # each "a" of a name of "a"s is one more place the pattern may be at
+    for length in (100, 300, 400):
+        assert glob.matches("a" * length) is False
+        assert 0 < glob._machine.places <= globs.MAX_CACHED_PLACES
+    assert glob.matches("a" * 500 + "b") is True
+
+
 @pytest.mark.parametrize(
     ("pattern", "path", "matches"),
     [
@@ -114,6 +205,11 @@ def test_a_reversed_range_is_an_error_naming_it(pattern: str) -> None:
         ("x/" + "**/" * 20 + "*a" * 20 + "b", "x/" + "a/" * 30 + "a" * 60, "x/" + "a/" * 30 + "a" * 20 + "b", CONFIG),
         ("x/**/" + "*a" * 20 + "*b", "x/" + "a/" * 30 + "a" * 60, "x/" + "a/" * 30 + "a" * 20 + "b", GITIGNORE),
         ("{a,a,a,a}" * 40 + "*b", "a" * 60, "a" * 59 + "b", CONFIG),
+        # issue 31: nested loops of 10,000 stars took 91 s and then a MemoryError to compile
+        ("*" * 10_000 + "x", "a" * 60, "a" * 59 + "x", GITIGNORE),
+        ("*" * 10_000 + "x", "a/" * 30 + "y", "a/" * 30 + "x", CONFIG),
+        ("**/" * 5_000 + "x", "a/" * 30 + "y", "a/" * 30 + "x", CONFIG),
+        ("{a,}" * 2_500 + "b", "a" * 60, "a" * 59 + "b", CONFIG),
     ],
 )
 def test_patterns_that_make_a_regex_backtrack_are_answered(pattern: str, miss: str, hit: str, dialect: Dialect) -> None:

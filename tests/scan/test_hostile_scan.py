@@ -69,6 +69,27 @@ def test_a_good_table_alone_has_no_table_row(cluster: str, tmp_path: Path, monke
     assert sorted(r["row"] for r in status_rows("f.status.parquet")) == [0, 1, 2]
 
 
+def test_a_huge_id_or_metadata_value_is_carried_cut_and_says_how_long_it_was(
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 31: the value is copied into every finding and status row and sent to the client (a 40 MiB
+    # id and note: 664 MB in the client); a value of 1,024 characters is the near miss, carried whole
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.chdir(tmp_path)
+    body = (FIXTURES / "anthropic/duplicate_tool_ids.sse").read_text(encoding="utf-8")
+    huge, whole = "i" * (4 << 20), "w" * 1024
+    pq.write_table(pa.table({"body": [body, body], "id": [huge, whole], "note": [whole, huge]}), "t.parquet")
+    scan(ScanOptions(("t.parquet",), out="f.parquet", body_column="body", id_column="id", meta_columns=("note",),
+                     scheduler=cluster))  # fmt: skip
+    cut = "i" * 1024 + f"… (cut: {4 << 20:,} characters)"
+    rows = sorted(status_rows("f.status.parquet"), key=lambda r: r["row"])
+    assert [(r["id"], r["note"]) for r in rows] == [(cut, whole), (whole, cut)]
+    findings = pq.read_table("f.parquet").to_pylist()
+    assert findings and {(f["id"], f["note"]) for f in findings if f["row"] == 0} == {(cut, whole)}
+
+
 def _captures(folder: Path) -> list[str]:
     folder.mkdir()
     labels = []

@@ -2,7 +2,8 @@
 
 What it checks:
     The SSE ``event:`` name differs from the JSON ``type`` inside (Anthropic always sends them
-    equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist; several
+    equal); an ``event:`` field with no ``data:``; an SSE field name that does not exist (each of the
+    first ten names where it first appears, the lines of any others together, counted); several
     ``data:`` lines, each a whole JSON document, with no blank line between them (events written
     without their separators: read one a line, as line-based clients do); a block of lines without
     any field prefix that is one JSON object (Vertex AI and the Gemini API write a mid-stream error

@@ -1,0 +1,126 @@
+"""Small inputs stay small (issue 31): a few kilobytes of patterns, blank lines, comments or field
+names never cost minutes or gigabytes. Each attack runs scaled down to seconds in a subprocess under
+an address-space limit (``test_adversarial.run_cli``), beside a near miss that must still be read;
+``benchmarks/bench_hostile.py`` runs them at full size.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_adversarial import PEAK_BOUND_KB, run_cli
+
+STARS = "*" * 10_000
+
+
+def _captures(folder: Path) -> None:
+    """Two captures with an error each: ``duplicate_tool_ids.sse`` and ``keep.sse`` (SD405)."""
+    body = (ROOT / "fixtures/anthropic/duplicate_tool_ids.sse").read_bytes()
+    (folder / "duplicate_tool_ids.sse").write_bytes(body)
+    (folder / "keep.sse").write_bytes(body)
+
+
+def test_a_gitignore_line_of_ten_thousand_stars_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    # issue 31: "*" * 10_000 + "x" took 91 s and then a MemoryError (nested loops, one per star)
+    (tmp_path / ".git").mkdir()
+    _captures(tmp_path)
+    (tmp_path / ".gitignore").write_text(f"{STARS}s.sse\n{STARS}q.sse\n")
+    ran = run_cli("check", ".", cwd=tmp_path)
+    assert ran.code == 1, ran.out + ran.err
+    assert "keep.sse" in ran.out  # the near miss: "…q.sse" ignores neither file, "…s.sse" one of them
+    assert "duplicate_tool_ids.sse" not in ran.out
+    assert ran.peak_kb < PEAK_BOUND_KB
+
+
+def test_a_per_file_ignores_glob_of_ten_thousand_stars_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    # issue 31: 43 s and 1.19 GB for a glob of 10,000 stars
+    _captures(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.stream-doctor.per-file-ignores]\n"{STARS}ids.sse" = ["SD405"]\n"{STARS}nothing.sse" = ["SD405"]\n'
+    )
+    ran = run_cli("check", ".", "-r", "github", cwd=tmp_path)
+    assert ran.code == 1, ran.out + ran.err
+    assert "keep.sse" in ran.out and "SD405" in ran.out  # the near miss: still reported
+    assert "duplicate_tool_ids.sse" not in ran.out  # its SD405 is ignored
+    assert ran.peak_kb < PEAK_BOUND_KB
+
+
+# ---------------------------------------------------------------------------------------------------- SSE lines
+
+START = b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+
+
+def _gzip_of(path: Path, head: bytes, line: bytes, size: int, tail: bytes) -> Path:
+    """``head``, ``line`` repeated to ``size`` bytes and ``tail``, gzip-compressed a block at a time."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = line * ((1 << 20) // len(line))
+    with path.open("wb") as out:
+        out.write(compressor.compress(head))
+        for _ in range(size // len(block)):
+            out.write(compressor.compress(block))
+        out.write(compressor.compress(tail) + compressor.flush())
+    return path
+
+
+def _replayed(path: Path) -> tuple[int, dict[str, Any]]:
+    ran = run_cli("replay", str(path), "-f", "json")
+    return ran.peak_kb, json.loads(ran.out)
+
+
+@pytest.mark.parametrize(
+    ("line", "comments"),
+    [(b":\n", True), (b": keep-alive\n", True), (b": ping\n\n", True), (b"\n", False), (b"\r\n", False)],
+    ids=["colons", "keep-alives", "keep-alives-and-blank-lines", "blank-lines", "blank-crlf"],
+)
+def test_a_small_gzip_of_comments_or_blank_lines_reads_in_bounded_memory(
+    tmp_path: Path, line: bytes, comments: bool
+) -> None:
+    # issue 31: a 2.2 MB gzip of 900 MiB of comments took 5.9 GB (MemoryError); blank lines 4.2 s per MiB.
+    # Here 64 MiB (1.6 GB before for the colons; about 4.5 minutes for the blank lines); the event after
+    # them is the near miss, still read.
+    path = _gzip_of(tmp_path / "quiet.sse.gz", START, line, 64 << 20, PING)
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["events"] == 2 and report["capture"]["ended_cleanly"]
+    assert report["event_counts"]["ping"] == 1
+    assert peak_kb < PEAK_BOUND_KB
+
+
+def test_a_comment_flood_inside_an_event_is_still_that_event(tmp_path: Path) -> None:
+    # the near miss of the cut after comment runs: comments after an event's first field are inside it
+    flood = b":\n" * 100_000
+    path = tmp_path / "inside.sse"
+    path.write_bytes(START + b"event: ping\n" + flood + b'data: {"type": "ping"}\n' + flood + b"\n")
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["events"] == 2 and report["event_counts"]["ping"] == 1
+    assert peak_kb < PEAK_BOUND_KB
+
+
+def test_many_distinct_unknown_field_names_are_eleven_findings(tmp_path: Path) -> None:
+    # issue 31: 500,000 distinct names in 4.4 MB were 500,002 findings and 325 MB
+    names = b"".join(b"f%d: x\n" % number for number in range(200_000))
+    path = tmp_path / "fields.sse"
+    path.write_bytes(START + names + b"\n" + PING)
+    peak_kb, report = _replayed(path)
+    unknown = [f for f in report["findings"] if f["code"] == "SD005"]
+    assert len(unknown) == 11
+    assert unknown[-1]["message"].startswith("199,990 more lines of unknown SSE fields, more than 1,000 other names")
+    assert report["event_counts"]["ping"] == 1  # the event after them: read
+    assert peak_kb < PEAK_BOUND_KB
+
+
+def test_a_small_gzip_of_blank_json_lines_reads_in_seconds(tmp_path: Path) -> None:
+    # issue 31's row, for the other line-based reader: each blank line was a step of Python and each
+    # line of spaces a JSON error caught (100 MiB gzipped: 71 s; of "  \n": over 200 s); 64 MiB here
+    head = START.split(b"\n")[1].removeprefix(b"data: ") + b"\n"
+    path = _gzip_of(tmp_path / "blank.jsonl.gz", head, b"  \n", 64 << 20, b'{"type": "ping"}\n')
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["container"] == "jsonl" and report["capture"]["events"] == 2
+    assert report["event_counts"]["ping"] == 1  # the near miss: the line after them is read
+    assert peak_kb < PEAK_BOUND_KB
