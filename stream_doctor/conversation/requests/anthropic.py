@@ -11,15 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, role_of, string, text_of
+from stream_doctor.conversation.requests.common import forced_tool, listed, role_of, string, text_of
 
 CLIENT_CALLS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     provided: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             continue
         name = tool["name"]
@@ -34,11 +34,12 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 
 def parse(body: dict[str, Any]) -> RequestFacts:
-    declared, provided = tools(body)
+    wrong: list[str] = []
+    declared, provided = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, message in enumerate(body.get("messages") or []):
+    for index, message in enumerate(listed(body.get("messages"), "messages", wrong)):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
@@ -70,5 +71,5 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 other_before = True
     return RequestFacts(
         "anthropic", declared, tuple(messages), tuple(calls), tuple(results), provider_tools=provided,
-        forced_tool=forced_tool(body.get("tool_choice")),
+        forced_tool=forced_tool(body.get("tool_choice")), not_lists=tuple(wrong),
     )  # fmt: skip

@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, role_of, string, text_of
+from stream_doctor.conversation.requests.common import forced_tool, listed, role_of, string, text_of
 
 
-def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
+def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
     found: dict[str, ToolDef] = {}
     config = body.get("toolConfig")
-    for index, tool in enumerate(config.get("tools") or [] if isinstance(config, dict) else []):
+    for index, tool in enumerate(
+        listed(config.get("tools"), "toolConfig.tools", wrong) if isinstance(config, dict) else []
+    ):
         spec = tool.get("toolSpec") if isinstance(tool, dict) else None
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             continue
@@ -31,16 +33,17 @@ def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
 
 
 def parse(body: dict[str, Any]) -> RequestFacts:
+    wrong: list[str] = []
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, message in enumerate(body.get("messages") or []):
+    for index, message in enumerate(listed(body.get("messages"), "messages", wrong)):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
         messages.append(MessageFacts(index, role_of(message.get("role")), path, text_of(message.get("content"))))
         other_before = False
-        for position, block in enumerate(message.get("content") or []):
+        for position, block in enumerate(listed(message.get("content"), f"{path}.content", wrong)):
             if not isinstance(block, dict):
                 continue
             where = f"{path}.content[{position}]"
@@ -58,4 +61,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 other_before = True
     config = body.get("toolConfig")
     forced = forced_tool(config.get("toolChoice")) if isinstance(config, dict) else None
-    return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results), forced_tool=forced)
+    declared = tools(body, wrong)
+    return RequestFacts(
+        "bedrock", declared, tuple(messages), tuple(calls), tuple(results), forced_tool=forced, not_lists=tuple(wrong)
+    )

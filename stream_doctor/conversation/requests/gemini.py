@@ -12,17 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import role_of, string, text_of
+from stream_doctor.conversation.requests.common import listed, role_of, string, text_of
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
     return value[camel] if camel in value else value.get(snake)
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     builtin: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict):
             continue
         declarations = _get(tool, "functionDeclarations", "function_declarations")
@@ -45,11 +45,12 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 
 def parse(body: dict[str, Any]) -> RequestFacts:
-    declared, builtin = tools(body)
+    wrong: list[str] = []
+    declared, builtin = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, content in enumerate(body.get("contents") or []):
+    for index, content in enumerate(listed(body.get("contents"), "contents", wrong)):
         if not isinstance(content, dict):
             continue
         path = f"contents[{index}]"
@@ -57,7 +58,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
             MessageFacts(index, role_of(content.get("role") or "user"), path, text_of(content.get("parts")))
         )
         other_before = False
-        for position, part in enumerate(content.get("parts") or []):
+        for position, part in enumerate(listed(content.get("parts"), f"{path}.parts", wrong)):
             if not isinstance(part, dict):
                 continue
             where = f"{path}.parts[{position}]"
@@ -78,7 +79,7 @@ def parse(body: dict[str, Any]) -> RequestFacts:
                 other_before = True
     return RequestFacts(
         "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin,
-        forced_tool=_forced(body),
+        forced_tool=_forced(body), not_lists=tuple(wrong),
     )  # fmt: skip
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, role_of, string, text_of
+from stream_doctor.conversation.requests.common import arguments, forced_tool, listed, role_of, string, text_of
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 
@@ -37,10 +37,10 @@ _OUTPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     hosted: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict):
             continue
         kind = tool.get("type")
@@ -55,12 +55,13 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 
 def parse(body: dict[str, Any]) -> RequestFacts:
-    declared, hosted = tools(body)
+    wrong: list[str] = []
+    declared, hosted = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    items = body.get("input")
-    for index, item in enumerate(items if isinstance(items, list) else []):
+    items = body.get("input")  # a string is one user message
+    for index, item in enumerate([] if isinstance(items, str) else listed(items, "input", wrong)):
         if not isinstance(item, dict):
             continue
         path = f"input[{index}]"
@@ -99,4 +100,5 @@ def parse(body: dict[str, Any]) -> RequestFacts:
         previous_response_id=string(body.get("previous_response_id")),
         provider_tools=hosted,
         forced_tool=forced_tool(body.get("tool_choice")),
+        not_lists=tuple(wrong),
     )
