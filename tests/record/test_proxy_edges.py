@@ -19,6 +19,7 @@ import pytest
 
 from stream_doctor import replay
 from tests.record.proxy_server import RunningProxy
+from tests.record.test_live import _listening, free_port
 from tests.record.test_proxy import envelopes, wait_for
 from tests.record.upstream import FakeUpstream
 from tests.test_adversarial import _limit as address_space_limit
@@ -184,9 +185,7 @@ def test_the_command_fails_on_a_deep_call_with_a_client_profile(tmp_path: Path) 
 
 
 def _record_once(out: Path, body: bytes, options: list[str]) -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
+    port = free_port()
     with FakeUpstream(body) as upstream:
         command = [sys.executable, "-m", "stream_doctor", "record", "--upstream", upstream.url, "--listen"]
         command += [f"127.0.0.1:{port}", "--out", str(out), "--live", "--fail-on", "error", *options]
@@ -206,11 +205,3 @@ def _record_once(out: Path, body: bytes, options: list[str]) -> int:
                 proxy.kill()
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     return proxy.returncode
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-        return True
-    except OSError:
-        return False
