@@ -285,7 +285,8 @@ def hostile_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
 @given(hostile_events())
 def test_deep_nesting_and_huge_numbers_reach_every_adapter(case: tuple[str, str, bytes]) -> None:
     name, provider, data = case
-    profiles = ("anthropic-typescript", "openai-python", "langchain", "vercel-ai")  # they parse and compare too
+    # they parse and compare too; anthropic-python and pydantic-ai since issue 31 (a deep buffer, an index [])
+    profiles = ("anthropic-typescript", "anthropic-python", "openai-python", "pydantic-ai", "langchain", "vercel-ai")
     replay_bytes(data, name + ".hostile.sse", provider=provider, container="sse", clients=profiles, timeline=True)
 
 
@@ -418,9 +419,16 @@ def request_bodies(draw: st.DrawFn) -> tuple[str, bytes, list[tuple[tuple[Any, .
 def test_request_bodies_of_any_shape_through_every_container(case: tuple[str, bytes, Any]) -> None:
     from stream_doctor.engine import replay
     from stream_doctor.options import Options
+    from stream_doctor.stages import RunError
 
     name, data, _ = case
-    report = replay(name, Options(), data)  # a RunError fails too: a request body is never the capture's end
+    try:
+        report = replay(name, Options(), data)  # any other RunError fails: a request body never ends the capture
+    except RunError as error:
+        # a body a cassette keeps as YAML (parsed_body) given a value nested 255+ deep: the YAML reader's
+        # documented limit (capture/yaml_safe.py), a one-line error, as for any YAML that deep
+        assert "nests deeper than 256 levels" in str(error), error
+        return
     calls = tuple(
         (turn.number, tuple((c.call_id, c.raw_arguments) for c in turn.stream.calls)) for turn in report.turns
     )
