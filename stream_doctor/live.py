@@ -102,6 +102,7 @@ class Live:
         self.worst: Severity | None = None
         self.conversations: list[LiveConversation] = []
         self.undiagnosed = 0  # records the live thread never read: the queue was full, or the stop came first
+        self.broken = 0  # conversations whose diagnosis failed (an internal error): each counts as an error
         self.queue_bytes = queue_bytes
         self._queue: deque[tuple[Queued, str, Any, int]] = deque()
         self._held = 0  # the queued records' ``_cost``
@@ -179,6 +180,7 @@ class Live:
             handle.run(kind, item)
 
     def _say(self, line: str) -> None:
+        line = lines.log_line(line)
         if self.log is not None:
             self.log(line)
         else:
@@ -186,7 +188,9 @@ class Live:
 
     @property
     def failed(self) -> bool:
-        return self.worst is not None and self.worst >= self.options.fail_on
+        """A finding reached ``--fail-on``, or a diagnosis failed: what it would have found is not known,
+        so a failed check never passes a run (an error, whatever the threshold)."""
+        return self.broken > 0 or (self.worst is not None and self.worst >= self.options.fail_on)
 
     def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
         for finding in findings:
@@ -262,6 +266,7 @@ class Queued:
                 conversation.close()
         except Exception as error:  # noqa: BLE001 - a bug in the diagnosis must never cost a capture
             self.broken = True
+            self.live.broken += 1
             self.live._say(
                 f"stream-doctor record: no more live findings for {conversation.path} (internal error: "
                 f"{type(error).__name__}: {error}); it is still recorded, replay it afterwards"

@@ -22,7 +22,7 @@ and, where ``atheris`` installs (``pip install -e ".[fuzz]"``), coverage-guided:
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import orjson
@@ -285,7 +285,8 @@ def hostile_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
 @given(hostile_events())
 def test_deep_nesting_and_huge_numbers_reach_every_adapter(case: tuple[str, str, bytes]) -> None:
     name, provider, data = case
-    profiles = ("anthropic-typescript", "openai-python", "langchain", "vercel-ai")  # they parse and compare too
+    # they parse and compare too; anthropic-python and pydantic-ai since issue 31 (a deep buffer, an index [])
+    profiles = ("anthropic-typescript", "anthropic-python", "openai-python", "pydantic-ai", "langchain", "vercel-ai")
     replay_bytes(data, name + ".hostile.sse", provider=provider, container="sse", clients=profiles, timeline=True)
 
 
@@ -371,3 +372,91 @@ def test_the_atheris_harness_runs(tmp_path: Any) -> None:
     assert "Done 300 in" in ran.stderr and any(corpus.iterdir())  # its new inputs went to the corpus given first
     assert sorted(p.name for p in (ROOT / "fixtures/anthropic").iterdir()) == before
     assert not list(tmp_path.glob("crash-*"))
+
+
+# ------------------------------------------------------------------------ request bodies (issue 31)
+# Every field a request reader reads (tests/request_bodies.py FIELDS) given any JSON type, a value nested
+# deeper than orjson writes, or a huge number, in every request body of every capture that records one
+# (envelopes, HAR files, cassettes, each recorder dialect): the replay is a report whose stream is read as
+# before (the same calls), a wrong type an SD001 finding, never an exception; and the recording proxy's
+# own readers of a body (the request record, the grouping) take it too.
+
+from tests.request_bodies import FIELDS, captures_with_requests, rewritten, set_field  # noqa: E402
+
+body_values = (
+    json_values
+    | huge_numbers
+    | st.builds(nested, st.sampled_from([255, 300, 1000]), st.sampled_from(["list", "dict"]))
+    | st.sampled_from([True, False, 1.5, 7, -1, "", "text", {}, [], [7], [[]], {"type": []}, [{"role": []}]])
+)
+
+
+@cache
+def _calls_of(name: str) -> tuple[tuple[Any, ...], ...]:
+    from stream_doctor.engine import replay
+    from stream_doctor.options import Options
+
+    report = replay(name, Options(), (ROOT / name).read_bytes())
+    return tuple((turn.number, tuple((c.call_id, c.raw_arguments) for c in turn.stream.calls)) for turn in report.turns)
+
+
+@st.composite
+def request_bodies(draw: st.DrawFn) -> tuple[str, bytes, list[tuple[tuple[Any, ...], Any]]]:
+    name, data = draw(st.sampled_from(captures_with_requests()))
+    changes = [(draw(st.sampled_from(FIELDS)), draw(body_values)) for _ in range(draw(st.integers(1, 3)))]
+
+    def change(body: dict[str, Any]) -> None:
+        for path, value in changes:
+            set_field(body, path, value)
+
+    new = rewritten(name, data, change)
+    assert new is not None
+    return name, new, changes
+
+
+@FUZZ
+@given(request_bodies())
+def test_request_bodies_of_any_shape_through_every_container(case: tuple[str, bytes, Any]) -> None:
+    from stream_doctor.engine import replay
+    from stream_doctor.options import Options
+    from stream_doctor.stages import RunError
+
+    name, data, _ = case
+    try:
+        report = replay(name, Options(), data)  # any other RunError fails: a request body never ends the capture
+    except RunError as error:
+        # a body a cassette keeps as YAML (parsed_body) given a value nested 255+ deep: the YAML reader's
+        # documented limit (capture/yaml_safe.py), a one-line error, as for any YAML that deep
+        assert "nests deeper than 256 levels" in str(error), error
+        return
+    calls = tuple(
+        (turn.number, tuple((c.call_id, c.raw_arguments) for c in turn.stream.calls)) for turn in report.turns
+    )
+    assert calls == _calls_of(name)
+
+
+@FUZZ
+@given(st.sampled_from(sorted({"anthropic", "openai", "openai-responses", "gemini", "bedrock", "ollama", "mistral"})),
+       st.lists(st.tuples(st.sampled_from(FIELDS), body_values), min_size=1, max_size=3))  # fmt: skip
+def test_request_bodies_of_any_shape_through_the_proxys_readers(provider: str, changes: Any) -> None:
+    import io
+
+    from stream_doctor import jsontext
+    from stream_doctor.conversation.requests import parse
+    from stream_doctor.record.conversations import echo_of
+    from stream_doctor.record.writer import EnvelopeWriter, request_record
+
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "?"}], "tools": [{"name": "f"}]}
+    for path, value in changes:
+        set_field(body, path, value)
+    record = request_record(0.0, "POST", "http://127.0.0.1/v1/x", jsontext.dumps(body), [])
+    echo_of(provider, record["body"])
+    parse(provider, record["body"])
+    assert EnvelopeWriter(io.BytesIO(), 0.0).write(record) > 0
+
+
+def test_the_corpus_holds_the_crashes_of_issue_31() -> None:
+    assert {path.name for path in saved_crashes()} >= {
+        "responses_request_tools_number.jsonl",
+        "anthropic_start_and_execute_input_true.jsonl",
+    }

@@ -88,6 +88,7 @@ class Accumulator:
         self.executions: list[tuple[Execution, CallState | None, str, Pos | None]] = []
         self.executed: dict[int, Pos] = {}
         self.requests: list[Any] = []
+        self.request_pos: Pos | None = None
         self.stream_problems: list[StreamProblem] = []
         self.problems: list[InputProblem] = []
         self.unknown: dict[str, int] = {}
@@ -202,6 +203,7 @@ class Accumulator:
             self._execution(event)
         elif type(event) is Request:
             self.requests.append(event.body)
+            self.request_pos = event.pos
         elif type(event) is Unknown:
             self.unknown[event.event_type] = self.unknown.get(event.event_type, 0) + 1
             self.problems.append(InputProblem("unknown-event", event.event_type, event.pos))
@@ -550,6 +552,7 @@ class Accumulator:
             unknown_events=dict(self.unknown),
             last_pos=self.last_pos,
             ended_cleanly=ended_cleanly,
+            request_pos=self.request_pos,
         )
 
 

@@ -216,3 +216,4 @@ class AccumulatedStream:
     unknown_events: dict[str, int]
     last_pos: Pos | None
     ended_cleanly: bool  # the capture's last frame was whole
+    request_pos: Pos | None = None  # where the last of ``requests`` was recorded

@@ -134,8 +134,20 @@ def record(
     try:
         run(config, host.strip("[]"), int(port_text))
     except OSError as error:
-        fail(f"--listen {listen}: {error.strerror or error}")
+        import os
+
+        fail(
+            f"--listen {listen}: {os.strerror(error.errno) if error.errno else error}"
+        )  # asyncio's words repeat the address
     watching.drain()  # the findings of the last records, read on the live thread (bounded: live.DRAIN)
+    if severity is not None and watching.broken:
+        typer.echo(
+            f"stream-doctor record: the live diagnosis of {watching.broken} conversation"
+            f"{'' if watching.broken == 1 else 's'} failed (an internal error, counted as an error for --fail-on "
+            f"{severity}); replay the envelopes",
+            err=True,
+        )
+        raise typer.Exit(1)
     if severity is not None and watching.failed:
         assert watching.worst is not None
         error_line(f"stream-doctor record: a finding reached --fail-on {severity} (worst: {watching.worst.label})")

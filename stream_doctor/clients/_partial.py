@@ -20,7 +20,10 @@ import orjson
 _NUMBER_TOKEN = re.compile(r"-?[0-9.eE+-]*")
 _WS = re.compile(r"[ \t\n\r]*")
 _LITERALS = {"true": True, "false": False, "null": None}
-_MAX_DEPTH = 1000
+#: jiter's recursion limit (``jiter`` 0.19.0, what anthropic 2.12.0 reads with): a value that starts
+#: more than 201 levels deep raises ``ValueError("recursion limit exceeded …")``, also in partial mode
+#: (201 unclosed ``[`` read, a 202nd raises). It also bounds this parser's own recursion.
+_MAX_DEPTH = 201
 
 
 class PartialJSONError(ValueError):
@@ -41,11 +44,11 @@ class _Parser:
         self.at = _WS.match(self.text, self.at).end()  # type: ignore[union-attr]
 
     def value(self, depth: int) -> Any:
-        if depth > _MAX_DEPTH:
-            raise PartialJSONError("nesting too deep", self.at)
         self.ws()
         if self.at >= len(self.text):
             raise _Incomplete
+        if depth >= _MAX_DEPTH:  # only a value that starts there: 201 open brackets and the end are read
+            raise PartialJSONError("recursion limit exceeded", self.at)
         char = self.text[self.at]
         if char == "{":
             return self.obj(depth)

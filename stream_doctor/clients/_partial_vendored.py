@@ -8,7 +8,8 @@ the open brackets are closed; and the result goes to ``JSON.parse``, which raise
 still not JSON. Unlike ``_partial`` (jiter's reading), nothing after a whole value is refused
 before that: ``{…}"}`` loses its dangling ``"}`` and parses.
 
-One pass over the text; called once per call, on its final buffer.
+One pass over the text; called once per call, on its final buffer. ``JSON.parse`` (V8) reads any depth, so
+a text nested deeper than Python's ``json`` reads safely is read by a loop over the tokens (``_parsed``).
 """
 
 from __future__ import annotations
@@ -153,8 +154,81 @@ def vendored_partial_parse(text: str) -> Any:
     """``partialParse(text)``: the value, or ``VendoredParseError`` where ``JSON.parse`` throws."""
     tokens = _tokenize(text)
     completed = _unstrip(_strip(tokens)) if tokens is not None else None
+    if completed is not None and _depth(completed) > _RECURSIVE_DEPTH:
+        return _parsed(completed)
     source = _generate(completed) if completed is not None else text  # JS: an empty token list is truthy
     try:
         return json.loads(source, parse_constant=_reject_constant)
+    except RecursionError:  # text with a character no JSON token has, nested deep: JSON.parse throws on it
+        raise VendoredParseError("not JSON (nested deeper than the checker reads)") from None
     except ValueError as error:  # JSONDecodeError included
         raise VendoredParseError(str(error)) from None
+
+
+#: Nesting Python's ``json`` reads without nearing the interpreter's recursion limit; V8's ``JSON.parse``
+#: has no depth limit (``partialParse("[".repeat(100000))`` is 100,000 arrays in Node 20), so a text
+#: nested deeper is read by ``_parsed``, a loop.
+_RECURSIVE_DEPTH = 200
+
+
+def _depth(tokens: list[tuple[str, str, bool]]) -> int:
+    depth = deepest = 0
+    for kind, value, _ in tokens:
+        if kind in ("brace", "paren"):
+            depth += 1 if value in "{[" else -1
+            deepest = max(deepest, depth)
+    return deepest
+
+
+def _scalar(kind: str, value: str) -> Any:
+    if kind == "string":
+        return json.loads(f'"{value}"')
+    if kind == "number" and not _JSON_NUMBER.fullmatch(value):
+        raise ValueError(f"Unexpected number {value!r}")
+    return json.loads(value)  # a JSON number, or true/false/null
+
+
+def _parsed(tokens: list[tuple[str, str, bool]]) -> Any:
+    """``JSON.parse`` of the tokens' text, by a loop: the value, or ``VendoredParseError`` where it throws."""
+    stack: list[tuple[list[Any] | dict[str, Any], list[str]]] = []  # each open container, and its key to fill
+    done: list[Any] = []  # the whole value, once read
+    expect = "value"  # what may come next: value, value-or-close, key, key-or-close, colon, comma-or-close, end
+    try:
+        for kind, value, _ in tokens:
+            if expect in ("value", "value-or-close") and value in ("[", "{"):
+                stack.append(([], []) if value == "[" else ({}, []))
+                expect = "value-or-close" if value == "[" else "key-or-close"
+                continue
+            if expect in ("key", "key-or-close") and kind == "string":
+                stack[-1][1].append(_scalar(kind, value))
+                expect = "colon"
+                continue
+            if expect == "colon" and kind == "separator":
+                expect = "value"
+                continue
+            if expect == "comma-or-close" and kind == "delimiter":
+                expect = "value" if isinstance(stack[-1][0], list) else "key"
+                continue
+            closes = value == "]" and expect in ("value-or-close", "comma-or-close")
+            closes = closes or (value == "}" and expect in ("key-or-close", "comma-or-close"))
+            if closes and isinstance(stack[-1][0], list) == (value == "]"):
+                item: Any = stack.pop()[0]
+            elif expect in ("value", "value-or-close") and kind in ("string", "number", "name"):
+                item = _scalar(kind, value)
+            else:
+                raise ValueError(f"Unexpected token {value!r}")
+            if not stack:
+                done.append(item)
+                expect = "end"
+                continue
+            container, key = stack[-1]
+            if isinstance(container, list):
+                container.append(item)
+            else:
+                container[key.pop()] = item
+            expect = "comma-or-close"
+    except ValueError as error:
+        raise VendoredParseError(str(error)) from None
+    if expect != "end":
+        raise VendoredParseError("Unexpected end of JSON input")
+    return done[0]

@@ -13,7 +13,9 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
   buffer with ``jiter.from_json(partial_mode=True)`` (unfinished strings left out, text after the
   first value ignored, and reading stops where a value is followed by anything but ``,`` or a
   closing bracket); a buffer that is not a JSON prefix raises ``ValueError`` ("Unable to parse
-  tool parameter JSON from model"). With no non-empty fragment the start event's ``input`` stays.
+  tool parameter JSON from model"), and so does one with a value more than 201 levels deep (jiter's
+  recursion limit: 5,000 unclosed ``[`` raise at the 202nd). With no non-empty fragment the start
+  event's ``input`` stays.
 - The application gets the block on ``content_block_stop`` (a ``ContentBlockStopEvent`` carrying
   it) or from ``get_final_message()``; a block never stopped is still in the final message, with
   what its buffer held (the tool runner only runs tools when ``stop_reason`` is ``tool_use``; a

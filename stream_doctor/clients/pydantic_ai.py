@@ -25,6 +25,9 @@ block index raises ``UnexpectedModelBehavior``; an in-stream error raises the ex
   non-empty ``input`` on a reused Anthropic block index is merged into the part's dict arguments,
   and raises ``UnexpectedModelBehavior`` when any ``input_json_delta`` (an empty one too) made them
   text (``_parts_manager.py`` ``_apply_tool_call_delta``, ``ToolCallPartDelta._apply_to_part``).
+- A Chat tool call ``index`` that is a list or an object (the OpenAI SDK builds its chunk without
+  validation, so it arrives as sent) raises ``TypeError: unhashable type`` where ``handle_tool_call_delta``
+  looks the vendor part id up in its dict (checked against pydantic-ai-slim 2.68.0).
 """
 
 from __future__ import annotations
@@ -137,6 +140,10 @@ class PartsManager(WireMachine):
                 call_id = value
             elif field_name == "arguments" and isinstance(value, dict):
                 args = value
+        if isinstance(vendor, (list, dict)):
+            # ModelResponsePartsManager.handle_tool_call_delta looks the vendor part id up in a dict
+            self.fail(fragment.pos, "TypeError", f"unhashable type: {type(vendor).__name__!r}", fragment.call)
+            return
         if anthropic and fragment.first:
             args = fragment.start_input if isinstance(fragment.start_input, dict) and fragment.start_input else None
         held: _Part | None = None

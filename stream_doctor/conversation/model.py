@@ -87,6 +87,9 @@ class RequestFacts:
     #: Anthropic ``{"type": "tool", "name"}``, Bedrock ``toolChoice.tool``, Gemini ``allowedFunctionNames``
     #: of one) or ``"any"`` (OpenAI ``required``, Anthropic ``any``, Bedrock ``any``, Gemini mode ``ANY``).
     forced_tool: str | None = None
+    #: The paths of fields that hold another type than the list they must be (``tools: 7``): each was
+    #: read as none, and SD001 reports it.
+    not_lists: tuple[str, ...] = ()
 
 
 NO_FACTS = RequestFacts("unknown")

@@ -32,6 +32,7 @@ from typing import IO, Any, Callable, Iterator, Protocol
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.writer import EnvelopeWriter
 
@@ -94,7 +95,8 @@ def echo_of(provider: str | None, body: Any) -> Echo:
     history: list[bytes] = []
     roles: list[str | None] = []
     for message in messages or ():
-        history.append(hashlib.blake2b(orjson.dumps(message, option=orjson.OPT_SORT_KEYS), digest_size=16).digest())
+        # jsontext: a message nested deeper than orjson writes (254 levels) is still one digest
+        history.append(hashlib.blake2b(jsontext.dumps(message, orjson.OPT_SORT_KEYS), digest_size=16).digest())
         role = message.get("role") if isinstance(message, dict) else None
         if role is None and isinstance(message, dict) and message.get("type") == "function_call":
             role = "assistant"  # Responses: an output item sent back
@@ -152,8 +154,17 @@ class Conversations:
 
     async def join(self, provider: str | None, body: Any, path: str, start: float) -> Conversation:
         """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
-        continues none); its file is open and its exchange counted."""
-        echo = echo_of(provider, body)
+        continues none); its file is open and its exchange counted. Grouping reads the body as the
+        client sent it: should that fail, the exchange is still recorded, in a conversation of its own."""
+        try:
+            echo = echo_of(provider, body)
+        except Exception as error:  # noqa: BLE001 - records first: a failure of grouping never costs the exchange
+            echo = Echo(frozenset(), None, (), ())
+            if self.log is not None:
+                self.log(
+                    f"stream-doctor record: could not read what {path} sends back (internal error: "
+                    f"{type(error).__name__}: {error}); it is recorded as a conversation of its own"
+                )
         found = self._continued(provider, echo)
         if found is None and (echo.call_ids or echo.previous_response_id is not None):
             # what it sends back may be in records a listener has not read yet

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from stream_doctor import jsontext
+
 #: How much of one event, or of a body that is not a stream, is kept (``stream-doctor record --max-event``).
 MAX_EVENT = 8 * 1024 * 1024
 #: How many decoded bytes of one body are read at most (``--max-capture``).
@@ -244,7 +246,7 @@ class BodyParser:
         except orjson.JSONDecodeError:
             return [(None, body, 0)]
         if type(value) is list:  # Gemini without alt=sse: a JSON array of responses
-            return [(None, orjson.dumps(item), 0) for item in value]
+            return [(None, jsontext.dumps(item), 0) for item in value]  # at any depth
         return [(None, body, 0)]
 
 

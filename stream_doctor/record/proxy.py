@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import signal
 import sys
 import time
@@ -108,7 +109,11 @@ def build_app(config: ProxyConfig) -> web.Application:
         return await _exchange(request, request.app[_SESSION], request.app[_CONVERSATIONS], base, config)
 
     app[_CONVERSATIONS] = Conversations(
-        config.out, f"stream-doctor record (proxy to {redact_url(base)})", config.listen, config.counter, config.log
+        config.out,
+        f"stream-doctor record (proxy to {redact_url(base)})",
+        config.listen,
+        config.counter,
+        (lambda line: _log(config, line)) if config.log is not None else None,
     )
 
     app.on_startup.append(start)
@@ -174,6 +179,25 @@ async def _forward(request: web.Request, copy: BodyCopy, idle: float) -> AsyncIt
         yield chunk
 
 
+async def _rest_of_body(request: web.Request, copy: BodyCopy, idle: float) -> None:
+    """The rest of a request body that was never forwarded (the upstream could not be reached), read for
+    the record up to its limit; a client that stops sending leaves it as it is."""
+    try:
+        async for _ in _forward(request, copy, idle):
+            if copy.size > copy.limit:
+                return
+    except (ConnectionError, RuntimeError):  # reset, or aiohttp's reader already ended by the failed send
+        return
+
+
+def _os_error(error: BaseException) -> str:
+    """What the operating system said (``[Errno 111] Connection refused``), else the client's own words."""
+    cause = getattr(error, "os_error", error)  # aiohttp's ClientConnectorError holds it
+    if isinstance(cause, OSError) and cause.errno:
+        return f"[Errno {cause.errno}] {os.strerror(cause.errno)}"  # asyncio's own words name no upstream
+    return str(error) or type(error).__name__
+
+
 async def _exchange(
     request: web.Request, session: ClientSession, conversations: Conversations, base: str, config: ProxyConfig
 ) -> web.StreamResponse:
@@ -202,9 +226,11 @@ async def _exchange(
             request.method, target, headers=sent, data=body, allow_redirects=False, compress=None
         )
     except (TimeoutError, ClientError, OSError) as error:
+        if copy.failure is None:  # nothing was forwarded: the record holds the request as the client sent it
+            await _rest_of_body(request, copy, config.idle_timeout)
         record, noted, conversation = await request_written()
         writer = conversation.writer
-        reason = copy.failure or f"the upstream could not be reached: {error}"
+        reason = copy.failure or f"the upstream {redact_url(base)} could not be reached: {_os_error(error)}"
         record["response"] = {"status": None, "error": reason}
         writer.write(record)
         conversations.release(conversation)
@@ -213,7 +239,7 @@ async def _exchange(
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=408)
-        return web.Response(status=502, text=f"stream-doctor record: the upstream could not be reached: {error}\n")
+        return web.Response(status=502, text=f"stream-doctor record: {reason}\n")
     try:
         record, noted, conversation = await request_written()
     except BaseException:
@@ -268,7 +294,8 @@ async def _exchange(
         try:
             await response.write_eof()
         except ConnectionError:
-            outcome = "client disconnected at the end"
+            # the OpenAI SDK closes the connection once it has read data: [DONE]: a normal end
+            outcome = outcome if exchange.finished else "client disconnected at the end"
     except (TimeoutError, ClientError, OSError) as error:
         if isinstance(error, TimeoutError):
             why = f"the upstream sent nothing for {idle:g} s (--idle-timeout)"
@@ -306,8 +333,11 @@ async def _exchange(
 
 
 def _log(config: ProxyConfig, line: str) -> None:
+    """A line of the log: what the client or the upstream put in it (a path, a method, an error) shown escaped."""
     if config.log is not None:
-        config.log(line)
+        from stream_doctor.reporters.live import log_line
+
+        config.log(log_line(line))
 
 
 class _Refused(asyncio.Protocol):
@@ -371,6 +401,15 @@ async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int]
         shutdown_timeout=_SHUTDOWN,
     )
     await runner.setup()
+    try:
+        await _listen(config, runner, host, port, ready)
+    finally:
+        await runner.cleanup()  # also when the port is in use: the upstream session is closed, nothing left open
+
+
+async def _listen(
+    config: ProxyConfig, runner: web.AppRunner, host: str, port: int, ready: Callable[[int], None] | None
+) -> None:
     server = runner.server
     assert server is not None
     refused = [0, 0.0]  # how many, and when the last log line about them was written
@@ -397,7 +436,6 @@ async def serve(config: ProxyConfig, host: str, port: int, ready: Callable[[int]
         await asyncio.Event().wait()
     finally:
         listener.close()
-        await runner.cleanup()
 
 
 def run(config: ProxyConfig, host: str, port: int) -> None:

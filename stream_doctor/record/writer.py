@@ -14,6 +14,7 @@ from typing import IO, Any, Callable
 
 import orjson
 
+from stream_doctor import jsontext
 from stream_doctor.capture.base import Pos
 from stream_doctor.capture.exchange import redact_body, redact_url
 from stream_doctor.credentials import REDACTED, is_secret_header
@@ -58,7 +59,8 @@ class EnvelopeWriter:
         """Write one record; returns the bytes written."""
         # the line end written on its own: ``observe`` gets the line as the reader will, and no copy
         # of a line that may hold a whole --max-event payload is made for it
-        return self._line(record, orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS))
+        # jsontext: a body nested deeper than orjson writes (254 levels) is recorded too, never an exception
+        return self._line(record, jsontext.dumps(record, orjson.OPT_NON_STR_KEYS))
 
     def _line(self, record: dict[str, Any], line: bytes) -> int:
         with self.lock:
@@ -132,7 +134,7 @@ def request_record(
         record["body"] = redact_body(value)
     elif value is not None:  # JSON, but not an object (an array, a string …): its credential fields masked
         record["body"] = {}
-        record["raw_body"] = orjson.dumps(redact_body(value)).decode()
+        record["raw_body"] = jsontext.dumps(redact_body(value)).decode()  # any depth (orjson writes 254 levels)
     else:  # not JSON (a form, multipart, cut or invalid JSON): masked as text
         record["body"] = {}
         record["raw_body"] = redact_body(body.decode("utf-8", "replace"))

@@ -1,5 +1,5 @@
-"""The recording proxy's live lines: one line per finding as it is found, and a summary per
-conversation when the proxy stops. Capture text is neutralised as in every text report
+"""The recording proxy's live lines: one line per finding as it is found, a summary per conversation
+when the proxy stops, and the lines of its log. Capture text is neutralised as in every text report
 (``_neutral``): a line never carries a control character, a line break or a workflow command."""
 
 from __future__ import annotations
@@ -28,3 +28,9 @@ def summary(path: str, exchanges: int, findings: Iterable[Finding]) -> str:
         f"{counts[Severity.INFO]} info",
     ]
     return defuse_commands(f"{text(path)}: {exchanges} exchange{plural}, {', '.join(parts)}")
+
+
+def log_line(line: str) -> str:
+    """A line of the proxy's log (an exchange, a limit, a diagnosis that stopped): what the client or the
+    upstream put in it (a URL path, decoded or not, a method, a header, an error) shown escaped."""
+    return defuse_commands(text(line))

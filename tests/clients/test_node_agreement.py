@@ -131,3 +131,46 @@ def test_the_partial_parser_port_matches_the_sdks_vendored_one() -> None:
         except VendoredParseError:
             ported = {"error": "SyntaxError"}
         assert ported == expected, text
+
+
+#: nesting deeper than Python's ``json`` reads (V8's ``JSON.parse`` reads any depth), valid and not
+DEEP_TEXTS = ["[" * 5000, "[" * 5000 + "1", '{"a":' * 3000 + "[1, 2", "[" * 5000 + "x", "[" * 3000 + "1 2", "[" * 201]
+
+
+def _shape(value: Any) -> list[Any]:
+    """(depth, the innermost value) of a value nested in first elements and values, read by a loop."""
+    depth = 0
+    while isinstance(value, (list, dict)) and value:
+        depth += 1
+        value = value[0] if isinstance(value, list) else next(iter(value.values()))
+    return [
+        depth + (1 if isinstance(value, (list, dict)) else 0),
+        value if not isinstance(value, (list, dict)) else None,
+    ]
+
+
+def test_the_partial_parser_port_reads_any_depth_as_the_sdks_vendored_one() -> None:
+    """5,000 unclosed ``[`` are 5,000 nested arrays to the SDK's ``partialParse``, and to the port (no
+    RecursionError); what ``JSON.parse`` throws on, deep, still throws."""
+    from stream_doctor.clients._partial_vendored import VendoredParseError, vendored_partial_parse
+
+    script = (
+        'const {partialParse} = require("./node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.js");'
+        'const texts = JSON.parse(require("fs").readFileSync(0, "utf8"));'
+        "const shape = (v) => { let d = 0; while (v !== null && typeof v === 'object' && Object.keys(v).length)"
+        " { d++; v = Array.isArray(v) ? v[0] : Object.values(v)[0]; }"
+        " return (v !== null && typeof v === 'object') ? [d + 1, null] : [d, v]; };"
+        "console.log(JSON.stringify(texts.map((t) => { try { return {shape: shape(partialParse(t))}; }"
+        " catch (e) { return {error: e.constructor.name}; } })));"
+    )
+    done = subprocess.run(
+        [node_executable(), "-e", script], cwd=HARNESS, input=json.dumps(DEEP_TEXTS), capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    for text, expected in zip(DEEP_TEXTS, json.loads(done.stdout), strict=True):
+        try:
+            ported: dict[str, Any] = {"shape": _shape(vendored_partial_parse(text))}
+        except VendoredParseError:
+            ported = {"error": "SyntaxError"}
+        assert ported == expected, text[:20]

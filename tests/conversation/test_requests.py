@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 
 from stream_doctor.conversation.requests import parse, tools_from
@@ -188,3 +190,46 @@ def test_a_tools_file_in_any_providers_shape() -> None:
 def test_the_tool_a_request_forces(provider: str, body: dict, forced: str | None) -> None:
 
     assert parse(provider, body).forced_tool == forced
+
+
+#: Each reader's list fields: the provider it is read as, the body around the field's value, the field's path
+#: (issue 31: ``"tools": 7`` raised TypeError: 'int' object is not iterable).
+LIST_FIELDS: list[tuple[str, Callable[[object], dict[str, object]], str]] = [
+    ("anthropic", lambda v: {"tools": v}, "tools"),
+    ("anthropic", lambda v: {"messages": v}, "messages"),
+    ("openai", lambda v: {"tools": v}, "tools"),
+    ("openai", lambda v: {"functions": v}, "functions"),
+    ("openai", lambda v: {"messages": v}, "messages"),
+    ("openai", lambda v: {"messages": [{"role": "assistant", "tool_calls": v}]}, "messages[0].tool_calls"),
+    ("openai-responses", lambda v: {"tools": v}, "tools"),
+    ("openai-responses", lambda v: {"input": v}, "input"),
+    ("gemini", lambda v: {"contents": v}, "contents"),
+    ("gemini", lambda v: {"tools": v}, "tools"),
+    ("gemini", lambda v: {"contents": [{"role": "user", "parts": v}]}, "contents[0].parts"),
+    ("bedrock", lambda v: {"toolConfig": {"tools": v}}, "toolConfig.tools"),
+    ("bedrock", lambda v: {"messages": [{"role": "user", "content": v}], "toolConfig": {}}, "messages[0].content"),
+]
+WRONG = [7, 1.5, True, "text", {"role": "user"}]
+
+
+@pytest.mark.parametrize(("provider", "body", "path"), LIST_FIELDS)
+def test_a_field_that_is_no_list_is_read_as_none_and_told(
+    provider: str, body: Callable[[object], dict[str, object]], path: str
+) -> None:
+    for value in WRONG:
+        if not (provider == "openai-responses" and path == "input" and value == "text"):  # one user message
+            assert parse(provider, body(value)).not_lists == (path,), value
+
+
+@pytest.mark.parametrize(("provider", "body", "path"), LIST_FIELDS)
+def test_a_null_or_a_list_there_is_no_wrong_type(
+    provider: str, body: Callable[[object], dict[str, object]], path: str
+) -> None:
+    """The near misses: the field null (as absent) or a list; and a Responses input that is a string."""
+    for value in (None, [], [{}]):
+        assert parse(provider, body(value)).not_lists == (), value
+    assert parse("openai-responses", {"input": "hello"}).not_lists == ()
+
+
+def test_a_tools_file_whose_tools_are_no_list_declares_none() -> None:
+    assert tools_from({"tools": 7}) == {}

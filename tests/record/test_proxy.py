@@ -192,7 +192,7 @@ def test_an_unreachable_upstream_is_a_502_and_a_record(tmp_path: Path) -> None:
     with RunningProxy(f"http://127.0.0.1:{port}", str(out)) as proxy, httpx2.Client() as client:
         response = client.post(f"{proxy.url}/v1/messages", content=b"{}")
     assert response.status_code == 502 and "could not be reached" in response.text
-    assert '"error":"the upstream could not be reached' in envelopes(out)[0].read_text()
+    assert f'"error":"the upstream http://127.0.0.1:{port} could not be reached' in envelopes(out)[0].read_text()
 
 
 def test_the_command_line(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, ToolDef
 from stream_doctor.conversation.requests import anthropic, bedrock, gemini, openai_chat, responses
+from stream_doctor.conversation.requests.common import listed
 
 
 class Family(Protocol):
@@ -122,7 +123,8 @@ def _by_shape(body: dict[str, Any]) -> Family | None:
 def _has_block(body: dict[str, Any], keys: tuple[str, ...], typed: bool) -> bool:
     """Whether the first message whose content is a list of blocks has one keyed like ``keys``, with or
     without a ``type`` (Anthropic blocks have one; Converse's unions, ``{"text": …}``, do not)."""
-    for message in body.get("messages") or []:
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
             return any(
@@ -133,7 +135,8 @@ def _has_block(body: dict[str, Any], keys: tuple[str, ...], typed: bool) -> bool
 
 
 def _anthropic_tools(body: dict[str, Any]) -> bool:
-    return any(isinstance(t, dict) and "input_schema" in t for t in body.get("tools") or [])
+    tools = body.get("tools")
+    return isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)
 
 
 def tools_from(value: Any) -> dict[str, ToolDef]:
@@ -145,15 +148,17 @@ def tools_from(value: Any) -> dict[str, ToolDef]:
     if not isinstance(value, dict):
         return {}
     found: dict[str, ToolDef] = {}
+    wrong: list[str] = []  # a file whose tools are no list declares none: load_tools says so
+    listed_tools = listed(value.get("tools"), "tools", wrong)
     candidates = [
-        bedrock.tools(value),
-        bedrock.tools({"toolConfig": {"tools": value.get("tools") or []}}),  # a bare list of toolSpec items
-        openai_chat.tools(value),
-        responses.tools(value)[0],
-        gemini.tools(value)[0],
-        anthropic.tools(value)[0],
+        bedrock.tools(value, wrong),
+        bedrock.tools({"toolConfig": {"tools": listed_tools}}, wrong),  # a bare list of toolSpec items
+        openai_chat.tools(value, wrong),
+        responses.tools(value, wrong)[0],
+        gemini.tools(value, wrong)[0],
+        anthropic.tools(value, wrong)[0],
     ]
-    for index, tool in enumerate(value.get("tools") or []):
+    for index, tool in enumerate(listed_tools):
         # A bare {"name", "parameters"} (what many frameworks print) is no one provider's shape.
         if isinstance(tool, dict) and isinstance(tool.get("name"), str) and "parameters" in tool:
             candidates.append({tool["name"]: ToolDef(tool["name"], tool["parameters"], f"tools[{index}].parameters")})

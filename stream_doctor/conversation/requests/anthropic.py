@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, history, role_of, string, text_of
+from stream_doctor.conversation.requests.common import forced_tool, history, listed, role_of, string, text_of
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
@@ -19,10 +19,10 @@ HISTORY = "messages"
 CLIENT_CALLS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     provided: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             continue
         name = tool["name"]
@@ -38,11 +38,12 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
     """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    declared, provided = tools(body)
+    wrong: list[str] = []
+    declared, provided = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, message in history(body.get(HISTORY) or [], start):
+    for index, message in history(listed(body.get(HISTORY), HISTORY, wrong), start):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
@@ -74,5 +75,5 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 other_before = True
     return RequestFacts(
         "anthropic", declared, tuple(messages), tuple(calls), tuple(results), provider_tools=provided,
-        forced_tool=forced_tool(body.get("tool_choice")),
+        forced_tool=forced_tool(body.get("tool_choice")), not_lists=tuple(wrong),
     )  # fmt: skip

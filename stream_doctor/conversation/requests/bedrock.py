@@ -11,16 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, history, role_of, string, text_of
+from stream_doctor.conversation.requests.common import forced_tool, history, listed, role_of, string, text_of
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
 
 
-def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
+def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
     found: dict[str, ToolDef] = {}
     config = body.get("toolConfig")
-    for index, tool in enumerate(config.get("tools") or [] if isinstance(config, dict) else []):
+    for index, tool in enumerate(
+        listed(config.get("tools"), "toolConfig.tools", wrong) if isinstance(config, dict) else []
+    ):
         spec = tool.get("toolSpec") if isinstance(tool, dict) else None
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             continue
@@ -35,16 +37,17 @@ def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
 
 def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
     """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
+    wrong: list[str] = []
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, message in history(body.get(HISTORY) or [], start):
+    for index, message in history(listed(body.get(HISTORY), HISTORY, wrong), start):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
         messages.append(MessageFacts(index, role_of(message.get("role")), path, text_of(message.get("content"))))
         other_before = False
-        for position, block in enumerate(message.get("content") or []):
+        for position, block in enumerate(listed(message.get("content"), f"{path}.content", wrong)):
             if not isinstance(block, dict):
                 continue
             where = f"{path}.content[{position}]"
@@ -62,4 +65,7 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 other_before = True
     config = body.get("toolConfig")
     forced = forced_tool(config.get("toolChoice")) if isinstance(config, dict) else None
-    return RequestFacts("bedrock", tools(body), tuple(messages), tuple(calls), tuple(results), forced_tool=forced)
+    declared = tools(body, wrong)
+    return RequestFacts(
+        "bedrock", declared, tuple(messages), tuple(calls), tuple(results), forced_tool=forced, not_lists=tuple(wrong)
+    )

@@ -38,6 +38,17 @@ def string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def listed(value: Any, path: str, wrong: list[str]) -> list[Any]:
+    """A field that holds a list: the list, or none when it is absent or null. Any other value (``"tools":
+    7``, ``"messages": true``, an object) is a request the provider rejects: its path goes to ``wrong``
+    (reported by SD001) and the field is read as none, so the rest of the body is still read."""
+    if isinstance(value, list):
+        return value
+    if value is not None:
+        wrong.append(path)
+    return []
+
+
 def arguments(value: Any) -> tuple[Any, str | None]:
     """An echoed call's input: ``(parsed value, the string as sent)``; an empty string is ``{}``.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import history, role_of, string, text_of
+from stream_doctor.conversation.requests.common import history, listed, role_of, string, text_of
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "contents"
@@ -22,10 +22,10 @@ def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
     return value[camel] if camel in value else value.get(snake)
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     builtin: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict):
             continue
         declarations = _get(tool, "functionDeclarations", "function_declarations")
@@ -49,11 +49,12 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
     """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    declared, builtin = tools(body)
+    wrong: list[str] = []
+    declared, builtin = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    for index, content in history(body.get(HISTORY) or [], start):
+    for index, content in history(listed(body.get(HISTORY), HISTORY, wrong), start):
         if not isinstance(content, dict):
             continue
         path = f"contents[{index}]"
@@ -61,7 +62,7 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
             MessageFacts(index, role_of(content.get("role") or "user"), path, text_of(content.get("parts")))
         )
         other_before = False
-        for position, part in enumerate(content.get("parts") or []):
+        for position, part in enumerate(listed(content.get("parts"), f"{path}.parts", wrong)):
             if not isinstance(part, dict):
                 continue
             where = f"{path}.parts[{position}]"
@@ -82,7 +83,7 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 other_before = True
     return RequestFacts(
         "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin,
-        forced_tool=_forced(body),
+        forced_tool=_forced(body), not_lists=tuple(wrong),
     )  # fmt: skip
 
 

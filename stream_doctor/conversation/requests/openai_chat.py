@@ -13,22 +13,30 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, history, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    arguments,
+    forced_tool,
+    history,
+    listed,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
 
 
-def tools(body: dict[str, Any]) -> dict[str, ToolDef]:
+def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
     found: dict[str, ToolDef] = {}
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict):
             continue
         function = tool.get("function")
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             where = f"tools[{index}].function.parameters"
             found[function["name"]] = ToolDef(function["name"], function.get("parameters"), where)
-    for index, function in enumerate(body.get("functions") or []):
+    for index, function in enumerate(listed(body.get("functions"), "functions", wrong)):
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             where = f"functions[{index}].parameters"
             found[function["name"]] = ToolDef(function["name"], function.get("parameters"), where)
@@ -40,15 +48,16 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
+    wrong: list[str] = []
     by_name = False
-    for index, message in history(body.get(HISTORY) or [], start):
+    for index, message in history(listed(body.get(HISTORY), HISTORY, wrong), start):
         if not isinstance(message, dict):
             continue
         path = f"messages[{index}]"
         role = role_of(message.get("role"))
         messages.append(MessageFacts(index, role, path, text_of(message.get("content"))))
         if role == "assistant":
-            for position, call in enumerate(message.get("tool_calls") or []):
+            for position, call in enumerate(listed(message.get("tool_calls"), f"{path}.tool_calls", wrong)):
                 if not isinstance(call, dict):
                     continue
                 function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else {}
@@ -66,6 +75,8 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
             results.append(ToolResult(call_id, name, index, path))
     legacy = body.get("function_call")  # the functions API: {"name": …} forces that function
     forced = forced_tool(body.get("tool_choice")) or (string(legacy.get("name")) if isinstance(legacy, dict) else None)
+    declared = tools(body, wrong)
     return RequestFacts(
-        "openai-chat", tools(body), tuple(messages), tuple(calls), tuple(results), by_name=by_name, forced_tool=forced
-    )
+        "openai-chat", declared, tuple(messages), tuple(calls), tuple(results), by_name=by_name, forced_tool=forced,
+        not_lists=tuple(wrong),
+    )  # fmt: skip

@@ -13,7 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, history, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    arguments,
+    forced_tool,
+    history,
+    listed,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "input"
@@ -40,10 +48,10 @@ _OUTPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
+def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], frozenset[str]]:
     found: dict[str, ToolDef] = {}
     hosted: set[str] = set()
-    for index, tool in enumerate(body.get("tools") or []):
+    for index, tool in enumerate(listed(body.get("tools"), "tools", wrong)):
         if not isinstance(tool, dict):
             continue
         kind = tool.get("type")
@@ -59,12 +67,13 @@ def tools(body: dict[str, Any]) -> tuple[dict[str, ToolDef], frozenset[str]]:
 
 def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
     """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    declared, hosted = tools(body)
+    wrong: list[str] = []
+    declared, hosted = tools(body, wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
-    items = body.get(HISTORY)
-    for index, item in history(items if isinstance(items, list) else [], start):
+    items = body.get(HISTORY)  # a string is one user message
+    for index, item in history([] if isinstance(items, str) else listed(items, HISTORY, wrong), start):
         if not isinstance(item, dict):
             continue
         path = f"input[{index}]"
@@ -103,4 +112,5 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
         previous_response_id=string(body.get("previous_response_id")),
         provider_tools=hosted,
         forced_tool=forced_tool(body.get("tool_choice")),
+        not_lists=tuple(wrong),
     )

@@ -71,7 +71,8 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             continue
         if not is_empty_input_bug(execution.input, call.arguments, call.start_input):
             continue
-        missing = sorted(set(call.arguments) - set(execution.input or {}))
+        given = execution.input if isinstance(execution.input, dict) else {}  # a placeholder `true` ran as sent
+        missing = sorted(set(call.arguments) - set(given))
         words = stream.capture.protocol.words
         # Only protocols whose start event carries an input (Anthropic, Bedrock, Responses …) have a placeholder.
         placeholder = f"; do not read {words.call_start}'s placeholder input" if call.start_input is not None else ""
