@@ -81,7 +81,7 @@ def too_many_frames(limits: Limits) -> LimitExceeded:
     )
 
 
-#: A body stored compressed inside a HAR file or a cassette is decoded whole before it is cut into frames
+#: A body stored compressed inside a HAR file, a cassette or a recording is decoded whole before it is cut into frames
 #: (they point into it, and a recorder's body may be any container), so one such body may make at most
 #: this share of ``max_bytes`` (128 MiB of the default 1 GiB), which keeps the decoded copy and the reading
 #: of it within a few hundred MB; a plain capture file, gzip or not, is read a chunk at a time instead.
