@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 import zlib
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -58,10 +59,8 @@ def zeros_gz(path: Path) -> None:
         out.write(compressor.flush())
 
 
-def har_gzip_body(path: Path) -> None:
-    # a HAR entry whose response body is 1 GiB of zeros gzip-compressed (base64 in content.text)
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    body = b"".join(compressor.compress(bytes(64 << 20)) for _ in range(16)) + compressor.flush()
+def _write_har_of_gzip_body(path: Path, body: bytes) -> None:
+    """A HAR file of one entry whose response body is ``body``, gzip-compressed, in base64."""
     entry = {
         "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
         "response": {
@@ -71,6 +70,13 @@ def har_gzip_body(path: Path) -> None:
         },
     }
     path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+
+
+def har_gzip_body(path: Path) -> None:
+    # a HAR entry whose response body is 1 GiB of zeros gzip-compressed (base64 in content.text)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    body = b"".join(compressor.compress(bytes(64 << 20)) for _ in range(16)) + compressor.flush()
+    _write_har_of_gzip_body(path, body)
 
 
 def _gzip_of(head: bytes, piece: bytes, total: int, tail: bytes) -> bytes:
@@ -183,6 +189,14 @@ def sse_unknown_fields(path: Path) -> None:
     path.write_bytes(SSE_START + names + b"\n" + SSE_PING)
 
 
+def har_gzip_comments(path: Path, size: int = 200 << 20) -> None:
+    # a HAR entry whose gzip body is 200 MiB of comments before an event (before: decoded whole and split
+    # line by line, 5.6+ GB); now over the per-body limit (1/8 of --max-bytes): exit 2, one line. Its near
+    # miss, 120 MiB, is decoded and read a piece at a time
+    body = _gzip_of(SSE_START, b":\n", size, SSE_PING)
+    _write_har_of_gzip_body(path, body)
+
+
 def _check_folder(path: Path, name: str, text: str) -> None:
     path.mkdir()
     (path / ".git").mkdir()
@@ -229,6 +243,12 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "gzip of 900 MiB of SSE comments": ("comments.sse.gz", sse_comments_gz, ["replay", "{}"]),
     "gzip of 1000 MiB of blank SSE lines": ("blank.sse.gz", sse_blank_lines_gz, ["replay", "{}"]),
     "gzip of 1000 MiB of blank JSON lines": ("blank.jsonl.gz", jsonl_blank_lines_gz, ["replay", "{}"]),
+    "HAR with a gzip body of 200 MiB of SSE comments": ("comments.har", har_gzip_comments, ["replay", "{}"]),
+    "HAR with a gzip body of 120 MiB of SSE comments (read)": (
+        "comments120.har",
+        partial(har_gzip_comments, size=120 << 20),
+        ["replay", "{}"],
+    ),
     "500,000 unknown SSE field names": ("fields.sse", sse_unknown_fields, ["replay", "{}"]),
     ".gitignore of 10,000 stars, check": ("gitignore", gitignore_stars, ["check", "{}"]),
     "per-file-ignores of 10,000 stars, check": ("ignores", per_file_ignores_stars, ["check", "{}"]),

@@ -152,7 +152,8 @@ def test_har_with_a_gzip_bomb_body_stops_at_the_byte_cap(tmp_path: Path) -> None
     path.write_text(json.dumps(har))
     ran = run_cli("replay", str(path), "--max-bytes", "8M")
     assert ran.code == 2
-    assert "larger than 8 MiB once decompressed" in ran.error_line
+    # one body decoded whole may make 1/8 of the cap (issue 31): the bomb is refused at 1 MiB of it
+    assert "a compressed body in the capture is larger than 1 MiB once decoded" in ran.error_line
 
 
 def test_frame_cap_in_a_json_array_and_jsonl(tmp_path: Path) -> None:

@@ -124,3 +124,43 @@ def test_a_small_gzip_of_blank_json_lines_reads_in_seconds(tmp_path: Path) -> No
     assert report["capture"]["container"] == "jsonl" and report["capture"]["events"] == 2
     assert report["event_counts"]["ping"] == 1  # the near miss: the line after them is read
     assert peak_kb < PEAK_BOUND_KB
+
+
+# ---------------------------------------------------------------------------------------------------- HAR bodies
+
+
+def _har_of_gzip_body(path: Path, size: int) -> Path:
+    """A HAR entry whose response body is ``size`` bytes of comments between two events, stored gzip-compressed."""
+    import base64
+
+    body = _gzip_of(path.with_suffix(".gz"), START, b":\n", size, PING).read_bytes()
+    entry = {
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "content-encoding", "value": "gzip"}],
+            "content": {"mimeType": "text/event-stream", "text": base64.b64encode(body).decode(), "encoding": "base64"},
+        },
+    }
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    return path
+
+
+def test_a_gzip_body_in_a_har_file_over_an_eighth_of_the_byte_cap_is_refused(tmp_path: Path) -> None:
+    # issue 31: a body stored compressed is decoded whole, within the 1 GiB budget (200 MiB of comments
+    # peaked at 441 MB); one body may now make 1/8 of --max-bytes, here 32 MiB of 256 MiB
+    path = _har_of_gzip_body(tmp_path / "over.har", 33 << 20)
+    ran = run_cli("replay", str(path), "--max-bytes", "256M")
+    assert ran.code == 2, ran.out + ran.err
+    assert ran.error_line.endswith(
+        "a compressed body in the capture is larger than 32 MiB once decoded, the limit for one body"
+        " (1/8 of --max-bytes; raise it with --max-bytes)"
+    )
+    assert ran.peak_kb < PEAK_BOUND_KB
+    # the near miss: 31 MiB is decoded and read, its events and all
+    near = _har_of_gzip_body(tmp_path / "under.har", 31 << 20)
+    read = run_cli("replay", str(near), "--max-bytes", "256M", "-f", "json")
+    assert read.code in (0, 1), read.err
+    report = json.loads(read.out)
+    assert report["event_counts"]["ping"] == 1
+    assert read.peak_kb < PEAK_BOUND_KB

@@ -47,9 +47,7 @@ class Origin:
     def raw(self) -> Iterator[bytes]:
         """The bytes as stored, a chunk at a time."""
         if self.data is not None:
-            data = self.data
-            for start in range(0, len(data), CHUNK):
-                yield data[start : start + CHUNK]
+            yield from slices(self.data)
             return
         opened, self.opened = self.opened, None
         yield from opened if opened is not None else _limits.file_chunks(self.path, self.limits, CHUNK)
@@ -78,6 +76,12 @@ class Origin:
                 close()  # the file those chunks were read from
             return _limits.read_file(self.path, self.limits)
         return b"".join(chunks)
+
+
+def slices(data: bytes) -> Iterator[bytes]:
+    """``data`` a ``CHUNK`` at a time, as a file of it is read."""
+    for start in range(0, len(data), CHUNK):
+        yield data[start : start + CHUNK]
 
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:

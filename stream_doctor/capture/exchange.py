@@ -26,7 +26,7 @@ import orjson
 
 from stream_doctor import jsontext
 from stream_doctor.capture.base import KEPT_BODIES, Body, Capture, Exchange, Frame, InputProblem, Pos
-from stream_doctor.capture.limits import Budget, check_count
+from stream_doctor.capture.limits import Budget, body_too_big, check_count, decoded_body_cap
 from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
@@ -380,7 +380,11 @@ class Exchanges:
         if body is None:
             return
         stored = body
-        body, problem = decode_content(body, encoding, self.budget)
+        limits = self.budget.limits
+        try:
+            body, problem = decode_content(body, encoding, self.budget, decoded_body_cap(limits))
+        except BodyTooLarge:
+            raise body_too_big(limits) from None  # decoded whole (see DECODED_BODY_SHARE): refused, not cut
         if problem is not None:
             self.problems.append(InputProblem("body-undecodable", problem, exchange.pos, number))
             return

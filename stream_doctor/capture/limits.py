@@ -81,6 +81,25 @@ def too_many_frames(limits: Limits) -> LimitExceeded:
     )
 
 
+#: A body stored compressed inside a HAR file, a cassette or a recording is decoded whole before it is cut into frames
+#: (they point into it, and a recorder's body may be any container), so one such body may make at most
+#: this share of ``max_bytes`` (128 MiB of the default 1 GiB), which keeps the decoded copy and the reading
+#: of it within a few hundred MB; a plain capture file, gzip or not, is read a chunk at a time instead.
+DECODED_BODY_SHARE = 8
+
+
+def decoded_body_cap(limits: Limits) -> int:
+    """How long one body inside a capture may be once its content codings are undone."""
+    return max(1, limits.max_bytes // DECODED_BODY_SHARE)
+
+
+def body_too_big(limits: Limits) -> LimitExceeded:
+    return LimitExceeded(
+        f"a compressed body in the capture is larger than {human(decoded_body_cap(limits))} once decoded, "
+        f"the limit for one body (1/{DECODED_BODY_SHARE} of --max-bytes; raise it with --max-bytes)"
+    )
+
+
 class Budget:
     """How many more bytes one capture's expansions may make: base64, gzip, deflate, br, zstd and YAML
     ``!binary``, of request and response bodies alike. One per capture: it starts at ``max_bytes`` less

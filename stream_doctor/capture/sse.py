@@ -44,7 +44,7 @@ from stream_doctor.capture._text import (
     uniform_line_end,
 )
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
-from stream_doctor.capture.chunks import sse_cut
+from stream_doctor.capture.chunks import pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.gcpause import no_gc
 from stream_doctor.problems import CutBeforeData
@@ -532,10 +532,13 @@ def _each_line_whole(data_lines: list[bytes]) -> list[object] | None:
 
 
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
-    """Read an SSE capture. ``fast=False`` parses every block line by line (tests compare both)."""
+    """Read an SSE capture. ``fast=False`` parses every block line by line (tests compare both).
+
+    ``data`` is read in pieces as a file is (``chunks.pieces``): a body decoded inside a HAR file or a
+    cassette that is mostly comments or blank lines is counted a piece at a time, not split whole."""
     capture = Capture(path=path, container=SseReader.name, size=len(data), frames=[])
     with no_gc():
-        for batch in stream_sse(((data, True),), capture, fast=fast):
+        for batch in stream_sse(pieces(slices(data), sse_cut), capture, fast=fast):
             capture.frames += batch
     return capture
 
