@@ -230,8 +230,9 @@ def _many_fragments(path: Path, fragments: int = 5_000) -> Path:
 
 def _forty_calls(tmp_path: Path) -> Any:
     """A bad day: 40 calls in one message (benchmarks/captures.py: every 10th call's arguments do not
-    parse), every third run with {}, every fourth run twice, judged against every client profile:
-    SD102, SD105 and SD201 errors among some 90 SD801 warnings and info, 150 findings or more."""
+    parse), every third run with {}, every fourth run twice, judged against every client profile's model
+    (the page is under test, not the libraries): SD102, SD105 and SD201 errors among some 90 SD801
+    warnings and info, 150 findings or more."""
     path = tmp_path / "forty_calls.sse"
     write_calls(path, 40)
     runs: list[dict[str, Any]] = []
@@ -240,7 +241,9 @@ def _forty_calls(tmp_path: Path) -> Any:
             {"sd": "execute", "call_id": f"toolu_{n:08d}", "input": {} if n % 3 == 0 else {"path": f"f{n}.txt"}}
         )
         runs += [{"sd": "execute", "call_id": f"toolu_{n:08d}", "input": {}}] if n % 4 == 0 else []
-    return replay(str(path), Options(timeline=True, clients=("all",), execution_records=tuple(runs)))
+    return replay(
+        str(path), Options(timeline=True, clients=("all",), client_mode="model", execution_records=tuple(runs))
+    )
 
 
 def _case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
