@@ -82,9 +82,9 @@ class MessageStreamTS(Machine):
             read = _as_javascript_reads(event)  # type: ignore[arg-type]
             if read is not None:
                 event, kind = read, type(read)
-        if kind is Malformed and event.reason.startswith("not JSON") and event.reason not in _PARSED:  # type: ignore[union-attr]
+        if isinstance(event, Malformed) and event.reason.startswith("not JSON") and event.reason not in _PARSED:
             # Stream.fromSSEResponse: a named event's data goes to JSON.parse, which throws
-            self.fail(event.pos, "AnthropicError", "JSON.parse: " + event.reason)  # type: ignore[union-attr]
+            self.fail(event.pos, "AnthropicError", "JSON.parse: " + event.reason)
             return
         if kind is MessageStart:
             if self.started:
