@@ -366,13 +366,16 @@ def _chat_wrong_type(draw: Any, chunks: list[bytes], shapes: set[str]) -> list[b
     at = draw(st.sampled_from(holding))
     body = orjson.loads(chunks[at])
     calls = body["choices"][0]["delta"]["tool_calls"]
-    entry = calls[draw(st.integers(0, len(calls) - 1))]
+    at_entry = draw(st.integers(0, len(calls) - 1))
+    entry = calls[at_entry]
     kind = draw(
         st.sampled_from(["index a string", "arguments null", "arguments an object", "name null", "id a number"])
     )
     shapes.add(f"wrong type: {kind}")
     function = entry.setdefault("function", {})
     if kind == "index a string":
+        if "index" not in entry and any("index" not in e for e in calls[:at_entry]):
+            shapes.add("an index after index-less entries of one chunk")
         entry["index"] = str(entry.get("index", 0))
     elif kind == "arguments null":
         function["arguments"] = None
