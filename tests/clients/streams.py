@@ -282,7 +282,9 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     _chat_error(draw, chunks, names, shapes)
     spelled = [c if c.startswith(b"[DONE]") else grammar.payload(draw, orjson.loads(c), shapes) for c in chunks]
     if separated:  # unseparated, one line orjson refuses makes the lines one event that is no JSON at all
-        spelled = grammar.refused(draw, spelled, shapes, b'"created":1')
+        # the first chunk with calls stays readable: a stream whose only chunk is refused tells no provider
+        first_call = next((n for n, c in enumerate(spelled) if b'"tool_calls"' in c), None)
+        spelled = grammar.refused(draw, spelled, shapes, b'"created":1', first_call)
     events = list(zip(names, spelled, strict=True))
     return shapes, grammar.wire(draw, events, shapes, names=True, closed=closed, separated=separated)
 
@@ -323,6 +325,8 @@ def _second_choice(draw: Any, chunks: list[bytes], shapes: set[str], finish: str
         chunks = [*chunks, orjson.dumps({**head, "choices": [second]})]
     if finish is not None:
         chunks.append(orjson.dumps({**head, "choices": [{"index": 1, "delta": {}, "finish_reason": finish}]}))
+        if finish == "length":
+            shapes.add("a second choice finishing with length")
     return chunks
 
 

@@ -177,6 +177,10 @@ UNFIXED: dict[tuple[str, str], str] = {
     # list would otherwise be taken whole (TypeError); the profile merges entry by entry and does not see the
     # later ones (saved: chat_index_after_index_less_entries)
     ("an index after index-less entries of one chunk", "openai-python"): "_has_indexed_entries reads the whole list",
+    # the adapter gives a second choice's finish_reason "length" after the stream's Finish only as
+    # KeepAlive("finished choice") (a call cut at the token limit gets no BlockStop), so the profile sees no
+    # finish for that choice; the SDK fires its calls' arguments.done on any finish_reason (openai/lib/streaming/chat/_completions.py _build_events)
+    ("a second choice finishing with length", "openai-python"): "no finish event for the second choice's length",
     # langchain-openai _convert_chunk_to_generation_chunk reads ``choices[0]`` of each chunk
     # (langchain_openai/chat_models/base.py:1656) and pydantic-ai's chunk reading ``choices[0]`` too:
     # a second choice in the same chunk is dropped; ``ArgsDelta`` carries no choice, so the profiles
