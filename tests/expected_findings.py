@@ -24,6 +24,8 @@ EXPECTED: dict[str, set[str]] = {
     "conversations/openai_vcrpy_json_serializer.json": set(),
     "conversations/openai_json_recording_version_metadata.json": set(),
     "conversations/bedrock_json_recording_base64_eventstream.json": set(),
+    "conversations/bedrock_test_agent_base64_eventstream.json": set(),
+    "conversations/openai_test_agent_text_body.json": set(),
     "conversations/anthropic_mastra_recording_chunks.json": set(),
     "conversations/anthropic_mastra_recording_cut_mid_input.json": {"SD301", "SD303"},  # the cut must still show
     "conversations/openai_structured_output_as_text.jsonl": {"SD304"},  # info: the request forced the tool

@@ -4,7 +4,8 @@ The shapes:
 
 - **one exchange** ``{"request": {method, url, headers, body}, "response": {status, headers, body}}``,
   as ddapm-test-agent (dd-trace-py's cassettes) writes one file per request; ``status`` may be a
-  number or ``{"code", "message"}``. llama-stack's recordings have this shape too, after a ``test_id``:
+  number or ``{"code", "message"}``; a body with a NUL byte (an AWS event stream) or not UTF-8 is
+  ``"base64:"`` and the bytes in base64. llama-stack's recordings have this shape too, after a ``test_id``:
   their streamed ``response.body`` is a list of the SDK's chunk objects, each ``{"__type__", "__data__"}``
   (the OpenAI SDK's models) or a plain dict (google-genai's), read as one JSON Lines stream of the chunks.
 - **SessionRecords** (the .NET test recorder of ``System.ClientModel`` and the Azure SDKs):
@@ -51,6 +52,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import orjson
 
+from stream_doctor.capture._base64_text import b64, is_b64
 from stream_doctor.capture._text import json_error
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Pos
 from stream_doctor.capture.limits import Budget
@@ -183,8 +185,8 @@ def _one(
     url = redact_url(_str(request.get("url") or request.get("uri")) or "")
     headers = redact_headers(_header_items(request.get("headers")))
     body = request_body(request.get("body"), collected.budget)
-    if _is_b64(request.get("body")):  # ReqLLM's older transcripts: the body as base64, and as JSON beside it
-        body = request_body(request.get("canonical_json", _b64(request["body"], "request body")), collected.budget)
+    if is_b64(request.get("body")):  # ReqLLM's older transcripts (JSON beside it), a test agent's binary body
+        body = request_body(request.get("canonical_json", b64(request["body"], "request body")), collected.budget)
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status", response.get("status_code")))
     content_type = header(response_headers, "content-type")
@@ -202,8 +204,8 @@ def _one(
         collected.add(exchange, value, lines, _NDJSON, place)
         return
     payload = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else None
-    if _is_b64(raw):  # ReqLLM's older transcripts: the response's bytes as base64, a stream or a whole reply
-        payload = _b64(raw, "response body")
+    if is_b64(raw):  # ReqLLM's older transcripts, a test agent's binary body (an event stream): the bytes
+        payload = b64(raw, "response body")
     elif isinstance(raw, (dict, list)):
         payload = orjson.dumps(_sdk_data(raw))  # a whole JSON reply, not a stream
     where = places.get((*prefix, "response", body_key))
@@ -232,18 +234,18 @@ def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], 
     url = redact_url(_str(request.get("url")) or "")
     headers = redact_headers(_header_items(request.get("headers")))
     canonical = request.get("canonical_json")
-    body = request_body(canonical if canonical is not None else _b64(request.get("body"), "request body"))
+    body = request_body(canonical if canonical is not None else b64(request.get("body"), "request body"))
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status"))
     payload: bytes | None
     if isinstance(document.get("chunks"), list):
-        payload = b"".join(_b64(chunk, f"chunk {n}") for n, chunk in enumerate(document["chunks"], 1))
+        payload = b"".join(b64(chunk, f"chunk {n}") for n, chunk in enumerate(document["chunks"], 1))
     elif isinstance(document.get("events"), list):
         payload = b""
         for n, event in enumerate(document["events"], 1):
             event = _dict(event)
             if event.get("type") == "data":
-                payload += _b64(event, f"event {n}")
+                payload += b64(event, f"event {n}")
             elif event.get("type") == "status":
                 status = _status(event.get("value"))
             elif event.get("type") == "headers":
@@ -251,7 +253,7 @@ def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], 
     else:
         raw = response.get("body")
         if isinstance(raw, dict) and isinstance(raw.get("b64"), str):
-            payload = _b64(raw, "response body")
+            payload = b64(raw, "response body")
         elif isinstance(raw, (dict, list)):
             payload = orjson.dumps(raw)  # a whole JSON reply, not a stream
         else:
@@ -262,24 +264,6 @@ def _transcript(collected: Exchanges, source: Source, document: dict[str, Any], 
     where = places.get(("response",))
     encoding = header(response_headers, "content-encoding")
     _add(collected, source, exchange, value, payload, content_type, where, pos, encoding)
-
-
-def _is_b64(value: Any) -> bool:
-    """ReqLLM's ``{"b64": …}``: an object of that one key, a string."""
-    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("b64"), str)
-
-
-def _b64(item: Any, what: str) -> bytes:
-    """A ReqLLM ``{"b64": …}`` (or, in its older files, a chunk as a plain string) as bytes."""
-    if isinstance(item, str):
-        return item.encode("utf-8", "surrogatepass")
-    text = item.get("b64") if isinstance(item, dict) else None
-    if not isinstance(text, str):
-        raise CaptureError(f'not a readable ReqLLM transcript: {what} has no "b64" text')
-    try:
-        return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
-    except (binascii.Error, UnicodeEncodeError):
-        raise CaptureError(f"not a readable ReqLLM transcript: {what} is not base64") from None
 
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)

@@ -66,7 +66,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
     first_unknown: str | None = None
     # The first 16 KiB are plenty to find the first field line; lines are walked lazily because
     # splitting all of the head would cost more than reading a small capture.
-    for number, line, _ in head_lines(head.removeprefix(BOM)[:16384]):
+    for number, line in _sniffed_lines(head.removeprefix(BOM)[:16384]):
         if not line.strip():
             continue
         if line.startswith(b":"):
@@ -89,6 +89,14 @@ def _sniff(head: bytes) -> tuple[int, str]:
     if comments:
         return 20, ""  # only keep-alive comments so far: SSE, but weakly
     return 0, "no 'event:'/'data:' field lines"
+
+
+def _sniffed_lines(head: bytes) -> Iterator[tuple[int, bytes]]:
+    """``head_lines`` with a lone CR ending a line too, as it does in an event stream: a capture written with
+    CR line ends whose first line is an unknown field is one line to ``head_lines``."""
+    for number, line, _ in head_lines(head):
+        for part in line.split(b"\r") if b"\r" in line else (line,):
+            yield number, part
 
 
 #: How many unknown field lines may come before the first known one in a body still sniffed as SSE.

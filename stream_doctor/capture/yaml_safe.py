@@ -3,9 +3,10 @@
 PyYAML's safe loader only (libyaml's when it is there): no tag can build an object. The Python
 tags vcrpy's default (unsafe) dumper writes are mapped to plain data (``!!python/unicode``/``str``
 to text, ``!!python/bytes`` and Ruby's ``!binary`` to bytes, ``!!python/tuple`` to a list,
-``!!python/object/apply:`` of a known header or dict class to a mapping); any other tag is an
-error naming its line. What base64 scalars decode to is taken from the capture's budget first. Before the composer (recursive, in C: 50,000
-levels crash the process) sees a document, ``prescan`` passes over libyaml's event stream and
+``!!python/object/apply:`` of a known header or dict class to a mapping, of multidict's ``istr`` to
+its text); any other tag is an error naming its line. What base64 scalars decode to is taken from the
+capture's budget first. Before the composer (recursive, in C: 50,000 levels crash the process) sees a
+document, ``prescan`` passes over libyaml's event stream and
 refuses nesting deeper than ``MAX_DEPTH`` and aliases that expand it past ``expansion_limit``
 bytes ("billion laughs"); it also says where each interaction is, when loading each alone is
 provably what loading the whole gives it.
@@ -45,6 +46,12 @@ _MAPPING_CLASSES = frozenset(
 )
 
 
+#: ``!!python/object/apply:`` classes that are ``str`` subclasses: aiohttp's header names are multidict's
+#: case-insensitive ``istr``, which vcrpy's dumper writes as ``? !!python/object/apply:multidict._multidict.istr``
+#: over a one-item list, the name (pydantic-ai's and dd-trace-py's aiohttp cassettes). Read as that text.
+_TEXT_CLASSES = frozenset({"multidict._multidict.istr", "multidict.istr"})
+
+
 @lru_cache(maxsize=1)
 def safe_loader() -> Any:
     import yaml
@@ -74,6 +81,8 @@ def safe_loader() -> Any:
             return list(self.construct_sequence(node))
 
         def construct_python_apply(self, suffix: str, node: Any) -> Any:
+            if suffix in _TEXT_CLASSES:
+                return _as_text(self, node)
             if suffix not in _MAPPING_CLASSES:
                 return self.construct_undefined(node)
             return _as_mapping(self, node)
@@ -90,6 +99,19 @@ def safe_loader() -> Any:
     CassetteLoader.add_multi_constructor(_PYTHON + "object/apply:", CassetteLoader.construct_python_apply)
     CassetteLoader.add_multi_constructor(_PYTHON + "object/new:", CassetteLoader.construct_python_apply)
     return CassetteLoader
+
+
+def _as_text(loader: Any, node: Any) -> str:
+    """``!!python/object/apply:multidict._multidict.istr [name]`` as the name: its one argument, a plain
+    scalar; any other shape is refused as an unknown tag."""
+    import yaml
+
+    value = node.value
+    if isinstance(node, yaml.SequenceNode) and len(value) == 1 and isinstance(value[0], yaml.ScalarNode):
+        text = loader.construct_object(value[0])
+        if isinstance(text, str):
+            return text
+    return loader.construct_undefined(node)  # type: ignore[no-any-return]
 
 
 def _as_mapping(loader: Any, node: Any) -> dict[Any, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from stream_doctor.events import ArgsDelta, BlockStop, Event, Malformed
+from stream_doctor.events import ArgsDelta, BlockDelta, BlockStop, Event, Malformed
 from stream_doctor.providers.anthropic import start_event
 
 #: a string pydantic's lax int accepts (surrounding whitespace, a sign, ``_`` between digits, ``.0``)
@@ -55,6 +55,8 @@ def read_as(event: Malformed, index_of: Callable[[Any], Any], fragment: str | No
     text = event.fragment if event.fragment is not None else fragment
     if event.reason.startswith(("content_block_delta", "input_json_delta")) and text is not None:
         return ArgsDelta(event.pos, index, text, "input_json_delta")
+    if isinstance(wire.get("delta_type"), str):  # a text or thinking delta (its size is not kept)
+        return BlockDelta(event.pos, index, wire["delta_type"], 0)
     return None
 
 
@@ -65,7 +67,7 @@ def python_sdk_read(event: Malformed, revalidated: bool = False) -> Event | None
     ``revalidated``: the application validates the index again in lax mode (langchain-core's
     ``AIMessageChunk`` does its ``ToolCallChunk.index``), so a start that failed the SDK's validation
     still has the integer."""
-    if any(name not in ("index", "content_block") for name, _ in event.wire):
+    if any(name not in ("index", "content_block", "delta_type") for name, _ in event.wire):
         return None  # the event fails validation, is built as it is, and the string stays the index
     block = wire_of(event).get("content_block")
     if isinstance(block, dict) and not revalidated and not _validates(block):

@@ -132,8 +132,8 @@ class WireMachine(Machine):
             self.finish, self.finish_pos = event.category, event.pos  # type: ignore[union-attr]
             self.finished(event.pos)
         elif kind is StreamError:
-            self.stream_error(event.pos)
             self.error_type = event.error_type  # type: ignore[union-attr]
+            self.stream_error(event.pos)
         elif kind is BlockDelta:
             self.block_delta(event.key, event.delta_type, event.pos)  # type: ignore[union-attr]
         elif kind is MessageStart:

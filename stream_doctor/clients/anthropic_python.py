@@ -43,6 +43,7 @@ from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_pa
 from stream_doctor.clients.base import Machine, profile
 from stream_doctor.events import (
     ArgsDelta,
+    BlockDelta,
     BlockStart,
     BlockStop,
     Event,
@@ -108,7 +109,7 @@ class AnthropicSnapshot(Machine):
                 elif self.content[index].tool:
                     self.fail(event.pos, "TypeError", "encoding without a string argument")
             return
-        if kind not in (ToolStart, BlockStart, ArgsDelta, BlockStop):
+        if kind not in (ToolStart, BlockStart, ArgsDelta, BlockDelta, BlockStop):
             return
         if not self.started:
             return  # before message_start, MessageStream passes events through without accumulating
@@ -122,6 +123,11 @@ class AnthropicSnapshot(Machine):
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             self._delta(event)
+        elif kind is BlockDelta:
+            index = event.key  # type: ignore[union-attr]
+            # accumulate_event reads ``content[event.index]`` for a text or thinking delta too
+            if not isinstance(index, int) or index >= len(self.content):
+                self.fail(event.pos, "IndexError", f"list index out of range: a delta for block {index!r}")
         else:
             assert isinstance(event, BlockStop)
             index = event.key

@@ -82,6 +82,10 @@ class MessageStreamTS(Machine):
             read = _as_javascript_reads(event)  # type: ignore[arg-type]
             if read is not None:
                 event, kind = read, type(read)
+        if isinstance(event, Malformed) and event.reason.startswith("not JSON") and event.reason not in _PARSED:
+            # Stream.fromSSEResponse: a named event's data goes to JSON.parse, which throws
+            self.fail(event.pos, "AnthropicError", "JSON.parse: " + event.reason)
+            return
         if kind is MessageStart:
             if self.started:
                 self.fail(
@@ -170,6 +174,11 @@ class MessageStreamTS(Machine):
         for block in self.content:
             if block.tool and not block.emitted:
                 self._hand(block, None, "finalMessage() (block never stopped)")
+
+
+#: data the adapter could not use that JSON.parse still reads or never sees: empty data (``if (!sse.data)
+#: continue``), bytes that are not UTF-8 (the TextDecoder has replaced them before JSON.parse)
+_PARSED = ("not JSON: empty", "not JSON: not valid UTF-8")
 
 
 def _as_javascript_reads(event: Malformed) -> Event | None:

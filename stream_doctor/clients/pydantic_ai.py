@@ -68,10 +68,16 @@ class _Part:
         return (self.first_args or "") + "".join(self.text_parts)
 
 
+#: the Anthropic deltas that make (or extend) a part that is not a tool call, and its kind
+_PART_OF_DELTA = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "thinking"}
+
+
 @dataclass
 class PartsManager(WireMachine):
     parts: list[_Part] = field(default_factory=list)
     by_vendor: dict[Hashable, _Part] = field(default_factory=dict)
+    #: Anthropic: the block indices (vendor part ids) that hold a text or thinking part
+    other_parts: dict[Hashable, str] = field(default_factory=dict)
 
     started: bool = False
     seen_any: bool = False
@@ -116,9 +122,15 @@ class PartsManager(WireMachine):
         return type(event) is MessageStop and self.provider != "anthropic"
 
     def block_delta(self, key: Hashable, delta_type: str, pos: Pos) -> None:
-        held = self.by_vendor.get(key) if self.provider == "anthropic" else None
-        if held is not None and delta_type == "text_delta":
-            self.fail(pos, "UnexpectedModelBehavior", "Cannot apply a text delta to a tool call part")
+        if self.provider != "anthropic" or delta_type not in _PART_OF_DELTA:
+            return
+        # _parts_manager.handle_text_delta / handle_thinking_delta on a vendor part id that holds a part of
+        # another kind (a tool call, a thinking part for a text delta, a text part for a thinking one)
+        kind = _PART_OF_DELTA[delta_type]
+        held = "tool call" if key in self.by_vendor else self.other_parts.get(key, kind)
+        if held != kind:
+            self.fail(pos, "UnexpectedModelBehavior", f"Cannot apply a {kind} delta to a {held} part")
+        self.other_parts[key] = kind
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side:
@@ -143,6 +155,12 @@ class PartsManager(WireMachine):
         if isinstance(vendor, (list, dict)):
             # ModelResponsePartsManager.handle_tool_call_delta looks the vendor part id up in a dict
             self.fail(fragment.pos, "TypeError", f"unhashable type: {type(vendor).__name__!r}", fragment.call)
+            return
+        if anthropic and fragment.first and vendor in self.other_parts:
+            # handle_tool_call_delta on a vendor part id that holds a text or thinking part (_parts_manager.py L431-433)
+            self.fail(
+                fragment.pos, "UnexpectedModelBehavior", "Cannot apply a tool call delta to a text or thinking part"
+            )
             return
         if anthropic and fragment.first:
             args = fragment.start_input if isinstance(fragment.start_input, dict) and fragment.start_input else None
@@ -221,27 +239,21 @@ class PartsManager(WireMachine):
             self.fragment(fragment)
 
     def stream_error(self, pos: Pos) -> None:
-        self.pending_error = pos
-
-    pending_error: Pos | None = None
+        # the SDK raises at the error event (anthropic Stream.__stream__: sse.event == "error"; openai's on
+        # data.get("error")) and reads nothing after it; pydantic-ai maps the error's type to its class
+        category = _ERROR_CATEGORIES.get(self.error_type or "", "ModelAPIError")
+        self.fail(
+            pos, category, f"the provider sent {self.error_type or 'an error'} in the stream", provider_error=True
+        )
 
     def finished(self, pos: Pos) -> None:
         pass
-
-    def _raise_error(self) -> None:
-        pos = self.pending_error
-        if pos is not None:
-            category = _ERROR_CATEGORIES.get(self.error_type or "", "ModelAPIError")
-            self.fail(
-                pos, category, f"the provider sent {self.error_type or 'an error'} in the stream", provider_error=True
-            )
 
     #: the latest event was a ``[DONE]`` the SDK read (Chat): its reading stops there, so what pydantic-ai
     #: raises at the stream's end it raises at that frame; otherwise only once the body has ended (no frame)
     read_done: bool = False
 
     def end(self, end: Pos | None) -> None:
-        self._raise_error()
         self._part_ended(end if self.provider == "anthropic" or self.read_done else None)
         if self.error is not None:
             return

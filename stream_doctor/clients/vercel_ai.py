@@ -25,11 +25,12 @@ finished with ``stop`` or ``tool-calls`` (PR #19066).
   reason is ``error`` (nothing runs) unless a later chunk brings a finish_reason.
 - A new call without a name (an index never named, handed on at the flush) throws
   ``InvalidResponseDataError``.
-- An error in the stream is an ``error`` part (not thrown) and ends the step with ``error``:
-  nothing is run. So is an event whose data is not JSON on the OpenAI-compatible provider
-  (``safeParseJSON`` fails and ``doStream`` sets the finish reason to ``error``), a ``[DONE] `` with a
-  trailing space too: ``parseJsonEventStream`` skips only data that is exactly ``[DONE]``. The Anthropic
-  provider only enqueues the error part for it: its finish part still comes at ``message_stop``.
+- An error in the stream is an ``error`` part (not thrown). On the OpenAI-compatible provider an error
+  chunk (``"error" in chunk.value``) and an event whose data is not JSON (``safeParseJSON`` fails; a
+  ``[DONE] `` with a trailing space too: ``parseJsonEventStream`` skips only data that is exactly
+  ``[DONE]``) set the finish reason to ``error``, so nothing runs unless a later chunk brings a
+  finish_reason (``doStream``'s transform). The Anthropic provider only enqueues the error part (an
+  ``error`` event, data that is not JSON): its finish part still comes at ``message_stop``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from stream_doctor.clients._tool_call_tracker import NamelessCall, OpenAICompati
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.clients.framing import SENTINEL_READERS
-from stream_doctor.events import MISSING
+from stream_doctor.events import MISSING, Event, KeepAlive, Malformed, StreamError
 
 
 @dataclass
@@ -69,8 +70,20 @@ class StreamText(WireMachine):
     message_stopped: bool = False  # Anthropic: a message_stop was read (the provider's finish part)
     tracker: OpenAICompatibleTracker = field(default_factory=OpenAICompatibleTracker)
     chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
-    refused: Pos | None = None  # the latest Chat chunk that failed the provider's schema
+    refused: Pos | None = None  # the latest Chat chunk that set the finish reason to "error" (see the docstring)
     done_sentinel = SENTINEL_READERS["vercel-ai"]  # else safeParseJSON: an error part when it fails
+
+    peeked: bool = False  # Anthropic: doStream has read the first chunk after stream-start
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if self.provider == "anthropic" and not self.peeked and type(event) is not KeepAlive:
+            self.peeked = True
+            if type(event) is StreamError or (type(event) is Malformed and event.reason.startswith("not JSON")):
+                # doStream reads the first chunk (past pings) and throws an APICallError when it is an error
+                # part: streamText reports the error and no part of the stream is read
+                self.halted = True
+        if not self.halted:
+            super().feed(event, call)
 
     def message_start(self, pos: Pos) -> None:
         if self.provider == "anthropic" and self.message_open:
@@ -135,26 +148,33 @@ class StreamText(WireMachine):
     def stop(self, key: Hashable, call: int | None, pos: Pos) -> None:
         if self.halted:
             return
+        if self.provider != "anthropic":
+            # the adapter stops a choice's calls at its finish_reason: a chunk whose choices[0] has one (a
+            # second choice's too, whose finish is no Finish event) sets doStream's finishReason again
+            self.finish_pos = pos if self.finish_pos is None or self.finish_pos.number < pos.number else self.finish_pos
         held = self.by_key.get(key)
         if held is not None and held.stopped_at is None:
             held.stopped_at = pos
 
     def stream_error(self, pos: Pos) -> None:
-        self.errored = True
+        if self.provider != "anthropic":
+            self.refused = pos  # an error chunk: finishReason "error" until a later finish_reason
 
     def malformed(self, reason: str, pos: Pos) -> None:
         if reason.startswith("not JSON") and self.provider != "anthropic":
             # parseJsonEventStream's safeParseJSON fails: openai-compatible's doStream sets finishReason
-            # "error" and enqueues an error part, so the step runs nothing; @ai-sdk/anthropic's enqueues the
-            # error part alone and its finish part still comes at message_stop (the tools run)
-            self.errored = True
+            # "error" (until a later finish_reason) and enqueues an error part; @ai-sdk/anthropic's enqueues
+            # the error part alone and its finish part still comes at message_stop (the tools run)
+            self.refused = pos
 
     def end(self, end: Pos | None) -> None:
         if self.chunk:
             self._read_chunk()
-        runs = not self.errored and self.finish in ("tool_calls", "end")
-        if self.refused is not None and (self.finish_pos is None or self.finish_pos.number <= self.refused.number):
-            runs = False  # the refused chunk's "error" is the step's finish reason
+        # the latest refused or error chunk's "error" is the step's finish reason unless a finish_reason came after
+        refused = self.refused is not None and (
+            self.finish_pos is None or self.finish_pos.number <= self.refused.number
+        )
+        runs = not self.errored and not refused and self.finish in ("tool_calls", "end")
         if self.provider == "anthropic" and not self.message_stopped:
             # the provider emits its finish part at message_stop; a stream that ends after a tool
             # call without one ends the step "interrupted" (doStream's flush), and nothing runs
@@ -188,7 +208,7 @@ class StreamText(WireMachine):
             when = "content_block_stop (tool-call part)" if anthropic else "end of stream (flush)"
             if not runs:
                 # an error part sets the step's finish reason to "error" (openai-compatible doStream)
-                finished = "error" if self.errored else self.finish or "no finish reason"
+                finished = "error" if self.errored or refused else self.finish or "no finish reason"
                 self.hand(
                     tuple(call.calls),
                     call.call_id,

@@ -273,6 +273,8 @@ class AnthropicTranslator(Batching):
                     malformed.fragment = fragment
                 elif "partial_json" in delta:
                     malformed.wire += (("partial_json", fragment),)
+            elif malformed.wire and isinstance(delta, dict) and delta.get("type") in CONTENT_DELTAS:
+                malformed.wire += (("delta_type", delta["type"]),)  # a text or thinking delta at a string index
             return [malformed]
         if not isinstance(delta, dict):
             return [Malformed(frame.pos, "content_block_delta without a delta object")]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import binascii
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +150,38 @@ def test_an_array_that_does_not_open_with_a_mastra_recording_is_not_read_as_one(
     assert READER.sniff(b'{"meta": {"name": "x"}, "recordings": [') == 95
     assert READER.sniff(json.dumps([{"request": {}, "hash": "x"}]).encode()) == 0  # hash not first
     assert READER.sniff(b'{"meta": {"name": "x"}, "entries": [') == 0
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "conversations"
+
+
+def test_a_test_agent_body_marked_base64_is_its_bytes_an_event_stream_inside() -> None:
+    """ddapm-test-agent stores a body with a NUL byte (an AWS event stream) or not UTF-8 as ``"base64:"`` and its
+    base64 (``vcr_proxy._decode_body``), and replays it decoded (``_encode_body``): the body is those bytes."""
+    path = FIXTURES / "bedrock_test_agent_base64_eventstream.json"
+    capture = load(str(path), bodies=True)
+    recorded = json.loads(path.read_text())["response"]["body"]
+    (body,) = capture.bodies or []
+    assert body.container == "eventstream" and body.data == base64.b64decode(recorded.removeprefix("base64:"))
+    events = [f.event for f in capture.frames if f.kind == "event"]
+    assert events[:2] == ["messageStart", "contentBlockStart"] and events[-1] == "metadata"
+    assert capture.frames[0].kind == "request" and b"get_weather" in capture.frames[0].data
+
+
+def test_a_test_agent_text_body_that_mentions_base64_stays_text() -> None:
+    # the near miss: a text body is stored as it is; "base64:" inside an argument is the argument's text
+    capture = load(str(FIXTURES / "openai_test_agent_text_body.json"), bodies=True)
+    (body,) = capture.bodies or []
+    assert body.container == "sse" and b"base64:aGVsbG8=" in body.data
+
+
+def test_a_test_agent_body_marked_base64_that_is_not_is_a_one_line_error() -> None:
+    data = json.dumps(
+        {
+            "request": {"method": "POST", "url": URL, "headers": {}, "body": "{}"},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": "base64:not*base64"},
+        }
+    ).encode()
+    with pytest.raises(CaptureError) as caught:
+        load("rec.json", data=data)
+    assert str(caught.value).endswith("not a readable test agent cassette: response body is not base64")

@@ -448,6 +448,19 @@ def test_any_few_unknown_lines_before_the_first_field_are_ignored_fields() -> No
         assert READER.sniff(other) == 0, other
 
 
+def test_unknown_lines_before_the_first_field_are_ignored_fields_with_cr_line_ends() -> None:
+    """A lone CR ends an event stream's line: unknown fields before the first known one, written with CR
+    line ends, are ignored fields as they are with LF (the differential tests' generated framings found a
+    capture refused as no format at all); JSON written with CR line ends is still another format."""
+    for eol in (b"\r", b"\r\n", b"\n"):
+        data = b"x-flag" + eol + b"x-served-by: edge" + eol + b'data: {"b":2}' + eol + eol
+        assert 0 < READER.sniff(data) < READER.sniff(b'data: {"b":2}\n\n'), eol
+        capture = both(data)
+        assert [f.data for f in capture.frames] == [b'{"b":2}']
+        assert set(kinds(capture)) == {"unknown-sse-field"}
+    assert READER.sniff(b'{"a": 1}\rdata: x\r\r') == 0
+
+
 def test_text_that_is_not_sse_is_still_refused() -> None:
     assert READER.sniff(b"hello world\nsecond line\n") == 0
 

@@ -236,6 +236,40 @@ def test_vcrpy_python_tags_are_read_as_plain_data(tmp_path: Path) -> None:
     assert [start.event, stop.event] == ["message_start", "message_stop"]
 
 
+def test_multidict_istr_header_names_are_read_as_text(tmp_path: Path) -> None:
+    # aiohttp's header names are multidict's istr (a str subclass): vcrpy's dumper writes each as a complex key
+    # ``? !!python/object/apply:multidict._multidict.istr [name]``; the name is read as text, nothing is built
+    multidict = pytest.importorskip("multidict")
+    document = vcrpy({"string": SSE})
+    interaction = document["interactions"][0]
+    interaction["request"]["headers"] = {
+        multidict.istr("Content-Type"): ["application/json"],
+        multidict.istr("X-Api-Key"): ["k"],
+    }
+    interaction["response"]["headers"] = {multidict.istr("Content-Type"): ["text/event-stream"]}
+    text = yaml.dump(document, Dumper=yaml.Dumper)
+    assert "? !!python/object/apply:multidict._multidict.istr\n" in text
+    capture = load(write(tmp_path, text))
+    request, start, stop = capture.frames
+    assert request.value["headers"] == {"content-type": "application/json", "x-api-key": "[redacted]"}
+    assert [start.event, stop.event] == ["message_start", "message_stop"]
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "!!python/object/apply:multidict._multidict.istr [[Content-Type]]",  # not one plain name
+        "!!python/object/apply:multidict._multidict.istr []",
+        "!!python/object/apply:multidict._multidict.istr [!!python/object/apply:os.system [true]]",
+        "!!python/object/apply:multidict._multidict.CIMultiDictProxy.istr [Content-Type]",
+    ],
+)
+def test_an_istr_tag_that_holds_anything_but_one_name_is_refused(tmp_path: Path, tag: str) -> None:
+    text = yaml.safe_dump(vcrpy({"string": SSE})).replace("method: POST", f"method: {tag}")
+    with pytest.raises(CaptureError, match="not a readable cassette: unknown YAML tag"):
+        load(write(tmp_path, text))
+
+
 def test_an_unknown_python_tag_is_an_error_naming_its_line(tmp_path: Path) -> None:
     text = yaml.safe_dump(vcrpy({"string": SSE})).replace(
         "method: POST", "method: !!python/object/apply:subprocess.check_output [[touch, pwned]]"

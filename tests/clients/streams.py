@@ -22,9 +22,16 @@ for both:
   a number, ``input`` a list), Chat events named ``chunk`` or ``message``, what compatible servers add
   (a first chunk and a usage chunk with ``choices: []``, ``finish_reason: "stop"`` on a call), and
   framings each library's SSE decoder reads its own way (a ``[DONE] `` with a trailing space, Azure's
-  content-filter event after the finish, events written without blank lines between them).
+  content-filter event after the finish, events written without blank lines between them); the event
+  types each provider documents (Anthropic ``ping``, ``error``, text and thinking blocks before, between
+  or after the calls; Chat text before the calls, an error chunk by type or as ``event: error``) and the
+  cardinality of the lists (a second choice in chunks of its own or in the first choice's; calls per
+  chunk; content blocks). Every stream is written by ``grammar.py`` over the whole WHATWG event-stream
+  grammar (line ends, a BOM, comments, ``id``/``retry``/unknown fields, blank-line runs, data over
+  several lines) with JSON spelled as each library's parser reads it, what orjson refuses included.
 
-Each test module adds ``SAVED``: each disagreement the generated inputs found, kept as an explicit case.
+Each test module adds ``SAVED``: each disagreement the generated inputs found, kept as an explicit case;
+its ``UNFIXED`` lists, with the library's source line, each (shape, client) a profile does not model.
 A profile known to follow its library only in part on a capture is listed, with why, in the module's
 ``KNOWN_DIVERGENCES`` (a bare stream) or ``CONTAINER_DIVERGENCES`` (a body in a container); the test
 asserts each listed pair still disagrees, so a fix shows."""
@@ -49,22 +56,11 @@ from stream_doctor.capture import Body, Capture, CaptureError, load
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.events import Event
+from tests.clients import grammar
 from tests.conftest import CORPUS
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
-
-
-def _sse(
-    events: list[tuple[str | None, bytes]], names: bool, closed: bool, eol: bytes, separated: bool = True
-) -> bytes:
-    """SSE text: each event's ``event:`` line (when ``names``), its data line and a blank line; the
-    last blank line left out unless ``closed``; no blank line between the events unless ``separated``."""
-    out = []
-    for name, payload in events:
-        head = b"event: " + name.encode() + eol if names and name else b""
-        out.append(head + b"data: " + payload + eol)
-    return (eol if separated else b"").join(out) + (eol if closed else b"")
 
 
 def _fragments(draw: Any, text: str) -> list[str]:
@@ -78,6 +74,10 @@ def _fragments(draw: Any, text: str) -> list[str]:
 ARGUMENTS = st.sampled_from(['{"city":"Paris"}', '{"q":"a b","n":2}', "{}", "", " ", '{"a":[1,2]}', '{"x": "y"'])
 
 
+#: the error event Anthropic documents mid-stream (https://docs.anthropic.com/en/api/streaming#error-events)
+_ANTHROPIC_ERROR = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+
+
 @st.composite
 def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
     shapes: set[str] = set()
@@ -86,17 +86,25 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
     # what every Anthropic message_start carries (pydantic-ai reads its usage)
     message.update({"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
     events.append(("message_start", {"type": "message_start", "message": message}))
+    if draw(st.integers(0, 3)) == 0:
+        shapes.add("ping event")
+        events.append(("ping", {"type": "ping"}))
     calls = draw(st.integers(1, 3))
     index_of = draw(st.sampled_from(["dense", "reused", "skipped"]))
-    for i in range(calls):
-        index = {"dense": i, "reused": 0, "skipped": i * 2}[index_of]
+    blocks = _anthropic_blocks(draw, calls, shapes)
+    for position, kind in enumerate(blocks):
+        index = {"dense": position, "reused": 0, "skipped": position * 2}[index_of]
+        if kind != "tool_use":
+            events.extend(_anthropic_other_block(kind, index))
+            continue
+        i = blocks[:position].count("tool_use")
         block: dict[str, Any] = {"type": "tool_use", "name": f"tool_{i}", "input": {}}
         if draw(st.booleans()) or i:
             block["id"] = f"toolu_{i}"
         if draw(st.integers(0, 5)) == 0:
             block["input"] = {"start": True}
             shapes.add("start input with deltas")
-            if index_of == "reused" and i:
+            if index_of == "reused" and position:
                 shapes.add("start input on a reused index")
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
         for fragment in _fragments(draw, draw(ARGUMENTS)):
@@ -113,10 +121,46 @@ def anthropic_streams(draw: Any) -> tuple[set[str], bytes]:
     events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": usage}))
     if draw(st.booleans()):
         events.append(("message_stop", {"type": "message_stop"}))
+    if draw(st.integers(0, 9)) == 0:
+        shapes.add("error event")
+        events.insert(draw(st.integers(1, len(events))), ("error", _ANTHROPIC_ERROR))
     names = draw(st.integers(0, 4)) > 0
-    closed, eol = draw(st.booleans()), draw(st.sampled_from([b"\n", b"\r\n"]))
+    closed = draw(st.booleans())
     _anthropic_wrong_type(draw, [v for _, v in events], shapes)
-    return shapes, _sse([(n, orjson.dumps(v)) for n, v in events], names, closed, eol)
+    payloads = grammar.refused(draw, [grammar.payload(draw, v, shapes) for _, v in events], shapes, b'"input_tokens":1')
+    named = [(n, p) for (n, _), p in zip(events, payloads, strict=True)]
+    return shapes, grammar.wire(draw, named, shapes, names=names, closed=closed)
+
+
+def _anthropic_blocks(draw: Any, calls: int, shapes: set[str]) -> list[str]:
+    """The content blocks in order: the calls, with now and then a thinking block first and text blocks
+    before, between or after them."""
+    blocks = ["tool_use"] * calls
+    if draw(st.integers(0, 2)) == 0:
+        at = draw(st.integers(0, calls))
+        shapes.add(
+            "text block " + ("before the calls" if at == 0 else "after the calls" if at == calls else "between calls")
+        )
+        blocks.insert(at, "text")
+    if draw(st.integers(0, 5)) == 0:
+        shapes.add("thinking block")
+        blocks.insert(0, "thinking")
+    return blocks
+
+
+def _anthropic_other_block(kind: str, index: int) -> list[tuple[str | None, dict[str, Any]]]:
+    """A text or thinking block's events, as the API streams them."""
+    if kind == "text":
+        start, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": "Let me look."}]
+    else:
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        deltas = [{"type": "thinking_delta", "thinking": "Hm."}, {"type": "signature_delta", "signature": "c2ln"}]
+    events: list[tuple[str | None, dict[str, Any]]] = [
+        ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+    ]
+    events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return events
 
 
 def _anthropic_wrong_type(draw: Any, events: list[dict[str, Any]], shapes: set[str]) -> None:
@@ -160,6 +204,8 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     role = draw(st.integers(0, 4)) > 0
     if role:
         chunks.append(chunk({"role": "assistant", "content": None if not mistral else ""}))
+    if draw(st.integers(0, 2)) == 0:
+        chunks.append(chunk({"content": "Let me look."}))
     calls = draw(st.integers(1, 3))
     layouts = ["one_chunk", "one_chunk", "sequential"] if mistral else ["sequential", "interleaved", "one_chunk"]
     layout = draw(st.sampled_from(layouts))
@@ -169,6 +215,8 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     shapes = {"fragments without index"} if index_rule in ("first_only", "never") else set()
     if mistral:
         shapes.add("mistral")
+    if b"Let me look." in b"".join(chunks):
+        shapes.add("text before the calls")
     if not role:
         shapes.add("no role chunk")
     if calls > 1 and layout == "one_chunk" and index_rule == "never":
@@ -220,6 +268,7 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
         )
     elif finish is not None:
         chunks.append(chunk({}, finish))
+    chunks = _second_choice(draw, chunks, shapes, finish)
     if draw(st.booleans()):
         chunks.append(b"[DONE]")
     closed = draw(st.booleans())
@@ -230,7 +279,56 @@ def chat_streams(draw: Any, mistral: bool = False) -> tuple[set[str], bytes]:
     if event_name is not None:
         shapes.add(f"chat events named {event_name}")
     separated = _chat_framing(draw, chunks, shapes, finish is not None)
-    return shapes, _sse([(event_name, c) for c in chunks], event_name is not None, closed, b"\n", separated)
+    names = [event_name] * len(chunks)
+    _chat_error(draw, chunks, names, shapes)
+    spelled = [c if c.startswith(b"[DONE]") else grammar.payload(draw, orjson.loads(c), shapes) for c in chunks]
+    if separated:  # unseparated, one line orjson refuses makes the lines one event that is no JSON at all
+        # the first chunk with calls stays readable: a stream whose only chunk is refused tells no provider
+        first_call = next((n for n, c in enumerate(spelled) if b'"tool_calls"' in c), None)
+        spelled = grammar.refused(draw, spelled, shapes, b'"created":1', first_call)
+    events = list(zip(names, spelled, strict=True))
+    return shapes, grammar.wire(draw, events, shapes, names=True, closed=closed, separated=separated)
+
+
+#: the error a Chat Completions stream carries in place of a chunk (openai-python ``Stream.__stream__``
+#: raises APIError on ``data.get("error")``), sent by type alone or as an ``event: error``
+_CHAT_ERROR = orjson.dumps({"error": {"message": "The server had an error", "type": "server_error", "code": None}})
+
+
+def _chat_error(draw: Any, chunks: list[bytes], names: list[str | None], shapes: set[str]) -> None:
+    """Now and then (in place) an error in place of a chunk before the end: by type, or by event name too."""
+    if draw(st.integers(0, 11)) > 0:
+        return
+    at = draw(st.integers(0, len(chunks) - (chunks[-1:] == [b"[DONE]"])))
+    by_name = draw(st.booleans())
+    shapes.add("error chunk named error" if by_name else "error chunk")
+    chunks.insert(at, _CHAT_ERROR)
+    names.insert(at, "error" if by_name else names[0] if names else None)
+
+
+def _second_choice(draw: Any, chunks: list[bytes], shapes: set[str], finish: str | None) -> list[bytes]:
+    """Now and then a second choice (``n: 2``) with one whole call of its own: in chunks of its own, as
+    OpenAI sends each choice, or in a chunk of the first choice's calls."""
+    if draw(st.integers(0, 7)) > 0:
+        return chunks
+    holding = [n for n, c in enumerate(chunks) if b'"tool_calls":[' in c]
+    head = orjson.loads(chunks[holding[0]])
+    entry = {"index": 0, "id": "call_9", "type": "function", "function": {"name": "tool_9", "arguments": "{}"}}
+    second = {"index": 1, "delta": {"role": "assistant", "tool_calls": [entry]}, "finish_reason": None}
+    if draw(st.booleans()):
+        shapes.add("a second choice in the first choice's chunk")
+        at = draw(st.sampled_from(holding))
+        body = orjson.loads(chunks[at])
+        body["choices"].append(second)
+        chunks = [*chunks[:at], orjson.dumps(body), *chunks[at + 1 :]]
+    else:
+        shapes.add("a second choice in chunks of its own")
+        chunks = [*chunks, orjson.dumps({**head, "choices": [second]})]
+    if finish is not None:
+        chunks.append(orjson.dumps({**head, "choices": [{"index": 1, "delta": {}, "finish_reason": finish}]}))
+        if finish == "length":
+            shapes.add("a second choice finishing with length")
+    return chunks
 
 
 #: Azure's asynchronous content-filter event: its choice carries only the filter's results
@@ -273,13 +371,16 @@ def _chat_wrong_type(draw: Any, chunks: list[bytes], shapes: set[str]) -> list[b
     at = draw(st.sampled_from(holding))
     body = orjson.loads(chunks[at])
     calls = body["choices"][0]["delta"]["tool_calls"]
-    entry = calls[draw(st.integers(0, len(calls) - 1))]
+    at_entry = draw(st.integers(0, len(calls) - 1))
+    entry = calls[at_entry]
     kind = draw(
         st.sampled_from(["index a string", "arguments null", "arguments an object", "name null", "id a number"])
     )
     shapes.add(f"wrong type: {kind}")
     function = entry.setdefault("function", {})
     if kind == "index a string":
+        if "index" not in entry and any("index" not in e for e in calls[:at_entry]):
+            shapes.add("an index after index-less entries of one chunk")
         entry["index"] = str(entry.get("index", 0))
     elif kind == "arguments null":
         function["arguments"] = None

@@ -146,7 +146,50 @@ def test_the_corpus_is_there_or_said_missing() -> None:
 #: (shape, client) whose disagreement is found and not yet followed by the profile, and why. An example
 #: holding one is counted (``--hypothesis-show-statistics``), not failed, for that client only; every other
 #: client is asserted. Wrong-typed fields reach the profiles as ``wire`` on the events (SAVED shows each).
-UNFIXED: dict[tuple[str, str], str] = {}
+UNFIXED: dict[tuple[str, str], str] = {
+    # the OpenAI SDK's SSEDecoder.decode (openai/_streaming.py) dispatches a blank line's event when
+    # ``_last_event_id`` is set, and never resets it (as the spec says), so after an ``id:`` line every
+    # later blank line (a blank-line run, a comment-only block) is an event of data "", whose
+    # ``sse.json()`` (``json.loads(self.data)``) raises JSONDecodeError; the capture reader drops those
+    # data-less dispatches as the spec does, so no event reaches the profiles there
+    **{
+        ("an id field", client): "openai/_streaming.py SSEDecoder.decode: data-less events after an id"
+        for client in ("openai-python", "langchain", "litellm", "pydantic-ai")
+    },
+    # the Python SDKs decode each line with raw_line.decode("utf-8") (openai/_streaming.py
+    # SSEDecoder._iter_chunks / iter_bytes, anthropic/_streaming.py:353), which keeps U+FEFF, so the
+    # first line's field name is "\ufeffevent" or "\ufeffdata" and ignored; the capture reader strips the
+    # BOM (as the spec says) before any frame, so the profiles never see which line it hid
+    **{
+        ("a BOM", client): "the SDK's SSEDecoder keeps the BOM: the first line's field is unknown"
+        for client in ("openai-python", "anthropic-python", "langchain", "litellm", "pydantic-ai")
+    },
+    # ServerSentEvent.json is json.loads (openai/_streaming.py:300, anthropic/_streaming.py), which reads
+    # NaN, 1e400 and a lone surrogate escape; the capture reader (orjson) refuses them, so the frame is
+    # not JSON to the adapter and its events never reach the profiles
+    **{
+        (f"JSON orjson refuses: {kind}", client): "json.loads accepts what orjson refuses"
+        for kind in ("NaN", "a number past a double", "a lone surrogate escape")
+        for client in ("openai-python", "anthropic-python", "langchain", "litellm", "pydantic-ai")
+    },
+    # accumulate_delta's _has_indexed_entries (openai/lib/streaming/_deltas.py) reads the whole list: an
+    # ``index`` key on a later entry (a string too) makes an index-less entry before it a RuntimeError where the
+    # list would otherwise be taken whole (TypeError); the profile merges entry by entry and does not see the
+    # later ones (saved: chat_index_after_index_less_entries)
+    ("an index after index-less entries of one chunk", "openai-python"): "_has_indexed_entries reads the whole list",
+    # the adapter gives a second choice's finish_reason "length" after the stream's Finish only as
+    # KeepAlive("finished choice") (a call cut at the token limit gets no BlockStop), so the profile sees no
+    # finish for that choice; the SDK fires its calls' arguments.done on any finish_reason (openai/lib/streaming/chat/_completions.py _build_events)
+    ("a second choice finishing with length", "openai-python"): "no finish event for the second choice's length",
+    # langchain-openai _convert_chunk_to_generation_chunk reads ``choices[0]`` of each chunk
+    # (langchain_openai/chat_models/base.py:1656) and pydantic-ai's chunk reading ``choices[0]`` too:
+    # a second choice in the same chunk is dropped; ``ArgsDelta`` carries no choice, so the profiles
+    # cannot tell its fragments from the first choice's
+    **{
+        ("a second choice in the first choice's chunk", client): "choices[0] of each chunk only"
+        for client in ("langchain", "pydantic-ai")
+    },
+}
 
 
 def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
@@ -209,6 +252,34 @@ def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o",
 
 _ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
 _FINISH = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+
+
+def _other_block(index: bytes, kind: str = "text", delta_index: bytes | None = None) -> bytes:
+    """A text (or thinking) block's start, one delta and stop at ``index`` (its delta's index ``delta_index``)."""
+    start, delta = {
+        "text": (b'{"type":"text","text":""}', b'{"type":"text_delta","text":"Hi"}'),
+        "thinking": (
+            b'{"type":"thinking","thinking":"","signature":""}',
+            b'{"type":"thinking_delta","thinking":"Hm."}',
+        ),
+    }[kind]
+    return (
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":%s,"content_block":%s}\n\n'
+        % (index, start)
+        + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":%s,"delta":%s}\n\n'
+        % (delta_index or index, delta)
+        + b'event: content_block_stop\ndata: {"type":"content_block_stop","index":%s}\n\n' % index
+    )
+
+
+#: a tool call at block index 1 (after a block at 0)
+_CALL_AT_1 = (
+    (_START % b"{}").replace(b'"index":0', b'"index":1')
+    + _DELTA % (b'"index":1,', b"{}")
+    + _STOP.replace(b'"index":0', b'"index":1')
+)
+
+
 _MISTRAL = ("0123456789abcdef0123456789abcdef", "mistral-small-latest")
 SAVED: dict[str, bytes] = {
     # anthropic-python: accumulate_event reads content[None]: TypeError at the delta; langchain: the
@@ -428,6 +499,50 @@ SAVED: dict[str, bytes] = {
     + _STOP
     + _MESSAGE_DELTA % b',"context_management":{"applied_edits":[]}'
     + _MESSAGE_STOP,
+    # found by the generated framings (a thinking block, wrong-typed index): the SDK's lax int reads a thinking or
+    # text delta's index "0" as 0 as it does a tool delta's (read_as: BlockDelta); the profiles had raised the
+    # TypeError of a missing index there
+    "anthropic_thinking_delta_index_a_string": _MSG + _other_block(b"0", "thinking", b'"0"') + _CALL_AT_1,
+    "anthropic_text_delta_index_a_string": _MSG + _other_block(b"0", "text", b'"0"') + _CALL_AT_1,
+    # found by the generated event types: pydantic-ai's parts manager raises UnexpectedModelBehavior when a
+    # block index that holds a text part gets a tool call (and a thinking one a text delta); the near miss
+    # gives each block its own index
+    "anthropic_tool_call_on_a_text_blocks_index": _MSG
+    + _other_block(b"0")
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"{}")
+    + _STOP,
+    "anthropic_tool_call_on_its_own_index_after_text": _MSG + _other_block(b"0") + _CALL_AT_1,
+    # found by the generated block order (skipped indices): anthropic-python's accumulate_event reads
+    # ``content[event.index]`` for a text delta too: IndexError at a text block started at index 2 after one
+    # block; the near miss: the text block at the next index
+    "anthropic_text_delta_past_the_content": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"{}")
+    + _STOP
+    + _other_block(b"2"),
+    "anthropic_text_delta_at_the_next_index": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"{}")
+    + _STOP
+    + _other_block(b"1"),
+    # found by the tally at 100 (mistral-shaped, a wrong-typed index): see UNFIXED for openai-python, which
+    # raises RuntimeError at this chunk
+    "chat_index_after_index_less_entries": _ROLE.replace(b'"content":null', b'"content":""')
+    + _chunk(
+        '[{"function":{"name":"tool_0","arguments":"{}"}},{"function":{"name":"tool_1","arguments":""},"id":"call_1"},'
+        '{"function":{"name":"tool_2","arguments":"{\\"city\\":\\"Paris\\"}"},"id":"call_2","type":"function","index":"0"}]',
+        *_MISTRAL,
+        finish='"length"',
+    ),
+    # found by the generated error events: the SDK raises at the error event and reads nothing after it, so
+    # pydantic-ai raises ModelOverloadedError there (not a later part's error at the stream's end)
+    "anthropic_overloaded_error_mid_call": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b'{\\"a')
+    + b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    + _DELTA % (b"", b"1}")
+    + _STOP,
     # the near miss: an empty (falsy) context_management is never read
     "anthropic_context_management_empty": _MSG
     + _START % b"{}"
@@ -438,6 +553,11 @@ SAVED: dict[str, bytes] = {
 
 #: what the library does on a saved example, where that is the behaviour it keeps: client -> exception class
 SAVED_RAISES: dict[str, dict[str, str | None]] = {
+    "anthropic_tool_call_on_a_text_blocks_index": {"pydantic-ai": "UnexpectedModelBehavior"},
+    "anthropic_tool_call_on_its_own_index_after_text": {"pydantic-ai": None},
+    "anthropic_overloaded_error_mid_call": {"pydantic-ai": "ModelOverloadedError"},
+    "anthropic_text_delta_past_the_content": {"anthropic-python": "IndexError"},
+    "anthropic_text_delta_at_the_next_index": {"anthropic-python": None},
     "anthropic_input_a_list_on_a_reused_index": {"langchain": "TypeError"},
     "anthropic_input_a_list_on_a_reused_index_with_its_own_id": {"langchain": None},
     "chat_type_null_after_the_head": {"openai-python": "AssertionError"},
@@ -448,7 +568,9 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
 
 
 #: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED)
-SAVED_FOR: dict[str, list[str]] = {}
+SAVED_FOR: dict[str, list[str]] = {
+    "chat_index_after_index_less_entries": ["langchain", "litellm", "pydantic-ai"],  # openai-python: UNFIXED
+}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))

@@ -25,9 +25,10 @@ def problems_of(
     message: Callable[[I], str],
     hint: str | Callable[[I], str],
     rejection: Rejection | None = None,
-    accepted: Severity = Severity.WARNING,
 ) -> Iterator[Finding]:
-    """``accepted``: the severity when the capture shows the API accepted the request the rule says it rejects."""
+    """``rejection``: how the rule's claim that the API rejects the request is checked against the answer the
+    capture recorded. When the capture shows the API accepted that request (a normal answer to it), nothing
+    broke: the finding is info, naming the answer (docs/severity.md)."""
     for problem in conversation.problems:
         if type(problem) is not kind:
             continue
@@ -36,7 +37,7 @@ def problems_of(
             answer = answer_to(conversation, problem.at.turn)
             if answer == "accepted":
                 text += f"; yet the capture shows the API accepted this request (turn {problem.at.turn} got a normal answer)"
-                severity = accepted
+                severity = Severity.INFO
             elif answer is None and rejection == "shown":
                 text += "; the capture does not record the answer to this request"
                 severity = Severity.WARNING

@@ -16,8 +16,8 @@ Why it matters:
 
 Severity:
     error when the follow-up was rejected or its answer is not recorded (the APIs document the
-    rejection); a warning when the capture shows the provider accepted the request with a normal
-    answer.
+    rejection); info when the capture shows the provider accepted the request with a normal
+    answer: nothing broke, and no client breaks on a request the API accepted.
 
 Example:
     turn 1 streams   tool_use toolu_01A… get_weather

@@ -19,8 +19,8 @@ Why it matters:
 
 Severity:
     error when the follow-up was rejected or its answer is not recorded (OpenAI and Anthropic
-    document a 400); a warning when the capture shows the provider accepted the request with a
-    normal answer.
+    document a 400); info when the capture shows the provider accepted the request with a
+    normal answer: nothing broke, and no client breaks on a request the API accepted.
 
 Example:
     turn 1 streams   tool_use toolu_01B… get_time

@@ -11,7 +11,8 @@ Why it matters:
 
 Severity:
     error when the follow-up was rejected or its answer is not recorded ("Duplicate value for
-    tool_call_id"); a warning when the capture shows the provider accepted it.
+    tool_call_id"); info when the capture shows the provider accepted it with a normal answer:
+    nothing broke, and no client breaks on a request the API accepted.
 
 Example:
     {"role":"tool","tool_call_id":"call_A","content":"15C"}

@@ -17,7 +17,8 @@ Why it matters:
 
 Severity:
     error when the follow-up was rejected or its answer is not recorded (Anthropic documents a 400);
-    a warning when the capture shows the provider accepted it.
+    info when the capture shows the provider accepted it with a normal answer: nothing broke, and
+    no client breaks on a request the API accepted.
 
 Example:
     user      [{"type":"text","text":"here you go"}, {"type":"tool_result","tool_use_id":"toolu_01A…"}]

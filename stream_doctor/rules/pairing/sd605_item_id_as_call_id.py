@@ -60,5 +60,4 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
         message,
         "Key calls by call_id (not the fc_ item id) and send it back in function_call_output.call_id",
         rejection="shown",
-        accepted=Severity.INFO,
     )
