@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
-from stream_doctor.capture.yaml_safe import BINARY, prescan, safe_loader, yaml_error
+from stream_doctor.capture.yaml_safe import BINARY, json_printable, prescan, safe_loader, yaml_error
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
@@ -84,6 +84,8 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     alone, so memory follows the largest interaction; any other shape is loaded whole."""
     import yaml
 
+    if _JSON_START.match(data):
+        data = json_printable(data)
     try:
         spans = prescan(data, split=True)
     except yaml.YAMLError as exc:

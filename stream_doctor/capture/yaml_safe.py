@@ -146,6 +146,22 @@ def _decoded_size(text: str) -> int:
 #: The tags whose scalar is base64 text decoded to bytes.
 BINARY_TAGS = frozenset({BINARY, "!binary", _PYTHON + "bytes"})
 
+# A JSON string may hold DEL, the C1 controls and U+FFFE/U+FFFF raw (RFC 8259 section 7 asks only
+# C0 to be escaped; Ruby's JSON.generate and vcrpy's json serializer leave them as they are), where
+# YAML's reader refuses them as non-printable (YAML 1.1 section 5.1; libyaml and PyYAML alike, NEL
+# U+0085 excepted). In a JSON document they can only stand inside a string, which YAML reads as a
+# double-quoted scalar: written as the \u escape both languages read, they mean the same text.
+_JSON_UNPRINTABLE = re.compile(rb"\x7f|\xc2[\x80-\x84\x86-\x9f]|\xef\xbf[\xbe\xbf]")
+
+
+def json_printable(data: bytes) -> bytes:
+    """A JSON document's characters YAML refuses, written as ``\\uXXXX`` escapes (the same strings).
+
+    A line's columns after such a character move by the escape's extra bytes; its line does not."""
+    if not _JSON_UNPRINTABLE.search(data):
+        return data
+    return _JSON_UNPRINTABLE.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)
+
 
 def expansion_limit(size: int) -> int:
     """How many bytes a cassette's scalars may add up to once aliases are expanded: its own size and

@@ -547,3 +547,26 @@ def test_opencode_recording_base64_body(tmp_path: Path) -> None:
     document["interactions"][0]["response"].update(body="not base64 at all!", bodyEncoding="base64")
     with pytest.raises(CaptureError, match='marked "bodyEncoding": "base64" is not base64'):
         load(write(tmp_path, json.dumps(document), "bad.json"))
+
+
+@pytest.mark.parametrize("char", ["\x7f", "\x80", "\x93", "\x9f", "\ufffe", "\uffff"])
+def test_a_json_cassette_holds_what_json_allows_raw_that_yaml_refuses(tmp_path: Path, char: str) -> None:
+    # RFC 8259 asks only C0 to be escaped: Ruby's JSON.generate and vcrpy's json serializer write DEL, C1
+    # and U+FFFE/U+FFFF raw, which YAML's reader refuses; the cassette reads as json.loads reads it
+    sse = SSE.replace('"model":"claude"', f'"model":"claude{char}"')
+    text = json.dumps(
+        vcrpy({"string": sse}, body=json.dumps({**BODY, "metadata": {"user_id": char}})), ensure_ascii=False
+    )
+    assert char.encode() in text.encode()
+    capture = load(write(tmp_path, text, "cassette.json"))
+    request, start, stop = capture.frames
+    assert request.value["body"]["metadata"] == {"user_id": char}
+    assert start.value["message"]["model"] == f"claude{char}"
+    assert [start.event, stop.event] == ["message_start", "message_stop"]
+
+
+def test_the_same_characters_raw_in_a_yaml_cassette_are_still_refused(tmp_path: Path) -> None:
+    # near miss: YAML has no raw C1 (a YAML writer escapes it); a YAML cassette holding one is no YAML
+    text = yaml.safe_dump(vcrpy({"string": SSE})).replace("claude", "claude\x93", 1)
+    with pytest.raises(CaptureError, match="unacceptable character"):
+        load(write(tmp_path, text))
