@@ -139,7 +139,14 @@ def rewritten(name: str, data: bytes, change: Callable[[dict[str, Any]], None]) 
         except yaml.YAMLError:
             return None
         document, found = _rewrite(document, change)
-        return yaml.safe_dump(document, allow_unicode=True, width=1 << 20).encode() if found else None
+        if not found:
+            return None
+        try:
+            return yaml.safe_dump(document, allow_unicode=True, width=1 << 20).encode()
+        except RecursionError:
+            # a body nested past PyYAML's recursive representer cannot be written as a YAML mapping here (the
+            # reader's own depth limit is tested on hand-built YAML: tests/test_adversarial.py, 50,000 deep)
+            return None
     if name.endswith(".jsonl"):
         lines, found = [], False
         for line in data.splitlines():

@@ -29,7 +29,7 @@ import orjson
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.conftest import ROOT  # noqa: E402
@@ -410,7 +410,7 @@ def request_bodies(draw: st.DrawFn) -> tuple[str, bytes, list[tuple[tuple[Any, .
             set_field(body, path, value)
 
     new = rewritten(name, data, change)
-    assert new is not None
+    assume(new is not None)  # None only for a YAML body nested past what PyYAML's dumper can write
     return name, new, changes
 
 
