@@ -25,6 +25,10 @@ SESSION_HELP = (
     "Check each folder GLOB matches as one entry: its captures replayed as one conversation, in recorded "
     "(else file-name) order (repeatable; adds to the configuration's sessions)."
 )
+NODE_MODULES_HELP = (
+    "A node_modules folder holding the TypeScript libraries --client runs under Node (@anthropic-ai/sdk, "
+    "openai, ai); default: the project's own harness in a source checkout."
+)
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
@@ -57,4 +61,5 @@ MaxRows = Annotated[
 MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)]
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
+NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
