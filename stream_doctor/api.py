@@ -60,6 +60,7 @@ def replay(
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
     client_mode: str = "auto",
+    node_modules: str | os.PathLike[str] | None = None,
     timeline: bool = False,
 ) -> Report:
     """Replay one capture (or several of one session) through the reference accumulator and every selected rule.
@@ -97,7 +98,9 @@ def replay(
     ``client_mode`` says how a library's verdict is made (``--client-mode``): ``"auto"`` runs the
     installed library over the capture when it imports (in a process of its own, bounded in time and
     memory), else its model; ``"run"`` requires the library; ``"model"`` never runs it; ``"both"``
-    runs it and shows, per call, where the model differs (docs/replay.md).
+    runs it and shows, per call, where the model differs (docs/replay.md). ``node_modules`` is the
+    folder the TypeScript libraries are run from under Node (``--node-modules``; default: the project's
+    own harness in a source checkout).
 
     ``timeline`` keeps what ``--timeline`` and the HTML report show of the events, compactly
     (``report.timeline``: a row per event or run of deltas, at most ``timeline.MAX_ROWS``);
@@ -140,6 +143,7 @@ def replay(
         max_frames=max_frames,
         clients=clients,
         client_mode=client_mode,
+        node_modules=node_modules,
         timeline=timeline,
         execution_records=tuple(_execute_record(record) for record in executions or ()),
     )
@@ -287,6 +291,7 @@ def build_options(
     max_frames: int | None = None,
     clients: str | Iterable[str] = (),
     client_mode: str = "auto",
+    node_modules: str | os.PathLike[str] | None = None,
     timeline: bool = False,
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
@@ -316,6 +321,7 @@ def build_options(
         **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
         clients=_clients(clients),
         client_mode=_client_mode(client_mode),
+        node_modules=os.fspath(node_modules) if node_modules is not None else None,
         timeline=timeline,
         execution_records=execution_records,
     )

@@ -30,6 +30,7 @@ class Options:
     max_frames: int = DEFAULT_MAX_FRAMES  # per capture
     clients: tuple[str, ...] = ()  # --client: the client profiles to replay each turn through (names)
     client_mode: ClientMode = "auto"  # --client-mode (clients/runs.py)
+    node_modules: str | None = None  # --node-modules: the TypeScript libraries' packages (clients/library/node.py)
     timeline: bool = False  # keep the compact timeline rows (--timeline, the HTML report: timeline.py)
 
     @property

@@ -66,7 +66,7 @@ def library_runs(path: str, provider: str, profiles: tuple[Profile, ...], option
         return None
     from stream_doctor.clients.runs import LibraryRuns
 
-    return LibraryRuns(path, options.container, provider, profiles, options.client_mode)
+    return LibraryRuns(path, options.container, provider, profiles, options.client_mode, options.node_modules)
 
 
 def review_turn(

@@ -26,6 +26,10 @@ SESSION_HELP = (
     "(else file-name) order (repeatable; adds to the configuration's sessions)."
 )
 FORCE_HELP = "Replace an output file that exists even when stream-doctor cannot tell it wrote it."
+NODE_MODULES_HELP = (
+    "A node_modules folder holding the TypeScript libraries --client runs under Node (@anthropic-ai/sdk, "
+    "openai, ai); default: the project's own harness in a source checkout."
+)
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
@@ -58,5 +62,6 @@ MaxRows = Annotated[
 MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)]
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
+NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
 Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]

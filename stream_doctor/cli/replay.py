@@ -17,6 +17,7 @@ from stream_doctor.cli.options import (
     MaxBytes,
     MaxFrames,
     MaxRows,
+    NodeModules,
     PerFileIgnores,
     Quiet,
     ReportWidth,
@@ -107,6 +108,7 @@ class Replay(NamedTuple):
             "model differs).",
         ),
     ] = "auto"
+    node_modules: NodeModules = None
     fail_on: Annotated[
         Optional[str],
         typer.Option(

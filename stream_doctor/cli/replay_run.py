@@ -63,6 +63,7 @@ def run(options: Replay) -> int:
             executions_file=options.executions,
             clients=options.client,
             client_mode=client_mode,
+            node_modules=options.node_modules,
             **limits,
         )
     except (RunError, ValueError) as error:

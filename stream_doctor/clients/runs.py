@@ -4,7 +4,8 @@ rules and every reporter read one record whichever answered.
 
 One process per (capture, library), all started together when the capture's report is built
 (``python -m stream_doctor.clients.library``), each bounded: ``RUN_SECONDS`` for the import and every
-turn, ``RUN_MEMORY`` of address space. A library that is not installed, cannot be driven at the version
+turn, ``RUN_MEMORY`` of address space; a TypeScript library runs in that process's child ``node``
+(``library/node.py``), its heap ``NODE_HEAP_MIB``, stopped before the process's own time is up. A library that is not installed, cannot be driven at the version
 installed, hangs, or runs out of memory leaves the model's answer and a one-line note
 (``Provenance.note``). ``--client-mode``: ``auto`` runs the library when it imports, else the model;
 ``run`` requires it (a library that is not installed is a RunError); ``model`` never runs it; ``both``
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 RUN_SECONDS = 120.0
 #: the address space one library's process may map (the largest, LiteLLM, maps about 1 GiB)
 RUN_MEMORY = 3 << 30
+#: V8's heap for a TypeScript library's run under Node, in MiB (the AI SDK, the largest, uses under 100)
+NODE_HEAP_MIB = 1024
 
 
 class RunRequired(RuntimeError):
@@ -47,10 +50,14 @@ class LibraryRuns:
     """The library runs of one capture: started together, each answered once, and reviewed a turn at a time."""
 
     def __init__(
-        self, path: str, container: str | None, provider: str, profiles: tuple[Profile, ...], mode: Mode
+        self,
+        path: str,
+        container: str | None,
+        provider: str,
+        profiles: tuple[Profile, ...],
+        mode: Mode,
+        node_modules: str | None = None,
     ) -> None:
-        from stream_doctor.clients.library import LIBRARIES
-
         self.mode = mode
         self.started: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
         self.answers: dict[str, dict[str, Any]] = {}
@@ -58,16 +65,17 @@ class LibraryRuns:
             return
         readable = path != "<stdin>" and os.path.isfile(path)
         for profile in profiles:
-            if profile.name not in LIBRARIES:
+            if compared(profile.name) is None:
                 continue
             if not readable:
                 self.answers[profile.name] = {"unrun": "the capture is not a file its process can read"}
                 continue
-            self.started[profile.name] = (_start(profile.name, path, container, provider), time.monotonic())
+            process = _start(profile.name, path, container, provider, node_modules)
+            self.started[profile.name] = (process, time.monotonic())
 
     def answer(self, profile: Profile) -> dict[str, Any] | None:
         """The library's answer (``clients/library/__main__.py``), once it came or its bound ran out; None:
-        not run (the model's profile, a TypeScript library, ``--client-mode model``)."""
+        not run (the model's profile, ``--client-mode model``)."""
         name = profile.name
         if name not in self.answers and name in self.started:
             self.answers[name] = _collect(*self.started.pop(name))
@@ -124,9 +132,11 @@ def _why_model(profile: Profile, mode: Mode, answer: dict[str, Any] | None) -> s
     if mode == "model":
         return "--client-mode model"
     if answer is None:
-        return "the TypeScript library runs under Node only in the project's tests; this is the model"
-    if "missing" in answer:
+        return "no library to run; this is the model"
+    if "missing" in answer and answer.get("package"):
         return f"the library is not installed: `pip install {answer['package']}` to run it"
+    if "missing" in answer:
+        return str(answer["missing"])
     if "unrun" in answer:
         return str(answer["unrun"])
     return f"the library could not be run ({answer.get('failed', 'no answer')}); this is the model's answer"
@@ -138,14 +148,12 @@ def outcome(
     """A library's answer for one turn as the model's record: each call it handed, matched to the
     reference calls it stands for (``_match``), and what it raised. ``hands``: where the application
     sees a call handed over, during the stream and once it ended (the driver's ``HANDS_AT``)."""
-    from stream_doctor.clients.library import LIBRARIES
-
-    compared = LIBRARIES[profile.name][2]
+    by = compared(profile.name)
     open_calls = [call for call in stream.calls if not call.server_side]
     used: set[int] = set()
     handoffs = []
     for at, call_id, name, value, invalid in ran["seen"]:
-        text = value if isinstance(value, str) and compared != "value" else None
+        text = value if isinstance(value, str) and by != "value" else None
         calls = _match(open_calls, used, call_id, name, text)
         handed = MISSING if invalid else parse_json(text) if text is not None else value
         place = Pos(*at) if at is not None else None
@@ -198,7 +206,17 @@ def _folded(unused: list[ToolCall], text: str) -> tuple[int, ...] | None:
     return None
 
 
-def _start(profile: str, path: str, container: str | None, provider: str) -> subprocess.Popen[bytes]:
+def compared(profile: str) -> str | None:
+    """What the library run of ``profile`` is compared by (``LIBRARIES``' third field); None: no library runs it."""
+    from stream_doctor.clients.library import LIBRARIES
+    from stream_doctor.clients.library.node import COMPARED
+
+    return LIBRARIES[profile][2] if profile in LIBRARIES else COMPARED.get(profile)
+
+
+def _start(
+    profile: str, path: str, container: str | None, provider: str, node_modules: str | None
+) -> subprocess.Popen[bytes]:
     root = str(Path(__file__).resolve().parents[2])  # this copy of stream_doctor, whatever the path says
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
@@ -208,6 +226,9 @@ def _start(profile: str, path: str, container: str | None, provider: str) -> sub
         "container": container,
         "provider": provider,
         "max_memory": RUN_MEMORY,
+        "seconds": RUN_SECONDS - 5,  # a Node run stops itself first, so no node process outlives it
+        "node_heap": NODE_HEAP_MIB,
+        "node_modules": os.path.abspath(node_modules) if node_modules is not None else None,
     }
     return subprocess.Popen(
         [sys.executable, "-m", "stream_doctor.clients.library", orjson.dumps(request).decode()],

@@ -1,4 +1,5 @@
-"""The one way the tests call ``tests/clients/node/harness.mjs``: a long-lived Node process per test
+"""The one way the tests call ``stream_doctor/clients/library/harness.mjs`` (the harness ``--client`` runs,
+with the packages of ``tests/clients/node/node_modules``): a long-lived Node process per test
 session that answers one JSON line per request line, so a hypothesis example does not wait for Node
 to start; every answer is awaited with a timeout, and the process is killed at teardown.
 
@@ -22,12 +23,12 @@ import pytest
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import ClientError, Handoff
+from stream_doctor.clients.library.node import COMPARED, SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).resolve().parent / "node"
-#: the TypeScript profiles and what a handoff is compared by: "input" the value the tool gets,
-#: "text" the argument text
-CLIENTS = {"anthropic-typescript": "input", "openai-node": "text", "vercel-ai": "input"}
+#: the TypeScript profiles and what a handoff is compared by: "value" the input the tool gets, "text" the argument text
+CLIENTS = COMPARED
 #: seconds one answer may take (a run is milliseconds; the first one loads the packages)
 TIMEOUT = 60.0
 
@@ -56,7 +57,7 @@ class NodeHarness:
     def _start(self) -> subprocess.Popen[str]:
         self.answers = queue.Queue()
         process = subprocess.Popen(
-            [self.node, "harness.mjs"],
+            [self.node, str(SCRIPT), str(HARNESS / "node_modules")],
             cwd=HARNESS,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

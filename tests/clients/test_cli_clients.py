@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from stream_doctor.cli import app
 from stream_doctor.clients import PROFILES
+from tests.clients.node_harness import node_executable
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -90,9 +91,9 @@ def test_replay_client_reads_a_cassettes_sse_body_as_the_library_does(tmp_path: 
         )
 
 
-def _predicted(name: str, clients: str) -> dict[str, dict[str, object]]:
+def _predicted(name: str, clients: str, *options: str) -> dict[str, dict[str, object]]:
     path = str(FIXTURES / name)
-    result = CliRunner().invoke(app, ["replay", path, "--client", clients, "--format", "json"])
+    result = CliRunner().invoke(app, ["replay", path, "--client", clients, "--format", "json", *options])
     assert result.exit_code == 0, result.output
     return json.loads(result.output)["calls"][0]["extras"]["clients"]  # type: ignore[no-any-return]
 
@@ -100,16 +101,29 @@ def _predicted(name: str, clients: str) -> dict[str, dict[str, object]]:
 def test_replay_client_reads_the_sentinel_as_each_library_tests_it() -> None:
     # `data: [DONE] ` with a trailing space: openai-python stops there (startswith), openai-node's
     # JSON.parse throws after the call was handed, the AI SDK's error part leaves the call unrun
-    predicted = _predicted("openai/done_with_trailing_space.sse", "openai-python,openai-node,vercel-ai")
-    assert "raises" not in predicted["openai-python"] and predicted["openai-python"]["agrees"] is True
-    assert predicted["openai-node"]["raises"] == {
-        "exception": "OpenAIError",
-        "message": "an event's data is not JSON",
-        "line": 9,
-        "event": 5,
-    }
-    assert [h["runs"] for h in predicted["openai-node"]["handoffs"]] == [True]  # type: ignore[attr-defined]
-    assert [h["runs"] for h in predicted["vercel-ai"]["handoffs"]] == [False]  # type: ignore[attr-defined]
+    # the models, and the libraries themselves (Node's run with the project's harness: the library's words)
+    for mode, message in (
+        ("model", "an event's data is not JSON"),
+        ("auto", "Error reading response: malformed server-sent event JSON."),
+    ):
+        if mode == "auto":
+            node_executable()  # skips here without Node and the harness's packages (fails under CI=true)
+        predicted = _predicted(
+            "openai/done_with_trailing_space.sse", "openai-python,openai-node,vercel-ai", "--client-mode", mode
+        )
+        assert "raises" not in predicted["openai-python"] and predicted["openai-python"]["agrees"] is True
+        source = predicted["openai-node"]["source"]
+        assert source["label"] == (  # type: ignore[index]
+            "model of openai-node 7.57.0" if mode == "model" else "installed openai (npm) 7.57.0 (run)"
+        )
+        assert predicted["openai-node"]["raises"] == {
+            "exception": "OpenAIError",
+            "message": message,
+            "line": 9,
+            "event": 5,
+        }
+        assert [h["runs"] for h in predicted["openai-node"]["handoffs"]] == [True]  # type: ignore[attr-defined]
+        assert [h["runs"] for h in predicted["vercel-ai"]["handoffs"]] == [False]  # type: ignore[attr-defined]
     # near miss: `data: [DONE]` as OpenAI sends it ends every library's reading quietly
     predicted = _predicted("openai/one_call.sse", "openai-python,openai-node,vercel-ai")
     assert all("raises" not in p and p["agrees"] is True for p in predicted.values())

@@ -2,7 +2,7 @@
 ``tests/clients/node/package-lock.json``, on every project fixture of its provider: what it hands
 over, at which event, whether it runs it, and what it raises.
 
-``tests/clients/node/harness.mjs`` runs the real npm packages under Node over the fixture's bytes (a
+``stream_doctor/clients/library/harness.mjs`` runs the real npm packages under Node over the fixture's bytes (a
 fake ``fetch``, no network) and answers what they handed over as JSON, one long-lived process per
 session (``node_harness.py``); ``.ci/run`` installs Node and runs ``npm ci`` there. Without Node or
 the installed packages the test skips with the command to run, except under ``CI=true``, where it

@@ -38,7 +38,11 @@ LIBRARIES: dict[str, tuple[str, str, str]] = {
 
 
 class LibraryMissing(RuntimeError):
-    """The library is not installed; the message says how to install it."""
+    """The library is not installed; the message says how to install it (``package``: the pip package)."""
+
+    def __init__(self, message: str, package: str | None = None) -> None:
+        super().__init__(message)
+        self.package = package
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,8 @@ def load(profile: str) -> LibraryRun:
     except ImportError:
         from stream_doctor.install import install_extra
 
-        raise LibraryMissing(f"{profile} needs the {package} package: {install_extra('clients')}") from None
+        message = f"{profile} needs the {package} package: {install_extra('clients')}"
+        raise LibraryMissing(message, package.replace("_", "-")) from None
     return module.run  # type: ignore[no-any-return]
 
 

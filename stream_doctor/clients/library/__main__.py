@@ -1,7 +1,8 @@
 """One client library run over every turn of one capture, in a process of its own (``--client``'s run
 mode, started and bounded by ``clients/runs.py``): ``python -m stream_doctor.clients.library``.
 
-It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``provider``, ``max_memory``) and
+It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``provider``, ``max_memory``,
+``seconds``, ``node_modules``: a TypeScript profile's packages, run under Node by ``library/node.py``) and
 writes one JSON answer on standard output: ``{"missing": message}`` when the library does not import,
 ``{"failed": message}`` when it cannot be driven at the version installed, else the installed
 version and, per turn, what the library handed the tool and what it raised (``Outcome``), each
@@ -25,6 +26,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from stream_doctor.capture.base import Body, Capture, Frame, Pos
+from stream_doctor.clients.library import LibraryMissing
 from stream_doctor.conversation.build import Section
 from stream_doctor.events import MISSING
 
@@ -34,9 +36,9 @@ def main() -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the library prints is no part of the answer
     request = orjson.loads(sys.argv[1])
     limit = int(request["max_memory"])
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # Node's heap is bounded on its own (library/node.py)
     try:
-        result = _run(request["profile"], request["path"], request.get("container"), request.get("provider"))
+        result = _run(request)
     except Exception as error:  # noqa: BLE001 - a library that cannot be driven here is an answer, not a crash
         result = {"failed": f"{type(error).__name__}: {str(error)[:200]}"}
     _write(answer, result)
@@ -48,25 +50,16 @@ def _write(answer: BinaryIO, result: dict[str, Any]) -> None:
     answer.flush()
 
 
-def _run(profile: str, path: str, container: str | None, provider: str | None = None) -> dict[str, Any]:
-    from importlib.metadata import PackageNotFoundError, version
-
+def _run(request: dict[str, Any]) -> dict[str, Any]:
     from stream_doctor.capture import load
-    from stream_doctor.clients import BY_NAME
-    from stream_doctor.clients.library import LIBRARIES, LibraryMissing
-    from stream_doctor.clients.library import load as load_library
     from stream_doctor.conversation.build import split
 
+    profile, container, provider = request["profile"], request.get("container"), request.get("provider")
     try:
-        run = load_library(profile)
+        run, installed, hands = _library(profile, request)
     except LibraryMissing as missing:
-        return {"missing": str(missing), "package": LIBRARIES[profile][1].replace("_", "-")}
-    distribution = BY_NAME[profile].library or ""
-    try:
-        installed: str | None = version(distribution)
-    except PackageNotFoundError:
-        installed = None
-    capture = load(path, container, bodies=True)
+        return {"missing": str(missing), "package": missing.package}
+    capture = load(request["path"], container, bodies=True)
     bodies = {body.interaction: body for body in capture.bodies or () if body.container == "sse"}
     turns = []
     for section in split(capture):
@@ -74,8 +67,32 @@ def _run(profile: str, path: str, container: str | None, provider: str | None = 
             turns.append(_turn(run, capture, section, bodies.get(section.interaction), provider))
         except Exception as error:  # noqa: BLE001 - this turn cannot be driven: the model answers for it
             turns.append({"failed": f"{type(error).__name__}: {str(error)[:200]}"})
-    hands_at, hands_after = sys.modules[run.__module__].HANDS_AT
-    return {"installed": installed, "hands_at": hands_at, "hands_after": hands_after, "turns": turns}
+    close = getattr(run, "close", None)
+    if close is not None:
+        close()
+    return {"installed": installed, "hands_at": hands[0], "hands_after": hands[1], "turns": turns}
+
+
+def _library(profile: str, request: dict[str, Any]) -> tuple[Any, str | None, tuple[str, str]]:
+    """The profile's driver, the library's version installed, and where it hands a call (``HANDS_AT``):
+    a Python library imported here, a TypeScript one run under Node (``library/node.py``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from stream_doctor.clients import BY_NAME
+    from stream_doctor.clients.library import load as load_library
+    from stream_doctor.clients.library.node import PACKAGES, NodeRun
+    from stream_doctor.clients.runs import NODE_HEAP_MIB, RUN_SECONDS
+
+    if profile in PACKAGES:
+        bounds = (float(request.get("seconds", RUN_SECONDS)), int(request.get("node_heap", NODE_HEAP_MIB)))
+        node = NodeRun(profile, request.get("node_modules"), *bounds)
+        return node, node.installed, node.hands_at
+    run = load_library(profile)
+    try:
+        installed: str | None = version(BY_NAME[profile].library or "")
+    except PackageNotFoundError:
+        installed = None
+    return run, installed, sys.modules[run.__module__].HANDS_AT
 
 
 def _turn(run: Any, capture: Capture, section: Section, body: Body | None, provider: str | None) -> dict[str, Any]:

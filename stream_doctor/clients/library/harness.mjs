@@ -1,7 +1,8 @@
 // Replays a capture's bytes through the real TypeScript client libraries the stream-doctor
 // profiles model, and answers what each hands to the tool and when, as JSON.
 //
-// A long-lived process (tests/clients/node_harness.py): stdin carries one request per line, stdout
+// A long-lived process (`node harness.mjs NODE_MODULES`: --client's run, clients/library/node.py, and the
+// tests' tests/clients/node_harness.py): stdin carries one request per line, stdout
 // answers each with one line, in order, until stdin closes.
 // request: {"client": "anthropic-typescript" | "openai-node" | "vercel-ai", "provider": "anthropic" | "openai",
 //           "chunks": [[frame number | null, base64 bytes], ...], "tools": [names], "ids": [ids the capture sent]}
@@ -12,12 +13,31 @@
 // event each, or pieces cut at arbitrary bytes), after all the work the previous one set off has
 // settled, so `at` is the frame the library had last read when it handed a call (null: after the
 // body ended). Nothing leaves the process: every request is answered by the fake fetch.
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
-import { jsonSchema, streamText, tool } from "ai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createAnthropic } from "@ai-sdk/anthropic";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+// the packages come from the node_modules folder named by the first argument (--node-modules, or the
+// project's tests/clients/node), not from where this file lies: package data of stream-doctor
+const NODE_MODULES = process.argv[2];
+const loaded = new Map();
+
+// The package's ES module entry (its exports' "import" or "default", as `import` picks it), loaded once.
+async function load(name) {
+  if (!loaded.has(name)) {
+    const manifest = JSON.parse(readFileSync(join(NODE_MODULES, name, "package.json"), "utf8"));
+    let entry = manifest.exports?.["."] ?? manifest.exports;
+    entry = typeof entry === "object" && entry !== null ? entry.import ?? entry.default : entry;
+    entry = typeof entry === "object" && entry !== null ? entry.default : entry;
+    const path = typeof entry === "string"
+      ? join(NODE_MODULES, name, entry)
+      : createRequire(join(NODE_MODULES, "noop.js")).resolve(name);
+    loaded.set(name, import(pathToFileURL(path).href));
+  }
+  return loaded.get(name);
+}
 
 globalThis.AI_SDK_LOG_WARNINGS = false; // the model name "replay" is unknown to it: a warning on stderr each run
 let input = null; // the run under way
@@ -59,6 +79,7 @@ function failed(exc) {
 }
 
 async function anthropicTypescript() {
+  const { default: Anthropic } = await load("@anthropic-ai/sdk");
   const client = new Anthropic({ apiKey: "test", baseURL: "http://capture.invalid", maxRetries: 0, fetch: fakeFetch });
   const stream = client.messages.stream({ model: "replay", max_tokens: 1, messages: [{ role: "user", content: "replay" }] });
   const handed = new Set();
@@ -82,6 +103,7 @@ async function anthropicTypescript() {
 }
 
 async function openaiNode() {
+  const { default: OpenAI } = await load("openai");
   const client = new OpenAI({ apiKey: "test", baseURL: "http://capture.invalid/v1", maxRetries: 0, fetch: fakeFetch });
   const stream = client.chat.completions.stream({ model: "replay", messages: [{ role: "user", content: "replay" }] });
   stream.on("tool_calls.function.arguments.done", (event) => {
@@ -108,6 +130,9 @@ async function openaiNode() {
 }
 
 async function vercelAi() {
+  const { jsonSchema, streamText, tool } = await load("ai");
+  const { createAnthropic } = await load("@ai-sdk/anthropic");
+  const { createOpenAICompatible } = await load("@ai-sdk/openai-compatible");
   const model = input.provider === "anthropic"
     ? createAnthropic({ apiKey: "test", baseURL: "http://capture.invalid/v1", fetch: fakeFetch })("replay")
     : createOpenAICompatible({ name: "replay", apiKey: "test", baseURL: "http://capture.invalid/v1", fetch: fakeFetch })("replay");
