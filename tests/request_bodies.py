@@ -69,8 +69,14 @@ FIELDS: tuple[tuple[Any, ...], ...] = (
 
 
 def is_body(value: Any) -> bool:
-    """A request body: an object with a field some reader reads, and none of an event's or a record's."""
-    return isinstance(value, dict) and bool(BODY_KEYS & value.keys()) and not {"type", "sd"} & value.keys()
+    """A request body: an object with a field some reader reads, and none of an event's or a record's.
+
+    ``input`` alone is also a streamed tool call's (Bedrock's ``toolUse.input`` delta): a Responses request,
+    the one body whose history is ``input``, always names its ``model``."""
+    if not isinstance(value, dict) or {"type", "sd"} & value.keys():
+        return False
+    keys = BODY_KEYS & value.keys()
+    return bool(keys) and (keys != {"input"} or "model" in value)
 
 
 def set_field(body: dict[str, Any], path: tuple[Any, ...], new: Any) -> None:
