@@ -136,9 +136,11 @@ def _modules(profile: str, given: str | None) -> Path:
 
 
 def _version(package: Path) -> str | None:
-    try:
-        version = orjson.loads((package / "package.json").read_bytes()).get("version")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+    from stream_doctor.opener import UnreadableFile, read_bytes
+
+    try:  # the opener: a package.json that is a FIFO or a huge file is no version, never a hang
+        version = orjson.loads(read_bytes(str(package / "package.json"))).get("version")
+    except (OSError, UnreadableFile, orjson.JSONDecodeError, AttributeError):
         return None
     return version if isinstance(version, str) else None
 
