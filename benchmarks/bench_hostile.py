@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from bench_scale import run as run_cli
+from captures import write_har_of_gzip_body
 
 START = (
     b'{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],'
@@ -59,24 +60,11 @@ def zeros_gz(path: Path) -> None:
         out.write(compressor.flush())
 
 
-def _write_har_of_gzip_body(path: Path, body: bytes) -> None:
-    """A HAR file of one entry whose response body is ``body``, gzip-compressed, in base64."""
-    entry = {
-        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
-        "response": {
-            "status": 200,
-            "headers": [{"name": "content-encoding", "value": "gzip"}],
-            "content": {"mimeType": "text/event-stream", "text": base64.b64encode(body).decode(), "encoding": "base64"},
-        },
-    }
-    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
-
-
 def har_gzip_body(path: Path) -> None:
     # a HAR entry whose response body is 1 GiB of zeros gzip-compressed (base64 in content.text)
     compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     body = b"".join(compressor.compress(bytes(64 << 20)) for _ in range(16)) + compressor.flush()
-    _write_har_of_gzip_body(path, body)
+    write_har_of_gzip_body(path, body)
 
 
 def _gzip_of(head: bytes, piece: bytes, total: int, tail: bytes) -> bytes:
@@ -194,7 +182,7 @@ def har_gzip_comments(path: Path, size: int = 200 << 20) -> None:
     # line by line, 5.6+ GB); now over the per-body limit (1/8 of --max-bytes): exit 2, one line. Its near
     # miss, 120 MiB, is decoded and read a piece at a time
     body = _gzip_of(SSE_START, b":\n", size, SSE_PING)
-    _write_har_of_gzip_body(path, body)
+    write_har_of_gzip_body(path, body)
 
 
 def _check_folder(path: Path, name: str, text: str) -> None:

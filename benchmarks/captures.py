@@ -6,6 +6,7 @@ as ``benchmarks.captures`` (the repository root is, through pytest's ``pythonpat
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -72,3 +73,16 @@ def write_calls(path: Path, calls: int) -> None:
             )
         )
         out.write(event("message_stop", {"type": "message_stop"}))
+
+
+def write_har_of_gzip_body(path: Path, body: bytes) -> None:
+    """A HAR file of one entry whose response body is ``body``, gzip-compressed, in base64."""
+    entry = {
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "content-encoding", "value": "gzip"}],
+            "content": {"mimeType": "text/event-stream", "text": base64.b64encode(body).decode(), "encoding": "base64"},
+        },
+    }
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))

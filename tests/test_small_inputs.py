@@ -131,18 +131,9 @@ def test_a_small_gzip_of_blank_json_lines_reads_in_seconds(tmp_path: Path) -> No
 
 def _har_of_gzip_body(path: Path, size: int) -> Path:
     """A HAR entry whose response body is ``size`` bytes of comments between two events, stored gzip-compressed."""
-    import base64
+    from benchmarks.captures import write_har_of_gzip_body
 
-    body = _gzip_of(path.with_suffix(".gz"), START, b":\n", size, PING).read_bytes()
-    entry = {
-        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": []},
-        "response": {
-            "status": 200,
-            "headers": [{"name": "content-encoding", "value": "gzip"}],
-            "content": {"mimeType": "text/event-stream", "text": base64.b64encode(body).decode(), "encoding": "base64"},
-        },
-    }
-    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    write_har_of_gzip_body(path, _gzip_of(path.with_suffix(".gz"), START, b":\n", size, PING).read_bytes())
     return path
 
 
