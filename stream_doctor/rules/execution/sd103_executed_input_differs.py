@@ -47,46 +47,40 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         if execution.call is None or execution.call_state != "complete":
             continue
         call = stream.calls[execution.call]
-        if call.parse_failure is not None:
-            if not ran_empty(execution.input, call.start_input):
-                yield _repaired(stream, self, execution, call)
-            continue
-        if equal(execution.input, call.arguments):
-            continue
-        if is_empty_input_bug(execution.input, call.arguments, call.start_input):
-            continue
-        if isinstance(execution.input, dict) and isinstance(call.arguments, dict):
-            keys = sorted(
-                k
-                for k in set(execution.input) | set(call.arguments)
-                if not equal(execution.input.get(k, ...), call.arguments.get(k, ...))
+        said = _difference(execution, call)
+        if said is not None:
+            message, hint = said
+            yield self.finding(
+                stream, execution.pos, message, hint, [("call completed", call.ended)], call, at=execution.origin
             )
-            what = f"keys differing: {', '.join(keys)}"
-        else:
-            what = "different values"
-        yield self.finding(
-            stream,
-            execution.pos,
-            f"{call.label} was executed with {preview(execution.input)} but the stream carried "
-            f"{preview(call.arguments)} ({what})",
-            "Pass the parsed arguments to the tool unchanged",
-            [("call completed", call.ended)],
-            call,
-            at=execution.origin,
-        )
 
 
-def _repaired(stream: AccumulatedStream, self: Rule, execution: ExecutionRecord, call: ToolCall) -> Finding:
-    """A run with some input of a call whose argument text does not parse: the model sent no such input."""
+def _difference(execution: ExecutionRecord, call: ToolCall) -> tuple[str, str] | None:
+    """What the run changed of the call's input, and what to do (None: it ran as streamed, or SD102's)."""
     failure = call.parse_failure
-    assert failure is not None
-    return self.finding(
-        stream,
-        execution.pos,
-        f"{call.label} was executed with {preview(execution.input)} but the stream's arguments do not parse "
-        f"({failure.kind}, SD201): {excerpt(call.raw_arguments)}; the application repaired or replaced them",
-        "Do not run a call whose arguments do not parse; if you must repair them, log the original and make the repair visible",
-        [("call completed", call.ended)],
-        call,
-        at=execution.origin,
+    if failure is not None:
+        # a run with some input of a call whose argument text does not parse: the model sent no such input
+        if ran_empty(execution.input, call.start_input):
+            return None
+        return (
+            f"{call.label} was executed with {preview(execution.input)} but the stream's arguments do not parse "
+            f"({failure.kind}, SD201): {excerpt(call.raw_arguments)}; the application repaired or replaced them",
+            "Do not run a call whose arguments do not parse; if you must repair them, log the original and make "
+            "the repair visible",
+        )
+    if equal(execution.input, call.arguments) or is_empty_input_bug(execution.input, call.arguments, call.start_input):
+        return None
+    if isinstance(execution.input, dict) and isinstance(call.arguments, dict):
+        keys = sorted(
+            k
+            for k in set(execution.input) | set(call.arguments)
+            if not equal(execution.input.get(k, ...), call.arguments.get(k, ...))
+        )
+        what = f"keys differing: {', '.join(keys)}"
+    else:
+        what = "different values"
+    return (
+        f"{call.label} was executed with {preview(execution.input)} but the stream carried "
+        f"{preview(call.arguments)} ({what})",
+        "Pass the parsed arguments to the tool unchanged",
     )
