@@ -54,7 +54,8 @@ class RecordedExchange:
         if self.full:
             self.unrecorded += len(data)
             return
-        self._write(self.parser.feed(data))
+        for events in self.parser.feed(data):
+            self._write(events)
 
     def end(self, cause: str | None = None) -> None:
         """The body is over: normally (``cause`` None), or stopped for the reason given. Stopped after

@@ -12,6 +12,7 @@ parser stops (``exhausted``) and the recorder marks the capture cut.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -66,23 +67,27 @@ class BodyParser:
         self.at_line_start = True
         self.after_cr = False
 
-    def feed(self, chunk: bytes) -> list[Event]:
+    def feed(self, chunk: bytes) -> Iterator[list[Event]]:
+        """The events ``chunk`` completes, a batch per decoded piece of at most ``_PIECE`` bytes: a few
+        hundred KB of gzip can expand to the whole ``max_decoded``, and its events are never all held."""
         if self.problem is not None or self.exhausted:
-            return []
-        events: list[Event] = []
+            return
         if self.decoder is None:
+            events: list[Event] = []
             self._take(chunk, events)
-            return events
+            yield events
+            return
         pending = chunk
         while pending and not self.exhausted:
             try:
                 piece = self.decoder.decompress(pending, _PIECE)
             except zlib.error as error:
                 self.problem = f"the body could not be decompressed ({error}); events after this not recorded"
-                break
+                return
             pending = self.decoder.unconsumed_tail
+            events = []
             self._take(piece, events)
-        return events
+            yield events
 
     def _take(self, piece: bytes, events: list[Event]) -> None:
         room = self.max_decoded - self.decoded

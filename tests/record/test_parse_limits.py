@@ -13,7 +13,8 @@ from stream_doctor.record.parse import BodyParser
 def feed(parser: BodyParser, body: bytes, size: int) -> list[tuple[str | None, bytes, int]]:
     events = []
     for at in range(0, len(body), size):
-        events += parser.feed(body[at : at + size])
+        for batch in parser.feed(body[at : at + size]):
+            events += batch
     events += parser.close()[0]
     return events
 
@@ -48,5 +49,5 @@ def test_decoding_stops_at_max_decoded() -> None:
     body = gzip.compress(b": ping\n\n" * 1_000_000)  # 8 MB decoded, a few KB sent
     parser = BodyParser("text/event-stream", "gzip", max_decoded=100_000)
     for at in range(0, len(body), 1000):
-        parser.feed(body[at : at + 1000])
+        list(parser.feed(body[at : at + 1000]))
     assert parser.exhausted and parser.decoded == 100_000
