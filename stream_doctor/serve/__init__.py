@@ -1,0 +1,6 @@
+"""``stream-doctor serve``: a capture played back to the user's own application, and what it did judged.
+
+``wire`` holds the two values the parts share: a ``Recorded`` response (what the capture holds for one
+turn) and a ``Plan`` (what the server writes for it, read by read). ``variants`` turns one into the other
+under a named framing or fault; the server writes a plan and records what the application sends.
+"""

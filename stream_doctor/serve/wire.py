@@ -1,0 +1,44 @@
+"""What the server plays and how: a recorded response, and the plan of reads it is written as."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Header = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One response as the capture holds it: the turn's answer the server plays back.
+
+    ``body`` is the decoded body (any content coding undone; ``encoding`` says which coding the wire
+    had, so the server can apply it again). ``events`` cuts the same bytes at the provider's event
+    boundaries (an SSE event with its blank line, a JSON line, an AWS event-stream message), each with
+    the seconds since the response began where the capture recorded them (else None); joined, they are
+    ``body``.
+    """
+
+    provider: str
+    status: int
+    headers: tuple[Header, ...]
+    body: bytes
+    events: tuple[tuple[float | None, bytes], ...]
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the server writes for one request: a status, headers, then each read after its pause
+    (seconds), and how the response ends: ``end`` finishes the body, ``close`` drops the connection
+    after the last read (a cut the client must notice)."""
+
+    status: int
+    headers: tuple[Header, ...]
+    reads: tuple[tuple[float, bytes], ...]
+    then: Literal["end", "close"] = "end"
+
+
+def as_recorded(recorded: Recorded) -> Plan:
+    """The plan that plays a response as it was recorded: one read per event, no pauses."""
+    return Plan(recorded.status, recorded.headers, tuple((0.0, data) for _, data in recorded.events))
