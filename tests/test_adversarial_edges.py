@@ -2,7 +2,7 @@
 fields have the wrong type, in every container that records one, and the ``--client`` crashes. Each
 attack is the CLI in a subprocess answering with findings (never "internal error", never a traceback)
 within the memory bound, beside a near miss that still reads as before. The proxy's rows run the real
-proxy under the same limit in ``tests/record/test_proxy_edges.py``.
+proxy under an address-space limit in ``tests/record/test_proxy_edges.py``.
 """
 
 from __future__ import annotations

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import resource
 import socket
-import subprocess
-import sys
-import threading
 import time
 import zlib
 from pathlib import Path
@@ -26,68 +22,10 @@ import pytest
 from stream_doctor import replay
 from tests.planted_secrets import PROXY_BODIES, PROXY_HEADERS, PROXY_SECRETS
 from tests.record.hostile_upstream import HostileUpstream, Received
+from tests.record.proxy_process import BASELINE, MiB, Proxy
 
 pytest.importorskip("aiohttp")
 httpx2 = pytest.importorskip("httpx2")
-
-MiB = 1024 * 1024
-ADDRESS_SPACE = 1024 * MiB  # far above what the limits need, far below what the inputs would take
-#: Peak resident memory the proxy may reach: its own start (~40 MiB) plus a margin for aiohttp's
-#: buffers, plus a few times the largest limit given. Every input below is several times this.
-BASELINE = 100 * MiB
-
-
-def _limit_address_space() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
-
-class Proxy:
-    """``stream-doctor record`` in a subprocess; ``lines`` collects its log."""
-
-    def __init__(self, upstream: str, out: Path, *options: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "stream_doctor", "record", "--upstream", upstream, "--listen", "127.0.0.1:0"]
-            + ["--out", str(out), *options],
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=_limit_address_space,
-        )
-        assert self.process.stderr is not None
-        started = self.process.stderr.readline()
-        assert "listening on http://127.0.0.1:" in started, started
-        self.port = int(started.split("http://127.0.0.1:")[1].split(",")[0])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.lines: list[str] = []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_for_lines(self, count: int, timeout: float = 30) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while len([line for line in self.lines if " → " in line]) < count:
-            assert self.process.poll() is None, f"the proxy died: {self.process.returncode} {self.lines}"
-            assert time.monotonic() < deadline, f"no log line: {self.lines}"
-            time.sleep(0.02)
-        return [line for line in self.lines if " → " in line]
-
-    def peak(self) -> int:
-        """The proxy's peak resident memory so far, in bytes."""
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1]) * 1024
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def __enter__(self) -> Proxy:
-        return self
-
-    def __exit__(self, *args: Any) -> None:
-        self.process.terminate()
-        self.process.wait(10)
 
 
 def envelope(out: Path) -> list[dict[str, Any]]:

@@ -2,12 +2,16 @@
 upstream, every exchange a client makes is forwarded, answered and written whatever its request body
 holds; a diagnosis that fails counts for ``--fail-on``; the log escapes what the client and the
 upstream sent; an unreachable upstream, a normal end and a port in use are said as what they are.
+
+Issue 31's rows run ``stream-doctor record`` as a user runs it, a subprocess under an address-space limit
+(``proxy_process.Proxy``: exit code, log, peak memory), each beside a near miss; the tests that reach into
+the proxy (a listener replaced, a diagnosis made to fail) run it in-process (``proxy_server.RunningProxy``).
 """
 
 from __future__ import annotations
 
+import copy
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -17,11 +21,13 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor import replay
+from stream_doctor import jsontext, replay
+from tests.record.proxy_process import BASELINE, Proxy
 from tests.record.proxy_server import RunningProxy
-from tests.record.test_live import _listening, free_port
+from tests.record.test_live import PATHS
 from tests.record.test_proxy import envelopes, wait_for
 from tests.record.upstream import FakeUpstream
+from tests.request_bodies import FIELDS, set_field
 from tests.test_adversarial import _limit as address_space_limit
 
 pytest.importorskip("aiohttp")
@@ -42,7 +48,7 @@ def nested(depth: int) -> Any:
 
 #: Request bodies whose fields a reader reads hold another type (issue 31: the proxy forwarded them, then
 #: its grouping raised: a 500 to the client, a traceback, nothing recorded), and bodies nested deeper than
-#: orjson writes (254 levels); with the SD001 findings each gives on replay.
+#: orjson writes (254 levels); with the SD001 findings each gives on replay. The last is the near miss.
 BODIES: list[tuple[dict[str, Any], int]] = [
     ({"model": "m", "stream": True, "tools": 7, "messages": [{"role": "user", "content": "?"}]}, 1),
     ({"model": "m", "stream": True, "messages": True}, 1),
@@ -52,22 +58,129 @@ BODIES: list[tuple[dict[str, Any], int]] = [
 ]
 
 
-@pytest.mark.parametrize(("body", "wrong"), BODIES, ids=["tools", "messages", "both", "deep", "near-miss"])
-def test_any_request_body_is_forwarded_answered_and_recorded(tmp_path: Path, body: dict[str, Any], wrong: int) -> None:
+def test_any_request_body_is_forwarded_answered_and_recorded(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    with FakeUpstream(ONE_CALL.read_bytes()) as upstream, RunningProxy(upstream.url, str(out)) as proxy:
-        with httpx2.Client(base_url=proxy.url, timeout=30) as client:
-            from stream_doctor import jsontext
-
+    with (
+        FakeUpstream(ONE_CALL.read_bytes()) as upstream,
+        Proxy(upstream.url, out, "--live") as proxy,
+        httpx2.Client(base_url=proxy.url, timeout=30) as client,
+    ):
+        for body, _ in BODIES:  # one at a time: a conversation each (none sends anything back), in this order
             response = client.post("/v1/messages", content=jsontext.dumps(body))
-        wait_for(lambda: len(proxy.lines) == 1)
-    assert response.status_code == 200 and response.content == ONE_CALL.read_bytes()
-    assert not any("internal error" in line for line in proxy.lines + proxy.live_lines), proxy.lines
-    [envelope] = envelopes(out)
-    report = replay(str(envelope))
-    assert [c.call_id for c in report.calls] == [c.call_id for c in replay(str(ONE_CALL)).calls]
-    assert [f.code for f in report.findings if f.code == "SD001"] == ["SD001"] * wrong
-    assert all(f.code in ("SD001",) for f in report.findings) or report.codes == replay(str(ONE_CALL)).codes
+            assert response.status_code == 200 and response.content == ONE_CALL.read_bytes(), body
+        proxy.wait_for_lines(len(BODIES))
+        peak = proxy.peak()
+        code = proxy.stop()
+    assert code == 0 and peak < BASELINE, (code, peak)
+    assert not any("internal error" in line or "Traceback" in line for line in proxy.lines), proxy.lines
+    written = envelopes(out)
+    assert len(written) == len(BODIES)
+    for (body, wrong), envelope in zip(BODIES, written, strict=True):
+        report = replay(str(envelope))
+        assert [c.call_id for c in report.calls] == [c.call_id for c in replay(str(ONE_CALL)).calls], body
+        assert [f.code for f in report.findings if f.code == "SD001"] == ["SD001"] * wrong, body
+        assert all(f.code in ("SD001",) for f in report.findings) or report.codes == replay(str(ONE_CALL)).codes
+
+
+#: A request of each provider the proxy fronts that sends a whole turn back (a call and its result), so
+#: every path of ``tests/request_bodies.FIELDS`` a reader of it reads is there to be given a wrong type.
+HISTORY: dict[str, dict[str, Any]] = {
+    "anthropic": {
+        "model": "m", "stream": True, "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_x", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"}]},
+        ],
+    },
+    "openai": {
+        "model": "m", "stream": True, "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+        "messages": [
+            {"role": "user", "content": "?"},
+            {"role": "assistant", "tool_calls": [
+                {"id": "call_x", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_x", "content": "ok"},
+        ],
+    },
+    "openai-responses": {
+        "model": "m", "stream": True, "tools": [{"type": "function", "name": "f", "parameters": {}}],
+        "input": [
+            {"role": "user", "content": "?"},
+            {"type": "function_call", "call_id": "call_x", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_x", "output": "ok"},
+        ],
+    },
+    "gemini": {
+        "tools": [{"functionDeclarations": [{"name": "f"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+        "contents": [
+            {"role": "user", "parts": [{"text": "?"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]},
+        ],
+    },
+    "ollama": {
+        "model": "m", "stream": True, "tools": [{"type": "function", "function": {"name": "f"}}],
+        "messages": [
+            {"role": "user", "content": "?"},
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]},
+            {"role": "tool", "content": "ok"},
+        ],
+    },
+}  # fmt: skip
+#: The top-level fields each provider's request reader takes as lists: one of another type is SD001.
+LISTS = {
+    "anthropic": {"messages", "tools"},
+    "openai": {"messages", "tools", "functions"},
+    "openai-responses": {"input", "tools"},
+    "gemini": {"contents", "tools"},
+    "ollama": {"messages", "tools", "functions"},
+}
+RESPONSES = {
+    "anthropic": ROOT / "fixtures/anthropic/one_call.sse",
+    "openai": ROOT / "fixtures/openai/one_call.sse",
+    "openai-responses": ROOT / "fixtures/openai-responses/one_call.sse",
+    "gemini": ROOT / "fixtures/gemini/one_call.sse",
+    "ollama": ROOT / "fixtures/ollama/one_call.jsonl",
+}
+
+
+@pytest.mark.parametrize("provider", sorted(HISTORY))
+def test_every_field_a_reader_reads_of_the_wrong_type_costs_no_exchange(tmp_path: Path, provider: str) -> None:
+    """Issue 31's class through the real proxy: each field of ``FIELDS`` given true, 1.5 or 7 in a request of
+    each provider the proxy fronts is forwarded, answered, recorded and replayed with the stream read as
+    before; a top-level field the reader takes as a list is SD001. The near miss: the request as it was."""
+    answer = RESPONSES[provider].read_bytes()
+    cases: list[tuple[tuple[Any, ...], Any]] = [(path, value) for path in FIELDS for value in (True, 1.5, 7)]
+    cases.append(((), None))  # the near miss: nothing changed
+    out = tmp_path / "out"
+    content_type = "application/x-ndjson" if provider == "ollama" else "text/event-stream"
+    with (
+        FakeUpstream(answer, content_type=content_type) as upstream,
+        Proxy(upstream.url, out, "--live") as proxy,
+        httpx2.Client(base_url=proxy.url, timeout=30) as client,
+    ):
+        for path, value in cases:
+            body = copy.deepcopy(HISTORY[provider])
+            if path:
+                set_field(body, path, value)
+            response = client.post(PATHS[provider], content=jsontext.dumps(body))
+            assert response.status_code == 200 and response.content == answer, (path, value)
+        proxy.wait_for_lines(len(cases))
+        peak = proxy.peak()
+        code = proxy.stop()
+    assert code == 0 and peak < BASELINE, (code, peak)
+    assert not any("internal error" in line or "Traceback" in line for line in proxy.lines), proxy.lines
+    written = envelopes(out)
+    assert len(written) == len(cases)  # nothing is sent back from an earlier answer: a conversation each
+    expected = [c.call_id for c in replay(str(RESPONSES[provider])).calls]
+    for (path, value), envelope in zip(cases, written, strict=True):  # numbered in the order the requests came
+        report = replay(str(envelope))
+        assert [c.call_id for c in report.calls] == expected, (path, value)
+        said = {f.message for f in report.findings if f.code == "SD001"}
+        wrong = len(path) == 1 and path[0] in LISTS[provider]
+        assert (f"the request's {path[0]} is not a list: read as none" in said) == wrong if path else not said
 
 
 def test_a_live_check_that_fails_is_one_line_and_counts_as_an_error(
@@ -99,24 +212,29 @@ def test_a_live_check_that_runs_does_not_fail_a_clean_run(tmp_path: Path) -> Non
     assert proxy.live.broken == 0 and not proxy.live.failed
 
 
-@pytest.mark.parametrize(
-    ("path", "shown"),
-    [
-        ("/v1/messages%1b]0;TITLE%07", "/v1/messages\\x1b]0;TITLE\\x07"),
-        ("/v1/%00messages", "/v1/\\x00messages"),
-        ("/v1/messages%e2%80%a8::warning::x", "/v1/messages\\u2028::warning::x"),
-        ("/v1/messages", "/v1/messages"),  # the near miss: a plain path, as it is
-    ],
-)
-def test_the_log_escapes_the_path_the_client_sent(tmp_path: Path, path: str, shown: str) -> None:
+#: Paths a client may send, as aiohttp percent-decodes them, and as the log line must show them.
+LOGGED_PATHS = [
+    ("/v1/messages%1b]0;TITLE%07", "/v1/messages\\x1b]0;TITLE\\x07"),
+    ("/v1/%00messages", "/v1/\\x00messages"),
+    ("/v1/messages%e2%80%a8::warning::x", "/v1/messages\\u2028::warning::x"),
+    ("/v1/messages", "/v1/messages"),  # the near miss: a plain path, as it is
+]
+
+
+def test_the_log_escapes_the_path_the_client_sent(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    with FakeUpstream(ONE_CALL.read_bytes()) as upstream, RunningProxy(upstream.url, str(out)) as proxy:
+    with FakeUpstream(ONE_CALL.read_bytes()) as upstream, Proxy(upstream.url, out) as proxy:
         with httpx2.Client(base_url=proxy.url, timeout=30) as client:
-            client.post(path, json={"model": "m", "stream": True, "messages": []})
-        wait_for(lambda: len(proxy.lines) == 1)
-    [line] = proxy.lines
-    assert line.startswith(f"POST {shown} 200 complete")
-    assert line.isprintable()
+            for path, _ in LOGGED_PATHS:  # one at a time: the log's lines come in this order
+                client.post(path, json={"model": "m", "stream": True, "messages": []})
+        lines = proxy.wait_for_lines(len(LOGGED_PATHS))
+        peak = proxy.peak()
+        code = proxy.stop()
+    assert code == 0 and peak < BASELINE, (code, peak)
+    assert len(lines) == len(LOGGED_PATHS) and len(proxy.lines) == len(LOGGED_PATHS), proxy.lines
+    for line, (_, shown) in zip(lines, LOGGED_PATHS, strict=True):
+        assert line.startswith(f"POST {shown} 200 complete")
+        assert line.isprintable()
 
 
 def test_an_unreachable_upstream_is_a_502_naming_it_and_no_capture_finding(tmp_path: Path) -> None:
@@ -176,32 +294,49 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [f"stream-doctor: error: --listen 127.0.0.1:{port}: Address already in use"]
 
 
-def test_the_command_fails_on_a_deep_call_with_a_client_profile(tmp_path: Path) -> None:
+def _deep(provider: str, before: bytes) -> bytes:
+    """The provider's one-call fixture with 5,000 unclosed ``[`` put into its arguments' first fragment."""
+    answer = RESPONSES[provider].read_bytes()
+    assert before in answer
+    return answer.replace(before, before + b"[" * 5000, 1)
+
+
+DEEP_CALLS = {
+    "anthropic": _deep("anthropic", b'"partial_json":"'),
+    "openai": _deep("openai", b'"arguments":"'),
+    "openai-responses": _deep("openai-responses", b'"delta":"'),
+}
+
+
+@pytest.mark.parametrize(
+    ("provider", "body", "options", "code"),
+    [
+        ("anthropic", DEEP_CALLS["anthropic"], ["--client", "anthropic-python"], 1),
+        ("anthropic", DEEP_CALLS["anthropic"], [], 1),
+        ("openai", DEEP_CALLS["openai"], ["--client", "all"], 1),
+        ("openai-responses", DEEP_CALLS["openai-responses"], ["--client", "all"], 1),
+        ("anthropic", ONE_CALL.read_bytes(), ["--client", "anthropic-python"], 0),  # the near miss: the fixture
+    ],
+    ids=["deep-client", "deep", "openai-deep-all", "responses-deep-all", "near-miss"],
+)
+def test_the_command_fails_on_a_deep_call_with_a_client_profile(
+    tmp_path: Path, provider: str, body: bytes, options: list[str], code: int
+) -> None:
     """issue 31: 5,000 unclosed ``[`` with ``--client anthropic-python`` killed the live thread (RecursionError)
-    and the run exited 0; the SD201 error now counts (exit 1), as it does without ``--client``."""
-    deep = ONE_CALL.read_bytes().replace(b'"partial_json":"', b'"partial_json":"' + b"[" * 5000, 1)
-    for body, code in ((deep, 1), (ONE_CALL.read_bytes(), 0)):  # and the near miss: the fixture as it is
-        assert _record_once(tmp_path / str(code), body, ["--client", "anthropic-python"]) == code
-
-
-def _record_once(out: Path, body: bytes, options: list[str]) -> int:
-    port = free_port()
-    with FakeUpstream(body) as upstream:
-        command = [sys.executable, "-m", "stream_doctor", "record", "--upstream", upstream.url, "--listen"]
-        command += [f"127.0.0.1:{port}", "--out", str(out), "--live", "--fail-on", "error", *options]
-        proxy = subprocess.Popen(
-            command, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ | {"PYTHONPATH": str(ROOT)},
-            preexec_fn=address_space_limit,
-        )  # fmt: skip
-        try:
-            wait_for(lambda: _listening(port), 20)
-            with httpx2.Client(timeout=30) as client:
-                client.post(f"http://127.0.0.1:{port}/v1/messages", json={"model": "m", "stream": True, "messages": []})
-            wait_for(lambda: any(out.glob("*.jsonl")) and b"message_stop" in next(out.glob("*.jsonl")).read_bytes())
-            proxy.send_signal(signal.SIGTERM)
-            _, stderr = proxy.communicate(timeout=30)
-        finally:
-            if proxy.poll() is None:
-                proxy.kill()
-    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
-    return proxy.returncode
+    and the run exited 0; the SD201 error now counts (exit 1), as it does without ``--client``, and so it
+    does for the same arguments in the other providers' calls with every client profile."""
+    out = tmp_path / "out"
+    with (
+        FakeUpstream(body) as upstream,
+        Proxy(upstream.url, out, "--live", "--fail-on", "error", *options) as proxy,
+        httpx2.Client(base_url=proxy.url, timeout=30) as client,
+    ):
+        client.post(PATHS[provider], json={"model": "m", "stream": True, "messages": []})
+        proxy.wait_for_lines(1)
+        peak = proxy.peak()
+        exit_code = proxy.stop()
+    assert not any("Traceback" in line or "internal error" in line for line in proxy.lines), proxy.lines
+    assert exit_code == code and peak < BASELINE, (exit_code, peak, proxy.lines)
+    assert any(" SD201 " in line for line in proxy.lines) == (code == 1)
+    if code:
+        assert proxy.lines[-1] == "stream-doctor record: a finding reached --fail-on error (worst: error)"
