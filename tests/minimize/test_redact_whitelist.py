@@ -26,6 +26,7 @@ from tests.conftest import FIXTURES
 from tests.minimize.long_conversation import conversation
 from tests.minimize.marked_captures import CASES, MARKER, framed_sse
 from tests.minimize.test_fixtures import CASES as FIXTURE_CASES
+from tests.test_adversarial import PEAK_BOUND_KB, run_cli
 
 runner = CliRunner()
 #: The marker's first six letters: a value cut to a prefix, or an id that kept its first characters, shows them.
@@ -60,14 +61,31 @@ def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path, max
     capture.write_bytes(CASES["envelope"][0]())
     out = tmp_path / "fixtures" / "bug.jsonl"
     out.parent.mkdir()
-    result = runner.invoke(app, ["fixture", str(capture), "-k", "SD102", "-o", str(out), "--max-seconds", max_seconds])
-    assert result.exit_code == 0, result.output
+    ran = run_cli("fixture", str(capture), "-k", "SD102", "-o", str(out), "--max-seconds", max_seconds)
+    assert ran.code == 0 and ran.peak_kb < PEAK_BOUND_KB, ran.err
     written = sorted(out.parent.iterdir())
     assert len(written) == 2
     for path in written:
         assert _leaks(path.read_bytes()) == [], path.name
     with stream_doctor.replay(str(out)) as small:
         assert "SD102" in small.codes
+
+
+@pytest.mark.parametrize("redact", [True, False], ids=["redact", "near-miss"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_minimize_redact_run_as_the_cli_under_the_address_space_limit(tmp_path: Path, case: str, redact: bool) -> None:
+    """Issue 31's row as a user meets it: ``minimize --redact`` with redaction alone, the CLI in a child under the
+    adversarial tests' address-space limit, writes no letter of a planted marker and keeps its finding. The
+    near miss, without ``--redact``: the marker is written as the capture held it (the grep would see a leak)."""
+    generate, code = CASES[case]
+    extension = ".sse" if case in ("sse", "responses-sse") else ".jsonl"  # what minimize writes for each
+    capture, out = tmp_path / f"capture{extension}", tmp_path / f"small{extension}"
+    capture.write_bytes(generate())
+    ran = run_cli("minimize", str(capture), "-k", code, "-o", str(out), "--max-seconds", "0", *(["--redact"] * redact))
+    assert ran.code == 0 and ran.peak_kb < PEAK_BOUND_KB, ran.err
+    assert (_leaks(out.read_bytes()) == []) is redact
+    with stream_doctor.replay(str(out)) as small:
+        assert code in small.codes
 
 
 def test_without_redact_ids_keep_their_prefix_and_tools_their_name() -> None:
