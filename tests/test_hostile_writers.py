@@ -34,8 +34,12 @@ def _fixture(cwd: Path, output: str, *more: str) -> Ran:
 # ------------------------------------------------------------------------------------ code injection
 
 
-def test_a_fixture_named_to_inject_code_writes_a_module_that_runs_only_its_test(tmp_path: Path) -> None:
-    name = 'a""";__import__(\'os\').system(\'touch PWNED\');"""b\\N.jsonl'
+@pytest.mark.parametrize(
+    "name",
+    ['a""";__import__(\'os\').system(\'touch PWNED\');"""b\\N.jsonl', "weather.jsonl"],
+    ids=["injection", "near-miss"],  # the near miss: a plain name, whose module runs its test just the same
+)
+def test_a_fixture_named_to_inject_code_writes_a_module_that_runs_only_its_test(tmp_path: Path, name: str) -> None:
     (tmp_path / "tests").mkdir()
     ran = _fixture(tmp_path, f"tests/{name}")
     assert ran.code == 0, ran.err
