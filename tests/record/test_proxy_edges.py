@@ -58,23 +58,31 @@ BODIES: list[tuple[dict[str, Any], int]] = [
 ]
 
 
-def test_any_request_body_is_forwarded_answered_and_recorded(tmp_path: Path) -> None:
-    out = tmp_path / "out"
+def recorded_one_each(out: Path, path: str, answer: bytes, bodies: list[Any], content_type: str) -> list[Path]:
+    """``bodies`` sent one at a time to ``path`` of the real proxy under its address-space limit, in front of an
+    upstream that answers each with ``answer``: each answered with it (200), none an internal error, the run
+    exits 0 within the memory bound, and an envelope each (none sends anything back), in the order sent."""
     with (
-        FakeUpstream(ONE_CALL.read_bytes()) as upstream,
+        FakeUpstream(answer, content_type=content_type) as upstream,
         Proxy(upstream.url, out, "--live") as proxy,
         httpx2.Client(base_url=proxy.url, timeout=30) as client,
     ):
-        for body, _ in BODIES:  # one at a time: a conversation each (none sends anything back), in this order
-            response = client.post("/v1/messages", content=jsontext.dumps(body))
-            assert response.status_code == 200 and response.content == ONE_CALL.read_bytes(), body
-        proxy.wait_for_lines(len(BODIES))
+        for body in bodies:
+            response = client.post(path, content=jsontext.dumps(body))
+            assert response.status_code == 200 and response.content == answer, body
+        proxy.wait_for_lines(len(bodies))
         peak = proxy.peak()
         code = proxy.stop()
     assert code == 0 and peak < BASELINE, (code, peak)
     assert not any("internal error" in line or "Traceback" in line for line in proxy.lines), proxy.lines
     written = envelopes(out)
-    assert len(written) == len(BODIES)
+    assert len(written) == len(bodies)
+    return written
+
+
+def test_any_request_body_is_forwarded_answered_and_recorded(tmp_path: Path) -> None:
+    bodies = [body for body, _ in BODIES]
+    written = recorded_one_each(tmp_path / "out", "/v1/messages", ONE_CALL.read_bytes(), bodies, "text/event-stream")
     for (body, wrong), envelope in zip(BODIES, written, strict=True):
         report = replay(str(envelope))
         assert [c.call_id for c in report.calls] == [c.call_id for c in replay(str(ONE_CALL)).calls], body
@@ -151,29 +159,17 @@ def test_every_field_a_reader_reads_of_the_wrong_type_costs_no_exchange(tmp_path
     """Issue 31's class through the real proxy: each field of ``FIELDS`` given true, 1.5 or 7 in a request of
     each provider the proxy fronts is forwarded, answered, recorded and replayed with the stream read as
     before; a top-level field the reader takes as a list is SD001. The near miss: the request as it was."""
-    answer = RESPONSES[provider].read_bytes()
     cases: list[tuple[tuple[Any, ...], Any]] = [(path, value) for path in FIELDS for value in (True, 1.5, 7)]
     cases.append(((), None))  # the near miss: nothing changed
-    out = tmp_path / "out"
+    bodies = []
+    for path, value in cases:
+        body = copy.deepcopy(HISTORY[provider])
+        if path:
+            set_field(body, path, value)
+        bodies.append(body)
     content_type = "application/x-ndjson" if provider == "ollama" else "text/event-stream"
-    with (
-        FakeUpstream(answer, content_type=content_type) as upstream,
-        Proxy(upstream.url, out, "--live") as proxy,
-        httpx2.Client(base_url=proxy.url, timeout=30) as client,
-    ):
-        for path, value in cases:
-            body = copy.deepcopy(HISTORY[provider])
-            if path:
-                set_field(body, path, value)
-            response = client.post(PATHS[provider], content=jsontext.dumps(body))
-            assert response.status_code == 200 and response.content == answer, (path, value)
-        proxy.wait_for_lines(len(cases))
-        peak = proxy.peak()
-        code = proxy.stop()
-    assert code == 0 and peak < BASELINE, (code, peak)
-    assert not any("internal error" in line or "Traceback" in line for line in proxy.lines), proxy.lines
-    written = envelopes(out)
-    assert len(written) == len(cases)  # nothing is sent back from an earlier answer: a conversation each
+    answer = RESPONSES[provider].read_bytes()
+    written = recorded_one_each(tmp_path / "out", PATHS[provider], answer, bodies, content_type)
     expected = [c.call_id for c in replay(str(RESPONSES[provider])).calls]
     for (path, value), envelope in zip(cases, written, strict=True):  # numbered in the order the requests came
         report = replay(str(envelope))
