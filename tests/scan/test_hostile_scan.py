@@ -90,6 +90,29 @@ def test_a_huge_id_or_metadata_value_is_carried_cut_and_says_how_long_it_was(
     assert findings and {(f["id"], f["note"]) for f in findings if f["row"] == 0} == {(cut, whole)}
 
 
+def test_a_huge_id_through_the_cli_under_the_address_space_limit(tmp_path: Path) -> None:
+    """The same row as a user runs it: ``scan`` in a child under the adversarial tests' address-space limit
+    (its local cluster's worker too), within their memory bound. The main process stays at its start
+    (about 100 MB, measured with a 40 MiB id); the worker that reads the table holds several copies of the
+    row (a 16 MiB id: 236 MB), so the test's value is 4 MiB. The near miss: a 1,024-character id, whole."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.test_adversarial import PEAK_BOUND_KB, run_cli
+
+    body = (FIXTURES / "anthropic/duplicate_tool_ids.sse").read_text(encoding="utf-8")
+    huge, whole = "i" * (4 << 20), "w" * 1024
+    pq.write_table(pa.table({"body": [body, body], "id": [huge, whole]}), tmp_path / "t.parquet")
+    ran = run_cli("scan", "t.parquet", "--body-column", "body", "--id-column", "id", "--out", "f.parquet",
+                  "--workers", "1", cwd=tmp_path)  # fmt: skip
+    assert ran.code == 0 and ran.peak_kb < PEAK_BOUND_KB, (ran.peak_kb, ran.err)  # no --fail-on: exit 0
+    cut = "i" * 1024 + f"… (cut: {4 << 20:,} characters)"
+    rows = sorted(status_rows(tmp_path / "f.status.parquet"), key=lambda r: r["row"])
+    assert [r["id"] for r in rows] == [cut, whole]
+    findings = pq.read_table(tmp_path / "f.parquet").to_pylist()
+    assert {(f["row"], f["code"], f["id"]) for f in findings} == {(0, "SD405", cut), (1, "SD405", whole)}
+
+
 def _captures(folder: Path) -> list[str]:
     folder.mkdir()
     labels = []
