@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from stream_doctor import jsontext
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.minimizer.calls import tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
@@ -104,7 +105,10 @@ def minimize(
     ``redact`` then masks what a shared capture must not show (``redact.Redaction``: a few replays,
     whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
-    original = _replay_original(name, options, data)
+    working, converted, capture = _working(data, name, options)
+    offsets = [frame.pos.offset for frame in capture.frames]
+    layout, units = cut(working, capture, _turns(capture))  # before the replay lets go of the frames' values
+    original = _replay_original(name, options, data) if converted else _replay_loaded(capture, options)
     try:
         call_id = _call_id(original, call)
         kept = [f for f in original.findings if f.code in keep and (call_id is None or f.call_id == call_id)]
@@ -117,10 +121,10 @@ def minimize(
         provider = original.stream.capture.provider
         pointed = _pointed(kept)
         frames_before = original.source.frames if original.source is not None else 0
+        if not converted:  # the original's positions are the working bytes'
+            units = tagged(units, offsets, original)
     finally:
         original.close()
-    working, converted, capture = _working(data, name, options)
-    layout, units = cut(working, capture, _turns(capture))
     oracle = Oracle(
         name,
         options,
@@ -214,6 +218,12 @@ def _replay_original(name: str, options: Options, data: bytes) -> Report:
     from stream_doctor.engine import replay
 
     return replay(name, options, data)
+
+
+def _replay_loaded(capture: Capture, options: Options) -> Report:
+    from stream_doctor.engine import replay_loaded
+
+    return replay_loaded(capture, options)
 
 
 def _call_id(report: Report, call: str | None) -> str | None:
@@ -312,6 +322,7 @@ class _State:
                 before = self.layout.join(self.units)
                 self.header()
                 self.turns()
+                self.calls()
                 self.frames()  # before the requests' lists: a request no finding needs goes whole
                 self.lists()
                 self.strings()
@@ -359,6 +370,14 @@ class _State:
         if len(numbers) < 2:
             return
         ddmin(numbers, lambda kept: self.accepts([u for u in self.units if u.turn in kept]), keep_one=True)
+
+    def calls(self) -> None:
+        """Whole calls by ddmin, the indices after a removed one renumbered (``calls``)."""
+        self._enter("whole calls")
+        ordinals = sorted({unit.call for unit in self.units if unit.call is not None})
+        if len(ordinals) < 2:
+            return
+        ddmin(ordinals, lambda kept: self.accepts(without(self.units, set(kept))), keep_one=True)
 
     def lists(self) -> None:
         self._enter("messages, blocks and tools of the requests")
