@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 import stream_doctor
+from benchmarks.sessions import SECRET, USER_MARKER, session
 from stream_doctor.cli import app
 from tests.conftest import ROOT
-from tests.minimize.long_conversation import SECRET, USER_MARKER, conversation
 
 runner = CliRunner()
 EMPTY_INPUT = "fixtures/anthropic/empty_input_bug.jsonl"
@@ -52,7 +52,7 @@ def test_minimize_errors_are_one_line(tmp_path: Path) -> None:
 
 def test_minimize_redact_says_what_it_replaced(tmp_path: Path) -> None:
     capture = tmp_path / "session.jsonl"
-    capture.write_bytes(conversation(6, 4))
+    capture.write_bytes(session("anthropic", 6, broken=4, personal=True, words=8))
     out = tmp_path / "small.jsonl"
     result = runner.invoke(
         app, ["minimize", str(capture), "-k", "SD102", "-o", str(out), "--redact", "--max-seconds", "0"]
@@ -65,7 +65,7 @@ def test_minimize_redact_says_what_it_replaced(tmp_path: Path) -> None:
 
 def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_the_bug(tmp_path: Path) -> None:
     capture = tmp_path / "production.jsonl"
-    capture.write_bytes(conversation(8, 5))
+    capture.write_bytes(session("anthropic", 8, broken=5, personal=True, words=8))
     fixture = tmp_path / "tests" / "fixtures" / "empty_input.jsonl"
     fixture.parent.mkdir(parents=True)
     result = runner.invoke(app, ["fixture", str(capture), "--keep", "SD102", "-o", str(fixture)])
@@ -86,7 +86,7 @@ def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_
     assert "SD102" in run.stdout and "1 failed" in run.stdout
 
     # the fixed application, recorded again: the same scenario with no turn broken
-    fixture.write_bytes(conversation(2, 0))
+    fixture.write_bytes(session("anthropic", 2, personal=True, words=8))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
         cwd=tmp_path,
