@@ -25,6 +25,7 @@ from stream_doctor.minimizer.calls import tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
+from stream_doctor.minimizer.whitelist import NAME_KEYS, is_id_key
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
@@ -468,15 +469,11 @@ def _collect(value: Any, key: str | None, seen: dict[str, str]) -> None:
         elif isinstance(current, list):
             stack.extend((item, name) for item in reversed(current))
         elif isinstance(current, str) and len(current) >= 2 and name not in _STRUCTURAL:
-            role = "name" if name == "name" else "id" if name is not None and _is_id_key(name) else "text"
+            role = "name" if name in NAME_KEYS else "id" if name is not None and is_id_key(name) else "text"
             if _ROLES.index(role) < _ROLES.index(seen.get(current, "text")):
                 seen[current] = role
             else:
                 seen.setdefault(current, role)
-
-
-def _is_id_key(key: str) -> bool:
-    return key.lower().endswith("id") or key.endswith("Id")
 
 
 def _replaced(value: Any, old: str, new: str, key: str | None = None, depth: int = 0) -> Any:
