@@ -2,8 +2,9 @@
 
 Linear passes first, so a long conversation shrinks in a few replays: (a) only the turns the kept
 findings point at; then, repeated until none changes anything (so minimizing the result again gives
-it back): an envelope's header cut to what replays, (b) whole turns by ddmin, (c) frames by ddmin
-with halving chunks (a request no finding needs goes whole here, before its history is looked at),
+it back): an envelope's header cut to what replays, (b) whole turns by ddmin, then whole calls
+(``calls``), (c) frames by ddmin with halving chunks (a request no finding needs goes whole here,
+before its history is looked at; the indices only removed frames held are renumbered away),
 the elements of the remaining requests' lists (messages, content blocks, tools) by ddmin, and
 (d) strings, each distinct value replaced everywhere at once (an id only by its prefix and a
 number, so pairing holds and a report can name it; a tool's name never). Every candidate is
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from stream_doctor import jsontext
 from stream_doctor.findings import Finding, Severity
-from stream_doctor.minimizer.calls import tagged, without
+from stream_doctor.minimizer.calls import renumbered, tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
@@ -136,12 +137,9 @@ def minimize(
         capture.container,
         None,
     )
+    if converted:
+        units = _as_envelope(units, offsets, capture, oracle)
     state = _State(layout, units, oracle, progress)
-    if converted and not oracle(layout.join(units)):
-        raise MinimizeError(
-            f"{name}: its format cannot hold a cut-down capture, and as an envelope "
-            f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
-        )
     deadline = None if max_seconds is None else started + max_seconds
     oracle.deadline = deadline
     state.focus_safely(pointed)
@@ -207,6 +205,26 @@ def _redact(
         if state.layout.join(state.units) == before:
             break
     return stopped, replaced, kept
+
+
+def _as_envelope(units: list[Unit], offsets: list[int], capture: Capture, oracle: Oracle) -> list[Unit]:
+    """A converted capture's units, each with the call that owns it (from a replay of the envelope: the
+    original's positions are not its own); MinimizeError when the envelope no longer shows what is kept."""
+    from stream_doctor.stages import RunError
+
+    oracle.checks += 1
+    try:
+        report: Report | None = _replay_loaded(capture, oracle.options)
+    except RunError:
+        report = None
+    if report is not None:
+        with report:
+            if oracle.judge(report):
+                return tagged(units, offsets, report)
+    raise MinimizeError(
+        f"{oracle.name}: its format cannot hold a cut-down capture, and as an envelope "
+        f"(stream-doctor convert) it no longer shows {', '.join(oracle.keep)}: it cannot be minimized"
+    )
 
 
 def _recut(data: bytes, name: str, options: Options) -> tuple[Layout, list[Unit]]:
@@ -404,7 +422,13 @@ class _State:
     # (c)
     def frames(self) -> None:
         self._enter("frames")
-        ddmin(self.units, self.accepts, keep_one=True)
+        ddmin(self.units, self._with_frames, keep_one=True)
+
+    def _with_frames(self, kept: list[Unit]) -> bool:
+        """The units cut to ``kept``, the indices that only removed frames held gone from the numbering
+        (a text block's events removed: the call after it becomes block 0, as the provider numbers it)."""
+        staying = {id(unit) for unit in kept}
+        return self.accepts(renumbered(kept, [unit for unit in self.units if id(unit) not in staying]))
 
     # (d)
     def strings(self) -> None:

@@ -6,9 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stream_doctor
 from benchmarks.captures import write_calls
+from stream_doctor.capture import load
+from stream_doctor.clients.library import Original
+from stream_doctor.clients.library import load as load_library
 from stream_doctor.findings import Severity
 from stream_doctor.minimizer.calls import renumbered
 from stream_doctor.minimizer.units import Unit
@@ -56,3 +61,59 @@ def test_a_gap_the_capture_had_stays_and_another_path_or_turn_is_left_alone() ->
     values = [orjson.loads(unit.payload or b"")["choices"][0] for unit in kept]
     assert [value["delta"]["tool_calls"][0]["index"] for value in values] == [1, 1]
     assert [value["index"] for value in values] == [0, 0]  # the choice's index is no call's position
+
+
+def _sse(events: list[dict[str, object]]) -> bytes:
+    return b"".join(b"event: " + str(e["type"]).encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events)
+
+
+def _message(calls: int, broken: set[int], texts: set[int]) -> bytes:
+    """One Anthropic message of ``calls`` calls (a text block before those in ``texts``); the arguments of
+    those in ``broken`` are cut inside a string (SD201), in one fragment: what the strings pass makes of
+    it stays a cut object (``{"pa``), which the SDK reads as it read the original."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []}
+    events: list[dict[str, object]] = [{"type": "message_start", "message": message}]
+    for call in range(calls):
+        if call in texts:
+            index = len([e for e in events if e["type"] == "content_block_start"])
+            events += [
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": "Next."}},
+                {"type": "content_block_stop", "index": index},
+            ]
+        index = len([e for e in events if e["type"] == "content_block_start"])
+        block = {"type": "tool_use", "id": f"toolu_01Ab{call}cDeF", "name": f"tool_{call}", "input": {}}
+        pieces = ['{"path": "a/b'] if call in broken else ['{"path": "a', '/b"}']
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events += [
+            {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": p}}
+            for p in pieces
+        ]
+        events.append({"type": "content_block_stop", "index": index})
+    delta = {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}
+    return _sse([*events, delta, {"type": "message_stop"}])
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    calls=st.integers(2, 6),
+    broken=st.sets(st.integers(0, 5), min_size=1),
+    texts=st.sets(st.integers(0, 5)),
+)
+def test_what_stays_of_many_calls_is_read_by_the_anthropic_sdk_as_one_call(
+    calls: int, broken: set[int], texts: set[int]
+) -> None:
+    broken = {call for call in broken if call < calls} or {calls - 1}
+    data = _message(calls, broken, texts)
+    sdk = load_library("anthropic-python")
+
+    result = stream_doctor.minimize(data, "SD201", name="calls.sse")
+
+    with stream_doctor.replay(result.data, name="calls.sse") as small:
+        (call,) = small.calls
+        assert call.index == 0 and call.name in {f"tool_{n}" for n in broken}
+        assert not [f for f in small.findings if f.severity >= Severity.WARNING and f.code != "SD201"]
+    # the real SDK indexes its blocks by the events' index: a gap or a stale index would raise there
+    capture = load("calls.sse", None, result.data)
+    outcome = sdk(capture, capture.frames, Original(result.data))
+    assert outcome.error is None and [(seen.call_id, seen.name) for seen in outcome.seen] == [(call.call_id, call.name)]
