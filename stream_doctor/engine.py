@@ -94,6 +94,19 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
         raise
 
 
+def replay_loaded(capture: Capture, options: Options) -> Report:
+    """Replay a capture already read whole (``capture.load``), as ``replay`` would its bytes: for the
+    minimizer, which cuts the capture into frames and needs its findings, so that a large capture is
+    read once. The replay lets go of the frames' decoded values: read them before."""
+    store = ArgumentStore()
+    try:
+        with no_gc():
+            return _replay(capture, options, store)
+    except BaseException:
+        store.close()
+        raise
+
+
 def replay_many(paths: list[str], options: Options) -> Report:
     """Replay several captures of one session (or a folder of them) as one conversation, in the order
     ``capture.session.collect`` finds (recorded time, else file names); one path is ``replay``.

@@ -26,6 +26,8 @@ from stream_doctor.credentials import REDACTED, credential_values, is_secret_fie
 from stream_doctor.minimizer.oracle import replay_quietly
 from stream_doctor.minimizer.units import Layout, Unit
 from stream_doctor.minimizer.whitelist import (
+    NAME_KEYS,
+    is_id_key,
     is_word,
     mask,
     mask_id,
@@ -167,9 +169,9 @@ class Whitelist:
                 if text.strip() in _KEPT_RAW
                 else self._kind(self.text_kind, text, self._mask(mask_json_text, text))
             )
-        if key is not None and (key.lower().endswith("id") or key.endswith("Id")):
+        if key is not None and is_id_key(key):
             return self._kind("ids", text, self._mask(mask_id, text))
-        if key == "name":
+        if key in NAME_KEYS:
             return text if text in WRAPPER_NAMES else self._kind("names", text, self._mask(mask, text))
         return self._kind(self.text_kind, text, self._mask(_mask_text, text))
 

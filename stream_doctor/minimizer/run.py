@@ -2,8 +2,9 @@
 
 Linear passes first, so a long conversation shrinks in a few replays: (a) only the turns the kept
 findings point at; then, repeated until none changes anything (so minimizing the result again gives
-it back): an envelope's header cut to what replays, (b) whole turns by ddmin, (c) frames by ddmin
-with halving chunks (a request no finding needs goes whole here, before its history is looked at),
+it back): an envelope's header cut to what replays, (b) whole turns by ddmin, then whole calls
+(``calls``), (c) frames by ddmin with halving chunks (a request no finding needs goes whole here,
+before its history is looked at; the indices only removed frames held are renumbered away),
 the elements of the remaining requests' lists (messages, content blocks, tools) by ddmin, and
 (d) strings, each distinct value replaced everywhere at once (an id only by its prefix and a
 number, so pairing holds and a report can name it; a tool's name never). Every candidate is
@@ -21,9 +22,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from stream_doctor import jsontext
 from stream_doctor.findings import Finding, Severity
+from stream_doctor.minimizer.calls import renumbered, tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
+from stream_doctor.minimizer.whitelist import NAME_KEYS, is_id_key
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
@@ -104,7 +107,10 @@ def minimize(
     ``redact`` then masks what a shared capture must not show (``redact.Redaction``: a few replays,
     whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
-    original = _replay_original(name, options, data)
+    working, converted, capture = _working(data, name, options)
+    offsets = [frame.pos.offset for frame in capture.frames]
+    layout, units = cut(working, capture, _turns(capture))  # before the replay lets go of the frames' values
+    original = _replay_original(name, options, data) if converted else _replay_loaded(capture, options)
     try:
         call_id = _call_id(original, call)
         kept = [f for f in original.findings if f.code in keep and (call_id is None or f.call_id == call_id)]
@@ -117,10 +123,10 @@ def minimize(
         provider = original.stream.capture.provider
         pointed = _pointed(kept)
         frames_before = original.source.frames if original.source is not None else 0
+        if not converted:  # the original's positions are the working bytes'
+            units = tagged(units, offsets, original)
     finally:
         original.close()
-    working, converted, capture = _working(data, name, options)
-    layout, units = cut(working, capture, _turns(capture))
     oracle = Oracle(
         name,
         options,
@@ -131,12 +137,9 @@ def minimize(
         capture.container,
         None,
     )
+    if converted:
+        units = _as_envelope(units, offsets, capture, oracle)
     state = _State(layout, units, oracle, progress)
-    if converted and not oracle(layout.join(units)):
-        raise MinimizeError(
-            f"{name}: its format cannot hold a cut-down capture, and as an envelope "
-            f"(stream-doctor convert) it no longer shows {', '.join(keep)}: it cannot be minimized"
-        )
     deadline = None if max_seconds is None else started + max_seconds
     oracle.deadline = deadline
     state.focus_safely(pointed)
@@ -204,6 +207,26 @@ def _redact(
     return stopped, replaced, kept
 
 
+def _as_envelope(units: list[Unit], offsets: list[int], capture: Capture, oracle: Oracle) -> list[Unit]:
+    """A converted capture's units, each with the call that owns it (from a replay of the envelope: the
+    original's positions are not its own); MinimizeError when the envelope no longer shows what is kept."""
+    from stream_doctor.stages import RunError
+
+    oracle.checks += 1
+    try:
+        report: Report | None = _replay_loaded(capture, oracle.options)
+    except RunError:
+        report = None
+    if report is not None:
+        with report:
+            if oracle.judge(report):
+                return tagged(units, offsets, report)
+    raise MinimizeError(
+        f"{oracle.name}: its format cannot hold a cut-down capture, and as an envelope "
+        f"(stream-doctor convert) it no longer shows {', '.join(oracle.keep)}: it cannot be minimized"
+    )
+
+
 def _recut(data: bytes, name: str, options: Options) -> tuple[Layout, list[Unit]]:
     """``data`` cut into units again: what redaction rewrote (an SSE event) is editable as any frame."""
     capture = _load(data, name, options)
@@ -214,6 +237,12 @@ def _replay_original(name: str, options: Options, data: bytes) -> Report:
     from stream_doctor.engine import replay
 
     return replay(name, options, data)
+
+
+def _replay_loaded(capture: Capture, options: Options) -> Report:
+    from stream_doctor.engine import replay_loaded
+
+    return replay_loaded(capture, options)
 
 
 def _call_id(report: Report, call: str | None) -> str | None:
@@ -312,6 +341,7 @@ class _State:
                 before = self.layout.join(self.units)
                 self.header()
                 self.turns()
+                self.calls()
                 self.frames()  # before the requests' lists: a request no finding needs goes whole
                 self.lists()
                 self.strings()
@@ -360,6 +390,14 @@ class _State:
             return
         ddmin(numbers, lambda kept: self.accepts([u for u in self.units if u.turn in kept]), keep_one=True)
 
+    def calls(self) -> None:
+        """Whole calls by ddmin, the indices after a removed one renumbered (``calls``)."""
+        self._enter("whole calls")
+        ordinals = sorted({unit.call for unit in self.units if unit.call is not None})
+        if len(ordinals) < 2:
+            return
+        ddmin(ordinals, lambda kept: self.accepts(without(self.units, set(kept))), keep_one=True)
+
     def lists(self) -> None:
         self._enter("messages, blocks and tools of the requests")
         for index in range(len(self.units)):
@@ -384,7 +422,13 @@ class _State:
     # (c)
     def frames(self) -> None:
         self._enter("frames")
-        ddmin(self.units, self.accepts, keep_one=True)
+        ddmin(self.units, self._with_frames, keep_one=True)
+
+    def _with_frames(self, kept: list[Unit]) -> bool:
+        """The units cut to ``kept``, the indices that only removed frames held gone from the numbering
+        (a text block's events removed: the call after it becomes block 0, as the provider numbers it)."""
+        staying = {id(unit) for unit in kept}
+        return self.accepts(renumbered(kept, [unit for unit in self.units if id(unit) not in staying]))
 
     # (d)
     def strings(self) -> None:
@@ -449,15 +493,11 @@ def _collect(value: Any, key: str | None, seen: dict[str, str]) -> None:
         elif isinstance(current, list):
             stack.extend((item, name) for item in reversed(current))
         elif isinstance(current, str) and len(current) >= 2 and name not in _STRUCTURAL:
-            role = "name" if name == "name" else "id" if name is not None and _is_id_key(name) else "text"
+            role = "name" if name in NAME_KEYS else "id" if name is not None and is_id_key(name) else "text"
             if _ROLES.index(role) < _ROLES.index(seen.get(current, "text")):
                 seen[current] = role
             else:
                 seen.setdefault(current, role)
-
-
-def _is_id_key(key: str) -> bool:
-    return key.lower().endswith("id") or key.endswith("Id")
 
 
 def _replaced(value: Any, old: str, new: str, key: str | None = None, depth: int = 0) -> Any:

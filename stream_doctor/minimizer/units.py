@@ -29,6 +29,7 @@ class Unit:
     kind: str  # the frame's kind: "event", "request", "execute", "result"
     turn: int  # 1-based, as conversation.build.split numbers the turns
     payload: bytes | None = None
+    call: int | None = None  # the ordinal of the call that owns this frame alone (``calls``), if one does
 
     def value(self) -> Any:
         """The payload decoded (a dict for an envelope record or a provider event)."""
@@ -39,7 +40,7 @@ class Unit:
         """The unit with its payload replaced by ``value`` (written compactly, any depth)."""
         assert self.payload is not None
         payload = jsontext.dumps(value)
-        return Unit(self.text.replace(self.payload, payload, 1), self.kind, self.turn, payload)
+        return Unit(self.text.replace(self.payload, payload, 1), self.kind, self.turn, payload, self.call)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,9 @@ _SIGNED = 8  # this many of a value's first letters and digits carry its digest,
 _WORD = re.compile(r"[\w.:/#$@+\-]{1,128}")
 #: The ids of the providers: kept up to their separator (``toolu_``), so a masked id reads as one.
 _ID_PREFIX = re.compile(r"[a-z]{1,12}[_-]")
+#: The keys whose value names a tool: ``name`` (every provider's calls and declarations), the Vercel
+#: AI SDK's ``toolName``, Ollama's ``tool_name`` (a result answers its call by the tool's name).
+NAME_KEYS = frozenset({"name", "toolName", "tool_name"})
 #: A JSON text's tokens: a string (perhaps cut at the end), a bare word or number.
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*)("?)(\s*:)?|[^\W_]+', re.DOTALL)
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\.?", re.DOTALL)
@@ -43,6 +46,11 @@ _HEX_SIGNED = 8
 _SSE_FIELDS = frozenset({"event", "data", "id", "retry"})
 _LITERALS = frozenset({"true", "false", "null"})
 _NUMBER = re.compile(r"\d[\d.eE]*")
+
+
+def is_id_key(key: str) -> bool:
+    """Whether ``key``'s value is an id (``id``, ``call_id``, ``tool_use_id``, the AI SDK's ``toolCallId``)."""
+    return key.lower().endswith("id")
 
 
 def is_masked(text: str) -> bool:

@@ -8,19 +8,19 @@ import orjson
 import pytest
 
 import stream_doctor
+from benchmarks.sessions import SECRET, USER_MARKER, session
 from stream_doctor.findings import Severity
 from stream_doctor.minimizer.ddmin import ddmin
 from stream_doctor.minimizer.run import Progress
 from tests import planted_secrets
 from tests.conftest import FIXTURES
-from tests.minimize.long_conversation import SECRET, USER_MARKER, conversation
 
 EMPTY_INPUT = FIXTURES / "anthropic" / "empty_input_bug.jsonl"
 
 
 @pytest.fixture(scope="module")
 def thirty_turns() -> bytes:
-    return conversation(30, 17)
+    return session("anthropic", 30, broken=17, personal=True, words=8)
 
 
 def _events(data: bytes) -> int:

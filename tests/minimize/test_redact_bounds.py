@@ -14,8 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from benchmarks.sessions import USER_MARKER, session
 from stream_doctor.minimizer.redact import KINDS
-from tests.minimize.long_conversation import USER_MARKER, conversation
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
 
 _SUMMARY = re.compile(r"(\d+) replays")
@@ -31,7 +31,7 @@ def test_many_values_are_masked_in_a_few_replays_within_the_memory_bound(tmp_pat
     # 15 turns whose calls carry 60 distinct values each (about 0.4 MB, every value echoed in the
     # history), SD103: the application ran one call with another turn's path, which a mask that
     # made the two paths equal would lose
-    records = [orjson.loads(line) for line in conversation(15, 10**6, 4, tags=60).splitlines()]
+    records = [orjson.loads(line) for line in session("anthropic", 15, personal=True, words=4, tags=60).splitlines()]
     executes = [record for record in records if record["sd"] == "execute"]
     executes[6]["input"] = dict(executes[6]["input"], path=executes[7]["input"]["path"])
     capture = tmp_path / "session.jsonl"

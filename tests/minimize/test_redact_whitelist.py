@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import stream_doctor
+from benchmarks.sessions import session
 from stream_doctor.cli import app
 from stream_doctor.findings import Severity
 from stream_doctor.minimizer.redact import KINDS
 from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_sse_text, mask_url
 from tests.conftest import FIXTURES
-from tests.minimize.long_conversation import conversation
 from tests.minimize.marked_captures import CASES, MARKER, framed_sse
 from tests.minimize.test_fixtures import CASES as FIXTURE_CASES
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
@@ -144,8 +144,12 @@ def test_call_keeps_its_findings_under_redact_and_its_id_is_masked_too() -> None
 def test_redaction_is_a_bounded_number_of_replays_whatever_the_size() -> None:
     # nothing is searched (max_seconds=0): every replay is redaction's, and there are at most one per kind
     # let stay, the first candidate and the report its fragments are read from
-    small = stream_doctor.minimize(conversation(3, 2), "SD102", redact=True, max_seconds=0)
-    large = stream_doctor.minimize(conversation(30, 17), "SD102", redact=True, max_seconds=0)
+    small = stream_doctor.minimize(
+        session("anthropic", 3, broken=2, personal=True, words=8), "SD102", redact=True, max_seconds=0
+    )
+    large = stream_doctor.minimize(
+        session("anthropic", 30, broken=17, personal=True, words=8), "SD102", redact=True, max_seconds=0
+    )
     assert small.checks == large.checks == 1
     # a capture whose provider is told by its ids' shape: they stay hex, so nothing else had to stay
     mistral = (FIXTURES / "mistral" / "stream_cut_before_finish.sse").read_bytes()
