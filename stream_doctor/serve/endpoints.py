@@ -35,19 +35,17 @@ def providers_of(path: str) -> frozenset[str] | None:
 
 def shape_of(path: str) -> str:
     """Whose error shape an answer to ``path`` takes, guessed from the path when it is no endpoint."""
+    from stream_doctor.record.writer import provider_of
+
     providers = providers_of(path)
     if providers is not None:
         return min(providers)
-    if "/messages" in path:
-        return "anthropic"
-    if path.startswith(("/v1beta", "/v1alpha")) or ":" in path.rpartition("/")[2]:
-        return "gemini"
-    if path.startswith("/model/"):
-        return "bedrock"
-    if path.startswith("/api/"):
-        return "ollama"
-    if path.startswith("/v2/"):
-        return "cohere"
+    named = provider_of(path)  # how the recorder names a path's provider
+    if named is not None:
+        return named
+    for prefix, provider in (("/model/", "bedrock"), ("/api/", "ollama"), ("/v2/", "cohere"), ("/v1beta", "gemini")):
+        if path.startswith(prefix):
+            return provider
     return "openai"
 
 

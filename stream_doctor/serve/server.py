@@ -264,17 +264,10 @@ async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int]
 
 def run(config: ServeConfig, host: str, port: int, ready: Callable[[int], None]) -> list[Served]:
     """The CLI's entry: serve until Ctrl-C (SIGINT) or SIGTERM, then hand back what was served."""
-    import signal
+    from stream_doctor.record.proxy import cancel_on_signals
 
     async def main() -> list[Served]:
-        task = asyncio.current_task()
-        assert task is not None
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(signum, task.cancel)
-            except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-                pass
+        cancel_on_signals()
         return await serve(config, host, port, ready)
 
     return asyncio.run(main())

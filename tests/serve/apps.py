@@ -20,6 +20,18 @@ def _first(request: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in request["body"].items() if key != "stream"}
 
 
+def _answered(body: dict[str, Any], content: list[dict[str, Any]]) -> bool:
+    """The assistant turn and a result for each of its calls added to ``body``; False: it made no call."""
+    calls = [block for block in content if block["type"] == "tool_use"]
+    results = [{"type": "tool_result", "tool_use_id": call["id"], "content": "done"} for call in calls]
+    body["messages"] = [
+        *body["messages"],
+        {"role": "assistant", "content": content},
+        {"role": "user", "content": results},
+    ]
+    return bool(calls)
+
+
 def anthropic_correct(client: Any, request: dict[str, Any]) -> Ran:
     """The stream helper: the final message's tool_use blocks, their inputs accumulated by the SDK."""
     import anthropic
@@ -31,17 +43,9 @@ def anthropic_correct(client: Any, request: dict[str, Any]) -> Ran:
                 message = stream.get_final_message()
         except anthropic.APIStatusError:
             break
-        calls = [block for block in message.content if block.type == "tool_use"]
-        ran += [(call.name, call.input) for call in calls]
-        if not calls:
+        ran += [(block.name, block.input) for block in message.content if block.type == "tool_use"]
+        if not _answered(body, [block.model_dump(exclude_none=True) for block in message.content]):
             break
-        results = [{"type": "tool_result", "tool_use_id": call.id, "content": "done"} for call in calls]
-        content = [block.model_dump(exclude_none=True) for block in message.content]
-        body["messages"] = [
-            *body["messages"],
-            {"role": "assistant", "content": content},
-            {"role": "user", "content": results},
-        ]
     return ran
 
 
@@ -62,15 +66,8 @@ def anthropic_buggy(client: Any, request: dict[str, Any]) -> Ran:
                     content[event.index]["text"] += event.delta.text
         except anthropic.APIStatusError:
             break
-        calls = [block for block in content if block["type"] == "tool_use"]
-        if not calls:
+        if not _answered(body, content):
             break
-        results = [{"type": "tool_result", "tool_use_id": call["id"], "content": "done"} for call in calls]
-        body["messages"] = [
-            *body["messages"],
-            {"role": "assistant", "content": content},
-            {"role": "user", "content": results},
-        ]
     return ran
 
 
@@ -95,15 +92,8 @@ async def anthropic_correct_async(client: Any, request: dict[str, Any]) -> Ran:
                     ran.append((content[event.index]["name"], content[event.index]["input"]))
         except anthropic.APIStatusError:
             break
-        calls = [block for block in content if block["type"] == "tool_use"]
-        if not calls:
+        if not _answered(body, content):
             break
-        results = [{"type": "tool_result", "tool_use_id": call["id"], "content": "done"} for call in calls]
-        body["messages"] = [
-            *body["messages"],
-            {"role": "assistant", "content": content},
-            {"role": "user", "content": results},
-        ]
     return ran
 
 

@@ -86,3 +86,17 @@ def test_openai_buggy_loop_is_judged(stream_doctor_server: Any) -> None:
     client = openai.OpenAI(base_url=stream_doctor_server.url + "/v1", api_key="test", max_retries=0)
     assert apps.openai_loop(client, request_of(OPENAI_GZIP), buggy=True) == [("get_weather", {})]
     assert ("error", "SD608") in codes(stream_doctor_server)
+
+
+def test_several_captures_at_once_each_answers_its_own_conversation(stream_doctor_server: Any) -> None:
+    """Two captures of one provider on one server: each application conversation is answered by the
+    capture whose first request it is (its user message), whatever the order they come in."""
+    server = stream_doctor_server(EMPTY_INPUT, CASSETTE)
+    client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0)
+    second = apps.anthropic_correct(client, request_of(CASSETTE))
+    first = apps.anthropic_buggy(client, request_of(EMPTY_INPUT))
+    assert second[0][1]["path"] == "notes/todo.md" and first == [("write_file", {})]
+    judged = {one.served.script.path: one for one in server.stop()}
+    assert [t.ending for t in judged[CASSETTE].served.turns] == ["served", "served"]
+    assert [v.code for v in judged[CASSETTE].verdicts] == []
+    assert "SD608" in [v.code for v in judged[EMPTY_INPUT].verdicts]
