@@ -70,7 +70,8 @@ def serve(
         fail(f"stream-doctor serve needs the record extra ({error.name}): {install_extra('record')}")
     import tempfile
 
-    from stream_doctor.serve.judge import judge, render, worst
+    from stream_doctor.options import Options
+    from stream_doctor.serve.judge import Watching, judge, render, worst
     from stream_doctor.serve.load import ServeError, load_script
 
     try:
@@ -78,7 +79,8 @@ def serve(
     except ServeError as error:
         fail(str(error))
     folder = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
-    config = ServeConfig(scripts, folder, max_request=limit, log=error_line)
+    watching = Watching(Options(), error_line, error_line)  # the application's findings, said as they come
+    config = ServeConfig(scripts, folder, max_request=limit, log=error_line, listen=watching.queued)
     providers = sorted({script.provider for script in scripts})
 
     def ready(bound: int) -> None:
@@ -101,6 +103,7 @@ def serve(
         import os
 
         fail(f"--host {host} --port {port}: {os.strerror(error.errno) if error.errno else error}")
+    watching.drain()
     judged = judge(served)
     typer.echo(render(judged), nl=False)
     reached = worst(judged)

@@ -25,6 +25,10 @@ ROUTES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 )
 
 
+#: Every capture provider some endpoint answers.
+SERVED = frozenset().union(*(providers for _, providers in ROUTES))
+
+
 def providers_of(path: str) -> frozenset[str] | None:
     """The capture providers that answer ``path``; None: no provider endpoint."""
     for pattern, providers in ROUTES:

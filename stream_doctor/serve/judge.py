@@ -10,9 +10,10 @@ refused, a connection the application closed before the stream's end, a follow-u
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
-from stream_doctor.findings import Severity
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.live import Live, LiveConversation
 from stream_doctor.serve.server import Served
 
 #: The rule families whose findings are about what the application did (the others judge the capture).
@@ -47,7 +48,6 @@ def worst(judged: list[Judged]) -> Severity | None:
 def _findings(served: Served) -> Iterator[Verdict]:
     from stream_doctor.api import replay
     from stream_doctor.redaction import redacted
-    from stream_doctor.rules import BY_CODE
     from stream_doctor.stages import RunError
 
     if not served.turns:  # every request refused: no stream to judge what was sent back against
@@ -58,9 +58,26 @@ def _findings(served: Served) -> Iterator[Verdict]:
         yield Verdict(Severity.ERROR, None, f"the recorded conversation could not be replayed: {error}")
         return
     for finding in report.findings:
-        rule = BY_CODE.get(finding.code)
-        if rule is not None and rule.family in _THE_APPLICATIONS:
+        if about_the_application(finding):
             yield Verdict(finding.severity, finding.code, finding.message)
+
+
+def about_the_application(finding: Finding) -> bool:
+    """Whether the finding judges what the application did (its rule's family), not the capture."""
+    from stream_doctor.rules import BY_CODE
+
+    rule = BY_CODE.get(finding.code)
+    return rule is not None and rule.family in _THE_APPLICATIONS
+
+
+class Watching(Live):
+    """The recorder's live findings on each conversation as it is written, kept to the application's:
+    a finding is said the moment the request that proves it arrives (SD608 at the follow-up that sends
+    ``{}`` back). Its listeners also tell the grouping which call and response ids each answer held, so
+    a request that continues by them (a result, Responses' ``previous_response_id``) joins its conversation."""
+
+    def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
+        super().found(conversation, [finding for finding in findings if about_the_application(finding)])
 
 
 def _seen(served: Served) -> Iterator[Verdict]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
+from stream_doctor.serve.endpoints import SERVED
 from stream_doctor.serve.wire import Recorded
 
 #: The Content-Type each body container is served with (the capture layer keeps no response headers).
@@ -80,6 +81,8 @@ def load_script(path: str) -> Script:
     provider = adapter.name
     if provider.endswith("-sdk"):
         raise ServeError(f"{path}: an SDK helper's event log ({provider}), not the provider's wire: nothing to serve")
+    if provider not in SERVED:
+        raise ServeError(f"{path}: a {provider} stream, which no provider endpoint of this server answers")
     bodies = {body.interaction: body for body in capture.bodies or ()}
     turns = tuple(_turn(number, capture, section, bodies, provider) for number, section in enumerate(sections, 1))
     return Script(path, provider, turns)

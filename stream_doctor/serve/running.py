@@ -8,7 +8,8 @@ import tempfile
 import threading
 from typing import Callable
 
-from stream_doctor.serve.judge import Judged, judge, render, worst
+from stream_doctor.options import Options
+from stream_doctor.serve.judge import Judged, Watching, judge, render, worst
 from stream_doctor.serve.load import load_script
 from stream_doctor.serve.server import ServeConfig, Served, serve
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
@@ -30,7 +31,8 @@ class RunningServer:
     ) -> None:
         scripts = tuple(load_script(path) for path in captures)
         self.out = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
-        self.config = ServeConfig(scripts, self.out, plan)
+        self.watching = Watching(Options())
+        self.config = ServeConfig(scripts, self.out, plan, listen=self.watching.queued)
         if max_request is not None:
             self.config.max_request = max_request
         self.host = host
@@ -72,6 +74,7 @@ class RunningServer:
             if self._loop is not None and self._task is not None:
                 self._loop.call_soon_threadsafe(self._task.cancel)
             self._thread.join(_WAIT)
+            self.watching.drain()
             self.judged = judge(self._served)
         return self.judged
 

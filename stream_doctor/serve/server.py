@@ -19,7 +19,7 @@ from typing import Any, Callable
 import orjson
 from aiohttp import web
 
-from stream_doctor.record.conversations import Conversation, Conversations
+from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
@@ -30,6 +30,8 @@ from stream_doctor.serve.wire import Plan, Recorded, as_recorded
 MiB = 1024 * 1024
 #: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
 MAX_REQUEST = 16 * MiB
+#: The response header naming the capture's turn that answered the request.
+TURN_HEADER = "x-stream-doctor-turn"
 #: Seconds the exchanges still running when the server stops get to end.
 _SHUTDOWN = 2.0
 
@@ -41,6 +43,7 @@ class ServeConfig:
     plan: Callable[[Recorded], Plan] = as_recorded
     max_request: int = MAX_REQUEST
     log: Callable[[str], None] | None = None
+    listen: ListenerFactory | None = None  # watches each conversation as it is written (``judge.Watching``)
 
 
 @dataclass
@@ -73,7 +76,7 @@ class Session:
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.conversations = Conversations(config.out, "stream-doctor serve", log=config.log)
+        self.conversations = Conversations(config.out, "stream-doctor serve", config.listen, log=config.log)
         self.served: dict[int, Served] = {}
 
     def close(self) -> list[Served]:
@@ -203,6 +206,7 @@ async def _play(
     response = web.StreamResponse(status=plan.status)
     for name, value in plan.headers:
         response.headers[name] = value
+    response.headers[TURN_HEADER] = str(turn.number)  # which turn answered: the application's log can say
     compressor = None
     if recorded.encoding is not None:
         wbits = zlib.MAX_WBITS | 16 if recorded.encoding != "deflate" else zlib.MAX_WBITS
