@@ -115,15 +115,57 @@ def openai_loop(client: Any, request: dict[str, Any], buggy: bool = False) -> Ra
                         call["ran"] = call["arguments"] or "{}"
         except openai.APIStatusError:
             break
-        if not calls:
+        sent = [(call["id"], call["name"], call.get("ran", call["arguments"])) for call in calls.values()]
+        ran += [(name, json.loads(arguments)) for _, name, arguments in sent]
+        if not _sent_back(body, sent):
             break
-        sent = []
-        for call in calls.values():
-            arguments = call.get("ran", call["arguments"])
-            ran.append((call["name"], json.loads(arguments)))
-            sent.append(
-                {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": arguments}}
-            )
-        results = [{"role": "tool", "tool_call_id": call["id"], "content": "done"} for call in calls.values()]
-        body["messages"] = [*body["messages"], {"role": "assistant", "content": None, "tool_calls": sent}, *results]
+    return ran
+
+
+def _sent_back(body: dict[str, Any], calls: list[tuple[str, str, str]]) -> bool:
+    """Chat Completions: the assistant turn of ``calls`` (id, name, arguments) and a result each added
+    to ``body``; False: it made no call."""
+    sent = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
+    results = [{"role": "tool", "tool_call_id": i, "content": "done"} for i, _, _ in calls]
+    body["messages"] = [*body["messages"], {"role": "assistant", "content": None, "tool_calls": sent}, *results]
+    return bool(calls)
+
+
+def openai_helper(client: Any, request: dict[str, Any]) -> Ran:
+    """The stream helper (``chat.completions.stream``): the final completion's calls, accumulated by the SDK."""
+    import openai
+
+    body, ran = _first(request), []
+    for _ in range(TURNS):
+        try:
+            with client.chat.completions.stream(**body) as stream:
+                completion = stream.get_final_completion()
+        except openai.APIStatusError:
+            break
+        calls = [(c.id, c.function.name, c.function.arguments) for c in completion.choices[0].message.tool_calls or ()]
+        ran += [(name, json.loads(arguments)) for _, name, arguments in calls]
+        if not _sent_back(body, calls):
+            break
+    return ran
+
+
+async def openai_async(client: Any, request: dict[str, Any]) -> Ran:
+    """Raw async chunks, each call's argument fragments joined by index and parsed once the stream ends."""
+    import openai
+
+    body, ran = _first(request), []
+    for _ in range(TURNS):
+        calls: dict[int, list[str]] = {}
+        try:
+            async for chunk in await client.chat.completions.create(**body, stream=True):
+                for delta in chunk.choices[0].delta.tool_calls or () if chunk.choices else ():
+                    call = calls.setdefault(delta.index, ["", "", ""])
+                    call[0] += delta.id or ""
+                    call[1] += delta.function.name or ""
+                    call[2] += delta.function.arguments or ""
+        except openai.APIStatusError:
+            break
+        ran += [(name, json.loads(arguments)) for _, name, arguments in calls.values()]
+        if not _sent_back(body, [(i, n, a) for i, n, a in calls.values()]):
+            break
     return ran

@@ -100,3 +100,19 @@ def test_several_captures_at_once_each_answers_its_own_conversation(stream_docto
     assert [t.ending for t in judged[CASSETTE].served.turns] == ["served", "served"]
     assert [v.code for v in judged[CASSETTE].verdicts] == []
     assert "SD608" in [v.code for v in judged[EMPTY_INPUT].verdicts]
+
+
+@pytest.mark.stream_doctor_serve(OPENAI_GZIP)
+def test_openai_stream_helper_is_judged_clean(stream_doctor_server: Any) -> None:
+    client = openai.OpenAI(base_url=stream_doctor_server.url + "/v1", api_key="test", max_retries=0)
+    ran = apps.openai_helper(client, request_of(OPENAI_GZIP))
+    assert ran == [("get_weather", {"location": "Nairobi, Kenya", "unit": "celsius"})]
+    assert codes(stream_doctor_server) == []
+
+
+@pytest.mark.stream_doctor_serve(OPENAI_GZIP)
+def test_openai_async_raw_iteration_is_judged_clean(stream_doctor_server: Any) -> None:
+    client = openai.AsyncOpenAI(base_url=stream_doctor_server.url + "/v1", api_key="test", max_retries=0)
+    ran = asyncio.run(apps.openai_async(client, request_of(OPENAI_GZIP)))
+    assert ran == [("get_weather", {"location": "Nairobi, Kenya", "unit": "celsius"})]
+    assert codes(stream_doctor_server) == []
