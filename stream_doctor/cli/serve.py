@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from stream_doctor.cli.output import error_line, fail
+from stream_doctor.serve.wire import MAX_REQUEST
 
 #: The base-URL line each provider's SDK reads, and the dummy key line where the SDK insists on a key
 #: (the server ignores keys): ``{url}`` is the server's base URL.
@@ -35,11 +36,11 @@ def serve(
         metavar="DIR",
         help="Folder for the envelopes of what the application sent (default: a new temporary folder).",
     ),
-    max_request: str = typer.Option(
-        "16MiB",
+    max_request: Optional[str] = typer.Option(
+        None,
         "--max-request",
         metavar="SIZE",
-        help="Refuse a request body larger than this (413, in the provider's error shape).",
+        help=f"Refuse a request body larger than this (413, in the provider's error shape; default {MAX_REQUEST} bytes).",
     ),
     fail_on: str = typer.Option(
         "error",
@@ -61,7 +62,7 @@ def serve(
     from stream_doctor.findings import Severity
 
     severity = Severity.parse(choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity"))
-    limit = _size("--max-request", max_request)
+    limit = _size("--max-request", max_request) if max_request is not None else MAX_REQUEST
     try:
         from stream_doctor.serve.server import ServeConfig, run
     except ImportError as error:

@@ -25,11 +25,8 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
-from stream_doctor.serve.wire import Plan, Recorded, as_recorded
+from stream_doctor.serve.wire import MAX_REQUEST, Plan, Recorded, as_recorded
 
-MiB = 1024 * 1024
-#: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
-MAX_REQUEST = 16 * MiB
 #: The response header naming the capture's turn that answered the request.
 TURN_HEADER = "x-stream-doctor-turn"
 #: Seconds the exchanges still running when the server stops get to end.
