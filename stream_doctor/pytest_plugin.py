@@ -148,7 +148,8 @@ def stream_doctor_server(request: pytest.FixtureRequest) -> Iterator[Callable[..
     With ``@pytest.mark.stream_doctor_serve("capture", ...)`` it is the running server: ``.url`` is its
     base URL, and ``.stop()`` (``.report()``, ``.worst()``) ends it and gives the verdicts. Without the
     marker it is a factory: ``stream_doctor_server("capture", ...)`` starts one. Relative capture
-    paths are relative to the rootdir. Every server it started is stopped after the test.
+    paths are relative to the rootdir. Every server it started is stopped after the test, and its
+    verdicts printed (pytest shows them with a failure, or with ``-rA``).
     """
     try:
         from stream_doctor.serve.running import RunningServer
@@ -171,7 +172,7 @@ def stream_doctor_server(request: pytest.FixtureRequest) -> Iterator[Callable[..
         yield start(*marker.args, **marker.kwargs) if marker is not None else start
     finally:
         for server in started:
-            server.stop()
+            print(server.report(), end="")  # the verdicts, in the test's captured output
 
 
 def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
