@@ -85,25 +85,33 @@ class Session:
         path = request.path
         providers = providers_of(path)
         if providers is None:
-            return _error(shape_of(path), 404, f"stream-doctor serve: no provider endpoint at {path}")
+            return self._refuse(request, shape_of(path), 404, f"stream-doctor serve: no provider endpoint at {path}")
         if request.method != "POST":
-            return _error(
-                shape_of(path), 405, f"stream-doctor serve: {request.method} is not allowed on {path}; use POST"
+            return self._refuse(
+                request,
+                shape_of(path),
+                405,
+                f"stream-doctor serve: {request.method} is not allowed on {path}; use POST",
             )
         scripts = [s for s in self.config.scripts if s.provider in providers]
         if not scripts:
             served = ", ".join(sorted({s.provider for s in self.config.scripts}))
-            return _error(shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})")
+            return self._refuse(
+                request, shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})"
+            )
         data = await _body(request, self.config.max_request)
         if data is None:
             limit = self.config.max_request
-            return _error(
-                scripts[0].provider, 413, f"stream-doctor serve: the request is larger than --max-request {limit} bytes"
+            return self._refuse(
+                request,
+                scripts[0].provider,
+                413,
+                f"stream-doctor serve: the request is larger than --max-request {limit} bytes",
             )
         try:
             body = orjson.loads(data) if data else {}
         except orjson.JSONDecodeError:
-            return _error(scripts[0].provider, 400, "stream-doctor serve: the request body is not JSON")
+            return self._refuse(request, scripts[0].provider, 400, "stream-doctor serve: the request body is not JSON")
         start = time.monotonic()
         conversation = await self.conversations.join(scripts[0].provider, body, path, start)
         try:
@@ -161,6 +169,11 @@ class Session:
             f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
         )
         return response
+
+    def _refuse(self, request: web.Request, provider: str, status: int, message: str) -> web.Response:
+        """An answer the server gives itself (no turn served, nothing recorded), said in the log too."""
+        self._log(f"{request.method} {request.path}: {status} ({message.removeprefix('stream-doctor serve: ')})")
+        return _error(provider, status, message)
 
     def _log(self, line: str) -> None:
         if self.config.log is not None:
