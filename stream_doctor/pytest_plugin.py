@@ -161,8 +161,10 @@ def stream_doctor_server(request: pytest.FixtureRequest) -> Iterator[Callable[..
         )
     paths = StreamDoctor(request.config.rootpath)
     started: list[RunningServer] = []
+    folders = request.getfixturevalue("tmp_path_factory")
 
     def start(*captures: str | os.PathLike[str], **options: Any) -> RunningServer:
+        options.setdefault("out", str(folders.mktemp("stream-doctor-serve")))  # pytest's, cleaned as its are
         server = RunningServer(*(paths.path(capture) for capture in captures), **options)
         started.append(server)
         return server
