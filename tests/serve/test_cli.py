@@ -101,3 +101,16 @@ def test_a_host_other_than_loopback_is_said_on_start(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=TIMEOUT)
     assert process.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (("--fail-on", "bad"), "--fail-on: unknown severity 'bad' (choose from info, warning, error)"),
+        (("--max-request", "12zz"), "--max-request 12zz: expected a size such as 65536, 512KiB or 64MiB"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_and_exit_2(option: tuple[str, str], said: str) -> None:
+    process = start(EMPTY_INPUT, "--port", "0", *option)
+    out, err = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, out, err) == (2, "", f"stream-doctor: error: {said}\n")
