@@ -11,17 +11,23 @@ nothing but pytest here; the engine and the reporters are imported when a test u
 
     def test_report(stream_doctor, snapshot):  # with syrupy
         assert stream_doctor.json_report("tests/captures/search.sse") == snapshot
+
+    @pytest.mark.stream_doctor_serve("tests/captures/empty_input.yaml")
+    def test_my_agent_sends_back_what_it_was_served(stream_doctor_server):
+        run_my_agent(base_url=stream_doctor_server.url)  # the application, with its own SDK
+        assert stream_doctor_server.worst() is None, stream_doctor_server.report()
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import pytest
 
 if TYPE_CHECKING:
     from stream_doctor.report import Report
+    from stream_doctor.serve.running import RunningServer
 
 OPTION_NAMES = (
     "provider",
@@ -127,6 +133,48 @@ class StreamDoctor:
 def stream_doctor(request: pytest.FixtureRequest) -> StreamDoctor:
     """Replay captures in a test: ``.replay``, ``.assert_clean``, ``.json_report``, ``.terminal_report``."""
     return StreamDoctor(request.config.rootpath)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "stream_doctor_serve(*captures): the captures the stream_doctor_server fixture serves"
+    )
+
+
+@pytest.fixture
+def stream_doctor_server(request: pytest.FixtureRequest) -> Iterator[Callable[..., RunningServer] | RunningServer]:
+    """Captures served on a free loopback port to the test's own code (``stream-doctor serve``).
+
+    With ``@pytest.mark.stream_doctor_serve("capture", ...)`` it is the running server: ``.url`` is its
+    base URL, and ``.stop()`` (``.report()``, ``.worst()``) ends it and gives the verdicts. Without the
+    marker it is a factory: ``stream_doctor_server("capture", ...)`` starts one. Relative capture
+    paths are relative to the rootdir. Every server it started is stopped after the test, and its
+    verdicts printed (pytest shows them with a failure, or with ``-rA``).
+    """
+    try:
+        from stream_doctor.serve.running import RunningServer
+    except ImportError as error:
+        from stream_doctor.install import install_extra
+
+        pytest.fail(
+            f"stream_doctor_server needs the record extra ({error.name}): {install_extra('record')}", pytrace=False
+        )
+    paths = StreamDoctor(request.config.rootpath)
+    started: list[RunningServer] = []
+    folders = request.getfixturevalue("tmp_path_factory")
+
+    def start(*captures: str | os.PathLike[str], **options: Any) -> RunningServer:
+        options.setdefault("out", str(folders.mktemp("stream-doctor-serve")))  # pytest's, cleaned as its are
+        server = RunningServer(*(paths.path(capture) for capture in captures), **options)
+        started.append(server)
+        return server
+
+    marker = request.node.get_closest_marker("stream_doctor_serve")
+    try:
+        yield start(*marker.args, **marker.kwargs) if marker is not None else start
+    finally:
+        for server in started:
+            print(server.report(), end="")  # the verdicts, in the test's captured output
 
 
 def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:

@@ -70,7 +70,8 @@ def test_help_imports_no_pydantic_and_no_replay_machinery(args: tuple[str, ...])
 
 #: The modules of the commands (cli/typer_app.COMMANDS): a command line imports the one it names.
 COMMAND_MODULES = {
-    f"stream_doctor.cli.{name}" for name in ("check", "clients", "convert", "minimize", "record", "rules", "scan")
+    f"stream_doctor.cli.{name}"
+    for name in ("check", "clients", "convert", "minimize", "record", "rules", "scan", "serve")
 }
 
 

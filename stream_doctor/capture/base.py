@@ -79,6 +79,7 @@ class Exchange:
     ended_cleanly: bool = True
     skipped: str | None = None  # why it is not diagnosed (not an LLM call); it then has no frames
     request_places: dict[str, Pos] = field(default_factory=dict)  # JSON path in the request body -> position
+    coding: str | None = None  # the response's Content-Encoding as recorded (what ``serve`` applies again)
 
 
 @dataclass(frozen=True, slots=True)

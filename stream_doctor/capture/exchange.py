@@ -371,6 +371,7 @@ class Exchanges:
         self.exchanges.append(exchange)
         if exchange.skipped is not None:
             return
+        exchange.coding = encoding or recorded_encoding
         number = exchange.number
         if "body" in request:
             request["body"] = redact_body(request["body"])

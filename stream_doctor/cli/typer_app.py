@@ -36,6 +36,7 @@ COMMANDS: LazyRegistry[Any] = LazyRegistry(
         "check": "stream_doctor.cli.check:Check",
         "scan": "stream_doctor.cli.scan:scan",
         "record": "stream_doctor.cli.record:record",
+        "serve": "stream_doctor.cli.serve:serve",
         "clients": "stream_doctor.cli.clients:clients",
         "rules": "stream_doctor.cli.rules:rules",
         "explain": "stream_doctor.cli.rules:explain",

@@ -438,6 +438,18 @@ async def _listen(
         listener.close()
 
 
+def cancel_on_signals() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM cancel the running task (the server it awaits stops cleanly)."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, task.cancel)
+        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+            pass
+
+
 def run(config: ProxyConfig, host: str, port: int) -> None:
     """The CLI's entry: serve until Ctrl-C (SIGINT) or SIGTERM; stopping closes every conversation
     (its listener's summary)."""
@@ -451,14 +463,7 @@ def run(config: ProxyConfig, host: str, port: int) -> None:
         )
 
     async def main() -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(signum, task.cancel)
-            except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-                pass
+        cancel_on_signals()
         try:
             await serve(config, host, port, ready)
         except asyncio.CancelledError:

@@ -3,4 +3,8 @@
 ``wire`` holds the two values the parts share: a ``Recorded`` response (what the capture holds for one
 turn) and a ``Plan`` (what the server writes for it, read by read). ``variants`` turns one into the other
 under a named framing or fault; the server writes a plan and records what the application sends.
+
+``load`` reads a capture's turns (``Script``); ``endpoints`` names the provider paths and error shapes;
+``matching`` says whether a request may be answered with its turn; ``server`` answers and records;
+``judge`` gives the verdicts; ``running`` runs a server on a thread (the pytest fixture's).
 """

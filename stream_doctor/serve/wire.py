@@ -7,6 +7,9 @@ from typing import Literal
 
 Header = tuple[str, str]
 
+#: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
+MAX_REQUEST = 16 * 1024 * 1024
+
 
 @dataclass(frozen=True)
 class Recorded:

@@ -1,0 +1,83 @@
+"""The provider endpoints the server speaks, and each provider's own error shape.
+
+A request's path names the wire it speaks (``/v1/messages`` is Anthropic's); the captures of that
+wire answer it. ``/v1/chat/completions`` is the OpenAI-compatible base URL, which Mistral and many
+others speak too. An error the server answers itself (a refused turn, an unknown path, a request
+too large) is shaped as the provider's own, so the application's SDK raises its usual error type.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+#: (pattern of the request path, the capture providers that answer it)
+ROUTES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"(?:/v1)?/messages"), frozenset({"anthropic"})),
+    (re.compile(r"(?:/v1)?/chat/completions"), frozenset({"openai", "mistral"})),
+    (re.compile(r"(?:/v1)?/responses"), frozenset({"openai-responses"})),
+    (re.compile(r"/v1(?:beta|alpha)?/models/[^/]+:streamGenerateContent"), frozenset({"gemini"})),
+    (re.compile(r"/model/[^/]+/(?:converse-stream|invoke-with-response-stream)"), frozenset({"bedrock"})),
+    (re.compile(r"/v2/chat"), frozenset({"cohere"})),
+    (re.compile(r"/api/chat"), frozenset({"ollama"})),
+)
+
+
+#: Every capture provider some endpoint answers.
+SERVED = frozenset().union(*(providers for _, providers in ROUTES))
+
+
+def providers_of(path: str) -> frozenset[str] | None:
+    """The capture providers that answer ``path``; None: no provider endpoint."""
+    for pattern, providers in ROUTES:
+        if pattern.fullmatch(path):
+            return providers
+    return None
+
+
+def shape_of(path: str) -> str:
+    """Whose error shape an answer to ``path`` takes, guessed from the path when it is no endpoint."""
+    from stream_doctor.record.writer import provider_of
+
+    providers = providers_of(path)
+    if providers is not None:
+        return min(providers)
+    named = provider_of(path)  # how the recorder names a path's provider
+    if named is not None:
+        return named
+    for prefix, provider in (("/model/", "bedrock"), ("/api/", "ollama"), ("/v2/", "cohere"), ("/v1beta", "gemini")):
+        if path.startswith(prefix):
+            return provider
+    return "openai"
+
+
+#: Each HTTP status the server answers itself: (Anthropic's error type, OpenAI's, Google's status).
+_KINDS = {
+    400: ("invalid_request_error", "invalid_request_error", "INVALID_ARGUMENT"),
+    404: ("not_found_error", "not_found_error", "NOT_FOUND"),
+    405: ("invalid_request_error", "invalid_request_error", "INVALID_ARGUMENT"),
+    413: ("request_too_large", "invalid_request_error", "INVALID_ARGUMENT"),
+}
+
+
+def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of an error answered in ``provider``'s shape (its API reference's error object)."""
+    anthropic, openai, google = _KINDS.get(status, _KINDS[400])
+    value: Any
+    headers = {"Content-Type": "application/json"}
+    if provider == "anthropic":
+        value = {"type": "error", "error": {"type": anthropic, "message": message}}
+    elif provider == "gemini":
+        value = {"error": {"code": status, "message": message, "status": google}}
+    elif provider == "bedrock":
+        value = {"message": message}
+        headers["x-amzn-ErrorType"] = "ValidationException" if status != 404 else "ResourceNotFoundException"
+    elif provider == "ollama":
+        value = {"error": message}
+    elif provider == "cohere":
+        value = {"message": message}
+    else:
+        value = {"error": {"message": message, "type": openai, "param": None, "code": None}}
+    return orjson.dumps(value), headers

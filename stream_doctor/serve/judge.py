@@ -1,0 +1,153 @@
+"""What the application did with what it was served: the verdicts printed when the server stops.
+
+Each conversation's envelope is replayed like any capture, and the pairing and execution rules'
+findings (SD6xx: the inputs it sent back against the stream, results for ids never served, calls
+never answered, a result sent twice; SD1xx) are the application's; the other families judge the
+capture, not the application, and are left to ``replay``. What only the server saw is said beside them: a request
+refused, a connection the application closed before the stream's end, a follow-up that never came.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from stream_doctor.findings import Finding, Severity
+from stream_doctor.live import Live, LiveConversation
+from stream_doctor.serve.server import Served
+
+#: The rule families whose findings are about what the application did (the others judge the capture).
+_THE_APPLICATIONS = frozenset({"pairing", "execution"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One thing the run proves (or notes) about the application, in one conversation."""
+
+    severity: Severity
+    code: str | None  # the rule's code; None for what the server itself saw
+    message: str
+
+
+@dataclass(frozen=True)
+class Judged:
+    served: Served
+    verdicts: tuple[Verdict, ...]
+
+
+def judge(served: list[Served]) -> list[Judged]:
+    """The verdicts of each conversation the application had with the server."""
+    return [Judged(one, (*_seen(one), *_findings(one))) for one in served]
+
+
+def worst(judged: list[Judged]) -> Severity | None:
+    severities = [v.severity for j in judged for v in j.verdicts]
+    return max(severities) if severities else None
+
+
+def _findings(served: Served) -> Iterator[Verdict]:
+    from stream_doctor.api import replay
+    from stream_doctor.redaction import redacted
+    from stream_doctor.stages import RunError
+
+    if not served.turns:  # every request refused: no stream to judge what was sent back against
+        return
+    try:
+        report = redacted(replay(served.envelope))
+    except RunError as error:
+        yield Verdict(Severity.ERROR, None, f"the recorded conversation could not be replayed: {error}")
+        return
+    for finding in report.findings:
+        if about_the_application(finding):
+            yield Verdict(finding.severity, finding.code, finding.message)
+
+
+def about_the_application(finding: Finding) -> bool:
+    """Whether the finding judges what the application did (its rule's family), not the capture."""
+    from stream_doctor.rules import BY_CODE
+
+    rule = BY_CODE.get(finding.code)
+    return rule is not None and rule.family in _THE_APPLICATIONS
+
+
+class Watching(Live):
+    """The recorder's live findings on each conversation as it is written, kept to the application's:
+    a finding is said the moment the request that proves it arrives (SD608 at the follow-up that sends
+    ``{}`` back). Its listeners also tell the grouping which call and response ids each answer held, so
+    a request that continues by them (a result, Responses' ``previous_response_id``) joins its conversation."""
+
+    def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
+        super().found(conversation, [finding for finding in findings if about_the_application(finding)])
+
+
+def _seen(served: Served) -> Iterator[Verdict]:
+    script = served.script
+    for number, differences in served.refused:
+        yield Verdict(
+            Severity.ERROR,
+            None,
+            f"request {number} differs from the capture's turn {number} in what the answer depends on, so it was "
+            f"refused (400): {'; '.join(differences)}",
+        )
+    for number, differences in served.noted:
+        yield Verdict(
+            Severity.INFO,
+            None,
+            f"request {number} differs in what the answer does not depend on (served): {'; '.join(differences)}",
+        )
+    for number in served.beyond:
+        yield Verdict(
+            Severity.INFO,
+            None,
+            f"request {number} goes on past the capture's last turn ({len(script.turns)}): recorded and judged, answered 400",
+        )
+    for turn in served.turns:
+        if turn.ending == "disconnected":
+            yield Verdict(
+                Severity.ERROR,
+                None,
+                f"the application closed the connection of turn {turn.number} after {turn.written} of its {turn.reads} "
+                "reads: it stopped, or crashed, before the stream's end",
+            )
+    yield from _no_follow_up(served)
+
+
+def _no_follow_up(served: Served) -> Iterator[Verdict]:
+    """The capture's conversation goes on after the last turn served, and the application's did not."""
+    if not served.turns or served.refused or served.beyond:
+        return
+    last = served.turns[-1]
+    script = served.script
+    if last.ending != "served" or last.number >= len(script.turns):
+        return
+    yield Verdict(
+        Severity.ERROR,
+        None,
+        f"turn {last.number}'s stream was read to its end and no follow-up came; the capture's conversation goes on "
+        f"to turn {last.number + 1} ({len(script.turns)} turns): the application dropped what that turn answered",
+    )
+
+
+def render(judged: list[Judged]) -> str:
+    """The verdicts as the CLI prints them when the server stops: one line each, capture text escaped."""
+    from stream_doctor.reporters._neutral import one_line
+
+    count = len(judged)
+    lines = [f"stream-doctor serve: {count} conversation{'' if count == 1 else 's'} with the application"]
+    if not judged:
+        lines.append("  no request reached a provider endpoint: nothing to judge")
+    for number, one in enumerate(judged, 1):
+        served = one.served
+        shown = len(served.turns)
+        lines.append(
+            one_line(
+                f"  conversation {number}: {served.script.path}, {shown} of {len(served.script.turns)} turns served; "
+                f"recorded in {served.envelope}"
+            )
+        )
+        for verdict in sorted(one.verdicts, key=lambda v: -v.severity):
+            code = f" {verdict.code}" if verdict.code else ""
+            lines.append(one_line(f"    {verdict.severity.label}{code}: {verdict.message}"))
+        if not one.verdicts:
+            lines.append("    clean: the application sent back what it was served")
+    return "\n".join(lines) + "\n"

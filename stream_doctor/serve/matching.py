@@ -1,0 +1,66 @@
+"""Whether the application's request may be answered with the capture's turn, and what differs.
+
+A difference that changes what the turn answers (another model, another tool set, another user
+message, results for calls the capture never made) refuses the request: answering it with the
+recorded stream would be a silent wrong answer. A difference the answer does not depend on (the
+system prompt, a sampling parameter, a header) is noted and served. What the application sends back
+about the calls it was served (their inputs, their results) is never a reason to refuse: it is what
+gets judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from stream_doctor.wording import preview
+
+#: Request fields the answer depends on through the checks below, or that are the conversation itself.
+_JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "stream", "toolConfig"})
+
+
+@dataclass(frozen=True)
+class Difference:
+    """What differs between a request and the recorded one: ``refused`` ones change the answer."""
+
+    refused: tuple[str, ...] = ()
+    noted: tuple[str, ...] = ()
+
+
+def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Difference:
+    """The request ``body`` against the capture's ``recorded`` request (method, url, headers, body)."""
+    from stream_doctor.conversation.requests import parse
+
+    expected = recorded.get("body") if recorded is not None else None
+    if not isinstance(expected, dict) or not expected:
+        return Difference(noted=("the capture holds no request for this turn: the request is not checked",))
+    if not isinstance(body, dict):
+        return Difference(refused=("the request body is not a JSON object",))
+    want, got = parse(provider, expected), parse(provider, body)
+    refused: list[str] = []
+    if expected.get("model") != body.get("model") and "model" in expected:
+        refused.append(f"model {_shown(body.get('model'))}, the capture's {_shown(expected.get('model'))}")
+    if set(want.tools) != set(got.tools):
+        refused.append(f"tools {sorted(got.tools)}, the capture's {sorted(want.tools)}")
+    asked, recorded_asks = _user_texts(got), _user_texts(want)
+    if asked != recorded_asks:
+        refused.append(f"user messages {_shown(asked)}, the capture's {_shown(recorded_asks)}")
+    made = {c.call_id for c in want.calls if c.call_id} | {r.call_id for r in want.results if r.call_id}
+    unknown = sorted({r.call_id for r in got.results if r.call_id and r.call_id not in made})
+    if unknown:
+        refused.append(f"results for calls the capture never made: {', '.join(unknown)}")
+    noted = [
+        f"{key} differs ({_shown(body.get(key))}, the capture's {_shown(expected.get(key))})"
+        for key in sorted((set(expected) | set(body)) - _JUDGED)
+        if expected.get(key) != body.get(key)
+    ]
+    return Difference(tuple(refused), tuple(noted))
+
+
+def _user_texts(facts: Any) -> list[str]:
+    """The text of each user message: what the user asked, never the tool results sent back."""
+    return [m.text for m in facts.messages if m.role == "user" and m.text is not None]
+
+
+def _shown(value: Any) -> str:
+    return preview(value, 60)

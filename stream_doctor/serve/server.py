@@ -1,0 +1,287 @@
+"""The server: each application request answered with its capture's turn, and every exchange recorded.
+
+Requests are grouped into the application's conversations as the recording proxy groups them (a
+request that sends back the previous answer continues its conversation: ``record.conversations``),
+and each conversation is written to an envelope by the recorder's own writer, so ``judge`` replays it
+like any capture. The application's k-th request of a conversation gets the capture's k-th response,
+written as the ``plan`` says (``wire.as_recorded``: the recorded events, one read each), after
+``matching`` has checked the request against the recorded one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import orjson
+from aiohttp import web
+
+from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
+from stream_doctor.record.exchange import RecordedExchange, stream_end
+from stream_doctor.record.writer import request_record
+from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
+from stream_doctor.serve.load import Script
+from stream_doctor.serve.matching import Difference, compare
+from stream_doctor.serve.wire import MAX_REQUEST, Plan, Recorded, as_recorded
+
+#: The response header naming the capture's turn that answered the request.
+TURN_HEADER = "x-stream-doctor-turn"
+#: Seconds the exchanges still running when the server stops get to end.
+_SHUTDOWN = 2.0
+
+
+@dataclass
+class ServeConfig:
+    scripts: tuple[Script, ...]
+    out: str  # folder for the envelopes of what the application sent and was served
+    plan: Callable[[Recorded], Plan] = as_recorded
+    max_request: int = MAX_REQUEST
+    log: Callable[[str], None] | None = None
+    listen: ListenerFactory | None = None  # watches each conversation as it is written (``judge.Watching``)
+
+
+@dataclass
+class ServedTurn:
+    """One answer written to the application: how many of its reads went out, and how it ended."""
+
+    number: int
+    reads: int
+    written: int = 0
+    ending: str = "served"  # "served", "disconnected" (the application closed the connection), "cut" (the plan)
+
+
+@dataclass
+class Served:
+    """One conversation of the application's: the capture answering it, and what happened turn by turn."""
+
+    envelope: str
+    script: Script
+    turns: list[ServedTurn] = field(default_factory=list)
+    refused: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    beyond: list[int] = field(default_factory=list)  # requests past the capture's last turn: recorded, answered 400
+    noted: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    #: the history of the last request served: a refused request does not move the conversation on, so
+    #: the application's retry of that turn continues it (``record.conversations`` groups by history)
+    history: tuple[bytes, ...] = ()
+
+
+class Session:
+    """What one run of the server holds: the conversations, and what each was served."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.conversations = Conversations(config.out, "stream-doctor serve", config.listen, log=config.log)
+        self.served: dict[int, Served] = {}
+
+    def close(self) -> list[Served]:
+        """Every envelope closed; what each conversation was served, in order."""
+        self.conversations.close()
+        return [self.served[number] for number in sorted(self.served)]
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        path = request.path
+        providers = providers_of(path)
+        if providers is None:
+            return self._refuse(request, shape_of(path), 404, f"stream-doctor serve: no provider endpoint at {path}")
+        if request.method != "POST":
+            return self._refuse(
+                request,
+                shape_of(path),
+                405,
+                f"stream-doctor serve: {request.method} is not allowed on {path}; use POST",
+            )
+        scripts = [s for s in self.config.scripts if s.provider in providers]
+        if not scripts:
+            served = ", ".join(sorted({s.provider for s in self.config.scripts}))
+            return self._refuse(
+                request, shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})"
+            )
+        data = await _body(request, self.config.max_request)
+        if data is None:
+            limit = self.config.max_request
+            return self._refuse(
+                request,
+                scripts[0].provider,
+                413,
+                f"stream-doctor serve: the request is larger than --max-request {limit} bytes",
+            )
+        try:
+            body = orjson.loads(data) if data else {}
+        except orjson.JSONDecodeError:
+            return self._refuse(request, scripts[0].provider, 400, "stream-doctor serve: the request body is not JSON")
+        start = time.monotonic()
+        conversation = await self.conversations.join(scripts[0].provider, body, path, start)
+        try:
+            return await self._answer(request, conversation, scripts, body, data, start)
+        finally:
+            self.conversations.release(conversation)
+
+    async def _answer(
+        self,
+        request: web.Request,
+        conversation: Conversation,
+        scripts: list[Script],
+        body: Any,
+        data: bytes,
+        start: float,
+    ) -> web.StreamResponse:
+        served = self.served.get(conversation.number)
+        if served is None:
+            served = Served(conversation.path, _chosen(scripts, body))
+            self.served[conversation.number] = served
+        script = served.script
+        number = len(served.turns) + 1
+        record = request_record(
+            round(start - conversation.start, 6), request.method, str(request.url), data, list(request.headers.items())
+        )
+        if number > len(script.turns):
+            served.beyond.append(number)
+            difference = Difference(
+                refused=(f"the capture ends at turn {len(script.turns)}; this is request {number}",)
+            )
+        else:
+            difference = compare(script.provider, script.turns[number - 1].request, body)
+        if difference.noted:
+            served.noted.append((number, difference.noted))
+        if difference.refused:
+            if number <= len(script.turns):
+                served.refused.append((number, difference.refused))
+            message = f"stream-doctor serve: turn {number} of {script.path} does not answer this request: " + "; ".join(
+                difference.refused
+            )
+            record["response"] = {"status": 400, "error": message}
+            conversation.writer.write(record)
+            conversation.history = served.history
+            self._log(f"{request.path} turn {number}: refused ({'; '.join(difference.refused)})")
+            return _error(script.provider, 400, message)
+        recorded = script.turns[number - 1].recorded
+        plan = self.config.plan(recorded)
+        record["response"] = {"status": plan.status, "headers": dict(plan.headers)}
+        conversation.writer.write(record)
+        served.history = conversation.history
+        turn = ServedTurn(number, len(plan.reads))
+        served.turns.append(turn)
+        response = await _play(request, recorded, plan, turn, conversation)
+        self._log(
+            f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
+        )
+        return response
+
+    def _refuse(self, request: web.Request, provider: str, status: int, message: str) -> web.Response:
+        """An answer the server gives itself (no turn served, nothing recorded), said in the log too."""
+        self._log(f"{request.method} {request.path}: {status} ({message.removeprefix('stream-doctor serve: ')})")
+        return _error(provider, status, message)
+
+    def _log(self, line: str) -> None:
+        if self.config.log is not None:
+            self.config.log(f"stream-doctor serve: {line}")
+
+
+def _chosen(scripts: list[Script], body: Any) -> Script:
+    """The capture whose first request this one is (the first with no refusing difference, else the first)."""
+    for script in scripts:
+        if not compare(script.provider, script.turns[0].request, body).refused:
+            return script
+    return scripts[0]
+
+
+async def _body(request: web.Request, limit: int) -> bytes | None:
+    """The request body, or None when it is larger than ``limit`` (read no further than that)."""
+    if request.content_length is not None and request.content_length > limit:
+        return None
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _error(provider: str, status: int, message: str) -> web.Response:
+    body, headers = error_body(provider, status, message)
+    return web.Response(status=status, body=body, headers=headers)
+
+
+async def _play(
+    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation
+) -> web.StreamResponse:
+    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it."""
+    headers = dict(plan.headers)
+    exchange = RecordedExchange(conversation.writer, headers.get("Content-Type"), None, stream_end(recorded.provider))
+    response = web.StreamResponse(status=plan.status)
+    for name, value in plan.headers:
+        response.headers[name] = value
+    response.headers[TURN_HEADER] = str(turn.number)  # which turn answered: the application's log can say
+    compressor = None
+    if recorded.encoding is not None:
+        wbits = zlib.MAX_WBITS | 16 if recorded.encoding != "deflate" else zlib.MAX_WBITS
+        compressor = zlib.compressobj(wbits=wbits)
+        response.headers["Content-Encoding"] = "gzip" if recorded.encoding != "deflate" else "deflate"
+    try:
+        await response.prepare(request)
+        for pause, data in plan.reads:
+            if pause > 0:
+                await asyncio.sleep(pause)
+            # each read flushed on its own: the client gets it when the plan says, compressed or not
+            await response.write(
+                compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
+            )
+            exchange.chunk(data)
+            turn.written += 1
+        if plan.then == "close":
+            turn.ending = "cut"
+            exchange.end("the server cut the stream as its plan says")
+            if request.transport is not None:
+                request.transport.abort()
+            return response
+        if compressor is not None:
+            await response.write(compressor.flush())
+        exchange.end()
+        await response.write_eof()
+    except ConnectionError:
+        if turn.written < turn.reads:
+            turn.ending = "disconnected"
+        exchange.end(f"the application closed the connection after {turn.written} of {turn.reads} reads")
+    except asyncio.CancelledError:
+        turn.ending = "stopped"
+        exchange.end(f"the server stopped after {turn.written} of {turn.reads} reads")
+        raise
+    return response
+
+
+async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int], None] | None = None) -> list[Served]:
+    """Serve until cancelled; ``ready`` gets the port (useful with port 0). Returns what each conversation was served."""
+    session = Session(config)
+    app = web.Application(client_max_size=config.max_request)
+    app.router.add_route("*", "/{tail:.*}", session.handle)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=_SHUTDOWN)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port, reuse_address=True)
+        await site.start()
+        if ready is not None:
+            addresses = runner.addresses  # the port bound (port 0: the one the system chose)
+            ready(addresses[0][1] if addresses else port)
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            pass
+    finally:
+        await runner.cleanup()
+    return session.close()
+
+
+def run(config: ServeConfig, host: str, port: int, ready: Callable[[int], None]) -> list[Served]:
+    """The CLI's entry: serve until Ctrl-C (SIGINT) or SIGTERM, then hand back what was served."""
+    from stream_doctor.record.proxy import cancel_on_signals
+
+    async def main() -> list[Served]:
+        cancel_on_signals()
+        return await serve(config, host, port, ready)
+
+    return asyncio.run(main())
