@@ -1,6 +1,6 @@
 """Comment runs inside an SSE event, read a piece at a time (issue 31: ``event: ping`` and 100 MiB of
-comments took 2.8 GB): generated framings (comment runs, blank-line runs, unknown fields, ids; LF, CRLF,
-CR and mixed line ends), cut into pieces at random sizes, read the same as whole, dispatch what
+comments took 2.8 GB): generated framings (comment runs, some not UTF-8, blank-line runs, unknown fields,
+ids; LF, CRLF, CR and mixed line ends), cut into pieces at random sizes, read the same as whole, dispatch what
 httpx-sse (the reference parser) dispatches, and put each event where the generator wrote it."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ GENERATED = settings(
 )
 
 #: A line of an event: (kind, text); comments and unknown fields may come between any two fields.
-comments = st.lists(st.sampled_from([b":", b": keep-alive", b":\xe2\x82\xac"]), max_size=60)
+comments = st.lists(st.sampled_from([b":", b": keep-alive", b":\xe2\x82\xac", b":\xff"]), max_size=60)
 fields = st.lists(
     st.one_of(
         st.builds(lambda n: ("data", b"data: t%d" % n), st.integers(0, 99)),
