@@ -304,6 +304,8 @@ class _Read:
         (the frame then says what became of it), any other cut line is not read as a field at all
         (``e`` is the start of ``event:``, not an unknown field), and an event without a whole
         ``data:`` line when the capture ends is reported cut (``CutBeforeData``), never dispatched.
+        With ``gaps``, ``data`` is an event carried across pieces (``_sse_open``) with its comment runs
+        taken out: every line number and offset counts them back in.
         """
         before = self.before
         lines, starts = split_lines(data)
