@@ -161,6 +161,12 @@ def sse_comments_gz(path: Path) -> None:
     _gzip_file(path, SSE_START, b": keep-alive\n", 900 << 20, SSE_PING)
 
 
+def sse_comments_in_event_gz(path: Path, line: bytes = b":\n") -> None:
+    # the same inside one event, after its event: line (before: 100 MiB of them took 80 s and 2.7 GB; 900 MiB
+    # a MemoryError), and with CR line ends (CR blank lines: 10 MiB took 41 s and 1.2 GB)
+    _gzip_file(path, SSE_START + b"event: ping\n", line, 900 << 20, b'data: {"type": "ping"}\n\n')
+
+
 def sse_blank_lines_gz(path: Path) -> None:
     # a 1 MB gzip of 1000 MiB of blank lines (before: 4.2 s per MiB, about 70 minutes)
     _gzip_file(path, SSE_START, b"\n", 1000 << 20, SSE_PING)
@@ -229,6 +235,12 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "100,000 calls, check": ("calls.sse", many_calls, ["check", "--isolated", "{}"]),
     "100,000 calls, replay": ("calls.sse", many_calls, ["replay", "--width", "100", "{}"]),
     "gzip of 900 MiB of SSE comments": ("comments.sse.gz", sse_comments_gz, ["replay", "{}"]),
+    "gzip of 900 MiB of comments in an event": ("inside.sse.gz", sse_comments_in_event_gz, ["replay", "{}"]),
+    "gzip of 900 MiB of CR comments in an event": (
+        "inside-cr.sse.gz",
+        partial(sse_comments_in_event_gz, line=b":\r"),
+        ["replay", "{}"],
+    ),
     "gzip of 1000 MiB of blank SSE lines": ("blank.sse.gz", sse_blank_lines_gz, ["replay", "{}"]),
     "gzip of 1000 MiB of blank JSON lines": ("blank.jsonl.gz", jsonl_blank_lines_gz, ["replay", "{}"]),
     "HAR with a gzip body of 200 MiB of SSE comments": ("comments.har", har_gzip_comments, ["replay", "{}"]),

@@ -102,6 +102,33 @@ def test_a_comment_flood_inside_an_event_is_still_that_event(tmp_path: Path) -> 
     assert peak_kb < PEAK_BOUND_KB
 
 
+@pytest.mark.parametrize("line", [b":\n", b": keep-alive\r\n", b":\r"], ids=["colons", "crlf", "cr"])
+def test_a_small_gzip_of_comments_inside_one_event_reads_in_bounded_memory(tmp_path: Path, line: bytes) -> None:
+    # issue 31: "event: ping" and 100 MiB of comments (a 2 MB gzip) peaked at 2.8 GB, 900 MiB ran out of
+    # memory: the cut after comment lines was between events only. 64 MiB here (1.7 GB before).
+    path = _gzip_of(tmp_path / "inside.sse.gz", START + b"event: ping\n", line, 64 << 20, b"")
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["events"] == 1 and not report["capture"]["ended_cleanly"]
+    lines = 4 + 64 * ((1 << 20) // len(line))  # _gzip_of writes 64 blocks of a MiB's worth of whole lines
+    cut = next(f for f in report["findings"] if f["code"] == "SD003")
+    assert f"the capture ends after line {lines}, inside an event whose data never arrived" in cut["message"]
+    assert peak_kb < PEAK_BOUND_KB
+
+
+def test_an_event_after_a_comment_flood_inside_it_keeps_its_data_and_every_position(tmp_path: Path) -> None:
+    # the near miss: the event the flood is inside still reads, and what follows it is where it was
+    flood = b":\n" * (8 << 20)
+    after = START + b"event: ping\n" + flood + b'data: {"type": "ping"}\n'
+    path = _gzip_of(tmp_path / "near.sse.gz", after + b"x-extra: 1\n", b": k\n", 8 << 20, b"\ndata: {oops\n\n")
+    peak_kb, report = _replayed(path)
+    assert report["event_counts"]["ping"] == 1
+    extra, frame = ([f["location"] for f in report["findings"] if f["code"] == code][0] for code in ("SD005", "SD001"))
+    assert extra == {"path": str(path), "line": 4 + (8 << 20) + 2, "event": 2, "offset": len(after)}
+    lines, size = 4 + (8 << 20) + 3 + (2 << 20) + 1, len(after) + 11 + (8 << 20) + 1
+    assert frame == {"path": str(path), "line": lines, "event": 3, "offset": size}
+    assert peak_kb < PEAK_BOUND_KB
+
+
 def test_many_distinct_unknown_field_names_are_eleven_findings(tmp_path: Path) -> None:
     # issue 31: 500,000 distinct names in 4.4 MB were 500,002 findings and 325 MB
     names = b"".join(b"f%d: x\n" % number for number in range(200_000))

@@ -3,8 +3,9 @@
 What is kept per class of line, whatever the capture holds:
 
 - blank lines and comment lines (keep-alives): a count (``Capture.comments``). A piece of them
-  alone (``chunks.sse_cut`` cuts a run of comments after a blank line) is counted in C by ``quiet``;
-  one between events by the block reader without a call per line.
+  alone (``chunks.sse_cut`` cuts after a comment line, between events or inside one) is counted in C
+  by ``quiet``; one between events by the block reader without a call per line; a run inside an event
+  carried across pieces (``_sse_open``) by a search a run, and only where it was is kept.
 - lines of unknown fields: the first ``UNKNOWN_NAMES_REPORTED`` names each a problem where first
   met (their start, ``UNKNOWN_NAME_KEPT`` bytes, kept to report each once); past those, a tally of
   lines per name for at most ``UNKNOWN_NAMES_COUNTED`` names and a count of the lines beyond, told
@@ -44,6 +45,8 @@ def quiet(piece: bytes) -> tuple[int, int] | None:
             return len(piece), 0
         return piece.count(b"\n") + piece.count(b"\r") - piece.count(b"\r\n"), 0
     line_end = uniform_line_end(piece)
+    if line_end is None and piece.find(b"\n") < 0:
+        line_end = b"\r"  # CR line ends alone (chunks.sse_cut cuts after comment lines ended by a CR too)
     if line_end is None or not piece.endswith(line_end):
         return None
     count = piece.count(line_end)

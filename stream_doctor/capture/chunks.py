@@ -153,37 +153,53 @@ def gunzip_chunks(raw: Iterator[bytes], limits: _limits.Limits) -> Iterator[byte
 
 def sse_cut(data: bytes, start: int, fresh: bool = False) -> int:
     """Where the last blank line of ``data`` at or after ``start`` ends (0: none), when nothing after
-    it can change how its line ends read (a CR followed by LF is one line end); or, past it, where the
-    run of comment lines that follows it ends, when every whole line after it is a comment (``fresh``:
-    ``data`` itself starts where an event may, so such a run from its start counts too).
+    it can change how its line ends read (a CR followed by LF is one line end); or, past it, where
+    the last whole line ends when that line is a comment (``fresh``: ``data`` itself starts at a line
+    start, so a comment line from its start counts too).
 
-    The SSE parser's state is empty after a blank line and stays so through comment lines: a piece
-    may end there. So keep-alive comments sent without blank lines (or a gzip of a gigabyte of them)
-    are read a chunk at a time instead of gathered whole as one piece."""
-    best = _blank_cut(data, start)
-    if best or fresh:
-        after = _comments_end(data, max(best, start))
-        if after > best:
-            return after
+    The SSE parser's state is empty after a blank line, and a comment line leaves it as it was: a piece
+    may end after either, between events or inside one (``capture/_sse_open.py`` carries the open event
+    on, its comment lines counted, not kept). So keep-alive comments sent without blank lines (or a gzip
+    of a gigabyte of them, between events or after an ``event:`` line) are read a chunk at a time
+    instead of gathered whole as one piece."""
+    best = blank_cut(data, start)
+    after = _comment_end(data, max(best, start), fresh or best > 0)
+    return max(best, after)
+
+
+def _comment_end(data: bytes, at: int, known: bool) -> int:
+    """The end of ``data``'s last line end from ``at`` on, whose reading nothing after it can change, when
+    the line it ends is a comment line; else 0. ``known``: a line starts at ``at``. A few searches at
+    memchr speed, nothing a line."""
+    lf = data.rfind(b"\n", at) + 1
+    cr = data.rfind(b"\r", max(at, lf))  # a CR after the last LF ends a line alone (CR line ends)
+    end = lf
+    if cr >= 0:
+        if cr + 1 < len(data):
+            end = cr + 1  # no LF follows it: there is none after the last one
+        else:  # the CR ends the data: an LF may follow it in the next chunk, so it ends nothing yet
+            before = data.rfind(b"\r", max(at, lf), cr)
+            end = before + 1 if before >= 0 else lf
+    if end <= at:
+        return 0
+    stop = end - 2 if data[end - 1] == 0x0A and end - 2 >= at and data[end - 2] == 0x0D else end - 1
+    begin = max(data.rfind(b"\n", at, stop), data.rfind(b"\r", at, stop)) + 1
+    if begin == 0 and not known:
+        return 0  # the line may have begun before ``at``: what it is, is unknown
+    return end if data[max(begin, at) : max(begin, at) + 1] == b":" else 0
+
+
+def blank_cut(data: bytes, start: int, final: bool = False) -> int:
+    """Where the last blank line of ``data`` at or after ``start`` ends (0: none); ``final``: ``data`` is
+    all there is (a piece already cut), so a CR at its end ends its line and a line end at ``start`` is
+    a blank line too (``data`` starts at a line start)."""
+    best = _blank_cut(data, start, final)
+    if not best and final and data[start : start + 1] in (b"\n", b"\r"):
+        best = start + (2 if data.startswith(b"\r\n", start) else 1)
     return best
 
 
-def _comments_end(data: bytes, at: int) -> int:
-    """The end of ``data``'s last line end when every line from ``at`` to it is a comment line (LF or
-    CRLF line ends), else 0: a few counts at memchr speed, nothing a line."""
-    if data[at : at + 1] != b":":
-        return 0
-    end = data.rfind(b"\n") + 1
-    if end <= at:
-        return 0
-    if data.find(b"\r", at, end) >= 0 and data.count(b"\r", at, end) != data.count(b"\r\n", at, end):
-        return 0  # a lone CR: left to the blank lines
-    if data.count(b"\n:", at, end - 1) != data.count(b"\n", at, end) - 1:
-        return 0  # a line that is not a comment (a field, a blank line) comes before the end
-    return end
-
-
-def _blank_cut(data: bytes, start: int) -> int:
+def _blank_cut(data: bytes, start: int, final: bool) -> int:
     if data.find(b"\r", start) < 0:  # LF only, the usual capture: one search (memchr), not five scans
         at = data.rfind(b"\n\n", start)
         return at + 2 if at >= 0 else 0
@@ -196,8 +212,10 @@ def _blank_cut(data: bytes, start: int) -> int:
             best = max(best, at + len(pattern))
     for pattern in (b"\r\r", b"\n\r"):
         at = data.rfind(pattern, max(start, best - 1))
+        if at == len(data) - 2 and not final:  # an LF may follow that CR: the blank line before it, if any
+            at = data.rfind(pattern, max(start, best - 1), len(data) - 1)  # (a run of CR blank lines: issue 31)
         end = at + 2
-        if at >= 0 and end < len(data) and data[end] != 0x0A and end > best:
+        if at >= 0 and (data[end : end + 1] not in (b"\n", b"") or final and end == len(data)) and end > best:
             best = end
     return best
 

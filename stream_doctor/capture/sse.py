@@ -27,12 +27,13 @@ first byte of the next line (the test lists it too); this reader follows the spe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 import orjson
 
 from stream_doctor.capture import _sse_counted as _counted
+from stream_doctor.capture import _sse_open as _open
 from stream_doctor.capture import runs as _runs
 from stream_doctor.capture._text import (
     BOM,
@@ -119,6 +120,36 @@ class _Read:
         self.comments = 0
         self.ended_cleanly = True
         self.runs = runs
+
+    def piece(self, piece: bytes, line: int, offset: int, fast: bool) -> int:
+        """Read a piece of whole events (or the capture's last piece) at ``line``/``offset``; the next line."""
+        quiet = _counted.quiet(piece)
+        if quiet is not None:  # blank and comment lines alone: counted, nothing kept
+            self.comments += quiet[1]
+            return line + quiet[0]
+        line_end = uniform_line_end(piece) if fast else None
+        if line_end is not None:
+            return self.events(piece, line_end, line, offset)
+        return self.lines(piece, offset, line, is_utf8(piece))
+
+    def carried(self, event: _open.OpenEvent, piece: bytes, last: bool) -> tuple[int, int] | None:
+        """The next piece of an event still open: None while it goes on past ``piece``; else the event is
+        read (to its blank line, or to the capture's end) and the next line and the bytes of ``piece`` it
+        took are returned."""
+        if not last:
+            quiet = _counted.quiet(piece) if piece else None
+            if quiet is not None and quiet[0] == quiet[1] and is_utf8(piece):  # comment lines alone: counted
+                event.skip(quiet[0], len(piece))
+                return None
+        end = _open.blank_end(piece)
+        if end < 0 and not last:
+            event.add(piece)
+            return None
+        used = len(piece) if end < 0 else end
+        event.add(piece[:used])
+        data = bytes(event.text)
+        self.comments += event.comments
+        return self.lines(data, event.offset, event.line, is_utf8(data), event.gaps), used
 
     def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
         """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
@@ -262,7 +293,9 @@ class _Read:
             line = self.lines(rest, offset, line, is_utf8(rest))
         return line
 
-    def lines(self, data: bytes, base_offset: int, base_line: int, utf8_ok: bool = True) -> int:
+    def lines(
+        self, data: bytes, base_offset: int, base_line: int, utf8_ok: bool = True, gaps: list[_open.Gap] | None = None
+    ) -> int:
         """Parse ``data`` line by line, as the spec describes. Returns the next line number.
 
         ``data`` is the whole capture or a run of whole blocks from it; an event still open at
@@ -271,10 +304,15 @@ class _Read:
         (the frame then says what became of it), any other cut line is not read as a field at all
         (``e`` is the start of ``event:``, not an unknown field), and an event without a whole
         ``data:`` line when the capture ends is reported cut (``CutBeforeData``), never dispatched.
+        With ``gaps``, ``data`` is an event carried across pieces (``_sse_open``) with its comment runs
+        taken out: every line number and offset counts them back in.
         """
         before = self.before
         lines, starts = split_lines(data)
         last = len(lines)
+        # a line's number: ``data`` is the capture's lines from ``base_line`` on, but for the comment runs an
+        # event carried across pieces had taken out (``gaps``), which ``placed`` counts back in
+        at = base_line.__add__ if not gaps else _open.placed(starts, gaps, base_line, len(data)).__getitem__
         # the index of a last line the capture stops inside, -1 when it ends with a line end
         cut = last - 1 if data and data[-1] not in (10, 13) else -1
         lines.append(b"")  # a blank line after the end flushes an unterminated last event
@@ -316,7 +354,7 @@ class _Read:
             if not line:
                 if first_data is not None:
                     payload = first_data if more_data is None else b"\n".join(more_data)
-                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
+                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
                     try:
                         value = loads(payload)
                         error = None
@@ -327,7 +365,7 @@ class _Read:
                     if unseparated is not None:
                         # a cut last line that is not a data: line was not read: its lines end before it
                         end = cut if i == last and cut >= 0 and not lines[cut].startswith(b"data:") else i
-                        self.unseparated(lines, starts, block, end, base_line, base_offset, unseparated, event, sse_id)
+                        self.unseparated(lines, starts, block, end, at, base_offset, unseparated, event, sse_id)
                     else:
                         frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
                     if i == last:
@@ -346,9 +384,7 @@ class _Read:
                             None,
                         )
                         if bad is not None:
-                            problems.append(
-                                InputProblem("not-utf8", f"line {base_line + bad} is not valid UTF-8", where)
-                            )
+                            problems.append(InputProblem("not-utf8", f"line {at(bad)} is not valid UTF-8", where))
                 elif i == last and (
                     cut >= 0 or any(lines[j].partition(b":")[0] in _KNOWN_FIELDS for j in range(block, i))
                 ):
@@ -357,7 +393,7 @@ class _Read:
                     # and so does this reader; the cut is what is reported, never the half-received
                     # field (SD003, not SD005). A last block of unknown fields alone (a JSON error
                     # body written without data: prefixes) began no event: those are SD005's.
-                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
+                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
                     cut_line = lines[cut] if cut >= 0 else b""
                     comment = block == cut and cut_line[:1] == b":"
                     # only the cut line's start is kept: it may be megabytes of junk without a line end
@@ -366,22 +402,21 @@ class _Read:
                     problems.append(
                         InputProblem(
                             "unterminated-event",
-                            f"the capture ends inside an event, before its data (line {base_line + i - 1}): "
-                            "the stream was cut",
+                            f"the capture ends inside an event, before its data (line {at(i) - 1}): the stream was cut",
                             where,
-                            facts=CutBeforeData(base_line + i - 1, cut >= 0, comment, start, len(cut_line)),
+                            facts=CutBeforeData(at(i) - 1, cut >= 0, comment, start, len(cut_line)),
                         )
                     )
                 elif (
                     event is None
                     and sse_id is None
                     and block < i
-                    and self.unprefixed(lines, starts, block, i, base_line, base_offset)
+                    and self.unprefixed(lines, starts, block, i, at, base_offset)
                 ):
                     held = None  # a JSON object written without data: prefixes, read as Google's clients read it
                 elif event is not None:
                     # An event name but no data: the spec drops the block without dispatching it.
-                    where = Pos(before + len(frames) + 1, base_line + block, base_offset + starts[block])
+                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
                     problems.append(
                         InputProblem(
                             "event-without-data",
@@ -425,7 +460,7 @@ class _Read:
             else:
                 # a "field name" can be a whole line of junk (a body of NULs has no colon): only its
                 # start is kept and shown, never copied, decoded and quoted whole
-                where = Pos(before + len(frames) + 1, base_line + i, base_offset + starts[i])
+                where = Pos(before + len(frames) + 1, at(i), base_offset + starts[i])
                 if held is None:  # a block that may be one JSON object without data: prefixes (unprefixed)?
                     held = [] if lines[block].lstrip()[:1] == b"{" else False
                 if isinstance(held, list):
@@ -434,10 +469,10 @@ class _Read:
                     self.unknown_fields.add(name, where, problems)
 
         self.comments += comments
-        return base_line + last
+        return at(last)
 
     def unprefixed(
-        self, lines: list[bytes], starts: list[int], block: int, end: int, base_line: int, base_offset: int
+        self, lines: list[bytes], starts: list[int], block: int, end: int, at: Callable[[int], int], base_offset: int
     ) -> bool:
         """A block of unknown fields alone that is one JSON object (a body written without ``data:``
         prefixes, as the Vertex AI and Gemini APIs write an error mid-stream): read as one frame, and its
@@ -449,8 +484,8 @@ class _Read:
         SDKs' tests expect the same (an RPC error after the events before it). The SSE rules, and so the
         browsers' ``EventSource`` and eventsource-parser (the AI SDK), ignore every line of it.
         """
-        if not lines[block].lstrip().startswith(b"{"):
-            return False
+        if not lines[block].lstrip().startswith(b"{") or at(end) - at(block) != end - block:
+            return False  # not an object's first line, or comment lines among its lines (taken out: _sse_open)
         body = lines[block:end]
         if any(line[:1] == b":" or line.partition(b":")[0] in _KNOWN_FIELDS for line in body):
             return False
@@ -462,14 +497,14 @@ class _Read:
         if not isinstance(value, dict):
             return False
         # the block's lines were held as they were read, not told as unknown fields: they are one object
-        first_line = base_line + block
+        first_line = at(block)
         problems = self.problems
         where = Pos(self.before + len(self.frames) + 1, first_line, base_offset + starts[block])
         self.frames.append(Frame(where, payload, value))
         problems.append(
             InputProblem(
                 "unprefixed-json",
-                f"lines {first_line}-{base_line + end - 1} are a JSON object written without data: prefixes: "
+                f"lines {first_line}-{at(end - 1)} are a JSON object written without data: prefixes: "
                 "google-genai (HttpResponse._iter_response_stream) and the Firebase SDKs read it as the next "
                 "chunk, as read here, while browsers' EventSource and eventsource-parser (the AI SDK) ignore "
                 "every line of it, as the SSE rules say, and lose what it says",
@@ -484,7 +519,7 @@ class _Read:
         starts: list[int],
         block: int,
         end: int,
-        base_line: int,
+        at: Callable[[int], int],
         base_offset: int,
         values: list[object],
         event: str | None,
@@ -495,7 +530,7 @@ class _Read:
         follows the SSE rules sees one event and cannot parse its data; one that reads ``data:`` lines
         (openai-php's ``StreamResponse``) sees one event a line. Each line is read as its own frame,
         and the framing is reported."""
-        first = Pos(self.before + len(self.frames) + 1, base_line + block, base_offset + starts[block])
+        first = Pos(self.before + len(self.frames) + 1, at(block), base_offset + starts[block])
         taken = iter(values)
         line_number = 0
         for j in range(block, end):
@@ -505,7 +540,7 @@ class _Read:
             payload = payload[1:] if payload.startswith(b" ") else payload
             value = next(taken)
             line_number += 1
-            where = Pos(self.before + len(self.frames) + 1, base_line + j, base_offset + starts[j])
+            where = Pos(self.before + len(self.frames) + 1, at(j), base_offset + starts[j])
             joined = (line_number, len(values))
             self.frames.append(Frame(where, payload, value, None, event, None, "event", sse_id, joined=joined))
         self.problems.append(
@@ -559,13 +594,15 @@ def stream_sse(
     runs: _runs.RunReading | None = None,
 ) -> Iterator[list[Frame]]:
     """The frames of an SSE capture read piece by piece (``chunks.pieces`` with ``chunks.sse_cut``: each
-    piece but the last ends with a blank line, or with comment lines that follow one), a list per piece;
-    what was noticed goes to ``capture`` (``problems`` as it is read; ``comments``, ``ended_cleanly`` and
-    the unknown fields past the first few once the last piece is read: ``_sse_counted``).
+    piece but the last ends with a blank line or a comment line), a list per piece; what was noticed goes
+    to ``capture`` (``problems`` as it is read; ``comments``, ``ended_cleanly`` and the unknown fields past
+    the first few once the last piece is read: ``_sse_counted``).
 
-    Each piece is read as a whole capture would be (the parser's state is empty after a blank
-    line and stays so through comments), continuing the frame numbers, lines and offsets of the
-    pieces before it; a piece of blank and comment lines alone is only counted. With ``runs``
+    Each piece is read to its last blank line as a whole capture would be (the parser's state is empty
+    after a blank line), continuing the frame numbers, lines and offsets of the pieces before it; a piece
+    of blank and comment lines alone is only counted. What follows its last blank line is an event still
+    open (``_sse_open``: its lines are carried to the pieces after it, its comment runs counted, not kept,
+    until the blank line that ends it), or comment lines alone, counted. With ``runs``
     (``capture/runs.py``) the runs of its form come as FrameRuns; while the form is still to be
     said (``runs.pending``), pieces are read in steps of ``runs.HEAD_STEP`` bytes, so that the frames the
     provider is detected from are about all that is read without runs.
@@ -574,33 +611,41 @@ def stream_sse(
     line = 1
     offset = 0
     first = True
+    carried: _open.OpenEvent | None = None
     if runs is not None:
         pieces = _runs.small_first(pieces, runs, sse_cut)
-    for piece, _ in pieces:
+    for piece, last in pieces:
         if first:
             first = False
             if piece.startswith(BOM):
                 piece, offset = piece[len(BOM) :], len(BOM)
-        if not piece:
-            continue
-        quiet = _counted.quiet(piece)
-        if quiet is not None:  # blank and comment lines alone: counted, nothing kept
-            line += quiet[0]
-            state.comments += quiet[1]
-            offset += len(piece)
-            continue
-        line_end = uniform_line_end(piece) if fast else None
-        if line_end is not None:
-            line = state.events(piece, line_end, line, offset)
-        else:
-            line = state.lines(piece, offset, line, is_utf8(piece))
-        offset += len(piece)
+        if carried is not None:
+            ended = state.carried(carried, piece, last)
+            if ended is None:  # the event goes on past this piece
+                offset += len(piece)
+                continue
+            (line, used), carried = ended, None
+            offset += used
+            piece = piece[used:]
+        whole, rest = (piece, b"") if last else _open.split(piece)
+        if whole:
+            line = state.piece(whole, line, offset, fast)
+            offset += len(whole)
+        if rest:
+            quiet = _counted.quiet(rest)
+            if quiet is not None and quiet[0] == quiet[1]:  # comment lines alone, after the last event
+                line += quiet[0]
+                state.comments += quiet[1]
+            else:
+                carried = _open.OpenEvent(line, offset)
+                carried.add(rest)
+            offset += len(rest)
         batch = state.frames
         if batch:
             state.before += len(batch)
             state.frames = []
             yield batch
-        del piece, batch  # not held while the next piece is read and cut into frames
+        del piece, whole, rest, batch  # not held while the next piece is read and cut into frames
     capture.comments = state.comments
     capture.ended_cleanly = state.ended_cleanly
     more_unknown = state.unknown_fields.summary()

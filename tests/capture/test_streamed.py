@@ -86,6 +86,8 @@ def test_every_streamed_fixture_reads_the_same_in_pieces(path: Path, monkeypatch
 
 
 EVENT = b'event: content_block_delta\ndata: {"type":"ping"}'
+#: an event whose fields have runs of comment lines between and after them
+INSIDE = b"event: ping\n" + b":\n" * 90 + b"data: {}\n" + b":\n" * 70
 TRICKY = {
     "lf": EVENT + b"\n\n" + EVENT + b"\n\n",
     "crlf": EVENT.replace(b"\n", b"\r\n") + b"\r\n\r\n" + EVENT.replace(b"\n", b"\r\n") + b"\r\n\r\n",
@@ -102,6 +104,26 @@ TRICKY = {
     "comment-runs-crlf": (b": a\n" * 40 + EVENT + b"\n\n" + b": b\n" * 30 + b"\n" * 50).replace(b"\n", b"\r\n") + EVENT,
     "comment-runs-cut": EVENT + b"\n\n" + b":\n" * 60 + b": cut",
     "comment-then-field": EVENT + b"\n\n" + b":\n" * 60 + b"event: x\n" + b":\n" * 60 + b"data: {}\n\n",
+    # issue 31: and inside an event (after its first field, between its data lines, at a capture's cut), with
+    # every kind of line end, a comment that is not UTF-8, a JSON object without data: prefixes around them
+    "comment-runs-inside": INSIDE.replace(b"data", b"id: 3\n" + b": k\n" * 50 + b"data") + b"\n\n" + EVENT + b"\n\n",
+    "comment-runs-inside-crlf": (INSIDE + b"\ndata: {}\n\n").replace(b"\n", b"\r\n") + EVENT,
+    "comment-runs-inside-cr": (INSIDE + b"\n\n").replace(b"\n", b"\r") + EVENT + b"\r\r",
+    "comment-runs-inside-mixed": b"data: 1\r"
+    + b":a\r\n:b\n:c\r" * 30
+    + b"\ndata: 2\r\n"
+    + b":\r" * 40
+    + b"\r\n"
+    + EVENT,
+    "comment-runs-inside-not-utf8": INSIDE.replace(b":\n:\nd", b":\xff\n:\nd") + b"\n\n" + EVENT + b"\n\n",
+    "comment-runs-inside-cut": EVENT + b"\n\nevent: ping\n" + b":\n" * 80 + b": cut",
+    "comment-runs-inside-cut-after-data": EVENT + b"\n\n" + b"data: {}\n" + b":\n" * 80,
+    "comment-runs-unprefixed-json": EVENT
+    + b'\n\n{\n"error": {"code": 1}\n'
+    + b":\n" * 60
+    + b'}\n\n{\n"e": 2}\n\n'
+    + EVENT,
+    "comment-runs-unseparated": b'data: {"a": 1}\n' + b":\n" * 60 + b'data: {"b": 2}\n\n' + EVENT + b"\n\n",
     "many-unknown-fields": EVENT + b"\n\n" + b"".join(b"f%d: x\n" % (i % 40) for i in range(300)) + b"\n" + EVENT,
     "jsonl": b'{"type":"ping"}\r\n\n  \n{"type":"ping"}\n{"type":',
     # issue 31: a piece of blank and whitespace lines alone is counted, not split
@@ -147,15 +169,23 @@ def test_cuts_fall_only_where_a_frame_can_end() -> None:
     assert list(pieces(iter([b"a\n", b"b", b"c\nd"]), line_cut)) == [(b"a\n", False), (b"bc\n", False), (b"d", True)]
 
 
-def test_a_run_of_comment_lines_between_events_is_a_place_to_cut() -> None:
-    # issue 31: comments without blank lines were gathered whole (a 2.2 MB gzip of them: 5.9 GB)
+def test_a_comment_line_between_or_inside_events_is_a_place_to_cut() -> None:
+    # issue 31: comments without blank lines were gathered whole (a 2.2 MB gzip of them: 5.9 GB), and
+    # after an event's first field too (event: ping, then 100 MiB of comments: 2.8 GB)
     assert sse_cut(b":a\n:b\ndat", 0, True) == 6  # from a piece's start: its state is empty there
     assert sse_cut(b"x\n\n:a\r\n:b\r\nda", 0) == 11  # after a blank line
-    # near misses: where the state is unknown, inside an event, after a CR an LF may follow, a blank line
-    assert sse_cut(b":a\n:b\ndat", 0) == 0
-    assert sse_cut(b"data: 1\n:a\n:b\n", 0, True) == 0
+    assert sse_cut(b":a\n:b\ndat", 0) == 6  # the line before ":b" ends in the window: ":b" is a whole line
+    assert sse_cut(b"data: 1\n:a\n:b\n", 0, True) == 14  # inside an event: _sse_open carries it on
+    assert sse_cut(b":a\nevent: x\n:b\n", 0, True) == 15
+    assert sse_cut(b"event: x\r:a\r:b\rd", 0, True) == 15  # CR line ends
+    assert sse_cut(b"x\r" + b"\r" * 9, 0) == 10  # a run of CR blank lines: all but the CR an LF may follow
+    # near misses: a comment line whose start is not in the window, a last line that is a field, a CR
+    # that ends the window (an LF may follow it), a blank line
+    assert sse_cut(b":b\n", 0) == 0
+    assert sse_cut(b"a:b\n", 0, True) == 0
+    assert sse_cut(b":a\nevent: x\n", 0, True) == 0
     assert sse_cut(b"x\n\n:a\n:b\r", 0) == 6  # not after the CR
-    assert sse_cut(b":a\nevent: x\n:b\n", 0, True) == 0
+    assert sse_cut(b"event: x\r:a\r", 0, True) == 0
     held = [b":a\n" * 10, b":b\n" * 10 + b"dat", b"a: {}\n\n:c\n"]
     assert list(pieces(iter(held), sse_cut)) == [
         (b":a\n" * 10, False),

@@ -1,0 +1,127 @@
+"""Comment runs inside an SSE event, read a piece at a time (issue 31: ``event: ping`` and 100 MiB of
+comments took 2.8 GB): generated framings (comment runs, some not UTF-8, blank-line runs, unknown fields,
+ids; LF, CRLF, CR and mixed line ends), cut into pieces at random sizes, read the same as whole, dispatch what
+httpx-sse (the reference parser) dispatches, and put each event where the generator wrote it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import astuple
+from typing import Any
+
+import httpx
+import pytest
+from httpx_sse import EventSource
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from stream_doctor.capture.base import Capture  # noqa: E402
+from stream_doctor.capture.chunks import pieces, sse_cut  # noqa: E402
+from stream_doctor.capture.sse import read_sse, stream_sse  # noqa: E402
+
+EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "150"))
+GENERATED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 150,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+#: A line of an event: (kind, text); comments and unknown fields may come between any two fields.
+comments = st.lists(st.sampled_from([b":", b": keep-alive", b":\xe2\x82\xac", b":\xff"]), max_size=60)
+fields = st.lists(
+    st.one_of(
+        st.builds(lambda n: ("data", b"data: t%d" % n), st.integers(0, 99)),
+        st.builds(lambda n: ("event", b"event: e%d" % n), st.integers(0, 9)),
+        st.builds(lambda n: ("id", b"id: %d" % n), st.integers(0, 9)),
+        st.just(("unknown", b"f: x")),
+        st.just(("retry", b"retry: 10")),
+    ),
+    max_size=5,
+)
+event = st.tuples(comments, fields, st.lists(comments, min_size=6, max_size=6), comments, st.integers(1, 4))
+framing = st.tuples(
+    st.lists(event, min_size=1, max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r", "mixed"]),
+    st.booleans(),  # the last event ended (a blank line) or the capture stops inside it
+    st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=16, max_size=16),
+)
+
+
+def _written(drawn: Any) -> tuple[bytes, list[tuple[int, int]]]:
+    """The capture's bytes and, for each event with a data line, its first field line's line and offset."""
+    events, kind, ended, mixed = drawn
+    out = bytearray()
+    line_number = 1
+    places: list[tuple[int, int]] = []
+    turn = 0
+    previous = b""
+
+    def put(text: bytes) -> None:
+        nonlocal line_number, turn, previous
+        end = (mixed[turn % len(mixed)] if kind == "mixed" else kind).encode()
+        turn += 1
+        if previous == b"\r" and not text:
+            end = b"\r"  # an LF after a lone CR would make the two one line end, not a blank line
+        out.extend(text + end)
+        line_number += 1
+        previous = end
+
+    for number, (before, lines, between, after, blanks) in enumerate(events):
+        last = number == len(events) - 1
+        for text in before:
+            put(text)
+        if any(name == "data" for name, _ in lines):
+            places.append((line_number, len(out)))
+        else:  # no event: an id would set httpx-sse's last id, which no frame here carries
+            lines = [(name, text) for name, text in lines if name != "id"]
+        for place, (_, text) in enumerate(lines):
+            put(text)
+            for comment in between[place]:
+                put(comment)
+        for text in after:
+            put(text)
+        for _ in range(blanks if ended or not last else 0):
+            put(b"")
+    return bytes(out), places
+
+
+def _read_in(data: bytes, size: int) -> Capture:
+    capture = Capture("g", "sse", len(data), [])
+    chunks = iter([data[i : i + size] for i in range(0, len(data), size)])
+    for batch in stream_sse(pieces(chunks, sse_cut), capture):
+        capture.frames += batch
+    return capture
+
+
+def _summary(capture: Capture) -> tuple[Any, ...]:
+    frames = [(f.pos, f.data, f.event, f.sse_id, f.error) for f in capture.frames]
+    return frames, [astuple(p) for p in capture.problems], capture.comments, capture.ended_cleanly
+
+
+@GENERATED
+@given(drawn=framing, size=st.integers(1, 300))
+def test_comment_runs_inside_events_read_in_pieces_as_whole_and_as_httpx_sse(drawn: Any, size: int) -> None:
+    data, places = _written(drawn)
+    whole = read_sse(data, "g")
+    streamed = _read_in(data, size)
+    assert _summary(streamed) == _summary(whole)
+    # where the generator put each event with data (a cut last one too)
+    assert [(f.pos.line, f.pos.offset) for f in whole.frames] == places
+    frames = whole.frames
+    if not whole.ended_cleanly and frames and whole.problems[-1].pos == frames[-1].pos:
+        frames = frames[:-1]  # dispatched (and reported) here; httpx-sse drops a cut event
+    ours = []
+    last_id = ""
+    for frame in frames:  # httpx-sse's id is the last one set before the event, not the block's own
+        last_id = frame.sse_id if frame.sse_id is not None else last_id
+        ours.append((frame.event or "message", frame.data.decode(), last_id))
+    assert ours == [event for event in _httpx_sse(data) if event[1]]  # empty: a block of an id alone
+
+
+def _httpx_sse(data: bytes) -> list[tuple[str, str, str]]:
+    response = httpx.Response(200, headers={"content-type": "text/event-stream; charset=utf-8"}, content=data)
+    return [(event.event, event.data, event.id) for event in EventSource(response).iter_sse()]
