@@ -135,6 +135,15 @@ def cut_after_event(recorded: Recorded, rng: random.Random) -> Plan:
     return pieces_plan(recorded, [data for _, data in recorded.events[:kept]], then="close")
 
 
+def cut_before_completion(recorded: Recorded, rng: random.Random) -> Plan:
+    """Every event before the first tool call's completion event, then the connection closes: all its
+    fragments arrived, the event that says it is complete never does (an application that runs a call once
+    its arguments parse runs this one)."""
+    span = first_call(recorded)
+    kept = span[1] if span is not None and span[1] is not None else cut_point(recorded, rng)
+    return pieces_plan(recorded, [data for _, data in recorded.events[:kept]], then="close")
+
+
 #: the pace of events whose capture recorded no times (seconds apart)
 PACE = 0.01
 
@@ -171,12 +180,13 @@ def cut_point(recorded: Recorded, rng: random.Random) -> int:
     if span is None:
         return rng.randint(1, count - 1) if count > 1 else 0
     began, completed = span
-    return rng.randint(began + 1, completed) if completed > began else began
+    last = completed if completed is not None else count - 1
+    return rng.randint(began + 1, last) if last > began else began
 
 
-def first_call(recorded: Recorded) -> tuple[int, int] | None:
-    """The events (indices in ``recorded.events``) where the first tool call began and completed, as the
-    reference accumulator reads the body (the last event when it never completed); None without a call."""
+def first_call(recorded: Recorded) -> tuple[int, int | None] | None:
+    """The events (indices in ``recorded.events``) where the first tool call began and completed (None: it
+    never did), as the reference accumulator reads the body; None when it holds no call."""
     from stream_doctor.api import replay
 
     try:
@@ -186,7 +196,6 @@ def first_call(recorded: Recorded) -> tuple[int, int] | None:
     if not calls:
         return None
     starts = list(accumulate((len(data) for _, data in recorded.events[:-1]), initial=0))
-    began = bisect_right(starts, calls[0].started.offset) - 1
+    began = max(0, bisect_right(starts, calls[0].started.offset) - 1)
     ended = calls[0].ended
-    completed = bisect_right(starts, ended.offset) - 1 if ended is not None else len(starts) - 1
-    return max(0, began), max(0, completed)
+    return began, (max(0, bisect_right(starts, ended.offset) - 1) if ended is not None else None)

@@ -214,6 +214,12 @@ VARIANTS: tuple[Variant, ...] = (
         faults.cut_after_event,
     ),
     Variant(
+        "cut-before-completion",
+        "fault",
+        "Every event of the first tool call but its completion event, then the connection closes.",
+        faults.cut_before_completion,
+    ),
+    Variant(
         "disconnect-after-ms",
         "fault",
         "The connection drops at a seeded moment inside the first tool call, events paced as recorded or 10 ms apart.",

@@ -117,7 +117,8 @@ def test_crlf_ends_every_line_with_crlf() -> None:
 
 def test_a_cut_keeps_the_first_calls_start_and_not_its_completion() -> None:
     recorded = recorded_of(ONE_CALL, "anthropic")
-    began, completed = faults.first_call(recorded) or (0, 0)
+    began, completed = faults.first_call(recorded) or (0, None)
+    assert completed is not None
     assert b"content_block_start" in recorded.events[began][1] and b"tool_use" in recorded.events[began][1]
     assert b"content_block_stop" in recorded.events[completed][1]
     for seed in range(10):
@@ -128,6 +129,8 @@ def test_a_cut_keeps_the_first_calls_start_and_not_its_completion() -> None:
             dropped.then == "close" and dropped.reads[-1][1] == b"" and began + 2 <= len(dropped.reads) <= completed + 1
         )
         assert "content-length" not in {k.lower() for k, _ in dropped.headers}
+    before = plan_for("cut-before-completion", 0)(recorded)
+    assert before.then == "close" and len(before.reads) == completed  # every event but the completion
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,13 @@ PYTHON_SDK = {"anthropic": "anthropic-python", "openai": "openai-python"}
 NODE_SDK = {"anthropic": "anthropic-typescript", "openai": "openai-node"}
 MEANING = variant_names("meaning")
 #: the faults that answer 200 and change the body; the status faults need an HTTP status the mock cannot give
-BODY_FAULTS = ("cut-after-event", "disconnect-after-ms", "error-event-first", "overloaded-mid-stream")
+BODY_FAULTS = (
+    "cut-after-event",
+    "cut-before-completion",
+    "disconnect-after-ms",
+    "error-event-first",
+    "overloaded-mid-stream",
+)
 
 
 def _fixtures() -> list[tuple[Path, str]]:
@@ -138,7 +144,8 @@ def _handed_cleanly(case: tuple[Path, str]) -> bool:
     seen, error = _python(fed_sse(path.read_bytes(), str(path)), provider, None)
     calls = replay(str(path)).stream.calls
     wanted = [c.raw_arguments if provider == "openai" else c.arguments for c in calls]
-    return bool(seen) and error is None and [s[2] for s in seen if not s[3]] == wanted
+    complete = all(c.ended is not None for c in calls)
+    return bool(seen) and error is None and complete and [s[2] for s in seen if not s[3]] == wanted
 
 
 @pytest.mark.parametrize("name", BODY_FAULTS)
