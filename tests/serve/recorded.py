@@ -20,11 +20,15 @@ _MEDIA = {
 
 
 def recorded_of(path: Path, provider: str) -> Recorded:
-    """A bare capture file as one recorded 200 response, its events cut where its reader's frames begin
+    """A bare capture file as one recorded 200 response (see ``recorded_from``)."""
+    return recorded_from(path.read_bytes(), str(path), provider)
+
+
+def recorded_from(data: bytes, name: str, provider: str) -> Recorded:
+    """A bare capture's bytes as one recorded 200 response, its events cut where its reader's frames begin
     (with no times: the fixtures record none)."""
-    data = path.read_bytes()
-    (body,) = load(str(path), None, data, bodies=True).bodies or [None]
-    assert body is not None, f"{path} is no bare stream"
+    (body,) = load(name, None, data, bodies=True).bodies or [None]
+    assert body is not None, f"{name} is no bare stream"
     starts = [0, *(start for start, _ in body.spans[1:])]
     ends = [*starts[1:], len(body.data)]
     events = tuple((None, body.data[a:b]) for a, b in zip(starts, ends, strict=True))

@@ -29,8 +29,8 @@ from stream_doctor.events import ToolStart
 from stream_doctor.serve.variants import BY_NAME, variant_names
 from stream_doctor.serve.wire import Plan, Recorded
 from tests.clients.node_harness import NodeHarness, library_outcome
-from tests.clients.streams import Fed, fed_sse
-from tests.serve.recorded import FIXTURES, cuts, recorded_of, written
+from tests.clients.streams import Fed, anthropic_streams, chat_streams, fed_sse
+from tests.serve.recorded import FIXTURES, cuts, recorded_from, recorded_of, written
 
 #: seeds drawn per fixture and seeded variant (the unseeded ones run once)
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_VARY_EXAMPLES", "3"))
@@ -135,6 +135,37 @@ def test_a_meaning_keeping_variant_never_changes_what_the_node_sdk_hands(
         assert _node(node_harness, fed, provider, [data for _, data in plan.reads]) == unmodified
 
     check()
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_a_meaning_keeping_variant_never_changes_what_the_python_sdk_hands_on_generated_streams(
+    data: st.DataObject,
+) -> None:
+    """The neighbours of the fixtures: streams drawn over the whole event-stream grammar and each provider's
+    shapes (``tests/clients/streams.py``), each under a drawn meaning-keeping variant and seed."""
+    provider = data.draw(st.sampled_from(sorted(PYTHON_SDK)))
+    _, stream = data.draw(anthropic_streams() if provider == "anthropic" else chat_streams())
+    recorded = recorded_from(stream, "generated.sse", provider)
+    name = data.draw(st.sampled_from([n for n in MEANING if BY_NAME[n].skipped(recorded) is None]))
+    plan = BY_NAME[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
+    unmodified = _python(fed_sse(stream, "generated.sse", provider), provider, None)
+    assert _python(fed_sse(written(plan), "generated.sse", provider), provider, cuts(plan)) == unmodified, name
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_a_meaning_keeping_variant_never_changes_what_the_node_sdk_hands_on_generated_streams(
+    node_harness: NodeHarness, data: st.DataObject
+) -> None:
+    provider = data.draw(st.sampled_from(sorted(NODE_SDK)))
+    _, stream = data.draw(anthropic_streams() if provider == "anthropic" else chat_streams())
+    recorded = recorded_from(stream, "generated.sse", provider)
+    name = data.draw(st.sampled_from([n for n in MEANING if BY_NAME[n].skipped(recorded) is None]))
+    plan = BY_NAME[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
+    fed = fed_sse(stream, "generated.sse", provider)
+    unmodified = _node(node_harness, fed, provider, None)
+    assert _node(node_harness, fed, provider, [piece for _, piece in plan.reads]) == unmodified, name
 
 
 def _handed_cleanly(case: tuple[Path, str]) -> bool:
