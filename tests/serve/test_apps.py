@@ -108,7 +108,7 @@ def node_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(app: App, bug: str | None, variant: str, folder: Path, seed: int = 0) -> Run:
     plan = BY_NAME[variant].plan(app.recorded, seed)
-    with PlanServer([plan, app.answer]) as server:
+    with PlanServer(plans=[plan, app.answer]) as server:
         env = {
             **os.environ,
             "ANTHROPIC_BASE_URL": server.url,
@@ -119,7 +119,7 @@ def _run(app: App, bug: str | None, variant: str, folder: Path, seed: int = 0) -
         done = subprocess.run(
             app.command(bug, folder), env=env, capture_output=True, text=True, timeout=TIMEOUT, cwd=folder
         )
-        requests = len(server.requests)
+        requests = len(server.seen)
     ran = [(r["id"], r["ran"], r["input"]) for r in map(json.loads, done.stdout.splitlines()) if "ran" in r]
     return Run(variant, done.returncode, ran, done.stderr[-2000:], requests)
 
