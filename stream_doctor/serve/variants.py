@@ -167,6 +167,21 @@ _ANTHROPIC = ("anthropic",)
 _CHAT = ("openai", "mistral")
 _CHAT_ONLY = "it rewrites Chat Completions chunks"
 
+
+def _error_event(name: str, description: str, make: Make) -> Variant:
+    """A fault that writes an error event into the stream: SSE, of the providers that document one."""
+    why_not = "the provider documents no error event in its stream"
+    return Variant(name, "fault", description, make, ("sse",), faults.ERROR_EVENTS, why_not)
+
+
+def _chat_quirk(
+    name: str, description: str, make: Make, libraries: tuple[str, ...], source: str, needs_calls: bool = True
+) -> Variant:
+    """A quirk of Chat Completions streams: served as SSE, by the providers that stream Chat chunks."""
+    check = quirks.no_calls if needs_calls else None
+    return Variant(name, "quirk", description, make, ("sse",), _CHAT, _CHAT_ONLY, False, libraries, source, check)
+
+
 #: every variant, in the order the matrix lists them: the one definition of each name, kind and sentence
 VARIANTS: tuple[Variant, ...] = (
     Variant(
@@ -182,7 +197,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant("coalesced", "meaning", "Runs of two to five events written in one read.", _coalesced),
     Variant("one-read", "meaning", "The whole body in a single read, as a buffering proxy delivers it.", _one_read),
-    Variant("crlf", "meaning", "Every line of the event stream ended with CRLF.", _crlf, framings=("sse",)),
+    Variant("crlf", "meaning", "Every line of the event stream ends with CRLF.", _crlf, framings=("sse",)),
     Variant(
         "keep-alive",
         "meaning",
@@ -216,7 +231,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "cut-before-completion",
         "fault",
-        "Every event of the first tool call but its completion event, then the connection closes.",
+        "Every event up to the first tool call's completion event, which never comes: the connection closes.",
         faults.cut_before_completion,
     ),
     Variant(
@@ -241,75 +256,49 @@ VARIANTS: tuple[Variant, ...] = (
         providers=("anthropic",),
         why_not="529 is Anthropic's own status",
     ),
-    Variant(
+    _error_event(
         "error-event-first",
-        "fault",
         "An overloaded `error` event in the provider's own shape, and nothing else, after a 200.",
         faults.error_first,
-        framings=("sse",),
-        providers=faults.ERROR_EVENTS,
-        why_not="the provider documents no error event in its stream",
     ),
-    Variant(
+    _error_event(
         "overloaded-mid-stream",
-        "fault",
         "An overloaded `error` event in the provider's own shape inside the first tool call, ending the stream.",
         faults.error_mid_stream,
-        framings=("sse",),
-        providers=faults.ERROR_EVENTS,
-        why_not="the provider documents no error event in its stream",
     ),
     # -- quirks: what some providers really send and some libraries mishandle (their profiles say how)
-    Variant(
+    _chat_quirk(
         "index-from-one",
-        "quirk",
         "Tool calls numbered from index 1, as gateways that copy Anthropic's block index send them.",
         quirks.index_from_one,
-        framings=("sse",),
-        providers=_CHAT,
-        why_not=_CHAT_ONLY,
-        check=quirks.no_calls,
-        libraries=("openai-python", "openai-node"),
-        source="../shared/reference/wire-formats.md §2.5: Anthropic → OpenAI fallback gateways (captured: vercel/ai "
+        ("openai-python", "openai-node"),
+        "../shared/reference/wire-formats.md §2.5: Anthropic → OpenAI fallback gateways (captured: vercel/ai "
         "packages/openai-compatible/src/chat/__fixtures__/anthropic-fallback-tool-call.sse; vercel/ai #18382)",
     ),
-    Variant(
+    _chat_quirk(
         "repeated-id-and-name",
-        "quirk",
         "Every fragment of a call repeats its id, type and name, as Fireworks and the LiteLLM proxy send them.",
         quirks.repeated_id_and_name,
-        framings=("sse",),
-        providers=_CHAT,
-        why_not=_CHAT_ONLY,
-        check=quirks.no_calls,
-        libraries=("openai-python", "langchain", "pydantic-ai"),
-        source="../shared/reference/wire-formats.md §2.5: Fireworks, LiteLLM proxy (SillyTavern PR #5948, "
+        ("openai-python", "langchain", "pydantic-ai"),
+        "../shared/reference/wire-formats.md §2.5: Fireworks, LiteLLM proxy (SillyTavern PR #5948, "
         "BerriAI/litellm#8990, langchain4j PR #4544)",
     ),
-    Variant(
+    _chat_quirk(
         "whole-calls-without-index",
-        "quirk",
         "Each call sent whole in one entry without `index` or `type`, as Mistral's API sends it.",
         quirks.whole_calls_without_index,
-        framings=("sse",),
-        providers=_CHAT,
-        why_not=_CHAT_ONLY,
-        check=quirks.no_calls,
-        libraries=("openai-python", "openai-node"),
-        source="../shared/reference/wire-formats.md §7.1 (captured: vercel/ai packages/mistral/src/__fixtures__/"
+        ("openai-python", "openai-node"),
+        "../shared/reference/wire-formats.md §7.1 (captured: vercel/ai packages/mistral/src/__fixtures__/"
         "mistral-tool-call.chunks.txt) and §2.5 (Gemini's OpenAI-compatible endpoint leaves out the index)",
     ),
-    Variant(
+    _chat_quirk(
         "data-ping",
-        "quirk",
         "Data-only keep-alives (`data: :ping`) between events, as relays in front of Chat servers send them.",
         quirks.data_ping,
-        framings=("sse",),
-        providers=_CHAT,
-        why_not=_CHAT_ONLY,
-        libraries=("openai-python", "openai-node", "langchain", "litellm", "pydantic-ai", "vercel-ai"),
-        source="../shared/reference/wire-formats.md §0: relays' data-only keep-alives (deepseek-ai/deepseek-harness "
+        ("openai-python", "openai-node", "langchain", "litellm", "pydantic-ai", "vercel-ai"),
+        "../shared/reference/wire-formats.md §0: relays' data-only keep-alives (deepseek-ai/deepseek-harness "
         "discussion #6593)",
+        needs_calls=False,
     ),
 )
 

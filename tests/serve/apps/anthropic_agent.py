@@ -17,9 +17,7 @@ import json
 from typing import Any, Callable, Iterable
 
 import anthropic
-from common import Call, answered, options, parsed, run
-
-BUGS = ("start-placeholder", "index-keyed", "parse-each-fragment", "first-parse")
+from common import Call, answered, options, parsed, results, run
 
 
 def fixed(client: anthropic.Anthropic, request: dict[str, Any]) -> list[Call]:
@@ -27,12 +25,12 @@ def fixed(client: anthropic.Anthropic, request: dict[str, Any]) -> list[Call]:
         message = stream.get_final_message()
     if message.stop_reason != "tool_use":
         return []
-    return [run_call(Call(b.id, b.name, b.input)) for b in message.content if b.type == "tool_use"]
+    return [run(Call(b.id, b.name, b.input)) for b in message.content if b.type == "tool_use"]
 
 
 def start_placeholder(events: Iterable[Any]) -> list[Call]:
     return [
-        run_call(Call(e.content_block.id, e.content_block.name, e.content_block.input))
+        run(Call(e.content_block.id, e.content_block.name, e.content_block.input))
         for e in events
         if e.type == "content_block_start" and e.content_block.type == "tool_use"
     ]
@@ -47,7 +45,7 @@ def index_keyed(events: Iterable[Any]) -> list[Call]:
             buffers.setdefault(event.index, "")
         elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
             buffers[event.index] = buffers.get(event.index, "") + event.delta.partial_json
-    return [run_call(Call(f"call_{index}", names.get(index), parsed(text))) for index, text in buffers.items()]
+    return [run(Call(f"call_{index}", names.get(index), parsed(text))) for index, text in buffers.items()]
 
 
 def parse_each_fragment(events: Iterable[Any]) -> list[Call]:
@@ -62,7 +60,7 @@ def parse_each_fragment(events: Iterable[Any]) -> list[Call]:
             except (ValueError, KeyError):
                 pass
         elif event.type == "content_block_stop" and event.index in open_calls:
-            calls.append(run_call(open_calls.pop(event.index)))
+            calls.append(run(open_calls.pop(event.index)))
     return calls
 
 
@@ -79,7 +77,7 @@ def first_parse(events: Iterable[Any]) -> list[Call]:
                 heads[event.index].input = json.loads(buffers[event.index])
             except ValueError:
                 continue
-            calls.append(run_call(heads.pop(event.index)))
+            calls.append(run(heads.pop(event.index)))
     return calls
 
 
@@ -89,16 +87,10 @@ BUGGY: dict[str, Callable[[Iterable[Any]], list[Call]]] = {
     "parse-each-fragment": parse_each_fragment,
     "first-parse": first_parse,
 }
-_results: dict[str | None, str] = {}
-
-
-def run_call(call: Call) -> Call:
-    _results[call.id] = run(call)
-    return call
 
 
 def main() -> None:
-    args = options(BUGS, "claude-haiku-4-5")
+    args = options(tuple(BUGGY), "claude-haiku-4-5")
     client = anthropic.Anthropic(max_retries=0)
     tools = [{"name": name, "description": name, "input_schema": {"type": "object"}} for name in args.tool]
     messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
@@ -109,8 +101,8 @@ def main() -> None:
     if not calls:
         answered("")
     used = [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in calls]
-    results = [{"type": "tool_result", "tool_use_id": c.id, "content": _results[c.id]} for c in calls]
-    messages += [{"role": "assistant", "content": used}, {"role": "user", "content": results}]
+    answers = [{"type": "tool_result", "tool_use_id": c.id, "content": results[c.id]} for c in calls]
+    messages += [{"role": "assistant", "content": used}, {"role": "user", "content": answers}]
     with client.messages.stream(**request) as stream:
         answered("".join(stream.text_stream))
 

@@ -31,10 +31,15 @@ def options(bugs: tuple[str, ...], model: str) -> argparse.Namespace:
     return parser.parse_args()
 
 
-def run(call: Call) -> str:
+#: what each call run gave, by the id the agent answers with
+results: dict[str | None, str] = {}
+
+
+def run(call: Call) -> Call:
     """Run the tool (it only says what it got), printing the record of the run."""
     print(json.dumps({"ran": call.name, "id": call.id, "input": call.input}), flush=True)
-    return json.dumps({"ok": True})
+    results[call.id] = json.dumps({"ok": True})
+    return call
 
 
 def answered(text: str) -> None:

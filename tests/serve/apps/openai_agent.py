@@ -17,9 +17,7 @@ import json
 from typing import Any, Callable, Iterable, Iterator
 
 import openai
-from common import Call, answered, options, parsed, run
-
-BUGS = ("start-placeholder", "index-keyed", "parse-each-fragment", "first-parse")
+from common import Call, answered, options, parsed, results, run
 
 
 def fragments(chunks: Iterable[Any]) -> Iterator[tuple[Any, str | None]]:
@@ -66,11 +64,11 @@ def fixed(chunks: Iterable[Any]) -> list[Call]:
         calls[at][1].append(text)
     if finish not in ("tool_calls", "stop"):
         return []
-    return [run_call(Call(call.id, call.name, parsed("".join(texts)))) for call, texts in calls]
+    return [run(Call(call.id, call.name, parsed("".join(texts)))) for call, texts in calls]
 
 
 def start_placeholder(chunks: Iterable[Any]) -> list[Call]:
-    return [run_call(Call(e.id, _function(e)[0], {})) for e, _ in fragments(chunks) if e is not None and e.id]
+    return [run(Call(e.id, _function(e)[0], {})) for e, _ in fragments(chunks) if e is not None and e.id]
 
 
 def index_keyed(chunks: Iterable[Any]) -> list[Call]:
@@ -82,7 +80,7 @@ def index_keyed(chunks: Iterable[Any]) -> list[Call]:
             name, text = _function(entry)
             names.setdefault(index, name)
             buffers[index] = buffers.get(index, "") + text
-    return [run_call(Call(f"call_{index}", names[index], parsed(text))) for index, text in buffers.items()]
+    return [run(Call(f"call_{index}", names[index], parsed(text))) for index, text in buffers.items()]
 
 
 def parse_each_fragment(chunks: Iterable[Any]) -> list[Call]:
@@ -97,7 +95,7 @@ def parse_each_fragment(chunks: Iterable[Any]) -> list[Call]:
             call.input = json.loads(text)
         except ValueError:
             pass
-    return [run_call(call) for call in open_calls.values()]
+    return [run(call) for call in open_calls.values()]
 
 
 def first_parse(chunks: Iterable[Any]) -> list[Call]:
@@ -115,7 +113,7 @@ def first_parse(chunks: Iterable[Any]) -> list[Call]:
         except ValueError:
             continue
         done.add(index)
-        calls.append(run_call(head))
+        calls.append(run(head))
     return calls
 
 
@@ -126,16 +124,10 @@ AGENTS: dict[str | None, Callable[[Iterable[Any]], list[Call]]] = {
     "parse-each-fragment": parse_each_fragment,
     "first-parse": first_parse,
 }
-_results: dict[str | None, str] = {}
-
-
-def run_call(call: Call) -> Call:
-    _results[call.id] = run(call)
-    return call
 
 
 def main() -> None:
-    args = options(BUGS, "gpt-4o")
+    args = options(tuple(b for b in AGENTS if b), "gpt-4o")
     client = openai.OpenAI(max_retries=0)
     tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in args.tool]
     messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
@@ -147,7 +139,7 @@ def main() -> None:
         {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.input)}} for c in calls
     ]
     messages.append({"role": "assistant", "content": None, "tool_calls": used})
-    messages += [{"role": "tool", "tool_call_id": c.id, "content": _results[c.id]} for c in calls]
+    messages += [{"role": "tool", "tool_call_id": c.id, "content": results[c.id]} for c in calls]
     text = [c.choices[0].delta.content or "" for c in client.chat.completions.create(**request) if c.choices]
     answered("".join(text))
 
