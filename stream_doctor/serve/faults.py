@@ -11,73 +11,48 @@ from itertools import accumulate
 import orjson
 
 from stream_doctor.serve.framing import pieces_plan, plan_of
-from stream_doctor.serve.wire import Header, Plan, Recorded
+from stream_doctor.serve.wire import Plan, Recorded
 
 #: the message of every error a fault writes: an application's log says where it came from
 MESSAGE = "stream-doctor serve: a fault variant"
 
-#: HTTP status -> (the error's type, as Anthropic names it). https://docs.anthropic.com/en/api/errors
-_ANTHROPIC_TYPES = {429: "rate_limit_error", 529: "overloaded_error"}
-
-
-def _json(value: object) -> bytes:
-    return orjson.dumps(value)
-
-
-def _anthropic(status: int) -> tuple[tuple[Header, ...], bytes]:
-    return (), _json({"type": "error", "error": {"type": _ANTHROPIC_TYPES[status], "message": MESSAGE}})
-
-
-def _openai(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # https://platform.openai.com/docs/guides/error-codes: {"error": {"message", "type", "param", "code"}}
-    error = {"message": MESSAGE, "type": "requests", "param": None, "code": "rate_limit_exceeded"}
-    return (), _json({"error": error})
-
-
-def _mistral(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # La Plateforme's error object (its 429: type "rate_limited", code "1300")
-    return (), _json({"object": "error", "message": MESSAGE, "type": "rate_limited", "param": None, "code": "1300"})
-
-
-def _gemini(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # https://ai.google.dev/gemini-api/docs/troubleshooting: 429 RESOURCE_EXHAUSTED, Google's error object
-    return (), _json({"error": {"code": status, "message": MESSAGE, "status": "RESOURCE_EXHAUSTED"}})
-
-
-def _bedrock(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html: the type in x-amzn-ErrorType
-    return (("x-amzn-errortype", "ThrottlingException"),), _json({"message": MESSAGE})
-
-
-def _message_only(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # Cohere (https://docs.cohere.com/reference/errors): {"message": …}
-    return (), _json({"message": MESSAGE})
-
-
-def _ollama(status: int) -> tuple[tuple[Header, ...], bytes]:
-    # https://github.com/ollama/ollama/blob/main/docs/api.md#errors: {"error": "…"}
-    return (), _json({"error": MESSAGE})
-
-
-_STATUS_SHAPES = {
-    "anthropic": _anthropic,
-    "openai": _openai,
-    "openai-responses": _openai,
-    "mistral": _mistral,
-    "gemini": _gemini,
-    "bedrock": _bedrock,
-    "cohere": _message_only,
-    "ollama": _ollama,
+#: each status a fault answers with: (Anthropic's error type, OpenAI's type and code, Google's status, AWS's type).
+#: https://docs.anthropic.com/en/api/errors, https://platform.openai.com/docs/guides/error-codes,
+#: https://ai.google.dev/gemini-api/docs/troubleshooting, https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html
+_KINDS = {
+    429: ("rate_limit_error", ("requests", "rate_limit_exceeded"), "RESOURCE_EXHAUSTED", "ThrottlingException"),
+    529: ("overloaded_error", ("server_error", None), "UNAVAILABLE", "ServiceUnavailableException"),
 }
 #: the providers a 429 is written for, in their own shape
-RATE_LIMITED = tuple(_STATUS_SHAPES)
+RATE_LIMITED = ("anthropic", "openai", "openai-responses", "mistral", "gemini", "bedrock", "cohere", "ollama")
+
+
+def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of an error answered in ``provider``'s own shape (its API reference's error object)."""
+    anthropic, (openai, code), google, aws = _KINDS[status]
+    value: object
+    headers = {"Content-Type": "application/json"}
+    if provider == "anthropic":
+        value = {"type": "error", "error": {"type": anthropic, "message": message}}
+    elif provider == "gemini":
+        value = {"error": {"code": status, "message": message, "status": google}}
+    elif provider == "bedrock":
+        value, headers["x-amzn-ErrorType"] = {"message": message}, aws
+    elif provider == "ollama":  # https://github.com/ollama/ollama/blob/main/docs/api.md#errors
+        value = {"error": message}
+    elif provider == "cohere":  # https://docs.cohere.com/reference/errors
+        value = {"message": message}
+    elif provider == "mistral":  # La Plateforme's error object (its 429: type "rate_limited", code "1300")
+        value = {"object": "error", "message": message, "type": "rate_limited", "param": None, "code": "1300"}
+    else:
+        value = {"error": {"message": message, "type": openai, "param": None, "code": code}}
+    return orjson.dumps(value), headers
 
 
 def refused(recorded: Recorded, status: int) -> Plan:
     """The provider's own JSON error response with ``status``, instead of the stream."""
-    extra, body = _STATUS_SHAPES[recorded.provider](status)
-    headers = (("content-type", "application/json"), *extra)
-    return Plan(status, headers, ((0.0, body),))
+    body, headers = error_body(recorded.provider, status, MESSAGE)
+    return Plan(status, tuple(headers.items()), ((0.0, body),))
 
 
 def rate_limited(recorded: Recorded, rng: random.Random) -> Plan:
@@ -96,7 +71,7 @@ def _error_event(provider: str, served: int) -> bytes:
     if provider == "anthropic":
         # https://docs.anthropic.com/en/docs/build-with-claude/streaming#error-events
         overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": MESSAGE}}
-        return b"event: error\ndata: " + _json(overloaded) + b"\n\n"
+        return b"event: error\ndata: " + orjson.dumps(overloaded) + b"\n\n"
     if provider == "openai-responses":
         # https://platform.openai.com/docs/api-reference/responses-streaming/error
         error: dict[str, object] = {
@@ -106,11 +81,11 @@ def _error_event(provider: str, served: int) -> bytes:
             "param": None,
             "sequence_number": served,
         }
-        return b"event: error\ndata: " + _json(error) + b"\n\n"
+        return b"event: error\ndata: " + orjson.dumps(error) + b"\n\n"
     # Chat Completions: a data-only event holding an error object, which openai-python's Stream raises as an
     # APIError (``_streaming.py``: ``if is_mapping(data) and data.get("error")``)
     chat_error = {"message": MESSAGE, "type": "server_error", "param": None, "code": None}
-    return b"data: " + _json({"error": chat_error}) + b"\n\n"
+    return b"data: " + orjson.dumps({"error": chat_error}) + b"\n\n"
 
 
 #: the providers whose streams carry a documented error event

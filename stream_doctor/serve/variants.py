@@ -84,6 +84,16 @@ def _framing_names(framings: tuple[Framing, ...]) -> str:
 # -- meaning-keeping ----------------------------------------------------------------------------
 
 
+#: the largest body ``byte-per-read`` plays: its plan holds a read (about 64 bytes of memory) per byte
+BYTE_PER_READ_LIMIT = 256 * 1024
+
+
+def _small_enough(recorded: Recorded) -> str | None:
+    if len(recorded.body) <= BYTE_PER_READ_LIMIT:
+        return None
+    return f"the body is {len(recorded.body):,} bytes and a read per byte is played up to {BYTE_PER_READ_LIMIT:,}"
+
+
 def _byte_per_read(recorded: Recorded, rng: random.Random) -> Plan:
     body = recorded.body
     return pieces_plan(recorded, [body[at : at + 1] for at in range(len(body))])
@@ -187,7 +197,9 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "event-per-read", "meaning", "Each event in a read of its own, with no pauses.", lambda r, _: as_recorded(r)
     ),
-    Variant("byte-per-read", "meaning", "Every byte of the body in a read of its own.", _byte_per_read),
+    Variant(
+        "byte-per-read", "meaning", "Every byte of the body in a read of its own.", _byte_per_read, check=_small_enough
+    ),
     Variant(
         "random-cuts",
         "meaning",

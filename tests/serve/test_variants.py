@@ -12,7 +12,15 @@ import pytest
 from stream_doctor.api import replay
 from stream_doctor.clients import BY_NAME as PROFILES
 from stream_doctor.serve import faults
-from stream_doctor.serve.variants import BY_NAME, KINDS, VARIANTS, NotApplicable, plan_for, variant_names
+from stream_doctor.serve.variants import (
+    BY_NAME,
+    BYTE_PER_READ_LIMIT,
+    KINDS,
+    VARIANTS,
+    NotApplicable,
+    plan_for,
+    variant_names,
+)
 from stream_doctor.serve.wire import Recorded
 from tests.serve.recorded import FIXTURES, recorded_of, written
 
@@ -66,6 +74,11 @@ def test_an_unknown_name_and_a_variant_that_does_not_apply_say_so() -> None:
     chat = Recorded("openai", 200, (("content-type", "text/event-stream"),), text, ((None, text),))
     assert BY_NAME["index-from-one"].skipped(chat) == (
         "index-from-one does not apply: the stream holds no tool_calls entries to rewrite"
+    )
+    big = b"data: " + b"x" * BYTE_PER_READ_LIMIT + b"\n\n"
+    too_big = Recorded("openai", 200, (("content-type", "text/event-stream"),), big, ((None, big),))
+    assert BY_NAME["byte-per-read"].skipped(too_big) == (
+        "byte-per-read does not apply: the body is 262,152 bytes and a read per byte is played up to 262,144"
     )
     # the near miss: each applies where it should
     assert BY_NAME["crlf"].skipped(anthropic) is None and BY_NAME["ping"].skipped(anthropic) is None
@@ -146,7 +159,7 @@ def test_a_refusal_is_in_the_providers_own_shape(provider: str, status: int, sha
     recorded = Recorded(provider, 200, (), b"x", ((None, b"x"),))
     plan = plan_for(f"status-{status}")(recorded)
     assert plan.status == status and orjson.loads(written(plan)) == shape
-    assert ("content-type", "application/json") in plan.headers
+    assert ("Content-Type", "application/json") in plan.headers
 
 
 def test_an_error_event_is_the_providers_own() -> None:
