@@ -53,18 +53,24 @@ def shape_of(path: str) -> str:
     return "openai"
 
 
-#: Each HTTP status the server answers itself: (Anthropic's error type, OpenAI's, Google's status).
-_KINDS = {
-    400: ("invalid_request_error", "invalid_request_error", "INVALID_ARGUMENT"),
-    404: ("not_found_error", "not_found_error", "NOT_FOUND"),
-    405: ("invalid_request_error", "invalid_request_error", "INVALID_ARGUMENT"),
-    413: ("request_too_large", "invalid_request_error", "INVALID_ARGUMENT"),
+#: Each HTTP status answered with an error, by the server itself (a refused turn, an unknown path or
+#: method, a request too large) or by a fault variant (429, 529): (Anthropic's error type, OpenAI's type
+#: and code, Google's status, AWS's error type).
+#: https://docs.anthropic.com/en/api/errors, https://platform.openai.com/docs/guides/error-codes,
+#: https://ai.google.dev/gemini-api/docs/troubleshooting, https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html
+_KINDS: dict[int, tuple[str, tuple[str, str | None], str, str]] = {
+    400: ("invalid_request_error", ("invalid_request_error", None), "INVALID_ARGUMENT", "ValidationException"),
+    404: ("not_found_error", ("not_found_error", None), "NOT_FOUND", "ResourceNotFoundException"),
+    405: ("invalid_request_error", ("invalid_request_error", None), "INVALID_ARGUMENT", "ValidationException"),
+    413: ("request_too_large", ("invalid_request_error", None), "INVALID_ARGUMENT", "ValidationException"),
+    429: ("rate_limit_error", ("requests", "rate_limit_exceeded"), "RESOURCE_EXHAUSTED", "ThrottlingException"),
+    529: ("overloaded_error", ("server_error", None), "UNAVAILABLE", "ServiceUnavailableException"),
 }
 
 
 def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[str, str]]:
-    """The body and headers of an error answered in ``provider``'s shape (its API reference's error object)."""
-    anthropic, openai, google = _KINDS.get(status, _KINDS[400])
+    """The body and headers of an error answered in ``provider``'s own shape (its API reference's error object)."""
+    anthropic, (openai, code), google, aws = _KINDS.get(status, _KINDS[400])
     value: Any
     headers = {"Content-Type": "application/json"}
     if provider == "anthropic":
@@ -72,12 +78,13 @@ def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[st
     elif provider == "gemini":
         value = {"error": {"code": status, "message": message, "status": google}}
     elif provider == "bedrock":
-        value = {"message": message}
-        headers["x-amzn-ErrorType"] = "ValidationException" if status != 404 else "ResourceNotFoundException"
-    elif provider == "ollama":
+        value, headers["x-amzn-ErrorType"] = {"message": message}, aws
+    elif provider == "ollama":  # https://github.com/ollama/ollama/blob/main/docs/api.md#errors
         value = {"error": message}
-    elif provider == "cohere":
+    elif provider == "cohere":  # https://docs.cohere.com/reference/errors
         value = {"message": message}
+    elif provider == "mistral" and status == 429:  # La Plateforme's error object: type "rate_limited", code "1300"
+        value = {"object": "error", "message": message, "type": "rate_limited", "param": None, "code": "1300"}
     else:
-        value = {"error": {"message": message, "type": openai, "param": None, "code": None}}
+        value = {"error": {"message": message, "type": openai, "param": None, "code": code}}
     return orjson.dumps(value), headers

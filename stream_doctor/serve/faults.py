@@ -1,6 +1,6 @@
 """The fault variants' plans: a stream cut or dropped inside its first tool call, a refusal in the provider's own
-error shape, an error event before or in the stream. ``variants.py`` declares them; the provider error shapes
-are here, once, with where each provider documents its shape."""
+error shape (``endpoints.error_body``, the server's own), an error event before or in the stream.
+``variants.py`` declares them."""
 
 from __future__ import annotations
 
@@ -10,43 +10,15 @@ from itertools import accumulate
 
 import orjson
 
+from stream_doctor.serve.endpoints import error_body
 from stream_doctor.serve.framing import pieces_plan, plan_of
 from stream_doctor.serve.wire import Plan, Recorded
 
 #: the message of every error a fault writes: an application's log says where it came from
 MESSAGE = "stream-doctor serve: a fault variant"
 
-#: each status a fault answers with: (Anthropic's error type, OpenAI's type and code, Google's status, AWS's type).
-#: https://docs.anthropic.com/en/api/errors, https://platform.openai.com/docs/guides/error-codes,
-#: https://ai.google.dev/gemini-api/docs/troubleshooting, https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html
-_KINDS = {
-    429: ("rate_limit_error", ("requests", "rate_limit_exceeded"), "RESOURCE_EXHAUSTED", "ThrottlingException"),
-    529: ("overloaded_error", ("server_error", None), "UNAVAILABLE", "ServiceUnavailableException"),
-}
 #: the providers a 429 is written for, in their own shape
 RATE_LIMITED = ("anthropic", "openai", "openai-responses", "mistral", "gemini", "bedrock", "cohere", "ollama")
-
-
-def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[str, str]]:
-    """The body and headers of an error answered in ``provider``'s own shape (its API reference's error object)."""
-    anthropic, (openai, code), google, aws = _KINDS[status]
-    value: object
-    headers = {"Content-Type": "application/json"}
-    if provider == "anthropic":
-        value = {"type": "error", "error": {"type": anthropic, "message": message}}
-    elif provider == "gemini":
-        value = {"error": {"code": status, "message": message, "status": google}}
-    elif provider == "bedrock":
-        value, headers["x-amzn-ErrorType"] = {"message": message}, aws
-    elif provider == "ollama":  # https://github.com/ollama/ollama/blob/main/docs/api.md#errors
-        value = {"error": message}
-    elif provider == "cohere":  # https://docs.cohere.com/reference/errors
-        value = {"message": message}
-    elif provider == "mistral":  # La Plateforme's error object (its 429: type "rate_limited", code "1300")
-        value = {"object": "error", "message": message, "type": "rate_limited", "param": None, "code": "1300"}
-    else:
-        value = {"error": {"message": message, "type": openai, "param": None, "code": code}}
-    return orjson.dumps(value), headers
 
 
 def refused(recorded: Recorded, status: int) -> Plan:
