@@ -10,6 +10,7 @@ from typing import Annotated, List, NamedTuple, Optional
 import typer
 
 from stream_doctor.cli.options import (
+    ClientMode,
     ExitZero,
     ExtendSelect,
     Ignore,
@@ -98,16 +99,7 @@ class Replay(NamedTuple):
             "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
         ),
     ] = []
-    client_mode: Annotated[
-        str,
-        typer.Option(
-            "--client-mode",
-            metavar="MODE",
-            help="How --client answers for a library: auto (run the installed library when it imports, else "
-            "its model), run (require the library), model (never run it), both (run it and show where the "
-            "model differs).",
-        ),
-    ] = "auto"
+    client_mode: ClientMode = "auto"
     node_modules: NodeModules = None
     fail_on: Annotated[
         Optional[str],

@@ -192,12 +192,6 @@ def test_another_installed_version_sets_the_model_against_the_run(monkeypatch: p
     assert verdict["source"]["model_differs"] is None  # compared, and the same
 
 
-def test_a_capture_that_is_no_file_is_modelled_with_the_reason() -> None:
-    report = replay(Path(ONE_CALL).read_bytes(), clients="anthropic-python")
-    (extra,) = [e for e in report.extras[1] if e.key == "clients"]
-    assert extra.data["anthropic-python"]["source"]["note"] == "the capture is not a file its process can read"
-
-
 def test_an_unknown_mode_is_one_line() -> None:
     result = CliRunner().invoke(app, ["replay", ONE_CALL, "--client", "anthropic-python", "--client-mode", "ran"])
     assert result.exit_code == 2
