@@ -104,3 +104,33 @@ def test_a_session_without_the_library_is_modelled_turn_by_turn(
     report = replay(session, clients="anthropic-python")
     assert [(s["mode"], s["note"]) for s in _sources(report)] == [("model", MISSING)] * 2
     assert not [f for f in report.findings if f.code == "SD805"]  # the model reads past the BOM
+
+
+def test_a_long_session_runs_at_most_running_processes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stream_doctor.clients import BY_NAME, runs
+
+    alive: set[tuple[str, str]] = set()
+    most = [0]
+
+    def start(profile: str, path: str, *rest: object) -> tuple[str, str]:
+        alive.add((profile, path))
+        most[0] = max(most[0], len(alive))
+        return profile, path
+
+    def collect(token: tuple[str, str], started: float) -> dict[str, Any]:
+        alive.remove(token)
+        return {"answered": token}
+
+    monkeypatch.setattr(runs, "_start", start)
+    monkeypatch.setattr(runs, "_collect", collect)
+    monkeypatch.setattr(runs, "RUNNING", 3)
+    profiles = (BY_NAME["anthropic-python"], BY_NAME["langchain"])
+    files = {f"turn{n}.sse": f"/captures/turn{n}.sse" for n in range(5)}
+    monkeypatch.setattr(runs.os.path, "isfile", lambda path: True)
+    library_runs = runs.LibraryRuns(files, None, "anthropic", profiles, "auto")
+    assert len(alive) == 3  # the first three started together
+    asked = [(profile, name) for name in reversed(files) for profile in profiles]  # the last file first
+    for profile, name in asked:
+        answer = library_runs.answer(profile, name)
+        assert answer == {"answered": (profile.name, files[name])}
+    assert most[0] == 3 and not alive and not library_runs.pending
