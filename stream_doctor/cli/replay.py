@@ -96,7 +96,7 @@ class Replay(NamedTuple):
             "--client",
             metavar="NAME",
             help="Also predict what this client would hand the tool, per call (repeatable, or all; "
-            "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
+            "`stream-doctor clients` lists them). Differences are findings SD801-SD809.",
         ),
     ] = []
     client_mode: ClientMode = "auto"
