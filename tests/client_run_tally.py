@@ -102,12 +102,21 @@ def answer_each() -> None:
 
 
 def tally(paths: dict[str, str], pooled: dict[str, dict[str, Any]]) -> dict[str, Counter[str]]:
-    """Per library profile: its verdicts' sources over these captures (``run``, or ``model: why``)."""
+    """Per library profile: its verdicts' sources over these captures (``run``, ``run, written back``, or
+    ``model: why``), ``clients/runs.py`` handed the pooled answers for as long as it takes."""
+    kept = runs._start, runs._collect, runs._stop
     runs._start = lambda profile, path, *rest: (profile, os.path.abspath(path))  # type: ignore[assignment,misc]
     runs._collect = lambda token, started: pooled.get(token[0], {}).get(  # type: ignore[assignment]
         token[1], {"failed": "not answered by the pooled process"}
     )
     runs._stop = lambda process: None  # type: ignore[assignment]
+    try:
+        return _counted(paths)
+    finally:
+        runs._start, runs._collect, runs._stop = kept
+
+
+def _counted(paths: dict[str, str]) -> dict[str, Counter[str]]:
     counts: dict[str, Counter[str]] = {profile: Counter() for profile in LIBRARY_PROFILES}
     for path in paths:
         report = replay(path, clients="all")
@@ -117,12 +126,12 @@ def tally(paths: dict[str, str], pooled: dict[str, dict[str, Any]]) -> dict[str,
                     continue
                 for name, data in extra.data.items():
                     source = data.get("source")
-                    if source is not None:
-                        mode = source["mode"]
-                        if mode == "run":  # fed the capture's response bytes, or (no bytes held) its frames as SSE
-                            counts[name]["run" if source["note"] is None else "run, written back"] += 1
-                        else:
-                            counts[name][f"model: {source['note']}"] += 1
+                    if source is None:
+                        continue
+                    if source["mode"] == "run":  # fed the capture's response bytes, or (no bytes held) its frames
+                        counts[name]["run" if source["note"] is None else "run, written back"] += 1
+                    else:
+                        counts[name][f"model: {source['note']}"] += 1
     return counts
 
 
