@@ -594,29 +594,40 @@ class _LibraryVerdict:
         self.thread = threading.Thread(target=self._wait, name="stream-doctor library run", daemon=True)
 
     def _wait(self) -> None:
-        from stream_doctor.clients.runs import LibraryRuns, RunRequired
+        from stream_doctor.clients.runs import RunRequired
 
-        conversation = self.conversation
-        profiles = tuple(profile for profile, _, _ in self.results)
         with _RUNNING:
-            with self.lock:
-                if self.done:
-                    return
-                path, provider = conversation.path, self.stream.capture.provider
-                options = conversation.options
-                self.runs = LibraryRuns(
-                    {path: path}, "envelope", provider, profiles, options.client_mode, options.node_modules, self.turn
-                )
             try:
-                reviewed = tuple(self.runs.review(self.stream, self.turn, *result) for result in self.results)
+                reviewed = self._reviewed()
             except RunRequired as error:  # the proxy goes on: said once, and the models answer
-                conversation.live.required(str(error))
+                self.conversation.live.required(str(error))
                 reviewed = models_of(self.stream, self.results, str(error))
             except Exception as error:  # noqa: BLE001 - a run that fails here leaves the models' verdict, never a lost turn
                 reviewed = models_of(self.stream, self.results, f"the library could not be run ({error!r})")
             finally:
-                self.runs.close()
+                if self.runs is not None:
+                    self.runs.close()
         self._settle(reviewed)
+
+    def _reviewed(self) -> tuple[ClientReview, ...]:
+        """The runs' reviews of the turn (the libraries started now, unless the stop gave the models')."""
+        from stream_doctor.clients.runs import LibraryRuns
+
+        conversation, options = self.conversation, self.conversation.options
+        with self.lock:
+            if self.done:
+                return ()
+            path, profiles = conversation.path, tuple(profile for profile, _, _ in self.results)
+            self.runs = LibraryRuns(
+                {path: path},
+                "envelope",
+                self.stream.capture.provider,
+                profiles,
+                options.client_mode,
+                options.node_modules,
+                self.turn,
+            )
+        return tuple(self.runs.review(self.stream, self.turn, *result) for result in self.results)
 
     def give_up(self) -> None:
         """The stop came first: the models' verdict, and the library processes stopped."""
