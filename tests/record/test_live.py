@@ -199,7 +199,9 @@ def test_the_live_findings_reach_the_clients_named(tmp_path: Path) -> None:
         wait_for(lambda: len(proxy.lines) == 1)
     [envelope] = sorted(out.glob("*.jsonl"))
     [conversation] = proxy.live.conversations
-    expected = replay(str(envelope), clients="all", client_mode="model").findings  # the models: test_live_runs.py runs them
+    expected = replay(
+        str(envelope), clients="all", client_mode="model"
+    ).findings  # the models: test_live_runs.py runs them
     assert any(f.code.startswith("SD8") for f in expected)
     assert found(conversation.findings) == found(expected)
 
