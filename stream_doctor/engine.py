@@ -43,6 +43,7 @@ from stream_doctor.stages import (
     profiles_named,
     refuse_unread,
     review_turn,
+    run_file,
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.clients.runs import LibraryRuns
+    from stream_doctor.stages import RunFiles
     from stream_doctor.supplied import Supplied
 
 
@@ -70,7 +72,7 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     try:
         # Everything built here is kept until the report is done: cyclic collections would only
         # re-scan it, at about a third of the replay's time (see gcpause).
-        with no_gc():
+        with no_gc(), run_file(path, data, options) as (data, files):
             try:
                 opened = open_capture(path, options.container, data, options.limits)
                 # executions given after the fact are placed on the whole list
@@ -78,17 +80,17 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
                 if isinstance(opened, Streamed):
                     if not after_fact:
                         try:
-                            return _replay_streamed(opened, options, store)
+                            return _replay_streamed(opened, options, store, files)
                         except ManyTurns:
                             pass  # several turns: split from the whole list
                     opened = opened.whole()
                 elif isinstance(opened, Interactions):
                     if not after_fact:
-                        return _replay_interactions(opened, options, store)
+                        return _replay_interactions(opened, options, store, files)
                     opened = opened.whole()
             except CaptureError as error:
                 raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-            return _replay(opened, options, store)
+            return _replay(opened, options, store, files)
     except BaseException:
         store.close()
         raise
@@ -233,7 +235,9 @@ def _replay_session(session: Session, options: Options, store: ArgumentStore) ->
     return _report(adapter, options, sections, replayed, source, head)
 
 
-def _replay(capture: Capture, options: Options, store: ArgumentStore | None = None) -> Report:
+def _replay(
+    capture: Capture, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
+) -> Report:
     sections = split(capture)
     head = next((s.frames[: SNIFF_FRAMES * 4] for s in sections if s.has_events), None)
     adapter = adapter_for(capture, options, head)
@@ -260,10 +264,12 @@ def _replay(capture: Capture, options: Options, store: ArgumentStore | None = No
         len(capture.exchanges),
         sum(1 for e in capture.exchanges if e.skipped is not None),
     )
-    return _report(adapter, options, sections, replayed, source, head or [])
+    return _report(adapter, options, sections, replayed, source, head or [], files)
 
 
-def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore | None = None) -> Report:
+def _replay_streamed(
+    streamed: Streamed, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
+) -> Report:
     """One turn replayed as its frames are read (see ``capture.streamed``); ManyTurns when it is not one turn."""
     capture = streamed.capture
     # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
@@ -299,10 +305,12 @@ def _replay_streamed(streamed: Streamed, options: Options, store: ArgumentStore 
     if replayed[0][0].capture.duration is not None:
         replayed = timed([streamed.times()], replayed, [streamed.first_t])
     source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
-    return _report(adapter, options, [section], replayed, source, head)
+    return _report(adapter, options, [section], replayed, source, head, files)
 
 
-def _replay_interactions(opened: Interactions, options: Options, store: ArgumentStore | None = None) -> Report:
+def _replay_interactions(
+    opened: Interactions, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
+) -> Report:
     """A HAR file or a cassette replayed a turn at a time as its interactions are read (as ``_replay``
     does from the whole list): once a turn is accumulated its frames go, but for its request (what
     pairing across turns reads) and the times of timed frames, so memory follows the largest
@@ -345,7 +353,7 @@ def _replay_interactions(opened: Interactions, options: Options, store: Argument
     source = Source(
         capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
     )
-    return _report(adapter, options, sections, replayed, source, head)
+    return _report(adapter, options, sections, replayed, source, head, files)
 
 
 def _report(
@@ -355,12 +363,14 @@ def _report(
     replayed: list[tuple[AccumulatedStream, Kept]],
     source: Source,
     head: list[Frame],
+    files: RunFiles | None = None,
 ) -> Report:
-    """The turns' findings, the conversation's, and the report (``head``: the first frames with events)."""
+    """The turns' findings, the conversation's, and the report (``head``: the first frames with events;
+    ``files``: the file a library's process reads for a capture given as bytes, ``run_file``'s)."""
     path = source.path
     refuse_unread(path, adapter, options, [stream for stream, _ in replayed], head)
     profiles = profiles_named(path, options)
-    runs = library_runs(path, adapter.name, profiles, options)
+    runs = library_runs([stream.capture.path for stream, _ in replayed], files, adapter.name, profiles, options)
     try:
         return _reported(adapter, options, sections, replayed, source, profiles, runs)
     finally:
@@ -382,6 +392,7 @@ def _reported(
     events: list[tuple[Frame, Event]] = []
     timelines: list[Timeline] = []
     reviews: list[tuple[int, tuple[ClientReview, ...]]] = []
+    in_file: dict[str, int] = {}  # turns so far of each capture file (a session's): a library's run counts its own
     requests = RequestReader(adapter.name)
     for section, (stream, kept) in zip(sections, replayed, strict=True):
         request = request_info(section)
@@ -389,7 +400,8 @@ def _reported(
         if profiles:
             # an SSE body cut inside its last event: the libraries' SSE decoders never dispatch it
             cut_last = kept.sse and not section.ended_cleanly
-            turn_reviews = review_turn(path, stream, kept, cut_last, runs, len(turns))
+            turn = in_file[stream.capture.path] = in_file.get(stream.capture.path, -1) + 1
+            turn_reviews = review_turn(path, stream, kept, cut_last, runs, turn)
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status

@@ -40,7 +40,7 @@ from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
 from math import isnan, nan
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
@@ -68,6 +68,11 @@ from stream_doctor.stages import (
 )
 from stream_doctor.timing import clock
 
+if TYPE_CHECKING:
+    from stream_doctor.clients.base import ClientError, Handoff, Profile
+    from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.runs import LibraryRuns
+
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
 
@@ -76,6 +81,14 @@ _AFTER_TURN = "SD306"
 QUEUE_BYTES = 64 * 1024 * 1024
 #: How long ``Live.drain`` waits at stop by default for the live thread to catch up.
 DRAIN = 10.0
+#: How long ``Live.await_verdicts`` waits at stop for the library runs of the last exchanges (a start-up
+#: takes 1 to 5 s of CPU, docs/replay.md), after which the models' verdicts stand for them.
+RUNS_DRAIN = 60.0
+#: The turns whose library runs go on at once (each starts a process per library), and those that may wait
+#: for them; past that, a turn gets the models' verdict at once, with why.
+VERDICTS_RUNNING = 2
+VERDICTS_WAITING = 32
+_RUNNING = threading.BoundedSemaphore(VERDICTS_RUNNING)
 
 
 def _cost(line: bytes) -> int:
@@ -112,6 +125,10 @@ class Live:
         self._busy = False  # the thread is running an item
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
+        self.verdicts: list[_LibraryVerdict] = []
+        self.runs_libraries = _runs_libraries(options, self.profiles)
+        self._required_said = False
 
     def listener(self, path: str, provider: str | None) -> LiveConversation:
         """A conversation diagnosed on the caller's thread, as its records are handed to it."""
@@ -124,9 +141,15 @@ class Live:
         diagnosed on the live thread."""
         return Queued(self, self.listener(path, provider))
 
-    def drain(self, timeout: float = DRAIN) -> bool:
+    def drain(self, timeout: float = DRAIN, runs_timeout: float | None = None) -> bool:
         """Wait until the live thread has read everything queued (at most ``timeout`` seconds); on
-        time out, what is left is counted as not diagnosed and the thread stops. True when caught up."""
+        time out, what is left is counted as not diagnosed and the thread stops. Then the libraries'
+        verdicts still running (``await_verdicts``). True when the thread caught up."""
+        caught_up = self._catch_up(timeout)
+        self.await_verdicts(RUNS_DRAIN if runs_timeout is None else runs_timeout)
+        return caught_up
+
+    def _catch_up(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         with self._lock:
             while self._queue or self._busy:
@@ -193,12 +216,35 @@ class Live:
         return self.broken > 0 or (self.worst is not None and self.worst >= self.options.fail_on)
 
     def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
-        for finding in findings:
-            conversation.findings.append(finding)
-            if self.worst is None or finding.severity > self.worst:
-                self.worst = finding.severity
-            if self.emit is not None:
-                self.emit(lines.finding(finding))
+        with self.emitting:  # the live thread, and a library verdict's own thread
+            for finding in findings:
+                conversation.findings.append(finding)
+                if self.worst is None or finding.severity > self.worst:
+                    self.worst = finding.severity
+                if self.emit is not None:
+                    self.emit(lines.finding(finding))
+
+    def required(self, message: str) -> None:
+        """``--client-mode run`` named a library that cannot run: said once; the models answer."""
+        with self.emitting:
+            said, self._required_said = self._required_said, True
+        if not said:
+            self._say(f"stream-doctor record: {message}; the live findings give the models' verdicts")
+
+    def await_verdicts(self, timeout: float) -> None:
+        """At stop: wait (at most ``timeout`` seconds) for the libraries' verdicts still running; the
+        model's verdict stands for any that does not come, so a run never costs a finding."""
+        deadline = time.monotonic() + timeout
+        for verdict in list(self.verdicts):
+            verdict.thread.join(max(0.0, deadline - time.monotonic()))
+        late = [verdict for verdict in self.verdicts if not verdict.done]
+        for verdict in late:
+            verdict.give_up()
+        if late:
+            self._say(
+                f"stream-doctor record: {len(late)} library runs did not answer within {timeout:g} s of the stop; "
+                "their turns have the models' verdicts (replay the envelopes with --client to run them)"
+            )
 
 
 class Queued:
@@ -323,6 +369,7 @@ class LiveConversation:
         self.findings: list[Finding] = []
         self.exchanges = 0
         self.closed = False
+        self.waiting = 0  # the library verdicts not yet come (``_LibraryVerdict``)
 
     # -- the Listener protocol (record.conversations) ---------------------------------------------
 
@@ -370,10 +417,12 @@ class LiveConversation:
             return
         if self.current is not None:
             self._finish()
-        self.closed = True
+        with self.live.emitting:
+            self.closed = True
+            awaited = self.waiting > 0
         self.store.close()
-        if self.live.emit is not None:
-            self.live.emit(lines.summary(self.path, self.exchanges, self.findings))
+        if not awaited:  # else the last library verdict to come prints it (``settled``)
+            self._summarise()
 
     def abandon(self, skipped: int) -> None:
         """The live thread fell too far behind and ``skipped`` records of this conversation were not
@@ -451,9 +500,7 @@ class LiveConversation:
         stream = _clocked(stream, turn)
         found = diagnose(stream, self.options)
         if turn.kept.clients:
-            from stream_doctor.clients import reviews
-
-            found = diagnose_clients(reviews(stream, turn.kept.clients, False), found, self.options)
+            found = self._clients(stream, turn, found)
         if turn.request is not None:
             placeholder = self.turns[-1]
             whole = replace(placeholder, stream=stream, findings=found)
@@ -470,6 +517,38 @@ class LiveConversation:
             self.turns.append(whole)
         self.live.found(self, found)
         self._judge((whole,), self.pairing.streamed(whole))
+
+    def _clients(self, stream: AccumulatedStream, turn: _Turn, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        """The turn's findings with the clients' (SD8xx): the models' now, or, when a library can run, none
+        yet: its run over the envelope (written to this exchange's end) gives them when it answers."""
+        results = [(each.profile, *each.result(False)) for each in turn.kept.clients]
+        if not self.live.runs_libraries:
+            return diagnose_clients(models_of(stream, results), found, self.options)
+        with self.live.emitting:
+            behind = len(self.live.verdicts) >= VERDICTS_WAITING
+        if behind:  # the runs fell behind the proxy: this turn's verdict is the models', and says why
+            note = "the library runs fell behind the proxy; this is the model's answer"
+            return diagnose_clients(models_of(stream, results, note), found, self.options)
+        verdict = _LibraryVerdict(self, stream, turn.number - 1, results)
+        with self.live.emitting:
+            self.waiting += 1
+            self.live.verdicts.append(verdict)
+        verdict.thread.start()
+        return found
+
+    def settled(self, findings: Iterable[Finding]) -> None:
+        """A library's verdict on a turn came (or the model's, at stop): its findings, and the summary once
+        the conversation is closed and nothing more is awaited."""
+        self.live.found(self, findings)
+        with self.live.emitting:
+            self.waiting -= 1
+            last = self.waiting == 0 and self.closed
+        if last:
+            self._summarise()
+
+    def _summarise(self) -> None:
+        if self.live.emit is not None:
+            self.live.emit(lines.summary(self.path, self.exchanges, self.findings))
 
     def _judge(self, turns: tuple[Turn, ...], problems: list[PairingProblem]) -> None:
         assert self.adapter is not None
@@ -492,6 +571,104 @@ class LiveConversation:
         found = [f for rule in rules for f in rule.check(stream, rule) if f not in before]
         self.turns[previous.number - 1] = replace(previous, stream=stream, findings=previous.findings + tuple(found))
         self.live.found(self, found)
+
+
+class _LibraryVerdict:
+    """One turn's client reviews by the installed libraries, run over the envelope once the exchange is
+    written, on a thread of its own (each library in its own process, bounded as replay's runs are:
+    ``clients/runs.py``; ``VERDICTS_RUNNING`` turns at once); the live thread never waits for it. It
+    settles once: with the runs' reviews (the model where a library could not run), or the models' at
+    stop (``give_up``)."""
+
+    def __init__(
+        self,
+        conversation: LiveConversation,
+        stream: AccumulatedStream,
+        turn: int,
+        results: list[tuple[Profile, tuple[Handoff, ...], ClientError | None]],
+    ) -> None:
+        self.conversation, self.stream, self.turn, self.results = conversation, stream, turn, results
+        self.runs: LibraryRuns | None = None
+        self.done = False
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._wait, name="stream-doctor library run", daemon=True)
+
+    def _wait(self) -> None:
+        from stream_doctor.clients.runs import RunRequired
+
+        with _RUNNING:
+            try:
+                reviewed = self._reviewed()
+            except RunRequired as error:  # the proxy goes on: said once, and the models answer
+                self.conversation.live.required(str(error))
+                reviewed = models_of(self.stream, self.results, str(error))
+            except Exception as error:  # noqa: BLE001 - a run that fails here leaves the models' verdict, never a lost turn
+                reviewed = models_of(self.stream, self.results, f"the library could not be run ({error!r})")
+            finally:
+                if self.runs is not None:
+                    self.runs.close()
+        self._settle(reviewed)
+
+    def _reviewed(self) -> tuple[ClientReview, ...]:
+        """The runs' reviews of the turn (the libraries started now, unless the stop gave the models')."""
+        from stream_doctor.clients.runs import LibraryRuns
+
+        conversation, options = self.conversation, self.conversation.options
+        with self.lock:
+            if self.done:
+                return ()
+            path, profiles = conversation.path, tuple(profile for profile, _, _ in self.results)
+            self.runs = LibraryRuns(
+                {path: path},
+                "envelope",
+                self.stream.capture.provider,
+                profiles,
+                options.client_mode,
+                options.node_modules,
+                self.turn,
+            )
+        return tuple(self.runs.review(self.stream, self.turn, *result) for result in self.results)
+
+    def give_up(self) -> None:
+        """The stop came first: the models' verdict, and the library processes stopped."""
+        late = "the library's run had not answered by the stop; this is the model's answer"
+        if self._settle(models_of(self.stream, self.results, late)) and self.runs is not None:
+            for process, _ in list(self.runs.started.values()):
+                process.kill()  # its thread's wait returns, and finds the verdict given
+
+    def _settle(self, reviewed: tuple[ClientReview, ...]) -> bool:
+        live = self.conversation.live
+        with self.lock:
+            if self.done:
+                return False
+            self.done = True
+        with live.emitting:
+            live.verdicts.remove(self)
+        self.conversation.settled(diagnose_clients(reviewed, (), self.conversation.options))
+        return True
+
+
+def models_of(
+    stream: AccumulatedStream,
+    results: list[tuple[Profile, tuple[Handoff, ...], ClientError | None]],
+    note: str | None = None,
+) -> tuple[ClientReview, ...]:
+    """The profiles' reviews of a turn, each a model's (``note``: why the model stands for a library)."""
+    from stream_doctor.clients import modelled
+    from stream_doctor.clients.compare import review
+
+    return tuple(
+        review(stream, profile, handoffs, error, modelled(profile, note)) for profile, handoffs, error in results
+    )
+
+
+def _runs_libraries(options: Options, profiles: tuple[Profile, ...]) -> bool:
+    """Whether ``--client`` names a library the live proxy runs after each exchange (``--client-mode``)."""
+    if options.client_mode == "model":
+        return False
+    from stream_doctor.clients.runs import compared
+
+    return any(compared(profile.name) is not None for profile in profiles)
 
 
 class _Timed(NamedTuple):

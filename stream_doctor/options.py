@@ -59,4 +59,6 @@ class CheckOptions:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     respect_gitignore: bool = True  # --no-respect-gitignore: walk what .gitignore lists too
     clients: tuple[str, ...] = ()  # --client: the client profiles every capture's turns also go through (names)
+    client_mode: ClientMode = "auto"  # --client-mode, for each capture as replay's (clients/runs.py)
+    node_modules: str | None = None  # --node-modules
     sessions: tuple[str, ...] = ()  # --session: folder globs (from the working directory), each one conversation

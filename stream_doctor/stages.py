@@ -7,6 +7,9 @@ and the rules (stream, client and conversation scopes) that --select and --ignor
 
 from __future__ import annotations
 
+import os
+import sys
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
@@ -59,14 +62,56 @@ def profiles_named(path: str, options: Options) -> tuple[Profile, ...]:
         raise RunError(path, str(error)) from None
 
 
-def library_runs(path: str, provider: str, profiles: tuple[Profile, ...], options: Options) -> LibraryRuns | None:
-    """The real libraries' runs of this capture (``--client-mode``: ``clients/runs.py``), started now, so
-    they run while the turns are reviewed; None without ``--client``."""
+#: a capture given as bytes (standard input, the API's ``data``), by the path its turns carry, and the
+#: temporary file a library's process reads it from (``run_file``)
+RunFiles = dict[str, str]
+
+
+def library_runs(
+    paths: list[str], files: RunFiles | None, provider: str, profiles: tuple[Profile, ...], options: Options
+) -> LibraryRuns | None:
+    """The real libraries' runs of the capture files these turns come from (``paths``; ``files``: those
+    given as bytes), started now, so they run while the turns are reviewed; None without ``--client``."""
     if not profiles:
         return None
     from stream_doctor.clients.runs import LibraryRuns
 
-    return LibraryRuns(path, options.container, provider, profiles, options.client_mode, options.node_modules)
+    given = files or {}
+    readable = {path: given.get(path, path if path != "<stdin>" else None) for path in paths}
+    return LibraryRuns(readable, options.container, provider, profiles, options.client_mode, options.node_modules)
+
+
+@contextmanager
+def run_file(path: str, data: bytes | None, options: Options) -> Iterator[tuple[bytes | None, RunFiles | None]]:
+    """A capture on standard input or given as bytes, written to a temporary file for the libraries'
+    processes to read, when ``--client`` may run one: its bytes (read now, under the size cap) and the
+    file by the name its turns carry; else ``data`` as it was, and None. The file goes with the replay."""
+    if (path != "-" and data is None) or not _runs_a_library(path, options):
+        yield data, None
+        return
+    import tempfile
+
+    from stream_doctor.capture.limits import read_file
+
+    if data is None:
+        try:
+            data = read_file(path, options.limits, sys.stdin.buffer)
+        except CaptureError as error:
+            raise RunError("<stdin>", error.message, error.line) from None
+    with tempfile.TemporaryDirectory(prefix="stream-doctor-") as folder:
+        spooled = os.path.join(folder, "capture")
+        with open(spooled, "wb") as file:
+            file.write(data)
+        yield data, {"<stdin>" if path == "-" else path: spooled}
+
+
+def _runs_a_library(path: str, options: Options) -> bool:
+    """Whether ``--client`` names a library and ``--client-mode`` may run it."""
+    if options.client_mode == "model":
+        return False
+    from stream_doctor.clients.runs import compared
+
+    return any(compared(profile.name) is not None for profile in profiles_named(path, options))
 
 
 def review_turn(

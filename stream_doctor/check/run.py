@@ -130,9 +130,8 @@ def prepare(options: CheckOptions) -> Plan:
                     max_bytes=options.max_bytes or governing.max_bytes,
                     max_frames=options.max_frames or governing.max_frames,
                     clients=options.clients,
-                    # a folder's captures each starting every library (3 to 6 s of imports each) would
-                    # multiply check's time: check reports the models; `replay --client` runs the libraries
-                    client_mode="model",
+                    client_mode=options.client_mode,
+                    node_modules=options.node_modules,
                 ),
                 governing.expectations_for(path) + sidecar,
                 governing.expectations_for(path),

@@ -9,6 +9,7 @@ from typing import Annotated, List, NamedTuple, Optional
 import typer
 
 from stream_doctor.cli.options import (
+    ClientMode,
     ExitZero,
     ExtendSelect,
     Ignore,
@@ -16,6 +17,7 @@ from stream_doctor.cli.options import (
     MaxBytes,
     MaxFrames,
     MaxRows,
+    NodeModules,
     PerFileIgnores,
     Quiet,
     ReportWidth,
@@ -84,9 +86,11 @@ class Check(NamedTuple):
             "--client",
             metavar="NAME",
             help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
-            "`stream-doctor clients` lists them). Differences are findings SD801-SD808, in every report.",
+            "`stream-doctor clients` lists them). Differences are findings SD801-SD809, in every report.",
         ),
     ] = []
+    client_mode: ClientMode = "auto"
+    node_modules: NodeModules = None
     update_expectations: Annotated[
         bool,
         typer.Option(

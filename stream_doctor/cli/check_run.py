@@ -18,7 +18,7 @@ from stream_doctor.cli.output import (
     write_file,
     write_stdout,
 )
-from stream_doctor.cli.validate import choice, client_names, codes, file_ignores, paths_given, size_limits
+from stream_doctor.cli.validate import choice, client_mode, client_names, codes, file_ignores, paths_given, size_limits
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
@@ -51,6 +51,8 @@ def run(given: Check) -> int:
         update_expectations=given.update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
         clients=client_names(given.client),
+        client_mode=client_mode(given.client_mode),
+        node_modules=given.node_modules,
         sessions=tuple(given.session),
         **size_limits(given.max_bytes, given.max_frames),
     )

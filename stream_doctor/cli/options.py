@@ -26,6 +26,11 @@ SESSION_HELP = (
     "(else file-name) order (repeatable; adds to the configuration's sessions)."
 )
 FORCE_HELP = "Replace an output file that exists even when stream-doctor cannot tell it wrote it."
+CLIENT_MODE_HELP = (
+    "How --client answers for a library: auto (run the installed library when it imports, else its model), "
+    "run (require the library), model (never run it), both (run it, and where its model differs an info "
+    "finding SD809)."
+)
 NODE_MODULES_HELP = (
     "A node_modules folder holding the TypeScript libraries --client runs under Node (@anthropic-ai/sdk, "
     "openai, ai); default: the project's own harness in a source checkout."
@@ -62,6 +67,7 @@ MaxRows = Annotated[
 MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)]
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
+ClientMode = Annotated[str, typer.Option("--client-mode", metavar="MODE", help=CLIENT_MODE_HELP)]
 NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
 Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from stream_doctor.cli.options import ClientMode, NodeModules
 from stream_doctor.cli.output import error_line, fail
 
 
@@ -71,8 +72,10 @@ def record(
         "--client",
         metavar="NAME",
         help="Also predict what this client would hand the tool (repeatable, or all; `stream-doctor clients` "
-        "lists them): findings SD801-SD808.",
+        "lists them): findings SD801-SD809. A library installed is run over the envelope after each exchange.",
     ),
+    client_mode: ClientMode = "auto",
+    node_modules: NodeModules = None,
     fail_on: Optional[str] = typer.Option(
         None,
         "--fail-on",
@@ -98,6 +101,7 @@ def record(
     if parts.scheme not in ("http", "https") or not parts.netloc:
         fail(f"--upstream {upstream}: expected an http:// or https:// URL")
     from stream_doctor.cli.validate import choice, client_names
+    from stream_doctor.cli.validate import client_mode as mode_of
 
     severity = choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity") if fail_on else None
     clients = client_names(client)
@@ -115,7 +119,12 @@ def record(
 
     if live is None:
         live = sys.stderr.isatty()
-    options = Options(fail_on=Severity.parse(severity) if severity else Severity.ERROR, clients=clients)
+    options = Options(
+        fail_on=Severity.parse(severity) if severity else Severity.ERROR,
+        clients=clients,
+        client_mode=mode_of(client_mode),
+        node_modules=node_modules,
+    )
     log = error_line  # a request's path and a conversation's file name, quoted escaped
     watching = Live(options, log if live else None, log)
     config = ProxyConfig(

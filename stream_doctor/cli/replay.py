@@ -10,6 +10,7 @@ from typing import Annotated, List, NamedTuple, Optional
 import typer
 
 from stream_doctor.cli.options import (
+    ClientMode,
     ExitZero,
     ExtendSelect,
     Ignore,
@@ -95,19 +96,10 @@ class Replay(NamedTuple):
             "--client",
             metavar="NAME",
             help="Also predict what this client would hand the tool, per call (repeatable, or all; "
-            "`stream-doctor clients` lists them). Differences are findings SD801-SD808.",
+            "`stream-doctor clients` lists them). Differences are findings SD801-SD809.",
         ),
     ] = []
-    client_mode: Annotated[
-        str,
-        typer.Option(
-            "--client-mode",
-            metavar="MODE",
-            help="How --client answers for a library: auto (run the installed library when it imports, else "
-            "its model), run (require the library), model (never run it), both (run it and show where the "
-            "model differs).",
-        ),
-    ] = "auto"
+    client_mode: ClientMode = "auto"
     node_modules: NodeModules = None
     fail_on: Annotated[
         Optional[str],

@@ -17,7 +17,7 @@ from stream_doctor.cli.output import (
     render_options,
     stdout_is_terminal,
 )
-from stream_doctor.cli.validate import choice, file_ignores, size_limits
+from stream_doctor.cli.validate import choice, client_mode, file_ignores, size_limits
 
 if TYPE_CHECKING:
     from stream_doctor.cli.replay import Replay
@@ -42,9 +42,7 @@ def run(options: Replay) -> int:
         fail(
             "--format html writes a web page, not text for the terminal: add -o report.html, or redirect (> report.html)"
         )
-    from stream_doctor.options import CLIENT_MODES
-
-    client_mode = choice(options.client_mode, CLIENT_MODES, "--client-mode", "client mode")
+    mode = client_mode(options.client_mode)
     config = options.config if options.config is not None else True
     try:
         report = replay(
@@ -62,7 +60,7 @@ def run(options: Replay) -> int:
             executed=options.executed,
             executions_file=options.executions,
             clients=options.client,
-            client_mode=client_mode,
+            client_mode=mode,
             node_modules=options.node_modules,
             **limits,
         )

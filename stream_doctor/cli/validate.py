@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stream_doctor.cli.output import fail
+
+if TYPE_CHECKING:
+    from stream_doctor.options import ClientMode
 
 
 def size_limits(max_bytes: str | None, max_frames: int | None) -> dict[str, Any]:
@@ -32,6 +35,14 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
         return check_choice(value.lower(), choices, what)
     except ValueError as error:
         fail(f"{option}: {error}")
+
+
+def client_mode(value: str) -> ClientMode:
+    """``--client-mode`` (replay's and check's): one of its modes, else one line and exit 2."""
+    from stream_doctor.options import CLIENT_MODES
+
+    checked = choice(value, CLIENT_MODES, "--client-mode", "client mode")
+    return next(mode for mode in CLIENT_MODES if mode == checked)
 
 
 def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:

@@ -262,7 +262,7 @@ def reviews(
     ``runs``, a library's own run of this turn (the ``turn``-th of the capture) where it answered."""
     from stream_doctor.clients.compare import review
 
-    if runs is None:  # the model answers (the live proxy has no capture file for a library to read yet)
+    if runs is None:  # the models answer (a stream given as events, no capture file a library could read)
         return tuple(review(stream, each.profile, *each.result(cut_last), modelled(each.profile)) for each in running)
     return tuple(runs.review(stream, turn, each.profile, *each.result(cut_last)) for each in running)
 

@@ -91,13 +91,16 @@ def _handoff(handoff: Handoff) -> dict[str, Any]:
 
 
 def model_differs(run: ClientReview, model: ClientReview) -> tuple[tuple[int, str], ...]:
-    """Per reference call, where the model's verdict differs from the library's run: the model's line."""
+    """Per reference call, where the model's verdict differs from the library's run: the one sentence
+    that says both (the SD809 finding's message, the line under the call, ``source.model_differs``)."""
     ran = {v.call: v for v in run.verdicts}
     found = []
     for verdict in model.verdicts:
         other = ran.get(verdict.call)
         if other is None or _gist(verdict) != _gist(other):
-            found.append((verdict.call, f"the model differs: {_line(model, verdict)}"))
+            handed = _action(run, other) if other is not None else "does not review it"
+            said = f"{run.who} {handed}, where the model of {model.profile.label} {_action(model, verdict)}"
+            found.append((verdict.call, said))
     return tuple(found)
 
 
@@ -114,7 +117,16 @@ def _model_differs(review: ClientReview) -> tuple[tuple[int, str], ...]:
 
 
 def _line(review: ClientReview, verdict: CallVerdict) -> str:
-    who = review.who
+    said = f"{review.who}: {_action(review, verdict)}"
+    note = review.provenance.note if review.provenance is not None else None
+    said += f" ({note})" if note else ""
+    if verdict.agrees:
+        return f"{said}; as the correct client"
+    return f"{said}; differs: {', '.join(_SAID[d.kind] for d in verdict.differences)}"
+
+
+def _action(review: ClientReview, verdict: CallVerdict) -> str:
+    """What the client does with the call: runs it (with what, where, on which event), holds it, raises."""
     if verdict.handoffs:
         first = verdict.handoffs[0]
         place = where(first.at) if first.at is not None else "the end of the stream"
@@ -122,13 +134,7 @@ def _line(review: ClientReview, verdict: CallVerdict) -> str:
             what = f"holds {excerpt(first.arguments) if first.arguments else 'no input'} and does not run it"
         else:
             what = f"runs it with {preview(first.input, 60)}"
-        said = f"{who}: {what} at {place}, on {first.when}"
-    elif review.error is not None and any(d.kind == "raised" for d in verdict.differences):
-        said = f"{who}: raises {review.error.exception} first"
-    else:
-        said = f"{who}: does not run it"
-    note = review.provenance.note if review.provenance is not None else None
-    said += f" ({note})" if note else ""
-    if verdict.agrees:
-        return f"{said}; as the correct client"
-    return f"{said}; differs: {', '.join(_SAID[d.kind] for d in verdict.differences)}"
+        return f"{what} at {place}, on {first.when}"
+    if review.error is not None and any(d.kind == "raised" for d in verdict.differences):
+        return f"raises {review.error.exception} first"
+    return "does not run it"

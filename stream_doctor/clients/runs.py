@@ -2,14 +2,14 @@
 process of its own, its outcome put in the model's terms (``Handoff``, ``ClientError``) so the SD8xx
 rules and every reporter read one record whichever answered.
 
-One process per (capture, library), all started together when the capture's report is built
-(``python -m stream_doctor.clients.library``), each bounded: ``RUN_SECONDS`` for the import and every
+One process per (capture file, library), started when the capture's report is built (``python -m
+stream_doctor.clients.library``; a session's files, ``RUNNING`` processes at once), each bounded: ``RUN_SECONDS`` for the import and every
 turn, ``RUN_MEMORY`` of address space; a TypeScript library runs in that process's child ``node``
 (``library/node.py``), its heap ``NODE_HEAP_MIB``, stopped before the process's own time is up. A library that is not installed, cannot be driven at the version
 installed, hangs, or runs out of memory leaves the model's answer and a one-line note
 (``Provenance.note``). ``--client-mode``: ``auto`` runs the library when it imports, else the model;
 ``run`` requires it (a library that is not installed is a RunError); ``model`` never runs it; ``both``
-runs it and shows, per call, where the model differs (as ``auto`` does when the version installed is
+runs it and, where the model differs on a call, an info finding SD809 says so (as ``auto`` does when the version installed is
 not the one the profile follows).
 """
 
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 RUN_SECONDS = 120.0
 #: the address space one library's process may map (the largest, LiteLLM, maps about 1 GiB)
 RUN_MEMORY = 3 << 30
+#: the library processes running at once: a capture with ``--client all`` starts each of its provider's
+#: libraries together; a session of many files starts the rest as those answer
+RUNNING = 8
 #: V8's heap for a TypeScript library's run under Node, in MiB (the AI SDK, the largest, uses under 100)
 NODE_HEAP_MIB = 1024
 
@@ -47,45 +50,69 @@ class RunRequired(RuntimeError):
 
 
 class LibraryRuns:
-    """The library runs of one capture: started together, each answered once, and reviewed a turn at a time."""
+    """The library runs of one replay: one process per (library, capture file), at most ``RUNNING`` at
+    once (the first ones started together), each answered once, and reviewed a turn at a time."""
 
     def __init__(
         self,
-        path: str,
+        files: dict[str, str | None],
         container: str | None,
         provider: str,
         profiles: tuple[Profile, ...],
         mode: Mode,
         node_modules: str | None = None,
+        only: int | None = None,
     ) -> None:
+        """``files``: each capture file of the replay, by the path its turns carry (``<stdin>``, a session's
+        member), and the file a library's process reads for it (None: none, e.g. a capture given as bytes);
+        ``only``: the one turn to drive (the live proxy's, once its exchange is written), else every turn."""
         self.mode = mode
-        self.started: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
-        self.answers: dict[str, dict[str, Any]] = {}
+        self.start = (container, provider, node_modules, only)
+        self.files = files
+        self.pending: list[tuple[str, str]] = []  # (profile, capture path) not started yet, in order
+        self.started: dict[tuple[str, str], tuple[subprocess.Popen[bytes], float]] = {}
+        self.answers: dict[tuple[str, str], dict[str, Any]] = {}
         if mode == "model":
             return
-        readable = path != "<stdin>" and os.path.isfile(path)
-        for profile in profiles:
-            if compared(profile.name) is None:
-                continue
-            if not readable:
-                self.answers[profile.name] = {"unrun": "the capture is not a file its process can read"}
-                continue
-            process = _start(profile.name, path, container, provider, node_modules)
-            self.started[profile.name] = (process, time.monotonic())
+        for name, file in files.items():
+            for profile in profiles:
+                if compared(profile.name) is None or not profile.applies_to(provider):
+                    continue
+                if file is None or not os.path.isfile(file):
+                    self.answers[profile.name, name] = {"unrun": "the capture is not a file its process can read"}
+                    continue
+                self.pending.append((profile.name, name))
+        self._start_more()
 
-    def answer(self, profile: Profile) -> dict[str, Any] | None:
-        """The library's answer (``clients/library/__main__.py``), once it came or its bound ran out; None:
-        not run (the model's profile, ``--client-mode model``)."""
-        name = profile.name
-        if name not in self.answers and name in self.started:
-            self.answers[name] = _collect(*self.started.pop(name))
-        answer = self.answers.get(name)
+    def _start_more(self) -> None:
+        while self.pending and len(self.started) < RUNNING:
+            key = self.pending.pop(0)
+            file = self.files[key[1]]
+            assert file is not None
+            self.started[key] = (_start(key[0], file, *self.start), time.monotonic())
+
+    def answer(self, profile: Profile, path: str) -> dict[str, Any] | None:
+        """The library's answer on the capture file ``path`` (``clients/library/__main__.py``), once it came or
+        its bound ran out; None: not run (the model's profile, ``--client-mode model``)."""
+        key = (profile.name, path)
+        while key not in self.answers and (key in self.started or key in self.pending):
+            if key in self.pending:  # asked for before its turn to start: room is made, oldest first
+                if len(self.started) >= RUNNING:
+                    oldest = next(iter(self.started))
+                    self.answers[oldest] = _collect(*self.started.pop(oldest))
+                self.pending.remove(key)
+                self.pending.insert(0, key)
+            else:
+                self.answers[key] = _collect(*self.started.pop(key))
+            self._start_more()
+        answer = self.answers.get(key)
         if answer is not None and self.mode == "run" and "missing" in answer:
             raise RunRequired(f"--client-mode run: {answer['missing']}")
         return answer
 
     def close(self) -> None:
         """Stop every process whose answer was never asked for (the replay failed before)."""
+        self.pending.clear()
         for process, _ in self.started.values():
             _stop(process)
         self.started.clear()
@@ -98,14 +125,14 @@ class LibraryRuns:
         handoffs: tuple[Handoff, ...],
         error: ClientError | None,
     ) -> ClientReview:
-        """The review of ``profile`` on this turn: the library's run when it answered, else the model's
+        """The review of ``profile`` on this turn (the ``turn``-th of its capture file): the library's run when it answered, else the model's
         (``handoffs``, ``error``) with the reason; a run also set against the model when asked."""
         from stream_doctor.clients import modelled
         from stream_doctor.clients.compare import review
 
         if profile.kind != "library":
             return review(stream, profile, handoffs, error)
-        answer = self.answer(profile)
+        answer = self.answer(profile, stream.capture.path)
         turns = answer.get("turns") if answer is not None else None
         ran = turns[turn] if turns is not None and turn < len(turns) else None
         if answer is None or ran is None or "failed" in ran:
@@ -215,7 +242,7 @@ def compared(profile: str) -> str | None:
 
 
 def _start(
-    profile: str, path: str, container: str | None, provider: str, node_modules: str | None
+    profile: str, path: str, container: str | None, provider: str, node_modules: str | None, only: int | None
 ) -> subprocess.Popen[bytes]:
     root = str(Path(__file__).resolve().parents[2])  # this copy of stream_doctor, whatever the path says
     env = dict(os.environ)
@@ -229,6 +256,7 @@ def _start(
         "seconds": RUN_SECONDS - 5,  # a Node run stops itself first, so no node process outlives it
         "node_heap": NODE_HEAP_MIB,
         "node_modules": os.path.abspath(node_modules) if node_modules is not None else None,
+        "only": only,
     }
     return subprocess.Popen(
         [sys.executable, "-m", "stream_doctor.clients.library", orjson.dumps(request).decode()],

@@ -123,6 +123,7 @@ CLIENT_MODULES: tuple[str, ...] = (
     "clients.sd806_client_name_or_id_differs",
     "clients.sd807_client_merges_calls",
     "clients.sd808_client_runs_call_twice",
+    "clients.sd809_client_model_differs",
 )
 
 CHECK_MODULES: tuple[str, ...] = (

@@ -158,19 +158,29 @@ def test_both_shows_where_the_model_differs_from_the_run(monkeypatch: pytest.Mon
     _with_model(monkeypatch, machine=PLACEHOLDER.machine)  # a model that hands the start event's {}
     verdict = _verdict(mode="both")
     assert verdict["handoffs"][0]["input"] == INPUT  # the run is the verdict
-    assert verdict["source"]["model_differs"].startswith(
-        "the model differs: anthropic-python 2.12.0: runs it with {} at line 37 (event 13)"
+    said = (
+        'installed anthropic 2.12.0 (run) runs it with {"location":"Lisbon, Portugal","unit":"celsius"} at line'
+        " 37 (event 13), on the SDK's content_block_stop event (MessageStream), where the model of anthropic-python"
+        " 2.12.0 runs it with {} at line 37 (event 13), on completion event (start input)"
     )
+    assert verdict["source"]["model_differs"] == said
+    report = replay(ONE_CALL, clients="anthropic-python", client_mode="both")
+    (differs,) = [f for f in report.findings if f.code.startswith("SD8")]  # the model's SD801 is not the verdict
+    assert (differs.code, differs.severity.name, differs.message) == ("SD809", "INFO", said)
+    assert differs.location is not None and differs.location.line == 19  # where the call started
     result = CliRunner().invoke(
-        app, ["replay", ONE_CALL, "--client", "anthropic-python", "--client-mode", "both", "--width", "200"]
+        app, ["replay", ONE_CALL, "--client", "anthropic-python", "--client-mode", "both", "--width", "400"]
     )
-    assert "  the model differs: anthropic-python 2.12.0: runs it with {}" in result.output
-    assert "SD801" not in result.output  # the model's difference is shown, not a finding
+    assert f"    {said}" in result.output  # the same sentence under the call
+    assert result.exit_code == 0  # info: the run is the verdict, and it agrees
 
 
 def test_both_where_they_agree_says_nothing_more() -> None:
     verdict = _verdict(mode="both")
     assert verdict["source"]["model_differs"] is None
+    assert not [
+        f for f in replay(ONE_CALL, clients="anthropic-python", client_mode="both").findings if f.code == "SD809"
+    ]
     assert "model_differs" not in _verdict()["source"]  # auto at the pinned version: not compared
 
 
@@ -180,12 +190,6 @@ def test_another_installed_version_sets_the_model_against_the_run(monkeypatch: p
     assert verdict["version"] == "2.11.0"  # the version the model follows
     assert verdict["source"]["version"] == "2.12.0"  # the version that ran
     assert verdict["source"]["model_differs"] is None  # compared, and the same
-
-
-def test_a_capture_that_is_no_file_is_modelled_with_the_reason() -> None:
-    report = replay(Path(ONE_CALL).read_bytes(), clients="anthropic-python")
-    (extra,) = [e for e in report.extras[1] if e.key == "clients"]
-    assert extra.data["anthropic-python"]["source"]["note"] == "the capture is not a file its process can read"
 
 
 def test_an_unknown_mode_is_one_line() -> None:

@@ -192,14 +192,16 @@ def test_the_live_findings_reach_the_clients_named(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with (
         FakeUpstream((FIXTURES / "anthropic" / "no_argument_tool.sse").read_bytes()) as upstream,
-        RunningProxy(upstream.url, str(out), options=Options(clients=("all",))) as proxy,
+        RunningProxy(upstream.url, str(out), options=Options(clients=("all",), client_mode="model")) as proxy,
         httpx2.Client(base_url=proxy.url, timeout=30) as client,
     ):
         client.post("/v1/messages", json={"model": "m", "stream": True, "messages": []}).read()
         wait_for(lambda: len(proxy.lines) == 1)
     [envelope] = sorted(out.glob("*.jsonl"))
     [conversation] = proxy.live.conversations
-    expected = replay(str(envelope), clients="all", client_mode="model").findings  # the live proxy reports the models
+    expected = replay(
+        str(envelope), clients="all", client_mode="model"
+    ).findings  # the models: test_live_runs.py runs them
     assert any(f.code.startswith("SD8") for f in expected)
     assert found(conversation.findings) == found(expected)
 

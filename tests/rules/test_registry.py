@@ -61,6 +61,8 @@ def test_every_rule_has_a_failing_and_a_passing_fixture() -> None:
     # check's own rules (SD000, SD900) fire in check, not in replay: their fixtures are the check tree's
     in_tree = {capture.path: {f.code for f in capture.reported} for capture in tree_result().captures}
     for r in RULES:
+        if r.code == "SD809":  # the model set against the library's run: no profile alone shows it, and its
+            continue  # case table (tests/rules/cases/SD809.yml) runs the installed library on an edited fixture
         # the client rules (SD8xx) fire only with --client: their cases are (fixture, client) pairs
         table: dict = {"client": CLIENT_EXPECTED, "check": in_tree}.get(r.scope, EXPECTED)
         failing = [name for name, codes in table.items() if r.code in codes]

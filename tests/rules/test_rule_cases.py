@@ -4,7 +4,8 @@ Each table lists captures where the rule fires and near misses where it must not
 fixture, and the same fixture with the one thing that makes the rule fire undone (``replace``:
 ``[old, new]`` pairs, or ``[old, new, count]``; a string starting ``hex:`` is raw bytes; ``cut``:
 the fixture up to that text; ``append``: text added at the end; ``clients``: the client profiles
-the SD8xx rules judge, as ``--client``; ``severity``: each finding's, for a rule that picks it per
+the SD8xx rules judge, as ``--client``; ``client_mode``: as ``--client-mode`` (default ``model``);
+``severity``: each finding's, for a rule that picks it per
 instance), or a
 capture written in the table (``capture`` with a ``file`` name). Only the rule itself runs
 (``--select CODE``), so a case shows that rule's verdict and nothing else's.
@@ -80,7 +81,9 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
         provider=case.get("provider"),
         container=case.get("container"),
         clients=tuple(case.get("clients", ())),  # the SD8xx rules judge a named client (--client)
-        client_mode="model",  # its profile: the libraries' runs are tests/clients/test_client_runs.py's
+        # its profile: the libraries' runs are tests/clients/test_client_runs.py's, but for SD809, the model
+        # set against the installed library's run (``client_mode: both``)
+        client_mode=case.get("client_mode", "model"),
     )
     report = replay(str(capture(case, tmp_path)), options)
     found = [f for f in report.findings if f.code == code]

@@ -2,7 +2,8 @@
 mode, started and bounded by ``clients/runs.py``): ``python -m stream_doctor.clients.library``.
 
 It reads one JSON request as its argument (``profile``, ``path``, ``container``, ``provider``, ``max_memory``,
-``seconds``, ``node_modules``: a TypeScript profile's packages, run under Node by ``library/node.py``) and
+``seconds``, ``node_modules``: a TypeScript profile's packages, run under Node by ``library/node.py``;
+``only``: the one turn to drive, by its number from 0, else every turn) and
 writes one JSON answer on standard output: ``{"missing": message}`` when the library does not import,
 ``{"failed": message}`` when it cannot be driven at the version installed, else the installed
 version and, per turn, what the library handed the tool and what it raised (``Outcome``), each
@@ -61,8 +62,12 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
         return {"missing": str(missing), "package": missing.package}
     capture = load(request["path"], container, bodies=True)
     bodies = {body.interaction: body for body in capture.bodies or () if body.container == "sse"}
-    turns = []
-    for section in split(capture):
+    turns: list[dict[str, Any]] = []
+    only = request.get("only")
+    for number, section in enumerate(split(capture)):
+        if only is not None and number != only:
+            turns.append({"failed": "not asked for"})  # the live proxy asks for the turn just written
+            continue
         try:
             turns.append(_turn(run, capture, section, bodies.get(section.interaction), provider))
         except Exception as error:  # noqa: BLE001 - this turn cannot be driven: the model answers for it
