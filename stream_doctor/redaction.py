@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import orjson
@@ -77,6 +76,42 @@ def collect(value: Any, found: dict[str, None]) -> None:
             stack.extend(item for item in current if isinstance(item, (dict, list, str)))
         elif isinstance(current, str) and _looks_like_json(current):
             collect_text(current, found, stack)
+
+
+def collect_body(body: Any, found: dict[str, None], plain: set[str], seen: set[tuple[int, bool]]) -> None:
+    """What ``collect`` finds in ``body`` as a writer writes it (``capture.exchange.redact_body``),
+    without copying it: a credential field outside tool inputs is written ``[redacted]``, so its
+    value goes to ``plain``; what is left is looked into as ``collect`` does. A container already
+    in ``seen`` (and so its secrets) is passed over."""
+    from stream_doctor.capture.exchange import is_tool_block, is_tool_input, redact_body
+
+    if isinstance(body, str):
+        collect(redact_body(body), found)
+        return
+    stack: list[tuple[Any, bool]] = [(body, False)]  # a value, and whether it is in a tool's input
+    while stack:
+        current, inside = stack.pop()
+        if isinstance(current, (dict, list)):
+            if (id(current), inside) in seen:
+                continue
+            seen.add((id(current), inside))
+        if isinstance(current, dict):
+            tool_block = not inside and is_tool_block(current)
+            for name, item in current.items():
+                if is_secret_field(name) and not isinstance(item, (dict, list)):
+                    if inside:
+                        secret = _scalar_secret(item)
+                        if secret is not None:
+                            found.setdefault(secret, None)
+                    elif item not in (None, "", True, False):
+                        plain.add(str(item))
+                        continue
+                if isinstance(item, (dict, list, str)):
+                    stack.append((item, inside or is_tool_input(name, tool_block)))
+        elif isinstance(current, list):
+            stack.extend((item, inside) for item in current if isinstance(item, (dict, list, str)))
+        elif isinstance(current, str) and _looks_like_json(current):
+            collect_text(current, found)
 
 
 def _looks_like_json(text: str) -> bool:
@@ -134,9 +169,14 @@ class Redactor:
 
     @classmethod
     def of_streams(
-        cls, streams: Iterable[AccumulatedStream], requests: Iterable[Any] = (), plain: Iterable[str] = ()
+        cls,
+        streams: Iterable[AccumulatedStream],
+        requests: Iterable[Any] = (),
+        plain: Iterable[str] = (),
+        found: dict[str, None] | None = None,
     ) -> Redactor:
-        found: dict[str, None] = {}
+        """The secrets ``found`` so far, then those of ``requests`` (values as written) and the streams."""
+        found = {} if found is None else found
         for body in requests:
             collect(body, found)
         for stream in streams:
@@ -153,13 +193,15 @@ class Redactor:
 
     @classmethod
     def of_report(cls, report: Report) -> Redactor:
-        from stream_doctor.capture.exchange import redact_body
-
+        found: dict[str, None] = {}
         plain: set[str] = set()
-        requests = (redact_body(turn.request.body, plain) for turn in report.turns if turn.request is not None)
+        seen: set[tuple[int, bool]] = set()  # a session's requests share their history: each part is read once
+        for turn in report.turns:
+            if turn.request is not None:
+                collect_body(turn.request.body, found, plain, seen)
         values = (_as_written(frame, plain) for frame, _event in report.events)
         streams = [turn.stream for turn in report.turns] or [report.stream]
-        return cls.of_streams(streams, chain(requests, values), plain)
+        return cls.of_streams(streams, values, plain, found)
 
     @classmethod
     def of_capture(cls, capture: Capture, streams: Iterable[AccumulatedStream]) -> Redactor:

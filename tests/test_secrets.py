@@ -16,6 +16,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stream_doctor.check.run import execute, prepare
 from stream_doctor.convert import convert
@@ -295,3 +297,38 @@ def test_a_short_credential_in_a_request_body_is_written_redacted_too(tmp_path: 
     assert redacted(replay(str(path), Options())).turns[0].request.body["token"] == "[redacted]"  # type: ignore[union-attr]
     written = [orjson.loads(line) for line in convert(str(path), Options()).splitlines()]
     assert written[1]["body"] == {"model": "m", "token": "[redacted]", "messages": [{"role": "user", "content": "hi"}]}
+
+
+_KEYS = st.sampled_from(["api_key", "token", "input", "args", "type", "text", "content", "name", "password"])
+_SCALARS = st.one_of(
+    st.sampled_from(["sk-value-1", "tool_use", "function", "", "[redacted]", '{"token": "sk-in-json"}', "ab"]),
+    st.integers(-2, 123456789),
+    st.booleans(),
+    st.none(),
+)
+_BODIES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_BODIES, min_size=1, max_size=3))
+def test_a_reports_secrets_are_found_in_the_bodies_as_the_writer_writes_them(bodies: list[object]) -> None:
+    """``collect_body`` (no copy, each shared part once) finds what ``collect`` finds in each body as
+    ``redact_body`` writes it, in the same order (the labels' numbers), and the values it replaces."""
+    from stream_doctor.capture.exchange import redact_body
+    from stream_doctor.redaction import collect, collect_body
+
+    bodies = bodies + [bodies[0]]  # a body again: its parts are the same objects
+    found: dict[str, None] = {}
+    plain: set[str] = set()
+    seen: set[tuple[int, bool]] = set()
+    expected: dict[str, None] = {}
+    replaced: set[str] = set()
+    for body in bodies:
+        collect_body(body, found, plain, seen)
+        collect(redact_body(body, replaced), expected)
+    assert list(found) == list(expected)
+    assert plain == replaced

@@ -30,6 +30,7 @@ import orjson
 from stream_doctor import jsontext
 from stream_doctor.capture.base import KEPT_BODIES, Body, Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, body_too_big, check_count, decoded_body_cap
+from stream_doctor.capture.repeats import Repeats
 from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
@@ -124,10 +125,10 @@ def redact_body(body: Any, replaced: set[str] | None = None) -> Any:
     while stack:  # iterative: a body may nest as deep as the JSON parser allows
         current = stack.pop()
         if isinstance(current, dict):
-            tool_block = isinstance(current.get("type"), str) and "tool" in current["type"]
+            tool_block = is_tool_block(current)
             for name, value in current.items():
                 if isinstance(value, (dict, list)):
-                    if name in _TOOL_INPUT_KEYS and (tool_block or name == "args"):
+                    if is_tool_input(name, tool_block):
                         continue
                     current[name] = inner = _shallow(value)
                     stack.append(inner)
@@ -141,6 +142,17 @@ def redact_body(body: Any, replaced: set[str] | None = None) -> Any:
                     current[index] = inner = _shallow(item)
                     stack.append(inner)
     return copy
+
+
+def is_tool_block(block: dict[Any, Any]) -> bool:
+    """Whether a body's object is a tool block (``tool_use``, ``server_tool_use`` …), whose ``input`` is a tool's."""
+    kind = block.get("type")
+    return isinstance(kind, str) and "tool" in kind
+
+
+def is_tool_input(name: Any, tool_block: bool) -> bool:
+    """Whether the field ``name`` of an object (a tool block or not) holds a tool call's input, left as sent."""
+    return name in _TOOL_INPUT_KEYS and (tool_block or name == "args")
 
 
 def redact_request(record: Any, replaced: set[str] | None = None) -> Any:
@@ -378,6 +390,7 @@ class Exchanges:
     count: int = 0  # frames added so far (``frames`` may have been taken away a turn at a time)
     #: what the bodies' expansions may still make; a reader starts it after the file's own bytes (``Budget(used=…)``)
     budget: Budget = field(default_factory=Budget)
+    repeats: Repeats = field(default_factory=Repeats)  # the requests' repeated history, kept once
 
     def add(
         self,
@@ -399,6 +412,7 @@ class Exchanges:
         if exchange.skipped is not None:
             return
         number = exchange.number
+        self.repeats.share(request.get("body"))
         data = jsontext.dumps(request, default=str)
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
         self.count += 1
