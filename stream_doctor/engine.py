@@ -392,7 +392,7 @@ def _reported(
         across = diagnose_conversation(conversation_of(path, adapter.name, turns, options), options)
     timeline = joined(timelines) if timelines else NO_TIMELINE
     note = execution_note(turns, options)
-    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline, note)
+    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline, note, requests.counts)
     if profiles:
         from stream_doctor.clients.extras import attach
 

@@ -184,3 +184,22 @@ def test_request_of_answers_the_known_facts_only_for_that_very_body() -> None:
     with known(equal_copy, made_up):  # an equal body is not that body: its facts are read from it
         assert request_of(stream) == parse("anthropic", body) and request_of(stream) is not made_up
     assert request_of(stream).not_lists == ("tools",)
+
+
+def test_statistics_say_how_the_requests_were_read(tmp_path: Any) -> None:
+    """``--statistics`` counts the requests read for what is new and those read whole, of which edited
+    (History's counts); a capture with no request says nothing of requests."""
+    from typer.testing import CliRunner
+
+    from stream_doctor.cli import app
+
+    summarised = [{"role": "user", "content": "a summary of the notes so far"}]
+    capture = tmp_path / "edited.jsonl"
+    capture.write_bytes(_session_with("anthropic", 4, (3, "messages", summarised)))
+    result = CliRunner().invoke(app, ["replay", str(capture), "--statistics", "--width", "100"])
+    assert result.exit_code == 0, result.output
+    # request 1 whole; 2 extends 1; 3 sends a summary (edited); 4 the full history again (edited)
+    assert "requests read for what is new: 1; read whole: 3 (2 edited)" in result.output
+    for single in ("fixtures/anthropic/one_call.sse", "fixtures/anthropic/empty_input_bug.jsonl"):  # no request, one
+        result = CliRunner().invoke(app, ["replay", single, "--statistics"])
+        assert result.exit_code in (0, 1) and "requests read" not in result.output
