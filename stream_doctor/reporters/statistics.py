@@ -8,6 +8,7 @@ import orjson
 
 from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _text
+from stream_doctor.reporters._page import Page
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
@@ -41,7 +42,7 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
     return _text.finish(page.text(), options)
 
 
-def _requests_read(report: Report | CheckResult, page: _text.Page) -> None:
+def _requests_read(report: Report | CheckResult, page: Page) -> None:
     """How a conversation's requests were read: each for what is new, or whole (``requests.History``).
     Said of a conversation only: a capture of one request has nothing to read it against."""
     read = report.requests_read if isinstance(report, Report) else None
