@@ -22,6 +22,7 @@ from stream_doctor import jsontext
 from stream_doctor.capture import load
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import VERSION
+from stream_doctor.capture.exchange import redact_body
 from stream_doctor.conversation.build import Section, split
 from stream_doctor.engine import session_adapter
 from stream_doctor.gcpause import no_gc
@@ -174,7 +175,8 @@ def _record(frame: Frame) -> dict[str, Any]:
         for key in _REQUEST_KEYS:
             if source.get(key) is not None:
                 record[key] = source[key]
-        body = record.get("body")
+        body = redact_body(record.get("body"))  # read as sent (the rules compare it), written redacted
+        record["body"] = body
         if not isinstance(body, dict):
             record["body"] = {}  # the envelope wants an object; a body that was not JSON says nothing we use
             if body is not None:

@@ -28,6 +28,7 @@ from stream_doctor.options import Options
 from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES
 from stream_doctor.providers.base import Adapter
 from stream_doctor.report import Report, Source
+from stream_doctor.rules.requested import known
 from stream_doctor.stages import (
     Kept,
     RunError,
@@ -396,7 +397,9 @@ def _reported(
     requests = RequestReader(adapter.name)
     for section, (stream, kept) in zip(sections, replayed, strict=True):
         request = request_info(section)
-        findings = diagnose(stream, options)
+        turn_facts = requests.facts(request)
+        with known(None if request is None else request.body, turn_facts):
+            findings = diagnose(stream, options)
         if profiles:
             # an SSE body cut inside its last event: the libraries' SSE decoders never dispatch it
             cut_last = kept.sse and not section.ended_cleanly
@@ -405,7 +408,6 @@ def _reported(
             reviews.append((len(turns), turn_reviews))
             findings = diagnose_clients(turn_reviews, findings, options)
         status = section.status
-        turn_facts = requests.facts(request)
         turns.append(Turn(section.number, section.interaction, request, turn_facts, stream, findings, status))
         events += kept.events or ()
         if kept.rows is not None:
@@ -415,7 +417,7 @@ def _reported(
         across = diagnose_conversation(conversation_of(path, adapter.name, turns, options), options)
     timeline = joined(timelines) if timelines else NO_TIMELINE
     note = execution_note(turns, options)
-    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline, note)
+    report = Report.build(tuple(turns), across, options, tuple(events), source, timeline, note, requests.counts)
     if profiles:
         from stream_doctor.clients.extras import attach
 

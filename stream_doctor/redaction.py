@@ -1,8 +1,10 @@
 """What no output may show: the credential values a capture carries where the analysis needs them real.
 
-Reading a capture already replaces what the diagnosis never compares (credential headers, keys in
-URLs, credential fields of a request body outside its tool inputs) by ``[redacted]``
-(``capture/exchange.py``). What is left must stay real while the rules run, since they compare it:
+Reading a capture already replaces credential headers and keys in URLs by ``[redacted]``
+(``capture/exchange.py``); the credential fields of a request body outside its tool inputs are
+replaced by ``[redacted]`` where something is written (``capture.exchange.redact_body``: the
+envelope ``convert`` writes, and every report, through ``walk``). What is left must stay real while
+the rules run, since they compare it:
 a tool call's streamed input, the same input echoed in the next request's history (SD609), the
 input an application executed (SD103), tool results, and the events of the response. A field named
 like a credential (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``,
@@ -76,6 +78,42 @@ def collect(value: Any, found: dict[str, None]) -> None:
             collect_text(current, found, stack)
 
 
+def collect_body(body: Any, found: dict[str, None], plain: set[str], seen: set[tuple[int, bool]]) -> None:
+    """What ``collect`` finds in ``body`` as a writer writes it (``capture.exchange.redact_body``),
+    without copying it: a credential field outside tool inputs is written ``[redacted]``, so its
+    value goes to ``plain``; what is left is looked into as ``collect`` does. A container already
+    in ``seen`` (and so its secrets) is passed over."""
+    from stream_doctor.capture.exchange import is_tool_block, is_tool_input, redact_body
+
+    if isinstance(body, str):
+        collect(redact_body(body), found)
+        return
+    stack: list[tuple[Any, bool]] = [(body, False)]  # a value, and whether it is in a tool's input
+    while stack:
+        current, inside = stack.pop()
+        if isinstance(current, (dict, list)):
+            if (id(current), inside) in seen:
+                continue
+            seen.add((id(current), inside))
+        if isinstance(current, dict):
+            tool_block = not inside and is_tool_block(current)
+            for name, item in current.items():
+                if is_secret_field(name) and not isinstance(item, (dict, list)):
+                    if inside:
+                        secret = _scalar_secret(item)
+                        if secret is not None:
+                            found.setdefault(secret, None)
+                    elif item not in (None, "", True, False):
+                        plain.add(str(item))
+                        continue
+                if isinstance(item, (dict, list, str)):
+                    stack.append((item, inside or is_tool_input(name, tool_block)))
+        elif isinstance(current, list):
+            stack.extend((item, inside) for item in current if isinstance(item, (dict, list, str)))
+        elif isinstance(current, str) and _looks_like_json(current):
+            collect_text(current, found)
+
+
 def _looks_like_json(text: str) -> bool:
     if len(text) < 2 or len(text) > _MAX_EMBEDDED:
         return False
@@ -103,9 +141,16 @@ def collect_text(text: str, found: dict[str, None], stack: list[Any] | None = No
 class Redactor:
     """Replaces each secret value by ``[redacted:N]`` in text, JSON values, calls and whole reports."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], plain: Iterable[str] = ()) -> None:
+        """``secrets`` are numbered; ``plain`` (a request body's credential fields, which a writer
+        writes as ``[redacted]``) read ``[redacted]`` wherever else they appear (an envelope's line)."""
         ordered = list(dict.fromkeys(s for s in secrets if len(s) >= MIN_LENGTH))
         self.labels = {secret: f"[redacted:{number}]" for number, secret in enumerate(ordered, 1)}
+        plain = sorted(plain)
+        for secret in plain:
+            if len(secret) >= MIN_LENGTH and secret != REDACTED:
+                self.labels.setdefault(secret, REDACTED)
+        self._fields = bool(plain)  # credential fields to mask, even with no value long enough to look for
         forms: dict[str, str] = {}
         for secret, label in self.labels.items():
             forms[secret] = label
@@ -118,13 +163,20 @@ class Redactor:
         self._fragment_at: dict[tuple[Pos, str], str] = {}  # (event position, fragment) -> masked fragment
 
     def __bool__(self) -> bool:
-        return bool(self.labels)
+        return bool(self.labels) or self._fields
 
     # -- finding the secrets ---------------------------------------------------------------------
 
     @classmethod
-    def of_streams(cls, streams: Iterable[AccumulatedStream], requests: Iterable[Any] = ()) -> Redactor:
-        found: dict[str, None] = {}
+    def of_streams(
+        cls,
+        streams: Iterable[AccumulatedStream],
+        requests: Iterable[Any] = (),
+        plain: Iterable[str] = (),
+        found: dict[str, None] | None = None,
+    ) -> Redactor:
+        """The secrets ``found`` so far, then those of ``requests`` (values as written) and the streams."""
+        found = {} if found is None else found
         for body in requests:
             collect(body, found)
         for stream in streams:
@@ -137,18 +189,24 @@ class Redactor:
                     collect_text(call.raw_arguments, found)
             for execution in stream.executions:
                 collect(execution.input, found)
-        return cls(found)
+        return cls(found, plain)
 
     @classmethod
     def of_report(cls, report: Report) -> Redactor:
-        requests = [turn.request.body for turn in report.turns if turn.request is not None]
-        requests += [frame.value for frame, _event in report.events]
+        found: dict[str, None] = {}
+        plain: set[str] = set()
+        seen: set[tuple[int, bool]] = set()  # a session's requests share their history: each part is read once
+        for turn in report.turns:
+            if turn.request is not None:
+                collect_body(turn.request.body, found, plain, seen)
+        values = (_as_written(frame, plain) for frame, _event in report.events)
         streams = [turn.stream for turn in report.turns] or [report.stream]
-        return cls.of_streams(streams, requests)
+        return cls.of_streams(streams, values, plain, found)
 
     @classmethod
     def of_capture(cls, capture: Capture, streams: Iterable[AccumulatedStream]) -> Redactor:
-        return cls.of_streams(streams, [frame.value for frame in capture.frames])
+        plain: set[str] = set()
+        return cls.of_streams(streams, (_as_written(frame, plain) for frame in capture.frames), plain)
 
     # -- masking ---------------------------------------------------------------------------------
 
@@ -348,6 +406,14 @@ class Redactor:
                     frame = by_place.get((pos.line, pos.offset, pos.number))
                     if old != new and frame is not None:
                         frame.value = _replace_string(frame.value, old, new)
+
+
+def _as_written(frame: Frame, plain: set[str]) -> Any:
+    """A frame's value as a writer writes it: a request's credential fields are ``[redacted]`` there
+    (``capture.exchange.redact_body``), so they are not values to number; they go to ``plain``."""
+    from stream_doctor.capture.exchange import redact_request
+
+    return redact_request(frame.value, plain) if frame.kind == "request" else frame.value
 
 
 #: Dataclasses that hold no capture content (options, positions, protocol facts): never rebuilt.

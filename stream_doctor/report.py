@@ -34,7 +34,7 @@ from stream_doctor.timeline import NO_TIMELINE, Timeline
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.capture.base import Frame
-    from stream_doctor.conversation.model import Turn
+    from stream_doctor.conversation.model import RequestsRead, Turn
     from stream_doctor.events import Event
     from stream_doctor.options import Options
 
@@ -112,6 +112,8 @@ class Report:
     # Why the execution checks did not run (NO_EXECUTIONS_NOTE), set by the engine when the capture has
     # calls the application would run, records nothing it ran, and SD1xx are selected; else None.
     execution_note: str | None = None
+    # How the engine read the turns' requests (``--statistics`` says it); None: no request was recorded.
+    requests_read: RequestsRead | None = None
 
     @classmethod
     def build(
@@ -123,6 +125,7 @@ class Report:
         source: Source | None = None,
         timeline: Timeline = NO_TIMELINE,
         execution_note: str | None = None,
+        requests_read: RequestsRead | None = None,
     ) -> Report:
         """The report of a replay: every turn's findings and the conversation's, in one stable order."""
         found = [f for turn in turns for f in turn.findings]
@@ -130,7 +133,17 @@ class Report:
             findings = turns[0].findings  # already sorted
         else:
             findings = tuple(sorted([*found, *conversation_findings], key=lambda f: f.sort_key))
-        return cls(turns[-1].stream, findings, options, events, timeline, turns, source, execution_note=execution_note)
+        return cls(
+            turns[-1].stream,
+            findings,
+            options,
+            events,
+            timeline,
+            turns,
+            source,
+            execution_note=execution_note,
+            requests_read=requests_read,
+        )
 
     # -- calls and their selection -------------------------------------------------------------
 

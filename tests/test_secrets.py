@@ -14,7 +14,10 @@ import re
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stream_doctor.check.run import execute, prepare
 from stream_doctor.convert import convert
@@ -228,3 +231,104 @@ def test_the_pytest_plugin_prints_no_planted_secret(tmp_path: Path) -> None:
         _assert_clean(str(failed.value), list(SECRETS), f"assert_clean({name}) failing")
         assert "[redacted:" in str(failed.value) or name == "planted.har"
     assert doctor.replay(paths["planted_openai.har"]).calls[0].arguments["token"] == "tk-openai-stream-args"
+
+
+# -- a request body is read as sent and redacted where something is written ------------------------
+
+
+@pytest.mark.parametrize("name", ["planted.har", "planted.yaml", "planted_envelope.jsonl"])
+def test_the_request_body_is_read_as_sent_and_every_writer_redacts_it(tmp_path: Path, name: str) -> None:
+    """The rules (and the library API) see a request body's credential fields as sent; the report
+    every format renders, and the envelope ``convert`` writes, show ``[redacted]`` in their place."""
+    from stream_doctor.redaction import redacted
+    from tests.planted_secrets import BODY_CREDENTIALS
+
+    path = {p.name: p for p in _planted(tmp_path)}[name]
+    report = replay(str(path), Options(keep_events=True))
+    body = report.turns[0].request.body  # type: ignore[union-attr]
+    assert body["api_key"] == BODY_CREDENTIALS["api_key"]  # real while the analysis runs
+    shown = redacted(report).turns[0].request.body  # type: ignore[union-attr]
+    assert shown["api_key"] == "[redacted]" and shown["metadata"]["client"]["token"] == "[redacted]"
+    assert shown["metadata"]["client"].keys() == body["metadata"]["client"].keys()  # the near miss: only values go
+    assert body["api_key"] == BODY_CREDENTIALS["api_key"]  # masking the report did not write into the replay's body
+    written = [orjson.loads(line) for line in convert(str(path), Options()).splitlines()]
+    (request,) = [record for record in written if record["sd"] == "request"][:1]
+    assert request["body"]["api_key"] == "[redacted]" and request["body"]["model"] == body["model"]
+
+
+def test_minimize_and_fixture_write_no_planted_secret(tmp_path: Path) -> None:
+    """A HAR file is minimized as an envelope (``convert``), with the request history the kept SD609
+    needs: what ``minimize`` returns and what ``fixture`` writes (the capture and its test) hold no
+    planted secret, request body credentials included."""
+    from typer.testing import CliRunner
+
+    from stream_doctor import api
+    from stream_doctor.cli import app
+    from tests.planted_secrets import SECRETS
+
+    path = {p.name: p for p in _planted(tmp_path)}["planted_openai.har"]
+    minimized = api.minimize(str(path), "SD609", max_seconds=30)
+    assert minimized.converted and b'"sd":"request"' in minimized.data
+    _assert_clean(minimized.data, list(SECRETS), "minimize")
+    out = tmp_path / "fixtures" / "leak.jsonl"
+    out.parent.mkdir()
+    result = CliRunner().invoke(app, ["fixture", str(path), "--keep", "SD609", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    for written in out.parent.iterdir():
+        _assert_clean(written.read_bytes(), list(SECRETS), f"fixture: {written.name}")
+    _assert_clean(result.output, list(SECRETS), "fixture's summary")
+
+
+def test_a_short_credential_in_a_request_body_is_written_redacted_too(tmp_path: Path) -> None:
+    """Values under four characters are no secret to look for in text (``redaction.MIN_LENGTH``), so
+    only the writer's own pass over the body (``redact_body``) keeps one out of a written envelope."""
+    from stream_doctor.redaction import redacted
+
+    records = [
+        {"sd": "header", "version": 1, "provider": "anthropic"},
+        {"sd": "request", "method": "POST", "url": "https://api.anthropic.com/v1/messages",
+         "body": {"model": "m", "token": "ab1", "messages": [{"role": "user", "content": "hi"}]}},
+        {"sd": "event", "data": {"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}}},
+        {"sd": "event", "data": {"type": "message_stop"}},
+    ]  # fmt: skip
+    path = tmp_path / "short.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    assert replay(str(path), Options()).turns[0].request.body["token"] == "ab1"  # type: ignore[union-attr]
+    assert redacted(replay(str(path), Options())).turns[0].request.body["token"] == "[redacted]"  # type: ignore[union-attr]
+    written = [orjson.loads(line) for line in convert(str(path), Options()).splitlines()]
+    assert written[1]["body"] == {"model": "m", "token": "[redacted]", "messages": [{"role": "user", "content": "hi"}]}
+
+
+_KEYS = st.sampled_from(["api_key", "token", "input", "args", "type", "text", "content", "name", "password"])
+_SCALARS = st.one_of(
+    st.sampled_from(["sk-value-1", "tool_use", "function", "", "[redacted]", '{"token": "sk-in-json"}', "ab"]),
+    st.integers(-2, 123456789),
+    st.booleans(),
+    st.none(),
+)
+_BODIES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_BODIES, min_size=1, max_size=3))
+def test_a_reports_secrets_are_found_in_the_bodies_as_the_writer_writes_them(bodies: list[object]) -> None:
+    """``collect_body`` (no copy, each shared part once) finds what ``collect`` finds in each body as
+    ``redact_body`` writes it, in the same order (the labels' numbers), and the values it replaces."""
+    from stream_doctor.capture.exchange import redact_body
+    from stream_doctor.redaction import collect, collect_body
+
+    bodies = bodies + [bodies[0]]  # a body again: its parts are the same objects
+    found: dict[str, None] = {}
+    plain: set[str] = set()
+    seen: set[tuple[int, bool]] = set()
+    expected: dict[str, None] = {}
+    replaced: set[str] = set()
+    for body in bodies:
+        collect_body(body, found, plain, seen)
+        collect(redact_body(body, replaced), expected)
+    assert list(found) == list(expected)
+    assert plain == replaced

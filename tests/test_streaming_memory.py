@@ -97,3 +97,24 @@ def test_ten_times_the_frames_peak_within_a_few_mb(name: str, build, frames: int
     small, large = peaks
     assert sizes[1] - sizes[0] > 15 << 20  # the file grew by more than 15 MB
     assert large - small < MARGIN_KB, (small, large)
+
+
+def test_a_sessions_peak_grows_at_most_twice_its_bytes(tmp_path: Path) -> None:
+    """An agent session's requests repeat their history, so its bytes grow with the square of its
+    turns: read piece by piece with each repeated item kept once, three times the turns (about
+    eight times the bytes) add at most twice the added bytes to the peak. (Read whole with every
+    request kept parsed, as before, the peak grew by nine times the file.)"""
+    from benchmarks.sessions import session
+
+    peaks, sizes = [], []
+    for turns in (100, 300):
+        path = tmp_path / f"session-{turns}.jsonl"
+        path.write_bytes(session("anthropic", turns))
+        sizes.append(path.stat().st_size)
+        ran = run_cli("replay", str(path), "--format", "json")
+        assert ran.code == 0, ran.err
+        assert len(json.loads(ran.out)["turns"]) == turns
+        peaks.append(ran.peak_kb)
+    grown_kb = (sizes[1] - sizes[0]) >> 10
+    assert grown_kb > 12 << 10  # the file grew by more than 12 MB
+    assert peaks[1] - peaks[0] < 2 * grown_kb, (peaks, sizes)

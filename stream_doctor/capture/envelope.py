@@ -109,19 +109,22 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
 
 
 def _redacted(record: dict[str, Any], line: bytes) -> tuple[dict[str, Any], bytes]:
-    """A request record with its credentials redacted (URL, headers, body fields), as HAR files and
-    cassettes are: an envelope written by hand or by another tool may carry them."""
+    """A request record with the credentials of its URL and headers redacted, as HAR files' and
+    cassettes' are: an envelope written by hand or by another tool may carry them. Its body is kept
+    as sent (see ``capture/exchange.py``); the line is written again only when the record changed."""
     from stream_doctor import jsontext
-    from stream_doctor.capture.exchange import redact_body, redact_headers, redact_url
+    from stream_doctor.capture.exchange import redact_headers, redact_url
 
-    before = jsontext.dumps(record)
-    if isinstance(record.get("url"), str):
-        record["url"] = redact_url(record["url"])
-    if isinstance(record.get("headers"), dict):
-        record["headers"] = redact_headers(record["headers"].items())
-    record["body"] = redact_body(record["body"])
-    after = jsontext.dumps(record)
-    return record, line if after == before else after
+    changed = False
+    url = record.get("url")
+    if isinstance(url, str):
+        record["url"] = redact_url(url)
+        changed = record["url"] != url
+    headers = record.get("headers")
+    if isinstance(headers, dict):
+        record["headers"] = redact_headers(headers.items())
+        changed = changed or record["headers"] != headers
+    return record, jsontext.dumps(record) if changed else line
 
 
 #: Problems that mean the capture ends inside a frame (see ``problems_of``).

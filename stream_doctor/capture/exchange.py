@@ -6,12 +6,15 @@ same inner readers a bare capture uses (SSE, JSONL, JSON array, AWS event stream
 readers number their frames and lines from the start of the body; ``rebase`` moves each position
 into the original file through a ``BodyPlace``, and tags it with the interaction.
 
-Secrets never get past this module: ``Authorization``, ``x-api-key``, cookies and the like are
-replaced by ``[redacted]`` at read time, and so are keys in URLs (``&`` or ``;`` separated, and
-user-info, which becomes ``redacted@host`` so the URL stays valid) and credential fields at any
-depth of a request body (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``,
-``authorization`` …), so no report or converted envelope can print them. What rules compare (tool
-inputs and results, events) is kept real here and masked in every output (``redaction.py``).
+Credentials in the request line and headers never get past this module: ``Authorization``,
+``x-api-key``, cookies and the like are replaced by ``[redacted]`` at read time, and so are keys in
+URLs (``&`` or ``;`` separated, and user-info, which becomes ``redacted@host`` so the URL stays
+valid). A request body is kept as sent: the rules compare it, and walking every body of a long
+session for secrets would cost as much as reading it. Its credential fields at any depth
+(``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``, ``authorization`` …, outside
+tool inputs) are replaced where something is written (``redact_body``: ``convert``'s envelope, the
+recorder), and every report is rendered through ``redaction.py``, which masks them and the values
+the rules compare (tool inputs and results, events).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import orjson
 from stream_doctor import jsontext
 from stream_doctor.capture.base import KEPT_BODIES, Body, Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, body_too_big, check_count, decoded_body_cap
+from stream_doctor.capture.repeats import Repeats
 from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
@@ -106,26 +110,61 @@ _TOOL_INPUT_KEYS = frozenset({"input", "args"})
 _FORM = re.compile(r"[^\s=&;]+=[^\s&;]*(?:[&;][^\s=&;]+=[^\s&;]*)*")
 
 
-def redact_body(body: Any) -> Any:
-    """A request body with credential fields replaced by ``[redacted]`` at any depth (in place for JSON
-    containers; a form-encoded text body is redacted like a query string)."""
+def redact_body(body: Any, replaced: set[str] | None = None) -> Any:
+    """A copy of a request body with credential fields replaced by ``[redacted]`` at any depth (a
+    form-encoded text body is redacted like a query string): what a writer writes. The body itself is
+    left as read, since the rules compare its values and a session's requests share their history's
+    items; a tool input (never written into) is shared by the copy, not copied. ``replaced`` collects
+    the values of the fields replaced (as text), for a report to mask wherever else they appear."""
     if isinstance(body, str):
         return redact_query(body) if _FORM.fullmatch(body.strip()) else redact_text(body)
-    stack = [body]
+    if not isinstance(body, (dict, list)):
+        return body
+    copy = _shallow(body)
+    stack = [copy]
     while stack:  # iterative: a body may nest as deep as the JSON parser allows
         current = stack.pop()
         if isinstance(current, dict):
-            tool_block = isinstance(current.get("type"), str) and "tool" in current["type"]
+            tool_block = is_tool_block(current)
             for name, value in current.items():
                 if isinstance(value, (dict, list)):
-                    if name in _TOOL_INPUT_KEYS and (tool_block or name == "args"):
+                    if is_tool_input(name, tool_block):
                         continue
-                    stack.append(value)
+                    current[name] = inner = _shallow(value)
+                    stack.append(inner)
                 elif isinstance(name, str) and is_secret_field_name(name) and value not in (None, "", True, False):
                     current[name] = REDACTED
-        elif isinstance(current, list):
-            stack.extend(item for item in current if isinstance(item, (dict, list)))
-    return body
+                    if replaced is not None:
+                        replaced.add(str(value))
+        else:
+            for index, item in enumerate(current):
+                if isinstance(item, (dict, list)):
+                    current[index] = inner = _shallow(item)
+                    stack.append(inner)
+    return copy
+
+
+def is_tool_block(block: dict[Any, Any]) -> bool:
+    """Whether a body's object is a tool block (``tool_use``, ``server_tool_use`` …), whose ``input`` is a tool's."""
+    kind = block.get("type")
+    return isinstance(kind, str) and "tool" in kind
+
+
+def is_tool_input(name: Any, tool_block: bool) -> bool:
+    """Whether the field ``name`` of an object (a tool block or not) holds a tool call's input, left as sent."""
+    return name in _TOOL_INPUT_KEYS and (tool_block or name == "args")
+
+
+def redact_request(record: Any, replaced: set[str] | None = None) -> Any:
+    """A request frame's value (a HAR or cassette request, an envelope request record) as a writer
+    writes it: its body through ``redact_body`` (its URL and headers were redacted as they were read)."""
+    if isinstance(record, dict) and "body" in record:
+        return {**record, "body": redact_body(record["body"], replaced)}
+    return record
+
+
+def _shallow(value: dict[Any, Any] | list[Any]) -> dict[Any, Any] | list[Any]:
+    return dict(value) if isinstance(value, dict) else list(value)
 
 
 def text_of(value: Any) -> str:
@@ -351,6 +390,7 @@ class Exchanges:
     count: int = 0  # frames added so far (``frames`` may have been taken away a turn at a time)
     #: what the bodies' expansions may still make; a reader starts it after the file's own bytes (``Budget(used=…)``)
     budget: Budget = field(default_factory=Budget)
+    repeats: Repeats = field(default_factory=Repeats)  # the requests' repeated history, kept once
 
     def add(
         self,
@@ -373,8 +413,7 @@ class Exchanges:
             return
         exchange.coding = encoding or recorded_encoding
         number = exchange.number
-        if "body" in request:
-            request["body"] = redact_body(request["body"])
+        self.repeats.share(request.get("body"))
         data = jsontext.dumps(request, default=str)
         self.frames.append(Frame(exchange.pos, data, request, kind="request", interaction=number))
         self.count += 1

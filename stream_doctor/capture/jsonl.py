@@ -19,6 +19,7 @@ from stream_doctor.capture._text import BOM, json_error, split_lines, uniform_li
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import line_cut
 from stream_doctor.capture.limits import check_bound, line_bound
+from stream_doctor.capture.repeats import Repeats
 from stream_doctor.gcpause import no_gc
 
 # A first line longer than the sniffing head is cut; its start is all there is to go on.
@@ -303,6 +304,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
     to_frame = envelope.to_frame
     problems_of = envelope.problems_of
     problems = capture.problems
+    repeats = Repeats()  # a session's requests repeat their history: parsed, it is kept once
     first = True
     read = _Lines()
     for lines, starts in read.pieces(pieces):
@@ -333,7 +335,10 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
                     problems += problems_of(record, where)
                     continue
             first = False
-            frames.append(to_frame(record, line, where))
+            frame = to_frame(record, line, where)
+            if frame.kind == "request":
+                repeats.share(record["body"])
+            frames.append(frame)
             if type(record) is dict and "problems" in record:
                 problems += problems_of(record, where)
         if read.advance(len(lines), frames):

@@ -18,7 +18,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import Capture, Exchange, Frame, InputProblem, Pos, keep_file_body
+from stream_doctor.capture.base import KEPT_BODIES, Capture, Exchange, Frame, InputProblem, Pos, keep_file_body
 from stream_doctor.capture.chunks import Origin, pieces
 from stream_doctor.capture.runs import RunForm, RunReading
 
@@ -67,7 +67,13 @@ class Streamed:
             reading.form, reading.pending = form, False
 
     def whole(self) -> Capture:
-        """The capture read whole by the reader's ``read`` (the bytes read again when frames were taken)."""
+        """The capture read whole by the reader's ``read`` (the bytes read again when frames were taken).
+
+        An envelope of several turns (an agent session, whose bytes grow with the square of its turns)
+        is read piece by piece instead, into the same frames: joined, its bytes would be held whole
+        beside the lines its frames keep, twice the file before anything is parsed."""
+        if self.reader.name == "envelope" and KEPT_BODIES.get() is None:
+            return self._gathered()
         chunks, self._chunks = self._chunks, None
         if chunks is None:
             chunks = self.origin.chunks()
@@ -79,6 +85,20 @@ class Streamed:
             _limits.CURRENT.reset(token)
         capture.compressed = self.origin.compressed
         keep_file_body(capture, data)
+        return capture
+
+    def _gathered(self) -> Capture:
+        """Every frame in one list, read as ``frames`` reads them (the file read again from its start)."""
+        chunks, self._chunks = self._chunks, None
+        again = Streamed(
+            self.origin, self.reader, self.capture.path, chunks if chunks is not None else self.origin.chunks()
+        )
+        again.one_turn = False
+        frames: list[Frame] = []
+        for batch in again._batches():
+            frames += batch
+        capture = again.capture
+        capture.frames = frames
         return capture
 
     def duration(self) -> float | None:

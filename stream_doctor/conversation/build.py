@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
-from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, ToolDef
+from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, RequestsRead, ToolDef
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.requests import History
@@ -134,6 +134,11 @@ class RequestReader:
 
             self.history = History(self.provider)
         return self.history.parse(request.body)
+
+    @property
+    def counts(self) -> RequestsRead | None:
+        """How the requests were read; None when there was none."""
+        return None if self.history is None else self.history.counts
 
 
 def load_tools(path: str) -> dict[str, ToolDef]:

@@ -95,6 +95,17 @@ class RequestFacts:
 NO_FACTS = RequestFacts("unknown")
 
 
+@dataclass(frozen=True, slots=True)
+class RequestsRead:
+    """How a conversation's requests were read (``requests.History``): ``extended`` from their first new
+    item (they repeated the previous request's history), ``whole`` the others, ``edited`` those of them
+    whose history did not start with the previous request's (a summarised or truncated context)."""
+
+    extended: int
+    whole: int
+    edited: int
+
+
 @dataclass(frozen=True)
 class RequestInfo:
     """The request a turn sent: where it is in the capture, and its body as recorded (secrets redacted)."""

@@ -8,6 +8,7 @@ import orjson
 
 from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _text
+from stream_doctor.reporters._page import Page
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
@@ -18,6 +19,7 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
     rows = report.statistics
     if not rows:
         page.print(("No findings.", "green"))
+        _requests_read(report, page)
         return _text.finish(page.text(), options)
     count_width = max(len(f"{row.count:,}") for row in rows)
     code_width = max(len(row.code) for row in rows)
@@ -36,7 +38,18 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
     accepted = report.unreadable_accepted_words if not isinstance(report, Report) else None
     if accepted:
         page.print((accepted, "bold yellow"))
+    _requests_read(report, page)
     return _text.finish(page.text(), options)
+
+
+def _requests_read(report: Report | CheckResult, page: Page) -> None:
+    """How a conversation's requests were read: each for what is new, or whole (``requests.History``).
+    Said of a conversation only: a capture of one request has nothing to read it against."""
+    read = report.requests_read if isinstance(report, Report) else None
+    if read is not None and read.extended + read.whole > 1:
+        page.print(
+            f"requests read for what is new: {read.extended:,}; read whole: {read.whole:,} ({read.edited:,} edited)"
+        )
 
 
 def render_json(report: Report | CheckResult, options: RenderOptions) -> str:

@@ -144,3 +144,62 @@ def test_the_benchmark_sessions_are_clean_and_read_from_their_prefix(provider: s
         if record["sd"] == "request":
             history.parse(record["body"])
     assert (history.extended, history.whole, history.edited) == (3, 1, 0)
+
+
+def _session_with(provider: str, turns: int, edit: Any) -> bytes:
+    """A benchmark session whose request number ``edit``'s key is rewritten: ``edit`` is
+    ``(request number, key, value)``."""
+    number, key, value = edit
+    lines, seen = [], 0
+    for line in session(provider, turns).splitlines():
+        record = orjson.loads(line)
+        if record["sd"] == "request":
+            seen += 1
+            if seen == number:
+                record["body"][key] = value
+        lines.append(orjson.dumps(record))
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_stream_rules_read_the_facts_history_read(provider: str) -> None:
+    """A turn's stream rules judge it against its request's facts as the conversation reads them once
+    (History): a later request whose ``tools`` is no list is SD001 at that turn, not at the others."""
+    report = replay(_session_with(provider, 3, (3, "tools", 7)))
+    assert [(f.code, f.location.interaction) for f in report.findings if f.code == "SD001"] == [("SD001", 3)]
+    near_miss = replay(_session_with(provider, 3, (3, "tools", [])))  # a list, if empty: no finding
+    assert [f.code for f in near_miss.findings if f.code == "SD001"] == []
+
+
+def test_request_of_answers_the_known_facts_only_for_that_very_body() -> None:
+    from stream_doctor.rules.requested import known, request_of
+
+    data = _session_with("anthropic", 2, (2, "tools", 7))
+    stream = replay(data).turns[1].stream
+    body = stream.requests[-1]
+    made_up = parse("anthropic", {"messages": [], "tools": 7})
+    with known(body, made_up):
+        assert request_of(stream) is made_up
+    equal_copy = orjson.loads(orjson.dumps(body))
+    with known(equal_copy, made_up):  # an equal body is not that body: its facts are read from it
+        assert request_of(stream) == parse("anthropic", body) and request_of(stream) is not made_up
+    assert request_of(stream).not_lists == ("tools",)
+
+
+def test_statistics_say_how_the_requests_were_read(tmp_path: Any) -> None:
+    """``--statistics`` counts the requests read for what is new and those read whole, of which edited
+    (History's counts); a capture with no request says nothing of requests."""
+    from typer.testing import CliRunner
+
+    from stream_doctor.cli import app
+
+    summarised = [{"role": "user", "content": "a summary of the notes so far"}]
+    capture = tmp_path / "edited.jsonl"
+    capture.write_bytes(_session_with("anthropic", 4, (3, "messages", summarised)))
+    result = CliRunner().invoke(app, ["replay", str(capture), "--statistics", "--width", "100"])
+    assert result.exit_code == 0, result.output
+    # request 1 whole; 2 extends 1; 3 sends a summary (edited); 4 the full history again (edited)
+    assert "requests read for what is new: 1; read whole: 3 (2 edited)" in result.output
+    for single in ("fixtures/anthropic/one_call.sse", "fixtures/anthropic/empty_input_bug.jsonl"):  # no request, one
+        result = CliRunner().invoke(app, ["replay", single, "--statistics"])
+        assert result.exit_code in (0, 1) and "requests read" not in result.output

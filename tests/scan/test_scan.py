@@ -467,3 +467,22 @@ def test_a_batch_dask_gives_up_on_is_lost_rows_and_resume_scans_them(
         r["status"] == "lost" for r in rows
     )
     assert scan_findings("lost.parquet") == check_findings(("captures/anthropic",))
+
+
+def test_scan_tables_hold_no_planted_secret(cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A capture's request bodies are read as sent and redacted where something is written: the
+    findings and status tables and the summary of a folder of planted captures hold no secret."""
+    import pyarrow.parquet as pq
+
+    from tests import planted_secrets
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "planted"
+    folder.mkdir()
+    paths = planted_secrets.write_all(folder)
+    result = scan(ScanOptions(("planted",), out="out/f.parquet", scheduler=cluster))
+    assert result.scanned == len(paths)
+    rows = [*pq.read_table("out/f.parquet").to_pylist(), *pq.read_table("out/f.status.parquet").to_pylist()]
+    assert any(row.get("code") == "SD609" for row in rows)  # a finding that quotes a request's history
+    written = json.dumps(rows, default=str) + json.dumps(result.summary.to_dict())
+    assert [secret for secret in planted_secrets.SECRETS if secret in written] == []

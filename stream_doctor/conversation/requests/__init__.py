@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
-from stream_doctor.conversation.model import NO_FACTS, RequestFacts, ToolDef
+from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead, ToolDef
 from stream_doctor.conversation.requests import anthropic, bedrock, gemini, openai_chat, responses
 from stream_doctor.conversation.requests.common import listed
 
@@ -60,6 +60,10 @@ class History:
         self.extended = 0
         self.edited = 0
         self.whole = 0
+
+    @property
+    def counts(self) -> RequestsRead:
+        return RequestsRead(self.extended, self.whole, self.edited)
 
     def parse(self, body: Any) -> RequestFacts:
         """The same facts as ``parse(provider, body)``."""
