@@ -487,9 +487,9 @@ class Fed:
         return Capture("<body>", self.body.container, len(self.data), frames, ended_cleanly=self.body.ended_cleanly)
 
 
-def fed_sse(data: bytes, name: str) -> Fed:
-    """A bare SSE capture (its bytes are the body) and its replay."""
-    report = replay(data, keep_events=True, name=name)
+def fed_sse(data: bytes, name: str, provider: str | None = None) -> Fed:
+    """A bare SSE capture (its bytes are the body) and its replay (``provider``: forced, for a body too short to tell)."""
+    report = replay(data, keep_events=True, name=name, provider=provider)
     (body,) = load(name, None, data, bodies=True).bodies or [None]
     assert body is not None, f"{name} is no bare stream"
     events = tuple(event for _, event in report.events)
