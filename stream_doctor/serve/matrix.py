@@ -63,7 +63,7 @@ TIMEOUT = 60.0
 class CallRun:
     """One call the capture served, and what the application did with it under one variant."""
 
-    turn: int
+    turn: int | None  # None: an id the application sent back that no turn's stream carried
     call_id: str | None
     name: str | None
     outcome: Outcome
@@ -199,6 +199,10 @@ def _calls(judged: Judged, code: int | None) -> list[CallRun]:
             rule = by_call.get(call[0])
             outcome: Outcome = BY_RULE[rule] if rule is not None else "right-input" if answered else _not_run(code)
             calls.append(CallRun(turn.number, *call, outcome, rule))
+    carried = {call.call_id for call in calls}
+    # a verdict about an id the stream never carried (a rewritten id, a result for an id of the application's
+    # own) is a call run otherwise than the stream says too: its own entry, so it is never lost
+    calls += [CallRun(None, i, None, BY_RULE[rule], rule) for i, rule in by_call.items() if i not in carried]
     return calls
 
 

@@ -30,6 +30,8 @@ def _ran(row: Row) -> str:
 
 def _call(call: CallRun) -> str:
     rule = f" ({call.code})" if call.code else ""
+    if call.turn is None:
+        return f"{call.call_id}, an id no stream carried: {OUTCOMES[call.outcome]}{rule}"
     return f"turn {call.turn} {call.name or '?'} {call.call_id or ''}: {OUTCOMES[call.outcome]}{rule}"
 
 

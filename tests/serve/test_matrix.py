@@ -125,6 +125,7 @@ def test_help_lists_each_variant_with_its_sentence() -> None:
         cwd=ROOT,
         timeout=60,
     )
+
     def flat(text: str) -> str:  # the help's wrapping undone (it breaks lines after a hyphen too)
         return re.sub(r"-\s+", "-", " ".join(text.split()))
 
@@ -151,3 +152,37 @@ def test_serve_under_one_variant(tmp_path: Path) -> None:
     body = load_script(str(ROOT / CAPTURE)).turns[0].recorded.body
     assert f"served after {len(body)} of {len(body)} reads" in err
     assert process.returncode == 0 and "clean: the application sent back what it was served" in out
+
+
+DEMO = [sys.executable, "-W", "ignore"]
+#: the demo agents of tests/serve/apps on the real Python SDKs, each with the capture its first turn asks for
+AGENTS = {
+    "anthropic_agent.py": "fixtures/anthropic/parallel_calls.sse",
+    "openai_agent.py": "fixtures/openai/parallel_calls.sse",
+}
+
+
+@pytest.mark.parametrize("bug", [None, "start-placeholder", "index-keyed", "parse-each-fragment"])
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_the_demo_agents_buggy_caught_fixed_passing(agent: str, bug: str | None, tmp_path: Path) -> None:
+    """Each buggy agent's row names the variant and what it did (another input); its fixed twin's calls all ran
+    with the right input. (The agents' last request goes past the one-turn capture, so each exits 1 there.)"""
+    flags = ["--bug", bug] if bug else []
+    command = [*DEMO, f"tests/serve/apps/{agent}", "--tool", "get_weather", "--tool", "get_time", *flags]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "serve", AGENTS[agent], "--matrix", "--vary", "byte-per-read"]
+        + ["--format", "json", "--out", str(tmp_path), "--", *command],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        timeout=BOUND,
+    )
+    row = rows(done)["byte-per-read"]
+    outcomes = {call["outcome"] for call in row["calls"]}
+    if bug is None:
+        assert (done.returncode, outcomes, len(row["calls"])) == (0, {"right-input"}, 2), done.stdout
+    else:
+        assert (done.returncode, row["failing"]) == (1, True), done.stdout
+        assert "another-input" in outcomes
