@@ -24,6 +24,7 @@ pytest.importorskip("aiohttp")
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURE = "fixtures/conversations/anthropic_echo_empty_input.yaml"
+PAGE = (ROOT / "docs/prove-the-fix.md").read_text(encoding="utf-8")
 AGENT = [sys.executable, "-W", "ignore", "docs/examples/todo_agent.py"]
 #: seconds a whole matrix run may take (each application run is bounded by --timeout)
 BOUND = 600
@@ -73,15 +74,20 @@ def test_the_fixed_twin_passes_every_meaning_keeping_variant(tmp_path: Path) -> 
     assert "under every meaning-keeping variant the application ran each call as the stream says" in done.stdout
     for name in variant_names("meaning"):
         assert name in done.stdout
+    meaning = done.stdout.split("faults:")[0]
+    for line in meaning.splitlines():  # docs/prove-the-fix.md shows this run's table
+        assert line in PAGE
 
 
 def test_the_markdown_table_for_a_ci_summary(tmp_path: Path) -> None:
-    done = matrix(*_vary("one-read"), "--format", "markdown", "--out", str(tmp_path))
+    """The page's Markdown table, run again: the same rows, the capture's text escaped."""
+    done = matrix(*_vary("byte-per-read", "crlf", "cut-after-event"), "--format", "markdown", "--out", str(tmp_path))
     assert done.returncode == 1
     assert (
-        "| ❌ | one-read | exit 0 | turn 1 write\\_file toolu\\_016VrNJIy6Bc1b7mC4BgQKrx: ran it with another input (SD608) |"
+        "| ❌ | crlf | exit 0 | turn 1 write\\_file toolu\\_016VrNJIy6Bc1b7mC4BgQKrx: ran it with another input (SD608) |"
         in (done.stdout)
     )
+    assert "\n".join(f"  {line}" if line else "" for line in done.stdout.splitlines()) in PAGE
 
 
 def test_a_command_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
