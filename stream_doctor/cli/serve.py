@@ -10,19 +10,37 @@ import typer
 from stream_doctor.cli.output import error_line, fail
 from stream_doctor.serve.wire import MAX_REQUEST
 
-#: The base-URL line each provider's SDK reads, and the dummy key line where the SDK insists on a key
-#: (the server ignores keys): ``{url}`` is the server's base URL.
-EXPORTS = {
-    "anthropic": ("ANTHROPIC_BASE_URL={url}", "ANTHROPIC_API_KEY=stream-doctor-serve"),
-    "openai": ("OPENAI_BASE_URL={url}/v1", "OPENAI_API_KEY=stream-doctor-serve"),
-    "openai-responses": ("OPENAI_BASE_URL={url}/v1", "OPENAI_API_KEY=stream-doctor-serve"),
-    "mistral": ("OPENAI_BASE_URL={url}/v1", "OPENAI_API_KEY=stream-doctor-serve"),
-    "ollama": ("OLLAMA_HOST={url}",),
-}
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+#: Seconds one run of the application may take under --matrix (``serve.matrix.TIMEOUT``, without its imports).
+TIMEOUT = 60.0
+
+
+def _variants_help() -> str:
+    from stream_doctor.serve.variants import VARIANTS
+
+    return "The variants: " + " ".join(f"{v.name} ({v.kind}): {v.description}" for v in VARIANTS)
+
+
+_VARIANTS_HELP = _variants_help()
+
+
+def _variants(names: List[str]) -> List[str]:
+    """The --vary names, each checked against the registry as the command line is read."""
+    from stream_doctor.cli.validate import choice
+    from stream_doctor.serve.variants import variant_names
+
+    return [choice(name, variant_names(), "--vary", "variant") for name in names]
+
+
+def _command(context: typer.Context) -> List[str]:
+    """The words after ``--`` (the application ``--matrix`` runs), which click hands on among the captures
+    (``usage.Command`` keeps them)."""
+    after = context.meta.get("after --")
+    return list(after) if after else []
 
 
 def serve(
+    context: typer.Context,
     captures: List[str] = typer.Argument(
         ..., metavar="CAPTURE...", help="The captures to serve, one conversation each."
     ),
@@ -48,6 +66,25 @@ def serve(
         metavar="SEVERITY",
         help="Exit 1 on stop when a verdict reached this severity: info, warning, error.",
     ),
+    vary: List[str] = typer.Option(
+        [],
+        "--vary",
+        metavar="NAME",
+        callback=_variants,
+        help=f"Serve under this variant (with --matrix: repeatable, the variants to run; default every one). {_VARIANTS_HELP}",
+    ),
+    seed: int = typer.Option(0, "--seed", help="The variants' seed: the same seed, the same reads."),
+    matrix: bool = typer.Option(
+        False,
+        "--matrix",
+        help="Run the application given after -- once per variant against a fresh server, then print the table.",
+    ),
+    timeout: float = typer.Option(
+        TIMEOUT, "--timeout", min=0.1, metavar="SECONDS", help="With --matrix: the time bound of each run."
+    ),
+    format: str = typer.Option(
+        "text", "--format", metavar="FORMAT", help="With --matrix: the table as text, json or markdown."
+    ),
 ) -> None:
     """Serve captures to your application, byte for byte, then judge what it sent back.
 
@@ -61,6 +98,14 @@ def serve(
     from stream_doctor.cli.validate import choice
     from stream_doctor.findings import Severity
 
+    command = _command(context)
+    if matrix or command:
+        from stream_doctor.cli.serve_matrix import matrix_run
+
+        matrix_run(captures[: len(captures) - len(command)], command, vary, seed, out, timeout, format)
+        return
+    if len(vary) > 1:
+        fail("--vary names one variant to serve (several run with --matrix -- COMMAND...)")
     severity = Severity.parse(choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity"))
     limit = _size("--max-request", max_request) if max_request is not None else MAX_REQUEST
     try:
@@ -72,6 +117,7 @@ def serve(
     import tempfile
 
     from stream_doctor.options import Options
+    from stream_doctor.serve.endpoints import environment_lines
     from stream_doctor.serve.judge import Watching, judge, render, worst
     from stream_doctor.serve.load import ServeError, load_script
 
@@ -82,6 +128,11 @@ def serve(
     folder = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
     watching = Watching(Options(), error_line, error_line)  # the application's findings, said as they come
     config = ServeConfig(scripts, folder, max_request=limit, log=error_line, listen=watching.queued)
+    if vary:
+        from stream_doctor.serve.matrix import played
+        from stream_doctor.serve.variants import BY_NAME
+
+        config.plan = played(BY_NAME[vary[0]], seed)
     providers = sorted({script.provider for script in scripts})
 
     def ready(bound: int) -> None:
@@ -94,8 +145,7 @@ def serve(
             f"stream-doctor serve: serving {len(scripts)} capture{'' if len(scripts) == 1 else 's'} ({', '.join(providers)}) "
             f"at {url}; the application's requests are recorded in {folder} (Ctrl-C to stop and judge)"
         )
-        lines = dict.fromkeys(line.format(url=url) for p in providers for line in EXPORTS.get(p, ()))
-        for line in lines or (f"# base URL: {url}",):
+        for line in environment_lines(url, providers) or (f"# base URL: {url}",):
             typer.echo(f"export {line}" if not line.startswith("#") else line)
 
     try:

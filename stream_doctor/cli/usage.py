@@ -64,6 +64,9 @@ class Command(typer.core.TyperCommand):
     """A command whose extra arguments are named one by one (click words them as one string)."""
 
     def parse_args(self, ctx: core.Context, args: list[str]) -> list[str]:
+        # the words after ``--`` (``serve --matrix -- COMMAND...``): click hands them on as positional
+        # arguments like any other, so the command that runs a program is told which they were
+        ctx.meta["after --"] = args[args.index("--") + 1 :] if "--" in args else None
         allowed = ctx.allow_extra_args
         ctx.allow_extra_args = True
         try:

@@ -9,7 +9,7 @@ too large) is shaped as the provider's own, so the application's SDK raises its 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 
@@ -88,3 +88,34 @@ def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[st
     else:
         value = {"error": {"message": message, "type": openai, "param": None, "code": code}}
     return orjson.dumps(value), headers
+
+
+#: The key every dummy credential takes: the server ignores keys, some SDKs refuse to start without one.
+DUMMY_KEY = "stream-doctor-serve"
+
+#: Each provider's environment lines for its SDKs: the base-URL variable (``{url}``: the server's base URL)
+#: and a dummy key where the SDK insists on one. ``serve`` prints the lines of its captures' providers;
+#: ``serve --matrix`` sets every line for the application it runs. Where each SDK reads them: anthropic
+#: (``ANTHROPIC_BASE_URL``), openai (``OPENAI_BASE_URL``, with ``/v1``), ollama-python (``OLLAMA_HOST``),
+#: cohere (``CO_API_URL``, ``CO_API_KEY``), google-genai (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY``),
+#: botocore's service endpoint (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, and credentials and a region it insists on).
+ENVIRONMENT: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_BASE_URL={url}", f"ANTHROPIC_API_KEY={DUMMY_KEY}"),
+    "openai": ("OPENAI_BASE_URL={url}/v1", f"OPENAI_API_KEY={DUMMY_KEY}"),
+    "openai-responses": ("OPENAI_BASE_URL={url}/v1", f"OPENAI_API_KEY={DUMMY_KEY}"),
+    "mistral": ("OPENAI_BASE_URL={url}/v1", f"OPENAI_API_KEY={DUMMY_KEY}"),
+    "ollama": ("OLLAMA_HOST={url}",),
+    "cohere": ("CO_API_URL={url}", f"CO_API_KEY={DUMMY_KEY}"),
+    "gemini": ("GOOGLE_GEMINI_BASE_URL={url}", f"GEMINI_API_KEY={DUMMY_KEY}"),
+    "bedrock": (
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME={url}",
+        f"AWS_ACCESS_KEY_ID={DUMMY_KEY}",
+        f"AWS_SECRET_ACCESS_KEY={DUMMY_KEY}",
+        "AWS_REGION=us-east-1",
+    ),
+}
+
+
+def environment_lines(url: str, providers: Iterable[str]) -> list[str]:
+    """The ``NAME=value`` lines for ``providers``' SDKs, each once, in the table's order."""
+    return list(dict.fromkeys(line.format(url=url) for p in providers for line in ENVIRONMENT.get(p, ())))

@@ -27,6 +27,7 @@ class Verdict:
     severity: Severity
     code: str | None  # the rule's code; None for what the server itself saw
     message: str
+    call_id: str | None = None  # the call the rule's finding is about, where it names one
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _findings(served: Served) -> Iterator[Verdict]:
         return
     for finding in report.findings:
         if about_the_application(finding):
-            yield Verdict(finding.severity, finding.code, finding.message)
+            yield Verdict(finding.severity, finding.code, finding.message, finding.call_id)
 
 
 def about_the_application(finding: Finding) -> bool:
