@@ -97,8 +97,10 @@ DUMMY_KEY = "stream-doctor-serve"
 #: and a dummy key where the SDK insists on one. ``serve`` prints the lines of its captures' providers;
 #: ``serve --matrix`` sets every line for the application it runs. Where each SDK reads them: anthropic
 #: (``ANTHROPIC_BASE_URL``), openai (``OPENAI_BASE_URL``, with ``/v1``), ollama-python (``OLLAMA_HOST``),
-#: cohere (``CO_API_URL``, ``CO_API_KEY``), google-genai (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY``),
-#: botocore's service endpoint (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, and credentials and a region it insists on).
+#: cohere (``CO_API_URL``, ``CO_API_KEY``: its client's ``base_url=os.getenv("CO_API_URL")``), google-genai
+#: (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY``: ``google/genai/_base_url.py`` ``get_base_url``), botocore's
+#: service-specific endpoint (``AWS_ENDPOINT_URL_`` + the service id ``BEDROCK_RUNTIME``, and credentials and a
+#: region it insists on).
 ENVIRONMENT: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_BASE_URL={url}", f"ANTHROPIC_API_KEY={DUMMY_KEY}"),
     "openai": ("OPENAI_BASE_URL={url}/v1", f"OPENAI_API_KEY={DUMMY_KEY}"),
