@@ -20,12 +20,21 @@ reported once, in the request that introduced it.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Literal, Sequence
+from operator import is_
+from typing import AbstractSet, Any, Literal, Sequence
 
 import orjson
 
 from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.conversation.model import EchoedCall, Place, RequestFacts, ToolResult, Turn, is_empty_input
+from stream_doctor.conversation.model import (
+    EchoedCall,
+    MessageFacts,
+    Place,
+    RequestFacts,
+    ToolResult,
+    Turn,
+    is_empty_input,
+)
 from stream_doctor.conversation.problems import (
     CallIdReused,
     CallIdRewritten,
@@ -66,12 +75,15 @@ class Pairing:
         ] = {}  # call id -> the first turn that streamed it, and the call
         self.items: dict[str, tuple[int, ToolCall]] = {}  # Responses item id (fc_…) -> turn and call
         self.previous: Turn | None = None
+        self.index: _Index | None = None  # the last request's lookups, extended by the next one
 
     def request(self, turn: Turn) -> list[PairingProblem]:
         """What the turn's request gets wrong about the turns before it."""
         if turn.request is None or turn.facts.family == "unknown":
             return []
-        return _Request(turn, self.previous, self.streamed_calls, self.items).check()
+        index = self.index
+        self.index = index = _Index(turn.facts) if index is None else index.extended(turn.facts)
+        return _Request(turn, self.previous, self.streamed_calls, self.items, index).check()
 
     def streamed(self, turn: Turn) -> list[PairingProblem]:
         """What the turn's stream gets wrong about the turns before it (a reused call id); the turn
@@ -108,16 +120,23 @@ class _Request:
         previous: Turn | None,
         streamed: dict[str, tuple[int, ToolCall]],
         items: dict[str, tuple[int, ToolCall]],
+        index: _Index,
     ) -> None:
         self.turn = turn
         self.facts: RequestFacts = turn.facts
         self.previous = previous
         self.streamed = streamed
         self.items = items
-        self.start = _first_new_message(previous, turn)
+        self.index = index
+        self.start = _first_new_message(previous, turn, index)
+        # Where the results and calls that may sit at or after ``start`` begin: after what the
+        # previous request already held, when all of that lies before ``start`` (else from the first).
+        tail = index.before if index.before.message_end <= self.start else _NOTHING_BEFORE
+        self.new_results = self.facts.results[tail.results :]
+        self.new_calls = self.facts.calls[tail.calls :]
         self.problems: list[PairingProblem] = []
-        self.echo_ids = {c.call_id for c in self.facts.calls if c.call_id}
-        self.echo_items = {c.item_id: c for c in self.facts.calls if c.item_id}
+        self.echo_ids = index.call_ids
+        self.echo_items = index.items
         self.paired: dict[int, EchoedCall] = {}  # ordinal of a previous-turn call -> its echo
         self.answered_by_item: set[str] = set()  # call ids answered under their item id (reported as SD605)
 
@@ -156,14 +175,11 @@ class _Request:
     def _echoes(self) -> None:
         assert self.previous is not None
         calls = [c for c in self.previous.stream.calls if c.status == "complete"]
-        new = [c for c in self.facts.calls if c.message >= self.start and not c.reference]
-        by_id: dict[str, EchoedCall] = {}
-        for echoed in reversed(self.facts.calls):  # the first occurrence wins; new ones first
-            if echoed.call_id and not echoed.reference:
-                by_id[echoed.call_id] = echoed
+        new = [c for c in self.new_calls if c.message >= self.start and not c.reference]
+        by_id = _Lookup(self.index.first_call)  # the first occurrence wins; new ones first
         for echoed in reversed(new):
             if echoed.call_id:
-                by_id[echoed.call_id] = echoed
+                by_id.new[echoed.call_id] = echoed
         used: set[int] = set()
         waiting: list[ToolCall] = []
         for call in calls:
@@ -288,30 +304,29 @@ class _Request:
 
     # -- results: matched to calls, and in their place --------------------------------------------
 
-    def _placement(self) -> set[str]:
+    def _placement(self) -> AbstractSet[str]:
         """Match the request's new results to calls and check where they are; returns the ids answered."""
         facts = self.facts
         family = facts.family
-        messages = {m.index: m for m in facts.messages}
-        results = [r for r in facts.results if r.message >= self.start]
+        index = self.index
+        results = [r for r in self.new_results if r.message >= self.start]
         matched: set[int] = set()  # id() of results matched to an echoed call in their place
-        answered: set[str] = {r.call_id for r in facts.results if r.call_id}
+        answered = index.first_result.keys()
         groups: dict[int, list[EchoedCall]] = defaultdict(list)
-        for call in facts.calls:
+        for call in self.new_calls:
             if not call.server_side and not call.reference:
                 groups[call.message].append(call)
         for message, calls in sorted(groups.items()):
             if message < self.start:
                 continue
-            expected = _expected_results(facts, message, messages)
+            expected = _expected_results(facts, message, index)
             pairs, lonely_calls = _match(calls, expected, facts.by_name)
             for result in pairs.values():
                 matched.add(id(result))
                 if family == "anthropic" and result.after_other_content:
                     self.add(ResultMisplaced(self.place(result.path), result.call_id, "after-other-content", family))
             for call in lonely_calls:
-                elsewhere = next((r for r in facts.results if call.call_id and r.call_id == call.call_id), None)
-                if elsewhere is not None:
+                if call.call_id and call.call_id in answered:
                     continue  # reported from the result's side
                 if (
                     facts.by_name
@@ -386,12 +401,12 @@ class _Request:
         """Gemini: a response with an id the call never had still answers it by name (the call had no id)."""
         return any(c.name == result.name and c.call_id is None for c in self.facts.calls if c.message < result.message)
 
-    def _unanswered_stream_calls(self, answered: set[str]) -> None:
+    def _unanswered_stream_calls(self, answered: AbstractSet[str]) -> None:
         """The previous turn's calls that this request neither sends back nor answers."""
         assert self.previous is not None
         previous = self.previous
         names: dict[str, int] = defaultdict(int)
-        for result in self.facts.results:
+        for result in self.new_results:
             if result.message >= self.start and result.name:
                 names[result.name] += 1
         for call in previous.stream.calls:
@@ -434,14 +449,12 @@ class _Request:
         return False
 
     def _duplicates(self) -> None:
-        seen: dict[str, ToolResult] = {}
-        for result in self.facts.results:
+        first_result = self.index.first_result
+        for result in self.new_results:
             if not result.call_id:
                 continue
-            first = seen.get(result.call_id)
-            if first is None:
-                seen[result.call_id] = result
-            elif result.message >= self.start:
+            first = first_result[result.call_id]
+            if first is not result and result.message >= self.start:
                 self.add(
                     DuplicateResult(
                         self.place(result.path),
@@ -452,10 +465,14 @@ class _Request:
                 )
 
 
-def _first_new_message(previous: Turn | None, turn: Turn) -> int:
+def _first_new_message(previous: Turn | None, turn: Turn, index: _Index) -> int:
     """The index of the first message this request adds to the previous request's history (0: check all)."""
     if previous is None or previous.request is None or turn.facts.previous_response_id is not None:
         return 0
+    if previous.facts is index.before.facts and index.before.messages_shared:
+        # the same message objects (History shares them): the same roles, without comparing them
+        count = len(previous.facts.messages)
+        return count if 0 < count < len(turn.facts.messages) else 0
     before = [m.role for m in previous.facts.messages]
     now = [m.role for m in turn.facts.messages]
     if before and len(now) > len(before) and now[: len(before)] == before:
@@ -471,17 +488,19 @@ def _first_group(calls: list[EchoedCall], family: str) -> list[EchoedCall]:
     return [c for c in calls if c.message == first]
 
 
-def _expected_results(facts: RequestFacts, message: int, messages: dict[int, Any]) -> list[ToolResult]:
+def _expected_results(facts: RequestFacts, message: int, index: _Index) -> list[ToolResult]:
     """The results that may answer the calls of assistant message ``message``, where the family wants them."""
     family = facts.family
+    by_message = index.by_message
     if family in _NEXT_MESSAGE:
-        return [r for r in facts.results if r.message == message + 1]
+        return list(by_message.get(message + 1, ()))
     if family == "openai-chat":
+        messages = index.messages
         run: list[ToolResult] = []
-        index = message + 1
-        while index in messages and messages[index].role == "tool":
-            run += [r for r in facts.results if r.message == index]
-            index += 1
+        at = message + 1
+        while at in messages and messages[at].role == "tool":
+            run += by_message.get(at, ())
+            at += 1
         return run
     return [r for r in facts.results if r.message > message]  # responses: anywhere after the call
 
@@ -510,3 +529,91 @@ def _match(
 
 def _container(family: str) -> str:
     return {"gemini": "contents", "responses": "input"}.get(family, "messages")
+
+
+class _Before:
+    """What the request before held: its facts, how many results and calls, the message after its
+    results' and calls' last, and whether the current request starts with its very message objects."""
+
+    __slots__ = ("calls", "facts", "message_end", "messages_shared", "results")
+
+    def __init__(self, facts: RequestFacts | None, message_end: int, shared: bool) -> None:
+        self.facts = facts
+        self.results = len(facts.results) if facts is not None else 0
+        self.calls = len(facts.calls) if facts is not None else 0
+        self.message_end = message_end
+        self.messages_shared = shared
+
+
+_NOTHING_BEFORE = _Before(None, 0, False)
+
+
+class _Index:
+    """The lookups over a request's results, calls and messages that every request's checks ask for.
+
+    Each request of a session repeats the previous one's history, and ``requests.History`` gives it the
+    previous request's very fact objects followed by the new ones: when every result, call and message
+    of the previous request is the same object at the same place, the index is extended with what is
+    new (identity, never equality, so ``1 == 1.0`` cannot make two histories look alike); else it is
+    built again from the whole request."""
+
+    def __init__(self, facts: RequestFacts) -> None:
+        self.facts = facts
+        self.before = _NOTHING_BEFORE
+        self.first_result: dict[str, ToolResult] = {}  # call id -> its first result
+        self.by_message: dict[int, list[ToolResult]] = {}  # message index -> its results, in order
+        self.first_call: dict[str, EchoedCall] = {}  # call id -> its first echoed call that is no reference
+        self.call_ids: set[str] = set()
+        self.items: dict[str, EchoedCall] = {}  # item id -> its last echoed call
+        self.messages: dict[int, MessageFacts] = {}  # index -> its last message
+        self.message_end = 0
+        self._add(facts.results, facts.calls, facts.messages)
+
+    def extended(self, facts: RequestFacts) -> _Index:
+        """The index of ``facts``: this one with what is new, when ``facts`` starts with this one's."""
+        old = self.facts
+        shared = _starts_with(facts.messages, old.messages)
+        if not (shared and _starts_with(facts.results, old.results) and _starts_with(facts.calls, old.calls)):
+            return _Index(facts)  # an edited history, or one read whole: nothing before is known
+        self.before = _Before(old, self.message_end, True)
+        self.facts = facts
+        self._add(facts.results[len(old.results) :], facts.calls[len(old.calls) :], facts.messages[len(old.messages) :])
+        return self
+
+    def _add(
+        self, results: Sequence[ToolResult], calls: Sequence[EchoedCall], messages: Sequence[MessageFacts]
+    ) -> None:
+        end = self.message_end
+        for result in results:
+            if result.call_id:
+                self.first_result.setdefault(result.call_id, result)
+            self.by_message.setdefault(result.message, []).append(result)
+            end = max(end, result.message + 1)
+        for call in calls:
+            if call.call_id:
+                self.call_ids.add(call.call_id)
+                if not call.reference:
+                    self.first_call.setdefault(call.call_id, call)
+            if call.item_id:
+                self.items[call.item_id] = call
+            end = max(end, call.message + 1)
+        for message in messages:
+            self.messages[message.index] = message
+        self.message_end = end
+
+
+def _starts_with(now: Sequence[Any], before: Sequence[Any]) -> bool:
+    """Whether ``now`` begins with the very objects of ``before`` (compared by identity, at C speed)."""
+    return len(now) >= len(before) and all(map(is_, now, before))
+
+
+class _Lookup:
+    """Echoed calls by id: the new messages' first, then the whole request's first."""
+
+    def __init__(self, first: dict[str, EchoedCall]) -> None:
+        self.first = first
+        self.new: dict[str, EchoedCall] = {}
+
+    def get(self, call_id: str) -> EchoedCall | None:
+        found = self.new.get(call_id)
+        return found if found is not None else self.first.get(call_id)

@@ -203,3 +203,40 @@ def test_statistics_say_how_the_requests_were_read(tmp_path: Any) -> None:
     for single in ("fixtures/anthropic/one_call.sse", "fixtures/anthropic/empty_input_bug.jsonl"):  # no request, one
         result = CliRunner().invoke(app, ["replay", single, "--statistics"])
         assert result.exit_code in (0, 1) and "requests read" not in result.output
+
+
+#: What a turn's stream may call: ids the histories above send back or answer, and one they never do.
+STREAM_CALLS = st.lists(
+    st.tuples(
+        st.sampled_from(["t1", "c1", "u1", "s1", "zz"]),
+        st.sampled_from(["f", "web"]),
+        st.sampled_from(["{}", '{"a":1}']),
+    ),
+    max_size=2,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(ITEMS)), st.lists(st.tuples(STEPS, STREAM_CALLS), min_size=1, max_size=8))
+def test_the_same_pairing_as_reading_every_request_whole(
+    provider: str, steps: list[tuple[tuple[Any, ...], list[tuple[str, str, str]]]]
+) -> None:
+    """The pairing carries its lookups from one request to the next when History shares the earlier
+    request's facts, and builds them again when it does not (each request read whole): the same problems."""
+    from stream_doctor.capture.base import Pos
+    from stream_doctor.conversation.model import RequestInfo, Turn
+    from stream_doctor.conversation.pairing import pair
+    from tests.conversation.helpers import stream
+
+    key, pool = ITEMS[provider]
+    history = History(provider)
+    items: Any = []
+    shared, whole = [], []
+    for number, (step, calls) in enumerate(steps, 1):
+        items = _next(items if isinstance(items, list) else [], pool, step)
+        body = {key: items}
+        request = RequestInfo(Pos(0, number * 100, 0), "POST", "https://example.test/v1", body)
+        streamed = [(call_id, name, [arguments]) for call_id, name, arguments in calls]
+        shared.append(Turn(number, number, request, history.parse(body), stream(streamed), ()))
+        whole.append(Turn(number, number, request, parse(provider, body), stream(streamed), ()))
+    assert pair(shared) == pair(whole)
