@@ -72,6 +72,8 @@ class StreamText(WireMachine):
     chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
     refused: Pos | None = None  # the latest Chat chunk that set the finish reason to "error" (see the docstring)
     done_sentinel = SENTINEL_READERS["vercel-ai"]  # else safeParseJSON: an error part when it fails
+    # @ai-sdk/provider-utils parseJsonEventStream: `if (data === "[DONE]") return;` drops that event and reads on
+    sentinel_ends_reading = False
 
     peeked: bool = False  # Anthropic: doStream has read the first chunk after stream-start
 

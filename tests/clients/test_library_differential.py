@@ -240,6 +240,7 @@ _MESSAGE_DELTA = (
     b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},'
     b'"usage":{"output_tokens":1}%s}\n\n'
 )
+_ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
 _MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 
 
@@ -251,6 +252,7 @@ def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o",
 
 
 _ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
+_ERROR_CHUNK = b'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n'
 _FINISH = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
 
 
@@ -540,9 +542,25 @@ SAVED: dict[str, bytes] = {
     "anthropic_overloaded_error_mid_call": _MSG
     + _START % b"{}"
     + _DELTA % (b'"index":0,', b'{\\"a')
-    + b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    + _ERROR_EVENT
     + _DELTA % (b"", b"1}")
     + _STOP,
+    # found by the generated error chunks (after a "[DONE] " with a trailing space, events named chunk): the
+    # OpenAI SDK's Stream.__stream__ breaks at data that starts with [DONE] and reads nothing after it, so
+    # LangChain, LiteLLM and pydantic-ai run the call; the profiles had read on and raised at the error
+    "chat_error_chunk_after_the_done": (
+        _ROLE
+        + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+        + _FINISH
+        + b"data: [DONE] \n\n"
+        + _ERROR_CHUNK
+    ).replace(b"data: ", b"event: chunk\ndata: "),
+    # the near miss: the same error chunk before the [DONE] is read, and raises
+    "chat_error_chunk_before_the_done": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _ERROR_CHUNK
+    + _FINISH
+    + b"data: [DONE]\n\n",
     # the near miss: an empty (falsy) context_management is never read
     "anthropic_context_management_empty": _MSG
     + _START % b"{}"
@@ -564,6 +582,12 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "chat_type_null_from_the_head": {"openai-python": None},
     "anthropic_context_management_in_message_delta": {"langchain": "AttributeError"},
     "anthropic_context_management_empty": {"langchain": None},
+    "chat_error_chunk_after_the_done": {"langchain": None, "litellm": None, "pydantic-ai": None},
+    "chat_error_chunk_before_the_done": {
+        "langchain": "APIError",
+        "litellm": "MidStreamFallbackError",
+        "pydantic-ai": "ModelServerError",
+    },
 }
 
 

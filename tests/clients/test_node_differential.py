@@ -497,6 +497,16 @@ SAVED: dict[str, bytes] = {
         _FINISH,
         b"[DONE]",
     ),
+    # an error chunk after the [DONE]: openai-node's Stream.fromSSEResponse breaks at the sentinel and runs the
+    # call; the AI SDK's parseJsonEventStream skips the [DONE] and reads on, so vercel-ai's step finishes with
+    # the error and the call is not run (Machine.sentinel_ends_reading)
+    "chat_error_chunk_after_the_done": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+        b'{"error":{"message":"The server had an error","type":"server_error"}}',
+    ),
 }
 
 
