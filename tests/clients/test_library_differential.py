@@ -561,6 +561,21 @@ SAVED: dict[str, bytes] = {
     + _ERROR_CHUNK
     + _FINISH
     + b"data: [DONE]\n\n",
+    # found by the generated error events: anthropic-python re-reads the buffer on every delta, so a blank
+    # partial_json (jiter: EOF while parsing a value) raised ValueError there, before the error event (the
+    # profile had read the buffer only at the block's stop); the near miss is anthropic_overloaded_error_mid_call,
+    # whose buffer so far is a JSON prefix
+    "anthropic_blank_input_then_an_error_event": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b" ")
+    + _ERROR_EVENT
+    + _STOP,
+    # ... and before a later delta's IndexError (a block past the content)
+    "anthropic_broken_input_then_a_delta_past_the_content": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"}")
+    + _DELTA % (b'"index":3,', b"{}")
+    + _STOP,
     # the near miss: an empty (falsy) context_management is never read
     "anthropic_context_management_empty": _MSG
     + _START % b"{}"
@@ -573,7 +588,12 @@ SAVED: dict[str, bytes] = {
 SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "anthropic_tool_call_on_a_text_blocks_index": {"pydantic-ai": "UnexpectedModelBehavior"},
     "anthropic_tool_call_on_its_own_index_after_text": {"pydantic-ai": None},
-    "anthropic_overloaded_error_mid_call": {"pydantic-ai": "ModelOverloadedError"},
+    "anthropic_overloaded_error_mid_call": {
+        "pydantic-ai": "ModelOverloadedError",
+        "anthropic-python": "APIStatusError",
+    },
+    "anthropic_blank_input_then_an_error_event": {"anthropic-python": "ValueError"},
+    "anthropic_broken_input_then_a_delta_past_the_content": {"anthropic-python": "ValueError"},
     "anthropic_text_delta_past_the_content": {"anthropic-python": "IndexError"},
     "anthropic_text_delta_at_the_next_index": {"anthropic-python": None},
     "anthropic_input_a_list_on_a_reused_index": {"langchain": "TypeError"},
