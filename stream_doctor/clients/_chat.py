@@ -142,6 +142,10 @@ class ChatSnapshot(Machine):
     def entry(self, choice: Choice, key: Hashable) -> Entry | None:  # pragma: no cover
         raise NotImplementedError
 
+    def wire_index(self, sent: Any) -> int | None:
+        """The integer an ``index`` sent with the wrong type is read as (``reads_wire``); None: not one."""
+        return lax_int(sent)
+
     # -- the shared event logic -------------------------------------------------------------
 
     def _choice(self, number: int) -> Choice:
@@ -256,7 +260,7 @@ class ChatSnapshot(Machine):
                 found.add(arguments)
             return
         if index is None and self.reads_wire and _has(wire, "index"):
-            index = lax_int(wired(wire, "index"))
+            index = self.wire_index(wired(wire, "index"))
             if index is None:
                 self.fail(pos, "TypeError", "Unexpected, list delta entry `index` value is not an integer", call)
                 return

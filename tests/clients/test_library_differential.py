@@ -172,11 +172,6 @@ UNFIXED: dict[tuple[str, str], str] = {
         for kind in ("NaN", "a number past a double", "a lone surrogate escape")
         for client in ("openai-python", "anthropic-python", "langchain", "litellm", "pydantic-ai")
     },
-    # accumulate_delta's _has_indexed_entries (openai/lib/streaming/_deltas.py) reads the whole list: an
-    # ``index`` key on a later entry (a string too) makes an index-less entry before it a RuntimeError where the
-    # list would otherwise be taken whole (TypeError); the profile merges entry by entry and does not see the
-    # later ones (saved: chat_index_after_index_less_entries)
-    ("an index after index-less entries of one chunk", "openai-python"): "_has_indexed_entries reads the whole list",
     # the adapter gives a second choice's finish_reason "length" after the stream's Finish only as
     # KeepAlive("finished choice") (a call cut at the token limit gets no BlockStop), so the profile sees no
     # finish for that choice; the SDK fires its calls' arguments.done on any finish_reason (openai/lib/streaming/chat/_completions.py _build_events)
@@ -528,8 +523,9 @@ SAVED: dict[str, bytes] = {
     + _DELTA % (b'"index":0,', b"{}")
     + _STOP
     + _other_block(b"1"),
-    # found by the tally at 100 (mistral-shaped, a wrong-typed index): see UNFIXED for openai-python, which
-    # raises RuntimeError at this chunk
+    # found by the tally at 100 (mistral-shaped, a wrong-typed index): accumulate_delta's _has_indexed_entries
+    # reads the whole list, so the index "0" of a later entry makes the first, index-less one a RuntimeError
+    # (openai-python); the list is taken whole only when no entry has an index
     "chat_index_after_index_less_entries": _ROLE.replace(b'"content":null', b'"content":""')
     + _chunk(
         '[{"function":{"name":"tool_0","arguments":"{}"}},{"function":{"name":"tool_1","arguments":""},"id":"call_1"},'
@@ -537,6 +533,31 @@ SAVED: dict[str, bytes] = {
         *_MISTRAL,
         finish='"length"',
     ),
+    # found by the tally at 1,000 (mistral-shaped): construct_type validates the chunk's whole tool_calls list
+    # (Optional[List[ChoiceDeltaToolCall]], a union: validate_type first) and builds it unvalidated when one
+    # entry fails, so beside an index-less entry the index "0" stays a string: openai-python's accumulate_delta
+    # raises TypeError at it (the profile had read it as 0 and raised RuntimeError at the next entry) ...
+    "mistral_index_a_string_beside_an_index_less_entry": _chunk(
+        '[{"index":"0","type":"function","function":{"name":"f","arguments":"{}"}},{"function":{"name":"g","arguments":""}}]',
+        *_MISTRAL,
+    )
+    + b"data: [DONE]\n\n",
+    # ... and beside an entry whose id is a number (every other library reads the "0" as 0)
+    "chat_index_a_string_beside_a_numeric_id": _ROLE
+    + _chunk(
+        '[{"index":"0","id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"index":1,"id":7,"type":"function","function":{"name":"g","arguments":"{}"}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # the near miss: beside an entry that validates, the "0" is 0 and both calls run
+    "chat_index_a_string_beside_a_valid_entry": _ROLE
+    + _chunk(
+        '[{"index":"0","id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"index":1,"id":"call_1","type":"function","function":{"name":"g","arguments":"{}"}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
     # found by the generated error events: the SDK raises at the error event and reads nothing after it, so
     # pydantic-ai raises ModelOverloadedError there (not a later part's error at the stream's end)
     "anthropic_overloaded_error_mid_call": _MSG
@@ -603,6 +624,10 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "anthropic_context_management_in_message_delta": {"langchain": "AttributeError"},
     "anthropic_context_management_empty": {"langchain": None},
     "chat_error_chunk_after_the_done": {"langchain": None, "litellm": None, "pydantic-ai": None},
+    "chat_index_after_index_less_entries": {"openai-python": "RuntimeError"},
+    "mistral_index_a_string_beside_an_index_less_entry": {"openai-python": "TypeError"},
+    "chat_index_a_string_beside_a_numeric_id": {"openai-python": "TypeError"},
+    "chat_index_a_string_beside_a_valid_entry": {"openai-python": None},
     "chat_error_chunk_before_the_done": {
         "langchain": "APIError",
         "litellm": "MidStreamFallbackError",
@@ -612,9 +637,7 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
 
 
 #: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED)
-SAVED_FOR: dict[str, list[str]] = {
-    "chat_index_after_index_less_entries": ["langchain", "litellm", "pydantic-ai"],  # openai-python: UNFIXED
-}
+SAVED_FOR: dict[str, list[str]] = {}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
