@@ -558,6 +558,16 @@ SAVED: dict[str, bytes] = {
     )
     + _FINISH
     + b"data: [DONE]\n\n",
+    # found by the tally at 1,000: pydantic-ai's IndexError of a nameless part delta (a start whose index "0" fails
+    # validation, then a delta at 0) before a named part comes from iterator_with_part_end once the Anthropic SDK
+    # has read the body to its end, message_stop or not: no frame (the profile had said the last event's)
+    "anthropic_nameless_part_before_a_named_one": _MSG
+    + _START.replace(b'"index":0', b'"index":"0"').replace(b'"id":"toolu_0",', b"") % b"{}"
+    + _DELTA % (b'"index":0,', b"{}")
+    + _STOP
+    + _CALL_AT_1
+    + _MESSAGE_DELTA % b""
+    + _MESSAGE_STOP,
     # found by the generated error events: the SDK raises at the error event and reads nothing after it, so
     # pydantic-ai raises ModelOverloadedError there (not a later part's error at the stream's end)
     "anthropic_overloaded_error_mid_call": _MSG
@@ -625,6 +635,7 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "anthropic_context_management_empty": {"langchain": None},
     "chat_error_chunk_after_the_done": {"langchain": None, "litellm": None, "pydantic-ai": None},
     "chat_index_after_index_less_entries": {"openai-python": "RuntimeError"},
+    "anthropic_nameless_part_before_a_named_one": {"pydantic-ai": "IndexError"},
     "mistral_index_a_string_beside_an_index_less_entry": {"openai-python": "TypeError"},
     "chat_index_a_string_beside_a_numeric_id": {"openai-python": "TypeError"},
     "chat_index_a_string_beside_a_valid_entry": {"openai-python": None},
