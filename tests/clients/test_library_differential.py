@@ -248,6 +248,8 @@ def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o",
 
 _ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
 _ERROR_CHUNK = b'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n'
+_EMPTY = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":null}]}\n\n'
+_USAGE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n'
 _FINISH = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
 
 
@@ -568,6 +570,22 @@ SAVED: dict[str, bytes] = {
     + _CALL_AT_1
     + _MESSAGE_DELTA % b""
     + _MESSAGE_STOP,
+    # found by the tally at 1,000 (an error chunk after a second choice's finish): LiteLLM's CustomStreamWrapper
+    # ends its reading at the second empty chunk after a finish_reason (StopIteration once sent_last_chunk), so
+    # the error chunk after it is never read and the call runs; the others read it and raise
+    "chat_empty_chunk_after_the_finish_then_an_error": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _FINISH
+    + _EMPTY
+    + _ERROR_CHUNK
+    + b"data: [DONE]\n\n",
+    # the near miss: a usage chunk (no choices) is no empty chunk to it: the error chunk is read
+    "chat_usage_chunk_after_the_finish_then_an_error": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _FINISH
+    + _USAGE
+    + _ERROR_CHUNK
+    + b"data: [DONE]\n\n",
     # found by the generated error events: the SDK raises at the error event and reads nothing after it, so
     # pydantic-ai raises ModelOverloadedError there (not a later part's error at the stream's end)
     "anthropic_overloaded_error_mid_call": _MSG
@@ -636,6 +654,8 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "chat_error_chunk_after_the_done": {"langchain": None, "litellm": None, "pydantic-ai": None},
     "chat_index_after_index_less_entries": {"openai-python": "RuntimeError"},
     "anthropic_nameless_part_before_a_named_one": {"pydantic-ai": "IndexError"},
+    "chat_empty_chunk_after_the_finish_then_an_error": {"litellm": None, "langchain": "APIError"},
+    "chat_usage_chunk_after_the_finish_then_an_error": {"litellm": "MidStreamFallbackError"},
     "mistral_index_a_string_beside_an_index_less_entry": {"openai-python": "TypeError"},
     "chat_index_a_string_beside_a_numeric_id": {"openai-python": "TypeError"},
     "chat_index_a_string_beside_a_valid_entry": {"openai-python": None},
