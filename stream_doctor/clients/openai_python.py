@@ -45,28 +45,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Hashable, NamedTuple
+from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
+from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry, WireEntry
 from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import choice_of, profile
 from stream_doctor.events import MISSING, Event, Execution, MessageStop, Request, Wire
-
-
-class _Queued(NamedTuple):
-    """One wire entry of a chunk, as ``ChatSnapshot._entry`` is called with it."""
-
-    key: Hashable
-    index: int | None
-    call_id: str | None
-    name: str | None
-    arguments: str | None
-    call: int | None
-    pos: Pos
-    start: bool
-    wire_type: str | None
-    wire: Wire
 
 
 @dataclass(frozen=True)
@@ -86,7 +71,7 @@ class _ListFacts:
 class OpenAIPythonSnapshot(ChatSnapshot):
     #: the latest chunk's wire entries (``ChatSnapshot._entry``'s arguments), merged once it has ended: the
     #: SDK reads each choice's list whole before it merges the first entry (``_ListFacts``)
-    queued: list[_Queued] = field(default_factory=list)
+    queued: list[WireEntry] = field(default_factory=list)
     listed: _ListFacts = _ListFacts()  # the facts of the list whose entry is being merged
     done_needs_function_type = True
     reads_wire = True
@@ -105,20 +90,8 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             # that a chunk made a snapshot: none does when the only event is cut or the body is [DONE]
             self.fail(None, "AssertionError", "no chunk was read, so there is no completion snapshot")
 
-    def _entry(
-        self,
-        key: Hashable,
-        index: int | None,
-        call_id: str | None,
-        name: str | None,
-        arguments: str | None,
-        call: int | None,
-        pos: Pos,
-        start: bool,
-        wire_type: str | None = None,
-        wire: Wire = (),
-    ) -> None:
-        self.queued.append(_Queued(key, index, call_id, name, arguments, call, pos, start, wire_type, wire))
+    def _entry(self, entry: WireEntry) -> None:
+        self.queued.append(entry)
 
     def _flush(self) -> None:
         queued, self.queued = self.queued, []
@@ -127,7 +100,7 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             if self.error is not None:
                 break
             self.listed = facts[choice_of(entry.key)]
-            super()._entry(*entry)
+            super()._entry(entry)
         super()._flush()
 
     def wire_index(self, sent: Any) -> int | None:
@@ -193,11 +166,11 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         return None
 
 
-def _list_facts(queued: list[_Queued]) -> dict[int, _ListFacts]:
+def _list_facts(queued: list[WireEntry]) -> dict[int, _ListFacts]:
     """Each choice's ``_ListFacts`` from a chunk's queued entries (the arguments that follow a ToolStart at
     its event are that entry's, not an entry of their own: ``ChatSnapshot._entry``)."""
     heads: dict[int, list[tuple[bool, bool]]] = {}  # choice -> (has an index key, validates) per entry
-    previous: _Queued | None = None
+    previous: WireEntry | None = None
     for entry in queued:
         wrong = any(name != "index" and value is not None for name, value in entry.wire)
         wrong = wrong or entry.wire_type not in (None, "function")
