@@ -76,7 +76,7 @@ class WireEntry(NamedTuple):
     arguments that follow it at its event, or a fragment of its own."""
 
     key: Hashable
-    index: int | None  # the wire index (None: none sent, or of the wrong type: see ``wire``)
+    sent_index: int | None  # the wire index (None: none sent, or of the wrong type: see ``wire``)
     call_id: str | None
     name: str | None
     arguments: str | None

@@ -183,8 +183,8 @@ def _list_facts(queued: list[WireEntry]) -> dict[int, _ListFacts]:
                 entries[-1] = (entries[-1][0], False)
             continue
         sent = wired(entry.wire, "index", MISSING)
-        valid_index = entry.index is not None or lax_int(sent) is not None
-        entries.append((entry.index is not None or sent is not MISSING, valid_index and not wrong))
+        valid_index = entry.sent_index is not None or lax_int(sent) is not None
+        entries.append((entry.sent_index is not None or sent is not MISSING, valid_index and not wrong))
     facts = {n: _ListFacts(all(v for _, v in e), any(h for h, _ in e)) for n, e in heads.items()}
     return defaultdict(_ListFacts, facts)
 
