@@ -125,6 +125,8 @@ class Running:
     data that is not JSON is the end of the stream only if the library's own sentinel test says so
     (``Machine.done_sentinel``: openai-node and the AI SDK compare with ``'[DONE]'`` exactly, so a
     ``[DONE] `` with a trailing space that the adapter reads as the end is JSON they fail to parse).
+    A reader that stops at its sentinel (``Machine.sentinel_ends_reading``) is fed nothing after that
+    event: an error chunk or a new completion written after ``[DONE]`` never reaches the library.
     Naive patterns are fed the adapter's frames as they are.
     """
 
@@ -143,10 +145,12 @@ class Running:
         self.sentinel = None if self.by_name else machine.done_sentinel
         self.decoded: Pos | None = None  # the frame whose first event has been decoded
         self.joined_head: bytes | None = None  # the non-JSON first line of the joined event being read
+        self.sentinel_at: Pos | None = None  # the frame whose data ended the library's reading
 
     def feed(self, event: Event, framing: Framing | bool | None = None) -> bool:
         """Give the machine one event (``framing``: its SSE frame's ``framing_of``, or only whether it had an
-        ``event:`` line; None: not SSE); False once the client has raised (it reads no further)."""
+        ``event:`` line; None: not SSE); False once the client reads no further (it raised, or read its
+        sentinel)."""
         if self.stopped:
             return False
         if isinstance(framing, bool):
@@ -161,6 +165,9 @@ class Running:
                 event = decoded
         if self.held and self.held[-1].pos != event.pos:
             self._release()
+        if self.sentinel_at is not None and self.sentinel_at != event.pos and self.machine.sentinel_ends_reading:
+            self.stopped = True
+            return False
         if not self.stopped:
             self.held.append(event)
         return not self.stopped
@@ -179,12 +186,14 @@ class Running:
             # not JSON, and only a prefix test reads it as [DONE] when its first line is
             head = self.joined_head
             if head is not None and self.sentinel is not None and ends_reading(self.sentinel, head + b"\n"):
+                self.sentinel_at = event.pos
                 return MessageStop(event.pos)
             return Malformed(event.pos, f"not JSON: {of} data lines of one SSE event, joined by newlines")
         data = framing.data
         if self.sentinel is None or data is None:
             return event
         if ends_reading(self.sentinel, data):
+            self.sentinel_at = event.pos
             return MessageStop(event.pos) if type(event) is Malformed else event
         if not first:
             return None

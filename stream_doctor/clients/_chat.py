@@ -13,7 +13,7 @@ waits for another chunk of its choice). Each SDK module says how it merges a fra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Hashable
+from typing import Any, ClassVar, Hashable, NamedTuple
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import lax_int, wired
@@ -69,6 +69,22 @@ class Entry:
     def add_call(self, call: int | None) -> None:
         if call is not None and call not in self.calls:
             self.calls.append(call)
+
+
+class WireEntry(NamedTuple):
+    """One ``tool_calls[]`` entry of a chunk, as the SDK merges it: a ToolStart's (``start``), or the
+    arguments that follow it at its event, or a fragment of its own."""
+
+    key: Hashable
+    sent_index: int | None  # the wire index (None: none sent, or of the wrong type: see ``wire``)
+    call_id: str | None
+    name: str | None
+    arguments: str | None
+    call: int | None  # the reference call
+    pos: Pos
+    start: bool
+    wire_type: str | None = None
+    wire: Wire = ()
 
 
 @dataclass
@@ -142,6 +158,10 @@ class ChatSnapshot(Machine):
     def entry(self, choice: Choice, key: Hashable) -> Entry | None:  # pragma: no cover
         raise NotImplementedError
 
+    def wire_index(self, sent: Any) -> int | None:
+        """The integer an ``index`` sent with the wrong type is read as (``reads_wire``); None: not one."""
+        return lax_int(sent)
+
     # -- the shared event logic -------------------------------------------------------------
 
     def _choice(self, number: int) -> Choice:
@@ -170,23 +190,27 @@ class ChatSnapshot(Machine):
                 self.legacy[choice_of(event.key)] = Entry.new(call, None, event.name, "")
                 return
             self._entry(
-                event.key,
-                event.index,
-                event.call_id,
-                event.name,
-                None,
-                call,
-                event.pos,
-                True,
-                event.wire_type,
-                event.wire,
+                WireEntry(
+                    event.key,
+                    event.index,
+                    event.call_id,
+                    event.name,
+                    None,
+                    call,
+                    event.pos,
+                    True,
+                    event.wire_type,
+                    event.wire,
+                )
             )
         elif kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
             if event.key is None and not event.delta_type.startswith("function_call"):
                 # a fragment with neither index nor id nor name: the SDK merges it by its (missing) index
                 self._entry(
-                    None, None, event.call_id, event.name, event.fragment, call, event.pos, start=False, wire=event.wire
+                    WireEntry(
+                        None, None, event.call_id, event.name, event.fragment, call, event.pos, False, wire=event.wire
+                    )
                 )
                 return
             if event.delta_type.startswith("function_call") or event.key not in self.index_of:
@@ -196,15 +220,9 @@ class ChatSnapshot(Machine):
                 return
             index = self.index_of[event.key]
             self._entry(
-                event.key,
-                index,
-                event.call_id,
-                event.name,
-                event.fragment,
-                call,
-                event.pos,
-                start=False,
-                wire=event.wire,
+                WireEntry(
+                    event.key, index, event.call_id, event.name, event.fragment, call, event.pos, False, wire=event.wire
+                )
             )
         elif kind is BlockStart or kind is BlockDelta:
             self._choice(choice_of(event.key))  # type: ignore[union-attr]
@@ -230,19 +248,8 @@ class ChatSnapshot(Machine):
             self._flush()
             self.ended = True
 
-    def _entry(
-        self,
-        key: Hashable,
-        index: int | None,
-        call_id: str | None,
-        name: str | None,
-        arguments: str | None,
-        call: int | None,
-        pos: Pos,
-        start: bool,
-        wire_type: str | None = None,
-        wire: Wire = (),
-    ) -> None:
+    def _entry(self, entry: WireEntry) -> None:
+        key, index, call_id, name, arguments, call, pos, start, wire_type, wire = entry
         number = choice_of(key)
         choice = self._choice(number)
         if not start and self._last_start == (key, pos) and call_id is None and name is None:
@@ -256,7 +263,7 @@ class ChatSnapshot(Machine):
                 found.add(arguments)
             return
         if index is None and self.reads_wire and _has(wire, "index"):
-            index = lax_int(wired(wire, "index"))
+            index = self.wire_index(wired(wire, "index"))
             if index is None:
                 self.fail(pos, "TypeError", "Unexpected, list delta entry `index` value is not an integer", call)
                 return

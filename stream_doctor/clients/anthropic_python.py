@@ -14,8 +14,9 @@ and ``build_events`` (L366-460), and ``_streaming.py`` ``Stream.__stream__``.
   first value ignored, and reading stops where a value is followed by anything but ``,`` or a
   closing bracket); a buffer that is not a JSON prefix raises ``ValueError`` ("Unable to parse
   tool parameter JSON from model"), and so does one with a value more than 201 levels deep (jiter's
-  recursion limit: 5,000 unclosed ``[`` raise at the 202nd). With no non-empty fragment the start
-  event's ``input`` stays.
+  recursion limit: 5,000 unclosed ``[`` raise at the 202nd), at the fragment that broke it: before
+  anything a later event raises (an ``error`` event, a delta past the content). With no non-empty
+  fragment the start event's ``input`` stays.
 - The application gets the block on ``content_block_stop`` (a ``ContentBlockStopEvent`` carrying
   it) or from ``get_final_message()``; a block never stopped is still in the final message, with
   what its buffer held (the tool runner only runs tools when ``stop_reason`` is ``tool_use``; a
@@ -150,6 +151,29 @@ class AnthropicSnapshot(Machine):
         self.buffers.setdefault(index, []).append(event.fragment)
         self.places.setdefault(index, []).append(event.pos)
 
+    def fail(
+        self, pos: Pos | None, exception: str, message: str, call: int | None = None, provider_error: bool = False
+    ) -> None:
+        # The SDK re-reads a block's buffer on every delta, so a buffer an earlier fragment broke raised
+        # ValueError there, before this exception (an error event, a delta past the content): the open
+        # blocks' buffers are read now, once, as their stop would read them.
+        if self.error is None:
+            for index, block in enumerate(self.content):
+                if block.tool and not block.stopped and index in self.buffers:
+                    self._parsed(index, block)
+        super().fail(pos, exception, message, call, provider_error)
+
+    def _parsed(self, index: int, block: _Block) -> tuple[str | None, Any] | None:
+        """The block's argument text and value; None when its buffer broke (the SDK's ValueError, at the
+        fragment that broke it)."""
+        try:
+            return self._value(index, block)
+        except PartialJSONError as error:
+            where = _fragment_at(self.buffers[index], self.places[index], error.offset)
+            message = f"Unable to parse tool parameter JSON from model: {error}"
+            super().fail(where, "ValueError", message, block.call)
+            return None
+
     def _value(self, index: int, block: _Block) -> tuple[str | None, Any]:
         buffer = self.buffers.get(index)
         text = "".join(buffer) if buffer is not None else None
@@ -161,13 +185,10 @@ class AnthropicSnapshot(Machine):
     def _hand(self, block: _Block, index: int, at: Pos | None, when: str) -> None:
         if not block.tool:
             return
-        try:
-            text, value = self._value(index, block)
-        except PartialJSONError as error:
-            # The SDK re-reads the buffer on every delta, so it raised at the fragment that broke it.
-            where = _fragment_at(self.buffers[index], self.places[index], error.offset)
-            self.fail(where, "ValueError", f"Unable to parse tool parameter JSON from model: {error}", block.call)
+        parsed = self._parsed(index, block)
+        if parsed is None:
             return
+        text, value = parsed
         if not block.server_side:
             calls = (block.call,) if block.call is not None else ()
             self.hand(calls, block.call_id, block.name, text, value, at, when)

@@ -127,6 +127,10 @@ class Machine:
     #: how the library's stream reader tests an event's data for ``[DONE]`` (``framing.Sentinel``); None:
     #: it reads no sentinel, or dispatches by event name, and the adapter's reading of a frame stands
     done_sentinel: ClassVar[Sentinel | None] = None
+    #: the library's stream reader stops at its sentinel and reads nothing after it (openai-python
+    #: ``Stream.__stream__``: ``break``; openai-node ``Stream.fromSSEResponse``: ``break``; LangChain, LiteLLM
+    #: and pydantic-ai read through the OpenAI SDK's); False: it skips the sentinel and reads on (the AI SDK)
+    sentinel_ends_reading: ClassVar[bool] = True
 
     def feed(self, event: Event, call: int | None) -> None:  # pragma: no cover - every profile overrides it
         raise NotImplementedError

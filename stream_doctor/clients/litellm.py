@@ -33,6 +33,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import choice_of, parse_json, profile
 from stream_doctor.clients.framing import SENTINEL_READERS
+from stream_doctor.events import ArgsDelta, BlockDelta, BlockStart, BlockStop, Event, Finish, KeepAlive, ToolStart
 
 
 @dataclass
@@ -44,6 +45,44 @@ class _Slot:
 
 
 @dataclass
+class _Reading:
+    """Whether ``CustomStreamWrapper`` still reads the stream (``streaming_handler.py``): once a chunk's first
+    choice had a finish_reason (``received_finish_reason``), an empty chunk (a choice with nothing in its
+    delta: ``is_chunk_non_empty`` false) is its last chunk (``sent_last_chunk``, L1066), and the next empty
+    one raises StopIteration (L1021-1030): nothing after it is read, an error chunk neither. A chunk with no
+    choices (usage) changes nothing. Each chunk is judged from its events, once the next frame begins."""
+
+    frame: Pos | None = None
+    carried: bool = False  # the frame's chunk carried calls or text
+    choice: bool = False  # ... a choice (a finish, or a finished choice carried again)
+    finish: bool = False  # ... a finish_reason
+    finished: bool = False  # received_finish_reason
+    sent_last: bool = False  # sent_last_chunk
+    stopped: bool = False
+
+    def reads(self, event: Event) -> bool:
+        if event.pos != self.frame:
+            self._chunk_read()
+            self.frame = event.pos
+        if self.stopped:
+            return False
+        kind = type(event)
+        if kind in (ToolStart, ArgsDelta, BlockStart, BlockDelta):
+            self.carried = True
+        elif kind in (BlockStop, Finish):
+            self.choice = self.finish = True
+        elif kind is KeepAlive and event.choices:  # type: ignore[union-attr]
+            self.choice = True
+        return True
+
+    def _chunk_read(self) -> None:
+        self.finished = self.finished or self.finish
+        if self.finished and self.choice and not self.carried:
+            self.stopped, self.sent_last = self.sent_last, True
+        self.carried = self.choice = self.finish = False
+
+
+@dataclass
 class ChunkBuilder(WireMachine):
     slots: dict[int, _Slot] = field(default_factory=dict)
     legacy: _Slot | None = None  # the legacy function_call, every choice's fragments together
@@ -51,6 +90,12 @@ class ChunkBuilder(WireMachine):
     chunk: list[Fragment] = field(default_factory=list)  # the latest chunk's fragments, merged at the next
     refused: bool = False  # the latest chunk's Delta failed validation
     done_sentinel = SENTINEL_READERS["litellm"]
+    reading: _Reading = field(default_factory=lambda: _Reading())
+
+    def feed(self, event: Event, call: int | None) -> None:
+        if not self.reading.reads(event):
+            return  # CustomStreamWrapper has stopped reading the stream
+        super().feed(event, call)
 
     def fragment(self, fragment: Fragment) -> None:
         if fragment.server_side or self.provider == "anthropic":

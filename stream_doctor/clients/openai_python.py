@@ -8,7 +8,9 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   taken as a list position: an index past the end inserts the entry at the end, and
   ``_build_events`` then reads ``tool_calls[index]`` and raises ``IndexError`` (a first index of 1,
   a gap). A fragment without ``index`` raises ``RuntimeError`` ("Expected list delta entry to have
-  an `index` key"), or ``TypeError`` in the first chunk, which is taken whole as the snapshot.
+  an `index` key"), or ``TypeError`` when no entry of its chunk's list has an ``index`` (of any type)
+  and the snapshot holds no call yet: the list is taken whole (``_has_indexed_entries`` reads the whole
+  list, so the profile merges a chunk's entries once the chunk has ended).
 - Strings are concatenated with ``+=``, ``id`` and ``function.name`` included: a server that repeats
   them on every fragment gets ``call_abccall_abc`` and ``get_weatherget_weather``. Two calls sent
   on one index are merged into one entry (``{…}{…}``), in the first chunk too
@@ -23,7 +25,9 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
   sends it on every continuation) replaces the entry's ``type``, and ``_accumulate_chunk``'s ``assert
   new_tool.type == "function"`` (L402-405) raises AssertionError at that chunk.
 - Fields of the wrong type (``events.Wire``) are merged as sent: an ``index`` of digits is the integer
-  (any other string: ``TypeError``), a numeric ``id`` is kept (added to a later number, left as it is by a
+  when every entry of its chunk's list passes ``ChoiceDeltaToolCall``'s validation (``_models.py``
+  ``construct_type`` tries ``validate_type`` on the list whole, L639-643), else it stays a string; a
+  string index raises ``TypeError``; a numeric ``id`` is kept (added to a later number, left as it is by a
   string), and ``arguments`` null or an object stay the done event's ``arguments`` until text replaces
   a null (an object after text, or text after an object, is left out).
 - An ``error`` object in the stream raises ``APIError``; data that starts with ``[DONE]`` ends the
@@ -39,19 +43,36 @@ and ``ChoiceEventState.get_done_events`` / ``_add_tool_done_event`` (L590-735).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
-from stream_doctor.clients._wire import wired
-from stream_doctor.clients.base import profile
+from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry, WireEntry
+from stream_doctor.clients._wire import lax_int, wired
+from stream_doctor.clients.base import choice_of, profile
 from stream_doctor.events import MISSING, Event, Execution, MessageStop, Request, Wire
+
+
+@dataclass(frozen=True)
+class _ListFacts:
+    """What the SDK reads of one choice's whole ``tool_calls`` list in a chunk before merging any entry."""
+
+    #: every entry passes ChoiceDeltaToolCall's validation, so pydantic's lax mode reads an index "0" as 0:
+    #: ``_models.construct_type`` tries ``validate_type`` on the ``Optional[List[…]]`` as a whole and, when
+    #: one entry fails (no index, a numeric id, object arguments), builds the list unvalidated, as sent
+    validates: bool = True
+    #: an entry has an ``index`` key, of any type (``_deltas.py`` ``_has_indexed_entries``): the list is
+    #: merged entry by entry, and an entry without one raises RuntimeError; otherwise it is taken whole
+    indexed: bool = False
 
 
 @dataclass
 class OpenAIPythonSnapshot(ChatSnapshot):
-    indexed_in_chunk: Pos | None = None  # the latest chunk that held an entry with an index
+    #: the latest chunk's wire entries (``ChatSnapshot._entry``'s arguments), merged once it has ended: the
+    #: SDK reads each choice's list whole before it merges the first entry (``_ListFacts``)
+    queued: list[WireEntry] = field(default_factory=list)
+    listed: _ListFacts = _ListFacts()  # the facts of the list whose entry is being merged
     done_needs_function_type = True
     reads_wire = True
     asserts_function_type = True
@@ -69,6 +90,22 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             # that a chunk made a snapshot: none does when the only event is cut or the body is [DONE]
             self.fail(None, "AssertionError", "no chunk was read, so there is no completion snapshot")
 
+    def _entry(self, entry: WireEntry) -> None:
+        self.queued.append(entry)
+
+    def _flush(self) -> None:
+        queued, self.queued = self.queued, []
+        facts = _list_facts(queued)
+        for entry in queued:
+            if self.error is not None:
+                break
+            self.listed = facts[choice_of(entry.key)]
+            super()._entry(entry)
+        super()._flush()
+
+    def wire_index(self, sent: Any) -> int | None:
+        return lax_int(sent) if self.listed.validates else None
+
     def new_choice(self) -> Choice:
         return Choice(entries=[])
 
@@ -85,7 +122,7 @@ class OpenAIPythonSnapshot(ChatSnapshot):
     ) -> Hashable | None:
         entries: list[Entry] = choice.entries
         if index is None:
-            if pos == self.first or (not entries and self.indexed_in_chunk != pos):
+            if not entries and not self.listed.indexed:
                 # accumulate_delta takes a first ``tool_calls`` list with no indexed entry whole (and the
                 # first chunk is the snapshot as it is): _build_events then reads tool_calls[None]
                 self.fail(pos, "TypeError", "list indices must be integers or slices, not NoneType", call)
@@ -94,7 +131,6 @@ class OpenAIPythonSnapshot(ChatSnapshot):
             return None
         # the first chunk's indexed entries are merged by index too (accumulate_delta({}, delta):
         # "Even the first indexed list must be merged"): two entries at index 0 are one call
-        self.indexed_in_chunk = pos
         # a field of the wrong type is merged as sent: a numeric id kept, a null or an object as the arguments
         sent_id: Any = wired(wire, "id", call_id)
         sent_arguments: Any = wired(wire, "arguments", arguments) if wire else arguments
@@ -128,6 +164,29 @@ class OpenAIPythonSnapshot(ChatSnapshot):
         if isinstance(key, int) and 0 <= key < len(entries):
             return entries[key]
         return None
+
+
+def _list_facts(queued: list[WireEntry]) -> dict[int, _ListFacts]:
+    """Each choice's ``_ListFacts`` from a chunk's queued entries (the arguments that follow a ToolStart at
+    its event are that entry's, not an entry of their own: ``ChatSnapshot._entry``)."""
+    heads: dict[int, list[tuple[bool, bool]]] = {}  # choice -> (has an index key, validates) per entry
+    previous: WireEntry | None = None
+    for entry in queued:
+        wrong = any(name != "index" and value is not None for name, value in entry.wire)
+        wrong = wrong or entry.wire_type not in (None, "function")
+        continued = previous is not None and previous.start and (previous.key, previous.pos) == (entry.key, entry.pos)
+        continued = continued and not entry.start and entry.call_id is None and entry.name is None
+        previous = entry
+        entries = heads.setdefault(choice_of(entry.key), [])
+        if continued:
+            if wrong and entries:
+                entries[-1] = (entries[-1][0], False)
+            continue
+        sent = wired(entry.wire, "index", MISSING)
+        valid_index = entry.sent_index is not None or lax_int(sent) is not None
+        entries.append((entry.sent_index is not None or sent is not MISSING, valid_index and not wrong))
+    facts = {n: _ListFacts(all(v for _, v in e), any(h for h, _ in e)) for n, e in heads.items()}
+    return defaultdict(_ListFacts, facts)
 
 
 def _concat(held: Any, new: Any) -> Any:

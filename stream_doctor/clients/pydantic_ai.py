@@ -250,11 +250,12 @@ class PartsManager(WireMachine):
         pass
 
     #: the latest event was a ``[DONE]`` the SDK read (Chat): its reading stops there, so what pydantic-ai
-    #: raises at the stream's end it raises at that frame; otherwise only once the body has ended (no frame)
+    #: raises at the stream's end it raises at that frame; otherwise only once the body has ended (no frame):
+    #: the Anthropic SDK's ``Stream.__stream__`` reads to the body's end, message_stop or not
     read_done: bool = False
 
     def end(self, end: Pos | None) -> None:
-        self._part_ended(end if self.provider == "anthropic" or self.read_done else None)
+        self._part_ended(end if self.read_done else None)
         if self.error is not None:
             return
         for part in self.parts:

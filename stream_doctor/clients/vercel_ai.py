@@ -9,7 +9,8 @@ choice's ``index``, and not the legacy ``function_call``; its correlation is por
 ``StreamingToolCallTracker``: id, index and name precedence, a call holding a whole JSON value takes
 no more, a reused id gets a generated one, calls emitted at the flush by index). The Anthropic
 provider emits a ``tool-call`` at ``content_block_stop`` with the buffered input (the start event's
-input, when not empty, followed by the deltas); blocks never stopped are dropped; a ``tool_use``
+input, when not empty, followed by the deltas); blocks never stopped are dropped (a block started at
+the index of a call not stopped yet replaces it: ``contentBlocks[value.index]``); a ``tool_use``
 start without an id fails the chunk's schema and opens no call; a second ``message_start`` while one
 is open is an error and nothing after it is read. ``streamText`` runs tools only when the step
 finished with ``stop`` or ``tool-calls`` (PR #19066).
@@ -72,6 +73,8 @@ class StreamText(WireMachine):
     chunk: list[Fragment] = field(default_factory=list)  # the latest Chat chunk's fragments, read at the next
     refused: Pos | None = None  # the latest Chat chunk that set the finish reason to "error" (see the docstring)
     done_sentinel = SENTINEL_READERS["vercel-ai"]  # else safeParseJSON: an error part when it fails
+    # @ai-sdk/provider-utils parseJsonEventStream: `if (data === "[DONE]") return;` drops that event and reads on
+    sentinel_ends_reading = False
 
     peeked: bool = False  # Anthropic: doStream has read the first chunk after stream-start
 
@@ -155,6 +158,12 @@ class StreamText(WireMachine):
         held = self.by_key.get(key)
         if held is not None and held.stopped_at is None:
             held.stopped_at = pos
+
+    def block_start(self, key: Hashable, pos: Pos) -> None:
+        if self.provider == "anthropic":
+            # doStream's content_block_start sets ``contentBlocks[value.index]`` for a text or thinking block
+            # too: a tool call still open at that index is replaced, never stopped, and dropped
+            self.by_key.pop(key, None)
 
     def stream_error(self, pos: Pos) -> None:
         if self.provider != "anthropic":

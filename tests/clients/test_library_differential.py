@@ -172,11 +172,6 @@ UNFIXED: dict[tuple[str, str], str] = {
         for kind in ("NaN", "a number past a double", "a lone surrogate escape")
         for client in ("openai-python", "anthropic-python", "langchain", "litellm", "pydantic-ai")
     },
-    # accumulate_delta's _has_indexed_entries (openai/lib/streaming/_deltas.py) reads the whole list: an
-    # ``index`` key on a later entry (a string too) makes an index-less entry before it a RuntimeError where the
-    # list would otherwise be taken whole (TypeError); the profile merges entry by entry and does not see the
-    # later ones (saved: chat_index_after_index_less_entries)
-    ("an index after index-less entries of one chunk", "openai-python"): "_has_indexed_entries reads the whole list",
     # the adapter gives a second choice's finish_reason "length" after the stream's Finish only as
     # KeepAlive("finished choice") (a call cut at the token limit gets no BlockStop), so the profile sees no
     # finish for that choice; the SDK fires its calls' arguments.done on any finish_reason (openai/lib/streaming/chat/_completions.py _build_events)
@@ -240,6 +235,7 @@ _MESSAGE_DELTA = (
     b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},'
     b'"usage":{"output_tokens":1}%s}\n\n'
 )
+_ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
 _MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 
 
@@ -251,6 +247,9 @@ def _chunk(tool_calls: str, chunk_id: str = "chatcmpl-1", model: str = "gpt-4o",
 
 
 _ROLE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}\n\n'
+_ERROR_CHUNK = b'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n'
+_EMPTY = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":null}]}\n\n'
+_USAGE = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n'
 _FINISH = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
 
 
@@ -526,8 +525,9 @@ SAVED: dict[str, bytes] = {
     + _DELTA % (b'"index":0,', b"{}")
     + _STOP
     + _other_block(b"1"),
-    # found by the tally at 100 (mistral-shaped, a wrong-typed index): see UNFIXED for openai-python, which
-    # raises RuntimeError at this chunk
+    # found by the tally at 100 (mistral-shaped, a wrong-typed index): accumulate_delta's _has_indexed_entries
+    # reads the whole list, so the index "0" of a later entry makes the first, index-less one a RuntimeError
+    # (openai-python); the list is taken whole only when no entry has an index
     "chat_index_after_index_less_entries": _ROLE.replace(b'"content":null', b'"content":""')
     + _chunk(
         '[{"function":{"name":"tool_0","arguments":"{}"}},{"function":{"name":"tool_1","arguments":""},"id":"call_1"},'
@@ -535,13 +535,95 @@ SAVED: dict[str, bytes] = {
         *_MISTRAL,
         finish='"length"',
     ),
+    # found by the tally at 1,000 (mistral-shaped): construct_type validates the chunk's whole tool_calls list
+    # (Optional[List[ChoiceDeltaToolCall]], a union: validate_type first) and builds it unvalidated when one
+    # entry fails, so beside an index-less entry the index "0" stays a string: openai-python's accumulate_delta
+    # raises TypeError at it (the profile had read it as 0 and raised RuntimeError at the next entry) ...
+    "mistral_index_a_string_beside_an_index_less_entry": _chunk(
+        '[{"index":"0","type":"function","function":{"name":"f","arguments":"{}"}},{"function":{"name":"g","arguments":""}}]',
+        *_MISTRAL,
+    )
+    + b"data: [DONE]\n\n",
+    # ... and beside an entry whose id is a number (every other library reads the "0" as 0)
+    "chat_index_a_string_beside_a_numeric_id": _ROLE
+    + _chunk(
+        '[{"index":"0","id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"index":1,"id":7,"type":"function","function":{"name":"g","arguments":"{}"}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # the near miss: beside an entry that validates, the "0" is 0 and both calls run
+    "chat_index_a_string_beside_a_valid_entry": _ROLE
+    + _chunk(
+        '[{"index":"0","id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}},'
+        '{"index":1,"id":"call_1","type":"function","function":{"name":"g","arguments":"{}"}}]'
+    )
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # found by the tally at 1,000: pydantic-ai's IndexError of a nameless part delta (a start whose index "0" fails
+    # validation, then a delta at 0) before a named part comes from iterator_with_part_end once the Anthropic SDK
+    # has read the body to its end, message_stop or not: no frame (the profile had said the last event's)
+    "anthropic_nameless_part_before_a_named_one": _MSG
+    + _START.replace(b'"index":0', b'"index":"0"').replace(b'"id":"toolu_0",', b"") % b"{}"
+    + _DELTA % (b'"index":0,', b"{}")
+    + _STOP
+    + _CALL_AT_1
+    + _MESSAGE_DELTA % b""
+    + _MESSAGE_STOP,
+    # found by the tally at 1,000 (an error chunk after a second choice's finish): LiteLLM's CustomStreamWrapper
+    # ends its reading at the second empty chunk after a finish_reason (StopIteration once sent_last_chunk), so
+    # the error chunk after it is never read and the call runs; the others read it and raise
+    "chat_empty_chunk_after_the_finish_then_an_error": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _FINISH
+    + _EMPTY
+    + _ERROR_CHUNK
+    + b"data: [DONE]\n\n",
+    # the near miss: a usage chunk (no choices) is no empty chunk to it: the error chunk is read
+    "chat_usage_chunk_after_the_finish_then_an_error": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _FINISH
+    + _USAGE
+    + _ERROR_CHUNK
+    + b"data: [DONE]\n\n",
     # found by the generated error events: the SDK raises at the error event and reads nothing after it, so
     # pydantic-ai raises ModelOverloadedError there (not a later part's error at the stream's end)
     "anthropic_overloaded_error_mid_call": _MSG
     + _START % b"{}"
     + _DELTA % (b'"index":0,', b'{\\"a')
-    + b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    + _ERROR_EVENT
     + _DELTA % (b"", b"1}")
+    + _STOP,
+    # found by the generated error chunks (after a "[DONE] " with a trailing space, events named chunk): the
+    # OpenAI SDK's Stream.__stream__ breaks at data that starts with [DONE] and reads nothing after it, so
+    # LangChain, LiteLLM and pydantic-ai run the call; the profiles had read on and raised at the error
+    "chat_error_chunk_after_the_done": (
+        _ROLE
+        + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+        + _FINISH
+        + b"data: [DONE] \n\n"
+        + _ERROR_CHUNK
+    ).replace(b"data: ", b"event: chunk\ndata: "),
+    # the near miss: the same error chunk before the [DONE] is read, and raises
+    "chat_error_chunk_before_the_done": _ROLE
+    + _chunk('[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]')
+    + _ERROR_CHUNK
+    + _FINISH
+    + b"data: [DONE]\n\n",
+    # found by the generated error events: anthropic-python re-reads the buffer on every delta, so a blank
+    # partial_json (jiter: EOF while parsing a value) raised ValueError there, before the error event (the
+    # profile had read the buffer only at the block's stop); the near miss is anthropic_overloaded_error_mid_call,
+    # whose buffer so far is a JSON prefix
+    "anthropic_blank_input_then_an_error_event": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b" ")
+    + _ERROR_EVENT
+    + _STOP,
+    # ... and before a later delta's IndexError (a block past the content)
+    "anthropic_broken_input_then_a_delta_past_the_content": _MSG
+    + _START % b"{}"
+    + _DELTA % (b'"index":0,', b"}")
+    + _DELTA % (b'"index":3,', b"{}")
     + _STOP,
     # the near miss: an empty (falsy) context_management is never read
     "anthropic_context_management_empty": _MSG
@@ -555,7 +637,12 @@ SAVED: dict[str, bytes] = {
 SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "anthropic_tool_call_on_a_text_blocks_index": {"pydantic-ai": "UnexpectedModelBehavior"},
     "anthropic_tool_call_on_its_own_index_after_text": {"pydantic-ai": None},
-    "anthropic_overloaded_error_mid_call": {"pydantic-ai": "ModelOverloadedError"},
+    "anthropic_overloaded_error_mid_call": {
+        "pydantic-ai": "ModelOverloadedError",
+        "anthropic-python": "APIStatusError",
+    },
+    "anthropic_blank_input_then_an_error_event": {"anthropic-python": "ValueError"},
+    "anthropic_broken_input_then_a_delta_past_the_content": {"anthropic-python": "ValueError"},
     "anthropic_text_delta_past_the_content": {"anthropic-python": "IndexError"},
     "anthropic_text_delta_at_the_next_index": {"anthropic-python": None},
     "anthropic_input_a_list_on_a_reused_index": {"langchain": "TypeError"},
@@ -564,13 +651,24 @@ SAVED_RAISES: dict[str, dict[str, str | None]] = {
     "chat_type_null_from_the_head": {"openai-python": None},
     "anthropic_context_management_in_message_delta": {"langchain": "AttributeError"},
     "anthropic_context_management_empty": {"langchain": None},
+    "chat_error_chunk_after_the_done": {"langchain": None, "litellm": None, "pydantic-ai": None},
+    "chat_index_after_index_less_entries": {"openai-python": "RuntimeError"},
+    "anthropic_nameless_part_before_a_named_one": {"pydantic-ai": "IndexError"},
+    "chat_empty_chunk_after_the_finish_then_an_error": {"litellm": None, "langchain": "APIError"},
+    "chat_usage_chunk_after_the_finish_then_an_error": {"litellm": "MidStreamFallbackError"},
+    "mistral_index_a_string_beside_an_index_less_entry": {"openai-python": "TypeError"},
+    "chat_index_a_string_beside_a_numeric_id": {"openai-python": "TypeError"},
+    "chat_index_a_string_beside_a_valid_entry": {"openai-python": None},
+    "chat_error_chunk_before_the_done": {
+        "langchain": "APIError",
+        "litellm": "MidStreamFallbackError",
+        "pydantic-ai": "ModelServerError",
+    },
 }
 
 
 #: the clients a saved example is checked for, when not every one (the others' disagreement is in UNFIXED)
-SAVED_FOR: dict[str, list[str]] = {
-    "chat_index_after_index_less_entries": ["langchain", "litellm", "pydantic-ai"],  # openai-python: UNFIXED
-}
+SAVED_FOR: dict[str, list[str]] = {}
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))

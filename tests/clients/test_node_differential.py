@@ -236,6 +236,11 @@ _DELTA = b'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_
 _STOP = b'data: {"type":"content_block_stop","index":0}\n'
 _END = b'data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1}}\n'
 _MESSAGE_STOP = b'data: {"type":"message_stop"}\n'
+_TEXT_BLOCK = (
+    b'data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n',
+    b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n',
+    _STOP,
+)
 
 
 def _named(*events: bytes) -> bytes:
@@ -496,6 +501,43 @@ SAVED: dict[str, bytes] = {
         _chunk('{"tool_calls":[{"index":0,"id":null,"type":null,"function":{"name":null,"arguments":"{}"}}]}'),
         _FINISH,
         b"[DONE]",
+    ),
+    # found by the tally at 1,000 (reused block indices, a stop's index "0" failing the schema): @ai-sdk/anthropic's
+    # content_block_start of a text block sets contentBlocks[0] over the call not stopped, which is then dropped;
+    # the profile had stopped it at the text block's stop. The near miss: the call stopped first, both run
+    "anthropic_text_block_on_an_open_calls_index": _named(
+        _MSG,
+        _START % b"{}",
+        _DELTA % b"{}",
+        _STOP.replace(b'"index":0', b'"index":"0"'),
+        *_TEXT_BLOCK,
+        _START.replace(b"toolu_0", b"toolu_1") % b"{}",
+        _DELTA % b"{}",
+        _STOP,
+        _END,
+        _MESSAGE_STOP,
+    ),
+    "anthropic_text_block_after_a_stopped_call_on_its_index": _named(
+        _MSG,
+        _START % b"{}",
+        _DELTA % b"{}",
+        _STOP,
+        *_TEXT_BLOCK,
+        _START.replace(b"toolu_0", b"toolu_1") % b"{}",
+        _DELTA % b"{}",
+        _STOP,
+        _END,
+        _MESSAGE_STOP,
+    ),
+    # an error chunk after the [DONE]: openai-node's Stream.fromSSEResponse breaks at the sentinel and runs the
+    # call; the AI SDK's parseJsonEventStream skips the [DONE] and reads on, so vercel-ai's step finishes with
+    # the error and the call is not run (Machine.sentinel_ends_reading)
+    "chat_error_chunk_after_the_done": _chat(
+        _ROLE,
+        _chunk('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+        _FINISH,
+        b"[DONE]",
+        b'{"error":{"message":"The server had an error","type":"server_error"}}',
     ),
 }
 
