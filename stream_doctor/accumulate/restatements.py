@@ -23,6 +23,7 @@ from stream_doctor.accumulate.problems import (
     SummaryDuplicate,
     SummaryOnlyCall,
 )
+from stream_doctor.accumulate.spill import NO_VALUE
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.events import MISSING, CallSummary, HelperSnapshot
@@ -52,6 +53,14 @@ def summary_differs(
     state = block.call if block is not None else None
     if state is None and event.call_id:
         state = calls_by_id.get(event.call_id)
+    call = finished_calls.get(state.ordinal) if state is not None else None
+    if (
+        call is not None
+        and (not event.call_id or not call.call_id or event.call_id == call.call_id)
+        and (not event.name or not call.name or event.name == call.name)
+        and _streamed_again(event, call)
+    ):
+        return None  # the very text that streamed, which parsed: the same value, read without parsing it again
     restated = event.input if event.input is not MISSING else loads_restated(event.arguments)
     at = event.pos, message.index if message is not None else None, event.call_id, event.name, restated
     if state is None:
@@ -70,7 +79,6 @@ def summary_differs(
         if twin is not None:
             return SummaryDuplicate(*at, twin.ordinal)
         return SummaryOnlyCall(*at)
-    call = finished_calls.get(state.ordinal)
     if call is None:
         return SummaryBeforeComplete(*at, state.ordinal)
     if event.call_id and call.call_id and event.call_id != call.call_id:
@@ -81,6 +89,20 @@ def summary_differs(
         # (a summary that repeats the completion event's restatement was reported as final-differs)
         return SummaryDiffers(*at, state.ordinal, "arguments", call.arguments)
     return None
+
+
+def _streamed_again(event: CallSummary, call: ToolCall) -> bool:
+    """Whether a summary restates a call's arguments as the very text that streamed, and that text
+    parsed as JSON: then its value is the call's (``ToolCall.arguments`` parses that text), and the
+    restatement (Responses sends it twice, in ``….done`` and ``output_item.done``) needs no parse."""
+    if event.input is not MISSING or event.arguments is None or call.parse_failure is not None:
+        return False
+    stored = call.stored
+    return (
+        call.input_format == "json"
+        and stored.store.value(stored.record) is NO_VALUE
+        and event.arguments == stored.store.raw(stored.record)
+    )
 
 
 def helper_differs(event: HelperSnapshot, message: MessageState | None, differed: set[int]) -> StreamProblem | None:

@@ -3,8 +3,21 @@ arguments at completion, summaries that restate calls, fragments with no correla
 
 from __future__ import annotations
 
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
 from stream_doctor.accumulate.problems import IdRepeated, NameRepeated, UncorrelatedFragment
-from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, Finish, MessageStart, MessageStop, ToolStart
+from stream_doctor.events import (
+    MISSING,
+    ArgsDelta,
+    BlockStop,
+    CallSummary,
+    Finish,
+    MessageStart,
+    MessageStop,
+    ToolStart,
+)
 from tests.helpers import Script
 
 
@@ -94,3 +107,32 @@ def test_two_open_calls_on_one_index() -> None:
     s(BlockStop, "call_2")
     assert kinds(s) == ["index-shared"]
     assert kinds(s, positional=True) == ["index-gap"]  # (Anthropic: positions)
+
+
+#: Argument texts a summary may restate: JSON, the same value spelled otherwise, blank, not JSON.
+_TEXTS = ['{"city": "Oslo"}', '{"city":"Oslo"}', '{"city": "Bergen"}', "", "  ", "{}", '{"city": "Os', "[1]", "1"]
+
+
+@given(streamed=st.sampled_from(_TEXTS), restated=st.sampled_from(_TEXTS), same_name=st.booleans())
+def test_a_summary_differs_exactly_when_its_parsed_value_does(streamed: str, restated: str, same_name: bool) -> None:
+    """A summary that restates the streamed text itself is taken as agreeing without a parse; the
+    finding must be the one a parse of both texts gives, for every pair of texts."""
+    s = openai_like()
+    s(ToolStart, "fc_1", 0, "function_call", "call_1", "weather", None)
+    s(ArgsDelta, "fc_1", streamed, "function_call_arguments.delta")
+    s(BlockStop, "fc_1")
+    s(CallSummary, "fc_1", "call_1", "weather" if same_name else "time", restated)
+    s(Finish, "completed")
+    s(MessageStop)
+
+    def value(text: str) -> object:
+        try:
+            return orjson.loads(text) if text.strip() else {}
+        except orjson.JSONDecodeError:
+            return MISSING
+
+    stream = s.stream(positional_indices=False)
+    restated_value = value(restated)
+    differs = not same_name or (restated_value is not MISSING and restated_value != stream.calls[0].arguments)
+    summaries = [a.kind for a in stream.stream_problems if a.kind.startswith("summary")]
+    assert summaries == (["summary-differs"] if differs else [])
