@@ -167,6 +167,11 @@ def sse_comments_in_event_gz(path: Path, line: bytes = b":\n") -> None:
     _gzip_file(path, SSE_START + b"event: ping\n", line, 900 << 20, b'data: {"type": "ping"}\n\n')
 
 
+def sse_unknown_fields_in_event_gz(path: Path) -> None:
+    # 100 MiB of unknown field lines inside one event, after its event: line (before: 32 MiB took 753 MB)
+    _gzip_file(path, SSE_START + b"event: ping\n", b"f: x\n", 100 << 20, b'data: {"type": "ping"}\n\n')
+
+
 def sse_blank_lines_gz(path: Path) -> None:
     # a 1 MB gzip of 1000 MiB of blank lines (before: 4.2 s per MiB, about 70 minutes)
     _gzip_file(path, SSE_START, b"\n", 1000 << 20, SSE_PING)
@@ -239,6 +244,11 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "gzip of 900 MiB of CR comments in an event": (
         "inside-cr.sse.gz",
         partial(sse_comments_in_event_gz, line=b":\r"),
+        ["replay", "{}"],
+    ),
+    "gzip of 100 MiB of unknown fields in an event": (
+        "fields.sse.gz",
+        sse_unknown_fields_in_event_gz,
         ["replay", "{}"],
     ),
     "gzip of 1000 MiB of blank SSE lines": ("blank.sse.gz", sse_blank_lines_gz, ["replay", "{}"]),

@@ -129,6 +129,42 @@ def test_an_event_after_a_comment_flood_inside_it_keeps_its_data_and_every_posit
     assert peak_kb < PEAK_BOUND_KB
 
 
+def test_a_small_gzip_of_unknown_fields_inside_one_event_reads_in_bounded_memory(tmp_path: Path) -> None:
+    # issue 31: "event: ping" and 32 MiB of "f: x" lines peaked at 753 MB: no cut was made after unknown
+    # field lines, so the event was gathered whole. 16 MiB here (about 380 MB before).
+    path = _gzip_of(tmp_path / "fields.sse.gz", START + b"event: ping\n", b"f: x\n", 16 << 20, b"")
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["events"] == 1 and not report["capture"]["ended_cleanly"]
+    lines = 4 + 16 * ((1 << 20) // 5)
+    cut = next(f for f in report["findings"] if f["code"] == "SD003")
+    assert f"the capture ends after line {lines}, inside an event whose data never arrived" in cut["message"]
+    unknown = [f["location"] for f in report["findings"] if f["code"] == "SD005"]
+    assert unknown == [{"path": str(path), "line": 5, "event": 2, "offset": len(START) + 12}]  # told once
+    assert peak_kb < PEAK_BOUND_KB
+
+
+def test_an_event_after_an_unknown_field_flood_inside_it_keeps_its_data_and_every_position(tmp_path: Path) -> None:
+    # the near miss: the event the flood is inside still reads, its unknown fields are told where they are
+    # (eleven names: ten one by one, then the summary at the first line past them), and what follows is
+    # where it was
+    head = START + b"event: ping\n" + b"".join(b"x%d: 1\n" % n for n in range(11))
+    flood = b"f: x\n" * 200_000
+    before_data = head + flood
+    before_oops = before_data + b'data: {"type": "ping"}\n' + flood + b"\n"
+    path = tmp_path / "near.sse"
+    path.write_bytes(before_oops + b"data: {oops\n\n")
+    peak_kb, report = _replayed(path)
+    assert report["event_counts"]["ping"] == 1
+    unknown = [f for f in report["findings"] if f["code"] == "SD005"]
+    where = [(f["location"]["line"], f["location"]["offset"], f["location"]["event"]) for f in unknown]
+    firsts = [(5 + n, len(START) + 12 + sum(len(b"x%d: 1\n" % k) for k in range(n)), 2) for n in range(10)]
+    assert where == [*firsts, (15, len(START) + 12 + 6 * 10, 2)]
+    assert unknown[-1]["message"].startswith("400,001 more lines of unknown SSE fields, 2 other names")
+    frame = next(f["location"] for f in report["findings"] if f["code"] == "SD001")
+    assert frame == {"path": str(path), "line": before_oops.count(b"\n") + 1, "event": 3, "offset": len(before_oops)}
+    assert peak_kb < PEAK_BOUND_KB
+
+
 def test_many_distinct_unknown_field_names_are_eleven_findings(tmp_path: Path) -> None:
     # issue 31: 500,000 distinct names in 4.4 MB were 500,002 findings and 325 MB
     names = b"".join(b"f%d: x\n" % number for number in range(200_000))

@@ -8,20 +8,32 @@ into every line number and byte offset (``placed``), so the event, its problems 
 are exactly those of the event read whole. What is kept is the event's own lines: its fields, and
 of each run of comments only a line that is not UTF-8, the first (which the event's ``not-utf8``
 problem names when it is the event's first such line).
+
+``chunks.sse_cut`` cuts after lines of unknown fields too (``event: ping`` and 32 MiB of ``f: x`` lines).
+Unless the event's first line starts with ``{`` (maybe a JSON body without ``data:`` prefixes, which
+``sse._Read.unprefixed`` reads whole), each whole unknown-field line is told as it is added
+(``tell``: in line order, with its place) and taken out as a gap, but for the event's first line (where
+the event starts) and its first one that is not UTF-8 (which ``not-utf8`` may name), kept and told
+already (``told``: the line reader does not tell them again).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from stream_doctor.capture._text import is_utf8
-from stream_doctor.capture.chunks import blank_cut
+from stream_doctor.capture.chunks import SSE_FIELDS, blank_cut
 
 #: A run of whole comment lines, from a line start (the text always starts at one).
 _COMMENT_RUN = re.compile(rb"(?:(?<=[\r\n])|\A)(?::[^\r\n]*(?>\r\n|\r|\n))+")
 #: A line end at the text's start (a blank line: the text starts at a line start), or two in a row.
 _BLANK_LINE = re.compile(rb"\A(?>\r\n|\r|\n)|(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
 _LINE = re.compile(rb"[^\r\n]*(?>\r\n|\r|\n)")
+_FIRST_LINE = re.compile(rb"[^\r\n]*")
+
+#: Told of an unknown field line: its name, line number and offset.
+Tell = Callable[[bytes, int, int], None]
 
 #: A gap: where in the kept text comment lines were taken out, how many lines and bytes.
 Gap = tuple[int, int, int]
@@ -30,14 +42,19 @@ Gap = tuple[int, int, int]
 class OpenEvent:
     """The kept lines of an event not yet ended, from its block's first line (``line``, ``offset``)."""
 
-    __slots__ = ("text", "gaps", "line", "offset", "comments")
+    __slots__ = ("text", "gaps", "line", "offset", "comments", "tell", "told", "lines_in", "bytes_in", "bad_kept")
 
-    def __init__(self, line: int, offset: int) -> None:
+    def __init__(self, line: int, offset: int, tell: Tell) -> None:
         self.text = bytearray()
         self.gaps: list[Gap] = []
         self.line = line
         self.offset = offset
         self.comments = 0  # the comment lines taken out
+        self.tell = tell
+        self.told: bool | None = None  # unknown fields told as added; None: no field line seen yet
+        self.lines_in = 0  # the lines added so far (kept or taken out), and their bytes
+        self.bytes_in = 0
+        self.bad_kept = False  # an unknown-field line that is not UTF-8 was kept
 
     def add(self, piece: bytes) -> None:
         """The next bytes of the event (starting at a line start, ending with a line end unless the
@@ -45,7 +62,7 @@ class OpenEvent:
         done = 0
         for run in _COMMENT_RUN.finditer(piece):
             start, end = run.span()
-            self._keep(piece[done:start])
+            self._fields(piece[done:start])
             done = end
             bad = None if is_utf8(piece[start:end]) else _first_bad_line(piece, start, end)
             if bad is None:
@@ -54,20 +71,56 @@ class OpenEvent:
             self.skip(_lines(piece, start, bad[0]), bad[0] - start)
             self._keep(piece[bad[0] : bad[1]])  # the event's not-utf8 problem may name it
             self.skip(_lines(piece, bad[1], end), end - bad[1])
-        self._keep(piece[done:])
+        self._fields(piece[done:])
 
-    def skip(self, lines: int, size: int) -> None:
-        """``lines`` comment lines (``size`` bytes) taken out here."""
+    def _fields(self, part: bytes) -> None:
+        """Lines that are not comments: kept, but for unknown fields told and taken out (see the module)."""
+        if not part:
+            return
+        first = self.told is None
+        if first:
+            self.told = _FIRST_LINE.match(part).group().lstrip()[:1] != b"{"  # type: ignore[union-attr]
+        if not self.told:
+            self._keep(part)
+            return
+        done = 0  # a cut last line (no line end) is kept: the line reader does not read it as a field
+        for found in _LINE.finditer(part):
+            line = found.group()
+            done = found.end()
+            name = line.rstrip(b"\r\n").partition(b":")[0]
+            if not name or name in SSE_FIELDS:
+                self._keep(line)
+            else:
+                self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in)
+                if first or not (self.bad_kept or is_utf8(line)):
+                    self.bad_kept = self.bad_kept or not first
+                    self._keep(line)
+                else:
+                    self.skip(1, len(line), comments=False)
+            first = False
+        self._keep(part[done:])
+
+    def skip(self, lines: int, size: int, comments: bool = True) -> None:
+        """``lines`` comment lines (or unknown-field lines: not ``comments``) of ``size`` bytes taken out here."""
         if not size:
             return
-        self.comments += lines
+        self.lines_in += lines
+        self.bytes_in += size
+        if comments:
+            self.comments += lines
         text = self.text
         if text[-1:] == b"\r":
             text[-1] = 0x0A  # a lone CR, so that an LF after the gap is not read as its second half
-        self.gaps.append((len(text), lines, size))
+        gaps = self.gaps
+        if gaps and gaps[-1][0] == len(text):  # the gap goes on (a run of unknown fields: one gap, not a line's)
+            gaps[-1] = (len(text), gaps[-1][1] + lines, gaps[-1][2] + size)
+        else:
+            gaps.append((len(text), lines, size))
 
     def _keep(self, part: bytes) -> None:
         self.text += part
+        self.lines_in += _lines(part, 0, len(part))
+        self.bytes_in += len(part)
 
 
 def _lines(data: bytes, start: int, end: int) -> int:

@@ -21,6 +21,9 @@ CHUNK = 1 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
+#: The names of the SSE fields (any other field is unknown, and ignored by the spec).
+SSE_FIELDS = (b"data", b"event", b"id", b"retry")
+
 
 class Origin:
     """Where a capture's bytes come from: a regular file (opened again for each read) or bytes in memory.
@@ -154,14 +157,15 @@ def gunzip_chunks(raw: Iterator[bytes], limits: _limits.Limits) -> Iterator[byte
 def sse_cut(data: bytes, start: int, fresh: bool = False) -> int:
     """Where the last blank line of ``data`` at or after ``start`` ends (0: none), when nothing after
     it can change how its line ends read (a CR followed by LF is one line end); or, past it, where
-    the last whole line ends when that line is a comment (``fresh``: ``data`` itself starts at a line
-    start, so a comment line from its start counts too).
+    the last whole line ends when that line is a comment or an unknown field's (``fresh``: ``data``
+    itself starts at a line start, so such a line from its start counts too).
 
     The SSE parser's state is empty after a blank line, and a comment line leaves it as it was: a piece
     may end after either, between events or inside one (``capture/_sse_open.py`` carries the open event
-    on, its comment lines counted, not kept). So keep-alive comments sent without blank lines (or a gzip
-    of a gigabyte of them, between events or after an ``event:`` line) are read a chunk at a time
-    instead of gathered whole as one piece."""
+    on, its comment lines counted, not kept), and so may it after an unknown field's line, which the
+    spec ignores (told as it is carried, then taken out). So keep-alive comments sent without blank
+    lines, or unknown fields (or a gzip of a gigabyte of them, between events or after an ``event:``
+    line) are read a chunk at a time instead of gathered whole as one piece."""
     best = blank_cut(data, start)
     after = _comment_end(data, max(best, start), fresh or best > 0)
     return max(best, after)
@@ -186,7 +190,13 @@ def _comment_end(data: bytes, at: int, known: bool) -> int:
     begin = max(data.rfind(b"\n", at, stop), data.rfind(b"\r", at, stop)) + 1
     if begin == 0 and not known:
         return 0  # the line may have begun before ``at``: what it is, is unknown
-    return end if data[max(begin, at) : max(begin, at) + 1] == b":" else 0
+    begin = max(begin, at)
+    colon = data.find(b":", begin, stop)
+    name_end = stop if colon < 0 else colon
+    if colon == begin:
+        return end  # a comment line
+    # an unknown field's line (only a name's first bytes are looked at: a line may be megabytes of junk)
+    return end if name_end > begin and data[begin : min(name_end, begin + 6)] not in SSE_FIELDS else 0
 
 
 def blank_cut(data: bytes, start: int, final: bool = False) -> int:

@@ -45,12 +45,10 @@ from stream_doctor.capture._text import (
     uniform_line_end,
 )
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
-from stream_doctor.capture.chunks import pieces, slices, sse_cut
+from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.gcpause import no_gc
 from stream_doctor.problems import CutBeforeData
-
-_KNOWN_FIELDS = (b"data", b"event", b"id", b"retry")
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -74,7 +72,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
             comments += 1
             continue
         name = line.partition(b":")[0]
-        if name in _KNOWN_FIELDS:
+        if name in SSE_FIELDS:
             if first_unknown is None:
                 return 90, ""
             return (60, "") if spaced else (40, "")
@@ -82,7 +80,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         reason = f"line {number} starts with {shown!r}, not an 'event:'/'data:' field"
         first_unknown = first_unknown or reason
         stray += 1
-        spaced = spaced and name.lstrip(b" \t") in _KNOWN_FIELDS
+        spaced = spaced and name.lstrip(b" \t") in SSE_FIELDS
         if stray > _STRAY or line.lstrip()[:1] in (b"{", b"[", b"<"):
             return 0, first_unknown
     if first_unknown is not None:
@@ -149,7 +147,12 @@ class _Read:
         event.add(piece[:used])
         data = bytes(event.text)
         self.comments += event.comments
-        return self.lines(data, event.offset, event.line, is_utf8(data), event.gaps), used
+        return self.lines(data, event.offset, event.line, is_utf8(data), event.gaps, bool(event.told)), used
+
+    def tell(self, name: bytes, line: int, offset: int) -> None:
+        """An unknown field line of an event carried across pieces, told as it is added (``_sse_open``)."""
+        where = Pos(self.before + len(self.frames) + 1, line, offset)
+        self.unknown_fields.add(name, where, self.problems)
 
     def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
         """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
@@ -294,7 +297,13 @@ class _Read:
         return line
 
     def lines(
-        self, data: bytes, base_offset: int, base_line: int, utf8_ok: bool = True, gaps: list[_open.Gap] | None = None
+        self,
+        data: bytes,
+        base_offset: int,
+        base_line: int,
+        utf8_ok: bool = True,
+        gaps: list[_open.Gap] | None = None,
+        told: bool = False,
     ) -> int:
         """Parse ``data`` line by line, as the spec describes. Returns the next line number.
 
@@ -305,7 +314,8 @@ class _Read:
         (``e`` is the start of ``event:``, not an unknown field), and an event without a whole
         ``data:`` line when the capture ends is reported cut (``CutBeforeData``), never dispatched.
         With ``gaps``, ``data`` is an event carried across pieces (``_sse_open``) with its comment runs
-        taken out: every line number and offset counts them back in.
+        (and, ``told``, its unknown-field lines, already told) taken out: every line number and offset
+        counts them back in.
         """
         before = self.before
         lines, starts = split_lines(data)
@@ -386,7 +396,7 @@ class _Read:
                         if bad is not None:
                             problems.append(InputProblem("not-utf8", f"line {at(bad)} is not valid UTF-8", where))
                 elif i == last and (
-                    cut >= 0 or any(lines[j].partition(b":")[0] in _KNOWN_FIELDS for j in range(block, i))
+                    cut >= 0 or any(lines[j].partition(b":")[0] in SSE_FIELDS for j in range(block, i))
                 ):
                     # The capture ends inside a line, or inside an event (an event:, id: or retry:
                     # line) before any whole data line of it: the spec would drop the block unread,
@@ -465,7 +475,7 @@ class _Read:
                     held = [] if lines[block].lstrip()[:1] == b"{" else False
                 if isinstance(held, list):
                     held.append((name, where))  # told when the block ends, unless it is that object
-                else:
+                elif not told:
                     self.unknown_fields.add(name, where, problems)
 
         self.comments += comments
@@ -487,7 +497,7 @@ class _Read:
         if not lines[block].lstrip().startswith(b"{") or at(end) - at(block) != end - block:
             return False  # not an object's first line, or comment lines among its lines (taken out: _sse_open)
         body = lines[block:end]
-        if any(line[:1] == b":" or line.partition(b":")[0] in _KNOWN_FIELDS for line in body):
+        if any(line[:1] == b":" or line.partition(b":")[0] in SSE_FIELDS for line in body):
             return False
         payload = b"\n".join(body)
         try:
@@ -637,7 +647,7 @@ def stream_sse(
                 line += quiet[0]
                 state.comments += quiet[1]
             else:
-                carried = _open.OpenEvent(line, offset)
+                carried = _open.OpenEvent(line, offset, state.tell)
                 carried.add(rest)
             offset += len(rest)
         batch = state.frames

@@ -162,7 +162,7 @@ def test_cuts_fall_only_where_a_frame_can_end() -> None:
     assert sse_cut(b"a\r\n\r\nb", 0) == 5
     assert sse_cut(b"a\r\r", 0) == 0  # an LF may follow: the line end is not known yet
     assert sse_cut(b"a\r\rb", 0) == 3
-    assert sse_cut(b"a\nb\n", 0) == 0  # no blank line
+    assert sse_cut(b"data: a\ndata: b\n", 0) == 0  # no blank line
     assert line_cut(b"a\nb", 0) == 2
     assert line_cut(b"a\r", 0) == 0
     assert line_cut(b"a\rb", 0) == 2
@@ -182,7 +182,7 @@ def test_a_comment_line_between_or_inside_events_is_a_place_to_cut() -> None:
     # near misses: a comment line whose start is not in the window, a last line that is a field, a CR
     # that ends the window (an LF may follow it), a blank line
     assert sse_cut(b":b\n", 0) == 0
-    assert sse_cut(b"a:b\n", 0, True) == 0
+    assert sse_cut(b"data:b\n", 0, True) == 0
     assert sse_cut(b":a\nevent: x\n", 0, True) == 0
     assert sse_cut(b"x\n\n:a\n:b\r", 0) == 6  # not after the CR
     assert sse_cut(b"event: x\r:a\r", 0, True) == 0
@@ -193,6 +193,20 @@ def test_a_comment_line_between_or_inside_events_is_a_place_to_cut() -> None:
         (b"data: {}\n\n:c\n", False),
         (b"", True),
     ]
+
+
+def test_an_unknown_field_line_between_or_inside_events_is_a_place_to_cut() -> None:
+    # issue 31: event: ping, then 32 MiB of unknown field lines, was gathered whole (787 MB)
+    assert sse_cut(b"a\nb\n", 0) == 4  # "b" is a whole line: the spec ignores it
+    assert sse_cut(b"event: ping\nf: x\nf: x\n", 0, True) == 22
+    assert sse_cut(b"x\n\nf: x\r\ndat", 0) == 9
+    assert sse_cut(b"data: 1\r" + b"\0" * 9 + b"\r", 0, True) == 0  # a CR that ends the window
+    assert sse_cut(b"data: 1\r" + b"\0" * 9 + b"\rd", 0, True) == 18  # a line of junk without a colon
+    assert sse_cut(b"dataa:1\n", 0, True) == 8  # a name longer than a field's
+    # near misses: each field's own line, a line whose start is not in the window
+    for field in (b"data", b"event", b"id", b"retry", b"data: 1", b"event:x", b"id: 7", b"retry: 5"):
+        assert sse_cut(field + b"\n", 0, True) == 0, field
+    assert sse_cut(b"f: x\n", 0) == 0
 
 
 def test_gzip_in_pieces_reads_every_member_and_stops_at_the_cap() -> None:
