@@ -1,6 +1,6 @@
 """The matrix's table (``serve --matrix``): a row per variant, what the application did with each call, in
 text, JSON and Markdown. Meaning-keeping variants first, then faults, then quirks, each under its own heading,
-the last two said not to fail the run. Capture text (names, ids, verdicts) is escaped for each format."""
+the last two said to fail the run only for a call run before it was complete. Capture text (names, ids, verdicts) is escaped for each format."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from stream_doctor.serve.variants import KINDS, Kind
 #: Each kind's heading: what its rows show, and whether they can fail the run.
 HEADINGS: dict[Kind, str] = {
     "meaning": "meaning-keeping variants (a call run otherwise than the stream says fails the run)",
-    "fault": "faults: the stream says something else (reported, never failing)",
-    "quirk": "quirks some providers send (reported, never failing)",
+    "fault": "faults: the stream says something else (reported; only a call run before it was complete fails)",
+    "quirk": "quirks some providers send (reported; only a call run before it was complete fails)",
 }
 
 
