@@ -94,8 +94,11 @@ class Row:
     @property
     def failing(self) -> bool:
         """Under a meaning-keeping variant, a call run otherwise than the stream says; under any, one run too early."""
-        wrong = [call.outcome for call in self.calls if call.outcome != "right-input"]
-        return any(self.kind == "meaning" or outcome in ALWAYS_WRONG for outcome in wrong)
+        return any(self.fails(call) for call in self.calls)
+
+    def fails(self, call: CallRun) -> bool:
+        """Whether this call's outcome fails the row (``failing``): the one place that decides it."""
+        return call.outcome != "right-input" and (self.kind == "meaning" or call.outcome in ALWAYS_WRONG)
 
 
 def environment(url: str) -> dict[str, str]:
