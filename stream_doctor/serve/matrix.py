@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from stream_doctor.serve.endpoints import SERVED, environment_lines
 from stream_doctor.serve.judge import RAN_UNFINISHED, Judged
 from stream_doctor.serve.load import Script, load_script
 from stream_doctor.serve.running import RunningServer
@@ -101,12 +100,6 @@ class Row:
         return call.outcome != "right-input" and (self.kind == "meaning" or call.outcome in ALWAYS_WRONG)
 
 
-def environment(url: str) -> dict[str, str]:
-    """The application's environment: the caller's, with every SDK's base URL and dummy key set to the server."""
-    lines = environment_lines(url, sorted(SERVED))
-    return {**os.environ, **dict(line.split("=", 1) for line in lines)}
-
-
 def played(variant: Variant, seed: int) -> Callable[[Recorded], Plan]:
     """The variant's plan where it applies to a turn (a fault inside a call: the turns with calls), else as recorded."""
 
@@ -159,7 +152,7 @@ def _run(
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
-                env=environment(server.url),
+                env={**os.environ, **server.environment()},  # every SDK pointed at the server
                 start_new_session=True,  # its children too are ended at the time bound
             )
             try:
