@@ -31,7 +31,7 @@ ALLOWED = {
     ("record/conversations.py", "open"),  # a conversation's envelope: created (x), or reopened to append
     ("record/recorder.py", "open"),
     # the package's own HTML template, read from the installed package
-    ("reporters/html.py", "resources.files('stream_doctor.reporters').joinpath('templates/report.html.j2').read_text"),
+    ("reporters/html.py", "templates.joinpath(name).read_text"),  # its templates (page.html.j2 and those extending it)
     # scan reads through fsspec (URLs, object stores, table formats); a local status table is
     # checked by the opener first (scan/output.py _open)
     ("scan/task.py", "fsspec.open"),

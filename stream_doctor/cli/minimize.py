@@ -3,6 +3,7 @@ and that capture turned into a failing regression test (docs/minimize.md)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
@@ -84,10 +85,18 @@ def fixture(
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
     force: Force = False,
+    serve: Optional[str] = typer.Option(
+        None,
+        "--serve",
+        metavar="MODULE:FUNCTION",
+        help="Write a test that serves the capture as recorded to your FUNCTION (every SDK's base URL set to "
+        "the server) and fails with the verdicts while the bug is there.",
+    ),
 ) -> None:
     """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
 
-    The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean)."""
+    The test (beside the fixture) asserts it clean with the project's pytest plugin (assert_clean); with
+    --serve, it runs your function against the capture served (stream_doctor_server) instead."""
     from stream_doctor.minimizer.fixture import module_path, module_source, refusal
 
     if output == "-":  # a test beside standard output has nothing to read
@@ -97,6 +106,9 @@ def fixture(
     refused = None if force else refusal(output, test)
     if refused is not None:
         fail(refused)
+    if serve is not None:
+        _served_fixture(capture, keep, output, test, serve)
+        return
     result = _run(capture, keep, output, call, max_seconds, True, provider, container, max_bytes, max_frames)
     refuse_misnamed(output, result.container)
     write_file(output, result.data, "cannot write the fixture", [capture])
@@ -181,3 +193,33 @@ def _summary(capture: str, output: str, result: Minimized) -> str:
     if result.stopped_early:
         parts.append("stopped at --max-seconds: the smallest found so far")
     return "; ".join(parts)
+
+
+_TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _served_fixture(capture: str, keep: str, output: str, test: str, target: str) -> None:
+    """``fixture --serve``: the capture copied as recorded (the server answers the application's own requests
+    with it, so nothing is cut or redacted) and a test that serves it to ``target``."""
+    import os
+
+    from stream_doctor.api import replay
+    from stream_doctor.minimizer.fixture import served_module_source
+    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.serve.load import ServeError, load_script
+
+    if not _TARGET.fullmatch(target):
+        fail(f"--serve {target!r}: name the function to run as MODULE:FUNCTION (e.g. my_agent:run)")
+    if os.path.splitext(output)[1] != os.path.splitext(capture)[1]:
+        fail(f"{output}: --serve copies {capture} as recorded; give the fixture its extension")
+    try:
+        load_script(capture)
+        data = read_bytes(capture)
+    except (ServeError, UnreadableFile) as error:
+        fail(f"--serve: {error}")
+    codes = sorted({f.code for f in replay(capture).findings} & set(keep.split(",")))
+    if not codes:
+        fail(f"{capture}: shows none of {keep}; the served test would have no bug to fail on")
+    write_file(output, data, "cannot write the fixture", [capture])
+    write_file(test, served_module_source(output, capture, codes, target), "cannot write the test", [capture])
+    error_line(f"wrote {output} ({capture} as recorded) and {test}: it fails while {target} shows {', '.join(codes)}")

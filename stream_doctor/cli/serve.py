@@ -83,7 +83,14 @@ def serve(
         TIMEOUT, "--timeout", min=0.1, metavar="SECONDS", help="With --matrix: the time bound of each run."
     ),
     format: str = typer.Option(
-        "text", "--format", metavar="FORMAT", help="With --matrix: the table as text, json or markdown."
+        "text", "--format", metavar="FORMAT", help="With --matrix: the table as text, json, markdown or html."
+    ),
+    output_file: Optional[str] = typer.Option(
+        None,
+        "--output-file",
+        "-o",
+        metavar="PATH",
+        help="With --matrix: write the table to PATH instead of standard output.",
     ),
 ) -> None:
     """Serve captures to your application, byte for byte, then judge what it sent back.
@@ -102,7 +109,7 @@ def serve(
     if matrix or command:
         from stream_doctor.cli.serve_matrix import matrix_run
 
-        matrix_run(captures[: len(captures) - len(command)], command, vary, seed, out, timeout, format)
+        matrix_run(captures[: len(captures) - len(command)], command, vary, seed, out, timeout, format, output_file)
         return
     if len(vary) > 1:
         fail("--vary names one variant to serve (several run with --matrix -- COMMAND...)")

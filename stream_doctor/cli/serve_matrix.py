@@ -8,9 +8,9 @@ from typing import Optional, Sequence
 
 import typer
 
-from stream_doctor.cli.output import error_line, fail
+from stream_doctor.cli.output import emit, error_line, fail
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 
 
 def matrix_run(
@@ -21,6 +21,7 @@ def matrix_run(
     out: Optional[str],
     timeout: float,
     format: str,
+    output_file: Optional[str] = None,
 ) -> None:
     """Run the matrix and print its table; exit 1 when a meaning-keeping variant's row fails."""
     from stream_doctor.cli.validate import choice
@@ -51,7 +52,12 @@ def matrix_run(
         rows = run_matrix(captures, command, chosen, seed, folder, timeout)
     except ServeError as error:
         fail(str(error))
-    render = {"text": matrix_table.text, "json": matrix_table.json, "markdown": matrix_table.markdown}[shown]
-    typer.echo(render(rows), nl=False)
+    render = {
+        "text": matrix_table.text,
+        "json": matrix_table.json,
+        "markdown": matrix_table.markdown,
+        "html": matrix_table.html,
+    }[shown]
+    emit(render(rows), output_file, quiet=False, inputs=list(captures))
     if any(row.failing for row in rows):
         raise typer.Exit(1)

@@ -54,6 +54,34 @@ def test_capture_is_clean(stream_doctor):
 """
 
 
+_SERVED_DOCSTRING = """Regression test for {codes}: the application run against {fixture}, served.
+
+Written by `stream-doctor fixture --serve`: {fixture} is {source} as recorded
+(the server answers the application's own requests, so nothing is cut or redacted).
+The test serves it on a loopback port (`stream_doctor_server`), points every SDK's
+base URL at it and calls {target}; what the application sent back is judged,
+and the test fails with the verdicts while the bug is there. Once the application
+is fixed it passes, and guards the fix.
+"""
+
+#: The served test's code: ``CAPTURE_NAME`` and ``TARGET`` (``module:function``) become string constants.
+_SERVED_BODY = """
+import importlib
+from pathlib import Path
+
+CAPTURE = Path(__file__).with_name(CAPTURE_NAME)
+
+
+def test_served(stream_doctor_server, monkeypatch):
+    server = stream_doctor_server(str(CAPTURE))
+    for name, value in server.environment().items():
+        monkeypatch.setenv(name, value)
+    module, _, function = TARGET.partition(":")
+    getattr(importlib.import_module(module), function)()
+    assert server.worst() != "error", server.report()
+"""
+
+
 def module_path(fixture: str) -> str:
     """Where the test goes: beside the capture, ``test_<its name>.py``."""
     folder, name = os.path.split(fixture)
@@ -74,18 +102,42 @@ def module_source(fixture: str, source: str, result: Minimized) -> str:
         size_after=result.size_after,
     )
     constants = {"CAPTURE_NAME": name, "FAIL_ON": min(finding.severity for finding in result.kept).label}
-    tree = ast.fix_missing_locations(_Constants(constants).visit(ast.parse(_BODY)))
+    return _module(_BODY, constants, docstring, f"test_{_identifier(os.path.splitext(name)[0])}_is_clean")
+
+
+def served_module_source(fixture: str, source: str, codes: list[str], target: str) -> str:
+    """The pytest module that serves ``fixture`` (``source`` as recorded) to ``target`` (``module:function``)."""
+    name = os.path.basename(fixture)
+    docstring = _SERVED_DOCSTRING.format(
+        codes=", ".join(codes), fixture=text(name), source=text(os.path.basename(source)), target=text(target)
+    )
+    constants = {"CAPTURE_NAME": name, "TARGET": target}
+    return _module(_SERVED_BODY, constants, docstring, f"test_{_identifier(os.path.splitext(name)[0])}_served")
+
+
+def _module(code: str, constants: dict[str, str], docstring: str, test: str) -> str:
+    """A module ``fixture`` writes: ``code`` with its placeholders as string constants, the test function
+    named ``test``, the docstring first, and the marker with the digest of the rest."""
+    tree = ast.fix_missing_locations(_Constants(constants).visit(ast.parse(code)))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            node.name = f"test_{_identifier(os.path.splitext(name)[0])}_is_clean"
+            node.name = test
     tree.body.insert(0, ast.Expr(ast.Constant(docstring)))
     # each statement unparsed alone, so the module has PEP 8's blank lines (two before a function)
     statements = [
-        ("\n\n\n" if isinstance(node, ast.FunctionDef) else "\n\n") + ast.unparse(ast.Module([node], []))
-        for node in tree.body  # a Module of one, so the docstring is written as a docstring
+        _gap(before, node) + ast.unparse(ast.Module([node], []))
+        for before, node in zip([None, *tree.body], tree.body, strict=False)  # a Module of one: a docstring stays one
     ]
     body = "".join(statements).lstrip("\n") + "\n"
     return f"{MARKER}{_digest(body)}\n{body}"
+
+
+def _gap(before: ast.stmt | None, node: ast.stmt) -> str:
+    """The line breaks before ``node``: two blank lines before a function, none between imports, else one."""
+    imports = (ast.Import, ast.ImportFrom)
+    if isinstance(node, ast.FunctionDef):
+        return "\n\n\n"
+    return "\n" if isinstance(node, imports) and isinstance(before, imports) else "\n\n"
 
 
 def refusal(fixture: str, test: str) -> str | None:

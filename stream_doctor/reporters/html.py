@@ -53,6 +53,12 @@ LONG_PIECE = 32  # characters: a piece longer than this may break anywhere, or i
 
 
 def render(report: Report, options: RenderOptions) -> str:
+    return page("report.html.j2", _context(report, options))
+
+
+def page(template: str, context: dict[str, Any]) -> str:
+    """One of the templates (each extends ``page.html.j2``, the shell and CSS they share) rendered with every
+    value escaped and neutralised as it is written: the one way the project writes an HTML page."""
     try:
         import jinja2
     except ImportError:
@@ -61,7 +67,9 @@ def render(report: Report, options: RenderOptions) -> str:
         raise MissingExtra(f"the HTML report needs jinja2: {install_extra('html')}") from None
     from markupsafe import Markup
 
+    templates = resources.files("stream_doctor.reporters").joinpath("templates")
     environment = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text("utf-8")),
         autoescape=True,
         # every value neutralised as it is written; a macro's output (Markup) was, value by value
         finalize=lambda value: (
@@ -70,9 +78,7 @@ def render(report: Report, options: RenderOptions) -> str:
         undefined=jinja2.StrictUndefined,
     )
     environment.filters["identifier"] = _identifier
-    source = resources.files("stream_doctor.reporters").joinpath("templates/report.html.j2").read_text("utf-8")
-    page = environment.from_string(source).render(_context(report, options))
-    return _neutral.defuse_commands(page)
+    return _neutral.defuse_commands(environment.get_template(template).render(context))
 
 
 def _cut(text: str) -> str:

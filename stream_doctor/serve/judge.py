@@ -4,20 +4,29 @@ Each conversation's envelope is replayed like any capture, and the pairing and e
 findings (SD6xx: the inputs it sent back against the stream, results for ids never served, calls
 never answered, a result sent twice; SD1xx) are the application's; the other families judge the
 capture, not the application, and are left to ``replay``. What only the server saw is said beside them: a request
-refused, a connection the application closed before the stream's end, a follow-up that never came.
+refused, a connection the application closed before the stream's end, a follow-up that never came, and a call sent
+back (its result, or the call echoed) that the stream as served never completed (``RAN_UNFINISHED``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.live import Live, LiveConversation
 from stream_doctor.serve.server import Served
 
+if TYPE_CHECKING:
+    from stream_doctor.report import Report
+
 #: The rule families whose findings are about what the application did (the others judge the capture).
 _THE_APPLICATIONS = frozenset({"pairing", "execution"})
+
+#: The judge's own finding: the application sent back a call (its result, or the call echoed) whose stream, as
+#: served, never completed it. Only the server knows what it served: the rules see an abandoned call and a
+#: result for its id, each allowed alone; together they prove the call ran on input that was never complete.
+RAN_UNFINISHED = "ran-unfinished"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,31 @@ def _findings(served: Served) -> Iterator[Verdict]:
     for finding in report.findings:
         if about_the_application(finding):
             yield Verdict(finding.severity, finding.code, finding.message, finding.call_id)
+    yield from _ran_unfinished(report)
+
+
+def _ran_unfinished(report: Report) -> Iterator[Verdict]:
+    """Each call a turn's stream left incomplete that a later request sends back (a result, or the call echoed)."""
+    unfinished: dict[str, tuple[int, str]] = {}  # call id -> the turn that served it, how its stream ended
+    said: set[str] = set()
+    for turn in report.turns:
+        for sent, what in [
+            *((r.call_id, "a result for") for r in turn.facts.results),
+            *((c.call_id, "the call") for c in turn.facts.calls),
+        ]:
+            if sent is not None and sent in unfinished and sent not in said:
+                said.add(sent)
+                served, cause = unfinished[sent]
+                yield Verdict(
+                    Severity.ERROR,
+                    RAN_UNFINISHED,
+                    f"turn {turn.number}'s request sends back {what} {sent}, a call turn {served}'s stream never "
+                    f"completed as it was served ({cause}): the application ran it before it was complete",
+                    sent,
+                )
+        for call in turn.stream.calls:
+            if call.status == "abandoned" and call.call_id is not None:
+                unfinished[call.call_id] = (turn.number, call.abandon_cause or "the stream ended")
 
 
 def about_the_application(finding: Finding) -> bool:

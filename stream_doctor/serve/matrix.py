@@ -5,8 +5,10 @@ Each run gets a server of its own on a free loopback port (``running.RunningServ
 one variant, the SDKs' environment lines (``endpoints.ENVIRONMENT``) pointing at it, a time bound, and a file for
 its output. What the application did with a call is the outcome its verdict's rule says (``BY_RULE``: the one
 mapping from rule codes to outcomes); a call no verdict names was run as the stream says when the application's
-conversation went on past its turn, else never run (or the application crashed). Only meaning-keeping variants
-can fail the matrix: a fault or a quirk changes what the stream says, and its row only shows what the stack did.
+conversation went on past its turn, else never run (or the application crashed). A meaning-keeping variant fails
+the matrix for any call run otherwise than the stream says; a fault or a quirk changes what the stream says, and its
+row fails only for a call run before it was complete (``ALWAYS_WRONG``): a call the stream never completed is never
+to be run, whatever the stream says.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from stream_doctor.serve.endpoints import SERVED, environment_lines
-from stream_doctor.serve.judge import Judged
+from stream_doctor.serve.judge import RAN_UNFINISHED, Judged
 from stream_doctor.serve.load import Script, load_script
 from stream_doctor.serve.running import RunningServer
 from stream_doctor.serve.variants import BY_NAME, Kind, NotApplicable, Variant
@@ -53,7 +54,11 @@ BY_RULE: dict[str, Outcome] = {
     "SD607": "another-input",  # call-id-reused
     "SD608": "another-input",  # echoed-empty-input
     "SD609": "another-input",  # echoed-input-differs
+    RAN_UNFINISHED: "too-early",  # the judge's own: sent back a call the stream as served never completed
 }
+
+#: Outcomes that fail the matrix under any variant, a fault or a quirk too: no stream makes them right.
+ALWAYS_WRONG: frozenset[Outcome] = frozenset({"too-early"})
 
 #: Seconds one run of the application may take (``--timeout``).
 TIMEOUT = 60.0
@@ -87,14 +92,12 @@ class Row:
 
     @property
     def failing(self) -> bool:
-        """Under a meaning-keeping variant, a call run otherwise than the stream says."""
-        return self.kind == "meaning" and any(call.outcome != "right-input" for call in self.calls)
+        """Under a meaning-keeping variant, a call run otherwise than the stream says; under any, one run too early."""
+        return any(self.fails(call) for call in self.calls)
 
-
-def environment(url: str) -> dict[str, str]:
-    """The application's environment: the caller's, with every SDK's base URL and dummy key set to the server."""
-    lines = environment_lines(url, sorted(SERVED))
-    return {**os.environ, **dict(line.split("=", 1) for line in lines)}
+    def fails(self, call: CallRun) -> bool:
+        """Whether this call's outcome fails the row (``failing``): the one place that decides it."""
+        return call.outcome != "right-input" and (self.kind == "meaning" or call.outcome in ALWAYS_WRONG)
 
 
 def played(variant: Variant, seed: int) -> Callable[[Recorded], Plan]:
@@ -149,7 +152,7 @@ def _run(
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
-                env=environment(server.url),
+                env={**os.environ, **server.environment()},  # every SDK pointed at the server
                 start_new_session=True,  # its children too are ended at the time bound
             )
             try:

@@ -1,6 +1,6 @@
 """The matrix's table (``serve --matrix``): a row per variant, what the application did with each call, in
-text, JSON and Markdown. Meaning-keeping variants first, then faults, then quirks, each under its own heading,
-the last two said not to fail the run. Capture text (names, ids, verdicts) is escaped for each format."""
+text, JSON, Markdown and HTML (the project's HTML page, ``reporters.html.page``). Meaning-keeping variants first, then faults, then quirks, each under its own heading,
+the last two said to fail the run only for a call run before it was complete. Capture text (names, ids, verdicts) is escaped for each format."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from stream_doctor.serve.variants import KINDS, Kind
 #: Each kind's heading: what its rows show, and whether they can fail the run.
 HEADINGS: dict[Kind, str] = {
     "meaning": "meaning-keeping variants (a call run otherwise than the stream says fails the run)",
-    "fault": "faults: the stream says something else (reported, never failing)",
-    "quirk": "quirks some providers send (reported, never failing)",
+    "fault": "faults: the stream says something else (reported; only a call run before it was complete fails)",
+    "quirk": "quirks some providers send (reported; only a call run before it was complete fails)",
 }
 
 
@@ -114,3 +114,34 @@ def markdown(rows: Sequence[Row]) -> str:
             lines.append(f"| {mark} | {_markdown_cell(row.variant)} | {_markdown_cell(first)} | {calls} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def html(rows: Sequence[Row]) -> str:
+    """The table as a page of the HTML report's (its shell, CSS and escaping); failing rows and calls marked."""
+    from stream_doctor.reporters.html import page
+
+    groups = []
+    for kind in KINDS:
+        shown = [row for row in rows if row.kind == kind]
+        if shown:
+            groups.append({"kind": kind, "heading": HEADINGS[kind], "rows": [_html_row(row) for row in shown]})
+    failed = any(row.failing for row in rows)
+    context = {"title": "stream-doctor serve --matrix", "failed": failed, "sentence": verdict(rows), "groups": groups}
+    return page("matrix.html.j2", context)
+
+
+def _html_row(row: Row) -> dict[str, Any]:
+    passed = row.kind == "meaning" and row.skipped is None and not row.failing
+    calls = [{"text": _call(call), "wrong": row.fails(call)} for call in row.calls] if row.skipped is None else []
+    if row.skipped is None and not row.calls:
+        calls = [{"text": "no call served", "wrong": False}]
+    return {
+        "variant": row.variant,
+        "description": row.description,
+        "failing": row.failing,
+        "passed": passed,
+        "mark": "FAIL" if row.failing else "ok" if passed else "-",
+        "run": _ran(row),
+        "calls": calls,
+        "endings": row.endings if row.skipped is None else (),
+    }

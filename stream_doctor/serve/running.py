@@ -9,6 +9,7 @@ import threading
 from typing import Callable
 
 from stream_doctor.options import Options
+from stream_doctor.serve.endpoints import SERVED, environment_lines
 from stream_doctor.serve.judge import Judged, Watching, judge, render, worst
 from stream_doctor.serve.load import load_script
 from stream_doctor.serve.server import ServeConfig, Served, serve
@@ -51,6 +52,11 @@ class RunningServer:
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    def environment(self) -> dict[str, str]:
+        """Every SDK's base-URL variable (and dummy key) set to this server: what an application run needs."""
+        lines = environment_lines(self.url, sorted(SERVED))
+        return dict(line.split("=", 1) for line in lines)
 
     def _run(self) -> None:
         async def main() -> None:

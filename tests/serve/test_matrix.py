@@ -192,3 +192,36 @@ def test_the_demo_agents_buggy_caught_fixed_passing(agent: str, bug: str | None,
     else:
         assert (done.returncode, row["failing"]) == (1, True), done.stdout
         assert "another-input" in outcomes
+
+
+def _demo_matrix(agent: str, flags: list[str], folder: Path, *names: str) -> subprocess.CompletedProcess[str]:
+    command = [*DEMO, f"tests/serve/apps/{agent}", "--tool", "get_weather", "--tool", "get_time", *flags]
+    return subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "serve", AGENTS[agent], "--matrix", *_vary(*names)]
+        + ["--format", "json", "--out", str(folder), "--", *command],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=BOUND,
+    )
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_a_call_run_before_the_stream_completed_it_fails_even_under_a_fault(agent: str, tmp_path: Path) -> None:
+    """The first-parse agent runs a call once its buffer parses and, when the stream is cut before the call's
+    completion, sends its result back: the judge's own verdict (ran-unfinished) says it ran too early, and that
+    fails the matrix under the fault. Its fixed twin runs nothing under the same cut and passes (exit 0)."""
+    done = _demo_matrix(agent, ["--bug", "first-parse"], tmp_path / "buggy", "cut-before-completion")
+    row = rows(done)["cut-before-completion"]
+    assert (done.returncode, row["kind"], row["failing"]) == (1, "fault", True), done.stdout + done.stderr
+    early = [call for call in row["calls"] if call["outcome"] == "too-early"]
+    assert early and all(call["rule"] == "ran-unfinished" and call["turn"] == 1 for call in early)
+    assert any("ran it before it was complete" in line for line in row["verdicts"])
+
+    fixed = _demo_matrix(agent, [], tmp_path / "fixed", "cut-before-completion", "byte-per-read")
+    table = rows(fixed)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert not table["cut-before-completion"]["failing"]
+    assert {call["outcome"] for call in table["cut-before-completion"]["calls"]} == {"crashed"}
+    assert {call["outcome"] for call in table["byte-per-read"]["calls"]} == {"right-input"}

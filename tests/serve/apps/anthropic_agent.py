@@ -8,7 +8,8 @@ reading the raw events (``messages.create(stream=True)``) the way a bug report d
 - ``start-placeholder``: runs the tool at ``content_block_start`` with the block's ``input`` (``{}``);
 - ``index-keyed``: keys calls by block index, concatenating fragments, and answers with ids of its own;
 - ``parse-each-fragment``: parses each ``partial_json`` alone and keeps the last that parsed (else ``{}``);
-- ``first-parse``: runs a call as soon as its buffer parses, before its ``content_block_stop``.
+- ``first-parse``: runs a call as soon as its buffer parses, before its ``content_block_stop``, and when the
+  stream breaks goes on with the calls it ran, sending their results back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 from typing import Any, Callable, Iterable
 
 import anthropic
-from common import Call, answered, options, parsed, results, run
+from common import Call, answered, options, parsed, results, run, until_broken
 
 
 def fixed(client: anthropic.Anthropic, request: dict[str, Any]) -> list[Call]:
@@ -68,7 +69,7 @@ def first_parse(events: Iterable[Any]) -> list[Call]:
     heads: dict[int, Call] = {}
     buffers: dict[int, str] = {}
     calls = []
-    for event in events:
+    for event in until_broken(events):
         if event.type == "content_block_start" and event.content_block.type == "tool_use":
             heads[event.index], buffers[event.index] = Call(event.content_block.id, event.content_block.name, {}), ""
         elif event.type == "content_block_delta" and event.delta.type == "input_json_delta" and event.index in heads:

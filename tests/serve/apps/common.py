@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 
 @dataclass
@@ -50,3 +50,13 @@ def answered(text: str) -> None:
 def parsed(text: str) -> Any:
     """The arguments as JSON, ``{}`` for none (as the providers mean an empty buffer)."""
     return json.loads(text) if text.strip() else {}
+
+
+def until_broken(events: Iterable[Any]) -> Iterator[Any]:
+    """The events until the stream breaks, then none: the loop goes on with the calls it already ran (as the
+    first-parse bug report's agent did), so the server sees their results sent back for a stream that was cut.
+    What broke is printed, never silent."""
+    try:
+        yield from events
+    except Exception as error:  # noqa: BLE001 - the demo's bug: any break of the stream is swallowed
+        print(json.dumps({"stream broke": type(error).__name__}), flush=True)

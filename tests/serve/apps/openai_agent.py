@@ -8,7 +8,8 @@ finished with ``tool_calls`` or ``stop``. ``--bug`` makes it one of the delibera
 - ``start-placeholder``: runs a call with ``{}`` when its first fragment (its id and name) arrives;
 - ``index-keyed``: keys calls by ``index`` alone, concatenating fragments, and answers with ids of its own;
 - ``parse-each-fragment``: parses each ``arguments`` fragment alone and keeps the last that parsed (else ``{}``);
-- ``first-parse``: runs a call as soon as its buffer parses, before the choice finished.
+- ``first-parse``: runs a call as soon as its buffer parses, before the choice finished, and when the stream
+  breaks goes on with the calls it ran, sending their results back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 from typing import Any, Callable, Iterable, Iterator
 
 import openai
-from common import Call, answered, options, parsed, results, run
+from common import Call, answered, options, parsed, results, run, until_broken
 
 
 def fragments(chunks: Iterable[Any]) -> Iterator[tuple[Any, str | None]]:
@@ -101,7 +102,7 @@ def parse_each_fragment(chunks: Iterable[Any]) -> list[Call]:
 def first_parse(chunks: Iterable[Any]) -> list[Call]:
     heads: dict[int, tuple[Call, str]] = {}
     calls, done = [], set()
-    for entry, _ in fragments(chunks):
+    for entry, _ in fragments(until_broken(chunks)):
         index = getattr(entry, "index", None) or 0
         if entry is None or index in done:
             continue
