@@ -30,6 +30,8 @@ ALLOWED = {
     # writes: they create or replace a file (atomic.write refuses to replace what is not a regular file)
     ("record/conversations.py", "open"),  # a conversation's envelope: created (x), or reopened to append
     ("record/recorder.py", "open"),
+    ("stages.py", "open"),  # stdin's bytes for a library run, in a TemporaryDirectory made for it
+    ("serve/matrix.py", "output.open"),  # the command's output, in its variant's folder under --out
     # the package's own HTML template, read from the installed package
     ("reporters/html.py", "templates.joinpath(name).read_text"),  # its templates (page.html.j2 and those extending it)
     # scan reads through fsspec (URLs, object stores, table formats); a local status table is
