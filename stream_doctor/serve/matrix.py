@@ -28,14 +28,16 @@ from stream_doctor.serve.wire import Plan, Recorded, as_recorded
 
 Outcome = Literal["right-input", "another-input", "too-early", "twice", "never", "crashed"]
 
-#: Each outcome's words in the table.
+#: Each outcome's words in the table. The server sees only what the application sends back: a call it
+#: never sent back may still have run (a tool run at the start placeholder, then a crash), so those two
+#: say what was not sent, never that nothing ran.
 OUTCOMES: dict[Outcome, str] = {
     "right-input": "ran it with the right input",
     "another-input": "ran it with another input",
     "too-early": "ran it before it was complete",
     "twice": "ran it twice",
-    "never": "never ran it",
-    "crashed": "crashed before running it",
+    "never": "never sent it back",
+    "crashed": "crashed without sending it back",
 }
 
 #: What a finding of each rule says the application did with the call it names: the one mapping.

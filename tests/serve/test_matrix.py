@@ -103,7 +103,7 @@ def test_a_command_that_exits_at_once_never_ran_the_call(tmp_path: Path) -> None
     assert done.returncode == 1, done.stderr
     assert (
         "exit 3" in done.stdout
-        and "write_file toolu_016VrNJIy6Bc1b7mC4BgQKrx: crashed before running it" in done.stdout
+        and "write_file toolu_016VrNJIy6Bc1b7mC4BgQKrx: crashed without sending it back" in done.stdout
     )
 
 

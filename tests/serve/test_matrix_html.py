@@ -95,4 +95,4 @@ def test_format_html_writes_the_page_to_the_output_file(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (1, ""), done.stderr
     source = page_file.read_text(encoding="utf-8")
     assert '<tr class="row failing" data-variant="one-read">' in source
-    assert "write_file toolu_016VrNJIy6Bc1b7mC4BgQKrx: crashed before running it" in source
+    assert "write_file toolu_016VrNJIy6Bc1b7mC4BgQKrx: crashed without sending it back" in source
