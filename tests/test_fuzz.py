@@ -285,9 +285,18 @@ def hostile_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
 @given(hostile_events())
 def test_deep_nesting_and_huge_numbers_reach_every_adapter(case: tuple[str, str, bytes]) -> None:
     name, provider, data = case
-    # they parse and compare too; anthropic-python and pydantic-ai since issue 31 (a deep buffer, an index [])
+    # they parse and compare too; anthropic-python and pydantic-ai since issue 31 (a deep buffer, an index []).
+    # The profiles (the models) are what is fuzzed here: a library run per example would be six processes.
     profiles = ("anthropic-typescript", "anthropic-python", "openai-python", "pydantic-ai", "langchain", "vercel-ai")
-    replay_bytes(data, name + ".hostile.sse", provider=provider, container="sse", clients=profiles, timeline=True)
+    replay_bytes(
+        data,
+        name + ".hostile.sse",
+        provider=provider,
+        container="sse",
+        clients=profiles,
+        client_mode="model",
+        timeline=True,
+    )
 
 
 # --------------------------------------------------------------------------------- the crashes fuzzing found
@@ -297,7 +306,8 @@ def test_deep_nesting_and_huge_numbers_reach_every_adapter(case: tuple[str, str,
 def test_saved_crash_inputs(path: Any) -> None:
     """Each input of ``tests/fuzz_corpus/`` replays and converts to a report or a one-line error."""
     replay_bytes(path.read_bytes(), path.name)
-    replay_bytes(path.read_bytes(), path.name, clients=("anthropic-typescript", "openai-python", "langchain"))
+    profiles = ("anthropic-typescript", "openai-python", "langchain")
+    replay_bytes(path.read_bytes(), path.name, clients=profiles, client_mode="model")  # the profiles these crashed
 
 
 def test_the_corpus_holds_the_crashes_of_issue_22() -> None:
