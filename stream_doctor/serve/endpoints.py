@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-import orjson
-
 #: (pattern of the request path, the capture providers that answer it)
 ROUTES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"(?:/v1)?/messages"), frozenset({"anthropic"})),
@@ -70,6 +68,8 @@ _KINDS: dict[int, tuple[str, tuple[str, str | None], str, str]] = {
 
 def error_body(provider: str, status: int, message: str) -> tuple[bytes, dict[str, str]]:
     """The body and headers of an error answered in ``provider``'s own shape (its API reference's error object)."""
+    import orjson  # serving needs it; the command line's --help (the variants' sentences) does not
+
     anthropic, (openai, code), google, aws = _KINDS.get(status, _KINDS[400])
     value: Any
     headers = {"Content-Type": "application/json"}

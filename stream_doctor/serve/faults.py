@@ -8,8 +8,6 @@ import random
 from bisect import bisect_right
 from itertools import accumulate
 
-import orjson
-
 from stream_doctor.serve.endpoints import error_body
 from stream_doctor.serve.framing import pieces_plan, plan_of
 from stream_doctor.serve.wire import Plan, Recorded
@@ -40,6 +38,8 @@ def overloaded(recorded: Recorded, rng: random.Random) -> Plan:
 
 def _error_event(provider: str, served: int) -> bytes:
     """An overloaded error as an SSE event in the provider's stream, after ``served`` events."""
+    import orjson  # serving needs it; the command line's --help (the variants' sentences) does not
+
     if provider == "anthropic":
         # https://docs.anthropic.com/en/docs/build-with-claude/streaming#error-events
         overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": MESSAGE}}

@@ -9,8 +9,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-import orjson
-
 from stream_doctor.serve.framing import ends_event, inserted, pieces_plan
 from stream_doctor.serve.wire import Plan, Recorded
 
@@ -20,6 +18,8 @@ _DATA = re.compile(rb"^data: ?(.*?)(\r\n|\r|\n|$)", re.MULTILINE)
 
 def _chunk(event: bytes) -> dict[str, Any] | None:
     """The event's chunk: its data line's JSON object, or None (``[DONE]``, a comment, not JSON)."""
+    import orjson  # serving needs it; the command line's --help (the variants' sentences) does not
+
     match = _DATA.search(event)
     if match is None:
         return None
@@ -31,6 +31,8 @@ def _chunk(event: bytes) -> dict[str, Any] | None:
 
 
 def _with_chunk(event: bytes, chunk: dict[str, Any]) -> bytes:
+    import orjson  # serving needs it; the command line's --help (the variants' sentences) does not
+
     match = _DATA.search(event)
     assert match is not None  # _chunk read a chunk from it
     return event[: match.start(1)] + orjson.dumps(chunk) + event[match.end(1) :]
