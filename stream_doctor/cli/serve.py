@@ -8,11 +8,9 @@ from typing import List, Optional
 import typer
 
 from stream_doctor.cli.output import error_line, fail
-from stream_doctor.serve.wire import MAX_REQUEST
+from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
-#: Seconds one run of the application may take under --matrix (``serve.matrix.TIMEOUT``, without its imports).
-TIMEOUT = 60.0
 
 
 def _variants_help() -> str:
@@ -80,7 +78,7 @@ def serve(
         help="Run the application given after -- once per variant against a fresh server, then print the table.",
     ),
     timeout: float = typer.Option(
-        TIMEOUT, "--timeout", min=0.1, metavar="SECONDS", help="With --matrix: the time bound of each run."
+        MATRIX_TIMEOUT, "--timeout", min=0.1, metavar="SECONDS", help="With --matrix: the time bound of each run."
     ),
     format: str = typer.Option(
         "text", "--format", metavar="FORMAT", help="With --matrix: the table as text, json, markdown or html."

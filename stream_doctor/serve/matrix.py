@@ -24,7 +24,7 @@ from stream_doctor.serve.judge import RAN_UNFINISHED, Judged
 from stream_doctor.serve.load import Script, load_script
 from stream_doctor.serve.running import RunningServer
 from stream_doctor.serve.variants import BY_NAME, Kind, NotApplicable, Variant
-from stream_doctor.serve.wire import Plan, Recorded, as_recorded
+from stream_doctor.serve.wire import MATRIX_TIMEOUT, Plan, Recorded, as_recorded
 
 Outcome = Literal["right-input", "another-input", "too-early", "twice", "never", "crashed"]
 
@@ -61,9 +61,6 @@ BY_RULE: dict[str, Outcome] = {
 
 #: Outcomes that fail the matrix under any variant, a fault or a quirk too: no stream makes them right.
 ALWAYS_WRONG: frozenset[Outcome] = frozenset({"too-early"})
-
-#: Seconds one run of the application may take (``--timeout``).
-TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -125,7 +122,7 @@ def run_matrix(
     names: Sequence[str],
     seed: int,
     out: str,
-    timeout: float = TIMEOUT,
+    timeout: float = MATRIX_TIMEOUT,
 ) -> list[Row]:
     """Run ``command`` once per variant in ``names`` (in order) against a fresh server; a row each."""
     scripts = [load_script(path) for path in captures]

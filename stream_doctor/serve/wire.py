@@ -9,6 +9,8 @@ Header = tuple[str, str]
 
 #: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
 MAX_REQUEST = 16 * 1024 * 1024
+#: Seconds one run of the application may take under ``serve --matrix`` (``--timeout``).
+MATRIX_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
