@@ -6,7 +6,10 @@ registry's source), so the real registries are untouched after each test."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 import stream_doctor
-from stream_doctor import providers, rules
+from stream_doctor import providers
 from stream_doctor.capture.base import Frame
 from tests.conftest import ROOT
 
@@ -152,7 +155,7 @@ SCRATCH_RULE = '''
     from stream_doctor.rules.base import rule
 
 
-    @rule("SD099", "scratch-write-file", "A call to write_file", Severity.INFO)
+    @rule("A call to write_file", Severity.INFO)
     def check(stream, self):
         for call in stream.calls:
             if call.name == "write_file":
@@ -160,29 +163,108 @@ SCRATCH_RULE = '''
 '''
 
 
-def forget_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drop what the registry and the stages remember of the rule set (a new process would not have it)."""
-    from stream_doctor import stages
+SCRATCH_CASES = """\
+# SD099 scratch-write-file: A call to write_file
+rule: SD099
+cases:
+- name: a call to write_file
+  fixture: anthropic/empty_input_bug.jsonl
+  fires: 1
+  says:
+  - runs write_file
+- name: a call to get_weather only
+  fixture: anthropic/one_call.sse
+  fires: 0
+"""
 
-    for cached in ("RULES", "BY_CODE"):
-        monkeypatch.delitem(rules.__dict__, cached, raising=False)
-    rules.rules_of.cache_clear()
-    stages.selected_rules.cache_clear()  # the per-selection cache
+
+def scratch_tree(tmp_path: Path, tests: tuple[str, ...] = ()) -> Path:
+    """A copy of the package (and of these test files) in a scratch folder, to change as the page says."""
+    root = tmp_path / "scratch"
+    shutil.copytree(ROOT / "stream_doctor", root / "stream_doctor", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in tests:
+        source = ROOT / name
+        copy = shutil.copytree if source.is_dir() else shutil.copyfile
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        copy(source, root / name)
+    (root / "fixtures").symlink_to(ROOT / "fixtures")
+    return root
 
 
-def test_adding_a_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch_module(monkeypatch, "stream_doctor.rules.capture.sd099_scratch_write_file", SCRATCH_RULE)
-    monkeypatch.setitem(rules.MODULES, "stream", (*rules.STREAM_MODULES, "capture.sd099_scratch_write_file"))
-    forget_rules(monkeypatch)
-    try:
-        assert "SD099" in rules.codes()
-        (found,) = [f for f in stream_doctor.replay(EMPTY_INPUT).findings if f.code == "SD099"]
-        assert found.name == "scratch-write-file" and "write_file" in found.message
-        assert not [f for f in stream_doctor.replay(ONE_CALL).findings if f.code == "SD099"]  # the near miss
-        assert not [f for f in stream_doctor.replay(EMPTY_INPUT, ignore="SD099").findings if f.code == "SD099"]
-        assert rules.lookup("SD099") is not None and "What it checks" in rules.lookup("SD099").doc  # explain
-    finally:
-        forget_rules(monkeypatch)
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file of the scratch tree (but the fixtures it links to) by its path, with its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.parts[len(root.parts)] != "fixtures"
+    }
+
+
+def touched(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """The files a step added and the files it changed (none may be removed)."""
+    assert set(before) <= set(after), set(before) - set(after)
+    return sorted(set(after) - set(before)), sorted(p for p in before if after[p] != before[p])
+
+
+def run_in(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A Python process with the scratch tree first on its path (not the package under test)."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_adding_a_rule(tmp_path: Path) -> None:
+    root = scratch_tree(
+        tmp_path,
+        ("tests/__init__.py", "tests/rules/__init__.py", "tests/rules/test_rule_cases.py", "tests/rules/cases"),
+    )
+    before = files_of(root)
+    # The page's steps: the rule's module, named for its code, in its family's folder, and its case table.
+    (root / "stream_doctor/rules/capture/sd099_scratch_write_file.py").write_text(textwrap.dedent(SCRATCH_RULE))
+    (root / "tests/rules/cases/SD099.yml").write_text(SCRATCH_CASES)
+    added, changed = touched(before, files_of(root))
+    assert (added, changed) == (
+        ["stream_doctor/rules/capture/sd099_scratch_write_file.py", "tests/rules/cases/SD099.yml"],
+        [],
+    )
+
+    cases = run_in(
+        root,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--noconftest",
+        "-k",
+        "SD099",
+        "tests/rules/test_rule_cases.py",
+    )
+    assert "2 passed" in cases.stdout, cases.stdout + cases.stderr  # it fires where the table says, and only there
+    explain = run_in(root, "-m", "stream_doctor", "explain", "sd099")
+    assert explain.returncode == 0 and "scratch-write-file" in explain.stdout and "What it checks" in explain.stdout
+    codes = run_in(
+        root, "-c", "import stream_doctor, stream_doctor.rules as r; print(stream_doctor.__file__, r.codes())"
+    )
+    assert codes.stdout.startswith(str(root)) and "'SD099'" in codes.stdout  # the scratch copy ran, not the package
+
+
+def test_a_rule_module_misnamed_or_doubled_is_refused(tmp_path: Path) -> None:
+    """The file name is the registration: a rule file the registry cannot read is an error, not a rule
+    silently left out, and two files for one code are refused (the near miss: a helper module is fine)."""
+    root = scratch_tree(tmp_path)
+    rule_source = textwrap.dedent(SCRATCH_RULE)
+    probe = ("-m", "stream_doctor", "rules")
+    (root / "stream_doctor/rules/capture/_scratch_helper.py").write_text('"""A family helper."""\n')
+    assert run_in(root, *probe).returncode == 0
+    misnamed = root / "stream_doctor/rules/capture/sd99_scratch_write_file.py"
+    misnamed.write_text(rule_source)
+    assert "sd99_scratch_write_file.py: a rule module is named sdNNN_<name>.py" in run_in(root, *probe).stderr
+    misnamed.unlink()
+    for name in ("sd099_scratch_write_file.py", "sd099_scratch_other.py"):
+        (root / "stream_doctor/rules/capture" / name).write_text(rule_source)
+    assert "two modules are rule SD099" in run_in(root, *probe).stderr
 
 
 # -- a container --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from stream_doctor.reporters._page import abbreviate, cells
 from stream_doctor.rules import RULES
 from tests.conftest import ROOT
 
-EVERY_RULE = list(RULES)
+EVERY_RULE = list(RULES.values())
 MCP_TOOL = "mcp__github_enterprise__create_pull_request_review_comment"  # 58 characters, as MCP clients name tools
 LONG_ID = "toolu_01f3H9Mn3GSMpLjVNa749dnKxQ7rPzW2bYc8LmT5vNe"
 
