@@ -25,16 +25,16 @@ class LazyRegistry(Mapping[str, T], Generic[T]):
     def __init__(
         self, modules: Mapping[str, str] | Callable[[], Mapping[str, str]], pick: Callable[[Any], T] | None = None
     ) -> None:
-        self._table = modules
+        self._source = modules if callable(modules) else None
+        self._table: dict[str, str] | None = None if callable(modules) else dict(modules)
         self._pick = pick
         self._loaded: dict[str, T] = {}
 
     @property
     def _modules(self) -> dict[str, str]:
-        if callable(self._table):
-            self._table = dict(self._table())
-        elif not isinstance(self._table, dict):
-            self._table = dict(self._table)
+        if self._table is None:
+            assert self._source is not None
+            self._table = dict(self._source())
         return self._table
 
     def __getitem__(self, name: str) -> T:

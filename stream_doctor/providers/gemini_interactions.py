@@ -41,6 +41,7 @@ from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.gemini_protocol import COMPLETES, INTERACTIONS_WORDS, KNOWN_TYPES, STARTS
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
@@ -100,27 +101,10 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "in_progress": "other",
 }
 
-STARTS = ("interaction.created", "interaction.start")
-COMPLETES = ("interaction.completed", "interaction.complete")
-KNOWN_TYPES = frozenset(
-    {
-        *STARTS,
-        *COMPLETES,
-        "interaction.status_update",
-        "step.start",
-        "step.delta",
-        "step.stop",
-        "content.start",
-        "content.delta",
-        "content.stop",
-        "error",
-    }
-)
-
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Interactions events are objects whose ``event_type`` is one of the names above."""
-    return score(frames, by_type("event_type", KNOWN_TYPES))
+    return score(frames, INTERACTIONS_WORDS, by_type(INTERACTIONS_WORDS.field, INTERACTIONS_WORDS.names))
 
 
 def translator() -> InteractionsTranslator:
