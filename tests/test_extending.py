@@ -1,7 +1,12 @@
 """docs/architecture.md's steps to add a provider, a rule, a container, a reporter and a client
 profile, each done once on a scratch part exactly as the page says, and checked to become live:
-detected, run, read, written, listed. Registering is patched in (the page's step is a line in the
-registry's source), so the real registries are untouched after each test."""
+detected, run, read, written, listed.
+
+A provider and a rule are added to a scratch copy of the package (and of the rule case tables), which
+then runs in a process of its own; the files the step touched are counted: a provider is one new
+module and one changed line in ``providers/__init__.py``, a rule one new module and one new case
+table. The container, the reporter and the profile are registered by patching the registry for the
+test, so the real registries are untouched after each test."""
 
 from __future__ import annotations
 
@@ -21,7 +26,6 @@ from typer.testing import CliRunner
 
 import stream_doctor
 from stream_doctor import providers
-from stream_doctor.capture.base import Frame
 from tests.conftest import ROOT
 
 EMPTY_INPUT = str(ROOT / "fixtures/anthropic/empty_input_bug.jsonl")  # runs write_file with {}
@@ -37,25 +41,88 @@ def scratch_module(monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> M
     return module
 
 
+def scratch_tree(tmp_path: Path, tests: tuple[str, ...] = ()) -> Path:
+    """A copy of the package (and of these test files) in a scratch folder, to change as the page says."""
+    root = tmp_path / "scratch"
+    shutil.copytree(ROOT / "stream_doctor", root / "stream_doctor", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in tests:
+        source = ROOT / name
+        copy = shutil.copytree if source.is_dir() else shutil.copyfile
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        copy(source, root / name)
+    (root / "fixtures").symlink_to(ROOT / "fixtures")
+    return root
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file of the scratch tree (but the fixtures it links to) by its path, with its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.parts[len(root.parts)] != "fixtures"
+    }
+
+
+def touched(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """The files a step added and the files it changed (none may be removed)."""
+    assert set(before) <= set(after), set(before) - set(after)
+    return sorted(set(after) - set(before)), sorted(p for p in before if after[p] != before[p])
+
+
+def run_in(root: Path, *args: str, path: tuple[Path, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """A Python process with the scratch tree first on its path (not the package under test), then ``path``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root, *path))), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
 # -- a provider ---------------------------------------------------------------------------------
 
 SCRATCH_ADAPTER = '''
     """Scratch chat: OpenAI Chat's chunks, told apart by their "object"."""
     from stream_doctor.providers import openai_chat
+    from stream_doctor.providers.sniffing import Words
 
     name = "scratch"
     title = "Scratch chat"
     protocol = openai_chat.protocol
+    WORDS = Words(field="object", names=frozenset({"scratch.chunk"}))
 
 
     def sniff(frames):
         # above OpenAI Chat (90 on these chunks): detection takes the highest score, a tie is an error
-        return 95 if any(isinstance(f.value, dict) and f.value.get("object") == "scratch.chunk" for f in frames) else 0
+        return 95 if WORDS.heard(frames) else 0
 
 
     def translator():
         return openai_chat.translator()
 '''
+
+#: The page's one registry line, and the line it goes after in providers/__init__.py.
+SCRATCH_LINE = '    "scratch": ("stream_doctor.providers.scratch", "stream_doctor.providers.scratch:WORDS"),\n'
+LAST_ADAPTER = '"vercel-ai-data": ("stream_doctor.providers.vercel_ai_data", "stream_doctor.providers.vercel_ai_protocol:DATA_WORDS"),\n'
+
+#: What detection and a replay make of a capture, in the scratch tree's process.
+DETECT = """
+import json, sys
+import stream_doctor
+from stream_doctor import providers
+from tests.providers.test_detection import samples
+
+path = sys.argv[1]
+won = set()
+for sample in samples(path):
+    try:
+        won.add(providers.detect(sample)[0].name)
+    except providers.DetectionError:
+        pass
+report = stream_doctor.replay(path)
+calls = [(c.name, c.arguments) for c in report.stream.calls]
+forced = "scratch" in providers.ADAPTERS and stream_doctor.replay(path, provider="scratch").stream.capture.provider_forced
+print(json.dumps({"file": stream_doctor.__file__, "detected": sorted(won), "provider": report.stream.capture.provider,
+                  "calls": calls, "forced": forced}))
+"""
 
 
 def scratch_capture(tmp_path: Path) -> Path:
@@ -96,38 +163,42 @@ def detected_by(paths: list[Path]) -> set[str]:
 
 
 def test_every_registered_adapter_is_detected_on_a_fixture() -> None:
-    """The guard for the step most easily forgotten: an adapter that ``candidates()`` never names is
-    never asked to sniff, scores 0 on every capture and would be dead code; here it fails by name."""
+    """The guard for an adapter whose words no capture holds: it is never asked to sniff, scores 0 on
+    every capture and would be dead code; here it fails by name."""
     from tests.providers.test_detection import FIXTURES
 
     assert set(providers.ADAPTERS) - detected_by(FIXTURES) == set()
 
 
-def test_adding_a_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch_module(monkeypatch, "stream_doctor.providers.scratch", SCRATCH_ADAPTER)
-    monkeypatch.setitem(providers.ADAPTERS._modules, "scratch", "stream_doctor.providers.scratch")
+def test_adding_a_provider(tmp_path: Path) -> None:
+    root = scratch_tree(tmp_path)
     capture = scratch_capture(tmp_path)
+    before = files_of(root)
 
-    # Registered in ADAPTERS but without a candidates() entry: never asked, so the guard above fails.
-    assert "scratch" not in detected_by([capture])
-    assert stream_doctor.replay(capture).stream.capture.provider != "scratch"
+    def detect() -> dict[str, Any]:
+        found = run_in(root, "-c", DETECT, str(capture), path=(ROOT,))
+        assert found.returncode == 0, found.stderr
+        result: dict[str, Any] = json.loads(found.stdout)
+        assert result["file"].startswith(str(root))  # the scratch copy ran, not the package under test
+        return result
 
-    # The page's step: a condition in providers.candidates() that the adapter's sniff requires.
-    original = providers.candidates
+    # The module alone, not registered: never asked, read as OpenAI Chat (the near miss).
+    (root / "stream_doctor/providers/scratch.py").write_text(textwrap.dedent(SCRATCH_ADAPTER))
+    unregistered = detect()
+    assert "scratch" not in unregistered["detected"] and unregistered["provider"] != "scratch"
 
-    def candidates(sample: list[Frame]) -> set[str]:
-        found = original(sample)
-        if any(isinstance(f.value, dict) and f.value.get("object") == "scratch.chunk" for f in sample):
-            found.add("scratch")
-        return found
+    # The page's step: one line in the registry.
+    registry = root / "stream_doctor/providers/__init__.py"
+    source = registry.read_text()
+    assert source.count(LAST_ADAPTER) == 1
+    registry.write_text(source.replace(LAST_ADAPTER, LAST_ADAPTER + SCRATCH_LINE))
+    added, changed = touched(before, files_of(root))
+    assert (added, changed) == (["stream_doctor/providers/scratch.py"], ["stream_doctor/providers/__init__.py"])
 
-    monkeypatch.setattr(providers, "candidates", candidates)
-    assert detected_by([capture]) == {"scratch"}
-    report = stream_doctor.replay(capture)
-    assert report.stream.capture.provider == "scratch"
-    (call,) = report.stream.calls
-    assert call.name == "lookup" and call.arguments == {"q": "x"}
-    assert stream_doctor.replay(capture, provider="scratch").stream.capture.provider_forced
+    registered = detect()
+    assert registered["detected"] == ["scratch"] and registered["provider"] == "scratch"
+    assert registered["calls"] == [["lookup", {"q": "x"}]]
+    assert registered["forced"]
 
 
 # -- a rule -------------------------------------------------------------------------------------
@@ -176,42 +247,6 @@ cases:
   fixture: anthropic/one_call.sse
   fires: 0
 """
-
-
-def scratch_tree(tmp_path: Path, tests: tuple[str, ...] = ()) -> Path:
-    """A copy of the package (and of these test files) in a scratch folder, to change as the page says."""
-    root = tmp_path / "scratch"
-    shutil.copytree(ROOT / "stream_doctor", root / "stream_doctor", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in tests:
-        source = ROOT / name
-        copy = shutil.copytree if source.is_dir() else shutil.copyfile
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        copy(source, root / name)
-    (root / "fixtures").symlink_to(ROOT / "fixtures")
-    return root
-
-
-def files_of(root: Path) -> dict[str, bytes]:
-    """Every file of the scratch tree (but the fixtures it links to) by its path, with its bytes."""
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in root.rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts and path.parts[len(root.parts)] != "fixtures"
-    }
-
-
-def touched(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], list[str]]:
-    """The files a step added and the files it changed (none may be removed)."""
-    assert set(before) <= set(after), set(before) - set(after)
-    return sorted(set(after) - set(before)), sorted(p for p in before if after[p] != before[p])
-
-
-def run_in(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """A Python process with the scratch tree first on its path (not the package under test)."""
-    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
 
 
 def test_adding_a_rule(tmp_path: Path) -> None:
@@ -374,9 +409,9 @@ SCRATCH_PROFILE = '''
 def test_adding_a_client_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     from stream_doctor import clients
 
-    module = scratch_module(monkeypatch, "stream_doctor.clients.scratch_start_placeholder", SCRATCH_PROFILE)
-    monkeypatch.setattr(clients, "PROFILES", (*clients.PROFILES, module.PROFILE))
-    monkeypatch.setattr(clients, "BY_NAME", {p.name: p for p in clients.PROFILES})
+    scratch_module(monkeypatch, "stream_doctor.clients.scratch_start_placeholder", SCRATCH_PROFILE)
+    path = "stream_doctor.clients.scratch_start_placeholder:PROFILE"
+    monkeypatch.setitem(clients.PROFILES._modules, "scratch-start-placeholder", path)
 
     report = stream_doctor.replay(ONE_CALL, clients="scratch-start-placeholder")
     (differs,) = [f for f in report.findings if f.code == "SD801"]
