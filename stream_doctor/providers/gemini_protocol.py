@@ -10,14 +10,16 @@ from stream_doctor.providers.sniffing import Words
 #: see ``gemini._unwrapped``).
 WORDS = Words(keys=frozenset({"candidates", "promptFeedback", "usageMetadata"}), within="response")
 
-STARTS = ("interaction.created", "interaction.start")
+# -- the Interactions API (``gemini_interactions``): events named by their ``event_type`` --
 
-COMPLETES = ("interaction.completed", "interaction.complete")
+INTERACTION_STARTS = ("interaction.created", "interaction.start")
 
-KNOWN_TYPES = frozenset(
+INTERACTION_COMPLETES = ("interaction.completed", "interaction.complete")
+
+INTERACTION_TYPES = frozenset(
     {
-        *STARTS,
-        *COMPLETES,
+        *INTERACTION_STARTS,
+        *INTERACTION_COMPLETES,
         "interaction.status_update",
         "step.start",
         "step.delta",
@@ -29,5 +31,4 @@ KNOWN_TYPES = frozenset(
     }
 )
 
-
-INTERACTIONS_WORDS = Words(names=KNOWN_TYPES, field="event_type")
+INTERACTIONS_WORDS = Words(names=INTERACTION_TYPES, field="event_type")
