@@ -236,7 +236,6 @@ SCRATCH_RULE = '''
 
 SCRATCH_CASES = """\
 # SD099 scratch-write-file: A call to write_file
-rule: SD099
 cases:
 - name: a call to write_file
   fixture: anthropic/empty_input_bug.jsonl
