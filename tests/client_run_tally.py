@@ -57,9 +57,9 @@ def providers(paths: list[Path]) -> dict[str, str]:
 
 def answers(profile: str, paths: dict[str, str]) -> dict[str, Any]:
     """The library's answer on each capture whose provider its profile reads, from one process."""
-    from stream_doctor.clients import BY_NAME
+    from stream_doctor.clients import PROFILES
 
-    mine = {path: provider for path, provider in paths.items() if BY_NAME[profile].applies_to(provider)}
+    mine = {path: provider for path, provider in paths.items() if PROFILES[profile].applies_to(provider)}
     if not mine:
         return {}
     request = orjson.dumps({"profile": profile, "captures": mine})

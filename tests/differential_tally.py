@@ -216,12 +216,12 @@ def _python(table: Table, examples: int) -> None:
 
 
 def _node(table: Table, examples: int) -> None:
-    from stream_doctor.clients import BY_NAME
+    from stream_doctor.clients import PROFILES
     from tests.clients import test_node_differential as module
     from tests.clients.node_harness import CLIENTS, NodeHarness, node_executable
 
     def clients(provider: str) -> list[str]:
-        return [c for c in sorted(CLIENTS) if BY_NAME[c].applies_to(provider)]
+        return [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(provider)]
 
     with _unless_skipped(table, "the TypeScript libraries"):
         harness = NodeHarness(node_executable())

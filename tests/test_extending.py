@@ -1,12 +1,20 @@
 """docs/architecture.md's steps to add a provider, a rule, a container, a reporter and a client
 profile, each done once on a scratch part exactly as the page says, and checked to become live:
-detected, run, read, written, listed. Registering is patched in (the page's step is a line in the
-registry's source), so the real registries are untouched after each test."""
+detected, run, read, written, listed.
+
+A provider and a rule are added to a scratch copy of the package (and of the rule case tables), which
+then runs in a process of its own; the files the step touched are counted: a provider is one new
+module and one changed line in ``providers/__init__.py``, a rule one new module and one new case
+table. The container, the reporter and the profile are registered by patching the registry for the
+test, so the real registries are untouched after each test."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,8 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 import stream_doctor
-from stream_doctor import providers, rules
-from stream_doctor.capture.base import Frame
+from stream_doctor import providers
 from tests.conftest import ROOT
 
 EMPTY_INPUT = str(ROOT / "fixtures/anthropic/empty_input_bug.jsonl")  # runs write_file with {}
@@ -34,25 +41,88 @@ def scratch_module(monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> M
     return module
 
 
+def scratch_tree(tmp_path: Path, tests: tuple[str, ...] = ()) -> Path:
+    """A copy of the package (and of these test files) in a scratch folder, to change as the page says."""
+    root = tmp_path / "scratch"
+    shutil.copytree(ROOT / "stream_doctor", root / "stream_doctor", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in tests:
+        source = ROOT / name
+        copy = shutil.copytree if source.is_dir() else shutil.copyfile
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        copy(source, root / name)
+    (root / "fixtures").symlink_to(ROOT / "fixtures")
+    return root
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file of the scratch tree (but the fixtures it links to) by its path, with its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.parts[len(root.parts)] != "fixtures"
+    }
+
+
+def touched(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """The files a step added and the files it changed (none may be removed)."""
+    assert set(before) <= set(after), set(before) - set(after)
+    return sorted(set(after) - set(before)), sorted(p for p in before if after[p] != before[p])
+
+
+def run_in(root: Path, *args: str, path: tuple[Path, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """A Python process with the scratch tree first on its path (not the package under test), then ``path``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root, *path))), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
 # -- a provider ---------------------------------------------------------------------------------
 
 SCRATCH_ADAPTER = '''
     """Scratch chat: OpenAI Chat's chunks, told apart by their "object"."""
     from stream_doctor.providers import openai_chat
+    from stream_doctor.providers.sniffing import Words
 
     name = "scratch"
     title = "Scratch chat"
     protocol = openai_chat.protocol
+    WORDS = Words(field="object", names=frozenset({"scratch.chunk"}))
 
 
     def sniff(frames):
         # above OpenAI Chat (90 on these chunks): detection takes the highest score, a tie is an error
-        return 95 if any(isinstance(f.value, dict) and f.value.get("object") == "scratch.chunk" for f in frames) else 0
+        return 95 if WORDS.heard(frames) else 0
 
 
     def translator():
         return openai_chat.translator()
 '''
+
+#: The page's one registry line, and the line it goes after in providers/__init__.py.
+SCRATCH_LINE = '    "scratch": ("stream_doctor.providers.scratch", "stream_doctor.providers.scratch:WORDS"),\n'
+LAST_ADAPTER = '"vercel-ai-data": ("stream_doctor.providers.vercel_ai_data", "stream_doctor.providers.vercel_ai_protocol:DATA_WORDS"),\n'
+
+#: What detection and a replay make of a capture, in the scratch tree's process.
+DETECT = """
+import json, sys
+import stream_doctor
+from stream_doctor import providers
+from tests.providers.test_detection import samples
+
+path = sys.argv[1]
+won = set()
+for sample in samples(path):
+    try:
+        won.add(providers.detect(sample)[0].name)
+    except providers.DetectionError:
+        pass
+report = stream_doctor.replay(path)
+calls = [(c.name, c.arguments) for c in report.stream.calls]
+forced = "scratch" in providers.ADAPTERS and stream_doctor.replay(path, provider="scratch").stream.capture.provider_forced
+print(json.dumps({"file": stream_doctor.__file__, "detected": sorted(won), "provider": report.stream.capture.provider,
+                  "calls": calls, "forced": forced}))
+"""
 
 
 def scratch_capture(tmp_path: Path) -> Path:
@@ -93,38 +163,42 @@ def detected_by(paths: list[Path]) -> set[str]:
 
 
 def test_every_registered_adapter_is_detected_on_a_fixture() -> None:
-    """The guard for the step most easily forgotten: an adapter that ``candidates()`` never names is
-    never asked to sniff, scores 0 on every capture and would be dead code; here it fails by name."""
+    """The guard for an adapter whose words no capture holds: it is never asked to sniff, scores 0 on
+    every capture and would be dead code; here it fails by name."""
     from tests.providers.test_detection import FIXTURES
 
     assert set(providers.ADAPTERS) - detected_by(FIXTURES) == set()
 
 
-def test_adding_a_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch_module(monkeypatch, "stream_doctor.providers.scratch", SCRATCH_ADAPTER)
-    monkeypatch.setitem(providers.ADAPTERS._modules, "scratch", "stream_doctor.providers.scratch")
+def test_adding_a_provider(tmp_path: Path) -> None:
+    root = scratch_tree(tmp_path)
     capture = scratch_capture(tmp_path)
+    before = files_of(root)
 
-    # Registered in ADAPTERS but without a candidates() entry: never asked, so the guard above fails.
-    assert "scratch" not in detected_by([capture])
-    assert stream_doctor.replay(capture).stream.capture.provider != "scratch"
+    def detect() -> dict[str, Any]:
+        found = run_in(root, "-c", DETECT, str(capture), path=(ROOT,))
+        assert found.returncode == 0, found.stderr
+        result: dict[str, Any] = json.loads(found.stdout)
+        assert result["file"].startswith(str(root))  # the scratch copy ran, not the package under test
+        return result
 
-    # The page's step: a condition in providers.candidates() that the adapter's sniff requires.
-    original = providers.candidates
+    # The module alone, not registered: never asked, read as OpenAI Chat (the near miss).
+    (root / "stream_doctor/providers/scratch.py").write_text(textwrap.dedent(SCRATCH_ADAPTER))
+    unregistered = detect()
+    assert "scratch" not in unregistered["detected"] and unregistered["provider"] != "scratch"
 
-    def candidates(sample: list[Frame]) -> set[str]:
-        found = original(sample)
-        if any(isinstance(f.value, dict) and f.value.get("object") == "scratch.chunk" for f in sample):
-            found.add("scratch")
-        return found
+    # The page's step: one line in the registry.
+    registry = root / "stream_doctor/providers/__init__.py"
+    source = registry.read_text()
+    assert source.count(LAST_ADAPTER) == 1
+    registry.write_text(source.replace(LAST_ADAPTER, LAST_ADAPTER + SCRATCH_LINE))
+    added, changed = touched(before, files_of(root))
+    assert (added, changed) == (["stream_doctor/providers/scratch.py"], ["stream_doctor/providers/__init__.py"])
 
-    monkeypatch.setattr(providers, "candidates", candidates)
-    assert detected_by([capture]) == {"scratch"}
-    report = stream_doctor.replay(capture)
-    assert report.stream.capture.provider == "scratch"
-    (call,) = report.stream.calls
-    assert call.name == "lookup" and call.arguments == {"q": "x"}
-    assert stream_doctor.replay(capture, provider="scratch").stream.capture.provider_forced
+    registered = detect()
+    assert registered["detected"] == ["scratch"] and registered["provider"] == "scratch"
+    assert registered["calls"] == [["lookup", {"q": "x"}]]
+    assert registered["forced"]
 
 
 # -- a rule -------------------------------------------------------------------------------------
@@ -152,7 +226,7 @@ SCRATCH_RULE = '''
     from stream_doctor.rules.base import rule
 
 
-    @rule("SD099", "scratch-write-file", "A call to write_file", Severity.INFO)
+    @rule("A call to write_file", Severity.INFO)
     def check(stream, self):
         for call in stream.calls:
             if call.name == "write_file":
@@ -160,29 +234,71 @@ SCRATCH_RULE = '''
 '''
 
 
-def forget_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drop what the registry and the stages remember of the rule set (a new process would not have it)."""
-    from stream_doctor import stages
+SCRATCH_CASES = """\
+# SD099 scratch-write-file: A call to write_file
+cases:
+- name: a call to write_file
+  fixture: anthropic/empty_input_bug.jsonl
+  fires: 1
+  says:
+  - runs write_file
+- name: a call to get_weather only
+  fixture: anthropic/one_call.sse
+  fires: 0
+"""
 
-    for cached in ("RULES", "BY_CODE"):
-        monkeypatch.delitem(rules.__dict__, cached, raising=False)
-    rules.rules_of.cache_clear()
-    stages.selected_rules.cache_clear()  # the per-selection cache
+
+def test_adding_a_rule(tmp_path: Path) -> None:
+    root = scratch_tree(
+        tmp_path,
+        ("tests/__init__.py", "tests/rules/__init__.py", "tests/rules/test_rule_cases.py", "tests/rules/cases"),
+    )
+    before = files_of(root)
+    # The page's steps: the rule's module, named for its code, in its family's folder, and its case table.
+    (root / "stream_doctor/rules/capture/sd099_scratch_write_file.py").write_text(textwrap.dedent(SCRATCH_RULE))
+    (root / "tests/rules/cases/SD099.yml").write_text(SCRATCH_CASES)
+    added, changed = touched(before, files_of(root))
+    assert (added, changed) == (
+        ["stream_doctor/rules/capture/sd099_scratch_write_file.py", "tests/rules/cases/SD099.yml"],
+        [],
+    )
+
+    cases = run_in(
+        root,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--noconftest",
+        "-k",
+        "SD099",
+        "tests/rules/test_rule_cases.py",
+    )
+    assert "2 passed" in cases.stdout, cases.stdout + cases.stderr  # it fires where the table says, and only there
+    explain = run_in(root, "-m", "stream_doctor", "explain", "sd099")
+    assert explain.returncode == 0 and "scratch-write-file" in explain.stdout and "What it checks" in explain.stdout
+    codes = run_in(
+        root, "-c", "import stream_doctor, stream_doctor.rules as r; print(stream_doctor.__file__, r.codes())"
+    )
+    assert codes.stdout.startswith(str(root)) and "'SD099'" in codes.stdout  # the scratch copy ran, not the package
 
 
-def test_adding_a_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch_module(monkeypatch, "stream_doctor.rules.capture.sd099_scratch_write_file", SCRATCH_RULE)
-    monkeypatch.setitem(rules.MODULES, "stream", (*rules.STREAM_MODULES, "capture.sd099_scratch_write_file"))
-    forget_rules(monkeypatch)
-    try:
-        assert "SD099" in rules.codes()
-        (found,) = [f for f in stream_doctor.replay(EMPTY_INPUT).findings if f.code == "SD099"]
-        assert found.name == "scratch-write-file" and "write_file" in found.message
-        assert not [f for f in stream_doctor.replay(ONE_CALL).findings if f.code == "SD099"]  # the near miss
-        assert not [f for f in stream_doctor.replay(EMPTY_INPUT, ignore="SD099").findings if f.code == "SD099"]
-        assert rules.lookup("SD099") is not None and "What it checks" in rules.lookup("SD099").doc  # explain
-    finally:
-        forget_rules(monkeypatch)
+def test_a_rule_module_misnamed_or_doubled_is_refused(tmp_path: Path) -> None:
+    """The file name is the registration: a rule file the registry cannot read is an error, not a rule
+    silently left out, and two files for one code are refused (the near miss: a helper module is fine)."""
+    root = scratch_tree(tmp_path)
+    rule_source = textwrap.dedent(SCRATCH_RULE)
+    probe = ("-m", "stream_doctor", "rules")
+    (root / "stream_doctor/rules/capture/_scratch_helper.py").write_text('"""A family helper."""\n')
+    assert run_in(root, *probe).returncode == 0
+    misnamed = root / "stream_doctor/rules/capture/sd99_scratch_write_file.py"
+    misnamed.write_text(rule_source)
+    assert "sd99_scratch_write_file.py: a rule module is named sdNNN_<name>.py" in run_in(root, *probe).stderr
+    misnamed.unlink()
+    for name in ("sd099_scratch_write_file.py", "sd099_scratch_other.py"):
+        (root / "stream_doctor/rules/capture" / name).write_text(rule_source)
+    assert "two modules are rule SD099" in run_in(root, *probe).stderr
 
 
 # -- a container --------------------------------------------------------------------------------
@@ -292,9 +408,9 @@ SCRATCH_PROFILE = '''
 def test_adding_a_client_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     from stream_doctor import clients
 
-    module = scratch_module(monkeypatch, "stream_doctor.clients.scratch_start_placeholder", SCRATCH_PROFILE)
-    monkeypatch.setattr(clients, "PROFILES", (*clients.PROFILES, module.PROFILE))
-    monkeypatch.setattr(clients, "BY_NAME", {p.name: p for p in clients.PROFILES})
+    scratch_module(monkeypatch, "stream_doctor.clients.scratch_start_placeholder", SCRATCH_PROFILE)
+    path = "stream_doctor.clients.scratch_start_placeholder:PROFILE"
+    monkeypatch.setitem(clients.PROFILES._modules, "scratch-start-placeholder", path)
 
     report = stream_doctor.replay(ONE_CALL, clients="scratch-start-placeholder")
     (differs,) = [f for f in report.findings if f.code == "SD801"]

@@ -30,7 +30,7 @@ from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.redaction import redacted
 from stream_doctor.reporters import json_report
-from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
+from stream_doctor.rules.check import sd000_capture_unreadable as sd000
 from stream_doctor.stages import RunError
 
 if TYPE_CHECKING:

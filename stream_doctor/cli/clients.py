@@ -20,6 +20,6 @@ def clients(
     from stream_doctor.reporters import clients_doc
 
     if output is OutputFormat.json:
-        sys.stdout.write(clients_doc.render_json(PROFILES))
+        sys.stdout.write(clients_doc.render_json(tuple(PROFILES.values())))
     else:
-        sys.stdout.write(clients_doc.render(PROFILES, render_options(width, None)))
+        sys.stdout.write(clients_doc.render(tuple(PROFILES.values()), render_options(width, None)))

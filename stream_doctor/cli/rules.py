@@ -19,7 +19,7 @@ def rules(
     from stream_doctor.reporters import rules_doc
     from stream_doctor.rules import RULES
 
-    every = list(RULES)
+    every = list(RULES.values())
     if output is OutputFormat.json:
         sys.stdout.write(rules_doc.render_json(every, render_options(None, None)))
     else:
@@ -32,9 +32,9 @@ def explain(
 ) -> None:
     """Print one rule's documentation."""
     from stream_doctor.reporters import rules_doc
-    from stream_doctor.rules import RULES, lookup
+    from stream_doctor.rules import codes, lookup
 
     found = lookup(code)
     if found is None:
-        fail(f"no rule {code!r}; `stream-doctor rules` lists them ({RULES[0].code}…{RULES[-1].code})")
+        fail(f"no rule {code!r}; `stream-doctor rules` lists them ({codes()[0]}…{codes()[-1]})")
     sys.stdout.write(rules_doc.render_rule(found, render_options(width, None)))

@@ -13,50 +13,35 @@ from difflib import get_close_matches
 from typing import TYPE_CHECKING, Iterable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients import (
-    anthropic_python,
-    anthropic_typescript,
-    langchain,
-    litellm,
-    naive_index_concat,
-    naive_next_index,
-    naive_parse_each_fragment,
-    naive_parse_until_valid,
-    naive_start_placeholder,
-    openai_node,
-    openai_python,
-    pydantic_ai,
-    vercel_ai,
-)
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
 from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
 from stream_doctor.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
+from stream_doctor.registry import LazyRegistry
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.clients.runs import LibraryRuns
 
-PROFILES: tuple[Profile, ...] = tuple(
-    module.PROFILE
-    for module in (
-        anthropic_python,
-        anthropic_typescript,
-        openai_python,
-        openai_node,
-        langchain,
-        vercel_ai,
-        pydantic_ai,
-        litellm,
-        naive_start_placeholder,
-        naive_parse_each_fragment,
-        naive_parse_until_valid,
-        naive_next_index,
-        naive_index_concat,
-    )
+#: Every profile by name, in the order ``stream-doctor clients`` lists them; a profile's module is
+#: imported the first time it is asked for (``--client openai-python`` imports one).
+PROFILES: LazyRegistry[Profile] = LazyRegistry(
+    {
+        "anthropic-python": "stream_doctor.clients.anthropic_python:PROFILE",
+        "anthropic-typescript": "stream_doctor.clients.anthropic_typescript:PROFILE",
+        "openai-python": "stream_doctor.clients.openai_python:PROFILE",
+        "openai-node": "stream_doctor.clients.openai_node:PROFILE",
+        "langchain": "stream_doctor.clients.langchain:PROFILE",
+        "vercel-ai": "stream_doctor.clients.vercel_ai:PROFILE",
+        "pydantic-ai": "stream_doctor.clients.pydantic_ai:PROFILE",
+        "litellm": "stream_doctor.clients.litellm:PROFILE",
+        "naive-start-placeholder": "stream_doctor.clients.naive_start_placeholder:PROFILE",
+        "naive-parse-each-fragment": "stream_doctor.clients.naive_parse_each_fragment:PROFILE",
+        "naive-parse-until-valid": "stream_doctor.clients.naive_parse_until_valid:PROFILE",
+        "naive-next-index": "stream_doctor.clients.naive_next_index:PROFILE",
+        "naive-index-concat": "stream_doctor.clients.naive_index_concat:PROFILE",
+    }
 )
-
-BY_NAME: dict[str, Profile] = {p.name: p for p in PROFILES}
 
 
 class UnknownClient(LookupError):
@@ -71,16 +56,16 @@ def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
             if not name:
                 continue
             if name == "all":
-                wanted.update(BY_NAME)
-            elif name in BY_NAME:
+                wanted.update(PROFILES)
+            elif name in PROFILES:
                 wanted.add(name)
             else:
-                close = get_close_matches(name, [*BY_NAME, "all"], n=3, cutoff=0.5)
+                close = get_close_matches(name, [*PROFILES, "all"], n=3, cutoff=0.5)
                 hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
                 raise UnknownClient(
-                    f"unknown client {name!r}{hint} (`stream-doctor clients` lists them: {', '.join(BY_NAME)}, all)"
+                    f"unknown client {name!r}{hint} (`stream-doctor clients` lists them: {', '.join(PROFILES)}, all)"
                 )
-    return tuple(p for p in PROFILES if p.name in wanted)
+    return tuple(PROFILES[name] for name in PROFILES if name in wanted)
 
 
 def run(

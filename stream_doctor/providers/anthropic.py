@@ -31,6 +31,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts
+from stream_doctor.providers.anthropic_protocol import STRONG, WORDS
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
@@ -71,19 +72,6 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "pause_turn": "pause",
     "refusal": "refusal",
 }
-
-KNOWN_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-        "error",
-    }
-)
 
 #: The documented fields of each event (SD006 lists any other), from anthropic-sdk-python 2.12's
 #: ``RawMessageStreamEvent`` and ``BetaRawMessageStreamEvent`` members (their content block and delta
@@ -163,7 +151,7 @@ def with_fields(shapes: dict[str, Shape], extra: str, only: dict[str, Shape] | N
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Anthropic events are objects whose ``type`` is one of the Messages stream event names."""
-    return score(frames, by_type("type", KNOWN_TYPES, ("message_start", "content_block_start", "content_block_delta")))
+    return score(frames, WORDS, by_type("type", WORDS.names, STRONG))
 
 
 def translator() -> AnthropicTranslator:

@@ -24,6 +24,7 @@ from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import MISSING, BlockStop, Event, HelperSnapshot, Malformed, Problem
 from stream_doctor.problems import HelperLogWithoutDeltas
 from stream_doctor.providers import anthropic as raw
+from stream_doctor.providers.anthropic_protocol import HELPER_EVENTS, KNOWN_TYPES, SDK_WORDS
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import Shape
 from stream_doctor.providers.sniffing import score
@@ -31,9 +32,6 @@ from stream_doctor.providers.sniffing import score
 name = "anthropic-sdk"
 title = "Anthropic SDK messages.stream() log"
 protocol = raw.protocol
-
-#: The helper's own events: each follows the content_block_delta it was built from.
-HELPER_EVENTS = frozenset({"text", "input_json", "thinking", "signature", "citation"})
 
 #: The helper's events and the fields it adds to raw ones (anthropic-sdk-python 2.12
 #: ``lib/streaming/_types.py``: ``ContentBlockStopEvent.content_block``, ``MessageStopEvent.message``).
@@ -69,7 +67,7 @@ def _weigh(frame: Frame) -> int:
         return 2
     if kind == "content_block_stop" and "content_block" in frame.value:
         return 2
-    return 1 if kind in raw.KNOWN_TYPES else 0
+    return 1 if kind in KNOWN_TYPES else 0
 
 
 def sniff(frames: Sequence[Frame]) -> int:
@@ -77,7 +75,7 @@ def sniff(frames: Sequence[Frame]) -> int:
     ``content_block_stop`` with its ``content_block``): without one of those it is a plain capture."""
     if not any(_weigh(f) == 2 for f in frames if f.kind == "event" and isinstance(f.value, dict)):
         return 0
-    return score(frames, _weigh)
+    return score(frames, SDK_WORDS, _weigh)
 
 
 def translator() -> AnthropicSdkTranslator:

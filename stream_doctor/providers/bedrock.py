@@ -55,28 +55,13 @@ from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.bedrock_invoke import InvokeChunks
+from stream_doctor.providers.bedrock_protocol import CONVERSE_EVENTS, EXCEPTIONS, WORDS
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"
 DELTA_TYPE = "toolUse.input"
-
-CONVERSE_EVENTS = frozenset(
-    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
-)
-
-#: The exception members of ConverseStreamOutput / ResponseStream, sent inside a 200 response.
-EXCEPTIONS = frozenset(
-    {
-        "internalServerException",
-        "modelStreamErrorException",
-        "validationException",
-        "throttlingException",
-        "serviceUnavailableException",
-        "modelTimeoutException",
-    }
-)
 
 #: ``messageStop`` ends the message and ``metadata`` (usage) comes last (wire-formats §6.2); an
 #: exception event ends the stream too.
@@ -160,7 +145,7 @@ run_form = RunForm(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Converse events, wrapped (``{"contentBlockDelta": …}``) or named by their eventstream header."""
-    return score(frames, _weigh)
+    return score(frames, WORDS, _weigh)
 
 
 def _weigh(frame: Frame) -> int:

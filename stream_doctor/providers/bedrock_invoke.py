@@ -55,6 +55,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
+from stream_doctor.providers import anthropic_protocol
 from stream_doctor.providers.anthropic import SHAPES, AnthropicTranslator, with_fields
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.openai_chat import OpenAIChatTranslator
@@ -82,19 +83,6 @@ COHERE_V1: dict[str, Shape] = {
     )
 }
 
-ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-        "error",
-    }
-)
-
 #: Stop reasons of the text-only families -> neutral category.
 TEXT_FINISHES: dict[str, FinishCategory] = {
     "stop": "end",
@@ -120,7 +108,7 @@ TEXT_FINISHES: dict[str, FinishCategory] = {
 def family(inner: dict[str, Any]) -> str | None:
     """The model family a decoded chunk belongs to, from its shape."""
     kind = inner.get("type")
-    if isinstance(kind, str) and kind in ANTHROPIC_TYPES:
+    if isinstance(kind, str) and kind in anthropic_protocol.KNOWN_TYPES:
         return "anthropic"
     if "event_type" in inner:
         return "cohere-command-r"

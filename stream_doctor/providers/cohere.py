@@ -40,6 +40,7 @@ from stream_doctor.events import (
 from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import Batching
+from stream_doctor.providers.cohere_protocol import KNOWN_TYPES, STRONG, WORDS
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import by_type, score
 
@@ -70,23 +71,6 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "ERROR": "error",
     "TIMEOUT": "error",
 }
-
-KNOWN_TYPES = frozenset(
-    {
-        "message-start",
-        "tool-plan-delta",
-        "tool-call-start",
-        "tool-call-delta",
-        "tool-call-end",
-        "content-start",
-        "content-delta",
-        "content-end",
-        "citation-start",
-        "citation-end",
-        "debug",
-        "message-end",
-    }
-)
 
 #: The documented fields of an event (SD006 lists any other), one shape for the whole union:
 #: cohere-python v2 ``StreamedChatResponseV2`` members (``ChatMessageStartEvent`` id, ``ChatContentDeltaEvent``
@@ -132,9 +116,7 @@ run_form = RunForm(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Cohere events are objects whose ``type`` is one of the hyphenated v2 stream event names."""
-    return score(
-        frames, by_type("type", KNOWN_TYPES, ("message-start", "tool-call-start", "tool-plan-delta", "content-delta"))
-    )
+    return score(frames, WORDS, by_type("type", WORDS.names, STRONG))
 
 
 def translator() -> CohereTranslator:

@@ -57,6 +57,7 @@ from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import ANY, FieldCheck, Shape
 from stream_doctor.providers.gemini_partial_args import StreamedArguments
+from stream_doctor.providers.gemini_protocol import WORDS
 from stream_doctor.providers.sniffing import score
 
 name = "gemini"
@@ -154,7 +155,7 @@ run_form = RunForm(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Gemini chunks are objects with a ``candidates`` list (or a ``promptFeedback``), no ``type``."""
-    return score(frames, _weigh)
+    return score(frames, WORDS, _weigh)
 
 
 def _weigh(frame: Frame) -> int:

@@ -41,6 +41,12 @@ from stream_doctor.problems import EventNameMismatch
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.gemini_protocol import (
+    INTERACTION_COMPLETES,
+    INTERACTION_STARTS,
+    INTERACTION_TYPES,
+    INTERACTIONS_WORDS,
+)
 from stream_doctor.providers.sniffing import by_type, score
 
 name = "gemini-interactions"
@@ -55,7 +61,7 @@ protocol = ProtocolFacts(
         stop_reason="status",
     ),
     positional_indices=True,
-    stream_end=StreamEnd(events=frozenset({"interaction.completed", "interaction.complete"})),  # COMPLETES
+    stream_end=StreamEnd(events=frozenset({"interaction.completed", "interaction.complete"})),  # INTERACTION_COMPLETES
 )
 
 #: Step types that are tool calls: the client's function calls, and the tools the server runs itself.
@@ -100,27 +106,10 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "in_progress": "other",
 }
 
-STARTS = ("interaction.created", "interaction.start")
-COMPLETES = ("interaction.completed", "interaction.complete")
-KNOWN_TYPES = frozenset(
-    {
-        *STARTS,
-        *COMPLETES,
-        "interaction.status_update",
-        "step.start",
-        "step.delta",
-        "step.stop",
-        "content.start",
-        "content.delta",
-        "content.stop",
-        "error",
-    }
-)
-
 
 def sniff(frames: Sequence[Frame]) -> int:
-    """Interactions events are objects whose ``event_type`` is one of the names above."""
-    return score(frames, by_type("event_type", KNOWN_TYPES))
+    """Interactions events are objects whose ``event_type`` is one of ``gemini_protocol.INTERACTION_TYPES``."""
+    return score(frames, INTERACTIONS_WORDS, by_type(INTERACTIONS_WORDS.field, INTERACTIONS_WORDS.names))
 
 
 def translator() -> InteractionsTranslator:
@@ -158,7 +147,7 @@ class InteractionsTranslator(FeedByFeed):
             return [Malformed(pos, "event object without a string 'event_type'")]
         self.counts[kind] = self.counts.get(kind, 0) + 1
         out = self._event(frame, value, kind)
-        if kind in KNOWN_TYPES:
+        if kind in INTERACTION_TYPES:
             out.extend(self.fields.check(pos, value, EVENT, ""))
         return out
 
@@ -172,11 +161,11 @@ class InteractionsTranslator(FeedByFeed):
         elif kind in ("step.stop", "content.stop"):
             index = value.get("index")
             out = [BlockStop(pos, index)] if type(index) is int else [_no_index(pos, kind)]
-        elif kind in STARTS:
+        elif kind in INTERACTION_STARTS:
             interaction = value.get("interaction")
             interaction = interaction if isinstance(interaction, dict) else {}
             out = [MessageStart(pos, _str(interaction.get("id")), _str(interaction.get("model")))]
-        elif kind in COMPLETES:
+        elif kind in INTERACTION_COMPLETES:
             interaction = value.get("interaction")
             if not isinstance(interaction, dict):
                 return [Malformed(pos, f"{kind} without an interaction object")]

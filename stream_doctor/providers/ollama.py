@@ -45,6 +45,7 @@ from stream_doctor.events import (
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.ollama_protocol import WORDS
 
 name = "ollama"
 title = "Ollama native chat (/api/chat NDJSON)"
@@ -86,6 +87,8 @@ CONTENT_FIELDS = {"content": ("text", "content"), "thinking": ("thinking", "thin
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Lines are objects with a ``message`` object and a boolean ``done``."""
+    if not WORDS.heard(frames):
+        return 0  # no frame holds a word of this protocol (what detection's ranking reads)
     seen = hits = 0
     for frame in frames:
         value = frame.value

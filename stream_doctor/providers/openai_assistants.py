@@ -44,6 +44,7 @@ from stream_doctor.events import (
 )
 from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.openai_assistants_protocol import WORDS
 
 name = "openai-assistants"
 title = "OpenAI Assistants runs (thread.run.* events)"
@@ -93,6 +94,8 @@ PROGRESS = frozenset(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Objects of the thread family (``thread.run``, ``thread.run.step.delta`` …) under ``thread.*`` event names."""
+    if not WORDS.heard(frames):
+        return 0  # no frame holds a word of this protocol (what detection's ranking reads)
     seen = hits = 0
     for frame in frames:
         value = frame.value

@@ -71,6 +71,7 @@ from stream_doctor.providers.openai_chat_protocol import (
     IGNORED_DELTA_FIELDS,
     LEGACY_ARGS,
     SEVERITY,
+    WORDS,
     content_size,
     starts_arguments,
     stream_error,
@@ -125,6 +126,8 @@ run_form = RunForm(
 def sniff(frames: Sequence[Frame]) -> int:
     """Chunks are objects with a ``choices`` list whose entries have a ``delta``, usually with
     ``"object": "chat.completion.chunk"``; the usage chunk and Azure's filter chunk have ``choices: []``."""
+    if not WORDS.heard(frames):
+        return 0  # no frame holds a word of this protocol (what detection's ranking reads)
     seen = hits = 0
     for frame in frames:
         value = frame.value

@@ -14,11 +14,36 @@ from typing import Any
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.events import FinishCategory, StreamError, Wire
+from stream_doctor.providers.sniffing import Words
 
 #: The delta types of an argument fragment: ``tool_calls[].function.arguments`` and the legacy
 #: single-function form's ``function_call.arguments``.
 ARGS = "function.arguments"
 LEGACY_ARGS = "function_call.arguments"
+
+#: A chunk has a ``choices`` list (Mistral's chunks are OpenAI's, told apart by ``mistral.sniff``).
+WORDS = Words(keys=frozenset({"choices"}))
+
+#: The helper's argument events (openai-python 3.54 ``lib/streaming/chat/_events.py``).
+HELPER_ARGUMENTS = ("tool_calls.function.arguments.delta", "tool_calls.function.arguments.done")
+
+#: The helper's own events, built from the chunk before them.
+HELPER_EVENTS = frozenset(
+    {
+        *HELPER_ARGUMENTS,
+        "content.delta",
+        "content.done",
+        "refusal.delta",
+        "refusal.done",
+        "logprobs.content.delta",
+        "logprobs.content.done",
+        "logprobs.refusal.delta",
+        "logprobs.refusal.done",
+    }
+)
+
+#: The helper log of ``chat.completions.stream()`` (``openai_sdk``): ``chunk`` events and the helper's own.
+SDK_WORDS = Words(names=HELPER_EVENTS | {"chunk"})
 
 #: finish_reason -> neutral category. ``function_call`` is the legacy single-function form; the
 #: others are what compatible servers send (DeepSeek ``insufficient_system_resource``).

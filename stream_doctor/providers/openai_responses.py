@@ -71,6 +71,7 @@ from stream_doctor.providers.openai_responses_protocol import (
     KNOWN_TYPES,
     QUIET,
     TERMINAL,
+    WORDS,
     CallKind,
 )
 from stream_doctor.providers.sniffing import score
@@ -124,7 +125,7 @@ _sequence = itemgetter("sequence")
 
 def sniff(frames: Sequence[Frame]) -> int:
     """Responses events are objects whose ``type`` is ``response.…`` (or ``error``/``keepalive`` with a sequence number)."""
-    return score(frames, _weigh)
+    return score(frames, WORDS, _weigh)
 
 
 def _weigh(frame: Frame) -> int:

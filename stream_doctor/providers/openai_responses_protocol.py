@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from stream_doctor.events import FinishCategory
 from stream_doctor.providers.fields import Shape
+from stream_doctor.providers.sniffing import Words
 
 #: The event that carries an argument fragment (the hot path's).
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"
@@ -166,6 +167,9 @@ KNOWN_TYPES = (
     | frozenset(ARGUMENT_DELTAS)
     | frozenset(ARGUMENT_DONES)
 )
+
+#: Every event type begins ``response.`` but the stream's ``error`` and ``keepalive``.
+WORDS = Words(names=frozenset({"error", "keepalive"}), prefixes=("response.",))
 
 #: The documented fields of an event type not in ``EVENT_SHAPES`` (SD006 lists any other), the union: every field a
 #: member of openai-python 3.54's ``ResponseStreamEvent`` defines, with ``diff`` (the

@@ -39,29 +39,12 @@ from stream_doctor.problems import HelperLogWithoutDeltas
 from stream_doctor.providers import openai_chat as raw
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.openai_chat_protocol import ARGS
+from stream_doctor.providers.openai_chat_protocol import ARGS, HELPER_ARGUMENTS, HELPER_EVENTS, SDK_WORDS
 from stream_doctor.providers.sniffing import score
 
 name = "openai-sdk"
 title = "OpenAI SDK chat.completions.stream() log"
 protocol = raw.protocol
-
-ARGUMENTS = ("tool_calls.function.arguments.delta", "tool_calls.function.arguments.done")
-
-#: The helper's own events, built from the chunk before them.
-HELPER_EVENTS = frozenset(
-    {
-        *ARGUMENTS,
-        "content.delta",
-        "content.done",
-        "refusal.delta",
-        "refusal.done",
-        "logprobs.content.delta",
-        "logprobs.content.done",
-        "logprobs.refusal.delta",
-        "logprobs.refusal.done",
-    }
-)
 
 #: The documented fields of the helper's events (SD006 lists any other): openai-python 3.54
 #: ``lib/streaming/chat/_events.py``. The wrapped chunk is checked by the chat adapter.
@@ -91,7 +74,7 @@ def _weigh(frame: Frame) -> int:
 
 def sniff(frames: Sequence[Frame]) -> int:
     """``chunk`` events wrapping a chunk and a snapshot, and the helper's own dotted event types."""
-    return score(frames, _weigh)
+    return score(frames, SDK_WORDS, _weigh)
 
 
 def translator() -> OpenAISdkTranslator:
@@ -188,7 +171,7 @@ class OpenAISdkTranslator(FeedByFeed):
         if kind not in HELPER_EVENTS:
             return self.raw._feed(frame)  # whatever it is, the chat adapter says what it makes of it
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        if kind in ARGUMENTS:
+        if kind in HELPER_ARGUMENTS:
             return self._arguments(frame.pos, kind, value)
         field, _, stage = kind.partition(".")
         if field not in TEXT_FIELDS or stage not in ("delta", "done"):
@@ -312,7 +295,7 @@ class OpenAISdkTranslator(FeedByFeed):
                 else []
             )
             for call in calls:
-                expected.setdefault(ARGUMENTS[0], deque()).append((number, call["index"]))
+                expected.setdefault(HELPER_ARGUMENTS[0], deque()).append((number, call["index"]))
                 out.extend(self._call_snapshot(pos, number, call["index"], message))
             if choice.get("finish_reason"):
                 state.finished = True
@@ -339,10 +322,10 @@ class OpenAISdkTranslator(FeedByFeed):
                     expected.setdefault(f"{field}.done", deque()).append((number, None))
             if state.current is not None and state.current not in state.done:
                 state.done.add(state.current)
-                expected.setdefault(ARGUMENTS[1], deque()).append((number, state.current))
+                expected.setdefault(HELPER_ARGUMENTS[1], deque()).append((number, state.current))
         elif tool not in state.done:
             state.done.add(tool)
-            expected.setdefault(ARGUMENTS[1], deque()).append((number, tool))
+            expected.setdefault(HELPER_ARGUMENTS[1], deque()).append((number, tool))
 
     def _call_snapshot(self, pos: Pos, number: int, index: int, message: dict[str, Any] | None) -> list[Event]:
         """The chunk snapshot's arguments of the tool call this chunk's fragment went to."""

@@ -56,6 +56,7 @@ from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
+from stream_doctor.providers.vercel_ai_protocol import KNOWN_TYPES, QUIET, STRONG, WORDS
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"
@@ -83,45 +84,6 @@ FINISH_CATEGORIES: dict[str, FinishCategory] = {
     "other": "other",
     "unknown": "other",
 }
-
-#: Parts that carry nothing a replay tracks (sources, files, data parts, metadata, approvals).
-QUIET = frozenset(
-    {
-        "message-metadata",
-        "source-url",
-        "source-document",
-        "file",
-        "reasoning-file",
-        "custom",
-        "tool-approval-request",
-        "tool-approval-response",
-        "tool-output-denied",
-    }
-)
-
-KNOWN_TYPES = QUIET | frozenset(
-    {
-        "start",
-        "finish",
-        "start-step",
-        "finish-step",
-        "reset-step",
-        "abort",
-        "error",
-        "text-start",
-        "text-delta",
-        "text-end",
-        "reasoning-start",
-        "reasoning-delta",
-        "reasoning-end",
-        "tool-input-start",
-        "tool-input-delta",
-        "tool-input-available",
-        "tool-input-error",
-        "tool-output-available",
-        "tool-output-error",
-    }
-)
 
 #: The documented fields of each part (SD006 lists any other): the ``z.strictObject`` schemas of
 #: vercel/ai ``packages/ai/src/ui-message-stream/ui-message-chunks.ts`` (``uiMessageChunkSchema``).
@@ -159,10 +121,6 @@ SHAPES: dict[str, Shape] = {
 }
 DATA_PART = Shape("type id data transient")
 
-_STRONG = frozenset(
-    {"start", "start-step", "finish-step", "text-start", "text-delta", "tool-input-start", "tool-input-delta"}
-)
-
 #: The client drops a step's partial parts at ``reset-step``; this is the cause SD301 prints.
 RESET_CAUSE = "the step was reset (reset-step)"
 ABORT_CAUSE = "the stream was aborted (abort)"
@@ -181,7 +139,7 @@ run_form = RunForm(
 
 def sniff(frames: Sequence[Frame]) -> int:
     """UI message stream parts are objects whose ``type`` is one of the part names (or ``data-…``)."""
-    return score(frames, _weigh)
+    return score(frames, WORDS, _weigh)
 
 
 def _weigh(frame: Frame) -> int:
@@ -189,7 +147,7 @@ def _weigh(frame: Frame) -> int:
     kind = value.get("type")
     if not isinstance(kind, str):
         return 0
-    if kind in _STRONG:
+    if kind in STRONG:
         return 2
     if kind == "error":
         return 1 if "errorText" in value else 0

@@ -38,6 +38,7 @@ from stream_doctor.providers import vercel_ai
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck, Shape
 from stream_doctor.providers.sniffing import score
+from stream_doctor.providers.vercel_ai_protocol import DATA_PARTS, DATA_STRONG, DATA_WORDS
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"
@@ -59,28 +60,6 @@ protocol = ProtocolFacts(
 #: Both protocols report the AI SDK's one FinishReason union.
 FINISH_CATEGORIES = vercel_ai.FINISH_CATEGORIES
 
-#: Type ids -> what the part is (the stream protocol's table).
-PARTS = {
-    "0": "text",
-    "g": "reasoning",
-    "i": "redacted_reasoning",
-    "j": "reasoning_signature",
-    "h": "source",
-    "k": "file",
-    "2": "data",
-    "8": "message_annotations",
-    "3": "error",
-    "b": "tool_call_streaming_start",
-    "c": "tool_call_delta",
-    "9": "tool_call",
-    "a": "tool_result",
-    "f": "start_step",
-    "e": "finish_step",
-    "d": "finish_message",
-}
-QUIET = frozenset({"i", "j", "h", "k", "2", "8"})
-_STRONG = frozenset({"0", "b", "c", "9", "a", "f", "e", "d"})
-
 #: The documented fields of the object parts a replay reads (SD006 lists any other): the v4 stream
 #: protocol page (ai-sdk.dev/v4/docs/ai-sdk-ui/stream-protocol). Text, data and annotation parts
 #: hold arbitrary values and are not checked.
@@ -98,7 +77,10 @@ SHAPES: dict[str, Shape] = {
 def sniff(frames: Sequence[Frame]) -> int:
     """Parts named by a data stream type id (the ``prefixed`` container, or envelope ``event`` names)."""
     return score(
-        frames, lambda frame: 2 if frame.event in _STRONG else 1 if frame.event in PARTS else 0, objects_only=False
+        frames,
+        DATA_WORDS,
+        lambda frame: 2 if frame.event in DATA_STRONG else 1 if frame.event in DATA_PARTS else 0,
+        objects_only=False,
     )
 
 
@@ -142,7 +124,7 @@ class DataStreamTranslator(Batching):
     def _feed(self, frame: Frame) -> list[Event]:
         pos = frame.pos
         type_id = frame.event
-        part = PARTS.get(type_id or "")
+        part = DATA_PARTS.get(type_id or "")
         if type_id is None:
             return [Malformed(pos, frame.error or "a line without a TYPE_ID: prefix")]
         self.counts[part or type_id] = self.counts.get(part or type_id, 0) + 1
@@ -179,7 +161,7 @@ class DataStreamTranslator(Batching):
             self._stop(pos, out)
         elif type_id == "3":
             out.append(StreamError(pos, None, value if isinstance(value, str) else None))
-        return out  # QUIET parts: sources, files, data, annotations, redacted reasoning
+        return out  # DATA_QUIET parts: sources, files, data, annotations, redacted reasoning
 
     def _open(self, pos: Pos, message_id: str | None, out: list[Event]) -> None:
         out.append(MessageStart(pos, message_id))

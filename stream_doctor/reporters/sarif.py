@@ -43,7 +43,7 @@ def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
 
 def document(result: CheckResult) -> dict[str, Any]:
     """The SARIF log with its one run, and the run's results, as iterators (see ``jsonpieces.py``)."""
-    rules = RULES
+    rules = tuple(RULES.values())
     index = {rule.code: number for number, rule in enumerate(rules)}
     where = _Artifacts(result)
     return {

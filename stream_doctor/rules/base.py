@@ -4,6 +4,8 @@ schema families, over the whole conversation: every turn's request and stream)."
 from __future__ import annotations
 
 import inspect
+import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
@@ -28,6 +30,26 @@ Family = Literal[
 #: review, or (``"check"``) what ``stream-doctor check`` saw of a capture as a file (the replay engine
 #: never runs these: a capture it cannot read, an expectation it no longer shows).
 Scope = Literal["stream", "conversation", "client", "check"]
+
+#: The folders of ``stream_doctor.rules`` that hold rules, each with the scope its rules run in. A rule
+#: module's path is its whole registration: ``<folder>/sd201_unparseable_arguments.py`` is rule SD201,
+#: named ``unparseable-arguments``, of this folder's scope (``rules.RULES`` lists the folders' files).
+FOLDERS: dict[str, Scope] = {
+    "capture": "stream",
+    "execution": "stream",
+    "arguments": "stream",
+    "termination": "stream",
+    "structure": "stream",
+    "correlation": "stream",
+    "pairing": "conversation",
+    "schema": "conversation",
+    "clients": "client",
+    "check": "check",
+}
+
+#: A rule module's name: ``sd`` and the code's three digits, then the rule's name in snake case.
+MODULE_NAME = re.compile(r"sd(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)")
+
 
 FAMILIES: dict[str, str] = {
     "SD0": "capture: problems with the capture file itself",
@@ -121,14 +143,19 @@ class Rule:
         )
 
 
-def rule(
-    code: str, name: str, summary: str, severity: Severity, scope: Scope = "stream"
-) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
-    """Declare a rule from its check function; the module docstring is the rule's documentation."""
+def rule(summary: str, severity: Severity) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+    """Declare a rule from its check function: its code, name and scope come from the module's path
+    (see ``FOLDERS``), its documentation from the module docstring."""
 
     def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
-        module = inspect.getmodule(check)
-        return Rule(code, name, summary, severity, check, (module.__doc__ if module else None) or "", scope)
+        *_, folder, module_name = check.__module__.split(".")
+        named = MODULE_NAME.fullmatch(module_name)
+        if named is None or folder not in FOLDERS:
+            raise ValueError(f"{check.__module__}: a rule lives in rules/<folder>/sdNNN_<name>.py")
+        module = sys.modules.get(check.__module__)
+        doc = (module.__doc__ if module else None) or ""
+        code, name = f"SD{named[1]}", named[2].replace("_", "-")
+        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder])
 
     return wrap
 

@@ -16,7 +16,7 @@ from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check.discover import head_looks_like_capture
 from stream_doctor.redaction import redacted
-from stream_doctor.rules.capture import sd000_capture_unreadable as sd000
+from stream_doctor.rules.check import sd000_capture_unreadable as sd000
 from stream_doctor.scan.replaying import ReplayOptions, replay_capture
 
 if TYPE_CHECKING:

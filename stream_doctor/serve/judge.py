@@ -99,9 +99,9 @@ def _ran_unfinished(report: Report) -> Iterator[Verdict]:
 
 def about_the_application(finding: Finding) -> bool:
     """Whether the finding judges what the application did (its rule's family), not the capture."""
-    from stream_doctor.rules import BY_CODE
+    from stream_doctor.rules import RULES
 
-    rule = BY_CODE.get(finding.code)
+    rule = RULES.get(finding.code)
     return rule is not None and rule.family in _THE_APPLICATIONS
 
 

@@ -46,7 +46,7 @@ class Variant:
     providers: tuple[str, ...] = ()  # the providers it applies to; () every provider
     why_not: str = ""  # what the variant needs, said when a provider is not in ``providers``
     needs_times: bool = False  # it plays the recorded pacing: a capture with no times is skipped
-    libraries: tuple[str, ...] = ()  # a quirk: the client profiles (``clients.BY_NAME``) that mishandle it
+    libraries: tuple[str, ...] = ()  # a quirk: the client profiles (``clients.PROFILES``) that mishandle it
     source: str = ""  # a quirk: where the provider sends it
     check: Callable[[Recorded], str | None] | None = None  # why it does not apply to a body, beyond the above
 

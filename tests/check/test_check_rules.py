@@ -13,7 +13,7 @@ CHECK_RULES = rules_of("check")
 
 def test_in_the_catalog_documented_in_fixed_sections() -> None:
     assert [r.code for r in CHECK_RULES] == ["SD000", "SD900"]
-    assert [r for r in RULES if r.scope == "check"] == list(CHECK_RULES)
+    assert [r for r in RULES.values() if r.scope == "check"] == list(CHECK_RULES)
     for rule in CHECK_RULES:
         assert list(rule.sections()) == list(DOC_SECTIONS), rule.code
         assert rule.summary and not rule.summary.endswith(".")

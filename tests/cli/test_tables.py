@@ -22,7 +22,7 @@ from stream_doctor.reporters._page import abbreviate, cells
 from stream_doctor.rules import RULES
 from tests.conftest import ROOT
 
-EVERY_RULE = list(RULES)
+EVERY_RULE = list(RULES.values())
 MCP_TOOL = "mcp__github_enterprise__create_pull_request_review_comment"  # 58 characters, as MCP clients name tools
 LONG_ID = "toolu_01f3H9Mn3GSMpLjVNa749dnKxQ7rPzW2bYc8LmT5vNe"
 
@@ -60,8 +60,10 @@ def test_rules_fit(width: int) -> None:
 
 @pytest.mark.parametrize("width", [80, 100])
 def test_clients_fit(width: int) -> None:
-    text = clients_doc.render(PROFILES, RenderOptions(width=width))
-    assert_readable(text, width, [profile.summary for profile in PROFILES] + [p.title for p in PROFILES])
+    text = clients_doc.render(tuple(PROFILES.values()), RenderOptions(width=width))
+    assert_readable(
+        text, width, [profile.summary for profile in PROFILES.values()] + [p.title for p in PROFILES.values()]
+    )
     assert "2.12.0" in text and "[TypeScript]" in text
 
 
@@ -69,7 +71,7 @@ def test_wide_listings_keep_a_column_each() -> None:
     """The near miss: where there is room, the summary and the behaviour are columns of their own."""
     rules = rules_doc.render(EVERY_RULE, RenderOptions(width=120)).splitlines()[0].split()
     assert rules == ["code", "name", "severity", "summary"]
-    clients = clients_doc.render(PROFILES, RenderOptions(width=200)).splitlines()[0].split()
+    clients = clients_doc.render(tuple(PROFILES.values()), RenderOptions(width=200)).splitlines()[0].split()
     assert clients == ["name", "models", "version", "reads", "behaviour"]
 
 

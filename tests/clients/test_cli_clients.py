@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 def test_clients_lists_every_profile_with_version() -> None:
     result = CliRunner().invoke(app, ["clients"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
-    for profile in PROFILES:
+    for profile in PROFILES.values():
         assert profile.name in result.output
     assert "2.12.0" in result.output and "[TypeScript]" in result.output
 

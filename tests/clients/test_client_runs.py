@@ -149,9 +149,8 @@ def test_a_library_that_cannot_be_driven_at_its_version_gives_a_note(
 
 def _with_model(monkeypatch: pytest.MonkeyPatch, **changes: Any) -> None:
     """The anthropic-python profile as this process models it, changed (the library's process runs the real one)."""
-    changed = replace(client_registry.BY_NAME["anthropic-python"], **changes)
-    monkeypatch.setattr(client_registry, "PROFILES", (changed,))
-    monkeypatch.setitem(client_registry.BY_NAME, "anthropic-python", changed)
+    changed = replace(client_registry.PROFILES["anthropic-python"], **changes)
+    monkeypatch.setattr(client_registry, "PROFILES", {"anthropic-python": changed})
 
 
 def test_both_shows_where_the_model_differs_from_the_run(monkeypatch: pytest.MonkeyPatch) -> None:

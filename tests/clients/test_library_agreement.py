@@ -14,7 +14,7 @@ import pytest
 
 from stream_doctor.api import replay
 from stream_doctor.capture import load
-from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
 from stream_doctor.install import REPOSITORY
@@ -28,7 +28,7 @@ KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 def _pairs() -> list[tuple[str, Path]]:
     pairs = []
     for name in sorted(LIBRARIES):
-        for provider in BY_NAME[name].providers:
+        for provider in PROFILES[name].providers:
             pairs += [
                 (name, path)
                 for path in sorted((FIXTURES / provider).glob("*"))
@@ -46,7 +46,7 @@ def test_profile_agrees_with_the_library(client: str, path: Path) -> None:
         pytest.skip(str(missing))
     report = replay(path, keep_events=True)
     events = [event for _, event in report.events]
-    handoffs, error = run(BY_NAME[client], events, report.stream.capture.provider, written_back_framings(report))
+    handoffs, error = run(PROFILES[client], events, report.stream.capture.provider, written_back_framings(report))
     capture = load(str(path), None)
     expected = library(capture, capture.frames)
     known = KNOWN_DIVERGENCES.get((client, path.name))
@@ -140,9 +140,9 @@ def test_profiles_agree_with_the_library_on_hostile_streams(tmp_path: Path, name
     capture = load(str(path), None)
     compared = 0
     for client in sorted(LIBRARIES):
-        if report.stream.capture.provider not in BY_NAME[client].providers:
+        if report.stream.capture.provider not in PROFILES[client].providers:
             continue
-        handoffs, error = run(BY_NAME[client], events, report.stream.capture.provider, written_back_framings(report))
+        handoffs, error = run(PROFILES[client], events, report.stream.capture.provider, written_back_framings(report))
         assert outcome_of(handoffs, error, client) == load_library(client)(capture, capture.frames), client
         compared += 1
     assert compared >= 3

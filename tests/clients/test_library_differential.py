@@ -24,7 +24,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from stream_doctor.api import replay
-from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, Original, Outcome, Seen, outcome_of
 from stream_doctor.clients.library import load as load_library
 from tests.clients.streams import (
@@ -56,7 +56,7 @@ def _library(client: str) -> Any:
 
 
 def _clients(provider: str) -> list[str]:
-    return [name for name in sorted(LIBRARIES) if BY_NAME[name].applies_to(provider)]
+    return [name for name in sorted(LIBRARIES) if PROFILES[name].applies_to(provider)]
 
 
 def _without_positions(outcome: Outcome) -> Outcome:
@@ -73,11 +73,11 @@ def compare_fed(fed: Fed, clients: list[str] | None = None, cuts: tuple[int, ...
     provider, data, capture = fed.provider, fed.data, fed.capture
     found = []
     for client in clients if clients is not None else _clients(provider):
-        if not BY_NAME[client].applies_to(provider):
+        if not PROFILES[client].applies_to(provider):
             continue
         library = _library(client)
         # as --client's live run is fed
-        predicted = outcome_of(*run(BY_NAME[client], fed.events, provider, fed.framings, fed.cut_last), client)
+        predicted = outcome_of(*run(PROFILES[client], fed.events, provider, fed.framings, fed.cut_last), client)
         actual = library(capture, capture.frames, Original(data))
         if actual != predicted:
             found.append(f"{client} by frame: profile {predicted} / library {actual}")

@@ -21,7 +21,7 @@ import pytest
 from stream_doctor.api import replay
 from stream_doctor.capture import load
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import sse_chunks
 from tests.clients.node_harness import CLIENTS, HARNESS, NodeHarness, library_outcome, node_executable, profile_outcome
 from tests.clients.streams import written_back_framings
@@ -35,7 +35,7 @@ KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 def _pairs() -> list[tuple[str, Path]]:
     pairs = []
     for name in CLIENTS:
-        for provider in BY_NAME[name].providers:
+        for provider in PROFILES[name].providers:
             pairs += [
                 (name, path)
                 for path in sorted((FIXTURES / provider).glob("*"))
@@ -74,7 +74,7 @@ def test_profile_agrees_with_the_typescript_library(node_harness: NodeHarness, c
     framings = written_back_framings(report)
     # a capture cut inside its last event is written back as it was cut (as test_node_differential feeds it)
     cut_last = not load(str(path), None).ended_cleanly
-    actual = profile_outcome(*run(BY_NAME[client], events, report.stream.capture.provider, framings, cut_last), client)
+    actual = profile_outcome(*run(PROFILES[client], events, report.stream.capture.provider, framings, cut_last), client)
     known = KNOWN_DIVERGENCES.get((client, path.name))
     if known is not None:
         assert actual != expected, f"fixed? remove it from KNOWN_DIVERGENCES: {known}"

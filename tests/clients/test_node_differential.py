@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from stream_doctor.api import replay
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients import BY_NAME, run
+from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import Original, original_chunks
 from stream_doctor.events import ToolStart
 from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
@@ -79,9 +79,9 @@ def compare_fed(
     ids = {e.call_id for e in events if isinstance(e, ToolStart) and isinstance(e.call_id, str)}
     found = []
     for client in clients if clients is not None else sorted(CLIENTS):
-        if not BY_NAME[client].applies_to(provider):
+        if not PROFILES[client].applies_to(provider):
             continue
-        handoffs, error = run(BY_NAME[client], events, provider, fed.framings, fed.cut_last)
+        handoffs, error = run(PROFILES[client], events, provider, fed.framings, fed.cut_last)
         predicted = profile_outcome(handoffs, error, client)
         by_frame = library_outcome(harness.run(client, provider, _chunks(fed, None), tools, ids))
         if by_frame != predicted:
@@ -98,14 +98,14 @@ def compare_fed(
 
 
 def _captures() -> list[Path]:
-    return sse_captures({p for c in CLIENTS for p in BY_NAME[c].providers})
+    return sse_captures({p for c in CLIENTS for p in PROFILES[c].providers})
 
 
 @pytest.mark.parametrize("path", _captures(), ids=capture_name)
 def test_profiles_agree_on_the_original_bytes(node_harness: NodeHarness, path: Path) -> None:
     data = path.read_bytes()
     report = replay(data, keep_events=True, name=str(path))
-    clients = [c for c in sorted(CLIENTS) if BY_NAME[c].applies_to(report.stream.capture.provider)]
+    clients = [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(report.stream.capture.provider)]
     if not clients:
         pytest.skip(f"no TypeScript library profile reads {report.stream.capture.provider!r}")
     known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == capture_name(path)}
@@ -144,12 +144,12 @@ def test_profiles_agree_on_the_bodies_of_containers(node_harness: NodeHarness, c
     (base64, ``!binary``, hex, gzip), is fed to the library as the HTTP client receives it."""
     if case.interaction is None:
         provider = replay(str(case.path)).stream.capture.provider
-        if not any(BY_NAME[c].applies_to(provider) for c in CLIENTS):
+        if not any(PROFILES[c].applies_to(provider) for c in CLIENTS):
             pytest.skip(f"no TypeScript library profile reads {provider!r}")
         pytest.skip(f"not the response bytes: {case.skipped}")
     fed = fed_bodies(case.path)[case.interaction]
     known = {client: why for (client, name), why in CONTAINER_DIVERGENCES.items() if name == case.name}
-    clients = [c for c in sorted(CLIENTS) if BY_NAME[c].applies_to(fed.provider) and c not in known]
+    clients = [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(fed.provider) and c not in known]
     if not clients and not known:
         pytest.skip(f"no TypeScript library profile reads {fed.provider!r}")
     assert compare_fed(node_harness, fed, clients, seeded_cuts(case.path, fed.data)) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.api import replay
-from stream_doctor.clients import BY_NAME, PROFILES, UnknownClient, resolve
+from stream_doctor.clients import PROFILES, UnknownClient, resolve
 from stream_doctor.clients.library import LIBRARIES
 from stream_doctor.findings import Severity
 from tests.clients.cases import CLIENT_EXPECTED
@@ -28,16 +28,17 @@ def test_each_pair_gets_the_client_findings_it_deserves(fixture: str, client: st
     report = replay(FIXTURES / fixture, clients=[client], client_mode="model")  # the profile's own verdict
     found = {f.code for f in report.findings if f.code.startswith("SD8")}
     assert found == CLIENT_EXPECTED[(fixture, client)]
-    named = ("model of " if BY_NAME[client].kind == "library" else "") + BY_NAME[client].label
+    named = ("model of " if PROFILES[client].kind == "library" else "") + PROFILES[client].label
     for finding in report.findings:
         if finding.code.startswith("SD8"):
             assert finding.message.startswith(named + " would ")  # tied to the client by name
-            assert finding.severity is (Severity.WARNING if BY_NAME[client].kind == "library" else Severity.INFO)
+            assert finding.severity is (Severity.WARNING if PROFILES[client].kind == "library" else Severity.INFO)
 
 
 def test_profiles_are_named_documented_and_sourced() -> None:
-    assert len({p.name for p in PROFILES}) == len(PROFILES)
-    for profile in PROFILES:
+    assert len({p.name for p in PROFILES.values()}) == len(PROFILES)
+    assert all(PROFILES[name].name == name for name in PROFILES)  # the registry line names the profile it loads
+    for profile in PROFILES.values():
         assert profile.doc.strip() and profile.summary and not profile.summary.endswith(".")
         if profile.kind == "library":
             assert profile.version and profile.sources and profile.library, profile.name
@@ -47,7 +48,7 @@ def test_profiles_are_named_documented_and_sourced() -> None:
 
 
 def test_resolve_takes_all_commas_and_suggests_names() -> None:
-    assert resolve(["all"]) == PROFILES
+    assert resolve(["all"]) == tuple(PROFILES.values())
     assert [p.name for p in resolve(["openai-node,anthropic-python", "openai-node"])] == [
         "anthropic-python",
         "openai-node",
@@ -64,7 +65,7 @@ def test_every_profile_runs_every_fixture(path: Path) -> None:
         extras = {e.key: e for e in report.extras.get(number, ())}
         if call.server_side:
             continue
-        applicable = [p for p in PROFILES if p.applies_to(report.stream.capture.provider)]
+        applicable = [p for p in PROFILES.values() if p.applies_to(report.stream.capture.provider)]
         if applicable:
             data = extras["clients"].data
             assert set(data) == {p.name for p in applicable}

@@ -107,7 +107,7 @@ def test_a_session_without_the_library_is_modelled_turn_by_turn(
 
 
 def test_a_long_session_runs_at_most_running_processes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from stream_doctor.clients import BY_NAME, runs
+    from stream_doctor.clients import PROFILES, runs
 
     alive: set[tuple[str, str]] = set()
     most = [0]
@@ -124,7 +124,7 @@ def test_a_long_session_runs_at_most_running_processes_at_once(monkeypatch: pyte
     monkeypatch.setattr(runs, "_start", start)
     monkeypatch.setattr(runs, "_collect", collect)
     monkeypatch.setattr(runs, "RUNNING", 3)
-    profiles = (BY_NAME["anthropic-python"], BY_NAME["langchain"])
+    profiles = (PROFILES["anthropic-python"], PROFILES["langchain"])
     files = {f"turn{n}.sse": f"/captures/turn{n}.sse" for n in range(5)}
     monkeypatch.setattr(runs.os.path, "isfile", lambda path: True)
     library_runs = runs.LibraryRuns(files, None, "anthropic", profiles, "auto")

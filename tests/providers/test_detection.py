@@ -13,16 +13,8 @@ from stream_doctor import providers
 from stream_doctor.capture import load
 from stream_doctor.capture.base import CaptureError, Frame, Pos
 from stream_doctor.conversation.build import split
-from stream_doctor.providers import (
-    ADAPTERS,
-    BEDROCK_EVENTS,
-    SNIFF_FRAMES,
-    DetectionError,
-    anthropic,
-    bedrock,
-    candidates,
-    vercel_ai_data,
-)
+from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES, WORDS, DetectionError, anthropic, candidates
+from stream_doctor.providers.sniffing import Words
 from tests.conftest import ROOT
 
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and not p.name.endswith(".toml"))
@@ -55,21 +47,23 @@ def test_fixtures_cover_every_provider() -> None:
     assert {p.relative_to(ROOT / "fixtures").parts[0] for p in FIXTURES} >= {"anthropic", "openai", "gemini", "bedrock"}
 
 
-def test_the_event_names_it_knows_are_the_adapters() -> None:
-    assert BEDROCK_EVENTS == bedrock.CONVERSE_EVENTS | {"chunk"} | bedrock.EXCEPTIONS
-    assert all(len(type_id) == 1 for type_id in vercel_ai_data.PARTS)  # the filter looks for one-character names
-
-
 def test_every_event_type_an_adapter_knows_passes_the_filter() -> None:
     # A frame weighs above 0 with these adapters only when its "type" is one of these names (or, for
     # Responses, any "response.…"; for the UI stream any "data-…"): each must pass the filter.
-    from stream_doctor.providers import anthropic, anthropic_sdk, cohere, openai_responses, openai_sdk, vercel_ai
+    from stream_doctor.providers import (
+        anthropic_protocol,
+        anthropic_sdk,
+        cohere,
+        openai_responses,
+        openai_sdk,
+        vercel_ai,
+    )
 
     def passes(name: str, kind: str, **value: object) -> bool:
         sample = [Frame(Pos(1, 1, 0), b"", {"type": kind, **value}, None, kind)]
         return name in candidates(sample)
 
-    for kind in anthropic.KNOWN_TYPES:
+    for kind in anthropic_protocol.KNOWN_TYPES:
         assert passes("anthropic", kind) and passes("anthropic-sdk", kind, content_block={}, snapshot="")
     for kind in anthropic_sdk.HELPER_EVENTS:
         assert passes("anthropic-sdk", kind, snapshot="")
@@ -104,13 +98,11 @@ def undetected(fixtures: list[Path]) -> set[str]:
 
 def test_every_adapter_is_detected_from_a_fixture() -> None:
     # An adapter that detection never picks scores 0 on every capture without a word: one with no
-    # fixture of its own, or one that providers.candidates() leaves out (it is then never asked to sniff).
-    assert not undetected(FIXTURES), (
-        "add its fixtures under fixtures/<provider>/ and its keys to providers.candidates()"
-    )
+    # fixture of its own, or one whose words (providers.WORDS) no capture holds (it is never asked to sniff).
+    assert not undetected(FIXTURES), "add its fixtures under fixtures/<provider>/ and the words its frames hold"
 
 
-def test_an_adapter_without_a_candidates_entry_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_adapter_without_words_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     # Adding a provider once, as a scratch step: Anthropic's adapter registered under a new name ...
     scratch = SimpleNamespace(
         name="scratch",
@@ -121,11 +113,12 @@ def test_an_adapter_without_a_candidates_entry_fails_the_check(monkeypatch: pyte
     )
     registered = {name: ADAPTERS[name] for name in ADAPTERS if name != "anthropic"}
     monkeypatch.setattr(providers, "ADAPTERS", {**registered, "scratch": scratch})
+    monkeypatch.setattr(providers, "WORDS", {**{name: WORDS[name] for name in registered}, "scratch": Words()})
     fixtures = [ROOT / "fixtures" / "anthropic" / "one_call.sse"]
-    # ... is never detected while candidates() does not name it,
+    # ... is never detected while its words are none of the capture's,
     assert "scratch" in undetected(fixtures)
-    # and is once it does.
-    monkeypatch.setattr(providers, "candidates", lambda sample: candidates(sample) | {"scratch"})
+    # and is once they are.
+    monkeypatch.setitem(providers.WORDS, "scratch", WORDS["anthropic"])
     assert "scratch" not in undetected(fixtures)
 
 
@@ -196,3 +189,28 @@ def test_a_forced_provider_is_not_refused_for_events_of_another_mixed_in() -> No
             assert "it looks like" in str(error) or "no provider is detected" in str(error), str(error)
 
     check()
+
+
+def test_words_admit_a_frame_by_each_kind_of_word_and_not_its_near_miss() -> None:
+    def frame(value: object, event: str | None = None) -> Frame:
+        return Frame(Pos(1, 1, 0), b"", value, None, event)
+
+    words = Words(names=frozenset({"text"}), prefixes=("data-",), beside=frozenset({"snapshot"}))
+    assert words.admits(frame({"type": "text", "snapshot": ""})) and words.admits(
+        frame({"type": "data-x", "snapshot": 1})
+    )
+    assert not words.admits(frame({"type": "text"})) and not words.admits(frame({"type": "data-x"}))  # nothing beside
+    assert not words.admits(frame({"type": "texts", "snapshot": ""})) and not words.admits(frame({"type": ["text"]}))
+    wrapped = Words(events=frozenset({"messageStop"}))
+    assert wrapped.admits(frame({}, "messageStop")) and wrapped.admits(frame({"messageStop": {}}))
+    assert not wrapped.admits(frame({"messageStop": {}, "p": "x"}))  # two keys: not a wrapper
+    assert not wrapped.admits(frame({"messageStop": {}}, "other"))  # the frame's own event name is the one read
+    assert wrapped.admits(frame("not an object", "messageStop")) and not wrapped.admits(frame("messageStop"))
+    inner = Words(keys=frozenset({"candidates"}), within="response")
+    assert inner.admits(frame({"candidates": []})) and inner.admits(frame({"response": {"candidates": []}}))
+    assert not inner.admits(frame({"response": {"output": []}})) and not inner.admits(
+        frame({"request": {"candidates": []}})
+    )
+    other_field = Words(field="object", prefixes=("thread",))
+    assert other_field.admits(frame({"object": "thread.run"})) and not other_field.admits(frame({"type": "thread.run"}))
+    assert not Words().heard([frame({"type": "text"})])

@@ -8,5 +8,5 @@ from stream_doctor.clients.framing import SENTINEL_READERS
 
 
 def test_the_sentinel_table_is_the_profiles_own() -> None:
-    profiled = {p.name: p.machine().done_sentinel for p in PROFILES}
+    profiled = {p.name: p.machine().done_sentinel for p in PROFILES.values()}
     assert dict(SENTINEL_READERS) == {name: sentinel for name, sentinel in profiled.items() if sentinel is not None}

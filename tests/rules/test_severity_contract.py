@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 
 def test_every_rule_states_its_severity_and_why() -> None:
-    for r in RULES:
+    for r in RULES.values():
         reasoning = r.sections()["Severity"]
         assert reasoning.split(".")[0].split()[0].strip(",") in ("error", "warning", "info"), r.code
         assert r.severity.label in reasoning.split(".")[0], (r.code, "the default severity comes first")
@@ -69,7 +69,7 @@ def test_an_item_id_the_api_accepted_is_info() -> None:
 def test_every_warning_rule_answers_what_if_the_request_asked_for_it() -> None:
     """docs/severity.md: anything the request itself asked for is at most info. Every warning rule says,
     in its Severity section, whether a request setting can explain what it reports (and what it does then)."""
-    for r in RULES:
+    for r in RULES.values():
         if r.severity is Severity.WARNING:
             assert "What if the request asked for this?" in r.sections()["Severity"], r.code
 

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from stream_doctor.api import replay
-from stream_doctor.clients import BY_NAME as PROFILES
+from stream_doctor.clients import PROFILES
 from stream_doctor.serve import faults
 from stream_doctor.serve.variants import (
     BY_NAME,

@@ -83,7 +83,7 @@ def _library(profile: str, request: dict[str, Any]) -> tuple[Any, str | None, tu
     a Python library imported here, a TypeScript one run under Node (``library/node.py``)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from stream_doctor.clients import BY_NAME
+    from stream_doctor.clients import PROFILES
     from stream_doctor.clients.library import load as load_library
     from stream_doctor.clients.library.node import PACKAGES, NodeRun
     from stream_doctor.clients.runs import NODE_HEAP_MIB, RUN_SECONDS
@@ -94,7 +94,7 @@ def _library(profile: str, request: dict[str, Any]) -> tuple[Any, str | None, tu
         return node, node.installed, node.hands_at
     run = load_library(profile)
     try:
-        installed: str | None = version(BY_NAME[profile].library or "")
+        installed: str | None = version(PROFILES[profile].library or "")
     except PackageNotFoundError:
         installed = None
     return run, installed, sys.modules[run.__module__].HANDS_AT

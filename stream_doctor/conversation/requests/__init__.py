@@ -13,27 +13,36 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead, ToolDef
-from stream_doctor.conversation.requests import anthropic, bedrock, gemini, openai_chat, responses
 from stream_doctor.conversation.requests.common import listed
+from stream_doctor.registry import LazyRegistry
 
 
 class Family(Protocol):
-    """A provider family's module: the key of its history, and its reader."""
+    """A provider family's module: the key of its history, its reader, and the reader of its tool
+    declarations (the declared tools; some families also return the hosted tools' kinds)."""
 
     HISTORY: str
 
     def parse(self, body: dict[str, Any], start: int = 0) -> RequestFacts: ...
 
+    def tools(self, body: dict[str, Any], wrong: list[str]) -> Any: ...
 
-_BY_PROVIDER: dict[str, Family] = {
-    "anthropic": anthropic,
-    "openai": openai_chat,
-    "mistral": openai_chat,
-    "ollama": openai_chat,
-    "cohere": openai_chat,
-    "openai-responses": responses,
-    "gemini": gemini,
-}
+
+#: Each provider's request reader by the provider's name, imported on first use; several providers
+#: send one family's bodies. ``bedrock`` is Converse's reader, but a Bedrock body is read by its
+#: shape (``_by_shape``: InvokeModel sends the model's own body).
+READERS: LazyRegistry[Family] = LazyRegistry(
+    {
+        "anthropic": "stream_doctor.conversation.requests.anthropic",
+        "openai": "stream_doctor.conversation.requests.openai_chat",
+        "mistral": "stream_doctor.conversation.requests.openai_chat",
+        "ollama": "stream_doctor.conversation.requests.openai_chat",
+        "cohere": "stream_doctor.conversation.requests.openai_chat",
+        "openai-responses": "stream_doctor.conversation.requests.responses",
+        "gemini": "stream_doctor.conversation.requests.gemini",
+        "bedrock": "stream_doctor.conversation.requests.bedrock",
+    }
+)
 
 
 def parse(provider: str, body: Any) -> RequestFacts:
@@ -107,20 +116,20 @@ class History:
 def _family(provider: str, body: Any) -> Family | None:
     if not isinstance(body, dict):
         return None
-    return _by_shape(body) if provider == "bedrock" else _BY_PROVIDER.get(provider)
+    return _by_shape(body) if provider == "bedrock" else READERS.get(provider)
 
 
 def _by_shape(body: dict[str, Any]) -> Family | None:
     if "contents" in body:
-        return gemini
+        return READERS["gemini"]
     if "toolConfig" in body or _has_block(body, ("toolUse", "toolResult", "text"), typed=False):
-        return bedrock
+        return READERS["bedrock"]
     if "input" in body and "messages" not in body:
-        return responses
+        return READERS["openai-responses"]
     if "messages" in body:
         if "anthropic_version" in body or _has_block(body, ("type",), typed=True) or _anthropic_tools(body):
-            return anthropic
-        return openai_chat
+            return READERS["anthropic"]
+        return READERS["openai"]
     return None
 
 
@@ -154,13 +163,14 @@ def tools_from(value: Any) -> dict[str, ToolDef]:
     found: dict[str, ToolDef] = {}
     wrong: list[str] = []  # a file whose tools are no list declares none: load_tools says so
     listed_tools = listed(value.get("tools"), "tools", wrong)
+    bedrock = READERS["bedrock"]
     candidates = [
         bedrock.tools(value, wrong),
         bedrock.tools({"toolConfig": {"tools": listed_tools}}, wrong),  # a bare list of toolSpec items
-        openai_chat.tools(value, wrong),
-        responses.tools(value, wrong)[0],
-        gemini.tools(value, wrong)[0],
-        anthropic.tools(value, wrong)[0],
+        READERS["openai"].tools(value, wrong),
+        READERS["openai-responses"].tools(value, wrong)[0],
+        READERS["gemini"].tools(value, wrong)[0],
+        READERS["anthropic"].tools(value, wrong)[0],
     ]
     for index, tool in enumerate(listed_tools):
         # A bare {"name", "parameters"} (what many frameworks print) is no one provider's shape.

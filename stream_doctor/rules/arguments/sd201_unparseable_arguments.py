@@ -46,7 +46,7 @@ HINTS = {
 }
 
 
-@rule("SD201", "unparseable-arguments", "A completed call's arguments are not a valid JSON object", Severity.ERROR)
+@rule("A completed call's arguments are not a valid JSON object", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         failure = call.parse_failure

@@ -33,12 +33,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule(
-    "SD202",
-    "parsed-before-complete",
-    "The buffer held a complete JSON value before the call completed",
-    Severity.WARNING,
-)
+@rule("The buffer held a complete JSON value before the call completed", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         at = call.complete_value_at

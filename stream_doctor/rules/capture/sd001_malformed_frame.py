@@ -39,7 +39,7 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.rules.requested import request_of
 
 
-@rule("SD001", "malformed-frame", "A frame is not a JSON event object the provider would send", Severity.WARNING)
+@rule("A frame is not a JSON event object the provider would send", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     yield from problems_of(
         stream,

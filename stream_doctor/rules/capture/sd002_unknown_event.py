@@ -37,7 +37,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD002", "unknown-event", "An event type the adapter does not know (counted, never dropped)", Severity.WARNING)
+@rule("An event type the adapter does not know (counted, never dropped)", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     seen: dict[str, int] = {}
     for problem in stream.problems:

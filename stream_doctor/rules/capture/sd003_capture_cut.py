@@ -38,7 +38,7 @@ from stream_doctor.problems import CutBeforeData
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD003", "capture-cut", "The capture ends inside a frame (no final blank line or bracket)", Severity.WARNING)
+@rule("The capture ends inside a frame (no final blank line or bracket)", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     damaged = {p.pos for p in stream.problems if p.kind == "malformed-frame"}
     for problem in stream.problems:

@@ -32,6 +32,6 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD004", "not-utf8", "Capture bytes that are not valid UTF-8", Severity.WARNING)
+@rule("Capture bytes that are not valid UTF-8", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(stream, self, ["not-utf8"], "Decode the stream incrementally and save captures as raw bytes")

@@ -42,7 +42,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD005", "sse-framing", "SSE framing that disagrees with the payload or the SSE rules", Severity.WARNING)
+@rule("SSE framing that disagrees with the payload or the SSE rules", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -39,7 +39,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import where
 
 
-@rule("SD006", "unknown-fields", "Fields no provider documentation defines (listed once per capture)", Severity.INFO)
+@rule("Fields no provider documentation defines (listed once per capture)", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     found = [problem for problem in stream.problems if problem.kind == "unknown-field"]
     if not found:

@@ -33,12 +33,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule(
-    "SD007",
-    "metadata-disagrees",
-    "Recorded response headers disagree with the stored body (read by its bytes)",
-    Severity.INFO,
-)
+@rule("Recorded response headers disagree with the stored body (read by its bytes)", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     found = next((p for p in stream.problems if p.kind == "metadata-disagrees"), None)
     if found is not None:

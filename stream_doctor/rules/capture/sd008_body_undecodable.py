@@ -46,12 +46,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD008",
-    "body-undecodable",
-    "A recorded response body cannot be decompressed, so its turn's stream was not read",
-    Severity.WARNING,
-)
+@rule("A recorded response body cannot be decompressed, so its turn's stream was not read", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

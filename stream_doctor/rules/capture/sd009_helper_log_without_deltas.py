@@ -43,12 +43,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD009",
-    "helper-log-without-deltas",
-    "An SDK helper-stream log leaves out the raw delta events (fragments not checked)",
-    Severity.INFO,
-)
+@rule("An SDK helper-stream log leaves out the raw delta events (fragments not checked)", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

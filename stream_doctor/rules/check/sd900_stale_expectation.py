@@ -45,13 +45,7 @@ class Stale:
     expected: str
 
 
-@rule(
-    "SD900",
-    "stale-expectation",
-    "A finding the capture's expectations declare no longer appears",
-    Severity.ERROR,
-    scope="check",
-)
+@rule("A finding the capture's expectations declare no longer appears", Severity.ERROR)
 def check(stale: Stale, self: Rule) -> Iterable[Finding]:
     yield self.finding_at(
         stale.declared_at,

@@ -50,9 +50,7 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     return f"{who(review)} would run {call.label} with {shown(handoff)} at {when(handoff)}; the correct input is {correct(call)}"
 
 
-@rule(
-    "SD801", "client-input-differs", "A named client would run the call with another input", Severity.WARNING, "client"
-)
+@rule("A named client would run the call with another input", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(
         self,

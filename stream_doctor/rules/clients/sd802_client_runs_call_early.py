@@ -49,12 +49,6 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     )
 
 
-@rule(
-    "SD802",
-    "client-runs-call-early",
-    "A named client would run the call before its last fragment",
-    Severity.WARNING,
-    "client",
-)
+@rule("A named client would run the call before its last fragment", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(self, review, "early", _message, "{client}: {summary}. Wait for the protocol's completion signal.")

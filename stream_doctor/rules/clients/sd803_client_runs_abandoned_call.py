@@ -47,13 +47,7 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     return f"{who(review)} would run {call.label}, which never completed ({cause}), with {shown(handoff)} at {when(handoff)}"
 
 
-@rule(
-    "SD803",
-    "client-runs-abandoned-call",
-    "A named client would run a call that never completed",
-    Severity.WARNING,
-    "client",
-)
+@rule("A named client would run a call that never completed", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(
         self, review, "abandoned", _message, "{client}: {summary}. Check the stop reason before running tools."

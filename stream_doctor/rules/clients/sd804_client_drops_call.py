@@ -46,6 +46,6 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     return f"{who(review)} would never run {call.label} ({correct(call)}): {why}"
 
 
-@rule("SD804", "client-drops-call", "A named client would never run a complete call", Severity.WARNING, "client")
+@rule("A named client would never run a complete call", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(self, review, "dropped", _message, "{client}: {summary}.")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from stream_doctor.rules.base import Rule
 
 
-@rule("SD805", "client-raises", "A named client would raise an exception on this stream", Severity.WARNING, "client")
+@rule("A named client would raise an exception on this stream", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     error = review.error
     if error is None or error.provider_error:

@@ -47,12 +47,6 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     )
 
 
-@rule(
-    "SD806",
-    "client-name-or-id-differs",
-    "A named client would use another tool name or call id",
-    Severity.WARNING,
-    "client",
-)
+@rule("A named client would use another tool name or call id", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(self, review, "identity", _message, "{client}: {summary}.")

@@ -43,7 +43,7 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     return f"{who(review)} would fold {calls} into one call {handoff.name or '?'} with {shown(handoff)}"
 
 
-@rule("SD807", "client-merges-calls", "A named client would fold several calls into one", Severity.WARNING, "client")
+@rule("A named client would fold several calls into one", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     seen: set[tuple[int, ...]] = set()
     for finding, difference in zip(

@@ -43,6 +43,6 @@ def _message(review: ClientReview, difference: Difference, call: ToolCall) -> st
     return f"{who(review)} would run {call.label} again at {when(again)}, with {shown(again)}"
 
 
-@rule("SD808", "client-runs-call-twice", "A named client would run the call more than once", Severity.WARNING, "client")
+@rule("A named client would run the call more than once", Severity.WARNING)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     return report(self, review, "split", _message, "{client}: {summary}. Run each call id once.")

@@ -36,13 +36,7 @@ if TYPE_CHECKING:
     from stream_doctor.rules.base import Rule
 
 
-@rule(
-    "SD809",
-    "client-model-differs",
-    "The model of a client differs from the installed library's run",
-    Severity.INFO,
-    "client",
-)
+@rule("The model of a client differs from the installed library's run", Severity.INFO)
 def check(review: ClientReview, self: Rule) -> Iterable[Finding]:
     provenance = review.provenance
     if provenance is None or not provenance.model_differs:

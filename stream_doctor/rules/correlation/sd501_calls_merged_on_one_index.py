@@ -42,7 +42,7 @@ from stream_doctor.rules.correlation._calls import choice_of
 from stream_doctor.wording import excerpt
 
 
-@rule("SD501", "calls-merged-on-one-index", "Several open tool calls share one index", Severity.WARNING)
+@rule("Several open tool calls share one index", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[ToolCall]] = {}
     for problem in of_kind(stream, IndexShared):

@@ -37,7 +37,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import excerpt, where
 
 
-@rule("SD502", "uncorrelated-fragment", "A tool-call fragment carries neither an index nor an id", Severity.WARNING)
+@rule("A tool-call fragment carries neither an index nor an id", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int | None, int | None], list[UncorrelatedFragment]] = {}
     for problem in of_kind(stream, UncorrelatedFragment):

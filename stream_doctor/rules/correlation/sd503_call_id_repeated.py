@@ -41,7 +41,7 @@ from stream_doctor.rules.correlation._calls import repeated
 OPENAI_ID_LIMIT = 40
 
 
-@rule("SD503", "call-id-repeated", "A tool call's id is repeated on its later fragments", Severity.WARNING)
+@rule("A tool call's id is repeated on its later fragments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.protocol.ids_repeat_on_fragments:
         return

@@ -34,7 +34,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import repeated
 
 
-@rule("SD504", "tool-name-repeated", "A tool call's name is repeated on its later fragments", Severity.WARNING)
+@rule("A tool call's name is repeated on its later fragments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in of_kind(stream, NameRepeated):
         call = stream.calls[problem.call]

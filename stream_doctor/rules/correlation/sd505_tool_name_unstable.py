@@ -45,7 +45,7 @@ from stream_doctor.wording import where
 HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a call only once it has a name"
 
 
-@rule("SD505", "tool-name-unstable", "A tool call's name arrives late, is blanked, or changes", Severity.WARNING)
+@rule("A tool call's name arrives late, is blanked, or changes", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     renamed: set[tuple[int, str]] = set()
     for problem in stream.stream_problems:

@@ -35,7 +35,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import where
 
 
-@rule("SD506", "call-id-unstable", "A tool call's id arrives late or changes within the call", Severity.WARNING)
+@rule("A tool call's id arrives late or changes within the call", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     changes: dict[tuple[int, str], int] = {}  # (call, new id) -> fragments carrying it
     for changed in of_kind(stream, IdChanged):

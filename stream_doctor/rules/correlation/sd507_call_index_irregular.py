@@ -38,7 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.correlation._calls import choice_of
 
 
-@rule("SD507", "call-index-irregular", "Tool call indices do not count 0, 1, 2 … in order", Severity.WARNING)
+@rule("Tool call indices do not count 0, 1, 2 … in order", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if not stream.capture.protocol.dense_call_indices:
         return

@@ -49,7 +49,7 @@ from stream_doctor.protocol import records_sentinel
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD508", "end-of-stream-missing", "The turn finished but data: [DONE] never came", Severity.WARNING)
+@rule("The turn finished but data: [DONE] never came", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if not records_sentinel(stream.capture.container, stream.capture.header):
         return

@@ -51,7 +51,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import preview
 
 
-@rule("SD509", "duplicate-call", "Two calls in one message have the same tool and arguments", Severity.WARNING)
+@rule("Two calls in one message have the same tool and arguments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         # Calls by tool and a hash of their arguments: keeping every call's serialised arguments

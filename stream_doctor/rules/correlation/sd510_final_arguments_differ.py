@@ -46,12 +46,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import excerpt, preview
 
 
-@rule(
-    "SD510",
-    "final-arguments-differ",
-    "The completion event restates a call's input differently from its fragments",
-    Severity.ERROR,
-)
+@rule("The completion event restates a call's input differently from its fragments", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in of_kind(stream, FinalDiffers):
         call = stream.calls[problem.call]

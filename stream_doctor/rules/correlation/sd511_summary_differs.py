@@ -60,12 +60,7 @@ WHAT = {
 }
 
 
-@rule(
-    "SD511",
-    "summary-differs",
-    "A later event restates a call with another id, name or input than its stream",
-    Severity.WARNING,
-)
+@rule("A later event restates a call with another id, name or input than its stream", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int, str], list[SummaryDiffers]] = {}
     for problem in of_kind(stream, SummaryDiffers):

@@ -38,12 +38,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import preview
 
 
-@rule(
-    "SD512",
-    "summary-duplicates-call",
-    "A terminal event restates a streamed call under another id",
-    Severity.WARNING,
-)
+@rule("A terminal event restates a streamed call under another id", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in of_kind(stream, SummaryDuplicate):
         twin = stream.calls[problem.call]

@@ -36,7 +36,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import preview
 
 
-@rule("SD513", "call-only-in-summary", "A terminal event lists a call the stream never produced", Severity.WARNING)
+@rule("A terminal event lists a call the stream never produced", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     seen: set[tuple[object, object]] = set()
     for problem in of_kind(stream, SummaryOnlyCall):

@@ -38,12 +38,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import excerpt, preview, where
 
 
-@rule(
-    "SD514",
-    "summary-of-incomplete-call",
-    "A later event restates a call that had not completed",
-    Severity.WARNING,
-)
+@rule("A later event restates a call that had not completed", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[SummaryBeforeComplete]] = {}
     for problem in of_kind(stream, SummaryBeforeComplete):

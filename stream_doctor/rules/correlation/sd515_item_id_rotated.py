@@ -36,12 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD515",
-    "item-id-rotated",
-    "An event names an output item by another id than it was added with",
-    Severity.WARNING,
-)
+@rule("An event names an output item by another id than it was added with", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -36,12 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD516",
-    "sequence-number-irregular",
-    "Events of a response were lost, reordered or lack sequence numbers",
-    Severity.WARNING,
-)
+@rule("Events of a response were lost, reordered or lack sequence numbers", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -58,12 +58,7 @@ def wrapped_calls(arguments: Any) -> list[tuple[str, Any]] | None:
 WRAPPER_NAMES = ("parallel", "multi_tool_use.parallel")
 
 
-@rule(
-    "SD517",
-    "parallel-wrapper-call",
-    "A call to the model's internal parallel wrapper packs several calls into one",
-    Severity.WARNING,
-)
+@rule("A call to the model's internal parallel wrapper packs several calls into one", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         if call.status != "complete" or call.name not in WRAPPER_NAMES:

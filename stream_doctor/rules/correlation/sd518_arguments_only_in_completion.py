@@ -42,12 +42,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD518",
-    "arguments-only-in-completion",
-    "A streamed call's input came only in its completion event, with no delta",
-    Severity.INFO,
-)
+@rule("A streamed call's input came only in its completion event, with no delta", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

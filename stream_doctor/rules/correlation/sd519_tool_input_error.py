@@ -38,12 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD519",
-    "tool-input-error",
-    "A tool call's input was rejected as invalid (AI SDK tool-input-error)",
-    Severity.WARNING,
-)
+@rule("A tool call's input was rejected as invalid (AI SDK tool-input-error)", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -34,7 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import preview
 
 
-@rule("SD520", "same-name-calls-without-id", "Calls in one turn share a name and have no id", Severity.INFO)
+@rule("Calls in one turn share a name and have no id", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         groups: dict[str, list[ToolCall]] = {}

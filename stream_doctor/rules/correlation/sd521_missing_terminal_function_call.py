@@ -41,12 +41,7 @@ from stream_doctor.problems import MissingTerminalPart
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule(
-    "SD521",
-    "missing-terminal-function-call",
-    'A streamed call ended without the empty {"functionCall":{}} part',
-    Severity.INFO,
-)
+@rule('A streamed call ended without the empty {"functionCall":{}} part', Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:
         if problem.kind != "missing-terminal-function-call":

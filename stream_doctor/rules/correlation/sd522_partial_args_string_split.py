@@ -35,12 +35,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import preview
 
 
-@rule(
-    "SD522",
-    "partial-args-string-split",
-    "Streamed string arguments arrive in pieces that must be appended",
-    Severity.INFO,
-)
+@rule("Streamed string arguments arrive in pieces that must be appended", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:
         if problem.kind != "partial-args-string-split":

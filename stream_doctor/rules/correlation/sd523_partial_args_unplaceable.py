@@ -36,12 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import preview
 
 
-@rule(
-    "SD523",
-    "partial-args-unplaceable",
-    "A streamed-argument piece cannot be placed in the call's arguments",
-    Severity.ERROR,
-)
+@rule("A streamed-argument piece cannot be placed in the call's arguments", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:
         if problem.kind != "partial-args-unplaceable":

@@ -48,12 +48,7 @@ from stream_doctor.rules.base import Rule, rule
 ERROR_400 = '400 "Function call is missing a thought_signature in functionCall parts"'
 
 
-@rule(
-    "SD524",
-    "thought-signature-placement",
-    "Only some function calls of a Gemini turn carry a thoughtSignature",
-    Severity.INFO,
-)
+@rule("Only some function calls of a Gemini turn carry a thoughtSignature", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in stream.problems:
         if problem.kind == "thought-signature-first-only":

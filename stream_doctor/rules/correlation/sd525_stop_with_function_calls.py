@@ -34,12 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import where
 
 
-@rule(
-    "SD525",
-    "stop-with-function-calls",
-    "A Gemini turn with function calls ended with finishReason STOP",
-    Severity.INFO,
-)
+@rule("A Gemini turn with function calls ended with finishReason STOP", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     normal = stream.capture.protocol.finish_with_calls
     if normal is None:

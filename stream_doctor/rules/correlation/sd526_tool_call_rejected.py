@@ -34,12 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD526",
-    "tool-call-rejected",
-    "The provider ended the turn because it rejected the model's tool call",
-    Severity.ERROR,
-)
+@rule("The provider ended the turn because it rejected the model's tool call", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD527", "prompt-blocked", "The prompt was blocked: the response has no candidates", Severity.ERROR)
+@rule("The prompt was blocked: the response has no candidates", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -34,12 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD528",
-    "eventstream-frame-corrupt",
-    "A binary event stream message fails its CRC32 or has impossible lengths",
-    Severity.ERROR,
-)
+@rule("A binary event stream message fails its CRC32 or has impossible lengths", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -36,7 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD529", "empty-start-union", "A contentBlockStart whose start union is empty", Severity.INFO)
+@rule("A contentBlockStart whose start union is empty", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

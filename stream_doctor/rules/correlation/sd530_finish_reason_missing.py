@@ -48,12 +48,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule(
-    "SD530",
-    "finish-reason-missing",
-    "The stream ended with [DONE] but no finish_reason after its tool calls",
-    Severity.WARNING,
-)
+@rule("The stream ended with [DONE] but no finish_reason after its tool calls", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -44,7 +44,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
 
 
-@rule("SD531", "call-after-finish-reason", "A tool call started after its choice's finish_reason", Severity.WARNING)
+@rule("A tool call started after its choice's finish_reason", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

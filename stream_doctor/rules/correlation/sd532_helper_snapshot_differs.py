@@ -51,12 +51,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.wording import excerpt, preview
 
 
-@rule(
-    "SD532",
-    "helper-snapshot-differs",
-    "An SDK stream helper's snapshot of a call differs from the fragments the stream carried",
-    Severity.ERROR,
-)
+@rule("An SDK stream helper's snapshot of a call differs from the fragments the stream carried", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for problem in of_kind(stream, HelperSnapshotDiffers):
         if problem.call is None:

@@ -36,12 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.wording import excerpt, preview, where
 
 
-@rule(
-    "SD101",
-    "premature-execution",
-    "A tool ran before its call completed, or for a call that never completed",
-    Severity.ERROR,
-)
+@rule("A tool ran before its call completed, or for a call that never completed", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.call_state == "complete":

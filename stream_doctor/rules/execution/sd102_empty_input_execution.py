@@ -54,12 +54,7 @@ def is_empty_input_bug(executed: object, real: object, placeholder: object) -> b
     return isinstance(executed, dict) and set(executed) < set(real)
 
 
-@rule(
-    "SD102",
-    "empty-input-execution",
-    "A tool ran with {} or missing keys while its fragments carried the input",
-    Severity.ERROR,
-)
+@rule("A tool ran with {} or missing keys while its fragments carried the input", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.call_state != "complete":

@@ -36,12 +36,7 @@ from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_i
 from stream_doctor.wording import excerpt, preview
 
 
-@rule(
-    "SD103",
-    "executed-input-differs",
-    "A tool ran with an input that differs from the reassembled arguments",
-    Severity.ERROR,
-)
+@rule("A tool ran with an input that differs from the reassembled arguments", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.call_state != "complete":

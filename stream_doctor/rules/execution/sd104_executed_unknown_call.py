@@ -29,7 +29,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD104", "executed-unknown-call", "A tool ran for a call id the stream never produced", Severity.ERROR)
+@rule("A tool ran for a call id the stream never produced", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     known = sorted({c.call_id for c in stream.calls if c.call_id})
     for execution in stream.executions:

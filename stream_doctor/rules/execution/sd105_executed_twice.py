@@ -28,7 +28,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD105", "executed-twice", "The same call was executed more than once", Severity.ERROR)
+@rule("The same call was executed more than once", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.previous is None:

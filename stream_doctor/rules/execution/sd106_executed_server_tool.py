@@ -30,7 +30,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD106", "executed-server-tool", "The application executed a call the provider runs itself", Severity.ERROR)
+@rule("The application executed a call the provider runs itself", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None:

@@ -39,13 +39,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule(
-    "SD601",
-    "result-without-call",
-    "A request carries a tool result that answers no earlier call",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("A request carries a tool result that answers no earlier call", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: ResultWithoutCall) -> str:
         turn = problem.at.turn

@@ -43,13 +43,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import call_label, problems_of
 
 
-@rule(
-    "SD602",
-    "call-without-result",
-    "A tool call has no result in the next request",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("A tool call has no result in the next request", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: CallWithoutResult) -> str:
         turn = problem.at.turn

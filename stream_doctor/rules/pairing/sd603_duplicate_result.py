@@ -34,7 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule("SD603", "duplicate-result", "A request carries two results for one call id", Severity.ERROR, "conversation")
+@rule("A request carries two results for one call id", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

@@ -39,13 +39,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule(
-    "SD604",
-    "result-misplaced",
-    "A tool result is not where the provider requires it",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("A tool result is not where the provider requires it", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

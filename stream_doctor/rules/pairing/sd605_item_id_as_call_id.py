@@ -37,13 +37,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule(
-    "SD605",
-    "item-id-as-call-id",
-    "The Responses item id (fc_…) was sent where the call id (call_…) belongs",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("The Responses item id (fc_…) was sent where the call id (call_…) belongs", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: ItemIdAsCallId) -> str:
         what = "function_call_output" if problem.what == "result" else "function_call sent back"

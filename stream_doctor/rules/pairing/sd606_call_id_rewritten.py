@@ -38,13 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule(
-    "SD606",
-    "call-id-rewritten",
-    "A call was sent back with another id than it streamed with",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("A call was sent back with another id than it streamed with", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

@@ -35,13 +35,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
 
 
-@rule(
-    "SD607",
-    "call-id-reused",
-    "A response reuses the id of a call from an earlier turn",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("A response reuses the id of a call from an earlier turn", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

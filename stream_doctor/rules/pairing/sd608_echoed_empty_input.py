@@ -36,13 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import call_label, echoed_value, problems_of, value
 
 
-@rule(
-    "SD608",
-    "echoed-empty-input",
-    "The call sent back has {} where its stream carried arguments (the empty-input bug)",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("The call sent back has {} where its stream carried arguments (the empty-input bug)", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: EchoedEmptyInput) -> str:
         echoed = echoed_value(problem)

@@ -37,13 +37,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import call_label, echoed_value, problems_of, value
 
 
-@rule(
-    "SD609",
-    "echoed-input-differs",
-    "The call sent back carries other arguments than its stream did",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("The call sent back carries other arguments than its stream did", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: EchoedInputDiffers) -> str:
         echoed = echoed_value(problem)

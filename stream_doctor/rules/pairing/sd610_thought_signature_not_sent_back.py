@@ -44,13 +44,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import answer_to, call_label
 
 
-@rule(
-    "SD610",
-    "thought-signature-not-sent-back",
-    "A Gemini call that streamed with a thoughtSignature is sent back without it, or moved",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("A Gemini call that streamed with a thoughtSignature is sent back without it, or moved", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     for problem in conversation.problems:
         if not isinstance(problem, ThoughtSignatureNotSentBack):

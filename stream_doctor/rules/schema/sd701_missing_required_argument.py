@@ -38,13 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import violation_findings
 
 
-@rule(
-    "SD701",
-    "missing-required-argument",
-    "A call's arguments lack a property its tool's schema requires",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("A call's arguments lack a property its tool's schema requires", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return violation_findings(
         conversation,

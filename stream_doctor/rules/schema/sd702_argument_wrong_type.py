@@ -33,13 +33,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import violation_findings
 
 
-@rule(
-    "SD702",
-    "argument-wrong-type",
-    "A call's argument has a type its tool's schema does not allow",
-    Severity.ERROR,
-    "conversation",
-)
+@rule("A call's argument has a type its tool's schema does not allow", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return violation_findings(
         conversation,

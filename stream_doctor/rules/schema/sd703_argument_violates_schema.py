@@ -38,13 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import violation_findings
 
 
-@rule(
-    "SD703",
-    "argument-violates-schema",
-    "A call's arguments break a rule of its tool's schema (enum, pattern, bounds …)",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("A call's arguments break a rule of its tool's schema (enum, pattern, bounds …)", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return violation_findings(
         conversation,

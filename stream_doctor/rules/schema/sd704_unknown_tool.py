@@ -33,7 +33,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import checked_calls
 
 
-@rule("SD704", "unknown-tool", "A call names a tool the request did not declare", Severity.ERROR, "conversation")
+@rule("A call names a tool the request did not declare", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     for turn, call, tools in checked_calls(conversation):
         name = call.name or ""

@@ -37,13 +37,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import checked_calls
 
 
-@rule(
-    "SD705",
-    "partial-parse-hazard",
-    "Running the tool once its required properties were present would have used incomplete values",
-    Severity.INFO,
-    "conversation",
-)
+@rule("Running the tool once its required properties were present would have used incomplete values", Severity.INFO)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.partial import eager_point
     from stream_doctor.conversation.schemas import required

@@ -33,13 +33,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import checked_calls
 
 
-@rule(
-    "SD706",
-    "invalid-tool-schema",
-    "A tool's schema is not valid JSON Schema; its calls were not validated",
-    Severity.WARNING,
-    "conversation",
-)
+@rule("A tool's schema is not valid JSON Schema; its calls were not validated", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.schemas import schema_problem
 

@@ -34,7 +34,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import describe_events, grouped
 
 
-@rule("SD401", "event-for-unknown-block", "A delta or stop for a block that was never started", Severity.ERROR)
+@rule("A delta or stop for a block that was never started", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for group in grouped(stream, UnknownBlock):
         first = group[0]

@@ -39,7 +39,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import describe_events, grouped
 
 
-@rule("SD402", "event-after-block-stop", "A delta or stop for a block that was already stopped", Severity.ERROR)
+@rule("A delta or stop for a block that was already stopped", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for group in grouped(stream, AfterBlockStop):
         first = group[0]

@@ -30,12 +30,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import block, problems_of
 
 
-@rule(
-    "SD403",
-    "block-index-reused",
-    "A block start reused an index already started in the message",
-    Severity.ERROR,
-)
+@rule("A block start reused an index already started in the message", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -37,7 +37,7 @@ from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.structure._problems import block, problems_of
 
 
-@rule("SD404", "block-index-gap", "A block start's index is not the next position in the message", Severity.WARNING)
+@rule("A block start's index is not the next position in the message", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.provider == "bedrock" and "content_block_start" not in stream.event_counts:
         # Converse-shaped events: keyed by value by their clients; Nova's own numbering

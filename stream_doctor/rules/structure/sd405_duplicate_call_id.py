@@ -33,7 +33,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD405", "duplicate-call-id", "Two tool calls in one message have the same id", Severity.ERROR)
+@rule("Two tool calls in one message have the same id", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -30,7 +30,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD406", "call-without-id-or-name", "A tool call without an id or without a name", Severity.ERROR)
+@rule("A tool call without an id or without a name", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,

@@ -30,7 +30,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD407", "event-after-message-stop", "An event arrived after the message's end event", Severity.ERROR)
+@rule("An event arrived after the message's end event", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     words = stream.capture.protocol.words
     return problems_of(

@@ -33,7 +33,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD408", "missing-message-start", "Content arrived before the message's start event", Severity.WARNING)
+@rule("Content arrived before the message's start event", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     # Only Anthropic's SDK builds its message snapshot from message_start; Bedrock's messageStart
     # carries nothing but the role, and boto3 and the AI SDK read each event on its own.

@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD409", "message-restarted", "A new message started before the previous message stopped", Severity.ERROR)
+@rule("A new message started before the previous message stopped", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     message_start = stream.capture.protocol.words.message_start
     return problems_of(

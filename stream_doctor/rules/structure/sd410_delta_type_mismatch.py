@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import block, problems_of
 
 
-@rule("SD410", "delta-type-mismatch", "A delta whose type does not fit its block", Severity.ERROR)
+@rule("A delta whose type does not fit its block", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     fragment = stream.capture.protocol.words.fragment
     return problems_of(

@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import problems_of
 
 
-@rule("SD411", "stop-reason-changed", "A message's stop reason was set twice with different values", Severity.WARNING)
+@rule("A message's stop reason was set twice with different values", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     stop_reason = stream.capture.protocol.words.stop_reason
     return problems_of(

@@ -60,7 +60,7 @@ CAUSES = {
 }
 
 
-@rule("SD301", "abandoned-call", "A tool call started and never completed", Severity.ERROR)
+@rule("A tool call started and never completed", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         if call.status != "abandoned":

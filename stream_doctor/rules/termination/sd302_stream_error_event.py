@@ -31,7 +31,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD302", "stream-error-event", "The provider sent an error event mid-stream", Severity.ERROR)
+@rule("The provider sent an error event mid-stream", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         error = message.error

@@ -37,7 +37,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD303", "stream-cut", "The stream ended without its end-of-stream event", Severity.WARNING)
+@rule("The stream ended without its end-of-stream event", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if not stream.messages:
         return

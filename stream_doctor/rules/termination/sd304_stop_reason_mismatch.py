@@ -38,7 +38,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.requested import request_of
 
 
-@rule("SD304", "stop-reason-mismatch", "The stop reason disagrees with the tool calls in the message", Severity.WARNING)
+@rule("The stop reason disagrees with the tool calls in the message", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         reason = message.stop_reason

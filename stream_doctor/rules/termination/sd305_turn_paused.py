@@ -31,7 +31,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 
 
-@rule("SD305", "turn-paused", "The turn was paused and must be continued with a follow-up request", Severity.INFO)
+@rule("The turn was paused and must be continued with a follow-up request", Severity.INFO)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         if message.stop_category == "pause":

@@ -37,12 +37,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.timing import PENDING_LIMIT, call_timing
 
 
-@rule(
-    "SD306",
-    "pending-after-turn-end",
-    "A call the stream abandoned stayed pending long after its turn ended",
-    Severity.WARNING,
-)
+@rule("A call the stream abandoned stayed pending long after its turn ended", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.clock is None:
         return

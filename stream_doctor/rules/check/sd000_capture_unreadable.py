@@ -60,13 +60,7 @@ class Unreadable:
     sidecar: bool = False
 
 
-@rule(
-    "SD000",
-    "capture-unreadable",
-    "The capture cannot be replayed at all (check fails it and goes on)",
-    Severity.ERROR,
-    scope="check",
-)
+@rule("The capture cannot be replayed at all (check fails it and goes on)", Severity.ERROR)
 def check(unreadable: Unreadable, self: Rule) -> Iterable[Finding]:
     if unreadable.sidecar:
         message = f"the expectations cannot be read: {unreadable.message}"
