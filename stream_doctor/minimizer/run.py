@@ -26,7 +26,7 @@ from stream_doctor.minimizer.calls import renumbered, tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
-from stream_doctor.minimizer.whitelist import NAME_KEYS, is_id_key
+from stream_doctor.minimizer.whitelist import ID_PREFIX, NAME_KEYS, id_prefix, is_id_key
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
@@ -74,10 +74,8 @@ class Minimized:
 _STRUCTURAL = frozenset(
     {"sd", "type", "event", "role", "object", "finish_reason", "stop_reason", "status", "model", "version", "provider"}
 )
-#: An id: a word, a separator and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
-_ID = re.compile(r"([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{5,}")
-#: An id's provider prefix (``toolu_``, ``call_``, ``chatcmpl-``).
-_ID_PREFIX = re.compile(r"[A-Za-z]{1,12}[_-]")
+#: An id: a provider's prefix and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
+_ID = re.compile(ID_PREFIX.pattern + r"[A-Za-z0-9_-]{5,}")
 #: A string's roles, the one that decides first: a name is never shortened, an id only to its prefix and a number.
 _ROLES = ("name", "id", "text")
 #: Values nested deeper than this are not looked into for strings.
@@ -434,11 +432,12 @@ class _State:
     def strings(self) -> None:
         self._enter("strings")
         values = _strings(self.units)
+        names = tuple(value for value, role in values.items() if role == "name")  # Cohere's ids begin with one
         for value, role in values.items():
             if role == "name" or not any(_holds(unit, value) for unit in self.units):
                 continue  # a tool's name says which tool; or gone with an earlier replacement
             if role == "id" or _ID.fullmatch(value) is not None:
-                self._id(value, values)
+                self._id(value, values, names)
                 continue
             if self._replace(value, ""):
                 continue
@@ -449,12 +448,11 @@ class _State:
                     break
                 value = value[:length]
 
-    def _id(self, value: str, taken: Mapping[str, str]) -> None:
+    def _id(self, value: str, taken: Mapping[str, str], names: tuple[str, ...]) -> None:
         """An id keeps its provider prefix and reads as one (``toolu_1``), so a report can still name it; one
         already numbered so is left as it is (minimizing the result again gives it back)."""
-        prefix = _ID_PREFIX.match(value)
-        head = prefix.group() if prefix else "id_"
-        if prefix is not None and value[prefix.end() :].isdigit():
+        head = id_prefix(value, names) or "id_"
+        if value.startswith(head) and value[len(head) :].isdigit():
             return
         number = self._ids.get(head, 0) + 1
         while f"{head}{number}" in taken:  # an id the capture holds already: two ids must stay two
