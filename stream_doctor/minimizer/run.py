@@ -102,7 +102,7 @@ def minimize(
     a kept code does not fire in it, RunError when it cannot be replayed at all.
 
     ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
-    ``redact`` then masks what a shared capture must not show (``redact.Redaction``: a few replays,
+    ``redact`` then masks what a shared capture must not show (``redact.WhitelistRedaction``: a few replays,
     whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
     working, converted, capture = _working(data, name, options)
@@ -178,17 +178,17 @@ def minimize(
 def _redact(
     state: _State, name: str, deadline: float | None, stopped: bool
 ) -> tuple[bool, dict[str, int], dict[str, int]]:
-    """``--redact`` on the best capture found (``redact.Redaction``, a bounded number of replays, whatever
+    """``--redact`` on the best capture found (``redact.WhitelistRedaction``, a bounded number of replays, whatever
     the clock says), then the search again on what it wrote while the clock allows: redaction can make
     a frame editable that was not (an event over several ``data:`` lines is written on one), and the
     result must be a fixed point of ``minimize --redact``. At most ``_ROUNDS`` rounds."""
-    from stream_doctor.minimizer.redact import Redaction
+    from stream_doctor.minimizer.redact import WhitelistRedaction
 
     replaced: dict[str, int] = {}
     kept: dict[str, int] = {}
     for round_number in range(1, _ROUNDS + 1):
         state.oracle.deadline = None
-        redaction = Redaction(state.layout, state.units, state.oracle, name)
+        redaction = WhitelistRedaction(state.layout, state.units, state.oracle, name)
         redaction.run()
         state.layout, state.units = _recut(redaction.layout.join(redaction.units), name, state.oracle.options)
         for kind, count in redaction.replaced.items():
