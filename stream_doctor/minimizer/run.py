@@ -105,6 +105,56 @@ def minimize(
     ``redact`` then masks what a shared capture must not show (``redact.WhitelistRedaction``: a few replays,
     whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
+    original = _read(data, name, keep, options, call)
+    state = _State(original.layout, original.units, original.oracle, progress)
+    deadline = None if max_seconds is None else started + max_seconds
+    original.oracle.deadline = deadline
+    state.focus_safely(original.pointed)
+    stopped = state.search()
+    replaced: dict[str, int] = {}
+    kept_values: dict[str, int] = {}
+    if redact:
+        stopped, replaced, kept_values = _redact(state, name, deadline, stopped)
+    result = state.layout.join(state.units)
+    converted, container = original.converted, original.container
+    if converted and len(result) >= len(data) and not redact:
+        # the envelope's records cost more than the original's frames: the capture as it is is smallest
+        result, converted, container = data, False, _load(data, name, options).container
+    return Minimized(
+        data=result,
+        container=container,
+        provider=original.oracle.provider,
+        size_before=len(data),
+        size_after=len(result),
+        frames_before=original.frames,
+        frames_after=len(state.units) if result is not data else original.frames,
+        kept=_found(result, original.oracle),
+        seconds=time.monotonic() - started,
+        checks=original.oracle.checks,
+        stopped_early=stopped,
+        converted=converted,
+        replaced=replaced,
+        kept_values=kept_values,
+    )
+
+
+@dataclass
+class _Original:
+    """The capture to minimize, read and judged: its units, the oracle that judges each candidate by the
+    original's findings, the turns they point at, and its frames and container."""
+
+    layout: Layout
+    units: list[Unit]
+    oracle: Oracle
+    pointed: set[int]
+    frames: int
+    container: str
+    converted: bool  # its container cannot hold a subset of its frames: the units are its envelope's
+
+
+def _read(data: bytes, name: str, keep: tuple[str, ...], options: Options, call: str | None) -> _Original:
+    """The original cut into units and replayed once: MinimizeError when a kept code does not fire in it
+    (on ``call``, when given)."""
     working, converted, capture = _working(data, name, options)
     offsets = [frame.pos.offset for frame in capture.frames]
     layout, units = cut(working, capture, _turns(capture))  # before the replay lets go of the frames' values
@@ -119,60 +169,24 @@ def minimize(
             raise MinimizeError(f"{name}: {', '.join(missing)} does not fire{where} (it shows: {fired})")
         allowed = frozenset(f.code for f in original.findings if f.severity >= Severity.WARNING)
         provider = original.stream.capture.provider
-        pointed = _pointed(kept)
-        frames_before = original.source.frames if original.source is not None else 0
+        frames = original.source.frames if original.source is not None else 0
         if not converted:  # the original's positions are the working bytes'
             units = tagged(units, offsets, original)
     finally:
         original.close()
-    oracle = Oracle(
-        name,
-        options,
-        keep,
-        call_id,
-        allowed,
-        provider,
-        capture.container,
-        None,
-    )
+    oracle = Oracle(name, options, keep, call_id, allowed, provider, capture.container, None)
     if converted:
         units = _as_envelope(units, offsets, capture, oracle)
-    state = _State(layout, units, oracle, progress)
-    deadline = None if max_seconds is None else started + max_seconds
-    oracle.deadline = deadline
-    state.focus_safely(pointed)
-    stopped = state.search()
-    replaced: dict[str, int] = {}
-    kept_values: dict[str, int] = {}
-    if redact:
-        stopped, replaced, kept_values = _redact(state, name, deadline, stopped)
-    result = state.layout.join(state.units)
-    if converted and len(result) >= len(data) and not redact:
-        # the envelope's records cost more than the original's frames: the capture as it is is smallest
-        result, converted, container = data, False, _load(data, name, options).container
-    else:
-        container = capture.container
-    final = replay_quietly(name, options, result)  # the last accepted candidate: it replays
-    found: tuple[Finding, ...] = ()
-    if final is not None:
-        with final:
-            found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
-    return Minimized(
-        data=result,
-        container=container,
-        provider=provider,
-        size_before=len(data),
-        size_after=len(result),
-        frames_before=frames_before,
-        frames_after=len(state.units) if result is not data else frames_before,
-        kept=found,
-        seconds=time.monotonic() - started,
-        checks=oracle.checks,
-        stopped_early=stopped,
-        converted=converted,
-        replaced=replaced,
-        kept_values=kept_values,
-    )
+    return _Original(layout, units, oracle, _pointed(kept), frames, capture.container, converted)
+
+
+def _found(result: bytes, oracle: Oracle) -> tuple[Finding, ...]:
+    """The kept findings as the result shows them (it replays: it is the last accepted candidate)."""
+    final = replay_quietly(oracle.name, oracle.options, result)
+    if final is None:
+        return ()
+    with final:
+        return tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in oracle.keep))
 
 
 def _redact(
