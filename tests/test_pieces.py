@@ -78,7 +78,7 @@ def test_materialised_is_the_document_as_lists() -> None:
 
 
 def test_check_reports_stream_byte_for_byte() -> None:
-    from stream_doctor.reporters import check_json, sarif
+    from stream_doctor.reporters import check_json, check_jsonl, sarif
     from tests.check.conftest import tree_result
 
     result = tree_result()
@@ -88,8 +88,8 @@ def test_check_reports_stream_byte_for_byte() -> None:
     assert orjson.loads(b"".join(check_json.pieces(result, options))) == check_json.to_dict(result)
     sarif_whole = orjson.dumps(_lists(sarif.document(result)), option=INDENTED).decode()
     assert b"".join(sarif.pieces(result, options)).decode() == _neutral.json(sarif_whole) + "\n"
-    lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(result))
-    assert b"".join(jsonl.pieces(result, options)).decode() == lines
+    lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in check_jsonl.lines(result))
+    assert b"".join(check_jsonl.pieces(result, options)).decode() == lines
 
 
 @pytest.mark.parametrize("which", ["tree", "clean", "special", "nothing", "accepted"])
