@@ -11,8 +11,8 @@ user, model and other text), each one more replay, with every secret ``redaction
 still masked in it; the kinds let stay are counted as kept. Redaction is thus a bounded number of
 replays (one to read the calls' fragments, at most ``len(KINDS) + 2`` candidates) whatever the
 capture's size and whatever the clock says: a secret is never left in because the search ran out
-of time. When even that loses the finding (it depends on a secret), ``MinimizeError``: nothing is
-written.
+of time. When even that loses the finding (it depends on a secret), ``run()`` says so and
+``minimize`` raises ``MinimizeError``: nothing is written.
 """
 
 from __future__ import annotations
@@ -227,9 +227,9 @@ class WhitelistRedaction:
         self.replaced: dict[str, int] = {}
         self.kept: dict[str, int] = {}
 
-    def run(self) -> None:
-        from stream_doctor.minimizer.run import MinimizeError
-
+    def run(self) -> bool:
+        """Rewrite the units by the strictest plan that keeps the findings; False when none does (a
+        finding depends on a secret)."""
         calls = self._calls()
         plans = [frozenset(), *(frozenset({kind}) for kind in KINDS), frozenset(KINDS)]
         call_id = self.oracle.call_id  # --call: the kept call, by its id as this rewrite writes it
@@ -245,12 +245,9 @@ class WhitelistRedaction:
                 self.layout, self.units = layout, units
                 self.replaced = {kind: len(values) for kind, values in whitelist.changed.items() if values}
                 self.kept = {kind: len(values) for kind, values in whitelist.let.items() if values}
-                return
+                return True
         self.oracle.call_id = call_id
-        raise MinimizeError(
-            f"{self.name}: redacted, it no longer shows {', '.join(self.oracle.keep)}: a finding depends on a "
-            "secret; minimize it without --redact and mask it by hand"
-        )
+        return False
 
     def _calls(self) -> list[tuple[str, Sequence[str], list[int]]]:
         """Each call's raw arguments, its fragments and the offsets of the frames that carry them."""

@@ -203,7 +203,11 @@ def _redact(
     for round_number in range(1, _ROUNDS + 1):
         state.oracle.deadline = None
         redaction = WhitelistRedaction(state.layout, state.units, state.oracle, name)
-        redaction.run()
+        if not redaction.run():
+            raise MinimizeError(
+                f"{name}: redacted, it no longer shows {', '.join(state.oracle.keep)}: a finding depends on a "
+                "secret; minimize it without --redact and mask it by hand"
+            )
         state.layout, state.units = _recut(redaction.layout.join(redaction.units), name, state.oracle.options)
         for kind, count in redaction.replaced.items():
             replaced[kind] = replaced.get(kind, 0) + count
