@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator
 
 from stream_doctor.reporters import RenderOptions
-from stream_doctor.reporters.json_report import finding_dict
 from stream_doctor.reporters.jsonl import lined
 
 if TYPE_CHECKING:
@@ -32,6 +31,6 @@ def lines(result: CheckResult) -> Iterator[dict[str, Any]]:
                 "type": "finding",
                 "capture": capture.path,
                 "status": capture.status(finding),
-                **finding_dict(finding),
+                **finding.to_dict(),
             }
     yield {"type": "summary", "fail_on": result.fail_on.label, "failed": result.failed, "summary": result.summary()}

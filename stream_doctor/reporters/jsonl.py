@@ -13,10 +13,8 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from stream_doctor import jsontext
-from stream_doctor.report import Report
+from stream_doctor.report import Report, call_dicts, summary
 from stream_doctor.reporters import RenderOptions
-from stream_doctor.reporters._neutral import json_pieces
-from stream_doctor.reporters.json_report import call_dicts, finding_dict, summary
 
 
 def render(report: Report, options: RenderOptions) -> str:
@@ -30,7 +28,7 @@ def pieces(report: Report, options: RenderOptions) -> Iterator[bytes]:
 
 def lined(objects: Iterable[dict[str, Any]]) -> Iterator[bytes]:
     """Each object as one line of JSON, serialised when its turn comes, capture content escaped."""
-    return json_pieces(jsontext.shown(line, orjson.OPT_APPEND_NEWLINE) for line in objects)
+    return jsontext.printable_pieces(jsontext.shown(line, orjson.OPT_APPEND_NEWLINE) for line in objects)
 
 
 def lines(report: Report) -> Iterator[dict[str, Any]]:
@@ -38,5 +36,5 @@ def lines(report: Report) -> Iterator[dict[str, Any]]:
     for call in call_dicts(report):
         yield {"type": "call", **call}
     for finding in report.findings:
-        yield {"type": "finding", **finding_dict(finding)}
+        yield {"type": "finding", **finding.to_dict()}
     yield {"type": "summary", "capture": report.path, **summary(report)}
