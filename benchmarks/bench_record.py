@@ -72,6 +72,7 @@ def fragment(number: int, events: int) -> bytes:
 
 def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     from aiohttp import web
+    from loopback import serve_forever
 
     async def handle(request: web.Request) -> web.StreamResponse:
         await request.read()
@@ -92,17 +93,7 @@ def upstream(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-ar
             pass  # an --alongside stream stopped with its proxy
         return response
 
-    async def main() -> None:
-        app = web.Application()
-        app.router.add_post("/v1/messages", handle)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port_queue.put(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
-        await asyncio.Event().wait()
-
-    asyncio.run(main())
+    serve_forever(handle, port_queue.put)
 
 
 def read_stream(port: int, events: int, gap: float) -> list[int]:

@@ -15,7 +15,6 @@ Usage: python benchmarks/bench_serve.py [--calls 1000] [--repeat 5] [--clients 1
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import tempfile
 import threading
@@ -25,6 +24,7 @@ from pathlib import Path
 import httpx
 from aiohttp import web
 from captures import write_calls
+from loopback import on_thread
 
 from stream_doctor.serve.load import load_script
 from stream_doctor.serve.running import RunningServer
@@ -32,8 +32,6 @@ from stream_doctor.serve.running import RunningServer
 
 def plain_server(events: tuple[bytes, ...]) -> str:
     """A plain aiohttp server on a thread writing ``events`` one read each; its base URL."""
-    ready = threading.Event()
-    bound: list[int] = []
 
     async def handle(request: web.Request) -> web.StreamResponse:
         await request.read()
@@ -44,19 +42,7 @@ def plain_server(events: tuple[bytes, ...]) -> str:
         await response.write_eof()
         return response
 
-    async def main() -> None:
-        app = web.Application()
-        app.router.add_post("/v1/messages", handle)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        bound.append(runner.addresses[0][1])
-        ready.set()
-        await asyncio.Event().wait()
-
-    threading.Thread(target=lambda: asyncio.run(main()), daemon=True).start()
-    ready.wait(30)
-    return f"http://127.0.0.1:{bound[0]}"
+    return on_thread(handle)
 
 
 def read_whole(client: httpx.Client, url: str) -> tuple[float, bytes]:

@@ -31,7 +31,7 @@ from stream_doctor.stages import RunError, accumulate_turn, adapter_for
 if TYPE_CHECKING:
     from stream_doctor.options import Options
     from stream_doctor.providers.base import Adapter
-    from stream_doctor.redaction import Redactor
+    from stream_doctor.redaction import SecretRedactor
 
 #: Keys of a request frame's value that the envelope's request record keeps.
 _REQUEST_KEYS = ("t", "method", "url", "body", "status")
@@ -124,19 +124,19 @@ def _shifted(number: int | None, by: int) -> int | None:
     return None if number is None else number + by
 
 
-def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> Redactor:
+def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> SecretRedactor:
     """What ``convert`` must mask: the secrets in the capture's records and in the calls its streams
     reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
-    from stream_doctor.redaction import Redactor
+    from stream_doctor.redaction import SecretRedactor
 
     streams = [accumulate_turn(capture, adapter, options, section, release=False)[0] for section in sections]
-    redactor = Redactor.of_capture(capture, streams)
+    redactor = SecretRedactor.of_capture(capture, streams)
     if redactor:
         redactor.frames(capture.frames, streams)
     return redactor
 
 
-def to_envelope(capture: Capture, provider: str, redactor: Redactor | None = None) -> bytes:
+def to_envelope(capture: Capture, provider: str, redactor: SecretRedactor | None = None) -> bytes:
     """The capture as envelope JSONL (one record per line, UTF-8); with ``redactor``, every record
     masked by it (credential fields and the secret values it knows)."""
     attached = _attach(capture)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 from stream_doctor.capture.base import Pos
 
@@ -59,6 +60,15 @@ class Location:
             parts.append(f"event {self.event}")
         return f"{text} ({', '.join(parts)})" if parts else text
 
+    def to_dict(self) -> dict[str, Any]:
+        """As every JSON report gives it (report-v1's ``location``)."""
+        data: dict[str, Any] = {"path": self.path, "line": self.line, "event": self.event, "offset": self.offset}
+        if self.interaction is not None:
+            data["interaction"] = self.interaction
+        if self.request_path is not None:
+            data["request_path"] = self.request_path
+        return data
+
 
 @dataclass(frozen=True, slots=True)
 class Related:
@@ -80,3 +90,16 @@ class Finding:
     @property
     def sort_key(self) -> tuple[int, int, int, str]:
         return (self.location.interaction or 0, self.location.event or 0, self.location.line or 0, self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As every JSON report gives it (report-v1's ``findings[]``; check's add a ``status``)."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.label,
+            "message": self.message,
+            "hint": self.hint,
+            "location": self.location.to_dict(),
+            "related": [{"label": r.label, "location": r.location.to_dict()} for r in self.related],
+            "call_id": self.call_id,
+        }

@@ -10,7 +10,7 @@ same document with its iterators as lists, indented (``OPT_INDENT_2``) or compac
 (``tests/test_pieces.py``).
 
 Neutral ground: the reporters write their machine formats with it, and ``check`` serialises each
-replay's report with it; reporters make the pieces safe to print with ``_neutral.json_pieces``.
+replay's report with it; every JSON output makes the pieces safe to print with ``jsontext.printable_pieces``.
 """
 
 from __future__ import annotations

@@ -14,12 +14,17 @@ whenever it can:
 Either way an integer beyond 64 bits is written as the number it is, and a lone surrogate as the
 visible escape the text reports show (``escaped``):
 ``\\xe9`` for a byte a file name could not decode (U+DCE9, PEP 383), ``\\ud800`` for any other.
+
+What JSON may hold raw but a terminal acts on (DEL, C1, the line and paragraph separators, the
+bidirectional overrides and isolates: ``TERMINAL_ACTIVE``) is escaped in every JSON output by
+``printable``/``printable_pieces``, so ``cat report.json`` is safe and the parsed data the same.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from functools import cache
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -29,6 +34,30 @@ WRITABLE_DEPTH = 254
 CUT = f"… (nested deeper than {WRITABLE_DEPTH} levels: cut)"
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+#: What a terminal acts on that JSON text may hold raw: DEL, C1 (NEL is U+0085), the Unicode line and
+#: paragraph separators, and the bidirectional overrides and isolates that can make a terminal show
+#: text in another order (the text reports escape these too, with C0: ``reporters/_neutral.py``).
+TERMINAL_ACTIVE = (0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+# ``TERMINAL_ACTIVE`` as UTF-8: DEL, C1 (U+0080-U+009F), U+2028-U+202E, U+2066-U+2069.
+_ACTIVE_BYTES = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+@cache
+def _json_escapes() -> dict[int, str]:
+    return {c: f"\\u{c:04x}" for c in TERMINAL_ACTIVE}
+
+
+def printable(serialised: str) -> str:
+    """A serialised JSON document with ``TERMINAL_ACTIVE`` escaped (the parsed value is the same)."""
+    return serialised if serialised.isascii() else serialised.translate(_json_escapes())
+
+
+def printable_pieces(serialised: Iterable[bytes]) -> Iterator[bytes]:
+    """Each piece safe to print (``printable``). A piece with none of ``TERMINAL_ACTIVE`` (nearly all,
+    also with other non-ASCII text) is passed on undecoded."""
+    for piece in serialised:
+        yield piece if piece.isascii() or _ACTIVE_BYTES.search(piece) is None else printable(piece.decode()).encode()
 
 
 def _visible(match: re.Match[str]) -> str:

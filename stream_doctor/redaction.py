@@ -11,7 +11,7 @@ like a credential (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``pa
 ``authorization`` …, at any depth, also inside JSON carried in a string such as OpenAI's
 ``arguments``) holds a secret there too.
 
-``Redactor.of_report`` finds those values once the report is built; ``Redactor.report`` is the
+``SecretRedactor.of_report`` finds those values once the report is built; ``SecretRedactor.report`` is the
 report every output is rendered from (the CLI's replay formats, each ``check`` report), with every
 occurrence of each value replaced by ``[redacted:N]``, in call arguments and each of their
 fragments, request bodies, executed inputs, kept events and finding messages (before anything is
@@ -138,7 +138,7 @@ def collect_text(text: str, found: dict[str, None], stack: list[Any] | None = No
         stack.append(parsed)
 
 
-class Redactor:
+class SecretRedactor:
     """Replaces each secret value by ``[redacted:N]`` in text, JSON values, calls and whole reports."""
 
     def __init__(self, secrets: Iterable[str], plain: Iterable[str] = ()) -> None:
@@ -174,7 +174,7 @@ class Redactor:
         requests: Iterable[Any] = (),
         plain: Iterable[str] = (),
         found: dict[str, None] | None = None,
-    ) -> Redactor:
+    ) -> SecretRedactor:
         """The secrets ``found`` so far, then those of ``requests`` (values as written) and the streams."""
         found = {} if found is None else found
         for body in requests:
@@ -192,7 +192,7 @@ class Redactor:
         return cls(found, plain)
 
     @classmethod
-    def of_report(cls, report: Report) -> Redactor:
+    def of_report(cls, report: Report) -> SecretRedactor:
         found: dict[str, None] = {}
         plain: set[str] = set()
         seen: set[tuple[int, bool]] = set()  # a session's requests share their history: each part is read once
@@ -204,7 +204,7 @@ class Redactor:
         return cls.of_streams(streams, values, plain, found)
 
     @classmethod
-    def of_capture(cls, capture: Capture, streams: Iterable[AccumulatedStream]) -> Redactor:
+    def of_capture(cls, capture: Capture, streams: Iterable[AccumulatedStream]) -> SecretRedactor:
         plain: set[str] = set()
         return cls.of_streams(streams, (_as_written(frame, plain) for frame in capture.frames), plain)
 
@@ -446,4 +446,4 @@ def redacted(report: Report) -> Report:
     from stream_doctor.gcpause import no_gc
 
     with no_gc():  # a big report is millions of objects: collections would only re-scan them
-        return Redactor.of_report(report).report(report)
+        return SecretRedactor.of_report(report).report(report)

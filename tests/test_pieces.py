@@ -8,11 +8,13 @@ from typing import Any, Iterator
 import orjson
 import pytest
 
+from stream_doctor import jsontext
 from stream_doctor.engine import replay
 from stream_doctor.jsonpieces import materialised, pieces
 from stream_doctor.options import Options
 from stream_doctor.redaction import redacted
-from stream_doctor.reporters import RenderOptions, _neutral, json_report, jsonl
+from stream_doctor.report import json_document
+from stream_doctor.reporters import RenderOptions, json_report, jsonl
 from tests.check.conftest import accepted_result  # noqa: F401 - the fixture, for the "accepted" case
 from tests.test_golden import CAPTURES
 
@@ -39,17 +41,17 @@ def test_every_fixture_streams_its_json_report_byte_for_byte(name: str) -> None:
     report = redacted(replay(f"fixtures/{name}", Options()))
     whole = orjson.dumps(report.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE)
     written = list(json_report.pieces(report, RenderOptions()))
-    assert b"".join(written) == _neutral.json(whole.decode()).encode()
+    assert b"".join(written) == jsontext.printable(whole.decode()).encode()
     assert len(written) > len(report.calls) + len(report.findings)  # a piece per call and finding at least
-    assert b"".join(pieces(json_report.document(report), indent=False)) == orjson.dumps(report.to_dict())
+    assert b"".join(pieces(json_document(report), indent=False)) == orjson.dumps(report.to_dict())
     lines = b"".join(jsonl.pieces(report, RenderOptions())).decode()
-    expected = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(report))
+    expected = "".join(jsontext.printable(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(report))
     assert lines == expected
     if report.calls:  # --call: the selected call with its fragments
         selected = report.select("1")
         assert (
             b"".join(json_report.pieces(selected, RenderOptions()))
-            == _neutral.json(
+            == jsontext.printable(
                 orjson.dumps(selected.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE).decode()
             ).encode()
         )
@@ -78,18 +80,18 @@ def test_materialised_is_the_document_as_lists() -> None:
 
 
 def test_check_reports_stream_byte_for_byte() -> None:
-    from stream_doctor.reporters import check_json, sarif
+    from stream_doctor.reporters import check_json, check_jsonl, sarif
     from tests.check.conftest import tree_result
 
     result = tree_result()
     options = RenderOptions()
     whole = orjson.dumps(check_json.to_dict(result, raw_reports=True), option=INDENTED).decode()
-    assert b"".join(check_json.pieces(result, options)).decode() == _neutral.json(whole) + "\n"
+    assert b"".join(check_json.pieces(result, options)).decode() == jsontext.printable(whole) + "\n"
     assert orjson.loads(b"".join(check_json.pieces(result, options))) == check_json.to_dict(result)
     sarif_whole = orjson.dumps(_lists(sarif.document(result)), option=INDENTED).decode()
-    assert b"".join(sarif.pieces(result, options)).decode() == _neutral.json(sarif_whole) + "\n"
-    lines = "".join(_neutral.json(orjson.dumps(line).decode()) + "\n" for line in jsonl.lines(result))
-    assert b"".join(jsonl.pieces(result, options)).decode() == lines
+    assert b"".join(sarif.pieces(result, options)).decode() == jsontext.printable(sarif_whole) + "\n"
+    lines = "".join(jsontext.printable(orjson.dumps(line).decode()) + "\n" for line in check_jsonl.lines(result))
+    assert b"".join(check_jsonl.pieces(result, options)).decode() == lines
 
 
 @pytest.mark.parametrize("which", ["tree", "clean", "special", "nothing", "accepted"])
@@ -131,10 +133,10 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: 
 
 
 def test_neutral_pieces_escape_what_neutral_json_escapes() -> None:
-    from stream_doctor.reporters._neutral import json_pieces as neutral
+    from stream_doctor.jsontext import printable_pieces as neutral
 
     for code in [*range(0x3000), 0xFEFF, 0xFFFF, 0x1F600, 0x10FFFF]:
         if 0xD800 <= code < 0xE000:
             continue
         text = f'"a{chr(code)}é"'
-        assert b"".join(neutral([text.encode()])) == _neutral.json(text).encode(), hex(code)
+        assert b"".join(neutral([text.encode()])) == jsontext.printable(text).encode(), hex(code)

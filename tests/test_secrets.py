@@ -199,9 +199,9 @@ def test_a_converted_envelope_replays_to_the_same_findings(tmp_path: Path) -> No
 
 
 def test_fragments_keep_joining_to_the_masked_arguments() -> None:
-    from stream_doctor.redaction import Redactor
+    from stream_doctor.redaction import SecretRedactor
 
-    redactor = Redactor(["sk-long-secret-value", "pw-other"])
+    redactor = SecretRedactor(["sk-long-secret-value", "pw-other"])
     texts = ('{"a": "sk-lo', "ng-sec", 'ret-value", "p": "pw-other"}')
     masked = redactor.fragments("".join(texts), texts)
     assert masked == ('{"a": "[redacted:1]', "", '", "p": "[redacted:2]"}')

@@ -29,7 +29,7 @@ from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsonpieces import pieces
 from stream_doctor.options import CheckOptions, Options
 from stream_doctor.redaction import redacted
-from stream_doctor.reporters import json_report
+from stream_doctor.report import json_document
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
 from stream_doctor.stages import RunError
 
@@ -252,7 +252,7 @@ def replay_one(task: Task) -> Outcome:
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
         # serialised a call at a time (jsonpieces.py): never a dict of every call as well
-        report_json = b"".join(pieces(json_report.document(report), indent=False)) if task.keep_report else b"null"
+        report_json = b"".join(pieces(json_document(report), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:  # in a session, the member that failed is named: SD000 points at it
         return None, error.message, error.line, error.path if error.path in task.members else None

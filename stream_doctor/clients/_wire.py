@@ -63,59 +63,12 @@ class WireMachine(Machine):
         kind = type(event)
         if kind is ArgsDelta:
             assert isinstance(event, ArgsDelta)
-            pending = self._open
-            if (
-                pending is not None
-                and pending.key == event.key
-                and pending.pos == event.pos
-                and event.call_id is None
-                and event.name is None
-                and not event.without_function
-            ):
-                pending.arguments = (pending.arguments or "") + event.fragment
-                pending.delta_type = event.delta_type
-                return
-            self._release()
-            self.fragment(
-                Fragment(
-                    event.pos,
-                    call,
-                    event.key,
-                    self.index_of.get(event.key),
-                    event.call_id,
-                    event.name,
-                    event.fragment,
-                    False,
-                    None,
-                    event.key in self.server,
-                    event.delta_type,
-                    self.block_type_of.get(event.key, ""),
-                    event.without_function,
-                    event.wire,
-                )
-            )
+            self._args_delta(event, call)
             return
         self._release()
         if kind is ToolStart:
             assert isinstance(event, ToolStart)
-            self.index_of[event.key] = event.index
-            self.block_type_of[event.key] = event.block_type
-            if event.server_side:
-                self.server.add(event.key)
-            self._open = Fragment(
-                event.pos,
-                call,
-                event.key,
-                event.index,
-                event.call_id,
-                event.name,
-                None,
-                True,
-                event.start_input,
-                event.server_side,
-                block_type=event.block_type,
-                wire=event.wire,
-            )
+            self._tool_start(event, call)
         elif kind is BlockStart:
             self.block_start(event.key, event.pos)  # type: ignore[union-attr]
         elif kind is BlockStop:
@@ -140,6 +93,62 @@ class WireMachine(Machine):
             self.message_start(event.pos)
         elif kind is MessageStop:
             self.message_stop(event.pos)
+
+    def _args_delta(self, event: ArgsDelta, call: int | None) -> None:
+        """An argument fragment: joined to the start event it came in (the same frame, nothing but text), else
+        handed on as one."""
+        pending = self._open
+        if (
+            pending is not None
+            and pending.key == event.key
+            and pending.pos == event.pos
+            and event.call_id is None
+            and event.name is None
+            and not event.without_function
+        ):
+            pending.arguments = (pending.arguments or "") + event.fragment
+            pending.delta_type = event.delta_type
+            return
+        self._release()
+        self.fragment(
+            Fragment(
+                event.pos,
+                call,
+                event.key,
+                self.index_of.get(event.key),
+                event.call_id,
+                event.name,
+                event.fragment,
+                False,
+                None,
+                event.key in self.server,
+                event.delta_type,
+                self.block_type_of.get(event.key, ""),
+                event.without_function,
+                event.wire,
+            )
+        )
+
+    def _tool_start(self, event: ToolStart, call: int | None) -> None:
+        """A call's start: held open, since the fragments its own frame carries join it (``_args_delta``)."""
+        self.index_of[event.key] = event.index
+        self.block_type_of[event.key] = event.block_type
+        if event.server_side:
+            self.server.add(event.key)
+        self._open = Fragment(
+            event.pos,
+            call,
+            event.key,
+            event.index,
+            event.call_id,
+            event.name,
+            None,
+            True,
+            event.start_input,
+            event.server_side,
+            block_type=event.block_type,
+            wire=event.wire,
+        )
 
     def _release(self) -> None:
         if self._open is not None:

@@ -138,20 +138,7 @@ class PartsManager(WireMachine):
         anthropic = self.provider == "anthropic"
         if anthropic and not fragment.first and fragment.delta_type != "input_json_delta":
             return
-        vendor: Hashable = fragment.key if anthropic else fragment.index
-        name = fragment.name or None
-        args: Any = fragment.arguments
-        call_id: Any = fragment.call_id
-        for field_name, value in fragment.wire:
-            # _map_tool_call_delta hands the OpenAI SDK's chunk values on as they are (an index of digits is
-            # the integer there): a string index is its own vendor part id, a numeric id the part's id, an
-            # object as the arguments the part's dict args (ToolCallPartDelta takes str | dict)
-            if field_name == "index":
-                vendor = value if lax_int(value) is None else lax_int(value)
-            elif field_name == "id":
-                call_id = value
-            elif field_name == "arguments" and isinstance(value, dict):
-                args = value
+        vendor, args, call_id = self._as_handed(fragment)
         if isinstance(vendor, (list, dict)):
             # ModelResponsePartsManager.handle_tool_call_delta looks the vendor part id up in a dict
             self.fail(fragment.pos, "TypeError", f"unhashable type: {type(vendor).__name__!r}", fragment.call)
@@ -162,8 +149,7 @@ class PartsManager(WireMachine):
                 fragment.pos, "UnexpectedModelBehavior", "Cannot apply a tool call delta to a text or thinking part"
             )
             return
-        if anthropic and fragment.first:
-            args = fragment.start_input if isinstance(fragment.start_input, dict) and fragment.start_input else None
+        name = fragment.name or None
         held: _Part | None = None
         if vendor is None:
             if name is None and self.parts:
@@ -180,6 +166,30 @@ class PartsManager(WireMachine):
             if vendor is not None:
                 self.by_vendor[vendor] = part
             return
+        self._apply(held, fragment, name, args, call_id)
+
+    def _as_handed(self, fragment: Fragment) -> tuple[Any, Any, Any]:
+        """The fragment's vendor part id, arguments and call id as the model class hands them to the parts manager."""
+        anthropic = self.provider == "anthropic"
+        vendor: Any = fragment.key if anthropic else fragment.index
+        args: Any = fragment.arguments
+        call_id: Any = fragment.call_id
+        for field_name, value in fragment.wire:
+            # _map_tool_call_delta hands the OpenAI SDK's chunk values on as they are (an index of digits is
+            # the integer there): a string index is its own vendor part id, a numeric id the part's id, an
+            # object as the arguments the part's dict args (ToolCallPartDelta takes str | dict)
+            if field_name == "index":
+                vendor = value if lax_int(value) is None else lax_int(value)
+            elif field_name == "id":
+                call_id = value
+            elif field_name == "arguments" and isinstance(value, dict):
+                args = value
+        if anthropic and fragment.first:
+            args = fragment.start_input if isinstance(fragment.start_input, dict) and fragment.start_input else None
+        return vendor, args, call_id
+
+    def _apply(self, held: _Part, fragment: Fragment, name: str | None, args: Any, call_id: Any) -> None:
+        """``ToolCallPartDelta._apply_to_part``: the fragment on the part its vendor part id holds."""
         if fragment.call is not None and fragment.call not in held.calls:
             held.calls.append(fragment.call)
         if name:

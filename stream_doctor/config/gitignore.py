@@ -34,9 +34,9 @@ class GitIgnored:
         folder = absolute.parent
         is_dir = absolute.is_dir()
         while True:
-            rules = _rules(str(folder))
-            if rules:
-                decision = decide(rules, absolute.relative_to(folder).as_posix(), is_dir)
+            patterns = _patterns(str(folder))
+            if patterns:
+                decision = decide(patterns, absolute.relative_to(folder).as_posix(), is_dir)
                 if decision is not None:  # this file says something about the path
                     return decision
             if str(folder) == root or folder.parent == folder:
@@ -45,7 +45,7 @@ class GitIgnored:
 
 
 @dataclass(frozen=True)
-class Rule:
+class IgnorePattern:
     glob: Glob
     negated: bool = False
     folders_only: bool = False
@@ -57,9 +57,9 @@ class Rule:
         return self.glob.fullmatch(relative if self.anchored else relative.rsplit("/", 1)[-1])
 
 
-def parse(lines: list[str]) -> tuple[Rule, ...]:
-    """The rules of a ``.gitignore``'s lines, in order."""
-    rules = []
+def parse(lines: list[str]) -> tuple[IgnorePattern, ...]:
+    """The patterns of a ``.gitignore``'s lines, in order."""
+    patterns = []
     for line in lines:
         kept = line.rstrip(" ")  # at once: a line of a million spaces is one copy, not a million
         line = kept + " " if kept.endswith("\\") and len(kept) < len(line) else kept
@@ -71,27 +71,27 @@ def parse(lines: list[str]) -> tuple[Rule, ...]:
         pattern = pattern.rstrip("/")
         if pattern:  # "/" alone matches nothing
             glob = Glob(pattern.removeprefix("/"), GITIGNORE)
-            rules.append(Rule(glob, negated, folders_only, anchored="/" in pattern))
-    return tuple(rules)
+            patterns.append(IgnorePattern(glob, negated, folders_only, anchored="/" in pattern))
+    return tuple(patterns)
 
 
-def decide(rules: tuple[Rule, ...], relative: str, is_dir: bool) -> bool | None:
-    """Ignored (True), re-included (False), or not mentioned (None), by one file's rules.
+def decide(patterns: tuple[IgnorePattern, ...], relative: str, is_dir: bool) -> bool | None:
+    """Ignored (True), re-included (False), or not mentioned (None), by one file's patterns.
 
-    The last rule that matches the path decides, as git does while it walks down to it: a folder
+    The last pattern that matches the path decides, as git does while it walks down to it: a folder
     on the way that is ignored ignores everything in it ("It is not possible to re-include a file
     if a parent directory of that file is excluded").
     """
     parts = relative.split("/")
-    if any(_last(rules, "/".join(parts[:depth]), True) for depth in range(1, len(parts))):
+    if any(_last(patterns, "/".join(parts[:depth]), True) for depth in range(1, len(parts))):
         return True
-    return _last(rules, relative, is_dir)
+    return _last(patterns, relative, is_dir)
 
 
-def _last(rules: tuple[Rule, ...], relative: str, is_dir: bool) -> bool | None:
-    for rule in reversed(rules):
-        if rule.matches(relative, is_dir):
-            return not rule.negated
+def _last(patterns: tuple[IgnorePattern, ...], relative: str, is_dir: bool) -> bool | None:
+    for pattern in reversed(patterns):
+        if pattern.matches(relative, is_dir):
+            return not pattern.negated
     return None
 
 
@@ -105,7 +105,7 @@ def _repository_root(folder: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _rules(folder: str) -> tuple[Rule, ...]:
+def _patterns(folder: str) -> tuple[IgnorePattern, ...]:
     from stream_doctor.opener import UnreadableFile, read_text
 
     try:

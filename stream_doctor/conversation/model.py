@@ -18,7 +18,7 @@ from stream_doctor.events import MISSING
 from stream_doctor.findings import Finding, Location
 
 if TYPE_CHECKING:
-    from stream_doctor.conversation.problems import PairingProblem
+    from stream_doctor.conversation.problems import PairingProblem, Place
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]
@@ -128,15 +128,6 @@ class Turn:
     stream: AccumulatedStream
     findings: tuple[Finding, ...]  # the stream rules' findings about this turn
     status: int | None = None  # the HTTP status, when the container recorded it
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """A place in a conversation: a part of a turn's request (``request_path``) or a position in its stream."""
-
-    turn: int  # 1-based
-    pos: Pos | None = None
-    request_path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.conversation.model import (
     EchoedCall,
     MessageFacts,
-    Place,
     RequestFacts,
     ToolResult,
     Turn,
@@ -45,6 +44,7 @@ from stream_doctor.conversation.problems import (
     ItemIdAsCallId,
     Misplacement,
     PairingProblem,
+    Place,
     ResultMisplaced,
     ResultWithoutCall,
     ThoughtSignatureNotSentBack,

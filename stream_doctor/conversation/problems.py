@@ -1,5 +1,6 @@
 """What pairing (``pairing.py``) finds when a conversation's calls and results do not line up across
-turns: one ``PairingProblem`` record per kind, each kind reported by one SD6xx rule.
+turns: one ``PairingProblem`` record per kind, each kind reported by one SD6xx rule, at a ``Place``
+(``Conversation.location`` turns it into a finding's location).
 
 Imported only when a capture holds a conversation (requests), so a plain replay does not build
 these classes.
@@ -10,7 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from stream_doctor.conversation.model import Place
+from stream_doctor.capture.base import Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A place in a conversation: a part of a turn's request (``request_path``) or a position in its stream."""
+
+    turn: int  # 1-based
+    pos: Pos | None = None
+    request_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,12 @@ protocol's one-word values stay; every other string is masked (``whitelist.mask`
 headers and URL queries too, and a call's argument fragments are masked as the JSON text they join
 into, so they still join. That candidate is replayed once. Only when a kept finding no longer
 fires (or a new one appears) is one kind of value at a time let stay (argument values, names, ids,
-user, model and other text), each one more replay, with every secret ``redaction.Redactor`` knows
+user, model and other text), each one more replay, with every secret ``redaction.SecretRedactor`` knows
 still masked in it; the kinds let stay are counted as kept. Redaction is thus a bounded number of
 replays (one to read the calls' fragments, at most ``len(KINDS) + 2`` candidates) whatever the
 capture's size and whatever the clock says: a secret is never left in because the search ran out
-of time. When even that loses the finding (it depends on a secret), ``MinimizeError``: nothing is
-written.
+of time. When even that loses the finding (it depends on a secret), ``run()`` says so and
+``minimize`` raises ``MinimizeError``: nothing is written.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from stream_doctor.rules.correlation.sd517_parallel_wrapper_call import WRAPPER_
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.oracle import Oracle
-    from stream_doctor.redaction import Redactor
+    from stream_doctor.redaction import SecretRedactor
 
 #: The kinds of value let stay, one at a time, when the fully masked capture loses a kept finding.
 KINDS = ("argument values", "names", "ids", "user text", "model text", "other text")
@@ -75,7 +75,7 @@ class Whitelist:
     still masks each secret); ``fragments`` holds, per unit, each argument fragment's masked text."""
 
     def __init__(
-        self, relaxed: frozenset[str], redactor: Redactor | None, fragments: dict[int, dict[str, str]]
+        self, relaxed: frozenset[str], redactor: SecretRedactor | None, fragments: dict[int, dict[str, str]]
     ) -> None:
         self.relaxed, self.redactor, self.fragments = relaxed, redactor, fragments
         # a fragment carried again in another frame (the SDK helper's input_json copy) is masked alike
@@ -219,7 +219,7 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-class Redaction:
+class WhitelistRedaction:
     """Rewrites ``units`` by the whitelist, letting a kind of value stay only when the finding needs it."""
 
     def __init__(self, layout: Layout, units: list[Unit], oracle: Oracle, name: str) -> None:
@@ -227,13 +227,13 @@ class Redaction:
         self.replaced: dict[str, int] = {}
         self.kept: dict[str, int] = {}
 
-    def run(self) -> None:
-        from stream_doctor.minimizer.run import MinimizeError
-
+    def run(self) -> bool:
+        """Rewrite the units by the strictest plan that keeps the findings; False when none does (a
+        finding depends on a secret)."""
         calls = self._calls()
         plans = [frozenset(), *(frozenset({kind}) for kind in KINDS), frozenset(KINDS)]
         call_id = self.oracle.call_id  # --call: the kept call, by its id as this rewrite writes it
-        redactor: Redactor | None = None
+        redactor: SecretRedactor | None = None
         for relaxed in plans:
             if relaxed and redactor is None:
                 redactor = self._redactor(calls)
@@ -245,12 +245,9 @@ class Redaction:
                 self.layout, self.units = layout, units
                 self.replaced = {kind: len(values) for kind, values in whitelist.changed.items() if values}
                 self.kept = {kind: len(values) for kind, values in whitelist.let.items() if values}
-                return
+                return True
         self.oracle.call_id = call_id
-        raise MinimizeError(
-            f"{self.name}: redacted, it no longer shows {', '.join(self.oracle.keep)}: a finding depends on a "
-            "secret; minimize it without --redact and mask it by hand"
-        )
+        return False
 
     def _calls(self) -> list[tuple[str, Sequence[str], list[int]]]:
         """Each call's raw arguments, its fragments and the offsets of the frames that carry them."""
@@ -265,11 +262,11 @@ class Redaction:
         finally:
             report.close()
 
-    def _redactor(self, calls: list[tuple[str, Sequence[str], list[int]]]) -> Redactor:
+    def _redactor(self, calls: list[tuple[str, Sequence[str], list[int]]]) -> SecretRedactor:
         """What a kind let stay still masks: every value the existing redaction finds (a credential-named
         field at any depth of any record, or of a call's arguments) and every credential-shaped value
         (``sk-…``, a bearer token). Built only when a kind is let stay."""
-        from stream_doctor.redaction import Redactor, collect, collect_text
+        from stream_doctor.redaction import SecretRedactor, collect, collect_text
 
         found: dict[str, None] = {}
         collect(self.layout.header(), found)
@@ -280,10 +277,13 @@ class Redaction:
             collect_text(raw, found)
         texts = [self.layout.head, self.layout.tail, *(unit.text for unit in self.units)]
         shaped = [value for text in texts for value in credential_values(text.decode("utf-8", "replace"))]
-        return Redactor([*found, *shaped])
+        return SecretRedactor([*found, *shaped])
 
     def _fragments(
-        self, calls: list[tuple[str, Sequence[str], list[int]]], relaxed: frozenset[str], redactor: Redactor | None
+        self,
+        calls: list[tuple[str, Sequence[str], list[int]]],
+        relaxed: frozenset[str],
+        redactor: SecretRedactor | None,
     ) -> dict[int, dict[str, str]]:
         """Per unit, each argument fragment it carries -> that fragment masked: the call's whole JSON text
         masked, then cut where the fragments were cut (masking keeps lengths)."""

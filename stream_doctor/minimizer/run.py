@@ -26,7 +26,7 @@ from stream_doctor.minimizer.calls import renumbered, tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
-from stream_doctor.minimizer.whitelist import NAME_KEYS, is_id_key
+from stream_doctor.minimizer.whitelist import ID_PREFIX, NAME_KEYS, id_prefix, is_id_key
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
@@ -74,10 +74,8 @@ class Minimized:
 _STRUCTURAL = frozenset(
     {"sd", "type", "event", "role", "object", "finish_reason", "stop_reason", "status", "model", "version", "provider"}
 )
-#: An id: a word, a separator and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
-_ID = re.compile(r"([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{5,}")
-#: An id's provider prefix (``toolu_``, ``call_``, ``chatcmpl-``).
-_ID_PREFIX = re.compile(r"[A-Za-z]{1,12}[_-]")
+#: An id: a provider's prefix and a token (``toolu_01A09q…``, ``call_abc123``, ``msg_…``, ``fc_…``).
+_ID = re.compile(ID_PREFIX.pattern + r"[A-Za-z0-9_-]{5,}")
 #: A string's roles, the one that decides first: a name is never shortened, an id only to its prefix and a number.
 _ROLES = ("name", "id", "text")
 #: Values nested deeper than this are not looked into for strings.
@@ -104,9 +102,59 @@ def minimize(
     a kept code does not fire in it, RunError when it cannot be replayed at all.
 
     ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
-    ``redact`` then masks what a shared capture must not show (``redact.Redaction``: a few replays,
+    ``redact`` then masks what a shared capture must not show (``redact.WhitelistRedaction``: a few replays,
     whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
+    original = _read(data, name, keep, options, call)
+    state = _State(original.layout, original.units, original.oracle, progress)
+    deadline = None if max_seconds is None else started + max_seconds
+    original.oracle.deadline = deadline
+    state.focus_safely(original.pointed)
+    stopped = state.search()
+    replaced: dict[str, int] = {}
+    kept_values: dict[str, int] = {}
+    if redact:
+        stopped, replaced, kept_values = _redact(state, name, deadline, stopped)
+    result = state.layout.join(state.units)
+    converted, container = original.converted, original.container
+    if converted and len(result) >= len(data) and not redact:
+        # the envelope's records cost more than the original's frames: the capture as it is is smallest
+        result, converted, container = data, False, _load(data, name, options).container
+    return Minimized(
+        data=result,
+        container=container,
+        provider=original.oracle.provider,
+        size_before=len(data),
+        size_after=len(result),
+        frames_before=original.frames,
+        frames_after=len(state.units) if result is not data else original.frames,
+        kept=_found(result, original.oracle),
+        seconds=time.monotonic() - started,
+        checks=original.oracle.checks,
+        stopped_early=stopped,
+        converted=converted,
+        replaced=replaced,
+        kept_values=kept_values,
+    )
+
+
+@dataclass
+class _Original:
+    """The capture to minimize, read and judged: its units, the oracle that judges each candidate by the
+    original's findings, the turns they point at, and its frames and container."""
+
+    layout: Layout
+    units: list[Unit]
+    oracle: Oracle
+    pointed: set[int]
+    frames: int
+    container: str
+    converted: bool  # its container cannot hold a subset of its frames: the units are its envelope's
+
+
+def _read(data: bytes, name: str, keep: tuple[str, ...], options: Options, call: str | None) -> _Original:
+    """The original cut into units and replayed once: MinimizeError when a kept code does not fire in it
+    (on ``call``, when given)."""
     working, converted, capture = _working(data, name, options)
     offsets = [frame.pos.offset for frame in capture.frames]
     layout, units = cut(working, capture, _turns(capture))  # before the replay lets go of the frames' values
@@ -121,77 +169,45 @@ def minimize(
             raise MinimizeError(f"{name}: {', '.join(missing)} does not fire{where} (it shows: {fired})")
         allowed = frozenset(f.code for f in original.findings if f.severity >= Severity.WARNING)
         provider = original.stream.capture.provider
-        pointed = _pointed(kept)
-        frames_before = original.source.frames if original.source is not None else 0
+        frames = original.source.frames if original.source is not None else 0
         if not converted:  # the original's positions are the working bytes'
             units = tagged(units, offsets, original)
     finally:
         original.close()
-    oracle = Oracle(
-        name,
-        options,
-        keep,
-        call_id,
-        allowed,
-        provider,
-        capture.container,
-        None,
-    )
+    oracle = Oracle(name, options, keep, call_id, allowed, provider, capture.container, None)
     if converted:
         units = _as_envelope(units, offsets, capture, oracle)
-    state = _State(layout, units, oracle, progress)
-    deadline = None if max_seconds is None else started + max_seconds
-    oracle.deadline = deadline
-    state.focus_safely(pointed)
-    stopped = state.search()
-    replaced: dict[str, int] = {}
-    kept_values: dict[str, int] = {}
-    if redact:
-        stopped, replaced, kept_values = _redact(state, name, deadline, stopped)
-    result = state.layout.join(state.units)
-    if converted and len(result) >= len(data) and not redact:
-        # the envelope's records cost more than the original's frames: the capture as it is is smallest
-        result, converted, container = data, False, _load(data, name, options).container
-    else:
-        container = capture.container
-    final = replay_quietly(name, options, result)  # the last accepted candidate: it replays
-    found: tuple[Finding, ...] = ()
-    if final is not None:
-        with final:
-            found = tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in keep))
-    return Minimized(
-        data=result,
-        container=container,
-        provider=provider,
-        size_before=len(data),
-        size_after=len(result),
-        frames_before=frames_before,
-        frames_after=len(state.units) if result is not data else frames_before,
-        kept=found,
-        seconds=time.monotonic() - started,
-        checks=oracle.checks,
-        stopped_early=stopped,
-        converted=converted,
-        replaced=replaced,
-        kept_values=kept_values,
-    )
+    return _Original(layout, units, oracle, _pointed(kept), frames, capture.container, converted)
+
+
+def _found(result: bytes, oracle: Oracle) -> tuple[Finding, ...]:
+    """The kept findings as the result shows them (it replays: it is the last accepted candidate)."""
+    final = replay_quietly(oracle.name, oracle.options, result)
+    if final is None:
+        return ()
+    with final:
+        return tuple(f for f in final.findings if any(oracle.wanted(f, code) for code in oracle.keep))
 
 
 def _redact(
     state: _State, name: str, deadline: float | None, stopped: bool
 ) -> tuple[bool, dict[str, int], dict[str, int]]:
-    """``--redact`` on the best capture found (``redact.Redaction``, a bounded number of replays, whatever
+    """``--redact`` on the best capture found (``redact.WhitelistRedaction``, a bounded number of replays, whatever
     the clock says), then the search again on what it wrote while the clock allows: redaction can make
     a frame editable that was not (an event over several ``data:`` lines is written on one), and the
     result must be a fixed point of ``minimize --redact``. At most ``_ROUNDS`` rounds."""
-    from stream_doctor.minimizer.redact import Redaction
+    from stream_doctor.minimizer.redact import WhitelistRedaction
 
     replaced: dict[str, int] = {}
     kept: dict[str, int] = {}
     for round_number in range(1, _ROUNDS + 1):
         state.oracle.deadline = None
-        redaction = Redaction(state.layout, state.units, state.oracle, name)
-        redaction.run()
+        redaction = WhitelistRedaction(state.layout, state.units, state.oracle, name)
+        if not redaction.run():
+            raise MinimizeError(
+                f"{name}: redacted, it no longer shows {', '.join(state.oracle.keep)}: a finding depends on a "
+                "secret; minimize it without --redact and mask it by hand"
+            )
         state.layout, state.units = _recut(redaction.layout.join(redaction.units), name, state.oracle.options)
         for kind, count in redaction.replaced.items():
             replaced[kind] = replaced.get(kind, 0) + count
@@ -434,11 +450,12 @@ class _State:
     def strings(self) -> None:
         self._enter("strings")
         values = _strings(self.units)
+        names = tuple(value for value, role in values.items() if role == "name")  # Cohere's ids begin with one
         for value, role in values.items():
             if role == "name" or not any(_holds(unit, value) for unit in self.units):
                 continue  # a tool's name says which tool; or gone with an earlier replacement
             if role == "id" or _ID.fullmatch(value) is not None:
-                self._id(value, values)
+                self._id(value, values, names)
                 continue
             if self._replace(value, ""):
                 continue
@@ -449,12 +466,11 @@ class _State:
                     break
                 value = value[:length]
 
-    def _id(self, value: str, taken: Mapping[str, str]) -> None:
+    def _id(self, value: str, taken: Mapping[str, str], names: tuple[str, ...]) -> None:
         """An id keeps its provider prefix and reads as one (``toolu_1``), so a report can still name it; one
         already numbered so is left as it is (minimizing the result again gives it back)."""
-        prefix = _ID_PREFIX.match(value)
-        head = prefix.group() if prefix else "id_"
-        if prefix is not None and value[prefix.end() :].isdigit():
+        head = id_prefix(value, names) or "id_"
+        if value.startswith(head) and value[len(head) :].isdigit():
             return
         number = self._ids.get(head, 0) + 1
         while f"{head}{number}" in taken:  # an id the capture holds already: two ids must stay two

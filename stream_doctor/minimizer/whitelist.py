@@ -30,8 +30,9 @@ _OTHER = re.compile(r"[^\W_A-Z]")  # every other letter and digit, in any script
 _SIGNED = 8  # this many of a value's first letters and digits carry its digest, so that values stay apart
 #: One word of a protocol (``message_start``, ``tool_calls``, ``image/png``, a schema's ``#/$defs/x``).
 _WORD = re.compile(r"[\w.:/#$@+\-]{1,128}")
-#: The ids of the providers: kept up to their separator (``toolu_``), so a masked id reads as one.
-_ID_PREFIX = re.compile(r"[a-z]{1,12}[_-]")
+#: An id's provider prefix, a word and its separator (``toolu_``, ``call_``, ``fc_``, ``chatcmpl-``,
+#: ``tooluse_``): kept when an id is masked or shortened, so it still reads as that provider's id.
+ID_PREFIX = re.compile(r"[a-z]{1,12}[_-]")
 #: The keys whose value names a tool: ``name`` (every provider's calls and declarations), the Vercel
 #: AI SDK's ``toolName``, Ollama's ``tool_name`` (a result answers its call by the tool's name).
 NAME_KEYS = frozenset({"name", "toolName", "tool_name"})
@@ -75,18 +76,31 @@ def mask(text: str) -> str:
     return "".join(masked)
 
 
+def id_prefix(text: str, names: Iterable[str] = ()) -> str:
+    """The prefix an id keeps: Cohere's ids are the called tool's name, ``_`` and a token
+    (``get_weather_ozsb97fnejhu``), so with the capture's tool ``names`` given the longest name so
+    followed is the prefix; else ``ID_PREFIX``'s word (``toolu_``); else none (Gemini's, Mistral's)."""
+    named = max(
+        (name for name in names if text.startswith(name + "_") and len(text) > len(name) + 1), key=len, default=""
+    )
+    if named:
+        return named + "_"
+    prefix = ID_PREFIX.match(text)
+    return prefix.group() if prefix else ""
+
+
 def mask_id(text: str) -> str:
     """An id masked past its provider prefix (``toolu_``, ``call_``): none of its own characters stay. An
     id of lower-case hex digits stays one (Mistral's capture is told by it): zeros, then its digest."""
-    prefix = _ID_PREFIX.match(text)
-    head, rest = (prefix.group(), text[prefix.end() :]) if prefix else ("", text)
+    head = id_prefix(text)
+    rest = text[len(head) :]
     if _HEX_ID.fullmatch(rest):
         kept = len(rest) - _HEX_SIGNED
         if rest[:kept] == "0" * kept:
             return text  # masked already
         digest = hashlib.blake2b(rest.encode(), digest_size=_HEX_SIGNED // 2).hexdigest()
         return head + "0" * kept + digest
-    if prefix is None:
+    if not head:
         return mask(text)
     if rest.isdigit() and len(rest) <= _NUMBERED:  # the minimizer's own numbering (toolu_1): no one's data
         return text

@@ -198,50 +198,69 @@ def _os_error(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-async def _exchange(
-    request: web.Request, session: ClientSession, conversations: Conversations, base: str, config: ProxyConfig
-) -> web.StreamResponse:
-    start = time.monotonic()
-    target = base + request.path_qs
-    sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
-    provider = provider_of(request.path)
-    copy = BodyCopy(config.max_request_body)
-    copy.whole = not request.body_exists
-    body = _forward(request, copy, config.idle_timeout) if request.body_exists else None
+class _Incoming:
+    """One client request as the proxy forwards it: where it goes, and the copy of its body the record keeps."""
 
-    async def request_written() -> tuple[dict[str, Any], str, Conversation]:
-        """The request record, not yet written, and the conversation it joins (whose envelope it goes to)."""
+    def __init__(self, request: web.Request, conversations: Conversations, base: str, config: ProxyConfig) -> None:
+        self.start = time.monotonic()
+        self.request, self.conversations, self.base, self.config = request, conversations, base, config
+        self.target = base + request.path_qs
+        self.provider = provider_of(request.path)
+        self.copy = BodyCopy(config.max_request_body)
+        self.copy.whole = not request.body_exists
+
+    async def send(self, session: ClientSession) -> Any:
+        """The upstream's response (its head): the request forwarded with its body streamed as it arrives."""
+        request = self.request
+        sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
+        body = _forward(request, self.copy, self.config.idle_timeout) if request.body_exists else None
+        return await session.request(
+            request.method, self.target, headers=sent, data=body, allow_redirects=False, compress=None
+        )
+
+    async def record(self) -> tuple[dict[str, Any], str, Conversation]:
+        """The request record, not yet written, the log's note when it is partial, and the conversation
+        it joins (whose envelope it goes to)."""
+        request, copy, config = self.request, self.copy, self.config
         data, why = copy.recorded(request.headers.get("Content-Encoding"))
-        record = request_record(0.0, request.method, target, data, list(request.headers.items()), config.redact)
-        conversation = await conversations.join(provider, record["body"], request.path, start)
-        record["t"] = round(start - conversation.start, 6)  # the conversation's clock
+        record = request_record(0.0, request.method, self.target, data, list(request.headers.items()), config.redact)
+        conversation = await self.conversations.join(self.provider, record["body"], request.path, self.start)
+        record["t"] = round(self.start - conversation.start, 6)  # the conversation's clock
         if why is None:
             return record, "", conversation
         record["partial"] = {"limit": "max-request-body", "kept_bytes": len(copy.kept), "body_bytes": copy.size}
         record["problems"] = [{"kind": "malformed-frame", "message": why}]
         return record, f"; request recorded partial: {why}", conversation
 
-    try:
-        upstream = await session.request(
-            request.method, target, headers=sent, data=body, allow_redirects=False, compress=None
-        )
-    except (TimeoutError, ClientError, OSError) as error:
+    async def unreachable(self, error: BaseException) -> web.Response:
+        """The request recorded with the error as its response, and the client answered 502 (or its
+        connection cut, 408, when it was its own request body that stalled)."""
+        request, copy = self.request, self.copy
         if copy.failure is None:  # nothing was forwarded: the record holds the request as the client sent it
-            await _rest_of_body(request, copy, config.idle_timeout)
-        record, noted, conversation = await request_written()
-        writer = conversation.writer
-        reason = copy.failure or f"the upstream {redact_url(base)} could not be reached: {_os_error(error)}"
+            await _rest_of_body(request, copy, self.config.idle_timeout)
+        record, noted, conversation = await self.record()
+        reason = copy.failure or f"the upstream {redact_url(self.base)} could not be reached: {_os_error(error)}"
         record["response"] = {"status": None, "error": reason}
-        writer.write(record)
-        conversations.release(conversation)
-        _log(config, f"{request.method} {request.path} → {reason}{noted} → {writer.file.name}")
+        conversation.writer.write(record)
+        self.conversations.release(conversation)
+        _log(self.config, f"{request.method} {request.path} → {reason}{noted} → {conversation.writer.file.name}")
         if copy.failure is not None:
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=408)
         return web.Response(status=502, text=f"stream-doctor record: {reason}\n")
+
+
+async def _exchange(
+    request: web.Request, session: ClientSession, conversations: Conversations, base: str, config: ProxyConfig
+) -> web.StreamResponse:
+    incoming = _Incoming(request, conversations, base, config)
     try:
-        record, noted, conversation = await request_written()
+        upstream = await incoming.send(session)
+    except (TimeoutError, ClientError, OSError) as error:
+        return await incoming.unreachable(error)
+    try:
+        record, noted, conversation = await incoming.record()
     except BaseException:
         upstream.close()
         raise
@@ -253,7 +272,7 @@ async def _exchange(
         writer,
         upstream.headers.get("Content-Type"),
         upstream.headers.get("Content-Encoding"),
-        stream_end(provider),
+        stream_end(incoming.provider),
         config.max_event,
         config.max_capture,
     )
@@ -262,74 +281,83 @@ async def _exchange(
         if name.lower() not in _HOP:
             response.headers.add(name, value)
     outcome = "complete"
-    idle = config.idle_timeout
     try:
         await response.prepare(request)
-        async for chunk in upstream.content.iter_any():
-            try:
-                async with asyncio.timeout(idle):
-                    await response.write(chunk)  # the client first …
-            except (ConnectionError, TimeoutError) as error:
-                exchange.chunk(chunk)  # the upstream sent it: it belongs to the record
-                stalled = isinstance(error, TimeoutError)
-                exchange.end(
-                    f"the client took no bytes for {idle:g} s (--idle-timeout); the proxy closed both connections"
-                    if stalled
-                    else "the client disconnected mid-stream; the proxy closed the upstream connection"
-                )
-                outcome = (
-                    "complete (the client disconnected after the last event)"
-                    if exchange.finished
-                    else "client stalled"
-                    if stalled
-                    else "client disconnected"
-                )
-                if stalled and request.transport is not None:
-                    request.transport.abort()
-                return response
-            exchange.chunk(chunk)  # … then the record
-        exchange.end()
-        if exchange.cut is not None:
-            outcome = "ended inside an event"
-        try:
-            await response.write_eof()
-        except ConnectionError:
-            # the OpenAI SDK closes the connection once it has read data: [DONE]: a normal end
-            outcome = outcome if exchange.finished else "client disconnected at the end"
+        outcome = await _relay(request, upstream, response, exchange, config.idle_timeout)
     except (TimeoutError, ClientError, OSError) as error:
-        if isinstance(error, TimeoutError):
-            why = f"the upstream sent nothing for {idle:g} s (--idle-timeout)"
-        else:
-            why = f"the upstream connection failed: {type(error).__name__}: {error}"
-        exchange.end(why)
-        outcome = (
-            "complete (the upstream connection failed after the last event)"
-            if exchange.finished
-            else "upstream stalled mid-stream"
-            if isinstance(error, TimeoutError)
-            else "upstream failed mid-stream"
-        )
-        if request.transport is not None:
-            request.transport.abort()  # the client sees the stream cut too, as it was
+        outcome = _upstream_broke(request, error, exchange, config.idle_timeout)
     finally:
         upstream.close()
         exchange.end("the proxy stopped")  # (nothing when it ended above)
         conversations.release(conversation)
-        if exchange.full or exchange.oversized:
-            limits = []
-            if exchange.oversized:
-                limits.append(f"{exchange.oversized} events cut to --max-event {config.max_event} bytes")
-            if exchange.full:
-                limits.append(
-                    f"--max-capture {config.max_capture} bytes reached, {exchange.unrecorded} bytes forwarded but not recorded"
-                )
-            noted = f"; capture partial: {'; '.join(limits)}" + noted
         _log(
             config,
             f"{request.method} {request.path} {upstream.status} {outcome}, {exchange.events} events, "
-            f"{exchange.size} bytes{noted} → {writer.file.name}",
+            f"{exchange.size} bytes{_capture_limits(exchange, config)}{noted} → {writer.file.name}",
         )
     return response
+
+
+async def _relay(
+    request: web.Request, upstream: Any, response: web.StreamResponse, exchange: RecordedExchange, idle: float
+) -> str:
+    """The upstream's body to the client, chunk by chunk, each recorded after the client has it; the
+    exchange's outcome as the log says it."""
+    async for chunk in upstream.content.iter_any():
+        try:
+            async with asyncio.timeout(idle):
+                await response.write(chunk)  # the client first …
+        except (ConnectionError, TimeoutError) as error:
+            exchange.chunk(chunk)  # the upstream sent it: it belongs to the record
+            stalled = isinstance(error, TimeoutError)
+            exchange.end(
+                f"the client took no bytes for {idle:g} s (--idle-timeout); the proxy closed both connections"
+                if stalled
+                else "the client disconnected mid-stream; the proxy closed the upstream connection"
+            )
+            if stalled and request.transport is not None:
+                request.transport.abort()
+            if exchange.finished:
+                return "complete (the client disconnected after the last event)"
+            return "client stalled" if stalled else "client disconnected"
+        exchange.chunk(chunk)  # … then the record
+    exchange.end()
+    outcome = "ended inside an event" if exchange.cut is not None else "complete"
+    try:
+        await response.write_eof()
+    except ConnectionError:
+        # the OpenAI SDK closes the connection once it has read data: [DONE]: a normal end
+        outcome = outcome if exchange.finished else "client disconnected at the end"
+    return outcome
+
+
+def _upstream_broke(request: web.Request, error: BaseException, exchange: RecordedExchange, idle: float) -> str:
+    """The exchange ended where the upstream stalled or failed, the client's connection cut as the
+    upstream's was; the outcome as the log says it."""
+    stalled = isinstance(error, TimeoutError)
+    why = (
+        f"the upstream sent nothing for {idle:g} s (--idle-timeout)"
+        if stalled
+        else f"the upstream connection failed: {type(error).__name__}: {error}"
+    )
+    exchange.end(why)
+    if request.transport is not None:
+        request.transport.abort()  # the client sees the stream cut too, as it was
+    if exchange.finished:
+        return "complete (the upstream connection failed after the last event)"
+    return "upstream stalled mid-stream" if stalled else "upstream failed mid-stream"
+
+
+def _capture_limits(exchange: RecordedExchange, config: ProxyConfig) -> str:
+    """The log's note on the limits the response's record reached, if any."""
+    limits = []
+    if exchange.oversized:
+        limits.append(f"{exchange.oversized} events cut to --max-event {config.max_event} bytes")
+    if exchange.full:
+        limits.append(
+            f"--max-capture {config.max_capture} bytes reached, {exchange.unrecorded} bytes forwarded but not recorded"
+        )
+    return f"; capture partial: {'; '.join(limits)}" if limits else ""
 
 
 def _log(config: ProxyConfig, line: str) -> None:

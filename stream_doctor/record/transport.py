@@ -9,16 +9,35 @@ nor altered.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 if TYPE_CHECKING:
-    from stream_doctor.record.recorder import Recorder
+    from stream_doctor.record.exchange import RecordedExchange
+    from stream_doctor.record.writer import EnvelopeWriter
+
+
+class Sink(Protocol):
+    """What a transport records into (``recorder.Recorder`` is one): the envelope's writer, whose clock
+    times a request, and an exchange begun per response, fed its body's chunks."""
+
+    writer: EnvelopeWriter
+
+    def begin(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        headers: list[tuple[str, str]],
+        status: int,
+        response_headers: list[tuple[str, str]],
+        start: float | None = None,
+    ) -> RecordedExchange: ...
 
 
 class RecordingTransport:
     """A sync transport: ``httpx2.Client(transport=RecordingTransport(recorder, httpx2.HTTPTransport()))``."""
 
-    def __init__(self, recorder: Recorder, wrapped: Any) -> None:
+    def __init__(self, recorder: Sink, wrapped: Any) -> None:
         self.recorder = recorder
         self.wrapped = wrapped
 
@@ -43,7 +62,7 @@ class RecordingTransport:
 class AsyncRecordingTransport:
     """An async transport: ``httpx2.AsyncClient(transport=AsyncRecordingTransport(recorder, httpx2.AsyncHTTPTransport()))``."""
 
-    def __init__(self, recorder: Recorder, wrapped: Any) -> None:
+    def __init__(self, recorder: Sink, wrapped: Any) -> None:
         self.recorder = recorder
         self.wrapped = wrapped
 
@@ -65,7 +84,7 @@ class AsyncRecordingTransport:
         await self.wrapped.__aexit__(*args)
 
 
-def wrap_response(recorder: Recorder, request: Any, response: Any, start: float | None = None) -> None:
+def wrap_response(recorder: Sink, request: Any, response: Any, start: float | None = None) -> None:
     """Record ``request`` now and ``response``'s body as it is read (the stream is replaced by a recording one)."""
     exchange = recorder.begin(
         str(request.method),

@@ -34,7 +34,7 @@ FORMATS = tuple(REPLAY_FORMATS)
 CHECK_FORMATS: LazyRegistry[ModuleType] = LazyRegistry(
     {name: f"stream_doctor.reporters.{module}" for name, module in
      {"terminal": "check_terminal", "json": "check_json", "junit": "junit", "sarif": "sarif", "github": "github",
-      "markdown": "markdown", "jsonl": "jsonl", "statistics": "statistics"}.items()}
+      "markdown": "markdown", "jsonl": "check_jsonl", "statistics": "check_statistics"}.items()}
 )  # fmt: skip
 
 

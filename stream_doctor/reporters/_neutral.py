@@ -5,39 +5,30 @@ line breaks that some readers honour (U+2028, NEL, form feed …), or text that 
 run as a workflow command when it begins a line of a job's log (``::add-mask::``, ``##[error]``).
 Every text reporter passes such strings through ``text()``, which shows each of those characters
 as a visible escape (``\\x1b``, ``\\x85``, ``\\u2028``), and its whole output through
-``defuse_commands()``. JSON outputs go through ``json()``, which escapes the characters JSON
-allows raw but terminals act on, so ``cat report.json`` is safe and the parsed data unchanged.
+``defuse_commands()``. JSON outputs go through ``jsontext.printable``, which escapes the characters
+JSON allows raw but terminals act on, so ``cat report.json`` is safe and the parsed data unchanged.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from functools import cache
 
-from stream_doctor.jsontext import escaped
+from stream_doctor.jsontext import TERMINAL_ACTIVE, escaped
 
 
 @cache
 def _visible() -> dict[int, str]:
-    """C0 (tab kept), DEL, C1 (NEL is U+0085), the Unicode line and paragraph separators, the
-    bidirectional overrides and isolates that can make a terminal show text in another order, and
-    lone surrogates, which no output can encode (a file name that is not UTF-8: jsontext.escaped).
+    """C0 (tab kept), what JSON may hold raw but a terminal acts on (``jsontext.TERMINAL_ACTIVE``: DEL,
+    C1, the line and paragraph separators, the bidirectional overrides and isolates), and lone
+    surrogates, which no output can encode (a file name that is not UTF-8: jsontext.escaped).
     Built on first use: most reports never meet such a character, and the 2,048 surrogates cost a
     small replay's start-up."""
     return {
         **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
-        0x7F: "\\x7f",
-        **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
-        **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+        **{c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in TERMINAL_ACTIVE},
         **{c: escaped(chr(c)) for c in range(0xD800, 0xE000)},
     }
-
-
-@cache
-def _json() -> dict[int, str]:
-    """``_visible()`` minus what a JSON serialiser already escapes (C0) or never writes (surrogates), as JSON escapes."""
-    return {c: f"\\u{c:04x}" for c in _visible() if c >= 0x7F and not 0xD800 <= c < 0xE000}
 
 
 # A line that GitHub Actions would read as a command: ``::name …`` or the older ``##[name]``,
@@ -61,24 +52,8 @@ def keeping_lines(value: str) -> str:
     return "\n".join(text(line) for line in value.split("\n"))
 
 
-def json(serialised: str) -> str:
-    """A serialised JSON document with DEL, C1 and U+2028/U+2029 escaped (the parsed value is the same)."""
-    return serialised if serialised.isascii() else serialised.translate(_json())
-
-
 def defuse_commands(rendered: str) -> str:
     """The rendered report with no line that begins a workflow command: its first character escaped."""
     if "::" not in rendered and "##[" not in rendered:
         return rendered
     return _COMMAND_LINE.sub(lambda m: m.group(1) + ("\\x3a:" if m.group(2) == "::" else "\\x23#["), rendered)
-
-
-# What ``json`` escapes, as UTF-8: DEL, C1 (U+0080-U+009F), U+2028-U+202E, U+2066-U+2069.
-_ESCAPED = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def json_pieces(serialised: Iterable[bytes]) -> Iterator[bytes]:
-    """Each piece safe to print (``_neutral.json``): DEL, C1 and the line separators escaped. A
-    piece with none of them (nearly all, also with other non-ASCII text) is passed on undecoded."""
-    for piece in serialised:
-        yield piece if piece.isascii() or _ESCAPED.search(piece) is None else json(piece.decode()).encode()

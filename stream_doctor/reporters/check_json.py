@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Literal
 
-from stream_doctor import __version__, jsonpieces
-from stream_doctor.reporters import RenderOptions, _neutral
-from stream_doctor.reporters.json_report import finding_dict
+from stream_doctor import __version__, jsonpieces, jsontext
+from stream_doctor.reporters import RenderOptions
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult
@@ -29,7 +28,7 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
     """``render``'s text as it is made: a capture, a finding at a time, each replay's report as it was serialised."""
-    yield from _neutral.json_pieces(jsonpieces.pieces(document(result)))
+    yield from jsontext.printable_pieces(jsonpieces.pieces(document(result)))
     yield b"\n"
 
 
@@ -74,7 +73,7 @@ def _capture(capture: CaptureResult, reports: ReportForm = "data") -> dict[str, 
         report = orjson.Fragment(replayed.report_json)
     else:
         report = replayed.report
-    findings = ({**finding_dict(f), "status": capture.status(f)} for f in capture.reported)
+    findings = ({**f.to_dict(), "status": capture.status(f)} for f in capture.reported)
     # a session (the configuration's ``sessions``): "path" is its folder, "files" its captures
     files = {"files": list(capture.members)} if capture.members else {}
     return {

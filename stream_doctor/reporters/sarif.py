@@ -17,9 +17,9 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import quote
 
-from stream_doctor import __version__, jsonpieces
+from stream_doctor import __version__, jsonpieces, jsontext
 from stream_doctor.findings import Finding, Location, Severity
-from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.reporters import RenderOptions
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
 
@@ -37,7 +37,7 @@ def render(result: CheckResult, options: RenderOptions) -> str:
 
 def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
     """``render``'s text as it is made: a result at a time."""
-    yield from _neutral.json_pieces(jsonpieces.pieces(document(result)))
+    yield from jsontext.printable_pieces(jsonpieces.pieces(document(result)))
     yield b"\n"
 
 

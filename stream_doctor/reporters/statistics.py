@@ -1,26 +1,35 @@
-"""``--statistics``: how many findings of each code, most frequent first (as ruff's ``--statistics``)."""
+"""``--statistics``: how many findings of each code, most frequent first (as ruff's ``--statistics``), for
+a replay; ``check_statistics.py`` is check's report of the same rows (``rows_page``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Sequence
 
 import orjson
 
-from stream_doctor.report import Report
+from stream_doctor.report import Report, Statistic
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._page import Page
 
-if TYPE_CHECKING:
-    from stream_doctor.check.result import CheckResult
+
+def render(report: Report, options: RenderOptions) -> str:
+    page = rows_page(report.statistics, options)
+    read = report.requests_read
+    # how a conversation's requests were read: each for what is new, or whole (``requests.History``);
+    # said of a conversation only: a capture of one request has nothing to read it against
+    if read is not None and read.extended + read.whole > 1:
+        page.print(
+            f"requests read for what is new: {read.extended:,}; read whole: {read.whole:,} ({read.edited:,} edited)"
+        )
+    return _text.finish(page.text(), options)
 
 
-def render(report: Report | CheckResult, options: RenderOptions) -> str:
+def rows_page(rows: Sequence[Statistic], options: RenderOptions) -> Page:
+    """A page with one line per row and a total (or "No findings."), for the caller to add its notes to."""
     page = _text.page(options)
-    rows = report.statistics
     if not rows:
         page.print(("No findings.", "green"))
-        _requests_read(report, page)
-        return _text.finish(page.text(), options)
+        return page
     count_width = max(len(f"{row.count:,}") for row in rows)
     code_width = max(len(row.code) for row in rows)
     for row in rows:
@@ -35,23 +44,9 @@ def render(report: Report | CheckResult, options: RenderOptions) -> str:
     total = sum(row.count for row in rows)
     codes = len({row.code for row in rows})
     page.print(f"{total:,} finding{'s' if total != 1 else ''} of {codes} code{'s' if codes != 1 else ''}")
-    accepted = report.unreadable_accepted_words if not isinstance(report, Report) else None
-    if accepted:
-        page.print((accepted, "bold yellow"))
-    _requests_read(report, page)
-    return _text.finish(page.text(), options)
+    return page
 
 
-def _requests_read(report: Report | CheckResult, page: Page) -> None:
-    """How a conversation's requests were read: each for what is new, or whole (``requests.History``).
-    Said of a conversation only: a capture of one request has nothing to read it against."""
-    read = report.requests_read if isinstance(report, Report) else None
-    if read is not None and read.extended + read.whole > 1:
-        page.print(
-            f"requests read for what is new: {read.extended:,}; read whole: {read.whole:,} ({read.edited:,} edited)"
-        )
-
-
-def render_json(report: Report | CheckResult, options: RenderOptions) -> str:
+def render_json(report: Report, options: RenderOptions) -> str:
     """``--statistics --format json``: the same rows as a JSON array."""
     return orjson.dumps([row.to_dict() for row in report.statistics], option=orjson.OPT_INDENT_2).decode() + "\n"

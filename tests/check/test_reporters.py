@@ -17,13 +17,13 @@ from stream_doctor.reporters import (
     CHECK_FORMATS,
     RenderOptions,
     check_json,
+    check_jsonl,
+    check_statistics,
     check_terminal,
     github,
-    jsonl,
     junit,
     markdown,
     sarif,
-    statistics,
 )
 from stream_doctor.rules import RULES
 from tests.check.conftest import clean_result, tree_result
@@ -126,7 +126,7 @@ def test_markdown(snapshot: object) -> None:
 
 
 def test_jsonl(snapshot: object) -> None:
-    text = jsonl.render(tree_result(), RenderOptions())
+    text = check_jsonl.render(tree_result(), RenderOptions())
     lines = [json.loads(line) for line in text.splitlines()]
     assert [line["type"] for line in lines] == ["finding"] * (len(lines) - 1) + ["summary"]
     assert lines[-1]["failed"] is True
@@ -136,7 +136,7 @@ def test_jsonl(snapshot: object) -> None:
 
 def test_statistics(snapshot: object) -> None:
     result = tree_result()
-    text = statistics.render(result, RenderOptions(width=100))
+    text = check_statistics.render(result, RenderOptions(width=100))
     total = sum(len(c.reported) for c in result.captures)
     assert text.splitlines()[-1] == f"{total} findings of {len({row.code for row in result.statistics})} codes"
     assert text == snapshot

@@ -38,7 +38,6 @@ asserts each listed pair still disagrees, so a fix shows."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import random
@@ -53,8 +52,8 @@ from hypothesis import strategies as st
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.api import replay
 from stream_doctor.capture import Body, Capture, CaptureError, load
-from stream_doctor.capture.base import Pos
 from stream_doctor.clients.framing import Framing, framing_of
+from stream_doctor.clients.library import body_capture
 from stream_doctor.events import Event
 from tests.clients import grammar
 from tests.conftest import CORPUS
@@ -478,13 +477,8 @@ class Fed:
 
     @property
     def capture(self) -> Capture:
-        """What a library driver reads: the body's frames, each placed at its span in ``data`` (frame
-        numbers as the replay gives them, so the positions a library and a profile report compare)."""
-        frames = [
-            dataclasses.replace(frame, pos=Pos(frame.pos.number, frame.pos.line, start))
-            for frame, (start, _) in zip(self.body.frames, self.body.spans, strict=True)
-        ]
-        return Capture("<body>", self.body.container, len(self.data), frames, ended_cleanly=self.body.ended_cleanly)
+        """What a library driver reads (``clients.library.body_capture``, as ``--client``'s run mode feeds it)."""
+        return body_capture(self.body)
 
 
 def fed_sse(data: bytes, name: str, provider: str | None = None) -> Fed:

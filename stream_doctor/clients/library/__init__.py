@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Protocol
 
 from stream_doctor import jsontext
-from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
+from stream_doctor.capture.base import NOT_JSON, Body, Capture, Frame, Pos
 from stream_doctor.clients.base import ClientError, Handoff
 
 #: profile name -> (module in this package, the package it drives, what a handoff is compared by:
@@ -75,6 +75,16 @@ class Original:
 
     data: bytes
     cuts: tuple[int, ...] | None = None  # byte offsets where a chunk ends; None: one frame per chunk
+
+
+def body_capture(body: Body) -> Capture:
+    """What a library driver reads of a response body: its frames, each placed at its span in the bytes the
+    library is fed (frame numbers kept, so what the library did is placed on the capture's own events)."""
+    frames = [
+        replace(frame, pos=Pos(frame.pos.number, frame.pos.line, start))
+        for frame, (start, _) in zip(body.frames, body.spans, strict=True)
+    ]
+    return Capture("<body>", body.container, len(body.data), frames, ended_cleanly=body.ended_cleanly)
 
 
 class LibraryRun(Protocol):

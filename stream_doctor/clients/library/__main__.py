@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import resource
 import sys
-from dataclasses import replace
 from typing import Any, BinaryIO
 
 import orjson
@@ -125,16 +124,11 @@ def _turn(run: Any, capture: Capture, section: Section, body: Body | None, provi
 
 
 def _fed(body: Body) -> tuple[Capture, list[Frame], Any]:
-    """What a driver reads of a response body: its frames placed at their spans in the bytes the library
-    is fed (frame numbers kept, so what the library did is placed on the capture's own events)."""
-    from stream_doctor.clients.library import Original
+    """What a driver reads of a response body (``body_capture``), its frames, and the body's bytes."""
+    from stream_doctor.clients.library import Original, body_capture
 
-    frames = [
-        replace(frame, pos=Pos(frame.pos.number, frame.pos.line, start))
-        for frame, (start, _) in zip(body.frames, body.spans, strict=True)
-    ]
-    fed = Capture("<body>", body.container, len(body.data), frames, ended_cleanly=body.ended_cleanly)
-    return fed, frames, Original(body.data)
+    fed = body_capture(body)
+    return fed, fed.frames, Original(body.data)
 
 
 def _place(places: dict[int, Pos], number: int | None) -> list[int] | None:
