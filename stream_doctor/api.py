@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from stream_doctor.config.file import Config
     from stream_doctor.findings import Severity
     from stream_doctor.minimizer.run import Minimized, Progress
-    from stream_doctor.options import ClientMode, Options
+    from stream_doctor.options import ClientMode, Given, Options
     from stream_doctor.report import Report
 
 if TYPE_CHECKING:
@@ -65,88 +65,58 @@ def replay(
 ) -> Report:
     """Replay one capture (or several of one session) through the reference accumulator and every selected rule.
 
-    ``source`` is a path (``str`` or ``os.PathLike``; ``"-"`` is standard input), the capture's
-    bytes, an open text or binary stream, or an iterable of already-decoded provider events (dicts
-    as the wire carried them, or SDK event objects with ``to_dict()``/``model_dump()``).
-    ``executions`` lists what the application ran (``{"call_id", "name", "input"}`` each, as the
-    envelope's ``execute`` records): each is placed at the end of the turn of the call it names, as
-    ``--executions`` places a file's records, so positions stay the capture's own lines and events,
-    and a finding about an execution itself points at ``executions[i]``. ``name`` is the file name
-    positions carry for a capture that is not a file (default ``<memory>``).
+    ``source`` is a path (``"-"``: standard input), the capture's bytes, an open text or binary stream,
+    an iterable of already-decoded provider events (dicts as the wire carried them, or SDK event
+    objects), or a folder or list of paths replayed as one conversation. Every argument is described
+    in docs/api.md, as ``stream-doctor replay``'s option of the same name: ``executions`` is what the
+    application ran (``{"call_id", "name", "input"}`` each, placed at the end of the turn of the call it
+    names), ``name`` the file name positions carry for a capture that is not a file (``<memory>``).
 
-    ``source`` may also be a folder, or a list of paths (the envelopes the recording proxy writes,
-    one per conversation): they are replayed as one conversation in the order they were recorded
-    (their recorded start, else their file names), positions pointing into each file (docs/api.md).
+    ``config``: ``True`` uses the ``[tool.stream-doctor]`` table nearest to the capture's folder, as
+    ``stream-doctor replay`` does; a path uses that file; ``False`` (the default) none. The arguments
+    given win over the file's settings, and the file's over the defaults (``config/resolve.py``, the
+    resolver every command uses): ``fail_on``, ``max_bytes`` and ``max_frames`` default to the file's.
 
-    ``select``, ``ignore`` and ``extend_select`` take rule codes or prefixes; the most specific
-    one matching a code decides (docs/api.md). ``per_file_ignores`` maps globs (``"captures/relay/**"``)
-    to codes ignored when the capture's path matches.
-
-    ``fail_on`` defaults to the configuration's, else ``"error"``. ``config``: ``True`` uses the
-    ``[tool.stream-doctor]`` table (pyproject.toml or stream-doctor.toml) nearest to the capture's
-    folder, as ``stream-doctor replay`` does; a path uses that file; ``False`` (the default) none.
-    The arguments given win over the file's settings (``extend_select`` adds to its).
-
-    ``executed`` (``"CALL=JSON"`` each, as ``--executed``) and ``executions_file`` (a JSONL file of
-    execute records, as ``--executions``) add executions to the capture as it is, positions kept.
-    ``max_bytes`` and ``max_frames`` bound what one capture may hold (default 1 GiB decompressed and
-    10,000,000 frames); a capture over one is a ``RunError``.
-
-    ``clients`` names client profiles (``stream-doctor clients`` lists them; ``"all"``): each turn is
-    also replayed through them, their differences from the correct calls become SD8xx findings and
-    each call carries what they would hand the tool (``report.extras``, key ``"clients"``).
-    ``client_mode`` says how a library's verdict is made (``--client-mode``): ``"auto"`` runs the
-    installed library over the capture when it imports (in a process of its own, bounded in time and
-    memory), else its model; ``"run"`` requires the library; ``"model"`` never runs it; ``"both"``
-    runs it and shows, per call, where the model differs (docs/replay.md). ``node_modules`` is the
-    folder the TypeScript libraries are run from under Node (``--node-modules``; default: the project's
-    own harness in a source checkout).
-
-    ``timeline`` keeps what ``--timeline`` and the HTML report show of the events, compactly
-    (``report.timeline``: a row per event or run of deltas, at most ``timeline.MAX_ROWS``);
-    ``keep_events`` keeps every frame and event as well (``report.events``), at about ten times the
-    capture's size in memory.
-
-    Raises ``ValueError`` for an unknown provider, container, severity or rule selector or an
+    Raises ``ValueError`` for an unknown provider, container, severity, client or rule selector or an
     execution that is not an ``execute`` record, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
-    from stream_doctor.engine import replay as run
-
-    several = _paths(source)
-    path, data = (several[0], None) if several is not None else _read(source, name)
-    settings = _configured(path if data is None else None, config)
-    if settings is not None:
-        # As ruff layers them: a select given here starts afresh (the file's select and ignore no
-        # longer apply); an ignore given here adds to the file's.
-        if codes_of(select):
-            ignore = codes_of(ignore)
-        else:
-            select, ignore = settings.select, (*settings.ignore, *codes_of(ignore))
-        ignore = (*ignore, *settings.ignores_for(path))
-        extend_select = (*settings.extend_select, *codes_of(extend_select))
-        fail_on = fail_on if fail_on is not None else settings.fail_on
-        provider = provider or settings.provider_for(path)
-        container = container or settings.container
-    options = build_options(
+    said = given(
+        select=select,
+        ignore=ignore,
+        extend_select=extend_select,
+        per_file_ignores=per_file_ignores,
+        fail_on=fail_on,
         provider=provider,
         container=container,
+        max_bytes=max_bytes,
+        max_frames=max_frames,
+    )
+    own = run_options(
         tools=tools,
-        select=select,
-        ignore=(*codes_of(ignore), *_per_file(path, per_file_ignores)),
-        extend_select=extend_select,
-        fail_on=fail_on if fail_on is not None else "error",
         keep_events=keep_events,
         executed=executed,
         executions_file=executions_file,
-        max_bytes=max_bytes,
-        max_frames=max_frames,
         clients=clients,
         client_mode=client_mode,
         node_modules=node_modules,
         timeline=timeline,
         execution_records=tuple(_execute_record(record) for record in executions or ()),
     )
+    return replay_given(source, said, own, config, name)
+
+
+def replay_given(
+    source: Source, said: Given, own: Options, config: str | os.PathLike[str] | bool = False, name: str | None = None
+) -> Report:
+    """``replay`` of options already gathered (internal: the CLI's ``replay`` calls it): ``said`` resolved
+    over the configuration (``config``, as ``replay`` takes it) on top of ``own``."""
+    from stream_doctor.config.resolve import checked, resolve
+    from stream_doctor.engine import replay as run
+
+    several = _paths(source)
+    path, data = (several[0], None) if several is not None else _read(source, name)
+    options = resolve(checked(said), _configured(path if data is None else None, config), path, own)
     if several is not None and (len(several) > 1 or os.path.isdir(several[0])):
         if options.execution_records:
             raise ValueError("executions take one capture: give them with the capture that holds the call")
@@ -209,10 +179,12 @@ def minimize(
     ``call`` names no call, ``ValueError`` for an unknown code, provider or container, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
+    from stream_doctor.config import selection
+    from stream_doctor.config.resolve import resolve
     from stream_doctor.config.selection import check_selectors, known_codes
     from stream_doctor.minimizer.run import minimize as run
 
-    codes = codes_of(keep)
+    codes = selection.codes(keep)
     if not codes:
         raise ValueError('keep names no rule code (e.g. keep="SD102")')
     every = known_codes()
@@ -223,15 +195,10 @@ def minimize(
     if max_seconds is not None and max_seconds < 0:
         raise ValueError("max_seconds is negative")
     path, data = _read(source, name)
-    options = build_options(
-        provider=provider,
-        container=container,
-        tools=tools,
-        select=select,
-        ignore=ignore,
-        max_bytes=max_bytes,
-        max_frames=max_frames,
+    said = given(
+        select=select, ignore=ignore, provider=provider, container=container, max_bytes=max_bytes, max_frames=max_frames
     )
+    options = resolve(said, None, path, run_options(tools=tools))
     if data is None:
         data = _file_bytes(path, options)
     wanted = None if call is None else str(call)
@@ -275,71 +242,67 @@ def _configured(path: str | None, config: str | os.PathLike[str] | bool) -> Conf
         raise ValueError(str(error)) from None
 
 
-def build_options(
+def given(
     *,
-    provider: str | None = None,
-    container: str | None = None,
-    tools: str | os.PathLike[str] | None = None,
     select: str | Iterable[str] = (),
     ignore: str | Iterable[str] = (),
     extend_select: str | Iterable[str] = (),
-    fail_on: str | Severity = "error",
+    per_file_ignores: Mapping[str, str | Iterable[str]] | None = None,
+    fail_on: str | Severity | None = None,
+    provider: str | None = None,
+    container: str | None = None,
+    max_bytes: int | None = None,
+    max_frames: int | None = None,
+) -> Given:
+    """What the library API's arguments say of the options a configuration also sets, checked
+    (ValueError with "did you mean" for an unknown name); ``config/resolve.resolve`` layers it."""
+    from stream_doctor.config.resolve import checked
+    from stream_doctor.config.selection import codes as codes_of
+    from stream_doctor.findings import Severity
+    from stream_doctor.options import Given
+
+    table = {pattern: codes_of(listed) for pattern, listed in (per_file_ignores or {}).items()}
+    return checked(  # at once, before the configuration is read, as the command line is
+        Given(
+            select=codes_of(select) or None,
+            ignore=codes_of(ignore),
+            extend_select=codes_of(extend_select),
+            per_file_ignores=tuple(table.items()),
+            fail_on=fail_on if fail_on is None or isinstance(fail_on, Severity) else Severity.parse(str(fail_on)),
+            provider=provider,
+            container=container,
+            max_bytes=max_bytes,
+            max_frames=max_frames,
+        )
+    )
+
+
+def run_options(
+    *,
+    tools: str | os.PathLike[str] | None = None,
     keep_events: bool = False,
     executed: Iterable[str] = (),
     executions_file: str | os.PathLike[str] | None = None,
-    max_bytes: int | None = None,
-    max_frames: int | None = None,
     clients: str | Iterable[str] = (),
     client_mode: str = "auto",
     node_modules: str | os.PathLike[str] | None = None,
     timeline: bool = False,
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
-    """Validated options for the engine (internal: the CLI and the pytest plugin share it)."""
-    from stream_doctor.config.selection import check_container, check_provider, check_selection, check_selectors, codes
-    from stream_doctor.findings import Severity
+    """The options no configuration sets (the library API's arguments), checked: what ``given`` is resolved on."""
     from stream_doctor.options import Options
 
-    severity = fail_on if isinstance(fail_on, Severity) else Severity.parse(str(fail_on))
-    selected, ignored, extended = codes(select), codes(ignore), codes(extend_select)
-    check_selectors(selected, "select")
-    check_selectors(ignored, "ignore")
-    check_selectors(extended, "extend-select")
-    if extended:
-        selected = (*(selected or ("ALL",)), *extended)
-    check_selection(selected, ignored)
     return Options(
-        container=check_container(container),
-        provider=check_provider(provider),
-        fail_on=severity,
-        select=selected,
-        ignore=ignored,
         keep_events=keep_events,
         tools=os.fspath(tools) if tools is not None else None,
         executed=tuple(executed),
         executions=os.fspath(executions_file) if executions_file is not None else None,
-        **{key: value for key, value in (("max_bytes", max_bytes), ("max_frames", max_frames)) if value is not None},
         clients=_clients(clients),
         client_mode=_client_mode(client_mode),
         node_modules=os.fspath(node_modules) if node_modules is not None else None,
         timeline=timeline,
         execution_records=execution_records,
     )
-
-
-def codes_of(value: str | Iterable[str]) -> tuple[str, ...]:
-    from stream_doctor.config.selection import codes
-
-    return codes(value)
-
-
-def _per_file(path: str, table: Mapping[str, str | Iterable[str]] | None) -> tuple[str, ...]:
-    """The codes ``per_file_ignores`` (glob -> codes, as ruff's) ignores for this capture's path."""
-    if not table:
-        return ()
-    from stream_doctor.config.selection import per_file_codes
-
-    return per_file_codes(path, table)
 
 
 def _clients(names: str | Iterable[str]) -> tuple[str, ...]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from stream_doctor.capture.base import Pos
+if TYPE_CHECKING:  # a name only: the command line reads Severity for --fail-on's choices without the capture stage
+    from stream_doctor.capture.base import Pos
 
 
 class Severity(IntEnum):

@@ -1,4 +1,10 @@
-"""The frozen options a command runs with, built by the CLI and read by the engine."""
+"""The frozen options a command runs with, and what a caller said of them.
+
+``Given`` is what the command line (or the library API's arguments) said of the options a
+configuration file also sets; ``config/resolve.resolve`` layers it over the configuration over the
+defaults (as ruff does) into the one ``Options`` record the engine reads. Every command and the API
+build their options that way.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ CLIENT_MODES: tuple[ClientMode, ...] = get_args(ClientMode)
 
 @dataclass(frozen=True)
 class Options:
+    """The options one replay runs with, resolved (``config/resolve.resolve``); read by the engine."""
+
     container: str | None = None  # force a capture reader
     provider: str | None = None  # force a provider adapter
     fail_on: Severity = Severity.ERROR
@@ -39,26 +47,33 @@ class Options:
 
 
 @dataclass(frozen=True)
+class Given:
+    """What a caller said of the options a configuration file also sets; None (or empty) leaves each
+    to the configuration, then to the default (``config/resolve.resolve``)."""
+
+    select: tuple[str, ...] | None = None  # given, it starts afresh: the file's select and ignore no longer apply
+    ignore: tuple[str, ...] = ()  # adds to the file's ignore (or, with select given, alone)
+    extend_select: tuple[str, ...] = ()  # adds to the file's extend-select
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes): added to the file's
+    fail_on: Severity | None = None
+    provider: str | None = None  # force a provider adapter, over the file's provider and per-path-provider
+    container: str | None = None  # force a capture reader
+    max_bytes: int | None = None  # per capture, once decompressed
+    max_frames: int | None = None  # per capture
+
+
+@dataclass(frozen=True)
 class CheckOptions:
-    """What ``stream-doctor check`` was told on the command line; ``None`` leaves it to the configuration."""
+    """What ``stream-doctor check`` was told on the command line: each capture's options are ``given``
+    resolved over the configuration governing it, on top of ``run`` (what no configuration sets)."""
 
     paths: tuple[str, ...] = ()
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] | None = None
-    fail_on: Severity | None = None
-    provider: str | None = None
-    container: str | None = None
+    given: Given = Given()
+    run: Options = Options()  # --client, --client-mode, --node-modules: every capture's
     jobs: int | None = None  # worker processes; 0: one per CPU
     config: str | None = None  # a configuration file to use instead of searching for one
     isolated: bool = False  # use no configuration file at all
     update_expectations: bool = False  # write each checked capture's expectation sidecar
     keep_reports: bool = True  # keep each replay's JSON report (for the JSON check report; costly for huge captures)
-    max_bytes: int | None = None  # per capture; None: the configuration's, else the default
-    max_frames: int | None = None
-    extend_select: tuple[str, ...] = ()  # selected on top of select (the command line's or the configuration's)
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     respect_gitignore: bool = True  # --no-respect-gitignore: walk what .gitignore lists too
-    clients: tuple[str, ...] = ()  # --client: the client profiles every capture's turns also go through (names)
-    client_mode: ClientMode = "auto"  # --client-mode, for each capture as replay's (clients/runs.py)
-    node_modules: str | None = None  # --node-modules
     sessions: tuple[str, ...] = ()  # --session: folder globs (from the working directory), each one conversation

@@ -852,7 +852,7 @@ def _internal(subject: str) -> str:
 @pytest.mark.parametrize(
     ("where", "args"),
     [
-        ("stream_doctor.api:replay", ()),  # the engine
+        ("stream_doctor.api:replay_given", ()),  # the engine (the CLI's way into the library API)
         ("stream_doctor.reporters.terminal:render", ()),  # a reporter, after the replay
         ("stream_doctor.reporters.json_report:pieces", ("--format", "json")),  # a reporter writing as it goes
         ("stream_doctor.reporters.json_report:pieces", ("--format=json", "-o", "out.json", "--call=1")),

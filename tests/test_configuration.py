@@ -140,3 +140,29 @@ def test_assert_clean_reads_paths_from_the_rootdir_and_honours_configuration(pyt
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*test_configuration_off*", "*SD102*"])
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ('max-bytes = "1KiB"', "the capture is larger than 1 KiB (raise the limit with --max-bytes)"),
+        ("max-frames = 3", "the capture holds more than 3 frames (raise the limit with --max-frames)"),
+    ],
+)
+def test_replay_honours_the_configurations_size_limits_as_check_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str, said: str
+) -> None:
+    shutil.copy(CLEAN, tmp_path / "one.sse")
+    (tmp_path / "stream-doctor.toml").write_text(setting + "\n")
+    monkeypatch.chdir(tmp_path)
+    replayed, checked = run("replay", "one.sse"), run("check", "one.sse", "--report", "json:check.json")
+    assert replayed.exit_code == 2 and said in replayed.output
+    assert checked.exit_code == 1 and said in (tmp_path / "check.json").read_text()
+    from stream_doctor.stages import RunError
+
+    with pytest.raises(RunError, match=said.split(" (")[0]):
+        replay("one.sse", config=True)
+    # the near misses: the command line (or the argument) wins over the file, and no file is no limit
+    assert run("replay", "one.sse", "--max-bytes", "1MiB", "--max-frames", "1000").exit_code == 0
+    assert not replay("one.sse", config=True, max_bytes=1 << 20, max_frames=1000).findings
+    assert run("replay", "one.sse", "--isolated").exit_code == 0

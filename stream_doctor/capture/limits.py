@@ -9,6 +9,7 @@ without allocating the whole thing. Only regular files (and ``-`` for stdin) are
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,25 +44,49 @@ def current() -> Limits:
     return CURRENT.get()
 
 
+#: What a size's unit multiplies by, decided once for every option and configuration key that takes
+#: a size: ``KB``/``MB``/``GB``/``TB`` are powers of ten (SI), ``KiB``/``MiB``/``GiB``/``TiB`` (and
+#: Kubernetes' ``Ki``/``Mi``/``Gi``) powers of two (IEC), and a bare ``K``/``M``/``G``/``T`` is a power of
+#: two, as GNU dd and sort read it (``--max-bytes 512M`` always meant 512 MiB). Case does not matter.
+SIZE_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1} | {
+    letter + suffix: 1000**power if suffix == "b" else 1 << (10 * power)
+    for power, letter in enumerate("kmgt", start=1)
+    for suffix in ("", "b", "i", "ib")
+}
+
+SIZE_EXPECTED = "expected a size such as 65536, 512KiB or 64MiB"
+#: a number (thousands grouped by commas as ``human`` writes them, or by underscores), a unit
+_SIZE = re.compile(r"\s*((?:\d{1,3}(?:,\d{3})+|\d[\d_]*)(?:\.\d+)?|\.\d+)\s*([a-z]*)\s*", re.IGNORECASE)
+
+
 def parse_size(text: str) -> int:
-    """``1073741824``, ``512M``, ``1GiB``, ``64k`` → bytes; ValueError when it is none of those."""
-    value = text.strip().lower().removesuffix("b").removesuffix("i")
-    factor = 1
-    for suffix, multiple in (("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40)):
-        if value.endswith(suffix):
-            value, factor = value[:-1], multiple
-            break
-    number = int(value.strip().replace("_", ""))
-    if number <= 0:
-        raise ValueError(text)
-    return number * factor
+    """``1073741824``, ``512M``, ``1GiB``, ``1.5 GB``, ``64kb``, ``1,024 bytes`` → bytes (``SIZE_UNITS``; a
+    fraction of a byte is dropped); ValueError saying what a size looks like when it is none of those."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a size: {SIZE_EXPECTED}")
+    number, unit = match.group(1).replace("_", "").replace(",", ""), match.group(2).lower()
+    if unit not in SIZE_UNITS:
+        raise ValueError(SIZE_EXPECTED)
+    from fractions import Fraction  # not at import: a replay that is given no size never needs it
+
+    size = int(Fraction(number) * SIZE_UNITS[unit])  # exact: 1.1 GB is 1,100,000,000 bytes, not a float's
+    if size < 1:
+        raise ValueError(f"{SIZE_EXPECTED} (at least one byte)")
+    return size
 
 
-def human(size: int) -> str:
-    for unit, multiple in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+def human(size: int, rounded: bool = False) -> str:
+    """A byte count as people read it, in powers of two: exactly (``64 MiB``, else ``1,234 bytes``), which
+    ``parse_size`` reads back, or ``rounded`` to one decimal for a report (``1.5 KiB``, ``812 B``)."""
+    if rounded:
+        if size < 1 << 10:
+            return f"{size} B"
+        return f"{size / (1 << 10):.1f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+    for unit, multiple in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= multiple and size % multiple == 0:
             return f"{size // multiple} {unit}"
-    return f"{size:,} bytes"
+    return f"{size:,} byte{'' if size == 1 else 's'}"
 
 
 class LimitExceeded(CaptureError):

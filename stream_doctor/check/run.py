@@ -24,10 +24,12 @@ from stream_doctor.config import file as config_file
 from stream_doctor.config.expectations import Expectation
 from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.config.globs import Glob
+from stream_doctor.config.resolve import checked, resolve, selection
+from stream_doctor.config.selection import check_selection
 from stream_doctor.engine import replay, replay_many
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.jsonpieces import pieces
-from stream_doctor.options import CheckOptions, Options
+from stream_doctor.options import CheckOptions, Given, Options
 from stream_doctor.redaction import redacted
 from stream_doctor.report import json_document
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
@@ -78,17 +80,15 @@ def prepare(options: CheckOptions) -> Plan:
         raise CheckError("no paths to check: name capture files, folders or globs")
     configs = _Configs(options)
     config = configs.for_target(paths[0])
-    fail_on = options.fail_on or config.fail_on
     for each in configs.every_for(paths):
         try:
-            _validate_selection(*_selection(options, each), options, each)
-            _validate(options.provider, options.container or each.container, each)
+            _validate(options.given.provider, options.given.container or each.container, each)
+            _validate_selection(options.given, each)
         except CheckError as error:
             if each is config:
                 raise  # the run's own configuration (that of the first path): the run cannot be set up
             configs.broken[each.path] = error  # a configuration below it: the captures it governs fail
-    respect_gitignore = options.respect_gitignore and config.respect_gitignore
-    gitignored = GitIgnored() if respect_gitignore else None
+    gitignored = GitIgnored() if options.respect_gitignore and config.respect_gitignore else None
 
     def excluded(path: str) -> bool:
         try:
@@ -105,50 +105,39 @@ def prepare(options: CheckOptions) -> Plan:
         if found.special:
             skipped += f" ({len(found.special)} skipped: not regular files)"
         raise CheckError(f"no captures found in {', '.join(paths)}{skipped}")
-    tasks = []
-    for path, members in _sessions(found.captures, configs, excluded, _session_globs(options.sessions)):
-        try:
-            governing = configs.for_target(path)
-        except CheckError as error:  # one bad configuration fails the captures it governs, not the run
-            tasks.append(Task(path, Options(), (), config_problem=str(error), members=members))
-            continue
-        select, ignore = _selection(options, governing)
-        try:
-            sidecar, sidecar_problem = expect.load_sidecar(path), None
-        except CheckError as error:  # one bad sidecar fails its capture, not the run
-            problem = str(error).removeprefix(f"{expect.sidecar_path(path)}: ")
-            sidecar, sidecar_problem = (), problem.removeprefix("cannot read the expectations: ")
-        tasks.append(
-            Task(
-                path,
-                Options(
-                    container=options.container or governing.container,
-                    provider=options.provider or governing.provider_for(path),
-                    fail_on=options.fail_on or governing.fail_on,
-                    select=select,
-                    ignore=ignore + governing.ignores_for(path) + _command_line_ignores(path, options),
-                    max_bytes=options.max_bytes or governing.max_bytes,
-                    max_frames=options.max_frames or governing.max_frames,
-                    clients=options.clients,
-                    client_mode=options.client_mode,
-                    node_modules=options.node_modules,
-                ),
-                governing.expectations_for(path) + sidecar,
-                governing.expectations_for(path),
-                options.keep_reports,
-                sidecar_problem,
-                members=members,
-            )
-        )
-    jobs = options.jobs if options.jobs is not None else config.jobs
+    entries = _sessions(found.captures, configs, excluded, _session_globs(options.sessions))
     return Plan(
         config,
-        tuple(tasks),
+        tuple(_task(path, members, configs, options) for path, members in entries),
         found.skipped,
-        fail_on,
-        jobs or os.cpu_count() or 1,
+        options.given.fail_on or config.fail_on,
+        (options.jobs if options.jobs is not None else config.jobs) or os.cpu_count() or 1,
         options.update_expectations,
         found.special,
+    )
+
+
+def _task(path: str, members: tuple[str, ...], configs: _Configs, options: CheckOptions) -> Task:
+    """One capture (or session) to check: its options resolved over the configuration governing it
+    (``config/resolve.py``, as ``replay`` resolves them), its expectations, what could not be read."""
+    try:
+        governing = configs.for_target(path)
+    except CheckError as error:  # one bad configuration fails the captures it governs, not the run
+        return Task(path, Options(), (), config_problem=str(error), members=members)
+    try:
+        sidecar, sidecar_problem = expect.load_sidecar(path), None
+    except CheckError as error:  # one bad sidecar fails its capture, not the run
+        problem = str(error).removeprefix(f"{expect.sidecar_path(path)}: ")
+        sidecar, sidecar_problem = (), problem.removeprefix("cannot read the expectations: ")
+    configured = governing.expectations_for(path)
+    return Task(
+        path,
+        resolve(options.given, governing, path, options.run),
+        configured + sidecar,
+        configured,
+        options.keep_reports,
+        sidecar_problem,
+        members=members,
     )
 
 
@@ -452,44 +441,14 @@ def _fixed_part(pattern: str) -> str:
     return folder if os.path.isdir(folder) else "."
 
 
-def _selection(options: CheckOptions, config: config_file.Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """select and ignore for captures under this configuration, the command line over the file."""
-    # As ruff layers them: the command line's --select starts the selection afresh (the file's
-    # select and ignore no longer apply); its --ignore adds to the file's.
-    if options.select is not None:
-        select, ignore = options.select, options.ignore or ()
-    else:
-        select, ignore = config.select, (*config.ignore, *(options.ignore or ()))
-    extend = (*config.extend_select, *options.extend_select)
-    if extend:
-        select = (*(select or ("ALL",)), *extend)
-    return select, ignore
-
-
-def _validate_selection(
-    select: tuple[str, ...], ignore: tuple[str, ...], options: CheckOptions, config: config_file.Config
-) -> None:
+def _validate_selection(given: Given, config: config_file.Config) -> None:
     """Unknown codes and a selection that leaves no rule are bad options (exit 2), as in ruff."""
-    from stream_doctor.config.selection import check_selection, check_selectors
-
     try:
-        check_selectors(options.select or (), "select")
-        check_selectors(options.ignore or (), "ignore")
-        check_selectors(options.extend_select, "extend-select")
-        for pattern, codes in options.per_file_ignores:
-            check_selectors(codes, f"per-file-ignores {pattern}")
-        check_selection(select, ignore)
+        checked(given)
+        check_selection(*selection(given, config))
     except ValueError as error:
-        where = f"{config.path}: " if config.path and (options.select is None or options.ignore is None) else ""
+        where = f"{config.path}: " if config.path and (given.select is None or not given.ignore) else ""
         raise CheckError(f"{where}{error}") from None
-
-
-def _command_line_ignores(path: str, options: CheckOptions) -> tuple[str, ...]:
-    if not options.per_file_ignores:
-        return ()
-    from stream_doctor.config.selection import per_file_codes
-
-    return per_file_codes(path, dict(options.per_file_ignores))
 
 
 def _validate(provider: str | None, container: str | None, config: config_file.Config) -> None:

@@ -1,5 +1,5 @@
 """``stream-doctor check``: its options, declared once as the fields of ``Check`` (typer reads each
-field's ``Annotated`` declaration, ``typer_app.command``); the work is ``check_run.run``.
+field's ``Annotated`` declaration, ``typer_app.command``); the work is ``check_run.run`` (``typer_app.WORK``).
 
 No ``from __future__ import annotations``, as in ``cli/replay.py``: typer reads the annotations.
 """
@@ -10,6 +10,7 @@ import typer
 
 from stream_doctor.cli.options import (
     ClientMode,
+    Container,
     ExitZero,
     ExtendSelect,
     Ignore,
@@ -19,10 +20,14 @@ from stream_doctor.cli.options import (
     MaxRows,
     NodeModules,
     PerFileIgnores,
+    Provider,
     Quiet,
     ReportWidth,
     Select,
     Sessions,
+    Severity,
+    client_option,
+    fail_on_option,
 )
 
 
@@ -42,14 +47,7 @@ class Check(NamedTuple):
     extend_select: ExtendSelect = []
     per_file_ignores: PerFileIgnores = []
     session: Sessions = []
-    fail_on: Annotated[
-        Optional[str],
-        typer.Option(
-            "--fail-on",
-            metavar="SEVERITY",
-            help="Fail on an unexpected finding of this severity or above: info, warning, error (default: error).",
-        ),
-    ] = None
+    fail_on: Annotated[Optional[Severity], fail_on_option("on an unexpected finding of this severity or above")] = None
     report: Annotated[
         List[str],
         typer.Option(
@@ -63,12 +61,8 @@ class Check(NamedTuple):
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", min=0, help="Replay in N processes (0: one per CPU).")
     ] = None
-    provider: Annotated[
-        Optional[str], typer.Option("--provider", metavar="NAME", help="Force the provider for every capture.")
-    ] = None
-    container: Annotated[
-        Optional[str], typer.Option("--container", metavar="FORMAT", help="Force the capture format for every capture.")
-    ] = None
+    provider: Provider = None
+    container: Container = None
     config: Annotated[Optional[str], typer.Option("--config", help="Use this configuration file; do not search.")] = (
         None
     )
@@ -80,15 +74,7 @@ class Check(NamedTuple):
             help="Skip what .gitignore files list when searching folders and globs (default: on).",
         ),
     ] = True
-    client: Annotated[
-        List[str],
-        typer.Option(
-            "--client",
-            metavar="NAME",
-            help="Also predict what this client would hand the tool, per call of every capture (repeatable, or all; "
-            "`stream-doctor clients` lists them). Differences are findings SD801-SD809, in every report.",
-        ),
-    ] = []
+    client: Annotated[List[str], client_option(", per call of every capture")] = []
     client_mode: ClientMode = "auto"
     node_modules: NodeModules = None
     update_expectations: Annotated[
@@ -117,9 +103,3 @@ class Check(NamedTuple):
         bool,
         typer.Option("--statistics", help="On standard output, how many findings of each code instead of the report."),
     ] = False
-
-    def run(self) -> int:
-        """Check the captures and write the reports; the exit code."""
-        from stream_doctor.cli.check_run import run
-
-        return run(self)

@@ -18,7 +18,7 @@ from stream_doctor.cli.output import (
     write_file,
     write_stdout,
 )
-from stream_doctor.cli.validate import choice, client_mode, client_names, codes, file_ignores, paths_given, size_limits
+from stream_doctor.cli.validate import client_mode, paths_given, said
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
@@ -30,31 +30,24 @@ def run(given: Check) -> int:
     from stream_doctor.check import CheckError
     from stream_doctor.check.progress import progress
     from stream_doctor.check.run import execute, prepare
-    from stream_doctor.findings import Severity
-    from stream_doctor.options import CheckOptions
+    from stream_doctor.options import CheckOptions, Options
 
     targets = _report_targets(given.report, "statistics" if given.statistics else "terminal")
-    fail_on = choice(given.fail_on, ("info", "warning", "error"), "--fail-on", "severity") if given.fail_on else None
     options = CheckOptions(
         paths=paths_given(given.paths or []),
-        select=codes(given.select) or None,
-        ignore=codes(given.ignore) or None,
-        extend_select=codes(given.extend_select),
-        per_file_ignores=tuple(file_ignores(given.per_file_ignores).items()),
-        fail_on=Severity.parse(fail_on) if fail_on else None,
-        provider=given.provider,
-        container=given.container,
+        given=said(given),
+        run=Options(
+            clients=tuple(given.client),
+            client_mode=client_mode(given.client_mode),
+            node_modules=given.node_modules,
+        ),
         jobs=given.jobs,
         config=given.config,
         isolated=given.isolated,
         respect_gitignore=given.respect_gitignore,
         update_expectations=given.update_expectations,
         keep_reports=any(name == "json" for name, _ in targets),
-        clients=client_names(given.client),
-        client_mode=client_mode(given.client_mode),
-        node_modules=given.node_modules,
         sessions=tuple(given.session),
-        **size_limits(given.max_bytes, given.max_frames),
     )
     try:
         plan = prepare(options)

@@ -7,9 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.options import Force, MaxBytes, MaxFrames
+from stream_doctor.cli.options import Container, Force, MaxBytes, MaxFrames, Provider
 from stream_doctor.cli.output import fail, internal_error, refuse_existing, refuse_inputs, refuse_misnamed, write_file
-from stream_doctor.cli.validate import size_limits
 
 
 def convert(
@@ -19,8 +18,8 @@ def convert(
         "session, or a folder of them, become one envelope of several turns, in the order they were recorded.",
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the envelope here (default: stdout)."),
-    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
+    container: Container = None,
+    provider: Provider = None,
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
     force: Force = False,
@@ -28,8 +27,9 @@ def convert(
     """Rewrite a capture as a stream-doctor envelope (JSONL) that replays to the same findings.
 
     Several captures of one session (or a folder of them) become one envelope of several turns."""
+    from stream_doctor.config.resolve import resolve
     from stream_doctor.convert import convert_many
-    from stream_doctor.options import Options
+    from stream_doctor.options import Given
     from stream_doctor.stages import RunError
 
     to_file = output is not None and output != "-"
@@ -38,9 +38,8 @@ def convert(
         refuse_existing(output, force)
         refuse_misnamed(output, "envelope")
     try:
-        data = convert_many(
-            capture, Options(container=container, provider=provider, **size_limits(max_bytes, max_frames))
-        )
+        given = Given(container=container, provider=provider, max_bytes=max_bytes, max_frames=max_frames)
+        data = convert_many(capture, resolve(given))
     except RunError as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import typer
 
-from stream_doctor.cli.options import Force, MaxBytes, MaxFrames
+from stream_doctor.cli.options import Container, Force, MaxBytes, MaxFrames, Provider
 from stream_doctor.cli.output import (
     error_line,
     fail,
@@ -22,7 +22,6 @@ from stream_doctor.cli.output import (
     write_file,
     write_stdout,
 )
-from stream_doctor.cli.validate import size_limits
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.run import Minimized, Progress
@@ -47,8 +46,8 @@ def minimize(
     redact: bool = typer.Option(
         False, "--redact", help="Replace user text, ids, argument values and secrets no kept finding depends on."
     ),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
-    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    provider: Provider = None,
+    container: Container = None,
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
     force: Force = False,
@@ -80,8 +79,8 @@ def fixture(
     ),
     call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
     max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
-    provider: Optional[str] = typer.Option(None, "--provider", help="Force the provider (e.g. anthropic)."),
-    container: Optional[str] = typer.Option(None, "--container", help="Force the capture format."),
+    provider: Provider = None,
+    container: Container = None,
     max_bytes: MaxBytes = None,
     max_frames: MaxFrames = None,
     force: Force = False,
@@ -126,7 +125,7 @@ def _run(
     redact: bool,
     provider: Optional[str],
     container: Optional[str],
-    max_bytes: Optional[str],
+    max_bytes: Optional[int],
     max_frames: Optional[int],
 ) -> Minimized:
     from stream_doctor.api import minimize as run
@@ -134,7 +133,6 @@ def _run(
 
     if output != "-":
         refuse_inputs(output, [capture])
-    limits = size_limits(max_bytes, max_frames)
     try:
         with _progress() as show:
             return run(
@@ -146,7 +144,8 @@ def _run(
                 max_seconds=max_seconds,
                 redact=redact,
                 progress=show,
-                **limits,
+                max_bytes=max_bytes,
+                max_frames=max_frames,
             )
     except (RunError, ValueError) as error:  # MinimizeError is a ValueError
         fail(str(error))

@@ -5,11 +5,16 @@ No ``from __future__ import annotations``: these are values typer reads, not ann
 """
 
 from enum import Enum
-from typing import Annotated, List, Optional
+from typing import Annotated, Callable, List, Optional, Sequence
 
 import typer
 
-MAX_BYTES_HELP = "Refuse a capture larger than this once decompressed (bytes, or 512M, 2GiB; default 1GiB)."
+from stream_doctor.findings import Severity as Severity  # re-exported: the commands annotate --fail-on with it
+
+#: --fail-on's choices, lowest first, as ``Severity`` orders them
+SEVERITIES = tuple(severity.label for severity in Severity)
+
+MAX_BYTES_HELP = "Refuse a capture larger than this once decompressed (SIZE: 512M, 2GiB, 1.5GB; default 1GiB)."
 MAX_FRAMES_HELP = "Refuse a capture of more frames than this (default 10,000,000)."
 
 SELECT_HELP = (
@@ -38,16 +43,85 @@ NODE_MODULES_HELP = (
 EXIT_ZERO_HELP = "Exit 0 even when findings reach --fail-on (2 still means stream-doctor could not run)."
 
 
+def size(option: str) -> Callable[[str], int]:
+    """The parser of a SIZE option (``capture/limits.parse_size``: ``512M``, ``2GiB``, ``1.5GB``), run as the
+    command line is read; a value that is no size is one line naming the option, and exit 2."""
+
+    def parse(text: str | int) -> int:
+        if isinstance(text, int):  # a default, in bytes
+            return text
+        from stream_doctor.capture.limits import parse_size
+        from stream_doctor.cli.output import fail
+
+        try:
+            return parse_size(text)
+        except ValueError as error:
+            fail(f"{option} {text}: {error}")
+
+    return parse
+
+
+def _severity(text: str | Severity) -> Severity:
+    if isinstance(text, Severity):  # a default
+        return text
+    from stream_doctor.cli.validate import choice
+
+    return Severity.parse(choice(text, SEVERITIES, "--fail-on", "severity"))
+
+
+def fail_on_option(when: str, default: str = "error") -> typer.models.OptionInfo:
+    """``--fail-on SEVERITY`` of a command (replay, check, scan, record, serve), checked as the command line
+    is read; ``when`` says what makes it exit 1 there, ``default`` what happens without it."""
+    declared: typer.models.OptionInfo = typer.Option(
+        "--fail-on",
+        metavar="SEVERITY",
+        parser=_severity,
+        show_default=False,  # the sentence says it
+        help=f"Exit 1 {when}: {', '.join(SEVERITIES)} (default: {default}).",
+    )
+    return declared
+
+
+def closed(option: str, what: str, names: Callable[[], Sequence[str]]) -> Callable[[str], str]:
+    """The parser of an option that takes one of a registry's names (``names``, read only when the option
+    is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2."""
+
+    def parse(text: str) -> str:
+        from stream_doctor.cli.validate import choice
+
+        return choice(text, tuple(names()), option, what)
+
+    return parse
+
+
+def _containers() -> Sequence[str]:
+    from stream_doctor.capture import CONTAINERS
+
+    return CONTAINERS
+
+
+def _clients(values: List[str]) -> List[str]:
+    from stream_doctor.cli.validate import client_names
+
+    return list(client_names(values))  # checked once, here: the commands hand the names on as they are
+
+
+def client_option(what: str) -> typer.models.OptionInfo:
+    """``--client NAME`` (replay, check, record): the profiles, checked as the command line is read."""
+    declared: typer.models.OptionInfo = typer.Option(
+        "--client",
+        metavar="NAME",
+        callback=_clients,
+        help=f"Also predict what this client would hand the tool{what} (repeatable, or all; `stream-doctor clients` "
+        "lists them). Differences are findings SD801-SD809.",
+    )
+    return declared
+
+
 class OutputFormat(str, Enum):
     terminal = "terminal"
     json = "json"
     jsonl = "jsonl"
-
-
-class Level(str, Enum):
-    info = "info"
-    warning = "warning"
-    error = "error"
 
 
 Select = Annotated[List[str], typer.Option("--select", metavar="CODES", help=SELECT_HELP)]
@@ -64,8 +138,25 @@ ReportWidth = Annotated[
 MaxRows = Annotated[
     int, typer.Option("--max-rows", min=0, help="Rows per list in text reports before a '… N more' line (0: all).")
 ]
-MaxBytes = Annotated[Optional[str], typer.Option("--max-bytes", help=MAX_BYTES_HELP)]
+MaxBytes = Annotated[
+    Optional[int], typer.Option("--max-bytes", metavar="SIZE", parser=size("--max-bytes"), help=MAX_BYTES_HELP)
+]
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
+Provider = Annotated[
+    Optional[str],
+    typer.Option("--provider", metavar="NAME", help="Force the provider adapter (e.g. anthropic); default: detected."),
+]
+Container = Annotated[
+    Optional[str],
+    typer.Option(
+        "--container",
+        "--input-format",
+        metavar="FORMAT",
+        parser=closed("--container", "container", _containers),
+        help="Force the capture format, by its reader's name (sse, jsonl, envelope, har, vcr …; a name that is none "
+        "lists them all).",
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
 ClientMode = Annotated[str, typer.Option("--client-mode", metavar="MODE", help=CLIENT_MODE_HELP)]
 NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]

@@ -1,5 +1,6 @@
 """``stream-doctor replay``: its options, declared once as the fields of ``Replay`` (typer reads
-each field's ``Annotated`` declaration, ``typer_app.command``); the work is ``replay_run.run``.
+each field's ``Annotated`` declaration, ``typer_app.command``); the work is ``replay_run.run``, which
+``typer_app.WORK`` names, so the import graph runs one way: the work imports the options, never back.
 
 No ``from __future__ import annotations`` here: typer reads these annotations at start-up, and as
 strings each would be compiled and evaluated again on every run (about 2 ms per command record).
@@ -11,6 +12,7 @@ import typer
 
 from stream_doctor.cli.options import (
     ClientMode,
+    Container,
     ExitZero,
     ExtendSelect,
     Ignore,
@@ -20,10 +22,16 @@ from stream_doctor.cli.options import (
     MaxRows,
     NodeModules,
     PerFileIgnores,
+    Provider,
     Quiet,
     ReportWidth,
     Select,
+    Severity,
+    client_option,
+    closed,
+    fail_on_option,
 )
+from stream_doctor.reporters import FORMATS
 
 
 class Replay(NamedTuple):
@@ -50,21 +58,13 @@ class Replay(NamedTuple):
             "--format",
             "-f",
             metavar="FORMAT",
-            help="Report format: terminal, json, jsonl or html (a self-contained page: use with -o report.html; not written to a terminal).",
+            parser=closed("--format", "format", lambda: FORMATS),
+            help=f"Report format: {', '.join(FORMATS)} (html: a self-contained page; use with -o report.html, not "
+            "written to a terminal).",
         ),
     ] = "terminal"
-    container: Annotated[
-        Optional[str],
-        typer.Option(
-            "--container",
-            "--input-format",
-            metavar="FORMAT",
-            help="Force the capture format: sse, jsonl, envelope, json, eventstream, prefixed, har, vcr, recording.",
-        ),
-    ] = None
-    provider: Annotated[
-        Optional[str], typer.Option("--provider", metavar="NAME", help="Force the provider (e.g. anthropic).")
-    ] = None
+    container: Container = None
+    provider: Provider = None
     tools: Annotated[
         Optional[str],
         typer.Option(
@@ -90,25 +90,10 @@ class Replay(NamedTuple):
             help="A JSONL file of execute records (call_id or name, input) to add to the capture.",
         ),
     ] = None
-    client: Annotated[
-        List[str],
-        typer.Option(
-            "--client",
-            metavar="NAME",
-            help="Also predict what this client would hand the tool, per call (repeatable, or all; "
-            "`stream-doctor clients` lists them). Differences are findings SD801-SD809.",
-        ),
-    ] = []
+    client: Annotated[List[str], client_option(", per call")] = []
     client_mode: ClientMode = "auto"
     node_modules: NodeModules = None
-    fail_on: Annotated[
-        Optional[str],
-        typer.Option(
-            "--fail-on",
-            metavar="SEVERITY",
-            help="Exit 1 when a finding reaches this severity: info, warning, error (default: error).",
-        ),
-    ] = None
+    fail_on: Annotated[Optional[Severity], fail_on_option("when a finding reaches this severity")] = None
     select: Select = []
     ignore: Ignore = []
     extend_select: ExtendSelect = []
@@ -140,9 +125,3 @@ class Replay(NamedTuple):
     statistics: Annotated[
         bool, typer.Option("--statistics", help="Print how many findings of each code instead of the report.")
     ] = False
-
-    def run(self) -> int:
-        """Replay the captures and write the report; the exit code."""
-        from stream_doctor.cli.replay_run import run
-
-        return run(self)

@@ -17,7 +17,7 @@ from stream_doctor.cli.output import (
     render_options,
     stdout_is_terminal,
 )
-from stream_doctor.cli.validate import choice, client_mode, file_ignores, size_limits
+from stream_doctor.cli.validate import client_mode, said
 
 if TYPE_CHECKING:
     from stream_doctor.cli.replay import Replay
@@ -27,43 +27,31 @@ if TYPE_CHECKING:
 def run(options: Replay) -> int:
     """Replay the captures (one path, or several replayed as one conversation) and write the report; the
     exit code (0, or 1 for findings at ``--fail-on``)."""
-    from stream_doctor.api import replay
-    from stream_doctor.reporters import FORMATS
+    from stream_doctor.api import replay_given
+    from stream_doctor.options import Options
     from stream_doctor.stages import RunError
 
     captures = list(options.capture)
-    limits = size_limits(options.max_bytes, options.max_frames)
-    output = choice(options.output, FORMATS, "--format", "format")
-    severities = ("info", "warning", "error")
-    fail_on = choice(options.fail_on, severities, "--fail-on", "severity") if options.fail_on else None
+    output = options.output
+    given = said(options)
     if output == "html" and options.output_file is None and not options.quiet and stdout_is_terminal():
         # a page's markup is no report to read on a terminal (issue 36); as gzip refuses to write
         # compressed data to one. Redirected, or with -o -, it is written where it was asked.
         fail(
             "--format html writes a web page, not text for the terminal: add -o report.html, or redirect (> report.html)"
         )
-    mode = client_mode(options.client_mode)
-    config = options.config if options.config is not None else True
+    own = Options(
+        tools=options.tools,
+        executed=tuple(options.executed),
+        executions=options.executions,
+        clients=tuple(options.client),
+        client_mode=client_mode(options.client_mode),
+        node_modules=options.node_modules,
+        timeline=options.timeline or output == "html",  # the HTML report draws every event on its timeline
+    )
+    config = False if options.isolated else options.config if options.config is not None else True
     try:
-        report = replay(
-            captures[0] if len(captures) == 1 else captures,
-            provider=options.provider,
-            container=options.container,
-            tools=options.tools,
-            select=options.select,
-            ignore=options.ignore,
-            extend_select=options.extend_select,
-            per_file_ignores=file_ignores(options.per_file_ignores),
-            fail_on=fail_on,
-            config=False if options.isolated else config,
-            timeline=options.timeline or output == "html",  # the HTML report draws every event on its timeline
-            executed=options.executed,
-            executions_file=options.executions,
-            clients=options.client,
-            client_mode=mode,
-            node_modules=options.node_modules,
-            **limits,
-        )
+        report = replay_given(captures[0] if len(captures) == 1 else captures, given, own, config)
     except (RunError, ValueError) as error:
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback

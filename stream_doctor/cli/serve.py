@@ -3,10 +3,11 @@ it sends back (the ``record`` extra: the server is the recorder's aiohttp stack)
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
+from stream_doctor.cli.options import Severity, fail_on_option, size
 from stream_doctor.cli.output import error_line, fail
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
 
@@ -52,18 +53,14 @@ def serve(
         metavar="DIR",
         help="Folder for the envelopes of what the application sent (default: a new temporary folder).",
     ),
-    max_request: Optional[str] = typer.Option(
+    max_request: Optional[int] = typer.Option(
         None,
         "--max-request",
         metavar="SIZE",
+        parser=size("--max-request"),
         help=f"Refuse a request body larger than this (413, in the provider's error shape; default {MAX_REQUEST} bytes).",
     ),
-    fail_on: str = typer.Option(
-        "error",
-        "--fail-on",
-        metavar="SEVERITY",
-        help="Exit 1 on stop when a verdict reached this severity: info, warning, error.",
-    ),
+    fail_on: Annotated[Severity, fail_on_option("on stop when a verdict reached this severity")] = Severity.ERROR,
     vary: List[str] = typer.Option(
         [],
         "--vary",
@@ -99,9 +96,6 @@ def serve(
     SIGTERM the conversation rules (SD6xx) judge what the application sent back, and the server says
     what it saw itself (a connection closed mid-stream, a follow-up that never came).
     """
-    from stream_doctor.cli.record import _size
-    from stream_doctor.cli.validate import choice
-    from stream_doctor.findings import Severity
 
     command = _command(context)
     if matrix or command:
@@ -111,8 +105,7 @@ def serve(
         return
     if len(vary) > 1:
         fail("--vary names one variant to serve (several run with --matrix -- COMMAND...)")
-    severity = Severity.parse(choice(fail_on, ("info", "warning", "error"), "--fail-on", "severity"))
-    limit = _size("--max-request", max_request) if max_request is not None else MAX_REQUEST
+    limit = max_request if max_request is not None else MAX_REQUEST
     try:
         from stream_doctor.serve.server import ServeConfig, run
     except ImportError as error:
@@ -163,5 +156,5 @@ def serve(
     judged = judge(served)
     typer.echo(render(judged), nl=False)
     reached = worst(judged)
-    if reached is not None and reached >= severity:
+    if reached is not None and reached >= fail_on:
         raise typer.Exit(1)

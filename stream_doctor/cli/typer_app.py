@@ -1,8 +1,9 @@
 """The typer application: every command, option, help text, completion and error message.
 
 A command is a function whose parameters are its options, or, where the work lives in its own
-module (``replay``, ``check``), a record (a ``NamedTuple``) whose fields are: ``command`` turns the
-record into the function typer reads, so each option is declared once, and the work gets one value.
+module (``replay``, ``check``: ``WORK``), a record (a ``NamedTuple``) whose fields are: ``command``
+turns the record into the function typer reads, so each option is declared once, and the work gets
+one value.
 ``COMMANDS`` names each command's module; the group imports a command's module and has typer
 build it when the command line names it (``Commands``), so a replay builds the replay command
 only, and ``--help`` every command, in this order.
@@ -34,12 +35,24 @@ COMMANDS: LazyRegistry[Any] = LazyRegistry(
         "minimize": "stream_doctor.cli.minimize:minimize",
         "fixture": "stream_doctor.cli.minimize:fixture",
         "check": "stream_doctor.cli.check:Check",
-        "scan": "stream_doctor.cli.scan:scan",
-        "record": "stream_doctor.cli.record:record",
+        "scan": "stream_doctor.cli.scan:Scan",
+        "record": "stream_doctor.cli.record:Record",
         "serve": "stream_doctor.cli.serve:serve",
         "clients": "stream_doctor.cli.clients:clients",
         "rules": "stream_doctor.cli.rules:rules",
         "explain": "stream_doctor.cli.rules:explain",
+    }
+)
+
+
+#: The work of each command declared as a record: a function taking the record, returning the exit code.
+#: Named here, not by the record, so the record's module never imports its work (which imports it).
+WORK: LazyRegistry[Any] = LazyRegistry(
+    {
+        "replay": "stream_doctor.cli.replay_run:run",
+        "check": "stream_doctor.cli.check_run:run",
+        "record": "stream_doctor.cli.record_run:run",
+        "scan": "stream_doctor.cli.scan_run:run",
     }
 )
 
@@ -54,7 +67,8 @@ class Commands(usage.Group):
         if cmd_name in COMMANDS and cmd_name not in self.commands:
             declared = COMMANDS[cmd_name]
             one = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
-            one.command(cmd_name, cls=usage.Command)(command(declared) if isinstance(declared, type) else declared)
+            built = command(declared, cmd_name) if isinstance(declared, type) else declared
+            one.command(cmd_name, cls=usage.Command)(built)
             self.commands[cmd_name] = typer.main.get_command(one)
         return super().get_command(ctx, cmd_name)
 
@@ -86,10 +100,10 @@ def main_options(
     """Replay captured LLM streams and diagnose how their tool calls were reassembled."""
 
 
-def command(record: type[Any]) -> Callable[..., None]:
-    """The typer command for a ``NamedTuple`` ``record`` with a ``run() -> int`` method: named after
-    the class, its help the class's docstring, its parameters the fields (with their ``Annotated``
-    typer declarations and defaults, in order); it builds the record and exits with ``run()``'s code."""
+def command(record: type[Any], name: str) -> Callable[..., None]:
+    """The typer command ``name`` for a ``NamedTuple`` ``record``: its help the class's docstring, its
+    parameters the fields (with their ``Annotated`` typer declarations and defaults, in order); it builds
+    the record and exits with the code of the command's work (``WORK``, imported then) run on it."""
     hints = typing.get_type_hints(record, include_extras=True)
     defaults = record._field_defaults
     parameters = [
@@ -103,7 +117,7 @@ def command(record: type[Any]) -> Callable[..., None]:
     ]
 
     def invoke(**given: Any) -> None:
-        raise typer.Exit(record(**given).run())
+        raise typer.Exit(WORK[name](record(**given)))
 
     invoke.__name__ = invoke.__qualname__ = record.__name__.lower()
     invoke.__doc__ = record.__doc__

@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stream_doctor.cli.output import fail
+from stream_doctor.config.selection import codes as codes  # the one reading of CODES, re-exported for the commands
 
 if TYPE_CHECKING:
-    from stream_doctor.options import ClientMode
+    from stream_doctor.cli.check import Check
+    from stream_doctor.cli.replay import Replay
+    from stream_doctor.options import ClientMode, Given
 
 
-def size_limits(max_bytes: str | None, max_frames: int | None) -> dict[str, Any]:
-    """``--max-bytes`` / ``--max-frames`` as Options fields (only those given)."""
-    from stream_doctor.capture.limits import parse_size
+def said(command: Replay | Check) -> Given:
+    """What ``replay``'s or ``check``'s command line says of the options a configuration also sets, for
+    ``config/resolve.resolve`` to layer over the configuration (an unknown rule code: one line, exit 2)."""
+    from stream_doctor.options import Given
 
-    given: dict[str, Any] = {}
-    if max_bytes is not None:
-        try:
-            given["max_bytes"] = parse_size(max_bytes)
-        except ValueError:
-            fail(f"--max-bytes {max_bytes}: not a size (give bytes, or a number with K, M or G)")
-    if max_frames is not None:
-        given["max_frames"] = max_frames
-    return given
+    return Given(
+        select=codes(command.select) or None,
+        ignore=codes(command.ignore),
+        extend_select=codes(command.extend_select),
+        per_file_ignores=tuple(file_ignores(command.per_file_ignores).items()),
+        fail_on=command.fail_on,
+        provider=command.provider,
+        container=command.container,
+        max_bytes=command.max_bytes,
+        max_frames=command.max_frames,
+    )
 
 
 def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
@@ -52,10 +58,6 @@ def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
         return parse_per_file_ignores(values)
     except ValueError as error:
         fail(str(error))
-
-
-def codes(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
 def paths_given(given: Sequence[str]) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ import orjson
 
 from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
+from stream_doctor.capture.limits import human
 from stream_doctor.conversation.model import Turn
 from stream_doctor.findings import Severity
 from stream_doctor.report import Report
@@ -67,7 +68,7 @@ def _conversation_header(report: Report, console: Page) -> None:
         if source.skipped:
             parts[-1] += f" ({source.skipped} not LLM calls, skipped)"
     turns = len(report.turns)
-    parts += [f"{turns} turn{'s' if turns != 1 else ''}", _size(source.size)]
+    parts += [f"{turns} turn{'s' if turns != 1 else ''}", human(source.size, rounded=True)]
     _path_and_facts(console, source.path, parts, report.unknown_events)
 
 
@@ -107,7 +108,7 @@ def _header(report: Report, console: Page) -> None:
     container = info.container + (f", {info.compressed}" if info.compressed else "")
     provider = info.provider + (" (forced)" if info.provider_forced else " (detected)")
     messages = len(report.stream.messages)
-    parts = [container, provider, _text.counted(info.frames, "event"), _size(info.size)]
+    parts = [container, provider, _text.counted(info.frames, "event"), human(info.size, rounded=True)]
     if info.duration is not None:
         parts.append(f"{info.duration:.2f} s")
     parts.append(_text.counted(messages, "message"))
@@ -297,11 +298,3 @@ def _summary(report: Report, console: Page) -> None:
 def _clip(text: str, limit: int) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size / 1024 / 1024:.1f} MiB"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stream_doctor.findings import Severity
+from stream_doctor.options import Given
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,7 @@ class ScanOptions:
     sample: int | None = None  # scan this many captures, drawn at random (seeded)
     seed: int = 0
     resume: bool = False  # keep what the outputs hold and scan only the captures they lack
-    provider: str | None = None
-    container: str | None = None
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
+    given: Given = Given()  # --provider, --container, --select, --ignore: how every capture is replayed
     fail_on: Severity | None = None  # exit 1 when a finding reaches it; None: a survey never fails
 
     @property

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from stream_doctor.config.resolve import checked
 from stream_doctor.scan import ScanError, output, require, sources
-from stream_doctor.scan.replaying import ReplayOptions
 from stream_doctor.scan.summary import Summary
 from stream_doctor.scan.task import Settings, lost, scan_batch
 
@@ -55,13 +55,12 @@ def scan(
     """Scan every capture of ``options.inputs``; ScanError when it cannot start (exit 2)."""
     require()
     output.check_meta_columns(options.meta_columns)
-    replay_options = ReplayOptions(options.provider, options.container, options.select, options.ignore)
     try:
-        replay_options.validate()
+        checked(options.given)  # an unknown provider, format or selector, before any work
     except ValueError as error:
         raise ScanError(str(error)) from None
     settings = Settings(
-        replay_options,
+        options.given,
         options.body_column,
         options.id_column,
         options.model_column,

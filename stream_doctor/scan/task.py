@@ -17,10 +17,11 @@ from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check.discover import head_looks_like_capture
 from stream_doctor.redaction import redacted
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
-from stream_doctor.scan.replaying import ReplayOptions, replay_capture
+from stream_doctor.scan.replaying import replay_capture
 
 if TYPE_CHECKING:
     from stream_doctor.findings import Finding
+    from stream_doctor.options import Given
     from stream_doctor.report import Report
     from stream_doctor.scan.sources import Batch, Segment
 
@@ -44,7 +45,7 @@ MAX_CARRIED = 1024
 class Settings:
     """What every task needs besides its batch."""
 
-    options: ReplayOptions
+    options: Given
     body_column: str | None = None
     id_column: str | None = None
     model_column: str | None = None

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from stream_doctor.engine import replay
-from stream_doctor.options import CheckOptions, Options
+from stream_doctor.options import CheckOptions, Given, Options
 from stream_doctor.rules import lookup
 
 CASES = Path(__file__).parent / "cases"
@@ -111,7 +111,9 @@ def _check_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     path = capture(case, tmp_path)
     if "expect" in case:
         path.with_name(path.name + ".expect.toml").write_text(case["expect"], encoding="utf-8")
-    result = execute(prepare(CheckOptions(paths=(str(path),), isolated=True, provider=case.get("provider"))))
+    result = execute(
+        prepare(CheckOptions(paths=(str(path),), isolated=True, given=Given(provider=case.get("provider"))))
+    )
     found = [f for c in result.captures for f in c.reported if f.code == code]
     assert len(found) == case["fires"], [f.message for f in found]
     for words in case.get("says", []):
