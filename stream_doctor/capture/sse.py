@@ -343,10 +343,15 @@ class _Read:
         # the unknown fields of a block that starts with "{", told when it ends; False: the block does
         # not (its first line is looked at once a block, however many lines it has); None: not looked
         held: list[tuple[bytes, Pos]] | bool | None = None
+        body = _open.JsonBody()  # what the held lines would be: it ends them as an open event's does
 
         for i, line in enumerate(lines):
             if i == cut and not line.startswith(b"data:"):
                 continue  # the cut start of a line: what field it was going to be is unknown
+            if held and not body.takes(line):  # no JSON body: its lines are unknown fields, told now
+                for name, where in held:  # type: ignore[union-attr]
+                    self.unknown_fields.add(name, where, problems)
+                held = False
             if line.startswith(b"data: "):
                 if first_data is None:
                     first_data = line[6:]
@@ -420,7 +425,7 @@ class _Read:
                 elif (
                     event is None
                     and sse_id is None
-                    and block < i
+                    and held
                     and self.unprefixed(lines, starts, block, i, at, base_offset)
                 ):
                     held = None  # a JSON object written without data: prefixes, read as Google's clients read it
@@ -472,7 +477,8 @@ class _Read:
                 # start is kept and shown, never copied, decoded and quoted whole
                 where = Pos(before + len(frames) + 1, at(i), base_offset + starts[i])
                 if held is None:  # a block that may be one JSON object without data: prefixes (unprefixed)?
-                    held = [] if lines[block].lstrip()[:1] == b"{" else False
+                    body = _open.JsonBody()
+                    held = [] if not told and lines[block].lstrip()[:1] == b"{" and body.takes(line) else False
                 if isinstance(held, list):
                     held.append((name, where))  # told when the block ends, unless it is that object
                 elif not told:
