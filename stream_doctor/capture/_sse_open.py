@@ -3,7 +3,7 @@
 ``chunks.sse_cut`` cuts a capture after comment lines, inside an event too, so that ``event: ping``
 followed by a gigabyte of keep-alive comments is read a chunk at a time. The lines of the open event
 are carried from piece to piece without its comment runs, which are counted, with where each was
-(``gaps``); when the event ends, ``sse._Read.lines`` reads the lines kept with those gaps put back
+(``gaps``); when the event ends, ``_sse_lines.LineReader.lines`` reads the lines kept with those gaps put back
 into every line number and byte offset (``placed``), so the event, its problems and their positions
 are exactly those of the event read whole. What is kept is the event's own lines: its fields, and
 of each run of comments only a line that is not UTF-8, the first (which the event's ``not-utf8``
@@ -14,7 +14,7 @@ Each whole unknown-field line is told as it is added (``tell``: in line order, w
 out as a gap, but for the event's first line (where the event starts) and its first one that is not
 UTF-8 (which ``not-utf8`` may name), kept and told already (``told``: the line reader does not tell them
 again). An event whose first line starts with ``{`` may be a JSON body without ``data:`` prefixes
-(``sse._Read.unprefixed`` reads it whole, as google-genai joins such lines): its lines are held, untold,
+(``_sse_lines.LineReader.unprefixed`` reads it whole, as google-genai joins such lines): its lines are held, untold,
 only while each can be part of JSON text and they stay under ``JSON_BODY_MAX`` (``JsonBody``, which the
 line reader applies to a block read whole too); the first line that cannot, or a comment line, ends the
 candidate: the lines held are told then, in order, at their places, and the event goes on as any other
