@@ -194,3 +194,40 @@ class InteractionsReader(Reader, Protocol):
         """Each interaction as it is read: its exchange, frames and problems (the exchanges and problems
         also go to ``capture``, as ``read`` would give them)."""
         ...
+
+
+class ExchangesReader:
+    """A reader of a file of HTTP exchanges (HAR files, cassettes, other tools' recordings): a subclass says
+    how sure it is of a head (``sniffed``: the score, and why when 0) and adds each exchange of a file to an
+    ``Exchanges`` in turn (``exchanges``, a yield after each); reading the file whole and a turn at a time
+    are the one loop over those (``capture.exchange.read_exchanges``, ``exchange_turns``)."""
+
+    name: str
+    title: str
+
+    def sniffed(self, head: bytes) -> tuple[int, str]:
+        raise NotImplementedError
+
+    def exchanges(self, data: bytes, collected: Any) -> Iterator[None]:
+        """Each exchange of ``data`` added to ``collected`` (an ``exchange.Exchanges``), a yield after each."""
+        raise NotImplementedError
+
+    def sniff(self, head: bytes) -> int:
+        return self.sniffed(head)[0]
+
+    def reject_reason(self, head: bytes) -> str:
+        """Why ``sniff`` gave 0, for the "could not recognise" message."""
+        return self.sniffed(head)[1]
+
+    def read(self, data: bytes, path: str) -> Capture:
+        from stream_doctor.capture.exchange import read_exchanges  # sniffing needs none of it
+
+        return read_exchanges(self.exchanges, data, path, self.name)
+
+    def turns(
+        self, data: bytes, path: str, capture: Capture
+    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+        """Each exchange as it is read: the engine replays a turn and lets its frames go."""
+        from stream_doctor.capture.exchange import exchange_turns
+
+        return exchange_turns(self.exchanges, data, path, capture)

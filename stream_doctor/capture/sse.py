@@ -46,6 +46,7 @@ from stream_doctor.capture._text import (
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
+from stream_doctor.capture.starts.sse import NOT_FIELDS
 from stream_doctor.gcpause import no_gc
 
 
@@ -79,7 +80,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         first_unknown = first_unknown or reason
         stray += 1
         spaced = spaced and name.lstrip(b" \t") in SSE_FIELDS
-        if stray > _STRAY or line.lstrip()[:1] in (b"{", b"[", b"<"):
+        if stray > _STRAY or line.lstrip()[:1] in NOT_FIELDS:
             return 0, first_unknown
     if first_unknown is not None:
         return 0, first_unknown
