@@ -61,8 +61,8 @@ class JsonBody:
         return self.size <= JSON_BODY_MAX and line[:1] != b":" and _JSON_LINE.fullmatch(line) is not None
 
 
-#: Told of an unknown field line: its name, line number and offset.
-Tell = Callable[[bytes, int, int], None]
+#: Told of unknown field lines: their name, the first's line number and offset, and how many lines (copies of it).
+Tell = Callable[[bytes, int, int, int], None]
 
 #: A gap: where in the kept text comment lines were taken out, how many lines and bytes.
 Gap = tuple[int, int, int]
@@ -146,22 +146,45 @@ class OpenEvent:
         """Lines read with their unknown fields told as added: known fields kept, unknown ones taken out."""
         first = self.first
         done = 0  # a cut last line (no line end) is kept: the line reader does not read it as a field
-        for found in _LINE.finditer(part):
+        match = _LINE.match
+        while (found := match(part, done)) is not None:
             line = found.group()
             done = found.end()
             name = line.rstrip(b"\r\n").partition(b":")[0]
             if not name or name in SSE_FIELDS:
                 self._keep(line)
             else:
-                self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in)
+                self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in, 1)
                 if first or not (self.bad_kept or is_utf8(line)):
                     self.bad_kept = self.bad_kept or not first
                     self._keep(line)
                 else:
                     self.skip(1, len(line), comments=False)
+                    if line[-1] == 10:  # an LF ends it: the same line after it is the next line, whole
+                        done += self._copies(part, done, line, name)
             first = False
         self.first = first
         self._keep(part[done:])
+
+    def _copies(self, part: bytes, at: int, line: bytes, name: bytes) -> int:
+        """The copies of an unknown-field line just taken out that follow it at ``at`` (a flood of one line, as
+        ``f: x`` sent a million times): told and taken out at once, found at memcmp speed; their bytes."""
+        count = 0
+        end = at
+        block, copies = line, 1
+        while part.startswith(block, end):  # one copy, two, four …
+            end += len(block)
+            count += copies
+            block, copies = block + block, copies * 2
+        while copies > 1:  # … then what is left, in halves
+            block, copies = block[: len(block) // 2], copies // 2
+            if part.startswith(block, end):
+                end += len(block)
+                count += copies
+        if count:
+            self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in, count)
+            self.skip(count, end - at, comments=False)
+        return end - at
 
     def skip(self, lines: int, size: int, comments: bool = True) -> None:
         """``lines`` comment lines (or unknown-field lines: not ``comments``) of ``size`` bytes taken out here."""

@@ -141,10 +141,11 @@ class _Read(LineReader):
         self.comments += event.comments
         return self.lines(data, event.offset, event.line, is_utf8(data), event.gaps, bool(event.told)), used
 
-    def tell(self, name: bytes, line: int, offset: int) -> None:
-        """An unknown field line of an event carried across pieces, told as it is added (``_sse_open``)."""
+    def tell(self, name: bytes, line: int, offset: int, count: int) -> None:
+        """``count`` unknown field lines of an event carried across pieces (copies of one from ``line``), told as
+        they are added (``_sse_open``)."""
         where = Pos(self.before + len(self.frames) + 1, line, offset)
-        self.unknown_fields.add(name, where, self.problems)
+        self.unknown_fields.add(name, where, self.problems, count)
 
     def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
         """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
