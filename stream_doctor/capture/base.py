@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, NamedTuple, Protocol
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from stream_doctor.problems import ProblemFacts
 
@@ -197,20 +197,22 @@ class InteractionsReader(Reader, Protocol):
 
 
 class ExchangesReader:
-    """A reader of a file of HTTP exchanges (HAR files, cassettes, other tools' recordings): a subclass says
-    how sure it is of a head (``sniffed``: the score, and why when 0) and adds each exchange of a file to an
+    """A reader of a file of HTTP exchanges (HAR files, cassettes, other tools' recordings), made of how sure it
+    is of a head (``sniffed``: the score, and why when 0) and a pass that adds each exchange of a file to an
     ``Exchanges`` in turn (``exchanges``, a yield after each); reading the file whole and a turn at a time
     are the one loop over those (``capture.exchange.read_exchanges``, ``exchange_turns``)."""
 
-    name: str
-    title: str
-
-    def sniffed(self, head: bytes) -> tuple[int, str]:
-        raise NotImplementedError
-
-    def exchanges(self, data: bytes, collected: Any) -> Iterator[None]:
-        """Each exchange of ``data`` added to ``collected`` (an ``exchange.Exchanges``), a yield after each."""
-        raise NotImplementedError
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        sniffed: Callable[[bytes], tuple[int, str]],
+        exchanges: Callable[[bytes, Any], Iterator[None]],
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.sniffed = sniffed
+        self.exchanges = exchanges  # (data, an exchange.Exchanges) -> a yield after each exchange added
 
     def sniff(self, head: bytes) -> int:
         return self.sniffed(head)[0]

@@ -285,17 +285,5 @@ def _text_encoding(value: Any) -> tuple[bool, str | None]:
     return "base64" in tokens, ", ".join(others) or None
 
 
-class HarReader(ExchangesReader):
-    """Reader for HAR 1.2 files (browser devtools, mitmproxy, proxy exports)."""
-
-    name = "har"
-    title = "HAR 1.2 (browser devtools, mitmproxy, proxies)"
-
-    def sniffed(self, head: bytes) -> tuple[int, str]:
-        return _sniff(head)
-
-    def exchanges(self, data: bytes, collected: Exchanges) -> Iterator[None]:
-        return _read(data, collected)
-
-
-READER = HarReader()
+#: Reader for HAR 1.2 files (browser devtools, mitmproxy, proxy exports).
+READER = ExchangesReader("har", "HAR 1.2 (browser devtools, mitmproxy, proxies)", _sniff, _read)

@@ -331,17 +331,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-class VcrReader(ExchangesReader):
-    """Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr)."""
-
-    name = "vcr"
-    title = "VCR cassette (vcrpy, pytest-recording, go-vcr, LangChain standard tests)"
-
-    def sniffed(self, head: bytes) -> tuple[int, str]:
-        return _sniff(head)
-
-    def exchanges(self, data: bytes, collected: Exchanges) -> Iterator[None]:
-        return _read(data, collected)
-
-
-READER = VcrReader()
+#: Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr, LangChain's standard tests, opencode).
+READER = ExchangesReader(
+    "vcr", "VCR cassette (vcrpy, pytest-recording, go-vcr, LangChain standard tests)", _sniff, _read
+)

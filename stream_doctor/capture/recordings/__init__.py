@@ -86,17 +86,7 @@ def _exchanges(data: bytes, collected: Exchanges) -> Iterator[None]:
     raise CaptureError("not a JSON recording: neither an object nor an array")
 
 
-class RecordingReader(ExchangesReader):
-    """Reader for other recorders' files of exchanges (see the module)."""
-
-    name = "recording"
-    title = "JSON recordings (one-exchange {request, response} wrappers, nock)"
-
-    def sniffed(self, head: bytes) -> tuple[int, str]:
-        return _sniff(head)
-
-    def exchanges(self, data: bytes, collected: Exchanges) -> Iterator[None]:
-        return _exchanges(data, collected)
-
-
-READER = RecordingReader()
+#: Reader for other recorders' files of exchanges (see the module).
+READER = ExchangesReader(
+    "recording", "JSON recordings (one-exchange {request, response} wrappers, nock)", _sniff, _exchanges
+)
