@@ -172,6 +172,12 @@ def sse_unknown_fields_in_event_gz(path: Path) -> None:
     _gzip_file(path, SSE_START + b"event: ping\n", b"f: x\n", 100 << 20, b'data: {"type": "ping"}\n\n')
 
 
+def sse_unknown_fields_after_brace_gz(path: Path) -> None:
+    # the same after a line "{" (maybe a JSON body without data: prefixes), ended by a blank line (before: 32 MiB
+    # took 2.75 GB and 18 s CPU, every line held as the body)
+    _gzip_file(path, SSE_START + b"{\n", b"f: x\n", 100 << 20, b"\n" + SSE_PING)
+
+
 def sse_blank_lines_gz(path: Path) -> None:
     # a 1 MB gzip of 1000 MiB of blank lines (before: 4.2 s per MiB, about 70 minutes)
     _gzip_file(path, SSE_START, b"\n", 1000 << 20, SSE_PING)
@@ -249,6 +255,11 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], None] | None, list[str]]] = {
     "gzip of 100 MiB of unknown fields in an event": (
         "fields.sse.gz",
         sse_unknown_fields_in_event_gz,
+        ["replay", "{}"],
+    ),
+    "gzip of 100 MiB of unknown fields after {": (
+        "brace.sse.gz",
+        sse_unknown_fields_after_brace_gz,
         ["replay", "{}"],
     ),
     "gzip of 1000 MiB of blank SSE lines": ("blank.sse.gz", sse_blank_lines_gz, ["replay", "{}"]),

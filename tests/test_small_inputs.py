@@ -165,6 +165,23 @@ def test_an_event_after_an_unknown_field_flood_inside_it_keeps_its_data_and_ever
     assert peak_kb < PEAK_BOUND_KB
 
 
+def test_an_unknown_field_flood_after_a_brace_reads_in_bounded_memory(tmp_path: Path) -> None:
+    # issue 31: an event whose first line starts with "{" (maybe a JSON body without data: prefixes) held
+    # every line after it: "{" and 32 MiB of "f: x" lines peaked at 2.75 GB (22.6 s); 16 MiB here (1.4 GB
+    # before). The near miss after it: a JSON error body over six lines, still one frame, as google-genai reads it.
+    error = b'{\n  "error": {\n    "code": 499,\n    "message": "x"\n  }\n}\n\n'
+    path = _gzip_of(tmp_path / "brace.sse.gz", START + b"{\n", b"f: x\n", 16 << 20, b"\n" + error + PING)
+    peak_kb, report = _replayed(path)
+    assert report["capture"]["events"] == 3 and report["event_counts"]["ping"] == 1
+    unknown = [(f["location"]["line"], f["location"]["offset"]) for f in report["findings"] if f["code"] == "SD005"]
+    lines = 5 + 16 * ((1 << 20) // 5) + 1  # the error body's first line, after the flood and its blank line
+    size = len(START) + 2 + 16 * ((1 << 20) // 5) * 5 + 1
+    assert unknown == [(4, len(START)), (5, len(START) + 2), (lines, size)]  # "{", "f", then the body's framing
+    body = next(f for f in report["findings"] if f["code"] == "SD005" and f["location"]["line"] == lines)
+    assert body["message"].startswith(f"lines {lines}-{lines + 5} are a JSON object written without data: prefixes")
+    assert peak_kb < PEAK_BOUND_KB
+
+
 def test_many_distinct_unknown_field_names_are_eleven_findings(tmp_path: Path) -> None:
     # issue 31: 500,000 distinct names in 4.4 MB were 500,002 findings and 325 MB
     names = b"".join(b"f%d: x\n" % number for number in range(200_000))

@@ -133,7 +133,7 @@ def test_an_anthropic_replay_imports_neither_other_providers_nor_rules_it_cannot
     # the capture is sniffed by the readers its first byte allows (capture.candidates), and its
     # "type" names narrow the adapters to Anthropic's (providers.candidates)
     other_readers = {
-        f"stream_doctor.capture.{n}" for n in ("jsonl", "json_array", "har", "vcr", "recording", "exchange")
+        f"stream_doctor.capture.{n}" for n in ("jsonl", "json_array", "har", "vcr", "recordings", "exchange")
     }
     assert not other_readers & modules
     other_adapters = {f"stream_doctor.providers.{n}" for n in ("openai_chat", "openai_sdk", "cohere", "vercel_ai")}

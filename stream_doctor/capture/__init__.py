@@ -7,13 +7,13 @@ capture from being read at all is a ``CaptureError`` with a one-line message, ne
 
 from __future__ import annotations
 
-import re
+import importlib
 import sys
 from collections.abc import Iterable
-from typing import cast
+from functools import cache
+from typing import Any, cast
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture._text import BOM
 from stream_doctor.capture.base import (
     BODY_READERS,
     KEPT_BODIES,
@@ -42,33 +42,33 @@ READERS: LazyRegistry[Reader] = LazyRegistry(
         "prefixed": "stream_doctor.capture.prefixed_lines:READER",
         "har": "stream_doctor.capture.har:READER",
         "vcr": "stream_doctor.capture.vcr:READER",
-        "recording": "stream_doctor.capture.recording:READER",
+        "recording": "stream_doctor.capture.recordings:READER",
     }
 )
 CONTAINERS = tuple(READERS)
 
 
-#: How each text reader's capture can start, once a BOM and ASCII whitespace are skipped: a necessary
-#: condition of its ``sniff`` (tests/capture/test_sniff_candidates.py checks it against every reader):
-#: a capture is sniffed only by the readers it could be, and the others are never imported. The event
-#: stream is binary: its reader is always asked.
-_STARTS: dict[str, re.Pattern[bytes]] = {
-    # a comment or a field (event, data, id, retry, or a few unknown ones first): not JSON or markup
-    "sse": re.compile(rb"[^{\[<]"),
-    "jsonl": re.compile(rb"\{"),
-    "envelope": re.compile(rb"\{"),
-    "json": re.compile(rb"\["),
-    "prefixed": re.compile(rb"[0-9a-z]:"),  # a one-character type id
-    "har": re.compile(rb"\{"),
-    "vcr": re.compile(rb"[#\-vrhi{]"),  # a comment, ---, version:, recorded_with:, requests:, (http_)interactions:
-    "recording": re.compile(rb"[{\[h]"),  # JSON recordings, or "httprr trace v1"
-}
-
-
 def candidates(head: bytes, names: Iterable[str] | None = None) -> list[str]:
-    """The readers (of ``names``, default all, in their order) whose ``sniff`` could give ``head`` a score."""
-    start = head.removeprefix(BOM).lstrip()[:2]
-    return [name for name in (READERS if names is None else names) if name not in _STARTS or _STARTS[name].match(start)]
+    """The readers (of ``names``, default all, in their order) whose ``sniff`` could give ``head`` a score:
+    those whose start words (``capture/starts/<name>.py``, a necessary condition of their ``sniff``, which
+    reads them too) allow it, and any without such words (the binary event stream)."""
+    return [name for name in (READERS if names is None else names) if _could_be(name, head)]
+
+
+def _could_be(name: str, head: bytes) -> bool:
+    words = _start_words(name)
+    return words is None or bool(words.could_be(head))
+
+
+@cache
+def _start_words(name: str) -> Any:
+    """The module of the reader ``name``'s start words; None for a reader that has none."""
+    try:
+        return importlib.import_module(f"stream_doctor.capture.starts.{name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"stream_doctor.capture.starts.{name}":
+            raise
+        return None
 
 
 def sniff_scores(head: bytes, names: Iterable[str] | None = None) -> dict[str, int]:

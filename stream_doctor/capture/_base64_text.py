@@ -1,5 +1,5 @@
 """Bodies and chunks that recorders store as base64 text inside their JSON: ReqLLM's ``{"b64": …}`` and the
-Datadog APM test agent's ``"base64:…"`` strings (``capture/recording.py`` reads both recorders' files)."""
+Datadog APM test agent's ``"base64:…"`` strings (``capture/recordings/`` reads both recorders' files)."""
 
 from __future__ import annotations
 

@@ -79,24 +79,24 @@ class UnknownFields:
         self.more_lines = 0  # lines of those names, the untallied ones included
         self.first_more: Pos | None = None
 
-    def add(self, name: bytes, where: Pos, problems: list[InputProblem]) -> None:
-        """One line of an unknown field ``name`` at ``where``."""
+    def add(self, name: bytes, where: Pos, problems: list[InputProblem], lines: int = 1) -> None:
+        """``lines`` lines of an unknown field ``name``, the first at ``where``."""
         kept = name[:UNKNOWN_NAME_KEPT]
         if kept in self.reported:
             return
-        if len(self.reported) < UNKNOWN_NAMES_REPORTED:
+        if len(self.reported) < UNKNOWN_NAMES_REPORTED:  # the first reported; the others are that name's
             self.reported.add(kept)
             message = f"unknown SSE field {shown_name(name)!r} (clients ignore it)"
             problems.append(InputProblem("unknown-sse-field", message, where))
             return
-        self.more_lines += 1
+        self.more_lines += lines
         if self.first_more is None:
             self.first_more = where
         tally = self.more.get(kept)
         if tally is not None:
-            self.more[kept] = tally + 1
+            self.more[kept] = tally + lines
         elif len(self.more) < UNKNOWN_NAMES_COUNTED:
-            self.more[kept] = 1
+            self.more[kept] = lines
 
     def summary(self) -> InputProblem | None:
         """The lines of the names past the first few, told once (None when there were none)."""

@@ -3,18 +3,22 @@
 ``chunks.sse_cut`` cuts a capture after comment lines, inside an event too, so that ``event: ping``
 followed by a gigabyte of keep-alive comments is read a chunk at a time. The lines of the open event
 are carried from piece to piece without its comment runs, which are counted, with where each was
-(``gaps``); when the event ends, ``sse._Read.lines`` reads the lines kept with those gaps put back
+(``gaps``); when the event ends, ``_sse_lines.LineReader.lines`` reads the lines kept with those gaps put back
 into every line number and byte offset (``placed``), so the event, its problems and their positions
 are exactly those of the event read whole. What is kept is the event's own lines: its fields, and
 of each run of comments only a line that is not UTF-8, the first (which the event's ``not-utf8``
 problem names when it is the event's first such line).
 
 ``chunks.sse_cut`` cuts after lines of unknown fields too (``event: ping`` and 32 MiB of ``f: x`` lines).
-Unless the event's first line starts with ``{`` (maybe a JSON body without ``data:`` prefixes, which
-``sse._Read.unprefixed`` reads whole), each whole unknown-field line is told as it is added
-(``tell``: in line order, with its place) and taken out as a gap, but for the event's first line (where
-the event starts) and its first one that is not UTF-8 (which ``not-utf8`` may name), kept and told
-already (``told``: the line reader does not tell them again).
+Each whole unknown-field line is told as it is added (``tell``: in line order, with its place) and taken
+out as a gap, but for the event's first line (where the event starts) and its first one that is not
+UTF-8 (which ``not-utf8`` may name), kept and told already (``told``: the line reader does not tell them
+again). An event whose first line starts with ``{`` may be a JSON body without ``data:`` prefixes
+(``_sse_lines.LineReader.unprefixed`` reads it whole, as google-genai joins such lines): its lines are held, untold,
+only while each can be part of JSON text and they stay under ``JSON_BODY_MAX`` (``JsonBody``, which the
+line reader applies to a block read whole too); the first line that cannot, or a comment line, ends the
+candidate: the lines held are told then, in order, at their places, and the event goes on as any other
+(issue 31: ``{`` and 32 MiB of ``f: x`` lines took 2.75 GB).
 """
 
 from __future__ import annotations
@@ -32,8 +36,33 @@ _BLANK_LINE = re.compile(rb"\A(?>\r\n|\r|\n)|(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
 _LINE = re.compile(rb"[^\r\n]*(?>\r\n|\r|\n)")
 _FIRST_LINE = re.compile(rb"[^\r\n]*")
 
-#: Told of an unknown field line: its name, line number and offset.
-Tell = Callable[[bytes, int, int], None]
+#: A line that can be part of JSON text: JSON's tokens and blanks alone (no string spans a line).
+_JSON_LINE = re.compile(
+    rb'(?>[ \t]*+(?>"(?>[^"\\\r\n]++|\\.)*+"|-?[0-9][0-9.eE+\-]*+|true|false|null|[{}\[\],:]))*+[ \t]*+'
+)
+#: How much a JSON body without ``data:`` prefixes may hold, its lines and a byte for each line end: the
+#: error objects Google's APIs write this way are a few hundred bytes. Past it, its lines are unknown fields.
+JSON_BODY_MAX = 256 << 10
+
+
+class JsonBody:
+    """The lines held of a block whose first line starts with ``{``, while it may be one JSON object
+    written without ``data:`` prefixes."""
+
+    __slots__ = ("size",)
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def takes(self, line: bytes) -> bool:
+        """Whether ``line`` (without its line end) may go on the body: JSON's tokens alone, not a comment,
+        the body still under ``JSON_BODY_MAX``. False ends the candidate: its lines are unknown fields."""
+        self.size += len(line) + 1
+        return self.size <= JSON_BODY_MAX and line[:1] != b":" and _JSON_LINE.fullmatch(line) is not None
+
+
+#: Told of unknown field lines: their name, the first's line number and offset, and how many lines (copies of it).
+Tell = Callable[[bytes, int, int, int], None]
 
 #: A gap: where in the kept text comment lines were taken out, how many lines and bytes.
 Gap = tuple[int, int, int]
@@ -42,7 +71,10 @@ Gap = tuple[int, int, int]
 class OpenEvent:
     """The kept lines of an event not yet ended, from its block's first line (``line``, ``offset``)."""
 
-    __slots__ = ("text", "gaps", "line", "offset", "comments", "tell", "told", "lines_in", "bytes_in", "bad_kept")
+    __slots__ = (
+        "text", "gaps", "line", "offset", "comments", "tell", "told", "first", "body", "held_from",
+        "lines_in", "bytes_in", "bad_kept",
+    )  # fmt: skip
 
     def __init__(self, line: int, offset: int, tell: Tell) -> None:
         self.text = bytearray()
@@ -52,6 +84,9 @@ class OpenEvent:
         self.comments = 0  # the comment lines taken out
         self.tell = tell
         self.told: bool | None = None  # unknown fields told as added; None: no field line seen yet
+        self.first = True  # the event's first field line is still to be told (or held)
+        self.body: JsonBody | None = None  # while told is False: the JSON body the held lines may be
+        self.held_from = (0, 0, 0)  # where the held lines start: in the text, in lines and bytes added
         self.lines_in = 0  # the lines added so far (kept or taken out), and their bytes
         self.bytes_in = 0
         self.bad_kept = False  # an unknown-field line that is not UTF-8 was kept
@@ -77,31 +112,84 @@ class OpenEvent:
         """Lines that are not comments: kept, but for unknown fields told and taken out (see the module)."""
         if not part:
             return
-        first = self.told is None
-        if first:
+        if self.told is None:
             self.told = _FIRST_LINE.match(part).group().lstrip()[:1] != b"{"  # type: ignore[union-attr]
+            if not self.told:
+                self.body = JsonBody()
+                self.held_from = (len(self.text), self.lines_in, self.bytes_in)
         if not self.told:
-            self._keep(part)
-            return
-        done = 0  # a cut last line (no line end) is kept: the line reader does not read it as a field
+            part = self._held(part)
+        self._told(part)
+
+    def _held(self, part: bytes) -> bytes:
+        """Kept, untold, the lines of ``part`` the JSON body takes; what follows the first it does not take
+        (the candidate then ended: its lines told, see ``_end_body``)."""
+        body = self.body
+        assert body is not None
         for found in _LINE.finditer(part):
+            if not body.takes(found.group().rstrip(b"\r\n")):
+                self._keep(part[: found.start()])
+                self._end_body()
+                return part[found.start() :]
+        self._keep(part)  # a cut last line too: the line reader does not read it as a field
+        return b""
+
+    def _end_body(self) -> None:
+        """The held lines are no JSON body: told and taken out now, in order, as if told as added."""
+        start, self.lines_in, self.bytes_in = self.held_from
+        held = bytes(self.text[start:])
+        del self.text[start:]
+        self.told, self.body = True, None
+        self._told(held)
+
+    def _told(self, part: bytes) -> None:
+        """Lines read with their unknown fields told as added: known fields kept, unknown ones taken out."""
+        first = self.first
+        done = 0  # a cut last line (no line end) is kept: the line reader does not read it as a field
+        match = _LINE.match
+        while (found := match(part, done)) is not None:
             line = found.group()
             done = found.end()
             name = line.rstrip(b"\r\n").partition(b":")[0]
             if not name or name in SSE_FIELDS:
                 self._keep(line)
             else:
-                self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in)
+                self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in, 1)
                 if first or not (self.bad_kept or is_utf8(line)):
                     self.bad_kept = self.bad_kept or not first
                     self._keep(line)
                 else:
                     self.skip(1, len(line), comments=False)
+                    if line[-1] == 10:  # an LF ends it: the same line after it is the next line, whole
+                        done += self._copies(part, done, line, name)
             first = False
+        self.first = first
         self._keep(part[done:])
+
+    def _copies(self, part: bytes, at: int, line: bytes, name: bytes) -> int:
+        """The copies of an unknown-field line just taken out that follow it at ``at`` (a flood of one line, as
+        ``f: x`` sent a million times): told and taken out at once, found at memcmp speed; their bytes."""
+        count = 0
+        end = at
+        block, copies = line, 1
+        while part.startswith(block, end):  # one copy, two, four …
+            end += len(block)
+            count += copies
+            block, copies = block + block, copies * 2
+        while copies > 1:  # … then what is left, in halves
+            block, copies = block[: len(block) // 2], copies // 2
+            if part.startswith(block, end):
+                end += len(block)
+                count += copies
+        if count:
+            self.tell(name, self.line + self.lines_in, self.offset + self.bytes_in, count)
+            self.skip(count, end - at, comments=False)
+        return end - at
 
     def skip(self, lines: int, size: int, comments: bool = True) -> None:
         """``lines`` comment lines (or unknown-field lines: not ``comments``) of ``size`` bytes taken out here."""
+        if comments and self.told is False:
+            self._end_body()  # a comment line is no JSON text: the body it would be inside is none
         if not size:
             return
         self.lines_in += lines

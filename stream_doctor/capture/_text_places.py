@@ -63,99 +63,130 @@ def quoted_places(source: Source, line: int, column: int, value: str) -> Folded 
     ``line`` (0-based) and ``column`` are the scalar's start as the YAML parser marks it (its opening
     quote). Returns None when the scalar is not quoted or re-reading it does not give ``value`` back.
     """
-    text = source.text
     line_text_start = source.char_start(line)
     if line_text_start is None:
         return None
     at = line_text_start + column
-    if at >= len(text) or text[at] not in "\"'":
+    if at >= len(source.text) or source.text[at] not in "\"'":
         return None
-    double = text[at] == '"'
-    token = _DOUBLE if double else _SINGLE
-    out: list[str] = []
-    size = 0  # bytes of ``out`` once encoded
-    body_offsets = [0]
-    lines = [line + 1]
-    offsets = [source.byte_offset(line, column + 1)]
-    pending = ""  # blanks that are kept only when no line break follows them
-    at += 1
-    current = line
+    scalar = _Quoted(source, line, column, at)
+    if not scalar.read() or "".join(scalar.out) != value:
+        return None
+    return Folded(scalar.body_offsets, scalar.lines, scalar.offsets)
 
-    def emit(chunk: str) -> None:
-        nonlocal size
-        out.append(chunk)
-        size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
 
-    def breaks() -> int:
-        """After a line break: skip the next lines' indentation; count the blank lines."""
-        nonlocal at, current
-        blank = 0
-        current += 1
+class _Quoted:
+    """A quoted YAML scalar re-read from its opening quote at ``at``: its value (``out``) as YAML folds its
+    lines, and where each file line's share of it starts (``body_offsets``, ``lines``, ``offsets``)."""
+
+    __slots__ = (
+        "source",
+        "text",
+        "double",
+        "out",
+        "size",
+        "body_offsets",
+        "lines",
+        "offsets",
+        "pending",
+        "at",
+        "current",
+    )
+
+    def __init__(self, source: Source, line: int, column: int, at: int) -> None:
+        self.source = source
+        self.text = source.text
+        self.double = self.text[at] == '"'
+        self.out: list[str] = []
+        self.size = 0  # bytes of ``out`` once encoded
+        self.body_offsets = [0]
+        self.lines = [line + 1]
+        self.offsets = [source.byte_offset(line, column + 1)]
+        self.pending = ""  # blanks that are kept only when no line break follows them
+        self.at = at + 1
+        self.current = line
+
+    def read(self) -> bool:
+        """The scalar read to its closing quote; False when a piece or an escape cannot be read."""
+        text, double = self.text, self.double
+        token, close = (_DOUBLE, '"') if double else (_SINGLE, "'")
         while True:
-            indent = _BLANK.match(text, at)
+            match = token.match(text, self.at)
+            if match is None:
+                return False
+            piece = match.group()
+            self.at = match.end()
+            first = piece[0]
+            if piece == close:
+                if self.pending:
+                    self.emit(self.pending)
+                return True
+            if first in " \t":
+                self.pending += piece
+                continue
+            if first in "\r\n":  # a line break folds to a space, or to the blank lines after it
+                self.pending = ""
+                blank = self.breaks()
+                self.emit("\n" * blank if blank else " ")
+                self.mark()
+                continue
+            if self.pending:
+                self.emit(self.pending)
+                self.pending = ""
+            if double and first == "\\":
+                if not self.escape(piece[1:]):
+                    return False
+            elif not double and piece == "''":
+                self.emit("'")
+            else:
+                self.emit(piece)
+
+    def escape(self, escape: str) -> bool:
+        """A double-quoted scalar's escape (what follows its backslash); False when it is none YAML has."""
+        if escape[0] in "\r\n":  # an escaped line break: the blank lines after it only
+            blank = self.breaks()
+            if blank:
+                self.emit("\n" * blank)
+            self.mark()
+        elif escape[0] in "xuU" and len(escape) > 1:
+            self.emit(chr(int(escape[1:], 16)))
+        elif escape in _ESCAPES:
+            self.emit(_ESCAPES[escape])
+        else:
+            return False
+        return True
+
+    def emit(self, chunk: str) -> None:
+        self.out.append(chunk)
+        self.size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+
+    def breaks(self) -> int:
+        """After a line break: skip the next lines' indentation; count the blank lines."""
+        text = self.text
+        blank = 0
+        self.current += 1
+        while True:
+            indent = _BLANK.match(text, self.at)
             assert indent is not None
-            at = indent.end()
-            if text.startswith("\r\n", at):
-                at += 2
-            elif at < len(text) and text[at] in "\r\n":
-                at += 1
+            self.at = indent.end()
+            if text.startswith("\r\n", self.at):
+                self.at += 2
+            elif self.at < len(text) and text[self.at] in "\r\n":
+                self.at += 1
             else:
                 break
             blank += 1
-            current += 1
+            self.current += 1
         return blank
 
-    def mark() -> None:
-        start = source.char_start(current)
+    def mark(self) -> None:
+        """The current file line's share of the value starts here."""
+        start = self.source.char_start(self.current)
         if start is None:
             return
-        body_offsets.append(size)
-        lines.append(current + 1)
-        offsets.append(source.byte_offset(current, at - start))
-
-    while True:
-        match = token.match(text, at)
-        if match is None:
-            return None
-        piece = match.group()
-        at = match.end()
-        first = piece[0]
-        if (double and piece == '"') or (not double and piece == "'"):
-            if pending:
-                emit(pending)
-            break
-        if first in " \t":
-            pending += piece
-            continue
-        if first in "\r\n":
-            pending = ""
-            blank = breaks()
-            emit("\n" * blank if blank else " ")
-            mark()
-            continue
-        if pending:
-            emit(pending)
-            pending = ""
-        if double and first == "\\":
-            escape = piece[1:]
-            if escape[0] in "\r\n":
-                blank = breaks()
-                if blank:
-                    emit("\n" * blank)
-                mark()
-            elif escape[0] in "xuU" and len(escape) > 1:
-                emit(chr(int(escape[1:], 16)))
-            elif escape in _ESCAPES:
-                emit(_ESCAPES[escape])
-            else:
-                return None
-        elif not double and piece == "''":
-            emit("'")
-        else:
-            emit(piece)
-    if "".join(out) != value:
-        return None
-    return Folded(body_offsets, lines, offsets)
+        self.body_offsets.append(self.size)
+        self.lines.append(self.current + 1)
+        self.offsets.append(self.source.byte_offset(self.current, self.at - start))
 
 
 # Whole strings (never backtracking) and the structural bytes of JSON; numbers and literals are skipped.

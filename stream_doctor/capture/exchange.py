@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 import orjson
@@ -464,6 +465,33 @@ class Exchanges:
             ended_cleanly=ended,
             exchanges=self.exchanges,
         )
+
+
+#: A reader's pass over a file's exchanges (``base.ExchangesReader.exchanges``): each added to ``Exchanges``
+#: in turn, a yield after each.
+ExchangesPass = Callable[[bytes, Exchanges], Iterator[None]]
+
+
+def read_exchanges(exchanges: ExchangesPass, data: bytes, path: str, container: str) -> Capture:
+    """Every exchange of the file ``data`` as one capture."""
+    collected = Exchanges(path, budget=Budget(used=len(data)))
+    for _ in exchanges(data, collected):
+        pass
+    return collected.capture(container, len(data))
+
+
+def exchange_turns(
+    exchanges: ExchangesPass, data: bytes, path: str, capture: Capture
+) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
+    """Each exchange of the file ``data`` as it is read: its exchange, frames and problems (the exchanges and
+    problems also go to ``capture``, as ``read_exchanges`` would give them); one exchange's frames at a time."""
+    collected = Exchanges(path, budget=Budget(used=len(data)))
+    for _ in exchanges(data, collected):
+        exchange = collected.exchanges[-1]
+        capture.exchanges.append(exchange)
+        capture.problems += collected.problems
+        yield exchange, collected.frames, collected.problems
+        collected.frames, collected.problems = [], []
 
 
 def _metadata_disagreement(container: str, content_type: str | None, encoding: str | None) -> str | None:

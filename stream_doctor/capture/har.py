@@ -17,17 +17,16 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from stream_doctor.capture._text import json_error
-from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Exchange, ExchangesReader, Frame, Pos
 from stream_doctor.capture.json_array import _Splitter
+from stream_doctor.capture.starts.har import could_be
 
 if TYPE_CHECKING:
     from stream_doctor.capture.exchange import Exchanges
 
-_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"log"\s*:')
-
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    if _START.match(head):
+    if could_be(head):
         return 95, ""
     return 0, 'does not start with {"log": (not a HAR file)'
 
@@ -114,34 +113,10 @@ def _entries(data: bytes) -> Iterator[Frame]:
         raise _Fallback
 
 
-def read_har(data: bytes, path: str) -> Capture:
-    # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
-    from stream_doctor.capture.exchange import Exchanges
-    from stream_doctor.capture.limits import Budget
-
-    collected = Exchanges(path, budget=Budget(used=len(data)))
-    for _ in _read(data, collected):
-        pass
-    return collected.capture(READER.name, len(data))
-
-
-def har_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
-    """Each entry as it is read: its exchange, frames and problems (also noted on ``capture``)."""
-    from stream_doctor.capture.exchange import Exchanges
-    from stream_doctor.capture.limits import Budget
-
-    collected = Exchanges(path, budget=Budget(used=len(data)))
-    for _ in _read(data, collected):
-        exchange = collected.exchanges[-1]
-        capture.exchanges.append(exchange)
-        capture.problems += collected.problems
-        yield exchange, collected.frames, collected.problems
-        collected.frames, collected.problems = [], []
-
-
 def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     """Each entry added to ``collected`` (a yield after each): one entry decoded at a time, so memory
     follows the largest entry; a file of another shape is read whole, as a HAR file was before."""
+    # Imported here: sniffing (what `check` does to every file of a folder) needs none of it.
     from stream_doctor.capture._text_places import json_places
 
     entries = _entries(data)
@@ -310,27 +285,5 @@ def _text_encoding(value: Any) -> tuple[bool, str | None]:
     return "base64" in tokens, ", ".join(others) or None
 
 
-class HarReader:
-    """Reader for HAR 1.2 files (browser devtools, mitmproxy, proxy exports)."""
-
-    name = "har"
-    title = "HAR 1.2 (browser devtools, mitmproxy, proxies)"
-
-    def sniff(self, head: bytes) -> int:
-        return _sniff(head)[0]
-
-    def reject_reason(self, head: bytes) -> str:
-        """Why ``sniff`` gave 0, for the "could not recognise" message."""
-        return _sniff(head)[1]
-
-    def read(self, data: bytes, path: str) -> Capture:
-        return read_har(data, path)
-
-    def turns(
-        self, data: bytes, path: str, capture: Capture
-    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
-        """Each entry as it is read (see ``har_turns``): the engine replays a turn and lets its frames go."""
-        return har_turns(data, path, capture)
-
-
-READER = HarReader()
+#: Reader for HAR 1.2 files (browser devtools, mitmproxy, proxy exports).
+READER = ExchangesReader("har", "HAR 1.2 (browser devtools, mitmproxy, proxies)", _sniff, _read)

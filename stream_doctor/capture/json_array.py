@@ -17,6 +17,7 @@ import orjson
 from stream_doctor.capture._text import BOM, json_error
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import current, too_many_frames
+from stream_doctor.capture.starts.json import OPENS
 from stream_doctor.gcpause import no_gc
 
 # Between two structural bytes that matter, skipped inside the regex engine: runs of other bytes and
@@ -37,7 +38,7 @@ _WHITESPACE = b" \t\r\n"
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    if head.removeprefix(BOM).lstrip(_WHITESPACE).startswith(b"["):
+    if head.removeprefix(BOM).lstrip(_WHITESPACE).startswith(OPENS):
         return 90, ""
     return 0, "does not start with '['"
 

@@ -20,10 +20,11 @@ from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, I
 from stream_doctor.capture.chunks import line_cut
 from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.capture.repeats import Repeats
+from stream_doctor.capture.starts.envelope import RECORD
+from stream_doctor.capture.starts.jsonl import OPENS
 from stream_doctor.gcpause import no_gc
 
 # A first line longer than the sniffing head is cut; its start is all there is to go on.
-_ENVELOPE_START = re.compile(rb'\s*\{\s*"sd"\s*:')
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -59,10 +60,10 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
         except orjson.JSONDecodeError:
             value = None
         if type(value) is not dict:
-            if cut and line.lstrip().startswith(b"{"):
+            if cut and line.lstrip().startswith(OPENS):
                 if not envelope_only:
                     return 80, ""
-                if _ENVELOPE_START.match(line):
+                if RECORD.match(line):
                     return 100, ""
                 return 0, f'line {number} is not an envelope record (no leading "sd" key)'
             return 0, f"line {number} is not a JSON object"

@@ -9,23 +9,20 @@ named SSE event.
 
 from __future__ import annotations
 
-import re
-
 import orjson
 
 from stream_doctor.capture._text import BOM, head_lines, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import check_bound, line_bound
+from stream_doctor.capture.starts.prefixed import PREFIX
 from stream_doctor.gcpause import no_gc
-
-_PREFIX = re.compile(rb"([0-9a-z]):")
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
     for number, line, cut in head_lines(head.removeprefix(BOM)[:16384]):
         if not line.strip():
             continue
-        match = _PREFIX.match(line)
+        match = PREFIX.match(line)
         if match is None:
             return 0, f"line {number} does not start with a one-character type id and ':'"
         rest = line[match.end() :]
@@ -56,7 +53,7 @@ class PrefixedLinesReader:
         start = len(BOM) if data.startswith(BOM) else 0
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
-        match = _PREFIX.match
+        match = PREFIX.match
         frames: list[Frame] = []
         problems: list[InputProblem] = []
         last_bad = -1

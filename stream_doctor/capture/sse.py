@@ -27,7 +27,7 @@ first byte of the next line (the test lists it too); this reader follows the spe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 
 import orjson
@@ -35,20 +35,19 @@ import orjson
 from stream_doctor.capture import _sse_counted as _counted
 from stream_doctor.capture import _sse_open as _open
 from stream_doctor.capture import runs as _runs
+from stream_doctor.capture._sse_lines import LineReader
 from stream_doctor.capture._text import (
     BOM,
     head_lines,
     is_utf8,
-    is_utf8_cut,
     json_error,
-    split_lines,
     uniform_line_end,
 )
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
+from stream_doctor.capture.starts.sse import NOT_FIELDS
 from stream_doctor.gcpause import no_gc
-from stream_doctor.problems import CutBeforeData
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -81,7 +80,7 @@ def _sniff(head: bytes) -> tuple[int, str]:
         first_unknown = first_unknown or reason
         stray += 1
         spaced = spaced and name.lstrip(b" \t") in SSE_FIELDS
-        if stray > _STRAY or line.lstrip()[:1] in (b"{", b"[", b"<"):
+        if stray > _STRAY or line.lstrip()[:1] in NOT_FIELDS:
             return 0, first_unknown
     if first_unknown is not None:
         return 0, first_unknown
@@ -102,21 +101,14 @@ def _sniffed_lines(head: bytes) -> Iterator[tuple[int, bytes]]:
 _STRAY = 4
 
 
-class _Read:
-    """One read in progress: the frames so far and what was noticed about the file."""
+class _Read(LineReader):
+    """One read in progress: the frames so far and what was noticed about the file (``LineReader``, which
+    parses what the fast path here does not take whole), read a piece at a time."""
 
-    __slots__ = (
-        "frames", "before", "problems", "unknown_fields", "event_names", "comments", "ended_cleanly", "runs",
-    )  # fmt: skip
+    __slots__ = ("runs",)
 
     def __init__(self, problems: list[InputProblem] | None = None, runs: _runs.RunReading | None = None) -> None:
-        self.frames: list[Frame] = []  # the frames of the piece being read (and its FrameRuns, see events)
-        self.before = 0  # frames read from earlier pieces, and those the piece's runs hold beyond one entry
-        self.problems: list[InputProblem] = [] if problems is None else problems
-        self.unknown_fields = _counted.UnknownFields()
-        self.event_names: dict[bytes, str] = {}  # event names repeat: decode each once
-        self.comments = 0
-        self.ended_cleanly = True
+        super().__init__(problems)
         self.runs = runs
 
     def piece(self, piece: bytes, line: int, offset: int, fast: bool) -> int:
@@ -149,10 +141,11 @@ class _Read:
         self.comments += event.comments
         return self.lines(data, event.offset, event.line, is_utf8(data), event.gaps, bool(event.told)), used
 
-    def tell(self, name: bytes, line: int, offset: int) -> None:
-        """An unknown field line of an event carried across pieces, told as it is added (``_sse_open``)."""
+    def tell(self, name: bytes, line: int, offset: int, count: int) -> None:
+        """``count`` unknown field lines of an event carried across pieces (copies of one from ``line``), told as
+        they are added (``_sse_open``)."""
         where = Pos(self.before + len(self.frames) + 1, line, offset)
-        self.unknown_fields.add(name, where, self.problems)
+        self.unknown_fields.add(name, where, self.problems, count)
 
     def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
         """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
@@ -202,16 +195,12 @@ class _Read:
     def simple_events(
         self, data: bytes, pos: int, line_end: bytes, line: int = 1, offset: int | None = None, end: int | None = None
     ) -> int:
-        """The hot path: cut the capture at its blank lines and take the commonest block whole.
-
-        Used when the capture has one kind of line end. A block that is exactly an ``event:``
-        line and a ``data:`` line (Anthropic, Responses), or a lone ``data:`` line (OpenAI,
-        Gemini), with valid UTF-8, is read here with ``startswith`` and ``find``; every other
-        block (an ``id:`` line, several data lines, comments, bytes that are not UTF-8, extra
-        blank lines, the capture's unterminated last block) goes, whole, to the spec's line
-        parser, so both paths agree by construction. ``bytes.split`` runs at memchr speed, which
-        is what makes this faster than matching each block with a regex.
-        """
+        """The hot path: cut the capture (one kind of line end) at its blank lines and take the commonest
+        block whole: exactly an ``event:`` line and a ``data:`` line (Anthropic, Responses), or a lone
+        ``data:`` line (OpenAI, Gemini), with valid UTF-8, read with ``startswith`` and ``find``. Every other
+        block (an ``id:`` line, several data lines, comments, bytes that are not UTF-8, extra blank lines,
+        the unterminated last block) goes, whole, to the spec's line parser (``_sse_lines``), so both
+        paths agree by construction. ``bytes.split`` runs at memchr speed, faster than a regex a block."""
         eol = line_end
         blank = eol + eol
         step = len(eol)
@@ -220,10 +209,9 @@ class _Read:
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         event_names = self.event_names
-        frames = self.frames
-        append = frames.append
+        append = self.frames.append
         before = self.before
-        number = before + len(frames)
+        number = before + len(self.frames)
         offset = pos if offset is None else offset
         startswith = bytes.startswith
         blocks = (data[pos:end] if pos or end is not None else data).split(blank)
@@ -241,24 +229,17 @@ class _Read:
                 line += count + 1
                 offset += size
                 continue
+            frame = None  # the block's frame, read here, and its lines (with the blank one)
             if startswith(block, b"data: "):
                 if block.find(eol) < 0:
                     payload = block[6:]
+                    height = 2
                     try:
-                        value = loads(payload)
+                        frame = Frame(new_tuple(Pos, (number + 1, line, offset)), payload, loads(payload))
                     except decode_error as exc:
                         if is_utf8(block):  # not JSON: a frame that says why; not UTF-8: the parser's
-                            number += 1
-                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, NOT_JSON, json_error(exc)))
-                            line += 2
-                            offset += size
-                            continue
-                    else:
-                        number += 1
-                        append(Frame(new_tuple(Pos, (number, line, offset)), payload, value))
-                        line += 2
-                        offset += size
-                        continue
+                            where = new_tuple(Pos, (number + 1, line, offset))
+                            frame = Frame(where, payload, NOT_JSON, json_error(exc))
             elif startswith(block, b"event: "):
                 end = block.find(eol, 7)
                 if end > 0 and startswith(block, b"data: ", end + step) and block.find(eol, end + step) < 0:
@@ -268,320 +249,31 @@ class _Read:
                         event = event_names[raw_event] = raw_event.decode()
                     if event is not None:
                         payload = block[end + step + 6 :]
+                        height = 3
+                        where = new_tuple(Pos, (number + 1, line, offset))
                         try:
-                            value = loads(payload)
+                            frame = Frame(where, payload, loads(payload), None, event)
                         except decode_error as exc:
                             if is_utf8(payload):
-                                number += 1
-                                where = new_tuple(Pos, (number, line, offset))
-                                append(Frame(where, payload, NOT_JSON, json_error(exc), event))
-                                line += 3
-                                offset += size
-                                continue
-                        else:
-                            number += 1
-                            append(Frame(new_tuple(Pos, (number, line, offset)), payload, value, None, event))
-                            line += 3
-                            offset += size
-                            continue
-            # Not the common shape (or bytes that are not UTF-8, which the parser reports).
-            line = self.lines(block + blank, offset, line, is_utf8(block))
-            number = before + len(frames)
+                                frame = Frame(where, payload, NOT_JSON, json_error(exc), event)
+            if frame is not None:
+                number += 1
+                append(frame)
+                line += height
+            else:  # not the common shape (or bytes that are not UTF-8, which the parser reports)
+                line = self.lines(block + blank, offset, line, is_utf8(block))
+                number = before + len(self.frames)
             offset += size
-        if rest:
-            count = rest.count(eol)
-            if rest[0] == 58 and rest.endswith(eol) and rest.count(colon_after_eol) == count - 1:
-                self.comments += count  # comment lines alone, as a piece cut after them ends (chunks.sse_cut)
-                return line + count
-            line = self.lines(rest, offset, line, is_utf8(rest))
-        return line
+        return self.rest(rest, eol, line, offset) if rest else line
 
-    def lines(
-        self,
-        data: bytes,
-        base_offset: int,
-        base_line: int,
-        utf8_ok: bool = True,
-        gaps: list[_open.Gap] | None = None,
-        told: bool = False,
-    ) -> int:
-        """Parse ``data`` line by line, as the spec describes. Returns the next line number.
-
-        ``data`` is the whole capture or a run of whole blocks from it; an event still open at
-        its end is the capture's unterminated last event. When ``data`` stops inside its last line
-        (no line end), the capture was cut there: a cut ``data:`` line still joins the event's data
-        (the frame then says what became of it), any other cut line is not read as a field at all
-        (``e`` is the start of ``event:``, not an unknown field), and an event without a whole
-        ``data:`` line when the capture ends is reported cut (``CutBeforeData``), never dispatched.
-        With ``gaps``, ``data`` is an event carried across pieces (``_sse_open``) with its comment runs
-        (and, ``told``, its unknown-field lines, already told) taken out: every line number and offset
-        counts them back in.
-        """
-        before = self.before
-        lines, starts = split_lines(data)
-        last = len(lines)
-        # a line's number: ``data`` is the capture's lines from ``base_line`` on, but for the comment runs an
-        # event carried across pieces had taken out (``gaps``), which ``placed`` counts back in
-        at = base_line.__add__ if not gaps else _open.placed(starts, gaps, base_line, len(data)).__getitem__
-        # the index of a last line the capture stops inside, -1 when it ends with a line end
-        cut = last - 1 if data and data[-1] not in (10, 13) else -1
-        lines.append(b"")  # a blank line after the end flushes an unterminated last event
-        loads = orjson.loads
-        decode_error = orjson.JSONDecodeError
-        frames = self.frames
-        problems = self.problems
-        event_names = self.event_names
-        comments = 0
-
-        # The event being built. ``first_data``/``more_data`` avoid a list per event in the usual
-        # one-data-line case; ``block`` is the index of the event's first field line.
-        first_data: bytes | None = None
-        more_data: list[bytes] | None = None
-        event: str | None = None
-        sse_id: str | None = None
-        block = 0
-        # the unknown fields of a block that starts with "{", told when it ends; False: the block does
-        # not (its first line is looked at once a block, however many lines it has); None: not looked
-        held: list[tuple[bytes, Pos]] | bool | None = None
-
-        for i, line in enumerate(lines):
-            if i == cut and not line.startswith(b"data:"):
-                continue  # the cut start of a line: what field it was going to be is unknown
-            if line.startswith(b"data: "):
-                if first_data is None:
-                    first_data = line[6:]
-                elif more_data is None:
-                    more_data = [first_data, line[6:]]
-                else:
-                    more_data.append(line[6:])
-                continue
-            if line.startswith(b"event: "):
-                raw = line[7:]
-                event = event_names.get(raw)
-                if event is None:
-                    event = event_names[raw] = raw.decode("utf-8", "replace")
-                continue
-            if not line:
-                if first_data is not None:
-                    payload = first_data if more_data is None else b"\n".join(more_data)
-                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
-                    try:
-                        value = loads(payload)
-                        error = None
-                    except decode_error as exc:
-                        value = NOT_JSON
-                        error = json_error(exc)
-                    unseparated = None if more_data is None or value is not NOT_JSON else _each_line_whole(more_data)
-                    if unseparated is not None:
-                        # a cut last line that is not a data: line was not read: its lines end before it
-                        end = cut if i == last and cut >= 0 and not lines[cut].startswith(b"data:") else i
-                        self.unseparated(lines, starts, block, end, at, base_offset, unseparated, event, sse_id)
-                    else:
-                        frames.append(Frame(where, payload, value, error, event, None, "event", sse_id))
-                    if i == last:
-                        self.ended_cleanly = False
-                        problems.append(
-                            InputProblem(
-                                "unterminated-event",
-                                "the capture ends inside an event: the stream was cut",
-                                where,
-                            )
-                        )
-                    if not utf8_ok:
-                        # a character the cut split at the end of the capture is the cut, not bad bytes
-                        bad = next(
-                            (j for j in range(block, i) if not (is_utf8_cut if j == cut else is_utf8)(lines[j])),
-                            None,
-                        )
-                        if bad is not None:
-                            problems.append(InputProblem("not-utf8", f"line {at(bad)} is not valid UTF-8", where))
-                elif i == last and (
-                    cut >= 0 or any(lines[j].partition(b":")[0] in SSE_FIELDS for j in range(block, i))
-                ):
-                    # The capture ends inside a line, or inside an event (an event:, id: or retry:
-                    # line) before any whole data line of it: the spec would drop the block unread,
-                    # and so does this reader; the cut is what is reported, never the half-received
-                    # field (SD003, not SD005). A last block of unknown fields alone (a JSON error
-                    # body written without data: prefixes) began no event: those are SD005's.
-                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
-                    cut_line = lines[cut] if cut >= 0 else b""
-                    comment = block == cut and cut_line[:1] == b":"
-                    # only the cut line's start is kept: it may be megabytes of junk without a line end
-                    start = cut_line[: _counted.UNKNOWN_NAME_SHOWN].decode("utf-8", "replace")
-                    self.ended_cleanly = False
-                    problems.append(
-                        InputProblem(
-                            "unterminated-event",
-                            f"the capture ends inside an event, before its data (line {at(i) - 1}): the stream was cut",
-                            where,
-                            facts=CutBeforeData(at(i) - 1, cut >= 0, comment, start, len(cut_line)),
-                        )
-                    )
-                elif (
-                    event is None
-                    and sse_id is None
-                    and block < i
-                    and self.unprefixed(lines, starts, block, i, at, base_offset)
-                ):
-                    held = None  # a JSON object written without data: prefixes, read as Google's clients read it
-                elif event is not None:
-                    # An event name but no data: the spec drops the block without dispatching it.
-                    where = Pos(before + len(frames) + 1, at(block), base_offset + starts[block])
-                    problems.append(
-                        InputProblem(
-                            "event-without-data",
-                            f"an 'event: {event}' block has no data lines: browsers' EventSource and "
-                            "eventsource-parser (the AI SDK) drop it, as the SSE spec says, while the SSE "
-                            "decoders of openai-python and anthropic-sdk-python (Stainless-generated) dispatch "
-                            "it with empty data, which a json.loads of the data then fails on",
-                            where,
-                        )
-                    )
-                for name, where in held if isinstance(held, list) else ():
-                    self.unknown_fields.add(name, where, problems)
-                first_data = more_data = event = sse_id = held = None
-                block = i + 1
-                continue
-            if line[0] == 58:  # b":"
-                comments += 1
-                if block == i:
-                    block = i + 1  # comments before an event are not part of where it starts
-                continue
-
-            # Everything the fast tests above did not catch: no space after the colon, no colon
-            # at all, id/retry and unknown fields.
-            name, _, value_bytes = line.partition(b":")
-            if value_bytes.startswith(b" "):
-                value_bytes = value_bytes[1:]
-            if name == b"data":
-                if first_data is None:
-                    first_data = value_bytes
-                elif more_data is None:
-                    more_data = [first_data, value_bytes]
-                else:
-                    more_data.append(value_bytes)
-            elif name == b"event":
-                event = value_bytes.decode("utf-8", "replace")
-            elif name == b"id":
-                if b"\0" not in value_bytes:  # the spec ignores an id containing NUL
-                    sse_id = value_bytes.decode("utf-8", "replace")
-            elif name == b"retry":
-                pass  # a reconnection delay: nothing to diagnose in a replay
-            else:
-                # a "field name" can be a whole line of junk (a body of NULs has no colon): only its
-                # start is kept and shown, never copied, decoded and quoted whole
-                where = Pos(before + len(frames) + 1, at(i), base_offset + starts[i])
-                if held is None:  # a block that may be one JSON object without data: prefixes (unprefixed)?
-                    held = [] if lines[block].lstrip()[:1] == b"{" else False
-                if isinstance(held, list):
-                    held.append((name, where))  # told when the block ends, unless it is that object
-                elif not told:
-                    self.unknown_fields.add(name, where, problems)
-
-        self.comments += comments
-        return at(last)
-
-    def unprefixed(
-        self, lines: list[bytes], starts: list[int], block: int, end: int, at: Callable[[int], int], base_offset: int
-    ) -> bool:
-        """A block of unknown fields alone that is one JSON object (a body written without ``data:``
-        prefixes, as the Vertex AI and Gemini APIs write an error mid-stream): read as one frame, and its
-        framing reported once, when it is; False (its unknown fields reported as they were) when not.
-
-        google-genai reads such lines as Google's servers send them: ``HttpResponse._iter_response_stream``
-        joins the lines that do not start with ``data: `` until their braces balance, and
-        ``BaseApiClient.request_streamed`` raises ``APIError`` on the ``{"error": …}`` object; the Firebase
-        SDKs' tests expect the same (an RPC error after the events before it). The SSE rules, and so the
-        browsers' ``EventSource`` and eventsource-parser (the AI SDK), ignore every line of it.
-        """
-        if not lines[block].lstrip().startswith(b"{") or at(end) - at(block) != end - block:
-            return False  # not an object's first line, or comment lines among its lines (taken out: _sse_open)
-        body = lines[block:end]
-        if any(line[:1] == b":" or line.partition(b":")[0] in SSE_FIELDS for line in body):
-            return False
-        payload = b"\n".join(body)
-        try:
-            value = orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            return False
-        if not isinstance(value, dict):
-            return False
-        # the block's lines were held as they were read, not told as unknown fields: they are one object
-        first_line = at(block)
-        problems = self.problems
-        where = Pos(self.before + len(self.frames) + 1, first_line, base_offset + starts[block])
-        self.frames.append(Frame(where, payload, value))
-        problems.append(
-            InputProblem(
-                "unprefixed-json",
-                f"lines {first_line}-{at(end - 1)} are a JSON object written without data: prefixes: "
-                "google-genai (HttpResponse._iter_response_stream) and the Firebase SDKs read it as the next "
-                "chunk, as read here, while browsers' EventSource and eventsource-parser (the AI SDK) ignore "
-                "every line of it, as the SSE rules say, and lose what it says",
-                where,
-            )
-        )
-        return True
-
-    def unseparated(
-        self,
-        lines: list[bytes],
-        starts: list[int],
-        block: int,
-        end: int,
-        at: Callable[[int], int],
-        base_offset: int,
-        values: list[object],
-        event: str | None,
-        sse_id: str | None,
-    ) -> None:
-        """An event of several ``data:`` lines each of which is a whole JSON document (or ``[DONE]``),
-        whose joined data is not: events written without the blank lines between them. A client that
-        follows the SSE rules sees one event and cannot parse its data; one that reads ``data:`` lines
-        (openai-php's ``StreamResponse``) sees one event a line. Each line is read as its own frame,
-        and the framing is reported."""
-        first = Pos(self.before + len(self.frames) + 1, at(block), base_offset + starts[block])
-        taken = iter(values)
-        line_number = 0
-        for j in range(block, end):
-            name, _, payload = lines[j].partition(b":")
-            if name != b"data":
-                continue
-            payload = payload[1:] if payload.startswith(b" ") else payload
-            value = next(taken)
-            line_number += 1
-            where = Pos(self.before + len(self.frames) + 1, at(j), base_offset + starts[j])
-            joined = (line_number, len(values))
-            self.frames.append(Frame(where, payload, value, None, event, None, "event", sse_id, joined=joined))
-        self.problems.append(
-            InputProblem(
-                "data-lines-not-separated",
-                f"{len(values)} data lines follow each other with no blank line between them: by the SSE rules "
-                "they are one event whose data is the lines joined by newlines, which a client that follows "
-                "them (openai-python's and openai-node's SSE decoders, the AI SDK's eventsource-parser) cannot "
-                "parse as JSON; a client that reads each data: line as an event (openai-php) reads them one by "
-                "one, as shown here",
-                first,
-            )
-        )
-
-
-def _each_line_whole(data_lines: list[bytes]) -> list[object] | None:
-    """Each data line parsed on its own when every one is a whole JSON object or ``[DONE]`` (the payloads
-    providers send), else None: data lines that merely each parse (``1`` and ``2``) are one event's data."""
-    values: list[object] = []
-    for line in data_lines:
-        if line.strip() == b"[DONE]":
-            values.append(NOT_JSON)
-            continue
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return None
-        if not isinstance(value, dict):
-            return None
-        values.append(value)
-    return values
+    def rest(self, rest: bytes, eol: bytes, line: int, offset: int) -> int:
+        """What follows the last blank line of a run of blocks (the capture cut, or comment lines alone, as
+        a piece cut after them ends: ``chunks.sse_cut``) at ``line``/``offset``; the next line."""
+        count = rest.count(eol)
+        if rest[0] == 58 and rest.endswith(eol) and rest.count(eol + b":") == count - 1:
+            self.comments += count
+            return line + count
+        return self.lines(rest, offset, line, is_utf8(rest))
 
 
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:

@@ -20,11 +20,11 @@ first line otherwise.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem, Pos
+from stream_doctor.capture.base import CaptureError, Exchange, ExchangesReader, Pos
+from stream_doctor.capture.starts.vcr import JSON_START, LANGCHAIN_START, YAML_START
 from stream_doctor.capture.yaml_safe import BINARY, json_printable, prescan, safe_loader, yaml_error
 
 if TYPE_CHECKING:
@@ -32,50 +32,13 @@ if TYPE_CHECKING:
     from stream_doctor.capture.exchange import BodyPlace, Exchanges
     from stream_doctor.capture.limits import Budget
 
-# vcrpy: a top-level "interactions:" key (vcrpy sorts keys, so it comes first); go-vcr: "---\nversion: N\ninteractions:".
-_YAML_START = re.compile(
-    rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:---[ \t]*\r?\n)?(?:(?:version|recorded_with):[^\n]*\r?\n)?(?:http_)?interactions:"
-)
-# LangChain's standard tests: yaml.safe_dump of {"requests": [{body, headers, method, uri}], "responses": [...]}.
-_LANGCHAIN_START = re.compile(rb"\A(?:\xef\xbb\xbf)?requests:\r?\n- (?:body|headers|method|uri):")
-# JSON: "interactions" first (vcrpy's json serializer sorts keys), or after a "version" number and a "metadata"
-# object (nested one level at most), as @opencode-ai/http-recorder writes them ({"version": 1, "metadata": {…}, …}).
-_JSON_START = re.compile(
-    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*(?:"version"\s*:\s*\d+\s*,\s*)?(?:"metadata"\s*:\s*\{(?:[^{}]|\{[^{}]*\})*\}\s*,\s*)?'
-    rb'"(?:http_)?interactions"\s*:'
-)
-
 
 def _sniff(head: bytes) -> tuple[int, str]:
-    if _YAML_START.match(head) or _JSON_START.match(head):
+    if YAML_START.match(head) or JSON_START.match(head):
         return 95, ""
-    if _LANGCHAIN_START.match(head):
+    if LANGCHAIN_START.match(head):
         return 90, ""
     return 0, "no top-level 'interactions:' (not a VCR cassette)"
-
-
-def read_vcr(data: bytes, path: str) -> Capture:
-    from stream_doctor.capture.exchange import Exchanges
-    from stream_doctor.capture.limits import Budget
-
-    collected = Exchanges(path, budget=Budget(used=len(data)))
-    for _ in _read(data, collected):
-        pass
-    return collected.capture(READER.name, len(data))
-
-
-def vcr_turns(data: bytes, path: str, capture: Capture) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
-    """Each interaction as it is read: its exchange, frames and problems (also noted on ``capture``)."""
-    from stream_doctor.capture.exchange import Exchanges
-    from stream_doctor.capture.limits import Budget
-
-    collected = Exchanges(path, budget=Budget(used=len(data)))
-    for _ in _read(data, collected):
-        exchange = collected.exchanges[-1]
-        capture.exchanges.append(exchange)
-        capture.problems += collected.problems
-        yield exchange, collected.frames, collected.problems
-        collected.frames, collected.problems = [], []
 
 
 def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
@@ -84,7 +47,7 @@ def _read(data: bytes, collected: Exchanges) -> Iterator[None]:
     alone, so memory follows the largest interaction; any other shape is loaded whole."""
     import yaml
 
-    if _JSON_START.match(data):
+    if JSON_START.match(data):
         data = json_printable(data)
     try:
         spans = prescan(data, split=True)
@@ -368,27 +331,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-class VcrReader:
-    """Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr)."""
-
-    name = "vcr"
-    title = "VCR cassette (vcrpy, pytest-recording, go-vcr, LangChain standard tests)"
-
-    def sniff(self, head: bytes) -> int:
-        return _sniff(head)[0]
-
-    def reject_reason(self, head: bytes) -> str:
-        """Why ``sniff`` gave 0, for the "could not recognise" message."""
-        return _sniff(head)[1]
-
-    def read(self, data: bytes, path: str) -> Capture:
-        return read_vcr(data, path)
-
-    def turns(
-        self, data: bytes, path: str, capture: Capture
-    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
-        """Each interaction as it is read (see ``vcr_turns``): the engine replays a turn and lets its frames go."""
-        return vcr_turns(data, path, capture)
-
-
-READER = VcrReader()
+#: Reader for VCR cassettes (vcrpy, pytest-recording, go-vcr, LangChain's standard tests, opencode).
+READER = ExchangesReader(
+    "vcr", "VCR cassette (vcrpy, pytest-recording, go-vcr, LangChain standard tests)", _sniff, _read
+)

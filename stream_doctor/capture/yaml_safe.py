@@ -210,86 +210,66 @@ def _prescan(data: bytes, split: bool, blocks: list[_Block]) -> list[tuple[int, 
 
     stream: Any = _Elided(data, blocks) if blocks else data
     events = yaml.parse(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    guard = _Guard(data)
+    layout = _Layout(split and not any(brk in data for brk in _OTHER_BREAKS))
     pending = 0  # the first block the events have not confirmed yet
-    limit = expansion_limit(len(data))
-    sizes: dict[str, int] = {}  # anchor -> its node's expanded size
-    stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
-    expanded = 0
-    provable = split and not any(brk in data for brk in _OTHER_BREAKS)
-    documents = 0
-    keys = 0  # root mapping: how many of its child nodes have started (even: a key comes next)
-    key: str | None = None  # the root key whose value is being read
-    found: str | None = None  # the interactions key, once its list is found
-    sequence_depth = 0  # the depth of the interactions list while it is read
-    starts: list[tuple[int, int]] = []  # (line, column) of each item's first event
-    anchored: dict[str, int] = {}  # anchor -> the item (1-based; 0: outside the list) that defines it
-    end: tuple[int, int] | None = None  # where the list ends
-    from stream_doctor.capture.limits import current, too_big
-
-    limits = current()
-    binary_room = limits.max_bytes - len(data)  # what the file's base64 scalars may decode to, all together
     for event in events:
         kind = type(event)
-        elided = None
-        if pending < len(blocks):
-            block = blocks[pending]
-            mark = (event.start_mark.line, event.start_mark.column)
-            if mark == (block.line, block.column) and kind is yaml.ScalarEvent and event.tag in BINARY_TAGS:
-                elided, pending = block, pending + 1
-            elif mark >= (block.line, block.column):
-                raise _Diverged
-        depth = len(stack)  # of the node this event starts (or, for an end, of its collection + 1)
-        if provable:
-            if kind is yaml.DocumentStartEvent:
-                documents += 1
-                provable = documents == 1 and event.version is None and not event.tags
-            elif depth == 1 and kind in (yaml.ScalarEvent, yaml.SequenceStartEvent):
-                provable = False  # the root is not a mapping
-            elif depth == 2 and kind is not yaml.MappingEndEvent:
-                keys += 1
-                if keys % 2:  # a key of the root mapping
-                    key = event.value if kind is yaml.ScalarEvent else None
-                    if key in ("interactions", "http_interactions"):
-                        provable = found is None
-                elif key in ("interactions", "http_interactions"):  # its value
-                    found = key
-                    provable = kind is yaml.SequenceStartEvent and not event.flow_style
-                    sequence_depth = depth + 1
-            elif depth == sequence_depth and found is not None and end is None:
-                if kind is yaml.SequenceEndEvent:
-                    end = (event.start_mark.line, event.start_mark.column)
-                elif kind is not yaml.MappingEndEvent and kind is not yaml.SequenceEndEvent:
-                    starts.append((event.start_mark.line, event.start_mark.column))
-            if kind is yaml.AliasEvent or getattr(event, "anchor", None) is not None:
-                # vcrpy's dumper anchors what it writes twice (headers): within one item, loading it alone is the same
-                item = len(starts) if sequence_depth and depth >= sequence_depth and end is None else 0
-                if kind is yaml.AliasEvent:
-                    provable = item > 0 and anchored.get(event.anchor) == item
-                else:
-                    anchored[event.anchor] = item
+        elided = _confirmed(event, kind, blocks[pending]) if pending < len(blocks) else None
+        pending += elided is not None
+        if layout.provable:
+            layout.see(event, kind, len(guard.stack))
+        guard.see(event, kind, elided)
+    return layout.spans(data)
+
+
+def _confirmed(event: Any, kind: type, block: _Block) -> _Block | None:
+    """``block`` when ``event`` is the binary scalar it elided; None when the events have not reached it yet;
+    _Diverged when they went past it (the elided text did not read as the block it was taken for)."""
+    import yaml
+
+    mark = (event.start_mark.line, event.start_mark.column)
+    if mark == (block.line, block.column) and kind is yaml.ScalarEvent and event.tag in BINARY_TAGS:
+        return block
+    if mark >= (block.line, block.column):
+        raise _Diverged
+    return None
+
+
+class _Guard:
+    """What a cassette's events would make once composed, refused before the composer sees them: nesting
+    deeper than ``MAX_DEPTH``, aliases that expand it past ``expansion_limit``, base64 scalars that decode
+    past the capture's limit."""
+
+    __slots__ = ("limit", "sizes", "stack", "expanded", "limits", "binary_room")
+
+    def __init__(self, data: bytes) -> None:
+        from stream_doctor.capture.limits import current
+
+        self.limit = expansion_limit(len(data))
+        self.sizes: dict[str, int] = {}  # anchor -> its node's expanded size
+        self.stack: list[list[Any]] = [[0, None]]  # [expanded size so far, anchor] per open collection
+        self.expanded = 0
+        self.limits = current()
+        self.binary_room = self.limits.max_bytes - len(data)  # what the base64 scalars may decode to, together
+
+    def see(self, event: Any, kind: type, elided: _Block | None) -> None:
+        import yaml
+
+        stack = self.stack
         if kind is yaml.ScalarEvent:
-            size = len(event.value) + 1
-            if event.tag in BINARY_TAGS:  # refused by the text's length, before anything is decoded
-                decoded = _decoded_size(event.value)
-                if elided is not None:  # its text measured on the bytes, less the stand-in's
-                    size += elided.end - elided.start
-                    decoded += elided.decoded - _decoded_size(_STAND_IN)
-                binary_room -= decoded
-                if binary_room < 0:
-                    error = too_big(limits, compressed=True)
-                    error.line = event.start_mark.line + 1
-                    raise error
+            size = self._scalar(event, elided)
             stack[-1][0] += size
-            expanded += size
+            self.expanded += size
             if event.anchor is not None:
-                sizes[event.anchor] = size
+                self.sizes[event.anchor] = size
         elif kind is yaml.AliasEvent:
-            size = sizes.get(event.anchor, 1)
+            size = self.sizes.get(event.anchor, 1)
             stack[-1][0] += size
-            expanded += size
-            if expanded > limit:
+            self.expanded += size
+            if self.expanded > self.limit:
                 raise CaptureError(
-                    f"not a cassette: its YAML aliases expand it to more than {limit:,} bytes",
+                    f"not a cassette: its YAML aliases expand it to more than {self.limit:,} bytes",
                     line=event.start_mark.line + 1,
                 )
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
@@ -302,10 +282,82 @@ def _prescan(data: bytes, split: bool, blocks: list[_Block]) -> list[tuple[int, 
             size, anchor = stack.pop()
             stack[-1][0] += size
             if anchor is not None:
-                sizes[anchor] = size
-    if not provable or found is None or end is None:
-        return None
-    return _spans(data, starts, end)
+                self.sizes[anchor] = size
+
+    def _scalar(self, event: Any, elided: _Block | None) -> int:
+        """A scalar's expanded size; a base64 one refused by its text's length, before anything is decoded."""
+        from stream_doctor.capture.limits import too_big
+
+        size = len(event.value) + 1
+        if event.tag in BINARY_TAGS:
+            decoded = _decoded_size(event.value)
+            if elided is not None:  # its text measured on the bytes, less the stand-in's
+                size += elided.end - elided.start
+                decoded += elided.decoded - _decoded_size(_STAND_IN)
+            self.binary_room -= decoded
+            if self.binary_room < 0:
+                error = too_big(self.limits, compressed=True)
+                error.line = event.start_mark.line + 1
+                raise error
+        return size
+
+
+class _Layout:
+    """Where a cassette's interactions are, from its events, while loading each alone is provably what
+    loading the whole gives it (``provable``): one plain document whose root mapping holds one block
+    list of interactions, and no alias to an anchor outside the item it is in."""
+
+    __slots__ = ("provable", "documents", "keys", "key", "found", "sequence_depth", "starts", "anchored", "end")
+
+    def __init__(self, provable: bool) -> None:
+        self.provable = provable
+        self.documents = 0
+        self.keys = 0  # root mapping: how many of its child nodes have started (even: a key comes next)
+        self.key: str | None = None  # the root key whose value is being read
+        self.found: str | None = None  # the interactions key, once its list is found
+        self.sequence_depth = 0  # the depth of the interactions list while it is read
+        self.starts: list[tuple[int, int]] = []  # (line, column) of each item's first event
+        self.anchored: dict[str, int] = {}  # anchor -> the item (1-based; 0: outside the list) that defines it
+        self.end: tuple[int, int] | None = None  # where the list ends
+
+    def see(self, event: Any, kind: type, depth: int) -> None:
+        """The next event, at ``depth`` (of the node it starts; for an end, of its collection + 1)."""
+        import yaml
+
+        if kind is yaml.DocumentStartEvent:
+            self.documents += 1
+            self.provable = self.documents == 1 and event.version is None and not event.tags
+        elif depth == 1 and kind in (yaml.ScalarEvent, yaml.SequenceStartEvent):
+            self.provable = False  # the root is not a mapping
+        elif depth == 2 and kind is not yaml.MappingEndEvent:
+            self.keys += 1
+            if self.keys % 2:  # a key of the root mapping
+                self.key = event.value if kind is yaml.ScalarEvent else None
+                if self.key in ("interactions", "http_interactions"):
+                    self.provable = self.found is None
+            elif self.key in ("interactions", "http_interactions"):  # its value
+                self.found = self.key
+                self.provable = kind is yaml.SequenceStartEvent and not event.flow_style
+                self.sequence_depth = depth + 1
+        elif depth == self.sequence_depth and self.found is not None and self.end is None:
+            if kind is yaml.SequenceEndEvent:
+                self.end = (event.start_mark.line, event.start_mark.column)
+            elif kind is not yaml.MappingEndEvent:
+                self.starts.append((event.start_mark.line, event.start_mark.column))
+        if kind is yaml.AliasEvent or getattr(event, "anchor", None) is not None:
+            # vcrpy's dumper anchors what it writes twice (headers): within one item, loading it alone is the same
+            inside = self.sequence_depth and depth >= self.sequence_depth and self.end is None
+            item = len(self.starts) if inside else 0
+            if kind is yaml.AliasEvent:
+                self.provable = item > 0 and self.anchored.get(event.anchor) == item
+            else:
+                self.anchored[event.anchor] = item
+
+    def spans(self, data: bytes) -> list[tuple[int, int, int]] | None:
+        """Each interaction's first line and its bytes' span, when loading each alone is provably the same."""
+        if not self.provable or self.found is None or self.end is None:
+            return None
+        return _spans(data, self.starts, self.end)
 
 
 #: A binary block scalar whose text is at least this long is measured on the bytes, not by libyaml.

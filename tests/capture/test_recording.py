@@ -144,7 +144,7 @@ def test_mastra_recordings_join_their_chunks_whatever_the_cut() -> None:
 
 
 def test_an_array_that_does_not_open_with_a_mastra_recording_is_not_read_as_one() -> None:
-    from stream_doctor.capture.recording import READER
+    from stream_doctor.capture.recordings import READER
 
     assert READER.sniff(json.dumps([mastra({"chunks": [SSE]})]).encode()) == 95
     assert READER.sniff(b'{"meta": {"name": "x"}, "recordings": [') == 95

@@ -354,22 +354,22 @@ FIXTURE_CASSETTES = sorted((Path(__file__).parents[2] / "fixtures" / "conversati
 
 @pytest.mark.parametrize("path", FIXTURE_CASSETTES, ids=lambda p: p.name)
 def test_each_interaction_loaded_alone_gives_what_the_whole_document_gives(path: Path) -> None:
-    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.vcr import READER
     from stream_doctor.capture.yaml_safe import prescan
 
     data = path.read_bytes()
     if path.name != "gemini_thought_signature_dropped.yaml":  # its headers are an alias to the first interaction's
         assert prescan(data, split=True)  # the usual shape is cut into its interactions
-    assert _summary(read_vcr(data, "x")) == _whole(data)
+    assert _summary(READER.read(data, "x")) == _whole(data)
 
 
 def test_an_alias_within_one_interaction_is_loaded_alone() -> None:
-    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.vcr import READER
     from stream_doctor.capture.yaml_safe import prescan
 
     data = TRICKY.replace(b"    method: POST\n", b"    method: &m POST\n    again: *m\n")
     assert prescan(data, split=True) is not None
-    assert _summary(read_vcr(data, "x")) == _whole(data)
+    assert _summary(READER.read(data, "x")) == _whole(data)
 
 
 TRICKY = b"""interactions:
@@ -393,13 +393,13 @@ version: 1
 
 
 def test_item_boundaries_come_from_the_yaml_events_not_the_dashes() -> None:
-    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.vcr import READER
     from stream_doctor.capture.yaml_safe import prescan
 
     spans = prescan(TRICKY, split=True)
     assert spans is not None and [line for line, _, _ in spans] == [1, 14]
-    assert _summary(read_vcr(TRICKY, "x")) == _whole(TRICKY)
-    capture = read_vcr(TRICKY, "x")
+    assert _summary(READER.read(TRICKY, "x")) == _whole(TRICKY)
+    capture = READER.read(TRICKY, "x")
     assert [e.method for e in capture.exchanges] == ["POST", "GET"]
 
 
@@ -417,11 +417,11 @@ def test_item_boundaries_come_from_the_yaml_events_not_the_dashes() -> None:
     ids=["alias", "directive", "crlf", "flow", "dash-alone"],
 )
 def test_shapes_the_splitter_cannot_prove_are_loaded_whole(data: bytes) -> None:
-    from stream_doctor.capture.vcr import read_vcr
+    from stream_doctor.capture.vcr import READER
     from stream_doctor.capture.yaml_safe import prescan
 
     assert prescan(data, split=True) is None
-    assert _summary(read_vcr(data, "x")) == _whole(data)
+    assert _summary(READER.read(data, "x")) == _whole(data)
 
 
 def test_ruby_vcr_binary_bodies_are_read_and_other_ruby_tags_refused(tmp_path: Path) -> None:
