@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import Any, Iterable, Iterator, NamedTuple, Protocol
 
 from stream_doctor.problems import ProblemFacts
 
@@ -194,42 +194,3 @@ class InteractionsReader(Reader, Protocol):
         """Each interaction as it is read: its exchange, frames and problems (the exchanges and problems
         also go to ``capture``, as ``read`` would give them)."""
         ...
-
-
-class ExchangesReader:
-    """A reader of a file of HTTP exchanges (HAR files, cassettes, other tools' recordings), made of how sure it
-    is of a head (``sniffed``: the score, and why when 0) and a pass that adds each exchange of a file to an
-    ``Exchanges`` in turn (``exchanges``, a yield after each); reading the file whole and a turn at a time
-    are the one loop over those (``capture.exchange.read_exchanges``, ``exchange_turns``)."""
-
-    def __init__(
-        self,
-        name: str,
-        title: str,
-        sniffed: Callable[[bytes], tuple[int, str]],
-        exchanges: Callable[[bytes, Any], Iterator[None]],
-    ) -> None:
-        self.name = name
-        self.title = title
-        self.sniffed = sniffed
-        self.exchanges = exchanges  # (data, an exchange.Exchanges) -> a yield after each exchange added
-
-    def sniff(self, head: bytes) -> int:
-        return self.sniffed(head)[0]
-
-    def reject_reason(self, head: bytes) -> str:
-        """Why ``sniff`` gave 0, for the "could not recognise" message."""
-        return self.sniffed(head)[1]
-
-    def read(self, data: bytes, path: str) -> Capture:
-        from stream_doctor.capture.exchange import read_exchanges  # sniffing needs none of it
-
-        return read_exchanges(self.exchanges, data, path, self.name)
-
-    def turns(
-        self, data: bytes, path: str, capture: Capture
-    ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
-        """Each exchange as it is read: the engine replays a turn and lets its frames go."""
-        from stream_doctor.capture.exchange import exchange_turns
-
-        return exchange_turns(self.exchanges, data, path, capture)

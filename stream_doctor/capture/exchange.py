@@ -467,7 +467,7 @@ class Exchanges:
         )
 
 
-#: A reader's pass over a file's exchanges (``base.ExchangesReader.exchanges``): each added to ``Exchanges``
+#: A reader's pass over a file's exchanges (``exchanges_reader.ExchangesReader.exchanges``): each added to ``Exchanges``
 #: in turn, a yield after each.
 ExchangesPass = Callable[[bytes, Exchanges], Iterator[None]]
 

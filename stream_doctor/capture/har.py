@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from stream_doctor.capture._text import json_error
-from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Exchange, ExchangesReader, Frame, Pos
+from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Exchange, Frame, Pos
+from stream_doctor.capture.exchanges_reader import ExchangesReader
 from stream_doctor.capture.json_array import _Splitter
 from stream_doctor.capture.starts.har import could_be
 

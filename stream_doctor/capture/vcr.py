@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor.capture.base import CaptureError, Exchange, ExchangesReader, Pos
+from stream_doctor.capture.base import CaptureError, Exchange, Pos
+from stream_doctor.capture.exchanges_reader import ExchangesReader
 from stream_doctor.capture.starts.vcr import JSON_START, LANGCHAIN_START, YAML_START
 from stream_doctor.capture.yaml_safe import BINARY, json_printable, prescan, safe_loader, yaml_error
 

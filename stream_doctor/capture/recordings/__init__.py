@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from stream_doctor.capture._text import json_error
-from stream_doctor.capture.base import CaptureError, ExchangesReader
+from stream_doctor.capture.base import CaptureError
+from stream_doctor.capture.exchanges_reader import ExchangesReader
 from stream_doctor.capture.recordings import (
     gemini_cli,
     httprr,
