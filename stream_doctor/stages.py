@@ -224,13 +224,8 @@ class TurnFrames:
 
 def accumulate_turn(context: TurnContext, turn: TurnFrames) -> tuple[AccumulatedStream, Kept]:
     """One turn's stream: its frames translated and accumulated, and what was kept of its events."""
-    adapter, options, capture, section, streamed = (
-        context.adapter,
-        context.options,
-        turn.capture,
-        turn.section,
-        turn.streamed,
-    )
+    adapter, options = context.adapter, context.options
+    capture, section, streamed = turn.capture, turn.section, turn.streamed
     frames = turn.frames if turn.frames is not None else section.frames
     accumulator = Accumulator(adapter.protocol.positional_indices, context.store)
     translator = adapter.translator()
