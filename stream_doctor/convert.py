@@ -26,7 +26,7 @@ from stream_doctor.capture.exchange import redact_body
 from stream_doctor.conversation.build import Section, split
 from stream_doctor.engine import session_adapter
 from stream_doctor.gcpause import no_gc
-from stream_doctor.stages import RunError, accumulate_turn, adapter_for
+from stream_doctor.stages import RunError, TurnContext, TurnFrames, accumulate_turn, adapter_for, profiles_named
 
 if TYPE_CHECKING:
     from stream_doctor.options import Options
@@ -129,7 +129,8 @@ def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: li
     reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
     from stream_doctor.redaction import SecretRedactor
 
-    streams = [accumulate_turn(capture, adapter, options, section, release=False)[0] for section in sections]
+    context = TurnContext(adapter, options, profiles_named(capture.path, options), release=False)
+    streams = [accumulate_turn(context, TurnFrames(capture, section))[0] for section in sections]
     redactor = SecretRedactor.of_capture(capture, streams)
     if redactor:
         redactor.frames(capture.frames, streams)

@@ -1,16 +1,19 @@
 """The pipeline on one screen: capture → frames → events → accumulated stream → findings → report.
 
-A capture of several turns (a HAR file, a cassette, an envelope with several requests) is split
-into turns first; each is replayed on its own (its own accumulator, stream and findings), then
-the conversation rules look across them all: calls against results, arguments against schemas.
-The stages of one turn (adapter, accumulator, the selected rules) are in ``stages.py``, shared with
-``convert`` and the live proxy; this module decides how a capture, or a session's captures, is read
-and put together into one report.
+``replay`` opens the capture and picks its shape; every shape gives its turns, as sections, to the
+one turn loop (``_replayed``), which finds the provider, accumulates each turn with the stages of
+``stages.py`` (adapter, accumulator; shared with ``convert`` and the live proxy) and hands them to
+``_report``: each turn's rules, the conversation rules across the turns (calls against results,
+arguments against schemas), and the report. The shapes, below: a capture read whole (``Whole``),
+one stream replayed as it is read (``OneStream``), a HAR file or cassette read an interaction at a
+time (``ByInteraction``), and a session's several files (``SessionFiles``, ``replay_many``).
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from itertools import chain, islice
 from typing import TYPE_CHECKING
@@ -32,9 +35,10 @@ from stream_doctor.rules.requested import known
 from stream_doctor.stages import (
     Kept,
     RunError,
+    TurnContext,
+    TurnFrames,
     accumulate_turn,
     adapter_for,
-    budget_of,
     conversation_of,
     diagnose,
     diagnose_clients,
@@ -48,7 +52,10 @@ from stream_doctor.stages import (
     unknown_fields_once,
 )
 from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
-from stream_doctor.timeline import NO_TIMELINE, Budget, Timeline, joined
+from stream_doctor.timeline import NO_TIMELINE, Timeline, joined
+
+#: Each turn's stream, and what was kept of its events.
+Replayed = list[tuple[AccumulatedStream, Kept]]
 
 if TYPE_CHECKING:
     from stream_doctor.capture.session import Session
@@ -56,7 +63,6 @@ if TYPE_CHECKING:
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.stages import RunFiles
-    from stream_doctor.supplied import Supplied
 
 
 def replay(path: str, options: Options, data: bytes | None = None) -> Report:
@@ -67,47 +73,27 @@ def replay(path: str, options: Options, data: bytes | None = None) -> Report:
     as it is read, one turn, without a list of its frames; the rest (several turns, executions
     given after the fact, containers read whole) from the list of all its frames.
     """
-    # The calls' argument text, in memory and past a threshold in a temporary file, which goes
-    # with the report (or now, if the replay fails).
-    store = ArgumentStore()
-    try:
-        # Everything built here is kept until the report is done: cyclic collections would only
-        # re-scan it, at about a third of the replay's time (see gcpause).
-        with no_gc(), run_file(path, data, options) as (data, files):
+    with _replaying() as store, run_file(path, data, options) as (data, files):
+        with _reading(path):
+            opened = open_capture(path, options.container, data, options.limits)
+            if given_after(options) and isinstance(opened, (Streamed, Interactions)):
+                opened = opened.whole()  # executions given after the fact are placed on the whole list
+        if isinstance(opened, Streamed):
             try:
-                opened = open_capture(path, options.container, data, options.limits)
-                # executions given after the fact are placed on the whole list
-                after_fact = given_after(options)
-                if isinstance(opened, Streamed):
-                    if not after_fact:
-                        try:
-                            return _replay_streamed(opened, options, store, files)
-                        except ManyTurns:
-                            pass  # several turns: split from the whole list
+                return _replayed(OneStream(opened, options), options, store, files)
+            except ManyTurns:  # several turns, or no event to detect the provider from early on
+                with _reading(path):
                     opened = opened.whole()
-                elif isinstance(opened, Interactions):
-                    if not after_fact:
-                        return _replay_interactions(opened, options, store, files)
-                    opened = opened.whole()
-            except CaptureError as error:
-                raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
-            return _replay(opened, options, store, files)
-    except BaseException:
-        store.close()
-        raise
+        shape = ByInteraction(opened, options) if isinstance(opened, Interactions) else Whole(opened, options)
+        return _replayed(shape, options, store, files)
 
 
 def replay_loaded(capture: Capture, options: Options) -> Report:
     """Replay a capture already read whole (``capture.load``), as ``replay`` would its bytes: for the
     minimizer, which cuts the capture into frames and needs its findings, so that a large capture is
     read once. The replay lets go of the frames' decoded values: read them before."""
-    store = ArgumentStore()
-    try:
-        with no_gc():
-            return _replay(capture, options, store)
-    except BaseException:
-        store.close()
-        raise
+    with _replaying() as store:
+        return _replayed(Whole(capture, options), options, store)
 
 
 def replay_many(paths: list[str], options: Options) -> Report:
@@ -134,6 +120,66 @@ def replay_many(paths: list[str], options: Options) -> Report:
         raise RunError(error.path, _in_folder(error.message, session.folder), error.line) from None
 
 
+def _replayed(shape: Shape, options: Options, store: ArgumentStore, files: RunFiles | None = None) -> Report:
+    """The one turn loop: each turn the shape gives is accumulated once the provider is known (the turns
+    before the first with events wait for it); then, unless the shape holds them anyway, its frames go
+    but for its request (what pairing across turns reads) and the times of timed frames, so memory
+    follows the largest turn and what each turn keeps, not every turn's frames."""
+    turns: list[TurnFrames] = []
+    replayed: Replayed = []
+    context: TurnContext | None = None
+    with _reading(shape.path):
+        for turn in shape.turns():
+            turns.append(turn)
+            adapter = shape.adapter(turn, None if context is None else context.adapter)
+            if adapter is None:
+                continue  # accumulated once a later turn tells the provider
+            if context is None:
+                context = TurnContext.of(turn.capture.path, adapter, options, store, release=not given_after(options))
+            for waiting in turns[len(replayed) :]:
+                replayed.append(accumulate_turn(context, waiting))
+                if not shape.holds_frames:
+                    waiting.section.frames = [
+                        f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
+                        for f in waiting.section.frames
+                        if f.kind == "request" or f.t is not None
+                    ]
+    if context is None:
+        adapter_for(shape.capture, options)  # no turn with events: says why (a forced provider: no turn)
+        raise RunError(shape.path, "none of its interactions is an LLM call")
+    replayed = shape.supplied(context, turns, replayed)
+    if len(replayed) > 1:
+        replayed = unknown_fields_once(replayed)
+    if any(stream.capture.duration is not None for stream, _ in replayed):
+        replayed = shape.timed(turns, replayed)
+    sections = [turn.section for turn in turns]
+    return _report(context.adapter, options, sections, replayed, shape.source(), shape.head, files)
+
+
+@contextmanager
+def _replaying() -> Iterator[ArgumentStore]:
+    """The calls' argument text of one replay, in memory and past a threshold in a temporary file, which
+    goes with the report (or now, if the replay fails); the cyclic collector paused meanwhile."""
+    store = ArgumentStore()
+    try:
+        # Everything built here is kept until the report is done: cyclic collections would only
+        # re-scan it, at about a third of the replay's time (see gcpause).
+        with no_gc():
+            yield store
+    except BaseException:
+        store.close()
+        raise
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """A capture that cannot be read (as it is opened, or as its frames are read): the replay's one-line error."""
+    try:
+        yield
+    except CaptureError as error:
+        raise RunError(path if path != "-" else "<stdin>", error.message, error.line) from None
+
+
 def _in_folder(message: str, folder: str | None) -> str:
     """A folder's replay error, shortened, and what replays each of its captures on its own (issue 36:
     a README among a folder's captures, or a folder of folders, had left a user without a way on)."""
@@ -152,216 +198,15 @@ def _replay_collected(session: Session, options: Options) -> Report:
             session.label,
             "--executed and --executions take one capture: give the executions with the capture that holds the call",
         )
-    store = ArgumentStore()
-    try:
-        with no_gc():
-            return _replay_session(session, options, store)
-    except BaseException:
-        store.close()
-        raise
-
-
-def _replay_session(session: Session, options: Options, store: ArgumentStore) -> Report:
-    adapter: Adapter | None = None
-    first: Capture | None = None
-    sections: list[Section] = []
-    replayed: list[tuple[AccumulatedStream, Kept]] = []
-    captures: list[Capture] = []  # each section's file
-    detected_in = ""  # the file the provider was found in
-    head: list[Frame] = []  # the first frames with events
-    size = frames = interactions = skipped = 0
-    budget = budget_of(options)
-    for path in session.files:
-        try:
-            capture = load(path, options.container, None, options.limits)
-        except CaptureError as error:
-            raise RunError(path, error.message, error.line) from None
-        if first is None:
-            first = capture
-        elif capture.container != first.container:
-            raise RunError(
-                path,
-                f"its format is {capture.container}, but {first.path}'s is {first.container}: "
-                "the captures of one conversation are of one format",
-            )
-        size, frames = size + capture.size, frames + len(capture.frames)
-        interactions += len(capture.exchanges)
-        skipped += sum(1 for e in capture.exchanges if e.skipped is not None)
-        for section in split(capture):
-            section.number = len(sections) + 1
-            section.interaction = section.number  # positions name the turn of the conversation, and the file
-            sections.append(section)
-            captures.append(capture)
-            if section.has_events:
-                adapter, detected_in = session_adapter(capture, options, section.frames, path, adapter, detected_in)
-                head = head or section.frames[: SNIFF_FRAMES * 4]
-            if adapter is None and options.provider is None:
-                continue  # accumulated once a later turn tells the provider
-            if adapter is None:
-                adapter = adapter_for(capture, options)
-            for number in range(len(replayed), len(sections)):
-                waiting = sections[number]
-                replayed.append(
-                    accumulate_turn(captures[number], adapter, options, waiting, budget=budget, store=store)
-                )
-                waiting.frames = [
-                    f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
-                    for f in waiting.frames
-                    if f.kind == "request" or f.t is not None
-                ]
-    assert first is not None
-    if adapter is None:
-        adapter = adapter_for(first, options)  # no turn with events: says why
-    if not sections:
-        raise RunError(session.label, "none of its interactions is an LLM call")
-    replayed = unknown_fields_once(replayed)
-    if any(stream.capture.duration is not None for stream, _ in replayed):
-        # each file's times count from its own start: a turn's clock ends at the next turn of its file
-        timed_turns: list[tuple[AccumulatedStream, Kept]] = []
-        for capture in {id(c): c for c in captures}.values():
-            mine = [n for n, c in enumerate(captures) if c is capture]
-            timed_turns += timed([sections[n].frames for n in mine], [replayed[n] for n in mine])
-        replayed = timed_turns
-    source = Source(
-        session.label,
-        first.container,
-        first.compressed,
-        size,
-        frames,
-        interactions,
-        skipped,
-        session.files,
-        session.order_note,
-    )
-    return _report(adapter, options, sections, replayed, source, head)
-
-
-def _replay(
-    capture: Capture, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
-) -> Report:
-    sections = split(capture)
-    head = next((s.frames[: SNIFF_FRAMES * 4] for s in sections if s.has_events), None)
-    adapter = adapter_for(capture, options, head)
-    if not sections:
-        raise RunError(capture.path, "none of its interactions is an LLM call")
-    supplied = _supplied(capture.path, options)
-    budget = budget_of(options)
-    replayed = [
-        accumulate_turn(capture, adapter, options, section, release=not supplied, budget=budget, store=store)
-        for section in sections
-    ]
-    if supplied:
-        replayed = _with_supplied(capture, adapter, options, sections, replayed, supplied, budget, store)
-    if len(replayed) > 1:
-        replayed = unknown_fields_once(replayed)
-    if any(stream.capture.duration is not None for stream, _ in replayed):
-        replayed = timed([s.frames for s in sections], replayed)
-    source = Source(
-        capture.path,
-        capture.container,
-        capture.compressed,
-        capture.size,
-        len(capture.frames),
-        len(capture.exchanges),
-        sum(1 for e in capture.exchanges if e.skipped is not None),
-    )
-    return _report(adapter, options, sections, replayed, source, head or [], files)
-
-
-def _replay_streamed(
-    streamed: Streamed, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
-) -> Report:
-    """One turn replayed as its frames are read (see ``capture.streamed``); ManyTurns when it is not one turn."""
-    capture = streamed.capture
-    # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
-    # first byte when the provider is forced, else once it is detected from the first frames.
-    runs = not (options.keep_events or options.clients or options.timeline)  # those see each event
-    try:
-        frames = streamed.frames(runs=runs)
-        forced = ADAPTERS.get(options.provider) if runs and options.provider is not None else None
-        if forced is not None:
-            streamed.read_runs(getattr(forced, "run_form", None))
-        head = list(islice(frames, SNIFF_FRAMES * 4))
-        if not any(frame.kind == "event" for frame in head):
-            raise ManyTurns  # nothing to detect the provider from so early: the whole list says why
-        adapter = adapter_for(capture, options, head)
-        if runs:
-            streamed.read_runs(getattr(adapter, "run_form", None))
-        section = Section(1, None, streamed.requests, capture.problems)
-        replayed = [
-            accumulate_turn(
-                capture,
-                adapter,
-                options,
-                section,
-                frames=chain(head, frames),
-                streamed=streamed,
-                budget=budget_of(options),
-                store=store,
-            )
-        ]
-    except CaptureError as error:
-        raise RunError(capture.path, error.message, error.line) from None
-    section.ended_cleanly = capture.ended_cleanly
-    if replayed[0][0].capture.duration is not None:
-        replayed = timed([streamed.times()], replayed, [streamed.first_t])
-    source = Source(capture.path, capture.container, capture.compressed, capture.size, streamed.count, 0, 0)
-    return _report(adapter, options, [section], replayed, source, head, files)
-
-
-def _replay_interactions(
-    opened: Interactions, options: Options, store: ArgumentStore | None = None, files: RunFiles | None = None
-) -> Report:
-    """A HAR file or a cassette replayed a turn at a time as its interactions are read (as ``_replay``
-    does from the whole list): once a turn is accumulated its frames go, but for its request (what
-    pairing across turns reads) and the times of timed frames, so memory follows the largest
-    interaction and what each turn keeps, not every turn's frames."""
-    capture = opened.capture
-    adapter: Adapter | None = None
-    sections: list[Section] = []
-    replayed: list[tuple[AccumulatedStream, Kept]] = []
-    frames = 0
-    head: list[Frame] = []  # the first frames with events
-    budget = budget_of(options)
-    try:
-        for section in sections_of(opened.turns()):
-            sections.append(section)
-            frames += len(section.frames)
-            if adapter is None:
-                if options.provider is None and not section.has_events:
-                    continue  # accumulated once a later turn tells the provider
-                adapter = adapter_for(capture, options, section.frames)
-            if not head and section.has_events:
-                head = section.frames[: SNIFF_FRAMES * 4]
-            for waiting in sections[len(replayed) :]:
-                replayed.append(accumulate_turn(capture, adapter, options, waiting, budget=budget, store=store))
-                waiting.frames = [
-                    f if f.kind == "request" else Frame(f.pos, b"", None, t=f.t)
-                    for f in waiting.frames
-                    if f.kind == "request" or f.t is not None
-                ]
-    except CaptureError as error:
-        raise RunError(capture.path, error.message, error.line) from None
-    if adapter is None:
-        adapter = adapter_for(capture, options)  # no turn with events: says why
-    if not sections:
-        raise RunError(capture.path, "none of its interactions is an LLM call")
-    if len(replayed) > 1:
-        replayed = unknown_fields_once(replayed)
-    if any(stream.capture.duration is not None for stream, _ in replayed):
-        replayed = timed([s.frames for s in sections], replayed)
-    skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
-    source = Source(
-        capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
-    )
-    return _report(adapter, options, sections, replayed, source, head, files)
+    with _replaying() as store:
+        return _replayed(SessionFiles(session, options), options, store)
 
 
 def _report(
     adapter: Adapter,
     options: Options,
     sections: list[Section],
-    replayed: list[tuple[AccumulatedStream, Kept]],
+    replayed: Replayed,
     source: Source,
     head: list[Frame],
     files: RunFiles | None = None,
@@ -383,7 +228,7 @@ def _reported(
     adapter: Adapter,
     options: Options,
     sections: list[Section],
-    replayed: list[tuple[AccumulatedStream, Kept]],
+    replayed: Replayed,
     source: Source,
     profiles: tuple[Profile, ...],
     runs: LibraryRuns | None,
@@ -441,38 +286,202 @@ def session_adapter(
     return adapter, detected_in
 
 
-def _supplied(path: str, options: Options) -> list[Supplied]:
-    """The executions given after the fact, read and checked; RunError when one cannot be used."""
-    if not given_after(options):
-        return []
-    from stream_doctor.supplied import SuppliedError
+class Shape:
+    """How one capture shape gives its turns to the turn loop; the defaults serve a capture's sections."""
 
-    try:
-        return supplied_of(options)
-    except SuppliedError as error:
-        raise RunError(path, str(error)) from None
+    holds_frames = False  # its turns' frames are held anyway (a capture read whole): none to let go
+
+    def __init__(self, capture: Capture, options: Options) -> None:
+        self.capture = capture  # what an error names, and the provider is detected in
+        self.path = capture.path
+        self.options = options
+        self.head: list[Frame] = []  # the first frames with events (what ``refuse_unread`` detects from)
+
+    def turns(self) -> Iterator[TurnFrames]:
+        raise NotImplementedError
+
+    def adapter(self, turn: TurnFrames, known: Adapter | None) -> Adapter | None:
+        """The provider's adapter once this turn is read: the forced one, or detected at the first turn
+        with events; None while it cannot be told."""
+        section = turn.section
+        if not self.head and section.has_events:
+            self.head = section.frames[: SNIFF_FRAMES * 4]
+        if known is not None or (self.options.provider is None and not self.head):
+            return known
+        return adapter_for(turn.capture, self.options, self.head)
+
+    def supplied(self, context: TurnContext, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
+        """The turns with executions given after the fact (only a capture read whole has them)."""
+        return replayed
+
+    def timed(self, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
+        return timed([turn.section.frames for turn in turns], replayed)
+
+    def source(self) -> Source:
+        capture = self.capture
+        skipped = sum(1 for e in capture.exchanges if e.skipped is not None)
+        frames = self.frames()
+        return Source(
+            capture.path, capture.container, capture.compressed, capture.size, frames, len(capture.exchanges), skipped
+        )
+
+    def frames(self) -> int:
+        return len(self.capture.frames)
 
 
-def _with_supplied(
-    capture: Capture,
-    adapter: Adapter,
-    options: Options,
-    sections: list[Section],
-    replayed: list[tuple[AccumulatedStream, Kept]],
-    supplied: list[Supplied],
-    budget: Budget | None = None,
-    store: ArgumentStore | None = None,
-) -> list[tuple[AccumulatedStream, Kept]]:
-    """Each turn that executions given after the fact name, replayed again with them at its end."""
-    from stream_doctor.supplied import SuppliedError
+class Whole(Shape):
+    """A capture read whole (``capture.load``): its sections (``split``), over the frame list it holds."""
 
-    try:
-        read = add_executions(supplied, sections, [stream.calls for stream, _ in replayed])
-    except SuppliedError as error:
-        raise RunError(capture.path, str(error)) from None
-    replayed = list(replayed)
-    for number, frames in read.items():
-        stream, kept = accumulate_turn(capture, adapter, options, sections[number], budget=budget, store=store)
-        # the capture's size stays what was read: the given executions are not its events
-        replayed[number] = (replace(stream, capture=replace(stream.capture, frames=frames)), kept)
-    return replayed
+    holds_frames = True
+
+    def turns(self) -> Iterator[TurnFrames]:
+        return (TurnFrames(self.capture, section) for section in split(self.capture))
+
+    def supplied(self, context: TurnContext, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
+        """Each turn that executions given after the fact name, replayed again with them at its end."""
+        if not given_after(self.options):
+            return replayed
+        from stream_doctor.supplied import SuppliedError
+
+        try:
+            supplied = supplied_of(self.options)
+            read = add_executions(supplied, [t.section for t in turns], [stream.calls for stream, _ in replayed])
+        except SuppliedError as error:
+            raise RunError(self.path, str(error)) from None
+        replayed = list(replayed)
+        for number, frames in read.items():
+            stream, kept = accumulate_turn(context, turns[number])
+            # the capture's size stays what was read: the given executions are not its events
+            replayed[number] = (replace(stream, capture=replace(stream.capture, frames=frames)), kept)
+        return replayed
+
+
+class OneStream(Shape):
+    """One turn replayed as its frames are read (``capture.streamed``); ManyTurns when it is not one turn."""
+
+    holds_frames = True  # its section's frames are its request record
+
+    def __init__(self, streamed: Streamed, options: Options) -> None:
+        super().__init__(streamed.capture, options)
+        self.streamed = streamed
+        self.found: Adapter | None = None
+
+    def turns(self) -> Iterator[TurnFrames]:
+        streamed, capture, options = self.streamed, self.capture, self.options
+        # The hot path reads runs of the adapter's fragment events whole (capture/runs.py): from the
+        # first byte when the provider is forced, else once it is detected from the first frames.
+        runs = not (options.keep_events or options.clients or options.timeline)  # those see each event
+        frames = streamed.frames(runs=runs)
+        forced = ADAPTERS.get(options.provider) if runs and options.provider is not None else None
+        if forced is not None:
+            streamed.read_runs(getattr(forced, "run_form", None))
+        self.head = list(islice(frames, SNIFF_FRAMES * 4))
+        if not any(frame.kind == "event" for frame in self.head):
+            raise ManyTurns  # nothing to detect the provider from so early: the whole list says why
+        self.found = adapter_for(capture, options, self.head)
+        if runs:
+            streamed.read_runs(getattr(self.found, "run_form", None))
+        section = Section(1, None, streamed.requests, capture.problems)
+        yield TurnFrames(capture, section, chain(self.head, frames), streamed)
+        section.ended_cleanly = capture.ended_cleanly  # known once its frames are read
+
+    def adapter(self, turn: TurnFrames, known: Adapter | None) -> Adapter | None:
+        return self.found
+
+    def timed(self, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
+        return timed([self.streamed.times()], replayed, [self.streamed.first_t])
+
+    def source(self) -> Source:
+        capture = self.capture
+        return Source(capture.path, capture.container, capture.compressed, capture.size, self.streamed.count, 0, 0)
+
+
+class ByInteraction(Shape):
+    """A HAR file or a cassette replayed a turn at a time as its interactions are read (as ``Whole``
+    does from the whole list): memory follows the largest interaction, not every turn's frames."""
+
+    def __init__(self, opened: Interactions, options: Options) -> None:
+        super().__init__(opened.capture, options)
+        self.opened = opened
+        self.read = 0  # the frames of its LLM calls' interactions
+
+    def turns(self) -> Iterator[TurnFrames]:
+        for section in sections_of(self.opened.turns()):
+            self.read += len(section.frames)
+            yield TurnFrames(self.capture, section)
+
+    def frames(self) -> int:
+        return self.read
+
+
+class SessionFiles(Shape):
+    """A session's captures (``replay_many``), each read whole and split into its turns, numbered as the
+    conversation's; each file's times count from its own start. Files of one container and one provider."""
+
+    def __init__(self, session: Session, options: Options) -> None:
+        self.session = session
+        self.options = options
+        self.path = session.label
+        self.head = []
+        self.detected_in = ""  # the file the provider was found in
+        self.size = self.read = self.interactions = self.skipped = 0
+
+    def turns(self) -> Iterator[TurnFrames]:
+        number = 0
+        first: Capture | None = None
+        for path in self.session.files:
+            try:
+                capture = load(path, self.options.container, None, self.options.limits)
+            except CaptureError as error:
+                raise RunError(path, error.message, error.line) from None
+            if first is None:
+                first = self.capture = capture
+            elif capture.container != first.container:
+                raise RunError(
+                    path,
+                    f"its format is {capture.container}, but {first.path}'s is {first.container}: "
+                    "the captures of one conversation are of one format",
+                )
+            self.size, self.read = self.size + capture.size, self.read + len(capture.frames)
+            self.interactions += len(capture.exchanges)
+            self.skipped += sum(1 for e in capture.exchanges if e.skipped is not None)
+            for section in split(capture):
+                number += 1
+                # positions name the turn of the conversation, and the file
+                section.number = section.interaction = number
+                yield TurnFrames(capture, section)
+
+    def adapter(self, turn: TurnFrames, known: Adapter | None) -> Adapter | None:
+        """Every turn with events detected again: a turn of another provider is a RunError naming both files."""
+        section = turn.section
+        if section.has_events:
+            path = turn.capture.path
+            known, self.detected_in = session_adapter(
+                turn.capture, self.options, section.frames, path, known, self.detected_in
+            )
+            self.head = self.head or section.frames[: SNIFF_FRAMES * 4]
+        if known is None and self.options.provider is not None:
+            known = adapter_for(turn.capture, self.options)
+        return known
+
+    def timed(self, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
+        """Each file's turns timed on their own: a turn's clock ends at the next turn of its file."""
+        out: Replayed = []
+        for capture in {id(t.capture): t.capture for t in turns}.values():
+            mine = [n for n, turn in enumerate(turns) if turn.capture is capture]
+            out += timed([turns[n].section.frames for n in mine], [replayed[n] for n in mine])
+        return out
+
+    def source(self) -> Source:
+        first, session = self.capture, self.session
+        return Source(
+            session.label,
+            first.container,
+            first.compressed,
+            self.size,
+            self.read,
+            self.interactions,
+            self.skipped,
+            session.files,
+            session.order_note,
+        )

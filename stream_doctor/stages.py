@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
@@ -18,7 +18,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo, Message
 from stream_doctor.capture import Streamed
-from stream_doctor.capture.base import Capture, CaptureError, Frame, InputProblem
+from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section
 from stream_doctor.conversation.model import Turn
 from stream_doctor.envelope_events import envelope_event
@@ -192,39 +192,59 @@ def diagnose_conversation(conversation: Conversation, options: Options) -> list[
     ]
 
 
-def accumulate_turn(
-    capture: Capture,
-    adapter: Adapter,
-    options: Options,
-    section: Section | None = None,
-    release: bool = True,
-    frames: Iterable[Frame] | None = None,
-    streamed: Streamed | None = None,
-    budget: Budget | None = None,
-    store: ArgumentStore | None = None,
-) -> tuple[AccumulatedStream, Kept]:
-    """One turn's stream: its frames (``section.frames``, or ``frames`` as ``streamed`` reads them) translated and accumulated."""
-    if frames is None:
-        frames = section.frames if section is not None else capture.frames
-    problems: list[InputProblem] = section.problems if section is not None else capture.problems
-    accumulator = Accumulator(adapter.protocol.positional_indices, store)
+@dataclass(frozen=True)
+class TurnContext:
+    """What every turn of one replay shares, built once, when its provider is known (``of``)."""
+
+    adapter: Adapter
+    options: Options
+    profiles: tuple[Profile, ...] = ()  # what --client names, fed each turn's events
+    budget: Budget | None = None  # the timeline rows the whole replay may keep (``budget_of``)
+    store: ArgumentStore | None = None  # the calls' argument text, spilled past a threshold
+    release: bool = True  # let go of the frames' decoded values once translated (none read them again)
+
+    @classmethod
+    def of(
+        cls, path: str, adapter: Adapter, options: Options, store: ArgumentStore | None = None, release: bool = True
+    ) -> TurnContext:
+        """The context of a replay of ``path``: RunError for a ``--client`` name that is none."""
+        return cls(adapter, options, profiles_named(path, options), budget_of(options), store, release)
+
+
+@dataclass
+class TurnFrames:
+    """One turn as a capture shape gives it to the turn loop: its section, the capture it comes from,
+    and, for a stream read as it is read, the frames still to read (``section.frames`` otherwise)."""
+
+    capture: Capture
+    section: Section
+    frames: Iterable[Frame] | None = None
+    streamed: Streamed | None = None  # what counted and timed those frames
+
+
+def accumulate_turn(context: TurnContext, turn: TurnFrames) -> tuple[AccumulatedStream, Kept]:
+    """One turn's stream: its frames translated and accumulated, and what was kept of its events."""
+    adapter, options = context.adapter, context.options
+    capture, section, streamed = turn.capture, turn.section, turn.streamed
+    frames = turn.frames if turn.frames is not None else section.frames
+    accumulator = Accumulator(adapter.protocol.positional_indices, context.store)
     translator = adapter.translator()
-    exchange = section.exchange if section is not None else None
+    exchange = section.exchange
     container = (exchange.body_container or "none") if exchange is not None else capture.container
     end_not_recorded = getattr(translator, "end_not_recorded", None)  # the adapters whose end is a sentinel
     if end_not_recorded is not None and not records_sentinel(container, capture.header):
         end_not_recorded()
-    if budget is not None or options.keep_events or options.clients:
-        kept = Kept(options, adapter.name, budget, profiles_named(capture.path, options), container == "sse")
+    if context.budget is not None or options.keep_events or options.clients:
+        kept = Kept(options, adapter.name, context.budget, context.profiles, container == "sse")
     else:
         kept = NOTHING_KEPT
     if kept.wanted:  # the events also go to what keeps them (client profiles are fed the same events)
         accumulator.feed_all(kept_events(frames, translator, kept))
     else:  # the hot path: one generator, no list per frame
-        accumulator.feed_all(translator.translate(frames, release=release))
+        accumulator.feed_all(translator.translate(frames, release=context.release))
         accumulator.feed_all(translator.close())
     # (a streamed capture's count, size and end are known once its frames have been read)
-    ended_cleanly = section.ended_cleanly if section is not None and streamed is None else capture.ended_cleanly
+    ended_cleanly = section.ended_cleanly if streamed is None else capture.ended_cleanly
     info = CaptureInfo(
         path=capture.path,
         container=container,
@@ -235,10 +255,10 @@ def accumulate_turn(
         frames=streamed.count if streamed is not None else len(frames),  # type: ignore[arg-type]
         duration=streamed.duration() if streamed is not None else duration_of(frames),  # type: ignore[arg-type]
         header=capture.header,
-        interaction=section.interaction if section is not None else None,
+        interaction=section.interaction,
         protocol=adapter.protocol,
     )
-    stream = accumulator.result(info, ended_cleanly, problems, translator.counts)
+    stream = accumulator.result(info, ended_cleanly, section.problems, translator.counts)
     return stream, kept
 
 

@@ -1,4 +1,5 @@
-"""Build streams from neutral events in tests, without a capture file."""
+"""Build streams in tests without a capture file: from neutral events (``Script``), or from a
+provider's frames through the real stages of one turn (``accumulated``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ from typing import Any, Callable
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
-from stream_doctor.capture.base import Pos
+from stream_doctor.capture.base import Capture, Frame, Pos
+from stream_doctor.conversation.build import split
 from stream_doctor.events import Event
+from stream_doctor.options import Options
 from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers import anthropic
+from stream_doctor.providers.base import Adapter
+from stream_doctor.stages import TurnContext, TurnFrames, accumulate_turn
 
 
 class Script:
@@ -34,3 +39,13 @@ class Script:
             "capture.sse", "sse", None, "anthropic", False, 0, len(self.events), None, None, protocol=protocol
         )
         return accumulator.result(info, True, (), {})
+
+
+def accumulated(
+    adapter: Adapter, frames: list[Frame], container: str = "sse", path: str = "c.sse"
+) -> AccumulatedStream:
+    """``frames`` replayed as one turn of a capture in ``container`` by the engine's own stages
+    (``stages.accumulate_turn``: the adapter's translator on its hot path, then the accumulator)."""
+    capture = Capture(path, container, 0, frames)
+    (section,) = split(capture)
+    return accumulate_turn(TurnContext.of(path, adapter, Options()), TurnFrames(capture, section))[0]

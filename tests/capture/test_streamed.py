@@ -16,7 +16,7 @@ from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_
 from stream_doctor.capture.base import Capture, Frame
 from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces, sse_cut
 from stream_doctor.capture.limits import DEFAULT, Limits
-from stream_doctor.engine import _replay, replay
+from stream_doctor.engine import replay, replay_loaded
 from stream_doctor.options import Options
 from tests.conftest import FIXTURES
 
@@ -248,14 +248,14 @@ def _report(path: str, **options: Any) -> dict[str, Any]:
 def test_a_streamed_replay_reports_what_a_replay_of_the_whole_list_does(path: Path) -> None:
     options = Options(keep_events=True)
     try:
-        whole = _replay(load(str(path)), options).to_dict()
+        whole = replay_loaded(load(str(path)), options).to_dict()
     except Exception as error:  # noqa: BLE001 - the streamed replay must fail alike
         with pytest.raises(type(error), match=None) as caught:
             replay(str(path), options)
         assert str(caught.value) == str(error)
         return
     assert replay(str(path), options).to_dict() == whole
-    assert replay(str(path), Options()).to_dict() == _replay(load(str(path)), Options()).to_dict()
+    assert replay(str(path), Options()).to_dict() == replay_loaded(load(str(path)), Options()).to_dict()
 
 
 def _by_interaction() -> list[Path]:
@@ -278,7 +278,7 @@ INTERACTION_FILES = _by_interaction()
 def test_a_replay_a_turn_at_a_time_reports_what_a_replay_of_the_whole_list_does(path: Path) -> None:
     for options in (Options(), Options(keep_events=True), Options(provider="anthropic")):
         try:
-            whole = _replay(load(str(path)), options).to_dict()
+            whole = replay_loaded(load(str(path)), options).to_dict()
         except Exception as error:  # noqa: BLE001 - the replay a turn at a time must fail alike
             with pytest.raises(type(error)) as caught:
                 replay(str(path), options)

@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.eventstream import encode_message, read_eventstream
 from stream_doctor.events import ArgsDelta, BlockStart, Event, KeepAlive, Malformed, StreamError, Unknown
 from stream_doctor.providers import anthropic, bedrock, gemini
+from tests.helpers import accumulated
 
 
 def wrapped(values: list[dict[str, Any]]) -> list[Frame]:
@@ -36,11 +36,7 @@ def events(frames: list[Frame]) -> list[Event]:
 
 
 def replay(frames: list[Frame]) -> AccumulatedStream:
-    accumulator = Accumulator(bedrock.protocol.positional_indices)
-    accumulator.feed_all(events(frames))
-    return accumulator.result(
-        CaptureInfo("c", "jsonl", None, "bedrock", False, 0, 0, None, None, protocol=bedrock.protocol), True, (), {}
-    )
+    return accumulated(bedrock, frames, "jsonl", "c")
 
 
 def tool(index: int, tool_id: str, name: str, *pieces: str) -> list[dict[str, Any]]:

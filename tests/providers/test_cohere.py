@@ -7,11 +7,11 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import ArgsDelta, Event, KeepAlive, Malformed, Problem, StreamError, Unknown
 from stream_doctor.providers import anthropic, cohere
+from tests.helpers import accumulated
 
 
 def frame(number: int, value: Any, event: str | None = None) -> Frame:
@@ -25,11 +25,7 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def replay(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(cohere.protocol.positional_indices)
-    accumulator.feed_all(events(values))
-    return accumulator.result(
-        CaptureInfo("c.jsonl", "jsonl", None, "cohere", False, 0, 0, None, None, protocol=cohere.protocol), True, (), {}
-    )
+    return accumulated(cohere, [frame(n, v) for n, v in enumerate(values, 1)], "jsonl", "c.jsonl")
 
 
 START = {

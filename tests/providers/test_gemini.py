@@ -7,12 +7,12 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import BlockStop, Event, Finish, KeepAlive, Malformed, Problem, ToolStart, Unknown
 from stream_doctor.providers import anthropic, gemini, gemini_interactions
 from stream_doctor.providers.gemini_partial_args import StreamedArguments, parse_path
+from tests.helpers import accumulated
 
 
 def frames(values: list[Any]) -> list[Frame]:
@@ -30,10 +30,7 @@ def events(values: list[Any], adapter: Any = gemini) -> list[Event]:
 
 
 def replay(values: list[Any], adapter: Any = gemini) -> AccumulatedStream:
-    accumulator = Accumulator(adapter.protocol.positional_indices)
-    accumulator.feed_all(events(values, adapter))
-    info = CaptureInfo("c.sse", "sse", None, adapter.name, False, 0, len(values), None, None, protocol=adapter.protocol)
-    return accumulator.result(info, True, (), {})
+    return accumulated(adapter, frames(values))
 
 
 def chunk(*parts: dict[str, Any], finish: str | None = None, response_id: str = "r1") -> dict[str, Any]:

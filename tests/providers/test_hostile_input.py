@@ -10,6 +10,7 @@ import pytest
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.providers import ADAPTERS
+from tests.helpers import accumulated
 
 ODD_VALUES: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], [1], {}, {"a": None}, ["type"], {"type": None}]
 FIELDS = [
@@ -58,6 +59,4 @@ def test_hostile_frames_never_raise(name: str) -> None:
     for frame in sample:
         accumulator.feed_all(translator.feed(frame))
     accumulator.feed_all(translator.close())
-    if hasattr(adapter.translator(), "translate"):
-        accumulator = Accumulator(adapter.protocol.positional_indices)
-        accumulator.feed_all(adapter.translator().translate(frames(hostile_values()), release=True))
+    accumulated(adapter, frames(hostile_values()))  # the replay's own stages: the hot path, then the stream

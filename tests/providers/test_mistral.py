@@ -8,13 +8,13 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import BlockDelta, Event, Problem
 from stream_doctor.providers import detect, mistral, openai_chat
 from tests.conftest import CORPUS as SHARED_CORPUS
 from tests.conftest import NO_CORPUS
+from tests.helpers import accumulated
 
 CORPUS = SHARED_CORPUS / "vercel-ai" / "packages" / "mistral"
 
@@ -31,11 +31,7 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def accumulate(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(mistral.protocol.positional_indices)
-    accumulator.feed_all(events(values))
-    return accumulator.result(
-        CaptureInfo("m.sse", "sse", None, "mistral", False, 0, 0, None, None, protocol=mistral.protocol), True, (), {}
-    )
+    return accumulated(mistral, frames(values), "sse", "m.sse")
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, model: str = "mistral-large-latest", **extra: Any) -> Any:

@@ -6,11 +6,11 @@ from typing import Any
 
 import orjson
 
-from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.events import BlockStop, Event, Malformed, StreamError, ToolStart, Unknown
 from stream_doctor.providers import ollama
+from tests.helpers import accumulated
 
 
 def frames(values: list[Any]) -> list[Frame]:
@@ -23,11 +23,7 @@ def events(values: list[Any]) -> list[Event]:
 
 
 def accumulate(values: list[Any]) -> AccumulatedStream:
-    accumulator = Accumulator(ollama.protocol.positional_indices)
-    accumulator.feed_all(events(values))
-    return accumulator.result(
-        CaptureInfo("o.jsonl", "jsonl", None, "ollama", False, 0, 0, None, None, protocol=ollama.protocol), True, (), {}
-    )
+    return accumulated(ollama, frames(values), "jsonl", "o.jsonl")
 
 
 def line(message: dict[str, Any], done: bool = False, **final: Any) -> dict[str, Any]:

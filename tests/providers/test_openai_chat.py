@@ -8,9 +8,8 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.problems import IdRepeated, NameRepeated
-from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
+from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
 from stream_doctor.engine import replay as replay_file
 from stream_doctor.events import (
@@ -30,6 +29,7 @@ from stream_doctor.events import (
 from stream_doctor.options import Options
 from stream_doctor.problems import EndOfStreamMissing
 from stream_doctor.providers import ADAPTERS, detect, mistral, ollama, openai_chat
+from tests.helpers import accumulated
 
 DONE: Any = NOT_JSON
 
@@ -49,10 +49,7 @@ def events(values: list[Any], adapter: Any = openai_chat) -> list[Event]:
 
 
 def accumulate(values: list[Any], adapter: Any = openai_chat, container: str = "sse") -> AccumulatedStream:
-    accumulator = Accumulator(adapter.protocol.positional_indices)
-    accumulator.feed_all(events(values, adapter))
-    info = CaptureInfo("c.sse", container, None, adapter.name, False, 0, 0, None, None, protocol=adapter.protocol)
-    return accumulator.result(info, True, (), {})
+    return accumulated(adapter, frames(values), container)
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0, cid: str = "chatcmpl-1") -> dict[str, Any]:
