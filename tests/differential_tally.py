@@ -284,7 +284,7 @@ def _eventsource(table: Table, examples: int) -> None:
     from stream_doctor.capture.sse import read_sse
     from tests.capture import test_sse_eventsource as module
     from tests.clients.streams import CORPUS
-    from tests.conftest import FIXTURES
+    from tests.conftest import fixture_files
 
     subject = "SSE reader vs Chromium EventSource"
 
@@ -310,8 +310,11 @@ def _eventsource(table: Table, examples: int) -> None:
                 table("parsers", subject, source).add("listed" if reason else "agree", reason=reason or "")
 
     with _unless_skipped(table, subject), module.open_browser() as browser:
-        for source, root in (("fixtures", FIXTURES), ("corpus", CORPUS)):
-            files = module._sse_files(root) if root.is_dir() else []
+        for source, paths in (
+            ("fixtures", fixture_files(check_tree=True, sidecars=True)),
+            ("corpus", sorted(CORPUS.rglob("*")) if CORPUS.is_dir() else []),
+        ):
+            files = module._sse_files(paths)
             _progress(f"parsers: {subject}, {len(files)} {source} files")
             if files:
                 check(browser, [path.read_bytes() for path in files], source)

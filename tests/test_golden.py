@@ -15,16 +15,15 @@ import pytest
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.reporters import RenderOptions, json_report
-from tests.conftest import FIXTURES, ROOT, render_terminal
+from tests.conftest import FIXTURES, ROOT, fixture_files, render_terminal
 from tests.expected_findings import EXPECTED
 
 CAPTURES = sorted(
     p.relative_to(FIXTURES).as_posix()
-    for p in FIXTURES.rglob("*")
-    if p.is_file()
-    and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".responses", ".httprr"}
-    and p.name != "README.md"
-    if "check-tree" not in p.parts  # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
+    # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
+    for p in fixture_files(
+        suffixes=(".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".responses", ".httprr")
+    )
 )
 REPORT_SCHEMA = json.loads((ROOT / "stream_doctor/schemas/report-v1.schema.json").read_text())
 

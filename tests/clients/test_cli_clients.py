@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 from stream_doctor.cli import app
 from stream_doctor.clients import PROFILES
 from tests.clients.node_harness import node_executable
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+from tests.conftest import FIXTURES
 
 
 def test_clients_lists_every_profile_with_version() -> None:

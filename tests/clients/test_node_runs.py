@@ -20,8 +20,8 @@ from stream_doctor.cli import app
 from stream_doctor.clients import runs
 from stream_doctor.stages import RunError
 from tests.clients.node_harness import HARNESS, node_executable
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
 MODULES = str(HARNESS / "node_modules")

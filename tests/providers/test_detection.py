@@ -23,9 +23,9 @@ from stream_doctor.providers import (
     candidates,
     vercel_ai_data,
 )
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fixture_files
 
-FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and not p.name.endswith(".toml"))
+FIXTURES = fixture_files(check_tree=True, notes=True)
 
 
 def samples(path: Path) -> list[list]:  # type: ignore[type-arg]
