@@ -48,6 +48,18 @@ def fixture_files(
     )
 
 
+#: The fixtures that need more than the Python packages (the Node harness and its npm packages, a Chromium,
+#: a Dask cluster): a test that uses one is ``external`` wherever it is (pyproject.toml registers the markers).
+EXTERNAL_FIXTURES = frozenset({"node_harness", "browser", "cluster"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if EXTERNAL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.external)
+
+
 @pytest.fixture(autouse=True)
 def _at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reports carry paths as the user typed them; tests type them relative to the root."""

@@ -391,6 +391,9 @@ def test_the_atheris_harness_runs(tmp_path: Any) -> None:
 
 from tests.request_bodies import FIELDS, captures_with_requests, rewritten, set_field  # noqa: E402
 
+#: hypothesis: mutations of every fixture through every reader and adapter
+pytestmark = [pytest.mark.slow]
+
 body_values = (
     json_values
     | huge_numbers

@@ -21,6 +21,9 @@ import pytest
 from tests.conftest import ROOT
 from tests.test_adversarial import PEAK_BOUND_KB, Ran, run_cli
 
+#: each attack run by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 EMPTY_INPUT = ROOT / "fixtures/anthropic/empty_input_bug.jsonl"
 HAND_WRITTEN = "# hand-written\ndef test_weather():\n    pass\n"
 

@@ -34,6 +34,9 @@ from stream_doctor.capture.chunks import pieces  # noqa: E402
 from stream_doctor.engine import RunError  # noqa: E402
 from tests.conftest import FIXTURES, fixture_files  # noqa: E402
 
+#: hypothesis: every line-based fixture cut at generated places, against httpx-sse
+pytestmark = [pytest.mark.slow]
+
 LINE_BASED = ("sse", "jsonl", "envelope", "prefixed")
 STREAMING = ("sse", "jsonl", "envelope")
 CUTS = settings(

@@ -54,6 +54,9 @@ from stream_doctor.capture import exchange  # noqa: E402
 from stream_doctor.capture.eventstream import HeaderError, decode_headers, read_eventstream  # noqa: E402
 from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
 
+#: hypothesis and the corpus: the event stream decoder against botocore's
+pytestmark = [pytest.mark.slow]
+
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_FUZZ_EXAMPLES", "150"))
 DIFFERENTIAL = settings(
     max_examples=EXAMPLES,

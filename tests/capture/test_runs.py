@@ -25,6 +25,9 @@ from stream_doctor.providers import anthropic, openai_chat
 from stream_doctor.stages import RunError
 from tests.conftest import CORPUS, NO_CORPUS, fixture_files
 
+#: every fixture and corpus capture replayed twice, with and without runs, detected and forced
+pytestmark = [pytest.mark.slow]
+
 SUFFIXES = {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".yml"}
 
 

@@ -49,6 +49,9 @@ from stream_doctor.capture.sse import read_sse  # noqa: E402
 from tests.browser import chromium  # noqa: E402
 from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
 
+#: hypothesis and the corpus, each input read by Chromium's EventSource
+pytestmark = [pytest.mark.slow]
+
 EXAMPLES = int(os.environ.get("SSE_EVENTSOURCE_EXAMPLES", "30"))
 
 #: Where this reader and a browser differ on purpose: what the spec ("Interpreting an event stream")

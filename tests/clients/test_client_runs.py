@@ -27,6 +27,9 @@ from stream_doctor.clients.naive_start_placeholder import PROFILE as PLACEHOLDER
 from stream_doctor.stages import RunError
 from tests.conftest import FIXTURES
 
+#: the installed libraries run in child processes on each capture
+pytestmark = [pytest.mark.slow]
+
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
 

@@ -21,6 +21,9 @@ from stream_doctor.install import REPOSITORY
 from tests.clients.streams import written_back_framings
 from tests.conftest import fixture_files
 
+#: every fixture of every Python profile's providers through its real library (about 500 pairs)
+pytestmark = [pytest.mark.slow]
+
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 

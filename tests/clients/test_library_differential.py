@@ -42,6 +42,9 @@ from tests.clients.streams import (
     sse_captures,
 )
 
+#: fixtures, corpus, container bodies and generated streams through each real Python library
+pytestmark = [pytest.mark.slow]
+
 #: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
 #: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}

@@ -27,6 +27,9 @@ from tests.clients.node_harness import CLIENTS, HARNESS, NodeHarness, library_ou
 from tests.clients.streams import written_back_framings
 from tests.conftest import fixture_files
 
+#: Node and the harness's npm packages; every fixture of every TypeScript profile's providers through its library
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 

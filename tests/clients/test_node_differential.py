@@ -45,6 +45,9 @@ from tests.clients.streams import (
     sse_captures,
 )
 
+#: Node and the harness's npm packages; fixtures, corpus, container bodies and generated streams through each library
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 #: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
 #: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}

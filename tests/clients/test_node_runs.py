@@ -22,6 +22,9 @@ from stream_doctor.stages import RunError
 from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
 
+#: Node and the harness's npm packages
+pytestmark = [pytest.mark.external]
+
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
 MODULES = str(HARNESS / "node_modules")

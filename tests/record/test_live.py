@@ -29,6 +29,9 @@ from tests.conftest import fixture_files
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
 
+#: the recording proxy before a loopback upstream
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("aiohttp")
 
 FIXTURES = Path("fixtures")

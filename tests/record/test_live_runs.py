@@ -19,6 +19,9 @@ from tests.record.proxy_server import RunningProxy
 from tests.record.test_live import found, wait_for
 from tests.record.upstream import FakeUpstream
 
+#: the recording proxy before a loopback upstream, the installed libraries run
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("aiohttp")
 
 #: the SDK raises IndexError at the delta for a block it never started: SD805

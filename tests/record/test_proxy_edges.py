@@ -31,6 +31,9 @@ from tests.request_bodies import FIELDS, set_field
 from tests.test_adversarial import _limit as address_space_limit
 from tests.test_hostile_writers import _ACTING as ACTING
 
+#: the recording proxy in a subprocess under an address-space limit, before loopback upstreams
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 pytest.importorskip("aiohttp")
 httpx2 = pytest.importorskip("httpx2")
 openai = pytest.importorskip("openai")

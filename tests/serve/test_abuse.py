@@ -19,6 +19,9 @@ from stream_doctor.serve.load import load_script  # noqa: E402
 from stream_doctor.serve.wire import Plan, Recorded  # noqa: E402
 from tests.conftest import FIXTURES  # noqa: E402
 
+#: the loopback server, attacked over sockets
+pytestmark = [pytest.mark.external]
+
 EMPTY_INPUT = str(FIXTURES / "anthropic/empty_input_bug.jsonl")
 CASSETTE = str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")
 OPENAI_GZIP = str(FIXTURES / "conversations/openai_gzip_two_turns.yaml")

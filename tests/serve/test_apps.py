@@ -31,6 +31,9 @@ from tests.conftest import FIXTURES
 from tests.serve.plan_server import PlanServer
 from tests.serve.recorded import recorded_of
 
+#: the example applications (Python and Node) against the loopback server
+pytestmark = [pytest.mark.external]
+
 APPS = Path(__file__).resolve().parent / "apps"
 #: seconds one agent run may take (a Python SDK import alone takes seconds on a loaded machine)
 TIMEOUT = 120

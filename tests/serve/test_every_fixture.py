@@ -15,6 +15,9 @@ httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.server import TURN_HEADER  # noqa: E402
 
+#: every fixture served by the loopback server
+pytestmark = [pytest.mark.external]
+
 PATHS = {
     "anthropic": "/v1/messages",
     "openai": "/v1/chat/completions",

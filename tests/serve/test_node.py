@@ -15,6 +15,9 @@ import pytest
 from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
 
+#: Node: an agent run against the loopback server
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("aiohttp")
 
 AGENT = Path(__file__).resolve().parent / "node_agent.mjs"

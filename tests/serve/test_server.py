@@ -11,6 +11,9 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.serve import apps
 
+#: the loopback server in front of the real SDKs
+pytestmark = [pytest.mark.external]
+
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 pytest.importorskip("aiohttp")

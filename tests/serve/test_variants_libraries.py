@@ -33,6 +33,9 @@ from tests.clients.streams import Fed, anthropic_streams, chat_streams, fed_sse
 from tests.conftest import FIXTURES, fixture_files
 from tests.serve.recorded import cuts, recorded_from, recorded_of, written
 
+#: loopback servers in front of the real SDKs and the Node harness; about 1,300 fixture x variant x library cases
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 #: seeds drawn per fixture and seeded variant (the unseeded ones run once)
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_VARY_EXAMPLES", "3"))
 PYTHON_SDK = {"anthropic": "anthropic-python", "openai": "openai-python"}
