@@ -23,7 +23,8 @@ from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
 
 #: Node and the harness's npm packages
-pytestmark = [pytest.mark.external]
+#: each TypeScript library run in a Node child process
+pytestmark = [pytest.mark.slow, [pytest.mark.external]]
 
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}

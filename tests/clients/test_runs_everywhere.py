@@ -19,6 +19,9 @@ from stream_doctor.report import Report
 from tests.clients.test_client_runs import _stand_in
 from tests.conftest import FIXTURES
 
+#: the installed libraries run in child processes wherever a capture is replayed
+pytestmark = [pytest.mark.slow]
+
 ONE_CALL = FIXTURES / "anthropic/one_call.sse"
 RAN = "installed anthropic 2.12.0 (run)"
 MISSING = "the library is not installed: `pip install anthropic` to run it"
