@@ -22,9 +22,8 @@ from stream_doctor.stages import RunError
 from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
 
-#: Node and the harness's npm packages
-#: each TypeScript library run in a Node child process
-pytestmark = [pytest.mark.slow, [pytest.mark.external]]
+#: Node and the harness's npm packages; each TypeScript library run in a Node child process
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
