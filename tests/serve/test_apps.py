@@ -31,8 +31,8 @@ from tests.conftest import FIXTURES
 from tests.serve.plan_server import PlanServer
 from tests.serve.recorded import recorded_of
 
-#: the example applications (Python and Node) against the loopback server
-pytestmark = [pytest.mark.external]
+#: the example applications (Python and Node) against the loopback server; each example application run in child processes (60 s of CPU for 15 tests)
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 APPS = Path(__file__).resolve().parent / "apps"
 #: seconds one agent run may take (a Python SDK import alone takes seconds on a loaded machine)
