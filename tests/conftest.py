@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +16,48 @@ FIXTURES = ROOT / "fixtures"
 CORPUS = Path(os.environ.get("STREAM_DOCTOR_CORPUS") or ROOT.parent / "shared" / "corpus")
 #: What a test that needs the corpus says when it skips.
 NO_CORPUS = f"the shared capture corpus is not at {CORPUS} (set STREAM_DOCTOR_CORPUS to where it is)"
+
+
+def fixture_files(
+    *folders: str,
+    suffixes: Collection[str] | None = None,
+    check_tree: bool = False,
+    notes: bool = False,
+    sidecars: bool = False,
+    max_size: int | None = None,
+) -> list[Path]:
+    """The files under ``fixtures/``, absolute and sorted: the one enumeration every test of "each fixture" uses.
+
+    Of ``folders`` (``anthropic``, ``conversations`` …; every folder when none is named), whose names end in one
+    of ``suffixes`` (any when None), no larger than ``max_size`` bytes; ``fixtures/check-tree/`` (``check``'s
+    small project, tested in tests/check/) only with ``check_tree``, the folders' ``README.md`` only with
+    ``notes``, the TOML files (the check tree's configuration and its ``*.expect.toml`` expectation sidecars)
+    only with ``sidecars``.
+    """
+    roots = [FIXTURES / folder for folder in folders] if folders else [FIXTURES]
+    return sorted(
+        path
+        for root in roots
+        for path in root.rglob("*")
+        if path.is_file()
+        and (check_tree or "check-tree" not in path.relative_to(FIXTURES).parts)
+        and (notes or path.name != "README.md")
+        and (sidecars or path.suffix != ".toml")
+        and (suffixes is None or path.name.endswith(tuple(suffixes)))
+        and (max_size is None or path.stat().st_size <= max_size)
+    )
+
+
+#: The fixtures that need more than the Python packages (the Node harness and its npm packages, a Chromium,
+#: a Dask cluster): a test that uses one is ``external`` wherever it is (pyproject.toml registers the markers).
+EXTERNAL_FIXTURES = frozenset({"node_harness", "browser", "cluster"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if EXTERNAL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.external)
 
 
 @pytest.fixture(autouse=True)

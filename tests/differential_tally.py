@@ -25,9 +25,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.clients.differential import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUPS = ("python", "node", "parsers")
@@ -116,18 +119,8 @@ def _example(name: str, found: list[str], client: str) -> str:
 # -- the libraries ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Libraries:
-    """One differential test module of libraries: its ``compare`` and which clients read a provider."""
-
-    group: str
-    module: Any
-    compare: Callable[..., list[str]]
-    clients: Callable[[str], list[str]]
-    compare_fed: Callable[..., list[str]]  # one response body of a container (tests.clients.streams.Fed)
-
-
-def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None:
+def _tally_libraries(table: Table, group: str, module: Any, libraries: Side, examples: int) -> None:
+    """The comparisons of one differential test module (its inputs and lists) through its side of the harness."""
     from stream_doctor.api import replay
     from tests.clients.streams import (
         CORPUS,
@@ -139,8 +132,6 @@ def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None
         fed_bodies,
         seeded_cuts,
     )
-
-    module, group = libraries.module, libraries.group
 
     def provider_of(data: bytes, name: str) -> str:
         return str(replay(data, name=name).stream.capture.provider)
@@ -210,30 +201,18 @@ def _tally_libraries(table: Table, libraries: _Libraries, examples: int) -> None
 def _python(table: Table, examples: int) -> None:
     from tests.clients import test_library_differential as module
 
-    libraries = _Libraries("python", module, module.compare, module._clients, module.compare_fed)
     with _unless_skipped(table, "the Python libraries"):
-        _tally_libraries(table, libraries, examples)
+        _tally_libraries(table, "python", module, module.PYTHON, examples)
 
 
 def _node(table: Table, examples: int) -> None:
-    from stream_doctor.clients import PROFILES
     from tests.clients import test_node_differential as module
-    from tests.clients.node_harness import CLIENTS, NodeHarness, node_executable
-
-    def clients(provider: str) -> list[str]:
-        return [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(provider)]
+    from tests.clients.node_harness import NodeHarness, node_executable
 
     with _unless_skipped(table, "the TypeScript libraries"):
         harness = NodeHarness(node_executable())
         try:
-
-            def compare(*args: Any) -> list[str]:
-                return module.compare(harness, *args)
-
-            def compare_fed(*args: Any) -> list[str]:
-                return module.compare_fed(harness, *args)
-
-            _tally_libraries(table, _Libraries("node", module, compare, clients, compare_fed), examples)
+            _tally_libraries(table, "node", module, module.side(harness), examples)
         finally:
             harness.close()
 
@@ -284,7 +263,7 @@ def _eventsource(table: Table, examples: int) -> None:
     from stream_doctor.capture.sse import read_sse
     from tests.capture import test_sse_eventsource as module
     from tests.clients.streams import CORPUS
-    from tests.conftest import FIXTURES
+    from tests.conftest import fixture_files
 
     subject = "SSE reader vs Chromium EventSource"
 
@@ -310,8 +289,11 @@ def _eventsource(table: Table, examples: int) -> None:
                 table("parsers", subject, source).add("listed" if reason else "agree", reason=reason or "")
 
     with _unless_skipped(table, subject), module.open_browser() as browser:
-        for source, root in (("fixtures", FIXTURES), ("corpus", CORPUS)):
-            files = module._sse_files(root) if root.is_dir() else []
+        for source, paths in (
+            ("fixtures", fixture_files(check_tree=True, sidecars=True)),
+            ("corpus", sorted(CORPUS.rglob("*")) if CORPUS.is_dir() else []),
+        ):
+            files = module._sse_files(paths)
             _progress(f"parsers: {subject}, {len(files)} {source} files")
             if files:
                 check(browser, [path.read_bytes() for path in files], source)

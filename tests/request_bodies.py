@@ -15,7 +15,7 @@ from typing import Any, Callable
 import orjson
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fixture_files
 
 #: The top-level fields some request reader reads (conversation/requests/*).
 BODY_KEYS = frozenset({"messages", "contents", "input", "tools", "toolConfig", "functions", "tool_choice"})
@@ -176,13 +176,7 @@ def rewritten(name: str, data: bytes, change: Callable[[dict[str, Any]], None]) 
 def captures_with_requests() -> tuple[tuple[str, bytes], ...]:
     """The project's captures that hold a request body this module can reach: every container that records one."""
     found = []
-    for path in sorted((ROOT / "fixtures").rglob("*")):
-        if (
-            not path.is_file()
-            or path.suffix not in (".jsonl", ".json", ".har", ".yaml")
-            or path.stat().st_size > 64 << 10
-        ):
-            continue
+    for path in fixture_files(suffixes=(".jsonl", ".json", ".har", ".yaml"), check_tree=True, max_size=64 << 10):
         name = path.relative_to(ROOT).as_posix()
         if rewritten(name, path.read_bytes(), lambda body: None) is not None:
             found.append((name, path.read_bytes()))

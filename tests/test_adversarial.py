@@ -19,6 +19,9 @@ import pytest
 
 from tests.conftest import ROOT
 
+#: each attack run by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 #: The address space every run gets: far below what the unbounded attacks needed (gigabytes).
 ADDRESS_SPACE = 1536 << 20
 #: Peak resident memory a bounded run stays under (the interpreter and imports are ~60 MB).

@@ -17,6 +17,9 @@ from tests.conftest import ROOT
 from tests.request_bodies import rewritten, set_field
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
 
+#: each attack run by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 #: A capture of each container that records a request body, and the field its reader reads (issue 31's list).
 CONTAINERS = [
     ("fixtures/conversations/envelope_two_turns.jsonl", ("tools",)),

@@ -19,7 +19,11 @@ from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from tests.conftest import CORPUS, NO_CORPUS
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{NO_CORPUS}; conformance tests skipped")
+#: the corpus's real recordings replayed
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{NO_CORPUS}; conformance tests skipped"),
+]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT, fixture_files  # noqa: E402
 
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(
@@ -67,11 +67,9 @@ def saved_crashes() -> list[Any]:
 
 @lru_cache(maxsize=1)
 def fixtures() -> tuple[tuple[str, bytes], ...]:
-    found = []
-    for path in [*sorted((ROOT / "fixtures").rglob("*")), *saved_crashes()]:
-        if path.is_file() and path.suffix in _CAPTURE_SUFFIXES and path.stat().st_size <= 64 * 1024:
-            found.append((path.relative_to(ROOT).as_posix(), path.read_bytes()))
-    return tuple(found)
+    found = fixture_files(suffixes=_CAPTURE_SUFFIXES, check_tree=True, max_size=64 * 1024)
+    found += [path for path in saved_crashes() if path.is_file() and path.stat().st_size <= 64 * 1024]
+    return tuple((path.relative_to(ROOT).as_posix(), path.read_bytes()) for path in found)
 
 
 @lru_cache(maxsize=1)
@@ -392,6 +390,9 @@ def test_the_atheris_harness_runs(tmp_path: Any) -> None:
 # own readers of a body (the request record, the grouping) take it too.
 
 from tests.request_bodies import FIELDS, captures_with_requests, rewritten, set_field  # noqa: E402
+
+#: hypothesis: mutations of every fixture through every reader and adapter
+pytestmark = [pytest.mark.slow]
 
 body_values = (
     json_values

@@ -1,7 +1,8 @@
 """End to end: every fixture through the whole pipeline, its findings checked and its reports snapshotted.
 
-A change in a reader, an adapter, the accumulator or a rule shows up here as a reviewable diff.
-Update with ``pytest --snapshot-update`` and read the diff before committing it.
+A change in a reader, an adapter, the accumulator or a rule shows up here as a reviewable diff, in the
+snapshot file of the fixture's folder (``__snapshots__/test_golden/<provider>.ambr``). Update with
+``pytest --snapshot-update`` and read the diff before committing it.
 """
 
 from __future__ import annotations
@@ -11,22 +12,57 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.amber import AmberSnapshotExtension
+from syrupy.location import PyTestLocation
+from syrupy.types import SnapshotIndex
 
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.reporters import RenderOptions, json_report
-from tests.conftest import FIXTURES, ROOT, render_terminal
+from tests.conftest import FIXTURES, ROOT, fixture_files, render_terminal
 from tests.expected_findings import EXPECTED
 
 CAPTURES = sorted(
     p.relative_to(FIXTURES).as_posix()
-    for p in FIXTURES.rglob("*")
-    if p.is_file()
-    and p.suffix in {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".responses", ".httprr"}
-    and p.name != "README.md"
-    if "check-tree" not in p.parts  # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
+    # fixtures/<provider>/ only: check's fixture tree is tested in tests/check/
+    for p in fixture_files(
+        suffixes=(".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".responses", ".httprr")
+    )
 )
 REPORT_SCHEMA = json.loads((ROOT / "stream_doctor/schemas/report-v1.schema.json").read_text())
+
+
+class _ByProvider(AmberSnapshotExtension):
+    """Each fixture folder's snapshots in a file of their own, ``__snapshots__/test_golden/<folder>.ambr``, so a
+    change in one adapter is a diff in one file; a snapshot's name is its test's, as syrupy gives it."""
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(Path(super().dirname(test_location=test_location)) / "test_golden")
+
+    @classmethod
+    def get_file_basename(cls, *, test_location: PyTestLocation, index: SnapshotIndex) -> str:
+        return _folder(test_location)
+
+    @classmethod
+    def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
+        """A snapshot test owns its folder's file: what a run of those tests leaves unused there is obsolete."""
+        if not _folder(test_location):
+            return False  # a test of this module without a fixture (and without snapshots)
+        return Path(snapshot_location) == Path(cls.get_location(test_location=test_location, index=0))
+
+
+def _folder(test_location: PyTestLocation) -> str:
+    """The fixture folder (a provider, or ``conversations``) of a test's ``name`` parameter, "" for a test
+    without one."""
+    callspec = getattr(test_location.item, "callspec", None)
+    return str(callspec.params["name"]).split("/", 1)[0] if callspec and "name" in callspec.params else ""
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(_ByProvider)
 
 
 def test_every_fixture_has_expectations() -> None:
@@ -40,7 +76,7 @@ def test_findings(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CAPTURES)
-def test_json_report(name: str, snapshot: object) -> None:
+def test_json_report(name: str, snapshot: SnapshotAssertion) -> None:
     report = replay(f"fixtures/{name}", Options())
     text = json_report.render(report, RenderOptions())
     jsonschema.validate(json.loads(text), REPORT_SCHEMA)
@@ -48,7 +84,7 @@ def test_json_report(name: str, snapshot: object) -> None:
 
 
 @pytest.mark.parametrize("name", CAPTURES)
-def test_terminal_report(name: str, snapshot: object) -> None:
+def test_terminal_report(name: str, snapshot: SnapshotAssertion) -> None:
     report = replay(f"fixtures/{name}", Options())
     assert render_terminal(report) == snapshot
 

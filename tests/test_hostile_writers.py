@@ -21,6 +21,9 @@ import pytest
 from tests.conftest import ROOT
 from tests.test_adversarial import PEAK_BOUND_KB, Ran, run_cli
 
+#: each attack run by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 EMPTY_INPUT = ROOT / "fixtures/anthropic/empty_input_bug.jsonl"
 HAND_WRITTEN = "# hand-written\ndef test_weather():\n    pass\n"
 
@@ -205,25 +208,3 @@ def test_a_plain_name_is_quoted_as_it_is(tmp_path: Path) -> None:
     shutil.copyfile(EMPTY_INPUT, tmp_path / "plain name é.jsonl")
     ran = run_cli("minimize", "plain name é.jsonl", "-k", "SD102", "-o", "small.jsonl", cwd=tmp_path)
     assert ran.code == 0 and ran.error_line.startswith("plain name é.jsonl -> small.jsonl: 4,238 -> ")
-
-
-def test_the_recorders_log_quotes_a_request_path_escaped(tmp_path: Path) -> None:
-    # the proxy logs each exchange with the request's path, which aiohttp percent-decodes: before,
-    # %1b]0;…%07 retitled the terminal the proxy ran in, and a line separator began a line of its own
-    pytest.importorskip("aiohttp")
-    httpx2 = pytest.importorskip("httpx2")
-    from tests.record.hostile_upstream import HostileUpstream
-    from tests.record.test_proxy_attacks import Proxy
-
-    body = [b'event: ping\ndata: {"type": "ping"}\n\n']
-    with (
-        HostileUpstream(lambda received: ([("content-type", "text/event-stream")], iter(body))) as upstream,
-        Proxy(upstream.url, tmp_path / "out") as proxy,
-        httpx2.Client(timeout=30) as client,
-    ):
-        client.post(f"{proxy.url}/v1/%1b]0;retitled%07/%e2%80%a8::warning::x/messages", content=b"{}")
-        client.post(f"{proxy.url}/v1/plain/messages", content=b"{}")  # the near miss
-        lines = proxy.wait_for_lines(2)
-    assert not any(_ACTING.search(line) for line in proxy.lines), proxy.lines
-    assert any("/v1/\\x1b]0;retitled\\x07/\\u2028::warning::x/messages" in line for line in lines), lines
-    assert any(line.startswith("POST /v1/plain/messages 200") for line in lines), lines

@@ -25,6 +25,9 @@ import stream_doctor
 from stream_doctor.install import REPOSITORY
 from tests.conftest import ROOT
 
+#: builds the sdist and the wheel, and installs the pre-commit hook from the checkout
+pytestmark = [pytest.mark.slow]
+
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "*.egg-info", "build", "dist", "__pycache__", ".*_cache", "*.pyc", "benchmarks/out"
 )

@@ -16,6 +16,9 @@ import pytest
 from tests.conftest import ROOT
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
 
+#: each attack run by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 STARS = "*" * 10_000
 
 

@@ -15,6 +15,9 @@ import pytest
 
 from tests.test_adversarial import run_cli
 
+#: big captures replayed by the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.slow]
+
 #: What ten times the frames may add to the peak: allocator and chunk noise, not the file.
 MARGIN_KB = 8 << 10
 

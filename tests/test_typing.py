@@ -10,6 +10,9 @@ import pytest
 
 from tests.conftest import ROOT
 
+#: mypy --strict over the whole package
+pytestmark = [pytest.mark.slow]
+
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed (the test extra has it)")
 def test_mypy_strict_passes() -> None:

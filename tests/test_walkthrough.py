@@ -27,6 +27,9 @@ import pytest
 from tests.conftest import ROOT
 from tests.record.upstream import FakeUpstream
 
+#: the documented session, the recording proxy before a loopback upstream included
+pytestmark = [pytest.mark.external]
+
 DOC = ROOT / "docs/debugging-empty-input.md"
 API = "https://api.anthropic.com"
 PORT = "8080"

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.capture import Body, load
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+from tests.conftest import FIXTURES
 
 
 def _read_again(body: Body) -> None:

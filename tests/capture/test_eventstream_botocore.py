@@ -52,7 +52,10 @@ from hypothesis import strategies as st  # noqa: E402
 
 from stream_doctor.capture import exchange  # noqa: E402
 from stream_doctor.capture.eventstream import HeaderError, decode_headers, read_eventstream  # noqa: E402
-from tests.conftest import CORPUS, NO_CORPUS, ROOT  # noqa: E402
+from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
+
+#: hypothesis and the corpus: the event stream decoder against botocore's
+pytestmark = [pytest.mark.slow]
 
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_FUZZ_EXAMPLES", "150"))
 DIFFERENTIAL = settings(
@@ -164,7 +167,7 @@ def compare(data: bytes, pieces: list[int] | None = None) -> str | None:
 
 
 def fixture_streams() -> list[Path]:
-    return sorted((ROOT / "fixtures").rglob("*.eventstream"))
+    return fixture_files(suffixes=(".eventstream",), check_tree=True)
 
 
 def corpus_bodies() -> list[tuple[str, bytes]]:

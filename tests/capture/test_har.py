@@ -12,6 +12,7 @@ from stream_doctor.capture import load
 from stream_doctor.capture.base import CaptureError
 from stream_doctor.capture.eventstream import encode_message
 from stream_doctor.capture.har import READER
+from tests.conftest import fixture_files
 
 SSE = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'
 
@@ -95,9 +96,7 @@ def test_unreadable_har(tmp_path: Path) -> None:
         load(str(path))
 
 
-@pytest.mark.parametrize(
-    "path", sorted((Path(__file__).parents[2] / "fixtures" / "conversations").glob("*.har")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", fixture_files("conversations", suffixes=(".har",)), ids=lambda p: p.name)
 def test_entries_are_read_one_at_a_time(path: Path) -> None:
     from stream_doctor.capture.har import _entries, _entries_start
 

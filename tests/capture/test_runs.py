@@ -23,7 +23,10 @@ from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.providers import anthropic, openai_chat
 from stream_doctor.stages import RunError
-from tests.conftest import CORPUS, FIXTURES, NO_CORPUS
+from tests.conftest import CORPUS, NO_CORPUS, fixture_files
+
+#: every fixture and corpus capture replayed twice, with and without runs, detected and forced
+pytestmark = [pytest.mark.slow]
 
 SUFFIXES = {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".yml"}
 
@@ -57,7 +60,7 @@ def _same_both_ways(path: str, monkeypatch: pytest.MonkeyPatch, data: bytes | No
     return without
 
 
-@pytest.mark.parametrize("path", _captures(FIXTURES))
+@pytest.mark.parametrize("path", [str(p) for p in fixture_files(suffixes=SUFFIXES, check_tree=True)])
 def test_every_fixture_replays_alike_with_and_without_runs(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _same_both_ways(path, monkeypatch)
 

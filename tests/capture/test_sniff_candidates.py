@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.capture import HEAD_SIZE, READERS, candidates, sniff_scores
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import CORPUS, ROOT, fixture_files
 
-FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file())
+FIXTURES = fixture_files(check_tree=True, notes=True, sidecars=True)
 #: The real recorded captures beside the repository, when they are there (tests/test_conformance.py).
 
 #: Starts of every shape a reader looks for, and near misses of them.

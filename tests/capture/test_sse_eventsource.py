@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,7 +47,10 @@ from stream_doctor.capture._text import BOM  # noqa: E402
 from stream_doctor.capture.base import Capture  # noqa: E402
 from stream_doctor.capture.sse import read_sse  # noqa: E402
 from tests.browser import chromium  # noqa: E402
-from tests.conftest import CORPUS, FIXTURES, NO_CORPUS  # noqa: E402
+from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
+
+#: hypothesis and the corpus, each input read by Chromium's EventSource
+pytestmark = [pytest.mark.slow]
 
 EXAMPLES = int(os.environ.get("SSE_EVENTSOURCE_EXAMPLES", "30"))
 
@@ -303,9 +306,10 @@ def _compare(browser: Browser, streams: list[bytes]) -> None:
     assert [(data[:2000], theirs, ours) for data, theirs, ours in differences(browser, streams)] == []
 
 
-def _sse_files(root: Path) -> list[Path]:
+def _sse_files(paths: Iterable[Path]) -> list[Path]:
+    """The raw SSE captures among ``paths`` (the fixtures, or every file of the corpus)."""
     found = []
-    for path in sorted(root.rglob("*")):
+    for path in paths:
         if not path.is_file() or path.name == "README.md" or path.suffix == ".gz":
             continue
         try:
@@ -318,14 +322,14 @@ def _sse_files(root: Path) -> list[Path]:
 
 
 def test_every_sse_fixture_reads_as_eventsource_dispatches_it(browser: Browser) -> None:
-    files = _sse_files(FIXTURES)
+    files = _sse_files(fixture_files(check_tree=True, sidecars=True))
     assert len(files) > 50
     _compare(browser, [path.read_bytes() for path in files])
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 def test_every_raw_sse_capture_of_the_corpus_reads_as_eventsource_dispatches_it(browser: Browser) -> None:
-    files = _sse_files(CORPUS)
+    files = _sse_files(sorted(CORPUS.rglob("*")))
     if not files:
         pytest.skip(f"no raw SSE capture in {CORPUS}")
     _compare(browser, [path.read_bytes() for path in files])

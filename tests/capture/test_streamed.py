@@ -18,25 +18,25 @@ from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces
 from stream_doctor.capture.limits import DEFAULT, Limits
 from stream_doctor.engine import replay, replay_loaded
 from stream_doctor.options import Options
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_files
 
 STREAMED = ("sse", "jsonl", "envelope", "json")
 
 
-def _streamable() -> list[Path]:
+def _opened_as(kind: type) -> list[Path]:
+    """The fixtures the capture opener opens as ``kind`` (read in pieces, or interaction by interaction)."""
     found = []
-    for path in sorted(FIXTURES.rglob("*")):
-        if path.is_file() and path.name != "README.md":
-            try:
-                opened = open_capture(str(path))
-            except Exception:  # noqa: BLE001 - unreadable fixtures are other tests' business
-                continue
-            if isinstance(opened, Streamed):
-                found.append(path)
+    for path in fixture_files(check_tree=True, sidecars=True):
+        try:
+            opened = open_capture(str(path))
+        except Exception:  # noqa: BLE001 - unreadable fixtures are other tests' business
+            continue
+        if isinstance(opened, kind):
+            found.append(path)
     return found
 
 
-FIXTURE_FILES = _streamable()
+FIXTURE_FILES = _opened_as(Streamed)
 
 
 def _frame(frame: Frame) -> tuple[Any, ...]:
@@ -258,20 +258,7 @@ def test_a_streamed_replay_reports_what_a_replay_of_the_whole_list_does(path: Pa
     assert replay(str(path), Options()).to_dict() == replay_loaded(load(str(path)), Options()).to_dict()
 
 
-def _by_interaction() -> list[Path]:
-    found = []
-    for path in sorted(FIXTURES.rglob("*")):
-        if path.is_file() and path.name != "README.md":
-            try:
-                opened = open_capture(str(path))
-            except Exception:  # noqa: BLE001 - unreadable fixtures are other tests' business
-                continue
-            if isinstance(opened, Interactions):
-                found.append(path)
-    return found
-
-
-INTERACTION_FILES = _by_interaction()
+INTERACTION_FILES = _opened_as(Interactions)
 
 
 @pytest.mark.parametrize("path", INTERACTION_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))

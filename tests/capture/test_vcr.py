@@ -13,6 +13,7 @@ import yaml
 from stream_doctor.capture import load
 from stream_doctor.capture.base import CaptureError
 from stream_doctor.capture.vcr import READER
+from tests.conftest import fixture_files
 
 SSE = (
     'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"claude"}}\n\n'
@@ -349,7 +350,7 @@ def _summary(capture) -> tuple[object, ...]:  # type: ignore[no-untyped-def]
     )
 
 
-FIXTURE_CASSETTES = sorted((Path(__file__).parents[2] / "fixtures" / "conversations").glob("*.yaml"))
+FIXTURE_CASSETTES = fixture_files("conversations", suffixes=(".yaml",))
 
 
 @pytest.mark.parametrize("path", FIXTURE_CASSETTES, ids=lambda p: p.name)

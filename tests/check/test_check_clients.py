@@ -84,6 +84,7 @@ def test_client_warnings_do_not_fail_below_fail_on(captures: Path) -> None:
     assert "SD802" in result.output and SAID in result.output
 
 
+@pytest.mark.slow  # the installed library run in a child process per capture
 def test_each_capture_is_run_through_the_installed_library(captures: Path) -> None:
     result = run(str(captures), "--client", "openai-python", "--fail-on", "warning", "-r", "json")
     assert result.exit_code == 1, result.output  # the library's own SD802 reaches --fail-on

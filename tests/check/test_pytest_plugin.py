@@ -10,6 +10,9 @@ import pytest
 
 from tests.conftest import ROOT
 
+#: pytest run in child processes (pytester) on scratch projects
+pytestmark = [pytest.mark.slow]
+
 pytest_plugins = ["pytester"]
 
 FIXTURES = ROOT / "fixtures/anthropic"

@@ -56,7 +56,7 @@ from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.clients.library import body_capture
 from stream_doctor.events import Event
 from tests.clients import grammar
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, FIXTURES, fixture_files
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -422,14 +422,11 @@ GENERATED = settings(
 
 # -- captures ------------------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
-#: The real recorded captures beside the repository, when they are there.
-
 
 def sse_captures(providers: Iterable[str]) -> list[Path]:
     """The SSE fixtures of ``providers`` and every raw SSE capture in ``CORPUS`` (none when it is absent)."""
-    paths = [path for provider in sorted(set(providers)) for path in sorted((FIXTURES / provider).glob("*.sse"))]
+    folders = set(providers)
+    paths = fixture_files(*folders, suffixes=(".sse",)) if folders else []
     if CORPUS.is_dir():
         for path in sorted(CORPUS.rglob("*")):
             if not path.is_file() or path.name == "README.md":
@@ -540,24 +537,23 @@ def container_cases() -> tuple[ContainerCase, ...]:
     whose frames are parsed chunks (JSON Lines, envelopes, recordings of SDK chunk objects). Bare
     streams are not here: ``sse_captures`` has the SSE ones; an event stream or prefixed lines no
     library profile reads. Which provider each is (and so which libraries read it) is the replay's."""
-    roots = [FIXTURES, *([CORPUS] if CORPUS.is_dir() else [])]
+    corpus = sorted(CORPUS.rglob("*")) if CORPUS.is_dir() else []
     cases = []
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if not path.is_file() or path.suffix in (".md", ".toml"):
-                continue
-            try:
-                capture = load(str(path), bodies=True)
-            except CaptureError:
-                continue
-            sse = sorted(b.interaction for b in capture.bodies or () if b.container == "sse" and b.interaction)
-            if capture.exchanges and sse:
-                cases += [ContainerCase(path, number) for number in sse]
-            elif capture.container in PARSED_CHUNKS:
-                cases.append(ContainerCase(path, None, PARSED_CHUNKS[capture.container]))
-            elif capture.exchanges and any(b.container in PARSED_CHUNKS for b in capture.bodies or ()):
-                kinds = sorted({b.container for b in capture.bodies or ()})
-                cases.append(ContainerCase(path, None, f"response bodies of parsed chunks ({', '.join(kinds)})"))
+    for path in [*fixture_files(check_tree=True), *corpus]:
+        if not path.is_file() or path.suffix in (".md", ".toml"):
+            continue
+        try:
+            capture = load(str(path), bodies=True)
+        except CaptureError:
+            continue
+        sse = sorted(b.interaction for b in capture.bodies or () if b.container == "sse" and b.interaction)
+        if capture.exchanges and sse:
+            cases += [ContainerCase(path, number) for number in sse]
+        elif capture.container in PARSED_CHUNKS:
+            cases.append(ContainerCase(path, None, PARSED_CHUNKS[capture.container]))
+        elif capture.exchanges and any(b.container in PARSED_CHUNKS for b in capture.bodies or ()):
+            kinds = sorted({b.container for b in capture.bodies or ()})
+            cases.append(ContainerCase(path, None, f"response bodies of parsed chunks ({', '.join(kinds)})"))
     return tuple(cases)
 
 

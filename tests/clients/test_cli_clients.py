@@ -6,13 +6,13 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from stream_doctor.cli import app
 from stream_doctor.clients import PROFILES
 from tests.clients.node_harness import node_executable
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+from tests.conftest import FIXTURES
 
 
 def test_clients_lists_every_profile_with_version() -> None:
@@ -50,6 +50,7 @@ def test_replay_client_shows_findings_tied_to_the_client() -> None:
     assert "SD802" in result.output and "installed openai 3.54.0 (run) would take" in result.output
 
 
+@pytest.mark.slow  # every profile's library run on the capture (16 s of CPU)
 def test_replay_client_all_json() -> None:
     path = str(FIXTURES / "openai/whole_calls_same_index.sse")
     result = CliRunner().invoke(app, ["replay", path, "--client", "all", "--format", "json"])
@@ -72,6 +73,7 @@ def _cassette(body: bytes) -> bytes:
     ).encode()
 
 
+@pytest.mark.slow  # the libraries run on a cassette's body (9 s of CPU)
 def test_replay_client_reads_a_cassettes_sse_body_as_the_library_does(tmp_path: Path) -> None:
     # the libraries read a cassette's body with their own SSE decoder: with no event: lines the Anthropic SDK
     # dispatches nothing (get_final_message's AssertionError), as on the same body in a .sse file
@@ -98,6 +100,8 @@ def _predicted(name: str, clients: str, *options: str) -> dict[str, dict[str, ob
     return json.loads(result.output)["calls"][0]["extras"]["clients"]  # type: ignore[no-any-return]
 
 
+@pytest.mark.external  # its auto mode runs openai-node and the AI SDK under Node
+@pytest.mark.slow  # and the Python libraries (8 s of CPU)
 def test_replay_client_reads_the_sentinel_as_each_library_tests_it() -> None:
     # `data: [DONE] ` with a trailing space: openai-python stops there (startswith), openai-node's
     # JSON.parse throws after the call was handed, the AI SDK's error part leaves the call unrun

@@ -25,8 +25,11 @@ from stream_doctor.cli import app
 from stream_doctor.clients import runs
 from stream_doctor.clients.naive_start_placeholder import PROFILE as PLACEHOLDER
 from stream_doctor.stages import RunError
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: the installed libraries run in child processes on each capture
+pytestmark = [pytest.mark.slow]
+
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
 

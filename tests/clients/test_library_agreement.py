@@ -19,8 +19,11 @@ from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
 from stream_doctor.install import REPOSITORY
 from tests.clients.streams import written_back_framings
+from tests.conftest import fixture_files
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: every fixture of every Python profile's providers through its real library (about 500 pairs)
+pytestmark = [pytest.mark.slow]
+
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
@@ -28,13 +31,12 @@ KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 def _pairs() -> list[tuple[str, Path]]:
     pairs = []
     for name in sorted(LIBRARIES):
-        for provider in PROFILES[name].providers:
-            pairs += [
-                (name, path)
-                for path in sorted((FIXTURES / provider).glob("*"))
-                # an SDK helper-stream log is what the SDK wrote, not a response body it reads
-                if path.suffix in (".sse", ".jsonl") and not path.name.startswith("sdk_helper_")
-            ]
+        pairs += [
+            (name, path)
+            for path in fixture_files(*PROFILES[name].providers, suffixes=(".sse", ".jsonl"))
+            # an SDK helper-stream log is what the SDK wrote, not a response body it reads
+            if not path.name.startswith("sdk_helper_")
+        ]
     return pairs
 
 

@@ -8,6 +8,8 @@ sent them (``clients.library.Original``), cut one frame at a time (positions com
 arbitrary byte offsets (positions not compared: a chunk may hold several frames). The inputs, shared
 with the TypeScript libraries' test, are described in ``tests/clients/streams.py``: fixtures and corpus
 captures, the SSE bodies inside containers, generated streams, and this module's ``SAVED`` examples.
+The comparisons and the checks are the harness's (``tests/clients/differential.py``): this module is
+its Python side (``PYTHON``), with the lists of what it excuses.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per provider).
 A long run: ``STREAM_DOCTOR_DIFF_EXAMPLES=2000 pytest tests/clients/test_library_differential.py -p
@@ -20,28 +22,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from stream_doctor.api import replay
 from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, Original, Outcome, Seen, outcome_of
 from stream_doctor.clients.library import load as load_library
+from tests.clients.differential import Side, assert_corpus_compared
 from tests.clients.streams import (
-    CORPUS,
     GENERATED,
     ContainerCase,
     Fed,
     anthropic_streams,
-    byte_cuts,
     capture_name,
     chat_streams,
     container_cases,
-    fed_bodies,
     fed_sse,
-    seeded_cuts,
     sse_captures,
 )
+
+#: fixtures, corpus, container bodies and generated streams through each real Python library
+pytestmark = [pytest.mark.slow]
 
 #: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
 #: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
@@ -63,29 +65,23 @@ def _without_positions(outcome: Outcome) -> Outcome:
     return Outcome(tuple(Seen(None, s.call_id, s.name, s.value) for s in outcome.seen), outcome.error, None)
 
 
-def compare(data: bytes, name: str, clients: list[str] | None = None, cuts: tuple[int, ...] | None = None) -> list[str]:
-    """Every disagreement between a profile and its library on the SSE capture ``data``, as a sentence each."""
-    return compare_fed(fed_sse(data, name), clients, cuts)
-
-
-def compare_fed(fed: Fed, clients: list[str] | None = None, cuts: tuple[int, ...] | None = None) -> list[str]:
-    """Every disagreement between a profile and its library on one response body, as a sentence each."""
-    provider, data, capture = fed.provider, fed.data, fed.capture
+def _disagreements(client: str, fed: Fed, cuts: tuple[int, ...] | None) -> list[str]:
+    """What ``client``'s profile and its library, run in this process, disagree on for one response body."""
+    library, capture = _library(client), fed.capture
+    # as --client's live run is fed
+    predicted = outcome_of(*run(PROFILES[client], fed.events, fed.provider, fed.framings, fed.cut_last), client)
+    actual = library(capture, capture.frames, Original(fed.data))
     found = []
-    for client in clients if clients is not None else _clients(provider):
-        if not PROFILES[client].applies_to(provider):
-            continue
-        library = _library(client)
-        # as --client's live run is fed
-        predicted = outcome_of(*run(PROFILES[client], fed.events, provider, fed.framings, fed.cut_last), client)
-        actual = library(capture, capture.frames, Original(data))
-        if actual != predicted:
-            found.append(f"{client} by frame: profile {predicted} / library {actual}")
-        if cuts is not None:
-            cut = library(capture, capture.frames, Original(data, cuts))
-            if _without_positions(cut) != _without_positions(predicted):
-                found.append(f"{client} cut at {cuts}: profile {predicted} / library {cut}")
+    if actual != predicted:
+        found.append(f"{client} by frame: profile {predicted} / library {actual}")
+    if cuts is not None:
+        cut = library(capture, capture.frames, Original(fed.data, cuts))
+        if _without_positions(cut) != _without_positions(predicted):
+            found.append(f"{client} cut at {cuts}: profile {predicted} / library {cut}")
     return found
+
+
+PYTHON = Side("Python", _clients, _disagreements)
 
 
 # -- fixtures and corpus ------------------------------------------------------------------------
@@ -97,16 +93,7 @@ def _captures() -> list[Path]:
 
 @pytest.mark.parametrize("path", _captures(), ids=capture_name)
 def test_profiles_agree_on_the_original_bytes(path: Path) -> None:
-    data = path.read_bytes()
-    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == capture_name(path)}
-    cuts = seeded_cuts(path, data)  # one arbitrary split as well, the same for every run
-    report = replay(data, keep_events=True, name=str(path))
-    clients = [c for c in _clients(report.stream.capture.provider) if c not in known]
-    if not clients and not known:
-        pytest.skip(f"no Python library profile reads {report.stream.capture.provider!r}")
-    assert compare(data, str(path), clients, cuts) == []
-    for client, why in known.items():
-        assert compare(data, str(path), [client]), f"fixed? remove it from KNOWN_DIVERGENCES: {why}"
+    PYTHON.check_capture(path, KNOWN_DIVERGENCES)
 
 
 #: (client, container case name) where the profile follows the library only in part on a container's
@@ -117,27 +104,11 @@ CONTAINER_DIVERGENCES: dict[tuple[str, str], str] = {}
 
 @pytest.mark.parametrize("case", container_cases(), ids=lambda case: case.name)
 def test_profiles_agree_on_the_bodies_of_containers(case: ContainerCase) -> None:
-    """A HAR entry's, a cassette interaction's or a recording's SSE body, decoded as its reader decodes it
-    (base64, ``!binary``, hex, gzip), is fed to the library as the HTTP client receives it."""
-    if case.interaction is None:
-        provider = replay(str(case.path)).stream.capture.provider
-        if not _clients(provider):
-            pytest.skip(f"no Python library profile reads {provider!r}")
-        pytest.skip(f"not the response bytes: {case.skipped}")
-    fed = fed_bodies(case.path)[case.interaction]
-    known = {client: why for (client, name), why in CONTAINER_DIVERGENCES.items() if name == case.name}
-    clients = [c for c in _clients(fed.provider) if c not in known]
-    if not clients and not known:
-        pytest.skip(f"no Python library profile reads {fed.provider!r}")
-    assert compare_fed(fed, clients, seeded_cuts(case.path, fed.data)) == []
-    for client, why in known.items():
-        assert compare_fed(fed, [client]), f"fixed? remove it from CONTAINER_DIVERGENCES: {why}"
+    PYTHON.check_container(case, CONTAINER_DIVERGENCES)
 
 
 def test_the_corpus_is_there_or_said_missing() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"{CORPUS} is absent: only the project's fixtures were compared")
-    assert any(CORPUS in p.parents for p in _captures())
+    assert_corpus_compared(_captures())
 
 
 # -- generated streams --------------------------------------------------------------------------
@@ -187,21 +158,10 @@ UNFIXED: dict[tuple[str, str], str] = {
 }
 
 
-def _check(data: st.DataObject, shapes: set[str], stream: bytes) -> None:
-    found = compare(stream, "generated.sse", cuts=byte_cuts(data.draw, stream))
-    for shape in sorted(shapes):
-        event(f"shape: {shape}")
-    known = {client for shape, client in UNFIXED if shape in shapes}
-    unfixed = [line for line in found if line.split(" ", 1)[0] in known]
-    for line in unfixed:
-        event(f"known disagreement: {line.split(' ', 1)[0]}")
-    assert [line for line in found if line not in unfixed] == [], stream.decode()
-
-
 @GENERATED
 @given(st.data())
 def test_profiles_agree_on_generated_anthropic_streams(data: st.DataObject) -> None:
-    _check(data, *data.draw(anthropic_streams()))
+    PYTHON.check_generated(data, *data.draw(anthropic_streams()), UNFIXED)
 
 
 @GENERATED
@@ -210,7 +170,7 @@ def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
     shapes, stream = data.draw(chat_streams())
     # an unread stream would compare nothing (event: chunk was once taken for Bedrock's)
     assert replay(stream, name="generated.sse").stream.capture.provider == "openai"
-    _check(data, shapes, stream)
+    PYTHON.check_generated(data, shapes, stream, UNFIXED)
 
 
 @GENERATED
@@ -218,7 +178,7 @@ def test_profiles_agree_on_generated_chat_streams(data: st.DataObject) -> None:
 def test_profiles_agree_on_generated_mistral_streams(data: st.DataObject) -> None:
     shapes, stream = data.draw(chat_streams(mistral=True))
     assert replay(stream, name="generated.sse").stream.capture.provider in ("mistral", "openai")
-    _check(data, shapes, stream)
+    PYTHON.check_generated(data, shapes, stream, UNFIXED)
 
 
 # -- what the generated inputs found, kept --------------------------------------------------------
@@ -673,7 +633,7 @@ SAVED_FOR: dict[str, list[str]] = {}
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_saved_disagreements_stay_fixed(name: str) -> None:
-    assert compare(SAVED[name], f"{name}.sse", SAVED_FOR.get(name)) == []
+    assert PYTHON.compare(SAVED[name], f"{name}.sse", SAVED_FOR.get(name)) == []
 
 
 @pytest.mark.parametrize("name", sorted(SAVED_RAISES))

@@ -25,9 +25,11 @@ from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import sse_chunks
 from tests.clients.node_harness import CLIENTS, HARNESS, NodeHarness, library_outcome, node_executable, profile_outcome
 from tests.clients.streams import written_back_framings
+from tests.conftest import fixture_files
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
+#: Node and the harness's npm packages; every fixture of every TypeScript profile's providers through its library
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 #: Where a profile is known to disagree with its library, and why (each one documented in the profile).
 KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 
@@ -35,13 +37,12 @@ KNOWN_DIVERGENCES: dict[tuple[str, str], str] = {}
 def _pairs() -> list[tuple[str, Path]]:
     pairs = []
     for name in CLIENTS:
-        for provider in PROFILES[name].providers:
-            pairs += [
-                (name, path)
-                for path in sorted((FIXTURES / provider).glob("*"))
-                # an SDK helper-stream log is what the SDK wrote, not a response body it reads
-                if path.suffix in (".sse", ".jsonl") and not path.name.startswith("sdk_helper_")
-            ]
+        pairs += [
+            (name, path)
+            for path in fixture_files(*PROFILES[name].providers, suffixes=(".sse", ".jsonl"))
+            # an SDK helper-stream log is what the SDK wrote, not a response body it reads
+            if not path.name.startswith("sdk_helper_")
+        ]
     return pairs
 
 

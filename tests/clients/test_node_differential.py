@@ -9,7 +9,9 @@ capture's own framing never reached them. Here the harness's fake ``fetch`` retu
 compared) and cut at arbitrary byte offsets (positions not compared: a chunk may hold several
 frames). One Node process serves the whole session (``node_harness.py``). The inputs, shared with the
 Python libraries' test, are described in ``tests/clients/streams.py``: fixtures and corpus captures, the
-SSE bodies inside containers, generated streams, and this module's ``SAVED`` examples.
+SSE bodies inside containers, generated streams, and this module's ``SAVED`` examples. The comparisons
+and the checks are the harness's (``tests/clients/differential.py``): this module is its TypeScript side
+(``side``), with the lists of what it excuses.
 
 CI runs a bounded number of examples (``STREAM_DOCTOR_DIFF_EXAMPLES``, default 25 per strategy).
 A long run: ``STREAM_DOCTOR_DIFF_EXAMPLES=300 pytest tests/clients/test_node_differential.py -p
@@ -22,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from stream_doctor.api import replay
@@ -30,22 +32,21 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import Original, original_chunks
 from stream_doctor.events import ToolStart
+from tests.clients.differential import Side, assert_corpus_compared
 from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
 from tests.clients.streams import (
-    CORPUS,
     GENERATED,
     ContainerCase,
     Fed,
     anthropic_streams,
-    byte_cuts,
     capture_name,
     chat_streams,
     container_cases,
-    fed_bodies,
-    fed_sse,
-    seeded_cuts,
     sse_captures,
 )
+
+#: Node and the harness's npm packages; fixtures, corpus, container bodies and generated streams through each library
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 #: (client, capture name) where the profile follows the library only in part, and why (see streams.py). None now:
 #: the framings that were here reach the profiles as ``clients.framing.Framing`` and ``KeepAlive.choices``.
@@ -58,32 +59,23 @@ def _chunks(fed: Fed, cuts: tuple[int, ...] | None) -> list[tuple[Pos | None, by
     return [(position[0], piece) for piece in pieces]
 
 
-def compare(
-    harness: NodeHarness,
-    data: bytes,
-    name: str,
-    clients: list[str] | None = None,
-    cuts: tuple[int, ...] | None = None,
-) -> list[str]:
-    """Every disagreement between a TypeScript profile and its library on the SSE capture ``data``, a sentence each."""
-    return compare_fed(harness, fed_sse(data, name), clients, cuts)
+def clients(provider: str) -> list[str]:
+    """The TypeScript library profiles that read ``provider``."""
+    return [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(provider)]
 
 
-def compare_fed(
-    harness: NodeHarness, fed: Fed, clients: list[str] | None = None, cuts: tuple[int, ...] | None = None
-) -> list[str]:
-    """Every disagreement between a TypeScript profile and its library on one response body, a sentence each."""
-    provider, events = fed.provider, fed.events
-    # the tools the application declares: every name the stream gives a call (a late one too)
-    tools = {c.name for c in fed.stream.calls if c.name} | {n for e in events if (n := getattr(e, "name", None))}
-    ids = {e.call_id for e in events if isinstance(e, ToolStart) and isinstance(e.call_id, str)}
-    found = []
-    for client in clients if clients is not None else sorted(CLIENTS):
-        if not PROFILES[client].applies_to(provider):
-            continue
+def side(harness: NodeHarness) -> Side:
+    """The TypeScript libraries, each run in ``harness``'s Node process."""
+
+    def disagreements(client: str, fed: Fed, cuts: tuple[int, ...] | None) -> list[str]:
+        provider, events = fed.provider, fed.events
+        # the tools the application declares: every name the stream gives a call (a late one too)
+        tools = {c.name for c in fed.stream.calls if c.name} | {n for e in events if (n := getattr(e, "name", None))}
+        ids = {e.call_id for e in events if isinstance(e, ToolStart) and isinstance(e.call_id, str)}
         handoffs, error = run(PROFILES[client], events, provider, fed.framings, fed.cut_last)
         predicted = profile_outcome(handoffs, error, client)
         by_frame = library_outcome(harness.run(client, provider, _chunks(fed, None), tools, ids))
+        found = []
         if by_frame != predicted:
             found.append(f"{client} by frame: profile {predicted} / library {by_frame}")
         if cuts is not None:
@@ -91,7 +83,9 @@ def compare_fed(
             cut, unplaced = library_outcome(answer, positions=False), profile_outcome(handoffs, error, client, False)
             if cut != unplaced:
                 found.append(f"{client} cut at {cuts}: profile {unplaced} / library {cut}")
-    return found
+        return found
+
+    return Side("TypeScript", clients, disagreements)
 
 
 # -- fixtures and corpus ------------------------------------------------------------------------
@@ -103,16 +97,7 @@ def _captures() -> list[Path]:
 
 @pytest.mark.parametrize("path", _captures(), ids=capture_name)
 def test_profiles_agree_on_the_original_bytes(node_harness: NodeHarness, path: Path) -> None:
-    data = path.read_bytes()
-    report = replay(data, keep_events=True, name=str(path))
-    clients = [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(report.stream.capture.provider)]
-    if not clients:
-        pytest.skip(f"no TypeScript library profile reads {report.stream.capture.provider!r}")
-    known = {client: why for (client, name), why in KNOWN_DIVERGENCES.items() if name == capture_name(path)}
-    cuts = seeded_cuts(path, data)  # one arbitrary split as well, the same for every run
-    assert compare(node_harness, data, str(path), [c for c in clients if c not in known], cuts) == []
-    for client, why in known.items():
-        assert compare(node_harness, data, str(path), [client]), f"fixed? remove it from KNOWN_DIVERGENCES: {why}"
+    side(node_harness).check_capture(path, KNOWN_DIVERGENCES)
 
 
 #: (client, container case name) where the profile follows the library only in part on a container's
@@ -140,27 +125,11 @@ CONTAINER_DIVERGENCES: dict[tuple[str, str], str] = {
 
 @pytest.mark.parametrize("case", container_cases(), ids=lambda case: case.name)
 def test_profiles_agree_on_the_bodies_of_containers(node_harness: NodeHarness, case: ContainerCase) -> None:
-    """A HAR entry's, a cassette interaction's or a recording's SSE body, decoded as its reader decodes it
-    (base64, ``!binary``, hex, gzip), is fed to the library as the HTTP client receives it."""
-    if case.interaction is None:
-        provider = replay(str(case.path)).stream.capture.provider
-        if not any(PROFILES[c].applies_to(provider) for c in CLIENTS):
-            pytest.skip(f"no TypeScript library profile reads {provider!r}")
-        pytest.skip(f"not the response bytes: {case.skipped}")
-    fed = fed_bodies(case.path)[case.interaction]
-    known = {client: why for (client, name), why in CONTAINER_DIVERGENCES.items() if name == case.name}
-    clients = [c for c in sorted(CLIENTS) if PROFILES[c].applies_to(fed.provider) and c not in known]
-    if not clients and not known:
-        pytest.skip(f"no TypeScript library profile reads {fed.provider!r}")
-    assert compare_fed(node_harness, fed, clients, seeded_cuts(case.path, fed.data)) == []
-    for client, why in known.items():
-        assert compare_fed(node_harness, fed, [client]), f"fixed? remove it from CONTAINER_DIVERGENCES: {why}"
+    side(node_harness).check_container(case, CONTAINER_DIVERGENCES)
 
 
 def test_the_corpus_is_there_or_said_missing() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"{CORPUS} is absent: only the project's fixtures were compared")
-    assert any(CORPUS in p.parents for p in _captures())
+    assert_corpus_compared(_captures())
 
 
 # -- generated streams --------------------------------------------------------------------------
@@ -194,27 +163,16 @@ UNFIXED: dict[tuple[str, str], str] = {
 }
 
 
-def _check(harness: NodeHarness, data: st.DataObject, shapes: set[str], stream: bytes) -> None:
-    found = compare(harness, stream, "generated.sse", cuts=byte_cuts(data.draw, stream))
-    for shape in sorted(shapes):
-        event(f"shape: {shape}")
-    known = {client for shape, client in UNFIXED if shape in shapes}
-    unfixed = [line for line in found if line.split(" ", 1)[0] in known]
-    for line in unfixed:
-        event(f"known disagreement: {line.split(' ', 1)[0]}")
-    assert [line for line in found if line not in unfixed] == [], stream.decode()
-
-
 @GENERATED
 @given(st.data())
 def test_profiles_agree_on_generated_anthropic_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
-    _check(node_harness, data, *data.draw(anthropic_streams()))
+    side(node_harness).check_generated(data, *data.draw(anthropic_streams()), UNFIXED)
 
 
 @GENERATED
 @given(st.data())
 def test_profiles_agree_on_generated_chat_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
-    _check(node_harness, data, *data.draw(chat_streams()))
+    side(node_harness).check_generated(data, *data.draw(chat_streams()), UNFIXED)
 
 
 @GENERATED
@@ -222,7 +180,7 @@ def test_profiles_agree_on_generated_chat_streams(node_harness: NodeHarness, dat
 def test_profiles_agree_on_generated_mistral_streams(node_harness: NodeHarness, data: st.DataObject) -> None:
     shapes, stream = data.draw(chat_streams(mistral=True))
     assert replay(stream, name="generated.sse").stream.capture.provider in ("mistral", "openai")
-    _check(node_harness, data, shapes, stream)
+    side(node_harness).check_generated(data, shapes, stream, UNFIXED)
 
 
 # -- what the generated inputs found, kept --------------------------------------------------------
@@ -544,4 +502,4 @@ SAVED: dict[str, bytes] = {
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_saved_disagreements_stay_fixed(node_harness: NodeHarness, name: str) -> None:
-    assert compare(node_harness, SAVED[name], f"{name}.sse") == []
+    assert side(node_harness).compare(SAVED[name], f"{name}.sse") == []

@@ -20,8 +20,11 @@ from stream_doctor.cli import app
 from stream_doctor.clients import runs
 from stream_doctor.stages import RunError
 from tests.clients.node_harness import HARNESS, node_executable
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: Node and the harness's npm packages; each TypeScript library run in a Node child process
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 ONE_CALL = str(FIXTURES / "anthropic/one_call.sse")
 INPUT = {"location": "Lisbon, Portugal", "unit": "celsius"}
 MODULES = str(HARNESS / "node_modules")

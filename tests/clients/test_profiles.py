@@ -13,14 +13,13 @@ from stream_doctor.clients.library import LIBRARIES
 from stream_doctor.findings import Severity
 from tests.clients.cases import CLIENT_EXPECTED
 from tests.clients.test_node_agreement import CLIENTS as NODE_CLIENTS
+from tests.conftest import FIXTURES, fixture_files
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-STREAMS = sorted(
+STREAMS = [
     p
-    for p in FIXTURES.glob("*/*")
-    if p.parent.name not in ("conversations", "check-tree")
-    and p.suffix in (".sse", ".jsonl", ".json", ".txt", ".eventstream")
-)
+    for p in fixture_files(suffixes=(".sse", ".jsonl", ".json", ".txt", ".eventstream"))
+    if p.parent.name != "conversations"
+]
 
 
 @pytest.mark.parametrize(("fixture", "client"), sorted(CLIENT_EXPECTED), ids=lambda v: v)

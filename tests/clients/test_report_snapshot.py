@@ -11,6 +11,9 @@ from syrupy.assertion import SnapshotAssertion
 from stream_doctor.api import replay
 from stream_doctor.reporters import RenderOptions, json_report, terminal
 
+#: --client all: every profile's installed library run in a child process
+pytestmark = [pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path("fixtures")  # relative, so the report's paths do not depend on the checkout
 CLIENTS = ["anthropic-python", "vercel-ai", "naive-start-placeholder"]

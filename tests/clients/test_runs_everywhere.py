@@ -17,8 +17,11 @@ from stream_doctor.api import replay
 from stream_doctor.cli import app
 from stream_doctor.report import Report
 from tests.clients.test_client_runs import _stand_in
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: the installed libraries run in child processes wherever a capture is replayed
+pytestmark = [pytest.mark.slow]
+
 ONE_CALL = FIXTURES / "anthropic/one_call.sse"
 RAN = "installed anthropic 2.12.0 (run)"
 MISSING = "the library is not installed: `pip install anthropic` to run it"

@@ -65,6 +65,7 @@ def test_minimize_redact_says_what_it_replaced(tmp_path: Path) -> None:
     assert USER_MARKER not in text and SECRET not in text
 
 
+@pytest.mark.slow  # the CLI and the written test run in child processes (9 s of CPU)
 def test_fixture_writes_a_redacted_capture_and_a_test_that_fails_while_it_shows_the_bug(tmp_path: Path) -> None:
     capture = tmp_path / "production.jsonl"
     capture.write_bytes(session("anthropic", 8, broken=5, personal=True, words=8))

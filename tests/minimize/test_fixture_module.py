@@ -14,6 +14,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,6 +86,7 @@ def test_an_edited_module_is_no_longer_one_fixture_wrote() -> None:
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(names=st.lists(_NAMES, min_size=10, max_size=12, unique_by=lambda name: os.fsencode(name).lower()))
+@pytest.mark.slow  # pytest run in a child process on the written modules (14 s of CPU)
 def test_collecting_the_modules_of_hostile_names_runs_nothing_but_their_tests(
     tmp_path_factory: object, names: list[str]
 ) -> None:

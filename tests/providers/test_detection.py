@@ -15,9 +15,9 @@ from stream_doctor.capture.base import CaptureError, Frame, Pos
 from stream_doctor.conversation.build import split
 from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES, WORDS, DetectionError, anthropic, candidates
 from stream_doctor.providers.sniffing import Words
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fixture_files
 
-FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and not p.name.endswith(".toml"))
+FIXTURES = fixture_files(check_tree=True, notes=True)
 
 
 def samples(path: Path) -> list[list]:  # type: ignore[type-arg]

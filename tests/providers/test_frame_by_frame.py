@@ -10,13 +10,9 @@ from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
 from stream_doctor.options import Options
 from stream_doctor.stages import adapter_for
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_files
 
-CAPTURES = sorted(
-    str(p)
-    for p in FIXTURES.rglob("*")
-    if p.is_file() and p.suffix not in {".md", ".toml"} and "check-tree" not in p.parts
-)
+CAPTURES = sorted(str(p) for p in fixture_files())
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=[str(Path(p).relative_to(FIXTURES)) for p in CAPTURES])

@@ -31,6 +31,7 @@ from stream_doctor.options import Options
 from stream_doctor.problems import ArgumentsWithoutDeltas, ItemIdRotated, SequenceIrregular
 from stream_doctor.providers import anthropic, openai_responses
 from stream_doctor.providers.openai_responses import ResponsesTranslator
+from tests.conftest import fixture_files
 
 
 def frame(number: int, value: Any, event: str | None = None) -> Frame:
@@ -457,7 +458,7 @@ def test_a_response_ends_at_its_terminal_event_and_each_response_is_a_message(tm
     ]
 
 
-@pytest.mark.parametrize("fixture", sorted(Path("fixtures/openai-responses").glob("*.sse")))
+@pytest.mark.parametrize("fixture", fixture_files("openai-responses", suffixes=(".sse",)))
 def test_the_generator_path_gives_the_events_feed_gives(fixture: Path) -> None:
     frames = load(str(fixture)).frames
     one, other = ResponsesTranslator(), ResponsesTranslator()

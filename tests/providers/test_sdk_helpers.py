@@ -9,10 +9,8 @@ import pytest
 
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
+from tests.conftest import FIXTURES
 from tools.sdk_helper_logs import helper_log
-
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
 
 #: helper log fixture -> (helper, the wire fixture it was written from)
 LOGS = {

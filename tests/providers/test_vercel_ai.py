@@ -33,6 +33,7 @@ from stream_doctor.providers import openai_responses, vercel_ai, vercel_ai_data
 from stream_doctor.providers.vercel_ai import RESET_CAUSE, UIStreamTranslator
 from stream_doctor.providers.vercel_ai_data import DataStreamTranslator
 from stream_doctor.rules.correlation.sd519_tool_input_error import rejected
+from tests.conftest import fixture_files
 
 
 def frame(number: int, value: Any, event: str | None = None) -> Frame:
@@ -318,7 +319,7 @@ def test_v4_parts() -> None:
     assert isinstance(bad, Malformed)
 
 
-@pytest.mark.parametrize("fixture", sorted(Path("fixtures/vercel-ai").glob("*.txt")))
+@pytest.mark.parametrize("fixture", fixture_files("vercel-ai", suffixes=(".txt",)))
 def test_v4_fixtures_are_read_by_the_prefixed_container(fixture: Path) -> None:
     assert load(str(fixture)).container == "prefixed"
 
@@ -329,9 +330,7 @@ def test_keepalive_only_when_nothing_is_open() -> None:
     assert isinstance(ui([{"type": "start"}, b"[DONE]"])[-1], MessageStop)
 
 
-@pytest.mark.parametrize(
-    "fixture", sorted(p for p in Path("fixtures/vercel-ai").iterdir() if p.suffix in (".sse", ".txt"))
-)
+@pytest.mark.parametrize("fixture", fixture_files("vercel-ai", suffixes=(".sse", ".txt")))
 def test_the_generator_path_gives_the_events_feed_gives(fixture: Path) -> None:
     frames = load(str(fixture)).frames
     make = UIStreamTranslator if fixture.suffix == ".sse" else DataStreamTranslator

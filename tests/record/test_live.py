@@ -25,8 +25,12 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.live import Live
 from stream_doctor.options import Options
 from stream_doctor.record.conversations import GROUPING
+from tests.conftest import fixture_files
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
+
+#: the recording proxy before a loopback upstream
+pytestmark = [pytest.mark.external]
 
 pytest.importorskip("aiohttp")
 
@@ -43,11 +47,7 @@ PATHS = {
 
 def single_responses(provider: str) -> list[Path]:
     """The provider's fixtures that are one response body as the wire carries it (not an envelope)."""
-    found = []
-    for path in sorted((FIXTURES / provider).iterdir()):
-        if path.suffix == ".sse" or (provider == "ollama" and path.suffix == ".jsonl"):
-            found.append(path)
-    return found
+    return fixture_files(provider, suffixes=(".sse", ".jsonl") if provider == "ollama" else (".sse",))
 
 
 def found(findings: Any) -> Counter[tuple[str, str | None, str]]:

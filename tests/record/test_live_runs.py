@@ -19,6 +19,9 @@ from tests.record.proxy_server import RunningProxy
 from tests.record.test_live import found, wait_for
 from tests.record.upstream import FakeUpstream
 
+#: the recording proxy before a loopback upstream; the installed libraries run in child processes (6 s of CPU for 3 tests)
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 pytest.importorskip("aiohttp")
 
 #: the SDK raises IndexError at the delta for a block it never started: SD805

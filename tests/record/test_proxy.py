@@ -15,6 +15,9 @@ from stream_doctor.capture import load
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
 
+#: the recording proxy before a loopback upstream, with the real SDKs
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("aiohttp")
 anthropic = pytest.importorskip("anthropic")
 httpx2 = pytest.importorskip("httpx2")

@@ -24,6 +24,9 @@ from tests.planted_secrets import PROXY_BODIES, PROXY_HEADERS, PROXY_SECRETS
 from tests.record.hostile_upstream import HostileUpstream, Received
 from tests.record.proxy_process import BASELINE, MiB, Proxy
 
+#: the recording proxy in a subprocess under an address-space limit, before loopback upstreams; big inputs
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 pytest.importorskip("aiohttp")
 httpx2 = pytest.importorskip("httpx2")
 

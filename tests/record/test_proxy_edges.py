@@ -29,6 +29,10 @@ from tests.record.test_proxy import envelopes, wait_for
 from tests.record.upstream import FakeUpstream
 from tests.request_bodies import FIELDS, set_field
 from tests.test_adversarial import _limit as address_space_limit
+from tests.test_hostile_writers import _ACTING as ACTING
+
+#: the recording proxy in a subprocess under an address-space limit, before loopback upstreams
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 pytest.importorskip("aiohttp")
 httpx2 = pytest.importorskip("httpx2")
@@ -208,29 +212,48 @@ def test_a_live_check_that_runs_does_not_fail_a_clean_run(tmp_path: Path) -> Non
     assert proxy.live.broken == 0 and not proxy.live.failed
 
 
-#: Paths a client may send, as aiohttp percent-decodes them, and as the log line must show them.
-LOGGED_PATHS = [
-    ("/v1/messages%1b]0;TITLE%07", "/v1/messages\\x1b]0;TITLE\\x07"),
-    ("/v1/%00messages", "/v1/\\x00messages"),
-    ("/v1/messages%e2%80%a8::warning::x", "/v1/messages\\u2028::warning::x"),
-    ("/v1/messages", "/v1/messages"),  # the near miss: a plain path, as it is
-]
+#: Paths a client may send, as aiohttp percent-decodes them, and as the log line must show them (before,
+#: %1b]0;…%07 retitled the terminal the proxy ran in, and a line separator began a line of its own).
+LOGGED_PATHS = {
+    "a terminal title": ("/v1/messages%1b]0;TITLE%07", "/v1/messages\\x1b]0;TITLE\\x07"),
+    "a NUL": ("/v1/%00messages", "/v1/\\x00messages"),
+    "a line separator before a workflow command": (
+        "/v1/messages%e2%80%a8::warning::x",
+        "/v1/messages\\u2028::warning::x",
+    ),
+    "all of them between segments": (
+        "/v1/%1b]0;retitled%07/%e2%80%a8::warning::x/messages",
+        "/v1/\\x1b]0;retitled\\x07/\\u2028::warning::x/messages",
+    ),
+    # the near misses: plain paths, as they are
+    "a plain path": ("/v1/messages", "/v1/messages"),
+    "a plain path of three segments": ("/v1/plain/messages", "/v1/plain/messages"),
+}
 
 
-def test_the_log_escapes_the_path_the_client_sent(tmp_path: Path) -> None:
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, int, list[str], list[str]]:
+    """One proxy sent every path of ``LOGGED_PATHS``, one at a time so that its log's lines come in that order:
+    its exit code at SIGTERM, its peak memory, its exchange lines and its whole log."""
+    out = tmp_path_factory.mktemp("logged") / "out"
     with FakeUpstream(ONE_CALL.read_bytes()) as upstream, Proxy(upstream.url, out) as proxy:
         with httpx2.Client(base_url=proxy.url, timeout=30) as client:
-            for path, _ in LOGGED_PATHS:  # one at a time: the log's lines come in this order
+            for path, _ in LOGGED_PATHS.values():
                 client.post(path, json={"model": "m", "stream": True, "messages": []})
         lines = proxy.wait_for_lines(len(LOGGED_PATHS))
         peak = proxy.peak()
         code = proxy.stop()
+    return code, peak, lines, proxy.lines
+
+
+@pytest.mark.parametrize("case", list(LOGGED_PATHS))
+def test_the_log_escapes_the_path_the_client_sent(logged: tuple[int, int, list[str], list[str]], case: str) -> None:
+    code, peak, lines, log = logged
     assert code == 0 and peak < BASELINE, (code, peak)
-    assert len(lines) == len(LOGGED_PATHS) and len(proxy.lines) == len(LOGGED_PATHS), proxy.lines
-    for line, (_, shown) in zip(lines, LOGGED_PATHS, strict=True):
-        assert line.startswith(f"POST {shown} 200 complete")
-        assert line.isprintable()
+    assert len(lines) == len(LOGGED_PATHS) and len(log) == len(LOGGED_PATHS), log
+    line = lines[list(LOGGED_PATHS).index(case)]
+    assert line.startswith(f"POST {LOGGED_PATHS[case][1]} 200 complete")
+    assert line.isprintable() and not ACTING.search(line), line
 
 
 def test_an_unreachable_upstream_is_a_502_naming_it_and_no_capture_finding(tmp_path: Path) -> None:

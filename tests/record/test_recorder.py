@@ -12,6 +12,9 @@ from stream_doctor.capture import load
 from stream_doctor.record import Recorder
 from tests.record.upstream import FakeUpstream
 
+#: the real SDKs through the recording transport, before a loopback upstream
+pytestmark = [pytest.mark.external]
+
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 httpx2 = pytest.importorskip("httpx2")

@@ -25,6 +25,9 @@ import pytest
 from stream_doctor import replay
 from tests.record.raw_upstream import Framing, RawUpstream, Script
 
+#: the recording proxy before a loopback upstream, with the real SDKs
+pytestmark = [pytest.mark.external]
+
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 httpx2 = pytest.importorskip("httpx2")

@@ -26,9 +26,9 @@ import yaml
 from stream_doctor.engine import replay
 from stream_doctor.options import CheckOptions, Given, Options
 from stream_doctor.rules import lookup
+from tests.conftest import FIXTURES
 
 CASES = Path(__file__).parent / "cases"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def tables() -> dict[str, list[dict[str, Any]]]:

@@ -12,6 +12,9 @@ from stream_doctor.scan.run import scan
 from tests.conftest import FIXTURES
 from tests.scan.conftest import status_rows
 
+#: a real Dask cluster; the CLI in a subprocess under an address-space limit
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 BODIES = ["anthropic/one_call.sse", "anthropic/abandoned_at_max_tokens.sse", "openai/one_call.sse"]
 
 

@@ -23,6 +23,9 @@ from stream_doctor.scan.run import scan
 from tests.conftest import FIXTURES, ROOT
 from tests.scan.conftest import check_findings, scan_findings, status_rows
 
+#: a real Dask cluster (local workers, a separate scheduler and worker) and the CLI in subprocesses
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
 #: Upper bound for anything a test waits on (a cluster starting on a busy machine, a scan).
 PATIENCE = 120
 

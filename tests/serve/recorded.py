@@ -8,9 +8,6 @@ from pathlib import Path
 from stream_doctor.capture import load
 from stream_doctor.serve.wire import Plan, Recorded
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
-
 #: the content type each framing is served with
 _MEDIA = {
     "sse": "text/event-stream",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import socket
 import threading
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -18,8 +17,11 @@ httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
 from stream_doctor.serve.wire import Plan, Recorded  # noqa: E402
+from tests.conftest import FIXTURES  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: the loopback server, attacked over sockets
+pytestmark = [pytest.mark.external]
+
 EMPTY_INPUT = str(FIXTURES / "anthropic/empty_input_bug.jsonl")
 CASSETTE = str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")
 OPENAI_GZIP = str(FIXTURES / "conversations/openai_gzip_two_turns.yaml")

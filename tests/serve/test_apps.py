@@ -27,8 +27,12 @@ from stream_doctor.api import replay
 from stream_doctor.serve.variants import BY_NAME, variant_names
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
 from tests.clients.node_harness import HARNESS, node_executable
+from tests.conftest import FIXTURES
 from tests.serve.plan_server import PlanServer
-from tests.serve.recorded import FIXTURES, recorded_of
+from tests.serve.recorded import recorded_of
+
+#: the example applications (Python and Node) against the loopback server; each example application run in child processes (60 s of CPU for 15 tests)
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 APPS = Path(__file__).resolve().parent / "apps"
 #: seconds one agent run may take (a Python SDK import alone takes seconds on a loaded machine)

@@ -13,6 +13,9 @@ import pytest
 
 from tests.serve import apps
 
+#: `stream-doctor serve` in a subprocess, on loopback
+pytestmark = [pytest.mark.external]
+
 anthropic = pytest.importorskip("anthropic")
 pytest.importorskip("aiohttp")
 

@@ -4,19 +4,20 @@ undone by the client where it was applied again); the ones that cannot are one l
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import orjson
 import pytest
 
 from stream_doctor.serve.load import Script, ServeError, load_script
+from tests.conftest import FIXTURES, fixture_files
 
 pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.server import TURN_HEADER  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: every fixture served by the loopback server
+pytestmark = [pytest.mark.external]
+
 PATHS = {
     "anthropic": "/v1/messages",
     "openai": "/v1/chat/completions",
@@ -27,11 +28,7 @@ PATHS = {
     "cohere": "/v2/chat",
     "ollama": "/api/chat",
 }
-CAPTURES = sorted(
-    str(path.relative_to(FIXTURES))
-    for path in FIXTURES.rglob("*")
-    if path.is_file() and path.suffix not in (".md", ".toml") and "check-tree" not in path.parts
-)
+CAPTURES = sorted(str(path.relative_to(FIXTURES)) for path in fixture_files())
 
 
 def messages(body: object) -> list[object]:

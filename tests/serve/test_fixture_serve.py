@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+#: the written test module run against the loopback server
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("anthropic")
 pytest.importorskip("aiohttp")
 

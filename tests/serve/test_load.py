@@ -11,8 +11,7 @@ import pytest
 
 from stream_doctor.capture import load
 from stream_doctor.serve.load import ServeError, load_script
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+from tests.conftest import FIXTURES
 
 
 def test_an_envelope_is_written_back_as_the_sse_its_events_were() -> None:

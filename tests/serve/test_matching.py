@@ -6,7 +6,6 @@ results' content) never refuses."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,8 +13,8 @@ from hypothesis import strategies as st
 
 from stream_doctor.serve.load import load_script
 from stream_doctor.serve.matching import compare
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ANTHROPIC = load_script(str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")).turns[1].request
 OPENAI = load_script(str(FIXTURES / "conversations/openai_gzip_two_turns.yaml")).turns[1].request
 assert ANTHROPIC is not None and OPENAI is not None

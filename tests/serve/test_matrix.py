@@ -19,6 +19,9 @@ import pytest
 from stream_doctor.serve.variants import variant_names
 from tests.serve import apps
 
+#: the loopback server run for each variant of the matrix
+pytestmark = [pytest.mark.external]
+
 anthropic = pytest.importorskip("anthropic")
 pytest.importorskip("aiohttp")
 

@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 
 from tests.clients.node_harness import HARNESS, node_executable
+from tests.conftest import FIXTURES
+
+#: Node: an agent run against the loopback server
+pytestmark = [pytest.mark.external]
 
 pytest.importorskip("aiohttp")
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 AGENT = Path(__file__).resolve().parent / "node_agent.mjs"
 CASES = {
     "anthropic": (str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml"), "ANTHROPIC", ""),

@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+#: the loopback server in front of the real SDKs
+pytestmark = [pytest.mark.external]
+
 pytest.importorskip("anthropic")
 pytest.importorskip("aiohttp")
 

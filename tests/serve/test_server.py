@@ -4,18 +4,20 @@ twin (the tool run at content_block_start with ``{}``) with the empty-input find
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import FIXTURES
 from tests.serve import apps
+
+#: the loopback server in front of the real SDKs
+pytestmark = [pytest.mark.external]
 
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 pytest.importorskip("aiohttp")
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 EMPTY_INPUT = str(FIXTURES / "anthropic/empty_input_bug.jsonl")
 CASSETTE = str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")
 OPENAI_GZIP = str(FIXTURES / "conversations/openai_gzip_two_turns.yaml")

@@ -22,7 +22,8 @@ from stream_doctor.serve.variants import (
     variant_names,
 )
 from stream_doctor.serve.wire import Recorded
-from tests.serve.recorded import FIXTURES, recorded_of, written
+from tests.conftest import FIXTURES
+from tests.serve.recorded import recorded_of, written
 
 ONE_CALL = FIXTURES / "anthropic" / "one_call.sse"
 PARALLEL = FIXTURES / "openai" / "parallel_calls.sse"

@@ -30,7 +30,11 @@ from stream_doctor.serve.variants import BY_NAME, variant_names
 from stream_doctor.serve.wire import Plan, Recorded
 from tests.clients.node_harness import NodeHarness, library_outcome
 from tests.clients.streams import Fed, anthropic_streams, chat_streams, fed_sse
-from tests.serve.recorded import FIXTURES, cuts, recorded_from, recorded_of, written
+from tests.conftest import FIXTURES, fixture_files
+from tests.serve.recorded import cuts, recorded_from, recorded_of, written
+
+#: loopback servers in front of the real SDKs and the Node harness; about 1,300 fixture x variant x library cases
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 #: seeds drawn per fixture and seeded variant (the unseeded ones run once)
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_VARY_EXAMPLES", "3"))
@@ -48,10 +52,9 @@ BODY_FAULTS = (
 
 
 def _fixtures() -> list[tuple[Path, str]]:
-    found = []
-    for provider in sorted(PYTHON_SDK):
-        for path in sorted((FIXTURES / provider).glob("*.sse")):
-            found.append((path, replay(str(path)).stream.capture.provider))
+    found = [
+        (path, replay(str(path)).stream.capture.provider) for path in fixture_files(*PYTHON_SDK, suffixes=[".sse"])
+    ]
     return [(path, provider) for path, provider in found if provider in PYTHON_SDK]
 
 

@@ -13,6 +13,7 @@ from stream_doctor.cli import app
 from stream_doctor.engine import replay
 from stream_doctor.options import Options
 from stream_doctor.report import NO_EXECUTIONS_NOTE
+from tests.conftest import fixture_files
 
 runner = CliRunner()
 RAW = "fixtures/anthropic/one_call.sse"  # a raw stream: get_weather {"location": "Lisbon, Portugal", "unit": "celsius"}
@@ -170,7 +171,7 @@ def test_the_note_says_how_to_supply_executions_when_a_raw_stream_has_calls() ->
 
 
 def test_no_note_without_calls_or_without_the_execution_rules() -> None:
-    no_calls = next(p for p in sorted(Path("fixtures/anthropic").glob("*.sse")) if not replay(str(p), Options()).calls)
+    no_calls = next(p for p in fixture_files("anthropic", suffixes=(".sse",)) if not replay(str(p), Options()).calls)
     assert replay(str(no_calls), Options()).execution_note is None
     assert replay(RAW, Options(ignore=("SD1",))).execution_note is None
     assert replay(RAW, Options(select=("SD2",))).execution_note is None
