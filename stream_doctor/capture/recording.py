@@ -190,7 +190,8 @@ def _one(
     response_headers = redact_headers(_header_items(response.get("headers")))
     status = _status(response.get("status", response.get("status_code")))
     content_type = header(response_headers, "content-type")
-    exchange = Exchange(number, pos, method, url, status, None, skipped=is_llm_call(method, url, body, content_type))
+    skipped = is_llm_call(method, url, body, content_type)
+    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped, response_headers=response_headers)
     raw = response.get("body")
     body_key = "body"
     chunks = response.get("chunks")

@@ -25,10 +25,8 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
-from stream_doctor.serve.wire import MAX_REQUEST, Plan, Recorded, as_recorded
+from stream_doctor.serve.wire import MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
 
-#: The response header naming the capture's turn that answered the request.
-TURN_HEADER = "x-stream-doctor-turn"
 #: Seconds the exchanges still running when the server stops get to end.
 _SHUTDOWN = 2.0
 

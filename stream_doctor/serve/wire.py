@@ -7,6 +7,9 @@ from typing import Literal
 
 Header = tuple[str, str]
 
+#: The response header naming the capture's turn that answered the request.
+TURN_HEADER = "x-stream-doctor-turn"
+
 #: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
 MAX_REQUEST = 16 * 1024 * 1024
 #: Seconds one run of the application may take under ``serve --matrix`` (``--timeout``).

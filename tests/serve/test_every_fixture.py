@@ -14,7 +14,7 @@ from stream_doctor.serve.load import Script, ServeError, load_script
 pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
-from stream_doctor.serve.server import TURN_HEADER  # noqa: E402
+from stream_doctor.serve.wire import TURN_HEADER  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PATHS = {
