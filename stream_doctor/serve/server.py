@@ -106,6 +106,10 @@ class Session:
                 413,
                 f"stream-doctor serve: the request is larger than --max-request {limit} bytes",
             )
+        decoded = _decoded(data, request.headers.get("Content-Encoding"), self.config.max_request)
+        if isinstance(decoded, tuple):
+            return self._refuse(request, scripts[0].provider, *decoded)
+        data = decoded
         try:
             body = orjson.loads(data) if data else {}
         except orjson.JSONDecodeError:
@@ -200,6 +204,23 @@ async def _body(request: web.Request, limit: int) -> bytes | None:
     return b"".join(parts)
 
 
+def _decoded(data: bytes, encoding: str | None, limit: int) -> bytes | tuple[int, str]:
+    """The request body with the codings its ``Content-Encoding`` lists undone (the last applied first, as the
+    capture readers undo a recorded body's: gzip, deflate, br, zstd), none making more than ``limit`` bytes;
+    else the status and why: 413 for a body that decompresses past the limit (a decompression bomb costs at
+    most ``limit``), 400 for one a coding cannot undo (damaged, cut short, a coding not known)."""
+    from stream_doctor.capture.codings import Overflow, Undecodable, codings, undo
+
+    for coding in reversed(codings(encoding)):
+        try:
+            data = undo(data, coding, limit)
+        except Overflow:
+            return 413, f"stream-doctor serve: the {coding} request body decompresses past --max-request {limit} bytes"
+        except Undecodable as why:
+            return 400, f"stream-doctor serve: the request body's Content-Encoding {coding} cannot be undone: {why}"
+    return data
+
+
 def _error(provider: str, status: int, message: str) -> web.Response:
     body, headers = error_body(provider, status, message)
     return web.Response(status=status, body=body, headers=headers)
@@ -257,7 +278,11 @@ async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int]
     session = Session(config)
     app = web.Application(client_max_size=config.max_request)
     app.router.add_route("*", "/{tail:.*}", session.handle)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=_SHUTDOWN)
+    # auto_decompress=False: a compressed request body is undone by ``_decoded``, under --max-request, with
+    # the codings the capture readers know and a provider-shaped answer for one it cannot undo
+    runner = web.AppRunner(
+        app, access_log=None, handle_signals=False, shutdown_timeout=_SHUTDOWN, auto_decompress=False
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port, reuse_address=True)
