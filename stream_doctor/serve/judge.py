@@ -144,6 +144,13 @@ def _seen(served: Served) -> Iterator[Verdict]:
                 f"the application closed the connection of turn {turn.number} after {turn.written} of its {turn.reads} "
                 "reads: it stopped, or crashed, before the stream's end",
             )
+        elif turn.ending == "stalled":
+            yield Verdict(
+                Severity.ERROR,
+                None,
+                f"the application stopped reading turn {turn.number} after {turn.written} of its {turn.reads} reads "
+                "and was dropped after the server's idle timeout: it hung before the stream's end",
+            )
     yield from _no_follow_up(served)
 
 

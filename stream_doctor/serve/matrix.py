@@ -183,6 +183,7 @@ def _run(
 _ENDINGS = {
     "cut": "the server closed the connection, as the variant says,",
     "disconnected": "the application closed the connection",
+    "stalled": "the application stopped reading (dropped after the idle timeout)",
     "stopped": "the server stopped",
 }
 

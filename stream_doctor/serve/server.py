@@ -25,7 +25,7 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
-from stream_doctor.serve.wire import MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
+from stream_doctor.serve.wire import IDLE_TIMEOUT, MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
 
 #: Seconds the exchanges still running when the server stops get to end.
 _SHUTDOWN = 2.0
@@ -37,6 +37,7 @@ class ServeConfig:
     out: str  # folder for the envelopes of what the application sent and was served
     plan: Callable[[Recorded], Plan] = as_recorded
     max_request: int = MAX_REQUEST
+    idle_timeout: float = IDLE_TIMEOUT  # seconds a blocked write or a stalled request body is waited on
     log: Callable[[str], None] | None = None
     listen: ListenerFactory | None = None  # watches each conversation as it is written (``judge.Watching``)
 
@@ -48,7 +49,9 @@ class ServedTurn:
     number: int
     reads: int
     written: int = 0
-    ending: str = "served"  # "served", "disconnected" (the application closed the connection), "cut" (the plan)
+    #: "served", "disconnected" (the application closed the connection), "stalled" (it read nothing for the
+    #: idle timeout: dropped), "cut" (the plan)
+    ending: str = "served"
 
 
 @dataclass
@@ -97,7 +100,13 @@ class Session:
             return self._refuse(
                 request, shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})"
             )
-        data = await _body(request, self.config.max_request)
+        idle = self.config.idle_timeout
+        try:
+            async with asyncio.timeout(idle):
+                data = await _body(request, self.config.max_request)
+        except TimeoutError:
+            message = f"stream-doctor serve: the request body did not arrive whole within {idle:g} s"
+            return self._refuse(request, scripts[0].provider, 408, message)
         if data is None:
             limit = self.config.max_request
             return self._refuse(
@@ -166,7 +175,7 @@ class Session:
         served.history = conversation.history
         turn = ServedTurn(number, len(plan.reads))
         served.turns.append(turn)
-        response = await _play(request, recorded, plan, turn, conversation)
+        response = await _play(request, recorded, plan, turn, conversation, self.config.idle_timeout)
         self._log(
             f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
         )
@@ -227,9 +236,10 @@ def _error(provider: str, status: int, message: str) -> web.Response:
 
 
 async def _play(
-    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation
+    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation, idle: float
 ) -> web.StreamResponse:
-    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it."""
+    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it; an
+    application that reads nothing for ``idle`` seconds (a write blocked that long) is dropped."""
     headers = dict(plan.headers)
     exchange = RecordedExchange(conversation.writer, headers.get("Content-Type"), None, stream_end(recorded.provider))
     response = web.StreamResponse(status=plan.status)
@@ -247,21 +257,26 @@ async def _play(
             if pause > 0:
                 await asyncio.sleep(pause)
             # each read flushed on its own: the client gets it when the plan says, compressed or not
-            await response.write(
-                compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
-            )
+            async with asyncio.timeout(idle):
+                await response.write(
+                    compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
+                )
             exchange.chunk(data)
             turn.written += 1
         if plan.then == "close":
             turn.ending = "cut"
             exchange.end("the server cut the stream as its plan says")
-            if request.transport is not None:
-                request.transport.abort()
+            _drop(request)
             return response
-        if compressor is not None:
-            await response.write(compressor.flush())
-        exchange.end()
-        await response.write_eof()
+        async with asyncio.timeout(idle):
+            if compressor is not None:
+                await response.write(compressor.flush())
+            exchange.end()
+            await response.write_eof()
+    except TimeoutError:
+        turn.ending = "stalled"
+        exchange.end(f"the application read nothing for {idle:g} s after {turn.written} of {turn.reads} reads")
+        _drop(request)
     except ConnectionError:
         if turn.written < turn.reads:
             turn.ending = "disconnected"
@@ -271,6 +286,12 @@ async def _play(
         exchange.end(f"the server stopped after {turn.written} of {turn.reads} reads")
         raise
     return response
+
+
+def _drop(request: web.Request) -> None:
+    """The connection closed at once, without a clean end of the body: the client must notice."""
+    if request.transport is not None:
+        request.transport.abort()
 
 
 async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int], None] | None = None) -> list[Served]:
