@@ -25,6 +25,7 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
+from stream_doctor.serve.retries import Latest, digest, retry_count
 from stream_doctor.serve.wire import IDLE_TIMEOUT, MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
 
 #: Seconds the exchanges still running when the server stops get to end.
@@ -48,10 +49,16 @@ class ServedTurn:
 
     number: int
     reads: int
+    status: int = 200
     written: int = 0
     #: "served", "disconnected" (the application closed the connection), "stalled" (it read nothing for the
     #: idle timeout: dropped), "cut" (the plan)
     ending: str = "served"
+    over: bool = False  # the answer is written (or given up): a retry of it may come
+
+    def failed(self) -> bool:
+        """Whether the client saw this answer fail: an error status, or a stream it did not get whole."""
+        return self.status >= 400 or self.ending in ("disconnected", "stalled", "cut")
 
 
 @dataclass
@@ -64,6 +71,8 @@ class Served:
     refused: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     beyond: list[int] = field(default_factory=list)  # requests past the capture's last turn: recorded, answered 400
     noted: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    #: earlier attempts of a turn the application retried (``turns`` holds each turn's last attempt)
+    retried: list[ServedTurn] = field(default_factory=list)
     #: the history of the last request served: a refused request does not move the conversation on, so
     #: the application's retry of that turn continues it (``record.conversations`` groups by history)
     history: tuple[bytes, ...] = ()
@@ -76,6 +85,7 @@ class Session:
         self.config = config
         self.conversations = Conversations(config.out, "stream-doctor serve", config.listen, log=config.log)
         self.served: dict[int, Served] = {}
+        self.latest = Latest()
 
     def close(self) -> list[Served]:
         """Every envelope closed; what each conversation was served, in order."""
@@ -100,35 +110,44 @@ class Session:
             return self._refuse(
                 request, shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})"
             )
-        idle = self.config.idle_timeout
-        try:
-            async with asyncio.timeout(idle):
-                data = await _body(request, self.config.max_request)
-        except TimeoutError:
-            message = f"stream-doctor serve: the request body did not arrive whole within {idle:g} s"
-            return self._refuse(request, scripts[0].provider, 408, message)
-        if data is None:
-            limit = self.config.max_request
-            return self._refuse(
-                request,
-                scripts[0].provider,
-                413,
-                f"stream-doctor serve: the request is larger than --max-request {limit} bytes",
-            )
-        decoded = _decoded(data, request.headers.get("Content-Encoding"), self.config.max_request)
-        if isinstance(decoded, tuple):
-            return self._refuse(request, scripts[0].provider, *decoded)
-        data = decoded
+        data = await self._read(request, scripts[0].provider)
+        if isinstance(data, web.Response):
+            return data
         try:
             body = orjson.loads(data) if data else {}
         except orjson.JSONDecodeError:
             return self._refuse(request, scripts[0].provider, 400, "stream-doctor serve: the request body is not JSON")
         start = time.monotonic()
-        conversation = await self.conversations.join(scripts[0].provider, body, path, start)
+        key = digest(data)
+        retried = self.latest.retried(key, retry_count(request.headers), self._failed)
+        conversation = await self.conversations.rejoin(retried) if retried is not None else None
+        if conversation is None:
+            conversation = await self.conversations.join(scripts[0].provider, body, path, start)
         try:
-            return await self._answer(request, conversation, scripts, body, data, start)
+            return await self._answer(request, conversation, scripts, body, data, start, retried is not None)
         finally:
             self.conversations.release(conversation)
+
+    async def _read(self, request: web.Request, provider: str) -> bytes | web.Response:
+        """The request body, its content codings undone; else the refusal to answer (too large, too slow, undecodable)."""
+        idle, limit = self.config.idle_timeout, self.config.max_request
+        try:
+            async with asyncio.timeout(idle):
+                data = await _body(request, limit)
+        except TimeoutError:
+            message = f"stream-doctor serve: the request body did not arrive whole within {idle:g} s"
+            return self._refuse(request, provider, 408, message)
+        if data is None:
+            message = f"stream-doctor serve: the request is larger than --max-request {limit} bytes"
+            return self._refuse(request, provider, 413, message)
+        decoded = _decoded(data, request.headers.get("Content-Encoding"), limit)
+        return self._refuse(request, provider, *decoded) if isinstance(decoded, tuple) else decoded
+
+    def _failed(self, number: int) -> bool:
+        """Whether conversation ``number``'s latest answer is over and failed, as a client retries one."""
+        served = self.served.get(number)
+        last = served.turns[-1] if served is not None and served.turns else None
+        return last is not None and last.over and last.failed()
 
     async def _answer(
         self,
@@ -138,13 +157,15 @@ class Session:
         body: Any,
         data: bytes,
         start: float,
+        retry: bool,
     ) -> web.StreamResponse:
         served = self.served.get(conversation.number)
         if served is None:
             served = Served(conversation.path, _chosen(scripts, body))
             self.served[conversation.number] = served
         script = served.script
-        number = len(served.turns) + 1
+        last = served.turns[-1] if served.turns else None
+        number = last.number if retry and last is not None else len(served.turns) + 1
         record = request_record(
             round(start - conversation.start, 6), request.method, str(request.url), data, list(request.headers.items())
         )
@@ -169,13 +190,20 @@ class Session:
             self._log(f"{request.path} turn {number}: refused ({'; '.join(difference.refused)})")
             return _error(script.provider, 400, message)
         recorded = script.turns[number - 1].recorded
-        plan = self.config.plan(recorded)
+        # a retry gets the turn as recorded: a variant (a fault above all) answers the first attempt
+        plan = as_recorded(recorded) if retry else self.config.plan(recorded)
         record["response"] = {"status": plan.status, "headers": dict(plan.headers)}
         conversation.writer.write(record)
         served.history = conversation.history
-        turn = ServedTurn(number, len(plan.reads))
+        turn = ServedTurn(number, len(plan.reads), plan.status)
+        if retry and last is not None:
+            served.retried.append(served.turns.pop())
         served.turns.append(turn)
-        response = await _play(request, recorded, plan, turn, conversation, self.config.idle_timeout)
+        self.latest.served(conversation.number, digest(data))
+        try:
+            response = await _play(request, recorded, plan, turn, conversation, self.config.idle_timeout)
+        finally:
+            turn.over = True
         self._log(
             f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
         )
