@@ -280,27 +280,11 @@ async def _play(
         compressor = zlib.compressobj(wbits=wbits)
         response.headers["Content-Encoding"] = "gzip" if recorded.encoding != "deflate" else "deflate"
     try:
-        await response.prepare(request)
-        for pause, data in plan.reads:
-            if pause > 0:
-                await asyncio.sleep(pause)
-            # each read flushed on its own: the client gets it when the plan says, compressed or not
-            async with asyncio.timeout(idle):
-                await response.write(
-                    compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
-                )
-            exchange.chunk(data)
-            turn.written += 1
+        await _write(request, response, plan, compressor, exchange, turn, idle)
         if plan.then == "close":
             turn.ending = "cut"
             exchange.end("the server cut the stream as its plan says")
             _drop(request)
-            return response
-        async with asyncio.timeout(idle):
-            if compressor is not None:
-                await response.write(compressor.flush())
-            exchange.end()
-            await response.write_eof()
     except TimeoutError:
         turn.ending = "stalled"
         exchange.end(f"the application read nothing for {idle:g} s after {turn.written} of {turn.reads} reads")
@@ -314,6 +298,45 @@ async def _play(
         exchange.end(f"the server stopped after {turn.written} of {turn.reads} reads")
         raise
     return response
+
+
+async def _write(
+    request: web.Request,
+    response: web.StreamResponse,
+    plan: Plan,
+    compressor: Any,
+    exchange: RecordedExchange,
+    turn: ServedTurn,
+    idle: float,
+) -> None:
+    """Each read of ``plan`` written and recorded, then the end (unless the plan closes the connection);
+    TimeoutError once no write has gone out for ``idle`` seconds (at most an eighth more: the one deadline
+    is moved on every eighth of it, not at every read, which would cost a timer per event)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as deadline:
+        moved = loop.time()
+        deadline.reschedule(moved + idle * 9 / 8)
+        await response.prepare(request)
+        for pause, data in plan.reads:
+            if pause > 0:
+                deadline.reschedule(loop.time() + pause + idle * 9 / 8)
+                await asyncio.sleep(pause)
+            # each read flushed on its own: the client gets it when the plan says, compressed or not
+            await response.write(
+                compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
+            )
+            exchange.chunk(data)
+            turn.written += 1
+            now = loop.time()
+            if now - moved > idle / 8:
+                moved = now
+                deadline.reschedule(now + idle * 9 / 8)
+        if plan.then == "close":
+            return
+        if compressor is not None:
+            await response.write(compressor.flush())
+        exchange.end()
+        await response.write_eof()
 
 
 def _drop(request: web.Request) -> None:

@@ -84,7 +84,8 @@ def test_a_client_that_stops_reading_is_dropped_and_the_next_one_is_served(
     try:
         stuck.settimeout(TIMEOUT)
         time.sleep(IDLE * 3)  # the server's write blocks, then its idle timeout drops the connection
-        answered = httpx.post(server.url + "/v1/messages", json=_request(), timeout=TIMEOUT)
+        other = {**_request(), "max_tokens": 65}  # another application's request (the same body: a retry)
+        answered = httpx.post(server.url + "/v1/messages", json=other, timeout=TIMEOUT)
         assert answered.status_code == 200 and answered.content == load_script(capture).turns[0].recorded.body
         got = 0
         try:  # what the server had sent, then the end of the connection (a reset, or none)
