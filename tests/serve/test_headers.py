@@ -104,3 +104,27 @@ def test_a_content_length_that_does_not_count_the_body_is_not_served(stream_doct
     headers = _served_headers(stream_doctor_server(capture), capture)
     assert headers["request-id"] == "req_x"
     assert headers.get("content-length") != "12" and headers.get("transfer-encoding") == "chunked"
+
+
+def test_an_envelope_recorded_by_stream_doctor_record_serves_the_headers_it_kept(
+    stream_doctor_server: Any, tmp_path: Path
+) -> None:
+    """``record`` writes the response's headers beside the request (credentials already ``[redacted]``)."""
+    request, _ = planted_secrets.anthropic_requests()
+    response = {"status": 200, "headers": {"request-id": "req_envelope", "set-cookie": "[redacted]", "date": "x"}}
+    records = [
+        {"sd": "header", "version": 1, "provider": "anthropic"},
+        {
+            "sd": "request",
+            "method": "POST",
+            "url": "http://127.0.0.1/v1/messages",
+            "body": request,
+            "response": response,
+        },
+        *({"sd": "event", "event": e["type"], "data": e} for e in planted_secrets.anthropic_first_events()),
+    ]
+    capture = tmp_path / "recorded.jsonl"
+    capture.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    headers = _served_headers(stream_doctor_server(str(capture)), str(capture))
+    assert headers["request-id"] == "req_envelope"
+    assert "set-cookie" not in headers and headers.get("date") != "x"  # masked, and the server's own date
