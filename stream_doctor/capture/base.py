@@ -80,6 +80,8 @@ class Exchange:
     skipped: str | None = None  # why it is not diagnosed (not an LLM call); it then has no frames
     request_places: dict[str, Pos] = field(default_factory=dict)  # JSON path in the request body -> position
     coding: str | None = None  # the response's Content-Encoding as recorded (what ``serve`` applies again)
+    #: the response's headers as recorded, by lower-case name, credentials ``[redacted]`` (what ``serve`` sends again)
+    response_headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,7 +218,7 @@ def _entry(
     content_type = content_type or header(response_headers, "content-type")
     status = response.get("status") if isinstance(response.get("status"), int) else None
     skipped = is_llm_call(method, url, body, content_type)
-    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped)
+    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped, response_headers=response_headers)
     raw = content.get("text")
     content_base64, content_codings = _text_encoding(content.get("encoding"))
     payload: bytes | None = None

@@ -173,7 +173,7 @@ def _interaction(
     status = _status(response)
     content_type = header(response_headers, "content-type")
     skipped = is_llm_call(method, url, body, content_type)
-    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped)
+    exchange = Exchange(number, pos, method, url, status, None, skipped=skipped, response_headers=response_headers)
     if body_node is not None:
         exchange.request_places.update(_places(source, body_node, shift))
     value = {"method": method, "url": url, "headers": headers, "body": body}

@@ -88,8 +88,9 @@ def fixture(
         None,
         "--serve",
         metavar="MODULE:FUNCTION",
-        help="Write a test that serves the capture as recorded to your FUNCTION (every SDK's base URL set to "
-        "the server) and fails with the verdicts while the bug is there.",
+        help="Write the capture as an envelope, credentials masked (as convert writes it), and a test that "
+        "serves it to your FUNCTION (every SDK's base URL set to the server) and fails with the verdicts while the "
+        "bug is there.",
     ),
 ) -> None:
     """Turn a capture into a minimized, redacted fixture and a pytest test that fails while it shows the bug.
@@ -198,27 +199,30 @@ _TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z
 
 
 def _served_fixture(capture: str, keep: str, output: str, test: str, target: str) -> None:
-    """``fixture --serve``: the capture copied as recorded (the server answers the application's own requests
-    with it, so nothing is cut or redacted) and a test that serves it to ``target``."""
-    import os
-
+    """``fixture --serve``: the capture written as an envelope with its credentials masked (``convert``'s
+    writer: the server answers the application's own requests with it, so nothing is cut) and a test that
+    serves it to ``target``."""
     from stream_doctor.api import replay
+    from stream_doctor.convert import convert
     from stream_doctor.minimizer.fixture import served_module_source
-    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.options import Options
     from stream_doctor.serve.load import ServeError, load_script
+    from stream_doctor.stages import RunError
 
     if not _TARGET.fullmatch(target):
         fail(f"--serve {target!r}: name the function to run as MODULE:FUNCTION (e.g. my_agent:run)")
-    if os.path.splitext(output)[1] != os.path.splitext(capture)[1]:
-        fail(f"{output}: --serve copies {capture} as recorded; give the fixture its extension")
+    refuse_misnamed(output, "envelope")
     try:
         load_script(capture)
-        data = read_bytes(capture)
-    except (ServeError, UnreadableFile) as error:
+        data = convert(capture, Options())
+    except (ServeError, RunError) as error:
         fail(f"--serve: {error}")
     codes = sorted({f.code for f in replay(capture).findings} & set(keep.split(",")))
     if not codes:
         fail(f"{capture}: shows none of {keep}; the served test would have no bug to fail on")
     write_file(output, data, "cannot write the fixture", [capture])
     write_file(test, served_module_source(output, capture, codes, target), "cannot write the test", [capture])
-    error_line(f"wrote {output} ({capture} as recorded) and {test}: it fails while {target} shows {', '.join(codes)}")
+    error_line(
+        f"wrote {output} ({capture} as an envelope, credentials masked) and {test}: it fails while {target} shows "
+        f"{', '.join(codes)}"
+    )

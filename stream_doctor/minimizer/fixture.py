@@ -56,8 +56,8 @@ def test_capture_is_clean(stream_doctor):
 
 _SERVED_DOCSTRING = """Regression test for {codes}: the application run against {fixture}, served.
 
-Written by `stream-doctor fixture --serve`: {fixture} is {source} as recorded
-(the server answers the application's own requests, so nothing is cut or redacted).
+Written by `stream-doctor fixture --serve`: {fixture} is {source} as an envelope
+with its credentials masked (as `stream-doctor convert` writes it; nothing is cut).
 The test serves it on a loopback port (`stream_doctor_server`), points every SDK's
 base URL at it and calls {target}; what the application sent back is judged,
 and the test fails with the verdicts while the bug is there. Once the application
@@ -106,7 +106,7 @@ def module_source(fixture: str, source: str, result: Minimized) -> str:
 
 
 def served_module_source(fixture: str, source: str, codes: list[str], target: str) -> str:
-    """The pytest module that serves ``fixture`` (``source`` as recorded) to ``target`` (``module:function``)."""
+    """The pytest module that serves ``fixture`` (``source`` as a masked envelope) to ``target`` (``module:function``)."""
     name = os.path.basename(fixture)
     docstring = _SERVED_DOCSTRING.format(
         codes=", ".join(codes), fixture=text(name), source=text(os.path.basename(source)), target=text(target)

@@ -187,14 +187,30 @@ class Conversations:
                 # turn this one sends back may be another conversation's, else it stands alone
                 again = self._continued(provider, echo)
                 found = again if again is not None and not again.busy else None
-        if found is None:
-            found = self._new(provider, path, start)
-        elif found.writer.closed:
+        return self._taken(found if found is not None else self._new(provider, path, start), echo.history)
+
+    async def rejoin(self, number: int) -> Conversation | None:
+        """Conversation ``number`` again, for a request that repeats its latest one (a client's retry, which
+        ``serve`` tells apart); None when it is forgotten, or still recording an exchange after ``SETTLE``."""
+        found = self.live.get(number)
+        if found is not None and found.busy:
+            try:
+                async with asyncio.timeout(SETTLE):
+                    await found.idle.wait()
+            except TimeoutError:
+                return None
+        if found is None or found.busy or found.number not in self.live:
+            return None
+        return self._taken(found, found.history)
+
+    def _taken(self, found: Conversation, history: tuple[bytes, ...]) -> Conversation:
+        """``found`` joined by one more exchange, whose request sends ``history``."""
+        if found.writer.closed:
             self._reopen(found)
         found.busy += 1
         found.idle.clear()
         found.exchanges += 1
-        found.history = echo.history
+        found.history = history
         found.used = time.monotonic()
         self.live.move_to_end(found.number)
         if found.exchanges > 1:

@@ -42,24 +42,7 @@ from stream_doctor.capture.exchange import redact_url
 from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT
-from stream_doctor.record.writer import provider_of, redact_headers, request_record
-
-#: Hop-by-hop headers (RFC 9110 §7.6.1), and those the proxy's own HTTP stack sets for its connection.
-_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "host",
-    }
-)
-
+from stream_doctor.record.writer import HOP_BY_HOP, provider_of, redact_headers, request_record
 
 MiB = 1024 * 1024
 
@@ -212,7 +195,7 @@ class _Incoming:
     async def send(self, session: ClientSession) -> Any:
         """The upstream's response (its head): the request forwarded with its body streamed as it arrives."""
         request = self.request
-        sent = [(name, value) for name, value in request.headers.items() if name.lower() not in _HOP]
+        sent = [(name, value) for name, value in request.headers.items() if name.lower() not in HOP_BY_HOP]
         body = _forward(request, self.copy, self.config.idle_timeout) if request.body_exists else None
         return await session.request(
             request.method, self.target, headers=sent, data=body, allow_redirects=False, compress=None
@@ -278,7 +261,7 @@ async def _exchange(
     )
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
     for name, value in response_headers:
-        if name.lower() not in _HOP:
+        if name.lower() not in HOP_BY_HOP:
             response.headers.add(name, value)
     outcome = "complete"
     try:

@@ -142,6 +142,24 @@ def request_record(
     return record
 
 
+#: Hop-by-hop headers (RFC 9110 §7.6.1), and ``host``, which names the connection's server: what a proxy or
+#: a server playing a recorded response never passes on (the proxy's and ``serve``'s HTTP stacks set their own).
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+    }
+)
+
+
 def redact_headers(headers: list[tuple[str, str]], redact: frozenset[str] = frozenset()) -> dict[str, str]:
     """Headers by lower-case name, credentials and every header named in ``redact`` replaced by ``[redacted]``."""
     out: dict[str, str] = {}

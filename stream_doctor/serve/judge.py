@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from stream_doctor.findings import Finding, Severity
 from stream_doctor.live import Live, LiveConversation
-from stream_doctor.serve.server import Served
+from stream_doctor.serve.load import Script
+from stream_doctor.serve.server import Served, ServedTurn
 
 if TYPE_CHECKING:
     from stream_doctor.report import Report
@@ -27,6 +28,8 @@ _THE_APPLICATIONS = frozenset({"pairing", "execution"})
 #: served, never completed it. Only the server knows what it served: the rules see an abandoned call and a
 #: result for its id, each allowed alone; together they prove the call ran on input that was never complete.
 RAN_UNFINISHED = "ran-unfinished"
+#: call-id-reused: said of a retried turn's calls, it is the server answering the retry with the same stream
+_ID_REUSED = "SD607"
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,20 @@ def _findings(served: Served) -> Iterator[Verdict]:
     except RunError as error:
         yield Verdict(Severity.ERROR, None, f"the recorded conversation could not be replayed: {error}")
         return
+    repeated = {call_id for attempt in served.retried for call_id, _ in stream_calls(served.script, attempt.number)}
     for finding in report.findings:
-        if about_the_application(finding):
+        # a retry is answered with its turn again, the same call ids: their reuse is the server's, not the capture's
+        if about_the_application(finding) and not (finding.code == _ID_REUSED and finding.call_id in repeated):
             yield Verdict(finding.severity, finding.code, finding.message, finding.call_id)
     yield from _ran_unfinished(report)
+
+
+def stream_calls(script: Script, number: int) -> list[tuple[str | None, str | None]]:
+    """The id and name of each call turn ``number``'s recorded body carries, as the reference accumulator reads it."""
+    from stream_doctor.api import replay
+
+    recorded = script.turns[number - 1].recorded
+    return [(call.call_id, call.name) for call in replay(recorded.body, provider=recorded.provider).stream.calls]
 
 
 def _ran_unfinished(report: Report) -> Iterator[Verdict]:
@@ -95,6 +108,8 @@ def _ran_unfinished(report: Report) -> Iterator[Verdict]:
         for call in turn.stream.calls:
             if call.status == "abandoned" and call.call_id is not None:
                 unfinished[call.call_id] = (turn.number, call.abandon_cause or "the stream ended")
+            elif call.call_id is not None:  # completed by a later answer (a retry of the turn): sent back whole
+                unfinished.pop(call.call_id, None)
 
 
 def about_the_application(finding: Finding) -> bool:
@@ -130,6 +145,13 @@ def _seen(served: Served) -> Iterator[Verdict]:
             None,
             f"request {number} differs in what the answer does not depend on (served): {'; '.join(differences)}",
         )
+    for attempt in served.retried:
+        yield Verdict(
+            Severity.INFO,
+            None,
+            f"request {attempt.number} was sent again (a retry) after its answer {_failure(attempt)}; the retry was "
+            f"answered as turn {attempt.number} again, as recorded",
+        )
     for number in served.beyond:
         yield Verdict(
             Severity.INFO,
@@ -144,7 +166,27 @@ def _seen(served: Served) -> Iterator[Verdict]:
                 f"the application closed the connection of turn {turn.number} after {turn.written} of its {turn.reads} "
                 "reads: it stopped, or crashed, before the stream's end",
             )
+        elif turn.ending == "stalled":
+            yield Verdict(
+                Severity.ERROR,
+                None,
+                f"the application stopped reading turn {turn.number} after {turn.written} of its {turn.reads} reads "
+                "and was dropped after the server's idle timeout: it hung before the stream's end",
+            )
     yield from _no_follow_up(served)
+
+
+def _failure(turn: ServedTurn) -> str:
+    """How an answer failed, as the application saw it."""
+    if turn.status >= 400:
+        return f"was a {turn.status} error"
+    if turn.ending == "served":
+        return "was written whole (the application gave up on it before its end, or never saw it end)"
+    if turn.ending == "cut":
+        return f"was cut by the server after {turn.written} of its {turn.reads} reads"
+    if turn.ending == "stalled":
+        return f"stalled after {turn.written} of its {turn.reads} reads (the application read nothing more)"
+    return f"was closed by the application after {turn.written} of its {turn.reads} reads"
 
 
 def _no_follow_up(served: Served) -> Iterator[Verdict]:

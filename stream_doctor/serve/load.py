@@ -14,10 +14,13 @@ from typing import Any
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
+from stream_doctor.credentials import REDACTED, is_secret_header
+from stream_doctor.record.writer import HOP_BY_HOP
 from stream_doctor.serve.endpoints import SERVED
-from stream_doctor.serve.wire import Recorded
+from stream_doctor.serve.wire import TURN_HEADER, Header, Recorded
 
-#: The Content-Type each body container is served with (the capture layer keeps no response headers).
+#: The Content-Type each body container is served with: the body is written as that container, whatever
+#: the recorded headers said (a disagreement is the capture's problem, SD007, not the application's).
 CONTENT_TYPES = {
     "sse": "text/event-stream; charset=utf-8",
     "jsonl": "application/x-ndjson",
@@ -25,6 +28,11 @@ CONTENT_TYPES = {
     "eventstream": "application/vnd.amazon.eventstream",
     "prefixed": "text/plain; charset=utf-8",
 }
+
+#: Recorded response headers never sent again: hop-by-hop ones, and those that describe the body and the
+#: connection as the server's own HTTP stack writes them (its type and coding above, its date, its name).
+#: ``content-length`` is sent again only with the very bytes it counts (``_headers``).
+_NOT_SENT = HOP_BY_HOP | {"content-type", "content-encoding", "content-length", "date", "server", TURN_HEADER}
 
 #: Providers whose envelope can be written back on the wire, and how: as SSE or as JSON lines.
 _ENVELOPE_WIRE = {
@@ -110,10 +118,40 @@ def _turn(number: int, capture: Capture, section: Section, bodies: dict[int | No
         container, events = _rewritten(capture, section, provider, value)
         coding = None
     status = section.status or 200
-    headers = (("Content-Type", CONTENT_TYPES.get(container, "application/octet-stream")),)
     data = b"".join(piece for _, piece in events)
     encoding = coding.strip().lower() if coding and coding.strip().lower() in ("gzip", "x-gzip", "deflate") else None
+    recorded = exchange.response_headers if exchange is not None else _envelope_headers(value)
+    as_read = body is not None and not coding  # the very bytes the client read, not coded again by the server
+    headers = _headers(
+        CONTENT_TYPES.get(container, "application/octet-stream"), recorded, len(data) if as_read else None
+    )
     return Turn(number, value, Recorded(provider, status, headers, data, events, encoding))
+
+
+def _envelope_headers(request: dict[str, Any] | None) -> dict[str, str]:
+    """The response headers our recorder writes beside an envelope's request (``response.headers``)."""
+    response = request.get("response") if request is not None else None
+    headers = response.get("headers") if isinstance(response, dict) else None
+    return (
+        {k: v for k, v in headers.items() if isinstance(k, str) and isinstance(v, str)}
+        if isinstance(headers, dict)
+        else {}
+    )
+
+
+def _headers(content_type: str, recorded: dict[str, str], length: int | None) -> tuple[Header, ...]:
+    """What the server sends with a turn's body: its Content-Type, then the recorded headers a client may read
+    (request ids, rate limits, retry advice, processing time …) but no hop-by-hop header, no credential (a
+    reader masked it ``[redacted]``) and no cookie; ``Content-Length`` only when ``length`` (the body as
+    recorded, uncoded) is what it counts."""
+    kept: list[Header] = [("Content-Type", content_type)]
+    for name, value in recorded.items():
+        lowered = name.lower()
+        if lowered == "content-length" and length is not None and value.strip() == str(length):
+            kept.append((name, value))
+        elif lowered not in _NOT_SENT and REDACTED not in value and not is_secret_header(lowered, value):
+            kept.append((name, value))
+    return tuple(kept)
 
 
 def _rewritten(

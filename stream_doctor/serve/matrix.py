@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from stream_doctor.serve.judge import RAN_UNFINISHED, Judged
+from stream_doctor.serve.judge import RAN_UNFINISHED, Judged, stream_calls
 from stream_doctor.serve.load import Script, load_script
 from stream_doctor.serve.running import RunningServer
 from stream_doctor.serve.variants import BY_NAME, Kind, NotApplicable, Variant
@@ -183,6 +183,7 @@ def _run(
 _ENDINGS = {
     "cut": "the server closed the connection, as the variant says,",
     "disconnected": "the application closed the connection",
+    "stalled": "the application stopped reading (dropped after the idle timeout)",
     "stopped": "the server stopped",
 }
 
@@ -197,7 +198,7 @@ def _calls(judged: Judged, code: int | None) -> list[CallRun]:
     calls = []
     for turn in served.turns:
         answered = went_on > turn.number and turn.ending == "served"
-        for call in _stream_calls(served.script.turns[turn.number - 1].recorded):
+        for call in stream_calls(served.script, turn.number):
             rule = by_call.get(call[0])
             outcome: Outcome = BY_RULE[rule] if rule is not None else "right-input" if answered else _not_run(code)
             calls.append(CallRun(turn.number, *call, outcome, rule))
@@ -211,15 +212,8 @@ def _calls(judged: Judged, code: int | None) -> list[CallRun]:
 def _unreached(scripts: Sequence[Script], code: int | None) -> list[CallRun]:
     """No request reached the server: the calls of the capture's first turn were never run."""
     first = scripts[0].turns[0]
-    return [CallRun(first.number, *call, _not_run(code), None) for call in _stream_calls(first.recorded)]
+    return [CallRun(first.number, *call, _not_run(code), None) for call in stream_calls(scripts[0], first.number)]
 
 
 def _not_run(code: int | None) -> Outcome:
     return "never" if code == 0 else "crashed"
-
-
-def _stream_calls(recorded: Recorded) -> list[tuple[str | None, str | None]]:
-    """The id and name of each call the recorded body carries, as the reference accumulator reads it."""
-    from stream_doctor.api import replay
-
-    return [(call.call_id, call.name) for call in replay(recorded.body, provider=recorded.provider).stream.calls]

@@ -29,6 +29,7 @@ class RunningServer:
         plan: Callable[[Recorded], Plan] = as_recorded,
         host: str = "127.0.0.1",
         max_request: int | None = None,
+        idle_timeout: float | None = None,
     ) -> None:
         scripts = tuple(load_script(path) for path in captures)
         self.out = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
@@ -36,6 +37,8 @@ class RunningServer:
         self.config = ServeConfig(scripts, self.out, plan, listen=self.watching.queued)
         if max_request is not None:
             self.config.max_request = max_request
+        if idle_timeout is not None:
+            self.config.idle_timeout = idle_timeout
         self.host = host
         self.port = 0
         self.judged: list[Judged] | None = None

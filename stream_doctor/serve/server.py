@@ -25,10 +25,9 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
-from stream_doctor.serve.wire import MAX_REQUEST, Plan, Recorded, as_recorded
+from stream_doctor.serve.retries import Latest, digest, retry_count
+from stream_doctor.serve.wire import IDLE_TIMEOUT, MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
 
-#: The response header naming the capture's turn that answered the request.
-TURN_HEADER = "x-stream-doctor-turn"
 #: Seconds the exchanges still running when the server stops get to end.
 _SHUTDOWN = 2.0
 
@@ -39,6 +38,7 @@ class ServeConfig:
     out: str  # folder for the envelopes of what the application sent and was served
     plan: Callable[[Recorded], Plan] = as_recorded
     max_request: int = MAX_REQUEST
+    idle_timeout: float = IDLE_TIMEOUT  # seconds a blocked write or a stalled request body is waited on
     log: Callable[[str], None] | None = None
     listen: ListenerFactory | None = None  # watches each conversation as it is written (``judge.Watching``)
 
@@ -49,8 +49,16 @@ class ServedTurn:
 
     number: int
     reads: int
+    status: int = 200
     written: int = 0
-    ending: str = "served"  # "served", "disconnected" (the application closed the connection), "cut" (the plan)
+    #: "served", "disconnected" (the application closed the connection), "stalled" (it read nothing for the
+    #: idle timeout: dropped), "cut" (the plan)
+    ending: str = "served"
+    over: bool = False  # the answer is written (or given up): a retry of it may come
+
+    def failed(self) -> bool:
+        """Whether the client saw this answer fail: an error status, or a stream it did not get whole."""
+        return self.status >= 400 or self.ending in ("disconnected", "stalled", "cut")
 
 
 @dataclass
@@ -63,6 +71,8 @@ class Served:
     refused: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     beyond: list[int] = field(default_factory=list)  # requests past the capture's last turn: recorded, answered 400
     noted: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    #: earlier attempts of a turn the application retried (``turns`` holds each turn's last attempt)
+    retried: list[ServedTurn] = field(default_factory=list)
     #: the history of the last request served: a refused request does not move the conversation on, so
     #: the application's retry of that turn continues it (``record.conversations`` groups by history)
     history: tuple[bytes, ...] = ()
@@ -75,6 +85,7 @@ class Session:
         self.config = config
         self.conversations = Conversations(config.out, "stream-doctor serve", config.listen, log=config.log)
         self.served: dict[int, Served] = {}
+        self.latest = Latest()
 
     def close(self) -> list[Served]:
         """Every envelope closed; what each conversation was served, in order."""
@@ -99,25 +110,44 @@ class Session:
             return self._refuse(
                 request, shape_of(path), 404, f"stream-doctor serve: no capture answers {path} (serving {served})"
             )
-        data = await _body(request, self.config.max_request)
-        if data is None:
-            limit = self.config.max_request
-            return self._refuse(
-                request,
-                scripts[0].provider,
-                413,
-                f"stream-doctor serve: the request is larger than --max-request {limit} bytes",
-            )
+        data = await self._read(request, scripts[0].provider)
+        if isinstance(data, web.Response):
+            return data
         try:
             body = orjson.loads(data) if data else {}
         except orjson.JSONDecodeError:
             return self._refuse(request, scripts[0].provider, 400, "stream-doctor serve: the request body is not JSON")
         start = time.monotonic()
-        conversation = await self.conversations.join(scripts[0].provider, body, path, start)
+        key = digest(data)
+        retried = self.latest.retried(key, retry_count(request.headers), self._failed)
+        conversation = await self.conversations.rejoin(retried) if retried is not None else None
+        if conversation is None:
+            conversation = await self.conversations.join(scripts[0].provider, body, path, start)
         try:
-            return await self._answer(request, conversation, scripts, body, data, start)
+            return await self._answer(request, conversation, scripts, body, data, start, retried is not None)
         finally:
             self.conversations.release(conversation)
+
+    async def _read(self, request: web.Request, provider: str) -> bytes | web.Response:
+        """The request body, its content codings undone; else the refusal to answer (too large, too slow, undecodable)."""
+        idle, limit = self.config.idle_timeout, self.config.max_request
+        try:
+            async with asyncio.timeout(idle):
+                data = await _body(request, limit)
+        except TimeoutError:
+            message = f"stream-doctor serve: the request body did not arrive whole within {idle:g} s"
+            return self._refuse(request, provider, 408, message)
+        if data is None:
+            message = f"stream-doctor serve: the request is larger than --max-request {limit} bytes"
+            return self._refuse(request, provider, 413, message)
+        decoded = _decoded(data, request.headers.get("Content-Encoding"), limit)
+        return self._refuse(request, provider, *decoded) if isinstance(decoded, tuple) else decoded
+
+    def _failed(self, number: int) -> bool:
+        """Whether conversation ``number``'s latest answer is over and failed, as a client retries one."""
+        served = self.served.get(number)
+        last = served.turns[-1] if served is not None and served.turns else None
+        return last is not None and last.over and last.failed()
 
     async def _answer(
         self,
@@ -127,13 +157,15 @@ class Session:
         body: Any,
         data: bytes,
         start: float,
+        retry: bool,
     ) -> web.StreamResponse:
         served = self.served.get(conversation.number)
         if served is None:
             served = Served(conversation.path, _chosen(scripts, body))
             self.served[conversation.number] = served
         script = served.script
-        number = len(served.turns) + 1
+        last = served.turns[-1] if served.turns else None
+        number = last.number if retry and last is not None else len(served.turns) + 1
         record = request_record(
             round(start - conversation.start, 6), request.method, str(request.url), data, list(request.headers.items())
         )
@@ -158,13 +190,20 @@ class Session:
             self._log(f"{request.path} turn {number}: refused ({'; '.join(difference.refused)})")
             return _error(script.provider, 400, message)
         recorded = script.turns[number - 1].recorded
-        plan = self.config.plan(recorded)
+        # a retry gets the turn as recorded: a variant (a fault above all) answers the first attempt
+        plan = as_recorded(recorded) if retry else self.config.plan(recorded)
         record["response"] = {"status": plan.status, "headers": dict(plan.headers)}
         conversation.writer.write(record)
         served.history = conversation.history
-        turn = ServedTurn(number, len(plan.reads))
+        turn = ServedTurn(number, len(plan.reads), plan.status)
+        if retry and last is not None:
+            served.retried.append(served.turns.pop())
         served.turns.append(turn)
-        response = await _play(request, recorded, plan, turn, conversation)
+        self.latest.served(conversation.number, digest(data))
+        try:
+            response = await _play(request, recorded, plan, turn, conversation, self.config.idle_timeout)
+        finally:
+            turn.over = True
         self._log(
             f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
         )
@@ -202,15 +241,33 @@ async def _body(request: web.Request, limit: int) -> bytes | None:
     return b"".join(parts)
 
 
+def _decoded(data: bytes, encoding: str | None, limit: int) -> bytes | tuple[int, str]:
+    """The request body with the codings its ``Content-Encoding`` lists undone (the last applied first, as the
+    capture readers undo a recorded body's: gzip, deflate, br, zstd), none making more than ``limit`` bytes;
+    else the status and why: 413 for a body that decompresses past the limit (a decompression bomb costs at
+    most ``limit``), 400 for one a coding cannot undo (damaged, cut short, a coding not known)."""
+    from stream_doctor.capture.codings import Overflow, Undecodable, codings, undo
+
+    for coding in reversed(codings(encoding)):
+        try:
+            data = undo(data, coding, limit)
+        except Overflow:
+            return 413, f"stream-doctor serve: the {coding} request body decompresses past --max-request {limit} bytes"
+        except Undecodable as why:
+            return 400, f"stream-doctor serve: the request body's Content-Encoding {coding} cannot be undone: {why}"
+    return data
+
+
 def _error(provider: str, status: int, message: str) -> web.Response:
     body, headers = error_body(provider, status, message)
     return web.Response(status=status, body=body, headers=headers)
 
 
 async def _play(
-    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation
+    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation, idle: float
 ) -> web.StreamResponse:
-    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it."""
+    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it; an
+    application that reads nothing for ``idle`` seconds (a write blocked that long) is dropped."""
     headers = dict(plan.headers)
     exchange = RecordedExchange(conversation.writer, headers.get("Content-Type"), None, stream_end(recorded.provider))
     response = web.StreamResponse(status=plan.status)
@@ -223,26 +280,15 @@ async def _play(
         compressor = zlib.compressobj(wbits=wbits)
         response.headers["Content-Encoding"] = "gzip" if recorded.encoding != "deflate" else "deflate"
     try:
-        await response.prepare(request)
-        for pause, data in plan.reads:
-            if pause > 0:
-                await asyncio.sleep(pause)
-            # each read flushed on its own: the client gets it when the plan says, compressed or not
-            await response.write(
-                compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
-            )
-            exchange.chunk(data)
-            turn.written += 1
+        await _write(request, response, plan, compressor, exchange, turn, idle)
         if plan.then == "close":
             turn.ending = "cut"
             exchange.end("the server cut the stream as its plan says")
-            if request.transport is not None:
-                request.transport.abort()
-            return response
-        if compressor is not None:
-            await response.write(compressor.flush())
-        exchange.end()
-        await response.write_eof()
+            _drop(request)
+    except TimeoutError:
+        turn.ending = "stalled"
+        exchange.end(f"the application read nothing for {idle:g} s after {turn.written} of {turn.reads} reads")
+        _drop(request)
     except ConnectionError:
         if turn.written < turn.reads:
             turn.ending = "disconnected"
@@ -254,12 +300,61 @@ async def _play(
     return response
 
 
+async def _write(
+    request: web.Request,
+    response: web.StreamResponse,
+    plan: Plan,
+    compressor: Any,
+    exchange: RecordedExchange,
+    turn: ServedTurn,
+    idle: float,
+) -> None:
+    """Each read of ``plan`` written and recorded, then the end (unless the plan closes the connection);
+    TimeoutError once no write has gone out for ``idle`` seconds (at most an eighth more: the one deadline
+    is moved on every eighth of it, not at every read, which would cost a timer per event)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as deadline:
+        moved = loop.time()
+        deadline.reschedule(moved + idle * 9 / 8)
+        await response.prepare(request)
+        for pause, data in plan.reads:
+            if pause > 0:
+                deadline.reschedule(loop.time() + pause + idle * 9 / 8)
+                await asyncio.sleep(pause)
+            # each read flushed on its own: the client gets it when the plan says, compressed or not
+            await response.write(
+                compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
+            )
+            exchange.chunk(data)
+            turn.written += 1
+            now = loop.time()
+            if now - moved > idle / 8:
+                moved = now
+                deadline.reschedule(now + idle * 9 / 8)
+        if plan.then == "close":
+            return
+        if compressor is not None:
+            await response.write(compressor.flush())
+        exchange.end()
+        await response.write_eof()
+
+
+def _drop(request: web.Request) -> None:
+    """The connection closed at once, without a clean end of the body: the client must notice."""
+    if request.transport is not None:
+        request.transport.abort()
+
+
 async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int], None] | None = None) -> list[Served]:
     """Serve until cancelled; ``ready`` gets the port (useful with port 0). Returns what each conversation was served."""
     session = Session(config)
     app = web.Application(client_max_size=config.max_request)
     app.router.add_route("*", "/{tail:.*}", session.handle)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=_SHUTDOWN)
+    # auto_decompress=False: a compressed request body is undone by ``_decoded``, under --max-request, with
+    # the codings the capture readers know and a provider-shaped answer for one it cannot undo
+    runner = web.AppRunner(
+        app, access_log=None, handle_signals=False, shutdown_timeout=_SHUTDOWN, auto_decompress=False
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port, reuse_address=True)

@@ -7,8 +7,15 @@ from typing import Literal
 
 Header = tuple[str, str]
 
+#: The response header naming the capture's turn that answered the request.
+TURN_HEADER = "x-stream-doctor-turn"
+
 #: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
 MAX_REQUEST = 16 * 1024 * 1024
+#: Seconds the server waits on an application that reads nothing of its answer (a write blocked) or sends
+#: nothing more of its request body, before it drops that connection: an application stuck mid-stream
+#: holds no server for ever, and the next one is answered.
+IDLE_TIMEOUT = 60.0
 #: Seconds one run of the application may take under ``serve --matrix`` (``--timeout``).
 MATRIX_TIMEOUT = 60.0
 

@@ -13,7 +13,7 @@ from tests.conftest import FIXTURES, fixture_files
 pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
-from stream_doctor.serve.server import TURN_HEADER  # noqa: E402
+from stream_doctor.serve.wire import TURN_HEADER  # noqa: E402
 
 #: every fixture served by the loopback server
 pytestmark = [pytest.mark.external]

@@ -84,3 +84,15 @@ def test_a_call_sent_back_that_its_stream_never_completed(
 )
 def test_the_near_misses_get_no_verdict(completed: bool, follow_up: tuple[dict[str, Any], ...], tmp_path: Path) -> None:
     assert list(_ran_unfinished(replay(_envelope(tmp_path, completed, *follow_up)))) == []
+
+
+def test_a_call_a_retry_of_its_turn_completed_is_sent_back_whole(tmp_path: Path) -> None:
+    """The cut attempt, then the application's retry of the turn answered whole (the same call id), then the
+    result: the call it sends back was complete. The near miss without the retry is the verdict above."""
+    cut = _envelope(tmp_path, False)
+    (tmp_path / "whole").mkdir()
+    whole = Path(_envelope(tmp_path / "whole", True, ECHO, RESULT))
+    first = Path(cut).read_text(encoding="utf-8").splitlines()[:-1]  # the cut attempt, without its follow-up
+    path = tmp_path / "retried.jsonl"
+    path.write_text("\n".join([*first, *whole.read_text(encoding="utf-8").splitlines()]) + "\n", encoding="utf-8")
+    assert list(_ran_unfinished(replay(str(path)))) == []

@@ -76,7 +76,9 @@ def exchange(
     content_type = header(response_headers, "content-type")
     skipped = is_llm_call(sent["method"], sent["url"], sent["body"], content_type)
     got_status = status(response.get("status", response.get("status_code")))
-    got = Exchange(number, pos, sent["method"], sent["url"], got_status, None, skipped=skipped)
+    got = Exchange(
+        number, pos, sent["method"], sent["url"], got_status, None, skipped=skipped, response_headers=response_headers
+    )
     raw = response.get("body")
     body_key = "body"
     chunks = response.get("chunks")
