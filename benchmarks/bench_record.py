@@ -12,7 +12,7 @@ direct one, each taken as the median and the 99th percentile of every event of `
 streams, read directly and through the proxy in turn.
 
 The proxy always runs the live replay (it groups exchanges into conversations by the calls each
-response streamed, and ``--fail-on`` needs the findings), on a thread of its own (``stream_doctor.live``);
+response streamed, and ``--fail-on`` needs the findings), on a thread of its own (``stream_doctor.record.live``);
 ``--no-live`` leaves out the printing. ``--alongside N``: meanwhile another process streams a call
 of N events, unpaced, through the same proxy over and over (another conversation, whose records are
 diagnosed and whose turns are judged while the measured events pass; e.g. 100000). Each proxy's peak

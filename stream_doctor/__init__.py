@@ -33,10 +33,10 @@ __all__ = [
 
 if TYPE_CHECKING:
     from stream_doctor.api import minimize, render, replay
-    from stream_doctor.findings import Finding, Location, Severity
+    from stream_doctor.engine.stages import RunError
     from stream_doctor.minimizer.run import Minimized, MinimizeError
-    from stream_doctor.report import Report
-    from stream_doctor.stages import RunError
+    from stream_doctor.values.findings import Finding, Location, Severity
+    from stream_doctor.values.report import Report
 
 _LAZY = {
     "replay": "stream_doctor.api",
@@ -44,11 +44,11 @@ _LAZY = {
     "minimize": "stream_doctor.api",
     "Minimized": "stream_doctor.minimizer.run",
     "MinimizeError": "stream_doctor.minimizer.run",
-    "Report": "stream_doctor.report",
-    "RunError": "stream_doctor.stages",
-    "Finding": "stream_doctor.findings",
-    "Location": "stream_doctor.findings",
-    "Severity": "stream_doctor.findings",
+    "Report": "stream_doctor.values.report",
+    "RunError": "stream_doctor.engine.stages",
+    "Finding": "stream_doctor.values.findings",
+    "Location": "stream_doctor.values.findings",
+    "Severity": "stream_doctor.values.findings",
 }
 
 

@@ -15,10 +15,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from stream_doctor.config.file import Config
-    from stream_doctor.findings import Severity
     from stream_doctor.minimizer.run import Minimized, Progress
-    from stream_doctor.options import ClientMode, Given, Options
-    from stream_doctor.report import Report
+    from stream_doctor.values.findings import Severity
+    from stream_doctor.values.options import ClientMode, Given, Options
+    from stream_doctor.values.report import Report
 
 if TYPE_CHECKING:
     #: What ``replay`` accepts as a capture.
@@ -112,7 +112,7 @@ def replay_given(
     """``replay`` of options already gathered (internal: the CLI's ``replay`` calls it): ``said`` resolved
     over the configuration (``config``, as ``replay`` takes it) on top of ``own``."""
     from stream_doctor.config.resolve import checked, resolve
-    from stream_doctor.engine import replay as run
+    from stream_doctor.engine.pipeline import replay as run
 
     several = _paths(source)
     path, data = (several[0], None) if several is not None else _read(source, name)
@@ -120,7 +120,7 @@ def replay_given(
     if several is not None and (len(several) > 1 or os.path.isdir(several[0])):
         if options.execution_records:
             raise ValueError("executions take one capture: give them with the capture that holds the call")
-        from stream_doctor.engine import replay_many
+        from stream_doctor.engine.pipeline import replay_many
 
         return replay_many(several, options)
     return run(path, options, data)
@@ -211,7 +211,7 @@ def _file_bytes(path: str, options: Options) -> bytes:
 
     from stream_doctor.capture.base import CaptureError
     from stream_doctor.capture.limits import read_file
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     try:
         return read_file(path, options.limits, sys.stdin.buffer if path == "-" else None)
@@ -258,8 +258,8 @@ def given(
     (ValueError with "did you mean" for an unknown name); ``config/resolve.resolve`` layers it."""
     from stream_doctor.config.resolve import checked
     from stream_doctor.config.selection import codes as codes_of
-    from stream_doctor.findings import Severity
-    from stream_doctor.options import Given
+    from stream_doctor.values.findings import Severity
+    from stream_doctor.values.options import Given
 
     table = {pattern: codes_of(listed) for pattern, listed in (per_file_ignores or {}).items()}
     return checked(  # at once, before the configuration is read, as the command line is
@@ -290,7 +290,7 @@ def run_options(
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
     """The options no configuration sets (the library API's arguments), checked: what ``given`` is resolved on."""
-    from stream_doctor.options import Options
+    from stream_doctor.values.options import Options
 
     return Options(
         keep_events=keep_events,
@@ -321,7 +321,7 @@ def _clients(names: str | Iterable[str]) -> tuple[str, ...]:
 def _client_mode(mode: str) -> ClientMode:
     """``client_mode`` checked against ``--client-mode``'s choices; ValueError with a suggestion."""
     from stream_doctor.config.selection import check_choice
-    from stream_doctor.options import CLIENT_MODES
+    from stream_doctor.values.options import CLIENT_MODES
 
     checked = check_choice(mode.lower(), CLIENT_MODES, "client mode")
     return next(m for m in CLIENT_MODES if m == checked)

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import pytest
 
 if TYPE_CHECKING:
-    from stream_doctor.report import Report
     from stream_doctor.serve.running import RunningServer
+    from stream_doctor.values.report import Report
 
 OPTION_NAMES = (
     "provider",
@@ -89,8 +89,8 @@ class StreamDoctor:
         envelope's header lists in ``"expect"``; otherwise nothing is expected.
         """
         from stream_doctor.config import expectations
-        from stream_doctor.findings import Location
-        from stream_doctor.stages import RunError
+        from stream_doctor.engine.stages import RunError
+        from stream_doctor.values.findings import Location
 
         capture = self.path(path)
         try:
@@ -120,7 +120,7 @@ class StreamDoctor:
         """The JSON report (``replay --format json``) as Python values, as ``Report.to_dict()`` gives
         it, credentials masked: deterministic, so fit for a syrupy snapshot, and indexable in a test
         (``["findings"]``; issue 36: it had been the text, where a user indexed a dict)."""
-        from stream_doctor.redaction import redacted
+        from stream_doctor.engine.redaction import redacted
 
         return redacted(self.replay(path, **options)).to_dict()
 
@@ -154,7 +154,7 @@ def stream_doctor_server(request: pytest.FixtureRequest) -> Iterator[Callable[..
     try:
         from stream_doctor.serve.running import RunningServer
     except ImportError as error:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         pytest.fail(
             f"stream_doctor_server needs the record extra ({error.name}): {install_extra('record')}", pytrace=False
@@ -187,7 +187,7 @@ def _configured_expectations(capture: str, config: Any) -> tuple[Any, ...]:
 
 
 def _render_terminal(report: Report, width: int = 100) -> str:
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
     from stream_doctor.reporters import RenderOptions, terminal
 
     return terminal.render(redacted(report), RenderOptions(width=width))  # test logs are output too

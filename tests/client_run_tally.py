@@ -30,7 +30,7 @@ from stream_doctor import replay
 from stream_doctor.clients import runs
 from stream_doctor.clients.library import LIBRARIES
 from stream_doctor.clients.library.node import COMPARED
-from stream_doctor.stages import RunError
+from stream_doctor.engine.stages import RunError
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path("/work/shared/corpus")

@@ -24,11 +24,11 @@ def main() -> None:
         sys.exit('atheris is not installed: pip install -e ".[fuzz]" (CPython wheels on Linux and macOS)')
     sys.path.insert(0, str(ROOT))
     with atheris.instrument_imports():
-        from stream_doctor.convert import convert
-        from stream_doctor.engine import replay
-        from stream_doctor.options import Options
+        from stream_doctor.engine.convert import convert
+        from stream_doctor.engine.pipeline import replay
+        from stream_doctor.engine.stages import RunError
         from stream_doctor.providers import ADAPTERS
-        from stream_doctor.stages import RunError
+        from stream_doctor.values.options import Options
 
     import gc
 
@@ -40,7 +40,7 @@ def main() -> None:
         runs += 1
         if runs % 1000 == 0:
             # The engine pauses the collector during each replay and then moves what it allocated
-            # straight to the oldest generation (gcpause.py), so the cycles a failed replay leaves
+            # straight to the oldest generation (util/gcpause.py), so the cycles a failed replay leaves
             # (an exception and its frames) wait for a full collection that a loop of replays never
             # triggers: without this, RSS grows ~3 KB per input and a million inputs pass libFuzzer's
             # 2 GB -rss_limit_mb.

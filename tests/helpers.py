@@ -10,12 +10,12 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Capture, Frame, Pos
 from stream_doctor.conversation.build import split
-from stream_doctor.events import Event
-from stream_doctor.options import Options
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.engine.stages import TurnContext, TurnFrames, accumulate_turn
 from stream_doctor.providers import anthropic
 from stream_doctor.providers.base import Adapter
-from stream_doctor.stages import TurnContext, TurnFrames, accumulate_turn
+from stream_doctor.values.events import Event
+from stream_doctor.values.options import Options
+from stream_doctor.values.protocol import ProtocolFacts
 
 
 class Script:

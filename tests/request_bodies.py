@@ -131,7 +131,7 @@ def _rewrite(value: Any, change: Callable[[dict[str, Any]], None]) -> tuple[Any,
 
 
 def _dumps(value: Any) -> bytes:
-    from stream_doctor import jsontext  # writes any depth, where orjson stops at 254 levels
+    from stream_doctor.util import jsontext  # writes any depth, where orjson stops at 254 levels
 
     return jsontext.dumps(value)
 

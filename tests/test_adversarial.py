@@ -554,10 +554,10 @@ def test_an_unclosed_string_of_escapes_after_an_event_is_a_cut_capture(tmp_path:
 #: The exception's text quotes capture content, as a real one may (an unexpected key or value).
 _FAILING_CONVERT = """
 import sys
-import stream_doctor.convert
+import stream_doctor.engine.convert
 def to_envelope(*args, **kwargs):
     raise RuntimeError("no envelope for 'x\\x1b]0;title\\x07\\n::error::x\\u2028'")
-stream_doctor.convert.to_envelope = to_envelope
+stream_doctor.engine.convert.to_envelope = to_envelope
 sys.argv = ["stream-doctor", *sys.argv[1:]]
 from stream_doctor.cli import main
 main()
@@ -581,7 +581,7 @@ def test_an_internal_error_in_convert_is_one_line(tmp_path: Path, debug: str) ->
     if debug:  # the documented escape hatch: the traceback, as Python prints an uncaught exception
         assert process.returncode == 1
         assert process.stderr.startswith("Traceback (most recent call last):\n"), process.stderr
-        assert 'stream_doctor/convert.py", line' in process.stderr and "in convert\n" in process.stderr
+        assert 'stream_doctor/engine/convert.py", line' in process.stderr and "in convert\n" in process.stderr
         assert process.stderr.endswith("\nRuntimeError: no envelope for 'x\x1b]0;title\x07\n::error::x\u2028'\n")
         return
     assert process.returncode == 2, process.stderr
@@ -951,7 +951,7 @@ def test_arguments_nested_deeper_than_orjson_writes_in_every_format(tmp_path: Pa
     # with an internal error. Reports cut the value with a marker; the envelope keeps it whole.
     import json
 
-    from stream_doctor.jsontext import CUT
+    from stream_doctor.util.jsontext import CUT
 
     path = _anthropic_call(tmp_path / "deep.sse", '{"a": ' + "[" * depth + "]" * depth + "}")
     for args in [(), ("--call", "1"), ("--format", "json"), ("--format", "jsonl"), ("--format", "html")]:
@@ -982,7 +982,7 @@ def test_an_object_nested_deeper_than_orjson_writes_converts_whole(tmp_path: Pat
 
     import orjson
 
-    from stream_doctor import jsontext
+    from stream_doctor.util import jsontext
 
     args = {"a": orjson.loads("[" * 1000 + "]" * 1000)}
     part = {"functionCall": {"name": "nest", "args": args}}

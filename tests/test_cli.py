@@ -161,7 +161,7 @@ def test_help_does_not_import_what_commands_do_not_need() -> None:
         "import sys\n"
         "from stream_doctor.cli import app\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('jsonschema', 'orjson', 'yaml', 'stream_doctor.engine') if m in sys.modules))"
+        "print(sorted(m for m in ('jsonschema', 'orjson', 'yaml', 'stream_doctor.engine.pipeline') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
@@ -170,7 +170,7 @@ def test_help_does_not_import_what_commands_do_not_need() -> None:
 def test_replay_does_not_import_jsonschema() -> None:
     code = (
         "import sys\n"
-        "from stream_doctor.engine import replay\nfrom stream_doctor.options import Options\n"
+        "from stream_doctor.engine.pipeline import replay\nfrom stream_doctor.values.options import Options\n"
         f"replay({CLEAN!r}, Options())\n"
         "print('jsonschema' in sys.modules)"
     )

@@ -158,7 +158,7 @@ def test_replay_honours_the_configurations_size_limits_as_check_does(
     replayed, checked = run("replay", "one.sse"), run("check", "one.sse", "--report", "json:check.json")
     assert replayed.exit_code == 2 and said in replayed.output
     assert checked.exit_code == 1 and said in (tmp_path / "check.json").read_text()
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     with pytest.raises(RunError, match=said.split(" (")[0]):
         replay("one.sse", config=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.options import Options
 from tests.conftest import CORPUS, NO_CORPUS
 
 #: the corpus's real recordings replayed

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.convert import convert
-from stream_doctor.engine import replay
-from stream_doctor.findings import Finding
-from stream_doctor.options import Options
+from stream_doctor.engine.convert import convert
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.findings import Finding
+from stream_doctor.values.options import Options
 from tests.test_golden import CAPTURES
 
 #: What differs between a capture and its envelope: where things are (lines, events, byte offsets).

@@ -221,7 +221,7 @@ SCRATCH_RULE = '''
         Nothing to fix.
     """
 
-    from stream_doctor.findings import Severity
+    from stream_doctor.values.findings import Severity
     from stream_doctor.rules.base import rule
 
 
@@ -250,7 +250,13 @@ cases:
 def test_adding_a_rule(tmp_path: Path) -> None:
     root = scratch_tree(
         tmp_path,
-        ("tests/__init__.py", "tests/rules/__init__.py", "tests/rules/test_rule_cases.py", "tests/rules/cases"),
+        (
+            "tests/__init__.py",
+            "tests/conftest.py",
+            "tests/rules/__init__.py",
+            "tests/rules/test_rule_cases.py",
+            "tests/rules/cases",
+        ),
     )
     before = files_of(root)
     # The page's steps: the rule's module, named for its code, in its family's folder, and its case table.

@@ -95,10 +95,10 @@ def provider_events() -> tuple[tuple[str, str, tuple[Any, ...]], ...]:
 
 def replay_bytes(data: bytes, name: str, **options: Any) -> None:
     """Replay and convert ``data``: anything but a report or a RunError fails the test."""
-    from stream_doctor.convert import convert
-    from stream_doctor.engine import replay
-    from stream_doctor.options import Options
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.convert import convert
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.engine.stages import RunError
+    from stream_doctor.values.options import Options
 
     chosen = Options(**options)
     try:
@@ -262,7 +262,7 @@ def _at(value: Any, path: tuple[Any, ...]) -> Any:
 def hostile_events(draw: st.DrawFn) -> tuple[str, str, bytes]:
     """A fixture's events with numbers anywhere made huge, and one node made a value nested deeper than
     orjson writes (the frame written by ``jsontext.dumps``; deeper than 1,024 in all, it is not JSON)."""
-    from stream_doctor import jsontext
+    from stream_doctor.util import jsontext
 
     name, provider, values = draw(st.sampled_from(provider_events()))
     events = list(values)
@@ -351,8 +351,8 @@ def test_responses_arguments_done_without_deltas() -> None:
         {"type": "response.completed", "response": {"id": "r", "status": "completed", "output": []}},
     ]
     data = b"".join(b"data: " + orjson.dumps(event) + b"\n\n" for event in events)
-    from stream_doctor.engine import replay
-    from stream_doctor.options import Options
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.values.options import Options
 
     report = replay("done_without_deltas.sse", Options(provider="openai-responses"), data)
     assert any(f.code == "SD201" for f in report.findings)
@@ -404,8 +404,8 @@ body_values = (
 
 @cache
 def _calls_of(name: str) -> tuple[tuple[Any, ...], ...]:
-    from stream_doctor.engine import replay
-    from stream_doctor.options import Options
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.values.options import Options
 
     report = replay(name, Options(), (ROOT / name).read_bytes())
     return tuple((turn.number, tuple((c.call_id, c.raw_arguments) for c in turn.stream.calls)) for turn in report.turns)
@@ -428,9 +428,9 @@ def request_bodies(draw: st.DrawFn) -> tuple[str, bytes, list[tuple[tuple[Any, .
 @FUZZ
 @given(request_bodies())
 def test_request_bodies_of_any_shape_through_every_container(case: tuple[str, bytes, Any]) -> None:
-    from stream_doctor.engine import replay
-    from stream_doctor.options import Options
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.engine.stages import RunError
+    from stream_doctor.values.options import Options
 
     name, data, _ = case
     try:
@@ -452,10 +452,10 @@ def test_request_bodies_of_any_shape_through_every_container(case: tuple[str, by
 def test_request_bodies_of_any_shape_through_the_proxys_readers(provider: str, changes: Any) -> None:
     import io
 
-    from stream_doctor import jsontext
     from stream_doctor.conversation.requests import parse
     from stream_doctor.record.conversations import echo_of
     from stream_doctor.record.writer import EnvelopeWriter, request_record
+    from stream_doctor.util import jsontext
 
     body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "?"}], "tools": [{"name": "f"}]}
     for path, value in changes:

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from stream_doctor import gcpause
+from stream_doctor.util import gcpause
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
 from syrupy.types import SnapshotIndex
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, json_report
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES, ROOT, fixture_files, render_terminal
 from tests.expected_findings import EXPECTED
 

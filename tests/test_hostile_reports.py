@@ -115,7 +115,7 @@ def _many_executions(tmp_path: Path, extra: int) -> Path:
 
 
 def test_an_execution_list_is_listed_up_to_a_count_and_counted_beyond(tmp_path: Path) -> None:
-    from stream_doctor.report import LISTED_EXECUTIONS
+    from stream_doctor.values.report import LISTED_EXECUTIONS
 
     capture = _many_executions(tmp_path, LISTED_EXECUTIONS + 500)
     replayed = runner.invoke(app, ["replay", str(capture), "--format", "json"])
@@ -134,7 +134,7 @@ def test_an_execution_list_is_listed_up_to_a_count_and_counted_beyond(tmp_path: 
 
 
 def test_an_execution_list_at_the_count_is_listed_whole(tmp_path: Path) -> None:
-    from stream_doctor.report import LISTED_EXECUTIONS
+    from stream_doctor.values.report import LISTED_EXECUTIONS
 
     capture = _many_executions(tmp_path, LISTED_EXECUTIONS - 1)
     data = json.loads(runner.invoke(app, ["replay", str(capture), "--format", "json"]).output)

@@ -28,12 +28,12 @@ from typer.testing import CliRunner
 
 from benchmarks.captures import write_calls
 from stream_doctor.cli import app
-from stream_doctor.engine import replay
-from stream_doctor.findings import Severity
-from stream_doctor.install import REPOSITORY
-from stream_doctor.options import Options
-from stream_doctor.report import CallExtra
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, html, json_report, terminal
+from stream_doctor.util.install import REPOSITORY
+from stream_doctor.values.findings import Severity
+from stream_doctor.values.options import Options
+from stream_doctor.values.report import CallExtra
 from tests import hostile_capture
 from tests.browser import chromium
 

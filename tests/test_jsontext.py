@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor import jsontext
+from stream_doctor.util import jsontext
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
@@ -105,7 +105,7 @@ def test_integers_beyond_64_bits_are_written_as_the_numbers_they_are() -> None:
 
     import orjson
 
-    from stream_doctor import jsontext
+    from stream_doctor.util import jsontext
 
     value = {"big": 10**30, "list": [-(10**25), 1], "ok": 2**64 - 1}
     assert json.loads(jsontext.shown(value)) == value  # orjson itself reads such a number as a float

@@ -53,12 +53,12 @@ def test_a_back_edge_or_an_unplaced_module_breaks_the_contract(tmp_path: Path) -
     the module."""
     shutil.copytree(ROOT / "stream_doctor", tmp_path / "stream_doctor", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "stream_doctor/capture/scratch_back_edge.py").write_text("import stream_doctor.engine\n")
+    (tmp_path / "stream_doctor/capture/scratch_back_edge.py").write_text("import stream_doctor.engine.pipeline\n")
     (tmp_path / "stream_doctor/scratch_unplaced.py").write_text('"""A module no layer names."""\n')
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     result = subprocess.run(
         [str(LINT_IMPORTS), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "stream_doctor.capture.scratch_back_edge -> stream_doctor.engine" in result.stdout
+    assert "stream_doctor.capture.scratch_back_edge -> stream_doctor.engine.pipeline" in result.stdout
     assert "- stream_doctor.scratch_unplaced" in result.stdout and "not listed as layers" in result.stdout

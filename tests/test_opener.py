@@ -1,4 +1,4 @@
-"""SINGLE OPENER: every file stream-doctor reads goes through ``stream_doctor.opener``.
+"""SINGLE OPENER: every file stream-doctor reads goes through ``stream_doctor.util.opener``.
 
 A FIFO among a stranger's files blocks ``open`` for ever and a link to ``/dev/zero`` is read until
 memory runs out; the opener refuses both, so a read that bypasses it is a hang waiting to happen.
@@ -16,7 +16,7 @@ import pytest
 
 from stream_doctor.check import CheckError
 from stream_doctor.config import expectations as expect
-from stream_doctor.opener import TooLarge, UnreadableFile, read_bytes, read_text
+from stream_doctor.util.opener import TooLarge, UnreadableFile, read_bytes, read_text
 
 PACKAGE = Path(__file__).resolve().parent.parent / "stream_doctor"
 CALLS = frozenset({"open", "read_text", "read_bytes"})
@@ -24,13 +24,13 @@ CALLS = frozenset({"open", "read_text", "read_bytes"})
 #: (module, the called name's source text): each with why it does not need the opener.
 ALLOWED = {
     # the opener itself: stat, non-blocking open, fstat
-    ("opener.py", "open"),
-    ("opener.py", "os.open"),
-    ("opener.py", "read_bytes"),
+    ("util/opener.py", "open"),
+    ("util/opener.py", "os.open"),
+    ("util/opener.py", "read_bytes"),
     # writes: they create or replace a file (atomic.write refuses to replace what is not a regular file)
     ("record/conversations.py", "open"),  # a conversation's envelope: created (x), or reopened to append
     ("record/recorder.py", "open"),
-    ("stages.py", "open"),  # stdin's bytes for a library run, in a TemporaryDirectory made for it
+    ("engine/stages.py", "open"),  # stdin's bytes for a library run, in a TemporaryDirectory made for it
     ("serve/matrix.py", "output.open"),  # the command's output, in its variant's folder under --out
     # the package's own HTML template, read from the installed package
     ("reporters/html.py", "templates.joinpath(name).read_text"),  # its templates (page.html.j2 and those extending it)
@@ -51,7 +51,7 @@ def _calls() -> list[tuple[str, str, int]]:
         openers = {
             alias.asname or alias.name
             for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == "stream_doctor.opener"
+            if isinstance(node, ast.ImportFrom) and node.module == "stream_doctor.util.opener"
             for alias in node.names
         }
         for node in ast.walk(tree):
@@ -66,7 +66,7 @@ def _calls() -> list[tuple[str, str, int]]:
 
 def test_every_read_goes_through_the_opener() -> None:
     bypassing = [f"{module}:{line}: {call}(…)" for module, call, line in _calls() if (module, call) not in ALLOWED]
-    assert not bypassing, "read through stream_doctor.opener instead:\n" + "\n".join(bypassing)
+    assert not bypassing, "read through stream_doctor.util.opener instead:\n" + "\n".join(bypassing)
 
 
 def test_the_allow_list_has_no_stale_entries() -> None:
@@ -75,7 +75,7 @@ def test_the_allow_list_has_no_stale_entries() -> None:
 
 def test_the_walk_sees_the_calls_it_looks_for() -> None:
     assert ("capture/limits.py", "open") not in {(m, c) for m, c, _ in _calls()}
-    assert ("opener.py", "open") in {(m, c) for m, c, _ in _calls()}
+    assert ("util/opener.py", "open") in {(m, c) for m, c, _ in _calls()}
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

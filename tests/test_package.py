@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 import stream_doctor
-from stream_doctor.install import REPOSITORY
+from stream_doctor.util.install import REPOSITORY
 from tests.conftest import ROOT
 
 #: builds the sdist and the wheel, and installs the pre-commit hook from the checkout
@@ -174,7 +174,7 @@ BY_NAME = re.compile(r"""pip install\s+(?:-\S+\s+)*['"]?stream-doctor(?>(?:\[[^\
 
 def test_every_install_command_names_something_pip_can_install() -> None:
     """README, docs and every missing-extra message install from a clone (``-e ".[x]"``) or from the
-    repository's URL, the one placeholder ``stream_doctor.install.REPOSITORY`` (README, "Installing")."""
+    repository's URL, the one placeholder ``stream_doctor.util.install.REPOSITORY`` (README, "Installing")."""
     texts = [
         ROOT / "README.md",
         ROOT / "CONTRIBUTING.md",

@@ -8,13 +8,13 @@ from typing import Any, Iterator
 import orjson
 import pytest
 
-from stream_doctor import jsontext
-from stream_doctor.engine import replay
-from stream_doctor.jsonpieces import materialised, pieces
-from stream_doctor.options import Options
-from stream_doctor.redaction import redacted
-from stream_doctor.report import json_document
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.engine.redaction import redacted
 from stream_doctor.reporters import RenderOptions, json_report, jsonl
+from stream_doctor.util import jsontext
+from stream_doctor.util.jsonpieces import materialised, pieces
+from stream_doctor.values.options import Options
+from stream_doctor.values.report import json_document
 from tests.check.conftest import accepted_result  # noqa: F401 - the fixture, for the "accepted" case
 from tests.test_golden import CAPTURES
 
@@ -100,8 +100,8 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: 
     from dataclasses import replace
 
     from stream_doctor.check.result import CheckResult, SpecialFile
-    from stream_doctor.findings import Severity
     from stream_doctor.reporters import junit
+    from stream_doctor.values.findings import Severity
     from tests.check.conftest import clean_result, tree_result
 
     result = {
@@ -133,7 +133,7 @@ def test_junit_streams_what_indenting_the_whole_tree_gives(which: str, request: 
 
 
 def test_neutral_pieces_escape_what_neutral_json_escapes() -> None:
-    from stream_doctor.jsontext import printable_pieces as neutral
+    from stream_doctor.util.jsontext import printable_pieces as neutral
 
     for code in [*range(0x3000), 0xFEFF, 0xFFFF, 0x1F600, 0x10FFFF]:
         if 0xD800 <= code < 0xE000:

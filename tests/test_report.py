@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
-from stream_doctor.report import CallExtra, UnknownCall
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, json_report, terminal
+from stream_doctor.values.options import Options
+from stream_doctor.values.report import CallExtra, UnknownCall
 from tests.conftest import ROOT
 
 PARALLEL = "fixtures/anthropic/parallel_calls.sse"
@@ -62,7 +62,7 @@ def test_reporters_never_import_the_engine() -> None:
     assert sources
     for path in sources:
         text = Path(path).read_text()
-        assert "stream_doctor.engine" not in text and "stream_doctor.check.run" not in text, path.name
+        assert "stream_doctor.engine.pipeline" not in text and "stream_doctor.check.run" not in text, path.name
 
 
 def test_text_reports_cap_their_rows_and_count_the_rest() -> None:

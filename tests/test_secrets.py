@@ -20,9 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.check.run import execute, prepare
-from stream_doctor.convert import convert
-from stream_doctor.engine import replay
-from stream_doctor.options import CheckOptions, Options
+from stream_doctor.engine.convert import convert
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import (
     RenderOptions,
     check_json,
@@ -34,6 +33,7 @@ from stream_doctor.reporters import (
     sarif,
     terminal,
 )
+from stream_doctor.values.options import CheckOptions, Options
 from tests.conftest import FIXTURES
 
 WITH_SECRETS = {
@@ -91,7 +91,7 @@ def test_check_reports_print_no_secret(tmp_path: Path) -> None:
 
 
 def test_redaction_keeps_what_is_not_a_secret() -> None:
-    from stream_doctor.capture.exchange import redact_headers, redact_url
+    from stream_doctor.capture.http_frames import redact_headers, redact_url
 
     assert redact_url("https://x.googleapis.com/v1/m:streamGenerateContent?alt=sse&key=AIzaSy123") == (
         "https://x.googleapis.com/v1/m:streamGenerateContent?alt=sse&key=[redacted]"
@@ -124,7 +124,7 @@ def _planted(tmp_path: Path) -> list[Path]:
 
 def _every_replay_output(path: Path) -> dict[str, str]:
 
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
     from stream_doctor.reporters import REPLAY_FORMATS, statistics
 
     report = redacted(replay(str(path), Options(keep_events=True)))
@@ -168,7 +168,7 @@ def test_no_planted_secret_in_any_check_report(tmp_path: Path) -> None:
 def test_the_rules_compare_the_real_values(tmp_path: Path) -> None:
     """Masking is for output only: an exact echo is no SD609, a changed one is, and both values
     read as different secrets in the message."""
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
 
     folder = {p.name: p for p in _planted(tmp_path)}
     exact = replay(str(folder["planted.har"]), Options())
@@ -199,7 +199,7 @@ def test_a_converted_envelope_replays_to_the_same_findings(tmp_path: Path) -> No
 
 
 def test_fragments_keep_joining_to_the_masked_arguments() -> None:
-    from stream_doctor.redaction import SecretRedactor
+    from stream_doctor.engine.redaction import SecretRedactor
 
     redactor = SecretRedactor(["sk-long-secret-value", "pw-other"])
     texts = ('{"a": "sk-lo', "ng-sec", 'ret-value", "p": "pw-other"}')
@@ -240,7 +240,7 @@ def test_the_pytest_plugin_prints_no_planted_secret(tmp_path: Path) -> None:
 def test_the_request_body_is_read_as_sent_and_every_writer_redacts_it(tmp_path: Path, name: str) -> None:
     """The rules (and the library API) see a request body's credential fields as sent; the report
     every format renders, and the envelope ``convert`` writes, show ``[redacted]`` in their place."""
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
     from tests.planted_secrets import BODY_CREDENTIALS
 
     path = {p.name: p for p in _planted(tmp_path)}[name]
@@ -282,7 +282,7 @@ def test_minimize_and_fixture_write_no_planted_secret(tmp_path: Path) -> None:
 def test_a_short_credential_in_a_request_body_is_written_redacted_too(tmp_path: Path) -> None:
     """Values under four characters are no secret to look for in text (``redaction.MIN_LENGTH``), so
     only the writer's own pass over the body (``redact_body``) keeps one out of a written envelope."""
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
 
     records = [
         {"sd": "header", "version": 1, "provider": "anthropic"},
@@ -318,8 +318,8 @@ _BODIES = st.recursive(
 def test_a_reports_secrets_are_found_in_the_bodies_as_the_writer_writes_them(bodies: list[object]) -> None:
     """``collect_body`` (no copy, each shared part once) finds what ``collect`` finds in each body as
     ``redact_body`` writes it, in the same order (the labels' numbers), and the values it replaces."""
-    from stream_doctor.capture.exchange import redact_body
-    from stream_doctor.redaction import collect, collect_body
+    from stream_doctor.capture.http_frames import redact_body
+    from stream_doctor.engine.redaction import collect, collect_body
 
     bodies = bodies + [bodies[0]]  # a body again: its parts are the same objects
     found: dict[str, None] = {}

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor import timeline as timeline_module
 from stream_doctor.clients import resolve, review_stream
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, _html_timeline, html, terminal
+from stream_doctor.values import timeline as timeline_module
+from stream_doctor.values.options import Options
 from tests.test_adversarial import run_cli
 from tests.test_golden import CAPTURES
 from tests.test_streaming_memory import _sse

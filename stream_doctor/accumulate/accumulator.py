@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
 from stream_doctor.accumulate.arguments import parse_arguments
-from stream_doctor.accumulate.problems import (
+from stream_doctor.accumulate.irregularities import (
     AfterBlockStop,
     CallWithoutIdOrName,
     DeltaTypeMismatch,
@@ -49,7 +49,7 @@ from stream_doctor.accumulate.stream import (
     ToolCall,
 )
 from stream_doctor.capture.base import InputProblem, Pos
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     ArgsRun,

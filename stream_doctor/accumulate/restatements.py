@@ -13,8 +13,7 @@ from typing import Any
 
 import orjson
 
-from stream_doctor.accumulate.partial_json import PartialJson
-from stream_doctor.accumulate.problems import (
+from stream_doctor.accumulate.irregularities import (
     FinalDiffers,
     HelperSnapshotDiffers,
     StreamProblem,
@@ -23,11 +22,12 @@ from stream_doctor.accumulate.problems import (
     SummaryDuplicate,
     SummaryOnlyCall,
 )
+from stream_doctor.accumulate.partial_json import PartialJson
 from stream_doctor.accumulate.spill import NO_VALUE
 from stream_doctor.accumulate.state import BlockState, CallState, MessageState, fragments_of
 from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.events import MISSING, CallSummary, HelperSnapshot
-from stream_doctor.jsontext import equal
+from stream_doctor.util.jsontext import equal
+from stream_doctor.values.events import MISSING, CallSummary, HelperSnapshot
 
 
 def final_differs(call: CallState, raw: str, value: Any, parsed: bool, at_message: int | None) -> StreamProblem | None:

@@ -11,13 +11,13 @@ from array import array
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Hashable
 
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.partial_json import PartialJson
     from stream_doctor.accumulate.stream import ErrorInfo, ToolCall
     from stream_doctor.capture.base import Pos
-    from stream_doctor.events import ToolStart
+    from stream_doctor.values.events import ToolStart
 
 
 class BlockState:

@@ -10,11 +10,11 @@ from typing import Any, Hashable, Literal, Mapping, NamedTuple, Sequence
 
 import orjson
 
-from stream_doctor.accumulate.problems import StreamProblem
+from stream_doctor.accumulate.irregularities import StreamProblem
 from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
-from stream_doctor.findings import Location
-from stream_doctor.protocol import NEUTRAL_WORDS, ProtocolFacts
+from stream_doctor.values.findings import Location
+from stream_doctor.values.protocol import NEUTRAL_WORDS, ProtocolFacts
 
 CallStatus = Literal["complete", "abandoned"]
 ParseFailureKind = Literal[
@@ -175,7 +175,7 @@ class ExecutionRecord:
 @dataclass(frozen=True, slots=True)
 class Clock:
     """The times (seconds, as the capture records them) of the frames the timing questions need
-    (``timing.py``): only those frames' times, so a capture of a million events costs a handful of entries."""
+    (``accumulate/pending.py``): only those frames' times, so a capture of a million events costs a handful of entries."""
 
     times: Mapping[int, float]  # frame number -> t
     last: float  # the latest time in this turn

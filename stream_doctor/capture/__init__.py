@@ -28,7 +28,7 @@ from stream_doctor.capture.base import (
 from stream_doctor.capture.chunks import Origin
 from stream_doctor.capture.chunks import head as read_head
 from stream_doctor.capture.streamed import Interactions, ManyTurns, Streamed
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
 
 #: Container readers by the name ``--container`` takes, each imported on first use. On equal sniff
 #: scores the first wins.

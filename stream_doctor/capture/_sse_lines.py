@@ -18,7 +18,7 @@ from stream_doctor.capture import _sse_open as _open
 from stream_doctor.capture._text import is_utf8, is_utf8_cut, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import SSE_FIELDS
-from stream_doctor.problems import CutBeforeData
+from stream_doctor.capture.problem_facts import CutBeforeData
 
 #: The unknown fields of a block that may be a JSON body without data: prefixes, told when it is not one;
 #: False: the block cannot be (its first line is looked at once a block); None: not looked at yet.

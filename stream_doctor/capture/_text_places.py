@@ -14,7 +14,7 @@ import re
 from bisect import bisect_right
 from typing import Callable
 
-from stream_doctor.capture.exchange import Folded
+from stream_doctor.capture.http_frames import Folded
 
 # One token of a double-quoted scalar: a run of plain text, an escape, a run of blanks, a line break, the end.
 _DOUBLE = re.compile(

@@ -6,7 +6,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple, Protocol
 
-from stream_doctor.problems import ProblemFacts
+from stream_doctor.capture.problem_facts import ProblemFacts
 
 
 class Pos(NamedTuple):

@@ -111,9 +111,9 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
 def _redacted(record: dict[str, Any], line: bytes) -> tuple[dict[str, Any], bytes]:
     """A request record with the credentials of its URL and headers redacted, as HAR files' and
     cassettes' are: an envelope written by hand or by another tool may carry them. Its body is kept
-    as sent (see ``capture/exchange.py``); the line is written again only when the record changed."""
-    from stream_doctor import jsontext
-    from stream_doctor.capture.exchange import redact_headers, redact_url
+    as sent (see ``capture/http_frames.py``); the line is written again only when the record changed."""
+    from stream_doctor.capture.http_frames import redact_headers, redact_url
+    from stream_doctor.util import jsontext
 
     changed = False
     url = record.get("url")

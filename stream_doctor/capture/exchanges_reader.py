@@ -38,7 +38,7 @@ class ExchangesReader:
         return self.sniffed(head)[1]
 
     def read(self, data: bytes, path: str) -> Capture:
-        from stream_doctor.capture.exchange import read_exchanges  # sniffing needs none of it
+        from stream_doctor.capture.http_frames import read_exchanges  # sniffing needs none of it
 
         return read_exchanges(self.exchanges, data, path, self.name)
 
@@ -46,6 +46,6 @@ class ExchangesReader:
         self, data: bytes, path: str, capture: Capture
     ) -> Iterator[tuple[Exchange, list[Frame], list[InputProblem]]]:
         """Each exchange as it is read: the engine replays a turn and lets its frames go."""
-        from stream_doctor.capture.exchange import exchange_turns
+        from stream_doctor.capture.http_frames import exchange_turns
 
         return exchange_turns(self.exchanges, data, path, capture)

@@ -23,7 +23,7 @@ from stream_doctor.capture.json_array import _Splitter
 from stream_doctor.capture.starts.har import could_be
 
 if TYPE_CHECKING:
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 
 def _sniff(head: bytes) -> tuple[int, str]:
@@ -187,8 +187,8 @@ def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
 def _entry(
     collected: Exchanges, line_of: Callable[[int], int], number: int, entry: Any, pos: Pos, where: int | None
 ) -> None:
-    from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
-    from stream_doctor.capture.exchange import unbase64 as _unbase64
+    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import unbase64 as _unbase64
 
     def unbase64(text: str) -> bytes:  # text that is not base64 is kept as it is
         decoded = _unbase64(text, collected.budget)
@@ -244,7 +244,7 @@ _HEX_TEXT = re.compile(r"\A(?:[0-9a-fA-F]{2})*\Z")
 def _polly_chunks(text: str, base64: bool, collected: Exchanges) -> bytes | None:
     """A Polly.JS chunk list (for a response whose headers name a content coding) as the body's bytes,
     each chunk decoded alone and in order; None when ``text`` is not one."""
-    from stream_doctor.capture.exchange import unbase64
+    from stream_doctor.capture.http_frames import unbase64
 
     if not text.startswith("[") or not _CHUNK_LIST.match(text):
         return None

@@ -18,7 +18,7 @@ from stream_doctor.capture._text import BOM, json_error
 from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import current, too_many_frames
 from stream_doctor.capture.starts.json import OPENS
-from stream_doctor.gcpause import no_gc
+from stream_doctor.util.gcpause import no_gc
 
 # Between two structural bytes that matter, skipped inside the regex engine: runs of other bytes and
 # whole strings. At the top level a "," matters (it ends an element); deeper, only brackets do.

@@ -22,7 +22,7 @@ from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.capture.repeats import Repeats
 from stream_doctor.capture.starts.envelope import RECORD
 from stream_doctor.capture.starts.jsonl import OPENS
-from stream_doctor.gcpause import no_gc
+from stream_doctor.util.gcpause import no_gc
 
 # A first line longer than the sniffing head is cut; its start is all there is to go on.
 _LINE_END = re.compile(rb"\r\n|\r|\n")

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from stream_doctor.capture.base import CaptureError
-from stream_doctor.opener import KIND_WORDS as KIND_WORDS  # re-exported: reporters and discovery name kinds here
-from stream_doctor.opener import TooLarge, UnreadableFile, opened, read_capped
-from stream_doctor.opener import file_kind as file_kind
-from stream_doctor.opener import not_regular as not_regular
+from stream_doctor.util.opener import KIND_WORDS as KIND_WORDS  # re-exported: reporters and discovery name kinds here
+from stream_doctor.util.opener import TooLarge, UnreadableFile, opened, read_capped
+from stream_doctor.util.opener import file_kind as file_kind
+from stream_doctor.util.opener import not_regular as not_regular
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB once decompressed
 DEFAULT_MAX_FRAMES = 10_000_000

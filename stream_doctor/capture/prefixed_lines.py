@@ -15,7 +15,7 @@ from stream_doctor.capture._text import BOM, head_lines, json_error, split_lines
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.capture.starts.prefixed import PREFIX
-from stream_doctor.gcpause import no_gc
+from stream_doctor.util.gcpause import no_gc
 
 
 def _sniff(head: bytes) -> tuple[int, str]:

@@ -47,7 +47,7 @@ from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, P
 from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.capture.starts.sse import NOT_FIELDS
-from stream_doctor.gcpause import no_gc
+from stream_doctor.util.gcpause import no_gc
 
 
 def _sniff(head: bytes) -> tuple[int, str]:

@@ -30,7 +30,7 @@ from stream_doctor.capture.yaml_safe import BINARY, json_printable, prescan, saf
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import BodyPlace, Exchanges
+    from stream_doctor.capture.http_frames import BodyPlace, Exchanges
     from stream_doctor.capture.limits import Budget
 
 
@@ -142,7 +142,7 @@ def _interaction(
     collected: Exchanges, source: Source, number: int, interaction: Any, node: Any, shift: tuple[int, int] = (0, 0)
 ) -> None:
     """One interaction; ``source`` holds the file from line ``shift[0]`` (0-based), byte ``shift[1]``."""
-    from stream_doctor.capture.exchange import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
 
     pos = _pos(source, node, shift) if node is not None else Pos(0, 1, 0)
     if not isinstance(interaction, dict):
@@ -188,7 +188,7 @@ def _interaction(
 
 def _unbase64(text: str, budget: Budget) -> bytes | None:
     """Ruby VCR's ``base64_string`` decoded under the capture's budget (None when it is not base64)."""
-    from stream_doctor.capture.exchange import unbase64
+    from stream_doctor.capture.http_frames import unbase64
 
     return unbase64(text, budget)
 
@@ -219,7 +219,7 @@ def _response_body(response: dict[str, Any], node: Any, budget: Budget) -> tuple
 
 def _place(source: Source, node: Any, raw: Any, fallback: Pos, shift: tuple[int, int] = (0, 0)) -> BodyPlace:
     from stream_doctor.capture._text_places import quoted_places
-    from stream_doctor.capture.exchange import Fixed, Folded, Lines
+    from stream_doctor.capture.http_frames import Fixed, Folded, Lines
 
     if node is None or not hasattr(node, "start_mark"):
         return Fixed(fallback.line, fallback.offset)

@@ -142,7 +142,7 @@ def _kind(path: str) -> str:
 
 def looks_like_capture(path: str) -> bool:
     """Does a capture reader recognise the start of this file? Unreadable or corrupt gzip: yes, so it fails loudly."""
-    from stream_doctor.opener import UnreadableFile, opened
+    from stream_doctor.util.opener import UnreadableFile, opened
 
     try:
         with opened(path, None) as file:

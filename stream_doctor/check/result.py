@@ -1,7 +1,7 @@
 """What ``check`` found: each capture's verdict (``CaptureResult``) and the run's (``CheckResult``).
 
 ``check.run`` builds it; the check reporters (terminal, JSON, JUnit, SARIF, GitHub, Markdown, JSON
-Lines, statistics) read it and compute nothing of their own. A replay's own report is ``report.py``'s.
+Lines, statistics) read it and compute nothing of their own. A replay's own report is ``values/report.py``'s.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.report import Statistic, _codes, _statistics, severity_counts
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.report import Statistic, _codes, _statistics, severity_counts
 
 if TYPE_CHECKING:
     from stream_doctor.config.expectations import Expectation
-    from stream_doctor.options import Options
+    from stream_doctor.values.options import Options
 
 
 @dataclass(frozen=True)

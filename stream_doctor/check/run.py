@@ -26,14 +26,14 @@ from stream_doctor.config.gitignore import GitIgnored
 from stream_doctor.config.globs import Glob
 from stream_doctor.config.resolve import checked, resolve, selection
 from stream_doctor.config.selection import check_selection
-from stream_doctor.engine import replay, replay_many
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.jsonpieces import pieces
-from stream_doctor.options import CheckOptions, Given, Options
-from stream_doctor.redaction import redacted
-from stream_doctor.report import json_document
+from stream_doctor.engine.pipeline import replay, replay_many
+from stream_doctor.engine.redaction import redacted
+from stream_doctor.engine.stages import RunError
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
-from stream_doctor.stages import RunError
+from stream_doctor.util.jsonpieces import pieces
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.options import CheckOptions, Given, Options
+from stream_doctor.values.report import json_document
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -240,7 +240,7 @@ def replay_one(task: Task) -> Outcome:
             report = redacted(replay(task.path, task.options))
         stream = report.stream
         declared = expect.from_header(task.path, stream.capture.header)
-        # serialised a call at a time (jsonpieces.py): never a dict of every call as well
+        # serialised a call at a time (util/jsonpieces.py): never a dict of every call as well
         report_json = b"".join(pieces(json_document(report), indent=False)) if task.keep_report else b"null"
         replayed = Replayed(stream.capture.provider, len(report.calls), report.findings, report_json, declared)
     except RunError as error:  # in a session, the member that failed is named: SD000 points at it

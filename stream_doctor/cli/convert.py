@@ -28,9 +28,9 @@ def convert(
 
     Several captures of one session (or a folder of them) become one envelope of several turns."""
     from stream_doctor.config.resolve import resolve
-    from stream_doctor.convert import convert_many
-    from stream_doctor.options import Given
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.convert import convert_many
+    from stream_doctor.engine.stages import RunError
+    from stream_doctor.values.options import Given
 
     to_file = output is not None and output != "-"
     if output is not None and to_file:

@@ -130,7 +130,7 @@ def _run(
     max_frames: Optional[int],
 ) -> Minimized:
     from stream_doctor.api import minimize as run
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     if output != "-":
         refuse_inputs(output, [capture])
@@ -203,11 +203,11 @@ def _served_fixture(capture: str, keep: str, output: str, test: str, target: str
     writer: the server answers the application's own requests with it, so nothing is cut) and a test that
     serves it to ``target``."""
     from stream_doctor.api import replay
-    from stream_doctor.convert import convert
+    from stream_doctor.engine.convert import convert
+    from stream_doctor.engine.stages import RunError
     from stream_doctor.minimizer.fixture import served_module_source
-    from stream_doctor.options import Options
     from stream_doctor.serve.load import ServeError, load_script
-    from stream_doctor.stages import RunError
+    from stream_doctor.values.options import Options
 
     if not _TARGET.fullmatch(target):
         fail(f"--serve {target!r}: name the function to run as MODULE:FUNCTION (e.g. my_agent:run)")

@@ -9,7 +9,7 @@ from typing import Annotated, Callable, List, Optional, Sequence
 
 import typer
 
-from stream_doctor.findings import Severity as Severity  # re-exported: the commands annotate --fail-on with it
+from stream_doctor.values.findings import Severity as Severity  # re-exported: the commands annotate --fail-on with it
 
 #: --fail-on's choices, lowest first, as ``Severity`` orders them
 SEVERITIES = tuple(severity.label for severity in Severity)

@@ -45,7 +45,7 @@ def write_file(
     path: str, data: str | bytes | Iterable[bytes], what: str, inputs: tuple[str, ...] | list[str] = ()
 ) -> None:
     """Write an output through a temporary file and a rename (see ``atomic``); a failure is one line, exit 2."""
-    from stream_doctor.atomic import OutputError, write
+    from stream_doctor.util.atomic import OutputError, write
 
     try:
         write(path, data, inputs)
@@ -54,7 +54,7 @@ def write_file(
 
 
 def refuse_inputs(path: str, inputs: tuple[str, ...] | list[str]) -> None:
-    from stream_doctor.atomic import OutputError, refuse_inputs
+    from stream_doctor.util.atomic import OutputError, refuse_inputs
 
     try:
         refuse_inputs(path, inputs)

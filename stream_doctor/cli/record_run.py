@@ -11,7 +11,7 @@ from stream_doctor.cli.output import error_line, fail
 
 if TYPE_CHECKING:
     from stream_doctor.cli.record import Record
-    from stream_doctor.live import Live
+    from stream_doctor.record.live import Live
     from stream_doctor.record.proxy import ProxyConfig
 
 
@@ -28,7 +28,7 @@ def run(options: Record) -> int:
     try:
         from stream_doctor.record.proxy import run as serve
     except ImportError as error:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         fail(f"stream-doctor record needs the record extra ({error.name}): {install_extra('record')}")
     watching = _watching(options)
@@ -50,8 +50,8 @@ def _watching(options: Record) -> Live:
 
     from stream_doctor.cli.validate import client_mode
     from stream_doctor.config.resolve import resolve
-    from stream_doctor.live import Live
-    from stream_doctor.options import Given, Options
+    from stream_doctor.record.live import Live
+    from stream_doctor.values.options import Given, Options
 
     own = Options(
         clients=tuple(options.client or ()),

@@ -21,15 +21,15 @@ from stream_doctor.cli.validate import client_mode, said
 
 if TYPE_CHECKING:
     from stream_doctor.cli.replay import Replay
-    from stream_doctor.report import Report
+    from stream_doctor.values.report import Report
 
 
 def run(options: Replay) -> int:
     """Replay the captures (one path, or several replayed as one conversation) and write the report; the
     exit code (0, or 1 for findings at ``--fail-on``)."""
     from stream_doctor.api import replay_given
-    from stream_doctor.options import Options
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
+    from stream_doctor.values.options import Options
 
     captures = list(options.capture)
     output = options.output
@@ -70,13 +70,13 @@ def _write(report: Report, options: Replay, output: str) -> Report:
     from stream_doctor.reporters import REPLAY_FORMATS
 
     if options.call is not None:
-        from stream_doctor.report import UnknownCall
+        from stream_doctor.values.report import UnknownCall
 
         try:
             report = report.select(options.call)
         except UnknownCall as error:
             fail(f"{report.path}: {error}")
-    from stream_doctor.redaction import redacted
+    from stream_doctor.engine.redaction import redacted
 
     report = redacted(report)  # what is written never shows a secret; the rules saw the real values
     if output == "terminal" and options.output_file is None:

@@ -21,7 +21,7 @@ def run(given: Scan) -> int:
         if not path.endswith((".md", ".json")):
             fail(f"--summary {path}: name a .md (Markdown) or .json file")
     try:
-        from stream_doctor.scan.cli import run_scan
+        from stream_doctor.scan.outcome import run_scan
 
         return run_scan(_options(given), render_options(given.width, given.color))
     except ScanError as error:
@@ -31,8 +31,8 @@ def run(given: Scan) -> int:
 
 
 def _options(given: Scan) -> ScanOptions:
-    from stream_doctor.options import Given
     from stream_doctor.scan.options import ScanOptions
+    from stream_doctor.values.options import Given
 
     return ScanOptions(
         inputs=tuple(given.inputs),

@@ -109,15 +109,15 @@ def serve(
     try:
         from stream_doctor.serve.server import ServeConfig, run
     except ImportError as error:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         fail(f"stream-doctor serve needs the record extra ({error.name}): {install_extra('record')}")
     import tempfile
 
-    from stream_doctor.options import Options
     from stream_doctor.serve.endpoints import environment_lines
     from stream_doctor.serve.judge import Watching, judge, render, worst
     from stream_doctor.serve.load import ServeError, load_script
+    from stream_doctor.values.options import Options
 
     try:
         scripts = tuple(load_script(path) for path in captures)

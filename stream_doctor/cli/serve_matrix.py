@@ -37,7 +37,7 @@ def matrix_run(
         from stream_doctor.serve import matrix_table
         from stream_doctor.serve.matrix import run_matrix
     except ImportError as error:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         fail(f"stream-doctor serve needs the record extra ({error.name}): {install_extra('record')}")
     import tempfile

@@ -20,7 +20,7 @@ import typer
 
 from stream_doctor import __version__
 from stream_doctor.cli import usage
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
 
 try:  # typer 0.28 carries its own copy of click (cli/usage.py)
     from typer._click import core

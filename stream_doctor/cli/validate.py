@@ -12,13 +12,13 @@ from stream_doctor.config.selection import codes as codes  # the one reading of 
 if TYPE_CHECKING:
     from stream_doctor.cli.check import Check
     from stream_doctor.cli.replay import Replay
-    from stream_doctor.options import ClientMode, Given
+    from stream_doctor.values.options import ClientMode, Given
 
 
 def said(command: Replay | Check) -> Given:
     """What ``replay``'s or ``check``'s command line says of the options a configuration also sets, for
     ``config/resolve.resolve`` to layer over the configuration (an unknown rule code: one line, exit 2)."""
-    from stream_doctor.options import Given
+    from stream_doctor.values.options import Given
 
     return Given(
         select=codes(command.select) or None,
@@ -45,7 +45,7 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
 
 def client_mode(value: str) -> ClientMode:
     """``--client-mode`` (replay's and check's): one of its modes, else one line and exit 2."""
-    from stream_doctor.options import CLIENT_MODES
+    from stream_doctor.values.options import CLIENT_MODES
 
     checked = choice(value, CLIENT_MODES, "--client-mode", "client mode")
     return next(mode for mode in CLIENT_MODES if mode == checked)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Iterable
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
 from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
-from stream_doctor.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
+from stream_doctor.values.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream

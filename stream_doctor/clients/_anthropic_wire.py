@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from stream_doctor.events import ArgsDelta, BlockDelta, BlockStop, Event, Malformed
 from stream_doctor.providers.anthropic import start_event
+from stream_doctor.values.events import ArgsDelta, BlockDelta, BlockStop, Event, Malformed
 
 #: a string pydantic's lax int accepts (surrounding whitespace, a sign, ``_`` between digits, ``.0``)
 _LAX_INT = re.compile(r"\s*[+-]?[0-9]+(?:_[0-9]+)*(?:\.0*)?\s*", re.ASCII)

@@ -19,7 +19,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import Machine, choice_of, parse_json
 from stream_doctor.clients.framing import SENTINEL_READERS, Sentinel
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockDelta,

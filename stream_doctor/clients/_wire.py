@@ -14,7 +14,7 @@ from typing import Any, Hashable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import Machine
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,

@@ -42,7 +42,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._partial import NOTHING, PartialJSONError, partial_parse
 from stream_doctor.clients.base import Machine, profile
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,

@@ -40,7 +40,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._anthropic_wire import javascript_index, javascript_string, read_as
 from stream_doctor.clients._partial_vendored import VendoredParseError, vendored_partial_parse
 from stream_doctor.clients.base import Machine, profile
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockStart,
     BlockStop,

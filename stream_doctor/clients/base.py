@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.framing import Sentinel
-from stream_doctor.events import MISSING, Event
+from stream_doctor.values.events import MISSING, Event
 
 Kind = Literal["library", "pattern"]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor.events import MISSING
-from stream_doctor.report import CallExtra, Report
-from stream_doctor.wording import excerpt, preview, where
+from stream_doctor.util.wording import excerpt, preview, where
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.report import CallExtra, Report
 
 if TYPE_CHECKING:
     from stream_doctor.clients.base import Handoff

@@ -45,7 +45,7 @@ from stream_doctor.clients._anthropic_wire import python_sdk_read
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import profile
 from stream_doctor.clients.framing import SENTINEL_READERS
-from stream_doctor.events import MISSING, Event, Execution, Finish, Malformed, Request
+from stream_doctor.values.events import MISSING, Event, Execution, Finish, Malformed, Request
 
 
 @dataclass

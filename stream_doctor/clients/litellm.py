@@ -33,7 +33,16 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._wire import Fragment, WireMachine, lax_int
 from stream_doctor.clients.base import choice_of, parse_json, profile
 from stream_doctor.clients.framing import SENTINEL_READERS
-from stream_doctor.events import ArgsDelta, BlockDelta, BlockStart, BlockStop, Event, Finish, KeepAlive, ToolStart
+from stream_doctor.values.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    KeepAlive,
+    ToolStart,
+)
 
 
 @dataclass

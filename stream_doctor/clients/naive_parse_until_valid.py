@@ -18,7 +18,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._naive import ByCall, Held
 from stream_doctor.clients._wire import Fragment
 from stream_doctor.clients.base import parse_json, profile
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 
 @dataclass

@@ -44,7 +44,7 @@ from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry
 from stream_doctor.clients._wire import wired
 from stream_doctor.clients.base import profile
 from stream_doctor.clients.framing import SENTINEL_READERS
-from stream_doctor.events import Event, Finish, MessageStop, Wire
+from stream_doctor.values.events import Event, Finish, MessageStop, Wire
 
 UNDEFINED = "undefined"
 

@@ -51,7 +51,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.clients._chat import ChatSnapshot, Choice, Entry, WireEntry
 from stream_doctor.clients._wire import lax_int, wired
 from stream_doctor.clients.base import choice_of, profile
-from stream_doctor.events import MISSING, Event, Execution, MessageStop, Request, Wire
+from stream_doctor.values.events import MISSING, Event, Execution, MessageStop, Request, Wire
 
 
 @dataclass(frozen=True)

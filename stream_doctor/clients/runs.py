@@ -26,8 +26,8 @@ import orjson
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance, parse_json
-from stream_doctor.events import MISSING
-from stream_doctor.options import ClientMode as Mode
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.options import ClientMode as Mode
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall

@@ -45,7 +45,7 @@ from stream_doctor.clients._tool_call_tracker import NamelessCall, OpenAICompati
 from stream_doctor.clients._wire import Fragment, WireMachine
 from stream_doctor.clients.base import parse_json, profile
 from stream_doctor.clients.framing import SENTINEL_READERS
-from stream_doctor.events import MISSING, Event, KeepAlive, Malformed, StreamError
+from stream_doctor.values.events import MISSING, Event, KeepAlive, Malformed, StreamError
 
 
 @dataclass

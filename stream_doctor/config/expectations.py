@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from stream_doctor.config import CheckError, parse_toml
-from stream_doctor.findings import Finding, Location
-from stream_doctor.options import Options
 from stream_doctor.rules.check import sd900_stale_expectation as sd900
+from stream_doctor.values.findings import Finding, Location
+from stream_doctor.values.options import Options
 
 SIDECAR_SUFFIX = ".expect.toml"
 ENTRY_KEYS = ("code", "name", "call-id", "line")
@@ -73,7 +73,7 @@ def is_sidecar(path: str) -> bool:
 
 def load_sidecar(capture: str) -> tuple[Expectation, ...]:
     """The expectations in ``capture``'s sidecar; none when it has no sidecar. Bad content: CheckError."""
-    from stream_doctor.opener import UnreadableFile, read_text
+    from stream_doctor.util.opener import UnreadableFile, read_text
 
     path = sidecar_path(capture)
     try:
@@ -184,14 +184,14 @@ def write_sidecar(capture: str, entries: Sequence[Mapping[str, Any]]) -> bool:
         text = render_sidecar(entries)
     except ValueError as error:
         raise CheckError(f"{path}: cannot write the expectations: {error}") from None
-    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.util.opener import UnreadableFile, read_bytes
 
     try:
         if read_bytes(path) == text.encode("utf-8"):
             return False
     except UnreadableFile:
         pass  # none yet, or one atomic.write refuses to replace with its own message
-    from stream_doctor.atomic import OutputError, write
+    from stream_doctor.util.atomic import OutputError, write
 
     try:
         write(path, text, (capture,))

@@ -37,7 +37,7 @@ from stream_doctor.config.globs import Glob, GlobError
 from stream_doctor.config.locate import FILE_NAMES as FILE_NAMES  # re-exported: callers and tests name them here
 from stream_doctor.config.locate import find as find
 from stream_doctor.config.locate import nearest as nearest
-from stream_doctor.findings import Location, Severity
+from stream_doctor.values.findings import Location, Severity
 
 KEYS = (
     "select",
@@ -114,7 +114,7 @@ def load(path: str | None) -> Config:
     """Read and validate a configuration file; ``None`` gives the defaults. Anything wrong: CheckError."""
     if path is None:
         return Config()
-    from stream_doctor.opener import UnreadableFile, read_text
+    from stream_doctor.util.opener import UnreadableFile, read_text
 
     try:
         text = read_text(path)

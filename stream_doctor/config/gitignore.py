@@ -106,7 +106,7 @@ def _repository_root(folder: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _patterns(folder: str) -> tuple[IgnorePattern, ...]:
-    from stream_doctor.opener import UnreadableFile, read_text
+    from stream_doctor.util.opener import UnreadableFile, read_text
 
     try:
         text = read_text(os.path.join(folder, ".gitignore"), errors="replace")

@@ -34,7 +34,7 @@ def find(start: str) -> str | None:
 
 
 def _has_table(path: Path) -> bool:
-    from stream_doctor.opener import UnreadableFile, read_text
+    from stream_doctor.util.opener import UnreadableFile, read_text
 
     try:
         text = read_text(str(path))

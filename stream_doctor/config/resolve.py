@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from stream_doctor.config.selection import check_container, check_provider, check_selection, check_selectors
 from stream_doctor.config.selection import per_file_codes as per_file_codes
-from stream_doctor.options import Given, Options
+from stream_doctor.values.options import Given, Options
 
 if TYPE_CHECKING:
     from stream_doctor.config.file import Config  # not at run time: a replay without a file never reads one

@@ -144,7 +144,7 @@ class RequestReader:
 def load_tools(path: str) -> dict[str, ToolDef]:
     """The tool definitions of a ``--tools`` file (JSON or YAML). CaptureError when it cannot be read."""
     from stream_doctor.conversation.requests import tools_from
-    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.util.opener import UnreadableFile, read_bytes
 
     try:
         data = read_bytes(path)

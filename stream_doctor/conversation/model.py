@@ -4,7 +4,7 @@ A request body is read once, by its provider family's module in ``requests/``, i
 ``RequestFacts``: the tools it declares (name → schema), the assistant turns it sends back
 (``EchoedCall``: each call's id, name and input as echoed) and the tool results it carries
 (``ToolResult``), each with its JSON path in the body. ``pairing`` matches them across turns into
-``PairingProblem`` values (``problems.py``); the SD6xx and SD7xx rules only read what is here.
+``PairingProblem`` values (``capture/problem_facts.py``); the SD6xx and SD7xx rules only read what is here.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import MISSING
-from stream_doctor.findings import Finding, Location
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.findings import Finding, Location
 
 if TYPE_CHECKING:
-    from stream_doctor.conversation.problems import PairingProblem, Place
+    from stream_doctor.conversation.pairing_problems import PairingProblem, Place
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]
@@ -136,7 +136,7 @@ class Conversation:
     provider: str
     turns: tuple[Turn, ...]
     tools: dict[str, ToolDef] | None  # from --tools, for turns whose request declares none
-    problems: tuple[PairingProblem, ...]  # what pairing found (conversation/problems.py)
+    problems: tuple[PairingProblem, ...]  # what pairing found (conversation/pairing_problems.py)
     tools_path: str | None = None  # the --tools file
 
     def turn(self, number: int) -> Turn:

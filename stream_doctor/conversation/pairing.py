@@ -34,7 +34,7 @@ from stream_doctor.conversation.model import (
     Turn,
     is_empty_input,
 )
-from stream_doctor.conversation.problems import (
+from stream_doctor.conversation.pairing_problems import (
     CallIdReused,
     CallIdRewritten,
     CallWithoutResult,
@@ -49,7 +49,7 @@ from stream_doctor.conversation.problems import (
     ResultWithoutCall,
     ThoughtSignatureNotSentBack,
 )
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 #: Where each family wants the results of an assistant message's calls.
 _NEXT_MESSAGE = ("anthropic", "bedrock", "gemini")

@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.conversation.model import ToolDef
+from stream_doctor.util import jsontext
 
 _INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _REQUIRED = re.compile(r"^(.*) is a required property$")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from stream_doctor.minimizer.units import Unit
 
 if TYPE_CHECKING:
-    from stream_doctor.report import Report
+    from stream_doctor.values.report import Report
 
 #: The keys whose integers are positions of blocks or calls in a message: Anthropic's and Gemini
 #: Interactions' ``index``, the Responses API's ``output_index``, Bedrock's ``contentBlockIndex``,

@@ -144,7 +144,7 @@ def refusal(fixture: str, test: str) -> str | None:
     """Why writing ``fixture`` and its ``test`` would replace a file ``fixture`` did not write (the
     one-line error, --force overrides it), or None. The test module is ``fixture``'s when its marker
     holds and it names this capture; the capture, when such a module beside it names it."""
-    from stream_doctor.opener import UnreadableFile, read_text
+    from stream_doctor.util.opener import UnreadableFile, read_text
 
     name = os.path.basename(fixture)
     try:

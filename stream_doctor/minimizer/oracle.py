@@ -11,12 +11,12 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.minimizer.ddmin import Stop
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from stream_doctor.options import Options
-    from stream_doctor.report import Report
+    from stream_doctor.values.options import Options
+    from stream_doctor.values.report import Report
 
 
 class Oracle:
@@ -75,7 +75,7 @@ class Oracle:
 def replay_quietly(name: str, options: Options, data: bytes) -> Report | None:
     """The engine's report of ``data``, or None when it cannot be replayed (or the engine fails on it:
     a candidate is only ever a cut of a real capture, and such a failure is no reason to stop)."""
-    from stream_doctor.engine import replay
+    from stream_doctor.engine.pipeline import replay
 
     try:
         return replay(name, options, data)

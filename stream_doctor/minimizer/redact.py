@@ -21,8 +21,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import orjson
 
-from stream_doctor import jsontext
-from stream_doctor.credentials import REDACTED, credential_values, is_secret_field_name
 from stream_doctor.minimizer.oracle import replay_quietly
 from stream_doctor.minimizer.units import Layout, Unit
 from stream_doctor.minimizer.whitelist import (
@@ -36,10 +34,12 @@ from stream_doctor.minimizer.whitelist import (
     mask_url,
 )
 from stream_doctor.rules.correlation.sd517_parallel_wrapper_call import WRAPPER_NAMES
+from stream_doctor.util import jsontext
+from stream_doctor.util.credentials import REDACTED, credential_values, is_secret_field_name
 
 if TYPE_CHECKING:
+    from stream_doctor.engine.redaction import SecretRedactor
     from stream_doctor.minimizer.oracle import Oracle
-    from stream_doctor.redaction import SecretRedactor
 
 #: The kinds of value let stay, one at a time, when the fully masked capture loses a kept finding.
 KINDS = ("argument values", "names", "ids", "user text", "model text", "other text")
@@ -266,7 +266,7 @@ class WhitelistRedaction:
         """What a kind let stay still masks: every value the existing redaction finds (a credential-named
         field at any depth of any record, or of a call's arguments) and every credential-shaped value
         (``sk-…``, a bearer token). Built only when a kind is let stay."""
-        from stream_doctor.redaction import SecretRedactor, collect, collect_text
+        from stream_doctor.engine.redaction import SecretRedactor, collect, collect_text
 
         found: dict[str, None] = {}
         collect(self.layout.header(), found)

@@ -20,18 +20,18 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
-from stream_doctor import jsontext
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.minimizer.calls import renumbered, tagged, without
 from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
 from stream_doctor.minimizer.whitelist import ID_PREFIX, NAME_KEYS, id_prefix, is_id_key
+from stream_doctor.util import jsontext
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
-    from stream_doctor.options import Options
-    from stream_doctor.report import Report
+    from stream_doctor.values.options import Options
+    from stream_doctor.values.report import Report
 
 
 class MinimizeError(ValueError):
@@ -226,7 +226,7 @@ def _redact(
 def _as_envelope(units: list[Unit], offsets: list[int], capture: Capture, oracle: Oracle) -> list[Unit]:
     """A converted capture's units, each with the call that owns it (from a replay of the envelope: the
     original's positions are not its own); MinimizeError when the envelope no longer shows what is kept."""
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     oracle.checks += 1
     try:
@@ -250,13 +250,13 @@ def _recut(data: bytes, name: str, options: Options) -> tuple[Layout, list[Unit]
 
 
 def _replay_original(name: str, options: Options, data: bytes) -> Report:
-    from stream_doctor.engine import replay
+    from stream_doctor.engine.pipeline import replay
 
     return replay(name, options, data)
 
 
 def _replay_loaded(capture: Capture, options: Options) -> Report:
-    from stream_doctor.engine import replay_loaded
+    from stream_doctor.engine.pipeline import replay_loaded
 
     return replay_loaded(capture, options)
 
@@ -286,7 +286,7 @@ def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool, Cap
     """The bytes to cut into frames: the capture itself (decompressed) when its container can hold a
     subset of its frames, else the capture converted to an envelope (``stream-doctor convert``); whether
     it was converted; and those bytes read into frames."""
-    from stream_doctor.convert import convert
+    from stream_doctor.engine.convert import convert
 
     capture = _load(data, name, options)
     offsets = [frame.pos.offset for frame in capture.frames]
@@ -303,7 +303,7 @@ def _working(data: bytes, name: str, options: Options) -> tuple[bytes, bool, Cap
 def _load(data: bytes, name: str, options: Options) -> Capture:
     from stream_doctor.capture import load
     from stream_doctor.capture.base import CaptureError
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     try:
         return load(name, options.container, data, options.limits)

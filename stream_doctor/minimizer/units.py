@@ -14,8 +14,8 @@ from typing import Any, Iterable
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame
+from stream_doctor.util import jsontext
 
 #: The containers whose layout a subset of frames can keep; any other capture is minimized as an envelope.
 KEPT_CONTAINERS = frozenset({"sse", "jsonl", "envelope", "json"})

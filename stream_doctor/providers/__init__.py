@@ -16,7 +16,7 @@ from typing import Sequence
 from stream_doctor.capture.base import Frame
 from stream_doctor.providers.base import Adapter
 from stream_doctor.providers.sniffing import Words
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
 
 #: Each adapter, one line: its name, its module, and where its detection words are (``module:NAME``).
 #: Listings follow this order; detection does not (see the module docstring).

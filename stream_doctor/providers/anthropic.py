@@ -11,8 +11,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.problem_facts import EventNameMismatch
 from stream_doctor.capture.runs import FRAGMENT, RunForm
-from stream_doctor.events import (
+from stream_doctor.providers.anthropic_protocol import STRONG, WORDS
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -29,12 +34,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import EventWords, ProtocolFacts
-from stream_doctor.providers.anthropic_protocol import STRONG, WORDS
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.values.protocol import EventWords, ProtocolFacts
 
 name = "anthropic"
 title = "Anthropic Messages"

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import MISSING, BlockStop, Event, HelperSnapshot, Malformed, Problem
-from stream_doctor.problems import HelperLogWithoutDeltas
+from stream_doctor.capture.problem_facts import HelperLogWithoutDeltas
 from stream_doctor.providers import anthropic as raw
 from stream_doctor.providers.anthropic_protocol import HELPER_EVENTS, KNOWN_TYPES, SDK_WORDS
 from stream_doctor.providers.base import FeedByFeed
 from stream_doctor.providers.fields import Shape
 from stream_doctor.providers.sniffing import score
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import MISSING, BlockStop, Event, HelperSnapshot, Malformed, Problem
 
 name = "anthropic-sdk"
 title = "Anthropic SDK messages.stream() log"

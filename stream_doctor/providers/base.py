@@ -6,9 +6,9 @@ from array import array
 from typing import TYPE_CHECKING, Any, ClassVar, Hashable, Iterable, Iterator, Protocol, Sequence
 
 from stream_doctor.capture.base import RELEASED, Frame
-from stream_doctor.envelope_events import envelope_event
-from stream_doctor.events import ArgsDelta, ArgsRun, Event
-from stream_doctor.protocol import ProtocolFacts
+from stream_doctor.values.envelope_events import envelope_event
+from stream_doctor.values.events import ArgsDelta, ArgsRun, Event
+from stream_doctor.values.protocol import ProtocolFacts
 
 if TYPE_CHECKING:
     from stream_doctor.capture.runs import FrameRun

@@ -33,8 +33,14 @@ from typing import Any, Sequence
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.problem_facts import EmptyStartUnion, ToolCallRejected
 from stream_doctor.capture.runs import FRAGMENT, RunForm
-from stream_doctor.events import (
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.bedrock_invoke import InvokeChunks
+from stream_doctor.providers.bedrock_protocol import CONVERSE_EVENTS, EXCEPTIONS, WORDS
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.sniffing import score
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -51,13 +57,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import EmptyStartUnion, ToolCallRejected
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.bedrock_invoke import InvokeChunks
-from stream_doctor.providers.bedrock_protocol import CONVERSE_EVENTS, EXCEPTIONS, WORDS
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.sniffing import score
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "bedrock"
 title = "AWS Bedrock (ConverseStream, InvokeModelWithResponseStream)"

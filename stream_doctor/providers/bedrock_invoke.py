@@ -38,9 +38,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.providers import anthropic_protocol
+from stream_doctor.providers.anthropic import SHAPES, AnthropicTranslator, with_fields
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.openai_chat import OpenAIChatTranslator
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -55,10 +59,6 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.providers import anthropic_protocol
-from stream_doctor.providers.anthropic import SHAPES, AnthropicTranslator, with_fields
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.openai_chat import OpenAIChatTranslator
 
 METRICS = "amazon-bedrock-invocationMetrics"
 

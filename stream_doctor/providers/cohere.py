@@ -19,8 +19,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.problem_facts import EventNameMismatch
 from stream_doctor.capture.runs import FRAGMENT, RunForm
-from stream_doctor.events import (
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.cohere_protocol import KNOWN_TYPES, STRONG, WORDS
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -37,12 +42,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.cohere_protocol import KNOWN_TYPES, STRONG, WORDS
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "cohere"
 title = "Cohere v2 Chat"

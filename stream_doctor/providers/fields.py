@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import Event, Problem
+from stream_doctor.values.events import Event, Problem
 
 #: Payloads that carry nothing: a field holding one of these is never reported.
 _EMPTY: tuple[Any, ...] = (None, "", [], {})

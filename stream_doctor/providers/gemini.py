@@ -24,10 +24,24 @@ from __future__ import annotations
 from json.encoder import encode_basestring
 from typing import Any, Hashable, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.problem_facts import (
+    MissingTerminalPart,
+    PartialArgUnplaceable,
+    PromptBlocked,
+    SplitCall,
+    StringsSplit,
+    ThoughtSignatures,
+    ToolCallRejected,
+)
 from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.events import (
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.fields import ANY, FieldCheck, Shape
+from stream_doctor.providers.gemini_partial_args import StreamedArguments
+from stream_doctor.providers.gemini_protocol import WORDS
+from stream_doctor.providers.sniffing import score
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -44,21 +58,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import (
-    MissingTerminalPart,
-    PartialArgUnplaceable,
-    PromptBlocked,
-    SplitCall,
-    StringsSplit,
-    ThoughtSignatures,
-    ToolCallRejected,
-)
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.fields import ANY, FieldCheck, Shape
-from stream_doctor.providers.gemini_partial_args import StreamedArguments
-from stream_doctor.providers.gemini_protocol import WORDS
-from stream_doctor.providers.sniffing import score
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "gemini"
 title = "Google Gemini / Vertex AI (streamGenerateContent)"

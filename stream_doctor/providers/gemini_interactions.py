@@ -18,9 +18,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.capture.problem_facts import EventNameMismatch
+from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.gemini_protocol import (
+    INTERACTION_COMPLETES,
+    INTERACTION_STARTS,
+    INTERACTION_TYPES,
+    INTERACTIONS_WORDS,
+)
+from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -37,17 +47,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import EventNameMismatch
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FeedByFeed
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.gemini_protocol import (
-    INTERACTION_COMPLETES,
-    INTERACTION_STARTS,
-    INTERACTION_TYPES,
-    INTERACTIONS_WORDS,
-)
-from stream_doctor.providers.sniffing import by_type, score
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "gemini-interactions"
 title = "Google Gemini Interactions API"

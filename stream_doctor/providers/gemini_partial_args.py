@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import orjson
 
-from stream_doctor.problems import PartialArgUnplaceable, SplitString, Unplaceable
+from stream_doctor.capture.problem_facts import PartialArgUnplaceable, SplitString, Unplaceable
 
 _SEGMENT = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
 PathKey = tuple[str | int, ...]

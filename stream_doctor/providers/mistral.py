@@ -26,8 +26,8 @@ import re
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import Frame
-from stream_doctor.events import FinishCategory
 from stream_doctor.providers import openai_chat, openai_chat_protocol
+from stream_doctor.values.events import FinishCategory
 
 name = "mistral"
 title = "Mistral chat completions"

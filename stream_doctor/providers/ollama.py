@@ -26,9 +26,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.ollama_protocol import WORDS
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -42,10 +45,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FeedByFeed
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.ollama_protocol import WORDS
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "ollama"
 title = "Ollama native chat (/api/chat NDJSON)"

@@ -27,7 +27,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.openai_assistants_protocol import WORDS
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,
@@ -42,9 +44,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import FeedByFeed
-from stream_doctor.providers.openai_assistants_protocol import WORDS
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "openai-assistants"
 title = "OpenAI Assistants runs (thread.run.* events)"

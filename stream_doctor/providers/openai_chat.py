@@ -37,28 +37,14 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, RunForm
-from stream_doctor.events import (
-    ArgsDelta,
-    BlockDelta,
-    BlockStart,
-    BlockStop,
-    Event,
-    Finish,
-    FinishCategory,
-    KeepAlive,
-    Malformed,
-    MessageStart,
-    MessageStop,
-    Problem,
-    ToolStart,
-    Unknown,
-    Wire,
+from stream_doctor.capture.problem_facts import (
+    CallAfterFinishReason,
+    EndOfStreamInexact,
+    EndOfStreamMissing,
+    FinishReasonMissing,
 )
-from stream_doctor.problems import CallAfterFinishReason, EndOfStreamInexact, EndOfStreamMissing, FinishReasonMissing
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
+from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.openai_chat_protocol import (
     ARGS,
@@ -77,6 +63,25 @@ from stream_doctor.providers.openai_chat_protocol import (
     stream_error,
     wrong_types,
 )
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Event,
+    Finish,
+    FinishCategory,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    ToolStart,
+    Unknown,
+    Wire,
+)
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "openai"
 title = "OpenAI Chat Completions (and compatible servers)"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import FinishCategory, StreamError, Wire
 from stream_doctor.providers.sniffing import Words
+from stream_doctor.values.events import FinishCategory, StreamError, Wire
 
 #: The delta types of an argument fragment: ``tool_calls[].function.arguments`` and the legacy
 #: single-function form's ``function_call.arguments``.

@@ -27,34 +27,14 @@ from typing import Any, Hashable, Sequence
 import orjson
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
-from stream_doctor.events import (
-    MISSING,
-    ArgsDelta,
-    BlockDelta,
-    BlockStart,
-    BlockStop,
-    CallSummary,
-    Event,
-    Finish,
-    HelperSnapshot,
-    KeepAlive,
-    Malformed,
-    MessageStart,
-    MessageStop,
-    Problem,
-    StreamError,
-    ToolStart,
-    Unknown,
-)
-from stream_doctor.problems import (
+from stream_doctor.capture.problem_facts import (
     ArgumentsWithoutDeltas,
     EventNameMismatch,
     ItemIdRotated,
     OutputItem,
     SequenceIrregular,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
+from stream_doctor.capture.runs import FRAGMENT, FrameRun, RunForm
 from stream_doctor.providers.base import Batching
 from stream_doctor.providers.fields import FieldCheck
 from stream_doctor.providers.openai_responses_protocol import (
@@ -75,6 +55,26 @@ from stream_doctor.providers.openai_responses_protocol import (
     CallKind,
 )
 from stream_doctor.providers.sniffing import score
+from stream_doctor.values.events import (
+    MISSING,
+    ArgsDelta,
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    CallSummary,
+    Event,
+    Finish,
+    HelperSnapshot,
+    KeepAlive,
+    Malformed,
+    MessageStart,
+    MessageStop,
+    Problem,
+    StreamError,
+    ToolStart,
+    Unknown,
+)
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "openai-responses"
 title = "OpenAI Responses"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from stream_doctor.events import FinishCategory
 from stream_doctor.providers.fields import Shape
 from stream_doctor.providers.sniffing import Words
+from stream_doctor.values.events import FinishCategory
 
 #: The event that carries an argument fragment (the hot path's).
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"

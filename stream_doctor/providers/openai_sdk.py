@@ -21,9 +21,15 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Hashable, Sequence
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.capture.problem_facts import HelperLogWithoutDeltas
+from stream_doctor.providers import openai_chat as raw
+from stream_doctor.providers.base import FeedByFeed
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.openai_chat_protocol import ARGS, HELPER_ARGUMENTS, HELPER_EVENTS, SDK_WORDS
+from stream_doctor.providers.sniffing import score
+from stream_doctor.util import jsontext
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockStop,
@@ -35,12 +41,6 @@ from stream_doctor.events import (
     Problem,
     ToolStart,
 )
-from stream_doctor.problems import HelperLogWithoutDeltas
-from stream_doctor.providers import openai_chat as raw
-from stream_doctor.providers.base import FeedByFeed
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.openai_chat_protocol import ARGS, HELPER_ARGUMENTS, HELPER_EVENTS, SDK_WORDS
-from stream_doctor.providers.sniffing import score
 
 name = "openai-sdk"
 title = "OpenAI SDK chat.completions.stream() log"

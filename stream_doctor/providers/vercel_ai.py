@@ -31,8 +31,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
+from stream_doctor.capture.problem_facts import ToolInputError
 from stream_doctor.capture.runs import FRAGMENT, RunForm
-from stream_doctor.events import (
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.sniffing import score
+from stream_doctor.providers.vercel_ai_protocol import KNOWN_TYPES, QUIET, STRONG, WORDS
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockDelta,
@@ -51,12 +56,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.problems import ToolInputError
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.sniffing import score
-from stream_doctor.providers.vercel_ai_protocol import KNOWN_TYPES, QUIET, STRONG, WORDS
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "vercel-ai"
 title = "Vercel AI SDK UI message stream"

@@ -17,7 +17,12 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import (
+from stream_doctor.providers import vercel_ai
+from stream_doctor.providers.base import Batching
+from stream_doctor.providers.fields import FieldCheck, Shape
+from stream_doctor.providers.sniffing import score
+from stream_doctor.providers.vercel_ai_protocol import DATA_PARTS, DATA_STRONG, DATA_WORDS
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockDelta,
@@ -33,12 +38,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.protocol import EventWords, ProtocolFacts, StreamEnd
-from stream_doctor.providers import vercel_ai
-from stream_doctor.providers.base import Batching
-from stream_doctor.providers.fields import FieldCheck, Shape
-from stream_doctor.providers.sniffing import score
-from stream_doctor.providers.vercel_ai_protocol import DATA_PARTS, DATA_STRONG, DATA_WORDS
+from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
 name = "vercel-ai-data"
 title = "Vercel AI SDK data stream (v4)"

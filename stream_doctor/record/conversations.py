@@ -10,7 +10,7 @@ exchanges, a fixed-width number rewritten in place, so the file is only ever app
 stays readable at every moment.
 
 What a response's assistant turn held (its call ids, its message id) comes from a ``Listener``
-the proxy is given (``stream_doctor.live``: the same translation the live findings use); without
+the proxy is given (``stream_doctor.record.live``: the same translation the live findings use); without
 one, requests are grouped by their history alone. The listener may read the records on another
 thread: a request that sends calls or a response id back and continues nothing known yet waits
 up to ``SETTLE`` seconds for the listeners still behind to catch up (``settled``), so the
@@ -32,9 +32,9 @@ from typing import IO, Any, Callable, Iterator, Protocol
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.writer import EnvelopeWriter
+from stream_doctor.util import jsontext
 
 GROUPING = "assistant-turn echo"
 
@@ -48,7 +48,7 @@ REMEMBERED = 4096
 
 
 class Listener(Protocol):
-    """What watches one conversation's envelope as it is written (``stream_doctor.live``)."""
+    """What watches one conversation's envelope as it is written (``stream_doctor.record.live``)."""
 
     def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None: ...
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from stream_doctor.protocol import StreamEnd
 from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT, BodyParser, Event, event_record
 from stream_doctor.record.writer import EnvelopeWriter
+from stream_doctor.values.protocol import StreamEnd
 
 
 class RecordedExchange:

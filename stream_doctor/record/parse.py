@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from stream_doctor import jsontext
+from stream_doctor.util import jsontext
 
 #: How much of one event, or of a body that is not a stream, is kept (``stream-doctor record --max-event``).
 MAX_EVENT = 8 * 1024 * 1024

@@ -5,10 +5,10 @@ path, query, headers, body: a gzip request stays gzip), and every response strea
 chunk as it arrives, bytes untouched (compressed bodies stay compressed). Each chunk goes to the
 client first and is recorded after, into one envelope per conversation in the output folder
 (``conversations.py``: a request that sends back the previous response's assistant turn continues
-its conversation's envelope), with credentials removed from what is written (``credentials.py``:
+its conversation's envelope), with credentials removed from what is written (``util/credentials.py``:
 headers whose name or value looks like one, credential fields of any body shape, ``?key=`` and the
 like, and any header named with ``--redact``). ``config.listen`` watches each conversation's records
-as they are written (the CLI's live findings, ``stream_doctor.live``).
+as they are written (the CLI's live findings, ``stream_doctor.record.live``).
 
 Nothing a client or an upstream sends can make it hold more than its limits (``ProxyConfig``, each
 a ``stream-doctor record`` option): the request body is forwarded as it arrives and only its first
@@ -38,7 +38,7 @@ from typing import Any, AsyncIterator, Callable
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
-from stream_doctor.capture.exchange import redact_url
+from stream_doctor.capture.http_frames import redact_url
 from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.parse import MAX_DECODED, MAX_EVENT
@@ -60,7 +60,7 @@ class ProxyConfig:
     max_connections: int = 256  # open at once; the next ones are answered 503 and closed
     header_timeout: float = 10.0  # to send a request head (and idle time between keep-alive requests)
     idle_timeout: float = 600.0  # without a byte moving, either way, before an exchange is cut
-    listen: ListenerFactory | None = None  # watches each conversation as it is written (``stream_doctor.live``)
+    listen: ListenerFactory | None = None  # watches each conversation as it is written (``stream_doctor.record.live``)
 
 
 #: Seconds the exchanges still running when the proxy is stopped get to end (then each is recorded cut).
@@ -346,7 +346,7 @@ def _capture_limits(exchange: RecordedExchange, config: ProxyConfig) -> str:
 def _log(config: ProxyConfig, line: str) -> None:
     """A line of the log: what the client or the upstream put in it (a path, a method, an error) shown escaped."""
     if config.log is not None:
-        from stream_doctor.reporters.live import log_line
+        from stream_doctor.reporters.live_lines import log_line
 
         config.log(log_line(line))
 
@@ -480,7 +480,7 @@ def run(config: ProxyConfig, host: str, port: int) -> None:
         except asyncio.CancelledError:
             pass
 
-    # The live findings are read on a thread of their own (``stream_doctor.live``); the event loop
+    # The live findings are read on a thread of their own (``stream_doctor.record.live``); the event loop
     # waits up to the switch interval (5 ms by default) each time it wants the GIL back from that
     # thread, which would be an event's delay whenever a turn is being judged: 0.5 ms bounds it.
     sys.setswitchinterval(0.0005)

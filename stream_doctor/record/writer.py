@@ -14,10 +14,10 @@ from typing import IO, Any, Callable
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import Pos
-from stream_doctor.capture.exchange import redact_body, redact_url
-from stream_doctor.credentials import REDACTED, is_secret_header
+from stream_doctor.capture.http_frames import redact_body, redact_url
+from stream_doctor.util import jsontext
+from stream_doctor.util.credentials import REDACTED, is_secret_header
 
 VERSION = 1
 

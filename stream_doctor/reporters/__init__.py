@@ -1,7 +1,7 @@
 """Reporters stage: pure ``render(report, options) -> str`` functions; they never print or read CLI flags.
 
 Every reporter takes the report it renders (a replay's ``Report`` or check's ``CheckResult``,
-both in ``stream_doctor.report``) and one ``RenderOptions``; what more than one reporter needs is
+both in ``stream_doctor.values.report``) and one ``RenderOptions``; what more than one reporter needs is
 computed by the report, not here.
 
 A format whose output grows with the report (JSON, JSON Lines, SARIF, check's JSON and JUnit) also
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterator, Sequence, TypeVar
 
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
 
 T = TypeVar("T")
 

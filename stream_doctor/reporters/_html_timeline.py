@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import orjson
 
-from stream_doctor import jsontext
-from stream_doctor.report import LISTED_EXECUTIONS, Report
 from stream_doctor.reporters._text import counted
+from stream_doctor.util import jsontext
+from stream_doctor.values.report import LISTED_EXECUTIONS, Report
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ExecutionRecord, ToolCall
     from stream_doctor.conversation.model import Turn
-    from stream_doctor.findings import Finding
     from stream_doctor.reporters import RenderOptions
-    from stream_doctor.timeline import Row
+    from stream_doctor.values.findings import Finding
+    from stream_doctor.values.timeline import Row
 
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
 EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from stream_doctor.jsontext import TERMINAL_ACTIVE, escaped
+from stream_doctor.util.jsontext import TERMINAL_ACTIVE, escaped
 
 
 @cache

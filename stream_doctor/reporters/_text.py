@@ -9,10 +9,10 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Sequence
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.reporters._neutral import defuse_commands, text
 from stream_doctor.reporters._page import Page
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Literal
 
-from stream_doctor import __version__, jsonpieces, jsontext
+from stream_doctor import __version__
 from stream_doctor.reporters import RenderOptions
+from stream_doctor.util import jsonpieces, jsontext
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult
@@ -44,7 +45,7 @@ def to_dict(result: CheckResult, raw_reports: bool = False) -> dict[str, Any]:
 
 def document(result: CheckResult, reports: ReportForm = "bytes") -> dict[str, Any]:
     """``to_dict()`` with the captures and each capture's findings as iterators, each replay's
-    report as its serialised bytes: what the JSON report is written from (``jsonpieces.py``)."""
+    report as its serialised bytes: what the JSON report is written from (``util/jsonpieces.py``)."""
     return {
         "schema_version": CHECK_SCHEMA_VERSION,
         "tool": {"name": "stream-doctor", "version": __version__},

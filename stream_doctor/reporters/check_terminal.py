@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._neutral import text as N  # capture paths and finding texts go through N
 from stream_doctor.reporters._page import Page, Span
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult

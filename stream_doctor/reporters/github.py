@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.reporters._neutral import text as N
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult

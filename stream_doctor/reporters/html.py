@@ -22,8 +22,6 @@ import re
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Sequence
 
-from stream_doctor.findings import Severity
-from stream_doctor.report import Report
 from stream_doctor.reporters import MissingExtra, RenderOptions, _neutral
 from stream_doctor.reporters._html_timeline import (
     LEGEND,
@@ -35,12 +33,14 @@ from stream_doctor.reporters._html_timeline import (
     timelines,
 )
 from stream_doctor.reporters._text import counted
+from stream_doctor.values.findings import Severity
+from stream_doctor.values.report import Report
 
 if TYPE_CHECKING:
     from markupsafe import Markup
 
     from stream_doctor.accumulate.stream import ToolCall
-    from stream_doctor.findings import Finding
+    from stream_doctor.values.findings import Finding
 
 #: Characters of any one value the page shows (a name, a message, raw arguments): the cut is made once,
 #: where the template writes values, so a 10 MB tool name in five places is not a 50 MB page.
@@ -62,7 +62,7 @@ def page(template: str, context: dict[str, Any]) -> str:
     try:
         import jinja2
     except ImportError:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         raise MissingExtra(f"the HTML report needs jinja2: {install_extra('html')}") from None
     from markupsafe import Markup

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Iterator, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
-    from stream_doctor.report import Report
     from stream_doctor.reporters import RenderOptions
+    from stream_doctor.values.report import Report
 
 R = TypeVar("R", contravariant=True)
 

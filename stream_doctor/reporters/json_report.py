@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.report import Report, json_pieces
 from stream_doctor.reporters import RenderOptions
+from stream_doctor.values.report import Report, json_pieces
 
 
 def render(report: Report, options: RenderOptions) -> str:

@@ -12,9 +12,9 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from stream_doctor import jsontext
-from stream_doctor.report import Report, call_dicts, summary
 from stream_doctor.reporters import RenderOptions
+from stream_doctor.util import jsontext
+from stream_doctor.values.report import Report, call_dicts, summary
 
 
 def render(report: Report, options: RenderOptions) -> str:

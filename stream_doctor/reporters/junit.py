@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from itertools import chain
 from typing import TYPE_CHECKING, Iterator
 
-from stream_doctor.findings import Finding
 from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.values.findings import Finding
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult, SpecialFile

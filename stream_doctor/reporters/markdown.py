@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters import RenderOptions, _neutral
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult

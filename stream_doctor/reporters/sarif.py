@@ -17,11 +17,12 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import quote
 
-from stream_doctor import __version__, jsonpieces, jsontext
-from stream_doctor.findings import Finding, Location, Severity
+from stream_doctor import __version__
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
+from stream_doctor.util import jsonpieces, jsontext
+from stream_doctor.values.findings import Finding, Location, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult
@@ -42,7 +43,7 @@ def pieces(result: CheckResult, options: RenderOptions) -> Iterator[bytes]:
 
 
 def document(result: CheckResult) -> dict[str, Any]:
-    """The SARIF log with its one run, and the run's results, as iterators (see ``jsonpieces.py``)."""
+    """The SARIF log with its one run, and the run's results, as iterators (see ``util/jsonpieces.py``)."""
     rules = tuple(RULES.values())
     index = {rule.code: number for number, rule in enumerate(rules)}
     where = _Artifacts(result)
@@ -182,6 +183,6 @@ def _uri(path: str) -> str:
     try:
         return quote(path, errors="surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate that is no undecoded byte
-        from stream_doctor.jsontext import escaped
+        from stream_doctor.util.jsontext import escaped
 
         return quote(escaped(path))

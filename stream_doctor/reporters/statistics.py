@@ -7,9 +7,9 @@ from typing import Sequence
 
 import orjson
 
-from stream_doctor.report import Report, Statistic
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._page import Page
+from stream_doctor.values.report import Report, Statistic
 
 
 def render(report: Report, options: RenderOptions) -> str:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.limits import human
 from stream_doctor.conversation.model import Turn
-from stream_doctor.findings import Severity
-from stream_doctor.report import Report
 from stream_doctor.reporters import RenderOptions, _neutral, _text
 from stream_doctor.reporters._neutral import text as N  # every string from the capture goes through N
 from stream_doctor.reporters._page import Page, abbreviate
+from stream_doctor.util import jsontext
+from stream_doctor.values.findings import Severity
+from stream_doctor.values.report import Report
 
 # A status's colour says what it means: only a call that completed and parsed, with nothing found
 # about it or its turn, is green (``CallVerdict.tone``).

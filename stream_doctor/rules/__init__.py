@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from stream_doctor.registry import LazyRegistry
 from stream_doctor.rules.base import FOLDERS, MODULE_NAME, Rule, Scope
+from stream_doctor.util.registry import LazyRegistry
 
 
 def _listed() -> dict[str, str]:

@@ -9,10 +9,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
-from stream_doctor.accumulate.problems import StreamProblem
+from stream_doctor.accumulate.irregularities import StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
-from stream_doctor.findings import Finding, Location, Related, Severity
+from stream_doctor.values.findings import Finding, Location, Related, Severity
 
 Family = Literal[
     "capture",

@@ -9,7 +9,7 @@ Only this package imports Dask, pyarrow and fsspec, and only when ``scan`` runs.
 
 from __future__ import annotations
 
-from stream_doctor.install import install_extra
+from stream_doctor.util.install import install_extra
 
 #: How to get what ``scan`` needs; the CLI prints it when an import fails.
 INSTALL = install_extra("scan")

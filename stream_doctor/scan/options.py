@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stream_doctor.findings import Severity
-from stream_doctor.options import Given
+from stream_doctor.values.findings import Severity
+from stream_doctor.values.options import Given
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,7 @@ def _keys_typed(table_schema: pa.Schema) -> bool:
 def _open(path: str):  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq
 
-    from stream_doctor.opener import UnreadableFile, opened
+    from stream_doctor.util.opener import UnreadableFile, opened
 
     if not os.path.exists(path):
         return None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from stream_doctor.options import Given
-    from stream_doctor.report import Report
+    from stream_doctor.values.options import Given
+    from stream_doctor.values.report import Report
 
 
 def replay_capture(data: bytes, name: str, given: Given) -> Report:
@@ -14,6 +14,6 @@ def replay_capture(data: bytes, name: str, given: Given) -> Report:
     ``given`` (scan's --provider, --container, --select, --ignore) is resolved as ``replay`` resolves
     it, with no configuration file."""
     from stream_doctor.api import replay_given
-    from stream_doctor.options import Options
+    from stream_doctor.values.options import Options
 
     return replay_given(data, given, Options(), name=name)

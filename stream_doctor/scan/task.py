@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any, Iterator
 from stream_doctor import RunError
 from stream_doctor.capture import HEAD_SIZE
 from stream_doctor.check.discover import head_looks_like_capture
-from stream_doctor.redaction import redacted
+from stream_doctor.engine.redaction import redacted
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
 from stream_doctor.scan.replaying import replay_capture
 
 if TYPE_CHECKING:
-    from stream_doctor.findings import Finding
-    from stream_doctor.options import Given
-    from stream_doctor.report import Report
     from stream_doctor.scan.sources import Batch, Segment
+    from stream_doctor.values.findings import Finding
+    from stream_doctor.values.options import Given
+    from stream_doctor.values.report import Report
 
 FINDING_COLUMNS = (
     "source", "row", "id", "provider", "model", "code", "name", "severity",

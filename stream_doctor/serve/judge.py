@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.live import Live, LiveConversation
+from stream_doctor.record.live import Live, LiveConversation
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.server import Served, ServedTurn
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from stream_doctor.report import Report
+    from stream_doctor.values.report import Report
 
 #: The rule families whose findings are about what the application did (the others judge the capture).
 _THE_APPLICATIONS = frozenset({"pairing", "execution"})
@@ -60,8 +60,8 @@ def worst(judged: list[Judged]) -> Severity | None:
 
 def _findings(served: Served) -> Iterator[Verdict]:
     from stream_doctor.api import replay
-    from stream_doctor.redaction import redacted
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.redaction import redacted
+    from stream_doctor.engine.stages import RunError
 
     if not served.turns:  # every request refused: no stream to judge what was sent back against
         return

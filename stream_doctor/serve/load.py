@@ -14,10 +14,10 @@ from typing import Any
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
-from stream_doctor.credentials import REDACTED, is_secret_header
 from stream_doctor.record.writer import HOP_BY_HOP
 from stream_doctor.serve.endpoints import SERVED
 from stream_doctor.serve.wire import TURN_HEADER, Header, Recorded
+from stream_doctor.util.credentials import REDACTED, is_secret_header
 
 #: The Content-Type each body container is served with: the body is written as that container, whatever
 #: the recorded headers said (a disagreement is the capture's problem, SD007, not the application's).
@@ -179,8 +179,8 @@ def _rewritten(
 
 
 def _line(frame: Frame) -> bytes:
-    from stream_doctor import jsontext
     from stream_doctor.capture.base import NOT_JSON
+    from stream_doctor.util import jsontext
 
     payload = frame.data if frame.value is NOT_JSON else jsontext.dumps(frame.value)
     return payload + b"\n"

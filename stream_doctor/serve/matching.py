@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
 
 #: Request fields the answer depends on through the checks below, or that are the conversation itself.
 _JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "stream", "toolConfig"})

@@ -8,12 +8,12 @@ import tempfile
 import threading
 from typing import Callable
 
-from stream_doctor.options import Options
 from stream_doctor.serve.endpoints import SERVED, environment_lines
 from stream_doctor.serve.judge import Judged, Watching, judge, render, worst
 from stream_doctor.serve.load import load_script
 from stream_doctor.serve.server import ServeConfig, Served, serve
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
+from stream_doctor.values.options import Options
 
 #: Seconds to wait for the server to listen, and then to stop.
 _WAIT = 30.0

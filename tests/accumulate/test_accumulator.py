@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     ArgsDelta,
     ArgsRun,
     BlockDelta,

@@ -7,8 +7,8 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stream_doctor.accumulate.problems import IdRepeated, NameRepeated, UncorrelatedFragment
-from stream_doctor.events import (
+from stream_doctor.accumulate.irregularities import IdRepeated, NameRepeated, UncorrelatedFragment
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockStop,

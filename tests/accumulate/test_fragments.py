@@ -14,7 +14,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.fragments import FragmentPositions, FragmentTexts
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import ArgsDelta, BlockStop, Event, Finish, MessageStart, MessageStop, ToolStart
+from stream_doctor.values.events import ArgsDelta, BlockStop, Event, Finish, MessageStart, MessageStop, ToolStart
 
 TEXTS = ('{"a"', "", ": 1", "é\U0001f600", "}")
 POSITIONS = (Pos(1, 2, 3), Pos(4, 5, 6), Pos(7, 8, 9), Pos(10, 11, 1 << 40), Pos(12, 13, 14))

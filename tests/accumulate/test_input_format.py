@@ -4,8 +4,8 @@ completion event's restatement."""
 
 from __future__ import annotations
 
-from stream_doctor.accumulate.problems import FinalDiffers
-from stream_doctor.events import ArgsDelta, BlockStop, CallSummary, MessageStart, MessageStop, ToolStart
+from stream_doctor.accumulate.irregularities import FinalDiffers
+from stream_doctor.values.events import ArgsDelta, BlockStop, CallSummary, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
 

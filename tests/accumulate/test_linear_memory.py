@@ -13,7 +13,7 @@ from typing import Iterator
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import (
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockDelta,
     BlockStart,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stream_doctor.events import BlockStop, Finish, MessageStart, MessageStop, ToolStart
+from stream_doctor.values.events import BlockStop, Finish, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor import engine
 from stream_doctor.accumulate import spill
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine import pipeline as engine
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.engine.stages import RunError
 from stream_doctor.reporters import RenderOptions, json_report
-from stream_doctor.stages import RunError
+from stream_doctor.values.options import Options
 from tests.conftest import render_terminal
 from tests.test_golden import CAPTURES
 

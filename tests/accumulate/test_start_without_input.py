@@ -3,7 +3,7 @@ described by its fragments alone, not as a placeholder that was replaced."""
 
 from __future__ import annotations
 
-from stream_doctor.events import ArgsDelta, BlockStop, MessageStart, ToolStart
+from stream_doctor.values.events import ArgsDelta, BlockStop, MessageStart, ToolStart
 from tests.helpers import Script
 
 

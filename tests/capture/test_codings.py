@@ -19,7 +19,7 @@ import zstandard
 from stream_doctor.capture import load
 from stream_doctor.capture.base import Capture
 from stream_doctor.capture.codings import Overflow, codings, undo
-from stream_doctor.capture.exchange import MAX_REQUEST_BODY, decode_content, request_body, request_marker
+from stream_doctor.capture.http_frames import MAX_REQUEST_BODY, decode_content, request_body, request_marker
 from stream_doctor.capture.limits import Budget, LimitExceeded, Limits
 
 SSE = (

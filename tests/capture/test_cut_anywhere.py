@@ -31,7 +31,7 @@ from stream_doctor.capture import READERS, load  # noqa: E402
 from stream_doctor.capture._text import BOM  # noqa: E402
 from stream_doctor.capture.base import Capture, Frame  # noqa: E402
 from stream_doctor.capture.chunks import pieces  # noqa: E402
-from stream_doctor.engine import RunError  # noqa: E402
+from stream_doctor.engine.pipeline import RunError  # noqa: E402
 from tests.conftest import FIXTURES, fixture_files  # noqa: E402
 
 #: hypothesis: every line-based fixture cut at generated places, against httpx-sse

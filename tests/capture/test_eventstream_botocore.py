@@ -50,7 +50,7 @@ botocore_eventstream = pytest.importorskip("botocore.eventstream")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from stream_doctor.capture import exchange  # noqa: E402
+from stream_doctor.capture import http_frames as exchange  # noqa: E402
 from stream_doctor.capture.eventstream import HeaderError, decode_headers, read_eventstream  # noqa: E402
 from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
 

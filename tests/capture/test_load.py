@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-import stream_doctor.opener as opener_module
+import stream_doctor.util.opener as opener_module
 from stream_doctor.capture import CONTAINERS, READERS, load
 from stream_doctor.capture.base import CaptureError
 

@@ -19,10 +19,10 @@ from stream_doctor.capture import runs
 from stream_doctor.capture.base import Capture
 from stream_doctor.capture.runs import FrameRun
 from stream_doctor.capture.sse import stream_sse
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.engine.stages import RunError
 from stream_doctor.providers import anthropic, openai_chat
-from stream_doctor.stages import RunError
+from stream_doctor.values.options import Options
 from tests.conftest import CORPUS, NO_CORPUS, fixture_files
 
 #: every fixture and corpus capture replayed twice, with and without runs, detected and forced

@@ -6,8 +6,8 @@ import orjson
 import pytest
 
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, Pos
+from stream_doctor.capture.problem_facts import CutBeforeData
 from stream_doctor.capture.sse import READER, read_sse
-from stream_doctor.problems import CutBeforeData
 from tests.conftest import CORPUS, NO_CORPUS
 
 ANTHROPIC = (

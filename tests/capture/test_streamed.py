@@ -16,8 +16,8 @@ from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_
 from stream_doctor.capture.base import Capture, Frame
 from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces, sse_cut
 from stream_doctor.capture.limits import DEFAULT, Limits
-from stream_doctor.engine import replay, replay_loaded
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay, replay_loaded
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES, fixture_files
 
 STREAMED = ("sse", "jsonl", "envelope", "json")

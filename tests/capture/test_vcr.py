@@ -331,7 +331,7 @@ def test_one_long_aliased_string_is_bounded_in_bytes(tmp_path: Path) -> None:
 
 
 def _whole(data: bytes) -> tuple[object, ...]:
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
     from stream_doctor.capture.vcr import _read_whole
 
     collected = Exchanges("x")

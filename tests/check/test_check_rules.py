@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.rules import RULES, lookup, rules_of
 from stream_doctor.rules.base import DOC_SECTIONS
+from stream_doctor.values.options import Options
 from tests.check.conftest import clean_result, tree_result
 
 CHECK_RULES = rules_of("check")

@@ -54,7 +54,7 @@ from stream_doctor.api import replay
 from stream_doctor.capture import Body, Capture, CaptureError, load
 from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.clients.library import body_capture
-from stream_doctor.events import Event
+from stream_doctor.values.events import Event
 from tests.clients import grammar
 from tests.conftest import CORPUS, FIXTURES, fixture_files
 

@@ -24,7 +24,7 @@ from stream_doctor.api import replay
 from stream_doctor.cli import app
 from stream_doctor.clients import runs
 from stream_doctor.clients.naive_start_placeholder import PROFILE as PLACEHOLDER
-from stream_doctor.stages import RunError
+from stream_doctor.engine.stages import RunError
 from tests.conftest import FIXTURES
 
 #: the installed libraries run in child processes on each capture

@@ -17,7 +17,7 @@ from stream_doctor.capture import load
 from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import LIBRARIES, LibraryMissing, outcome_of
 from stream_doctor.clients.library import load as load_library
-from stream_doctor.install import REPOSITORY
+from stream_doctor.util.install import REPOSITORY
 from tests.clients.streams import written_back_framings
 from tests.conftest import fixture_files
 

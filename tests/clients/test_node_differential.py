@@ -31,7 +31,7 @@ from stream_doctor.api import replay
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients import PROFILES, run
 from stream_doctor.clients.library import Original, original_chunks
-from stream_doctor.events import ToolStart
+from stream_doctor.values.events import ToolStart
 from tests.clients.differential import Side, assert_corpus_compared
 from tests.clients.node_harness import CLIENTS, NodeHarness, library_outcome, profile_outcome
 from tests.clients.streams import (

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from stream_doctor.api import replay
 from stream_doctor.cli import app
 from stream_doctor.clients import runs
-from stream_doctor.stages import RunError
+from stream_doctor.engine.stages import RunError
 from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
 

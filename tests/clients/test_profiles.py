@@ -10,7 +10,7 @@ import pytest
 from stream_doctor.api import replay
 from stream_doctor.clients import PROFILES, UnknownClient, resolve
 from stream_doctor.clients.library import LIBRARIES
-from stream_doctor.findings import Severity
+from stream_doctor.values.findings import Severity
 from tests.clients.cases import CLIENT_EXPECTED
 from tests.clients.test_node_agreement import CLIENTS as NODE_CLIENTS
 from tests.conftest import FIXTURES, fixture_files

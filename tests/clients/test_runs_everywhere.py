@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from stream_doctor.api import replay
 from stream_doctor.cli import app
-from stream_doctor.report import Report
+from stream_doctor.values.report import Report
 from tests.clients.test_client_runs import _stand_in
 from tests.conftest import FIXTURES
 

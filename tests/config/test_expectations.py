@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from stream_doctor.check import CheckError
 from stream_doctor.config import expectations as expect
-from stream_doctor.findings import Finding, Location, Severity
-from stream_doctor.options import Options
+from stream_doctor.values.findings import Finding, Location, Severity
+from stream_doctor.values.options import Options
 
 HERE = Location("x.sse.expect.toml", 3)
 

@@ -9,7 +9,7 @@ import pytest
 from stream_doctor.check import CheckError
 from stream_doctor.config import file as config_file
 from stream_doctor.config.globs import Glob
-from stream_doctor.findings import Severity
+from stream_doctor.values.findings import Severity
 
 
 @pytest.mark.parametrize(

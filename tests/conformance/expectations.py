@@ -26,9 +26,9 @@ def corpus_files() -> list[str]:
 
 def observe(name: str) -> dict[str, Any]:
     """What replaying one corpus file gives, in the shape of ``expected.yml`` (without justifications)."""
-    from stream_doctor.engine import replay
-    from stream_doctor.findings import Severity
-    from stream_doctor.options import Options
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.values.findings import Severity
+    from stream_doctor.values.options import Options
 
     report = replay(str(CORPUS / name), Options())
     calls = []

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from stream_doctor.capture.base import Pos
 from stream_doctor.conversation.model import RequestInfo, Turn
 from stream_doctor.conversation.requests import parse
-from stream_doctor.events import ArgsDelta, BlockStop, Finish, MessageStart, MessageStop, ToolStart
+from stream_doctor.values.events import ArgsDelta, BlockStop, Finish, MessageStart, MessageStop, ToolStart
 from tests.helpers import Script
 
 Call = tuple  # (id, name, [fragments]) or (id, name, [fragments], {"server_side": True, "item_id": …})

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from benchmarks.sessions import PROVIDERS, session
 from stream_doctor import replay
 from stream_doctor.conversation.requests import History, parse
-from stream_doctor.findings import Severity
+from stream_doctor.values.findings import Severity
 
 #: One provider of each family, and items of its history: calls, results, text, and shapes that are
 #: no item at all (a string, a number, a list where an object belongs).

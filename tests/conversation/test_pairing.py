@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stream_doctor.conversation.pairing import pair
-from stream_doctor.conversation.problems import CallIdRewritten, CallWithoutResult, ResultMisplaced
+from stream_doctor.conversation.pairing_problems import CallIdRewritten, CallWithoutResult, ResultMisplaced
 from tests.conversation.helpers import turn
 
 TOOLS = [

@@ -7,7 +7,7 @@ from typing import Callable
 import pytest
 
 from stream_doctor.conversation.requests import parse, tools_from
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 import stream_doctor
 from stream_doctor.capture.session import collect
 from stream_doctor.cli import app
+from stream_doctor.engine.stages import RunError
 from stream_doctor.record.parse import event_record
 from stream_doctor.record.writer import EnvelopeWriter, request_record
-from stream_doctor.stages import RunError
 
 URL = "https://api.anthropic.com/v1/messages"
 CALL_ID = "toolu_016VrNJIy6Bc1b7mC4BgQKrx"

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.cli import app
-from stream_doctor.engine import replay
-from stream_doctor.findings import Location
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.findings import Location
+from stream_doctor.values.options import Options
 
 runner = CliRunner()
 EVENT = {"sd": "event", "event": "message_stop", "data": {"type": "message_stop"}}
@@ -137,7 +137,7 @@ def test_convert_command_writes_the_envelope(tmp_path: Path) -> None:
 def test_a_plain_replay_imports_neither_jsonschema_nor_yaml() -> None:
     code = (
         "import sys\n"
-        "from stream_doctor.engine import replay\nfrom stream_doctor.options import Options\n"
+        "from stream_doctor.engine.pipeline import replay\nfrom stream_doctor.values.options import Options\n"
         "replay('fixtures/anthropic/one_call.sse', Options())\n"
         "print(sorted(m for m in ('jsonschema', 'yaml') if m in sys.modules))"
     )

@@ -14,9 +14,9 @@ from benchmarks.captures import write_calls
 from stream_doctor.capture import load
 from stream_doctor.clients.library import Original
 from stream_doctor.clients.library import load as load_library
-from stream_doctor.findings import Severity
 from stream_doctor.minimizer.calls import renumbered
 from stream_doctor.minimizer.units import Unit
+from stream_doctor.values.findings import Severity
 
 
 def _event(payload: dict[str, object], turn: int = 1, call: int | None = None) -> Unit:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import stream_doctor
-from stream_doctor.findings import Severity
+from stream_doctor.values.findings import Severity
 from tests.conftest import FIXTURES
 from tests.expected_findings import EXPECTED
 

@@ -9,9 +9,9 @@ import pytest
 
 import stream_doctor
 from benchmarks.sessions import SECRET, USER_MARKER, session
-from stream_doctor.findings import Severity
 from stream_doctor.minimizer.ddmin import ddmin
 from stream_doctor.minimizer.run import Progress
+from stream_doctor.values.findings import Severity
 from tests import planted_secrets
 from tests.conftest import FIXTURES
 

@@ -9,8 +9,8 @@ import re
 import pytest
 
 import stream_doctor
-from stream_doctor.findings import Severity
 from stream_doctor.minimizer.whitelist import is_masked
+from stream_doctor.values.findings import Severity
 from tests.conftest import FIXTURES
 
 #: One capture of each way a provider writes a call's name and id (``name``, the AI SDK's ``toolName``;

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 import stream_doctor
 from benchmarks.sessions import session
 from stream_doctor.cli import app
-from stream_doctor.findings import Severity
 from stream_doctor.minimizer.redact import KINDS
 from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_sse_text, mask_url
+from stream_doctor.values.findings import Severity
 from tests.conftest import FIXTURES
 from tests.minimize.marked_captures import CASES, MARKER, framed_sse
 from tests.minimize.test_fixtures import CASES as FIXTURE_CASES

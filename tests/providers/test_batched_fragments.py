@@ -13,10 +13,10 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.stream import CaptureInfo
 from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
-from stream_doctor.events import ArgsRun, Event
-from stream_doctor.options import Options
+from stream_doctor.engine.stages import adapter_for
 from stream_doctor.providers import anthropic
-from stream_doctor.stages import adapter_for
+from stream_doctor.values.events import ArgsRun, Event
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES
 from tests.providers.test_frame_by_frame import CAPTURES
 

@@ -12,8 +12,8 @@ import pytest
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.eventstream import encode_message, read_eventstream
-from stream_doctor.events import ArgsDelta, BlockStart, Event, KeepAlive, Malformed, StreamError, Unknown
 from stream_doctor.providers import anthropic, bedrock, gemini
+from stream_doctor.values.events import ArgsDelta, BlockStart, Event, KeepAlive, Malformed, StreamError, Unknown
 from tests.helpers import accumulated
 
 

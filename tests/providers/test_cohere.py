@@ -9,8 +9,8 @@ import pytest
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import ArgsDelta, Event, KeepAlive, Malformed, Problem, StreamError, Unknown
 from stream_doctor.providers import anthropic, cohere
+from stream_doctor.values.events import ArgsDelta, Event, KeepAlive, Malformed, Problem, StreamError, Unknown
 from tests.helpers import accumulated
 
 

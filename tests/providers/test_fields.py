@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import Problem
 from stream_doctor.providers.fields import ANY, FieldCheck, Shape
+from stream_doctor.values.events import Problem
 
 POS = Pos(1, 1, 0)
 EVENT = Shape(

@@ -8,8 +8,8 @@ import pytest
 
 from stream_doctor.capture import load
 from stream_doctor.conversation.build import split
-from stream_doctor.options import Options
-from stream_doctor.stages import adapter_for
+from stream_doctor.engine.stages import adapter_for
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES, fixture_files
 
 CAPTURES = sorted(str(p) for p in fixture_files())

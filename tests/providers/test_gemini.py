@@ -9,9 +9,9 @@ import pytest
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import BlockStop, Event, Finish, KeepAlive, Malformed, Problem, ToolStart, Unknown
 from stream_doctor.providers import anthropic, gemini, gemini_interactions
 from stream_doctor.providers.gemini_partial_args import StreamedArguments, parse_path
+from stream_doctor.values.events import BlockStop, Event, Finish, KeepAlive, Malformed, Problem, ToolStart, Unknown
 from tests.helpers import accumulated
 
 

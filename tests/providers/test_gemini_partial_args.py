@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.problems import PartialArgUnplaceable
+from stream_doctor.capture.problem_facts import PartialArgUnplaceable
 from stream_doctor.providers.gemini_partial_args import StreamedArguments, parse_path, show_path
 from stream_doctor.rules.correlation.sd523_partial_args_unplaceable import WORDS, unplaceable
 

@@ -10,8 +10,8 @@ import pytest
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import BlockDelta, Event, Problem
 from stream_doctor.providers import detect, mistral, openai_chat
+from stream_doctor.values.events import BlockDelta, Event, Problem
 from tests.conftest import CORPUS as SHARED_CORPUS
 from tests.conftest import NO_CORPUS
 from tests.helpers import accumulated

@@ -8,8 +8,8 @@ import orjson
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.events import BlockStop, Event, Malformed, StreamError, ToolStart, Unknown
 from stream_doctor.providers import ollama
+from stream_doctor.values.events import BlockStop, Event, Malformed, StreamError, ToolStart, Unknown
 from tests.helpers import accumulated
 
 

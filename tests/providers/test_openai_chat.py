@@ -8,11 +8,13 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor.accumulate.problems import IdRepeated, NameRepeated
+from stream_doctor.accumulate.irregularities import IdRepeated, NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Frame, Pos
-from stream_doctor.engine import replay as replay_file
-from stream_doctor.events import (
+from stream_doctor.capture.problem_facts import EndOfStreamMissing
+from stream_doctor.engine.pipeline import replay as replay_file
+from stream_doctor.providers import ADAPTERS, detect, mistral, ollama, openai_chat
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockStop,
     Event,
@@ -26,9 +28,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.options import Options
-from stream_doctor.problems import EndOfStreamMissing
-from stream_doctor.providers import ADAPTERS, detect, mistral, ollama, openai_chat
+from stream_doctor.values.options import Options
 from tests.helpers import accumulated
 
 DONE: Any = NOT_JSON

@@ -10,8 +10,11 @@ import pytest
 
 from stream_doctor.capture import load
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
-from stream_doctor.engine import replay
-from stream_doctor.events import (
+from stream_doctor.capture.problem_facts import ArgumentsWithoutDeltas, ItemIdRotated, SequenceIrregular
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.providers import anthropic, openai_responses
+from stream_doctor.providers.openai_responses import ResponsesTranslator
+from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
     BlockStop,
@@ -27,10 +30,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.options import Options
-from stream_doctor.problems import ArgumentsWithoutDeltas, ItemIdRotated, SequenceIrregular
-from stream_doctor.providers import anthropic, openai_responses
-from stream_doctor.providers.openai_responses import ResponsesTranslator
+from stream_doctor.values.options import Options
 from tests.conftest import fixture_files
 
 

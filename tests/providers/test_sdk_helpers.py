@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES
 from tools.sdk_helper_logs import helper_log
 

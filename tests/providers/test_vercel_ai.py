@@ -11,8 +11,13 @@ import pytest
 from stream_doctor.capture import load
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.capture.prefixed_lines import READER as PREFIXED
-from stream_doctor.engine import replay
-from stream_doctor.events import (
+from stream_doctor.capture.problem_facts import ToolInputError
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.providers import openai_responses, vercel_ai, vercel_ai_data
+from stream_doctor.providers.vercel_ai import RESET_CAUSE, UIStreamTranslator
+from stream_doctor.providers.vercel_ai_data import DataStreamTranslator
+from stream_doctor.rules.correlation.sd519_tool_input_error import rejected
+from stream_doctor.values.events import (
     ArgsDelta,
     BlockStop,
     Event,
@@ -27,12 +32,7 @@ from stream_doctor.events import (
     ToolStart,
     Unknown,
 )
-from stream_doctor.options import Options
-from stream_doctor.problems import ToolInputError
-from stream_doctor.providers import openai_responses, vercel_ai, vercel_ai_data
-from stream_doctor.providers.vercel_ai import RESET_CAUSE, UIStreamTranslator
-from stream_doctor.providers.vercel_ai_data import DataStreamTranslator
-from stream_doctor.rules.correlation.sd519_tool_input_error import rejected
+from stream_doctor.values.options import Options
 from tests.conftest import fixture_files
 
 

@@ -6,9 +6,9 @@ import asyncio
 import threading
 from typing import Any
 
-from stream_doctor.live import Live
-from stream_doctor.options import Options
+from stream_doctor.record.live import Live
 from stream_doctor.record.proxy import ProxyConfig, serve
+from stream_doctor.values.options import Options
 
 
 class RunningProxy:
@@ -16,7 +16,7 @@ class RunningProxy:
         self, upstream: str, out: str, redact: frozenset[str] = frozenset(), options: Options | None = None
     ) -> None:
         self.lines: list[str] = []
-        self.live_lines: list[str] = []  # the live findings and summaries (``stream_doctor.live``)
+        self.live_lines: list[str] = []  # the live findings and summaries (``stream_doctor.record.live``)
         self.live = Live(options or Options(), self.live_lines.append, self.lines.append)
         self.config = ProxyConfig(upstream, out, redact, log=self.lines.append, listen=self.live.queued)
         self.loop = asyncio.new_event_loop()

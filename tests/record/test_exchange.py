@@ -11,9 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stream_doctor.protocol import StreamEnd
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.writer import EnvelopeWriter
+from stream_doctor.values.protocol import StreamEnd
 
 SSE, LINES = "text/event-stream", "application/x-ndjson"
 

@@ -22,9 +22,9 @@ import pytest
 from stream_doctor import replay
 from stream_doctor.capture import load
 from stream_doctor.capture.base import Pos
-from stream_doctor.live import Live
-from stream_doctor.options import Options
 from stream_doctor.record.conversations import GROUPING
+from stream_doctor.record.live import Live
+from stream_doctor.values.options import Options
 from tests.conftest import fixture_files
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
@@ -209,7 +209,7 @@ def test_the_live_findings_reach_the_clients_named(tmp_path: Path) -> None:
 def test_fail_on_says_whether_a_finding_reached_it() -> None:
     live = Live(Options())
     assert not live.failed
-    from stream_doctor.findings import Finding, Location, Severity
+    from stream_doctor.values.findings import Finding, Location, Severity
 
     warning = Finding("SD000", "x", Severity.WARNING, "m", "h", Location("p"))
     conversation = live.listener("p.jsonl", "anthropic")
@@ -350,8 +350,8 @@ def wait_for(condition: Any, timeout: float = 10.0) -> None:
 
 
 def test_a_live_line_is_one_line_with_capture_text_escaped() -> None:
-    from stream_doctor.findings import Finding, Location, Severity
-    from stream_doctor.reporters import live as lines
+    from stream_doctor.reporters import live_lines as lines
+    from stream_doctor.values.findings import Finding, Location, Severity
 
     hostile = Finding(
         "SD201",

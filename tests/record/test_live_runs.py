@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from stream_doctor import live as live_module
 from stream_doctor import replay
-from stream_doctor.options import Options
+from stream_doctor.record import live as live_module
+from stream_doctor.values.options import Options
 from tests.clients.test_client_runs import _stand_in
 from tests.record.proxy_server import RunningProxy
 from tests.record.test_live import found, wait_for

@@ -21,7 +21,8 @@ from typing import Any
 import orjson
 import pytest
 
-from stream_doctor import jsontext, replay
+from stream_doctor import replay
+from stream_doctor.util import jsontext
 from tests.record.proxy_process import BASELINE, Proxy
 from tests.record.proxy_server import RunningProxy
 from tests.record.test_live import PATHS
@@ -186,7 +187,7 @@ def test_every_field_a_reader_reads_of_the_wrong_type_costs_no_exchange(tmp_path
 def test_a_live_check_that_fails_is_one_line_and_counts_as_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stream_doctor.live import LiveConversation
+    from stream_doctor.record.live import LiveConversation
 
     def broken(self: Any, record: Any, line: bytes, pos: Any) -> None:
         raise RecursionError("maximum recursion depth exceeded\x1b]0;x\x07")
@@ -274,7 +275,7 @@ def test_an_unreachable_upstream_is_a_502_naming_it_and_no_capture_finding(tmp_p
     assert "partial" not in request and "problems" not in request  # the body was read whole: nothing was cut
     assert request["body"]["messages"][0]["content"] == "x" * 100_000
     assert request["response"] == {"status": None, "error": said}
-    from stream_doctor.stages import RunError
+    from stream_doctor.engine.stages import RunError
 
     with pytest.raises(RunError, match="the capture holds no events"):  # no response: nothing to diagnose
         replay(str(envelope))

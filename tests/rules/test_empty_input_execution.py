@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.options import Options
 
 _KEYS = st.sampled_from(["path", "content", "mode", "line"])
 _VALUES = st.one_of(st.text(max_size=12), st.integers(-5, 5), st.booleans())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stream_doctor.conversation.problems import Place, ResultMisplaced
+from stream_doctor.conversation.pairing_problems import Place, ResultMisplaced
 from stream_doctor.rules.pairing.sd604_result_misplaced import why
 from stream_doctor.rules.pairing.sd606_call_id_rewritten import relation
 

@@ -9,13 +9,13 @@ from dataclasses import fields, replace
 import pytest
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.engine import replay
-from stream_doctor.events import ArgsDelta, BlockStart, BlockStop, Finish, MessageStart, MessageStop, ToolStart
-from stream_doctor.findings import Finding
-from stream_doctor.options import Options
-from stream_doctor.protocol import NEUTRAL_WORDS, EventWords, ProtocolFacts
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.providers import ADAPTERS, anthropic
 from stream_doctor.rules import lookup
+from stream_doctor.values.events import ArgsDelta, BlockStart, BlockStop, Finish, MessageStart, MessageStop, ToolStart
+from stream_doctor.values.findings import Finding
+from stream_doctor.values.options import Options
+from stream_doctor.values.protocol import NEUTRAL_WORDS, EventWords, ProtocolFacts
 from tests.helpers import Script
 
 INVENTED = EventWords(

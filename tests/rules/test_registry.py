@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import stream_doctor.rules as rules_package
-from stream_doctor.protocol import ProtocolFacts
 from stream_doctor.providers import ADAPTERS
 from stream_doctor.rules import RULES, lookup
 from stream_doctor.rules.base import DOC_SECTIONS, FAMILIES
+from stream_doctor.values.protocol import ProtocolFacts
 from tests.clients.cases import CLIENT_EXPECTED
 from tests.expected_findings import EXPECTED
 from tests.rules import test_rule_cases as rule_cases

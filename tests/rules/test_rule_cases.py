@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
-from stream_doctor.engine import replay
-from stream_doctor.options import CheckOptions, Given, Options
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.rules import lookup
+from stream_doctor.values.options import CheckOptions, Given, Options
 from tests.conftest import FIXTURES
 
 CASES = Path(__file__).parent / "cases"

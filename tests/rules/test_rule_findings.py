@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from stream_doctor.engine import replay
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.options import Options
 
 
 def findings(name: str, code: str) -> list[Finding]:

@@ -3,10 +3,10 @@ an API reacts check that claim against the answer the capture recorded."""
 
 from __future__ import annotations
 
-from stream_doctor.engine import replay
-from stream_doctor.findings import Severity
-from stream_doctor.options import Options
+from stream_doctor.engine.pipeline import replay
 from stream_doctor.rules import RULES
+from stream_doctor.values.findings import Severity
+from stream_doctor.values.options import Options
 from tests.conftest import ROOT
 
 
@@ -48,7 +48,7 @@ def test_a_request_the_capture_shows_accepted_is_info() -> None:
 def test_a_converted_capture_keeps_the_status_that_proves_the_rejection(tmp_path: object) -> None:
     from pathlib import Path
 
-    from stream_doctor.convert import convert
+    from stream_doctor.engine.convert import convert
 
     envelope = Path(str(tmp_path)) / "converted.jsonl"
     envelope.write_bytes(convert("fixtures/conversations/responses_item_id_as_call_id.yaml", Options()))

@@ -153,7 +153,7 @@ def _kind(event: Any) -> Any:
 
 
 def test_what_only_looks_like_a_key_is_kept_where_the_masking_rules_keep_it(tmp_path: Path) -> None:
-    """A near miss: ``cache_key`` and ``max_tokens`` are no credential fields (``credentials.py`` masks no bare
+    """A near miss: ``cache_key`` and ``max_tokens`` are no credential fields (``util/credentials.py`` masks no bare
     ``key``/``token`` suffix), a tool schema's ``api_key`` property holds a schema, not a secret, and a
     user's words about a key are text: each is served as the capture holds it, beside masked secrets."""
     first, second = planted_secrets.anthropic_requests()

@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from stream_doctor.api import replay
 from stream_doctor.clients.library import LIBRARIES, Original, Outcome, original_chunks
 from stream_doctor.clients.library import load as load_library
-from stream_doctor.events import ToolStart
 from stream_doctor.serve.variants import BY_NAME, variant_names
 from stream_doctor.serve.wire import Plan, Recorded
+from stream_doctor.values.events import ToolStart
 from tests.clients.node_harness import NodeHarness, library_outcome
 from tests.clients.streams import Fed, anthropic_streams, chat_streams, fed_sse
 from tests.conftest import FIXTURES, fixture_files

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from stream_doctor.capture import load
 from stream_doctor.cli import app
-from stream_doctor.engine import replay
-from stream_doctor.options import Options
-from stream_doctor.report import NO_EXECUTIONS_NOTE
+from stream_doctor.engine.pipeline import replay
+from stream_doctor.values.options import Options
+from stream_doctor.values.report import NO_EXECUTIONS_NOTE
 from tests.conftest import fixture_files
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ cassettes are ``capture/vcr.py``, HAR files ``capture/har.py``; what this projec
 - ``gemini_cli``: gemini-cli's fake responses, one SDK call a line.
 
 Each exchange that is an LLM call becomes a request frame and its response body's frames, like a HAR
-entry or a cassette interaction (``capture/exchange.py``, which also holds the one loop over a file's
+entry or a cassette interaction (``capture/http_frames.py``, which also holds the one loop over a file's
 exchanges). A body is one JSON string on one line of the file, so every frame of an exchange points at
 that line.
 """
@@ -40,7 +40,7 @@ from stream_doctor.capture.starts.recording import could_be
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 
 class _JsonDialect(Protocol):

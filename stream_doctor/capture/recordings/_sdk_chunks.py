@@ -9,7 +9,7 @@ import orjson
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import BodyPlace
+    from stream_doctor.capture.http_frames import BodyPlace
 
 #: the content type a list of chunk objects is read as (even a list of one: a stream of one chunk)
 NDJSON = "application/x-ndjson"
@@ -52,7 +52,7 @@ def is_chunk_list(raw: Any) -> TypeGuard[list[Any]]:
 
 def chunk_lines(items: list[Any], source: Source, starts: list[int | None]) -> tuple[bytes, BodyPlace]:
     """Chunk objects as a JSON Lines body, each line placed at the file line its object starts on."""
-    from stream_doctor.capture.exchange import Folded
+    from stream_doctor.capture.http_frames import Folded
 
     lines = [orjson.dumps(sdk_data(item)) for item in items]
     body_offsets, file_lines, file_offsets = [], [], []

@@ -9,7 +9,7 @@ from stream_doctor.capture.base import Exchange, Pos
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges, Fixed
+    from stream_doctor.capture.http_frames import Exchanges, Fixed
 
 #: A dialect's places: where each JSON path it asked ``json_places`` for starts in the file.
 Places = dict[Any, int]
@@ -29,7 +29,7 @@ def add(
 ) -> None:
     """One exchange whose body is one JSON value of the file at ``where`` (the request's ``pos`` when the
     body has no place); ``encoded``: the recorder stores the body as it came, still carrying its codings."""
-    from stream_doctor.capture.exchange import Fixed
+    from stream_doctor.capture.http_frames import Fixed
 
     place = Fixed(source.line_of(where), where + 1) if where is not None else fixed(pos)
     compressed = payload is not None and (encoded or payload.startswith(b"\x1f\x8b"))
@@ -43,7 +43,7 @@ def skipped(collected: Exchanges, number: int, pos: Pos, why: str) -> None:
 
 
 def fixed(pos: Pos) -> Fixed:
-    from stream_doctor.capture.exchange import Fixed
+    from stream_doctor.capture.http_frames import Fixed
 
     return Fixed(pos.line, pos.offset)
 

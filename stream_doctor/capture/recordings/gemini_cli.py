@@ -17,7 +17,7 @@ from stream_doctor.capture.recordings._shared import as_str, fixed
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 #: a line ``{"method": "generateContent…", "response": …}``
 _START = re.compile(rb'\A(?:\xef\xbb\xbf)?\{"method"\s*:\s*"[A-Za-z]+"\s*,\s*"response"\s*:')

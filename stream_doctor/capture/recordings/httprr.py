@@ -14,7 +14,7 @@ from stream_doctor.capture.starts.recording import HTTPRR
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 _SIZES = re.compile(rb"(\d{1,12}) (\d{1,12})\r?\n")
 
@@ -53,7 +53,7 @@ def _exchange(
     collected: Exchanges, source: Source, number: int, start: int, request_size: int, response: bytes
 ) -> None:
     """The exchange whose request is ``request_size`` bytes at ``start``, followed by ``response``."""
-    from stream_doctor.capture.exchange import Lines, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import Lines, header, is_llm_call, redact_headers, redact_url, request_body
 
     pos = Pos(0, source.line_of(start), start)
     first, request_headers, request_text, _ = _http_message(source.data[start : start + request_size])

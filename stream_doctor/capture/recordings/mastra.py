@@ -16,7 +16,7 @@ from stream_doctor.capture.recordings.one_exchange import exchange
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 #: ``[{"hash": "…", "request": …}]``, or ``{"meta": {…}, "recordings": […]}``
 _ARRAY_START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\[\s*\{\s*"hash"\s*:\s*"[^"\\]*"\s*,\s*"request"\s*:')

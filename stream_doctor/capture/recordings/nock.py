@@ -18,7 +18,7 @@ from stream_doctor.capture.recordings._shared import Places, add, as_str, header
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 _START = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
 _HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
@@ -42,7 +42,7 @@ def exchanges(data: bytes, document: Any, source: Source, collected: Exchanges) 
 
 
 def _definition(collected: Exchanges, source: Source, places: Places, number: int, entry: Any) -> None:
-    from stream_doctor.capture.exchange import header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import header, is_llm_call, redact_headers, redact_url, request_body
 
     start = places.get((number - 1,), 0)
     pos = Pos(0, source.line_of(start), start)

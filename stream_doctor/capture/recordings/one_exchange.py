@@ -22,7 +22,7 @@ from stream_doctor.capture.recordings._shared import Places, add, as_dict, as_st
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 _START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:request|response)"\s*:')
 #: llama-stack: ``{"test_id": "…", "request": {…}, "response": {…}}``
@@ -65,7 +65,7 @@ def exchange(
     collected: Exchanges, source: Source, places: Places, prefix: tuple[Any, ...], number: int, value: Any
 ) -> None:
     """The exchange ``value`` (at ``prefix`` in the file's JSON)."""
-    from stream_doctor.capture.exchange import header, is_llm_call, redact_headers
+    from stream_doctor.capture.http_frames import header, is_llm_call, redact_headers
 
     request = as_dict(value.get("request"))
     response = as_dict(value.get("response"))
@@ -96,7 +96,7 @@ def exchange(
 
 def _request(request: dict[str, Any], collected: Exchanges) -> dict[str, Any]:
     """The request as a request frame holds it: method, URL and headers redacted, body."""
-    from stream_doctor.capture.exchange import redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import redact_headers, redact_url, request_body
 
     body = request_body(request.get("body"), collected.budget)
     if is_b64(request.get("body")):  # ReqLLM's older transcripts (JSON beside it), a test agent's binary body

@@ -13,7 +13,7 @@ from stream_doctor.capture.recordings.one_exchange import json_lines
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 #: an object that opens with one of its keys
 _START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:status|statusCode|headers|body)"\s*:')
@@ -30,7 +30,7 @@ def reads(data: bytes, document: Any) -> bool:
 def exchanges(data: bytes, document: Any, source: Source, collected: Exchanges) -> Iterator[None]:
     """A turn whose stream is the body, and nothing of its request."""
     from stream_doctor.capture._text_places import json_places
-    from stream_doctor.capture.exchange import header, redact_headers
+    from stream_doctor.capture.http_frames import header, redact_headers
 
     if not isinstance(document.get("body"), str):
         raise CaptureError('not a readable response recording: its "body" is not text')

@@ -23,7 +23,7 @@ from stream_doctor.capture.recordings._shared import add, as_dict, as_str, heade
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 #: Jason writes the keys sorted, so a transcript opens with ``captured_at`` then ``chunks`` (or ``events``),
 #: or with ``model_spec`` then ``provider`` (a whole reply)
@@ -44,7 +44,7 @@ def reads(data: bytes, document: Any) -> bool:
 def exchanges(data: bytes, document: Any, source: Source, collected: Exchanges) -> Iterator[None]:
     """One exchange whose stream is its chunks' bytes joined (see the module's docstring)."""
     from stream_doctor.capture._text_places import json_places
-    from stream_doctor.capture.exchange import header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import header, is_llm_call, redact_headers, redact_url, request_body
 
     places = json_places(data, lambda p: p in (("request",), ("response",)))
     request = as_dict(document.get("request"))
@@ -68,7 +68,7 @@ def exchanges(data: bytes, document: Any, source: Source, collected: Exchanges) 
 def _response(document: dict[str, Any], response: dict[str, Any]) -> tuple[int | None, Any, bytes | None]:
     """The status, the redacted headers and the body: the chunks joined, the data events joined (a status or
     headers event replacing the response's), or the whole reply."""
-    from stream_doctor.capture.exchange import redact_headers
+    from stream_doctor.capture.http_frames import redact_headers
 
     got_status = status(response.get("status"))
     headers = redact_headers(header_items(response.get("headers")))

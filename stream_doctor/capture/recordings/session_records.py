@@ -16,7 +16,7 @@ from stream_doctor.capture.recordings._shared import Places, add, as_str, fixed,
 
 if TYPE_CHECKING:
     from stream_doctor.capture._text_places import Source
-    from stream_doctor.capture.exchange import Exchanges
+    from stream_doctor.capture.http_frames import Exchanges
 
 _START = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"Entries"\s*:\s*\[')
 
@@ -39,7 +39,7 @@ def exchanges(data: bytes, document: Any, source: Source, collected: Exchanges) 
 
 
 def _entry(collected: Exchanges, source: Source, places: Places, number: int, entry: Any) -> None:
-    from stream_doctor.capture.exchange import header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import header, is_llm_call, redact_headers, redact_url, request_body
 
     start = places.get(("Entries", number - 1), 0)
     pos = Pos(0, source.line_of(start), start)
@@ -79,7 +79,7 @@ def _entry(collected: Exchanges, source: Source, places: Places, number: int, en
 
 def _body_lines(raw: list[str], source: Source, places: Places, number: int, pos: Pos) -> tuple[bytes, Any]:
     """The body's lines, each a JSON string on a line of the file: a frame points at its line."""
-    from stream_doctor.capture.exchange import Folded
+    from stream_doctor.capture.http_frames import Folded
 
     parts = [line.encode("utf-8", "surrogatepass") for line in raw]
     body_offsets, file_lines, file_offsets = [], [], []

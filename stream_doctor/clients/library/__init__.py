@@ -21,9 +21,9 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Protocol
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import NOT_JSON, Body, Capture, Frame, Pos
 from stream_doctor.clients.base import ClientError, Handoff
+from stream_doctor.util import jsontext
 
 #: profile name -> (module in this package, the package it drives, what a handoff is compared by:
 #: "value" the input the tool gets, "text" the argument text, "args" the text, or the value when the
@@ -99,7 +99,7 @@ def load(profile: str) -> LibraryRun:
     try:
         importlib.import_module(package)
     except ImportError:
-        from stream_doctor.install import install_extra
+        from stream_doctor.util.install import install_extra
 
         message = f"{profile} needs the {package} package: {install_extra('clients')}"
         raise LibraryMissing(message, package.replace("_", "-")) from None

@@ -28,7 +28,7 @@ import orjson
 from stream_doctor.capture.base import Body, Capture, Frame, Pos
 from stream_doctor.clients.library import LibraryMissing
 from stream_doctor.conversation.build import Section
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 
 def main() -> int:

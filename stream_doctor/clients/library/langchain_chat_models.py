@@ -19,7 +19,7 @@ from typing import Any
 
 from stream_doctor.capture.base import Capture, Frame, Pos
 from stream_doctor.clients.library import Original, Outcome, Seen, body_chunks, http_module, raised
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 #: where the application sees a call handed over, during the stream and once it ended (--client's run says it)
 HANDS_AT = ("a chunk", "the summed AIMessageChunk's tool_calls")

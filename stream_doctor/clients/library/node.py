@@ -24,7 +24,7 @@ import orjson
 
 from stream_doctor.capture.base import Capture, Frame, Pos
 from stream_doctor.clients.library import LibraryMissing, Original, Outcome, Seen, body_chunks
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 SCRIPT = Path(__file__).resolve().parent / "harness.mjs"
 #: the project's own harness, where a source checkout has its packages installed (``npm ci``)
@@ -136,7 +136,7 @@ def _modules(profile: str, given: str | None) -> Path:
 
 
 def _version(package: Path) -> str | None:
-    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.util.opener import UnreadableFile, read_bytes
 
     try:  # the opener: a package.json that is a FIFO or a huge file is no version, never a hang
         version = orjson.loads(read_bytes(str(package / "package.json"))).get("version")

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead, ToolDef
 from stream_doctor.conversation.requests.common import listed
-from stream_doctor.registry import LazyRegistry
+from stream_doctor.util.registry import LazyRegistry
 
 
 class Family(Protocol):

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from stream_doctor.conversation.model import Role
-from stream_doctor.events import MISSING
+from stream_doctor.values.events import MISSING
 
 _ROLES: dict[str, Role] = {
     "assistant": "assistant",

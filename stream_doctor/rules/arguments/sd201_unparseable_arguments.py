@@ -33,8 +33,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 HINTS = {
     "truncated": "The buffer ends mid-value; do not run the call, check the stop reason",

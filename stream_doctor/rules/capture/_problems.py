@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding
-from stream_doctor.problems import ProblemFacts
+from stream_doctor.capture.problem_facts import ProblemFacts
 from stream_doctor.rules.base import Rule
+from stream_doctor.values.findings import Finding
 
 F = TypeVar("F", bound=ProblemFacts)
 
@@ -21,7 +21,7 @@ def problems_of(
     words: tuple[type[F], Callable[[F], str]] | None = None,
 ) -> Iterator[Finding]:
     """Findings for the capture's problems of these kinds. A problem that carries facts of the
-    given type (an adapter's ``problems.py`` record) is worded by the rule's function; the others
+    given type (an adapter's ``capture/problem_facts.py`` record) is worded by the rule's function; the others
     carry their message."""
     wanted = set(kinds)
     for problem in stream.problems:

@@ -33,9 +33,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import CutBeforeData
+from stream_doctor.capture.problem_facts import CutBeforeData
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The capture ends inside a frame (no final blank line or bracket)", Severity.WARNING)

@@ -34,9 +34,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import where
+from stream_doctor.util.wording import where
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Fields no provider documentation defines (listed once per capture)", Severity.INFO)

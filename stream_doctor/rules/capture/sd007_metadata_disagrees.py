@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Recorded response headers disagree with the stored body (read by its bytes)", Severity.INFO)

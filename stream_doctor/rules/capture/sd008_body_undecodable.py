@@ -41,9 +41,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A recorded response body cannot be decompressed, so its turn's stream was not read", Severity.WARNING)

@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Location, Severity
 
 _HINT = "`stream-doctor replay` shows the same error; repair or re-record the capture, or force its format"
 _SIDECAR_HINT = "repair the sidecar (or remove it and run `check --update-expectations`)"

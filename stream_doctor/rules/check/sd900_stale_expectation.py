@@ -32,8 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from stream_doctor.findings import Finding, Location, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Location, Severity
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.events import MISSING
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule
-from stream_doctor.wording import excerpt, preview, where
+from stream_doctor.util.wording import excerpt, preview, where
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall

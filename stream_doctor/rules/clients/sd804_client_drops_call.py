@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import rule
 from stream_doctor.rules.clients._common import correct, report, who
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import rule
 from stream_doctor.rules.clients._common import hint, severity, who
-from stream_doctor.wording import where
+from stream_doctor.util.wording import where
+from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.clients.compare import ClientReview

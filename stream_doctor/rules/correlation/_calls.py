@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.wording import excerpt
+from stream_doctor.util.wording import excerpt
 
 
 def choice_of(call: ToolCall) -> Hashable:

@@ -34,12 +34,12 @@ from typing import Iterator
 
 import orjson
 
-from stream_doctor.accumulate.problems import IndexShared
+from stream_doctor.accumulate.irregularities import IndexShared
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import choice_of
-from stream_doctor.wording import excerpt
+from stream_doctor.util.wording import excerpt
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Several open tool calls share one index", Severity.WARNING)

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import UncorrelatedFragment
+from stream_doctor.accumulate.irregularities import UncorrelatedFragment
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import excerpt, where
+from stream_doctor.util.wording import excerpt, where
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool-call fragment carries neither an index nor an id", Severity.WARNING)

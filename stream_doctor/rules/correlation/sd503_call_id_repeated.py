@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import IdRepeated
+from stream_doctor.accumulate.irregularities import IdRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import repeated
+from stream_doctor.values.findings import Finding, Severity
 
 #: OpenAI's limit on tool_call ids in the next request (archestra-ai/archestra PR #866).
 OPENAI_ID_LIMIT = 40

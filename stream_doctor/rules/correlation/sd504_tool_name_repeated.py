@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import NameRepeated
+from stream_doctor.accumulate.irregularities import NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.correlation._calls import repeated
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool call's name is repeated on its later fragments", Severity.WARNING)

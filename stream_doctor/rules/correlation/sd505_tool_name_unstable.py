@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import NameBlank, NameChanged, NameLate
+from stream_doctor.accumulate.irregularities import NameBlank, NameChanged, NameLate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import where
+from stream_doctor.util.wording import where
+from stream_doctor.values.findings import Finding, Severity
 
 HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a call only once it has a name"
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import IdChanged, IdLate
+from stream_doctor.accumulate.irregularities import IdChanged, IdLate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import where
+from stream_doctor.util.wording import where
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool call's id arrives late or changes within the call", Severity.WARNING)

@@ -33,9 +33,9 @@ from itertools import pairwise
 from typing import Hashable, Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.correlation._calls import choice_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Tool call indices do not count 0, 1, 2 … in order", Severity.WARNING)

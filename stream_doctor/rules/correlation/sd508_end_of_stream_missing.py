@@ -43,10 +43,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import EndOfStreamInexact, EndOfStreamMissing
-from stream_doctor.protocol import records_sentinel
+from stream_doctor.capture.problem_facts import EndOfStreamInexact, EndOfStreamMissing
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.protocol import records_sentinel
 
 
 @rule("The turn finished but data: [DONE] never came", Severity.WARNING)

@@ -44,11 +44,11 @@ from typing import Iterator
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import preview
+from stream_doctor.util import jsontext
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Two calls in one message have the same tool and arguments", Severity.WARNING)

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import SummaryDiffers
+from stream_doctor.accumulate.irregularities import SummaryDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 WHAT = {
     "id": (

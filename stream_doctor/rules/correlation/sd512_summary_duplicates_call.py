@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import SummaryDuplicate
+from stream_doctor.accumulate.irregularities import SummaryDuplicate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A terminal event restates a streamed call under another id", Severity.WARNING)

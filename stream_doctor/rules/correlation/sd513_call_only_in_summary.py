@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import SummaryOnlyCall
+from stream_doctor.accumulate.irregularities import SummaryOnlyCall
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A terminal event lists a call the stream never produced", Severity.WARNING)

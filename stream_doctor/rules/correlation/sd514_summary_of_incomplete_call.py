@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import SummaryBeforeComplete
+from stream_doctor.accumulate.irregularities import SummaryBeforeComplete
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.events import MISSING
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import excerpt, preview, where
+from stream_doctor.util.wording import excerpt, preview, where
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A later event restates a call that had not completed", Severity.WARNING)

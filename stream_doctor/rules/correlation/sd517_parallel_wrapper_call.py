@@ -34,9 +34,9 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 def wrapped_calls(arguments: Any) -> list[tuple[str, Any]] | None:

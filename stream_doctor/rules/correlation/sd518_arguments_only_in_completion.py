@@ -36,10 +36,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import ArgumentsWithoutDeltas
+from stream_doctor.capture.problem_facts import ArgumentsWithoutDeltas
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A streamed call's input came only in its completion event, with no delta", Severity.INFO)

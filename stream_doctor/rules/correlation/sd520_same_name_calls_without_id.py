@@ -29,9 +29,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Calls in one turn share a name and have no id", Severity.INFO)

@@ -36,9 +36,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import MissingTerminalPart
+from stream_doctor.capture.problem_facts import MissingTerminalPart
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule('A streamed call ended without the empty {"functionCall":{}} part', Severity.INFO)

@@ -29,10 +29,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import StringsSplit
+from stream_doctor.capture.problem_facts import StringsSplit
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Streamed string arguments arrive in pieces that must be appended", Severity.INFO)

@@ -41,9 +41,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import ThoughtSignatures
+from stream_doctor.capture.problem_facts import ThoughtSignatures
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 ERROR_400 = '400 "Function call is missing a thought_signature in functionCall parts"'
 

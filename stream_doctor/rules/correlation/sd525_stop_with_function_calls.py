@@ -29,9 +29,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import where
+from stream_doctor.util.wording import where
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A Gemini turn with function calls ended with finishReason STOP", Severity.INFO)

@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.problems import PromptBlocked
+from stream_doctor.capture.problem_facts import PromptBlocked
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The prompt was blocked: the response has no candidates", Severity.ERROR)

@@ -29,9 +29,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.capture._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A binary event stream message fails its CRC32 or has impossible lengths", Severity.ERROR)

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import HelperSnapshotDiffers
+from stream_doctor.accumulate.irregularities import HelperSnapshotDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
-from stream_doctor.wording import excerpt, preview
+from stream_doctor.util.wording import excerpt, preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("An SDK stream helper's snapshot of a call differs from the fragments the stream carried", Severity.ERROR)

@@ -31,9 +31,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import excerpt, preview, where
+from stream_doctor.util.wording import excerpt, preview, where
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool ran before its call completed, or for a call that never completed", Severity.ERROR)

@@ -29,11 +29,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ExecutionRecord, ToolCall
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.jsontext import equal
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug, ran_empty
-from stream_doctor.wording import excerpt, preview
+from stream_doctor.util.jsontext import equal
+from stream_doctor.util.wording import excerpt, preview
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool ran with an input that differs from the reassembled arguments", Severity.ERROR)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The same call was executed more than once", Severity.ERROR)

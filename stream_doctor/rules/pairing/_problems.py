@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Callable, Iterator, Literal, TypeVar
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import EchoedInput, PairingProblem
-from stream_doctor.events import MISSING
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import EchoedInput, PairingProblem
 from stream_doctor.rules.base import Rule
-from stream_doctor.wording import preview
+from stream_doctor.util.wording import preview
+from stream_doctor.values.events import MISSING
+from stream_doctor.values.findings import Finding, Severity
 
 I = TypeVar("I", bound=PairingProblem)  # noqa: E741
 

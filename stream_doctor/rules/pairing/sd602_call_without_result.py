@@ -37,10 +37,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import CallWithoutResult
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import CallWithoutResult
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import call_label, problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool call has no result in the next request", Severity.ERROR)

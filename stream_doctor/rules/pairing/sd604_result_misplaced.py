@@ -33,10 +33,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import ResultMisplaced
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import ResultMisplaced
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A tool result is not where the provider requires it", Severity.ERROR)

@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import ItemIdAsCallId
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import ItemIdAsCallId
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The Responses item id (fc_…) was sent where the call id (call_…) belongs", Severity.ERROR)

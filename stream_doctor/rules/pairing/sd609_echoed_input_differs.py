@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import EchoedInputDiffers
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import EchoedInputDiffers
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import call_label, echoed_value, problems_of, value
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The call sent back carries other arguments than its stream did", Severity.WARNING)

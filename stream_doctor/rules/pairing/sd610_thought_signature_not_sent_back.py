@@ -38,10 +38,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.conversation.problems import ThoughtSignatureNotSentBack
-from stream_doctor.findings import Finding, Severity
+from stream_doctor.conversation.pairing_problems import ThoughtSignatureNotSentBack
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.pairing._problems import answer_to, call_label
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A Gemini call that streamed with a thoughtSignature is sent back without it, or moved", Severity.WARNING)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.accumulate.stream import ToolCall
 from stream_doctor.conversation.model import Conversation, ToolDef, Turn
-from stream_doctor.findings import Finding
 from stream_doctor.rules.base import Rule
+from stream_doctor.values.findings import Finding
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.schemas import Violation

@@ -33,9 +33,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import violation_findings
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A call's arguments break a rule of its tool's schema (enum, pattern, bounds …)", Severity.WARNING)

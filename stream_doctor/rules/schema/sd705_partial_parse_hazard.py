@@ -32,9 +32,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.schema._calls import checked_calls
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("Running the tool once its required properties were present would have used incomplete values", Severity.INFO)

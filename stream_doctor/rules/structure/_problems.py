@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from stream_doctor.accumulate.problems import BlockEvent, StreamProblem
+from stream_doctor.accumulate.irregularities import BlockEvent, StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
-from stream_doctor.findings import Finding
 from stream_doctor.rules.base import Rule, of_kind
-from stream_doctor.wording import excerpt
+from stream_doctor.util.wording import excerpt
+from stream_doctor.values.findings import Finding
 
 A = TypeVar("A", bound=StreamProblem)
 B = TypeVar("B", bound=BlockEvent)

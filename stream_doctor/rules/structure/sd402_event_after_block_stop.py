@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import AfterBlockStop
+from stream_doctor.accumulate.irregularities import AfterBlockStop
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import describe_events, grouped
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A delta or stop for a block that was already stopped", Severity.ERROR)

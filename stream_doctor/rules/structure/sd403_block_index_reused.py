@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import IndexReused
+from stream_doctor.accumulate.irregularities import IndexReused
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.structure._problems import block, problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A block start reused an index already started in the message", Severity.ERROR)

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.problems import IndexGap
+from stream_doctor.accumulate.irregularities import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, of_kind, rule
 from stream_doctor.rules.structure._problems import block, problems_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A block start's index is not the next position in the message", Severity.WARNING)

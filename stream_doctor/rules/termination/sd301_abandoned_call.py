@@ -44,9 +44,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.wording import excerpt, where
+from stream_doctor.util.wording import excerpt, where
+from stream_doctor.values.findings import Finding, Severity
 
 CAUSES = {
     "max-tokens": "the turn was cut by a token limit",

@@ -33,9 +33,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.requested import request_of
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("The stop reason disagrees with the tool calls in the message", Severity.WARNING)

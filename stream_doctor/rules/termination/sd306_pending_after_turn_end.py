@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from stream_doctor.accumulate.pending import PENDING_LIMIT, call_timing
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.timing import PENDING_LIMIT, call_timing
+from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A call the stream abandoned stayed pending long after its turn ended", Severity.WARNING)

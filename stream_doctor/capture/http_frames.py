@@ -13,7 +13,7 @@ valid). A request body is kept as sent: the rules compare it, and walking every 
 session for secrets would cost as much as reading it. Its credential fields at any depth
 (``api_key``, ``apiKey``, ``key``, ``token``, ``secret``, ``password``, ``authorization`` …, outside
 tool inputs) are replaced where something is written (``redact_body``: ``convert``'s envelope, the
-recorder), and every report is rendered through ``redaction.py``, which masks them and the values
+recorder), and every report is rendered through ``engine/redaction.py``, which masks them and the values
 the rules compare (tool inputs and results, events).
 """
 
@@ -28,11 +28,11 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 import orjson
 
-from stream_doctor import jsontext
 from stream_doctor.capture.base import KEPT_BODIES, Body, Capture, Exchange, Frame, InputProblem, Pos
 from stream_doctor.capture.limits import Budget, body_too_big, check_count, decoded_body_cap
 from stream_doctor.capture.repeats import Repeats
-from stream_doctor.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
+from stream_doctor.util import jsontext
+from stream_doctor.util.credentials import REDACTED, is_secret_field_name, is_secret_header, redact_text
 
 #: Query parameters that carry credentials: Gemini's ``key``, signed URLs' ``sig`` …
 SECRET_PARAMS = frozenset(

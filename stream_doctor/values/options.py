@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
-from stream_doctor.findings import Severity
+from stream_doctor.values.findings import Severity
 
 #: --client-mode: run the real library a client profile models when it imports (auto), require it (run),
 #: never run it (model), or run it and show where the model differs (both); see clients/runs.py

@@ -16,7 +16,7 @@ import orjson
 
 from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.envelope import check_record
-from stream_doctor.findings import Location
+from stream_doctor.values.findings import Location
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import ToolCall
@@ -64,7 +64,7 @@ def parse_executed(values: Sequence[str]) -> list[Supplied]:
 
 def read_executions(path: str) -> list[Supplied]:
     """The ``execute`` records of a JSONL file (a ``header`` line and blank lines are skipped)."""
-    from stream_doctor.opener import UnreadableFile, read_bytes
+    from stream_doctor.util.opener import UnreadableFile, read_bytes
 
     try:
         data = read_bytes(path)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.findings import Location
-from stream_doctor.problems import ProblemFacts
+from stream_doctor.capture.problem_facts import ProblemFacts
+from stream_doctor.values.findings import Location
 
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from stream_doctor.findings import Finding, Severity
 from stream_doctor.reporters._neutral import defuse_commands, text
+from stream_doctor.values.findings import Finding, Severity
 
 
 def finding(found: Finding) -> str:

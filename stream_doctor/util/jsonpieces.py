@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from stream_doctor import jsontext
+from stream_doctor.util import jsontext
 
 
 def pieces(document: Mapping[str, Any], indent: bool = True) -> Iterator[bytes]:

@@ -1,5 +1,5 @@
 """What marks a credential, and what stands in for one: shared by the capture readers
-(``capture/exchange.py``, which mask what the diagnosis never compares), ``redaction.py`` (which
+(``capture/http_frames.py``, which mask what the diagnosis never compares), ``engine/redaction.py`` (which
 masks what every output shows) and the recorders (``record/``), without any importing another.
 One definition: a field, header or text body is judged here and nowhere else."""
 

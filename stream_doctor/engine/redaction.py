@@ -1,7 +1,7 @@
 """What no output may show: the credential values a capture carries where the analysis needs them real.
 
 Reading a capture already replaces credential headers and keys in URLs by ``[redacted]``
-(``capture/exchange.py``); the credential fields of a request body outside its tool inputs are
+(``capture/http_frames.py``); the credential fields of a request body outside its tool inputs are
 replaced by ``[redacted]`` where something is written (``capture.exchange.redact_body``: the
 envelope ``convert`` writes, and every report, through ``walk``). What is left must stay real while
 the rules run, since they compare it:
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import orjson
 
-from stream_doctor.credentials import REDACTED, is_secret_field_name
+from stream_doctor.util.credentials import REDACTED, is_secret_field_name
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.capture.base import Capture, Frame, Pos
-    from stream_doctor.report import Report
+    from stream_doctor.values.report import Report
 
 #: Shorter values are not masked in text: replacing every ``1`` or ``abc`` of a report would garble it,
 #: and such a value is no credential (the field itself is still masked wherever it is a field).
@@ -83,7 +83,7 @@ def collect_body(body: Any, found: dict[str, None], plain: set[str], seen: set[t
     without copying it: a credential field outside tool inputs is written ``[redacted]``, so its
     value goes to ``plain``; what is left is looked into as ``collect`` does. A container already
     in ``seen`` (and so its secrets) is passed over."""
-    from stream_doctor.capture.exchange import is_tool_block, is_tool_input, redact_body
+    from stream_doctor.capture.http_frames import is_tool_block, is_tool_input, redact_body
 
     if isinstance(body, str):
         collect(redact_body(body), found)
@@ -349,7 +349,7 @@ class SecretRedactor:
 
     def _walk(self, obj: Any) -> Any:
         from stream_doctor.accumulate.stream import ToolCall
-        from stream_doctor.events import ArgsDelta
+        from stream_doctor.values.events import ArgsDelta
 
         if obj is None or isinstance(obj, (bool, int, float)):
             return obj
@@ -411,7 +411,7 @@ class SecretRedactor:
 def _as_written(frame: Frame, plain: set[str]) -> Any:
     """A frame's value as a writer writes it: a request's credential fields are ``[redacted]`` there
     (``capture.exchange.redact_body``), so they are not values to number; they go to ``plain``."""
-    from stream_doctor.capture.exchange import redact_request
+    from stream_doctor.capture.http_frames import redact_request
 
     return redact_request(frame.value, plain) if frame.kind == "request" else frame.value
 
@@ -443,7 +443,7 @@ def _replace_string(value: Any, old: str, new: str) -> Any:
 
 def redacted(report: Report) -> Report:
     """The report every output is rendered from: each secret the capture carries masked."""
-    from stream_doctor.gcpause import no_gc
+    from stream_doctor.util.gcpause import no_gc
 
     with no_gc():  # a big report is millions of objects: collections would only re-scan them
         return SecretRedactor.of_report(report).report(report)

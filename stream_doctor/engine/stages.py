@@ -21,16 +21,16 @@ from stream_doctor.capture import Streamed
 from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section
 from stream_doctor.conversation.model import Turn
-from stream_doctor.envelope_events import envelope_event
-from stream_doctor.events import Event
-from stream_doctor.findings import Finding
-from stream_doctor.options import Options
-from stream_doctor.protocol import records_sentinel
 from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.rules import rules_of
 from stream_doctor.rules.base import Rule, Scope
-from stream_doctor.timeline import Budget, Rows
+from stream_doctor.values.envelope_events import envelope_event
+from stream_doctor.values.events import Event
+from stream_doctor.values.findings import Finding
+from stream_doctor.values.options import Options
+from stream_doctor.values.protocol import records_sentinel
+from stream_doctor.values.timeline import Budget, Rows
 
 if TYPE_CHECKING:
     from stream_doctor.clients import Running
@@ -129,7 +129,7 @@ def review_turn(
 
 
 def budget_of(options: Options) -> Budget | None:
-    """The timeline rows one replay may keep, when its report shows a timeline (``timeline.py``)."""
+    """The timeline rows one replay may keep, when its report shows a timeline (``values/timeline.py``)."""
     return Budget() if options.timeline or options.keep_events else None
 
 
@@ -411,8 +411,8 @@ def execution_note(turns: list[Turn], options: Options) -> str | None:
     """Why the execution checks did not run: the capture has calls the application would run but records
     nothing it ran (a raw stream), and some SD1xx rule is selected; None when they ran or could not apply."""
     from stream_doctor.config.selection import enabled
-    from stream_doctor.report import NO_EXECUTIONS_NOTE
     from stream_doctor.rules import codes
+    from stream_doctor.values.report import NO_EXECUTIONS_NOTE
 
     streams = [turn.stream for turn in turns]
     if any(stream.executions for stream in streams) or all(c.server_side for s in streams for c in s.calls):

@@ -21,7 +21,7 @@ def where(pos: Pos | None) -> str:
 
 def preview(value: object, limit: int = 80) -> str:
     """A value for a message: its JSON text, clipped at ``limit`` characters (``jsontext.brief``)."""
-    from stream_doctor import jsontext
+    from stream_doctor.util import jsontext
 
     return jsontext.brief(value, limit)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stream_doctor.capture.base import Frame
-from stream_doctor.events import Event, Execution, Malformed, Request
+from stream_doctor.values.events import Event, Execution, Malformed, Request
 
 
 def envelope_event(frame: Frame) -> Event:

@@ -16,10 +16,10 @@ EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
 
 def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     """Scan, print the summary, write the summary files; the exit code (ScanError: exit 2)."""
-    from stream_doctor.atomic import OutputError, write
     from stream_doctor.scan.progress import progress
     from stream_doctor.scan.run import scan
     from stream_doctor.scan.summary import render_json, render_markdown, render_terminal
+    from stream_doctor.util.atomic import OutputError, write
 
     try:
         with progress(sys.stderr.isatty()) as (start, advance):
@@ -32,7 +32,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     sys.stdout.write(render_terminal(result.summary, render, *written[:1]))  # where every row is, if written
     for path in options.summaries:
         text = render_json(result.summary) if path.endswith(".json") else render_markdown(result.summary)
-        try:  # whole or not at all, never over an input (atomic.py)
+        try:  # whole or not at all, never over an input (util/atomic.py)
             write(path, text, options.inputs)
         except OutputError as error:
             raise ScanError(f"{path}: cannot write the summary: {error}") from None
@@ -52,7 +52,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
         return EXIT_INTERRUPTED
     if options.fail_on is not None:
         levels = [level for level in ("error", "warning", "info") if result.summary.severities[level]]
-        from stream_doctor.findings import Severity
+        from stream_doctor.values.findings import Severity
 
         if any(Severity.parse(level) >= options.fail_on for level in levels):
             return 1

@@ -1,7 +1,7 @@
 """What a replay adds to its turns beyond their own events: executions given after the fact, and the capture's times.
 
 Executions told after the fact (``--executed``, ``--executions``, the library's ``executions``; read
-and resolved by ``supplied.py``) are placed at the end of the turns whose calls they name, which the
+and resolved by ``engine/executions.py``) are placed at the end of the turns whose calls they name, which the
 engine then replays again. A capture that records times gives each turn its clock (``timing.clock``)
 and each call its timing on the report (``timing.call_timing``).
 """
@@ -15,9 +15,9 @@ if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.capture.base import Frame
     from stream_doctor.conversation.build import Section
-    from stream_doctor.options import Options
-    from stream_doctor.report import Report
-    from stream_doctor.supplied import Supplied
+    from stream_doctor.engine.executions import Supplied
+    from stream_doctor.values.options import Options
+    from stream_doctor.values.report import Report
 
 #: What the engine keeps beside each turn's stream (its ``Kept``), carried through unchanged.
 K = TypeVar("K")
@@ -32,7 +32,7 @@ def supplied_of(options: Options) -> list[Supplied]:
     """The executions given after the fact, read and checked (SuppliedError when one cannot be used)."""
     if not given_after(options):
         return []
-    from stream_doctor.supplied import given_records, parse_executed, read_executions
+    from stream_doctor.engine.executions import given_records, parse_executed, read_executions
 
     supplied = parse_executed(options.executed)
     if options.executions is not None:
@@ -47,7 +47,7 @@ def add_executions(
     calls); the 0-based turns changed, with how many frames each had read (SuppliedError when a
     CALL names no call or several). All are placed on the capture as it is, so findings keep its
     own lines and events."""
-    from stream_doctor.supplied import frames_for, place
+    from stream_doctor.engine.executions import frames_for, place
 
     read: dict[int, int] = {}
     for number, records in place(supplied, calls).items():
@@ -68,7 +68,7 @@ def timed(
     ``frames``: each turn's frames (those with times are enough); ``starts``: each turn's first time,
     when known without going through its frames twice.
     """
-    from stream_doctor.timing import clock
+    from stream_doctor.accumulate.pending import clock
 
     if starts is None:
         starts = [next((f.t for f in turn if f.t is not None), None) for turn in frames]
@@ -82,8 +82,8 @@ def timed(
 
 def with_timings(report: Report) -> Report:
     """The report with each call's timing attached (terminal lines, JSON ``extras["timing"]``)."""
-    from stream_doctor.report import CallExtra
-    from stream_doctor.timing import call_timing, timing_data, timing_lines
+    from stream_doctor.accumulate.pending import call_timing, timing_data, timing_lines
+    from stream_doctor.values.report import CallExtra
 
     streams = [turn.stream for turn in report.turns] or [report.stream]
     number = 0

@@ -29,16 +29,17 @@ from functools import cached_property
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 
-from stream_doctor import __version__, jsonpieces, jsontext
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.timeline import NO_TIMELINE, Timeline
+from stream_doctor import __version__
+from stream_doctor.util import jsonpieces, jsontext
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.timeline import NO_TIMELINE, Timeline
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.capture.base import Frame, Pos
     from stream_doctor.conversation.model import RequestsRead, Turn
-    from stream_doctor.events import Event
-    from stream_doctor.options import Options
+    from stream_doctor.values.events import Event
+    from stream_doctor.values.options import Options
 
 
 #: Executions a report lists (the JSON report's ``executions``, a call's runs on the HTML page); the
@@ -489,7 +490,7 @@ def _codes(findings: Iterable[Finding]) -> dict[str, int]:
 
 def json_pieces(report: Report, call: str | None = None) -> Iterator[bytes]:
     """The JSON report's text in pieces, each call and finding serialised when its turn comes
-    (``jsonpieces.py``), safe to print (``jsontext.printable``): what ``replay --format json`` writes."""
+    (``util/jsonpieces.py``), safe to print (``jsontext.printable``): what ``replay --format json`` writes."""
     yield from jsontext.printable_pieces(jsonpieces.pieces(json_document(report, call)))
     yield b"\n"
 

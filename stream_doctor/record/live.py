@@ -43,6 +43,7 @@ from math import isnan, nan
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from stream_doctor.accumulate.accumulator import Accumulator
+from stream_doctor.accumulate.pending import clock
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Frame, InputProblem, Pos
@@ -50,14 +51,8 @@ from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
 from stream_doctor.conversation.build import RequestReader
 from stream_doctor.conversation.model import NO_FACTS, Conversation, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
-from stream_doctor.conversation.problems import PairingProblem
-from stream_doctor.envelope_events import envelope_event
-from stream_doctor.events import MessageStart, ToolStart
-from stream_doctor.findings import Finding, Severity
-from stream_doctor.options import Options
-from stream_doctor.providers import ADAPTERS
-from stream_doctor.reporters import live as lines
-from stream_doctor.stages import (
+from stream_doctor.conversation.pairing_problems import PairingProblem
+from stream_doctor.engine.stages import (
     Kept,
     diagnose,
     diagnose_clients,
@@ -66,7 +61,12 @@ from stream_doctor.stages import (
     selected_rules,
     unknown_fields_once,
 )
-from stream_doctor.timing import clock
+from stream_doctor.providers import ADAPTERS
+from stream_doctor.reporters import live_lines as lines
+from stream_doctor.values.envelope_events import envelope_event
+from stream_doctor.values.events import MessageStart, ToolStart
+from stream_doctor.values.findings import Finding, Severity
+from stream_doctor.values.options import Options
 
 if TYPE_CHECKING:
     from stream_doctor.clients.base import ClientError, Handoff, Profile

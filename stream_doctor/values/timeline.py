@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Hashable
 
-from stream_doctor.events import ArgsDelta, ArgsRun, BlockDelta
+from stream_doctor.values.events import ArgsDelta, ArgsRun, BlockDelta
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Frame
-    from stream_doctor.events import Event
+    from stream_doctor.values.events import Event
 
 #: Rows kept per replay: about 40 MB at most, and far more than a terminal or a page can show.
 MAX_ROWS = 100_000

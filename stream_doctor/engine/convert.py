@@ -18,20 +18,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from stream_doctor import jsontext
 from stream_doctor.capture import load
 from stream_doctor.capture.base import NOT_JSON, RELEASED, Capture, CaptureError, Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import VERSION
-from stream_doctor.capture.exchange import redact_body
+from stream_doctor.capture.http_frames import redact_body
 from stream_doctor.conversation.build import Section, split
-from stream_doctor.engine import session_adapter
-from stream_doctor.gcpause import no_gc
-from stream_doctor.stages import RunError, TurnContext, TurnFrames, accumulate_turn, adapter_for, profiles_named
+from stream_doctor.engine.pipeline import session_adapter
+from stream_doctor.engine.stages import RunError, TurnContext, TurnFrames, accumulate_turn, adapter_for, profiles_named
+from stream_doctor.util import jsontext
+from stream_doctor.util.gcpause import no_gc
 
 if TYPE_CHECKING:
-    from stream_doctor.options import Options
+    from stream_doctor.engine.redaction import SecretRedactor
     from stream_doctor.providers.base import Adapter
-    from stream_doctor.redaction import SecretRedactor
+    from stream_doctor.values.options import Options
 
 #: Keys of a request frame's value that the envelope's request record keeps.
 _REQUEST_KEYS = ("t", "method", "url", "body", "status")
@@ -127,7 +127,7 @@ def _shifted(number: int | None, by: int) -> int | None:
 def _redactor(capture: Capture, adapter: Adapter, options: Options, sections: list[Section]) -> SecretRedactor:
     """What ``convert`` must mask: the secrets in the capture's records and in the calls its streams
     reassemble (whose fragments are masked in their frames, so the envelope replays alike)."""
-    from stream_doctor.redaction import SecretRedactor
+    from stream_doctor.engine.redaction import SecretRedactor
 
     context = TurnContext(adapter, options, profiles_named(capture.path, options), release=False)
     streams = [accumulate_turn(context, TurnFrames(capture, section))[0] for section in sections]

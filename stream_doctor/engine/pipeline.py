@@ -2,7 +2,7 @@
 
 ``replay`` opens the capture and picks its shape; every shape gives its turns, as sections, to the
 one turn loop (``_replayed``), which finds the provider, accumulates each turn with the stages of
-``stages.py`` (adapter, accumulator; shared with ``convert`` and the live proxy) and hands them to
+``engine/stages.py`` (adapter, accumulator; shared with ``convert`` and the live proxy) and hands them to
 ``_report``: each turn's rules, the conversation rules across the turns (calls against results,
 arguments against schemas), and the report. The shapes, below: a capture read whole (``Whole``),
 one stream replayed as it is read (``OneStream``), a HAR file or cassette read an interaction at a
@@ -24,15 +24,8 @@ from stream_doctor.capture import UNRECOGNISED, Interactions, ManyTurns, Streame
 from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import RequestReader, Section, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
-from stream_doctor.events import Event
-from stream_doctor.findings import Finding
-from stream_doctor.gcpause import no_gc
-from stream_doctor.options import Options
-from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES
-from stream_doctor.providers.base import Adapter
-from stream_doctor.report import Report, Source
-from stream_doctor.rules.requested import known
-from stream_doctor.stages import (
+from stream_doctor.engine.additions import add_executions, given_after, supplied_of, timed, with_timings
+from stream_doctor.engine.stages import (
     Kept,
     RunError,
     TurnContext,
@@ -51,8 +44,15 @@ from stream_doctor.stages import (
     run_file,
     unknown_fields_once,
 )
-from stream_doctor.supplements import add_executions, given_after, supplied_of, timed, with_timings
-from stream_doctor.timeline import NO_TIMELINE, Timeline, joined
+from stream_doctor.providers import ADAPTERS, SNIFF_FRAMES
+from stream_doctor.providers.base import Adapter
+from stream_doctor.rules.requested import known
+from stream_doctor.util.gcpause import no_gc
+from stream_doctor.values.events import Event
+from stream_doctor.values.findings import Finding
+from stream_doctor.values.options import Options
+from stream_doctor.values.report import Report, Source
+from stream_doctor.values.timeline import NO_TIMELINE, Timeline, joined
 
 #: Each turn's stream, and what was kept of its events.
 Replayed = list[tuple[AccumulatedStream, Kept]]
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.base import Profile
     from stream_doctor.clients.compare import ClientReview
     from stream_doctor.clients.runs import LibraryRuns
-    from stream_doctor.stages import RunFiles
+    from stream_doctor.engine.stages import RunFiles
 
 
 def replay(path: str, options: Options, data: bytes | None = None) -> Report:
@@ -341,7 +341,7 @@ class Whole(Shape):
         """Each turn that executions given after the fact name, replayed again with them at its end."""
         if not given_after(self.options):
             return replayed
-        from stream_doctor.supplied import SuppliedError
+        from stream_doctor.engine.executions import SuppliedError
 
         try:
             supplied = supplied_of(self.options)

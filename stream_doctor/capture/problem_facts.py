@@ -3,7 +3,7 @@
 A *problem* is what a lower layer records for a rule to report, as facts and never as prose: an
 ``InputProblem`` (capture/base.py: the reader or the adapter found the input wrong; an adapter
 hands it on as a ``Problem`` event, with one of the records below as its ``facts``), an accumulator
-``StreamProblem`` (accumulate/problems.py) and a ``PairingProblem`` (conversation/problems.py).
+``StreamProblem`` (accumulate/irregularities.py) and a ``PairingProblem`` (conversation/pairing_problems.py).
 
 An adapter that notices something wrong emits a ``Problem`` event; where the finding's wording
 depends on what was seen, the event carries one of these records and the rule words it (the
