@@ -37,7 +37,7 @@ COMMANDS: LazyRegistry[Any] = LazyRegistry(
         "check": "stream_doctor.cli.check:Check",
         "scan": "stream_doctor.cli.scan:Scan",
         "record": "stream_doctor.cli.record:Record",
-        "serve": "stream_doctor.cli.serve:serve",
+        "serve": "stream_doctor.cli.serve:Serve",
         "clients": "stream_doctor.cli.clients:clients",
         "rules": "stream_doctor.cli.rules:rules",
         "explain": "stream_doctor.cli.rules:explain",
@@ -53,6 +53,7 @@ WORK: LazyRegistry[Any] = LazyRegistry(
         "check": "stream_doctor.cli.check_run:run",
         "record": "stream_doctor.cli.record_run:run",
         "scan": "stream_doctor.cli.scan_run:run",
+        "serve": "stream_doctor.cli.serve_run:run",
     }
 )
 
