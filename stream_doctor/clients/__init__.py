@@ -13,7 +13,7 @@ from difflib import get_close_matches
 from typing import TYPE_CHECKING, Iterable
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
+from stream_doctor.clients.base import ClientError, Handoff, Profile, modelled
 from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
 from stream_doctor.util.registry import LazyRegistry
 from stream_doctor.values.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
@@ -259,8 +259,3 @@ def reviews(
     if runs is None:  # the models answer (a stream given as events, no capture file a library could read)
         return tuple(review(stream, each.profile, *each.result(cut_last), modelled(each.profile)) for each in running)
     return tuple(runs.review(stream, turn, each.profile, *each.result(cut_last)) for each in running)
-
-
-def modelled(profile: Profile, note: str | None = None) -> Provenance | None:
-    """A library profile's verdict as its model's (None for a naive pattern: it models no library)."""
-    return Provenance("model", profile.library, profile.version, note) if profile.kind == "library" else None

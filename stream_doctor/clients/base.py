@@ -175,3 +175,8 @@ def parse_json(text: str) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return MISSING
+
+
+def modelled(profile: Profile, note: str | None = None) -> Provenance | None:
+    """A library profile's verdict as its model's (None for a naive pattern: it models no library)."""
+    return Provenance("model", profile.library, profile.version, note) if profile.kind == "library" else None

@@ -127,7 +127,7 @@ class LibraryRuns:
     ) -> ClientReview:
         """The review of ``profile`` on this turn (the ``turn``-th of its capture file): the library's run when it answered, else the model's
         (``handoffs``, ``error``) with the reason; a run also set against the model when asked."""
-        from stream_doctor.clients import modelled
+        from stream_doctor.clients.base import modelled
         from stream_doctor.clients.compare import review
 
         if profile.kind != "library":

@@ -654,7 +654,7 @@ def models_of(
     note: str | None = None,
 ) -> tuple[ClientReview, ...]:
     """The profiles' reviews of a turn, each a model's (``note``: why the model stands for a library)."""
-    from stream_doctor.clients import modelled
+    from stream_doctor.clients.base import modelled
     from stream_doctor.clients.compare import review
 
     return tuple(
