@@ -95,7 +95,8 @@ class LineReader:
         for i, line in enumerate(lines):
             if i == cut and not line.startswith(b"data:"):
                 continue  # the cut start of a line: what field it was going to be is unknown
-            if held and not body.takes(line):  # no JSON body: its lines are unknown fields, told now
+            if held and line and not body.takes(line):  # no JSON body: its lines are unknown fields, told now
+                # (a blank line ends the event: no line of its body, as the open event's count has it)
                 held = self._told(held)
             if line.startswith(b"data: "):
                 value = line[6:]

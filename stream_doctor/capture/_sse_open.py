@@ -127,7 +127,8 @@ class OpenEvent:
         body = self.body
         assert body is not None
         for found in _LINE.finditer(part):
-            if not body.takes(found.group().rstrip(b"\r\n")):
+            line = found.group().rstrip(b"\r\n")
+            if line and not body.takes(line):  # a blank line ends the event, no line of its body
                 self._keep(part[: found.start()])
                 self._end_body()
                 return part[found.start() :]

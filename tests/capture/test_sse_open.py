@@ -189,23 +189,27 @@ def _body_capture(drawn: Any) -> tuple[bytes, list[list[tuple[bytes, int, int]]]
 
 def _expected(written: list[list[tuple[bytes, int, int]]], cap: int) -> tuple[list[tuple[int, int]], list[Any]]:
     """Where the unknown fields are told (each name where first met, then the summary's first line past them),
-    and the bodies read as one frame: a block of unknown fields alone, no comment among them, under ``cap``
+    and the bodies read as one frame: a block of unknown fields alone (after any comments it starts with), no
+    comment among them, under ``cap``
     (each line and a byte for its end), whose lines joined by LF are one JSON object."""
     told: list[tuple[int, int]] = []
     names: set[bytes] = set()
     first_more = None
     bodies: list[Any] = []
     for lines in written:
-        texts = [text for text, _, _ in lines]
+        # comments before its first line are no part of a body (google-genai yields each line whose braces
+        # balance, a comment alone, and joins the lines from "{" on): the candidate starts after them
+        start = next((at for at, (text, _, _) in enumerate(lines) if text[:1] != b":"), len(lines))
+        texts = [text for text, _, _ in lines[start:]]
         fields = [text.partition(b":")[0] for text in texts if text[:1] != b":"]
-        plain = len(fields) == len(texts) and not set(fields) & {b"data", b"event", b"id", b"retry"}
+        plain = texts and len(fields) == len(texts) and not set(fields) & {b"data", b"event", b"id", b"retry"}
         if plain and sum(len(text) + 1 for text in texts) <= cap and texts[0][:1] == b"{":
             try:
                 value = orjson.loads(b"\n".join(texts))
             except orjson.JSONDecodeError:
                 value = None
             if isinstance(value, dict):
-                bodies.append((value, lines[0][1], lines[0][2]))
+                bodies.append((value, lines[start][1], lines[start][2]))
                 continue
         for text, line, offset in lines:
             name = text.partition(b":")[0]
