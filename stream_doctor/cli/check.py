@@ -28,6 +28,7 @@ from stream_doctor.cli.options import (
     Severity,
     client_option,
     fail_on_option,
+    output_file_option,
 )
 
 
@@ -91,13 +92,7 @@ class Check(NamedTuple):
     quiet: Quiet = False
     exit_zero: ExitZero = False
     output_file: Annotated[
-        Optional[str],
-        typer.Option(
-            "--output-file",
-            "-o",
-            metavar="PATH",
-            help="Write the report that would go to standard output to PATH instead.",
-        ),
+        Optional[str], output_file_option("Write the report that would go to standard output to PATH instead.")
     ] = None
     statistics: Annotated[
         bool,

@@ -82,6 +82,13 @@ def fail_on_option(when: str, default: str = "error") -> typer.models.OptionInfo
     return declared
 
 
+def output_file_option(help: str) -> typer.models.OptionInfo:
+    """``--output-file PATH`` / ``-o PATH`` of a command that writes a report (replay, check, serve --matrix);
+    ``help`` says what goes to PATH there."""
+    declared: typer.models.OptionInfo = typer.Option("--output-file", "-o", metavar="PATH", help=help)
+    return declared
+
+
 def closed(option: str, what: str, names: Callable[[], Sequence[str]]) -> Callable[[str], str]:
     """The parser of an option that takes one of a registry's names (``names``, read only when the option
     is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2."""

@@ -30,6 +30,7 @@ from stream_doctor.cli.options import (
     client_option,
     closed,
     fail_on_option,
+    output_file_option,
 )
 from stream_doctor.reporters import FORMATS
 
@@ -114,10 +115,7 @@ class Replay(NamedTuple):
     quiet: Quiet = False
     exit_zero: ExitZero = False
     output_file: Annotated[
-        Optional[str],
-        typer.Option(
-            "--output-file", "-o", metavar="PATH", help="Write the report to PATH instead of standard output."
-        ),
+        Optional[str], output_file_option("Write the report to PATH instead of standard output.")
     ] = None
     max_rows: MaxRows = 200
     max_bytes: MaxBytes = None

@@ -10,7 +10,7 @@ from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, fail_on_option, size
+from stream_doctor.cli.options import Severity, fail_on_option, output_file_option, size
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
 
 
@@ -93,11 +93,5 @@ class Serve(NamedTuple):
         typer.Option("--format", metavar="FORMAT", help="With --matrix: the table as text, json, markdown or html."),
     ] = "text"
     output_file: Annotated[
-        Optional[str],
-        typer.Option(
-            "--output-file",
-            "-o",
-            metavar="PATH",
-            help="With --matrix: write the table to PATH instead of standard output.",
-        ),
+        Optional[str], output_file_option("With --matrix: write the table to PATH instead of standard output.")
     ] = None
