@@ -89,22 +89,31 @@ def output_file_option(help: str) -> typer.models.OptionInfo:
     return declared
 
 
-def closed(option: str, what: str, names: Callable[[], Sequence[str]]) -> Callable[[str], str]:
+def closed(option: str, what: str, names: Callable[[], Sequence[str]], fold: bool = True) -> Callable[[str], str]:
     """The parser of an option that takes one of a registry's names (``names``, read only when the option
-    is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2."""
+    is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2.
+    ``fold``: any case of a name is that name (``validate.choice``)."""
 
     def parse(text: str) -> str:
         from stream_doctor.cli.validate import choice
 
-        return choice(text, tuple(names()), option, what)
+        return choice(text, tuple(names()), option, what, fold)
 
     return parse
 
 
 def _containers() -> Sequence[str]:
+    # the readers' registry: its names are its keys, read without importing a reader (or orjson)
     from stream_doctor.capture import CONTAINERS
 
     return CONTAINERS
+
+
+def _providers() -> Sequence[str]:
+    # the adapters' registry (providers/__init__.py), read without importing an adapter
+    from stream_doctor.providers import ADAPTERS
+
+    return tuple(ADAPTERS)
 
 
 def _clients(values: List[str]) -> List[str]:
@@ -151,7 +160,12 @@ MaxBytes = Annotated[
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Provider = Annotated[
     Optional[str],
-    typer.Option("--provider", metavar="NAME", help="Force the provider adapter (e.g. anthropic); default: detected."),
+    typer.Option(
+        "--provider",
+        metavar="NAME",
+        parser=closed("--provider", "provider", _providers, fold=False),
+        help=f"Force the provider adapter: {', '.join(_providers())} (default: detected).",
+    ),
 ]
 Container = Annotated[
     Optional[str],
@@ -160,8 +174,7 @@ Container = Annotated[
         "--input-format",
         metavar="FORMAT",
         parser=closed("--container", "container", _containers),
-        help="Force the capture format, by its reader's name (sse, jsonl, envelope, har, vcr …; a name that is none "
-        "lists them all).",
+        help=f"Force the capture format, by its reader's name: {', '.join(_containers())} (default: detected).",
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
