@@ -10,6 +10,8 @@ from typing import Annotated, Callable, List, Optional, Sequence
 import typer
 
 from stream_doctor.values.findings import Severity as Severity  # re-exported: the commands annotate --fail-on with it
+from stream_doctor.values.options import CLIENT_MODES
+from stream_doctor.values.options import ClientMode as Mode
 
 #: --fail-on's choices, lowest first, as ``Severity`` orders them
 SEVERITIES = tuple(severity.label for severity in Severity)
@@ -32,9 +34,7 @@ SESSION_HELP = (
 )
 FORCE_HELP = "Replace an output file that exists even when stream-doctor cannot tell it wrote it."
 CLIENT_MODE_HELP = (
-    "How --client answers for a library: auto (run the installed library when it imports, else its model), "
-    "run (require the library), model (never run it), both (run it, and where its model differs an info "
-    "finding SD809)."
+    f"How --client answers for a library: {', '.join(f'{mode} ({does})' for mode, does in CLIENT_MODES.items())}."
 )
 NODE_MODULES_HELP = (
     "A node_modules folder holding the TypeScript libraries --client runs under Node (@anthropic-ai/sdk, "
@@ -116,6 +116,12 @@ def _providers() -> Sequence[str]:
     return tuple(ADAPTERS)
 
 
+def _client_mode(text: str) -> Mode:
+    from stream_doctor.cli.validate import client_mode
+
+    return client_mode(text)
+
+
 def _clients(values: List[str]) -> List[str]:
     from stream_doctor.cli.validate import client_names
 
@@ -178,7 +184,7 @@ Container = Annotated[
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
-ClientMode = Annotated[str, typer.Option("--client-mode", metavar="MODE", help=CLIENT_MODE_HELP)]
+ClientMode = Annotated[Mode, typer.Option("--client-mode", metavar="MODE", parser=_client_mode, help=CLIENT_MODE_HELP)]
 NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
 Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]

@@ -6,12 +6,19 @@ is ``serve_run.run``.
 No ``from __future__ import annotations``, as in ``cli/replay.py``: typer reads the annotations.
 """
 
-from typing import Annotated, List, NamedTuple, Optional
+from typing import Annotated, Any, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, fail_on_option, output_file_option, size
+from stream_doctor.cli.options import Severity, closed, fail_on_option, output_file_option, size
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
+from stream_doctor.util.registry import LazyRegistry
+
+#: --format with --matrix: the function of serve/matrix_table.py that renders the table in each format (it
+#: imports orjson and the matrix: imported when the table is printed, not to list the names)
+TABLES: LazyRegistry[Any] = LazyRegistry(
+    {name: f"stream_doctor.serve.matrix_table:{name}" for name in ("text", "json", "markdown", "html")}
+)
 
 
 def _variants_help() -> str:
@@ -90,7 +97,12 @@ class Serve(NamedTuple):
     ] = MATRIX_TIMEOUT
     format: Annotated[
         str,
-        typer.Option("--format", metavar="FORMAT", help="With --matrix: the table as text, json, markdown or html."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            parser=closed("--format", "format", lambda: tuple(TABLES)),
+            help=f"With --matrix: the table's format: {', '.join(TABLES)}.",
+        ),
     ] = "text"
     output_file: Annotated[
         Optional[str], output_file_option("With --matrix: write the table to PATH instead of standard output.")

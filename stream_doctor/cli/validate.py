@@ -46,10 +46,11 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str, fold: b
 
 
 def client_mode(value: str) -> ClientMode:
-    """``--client-mode`` (replay's and check's): one of its modes, else one line and exit 2."""
+    """``--client-mode`` (replay's, check's and record's), read as the command line is: one of its modes, else
+    one line and exit 2."""
     from stream_doctor.values.options import CLIENT_MODES
 
-    checked = choice(value, CLIENT_MODES, "--client-mode", "client mode")
+    checked = choice(value, tuple(CLIENT_MODES), "--client-mode", "client mode")
     return next(mode for mode in CLIENT_MODES if mode == checked)
 
 

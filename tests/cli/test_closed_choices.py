@@ -20,6 +20,12 @@ MISSING = "no/such/capture.sse"  # a refused option is said before the capture i
 PROVIDER_COMMANDS = [["replay"], ["check"], ["convert"], ["minimize"], ["fixture"], ["scan"]]
 
 
+def help_of(command: str) -> str:
+    """``command --help`` with its help column as one line (click wraps it, a name at its hyphen too)."""
+    result = subprocess.run([sys.executable, "-c", ENTRY, command, "--help"], capture_output=True, cwd=ROOT, check=True)
+    return re.sub(r"\s+", " ", re.sub(r"-\n\s+", "-", result.stdout.decode("utf-8")))
+
+
 def error_line(argv: list[str]) -> str:
     result = run(argv)
     lines = result.stderr.decode("utf-8").splitlines()
@@ -58,8 +64,40 @@ def test_an_unknown_container_lists_every_reader() -> None:
 
 @pytest.mark.parametrize("command", ["replay", "check", "convert", "minimize", "fixture", "scan"])
 def test_help_lists_the_registries_names(command: str) -> None:
-    result = subprocess.run([sys.executable, "-c", ENTRY, command, "--help"], capture_output=True, cwd=ROOT, check=True)
-    # the help column as one line: click wraps it, a name at its hyphen too
-    shown = re.sub(r"\s+", " ", re.sub(r"-\n\s+", "-", result.stdout.decode("utf-8")))
+    shown = help_of(command)
     assert f"Force the provider adapter: {', '.join(ADAPTERS)} (default: detected)." in shown
     assert f"by its reader's name: {', '.join(CONTAINERS)} (default: detected)." in shown
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["replay", MISSING, "--client-mode", "sometimes"], "--client-mode: unknown client mode 'sometimes'"),
+        (["check", MISSING, "--client-mode", "sometimes"], "--client-mode: unknown client mode 'sometimes'"),
+        (["check", MISSING, "--report", "sraif:out.sarif"], "--report: unknown format 'sraif'; did you mean 'sarif'?"),
+        (["serve", MISSING, "--format", "yaml"], "--format: unknown format 'yaml' (choose from text, json, markdown,"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_other_closed_choices_are_refused_as_the_command_line_is_read(argv: list[str], expected: str) -> None:
+    line = error_line(argv)
+    assert line.startswith(f"stream-doctor: error: {expected}") and MISSING not in line
+
+
+def test_a_closed_choice_takes_any_case_of_a_name_and_says_the_registry_s() -> None:
+    """The near miss of the cases above: names in another case pass, and reach the work as the registry names them."""
+    result = run(["check", ONE, "--isolated", "--report", "JSON", "--client-mode", "Model"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(b"{")  # the json reporter wrote standard output
+
+
+def test_help_lists_the_other_closed_choices() -> None:
+    from stream_doctor.cli.serve import TABLES
+    from stream_doctor.reporters import CHECK_FORMATS
+    from stream_doctor.values.options import CLIENT_MODES
+
+    shown = {command: help_of(command) for command in ("check", "serve")}
+    assert f"A report in this format ({', '.join(CHECK_FORMATS)})" in shown["check"]
+    modes = ", ".join(f"{mode} ({does})" for mode, does in CLIENT_MODES.items())
+    assert f"How --client answers for a library: {modes}." in shown["check"]
+    assert f"With --matrix: the table's format: {', '.join(TABLES)}." in shown["serve"]
