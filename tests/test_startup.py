@@ -116,6 +116,7 @@ def test_a_named_provider_imports_one_adapter() -> None:
     assert adapters <= {
         "stream_doctor.providers.openai_chat",
         "stream_doctor.providers.openai_chat_protocol",  # the adapter's protocol tables
+        "stream_doctor.providers.openai_chat_calls",  # the adapter's tool-call half
         "stream_doctor.providers.base",
         "stream_doctor.providers.sniffing",
     }
