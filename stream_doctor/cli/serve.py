@@ -24,18 +24,16 @@ TABLES: LazyRegistry[Any] = LazyRegistry(
 def _variants_help() -> str:
     from stream_doctor.serve.variants import VARIANTS
 
-    return "The variants: " + " ".join(f"{v.name} ({v.kind}): {v.description}" for v in VARIANTS)
+    return "The variants: " + " ".join(f"{v.name} ({v.kind}): {v.description}" for v in VARIANTS.values())
 
 
 _VARIANTS_HELP = _variants_help()
 
 
-def _variants(names: List[str]) -> List[str]:
-    """The --vary names, each checked against the registry as the command line is read."""
-    from stream_doctor.cli.validate import choice
-    from stream_doctor.serve.variants import variant_names
+def _variant_names() -> tuple[str, ...]:
+    from stream_doctor.serve.variants import VARIANTS
 
-    return [choice(name, variant_names(), "--vary", "variant") for name in names]
+    return tuple(VARIANTS)
 
 
 class Serve(NamedTuple):
@@ -79,7 +77,7 @@ class Serve(NamedTuple):
         typer.Option(
             "--vary",
             metavar="NAME",
-            callback=_variants,
+            parser=closed("--vary", "variant", _variant_names),
             help=f"Serve under this variant (with --matrix: repeatable, the variants to run; default every one). {_VARIANTS_HELP}",
         ),
     ] = []
