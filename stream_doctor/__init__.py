@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 __all__ = [
     "Finding",
     "Location",
@@ -35,6 +33,7 @@ if TYPE_CHECKING:
     from stream_doctor.api import minimize, render, replay
     from stream_doctor.engine.stages import RunError
     from stream_doctor.minimizer.run import Minimized, MinimizeError
+    from stream_doctor.util.version import __version__
     from stream_doctor.values.findings import Finding, Location, Severity
     from stream_doctor.values.report import Report
 
@@ -49,6 +48,7 @@ _LAZY = {
     "Finding": "stream_doctor.values.findings",
     "Location": "stream_doctor.values.findings",
     "Severity": "stream_doctor.values.findings",
+    "__version__": "stream_doctor.util.version",  # defined below every layer, which nothing imports the root for
 }
 
 

@@ -13,7 +13,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv in (["--version"], ["-V"]):
-        from stream_doctor import __version__
+        from stream_doctor.util.version import __version__
 
         sys.stdout.write(f"stream-doctor {__version__}\n")
         return

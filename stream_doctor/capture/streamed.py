@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from stream_doctor.capture import limits as _limits
 from stream_doctor.capture.base import KEPT_BODIES, Capture, Exchange, Frame, InputProblem, Pos, keep_file_body
 from stream_doctor.capture.chunks import Origin, pieces
-from stream_doctor.capture.runs import RunForm, RunReading
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import InteractionsReader, StreamingReader
+    from stream_doctor.capture.runs import RunForm, RunReading
 
 
 class ManyTurns(Exception):
@@ -57,6 +57,8 @@ class Streamed:
         (``capture/runs.py``), once ``read_runs`` says which; until then it reads in small steps.
         """
         if runs and getattr(self.reader, "reads_runs", False):
+            from stream_doctor.capture.runs import RunReading  # it imports orjson: `--container`'s help must not
+
             self._runs = RunReading()
         return chain.from_iterable(self._batches())
 

@@ -30,6 +30,19 @@ from stream_doctor.cli.options import (
     fail_on_option,
     output_file_option,
 )
+from stream_doctor.reporters import CHECK_FORMATS
+
+
+def _reports(values: List[str]) -> List[str]:
+    """The --report FORMAT[:PATH] values, each FORMAT checked against the reporters' registry as the command
+    line is read (an unknown one: one line and exit 2) and given as the registry names it."""
+    from stream_doctor.cli.validate import choice
+
+    checked = []
+    for value in values:
+        name, colon, path = value.partition(":")
+        checked.append(choice(name, tuple(CHECK_FORMATS), "--report", "format") + colon + path)
+    return checked
 
 
 class Check(NamedTuple):
@@ -55,8 +68,9 @@ class Check(NamedTuple):
             "--report",
             "-r",
             metavar="FORMAT[:PATH]",
-            help="terminal, json, jsonl, junit, sarif, github, markdown or statistics, written to PATH or standard "
-            "output (repeatable).",
+            callback=_reports,
+            help=f"A report in this format ({', '.join(CHECK_FORMATS)}), written to PATH or standard output "
+            "(repeatable).",
         ),
     ] = []
     jobs: Annotated[

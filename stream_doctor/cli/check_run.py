@@ -18,7 +18,7 @@ from stream_doctor.cli.output import (
     write_file,
     write_stdout,
 )
-from stream_doctor.cli.validate import client_mode, paths_given, said
+from stream_doctor.cli.validate import paths_given, said
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CheckResult
@@ -38,7 +38,7 @@ def run(given: Check) -> int:
         given=said(given),
         run=Options(
             clients=tuple(given.client),
-            client_mode=client_mode(given.client_mode),
+            client_mode=given.client_mode,
             node_modules=given.node_modules,
         ),
         jobs=given.jobs,
@@ -66,15 +66,12 @@ def run(given: Check) -> int:
 
 
 def _report_targets(values: Sequence[str], default: str = "terminal") -> list[tuple[str, str | None]]:
-    """``FORMAT[:PATH]`` options; standard output gets ``default`` (the terminal report) when no report goes there."""
-    from stream_doctor.reporters import CHECK_FORMATS
-
+    """``FORMAT[:PATH]`` options (their formats checked as the command line was read, ``check._reports``);
+    standard output gets ``default`` (the terminal report) when no report goes there."""
     targets: list[tuple[str, str | None]] = []
     for value in values:
         name, _, path = value.partition(":")
-        if name.lower() not in CHECK_FORMATS:
-            fail(f"--report {value}: unknown format {name!r} (choose from {', '.join(CHECK_FORMATS)})")
-        targets.append((name.lower(), path or None))
+        targets.append((name, path or None))
     on_stdout = [name for name, path in targets if path is None]
     if not on_stdout:
         targets.insert(0, (default, None))

@@ -10,6 +10,8 @@ from typing import Annotated, Callable, List, Optional, Sequence
 import typer
 
 from stream_doctor.values.findings import Severity as Severity  # re-exported: the commands annotate --fail-on with it
+from stream_doctor.values.options import CLIENT_MODES
+from stream_doctor.values.options import ClientMode as Mode
 
 #: --fail-on's choices, lowest first, as ``Severity`` orders them
 SEVERITIES = tuple(severity.label for severity in Severity)
@@ -32,9 +34,7 @@ SESSION_HELP = (
 )
 FORCE_HELP = "Replace an output file that exists even when stream-doctor cannot tell it wrote it."
 CLIENT_MODE_HELP = (
-    "How --client answers for a library: auto (run the installed library when it imports, else its model), "
-    "run (require the library), model (never run it), both (run it, and where its model differs an info "
-    "finding SD809)."
+    f"How --client answers for a library: {', '.join(f'{mode} ({does})' for mode, does in CLIENT_MODES.items())}."
 )
 NODE_MODULES_HELP = (
     "A node_modules folder holding the TypeScript libraries --client runs under Node (@anthropic-ai/sdk, "
@@ -89,22 +89,37 @@ def output_file_option(help: str) -> typer.models.OptionInfo:
     return declared
 
 
-def closed(option: str, what: str, names: Callable[[], Sequence[str]]) -> Callable[[str], str]:
+def closed(option: str, what: str, names: Callable[[], Sequence[str]], fold: bool = True) -> Callable[[str], str]:
     """The parser of an option that takes one of a registry's names (``names``, read only when the option
-    is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2."""
+    is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2.
+    ``fold``: any case of a name is that name (``validate.choice``)."""
 
     def parse(text: str) -> str:
         from stream_doctor.cli.validate import choice
 
-        return choice(text, tuple(names()), option, what)
+        return choice(text, tuple(names()), option, what, fold)
 
     return parse
 
 
 def _containers() -> Sequence[str]:
+    # the readers' registry: its names are its keys, read without importing a reader (or orjson)
     from stream_doctor.capture import CONTAINERS
 
     return CONTAINERS
+
+
+def _providers() -> Sequence[str]:
+    # the adapters' registry (providers/__init__.py), read without importing an adapter
+    from stream_doctor.providers import ADAPTERS
+
+    return tuple(ADAPTERS)
+
+
+def _client_mode(text: str) -> Mode:
+    from stream_doctor.cli.validate import client_mode
+
+    return client_mode(text)
 
 
 def _clients(values: List[str]) -> List[str]:
@@ -151,7 +166,12 @@ MaxBytes = Annotated[
 MaxFrames = Annotated[Optional[int], typer.Option("--max-frames", min=1, help=MAX_FRAMES_HELP)]
 Provider = Annotated[
     Optional[str],
-    typer.Option("--provider", metavar="NAME", help="Force the provider adapter (e.g. anthropic); default: detected."),
+    typer.Option(
+        "--provider",
+        metavar="NAME",
+        parser=closed("--provider", "provider", _providers, fold=False),
+        help=f"Force the provider adapter: {', '.join(_providers())} (default: detected).",
+    ),
 ]
 Container = Annotated[
     Optional[str],
@@ -160,12 +180,11 @@ Container = Annotated[
         "--input-format",
         metavar="FORMAT",
         parser=closed("--container", "container", _containers),
-        help="Force the capture format, by its reader's name (sse, jsonl, envelope, har, vcr …; a name that is none "
-        "lists them all).",
+        help=f"Force the capture format, by its reader's name: {', '.join(_containers())} (default: detected).",
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
-ClientMode = Annotated[str, typer.Option("--client-mode", metavar="MODE", help=CLIENT_MODE_HELP)]
+ClientMode = Annotated[Mode, typer.Option("--client-mode", metavar="MODE", parser=_client_mode, help=CLIENT_MODE_HELP)]
 NodeModules = Annotated[Optional[str], typer.Option("--node-modules", metavar="DIR", help=NODE_MODULES_HELP)]
 ExitZero = Annotated[bool, typer.Option("--exit-zero", help=EXIT_ZERO_HELP)]
 Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]

@@ -48,14 +48,13 @@ def _watching(options: Record) -> Live:
     every command's are (``config/resolve.py``; ``record`` reads no configuration file)."""
     import sys
 
-    from stream_doctor.cli.validate import client_mode
     from stream_doctor.config.resolve import resolve
     from stream_doctor.record.live import Live
     from stream_doctor.values.options import Given, Options
 
     own = Options(
         clients=tuple(options.client or ()),
-        client_mode=client_mode(options.client_mode),
+        client_mode=options.client_mode,
         node_modules=options.node_modules,
     )
     live = options.live if options.live is not None else sys.stderr.isatty()

@@ -17,7 +17,7 @@ from stream_doctor.cli.output import (
     render_options,
     stdout_is_terminal,
 )
-from stream_doctor.cli.validate import client_mode, said
+from stream_doctor.cli.validate import said
 
 if TYPE_CHECKING:
     from stream_doctor.cli.replay import Replay
@@ -45,7 +45,7 @@ def run(options: Replay) -> int:
         executed=tuple(options.executed),
         executions=options.executions,
         clients=tuple(options.client),
-        client_mode=client_mode(options.client_mode),
+        client_mode=options.client_mode,
         node_modules=options.node_modules,
         timeline=options.timeline or output == "html",  # the HTML report draws every event on its timeline
     )

@@ -6,29 +6,34 @@ is ``serve_run.run``.
 No ``from __future__ import annotations``, as in ``cli/replay.py``: typer reads the annotations.
 """
 
-from typing import Annotated, List, NamedTuple, Optional
+from typing import Annotated, Any, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, fail_on_option, output_file_option, size
+from stream_doctor.cli.options import Severity, closed, fail_on_option, output_file_option, size
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
+from stream_doctor.util.registry import LazyRegistry
+
+#: --format with --matrix: the function of serve/matrix_table.py that renders the table in each format (it
+#: imports orjson and the matrix: imported when the table is printed, not to list the names)
+TABLES: LazyRegistry[Any] = LazyRegistry(
+    {name: f"stream_doctor.serve.matrix_table:{name}" for name in ("text", "json", "markdown", "html")}
+)
 
 
 def _variants_help() -> str:
     from stream_doctor.serve.variants import VARIANTS
 
-    return "The variants: " + " ".join(f"{v.name} ({v.kind}): {v.description}" for v in VARIANTS)
+    return "The variants: " + " ".join(f"{v.name} ({v.kind}): {v.description}" for v in VARIANTS.values())
 
 
 _VARIANTS_HELP = _variants_help()
 
 
-def _variants(names: List[str]) -> List[str]:
-    """The --vary names, each checked against the registry as the command line is read."""
-    from stream_doctor.cli.validate import choice
-    from stream_doctor.serve.variants import variant_names
+def _variant_names() -> tuple[str, ...]:
+    from stream_doctor.serve.variants import VARIANTS
 
-    return [choice(name, variant_names(), "--vary", "variant") for name in names]
+    return tuple(VARIANTS)
 
 
 class Serve(NamedTuple):
@@ -72,7 +77,7 @@ class Serve(NamedTuple):
         typer.Option(
             "--vary",
             metavar="NAME",
-            callback=_variants,
+            parser=closed("--vary", "variant", _variant_names),
             help=f"Serve under this variant (with --matrix: repeatable, the variants to run; default every one). {_VARIANTS_HELP}",
         ),
     ] = []
@@ -90,7 +95,12 @@ class Serve(NamedTuple):
     ] = MATRIX_TIMEOUT
     format: Annotated[
         str,
-        typer.Option("--format", metavar="FORMAT", help="With --matrix: the table as text, json, markdown or html."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            parser=closed("--format", "format", lambda: tuple(TABLES)),
+            help=f"With --matrix: the table's format: {', '.join(TABLES)}.",
+        ),
     ] = "text"
     output_file: Annotated[
         Optional[str], output_file_option("With --matrix: write the table to PATH instead of standard output.")

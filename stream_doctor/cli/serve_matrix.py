@@ -9,8 +9,7 @@ from typing import Optional, Sequence
 import typer
 
 from stream_doctor.cli.output import emit, error_line, fail
-
-FORMATS = ("text", "json", "markdown", "html")
+from stream_doctor.cli.serve import TABLES
 
 
 def matrix_run(
@@ -23,10 +22,8 @@ def matrix_run(
     format: str,
     output_file: Optional[str] = None,
 ) -> None:
-    """Run the matrix and print its table; exit 1 when a meaning-keeping variant's row fails."""
-    from stream_doctor.cli.validate import choice
-
-    shown = choice(format, FORMATS, "--format", "format")
+    """Run the matrix and print its table (``format``: a name of ``cli/serve.TABLES``, checked as the command line
+    was read); exit 1 when a meaning-keeping variant's row fails."""
     if not command:
         fail("--matrix runs an application: give its command after --, e.g. -- python app.py")
     if not captures:
@@ -34,7 +31,6 @@ def matrix_run(
     if shutil.which(command[0]) is None:
         fail(f"--matrix: no command {command[0]!r} found (give a program on PATH or a path to one)")
     try:
-        from stream_doctor.serve import matrix_table
         from stream_doctor.serve.matrix import run_matrix
     except ImportError as error:
         from stream_doctor.util.install import install_extra
@@ -52,12 +48,6 @@ def matrix_run(
         rows = run_matrix(captures, command, chosen, seed, folder, timeout)
     except ServeError as error:
         fail(str(error))
-    render = {
-        "text": matrix_table.text,
-        "json": matrix_table.json,
-        "markdown": matrix_table.markdown,
-        "html": matrix_table.html,
-    }[shown]
-    emit(render(rows), output_file, quiet=False, inputs=list(captures))
+    emit(TABLES[format](rows), output_file, quiet=False, inputs=list(captures))
     if any(row.failing for row in rows):
         raise typer.Exit(1)

@@ -81,9 +81,9 @@ def _config(given: Serve, watching: Watching) -> tuple[ServeConfig, tuple[Script
     config = ServeConfig(scripts, folder, max_request=limit, log=error_line, listen=watching.queued)
     if given.vary:
         from stream_doctor.serve.matrix import played
-        from stream_doctor.serve.variants import BY_NAME
+        from stream_doctor.serve.variants import VARIANTS
 
-        config.plan = played(BY_NAME[given.vary[0]], given.seed)
+        config.plan = played(VARIANTS[given.vary[0]], given.seed)
     return config, scripts
 
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import typer
 
-from stream_doctor import __version__
 from stream_doctor.cli import usage
 from stream_doctor.util.registry import LazyRegistry
+from stream_doctor.util.version import __version__
 
 try:  # typer 0.28 carries its own copy of click (cli/usage.py)
     from typer._click import core

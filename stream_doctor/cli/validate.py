@@ -33,21 +33,24 @@ def said(command: Replay | Check) -> Given:
     )
 
 
-def choice(value: str, choices: tuple[str, ...], option: str, what: str) -> str:
-    """A closed set of names, refused with "did you mean" (exit 2) like every other option."""
+def choice(value: str, choices: tuple[str, ...], option: str, what: str, fold: bool = True) -> str:
+    """A closed set of names, refused with "did you mean" (exit 2) like every other option; ``fold``: any
+    case of a name is that name (a provider's name is not folded: the configuration file and the API take
+    it as written)."""
     from stream_doctor.config.selection import check_choice
 
     try:
-        return check_choice(value.lower(), choices, what)
+        return check_choice(value.lower() if fold else value, choices, what)
     except ValueError as error:
         fail(f"{option}: {error}")
 
 
 def client_mode(value: str) -> ClientMode:
-    """``--client-mode`` (replay's and check's): one of its modes, else one line and exit 2."""
+    """``--client-mode`` (replay's, check's and record's), read as the command line is: one of its modes, else
+    one line and exit 2."""
     from stream_doctor.values.options import CLIENT_MODES
 
-    checked = choice(value, CLIENT_MODES, "--client-mode", "client mode")
+    checked = choice(value, tuple(CLIENT_MODES), "--client-mode", "client mode")
     return next(mode for mode in CLIENT_MODES if mode == checked)
 
 

@@ -119,26 +119,21 @@ def _glob(pattern: str) -> Glob:
 
 
 def check_provider(name: str | None) -> str | None:
-    if name is None:
-        return None
+    """A provider named by the API or a configuration file (the command line's is checked as it is read)."""
     from stream_doctor.providers import ADAPTERS
 
-    if name in ADAPTERS:
-        return name
-    raise ValueError(f"unknown provider {name!r}{_suggest(name, ADAPTERS)} (choose from {', '.join(sorted(ADAPTERS))})")
+    return None if name is None else check_choice(name, ADAPTERS, "provider")
 
 
 def check_container(name: str | None) -> str | None:
-    if name is None:
-        return None
+    """A container named by the API or a configuration file (the command line's is checked as it is read)."""
     from stream_doctor.capture import CONTAINERS
 
-    if name in CONTAINERS:
-        return name
-    raise ValueError(f"unknown container {name!r}{_suggest(name, CONTAINERS)} (choose from {', '.join(CONTAINERS)})")
+    return None if name is None else check_choice(name, CONTAINERS, "container")
 
 
 def check_choice(name: str, choices: Iterable[str], what: str) -> str:
+    """``name`` if it is one of ``choices``; else ValueError with the closest and every one, in their order."""
     options = list(choices)
     if name in options:
         return name

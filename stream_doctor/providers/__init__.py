@@ -11,12 +11,14 @@ them, and the highest score wins; a tie at the top is an error that asks for ``-
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from stream_doctor.capture.base import Frame
-from stream_doctor.providers.base import Adapter
-from stream_doctor.providers.sniffing import Words
 from stream_doctor.util.registry import LazyRegistry
+
+if TYPE_CHECKING:  # names only: ``--provider``'s help and parser read the registry's names, importing no stage
+    from stream_doctor.capture.base import Frame
+    from stream_doctor.providers.base import Adapter
+    from stream_doctor.providers.sniffing import Words
 
 #: Each adapter, one line: its name, its module, and where its detection words are (``module:NAME``).
 #: Listings follow this order; detection does not (see the module docstring).

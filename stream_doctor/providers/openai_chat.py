@@ -5,14 +5,8 @@ Wire format: ../shared/reference/wire-formats.md §2 and openai-python's ``types
 and ``_streaming.py``. Every SSE ``data:`` line is a chunk ``{"id","object":"chat.completion.chunk","created",
 "model","choices":[{"index","delta","finish_reason"}],"usage"}``; the stream ends with ``data: [DONE]``.
 
-Correlation follows the robust strategy of wire-formats §2.5 (and the AI SDK's
-``StreamingToolCallTracker``): a tool-call fragment is found by its non-empty ``id`` first, then by
-``(choice index, tool_calls[].index)``, and a fragment with neither goes to the latest open call
-(key ``None``: the accumulator attributes it and records that it had to). A new id that names a
-tool on an index whose call is still open is another call (compatible servers that give every call
-index 0, or send one whole call per chunk at one index); a new id without a name is the same call
-whose id changed. Ids and names are never concatenated: fragments that carry them again are passed
-on, and the accumulator counts repeats, late arrivals, blanks and changes.
+Each ``tool_calls[]`` fragment goes to its call as ``openai_chat_calls`` decides (an id first, then
+the choice's and the entry's index, else the latest open call); this module reads the rest of a chunk.
 
 Completion is the choice's own ``finish_reason``: at that chunk every call (and text block) the
 choice opened gets a ``BlockStop``. A call is never completed by "another index appeared" or "the
@@ -39,13 +33,13 @@ from typing import Any, Hashable, Sequence
 
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.capture.problem_facts import (
-    CallAfterFinishReason,
     EndOfStreamInexact,
     EndOfStreamMissing,
     FinishReasonMissing,
 )
 from stream_doctor.capture.runs import FRAGMENT, RunForm
 from stream_doctor.providers.base import Batching
+from stream_doctor.providers.openai_chat_calls import CallReading, Choice
 from stream_doctor.providers.openai_chat_protocol import (
     ARGS,
     CHOICE_FIELDS,
@@ -55,17 +49,10 @@ from stream_doctor.providers.openai_chat_protocol import (
     DOCUMENTED_EXTENSIONS,
     FINISH_CATEGORIES,
     IGNORED_DELTA_FIELDS,
-    LEGACY_ARGS,
     SEVERITY,
     WORDS,
-    content_size,
-    starts_arguments,
-    stream_error,
-    wrong_types,
 )
-from stream_doctor.util import jsontext
 from stream_doctor.values.events import (
-    ArgsDelta,
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -77,9 +64,8 @@ from stream_doctor.values.events import (
     MessageStart,
     MessageStop,
     Problem,
-    ToolStart,
+    StreamError,
     Unknown,
-    Wire,
 )
 from stream_doctor.values.protocol import EventWords, ProtocolFacts, StreamEnd
 
@@ -157,32 +143,39 @@ def translator() -> OpenAIChatTranslator:
     return OpenAIChatTranslator()
 
 
-class _Choice:
-    """What one choice of the current completion opened: enough to route its fragments and to stop
-    its blocks at its finish_reason. The buffers themselves live in the accumulator."""
-
-    __slots__ = (
-        "index", "by_index", "by_id", "names", "call_index", "latest", "opened", "stopped", "blocks", "calls",
-        "reason", "reason_pos", "role",
-    )  # fmt: skip
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.by_index: dict[int, Hashable] = {}  # tool_calls[].index -> the latest call on it
-        self.by_id: dict[str, Hashable] = {}
-        self.names: dict[Hashable, str | None] = {}
-        self.call_index: dict[Hashable, int | None] = {}
-        self.latest: Hashable = None
-        self.opened: list[Hashable] = []  # every key (call or text block), in order
-        self.stopped = 0  # how many of ``opened`` a finish_reason already stopped
-        self.blocks: set[str] = set()  # content block types opened
-        self.calls = 0
-        self.reason: str | None = None  # its finish_reason, once it came
-        self.reason_pos: Pos | None = None
-        self.role = False  # a chunk gave it a delta.role (openai-node throws at the end without one)
+def content_size(payload: Any) -> int:
+    """Characters of text a content field carries (1 for a non-empty structured part)."""
+    if isinstance(payload, str):
+        return len(payload)
+    if isinstance(payload, list):
+        return sum(_part_size(part) for part in payload)
+    if isinstance(payload, dict):
+        return 1 if payload else 0
+    return 0
 
 
-class OpenAIChatTranslator(Batching):
+def _part_size(part: Any) -> int:
+    if isinstance(part, dict):
+        text = part.get("text")
+        return len(text) if isinstance(text, str) else (1 if part else 0)
+    if isinstance(part, list):  # not a part of any API: counted as one, never walked (it may nest 1,000 deep)
+        return 1 if part else 0
+    return content_size(part)
+
+
+def stream_error(pos: Pos, value: dict[str, Any], error: Any) -> StreamError:
+    """The error a chunk carries: an ``error`` object, a bare string (TGI) or the chunk itself (vLLM)."""
+    if isinstance(error, dict):
+        kind = error.get("type") or error.get("code")
+        message = error.get("message")
+    elif isinstance(error, str):
+        kind, message = value.get("error_type"), error
+    else:  # vLLM: {"object": "error", "message": …, "type": …, "code": …}
+        kind, message = value.get("type") or value.get("code"), value.get("message")
+    return StreamError(pos, str(kind) if kind is not None else None, message if isinstance(message, str) else None)
+
+
+class OpenAIChatTranslator(CallReading, Batching):
     """One capture's chunks to neutral events."""
 
     fragment_event = "chat.completion.chunk"
@@ -198,13 +191,12 @@ class OpenAIChatTranslator(Batching):
         self.done = False  # the open completion got its [DONE]
         self.end_recorded = True  # the capture could hold [DONE] (raw SSE); see ``end_not_recorded``
         self.completion_id: str | None = None
-        self.choices: dict[int, _Choice] = {}
+        self.choices: dict[int, Choice] = {}
         self.emitted_reason: str | None = None
         self.last_pos: Pos | None = None
         self.ended_with_usage = False  # the latest frame is the usage chunk that closes a request
         self.last_stop_pos: Pos | None = None  # the latest finish_reason: where a completion ended
-        #: choice index -> tool index -> key: the open calls a bare argument fragment may go to.
-        self.lanes: dict[int, dict[int, Hashable]] = {}
+        self.lanes: dict[int, dict[int, Hashable]] = {}  # ``CallReading.lanes``
         self.unknown_fields: set[str] = set()  # reported once per capture each (SD006)
         #: How many keys the latest checked chunk and choice had: the fast path takes a fragment only
         #: when its chunk and choice have as many (any other field goes the checked way, SD006).
@@ -398,7 +390,7 @@ class OpenAIChatTranslator(Batching):
         return out
 
     def _ended_without_reason(
-        self, pos: Pos, state: _Choice, at_log_end: bool = False, at_usage_end: bool = False
+        self, pos: Pos, state: Choice, at_log_end: bool = False, at_usage_end: bool = False
     ) -> list[Event]:
         """``[DONE]`` came while the choice had no finish_reason. The server ended the stream itself,
         and openai-python's stream helper, the AI SDK and LangChain hand the calls over there: they are
@@ -430,7 +422,7 @@ class OpenAIChatTranslator(Batching):
         number = number if type(number) is int else 0
         state = self.choices.get(number)
         if state is None:
-            state = self.choices[number] = _Choice(number)
+            state = self.choices[number] = Choice(number)
         out: list[Event] = []
         self.choice_size = len(choice)
         if not CHOICE_FIELDS.issuperset(choice):
@@ -451,7 +443,7 @@ class OpenAIChatTranslator(Batching):
             out.extend(self._finish(pos, state, reason))
         return out
 
-    def _delta(self, pos: Pos, state: _Choice, delta: dict[str, Any]) -> list[Event]:
+    def _delta(self, pos: Pos, state: Choice, delta: dict[str, Any]) -> list[Event]:
         out: list[Event] = []
         for field, payload in delta.items():
             if field == "tool_calls":
@@ -494,7 +486,7 @@ class OpenAIChatTranslator(Batching):
         self.unknown_fields.add(path)
         return [Problem(pos, "unknown-field", path)]
 
-    def _content_parts(self, pos: Pos, state: _Choice, parts: list[Any]) -> list[Event]:
+    def _content_parts(self, pos: Pos, state: Choice, parts: list[Any]) -> list[Event]:
         """Mistral's content may be a list of chunks: ``{"type":"text","text":…}`` and
         ``{"type":"thinking","thinking":[{"type":"text","text":…}]}`` (client-python thinkchunk.py)."""
         out: list[Event] = []
@@ -509,7 +501,7 @@ class OpenAIChatTranslator(Batching):
                     out.extend(self._text(pos, state, "text", "content", size))
         return out
 
-    def _text(self, pos: Pos, state: _Choice, block_type: str, delta_type: str, size: int) -> list[Event]:
+    def _text(self, pos: Pos, state: Choice, block_type: str, delta_type: str, size: int) -> list[Event]:
         key = (state.index, block_type)
         out: list[Event] = []
         if block_type not in state.blocks:
@@ -519,7 +511,7 @@ class OpenAIChatTranslator(Batching):
         out.append(BlockDelta(pos, key, delta_type, size))
         return out
 
-    def _finish(self, pos: Pos, state: _Choice, reason: str) -> list[Event]:
+    def _finish(self, pos: Pos, state: Choice, reason: str) -> list[Event]:
         category = self.finish_categories.get(reason, "other")
         out: list[Event] = []
         if state.reason is None:
@@ -548,161 +540,3 @@ class OpenAIChatTranslator(Batching):
                 category = self.finish_categories.get(message_reason, "other")
                 out.append(Finish(pos, message_reason, category, self._roleless()))
         return out
-
-    # -- tool calls --------------------------------------------------------------------------
-
-    def _tool_call(self, pos: Pos, state: _Choice, call: Any) -> list[Event]:
-        if not isinstance(call, dict):
-            return [Malformed(pos, "a delta.tool_calls[] entry is not an object")]
-        function = call.get("function")
-        without_function = function is None  # langchain-openai raises on it (clients/langchain.py)
-        if without_function:
-            function = {}
-        elif not isinstance(function, dict):
-            return [Malformed(pos, "a tool call's function is not an object")]
-        index = call.get("index")
-        out: list[Event] = []
-        call_id = call.get("id")
-        wire: Wire = ()
-        if (
-            (index is not None and type(index) is not int)
-            or (call_id is not None and type(call_id) is not str)
-            or type(function.get("name", "")) is not str
-            or type(function.get("arguments", "")) is not str
-            or ("type" in call and call["type"] is None)
-        ):
-            wire = wrong_types(call, function)  # for the client profiles only: their library acts on the value
-        if index is not None and type(index) is not int:
-            out.append(
-                Problem(
-                    pos,
-                    "malformed-frame",
-                    f"tool_calls[].index {jsontext.brief(index)} is not an integer; read as missing",
-                )
-            )
-            index = None
-        call_id = call_id if isinstance(call_id, str) and call_id.strip() else None  # Alibaba sends "" on continuations
-        wire_name = function.get("name")
-        wire_name = wire_name if isinstance(wire_name, str) else None
-        tool = wire_name if wire_name and wire_name.strip() else None
-        arguments, problem = self._arguments(function.get("arguments"))
-        if problem:
-            out.append(Problem(pos, "malformed-frame", problem))
-
-        key = self._resolve(state, index, call_id, tool, arguments)
-        if key is _NEW:
-            if state.reason is not None:
-                line = state.reason_pos.line if state.reason_pos is not None else None
-                facts = CallAfterFinishReason(tool, call_id, state.index, state.reason, line)
-                out.append(Problem(pos, "call-after-finish-reason", "", facts))
-            key = self._new_key(state, index, call_id)
-            state.names[key] = tool
-            state.call_index[key] = index
-            state.latest = key
-            state.opened.append(key)
-            state.calls += 1
-            if call_id is not None:
-                state.by_id[call_id] = key
-            if index is not None:
-                state.by_index[index] = key
-                if state.reason is None:
-                    self.lanes.setdefault(state.index, {})[index] = key
-            wire_type = call.get("type")
-            wire_type = wire_type if isinstance(wire_type, str) else None  # Mistral sends none
-            out.append(
-                ToolStart(
-                    pos, key, index, "function", call_id, tool, None, choice=state.index, wire_type=wire_type, wire=wire
-                )
-            )
-            if arguments is not None:
-                out.append(ArgsDelta(pos, key, arguments, ARGS, wire=wire))
-            return out
-        if key is not None:
-            if call_id is not None:
-                state.by_id.setdefault(call_id, key)
-            if tool is not None and state.names.get(key) is None:
-                state.names[key] = tool
-        out.append(ArgsDelta(pos, key, arguments or "", ARGS, call_id, wire_name, without_function, wire))
-        return out
-
-    def _resolve(
-        self, state: _Choice, index: int | None, call_id: str | None, tool: str | None, arguments: str | None
-    ) -> Any:
-        """The key of the call this fragment belongs to, ``_NEW`` for a new call, None for none."""
-        if call_id is not None and call_id in state.by_id:
-            key = state.by_id[call_id]
-            known = state.call_index.get(key)
-            # The same id on another index with a name: a provider reusing one id for two calls.
-            if index is not None and known is not None and known != index and tool is not None:
-                return _NEW
-            return key
-        if index is not None:
-            key = state.by_index.get(index)
-            if key is None:
-                return _NEW
-            if call_id is not None and tool is not None:
-                # Another id naming a tool on this index is a second call merged onto it, unless it
-                # names the same tool and its arguments go on rather than start (`{`, `[` or
-                # nothing): then it is this call, its id changing (as the AI SDK's tracker decides).
-                if state.names.get(key) != tool or starts_arguments(arguments):
-                    return _NEW
-                return key
-            if call_id is None and tool is not None and state.names.get(key) not in (None, tool):
-                return _NEW  # another tool named on this index
-            return key  # a continuation (an id without a name is the same call's id changing)
-        if call_id is not None:
-            return _NEW  # no index: the id is the correlator
-        if tool is not None:
-            latest = state.latest
-            if latest is not None and state.names.get(latest) == tool and state.reason is None:
-                return latest  # the name repeated on a continuation
-            return _NEW
-        return None  # neither index nor id nor name: the accumulator attributes it
-
-    def _new_key(self, state: _Choice, index: int | None, call_id: str | None) -> Hashable:
-        if index is not None:
-            key: Hashable = (state.index, index)
-            return key if key not in state.call_index else (state.index, index, state.calls)
-        if call_id is not None:
-            key = (state.index, "id", call_id)
-            return key if key not in state.call_index else (state.index, "id", call_id, state.calls)
-        return (state.index, "call", state.calls)
-
-    def _arguments(self, arguments: Any) -> tuple[str | None, str | None]:
-        """The fragment's argument text, and a problem when it is not a string."""
-        if arguments is None or type(arguments) is str:
-            return arguments, None
-        text = jsontext.dumps(arguments).decode() if isinstance(arguments, (dict, list)) else str(arguments)
-        if self.object_arguments_allowed and isinstance(arguments, dict):
-            return text, None
-        return text, (
-            f"function.arguments is a JSON {type(arguments).__name__}, not a string; "
-            "clients that concatenate argument strings fail on it (read here as its JSON text)"
-        )
-
-    def _legacy_call(self, pos: Pos, state: _Choice, payload: Any) -> list[Event]:
-        """The deprecated ``delta.function_call`` {name?, arguments?}: one call per choice, no index,
-        no id (the next request answers it with a ``role: "function"`` message naming it)."""
-        if not isinstance(payload, dict):
-            return [Malformed(pos, "delta.function_call is not an object")]
-        key = (state.index, "function_call")
-        wire_name = payload.get("name")
-        wire_name = wire_name if isinstance(wire_name, str) else None
-        arguments, problem = self._arguments(payload.get("arguments"))
-        out: list[Event] = [Problem(pos, "malformed-frame", problem)] if problem else []
-        if key not in state.call_index:
-            tool = wire_name if wire_name and wire_name.strip() else None
-            state.names[key] = tool
-            state.call_index[key] = None
-            state.latest = key
-            state.opened.append(key)
-            state.calls += 1
-            out.append(ToolStart(pos, key, None, "function_call", None, tool, None, id_optional=True))
-            if arguments is not None:
-                out.append(ArgsDelta(pos, key, arguments, LEGACY_ARGS))
-            return out
-        out.append(ArgsDelta(pos, key, arguments or "", LEGACY_ARGS, None, wire_name))
-        return out
-
-
-_NEW: Any = object()

@@ -1,8 +1,7 @@
-"""The OpenAI Chat Completions stream's protocol as data: finish reasons and what they mean, the
-delta fields that carry content, the fields the protocol defines and the documented extension fields
-of compatible servers (``openai_chat`` translates with them; SD006 reports any other field); and the
-small pure readers of its shapes (a tool call entry's wrong-typed fields, a content field's size, an
-error object).
+"""The OpenAI Chat Completions stream's protocol as data: its detection words (``sniffing.Words``, read
+without importing the adapter), finish reasons and what they mean, the delta fields that carry content,
+the fields the protocol defines and the documented extension fields of compatible servers
+(``openai_chat`` translates with them; SD006 reports any other field).
 
 Sources: ../shared/reference/wire-formats.md §2 and openai-python's ``types/chat/chat_completion_chunk.py``;
 each extension names the server that documents it.
@@ -10,11 +9,8 @@ each extension names the server that documents it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from stream_doctor.capture.base import Pos
 from stream_doctor.providers.sniffing import Words
-from stream_doctor.values.events import FinishCategory, StreamError, Wire
+from stream_doctor.values.events import FinishCategory
 
 #: The delta types of an argument fragment: ``tool_calls[].function.arguments`` and the legacy
 #: single-function form's ``function_call.arguments``.
@@ -142,65 +138,3 @@ CHUNK_FIELDS = frozenset(
     {"id", "object", "created", "model", "choices", "usage", "error", "service_tier", "system_fingerprint"}
 )
 CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
-
-
-_CHECKED_TYPES = {"index": int, "id": str}
-
-
-def wrong_types(call: dict[str, Any], function: dict[str, Any]) -> Wire:
-    """The fields of one ``tool_calls[]`` entry sent with a type Chat Completions does not allow, in the
-    order sent (``events.Wire``): an ``index`` that is not an integer, an ``id`` that is not a string
-    (null is "not sent"), a ``type`` sent as null, and a ``function.name`` or ``function.arguments`` that is not a string, null
-    included: openai-python's ``accumulate_delta`` keeps a null as the snapshot's value where an absent
-    key leaves none (Mistral's object arguments too: the OpenAI SDKs read them as any server's)."""
-    found: Wire = ()
-    for field, value in call.items():
-        wanted = _CHECKED_TYPES.get(field)
-        if wanted is not None and value is not None and type(value) is not wanted:
-            found += ((field, value),)
-        elif field == "type" and value is None:  # Writer's continuations: openai-python copies the null over
-            found += ((field, value),)
-        elif field == "function" and value is function:
-            for part, given in function.items():
-                if part in ("name", "arguments") and type(given) is not str:
-                    found += ((part, given),)
-    return found
-
-
-def content_size(payload: Any) -> int:
-    """Characters of text a content field carries (1 for a non-empty structured part)."""
-    if isinstance(payload, str):
-        return len(payload)
-    if isinstance(payload, list):
-        return sum(_part_size(part) for part in payload)
-    if isinstance(payload, dict):
-        return 1 if payload else 0
-    return 0
-
-
-def _part_size(part: Any) -> int:
-    if isinstance(part, dict):
-        text = part.get("text")
-        return len(text) if isinstance(text, str) else (1 if part else 0)
-    if isinstance(part, list):  # not a part of any API: counted as one, never walked (it may nest 1,000 deep)
-        return 1 if part else 0
-    return content_size(part)
-
-
-def starts_arguments(arguments: str | None) -> bool:
-    """Whether a fragment looks like the start of a call's arguments rather than their middle."""
-    if not arguments:
-        return True
-    head = arguments.lstrip()[:1]
-    return head in ("{", "[", "")
-
-
-def stream_error(pos: Pos, value: dict[str, Any], error: Any) -> StreamError:
-    if isinstance(error, dict):
-        kind = error.get("type") or error.get("code")
-        message = error.get("message")
-    elif isinstance(error, str):
-        kind, message = value.get("error_type"), error
-    else:  # vLLM: {"object": "error", "message": …, "type": …, "code": …}
-        kind, message = value.get("type") or value.get("code"), value.get("message")
-    return StreamError(pos, str(kind) if kind is not None else None, message if isinstance(message, str) else None)

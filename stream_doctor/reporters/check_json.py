@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Literal
 
-from stream_doctor import __version__
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.util import jsonpieces, jsontext
+from stream_doctor.util.version import __version__
 
 if TYPE_CHECKING:
     from stream_doctor.check.result import CaptureResult, CheckResult

@@ -17,11 +17,11 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import quote
 
-from stream_doctor import __version__
 from stream_doctor.reporters import RenderOptions
 from stream_doctor.rules import RULES
 from stream_doctor.rules.base import Rule
 from stream_doctor.util import jsonpieces, jsontext
+from stream_doctor.util.version import __version__
 from stream_doctor.values.findings import Finding, Location, Severity
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import Callable, Literal, Sequence
 from stream_doctor.serve.judge import RAN_UNFINISHED, Judged, stream_calls
 from stream_doctor.serve.load import Script, load_script
 from stream_doctor.serve.running import RunningServer
-from stream_doctor.serve.variants import BY_NAME, Kind, NotApplicable, Variant
+from stream_doctor.serve.variants import VARIANTS, Kind, NotApplicable, Variant
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, Plan, Recorded, as_recorded
 
 Outcome = Literal["right-input", "another-input", "too-early", "twice", "never", "crashed"]
@@ -128,7 +128,7 @@ def run_matrix(
     scripts = [load_script(path) for path in captures]
     rows = []
     for name in names:
-        variant = BY_NAME[name]
+        variant = VARIANTS[name]
         reason = _skipped(variant, scripts)
         if reason is not None:
             rows.append(Row(name, variant.kind, variant.description, skipped=reason))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, Mapping
 
 from stream_doctor.serve import faults, quirks
 from stream_doctor.serve.framing import Framing, ends_event, ends_line, framing, inserted, pieces_plan, plan_of
@@ -192,8 +192,18 @@ def _chat_quirk(
     return Variant(name, "quirk", description, make, ("sse",), _CHAT, _CHAT_ONLY, False, libraries, source, check)
 
 
-#: every variant, in the order the matrix lists them: the one definition of each name, kind and sentence
-VARIANTS: tuple[Variant, ...] = (
+def _by_name(*variants: Variant) -> dict[str, Variant]:
+    """The registry of ``variants``, in their order; a name declared twice is refused as the module loads."""
+    registry = {variant.name: variant for variant in variants}
+    if len(registry) != len(variants):
+        raise ValueError(f"variants declared twice: {sorted({v.name for v in variants if variants.count(v) > 1})}")
+    return registry
+
+
+#: every variant by name, in the order the matrix lists them (a name -> value registry, as the adapters,
+#: readers and rules are): the one definition of each name, kind and sentence. Not a ``LazyRegistry``: the
+#: variants are values of this one module, whose sentences ``serve --help`` prints.
+VARIANTS: Mapping[str, Variant] = _by_name(
     Variant(
         "event-per-read", "meaning", "Each event in a read of its own, with no pauses.", lambda r, _: as_recorded(r)
     ),
@@ -314,19 +324,17 @@ VARIANTS: tuple[Variant, ...] = (
     ),
 )
 
-BY_NAME: dict[str, Variant] = {variant.name: variant for variant in VARIANTS}
-
 
 def variant_names(kind: Kind | None = None) -> tuple[str, ...]:
     """The variants' names, in the matrix's order; ``kind``: only those of that kind."""
-    return tuple(v.name for v in VARIANTS if kind is None or v.kind == kind)
+    return tuple(name for name, v in VARIANTS.items() if kind is None or v.kind == kind)
 
 
 def plan_for(name: str, seed: int = 0) -> Callable[[Recorded], Plan]:
     """What the server plays a response with under the variant ``name`` and ``seed``: a function that
     raises ``NotApplicable`` (with the reason) for a response the variant does not apply to."""
     try:
-        variant = BY_NAME[name]
+        variant = VARIANTS[name]
     except KeyError:
-        raise ValueError(f"no variant named {name!r}: {', '.join(BY_NAME)}") from None
+        raise ValueError(f"no variant named {name!r}: {', '.join(VARIANTS)}") from None
     return lambda recorded: variant.plan(recorded, seed)

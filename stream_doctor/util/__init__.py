@@ -1,3 +1,3 @@
 """Shared helpers that know no stage: the atomic writer, the guarded opener, JSON text, the lazy
-registry, what marks a credential, the collector pause, how findings quote a capture.
+registry, what marks a credential, the collector pause, how findings quote a capture, the release's version.
 """

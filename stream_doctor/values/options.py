@@ -9,15 +9,19 @@ build their options that way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from stream_doctor.capture.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_FRAMES, Limits
 from stream_doctor.values.findings import Severity
 
-#: --client-mode: run the real library a client profile models when it imports (auto), require it (run),
-#: never run it (model), or run it and show where the model differs (both); see clients/runs.py
 ClientMode = Literal["auto", "run", "model", "both"]
-CLIENT_MODES: tuple[ClientMode, ...] = get_args(ClientMode)
+#: --client-mode's modes (clients/runs.py) and what each does, the sentence its help lists
+CLIENT_MODES: dict[ClientMode, str] = {
+    "auto": "run the installed library when it imports, else its model",
+    "run": "require the library",
+    "model": "never run it",
+    "both": "run it, and where its model differs an info finding SD809",
+}
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from functools import cached_property
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 
-from stream_doctor import __version__
 from stream_doctor.util import jsonpieces, jsontext
+from stream_doctor.util.version import __version__
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.timeline import NO_TIMELINE, Timeline
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from stream_doctor.api import replay
-from stream_doctor.serve.variants import BY_NAME, variant_names
+from stream_doctor.serve.variants import VARIANTS, variant_names
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
 from tests.clients.node_harness import HARNESS, node_executable
 from tests.conftest import FIXTURES
@@ -114,7 +114,7 @@ def node_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(app: App, bug: str | None, variant: str, folder: Path, seed: int = 0) -> Run:
-    plan = BY_NAME[variant].plan(app.recorded, seed)
+    plan = VARIANTS[variant].plan(app.recorded, seed)
     with PlanServer(plans=[plan, app.answer]) as server:
         env = {
             **os.environ,
@@ -143,7 +143,7 @@ def _stream_says(recorded: Recorded) -> list[tuple[Any, ...]]:
 
 
 def _applicable(app: App, kind: str) -> list[str]:
-    return [name for name in variant_names(kind) if BY_NAME[name].skipped(app.recorded) is None]  # type: ignore[arg-type]
+    return [name for name in variant_names(kind) if VARIANTS[name].skipped(app.recorded) is None]  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -138,7 +138,7 @@ def test_help_lists_each_variant_with_its_sentence() -> None:
     def flat(text: str) -> str:  # the help's wrapping undone (it breaks lines after a hyphen too)
         return re.sub(r"-\s+", "-", " ".join(text.split()))
 
-    for variant in VARIANTS:
+    for variant in VARIANTS.values():
         assert flat(f"{variant.name} ({variant.kind}): {variant.description}") in flat(done.stdout)
 
 

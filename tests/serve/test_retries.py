@@ -19,7 +19,7 @@ httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
 from stream_doctor.serve.matrix import played  # noqa: E402
-from stream_doctor.serve.variants import BY_NAME  # noqa: E402
+from stream_doctor.serve.variants import VARIANTS  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASSETTE = str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")
@@ -38,7 +38,7 @@ def post(server: Any, retry_count: str | None = None) -> httpx.Response:
 
 
 def test_the_sdks_retries_of_each_429_continue_the_conversation(stream_doctor_server: Any) -> None:
-    server = stream_doctor_server(CASSETTE, plan=played(BY_NAME["status-429"], 0))
+    server = stream_doctor_server(CASSETTE, plan=played(VARIANTS["status-429"], 0))
     client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=2, timeout=TIMEOUT)
     ran = apps.anthropic_correct(client, request_of(CASSETTE))
     assert [name for name, _ in ran] == ["write_file"] and ran[0][1]["path"] == "notes/todo.md"
@@ -51,7 +51,7 @@ def test_the_sdks_retries_of_each_429_continue_the_conversation(stream_doctor_se
 
 
 def test_a_retry_without_the_header_follows_a_failed_answer(stream_doctor_server: Any) -> None:
-    server = stream_doctor_server(CASSETTE, plan=played(BY_NAME["status-429"], 0))
+    server = stream_doctor_server(CASSETTE, plan=played(VARIANTS["status-429"], 0))
     assert post(server).status_code == 429
     again = post(server)
     assert again.status_code == 200 and again.headers["x-stream-doctor-turn"] == "1"
@@ -90,7 +90,7 @@ def test_the_same_first_request_after_a_whole_answer_is_a_new_conversation(
 
 
 def test_a_first_attempt_after_a_failed_answer_is_a_new_conversation(stream_doctor_server: Any) -> None:
-    server = stream_doctor_server(CASSETTE, plan=played(BY_NAME["status-429"], 0))
+    server = stream_doctor_server(CASSETTE, plan=played(VARIANTS["status-429"], 0))
     assert post(server, "0").status_code == 429
     assert post(server, "0").status_code == 429  # not a retry: answered as a first attempt, by the variant
     assert [[t.status for t in j.served.turns] for j in server.stop()] == [[429], [429]]

@@ -13,11 +13,11 @@ from stream_doctor.api import replay
 from stream_doctor.clients import PROFILES
 from stream_doctor.serve import faults
 from stream_doctor.serve.variants import (
-    BY_NAME,
     BYTE_PER_READ_LIMIT,
     KINDS,
     VARIANTS,
     NotApplicable,
+    _by_name,
     plan_for,
     variant_names,
 )
@@ -37,10 +37,12 @@ def _calls(data: bytes, provider: str) -> list[tuple[str | None, str | None, obj
 
 
 def test_the_registry_declares_each_variant_once_with_one_sentence() -> None:
-    assert len(BY_NAME) == len(VARIANTS)
-    assert variant_names() == tuple(v.name for v in VARIANTS)
+    assert all(name == variant.name for name, variant in VARIANTS.items())  # each name written once: the key is it
+    with pytest.raises(ValueError, match=r"variants declared twice: \['crlf'\]"):
+        _by_name(VARIANTS["crlf"], VARIANTS["ping"], VARIANTS["crlf"])
+    assert variant_names() == tuple(VARIANTS)
     assert set(variant_names()) == {n for kind in KINDS for n in variant_names(kind)}
-    for variant in VARIANTS:
+    for variant in VARIANTS.values():
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", variant.name)
         # one sentence: a capital, one full stop at the end
         assert variant.description[0].isupper() and variant.description.endswith(".")
@@ -50,10 +52,10 @@ def test_the_registry_declares_each_variant_once_with_one_sentence() -> None:
 def test_each_quirk_names_profiled_libraries_and_where_the_provider_sends_it() -> None:
     assert variant_names("quirk")
     for name in variant_names("quirk"):
-        quirk = BY_NAME[name]
+        quirk = VARIANTS[name]
         assert quirk.libraries and all(library in PROFILES for library in quirk.libraries), name
         assert quirk.source, name
-    assert all(not BY_NAME[n].libraries for n in variant_names("meaning") + variant_names("fault"))
+    assert all(not VARIANTS[n].libraries for n in variant_names("meaning") + variant_names("fault"))
 
 
 def test_an_unknown_name_and_a_variant_that_does_not_apply_say_so() -> None:
@@ -65,24 +67,24 @@ def test_an_unknown_name_and_a_variant_that_does_not_apply_say_so() -> None:
     )
     with pytest.raises(NotApplicable, match="crlf applies to server-sent events, not to an AWS event stream"):
         plan_for("crlf")(eventstream)
-    assert BY_NAME["ping"].skipped(recorded_of(PARALLEL, "openai")) == (
+    assert VARIANTS["ping"].skipped(recorded_of(PARALLEL, "openai")) == (
         "ping does not apply to openai: only Anthropic documents a ping event"
     )
-    assert BY_NAME["recorded-pacing"].skipped(anthropic) == (
+    assert VARIANTS["recorded-pacing"].skipped(anthropic) == (
         "recorded-pacing needs the times of the events, and the capture recorded none"
     )
     text = b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: [DONE]\n\n'
     chat = Recorded("openai", 200, (("content-type", "text/event-stream"),), text, ((None, text),))
-    assert BY_NAME["index-from-one"].skipped(chat) == (
+    assert VARIANTS["index-from-one"].skipped(chat) == (
         "index-from-one does not apply: the stream holds no tool_calls entries to rewrite"
     )
     big = b"data: " + b"x" * BYTE_PER_READ_LIMIT + b"\n\n"
     too_big = Recorded("openai", 200, (("content-type", "text/event-stream"),), big, ((None, big),))
-    assert BY_NAME["byte-per-read"].skipped(too_big) == (
+    assert VARIANTS["byte-per-read"].skipped(too_big) == (
         "byte-per-read does not apply: the body is 262,152 bytes and a read per byte is played up to 262,144"
     )
     # the near miss: each applies where it should
-    assert BY_NAME["crlf"].skipped(anthropic) is None and BY_NAME["ping"].skipped(anthropic) is None
+    assert VARIANTS["crlf"].skipped(anthropic) is None and VARIANTS["ping"].skipped(anthropic) is None
 
 
 @pytest.mark.parametrize("name", CUTTING)

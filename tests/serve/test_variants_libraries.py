@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from stream_doctor.api import replay
 from stream_doctor.clients.library import LIBRARIES, Original, Outcome, original_chunks
 from stream_doctor.clients.library import load as load_library
-from stream_doctor.serve.variants import BY_NAME, variant_names
+from stream_doctor.serve.variants import VARIANTS, variant_names
 from stream_doctor.serve.wire import Plan, Recorded
 from stream_doctor.values.events import ToolStart
 from tests.clients.node_harness import NodeHarness, library_outcome
@@ -94,7 +94,7 @@ def _node(
 
 def _plans(recorded: Recorded, name: str) -> Any:
     """A strategy of the variant's plans over seeds (one plan when the variant draws nothing)."""
-    variant = BY_NAME[name]
+    variant = VARIANTS[name]
     if variant.plan(recorded, 0) == variant.plan(recorded, 1):
         return st.just(variant.plan(recorded, 0))
     return st.integers(0, 2**32 - 1).map(lambda seed: variant.plan(recorded, seed))
@@ -108,7 +108,7 @@ SEEDS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppres
 def test_a_meaning_keeping_variant_never_changes_what_the_python_sdk_hands(case: tuple[Path, str], name: str) -> None:
     path, provider = case
     recorded = recorded_of(path, provider)
-    if (reason := BY_NAME[name].skipped(recorded)) is not None:
+    if (reason := VARIANTS[name].skipped(recorded)) is not None:
         pytest.skip(reason)
     unmodified = _python(fed_sse(recorded.body, str(path)), provider, None)
 
@@ -127,7 +127,7 @@ def test_a_meaning_keeping_variant_never_changes_what_the_node_sdk_hands(
 ) -> None:
     path, provider = case
     recorded = recorded_of(path, provider)
-    if (reason := BY_NAME[name].skipped(recorded)) is not None:
+    if (reason := VARIANTS[name].skipped(recorded)) is not None:
         pytest.skip(reason)
     fed = fed_sse(recorded.body, str(path))
     unmodified = _node(node_harness, fed, provider, None)
@@ -150,8 +150,8 @@ def test_a_meaning_keeping_variant_never_changes_what_the_python_sdk_hands_on_ge
     provider = data.draw(st.sampled_from(sorted(PYTHON_SDK)))
     _, stream = data.draw(anthropic_streams() if provider == "anthropic" else chat_streams())
     recorded = recorded_from(stream, "generated.sse", provider)
-    name = data.draw(st.sampled_from([n for n in MEANING if BY_NAME[n].skipped(recorded) is None]))
-    plan = BY_NAME[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
+    name = data.draw(st.sampled_from([n for n in MEANING if VARIANTS[n].skipped(recorded) is None]))
+    plan = VARIANTS[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
     unmodified = _python(fed_sse(stream, "generated.sse", provider), provider, None)
     assert _python(fed_sse(written(plan), "generated.sse", provider), provider, cuts(plan)) == unmodified, name
 
@@ -164,8 +164,8 @@ def test_a_meaning_keeping_variant_never_changes_what_the_node_sdk_hands_on_gene
     provider = data.draw(st.sampled_from(sorted(NODE_SDK)))
     _, stream = data.draw(anthropic_streams() if provider == "anthropic" else chat_streams())
     recorded = recorded_from(stream, "generated.sse", provider)
-    name = data.draw(st.sampled_from([n for n in MEANING if BY_NAME[n].skipped(recorded) is None]))
-    plan = BY_NAME[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
+    name = data.draw(st.sampled_from([n for n in MEANING if VARIANTS[n].skipped(recorded) is None]))
+    plan = VARIANTS[name].plan(recorded, data.draw(st.integers(0, 2**32 - 1)))
     fed = fed_sse(stream, "generated.sse", provider)
     unmodified = _node(node_harness, fed, provider, None)
     assert _node(node_harness, fed, provider, [piece for _, piece in plan.reads]) == unmodified, name
@@ -187,12 +187,12 @@ def _handed_cleanly(case: tuple[Path, str]) -> bool:
 def test_a_fault_changes_what_the_sdks_hand(node_harness: NodeHarness, case: tuple[Path, str], name: str) -> None:
     path, provider = case
     recorded = recorded_of(path, provider)
-    if (reason := BY_NAME[name].skipped(recorded)) is not None:
+    if (reason := VARIANTS[name].skipped(recorded)) is not None:
         pytest.skip(reason)
     fed = fed_sse(recorded.body, str(path))
     python, node = _python(fed, provider, None), _node(node_harness, fed, provider, None)
     for seed in range(EXAMPLES):
-        plan = BY_NAME[name].plan(recorded, seed)
+        plan = VARIANTS[name].plan(recorded, seed)
         changed = fed_sse(written(plan), str(path), provider) if written(plan) else None
         if changed is not None:
             assert _python(changed, provider, cuts(plan)) != python, seed
@@ -200,7 +200,7 @@ def test_a_fault_changes_what_the_sdks_hand(node_harness: NodeHarness, case: tup
 
 
 def _quirk_cases() -> list[tuple[str, str]]:
-    return [(name, library) for name in variant_names("quirk") for library in BY_NAME[name].libraries]
+    return [(name, library) for name in variant_names("quirk") for library in VARIANTS[name].libraries]
 
 
 @pytest.mark.parametrize(("name", "library"), _quirk_cases(), ids=lambda value: str(value))
@@ -210,7 +210,7 @@ def test_a_quirk_changes_what_each_library_it_names_hands(node_harness: NodeHarn
     path = FIXTURES / "openai" / "parallel_calls.sse"
     recorded = recorded_of(path, "openai")
     fed = fed_sse(recorded.body, str(path))
-    plan = BY_NAME[name].plan(recorded, 0)
+    plan = VARIANTS[name].plan(recorded, 0)
     quirked = fed_sse(written(plan), str(path), "openai")
     if library in LIBRARIES:
         run = load_library(library)
