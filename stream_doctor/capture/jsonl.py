@@ -305,7 +305,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
     to_frame = envelope.to_frame
     problems_of = envelope.problems_of
     problems = capture.problems
-    repeats = Repeats()  # a session's requests repeat their history: parsed, it is kept once
+    repeats = Repeats(json_text=True)  # a session's requests repeat their history: parsed, it is kept once
     first = True
     read = _Lines()
     for lines, starts in read.pieces(pieces):

@@ -9,16 +9,19 @@ A request body is read once, by its provider family's module in ``requests/``, i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from stream_doctor.accumulate.stream import AccumulatedStream
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
 from stream_doctor.values.events import MISSING
 from stream_doctor.values.findings import Finding, Location
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.pairing_problems import PairingProblem, Place
+    from stream_doctor.conversation.schemas import Violation
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]
@@ -180,6 +183,32 @@ class Conversation:
         if turn.facts.tools:
             return turn.facts.tools
         return self.tools
+
+    def checked_calls(self) -> Iterator[tuple[Turn, ToolCall, dict[str, ToolDef]]]:
+        """Every complete client call whose arguments parsed, in a turn that has tool definitions."""
+        for turn in self.turns:
+            tools = self.tools_for(turn)
+            if not tools:
+                continue
+            for call in turn.stream.calls:
+                if call.server_side or call.status != "complete" or call.parse_failure is not None:
+                    continue
+                if call.input_format != "json" or call.name is None:
+                    continue
+                yield turn, call, tools
+
+    @cached_property
+    def violations(self) -> tuple[tuple[Turn, ToolCall, ToolDef, list[Violation]], ...]:
+        """Each checked call whose tool has a schema, with what in its arguments breaks it (often
+        nothing): validated once, for the rules that read it (SD701 to SD703)."""
+        from stream_doctor.conversation.schemas import violations
+
+        validated = []
+        for turn, call, tools in self.checked_calls():
+            tool = tools.get(call.name or "")
+            if tool is not None and tool.schema is not None:
+                validated.append((turn, call, tool, violations(tool, call.arguments)))
+        return tuple(validated)
 
 
 def _parent(path: str) -> str:

@@ -7,22 +7,24 @@ import copy
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.sessions import session
 from stream_doctor import replay
 from stream_doctor.capture import load
+from stream_doctor.capture import repeats as repeats_module
 from stream_doctor.capture.repeats import Repeats
 
-MESSAGES = st.lists(
-    st.one_of(
-        st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=3)}),
-        st.integers(0, 3),
-        st.lists(st.booleans(), max_size=2),
-    ),
-    max_size=5,
+ITEMS = st.one_of(
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=3)}),
+    st.integers(0, 3),
+    st.lists(st.booleans(), max_size=2),
+    # written as another item's start, or equal to one; a new object each, as parsing makes them
+    st.sampled_from([1.0, 12, "ab", "abc", [1], [1, 2]]).map(copy.deepcopy),
 )
+MESSAGES = st.lists(ITEMS, max_size=5)
 
 
 def _next(previous: dict[str, Any], step: tuple[str, Any]) -> dict[str, Any]:
@@ -36,19 +38,33 @@ def _next(previous: dict[str, Any], step: tuple[str, Any]) -> dict[str, Any]:
     elif kind == "truncate":
         body["messages"] = body["messages"][value:]
     elif kind == "edit" and body["messages"]:
-        body["messages"][value % len(body["messages"])] = {"role": "user", "content": "edited"}
+        at, item = value
+        body["messages"][at % len(body["messages"])] = {"role": "user", "content": "edited"} if item is None else item
     elif kind == "system":
         body["system"] = value
+    elif kind == "lengthen" and body["messages"]:  # the last item written longer: ``12`` for ``1``
+        last = body["messages"][-1]
+        body["messages"][-1] = last * 10 + 2 if type(last) is int else [last]
+    elif kind == "respell":  # the same values written otherwise: ``1.0`` for ``1``, keys in another order
+        body["messages"] = [_respelled(item) for item in body["messages"]]
     else:
         body["messages"] = {"not": "a list"} if kind == "not a list" else body["messages"]
     return body
 
 
+def _respelled(item: Any) -> Any:
+    if type(item) is int:
+        return float(item)
+    return dict(reversed(item.items())) if type(item) is dict else item
+
+
 STEPS = st.lists(
     st.one_of(
+        st.tuples(st.just("respell"), st.none()),
+        st.tuples(st.just("lengthen"), st.none()),
         st.tuples(st.just("extend"), MESSAGES),
         st.tuples(st.just("truncate"), st.integers(0, 3)),
-        st.tuples(st.just("edit"), st.integers(0, 9)),
+        st.tuples(st.just("edit"), st.tuples(st.integers(0, 9), st.one_of(st.none(), ITEMS))),
         st.tuples(st.just("system"), st.one_of(st.text(max_size=2), st.lists(st.integers(0, 2), max_size=2))),
         st.tuples(st.just("not a list"), st.none()),
     ),
@@ -57,14 +73,14 @@ STEPS = st.lists(
 
 
 @settings(max_examples=300, deadline=None)
-@given(MESSAGES, STEPS)
-def test_each_body_reads_as_it_was_parsed(first: list[Any], steps: list[tuple[str, Any]]) -> None:
+@given(MESSAGES, STEPS, st.booleans())
+def test_each_body_reads_as_it_was_parsed(first: list[Any], steps: list[tuple[str, Any]], json_text: bool) -> None:
     body: dict[str, Any] = {"model": "m", "system": "be brief", "tools": [{"name": "f"}], "messages": first}
     bodies = [body]
     for step in steps:
         bodies.append(_next(bodies[-1], step))
     as_parsed = copy.deepcopy(bodies)
-    repeats = Repeats()
+    repeats = Repeats(json_text)
     for each in bodies:
         repeats.share(each)
     assert bodies == as_parsed
@@ -112,3 +128,67 @@ def test_an_envelope_session_keeps_its_history_once() -> None:
         assert after["tools"] is before["tools"]
     report = replay(data)
     assert [turn.request.body["messages"][0] for turn in report.turns[1:]] == [bodies[0]["messages"][0]] * 4  # type: ignore[union-attr]
+
+
+def _origins(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Which body each top-level value and each list item first appeared in: what is shared, as numbers."""
+    first: dict[int, int] = {}
+    shapes = []
+    for number, body in enumerate(bodies):
+        shape: dict[str, Any] = {}
+        for key, value in body.items():
+            items = [first.setdefault(id(item), number) for item in value] if type(value) is list else None
+            shape[key] = (first.setdefault(id(value), number), items)
+        shapes.append(shape)
+    return shapes
+
+
+@settings(max_examples=300, deadline=None)
+@given(MESSAGES, STEPS)
+def test_the_bytes_share_what_the_items_share(first: list[Any], steps: list[tuple[str, Any]]) -> None:
+    """The envelope's fast path (lists compared as orjson writes them) shares exactly what comparing
+    the items shares, whether the history is extended, truncated, edited or written otherwise."""
+    body: dict[str, Any] = {"model": "m", "system": "be brief", "tools": [{"name": "f"}], "messages": first}
+    bodies = [body]
+    for step in steps:
+        bodies.append(_next(bodies[-1], step))
+    by_items, by_bytes = copy.deepcopy(bodies), copy.deepcopy(bodies)
+    for kept, json_text in ((by_items, False), (by_bytes, True)):
+        repeats = Repeats(json_text)
+        for each in kept:
+            repeats.share(each)
+    assert by_bytes == by_items == bodies
+    assert _origins(by_bytes) == _origins(by_items)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "by_bytes"),
+    [
+        ([{"a": 1}], [{"a": 1}, {"b": 2}], True),  # extended: the bytes say so
+        ([{"a": 1}, "x"], [{"a": 1}, "x"], True),  # the same again
+        ([1], [12], False),  # "[1" starts "[12]", but 1 is no item of it
+        (["ab"], ["abc", "ab"], False),
+        ([[1]], [[1, 2]], False),
+        ([1], [1.0, 2], False),  # equal values written otherwise: compared item by item, and shared
+        ([{"a": 1, "b": 2}], [{"b": 2, "a": 1}], False),
+        ([True], [1], False),
+        ([], [{"a": 1}], False),  # nothing to share
+    ],
+)
+def test_the_bytes_decide_only_where_they_prove_it(
+    monkeypatch: pytest.MonkeyPatch, before: list[Any], after: list[Any], by_bytes: bool
+) -> None:
+    compared: list[int] = []
+    item_by_item = repeats_module._share_prefix
+    monkeypatch.setattr(repeats_module, "_share_prefix", lambda *lists: compared.append(1) or item_by_item(*lists))
+    first, second = {"messages": orjson.loads(orjson.dumps(before))}, {"messages": orjson.loads(orjson.dumps(after))}
+    expected = copy.deepcopy([first, second])
+    plain = Repeats()
+    plain.share(expected[0])
+    plain.share(expected[1])
+    compared.clear()
+    repeats = Repeats(json_text=True)
+    repeats.share(first)
+    repeats.share(second)
+    assert (not compared) is by_bytes
+    assert second["messages"] == after and _origins([first, second]) == _origins(expected)

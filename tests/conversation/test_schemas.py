@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from benchmarks.sessions import session
+from stream_doctor import replay
+from stream_doctor.conversation import schemas
 from stream_doctor.conversation.model import ToolDef
-from stream_doctor.conversation.schemas import normalized, required, schema_problem, violations
+from stream_doctor.conversation.schemas import Violation, normalized, required, schema_problem, violations
 
 SCHEMA = {
     "type": "object",
@@ -69,3 +76,22 @@ def test_invalid_schemas_are_reported_not_raised() -> None:
     assert schema_problem(ToolDef("t", ["not", "a", "schema"], "p")) is not None
     assert schema_problem(ToolDef("t", {"$ref": "https://example.invalid/schema.json"}, "p")) is None
     assert violations(ToolDef("t", {"$ref": "https://example.invalid/schema.json"}, "p"), {}) == []
+
+
+def test_each_call_is_validated_once_for_the_three_schema_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SD701, SD702 and SD703 read one validation of each call (``Conversation.violations``); a replay
+    that selects none of them validates nothing."""
+    validated: list[Any] = []
+
+    def counted(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation]:
+        validated.append(arguments)
+        return violations(tool, arguments, limit)
+
+    monkeypatch.setattr(schemas, "violations", counted)
+    streamed = b'{\\"path\\":\\"notes/turn-3.md\\"'  # as the third call's first fragment carries it
+    data = session("anthropic", 4).replace(streamed, streamed.replace(b"path", b"file"))
+    report = replay(data, select=["SD701", "SD702", "SD703"])
+    assert len(validated) == 4 and "path" not in validated[2]  # each call validated once
+    assert [f.code for f in report.findings] == ["SD701"]
+    validated.clear()
+    assert replay(data, select=["SD704"]).findings == () and validated == []

@@ -1,11 +1,10 @@
-"""Shared by the SD7xx rules: the calls that are checked against a schema, and their violations."""
+"""Shared by the SD701 to SD703 rules: the findings of the violations ``Conversation.violations`` found."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.conversation.model import Conversation, ToolDef, Turn
+from stream_doctor.conversation.model import Conversation
 from stream_doctor.rules.base import Rule
 from stream_doctor.values.findings import Finding
 
@@ -13,31 +12,12 @@ if TYPE_CHECKING:
     from stream_doctor.conversation.schemas import Violation
 
 
-def checked_calls(conversation: Conversation) -> Iterator[tuple[Turn, ToolCall, dict[str, ToolDef]]]:
-    """Every complete client call whose arguments parsed, in a turn that has tool definitions."""
-    for turn in conversation.turns:
-        tools = conversation.tools_for(turn)
-        if not tools:
-            continue
-        for call in turn.stream.calls:
-            if call.server_side or call.status != "complete" or call.parse_failure is not None:
-                continue
-            if call.input_format != "json" or call.name is None:
-                continue
-            yield turn, call, tools
-
-
 def violation_findings(
     conversation: Conversation, rule: Rule, keywords: set[str] | None, hint: str
 ) -> Iterator[Finding]:
     """One finding per violation whose keyword is in ``keywords`` (None: every keyword but required and type)."""
-    from stream_doctor.conversation.schemas import violations
-
-    for turn, call, tools in checked_calls(conversation):
-        tool = tools.get(call.name or "")
-        if tool is None or tool.schema is None:
-            continue
-        for violation in violations(tool, call.arguments):
+    for turn, call, tool, violations in conversation.violations:
+        for violation in violations:
             wanted = (
                 violation.keyword in keywords if keywords is not None else violation.keyword not in ("required", "type")
             )

@@ -29,13 +29,12 @@ from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.schema._calls import checked_calls
 from stream_doctor.values.findings import Finding, Severity
 
 
 @rule("A call names a tool the request did not declare", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    for turn, call, tools in checked_calls(conversation):
+    for turn, call, tools in conversation.checked_calls():
         name = call.name or ""
         if name in tools or name in turn.facts.provider_tools:
             continue

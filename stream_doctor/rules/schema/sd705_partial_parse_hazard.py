@@ -33,7 +33,6 @@ from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.schema._calls import checked_calls
 from stream_doctor.values.findings import Finding, Severity
 
 
@@ -42,7 +41,7 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.partial import eager_point
     from stream_doctor.conversation.schemas import required
 
-    for turn, call, tools in checked_calls(conversation):
+    for turn, call, tools in conversation.checked_calls():
         tool = tools.get(call.name or "")
         if tool is None or tool.schema is None or call.fragment_count < 2:
             continue

@@ -29,7 +29,6 @@ from typing import Iterator
 
 from stream_doctor.conversation.model import Conversation
 from stream_doctor.rules.base import Rule, rule
-from stream_doctor.rules.schema._calls import checked_calls
 from stream_doctor.values.findings import Finding, Severity
 
 
@@ -38,7 +37,7 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.schemas import schema_problem
 
     reported: set[tuple[int, str]] = set()
-    for turn, call, tools in checked_calls(conversation):
+    for turn, call, tools in conversation.checked_calls():
         tool = tools.get(call.name or "")
         if tool is None or tool.schema is None or (turn.number, tool.name) in reported:
             continue
