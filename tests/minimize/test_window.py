@@ -59,10 +59,12 @@ def test_no_window_where_the_engine_would_cut_other_turns_or_where_it_is_the_who
     assert width(["SD607"]) is None  # an id streamed in any earlier turn: whole replays
 
 
-@pytest.fixture(scope="module")
-def six_turns() -> _Original:
-    """Six turns, two of whose calls ran with ``{}``: SD102 in turns 2 and 5."""
-    data = session("anthropic", 6, broken=[2, 5], personal=True)
+@pytest.fixture(scope="module", params=["anthropic", "openai", "openai-responses", "chained"])
+def six_turns(request: pytest.FixtureRequest) -> _Original:
+    """Six turns, two of whose calls ran with ``{}``: SD102 in turns 2 and 5 (``chained``: a Responses
+    session whose requests name the previous response instead of sending the history)."""
+    provider, chained = ("openai-responses", True) if request.param == "chained" else (request.param, False)
+    data = session(provider, 6, broken=[2, 5], personal=True, chained=chained)
     return _read(data, "six.jsonl", ("SD102",), Options(), None)
 
 
@@ -80,11 +82,14 @@ def _candidates(held: list[Unit]) -> st.SearchStrategy[list[Unit]]:
 
 
 def _emptied(held: list[Unit], at: int) -> list[Unit]:
-    """``held`` with the arguments of unit ``at`` (an executed input, a fragment) emptied, if it has any."""
+    """``held`` with the arguments of unit ``at`` (an executed input, a fragment) emptied, if it has any
+    (OpenAI Chat's fragments stay: a string of them gone is what the frame candidates try)."""
     value = held[at].value()
     if held[at].kind == "execute":
         value["input"] = {}
-    elif isinstance(value.get("data"), dict) and "delta" in value["data"]:
+    elif isinstance(value.get("data"), dict) and isinstance(value["data"].get("delta"), str):  # Responses
+        value["data"]["delta"] = ""
+    elif isinstance(value.get("data"), dict) and isinstance(value["data"].get("delta"), dict):  # Anthropic
         value["data"]["delta"] = {**value["data"]["delta"], "partial_json": ""}
     return [*held[:at], held[at].edited(value), *held[at + 1 :]]
 
