@@ -101,7 +101,9 @@ class Oracle:
 
         def turn(finding: Finding) -> int | None:  # the capture's number of a finding's turn
             at = finding.location.interaction
-            return numbers[0] if len(numbers) == 1 else numbers[at - 1] if at is not None else None
+            if len(numbers) == 1:
+                return numbers[0]
+            return numbers[at - 1] if at is not None and 0 < at <= len(numbers) else None
 
         judged = [f for f in findings if turn(f) is None or turn(f) in found.judged]
         if any(f.severity >= Severity.WARNING and f.claim not in self.allowed for f in judged):

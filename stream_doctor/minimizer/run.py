@@ -204,7 +204,7 @@ def _searched(state: _State, original: _Original) -> bool:
     if verified:
         return stopped
     oracle.reach = None
-    state.layout, state.units = original.layout, original.units
+    state.restart(original.layout, original.units)
     state.focus_safely(original.pointed)
     return state.search()
 
@@ -357,6 +357,11 @@ class _State:
         self.layout, self.units, self.oracle, self.progress = layout, units, oracle, progress
         self.stage = "start"
         self._ids: dict[str, int] = {}  # per id prefix, the last number given
+
+    def restart(self, layout: Layout, units: list[Unit]) -> None:
+        """Back to ``units``, as before any pass: the ids numbered so far are numbered again."""
+        self.layout, self.units = layout, units
+        self._ids.clear()
 
     def accepts(self, units: list[Unit]) -> bool:
         if not self.oracle.accepts(self.layout, self.units, units):

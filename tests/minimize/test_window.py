@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 import stream_doctor
 from benchmarks.sessions import session
+from stream_doctor.minimizer import oracle
 from stream_doctor.minimizer.oracle import Oracle
 from stream_doctor.minimizer.run import _Original, _read
 from stream_doctor.minimizer.units import Unit
-from stream_doctor.minimizer.window import turns_of, width, window
+from stream_doctor.minimizer.window import Window, turns_of, width, window
 from stream_doctor.values.options import Options
 
 
@@ -133,3 +134,23 @@ def _oracles(original: _Original) -> tuple[Oracle, Oracle]:
 def _shown(original: _Original, units: list[Unit]) -> dict[str, frozenset[int | None]]:
     with stream_doctor.replay(original.layout.join(units), name="six.jsonl") as report:
         return {"SD102": frozenset(f.location.interaction for f in report.findings if f.code == "SD102")}
+
+
+def test_a_result_a_window_misjudged_is_searched_again_by_whole_replays(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = session("anthropic", 6, broken=[5], personal=True)
+    whole = stream_doctor.minimize(data, "SD102", name="six.jsonl")
+
+    # every candidate judged by a window that replays nothing and accepts it, as a window too narrow for
+    # what some rule reads might: the search ends on a capture without the SD102
+    def blind(
+        self: Oracle, layout: object, found: object, shown: dict[str, frozenset[int]], present: set[int]
+    ) -> object:
+        self.windows += 1
+        return shown
+
+    monkeypatch.setattr(oracle, "window", lambda held, candidate, reach: Window([], (), frozenset()))
+    monkeypatch.setattr(Oracle, "_judge_window", blind)
+    result = stream_doctor.minimize(data, "SD102", name="six.jsonl")
+
+    assert result.windowed  # the whole replay of what the windows kept rejected it: searched again, whole
+    assert result.data == whole.data and [f.code for f in result.kept] == ["SD102"]
