@@ -45,7 +45,8 @@ def timed(data: bytes, keep: str, name: str, args: argparse.Namespace) -> tuple[
 def line(what: str, result: stream_doctor.Minimized, seconds: float, repeat: int) -> str:
     return (
         f"{what}: {result.size_before:,} -> {result.size_after:,} bytes, "
-        f"{result.frames_before:,} -> {result.frames_after:,} events, {result.checks} replays, "
+        f"{result.frames_before:,} -> {result.frames_after:,} events, {result.checks} replays "
+        f"({result.windowed} of a window), "
         f"{seconds:.2f} s (best of {repeat}){', stopped early' if result.stopped_early else ''}"
     )
 
@@ -53,7 +54,9 @@ def line(what: str, result: stream_doctor.Minimized, seconds: float, repeat: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=300)
-    parser.add_argument("--broken", type=int, default=150)
+    parser.add_argument(
+        "--broken", default="150", help="the turn whose call ran with {} (several: 100,500,900, each an SD102)"
+    )
     parser.add_argument("--words", type=int, default=1, help="words per argument line (1: about 21 MB at 300 turns)")
     parser.add_argument("--tags", type=int, default=0, help="more distinct argument values per call")
     parser.add_argument("--calls", type=int, default=40, help="calls in one turn (0: leave that capture out)")
@@ -63,9 +66,11 @@ def main() -> None:
     args = parser.parse_args()
 
     stream_doctor.minimize(session("anthropic", 3, broken=2, personal=True), "SD102", name="warm-up.jsonl")
-    data = session("anthropic", args.turns, broken=args.broken, personal=True, words=args.words, tags=args.tags)
+    broken = [int(turn) for turn in args.broken.split(",")]
+    data = session("anthropic", args.turns, broken=broken, personal=True, words=args.words, tags=args.tags)
     result, seconds = timed(data, "SD102", "conversation.jsonl", args)
-    print(line(f"{args.turns} turns, SD102 in turn {args.broken}", result, seconds, args.repeat))
+    turns = f"turn {broken[0]}" if len(broken) == 1 else f"turns {args.broken}"
+    print(line(f"{args.turns} turns, SD102 in {turns}", result, seconds, args.repeat))
     if args.redact:
         print(f"replaced {dict(result.replaced)}, kept {dict(result.kept_values)}")
     if args.calls:

@@ -21,7 +21,7 @@ Benchmarks import this module as ``sessions`` (a script's folder is on ``sys.pat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,10 +170,20 @@ def _tools(provider: str, personal: bool) -> list[Json]:
 
 
 def session(
-    provider: str, turns: int, *, broken: int | None = None, personal: bool = False, words: int = 1, tags: int = 0
+    provider: str,
+    turns: int,
+    *,
+    broken: int | Collection[int] | None = None,
+    personal: bool = False,
+    words: int = 1,
+    tags: int = 0,
+    chained: bool = False,
 ) -> bytes:
     """The envelope (JSON Lines bytes) of a ``turns``-turn session with ``provider``; ``broken`` (1-based):
-    the turn whose call the application ran with ``{}``; ``personal``, ``words``, ``tags``: see above."""
+    the turn (or turns) whose call the application ran with ``{}``; ``personal``, ``words``, ``tags``: see above.
+    ``chained`` (the Responses API only): each request after the first names the previous response
+    (``previous_response_id``) and sends only what the server does not hold, the call's output and the
+    user's line, so the bytes grow with the turns and no turn can go without the one before it."""
     url, key = _REQUESTS[provider]
     header: Json = {"sd": "header", "version": 1, "provider": provider}
     first = "Keep notes for me, one file a turn."
@@ -185,6 +195,8 @@ def session(
     said = f"Thanks. {USER_MARKER} again: next one please." if personal else "Next one, please."
     for number in range(1, turns + 1):
         body: Json = {"model": "m", "stream": True, "tools": _tools(provider, personal), key: history}
+        if chained and number > 1:
+            body = {**body, "previous_response_id": f"resp_{number - 1:08d}", key: history[-2:]}
         if personal:
             body["metadata"] = {"api_key": SECRET}
         lines.append({"sd": "request", "method": "POST", "url": url, "body": body})
@@ -194,7 +206,7 @@ def session(
         lines += [{"sd": "event", "event": event.get("type"), "data": event} for event in events]
         if provider == "openai":
             lines.append({"sd": "event", "raw": "[DONE]"})
-        executed = {} if number == broken else turn.arguments
+        executed = {} if number == broken or (isinstance(broken, Collection) and number in broken) else turn.arguments
         lines.append({"sd": "execute", "call_id": call, "name": "write_file", "input": executed})
         history = history + added  # a new list: each request's history is its own, as sent
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)

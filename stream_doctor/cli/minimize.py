@@ -180,7 +180,8 @@ def _summary(capture: str, output: str, result: Minimized) -> str:
         f"{capture} -> {output}: {result.size_before:,} -> {result.size_after:,} bytes",
         f"{result.frames_before:,} -> {result.frames_after:,} events",
         f"kept {kept}",
-        f"{result.seconds:.1f} s, {result.checks} replays",
+        f"{result.seconds:.1f} s, {result.checks} replays"
+        + (f" ({result.windowed} of a window of turns)" if result.windowed else ""),
     ]
     if result.converted:
         parts.append("written as an envelope")

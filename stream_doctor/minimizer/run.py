@@ -25,6 +25,7 @@ from stream_doctor.minimizer.ddmin import Stop, ddmin
 from stream_doctor.minimizer.oracle import Oracle, replay_quietly
 from stream_doctor.minimizer.units import KEPT_CONTAINERS, Layout, Unit, cut
 from stream_doctor.minimizer.whitelist import ID_PREFIX, NAME_KEYS, id_prefix, is_id_key
+from stream_doctor.minimizer.window import width
 from stream_doctor.util import jsontext
 from stream_doctor.values.findings import Finding, Severity
 
@@ -68,6 +69,7 @@ class Minimized:
     converted: bool  # the original's container cannot hold the result: ``data`` is an envelope
     replaced: Mapping[str, int] = field(default_factory=dict)  # --redact: what was replaced, per kind
     kept_values: Mapping[str, int] = field(default_factory=dict)  # --redact: values a finding depends on
+    windowed: int = 0  # of ``checks``, the replays of a window of turns, not of the whole candidate (``window``)
 
 
 #: Keys whose string values are the protocol's words, never worth a replay to shorten.
@@ -109,8 +111,7 @@ def minimize(
     state = _State(original.layout, original.units, original.oracle, progress)
     deadline = None if max_seconds is None else started + max_seconds
     original.oracle.deadline = deadline
-    state.focus_safely(original.pointed)
-    stopped = state.search()
+    stopped = _searched(state, original)
     replaced: dict[str, int] = {}
     kept_values: dict[str, int] = {}
     if redact:
@@ -135,6 +136,7 @@ def minimize(
         converted=converted,
         replaced=replaced,
         kept_values=kept_values,
+        windowed=original.oracle.windows,
     )
 
 
@@ -167,17 +169,44 @@ def _read(data: bytes, name: str, keep: tuple[str, ...], options: Options, call:
             fired = ", ".join(sorted(set(original.codes))) or "no finding"
             where = f" on call {call}" if call is not None else ""
             raise MinimizeError(f"{name}: {', '.join(missing)} does not fire{where} (it shows: {fired})")
-        allowed = frozenset(f.code for f in original.findings if f.severity >= Severity.WARNING)
+        allowed = frozenset(f.claim for f in original.findings if f.severity >= Severity.WARNING)
         provider = original.stream.capture.provider
         frames = original.source.frames if original.source is not None else 0
         if not converted:  # the original's positions are the working bytes'
             units = tagged(units, offsets, original)
     finally:
         original.close()
-    oracle = Oracle(name, options, keep, call_id, allowed, provider, capture.container, None)
+    claims = frozenset(f.claim for f in kept)
+    oracle = Oracle(name, options, keep, call_id, claims, allowed, provider, capture.container, None)
     if converted:
         units = _as_envelope(units, offsets, capture, oracle)
+    elif capture.container == "envelope" and not (options.executed or options.executions or options.execution_records):
+        # executions told after the fact name calls by their number in the whole capture: no window then
+        oracle.reach = width(keep)
+        shown = {code: frozenset(f.location.interaction for f in kept if f.code == code) for code in keep}
+        oracle.kept_turns = oracle.kept_turns_of(shown, units)
     return _Original(layout, units, oracle, _pointed(kept), frames, capture.container, converted)
+
+
+def _searched(state: _State, original: _Original) -> bool:
+    """The search's passes on the original; whether the clock stopped them. A search that judged some
+    candidates by a window of turns has its result replayed whole (whatever the clock says, as redaction
+    is): should a finding that reads further back than its rule's reach (or an unplaced one) reject it,
+    the search runs again from the original with whole replays only, as it did before windows."""
+    state.focus_safely(original.pointed)
+    stopped = state.search()
+    oracle = state.oracle
+    if not oracle.windows:
+        return stopped
+    deadline, oracle.deadline = oracle.deadline, None
+    verified = oracle(state.layout.join(state.units))
+    oracle.deadline = deadline
+    if verified:
+        return stopped
+    oracle.reach = None
+    state.restart(original.layout, original.units)
+    state.focus_safely(original.pointed)
+    return state.search()
 
 
 def _found(result: bytes, oracle: Oracle) -> tuple[Finding, ...]:
@@ -209,6 +238,7 @@ def _redact(
                 "secret; minimize it without --redact and mask it by hand"
             )
         state.layout, state.units = _recut(redaction.layout.join(redaction.units), name, state.oracle.options)
+        state.oracle.kept_turns = None  # the turns are numbered anew: the next whole replay places the kept findings
         for kind, count in redaction.replaced.items():
             replaced[kind] = replaced.get(kind, 0) + count
         for kind, count in redaction.kept.items():
@@ -328,8 +358,13 @@ class _State:
         self.stage = "start"
         self._ids: dict[str, int] = {}  # per id prefix, the last number given
 
+    def restart(self, layout: Layout, units: list[Unit]) -> None:
+        """Back to ``units``, as before any pass: the ids numbered so far are numbered again."""
+        self.layout, self.units = layout, units
+        self._ids.clear()
+
     def accepts(self, units: list[Unit]) -> bool:
-        if not self.oracle(self.layout.join(units)):
+        if not self.oracle.accepts(self.layout, self.units, units):
             return False
         self.units = units
         self._tell()

@@ -76,6 +76,10 @@ class Rule:
     check: Callable[[Any, Rule], Iterable[Finding]]  # (AccumulatedStream | Conversation | …, rule) per ``scope``
     doc: str
     scope: Scope = "stream"  # "conversation": checked once over every turn (conversation.model.Conversation)
+    #: How many turns before its own a finding of this rule reads: 0 its own turn only (a stream rule,
+    #: a schema rule), 1 the turn before too (a call sent back, answered), None every earlier turn (an id
+    #: streamed anywhere before). No finding reads a later turn. ``minimize`` replays a window this wide.
+    reach: int | None = 0
 
     @property
     def family(self) -> str:
@@ -105,6 +109,7 @@ class Rule:
         call: ToolCall | None = None,
         severity: Severity | None = None,
         at: Location | None = None,
+        kind: str | None = None,
     ) -> Finding:
         """A finding at ``pos`` in the stream's capture, or ``at`` a place outside it (an execution
         given with --executed or --executions)."""
@@ -119,6 +124,7 @@ class Rule:
             location=at or Location.at(path, pos, turn),
             related=tuple(Related(label, Location.at(path, p, turn)) for label, p in related if p is not None),
             call_id=call.call_id if call is not None else None,
+            kind=kind,
         )
 
     def finding_at(
@@ -129,6 +135,7 @@ class Rule:
         related: Iterable[tuple[str, Location | None]] = (),
         call_id: str | None = None,
         severity: Severity | None = None,
+        kind: str | None = None,
     ) -> Finding:
         """A finding at a location built by the caller (conversation rules: a place in a request body)."""
         return Finding(
@@ -140,12 +147,13 @@ class Rule:
             location=location,
             related=tuple(Related(label, where) for label, where in related if where is not None),
             call_id=call_id,
+            kind=kind,
         )
 
 
-def rule(summary: str, severity: Severity) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+def rule(summary: str, severity: Severity, reach: int | None = 0) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Declare a rule from its check function: its code, name and scope come from the module's path
-    (see ``FOLDERS``), its documentation from the module docstring."""
+    (see ``FOLDERS``), its documentation from the module docstring; ``reach``: see ``Rule.reach``."""
 
     def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
         *_, folder, module_name = check.__module__.split(".")
@@ -155,7 +163,7 @@ def rule(summary: str, severity: Severity) -> Callable[[Callable[..., Iterable[F
         module = sys.modules.get(check.__module__)
         doc = (module.__doc__ if module else None) or ""
         code, name = f"SD{named[1]}", named[2].replace("_", "-")
-        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder])
+        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder], reach)
 
     return wrap
 

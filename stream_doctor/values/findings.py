@@ -77,6 +77,10 @@ class Related:
     location: Location
 
 
+#: What a finding says (``Finding.claim``): its code, severity and kind.
+Claim = tuple[str, Severity, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     code: str
@@ -87,6 +91,16 @@ class Finding:
     location: Location
     related: tuple[Related, ...] = ()
     call_id: str | None = None
+    #: Which of its rule's problems this is, where the rule tells several apart and a client treats them
+    #: differently (SD201's parse failure and what the arguments begin as: ``truncated object``); None
+    #: where the code says it all. Not in the JSON report: the message says it in words.
+    kind: str | None = None
+
+    @property
+    def claim(self) -> Claim:
+        """What the finding says, whatever bytes, values and places it says it of: two findings with the
+        same claim are the same finding of two captures (what ``minimize`` keeps while it cuts one down)."""
+        return (self.code, self.severity, self.kind)
 
     @property
     def sort_key(self) -> tuple[int, int, int, str]:

@@ -3,6 +3,7 @@ and the calls that stay are numbered as the provider would have numbered them.""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 import stream_doctor
 from benchmarks.captures import write_calls
 from stream_doctor.capture import load
-from stream_doctor.clients.library import Original
+from stream_doctor.clients.library import LibraryRun, Original
 from stream_doctor.clients.library import load as load_library
 from stream_doctor.minimizer.calls import renumbered
 from stream_doctor.minimizer.units import Unit
@@ -67,11 +68,21 @@ def _sse(events: list[dict[str, object]]) -> bytes:
     return b"".join(b"event: " + str(e["type"]).encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events)
 
 
-def _message(calls: int, broken: set[int], texts: set[int]) -> bytes:
+#: Whole arguments a broken call's are cut from: strings with escapes (``\\"``, ``\\u00e9``, ``\\n``), a number,
+#: a literal, nested values, so a cut lands inside a string, after a key, after a comma or inside an escape.
+WHOLE = (
+    '{"path": "a/b", "content": "x"}',
+    '{"path": "say \\"hi\\"\\n", "n": 12.5, "ok": true}',
+    '{"q": "caf\\u00e9", "tags": ["a", "b"], "limit": null}',
+    '{"edits": [{"old": "x\\\\y", "new": ""}], "dry": false}',
+)
+
+
+def _message(calls: int, broken: dict[int, list[str]], texts: set[int]) -> bytes:
     """One Anthropic message of ``calls`` calls (a text block before those in ``texts``); the arguments of
-    those in ``broken`` are cut inside a string (SD201), in one fragment: what the strings pass makes of
-    it stays a cut object (``{"pa``), which the SDK reads as it read the original."""
-    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []}
+    those in ``broken`` are the fragments given (a cut object: SD201), the others whole in two fragments."""
+    usage = {"input_tokens": 1, "output_tokens": 1}  # without it the SDK fails on message_delta's usage
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [], "usage": usage}
     events: list[dict[str, object]] = [{"type": "message_start", "message": message}]
     for call in range(calls):
         if call in texts:
@@ -83,7 +94,7 @@ def _message(calls: int, broken: set[int], texts: set[int]) -> bytes:
             ]
         index = len([e for e in events if e["type"] == "content_block_start"])
         block = {"type": "tool_use", "id": f"toolu_01Ab{call}cDeF", "name": f"tool_{call}", "input": {}}
-        pieces = ['{"path": "a/b'] if call in broken else ['{"path": "a', '/b"}']
+        pieces = broken.get(call, ['{"path": "a', '/b"}'])
         events.append({"type": "content_block_start", "index": index, "content_block": block})
         events += [
             {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": p}}
@@ -94,18 +105,35 @@ def _message(calls: int, broken: set[int], texts: set[int]) -> bytes:
     return _sse([*events, delta, {"type": "message_stop"}])
 
 
-@settings(max_examples=12, deadline=None)
+@st.composite
+def _cut(draw: st.DrawFn) -> list[str]:
+    """One of ``WHOLE`` cut anywhere before its end, in one to four fragments."""
+    text = draw(st.sampled_from(WHOLE))
+    cut = text[: draw(st.integers(1, len(text) - 1))]
+    bounds = sorted(draw(st.sets(st.integers(1, max(1, len(cut) - 1)), max_size=3)) | {0, len(cut)})
+    return [cut[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+
+
+def _read(sdk: LibraryRun, data: bytes) -> tuple[str | None, list[str | None]]:
+    """What the Anthropic SDK does with the capture: the exception class it raises, and the calls it hands over."""
+    capture = load("calls.sse", None, data)
+    outcome = sdk(capture, capture.frames, Original(data))
+    return outcome.error, [seen.name for seen in outcome.seen]
+
+
+@settings(max_examples=int(os.environ.get("STREAM_DOCTOR_MINIMIZE_EXAMPLES", "12")), deadline=None)
 @given(
     calls=st.integers(2, 6),
-    broken=st.sets(st.integers(0, 5), min_size=1),
+    broken=st.dictionaries(st.integers(0, 5), _cut(), min_size=1),
     texts=st.sets(st.integers(0, 5)),
 )
-def test_what_stays_of_many_calls_is_read_by_the_anthropic_sdk_as_one_call(
-    calls: int, broken: set[int], texts: set[int]
+def test_what_stays_of_many_calls_is_read_by_the_anthropic_sdk_as_the_original_was(
+    calls: int, broken: dict[int, list[str]], texts: set[int]
 ) -> None:
-    broken = {call for call in broken if call < calls} or {calls - 1}
+    broken = {call: pieces for call, pieces in broken.items() if call < calls} or {calls - 1: ['{"pa']}
     data = _message(calls, broken, texts)
     sdk = load_library("anthropic-python")
+    error, handed = _read(sdk, data)
 
     result = stream_doctor.minimize(data, "SD201", name="calls.sse")
 
@@ -113,7 +141,33 @@ def test_what_stays_of_many_calls_is_read_by_the_anthropic_sdk_as_one_call(
         (call,) = small.calls
         assert call.index == 0 and call.name in {f"tool_{n}" for n in broken}
         assert not [f for f in small.findings if f.severity >= Severity.WARNING and f.code != "SD201"]
-    # the real SDK indexes its blocks by the events' index: a gap or a stale index would raise there
-    capture = load("calls.sse", None, result.data)
-    outcome = sdk(capture, capture.frames, Original(result.data))
-    assert outcome.error is None and [(seen.call_id, seen.name) for seen in outcome.seen] == [(call.call_id, call.name)]
+    # the real SDK indexes its blocks by the events' index (a gap or a stale index would raise there) and
+    # reads each call's fragments as they come (a cut object reads, a cut ``true`` or a stray ``/`` raises)
+    assert error is None and call.name in handed  # the original: every cut object is read, as a call
+    assert _read(sdk, result.data) == (None, [call.name])
+
+
+def test_a_cut_object_is_not_shortened_into_a_cut_scalar_or_invalid_json() -> None:
+    # the strings pass once made ``{"pa`` + ``th": "x\\`` into ``t`` (a cut ``true``) or ``/``: still
+    # SD201, but the SDK raises ValueError on either, where it read the original as a call
+    data = _message(2, {1: ['{"pa', 'th": "x\\']}, set())
+    sdk = load_library("anthropic-python")
+
+    result = stream_doctor.minimize(data, "SD201", name="calls.sse")
+
+    (kept,) = result.kept
+    assert kept.kind == "truncated object"
+    assert _read(sdk, result.data) == (None, ["tool_1"])
+
+
+def test_a_cut_scalar_stays_a_cut_scalar() -> None:
+    # the near miss: arguments that are no object to begin with keep what they are, and the SDK's error
+    data = _message(2, {0: ["tr"]}, set())
+    sdk = load_library("anthropic-python")
+    assert _read(sdk, data)[0] == "ValueError"
+
+    result = stream_doctor.minimize(data, "SD201", name="calls.sse")
+
+    (kept,) = result.kept
+    assert kept.kind == "truncated boolean"
+    assert _read(sdk, result.data)[0] == "ValueError"

@@ -69,4 +69,24 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             HINTS[failure.kind] if failure.kind in HINTS else HINTS["invalid"],
             [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment else []),
             call,
+            kind=f"{failure.kind} {begins(call.raw_arguments)}",
         )
+
+
+#: What a value that begins with this character is. A client that reads the arguments as they stream
+#: (the Anthropic SDK's partial-mode ``jiter``) reads a cut object or array as far as it goes, but fails
+#: on a cut scalar (``t``, ``-``, ``"ab``): a cut object and a cut ``true`` are not the same failure.
+_BEGINS = {
+    "{": "object",
+    "[": "array",
+    '"': "string",
+    "t": "boolean",
+    "f": "boolean",
+    "n": "null",
+    **dict.fromkeys("-0123456789", "number"),
+}
+
+
+def begins(raw: str) -> str:
+    """What the argument text begins as (``object``, ``number`` …; ``nothing`` for no JSON value)."""
+    return _BEGINS.get(raw.lstrip(" \t\r\n")[:1], "nothing")

@@ -39,7 +39,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A request carries a tool result that answers no earlier call", Severity.ERROR)
+@rule("A request carries a tool result that answers no earlier call", Severity.ERROR, reach=None)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: ResultWithoutCall) -> str:
         turn = problem.at.turn

@@ -43,7 +43,7 @@ from stream_doctor.rules.pairing._problems import call_label, problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call has no result in the next request", Severity.ERROR)
+@rule("A tool call has no result in the next request", Severity.ERROR, reach=None)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: CallWithoutResult) -> str:
         turn = problem.at.turn

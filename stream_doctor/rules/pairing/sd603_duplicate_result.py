@@ -34,7 +34,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A request carries two results for one call id", Severity.ERROR)
+@rule("A request carries two results for one call id", Severity.ERROR, reach=1)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

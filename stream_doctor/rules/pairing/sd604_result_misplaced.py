@@ -39,7 +39,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool result is not where the provider requires it", Severity.ERROR)
+@rule("A tool result is not where the provider requires it", Severity.ERROR, reach=None)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

@@ -37,7 +37,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The Responses item id (fc_…) was sent where the call id (call_…) belongs", Severity.ERROR)
+@rule("The Responses item id (fc_…) was sent where the call id (call_…) belongs", Severity.ERROR, reach=None)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: ItemIdAsCallId) -> str:
         what = "function_call_output" if problem.what == "result" else "function_call sent back"

@@ -38,7 +38,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A call was sent back with another id than it streamed with", Severity.WARNING)
+@rule("A call was sent back with another id than it streamed with", Severity.WARNING, reach=1)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

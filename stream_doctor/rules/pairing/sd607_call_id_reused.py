@@ -35,7 +35,7 @@ from stream_doctor.rules.pairing._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A response reuses the id of a call from an earlier turn", Severity.WARNING)
+@rule("A response reuses the id of a call from an earlier turn", Severity.WARNING, reach=None)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     return problems_of(
         conversation,

@@ -36,7 +36,7 @@ from stream_doctor.rules.pairing._problems import call_label, echoed_value, prob
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The call sent back has {} where its stream carried arguments (the empty-input bug)", Severity.ERROR)
+@rule("The call sent back has {} where its stream carried arguments (the empty-input bug)", Severity.ERROR, reach=1)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: EchoedEmptyInput) -> str:
         echoed = echoed_value(problem)

@@ -37,7 +37,7 @@ from stream_doctor.rules.pairing._problems import call_label, echoed_value, prob
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The call sent back carries other arguments than its stream did", Severity.WARNING)
+@rule("The call sent back carries other arguments than its stream did", Severity.WARNING, reach=1)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     def message(problem: EchoedInputDiffers) -> str:
         echoed = echoed_value(problem)

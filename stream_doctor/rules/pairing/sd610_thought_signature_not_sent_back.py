@@ -44,7 +44,9 @@ from stream_doctor.rules.pairing._problems import answer_to, call_label
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A Gemini call that streamed with a thoughtSignature is sent back without it, or moved", Severity.WARNING)
+@rule(
+    "A Gemini call that streamed with a thoughtSignature is sent back without it, or moved", Severity.WARNING, reach=1
+)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     for problem in conversation.problems:
         if not isinstance(problem, ThoughtSignatureNotSentBack):
