@@ -10,8 +10,8 @@ from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, fail_on_option, output_file_option, size
-from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
+from stream_doctor.cli.options import Severity, fail_on_option, idle_timeout_option, output_file_option, size
+from stream_doctor.serve.wire import IDLE_TIMEOUT, MATRIX_TIMEOUT, MAX_REQUEST
 
 
 def _variants_help() -> str:
@@ -66,6 +66,13 @@ class Serve(NamedTuple):
             help=f"Refuse a request body larger than this (413, in the provider's error shape; default {MAX_REQUEST} bytes).",
         ),
     ] = None
+    idle_timeout: Annotated[
+        float,
+        idle_timeout_option(
+            "Drop an application that reads nothing of its answer, or sends nothing more of its request body, "
+            "for this long (a verdict says so; 408 for the body)."
+        ),
+    ] = IDLE_TIMEOUT
     fail_on: Annotated[Severity, fail_on_option("on stop when a verdict reached this severity")] = Severity.ERROR
     vary: Annotated[
         List[str],
