@@ -89,6 +89,30 @@ def output_file_option(help: str) -> typer.models.OptionInfo:
     return declared
 
 
+def _idle_seconds(text: str | float) -> float:
+    """--idle-timeout's value, read as the command line is: seconds, more than 0 (else one line, exit 2)."""
+    if isinstance(text, float):  # a default
+        return text
+    from stream_doctor.cli.output import fail
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        fail(f"--idle-timeout {text}: not a number of seconds")
+    if not seconds > 0 or seconds == float("inf"):
+        fail(f"--idle-timeout {text}: the seconds must be more than 0 (and finite)")
+    return seconds
+
+
+def idle_timeout_option(help: str) -> typer.models.OptionInfo:
+    """``--idle-timeout SECONDS`` of a command that drops a connection where nothing moves (record, serve);
+    ``help`` says what it cuts there."""
+    declared: typer.models.OptionInfo = typer.Option(
+        "--idle-timeout", metavar="SECONDS", parser=_idle_seconds, help=help
+    )
+    return declared
+
+
 def closed(option: str, what: str, names: Callable[[], Sequence[str]], fold: bool = True) -> Callable[[str], str]:
     """The parser of an option that takes one of a registry's names (``names``, read only when the option
     is given), run as the command line is read: an unknown name is one line with "did you mean", exit 2.

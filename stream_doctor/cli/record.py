@@ -9,7 +9,15 @@ from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import ClientMode, NodeModules, Severity, client_option, fail_on_option, size
+from stream_doctor.cli.options import (
+    ClientMode,
+    NodeModules,
+    Severity,
+    client_option,
+    fail_on_option,
+    idle_timeout_option,
+    size,
+)
 
 
 class Record(NamedTuple):
@@ -89,11 +97,8 @@ class Record(NamedTuple):
     ] = 10.0
     idle_timeout: Annotated[
         float,
-        typer.Option(
-            "--idle-timeout",
-            metavar="SECONDS",
-            min=0.1,
-            help="Cut an exchange when no byte moves (from the client, the upstream, or to the client) for this long.",
+        idle_timeout_option(
+            "Cut an exchange when no byte moves (from the client, the upstream, or to the client) for this long."
         ),
     ] = 600.0
     live: Annotated[

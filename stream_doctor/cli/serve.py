@@ -10,8 +10,8 @@ from typing import Annotated, Any, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, closed, fail_on_option, output_file_option, size
-from stream_doctor.serve.wire import MATRIX_TIMEOUT, MAX_REQUEST
+from stream_doctor.cli.options import Severity, closed, fail_on_option, idle_timeout_option, output_file_option, size
+from stream_doctor.serve.wire import IDLE_TIMEOUT, MATRIX_TIMEOUT, MAX_REQUEST
 from stream_doctor.util.registry import LazyRegistry
 
 #: --format with --matrix: the function of serve/matrix_table.py that renders the table in each format (it
@@ -71,6 +71,13 @@ class Serve(NamedTuple):
             help=f"Refuse a request body larger than this (413, in the provider's error shape; default {MAX_REQUEST} bytes).",
         ),
     ] = None
+    idle_timeout: Annotated[
+        float,
+        idle_timeout_option(
+            "Drop an application that reads nothing of its answer, or sends nothing more of its request body, "
+            "for this long (a verdict says so; 408 for the body)."
+        ),
+    ] = IDLE_TIMEOUT
     fail_on: Annotated[Severity, fail_on_option("on stop when a verdict reached this severity")] = Severity.ERROR
     vary: Annotated[
         List[str],

@@ -78,7 +78,9 @@ def _config(given: Serve, watching: Watching) -> tuple[ServeConfig, tuple[Script
         fail(str(error))
     folder = given.out if given.out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
     limit = given.max_request if given.max_request is not None else MAX_REQUEST
-    config = ServeConfig(scripts, folder, max_request=limit, log=error_line, listen=watching.queued)
+    config = ServeConfig(
+        scripts, folder, max_request=limit, idle_timeout=given.idle_timeout, log=error_line, listen=watching.queued
+    )
     if given.vary:
         from stream_doctor.serve.matrix import played
         from stream_doctor.serve.variants import VARIANTS

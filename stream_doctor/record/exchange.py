@@ -47,7 +47,9 @@ class RecordedExchange:
         """The capture limit is reached: the rest of the body is forwarded, counted and not recorded."""
         return self.parser.exhausted or self.written >= self.max_capture
 
-    def chunk(self, data: bytes) -> None:
+    def chunk(self, data: bytes, t: float | None = None) -> None:
+        """``data`` arrived (``t``: when, in seconds since the envelope's start, for a server recording what
+        it wrote a moment ago; else now)."""
         self.size += len(data)
         if self.ended:
             return
@@ -55,20 +57,20 @@ class RecordedExchange:
             self.unrecorded += len(data)
             return
         for events in self.parser.feed(data):
-            self._write(events)
+            self._write(events, t)
 
-    def end(self, cause: str | None = None) -> None:
-        """The body is over: normally (``cause`` None), or stopped for the reason given. Stopped after
-        the provider's last event, nothing was cut."""
+    def end(self, cause: str | None = None, t: float | None = None) -> None:
+        """The body is over: normally (``cause`` None), or stopped for the reason given (``t`` as ``chunk``'s).
+        Stopped after the provider's last event, nothing was cut."""
         if self.ended:
             return
         self.ended = True
+        t = self.writer.now() if t is None else t
         if self.full:
-            self._capped(cause)
+            self._capped(cause, t)
             return
         events, leftover, dropped = self.parser.close()
-        self._write(events)
-        t = self.writer.now()
+        self._write(events, t)
         problem = self.parser.problem
         if problem is not None:  # reported as a frame that could not be read (SD001), with this reason
             self.writer.write({"sd": "event", "t": t, "raw": "", "error": problem})
@@ -88,7 +90,7 @@ class RecordedExchange:
                 record["partial"] = {"limit": "max-event", "kept_bytes": len(leftover), "dropped_bytes": dropped}
             self.writer.write(record)
 
-    def _capped(self, cause: str | None) -> None:
+    def _capped(self, cause: str | None, t: float) -> None:
         """The end of a capture that reached its limit: one record saying how much was not recorded."""
         unread = self.size - self.unrecorded
         why = (
@@ -98,12 +100,12 @@ class RecordedExchange:
         if cause is not None:
             why += f"; then {cause}"
         events, leftover, dropped = self.parser.close()  # what was read before the limit
-        self._write(events)
+        self._write(events, t)
         if dropped:
             why += f" (the unfinished event passed the recorder's --max-event limit: {dropped} bytes of it dropped)"
             self.oversized += 1
         self.cut = why
-        record = _cut(self.writer.now(), self.parser.name, leftover, "unterminated-event", why)
+        record = _cut(t, self.parser.name, leftover, "unterminated-event", why)
         record["partial"] = {
             "limit": "max-capture",
             "recorded_bytes": unread,
@@ -112,10 +114,10 @@ class RecordedExchange:
         }
         self.writer.write(record)
 
-    def _write(self, events: list[Event]) -> None:
+    def _write(self, events: list[Event], t: float | None) -> None:
         if not events:
             return
-        t = self.writer.now()
+        t = self.writer.now() if t is None else t
         for name, payload, dropped in events:
             if dropped:
                 self.oversized += 1

@@ -290,6 +290,12 @@ class Queued:
         while self.done < self.sent and not self.skipped and not self.broken and not self.live._stopped:
             await asyncio.sleep(0.001)
 
+    async def room(self) -> None:
+        """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
+        write) never fills it, and its conversation keeps its live findings."""
+        while self.live._held > self.live.queue_bytes // 2 and not self.live._stopped and not self.skipped:
+            await asyncio.sleep(0.001)
+
     def close(self) -> None:
         if self.live._put(self, "close", None, 0):
             self.sent += 1

@@ -3,7 +3,8 @@
 Requests are grouped into the application's conversations as the recording proxy groups them (a
 request that sends back the previous answer continues its conversation: ``record.conversations``),
 and each conversation is written to an envelope by the recorder's own writer, so ``judge`` replays it
-like any capture. The application's k-th request of a conversation gets the capture's k-th response,
+like any capture; what an answer wrote is recorded once it is written (``recording``: the write path
+only writes). The application's k-th request of a conversation gets the capture's k-th response,
 written as the ``plan`` says (``wire.as_recorded``: the recorded events, one read each), after
 ``matching`` has checked the request against the recorded one.
 """
@@ -25,11 +26,15 @@ from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Difference, compare
+from stream_doctor.serve.recording import Recording, Recordings
 from stream_doctor.serve.retries import Latest, digest, retry_count
 from stream_doctor.serve.wire import IDLE_TIMEOUT, MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
 
 #: Seconds the exchanges still running when the server stops get to end.
 _SHUTDOWN = 2.0
+#: Seconds the answers written get at the stop to be recorded (``Recordings.finished``; within
+#: ``running._WAIT``, the time a test's stop waits for the server).
+_RECORDED = 20.0
 
 
 @dataclass
@@ -83,7 +88,9 @@ class Session:
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.conversations = Conversations(config.out, "stream-doctor serve", config.listen, log=config.log)
+        self.recordings = Recordings(config.listen)
+        listen = self.recordings.listener if config.listen is not None else None
+        self.conversations = Conversations(config.out, "stream-doctor serve", listen, log=config.log)
         self.served: dict[int, Served] = {}
         self.latest = Latest()
 
@@ -201,7 +208,9 @@ class Session:
         served.turns.append(turn)
         self.latest.served(conversation.number, digest(data))
         try:
-            response = await _play(request, recorded, plan, turn, conversation, self.config.idle_timeout)
+            response = await _play(
+                request, recorded, plan, turn, conversation, self.config.idle_timeout, self.recordings
+            )
         finally:
             turn.over = True
         self._log(
@@ -264,12 +273,58 @@ def _error(provider: str, status: int, message: str) -> web.Response:
 
 
 async def _play(
-    request: web.Request, recorded: Recorded, plan: Plan, turn: ServedTurn, conversation: Conversation, idle: float
+    request: web.Request,
+    recorded: Recorded,
+    plan: Plan,
+    turn: ServedTurn,
+    conversation: Conversation,
+    idle: float,
+    recordings: Recordings,
 ) -> web.StreamResponse:
-    """Write ``plan`` to the application, each read also fed to the envelope as the proxy feeds it; an
-    application that reads nothing for ``idle`` seconds (a write blocked that long) is dropped."""
+    """Write ``plan`` to the application, then record what went out (``recording``: off the write path);
+    an application that reads nothing for ``idle`` seconds (a write blocked that long) is dropped."""
     headers = dict(plan.headers)
     exchange = RecordedExchange(conversation.writer, headers.get("Content-Type"), None, stream_end(recorded.provider))
+    recording = Recording(exchange, plan.reads)
+    response, compressor = _response(recorded, plan, turn)
+    loop = asyncio.get_running_loop()
+    cause: str | None = None
+    pending = recordings.pending.get(conversation.path)
+    if pending is not None:
+        pending.recorded.clear()
+    try:
+        try:
+            await _write(request, response, plan, compressor, recording, turn, idle)
+            if plan.then == "close":
+                turn.ending = "cut"
+                cause = "the server cut the stream as its plan says"
+                _drop(request)
+        except TimeoutError:
+            turn.ending = "stalled"
+            cause = f"the application read nothing for {idle:g} s after {turn.written} of {turn.reads} reads"
+            _drop(request)
+        except ConnectionError:
+            if turn.written < turn.reads:
+                turn.ending = "disconnected"
+            cause = f"the application closed the connection after {turn.written} of {turn.reads} reads"
+        except asyncio.CancelledError:
+            turn.ending = "stopped"
+            recording.record_now(f"the server stopped after {turn.written} of {turn.reads} reads", loop.time())
+            raise
+        ended = loop.time()
+        try:
+            await recordings.record(recording, conversation.path, cause, ended)
+        except asyncio.CancelledError:  # the server stops: the rest at once
+            recording.record_now(cause, ended)
+            raise
+    finally:
+        if pending is not None:
+            pending.recorded.set()
+    return response
+
+
+def _response(recorded: Recorded, plan: Plan, turn: ServedTurn) -> tuple[web.StreamResponse, Any]:
+    """The response's status and headers, and the compressor of its reads when the capture's body was coded."""
     response = web.StreamResponse(status=plan.status)
     for name, value in plan.headers:
         response.headers[name] = value
@@ -279,25 +334,7 @@ async def _play(
         wbits = zlib.MAX_WBITS | 16 if recorded.encoding != "deflate" else zlib.MAX_WBITS
         compressor = zlib.compressobj(wbits=wbits)
         response.headers["Content-Encoding"] = "gzip" if recorded.encoding != "deflate" else "deflate"
-    try:
-        await _write(request, response, plan, compressor, exchange, turn, idle)
-        if plan.then == "close":
-            turn.ending = "cut"
-            exchange.end("the server cut the stream as its plan says")
-            _drop(request)
-    except TimeoutError:
-        turn.ending = "stalled"
-        exchange.end(f"the application read nothing for {idle:g} s after {turn.written} of {turn.reads} reads")
-        _drop(request)
-    except ConnectionError:
-        if turn.written < turn.reads:
-            turn.ending = "disconnected"
-        exchange.end(f"the application closed the connection after {turn.written} of {turn.reads} reads")
-    except asyncio.CancelledError:
-        turn.ending = "stopped"
-        exchange.end(f"the server stopped after {turn.written} of {turn.reads} reads")
-        raise
-    return response
+    return response, compressor
 
 
 async def _write(
@@ -305,14 +342,16 @@ async def _write(
     response: web.StreamResponse,
     plan: Plan,
     compressor: Any,
-    exchange: RecordedExchange,
+    recording: Recording,
     turn: ServedTurn,
     idle: float,
 ) -> None:
-    """Each read of ``plan`` written and recorded, then the end (unless the plan closes the connection);
-    TimeoutError once no write has gone out for ``idle`` seconds (at most an eighth more: the one deadline
-    is moved on every eighth of it, not at every read, which would cost a timer per event)."""
+    """Each read of ``plan`` written (only written: its time kept, ``recording`` reads it afterwards), then
+    the end (unless the plan closes the connection); TimeoutError once no write has gone out for ``idle``
+    seconds (at most an eighth more: the one deadline is moved on every eighth of it, not at every read,
+    which would cost a timer per event)."""
     loop = asyncio.get_running_loop()
+    times = recording.times
     async with asyncio.timeout(None) as deadline:
         moved = loop.time()
         deadline.reschedule(moved + idle * 9 / 8)
@@ -325,9 +364,9 @@ async def _write(
             await response.write(
                 compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH) if compressor else data
             )
-            exchange.chunk(data)
-            turn.written += 1
             now = loop.time()
+            times.append(now)
+            turn.written += 1
             if now - moved > idle / 8:
                 moved = now
                 deadline.reschedule(now + idle * 9 / 8)
@@ -335,7 +374,7 @@ async def _write(
             return
         if compressor is not None:
             await response.write(compressor.flush())
-        exchange.end()
+        recording.whole = loop.time()
         await response.write_eof()
 
 
@@ -366,6 +405,7 @@ async def serve(config: ServeConfig, host: str, port: int, ready: Callable[[int]
             await asyncio.Event().wait()
         except asyncio.CancelledError:
             pass
+        await session.recordings.finished(_RECORDED)
     finally:
         await runner.cleanup()
     return session.close()

@@ -1,12 +1,17 @@
 """A client that stops reading its answer is dropped after the server's idle timeout (``wire.IDLE_TIMEOUT``;
 the fixture's ``idle_timeout=``, here one second), said as a verdict, and the server answers the next client;
 a near miss, a client that reads slowly with pauses shorter than the timeout, gets its whole stream. So
-does a client that sends its request body too slowly: 408 in the provider's shape, then the next client."""
+does a client that sends its request body too slowly: 408 in the provider's shape, then the next client. The
+command line sets the bound with ``--idle-timeout``, checked as it is read."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +24,7 @@ httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
 IDLE = 1.0
 TIMEOUT = 20.0
 #: a text delta this large, and this many of them: more than the loopback socket's and aiohttp's buffers hold
@@ -135,3 +141,52 @@ def test_a_request_body_that_stops_arriving_is_408_and_the_next_client_is_served
     assert answer.startswith(b"HTTP/1.1 408")
     answered = httpx.post(server.url + "/v1/messages", json=_request(), timeout=TIMEOUT)
     assert answered.status_code == 200
+
+
+def test_the_cli_idle_timeout_drops_a_client_that_stops_reading(tmp_path: Path) -> None:
+    """``serve --idle-timeout 1``: the client that reads nothing is dropped within seconds (the default is a
+    minute), said as a verdict on stop, and a client reading meanwhile is served whole."""
+    capture = _big_capture(tmp_path)
+    command = [sys.executable, "-m", "stream_doctor", "serve", capture, "--port", "0", "--out", str(tmp_path / "out")]
+    process = subprocess.Popen(
+        [*command, "--idle-timeout", str(IDLE)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        exported = dict(process.stdout.readline().removeprefix("export ").strip().split("=", 1) for _ in range(2))
+        port = int(exported["ANTHROPIC_BASE_URL"].rsplit(":", 1)[1])
+        began = time.monotonic()
+        stuck = _never_reads(port)
+        try:
+            time.sleep(IDLE * 3)  # the write blocks, then the idle timeout drops the connection
+            other = {**_request(), "max_tokens": 65}  # another application's request (the same body: a retry)
+            answered = httpx.post(exported["ANTHROPIC_BASE_URL"] + "/v1/messages", json=other, timeout=TIMEOUT)
+            assert answered.status_code == 200
+        finally:
+            stuck.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=TIMEOUT)
+    assert time.monotonic() - began < TIMEOUT
+    assert process.returncode == 1, err  # the dropped client's verdict is an error
+    assert "2 conversations with the application" in out and "Traceback" not in err
+    assert out.count("stopped reading turn 1 after") == 1 and "dropped after the server's idle timeout" in out
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "soon"])
+def test_the_cli_idle_timeout_is_checked_as_the_command_line_is_read(seconds: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "stream_doctor", "serve", "capture.sse", "--idle-timeout", seconds],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=TIMEOUT,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"stream-doctor: error: --idle-timeout {seconds}: ") and done.stderr.count("\n") == 1

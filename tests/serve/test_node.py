@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,36 @@ def test_the_typescript_sdks_are_judged(stream_doctor_server: Any, sdk: str, mod
         assert STREAMED[sdk][1] in given.values() and verdicts == []
     else:
         assert given == {} and verdicts == [("error", "SD608")]
+
+
+APPS = Path(__file__).resolve().parent / "apps"
+ROOT = APPS.parents[2]
+
+
+@pytest.mark.parametrize("agent", ["anthropic_agent.mjs", "openai_agent.mjs"])
+@pytest.mark.parametrize("bug", ["start-placeholder", None])
+def test_a_node_demo_agent_run_in_place_under_the_matrix_has_its_follow_up_judged(agent: str, bug: str | None) -> None:
+    """``serve --matrix -- node tests/serve/apps/AGENT.mjs``, as the docs run the Python agents: the agent
+    finds its SDK (the harness's, run in place), streams turn 1 and sends its follow-up, which is judged: the
+    buggy twin echoes the start event's ``{}`` (SD608, the run fails), the fixed twin each input whole."""
+    provider = "anthropic" if agent.startswith("anthropic") else "openai"
+    capture = str(FIXTURES / provider / "parallel_calls.sse")
+    command = [sys.executable, "-m", "stream_doctor", "serve", capture, "--matrix", "--vary", "event-per-read"]
+    done = subprocess.run(
+        [*command, "--format", "json", "--", node_executable(), str(APPS / agent), *(["--bug", bug] if bug else [])],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=120,
+    )
+    ((row,),) = [json.loads(done.stdout)["rows"]]
+    assert row["exit"] == 1 and not row["timed_out"], done.stderr  # exit 1: the follow-up past the capture is 400
+    assert any("request 2 goes on past the capture's last turn" in v for v in row["verdicts"]), row["verdicts"]
+    outcomes = {(call["name"], call["outcome"], call["rule"]) for call in row["calls"]}
+    if bug:
+        assert outcomes == {("get_weather", "another-input", "SD608"), ("get_local_time", "another-input", "SD608")}
+        assert done.returncode == 1 and row["failing"]
+    else:
+        assert outcomes == {("get_weather", "right-input", None), ("get_local_time", "right-input", None)}
+        assert done.returncode == 0 and not row["failing"]

@@ -3,8 +3,9 @@
 // anthropic_agent.py: without --bug the fixed agent (messages.stream(), calls run once the message ended with
 // stop_reason "tool_use"); --bug start-placeholder | index-keyed | parse-each-fragment | first-parse makes it
 // the buggy agent of that name, reading the raw events (messages.create({stream: true})).
-import Anthropic from "@anthropic-ai/sdk";
-import { answered, options, parsed, results, run, tryParse } from "./common.mjs";
+import { answered, options, parsed, results, run, sdk, tryParse, untilBroken } from "./common.mjs";
+
+const Anthropic = await sdk("@anthropic-ai/sdk");
 
 const BUGS = ["start-placeholder", "index-keyed", "parse-each-fragment", "first-parse"];
 const isToolStart = (e) => e.type === "content_block_start" && e.content_block.type === "tool_use";
@@ -57,7 +58,7 @@ const BUGGY = {
   async "first-parse"(events) {
     const heads = new Map();
     const calls = [];
-    for await (const e of events) {
+    for await (const e of untilBroken(events)) {
       if (isToolStart(e)) heads.set(e.index, { id: e.content_block.id, name: e.content_block.name, buffer: "" });
       if (isFragment(e) && heads.has(e.index)) {
         const head = heads.get(e.index);

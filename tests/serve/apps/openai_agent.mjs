@@ -4,8 +4,9 @@
 // the call last opened; ids and names never concatenated; calls run once the choice finished with
 // "tool_calls" or "stop"); --bug start-placeholder | index-keyed | parse-each-fragment | first-parse makes it
 // the buggy agent of that name.
-import OpenAI from "openai";
-import { answered, options, parsed, results, run, tryParse } from "./common.mjs";
+import { answered, options, parsed, results, run, sdk, tryParse, untilBroken } from "./common.mjs";
+
+const OpenAI = await sdk("openai");
 
 const BUGS = ["start-placeholder", "index-keyed", "parse-each-fragment", "first-parse"];
 
@@ -83,7 +84,7 @@ const BUGGY = {
     const heads = new Map();
     const done = new Set();
     const calls = [];
-    for await (const [entry] of fragments(chunks)) {
+    for await (const [entry] of fragments(untilBroken(chunks))) {
       const index = entry?.index ?? 0;
       if (entry === null || done.has(index)) continue;
       if (!heads.has(index)) heads.set(index, { id: entry.id, name: entry.function?.name, buffer: "" });

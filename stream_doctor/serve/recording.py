@@ -1,0 +1,130 @@
+"""What the server wrote, recorded into the conversation's envelope off the write path.
+
+The write path only writes: for each read it keeps the time it went out (``Recording.times``, 8 bytes a
+read); the reads themselves are the plan's, already held. Once the answer is over (written whole, cut,
+closed by the application, stalled), ``record`` feeds the reads written to the recorder's exchange, each
+at its own time, as the proxy feeds what it forwards, so the envelope and the verdicts are those of a
+recording made during the write. It goes a slice at a time, giving the event loop back between slices
+(the other conversations' writes go on), and waits while the live diagnosis' queue is more than half
+full (``record.live.Queued.room``), so a long answer never outruns its diagnosis.
+
+A follow-up may come before its turn is recorded. ``Pending`` is the listener the conversations are
+given: it tells the grouping (``record.conversations``: ``settled``) to wait for the recording of the
+turn the follow-up continues, as it waits for the live thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from array import array
+from typing import Any
+
+from stream_doctor.capture.base import Pos
+from stream_doctor.record.conversations import Listener, ListenerFactory
+from stream_doctor.record.exchange import RecordedExchange
+
+#: Reads recorded between two returns to the event loop.
+SLICE = 256
+
+
+class Recording:
+    """One answer's reads (``reads``, the plan's) and when each went out (``times``, ``time.monotonic()``)."""
+
+    def __init__(self, exchange: RecordedExchange, reads: tuple[tuple[float, bytes], ...]) -> None:
+        self.exchange = exchange
+        self.reads = reads
+        self.times = array("d")
+        self.recorded = 0
+        #: when every read had gone out and the body's end was due (then a failure to end it cuts nothing)
+        self.whole: float | None = None
+
+    def _feed(self, upto: int) -> None:
+        start = self.exchange.writer.start
+        for number in range(self.recorded, upto):
+            self.exchange.chunk(self.reads[number][1], round(self.times[number] - start, 6))
+        self.recorded = upto
+
+    async def record(self, cause: str | None, ended: float, pending: Pending | None) -> None:
+        """The reads written, then the end (``cause`` as ``RecordedExchange.end``'s, at ``ended``, unless the
+        answer was ``whole``)."""
+        written = len(self.times)
+        while self.recorded < written:
+            if pending is not None:
+                await pending.room()
+            self._feed(min(written, self.recorded + SLICE))
+            await asyncio.sleep(0)
+        self._end(cause, ended)
+
+    def record_now(self, cause: str | None, ended: float) -> None:
+        """``record`` at once, for an answer the server's stop cancels (nothing may be awaited)."""
+        self._feed(len(self.times))
+        self._end(cause, ended)
+
+    def _end(self, cause: str | None, ended: float) -> None:
+        if self.whole is not None:
+            cause, ended = None, self.whole
+        self.exchange.end(cause, round(ended - self.exchange.writer.start, 6))
+
+
+class Recordings:
+    """A server's recordings: each conversation's ``Pending`` (by envelope path: what the grouping waits on)
+    and the answers written and being recorded (``active``: what the stop waits on)."""
+
+    def __init__(self, listen: ListenerFactory | None) -> None:
+        self.listen = listen
+        self.pending: dict[str, Pending] = {}
+        self.active: set[Recording] = set()
+
+    def listener(self, path: str, provider: str | None) -> Listener:
+        """The ``ListenerFactory`` the conversations are given: ``listen``'s listener, behind a ``Pending``."""
+        assert self.listen is not None
+        pending = self.pending[path] = Pending(self.listen(path, provider))
+        return pending
+
+    async def record(self, recording: Recording, path: str, cause: str | None, ended: float) -> None:
+        self.active.add(recording)
+        try:
+            await recording.record(cause, ended, self.pending.get(path))
+        finally:
+            self.active.discard(recording)
+
+    async def finished(self, timeout: float) -> None:
+        """Until every answer written is recorded (at most ``timeout`` seconds: then the server's stop records
+        the rest at once, ``Recording.record_now``), so that the stop finds no handler busy recording."""
+        deadline = time.monotonic() + timeout
+        while self.active and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+
+class Pending:
+    """A conversation's listener (``inner``, the live diagnosis) and whether its latest turn is recorded."""
+
+    def __init__(self, inner: Listener) -> None:
+        self.inner = inner
+        self.recorded = asyncio.Event()
+        self.recorded.set()
+
+    def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        self.inner.record(record, line, pos)
+
+    def exchange_ended(self) -> None:
+        self.inner.exchange_ended()
+
+    def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        return self.inner.assistant_turn()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    async def settled(self) -> None:
+        """Until the turn being recorded is, and the live diagnosis has read it."""
+        await self.recorded.wait()
+        settled = getattr(self.inner, "settled", None)
+        if settled is not None:
+            await settled()
+
+    async def room(self) -> None:
+        room = getattr(self.inner, "room", None)
+        if room is not None:
+            await room()
