@@ -213,6 +213,32 @@ def test_bad_options_raise_value_error(kwargs, message) -> None:  # type: ignore
         replay(CLEAN, **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "argv"),
+    [
+        ({"clients": "anthropic-pythn"}, ["--client", "anthropic-pythn"]),
+        ({"clients": ["openai-python,langchian"]}, ["--client", "openai-python,langchian"]),
+        ({"client_mode": "ran"}, ["--client-mode", "ran"]),
+    ],
+)
+def test_an_unknown_client_or_mode_is_refused_in_the_command_lines_words(kwargs, argv) -> None:  # type: ignore[no-untyped-def]
+    # one check (config/selection.check_clients, check_client_mode) behind both: the API's ValueError is
+    # the command line's error line without the option's name
+    with pytest.raises(ValueError) as refused:
+        replay(CLEAN, **kwargs)
+    result = CliRunner().invoke(app, ["replay", CLEAN, *argv])
+    assert result.exit_code == 2
+    assert result.output.rstrip("\n").endswith(str(refused.value)), (result.output, str(refused.value))
+
+
+def test_client_names_and_modes_are_read_in_any_case() -> None:
+    # the near miss of the test above: names the command line takes, in another case, commas and all
+    quiet = replay(CLEAN, clients="Anthropic-Python", client_mode="MODEL")
+    assert quiet.codes == () and list(quiet.to_dict()["calls"][0]["extras"]["clients"]) == ["anthropic-python"]
+    every = replay(CLEAN, clients=["all"], client_mode="Model").to_dict()["calls"][0]["extras"]["clients"]
+    assert {"anthropic-python", "anthropic-typescript", "langchain", "naive-parse-each-fragment"} <= set(every)
+
+
 def test_a_capture_that_cannot_be_replayed_raises_run_error() -> None:
     with pytest.raises(RunError, match="no such file"):
         replay("fixtures/does-not-exist.sse")
