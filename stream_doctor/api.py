@@ -257,6 +257,7 @@ def given(
     """What the library API's arguments say of the options a configuration also sets, checked
     (ValueError with "did you mean" for an unknown name); ``config/resolve.resolve`` layers it."""
     from stream_doctor.config.resolve import checked
+    from stream_doctor.config.selection import check_severity
     from stream_doctor.config.selection import codes as codes_of
     from stream_doctor.values.findings import Severity
     from stream_doctor.values.options import Given
@@ -268,7 +269,7 @@ def given(
             ignore=codes_of(ignore),
             extend_select=codes_of(extend_select),
             per_file_ignores=tuple(table.items()),
-            fail_on=fail_on if fail_on is None or isinstance(fail_on, Severity) else Severity.parse(str(fail_on)),
+            fail_on=fail_on if fail_on is None or isinstance(fail_on, Severity) else check_severity(str(fail_on)),
             provider=provider,
             container=container,
             max_bytes=max_bytes,

@@ -196,6 +196,7 @@ def test_selection_and_fail_on() -> None:
     assert "SD102" not in replay(EMPTY_INPUT, ignore=["SD1"]).codes
     assert not replay(EMPTY_INPUT, select="SD1", fail_on="error").to_dict()["summary"]["fail_on"] == "warning"
     assert replay("fixtures/anthropic/pause_turn.sse", fail_on=Severity.INFO).failed
+    assert replay("fixtures/anthropic/pause_turn.sse", fail_on="Info").failed  # any case, as --fail-on
 
 
 @pytest.mark.parametrize(
@@ -206,6 +207,8 @@ def test_selection_and_fail_on() -> None:
         ({"select": "SD999"}, "no rule code is or starts with 'SD999'"),
         ({"ignore": "SD10x"}, "did you mean 'SD10"),
         ({"fail_on": "fatal"}, "unknown severity 'fatal'"),
+        # the command line's sentence (config/selection.check_severity), not one of Severity's own
+        ({"fail_on": "warn"}, "unknown severity 'warn'; did you mean 'warning'? (choose from info, warning, error)"),
     ],
 )
 def test_bad_options_raise_value_error(kwargs, message) -> None:  # type: ignore[no-untyped-def]

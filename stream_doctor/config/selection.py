@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stream_doctor.config.globs import Glob
+    from stream_doctor.values.findings import Severity
     from stream_doctor.values.options import ClientMode
 
 
@@ -154,6 +155,14 @@ def check_client_mode(mode: str) -> ClientMode:
 
     checked = check_choice(mode.lower(), CLIENT_MODES, "client mode")
     return next(known for known in CLIENT_MODES if known == checked)
+
+
+def check_severity(label: str) -> Severity:
+    """The severity a label names (``--fail-on``, the configuration's ``fail-on``, the API's ``fail_on``),
+    any case; ValueError with "did you mean" else."""
+    from stream_doctor.values.findings import Severity
+
+    return Severity[check_choice(label.lower(), [severity.label for severity in Severity], "severity").upper()]
 
 
 def check_choice(name: str, choices: Iterable[str], what: str) -> str:
