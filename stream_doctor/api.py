@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from stream_doctor.config.file import Config
     from stream_doctor.minimizer.run import Minimized, Progress
     from stream_doctor.values.findings import Severity
-    from stream_doctor.values.options import ClientMode, Given, Options
+    from stream_doctor.values.options import Given, Options
     from stream_doctor.values.report import Report
 
 if TYPE_CHECKING:
@@ -257,6 +257,7 @@ def given(
     """What the library API's arguments say of the options a configuration also sets, checked
     (ValueError with "did you mean" for an unknown name); ``config/resolve.resolve`` layers it."""
     from stream_doctor.config.resolve import checked
+    from stream_doctor.config.selection import check_severity
     from stream_doctor.config.selection import codes as codes_of
     from stream_doctor.values.findings import Severity
     from stream_doctor.values.options import Given
@@ -268,7 +269,7 @@ def given(
             ignore=codes_of(ignore),
             extend_select=codes_of(extend_select),
             per_file_ignores=tuple(table.items()),
-            fail_on=fail_on if fail_on is None or isinstance(fail_on, Severity) else Severity.parse(str(fail_on)),
+            fail_on=fail_on if fail_on is None or isinstance(fail_on, Severity) else check_severity(str(fail_on)),
             provider=provider,
             container=container,
             max_bytes=max_bytes,
@@ -290,6 +291,7 @@ def run_options(
     execution_records: tuple[dict[str, Any], ...] = (),
 ) -> Options:
     """The options no configuration sets (the library API's arguments), checked: what ``given`` is resolved on."""
+    from stream_doctor.config.selection import check_client_mode, check_clients
     from stream_doctor.values.options import Options
 
     return Options(
@@ -297,34 +299,12 @@ def run_options(
         tools=os.fspath(tools) if tools is not None else None,
         executed=tuple(executed),
         executions=os.fspath(executions_file) if executions_file is not None else None,
-        clients=_clients(clients),
-        client_mode=_client_mode(client_mode),
+        clients=check_clients(clients),
+        client_mode=check_client_mode(client_mode),
         node_modules=os.fspath(node_modules) if node_modules is not None else None,
         timeline=timeline,
         execution_records=execution_records,
     )
-
-
-def _clients(names: str | Iterable[str]) -> tuple[str, ...]:
-    """The profile names ``clients`` selects; ValueError with a suggestion for an unknown one."""
-    names = (names,) if isinstance(names, str) else tuple(names)
-    if not names:
-        return ()
-    from stream_doctor.clients import UnknownClient, resolve
-
-    try:
-        return tuple(profile.name for profile in resolve(names))
-    except UnknownClient as error:
-        raise ValueError(str(error)) from None
-
-
-def _client_mode(mode: str) -> ClientMode:
-    """``client_mode`` checked against ``--client-mode``'s choices; ValueError with a suggestion."""
-    from stream_doctor.config.selection import check_choice
-    from stream_doctor.values.options import CLIENT_MODES
-
-    checked = check_choice(mode.lower(), CLIENT_MODES, "client mode")
-    return next(m for m in CLIENT_MODES if m == checked)
 
 
 def _paths(source: Source) -> list[str] | None:

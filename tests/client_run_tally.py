@@ -31,14 +31,15 @@ from stream_doctor.clients import runs
 from stream_doctor.clients.library import LIBRARIES
 from stream_doctor.clients.library.node import COMPARED
 from stream_doctor.engine.stages import RunError
+from tests.conftest import CORPUS, fixture_files
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path("/work/shared/corpus")
 LIBRARY_PROFILES = (*LIBRARIES, *COMPARED)
 SKIPPED = {"README.md", ".gitattributes"}
 
 
 def captures(folder: Path) -> list[Path]:
+    """A corpus folder's files (the fixtures are ``conftest.fixture_files``'s)."""
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in SKIPPED and ".expect." not in p.name)
 
 
@@ -164,7 +165,8 @@ def main() -> int:
     if given.answer:
         answer_each()
         return 0
-    sets = {"fixtures/": providers(captures(ROOT / "fixtures")), f"{given.corpus}": providers(captures(given.corpus))}
+    fixtures = fixture_files(check_tree=True)  # the captures, not the check tree's TOML sidecars
+    sets = {"fixtures/": providers(fixtures), f"{given.corpus}": providers(captures(given.corpus))}
     every = {path: provider for found in sets.values() for path, provider in found.items()}
     with ThreadPoolExecutor(given.jobs) as pool:
         pooled = dict(zip(LIBRARY_PROFILES, pool.map(lambda p: answers(p, every), LIBRARY_PROFILES), strict=True))

@@ -196,6 +196,7 @@ def test_selection_and_fail_on() -> None:
     assert "SD102" not in replay(EMPTY_INPUT, ignore=["SD1"]).codes
     assert not replay(EMPTY_INPUT, select="SD1", fail_on="error").to_dict()["summary"]["fail_on"] == "warning"
     assert replay("fixtures/anthropic/pause_turn.sse", fail_on=Severity.INFO).failed
+    assert replay("fixtures/anthropic/pause_turn.sse", fail_on="Info").failed  # any case, as --fail-on
 
 
 @pytest.mark.parametrize(
@@ -206,11 +207,39 @@ def test_selection_and_fail_on() -> None:
         ({"select": "SD999"}, "no rule code is or starts with 'SD999'"),
         ({"ignore": "SD10x"}, "did you mean 'SD10"),
         ({"fail_on": "fatal"}, "unknown severity 'fatal'"),
+        # the command line's sentence (config/selection.check_severity), not one of Severity's own
+        ({"fail_on": "warn"}, "unknown severity 'warn'; did you mean 'warning'? (choose from info, warning, error)"),
     ],
 )
 def test_bad_options_raise_value_error(kwargs, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=re.escape(message)):
         replay(CLEAN, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argv"),
+    [
+        ({"clients": "anthropic-pythn"}, ["--client", "anthropic-pythn"]),
+        ({"clients": ["openai-python,langchian"]}, ["--client", "openai-python,langchian"]),
+        ({"client_mode": "ran"}, ["--client-mode", "ran"]),
+    ],
+)
+def test_an_unknown_client_or_mode_is_refused_in_the_command_lines_words(kwargs, argv) -> None:  # type: ignore[no-untyped-def]
+    # one check (config/selection.check_clients, check_client_mode) behind both: the API's ValueError is
+    # the command line's error line without the option's name
+    with pytest.raises(ValueError) as refused:
+        replay(CLEAN, **kwargs)
+    result = CliRunner().invoke(app, ["replay", CLEAN, *argv])
+    assert result.exit_code == 2
+    assert result.output.rstrip("\n").endswith(str(refused.value)), (result.output, str(refused.value))
+
+
+def test_client_names_and_modes_are_read_in_any_case() -> None:
+    # the near miss of the test above: names the command line takes, in another case, commas and all
+    quiet = replay(CLEAN, clients="Anthropic-Python", client_mode="MODEL")
+    assert quiet.codes == () and list(quiet.to_dict()["calls"][0]["extras"]["clients"]) == ["anthropic-python"]
+    every = replay(CLEAN, clients=["all"], client_mode="Model").to_dict()["calls"][0]["extras"]["clients"]
+    assert {"anthropic-python", "anthropic-typescript", "langchain", "naive-parse-each-fragment"} <= set(every)
 
 
 def test_a_capture_that_cannot_be_replayed_raises_run_error() -> None:

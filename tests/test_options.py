@@ -132,3 +132,19 @@ def test_check_reads_paths_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 1, result.output
     checked = sorted(c["path"] for c in json.loads(result.stdout)["captures"])
     assert checked == sorted([CLEAN, EMPTY_INPUT])
+
+
+def test_the_engine_refuses_an_unknown_forced_provider_as_the_command_line_does() -> None:
+    # Options built without the resolver (an internal caller) reach the engine unchecked: the engine
+    # says the same sentence as --provider and the API, adapters in the registry's order, not sorted.
+    from stream_doctor.engine.pipeline import replay
+    from stream_doctor.engine.stages import RunError
+    from stream_doctor.providers import ADAPTERS
+    from stream_doctor.values.options import Options
+
+    with pytest.raises(RunError) as refused:
+        replay(str(ROOT / CLEAN), Options(provider="antropic"))
+    assert refused.value.message == (
+        f"unknown provider 'antropic'; did you mean 'anthropic'? (choose from {', '.join(ADAPTERS)})"
+    )
+    assert replay(str(ROOT / CLEAN), Options(provider="anthropic")).codes == ()  # near miss: a known name

@@ -2,7 +2,7 @@
 
 Not a pipeline stage: it finds captures (``discover``), reads the configuration (``stream_doctor.config``) and
 each fixture's declared findings (``expectations``), replays every capture with
-``engine.replay`` and compares (``run``). Reporters render the ``CheckResult`` it returns.
+``engine/pipeline.replay`` and compares (``run``). Reporters render the ``CheckResult`` it returns.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Run ``check``: configuration and discovery first (``prepare``), then every capture through ``engine.replay``.
+"""Run ``check``: configuration and discovery first (``prepare``), then every capture through
+``engine/pipeline.replay``.
 
 A folder the governing configuration's ``sessions`` names is one entry: its captures go through
-``engine.replay_many`` as one conversation (docs/ci.md, "Sessions"), its sidecar sits beside it.
+``engine/pipeline.replay_many`` as one conversation (docs/ci.md, "Sessions"), its sidecar sits beside it.
 
 Replays may run in worker processes (``--jobs``); results are put back in path order, so every
 report is the same whatever the number of workers. A worker sends back what check keeps of a

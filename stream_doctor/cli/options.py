@@ -64,9 +64,13 @@ def size(option: str) -> Callable[[str], int]:
 def _severity(text: str | Severity) -> Severity:
     if isinstance(text, Severity):  # a default
         return text
-    from stream_doctor.cli.validate import choice
+    from stream_doctor.cli.output import fail
+    from stream_doctor.config.selection import check_severity
 
-    return Severity.parse(choice(text, SEVERITIES, "--fail-on", "severity"))
+    try:
+        return check_severity(text)
+    except ValueError as error:
+        fail(f"--fail-on: {error}")
 
 
 def fail_on_option(when: str, default: str = "error") -> typer.models.OptionInfo:

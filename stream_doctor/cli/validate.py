@@ -48,10 +48,12 @@ def choice(value: str, choices: tuple[str, ...], option: str, what: str, fold: b
 def client_mode(value: str) -> ClientMode:
     """``--client-mode`` (replay's, check's and record's), read as the command line is: one of its modes, else
     one line and exit 2."""
-    from stream_doctor.values.options import CLIENT_MODES
+    from stream_doctor.config.selection import check_client_mode
 
-    checked = choice(value, tuple(CLIENT_MODES), "--client-mode", "client mode")
-    return next(mode for mode in CLIENT_MODES if mode == checked)
+    try:
+        return check_client_mode(value)
+    except ValueError as error:
+        fail(f"--client-mode: {error}")
 
 
 def file_ignores(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -74,11 +76,9 @@ def paths_given(given: Sequence[str]) -> tuple[str, ...]:
 def client_names(values: Sequence[str]) -> tuple[str, ...]:
     """``--client`` values (repeatable, commas, ``all``) as profile names; an unknown one is refused
     with the closest names, as ``replay`` refuses it."""
-    if not values:
-        return ()
-    from stream_doctor.clients import UnknownClient, resolve
+    from stream_doctor.config.selection import check_clients
 
     try:
-        return tuple(profile.name for profile in resolve(values))
-    except UnknownClient as error:
+        return check_clients(values)
+    except ValueError as error:
         fail(str(error))

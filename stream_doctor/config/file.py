@@ -251,10 +251,12 @@ class _Reader:
         return codes
 
     def severity(self, value: Any, key: str) -> Severity:
+        from stream_doctor.config.selection import check_severity
+
         try:
-            return Severity.parse(value if isinstance(value, str) else repr(value))
-        except ValueError:
-            raise self.fail(key, f"must be info, warning or error (got {value!r})") from None
+            return check_severity(value if isinstance(value, str) else repr(value))
+        except ValueError as error:
+            raise self.fail(key, str(error)) from None
 
     def jobs(self, value: Any, key: str) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:

@@ -1,4 +1,5 @@
-"""Names the user types, checked: rule selectors, providers, capture formats (with "did you mean …").
+"""Names the user types, checked: rule selectors, providers, capture formats, client profiles and modes
+(with "did you mean …").
 
 Every entry point (the CLI, the library API, the configuration file, the pytest plugin) checks
 through here, so a typo is refused the same way everywhere: a ``ValueError`` whose message names
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stream_doctor.config.globs import Glob
+    from stream_doctor.values.findings import Severity
+    from stream_doctor.values.options import ClientMode
 
 
 def codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -130,6 +133,36 @@ def check_container(name: str | None) -> str | None:
     from stream_doctor.capture import CONTAINERS
 
     return None if name is None else check_choice(name, CONTAINERS, "container")
+
+
+def check_clients(names: str | Iterable[str]) -> tuple[str, ...]:
+    """The profile names ``--client`` (or the API's ``clients``) selects: repeated, comma-separated or
+    ``all``, any case; ValueError with the closest names for one that is none (``clients.resolve``)."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names:
+        return ()  # the profiles' registry stays unimported
+    from stream_doctor.clients import UnknownClient, resolve
+
+    try:
+        return tuple(profile.name for profile in resolve(names))
+    except UnknownClient as error:
+        raise ValueError(str(error)) from None
+
+
+def check_client_mode(mode: str) -> ClientMode:
+    """One of ``--client-mode``'s modes (``values/options.CLIENT_MODES``), any case; ValueError else."""
+    from stream_doctor.values.options import CLIENT_MODES
+
+    checked = check_choice(mode.lower(), CLIENT_MODES, "client mode")
+    return next(known for known in CLIENT_MODES if known == checked)
+
+
+def check_severity(label: str) -> Severity:
+    """The severity a label names (``--fail-on``, the configuration's ``fail-on``, the API's ``fail_on``),
+    any case; ValueError with "did you mean" else."""
+    from stream_doctor.values.findings import Severity
+
+    return Severity[check_choice(label.lower(), [severity.label for severity in Severity], "severity").upper()]
 
 
 def check_choice(name: str, choices: Iterable[str], what: str) -> str:

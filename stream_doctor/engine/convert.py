@@ -1,7 +1,7 @@
 """``stream-doctor convert``: any capture stream-doctor reads, rewritten as a capture envelope (docs/envelope.md).
 
 ``convert`` (one capture) and ``convert_many`` (one session's captures, joined) read the capture and
-find its provider as ``engine.replay`` does, and mask the secrets of its records and of the calls its
+find its provider as ``engine/pipeline.replay`` does, and mask the secrets of its records and of the calls its
 streams reassemble; ``to_envelope`` writes the records.
 
 The envelope keeps everything the diagnosis uses: a header naming the provider, for each turn a

@@ -38,7 +38,6 @@ from stream_doctor.engine.stages import (
     diagnose_conversation,
     execution_note,
     library_runs,
-    profiles_named,
     refuse_unread,
     review_turn,
     run_file,
@@ -153,7 +152,7 @@ def _replayed(shape: Shape, options: Options, store: ArgumentStore, files: RunFi
     if any(stream.capture.duration is not None for stream, _ in replayed):
         replayed = shape.timed(turns, replayed)
     sections = [turn.section for turn in turns]
-    return _report(context.adapter, options, sections, replayed, shape.source(), shape.head, files)
+    return _report(context, options, sections, replayed, shape.source(), shape.head, files)
 
 
 @contextmanager
@@ -203,7 +202,7 @@ def _replay_collected(session: Session, options: Options) -> Report:
 
 
 def _report(
-    adapter: Adapter,
+    context: TurnContext,
     options: Options,
     sections: list[Section],
     replayed: Replayed,
@@ -213,9 +212,8 @@ def _report(
 ) -> Report:
     """The turns' findings, the conversation's, and the report (``head``: the first frames with events;
     ``files``: the file a library's process reads for a capture given as bytes, ``run_file``'s)."""
-    path = source.path
+    path, adapter, profiles = source.path, context.adapter, context.profiles  # --client's, resolved once a replay
     refuse_unread(path, adapter, options, [stream for stream, _ in replayed], head)
-    profiles = profiles_named(path, options)
     runs = library_runs([stream.capture.path for stream, _ in replayed], files, adapter.name, profiles, options)
     try:
         return _reported(adapter, options, sections, replayed, source, profiles, runs)

@@ -2,7 +2,7 @@
 
 Reading a capture already replaces credential headers and keys in URLs by ``[redacted]``
 (``capture/http_frames.py``); the credential fields of a request body outside its tool inputs are
-replaced by ``[redacted]`` where something is written (``capture.exchange.redact_body``: the
+replaced by ``[redacted]`` where something is written (``capture/http_frames.redact_body``: the
 envelope ``convert`` writes, and every report, through ``walk``). What is left must stay real while
 the rules run, since they compare it:
 a tool call's streamed input, the same input echoed in the next request's history (SD609), the
@@ -79,7 +79,7 @@ def collect(value: Any, found: dict[str, None]) -> None:
 
 
 def collect_body(body: Any, found: dict[str, None], plain: set[str], seen: set[tuple[int, bool]]) -> None:
-    """What ``collect`` finds in ``body`` as a writer writes it (``capture.exchange.redact_body``),
+    """What ``collect`` finds in ``body`` as a writer writes it (``capture/http_frames.redact_body``),
     without copying it: a credential field outside tool inputs is written ``[redacted]``, so its
     value goes to ``plain``; what is left is looked into as ``collect`` does. A container already
     in ``seen`` (and so its secrets) is passed over."""
@@ -410,7 +410,7 @@ class SecretRedactor:
 
 def _as_written(frame: Frame, plain: set[str]) -> Any:
     """A frame's value as a writer writes it: a request's credential fields are ``[redacted]`` there
-    (``capture.exchange.redact_body``), so they are not values to number; they go to ``plain``."""
+    (``capture/http_frames.redact_body``), so they are not values to number; they go to ``plain``."""
     from stream_doctor.capture.http_frames import redact_request
 
     return redact_request(frame.value, plain) if frame.kind == "request" else frame.value

@@ -328,12 +328,12 @@ def kept_events(frames: Iterable[Frame], translator: Translator, kept: Kept) -> 
 def adapter_for(capture: Capture, options: Options, frames: list[Frame] | None = None) -> Adapter:
     """The forced adapter, or the one detected (once, from the first turn with events)."""
     if options.provider is not None:
-        adapter = ADAPTERS.get(options.provider)
-        if adapter is None:
-            raise RunError(
-                capture.path, f"unknown provider {options.provider!r} (choose from {', '.join(sorted(ADAPTERS))})"
-            )
-        return adapter
+        from stream_doctor.config.selection import check_choice
+
+        try:  # the resolver checked it; an Options built by hand is refused in the same words
+            return ADAPTERS[check_choice(options.provider, ADAPTERS, "provider")]
+        except ValueError as error:
+            raise RunError(capture.path, str(error)) from None
     if frames is None:
         if capture.exchanges:
             skipped = sum(1 for e in capture.exchanges if e.skipped is not None)

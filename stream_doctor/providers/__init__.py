@@ -66,7 +66,7 @@ def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, d
     if not ranked or ranked[0][1] <= 0:
         raise DetectionError(
             "could not tell which provider produced this capture (tried "
-            + ", ".join(sorted(ADAPTERS))
+            + ", ".join(ADAPTERS)  # the registry's order, as every listing of the adapters
             + "); force one with --provider"
         )
     if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:

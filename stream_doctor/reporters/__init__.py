@@ -1,7 +1,7 @@
 """Reporters stage: pure ``render(report, options) -> str`` functions; they never print or read CLI flags.
 
-Every reporter takes the report it renders (a replay's ``Report`` or check's ``CheckResult``,
-both in ``stream_doctor.values.report``) and one ``RenderOptions``; what more than one reporter needs is
+Every reporter takes the report it renders (a replay's ``Report``, ``values/report.py``, or check's
+``CheckResult``, ``check/result.py``) and one ``RenderOptions``; what more than one reporter needs is
 computed by the report, not here.
 
 A format whose output grows with the report (JSON, JSON Lines, SARIF, check's JSON and JUnit) also

@@ -54,7 +54,7 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
         levels = [level for level in ("error", "warning", "info") if result.summary.severities[level]]
         from stream_doctor.values.findings import Severity
 
-        if any(Severity.parse(level) >= options.fail_on for level in levels):
+        if any(Severity[level.upper()] >= options.fail_on for level in levels):
             return 1
     return 0
 

@@ -19,13 +19,6 @@ class Severity(IntEnum):
     def label(self) -> str:
         return self.name.lower()
 
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            raise ValueError(f"unknown severity {text!r} (use info, warning or error)") from None
-
 
 @dataclass(frozen=True, slots=True)
 class Location:

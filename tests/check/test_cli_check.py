@@ -200,7 +200,8 @@ def test_explicit_config_and_isolated(in_tree: Path, tmp_path: Path) -> None:
     ("text", "message"),
     [
         ('fial-on = "error"\n', "strict.toml:1: unknown key 'fial-on' in the top level; did you mean 'fail-on'?"),
-        ('fail-on = "fatal"\n', "strict.toml:1: 'fail-on' must be info, warning or error (got 'fatal')"),
+        ('fail-on = "fatal"\n', "strict.toml:1: 'fail-on' unknown severity 'fatal' (choose from info, warning, error)"),
+        ('fail-on = "warn"\n', "strict.toml:1: 'fail-on' unknown severity 'warn'; did you mean 'warning'?"),
         ('select = "SD1"\n', "strict.toml:1: 'select' must be a list of rule codes or prefixes"),
         ('ignore = ["E501"]\n', "strict.toml:1: 'ignore' holds 'E501', which is not a rule code or prefix"),
         (

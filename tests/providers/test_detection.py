@@ -214,3 +214,17 @@ def test_words_admit_a_frame_by_each_kind_of_word_and_not_its_near_miss() -> Non
     other_field = Words(field="object", prefixes=("thread",))
     assert other_field.admits(frame({"object": "thread.run"})) and not other_field.admits(frame({"type": "thread.run"}))
     assert not Words().heard([frame({"type": "text"})])
+
+
+def test_a_capture_no_adapter_reads_is_refused_listing_the_adapters_in_the_registrys_order() -> None:
+    # as --provider's help and its "choose from" list them (not sorted); a frame of one adapter's is the near miss
+    stranger = [Frame(Pos(1, 1, 0), b"", {"type": "nothing-any-provider-sends"}, event="message")]
+    with pytest.raises(DetectionError) as refused:
+        providers.detect(stranger)
+    assert f"(tried {', '.join(ADAPTERS)}); force one with --provider" in str(refused.value)
+    known = [
+        Frame(
+            Pos(1, 1, 0), b"", {"type": "message_start", "message": {"id": "m", "content": []}}, event="message_start"
+        )
+    ]
+    assert providers.detect(known)[0] is ADAPTERS["anthropic"]

@@ -489,3 +489,17 @@ def test_scan_tables_hold_no_planted_secret(cluster: str, tmp_path: Path, monkey
     assert any(row.get("code") == "SD609" for row in rows)  # a finding that quotes a request's history
     written = json.dumps(rows, default=str) + json.dumps(result.summary.to_dict())
     assert [secret for secret in planted_secrets.SECRETS if secret in written] == []
+
+
+def test_fail_on_exits_1_when_a_finding_reaches_it(cluster: str, tmp_path: Path) -> None:
+    # pause_turn.sse holds one info finding (SD305) and nothing above it: --fail-on info (any case, as
+    # every command reads a severity) exits 1, --fail-on warning is the near miss
+    capture = str(ROOT / "fixtures/anthropic/pause_turn.sse")
+
+    def scanned(level: str) -> subprocess.CompletedProcess[str]:
+        outputs = ("--out", f"{level}.parquet", "--status", f"{level}-status.parquet")
+        return _cli("scan", capture, *outputs, "--scheduler", cluster, "--fail-on", level, cwd=tmp_path)
+
+    fires, near_miss = scanned("Info"), scanned("warning")
+    assert fires.returncode == 1, fires.stderr
+    assert near_miss.returncode == 0, near_miss.stderr
