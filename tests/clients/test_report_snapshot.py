@@ -20,8 +20,10 @@ CLIENTS = ["anthropic-python", "vercel-ai", "naive-start-placeholder"]
 
 
 def test_terminal_report_shows_each_clients_prediction_under_the_call(
-    snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch
+    snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch, node_harness: object
 ) -> None:
+    """vercel-ai's line is the installed npm package's run: it needs the harness's packages (skipped
+    without them, as every test that runs Node is; a clone without `npm ci` reads the model instead)."""
     monkeypatch.chdir(ROOT)
     report = replay(FIXTURES / "anthropic/abandoned_at_max_tokens.sse", clients=CLIENTS)
     assert terminal.render(report, RenderOptions(width=120)) == snapshot
