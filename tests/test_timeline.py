@@ -74,6 +74,7 @@ def test_a_long_turn_draws_at_most_event_marks_each_saying_what_it_holds(monkeyp
     assert sum(int(t.split(": ")[1].split(" events")[0]) for t in lane.split('title="events ')[1:]) == events
 
 
+@pytest.mark.slow  # the CLI three times on 100,000 frames, in child processes under an address-space limit (5 s of CPU)
 def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> None:
     # 100,000 frames (8.5 MB): keeping each frame and event cost +75 MB over the plain replay; the
     # rows (50,000 here: the pings do not fold) cost a few hundred bytes each.
