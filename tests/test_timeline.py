@@ -90,6 +90,7 @@ def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> No
     assert page.peak_kb - plain.peak_kb < 30 << 10, (plain.peak_kb, page.peak_kb)
 
 
+@pytest.mark.slow  # the CLI three times under an address-space limit, once with --client all (3.3 s of CPU)
 def test_a_capture_read_in_runs_gives_every_event_to_the_timeline_and_the_clients(tmp_path: Path) -> None:
     # runs of fragment events are read whole on the hot path (capture/runs.py); a timeline and the
     # client profiles see each event, so they read the capture event by event (before: a crash)
