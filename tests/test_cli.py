@@ -242,6 +242,7 @@ def test_statistics_count_findings_per_code() -> None:
     assert {row["code"]: row["count"] for row in as_json} == {"SD102": 1, "SD705": 1}
 
 
+@pytest.mark.slow  # --client all: every installed library run in a child process, twice (29 s of CPU)
 def test_statistics_count_a_code_found_at_two_severities_in_two_rows() -> None:
     """Issue 36: SD801 is a warning for a real library and info for a naive pattern; one row had
     counted all three at the first one's severity (3 warnings where the summary says 1 and 2 info)."""

@@ -343,7 +343,8 @@ CASSETTES: dict[str, ExpectConversation] = {
         [[("srvtoolu_01DgsKYsJWQfJxubLmaKLEj6", "advisor")]], [[]], "anthropic"
     ),
     # 0.7 MB: 11 web searches and pause_turn (SD305, info), then the paused turn sent back whole (the second
-    # response body is a double-quoted YAML scalar) and 4 more searches.
+    # response body is a double-quoted YAML scalar) and 4 more searches. Its replay's time is measured by
+    # benchmarks/bench_corpus.py (target: 0.5 s), never here.
     f"{PYDANTIC}/models/cassettes/test_anthropic/test_pause_turn_web_search_streaming_vcr.yaml": ExpectConversation(
         [[(i, "web_search") for i in WEB_SEARCH_1], [(i, "web_search") for i in WEB_SEARCH_2]],
         [[], []],
@@ -395,16 +396,6 @@ def test_corpus_cassette(name: str) -> None:
     assert {f.code for f in report.findings} == expect.codes, [f.message for f in report.findings]
     for finding in report.findings:  # every position points into the cassette: its interaction and a line of it
         assert finding.location.interaction is not None and finding.location.line is not None
-
-
-def test_the_big_cassette_replays_in_well_under_a_second() -> None:
-    import time
-
-    name = CORPUS / f"{PYDANTIC}/models/cassettes/test_anthropic/test_pause_turn_web_search_streaming_vcr.yaml"
-    replay(str(name), Options())  # imports, caches
-    start = time.perf_counter()
-    replay(str(name), Options())
-    assert time.perf_counter() - start < 0.5
 
 
 def test_every_cassette_of_the_corpus_is_covered() -> None:

@@ -247,6 +247,7 @@ cases:
 """
 
 
+@pytest.mark.slow  # the scratch copy's rule tests run by pytest in a child process (3 s of CPU)
 def test_adding_a_rule(tmp_path: Path) -> None:
     root = scratch_tree(
         tmp_path,

@@ -276,6 +276,7 @@ def _in_view(page: Any, selector: str, height: int) -> bool:
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
 
 
+@pytest.mark.slow  # ten pages laid out by Chromium (most of its 12 s of CPU for the module's pages)
 @pytest.mark.parametrize("width", sorted(WIDTHS, reverse=True))
 @pytest.mark.parametrize("name", ["single-stream", "envelope", "5000-fragments", "conversation", "40-calls"])
 def test_the_first_screen_says_what_went_wrong_and_where_and_the_page_fits_its_window(

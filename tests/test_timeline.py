@@ -74,6 +74,7 @@ def test_a_long_turn_draws_at_most_event_marks_each_saying_what_it_holds(monkeyp
     assert sum(int(t.split(": ")[1].split(" events")[0]) for t in lane.split('title="events ')[1:]) == events
 
 
+@pytest.mark.slow  # the CLI three times on 100,000 frames, in child processes under an address-space limit (5 s of CPU)
 def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> None:
     # 100,000 frames (8.5 MB): keeping each frame and event cost +75 MB over the plain replay; the
     # rows (50,000 here: the pings do not fold) cost a few hundred bytes each.
@@ -89,6 +90,7 @@ def test_timeline_and_html_peak_by_rows_not_by_kept_events(tmp_path: Path) -> No
     assert page.peak_kb - plain.peak_kb < 30 << 10, (plain.peak_kb, page.peak_kb)
 
 
+@pytest.mark.slow  # the CLI three times under an address-space limit, once with --client all (3.3 s of CPU)
 def test_a_capture_read_in_runs_gives_every_event_to_the_timeline_and_the_clients(tmp_path: Path) -> None:
     # runs of fragment events are read whole on the hot path (capture/runs.py); a timeline and the
     # client profiles see each event, so they read the capture event by event (before: a crash)

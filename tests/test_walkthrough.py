@@ -96,6 +96,7 @@ def test_the_page_has_every_case_it_promises() -> None:
     assert "--format html" in found  # the whole run on one page
 
 
+@pytest.mark.slow  # every command of the page run through bash, the CLI and the proxy in child processes (30 s of CPU)
 def test_every_command_of_the_walkthrough(tmp_path: Path) -> None:
     pytest.importorskip("anthropic")
     pytest.importorskip("aiohttp")

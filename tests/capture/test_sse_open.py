@@ -25,6 +25,9 @@ from stream_doctor.capture.base import Capture  # noqa: E402
 from stream_doctor.capture.chunks import pieces, sse_cut  # noqa: E402
 from stream_doctor.capture.sse import read_sse, stream_sse  # noqa: E402
 
+#: hypothesis: 150 generated streams per test, read in pieces, whole and by httpx-sse (3.6 s of CPU)
+pytestmark = [pytest.mark.slow]
+
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "150"))
 GENERATED = settings(
     max_examples=EXAMPLES,

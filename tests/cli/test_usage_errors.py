@@ -64,6 +64,7 @@ def run(argv: list[str]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-c", ENTRY, *argv], capture_output=True, cwd=ROOT, check=False)
 
 
+@pytest.mark.slow  # the CLI started in a child process per case, 30 cases (4.5 s of CPU)
 @pytest.mark.parametrize(("argv", "expected"), CASES, ids=[" ".join(argv) for argv, _ in CASES])
 def test_a_usage_error_is_one_line_with_a_suggestion(argv: list[str], expected: str) -> None:
     result = run(argv)

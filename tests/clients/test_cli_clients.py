@@ -133,6 +133,7 @@ def test_replay_client_reads_the_sentinel_as_each_library_tests_it() -> None:
     assert all("raises" not in p and p["agrees"] is True for p in predicted.values())
 
 
+@pytest.mark.slow  # auto mode: the installed libraries run in child processes (2 s of CPU)
 def test_replay_client_reads_data_lines_without_blank_lines_as_one_event() -> None:
     # one SSE event whose joined data is not JSON, dispatched at its last line (line 5)
     predicted = _predicted("openai/data_lines_without_blank_lines.sse", "openai-python,openai-node")
@@ -141,6 +142,7 @@ def test_replay_client_reads_data_lines_without_blank_lines_as_one_event() -> No
     assert all(p["handoffs"] == [] for p in predicted.values())
 
 
+@pytest.mark.slow  # auto mode: the installed libraries run in child processes (2 s of CPU)
 def test_replay_client_visits_a_finished_choice_that_a_filter_chunk_carries() -> None:
     # Azure's asynchronous filter event (line 9) carries the finished choice again: openai-node fires the
     # done event of the call that came in the finishing chunk there; openai-python skips that event

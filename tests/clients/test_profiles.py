@@ -71,6 +71,7 @@ def test_every_profile_runs_every_fixture(path: Path) -> None:
             assert len(extras["clients"].lines) == len(applicable)
 
 
+@pytest.mark.slow  # anthropic-python's library run in a child process (3.5 s of CPU)
 def test_the_json_report_carries_each_clients_prediction_per_call() -> None:
     report = replay(FIXTURES / "anthropic/abandoned_at_max_tokens.sse", clients=["anthropic-python", "vercel-ai"])
     call = report.to_dict()["calls"][0]

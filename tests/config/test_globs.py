@@ -61,6 +61,7 @@ def ours(pattern: str, path: str, dialect: Dialect) -> bool:
     return any(glob.matches("/".join(parts[:n])) for n in range(1, len(parts) + 1))
 
 
+@pytest.mark.slow  # hypothesis: 400 examples against pathspec (about 1 s of CPU)
 @settings(max_examples=400, deadline=None)
 @given(patterns, paths, st.sampled_from([CONFIG, GITIGNORE]))
 def test_globs_agree_with_pathspec(pattern: str, path: str, dialect: Dialect) -> None:
@@ -83,6 +84,7 @@ def one_star_a_run(pattern: str) -> str:
     return "/".join(part if part == "**" else re.sub(r"\*+", "*", part) for part in pattern.split("/"))
 
 
+@pytest.mark.slow  # hypothesis: 150 examples against pathspec (about 1 s of CPU)
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(run_segment, run_segment, st.just("**")), min_size=1, max_size=4).map("/".join), paths)
 def test_long_star_runs_agree_with_pathspec(pattern: str, path: str) -> None:
@@ -94,6 +96,7 @@ short_run_segment = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow  # hypothesis: 300 patterns, each read as written and with its runs as one (1 s of CPU)
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.one_of(short_run_segment, st.just("**"), st.just("{a*,**/b}")), min_size=1, max_size=4).map("/".join),
@@ -140,6 +143,7 @@ def long_pattern_and_path(draw: st.DrawFn) -> tuple[str, str]:
     return "/".join(segments), "/".join(parts)
 
 
+@pytest.mark.slow  # hypothesis: 200 examples against pathspec (about 1 s of CPU)
 @settings(max_examples=200, deadline=None)
 @given(long_pattern_and_path())
 def test_long_patterns_agree_with_pathspec(pair: tuple[str, str]) -> None:
@@ -239,6 +243,7 @@ lines = st.tuples(
 ).map("".join)
 
 
+@pytest.mark.slow  # hypothesis: 200 examples against pathspec (about 1 s of CPU)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(lines, min_size=1, max_size=3), paths)
 def test_gitignore_lines_agree_with_pathspec(written: list[str], path: str) -> None:

@@ -29,6 +29,7 @@ CASES = sorted(path for path, codes in EXPECTED.items() if codes and _warned(pat
 BOUND = 120
 
 
+@pytest.mark.slow  # every fixture with a warning minimized, then minimized again (10 s of CPU)
 @pytest.mark.parametrize("fixture", CASES)
 def test_the_minimized_fixture_keeps_its_findings_and_nothing_new(fixture: str) -> None:
     data = (FIXTURES / fixture).read_bytes()

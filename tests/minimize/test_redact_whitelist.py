@@ -71,6 +71,7 @@ def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path, max
         assert "SD102" in small.codes
 
 
+@pytest.mark.slow  # the CLI in a child process under an address-space limit, per case (3.5 s of CPU)
 @pytest.mark.parametrize("redact", [True, False], ids=["redact", "near-miss"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_minimize_redact_run_as_the_cli_under_the_address_space_limit(tmp_path: Path, case: str, redact: bool) -> None:

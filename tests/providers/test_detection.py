@@ -122,6 +122,7 @@ def test_an_adapter_without_words_fails_the_check(monkeypatch: pytest.MonkeyPatc
     assert "scratch" not in undetected(fixtures)
 
 
+@pytest.mark.slow  # every fixture replayed forced to each provider (7 s of CPU)
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
 def test_a_forced_provider_reads_the_capture_or_is_refused_naming_the_detected_one(path: Path) -> None:
     """Every fixture forced to every provider (issue 36): its own provider is never refused, and a

@@ -66,11 +66,14 @@ def capture(case: dict[str, Any], tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("code", "case"),
-    [(code, case) for code, cases in TABLES.items() for case in cases],
-    ids=[f"{code}-{case['name']}" for code, cases in TABLES.items() for case in cases],
-)
+def _param(code: str, case: dict[str, Any]) -> Any:
+    """A case whose client is run (``client_mode`` ``run`` or ``both``) runs the installed library in a child
+    process: ``slow`` (SD809's two: 5 s of CPU)."""
+    slow = case.get("client_mode", "model") != "model"
+    return pytest.param(code, case, id=f"{code}-{case['name']}", marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize(("code", "case"), [_param(code, case) for code, cases in TABLES.items() for case in cases])
 def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     if lookup(code).scope == "check":  # type: ignore[union-attr]
         _check_case(code, case, tmp_path)

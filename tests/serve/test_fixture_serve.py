@@ -76,6 +76,7 @@ def _conversation(script: Script) -> list[tuple[Any, list[Any]]]:
     return turns
 
 
+@pytest.mark.slow  # the CLI twice and the written test under pytest twice, in child processes (15 s of CPU)
 def test_the_written_test_fails_with_the_finding_on_the_buggy_agent_and_passes_on_the_fixed_one(tmp_path: Path) -> None:
     (tmp_path / "agent_under_test.py").write_text(AGENT, encoding="utf-8")
     written = _fixture(tmp_path, "agent_under_test:buggy")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ def body(recorded: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(recorded["body"])
 
 
+@pytest.mark.slow  # hypothesis: 150 bodies with a field of any JSON value added (4 s of CPU)
 @SETTINGS
 @given(
     CASES, st.text(min_size=1, max_size=12).filter(lambda k: k not in ("model", "tools", "messages", "stream")), JSON

@@ -53,6 +53,7 @@ def _vary(*names: str) -> list[str]:
     return [word for name in names for word in ("--vary", name)]
 
 
+@pytest.mark.slow  # the SDK's agent run in a child process per variant (10 s of CPU)
 def test_the_buggy_agent_is_caught_under_each_meaning_keeping_variant_and_a_fault_does_not_fail(tmp_path: Path) -> None:
     done = matrix(*_vary("byte-per-read", "crlf", "cut-after-event"), "--format", "json", "--out", str(tmp_path))
     assert done.returncode == 1, done.stderr
@@ -71,6 +72,7 @@ def test_the_buggy_agent_is_caught_under_each_meaning_keeping_variant_and_a_faul
     assert cut["exit"] != 0 and "closed the connection" in cut["endings"][0]
 
 
+@pytest.mark.slow  # the SDK's agent run in a child process for every meaning-keeping variant (25 s of CPU)
 def test_the_fixed_twin_passes_every_meaning_keeping_variant(tmp_path: Path) -> None:
     done = matrix(*_vary(*variant_names("meaning")), "--out", str(tmp_path), command=[*AGENT, "--fixed"])
     assert done.returncode == 0, done.stdout + done.stderr
@@ -82,6 +84,7 @@ def test_the_fixed_twin_passes_every_meaning_keeping_variant(tmp_path: Path) -> 
         assert line in PAGE
 
 
+@pytest.mark.slow  # the SDK's agent run in a child process per variant (9 s of CPU)
 def test_the_markdown_table_for_a_ci_summary(tmp_path: Path) -> None:
     """The page's Markdown table, run again: the same rows, the capture's text escaped."""
     done = matrix(*_vary("byte-per-read", "crlf", "cut-after-event"), "--format", "markdown", "--out", str(tmp_path))
@@ -171,6 +174,7 @@ AGENTS = {
 }
 
 
+@pytest.mark.slow  # each demo agent on its SDK in a child process, eight times (25 s of CPU)
 @pytest.mark.parametrize("bug", [None, "start-placeholder", "index-keyed", "parse-each-fragment"])
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_the_demo_agents_buggy_caught_fixed_passing(agent: str, bug: str | None, tmp_path: Path) -> None:
@@ -210,6 +214,7 @@ def _demo_matrix(agent: str, flags: list[str], folder: Path, *names: str) -> sub
     )
 
 
+@pytest.mark.slow  # each demo agent on its SDK in a child process, three variants each (14 s of CPU)
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_a_call_run_before_the_stream_completed_it_fails_even_under_a_fault(agent: str, tmp_path: Path) -> None:
     """The first-parse agent runs a call once its buffer parses and, when the stream is cut before the call's

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-#: the loopback server in front of the real SDKs
-pytestmark = [pytest.mark.external]
+#: the loopback server in front of the real SDKs; the page's application run in a child process per walk (5 s of CPU)
+pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 pytest.importorskip("anthropic")
 pytest.importorskip("aiohttp")
