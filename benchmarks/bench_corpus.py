@@ -1,7 +1,7 @@
 """Real recordings of other projects replayed: how long each file of ``../shared/corpus`` takes.
 
-The corpus (never copied into the project; ``tests/conftest.py`` says where it is, and
-``tests/conformance/expectations.py`` which of its files are replayed) holds SSE files, JSON lines,
+The corpus (never copied into the project: ``--corpus``, else ``$STREAM_DOCTOR_CORPUS``, else
+``../shared/corpus`` beside the clone, where the tests look for it too; every file but its README) holds SSE files, JSON lines,
 envelopes and VCR cassettes as other projects recorded them. For each file the script replays it with
 ``stream_doctor.replay`` in this process (capture, adapters, accumulator, every rule, the pairing of a
 cassette's requests; no rendering) ``--repeat`` times after one warm-up replay, and prints the medians
@@ -14,22 +14,23 @@ web searches, the second response a double-quoted YAML scalar), has a target: a 
 a second, 0.5 s of CPU (the row says whether it meets it). This replaces a timed test, which the project does
 not keep (docs/performance.md).
 
-Usage: python benchmarks/bench_corpus.py [--repeat 5] [--largest 10]
+Usage: python benchmarks/bench_corpus.py [--repeat 5] [--largest 10] [--corpus PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: ``tests`` says where the corpus is
+from stream_doctor import replay
 
-from stream_doctor import replay  # noqa: E402
-from tests.conformance.expectations import corpus_files  # noqa: E402
-from tests.conftest import CORPUS, NO_CORPUS  # noqa: E402
+#: where the tests look for the corpus too (tests/conftest.py): the environment's, else beside the clone
+DEFAULT_CORPUS = os.environ.get("STREAM_DOCTOR_CORPUS") or str(
+    Path(__file__).resolve().parents[2] / "shared" / "corpus"
+)
 
 #: CPU seconds a replay of the corpus's largest cassette may take (the bound the timed test held)
 TARGETS = {"pydantic-ai/tests/models/cassettes/test_anthropic/test_pause_turn_web_search_streaming_vcr.yaml": 0.5}
@@ -51,15 +52,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--largest", type=int, default=0, help="only the N largest files (0: every file)")
+    parser.add_argument("--corpus", type=Path, default=Path(DEFAULT_CORPUS), help="the corpus folder")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        print(NO_CORPUS, file=sys.stderr)
-        return 2
-    names = sorted(corpus_files(), key=lambda name: -(CORPUS / name).stat().st_size)
+    corpus: Path = args.corpus
+    if not corpus.is_dir():
+        parser.error(f"the corpus is not at {corpus} (give --corpus PATH or set STREAM_DOCTOR_CORPUS)")
+    files = [p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file() and p.name != "README.md"]
+    names = sorted(files, key=lambda name: -(corpus / name).stat().st_size)
     names = names[: args.largest] if args.largest else names
     rows = []
     for name in names:
-        path = CORPUS / name
+        path = corpus / name
         wall, cpu = timed(path, args.repeat)
         rows.append((cpu, wall, path.stat().st_size / 1e6, name))
     print(f"{'CPU':>8} {'wall':>8} {'size':>8} {'CPU s/MB':>8}  file (target)")
