@@ -20,6 +20,8 @@ from stream_doctor.values.events import MISSING
 from stream_doctor.values.findings import Finding, Location
 
 if TYPE_CHECKING:
+    from weakref import ReferenceType
+
     from stream_doctor.conversation.pairing_problems import PairingProblem, Place
     from stream_doctor.conversation.schemas import Violation
 
@@ -93,6 +95,10 @@ class RequestFacts:
     #: The paths of fields that hold another type than the list they must be (``tools: 7``): each was
     #: read as none, and SD001 reports it.
     not_lists: tuple[str, ...] = ()
+    #: The previous request's facts when this request's messages, calls and results begin with that
+    #: one's very objects (``requests.History`` read only what is new), so that pairing extends its index
+    #: without comparing them again. Weak: a request's facts do not keep every earlier request's alive.
+    extends: ReferenceType[RequestFacts] | None = field(default=None, compare=False, repr=False)
 
 
 NO_FACTS = RequestFacts("unknown")

@@ -19,6 +19,7 @@ reported once, in the request that introduced it.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from operator import is_
 from typing import AbstractSet, Any, Literal, Sequence
@@ -331,7 +332,7 @@ class _Request:
                 if (
                     facts.by_name
                     and call.call_id is None
-                    and any(r.name == call.name and id(r) not in matched for r in facts.results if r.message > message)
+                    and any(r.name == call.name and id(r) not in matched for r in index.results_after(message))
                 ):
                     continue
                 self.add(CallWithoutResult(self.place(call.path), call.call_id, call.name, "request", family))
@@ -488,7 +489,7 @@ def _first_group(calls: list[EchoedCall], family: str) -> list[EchoedCall]:
     return [c for c in calls if c.message == first]
 
 
-def _expected_results(facts: RequestFacts, message: int, index: _Index) -> list[ToolResult]:
+def _expected_results(facts: RequestFacts, message: int, index: _Index) -> Sequence[ToolResult]:
     """The results that may answer the calls of assistant message ``message``, where the family wants them."""
     family = facts.family
     by_message = index.by_message
@@ -502,11 +503,11 @@ def _expected_results(facts: RequestFacts, message: int, index: _Index) -> list[
             run += by_message.get(at, ())
             at += 1
         return run
-    return [r for r in facts.results if r.message > message]  # responses: anywhere after the call
+    return index.results_after(message)  # responses: anywhere after the call
 
 
 def _match(
-    calls: list[EchoedCall], results: list[ToolResult], by_name: bool
+    calls: list[EchoedCall], results: Sequence[ToolResult], by_name: bool
 ) -> tuple[dict[int, ToolResult], list[EchoedCall]]:
     """Results for calls: by id; where one side has no id (and the protocol allows it), by name in order."""
     pairs: dict[int, ToolResult] = {}
@@ -566,14 +567,20 @@ class _Index:
         self.call_ids: set[str] = set()
         self.items: dict[str, EchoedCall] = {}  # item id -> its last echoed call
         self.messages: dict[int, MessageFacts] = {}  # index -> its last message
+        self.result_messages: list[int] = []  # each result's message index, in the request's order
+        self.results_in_order = True  # whether those never go down (a history's do): then they are bisected
         self.message_end = 0
         self._add(facts.results, facts.calls, facts.messages)
 
     def extended(self, facts: RequestFacts) -> _Index:
         """The index of ``facts``: this one with what is new, when ``facts`` starts with this one's."""
         old = self.facts
-        shared = _starts_with(facts.messages, old.messages)
-        if not (shared and _starts_with(facts.results, old.results) and _starts_with(facts.calls, old.calls)):
+        extends = facts.extends
+        if (extends is None or extends() is not old) and not (
+            _starts_with(facts.messages, old.messages)
+            and _starts_with(facts.results, old.results)
+            and _starts_with(facts.calls, old.calls)
+        ):
             return _Index(facts)  # an edited history, or one read whole: nothing before is known
         self.before = _Before(old, self.message_end, True)
         self.facts = facts
@@ -584,9 +591,13 @@ class _Index:
         self, results: Sequence[ToolResult], calls: Sequence[EchoedCall], messages: Sequence[MessageFacts]
     ) -> None:
         end = self.message_end
+        result_messages = self.result_messages
         for result in results:
             if result.call_id:
                 self.first_result.setdefault(result.call_id, result)
+            if result_messages and result.message < result_messages[-1]:
+                self.results_in_order = False
+            result_messages.append(result.message)
             self.by_message.setdefault(result.message, []).append(result)
             end = max(end, result.message + 1)
         for call in calls:
@@ -600,6 +611,14 @@ class _Index:
         for message in messages:
             self.messages[message.index] = message
         self.message_end = end
+
+    def results_after(self, message: int) -> Sequence[ToolResult]:
+        """The request's results in messages after ``message``, in order: found by bisecting, not by
+        reading every result of the history at each turn (Responses asks once per turn with calls)."""
+        results = self.facts.results
+        if self.results_in_order:
+            return results[bisect_right(self.result_messages, message) :]
+        return [r for r in results if r.message > message]
 
 
 def _starts_with(now: Sequence[Any], before: Sequence[Any]) -> bool:

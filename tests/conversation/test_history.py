@@ -240,3 +240,17 @@ def test_the_same_pairing_as_reading_every_request_whole(
         shared.append(Turn(number, number, request, history.parse(body), stream(streamed), ()))
         whole.append(Turn(number, number, request, parse(provider, body), stream(streamed), ()))
     assert pair(shared) == pair(whole)
+
+
+def test_facts_read_from_the_prefix_point_at_the_facts_they_extend() -> None:
+    """A request read from its new items says which facts it extends (pairing then extends its index
+    without comparing the history again); a request read whole extends nothing (the near miss)."""
+    pool = ITEMS["anthropic"][1]
+    history = History("anthropic")
+    first = history.parse(_body(pool[:2]))
+    second = history.parse(_body(pool[:4]))
+    assert first.extends is None
+    assert second.extends is not None and second.extends() is first
+    assert all(a is b for a, b in zip(second.messages, first.messages, strict=False))
+    edited = history.parse(_body([{"role": "user", "content": "a summary"}, *pool[3:5]]))
+    assert edited.extends is None

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from stream_doctor.conversation.pairing import pair
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stream_doctor.conversation.model import RequestFacts, ToolResult
+from stream_doctor.conversation.pairing import _Index, pair
 from stream_doctor.conversation.pairing_problems import CallIdRewritten, CallWithoutResult, ResultMisplaced
+from stream_doctor.conversation.requests import History
 from tests.conversation.helpers import turn
 
 TOOLS = [
@@ -400,3 +407,40 @@ def test_requests_of_providers_without_a_reader_are_not_paired() -> None:
     }
     first = turn(1, "vercel-ai", {"messages": ui_messages["messages"][:1]}, [("call_1", "get_weather", [WEATHER])])
     assert kinds([first, turn(2, "vercel-ai", ui_messages)]) == []
+
+
+#: Items of a Responses history: calls, their outputs (some for calls never made), a reference and text.
+RESPONSES_POOL = [
+    {"role": "user", "content": "?"},
+    *({"type": "function_call", "id": f"fc_{n}", "call_id": f"c{n}", "name": "f", "arguments": "{}"} for n in (1, 2)),
+    *({"type": "function_call_output", "call_id": f"c{n}", "output": "ok"} for n in (1, 2, 3)),
+    {"type": "item_reference", "id": "fc_1"},
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=4), st.booleans(), st.integers(1, 3)), max_size=6))
+def test_responses_pairing_from_the_prefix_agrees_with_pairing_each_request_whole(steps: list) -> None:  # type: ignore[type-arg]
+    """Each Responses request read from its prefix (``History``: its facts extend the previous one's, and the
+    index is extended without comparing them, its results bisected) is paired as when every request is read
+    whole (new facts each time: the index is built again): the same problems, at the same places. A step
+    that truncates the history is the near miss that must be read, and indexed, whole."""
+    history, items, incremental, whole = History("openai-responses"), [RESPONSES_POOL[0]], [], []
+    for number, (added, truncate, called) in enumerate(steps, start=1):
+        items = (items[1:] if truncate else items) + [RESPONSES_POOL[i] for i in added]
+        body = {"tools": [], "input": list(items)}
+        made = [(f"c{called}", "f", ["{}"], {"item_id": f"fc_{called}"})]
+        shown = turn(number, "openai-responses", body, made)
+        incremental.append(replace(shown, facts=history.parse(body)))
+        whole.append(shown)
+    assert [(i.kind, i.call_id, i.at) for i in pair(incremental)] == [(i.kind, i.call_id, i.at) for i in pair(whole)]
+
+
+@given(st.lists(st.integers(0, 5), max_size=8), st.integers(-1, 6))
+def test_results_after_a_message_in_and_out_of_order(messages: list[int], after: int) -> None:
+    """The results after a message are those a scan of every result finds, in order, whether the results'
+    messages never go down (bisected) or do (scanned: the near miss)."""
+    results = tuple(ToolResult(f"c{n}", None, message, f"input[{message}]") for n, message in enumerate(messages))
+    index = _Index(RequestFacts("responses", results=results))
+    assert index.results_in_order == (messages == sorted(messages))
+    assert list(index.results_after(after)) == [r for r in results if r.message > after]

@@ -9,6 +9,7 @@ messages, Gemini Interactions) are not read: no facts, so nothing is paired or v
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -93,6 +94,7 @@ class History:
                 calls=before.calls + new.calls,
                 results=before.results + new.results,
                 by_name=before.by_name or new.by_name,
+                extends=weakref.ref(before),
             )
         self.previous = (family, items, facts) if type(items) is list else None
         return facts
