@@ -314,8 +314,8 @@ def frame_run(
     """The FrameRun of a run ``find_runs`` found after ``head`` (read as ``head_match``), or None when a
     fragment does not decode. ``first``: where the data searched starts in the file (its offset), and
     the frame number and line of the run's first event; each event takes ``step`` lines."""
-    literals = list(map(_Match.group, matches, repeat("fragment")))
-    text = b'["' + b'","'.join(literals) + b'"]'
+    fragment = matches[0].re.groupindex["fragment"]  # a group's number reads faster than its name
+    text = b'["' + b'","'.join(list(map(_Match.group, matches, repeat(fragment)))) + b'"]'
     try:
         fragments = orjson.loads(text)
     except orjson.JSONDecodeError:
