@@ -18,13 +18,12 @@ The contract, from the provider to the accumulator:
   anchored match per event, linear. Their fragments are decoded by one ``orjson.loads`` of an
   array of the raw string literals (escapes and UTF-8 checked as the event's own parse would).
   Their positions (number, line, offset) follow arithmetically, and only a finding reads them: where
-  each literal is the one ``orjson.dumps`` writes for its fragment (checked with one ``dumps`` of the
-  run's fragments) and no ``free`` group varies an event's length, each event's length is its
-  template's plus its fragment's, and the run keeps a ``LazyRun`` that computes the positions from
-  the fragments when asked (``Positions``); else the offsets are taken from the matches as they are
-  read. Anything that is not such a run
-  (another field, another order, whitespace, a bad escape, bytes that are not UTF-8) is read frame
-  by frame, as without runs.
+  no ``free`` group holds a byte and each literal is the one ``orjson.dumps`` writes for its fragment
+  (no ``\\u`` or ``\\/`` in them, else one ``dumps`` of the run's fragments compared), each event's
+  length is its template's plus its fragment's, and the run keeps a ``LazyRun`` that computes the
+  positions from the fragments when asked (``Positions``); else the offsets are taken from the
+  matches as they are read. Anything that is not such a run (another field, another order,
+  whitespace, a bad escape, bytes that are not UTF-8) is read frame by frame, as without runs.
 * An adapter translates a FrameRun as the events it stands for. Its events differ from the head
   only in their fragment, so where the adapter's per-frame fast path took the head (one fragment
   for key K, nothing else, no state changed but counts), it takes every event of the run the same
