@@ -65,14 +65,17 @@ _Match = re.Match
 class RunForm:
     """A provider's canonical fragment event: ``event`` is a regex source for one whole event."""
 
-    __slots__ = ("name", "source", "free", "_compiled")
+    __slots__ = ("name", "source", "free", "computed", "_compiled")
 
-    def __init__(self, name: str, source: bytes, free: dict[str, bytes] | None = None) -> None:
+    def __init__(self, name: str, source: bytes, free: dict[str, bytes] | None = None, computed: bool = True) -> None:
         """``source`` has a group ``fragment`` (``FRAGMENT``) and one group per key of ``free``, whose
-        value is that group's regex source (it must match no quote, backslash or control character)."""
+        value is that group's regex source (it must match no quote, backslash or control character).
+        ``computed``: a run's positions may be computed from its fragments when read (False for an
+        adapter whose ``run_fragments`` rewrites them: they would be computed at once, at more cost)."""
         self.name = name
         self.source = source
         self.free = free or {}
+        self.computed = computed
         self._compiled: dict[bytes, re.Pattern[bytes]] = {}
 
     def event(self, line_end: bytes) -> re.Pattern[bytes]:
@@ -328,7 +331,8 @@ def frame_run(
     # each event: the template's fixed bytes, its literal and its free groups (padding, a sequence number)
     fixed = head_end - head_match.start() - sum(len(head_match[name] or b"") for name in ("fragment", *form.free))
     literal_bytes = len(text) - 4 - 3 * (count - 1)  # the bytes of the run's literals, without '["', '","', '"]'
-    if matches[-1].end() - head_end == count * fixed + literal_bytes and _canonical(fragments, text):
+    lengths_follow = matches[-1].end() - head_end == count * fixed + literal_bytes
+    if form.computed and lengths_follow and _canonical(fragments, text):
         # no free group holds a byte, and each literal is its fragment's canonical JSON: each event's
         # length follows from its fragment, so the positions are computed only if a finding reads them
         positions.add_run(LazyRun(0, count, number, line, step, base + head_end, fixed, base + matches[-1].start()))
