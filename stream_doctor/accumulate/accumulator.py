@@ -8,8 +8,6 @@ list and joined and parsed once, when the call completes, so the cost is linear 
 
 from __future__ import annotations
 
-from array import array
-from itertools import chain
 from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
 
 from stream_doctor.accumulate.arguments import parse_arguments
@@ -49,6 +47,7 @@ from stream_doctor.accumulate.stream import (
     ToolCall,
 )
 from stream_doctor.capture.base import InputProblem, Pos
+from stream_doctor.capture.runs import Positions
 from stream_doctor.values.events import (
     MISSING,
     ArgsDelta,
@@ -113,7 +112,7 @@ class Accumulator:
         dispatch = self._dispatch
         no_key = cached_key = object()
         texts: list[str] = []
-        positions = array("q")  # the cached call's, flat (see CallState.positions)
+        positions = Positions()  # the cached call's (see CallState.positions)
         event = None
         for event in events:
             if type(event) is ArgsDelta:
@@ -130,7 +129,7 @@ class Accumulator:
             if type(event) is ArgsRun:
                 if event.key == cached_key:
                     texts += event.fragments
-                    _extend(positions, event.positions)
+                    positions.add(event.positions)
                     continue
                 call = self._open_call(event.key)
                 if call is None:  # not an open call: each fragment as the ArgsDelta it stands for
@@ -141,7 +140,7 @@ class Accumulator:
                     call.delta_type = event.delta_type
                 cached_key, texts, positions = event.key, call.texts, call.positions
                 texts += event.fragments
-                _extend(positions, event.positions)
+                positions.add(event.positions)
                 continue
             cached_key = no_key
             dispatch(event)
@@ -489,7 +488,7 @@ class Accumulator:
         )
         # The completed call holds its fragments now; fragments that still come (after the call was
         # abandoned) go to fresh lists, and ``_fragments`` puts both together.
-        call.texts, call.positions = [], array("q")
+        call.texts, call.positions = [], Positions()
 
     def result(
         self,
@@ -579,14 +578,6 @@ class _Lengths(Sequence[int]):
 
     def __iter__(self) -> Iterator[int]:
         return map(len, self.texts)
-
-
-def _extend(positions: array[int], more: list[Pos] | array[int]) -> None:
-    """Add an ArgsRun's positions (a list of ``Pos`` or flat triples) to a call's flat ones."""
-    if isinstance(more, list):
-        positions.extend(chain.from_iterable(more))
-    else:
-        positions += more
 
 
 def _input_source(call: CallState, raw: str, count: int) -> str:

@@ -2,7 +2,8 @@
 
 A call's fragments join to its ``raw_arguments``, so each is kept as where it ends in that string
 (8 bytes) instead of a string of its own (about 50 bytes and its text again), and each position as
-three integers in an array (24 bytes) instead of a ``Pos`` tuple and its integers (about 170 bytes).
+three integers in an array (24 bytes) instead of a ``Pos`` tuple and its integers (about 170 bytes),
+or, for a run of events read whole (``capture/runs.py``), computed from the fragments when first read.
 Both read like the tuples they replace (length, index, slice, iteration, equality), building a
 fragment's text or ``Pos`` when asked. With 100,000 calls of a few fragments each, that is most of
 what a replay keeps after the frames are gone.
@@ -15,6 +16,7 @@ from itertools import accumulate, chain
 from typing import Any, Iterable, Iterator, Sequence, TypeVar, overload
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.capture.runs import Positions
 
 _new_tuple = tuple.__new__
 
@@ -83,19 +85,29 @@ class FragmentTexts(_TupleLike[str]):
 
 
 class FragmentPositions(_TupleLike[Pos]):
-    """Positions as (number, line, offset) triples in one array."""
+    """Positions as (number, line, offset) triples in one array; a run's (``capture.runs.Positions``)
+    computed from its fragments, ``texts``, when first read."""
 
-    __slots__ = ("_flat",)
+    __slots__ = ("_flat", "_texts")
 
-    def __init__(self, flat: array[int]) -> None:
+    def __init__(self, flat: array[int], texts: Sequence[str] = ()) -> None:
         self._flat = flat
+        self._texts = texts
 
     @classmethod
     def of(cls, positions: Iterable[Pos]) -> FragmentPositions:
         return cls(array("q", chain.from_iterable(positions)))
 
+    def _triples(self) -> array[int]:
+        flat = self._flat
+        if type(flat) is Positions and flat.lazy:
+            flat = self._flat = flat.flat(self._texts)
+            self._texts = ()
+        return flat
+
     def __len__(self) -> int:
-        return len(self._flat) // 3
+        flat = self._flat
+        return flat.fragment_count() if type(flat) is Positions else len(flat) // 3
 
     @overload
     def __getitem__(self, index: int) -> Pos: ...
@@ -110,12 +122,12 @@ class FragmentPositions(_TupleLike[Pos]):
         if not 0 <= index < size:
             raise IndexError("fragment index out of range")
         at = 3 * index
-        return _new_tuple(Pos, self._flat[at : at + 3])
+        return _new_tuple(Pos, self._triples()[at : at + 3])
 
     def __iter__(self) -> Iterator[Pos]:
-        flat = self._flat
+        flat = self._triples()
         for at in range(0, len(flat), 3):
             yield _new_tuple(Pos, flat[at : at + 3])
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (FragmentPositions, (self._flat,))
+        return (FragmentPositions, (array("q", self._triples()),))

@@ -22,6 +22,7 @@ from typing import IO, Any, Sequence
 
 from stream_doctor.accumulate.fragments import FragmentPositions, FragmentTexts
 from stream_doctor.capture.base import Pos
+from stream_doctor.capture.runs import LazyRun, Positions
 
 #: Characters of argument text (and fragment records) a replay keeps in memory before it spills the
 #: rest to a temporary file. Small replays never touch the disk.
@@ -35,7 +36,9 @@ _NEVER = 1 << 62
 class ArgumentStore:
     """The argument text of one replay's calls (every turn's), each call one record."""
 
-    __slots__ = ("threshold", "_held", "_size", "_file", "_end", "_at", "_lengths", "_counts", "_values", "_last")
+    __slots__ = (
+        "threshold", "_held", "_size", "_file", "_end", "_at", "_lengths", "_counts", "_lazy", "_values", "_last",
+    )  # fmt: skip
 
     def __init__(self, threshold: int | None = None) -> None:
         self.threshold = SPILL_THRESHOLD if threshold is None else threshold
@@ -47,6 +50,7 @@ class ArgumentStore:
         self._at = array("q")
         self._lengths = array("q")
         self._counts = array("q")
+        self._lazy: dict[int, list[LazyRun]] = {}  # the runs of records on disk (their positions computed)
         self._values: dict[int, Any] = {}  # records whose value did not come from their text
         self._last: tuple[int, tuple[str, Sequence[str], Sequence[Pos]]] | None = None  # the last record read back
 
@@ -55,19 +59,18 @@ class ArgumentStore:
         """Whether any record went to the temporary file."""
         return self._file is not None
 
-    def keep(self, raw: str, texts: Sequence[str], positions: array[int], value: Any = NO_VALUE) -> StoredArguments:
-        """A record of ``raw`` (the join of ``texts``, the fragments at ``positions``: flat (number,
-        line, offset) triples, taken as they are); ``value``: the call's value when it did not come
-        from ``raw``."""
+    def keep(self, raw: str, texts: Sequence[str], positions: Positions, value: Any = NO_VALUE) -> StoredArguments:
+        """A record of ``raw`` (the join of ``texts``, the fragments at ``positions``, taken as they
+        are); ``value``: the call's value when it did not come from ``raw``."""
         record = len(self._held)
         if value is not NO_VALUE:
             self._values[record] = value
         cost = len(raw) + 32 * len(texts)
         ends = array("q", accumulate(map(len, texts)))
-        flat = positions
         if self._size + cost <= self.threshold:
             self._size += cost
-            self._held.append((raw, FragmentTexts(raw, ends), FragmentPositions(flat)))
+            fragments = FragmentTexts(raw, ends)
+            self._held.append((raw, fragments, FragmentPositions(positions, fragments)))
             self._at.append(-1)
             self._lengths.append(-1)
             self._counts.append(len(texts))
@@ -79,12 +82,14 @@ class ArgumentStore:
         text = raw.encode("utf-8", "surrogatepass")
         self._file.write(text)
         self._file.write(ends)
-        self._file.write(flat)
+        self._file.write(positions)  # the triples of fragments read alone; the runs' are kept as runs
+        if positions.lazy:
+            self._lazy[record] = positions.lazy
         self._held.append(None)
         self._at.append(self._end)
         self._lengths.append(len(text))
         self._counts.append(len(texts))
-        self._end += len(text) + (len(ends) + len(flat)) * _ITEM
+        self._end += len(text) + (len(ends) + len(positions)) * _ITEM
         return StoredArguments(self, record)
 
     def record(self, record: int) -> tuple[str, Sequence[str], Sequence[Pos]]:
@@ -100,12 +105,15 @@ class ArgumentStore:
             raise ValueError("the report's argument store is closed")
         file.flush()
         length, count = self._lengths[record], self._counts[record]
-        data = os.pread(file.fileno(), length + 4 * count * _ITEM, self._at[record])
+        flat = Positions(self._lazy.get(record))
+        alone = count - flat.lazy_count  # fragments whose triples are on disk
+        data = os.pread(file.fileno(), length + (count + 3 * alone) * _ITEM, self._at[record])
         raw = data[:length].decode("utf-8", "surrogatepass")
-        ends, flat = array("q"), array("q")
+        ends = array("q")
         ends.frombytes(data[length : length + count * _ITEM])
         flat.frombytes(data[length + count * _ITEM :])
-        found = (raw, FragmentTexts(raw, ends), FragmentPositions(flat))
+        fragments = FragmentTexts(raw, ends)
+        found = (raw, fragments, FragmentPositions(flat, fragments))
         self._last = (record, found)
         return found
 
@@ -145,7 +153,9 @@ class StoredArguments:
     @classmethod
     def held(cls, raw: str, texts: Sequence[str], positions: Sequence[Pos], value: Any = NO_VALUE) -> StoredArguments:
         """A record of its own, in memory (a masked copy of a call, an unpickled one)."""
-        return ArgumentStore(threshold=_NEVER).keep(raw, texts, array("q", chain.from_iterable(positions)), value)
+        flat = Positions()
+        flat.extend(chain.from_iterable(positions))
+        return ArgumentStore(threshold=_NEVER).keep(raw, texts, flat, value)
 
     def content(self) -> tuple[str, tuple[str, ...], tuple[Pos, ...], Any]:
         raw, texts, positions = self.store.record(self.record)

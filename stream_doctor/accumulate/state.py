@@ -7,10 +7,9 @@ wherever they are kept (on the state while the call streams, on its ``ToolCall``
 
 from __future__ import annotations
 
-from array import array
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Hashable
 
+from stream_doctor.capture.runs import Positions
 from stream_doctor.values.events import MISSING
 
 if TYPE_CHECKING:
@@ -66,7 +65,7 @@ class CallState:
         self.signed = start.signed
         self.texts: list[str] = []  # the argument fragments, joined once at completion
         self.done: ToolCall | None = None  # once completed: the fragments so far are kept there (compactly)
-        self.positions = array("q")  # their positions, as flat (number, line, offset) triples
+        self.positions = Positions()  # their positions (flat triples but for whole runs, see capture/runs.py)
         self.delta_type = "fragment"
         self.abandon_cause: str | None = None
         self.abandon_pos: Pos | None = None
@@ -107,11 +106,13 @@ class MessageState:
         self.ids: dict[Hashable, CallState] = {}
 
 
-def fragments_of(call: CallState) -> tuple[list[str], array[int]]:
-    """Every fragment of ``call`` and its position (flat triples): those of its completion, if it
-    completed, and any since."""
+def fragments_of(call: CallState) -> tuple[list[str], Positions]:
+    """Every fragment of ``call`` and its position: those of its completion, if it completed, and any since."""
     done = call.done
     if done is None:
         return call.texts, call.positions
     texts = [*done.fragment_texts, *call.texts]
-    return texts, array("q", chain.from_iterable(done.fragment_positions)) + call.positions
+    positions = Positions()
+    positions.add(list(done.fragment_positions))
+    positions.add(call.positions)
+    return texts, positions

@@ -16,10 +16,14 @@ The contract, from the provider to the accumulator:
   the batch). The run is the events right after it that are, byte for byte, the head outside its
   ``fragment`` and ``free`` groups: matched by a regex built from the head's own bytes, one
   anchored match per event, linear. Their fragments are decoded by one ``orjson.loads`` of an
-  array of the raw string literals (escapes and UTF-8 checked as the event's own parse would);
-  their positions (number, line, offset) follow arithmetically. Anything that is not such a run
-  (another field, another order, whitespace, a bad escape, bytes that are not UTF-8) is read frame
-  by frame, as without runs.
+  array of the raw string literals (escapes and UTF-8 checked as the event's own parse would).
+  Their positions (number, line, offset) follow arithmetically, and only a finding reads them: where
+  no ``free`` group holds a byte and each literal is the one ``orjson.dumps`` writes for its fragment
+  (no ``\\u`` or ``\\/`` in them, else one ``dumps`` of the run's fragments compared), each event's
+  length is its template's plus its fragment's, and the run keeps a ``LazyRun`` that computes the
+  positions from the fragments when asked (``Positions``); else the offsets are taken from the
+  matches as they are read. Anything that is not such a run (another field, another order,
+  whitespace, a bad escape, bytes that are not UTF-8) is read frame by frame, as without runs.
 * An adapter translates a FrameRun as the events it stands for. Its events differ from the head
   only in their fragment, so where the adapter's per-frame fast path took the head (one fragment
   for key K, nothing else, no state changed but counts), it takes every event of the run the same
@@ -35,8 +39,8 @@ from __future__ import annotations
 
 import re
 from array import array
-from itertools import repeat
-from typing import Callable, Iterable, Iterator
+from itertools import accumulate, chain, repeat
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 import orjson
 
@@ -61,14 +65,17 @@ _Match = re.Match
 class RunForm:
     """A provider's canonical fragment event: ``event`` is a regex source for one whole event."""
 
-    __slots__ = ("name", "source", "free", "_compiled")
+    __slots__ = ("name", "source", "free", "computed", "_compiled")
 
-    def __init__(self, name: str, source: bytes, free: dict[str, bytes] | None = None) -> None:
+    def __init__(self, name: str, source: bytes, free: dict[str, bytes] | None = None, computed: bool = True) -> None:
         """``source`` has a group ``fragment`` (``FRAGMENT``) and one group per key of ``free``, whose
-        value is that group's regex source (it must match no quote, backslash or control character)."""
+        value is that group's regex source (it must match no quote, backslash or control character).
+        ``computed``: a run's positions may be computed from its fragments when read (False for an
+        adapter whose ``run_fragments`` rewrites them: they would be computed at once, at more cost)."""
         self.name = name
         self.source = source
         self.free = free or {}
+        self.computed = computed
         self._compiled: dict[bytes, re.Pattern[bytes]] = {}
 
     def event(self, line_end: bytes) -> re.Pattern[bytes]:
@@ -79,12 +86,106 @@ class RunForm:
         return pattern
 
 
+class LazyRun(NamedTuple):
+    """The positions of ``events`` consecutive fragments, read from a run of events whose every literal
+    is its fragment's canonical JSON (see the module): event ``k`` is frame ``number + k`` at line
+    ``line + step * k``, and starts where event ``k - 1`` ended, each event being ``fixed`` bytes
+    beside its fragment's literal. ``at``: the index of its first fragment among its ``Positions``'."""
+
+    at: int
+    events: int
+    number: int
+    line: int
+    step: int
+    offset: int
+    fixed: int
+    last: int  # where its last event starts (an ``ArgsRun``'s ``pos``, read without the fragments)
+
+    def flat(self, texts: Sequence[str]) -> array[int]:
+        """Its (number, line, offset) triples; ``texts``: its fragments."""
+        count = self.events
+        flat = array("q", bytes(24 * count))
+        flat[0::3] = array("q", range(self.number, self.number + count))
+        flat[1::3] = array("q", range(self.line, self.line + self.step * count, self.step))
+        # an event's length: its fixed bytes and its literal, whose quotes ``dumps`` adds (hence - 2)
+        lengths = map((self.fixed - 2).__add__, map(len, map(orjson.dumps, texts[: count - 1])))
+        flat[2::3] = array("q", accumulate(lengths, initial=self.offset))
+        return flat
+
+    def moved(self, by: int) -> LazyRun:
+        return self._replace(at=self.at + by)
+
+
+if TYPE_CHECKING:
+    _Flat = array[int]
+else:
+    _Flat = array
+
+
+class Positions(_Flat):
+    """Fragment positions as flat (number, line, offset) triples, but for the runs' (``lazy``), whose
+    triples are computed from the fragments when asked (``flat``). An ``array("q")``: a fragment read
+    alone is ``extend``-ed with its ``Pos`` at C speed; positions of another kind are ``add``-ed."""
+
+    __slots__ = ("lazy", "lazy_count")
+
+    def __new__(cls, lazy: list[LazyRun] | None = None) -> Positions:
+        return cast(Positions, super().__new__(cls, "q"))
+
+    def __init__(self, lazy: list[LazyRun] | None = None) -> None:
+        self.lazy: list[LazyRun] = lazy or []  # in order, each at its fragments' place (``at``)
+        self.lazy_count = sum(run.events for run in self.lazy)  # fragments in ``lazy``
+
+    def fragment_count(self) -> int:
+        """How many fragments' positions it holds."""
+        return len(self) // 3 + self.lazy_count
+
+    def add(self, more: list[Pos] | array[int]) -> None:
+        """Append ``more``: a list of ``Pos``, flat triples, or ``Positions`` (whose runs stay lazy)."""
+        if isinstance(more, list):
+            self.extend(chain.from_iterable(more))
+            return
+        if type(more) is Positions and more.lazy:
+            at = self.fragment_count()
+            self.lazy += [run.moved(at) for run in more.lazy]
+            self.lazy_count += more.lazy_count
+        self += more
+
+    def add_run(self, run: LazyRun) -> None:
+        self.lazy.append(run.moved(self.fragment_count()))
+        self.lazy_count += run.events
+
+    def flat(self, texts: Sequence[str]) -> array[int]:
+        """Every triple, the runs' computed from their fragments (``texts``: every fragment, in order)."""
+        if not self.lazy:
+            return self
+        out = array("q")
+        done = 0  # fragments in ``out``
+        taken = 0  # of ``self``'s own triples
+        for run in self.lazy:
+            alone = 3 * (run.at - done)
+            out += self[taken : taken + alone]
+            taken += alone
+            out += run.flat(texts[run.at : run.at + run.events])
+            done = run.at + run.events
+        out += self[taken:]
+        return out
+
+    def last(self) -> Pos:
+        """The last fragment's position."""
+        lazy = self.lazy
+        if lazy and lazy[-1].at + lazy[-1].events == self.fragment_count():
+            run = lazy[-1]
+            return Pos(run.number + run.events - 1, run.line + run.step * (run.events - 1), run.last)
+        return _new_tuple(Pos, self[-3:])
+
+
 class FrameRun:
     """The events right after ``head`` that differ from it only in their fragment (see the module).
 
     In a batch of frames it stands right after its head; ``kind`` "run" keeps every frame loop that
     looks for events (``kind == "event"``) off it. ``len(run)`` events, ``fragments`` decoded,
-    ``positions`` as flat (number, line, offset) triples.
+    ``positions`` theirs (computed when read where the fragments give them).
     """
 
     __slots__ = ("form", "head", "fragments", "positions", "matches", "_frames")
@@ -97,7 +198,7 @@ class FrameRun:
         form: RunForm,
         head: Frame,
         fragments: list[str],
-        positions: array[int],
+        positions: Positions,
         frames: Callable[[], list[Frame]],
         matches: list[re.Match[bytes]] | None = None,
     ) -> None:
@@ -114,7 +215,11 @@ class FrameRun:
     @property
     def pos(self) -> Pos:
         """Where its last event starts."""
-        return _new_tuple(Pos, self.positions[-3:])
+        return self.positions.last()
+
+    def triples(self) -> array[int]:
+        """Its events' positions as flat (number, line, offset) triples (computed, if they are lazy)."""
+        return self.positions.flat(self.fragments)
 
     def frames(self) -> list[Frame]:
         """Its events as the Frames the reader makes without runs (for an adapter that cannot take it whole)."""
@@ -199,30 +304,61 @@ def find_runs(
         at = matches[-1].end()
 
 
-def decode(matches: list[re.Match[bytes]]) -> list[str] | None:
-    """The fragments of a run's events (group 1 of each match), or None when one does not decode."""
-    literals = list(map(_Match.group, matches, repeat("fragment")))
+def frame_run(
+    form: RunForm,
+    head: Frame,
+    head_match: re.Match[bytes],
+    matches: list[re.Match[bytes]],
+    first: tuple[int, int, int],
+    step: int,
+    frames: Callable[[], list[Frame]],
+) -> FrameRun | None:
+    """The FrameRun of a run ``find_runs`` found after ``head`` (read as ``head_match``), or None when a
+    fragment does not decode. ``first``: where the data searched starts in the file (its offset), and
+    the frame number and line of the run's first event; each event takes ``step`` lines."""
+    fragment = matches[0].re.groupindex["fragment"]  # a group's number reads faster than its name
+    text = b'["' + b'","'.join(list(map(_Match.group, matches, repeat(fragment)))) + b'"]'
     try:
-        fragments = orjson.loads(b'["' + b'","'.join(literals) + b'"]')
+        fragments = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    return fragments if len(fragments) == len(matches) else None
-
-
-def positions(
-    matches: list[re.Match[bytes]], head_end: int, base: int, number: int, line: int, step: int
-) -> array[int]:
-    """The flat (number, line, offset) triples of a run's events: the first is frame ``number`` at
-    ``line`` and byte ``base + head_end``; each takes ``step`` lines."""
     count = len(matches)
-    flat = array("q", bytes(24 * count))
-    flat[0::3] = array("q", range(number, number + count))
-    flat[1::3] = array("q", range(line, line + step * count, step))
-    starts = array("q", map(base.__add__, map(_Match.end, matches)))
-    starts.pop()
-    starts.insert(0, base + head_end)
-    flat[2::3] = starts
-    return flat
+    if len(fragments) != count:
+        return None
+    base, number, line = first
+    head_end = head_match.end()
+    positions = Positions()
+    # each event: the template's fixed bytes, its literal and its free groups (padding, a sequence number)
+    fixed = head_end - head_match.start() - sum(len(head_match[name] or b"") for name in ("fragment", *form.free))
+    literal_bytes = len(text) - 4 - 3 * (count - 1)  # the bytes of the run's literals, without '["', '","', '"]'
+    lengths_follow = matches[-1].end() - head_end == count * fixed + literal_bytes
+    if form.computed and lengths_follow and _canonical(fragments, text):
+        # no free group holds a byte, and each literal is its fragment's canonical JSON: each event's
+        # length follows from its fragment, so the positions are computed only if a finding reads them
+        positions.add_run(LazyRun(0, count, number, line, step, base + head_end, fixed, base + matches[-1].start()))
+    else:  # the offsets as read
+        flat = array("q", bytes(24 * count))
+        flat[0::3] = array("q", range(number, number + count))
+        flat[1::3] = array("q", range(line, line + step * count, step))
+        starts = array("q", map(base.__add__, map(_Match.end, matches)))
+        starts.pop()
+        starts.insert(0, base + head_end)
+        flat[2::3] = starts
+        positions.add(flat)
+    return FrameRun(form, head, fragments, positions, frames, matches)
+
+
+def _canonical(fragments: list[str], text: bytes) -> bool:
+    """Whether ``text``, the JSON array the fragments were read from, is the one orjson writes for them:
+    then each literal is, as an array of strings is tokenized one way only."""
+    if b"\\u" not in text and b"\\/" not in text:
+        # FRAGMENT lets no quote, backslash or control character stand raw, and the escapes left
+        # (\" \\ \b \f \n \r \t) are the ones orjson writes: canonical, found at memchr speed
+        return True
+    try:
+        return orjson.dumps(fragments) == text
+    except orjson.JSONEncodeError:  # a lone surrogate, which orjson does not write
+        return False
 
 
 #: While the engine has not said which runs to read, pieces are read this many bytes at a time.

@@ -161,21 +161,20 @@ class _Read(LineReader):
         form = reading.form
         frames = self.frames
         done = 0
-        for head_start, head_end, _, matches in _runs.find_runs(reading, data, 0, len(data), line_end):
+        for head_start, head_end, found, matches in _runs.find_runs(reading, data, 0, len(data), line_end):
             line = self.simple_events(data, done, line_end, line, offset + done, head_end)
             done = head_end
             head = frames[-1] if frames else None
             if head is None or head.pos.offset != offset + head_start or head.value is NOT_JSON:
                 continue  # the head is not one decoded frame: its run is read frame by frame
-            fragments = _runs.decode(matches)
-            if fragments is None:
-                continue  # a fragment does not decode: the run is read frame by frame, which says why
             step = data.count(line_end, head_start, head_end)
             number = self.before + len(frames) + 1
-            flat = _runs.positions(matches, head_end, offset, number, line, step)
             run_end = matches[-1].end()
             rebuild = partial(self.rebuilt, data, head_end, run_end, line_end, line, offset + head_end, number)
-            frames.append(_runs.FrameRun(form, head, fragments, flat, rebuild, matches))  # type: ignore[arg-type]
+            run = _runs.frame_run(form, head, found, matches, (offset, number, line), step, rebuild)
+            if run is None:
+                continue  # a fragment does not decode: the run is read frame by frame, which says why
+            frames.append(run)  # type: ignore[arg-type]
             self.before += len(matches) - 1
             reading.extra += len(matches) - 1
             line += step * len(matches)

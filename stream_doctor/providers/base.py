@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from array import array
 from typing import TYPE_CHECKING, Any, ClassVar, Hashable, Iterable, Iterator, Protocol, Sequence
 
 from stream_doctor.capture.base import RELEASED, Frame
+from stream_doctor.capture.runs import Positions
 from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.events import ArgsDelta, ArgsRun, Event
 from stream_doctor.values.protocol import ProtocolFacts
@@ -126,7 +126,7 @@ class Batching(FrameByFrame):
         fast_fragment, feed, delta_type = self.fast_fragment, self._feed, self.delta_type
         deltas = 0  # frames fast_fragment took, added to counts at the end
         run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = array("q")  # flat (number, line, offset) triples
+        run_positions = Positions()
         run_fragments: list[str] = []
         taken: Any = None  # the latest frame taken as (key, fragment)
         frame: Any = None
@@ -137,7 +137,7 @@ class Batching(FrameByFrame):
                 if found is None:
                     if run_fragments:
                         yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                        run_positions, run_fragments = array("q"), []
+                        run_positions, run_fragments = Positions(), []
                     yield from feed(frame)
                     continue
                 deltas += 1
@@ -150,7 +150,7 @@ class Batching(FrameByFrame):
                     if key != run_key:
                         if run_fragments:
                             yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                            run_positions, run_fragments = array("q"), []
+                            run_positions, run_fragments = Positions(), []
                         run_key = key
                     run_positions.extend(frame.pos)
                     run_fragments.append(fragment)
@@ -158,7 +158,7 @@ class Batching(FrameByFrame):
                     continue
                 if run_fragments:
                     yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                    run_positions, run_fragments = array("q"), []
+                    run_positions, run_fragments = Positions(), []
                 if release:
                     frame.value = RELEASED
                 yield from found  # type: ignore[misc]
@@ -168,20 +168,21 @@ class Batching(FrameByFrame):
                 if run.head is taken and release:
                     fragments = self.run_fragments(run, run_key)
                     if fragments is not None:
-                        run_positions += run.positions
+                        # computed from the run's own fragments: lazy only while those are the call's
+                        run_positions.add(run.positions if fragments is run.fragments else run.triples())
                         run_fragments += fragments
                         deltas += len(fragments)
                         continue
                 if run_fragments:
                     yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                    run_positions, run_fragments = array("q"), []
+                    run_positions, run_fragments = Positions(), []
                 self._counted(deltas)
                 deltas = 0
                 yield from self.translate(run.frames(), release)
                 continue
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                run_positions, run_fragments = array("q"), []
+                run_positions, run_fragments = Positions(), []
             yield envelope_event(frame)
         if run_fragments:
             yield ArgsRun(run_key, run_positions, run_fragments, delta_type)

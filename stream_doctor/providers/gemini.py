@@ -143,13 +143,15 @@ CHUNK = Shape(
 #: The chunk that continues a streamed string argument, as Vertex AI sends it (``capture/runs.py``):
 #: one candidate, one part, one piece with willContinue, no whitespace; the rest of the chunk
 #: (usageMetadata, modelVersion, createTime, responseId) as it comes. A run of chunks that are the
-#: same bytes but for the piece's text is read without a Frame per chunk.
+#: same bytes but for the piece's text is read without a Frame per chunk. Its positions are read with
+#: it: ``run_fragments`` escapes the pieces into argument text, so they could not be computed later.
 run_form = RunForm(
     "gemini partialArgs stringValue",
     rb'data: \{"candidates":\[\{"content":\{"role":"model","parts":\[\{"functionCall":\{"partialArgs":\['
     rb'\{"jsonPath":"[^"\\\x00-\x1f]++","stringValue":"(?P<fragment>'
     + FRAGMENT
     + rb')","willContinue":true\}\],"willContinue":true\}\}\]\}\}\][^\x0d\x0a]*+\n\n',
+    computed=False,
 )
 
 

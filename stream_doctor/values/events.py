@@ -6,13 +6,15 @@ Each carries the ``Pos`` of the frame it came from, so positions flow to every f
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
-from typing import Any, Hashable, Literal
+from typing import TYPE_CHECKING, Any, Hashable, Literal
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.capture.problem_facts import ProblemFacts
 from stream_doctor.values.findings import Location
+
+if TYPE_CHECKING:
+    from stream_doctor.capture.runs import Positions
 
 #: A field the provider did not send (``None`` can be a real value of a tool input).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
@@ -95,12 +97,12 @@ class ArgsRun:
     fragment. ``feed`` and ``translate`` without ``release`` never do, so a timeline, a client
     profile or a test sees one ArgsDelta per fragment.
 
-    ``positions``: a list of ``Pos``, or the same as flat (number, line, offset) triples in an
-    ``array("q")`` (what a ``capture.runs.FrameRun`` gives, with no ``Pos`` per fragment).
+    ``positions``: a list of ``Pos``, or the same as ``capture.runs.Positions`` (flat triples, and a
+    ``capture.runs.FrameRun``'s computed from its fragments when read).
     """
 
     key: Hashable
-    positions: list[Pos] | array[int]
+    positions: list[Pos] | Positions
     fragments: list[str]
     delta_type: str
 
@@ -110,14 +112,15 @@ class ArgsRun:
         positions = self.positions
         if type(positions) is list:
             return positions[-1]
-        return _new_tuple(Pos, positions[-3:])
+        return positions.last()  # type: ignore[union-attr]
 
     def pos_list(self) -> list[Pos]:
         """``positions`` as a list of ``Pos``."""
         positions = self.positions
         if type(positions) is list:
             return positions
-        return [_new_tuple(Pos, positions[at : at + 3]) for at in range(0, len(positions), 3)]
+        flat = positions.flat(self.fragments)  # type: ignore[union-attr]
+        return [_new_tuple(Pos, flat[at : at + 3]) for at in range(0, len(flat), 3)]
 
     def deltas(self) -> list[ArgsDelta]:
         """The fragments as the ArgsDelta events they stand for."""

@@ -9,12 +9,14 @@ replay must still equal the replay without runs, finding for finding, position f
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from stream_doctor.accumulate import spill
 from stream_doctor.capture import runs
 from stream_doctor.capture.base import Capture
 from stream_doctor.capture.runs import FrameRun
@@ -148,7 +150,7 @@ def test_a_run_of_canonical_deltas_is_read_whole(monkeypatch: pytest.MonkeyPatch
     assert run.fragments == fragments[1:]
     # the positions are those of the frames the reader makes without runs
     assert [tuple(f.pos) for f in run.frames()] == [
-        tuple(run.positions[i : i + 3]) for i in range(0, len(run.positions), 3)
+        tuple(run.triples()[i : i + 3]) for i in range(0, len(run.triples()), 3)
     ]
     assert [f.value["delta"]["partial_json"] for f in run.frames()] == fragments[1:]
     report = _same_both_ways("t.sse", monkeypatch, data)
@@ -160,7 +162,7 @@ def test_a_run_with_crlf_line_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     data = anthropic_stream([_delta(f) for f in fragments]).replace(b"\n", b"\r\n")
     found = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
     assert len(found) == 1 and found[0].fragments == fragments[1:]
-    assert found[0].positions[1] == found[0].head.pos.line + 3
+    assert found[0].triples()[1] == found[0].head.pos.line + 3
     _same_both_ways("t.sse", monkeypatch, data)
 
 
@@ -205,7 +207,7 @@ def test_a_near_miss_is_read_as_without_runs(case: str, monkeypatch: pytest.Monk
     # does not decode (the regex does not check UTF-8 or surrogates) has its whole run read frame by frame
     assert taken or case in ("a CRLF event", "invalid UTF-8", "a lone surrogate")
     for run in taken:  # but the near miss is in none
-        assert not run.positions[2] <= odd <= run.positions[-1]
+        assert not run.triples()[2] <= odd <= run.triples()[-1]
     _same_both_ways("t.sse", monkeypatch, data)
     _same_both_ways("t.sse", monkeypatch, data[:-5])  # and cut before its end
 
@@ -266,7 +268,7 @@ def test_a_run_of_canonical_chunks_is_read_whole(azure: bool, monkeypatch: pytes
     assert len(found) == 1 and found[0].fragments == fragments[1:]
     run: FrameRun = found[0]
     assert [tuple(f.pos) for f in run.frames()] == [
-        tuple(run.positions[i : i + 3]) for i in range(0, len(run.positions), 3)
+        tuple(run.triples()[i : i + 3]) for i in range(0, len(run.triples()), 3)
     ]
     report = _same_both_ways("t.sse", monkeypatch, data)
     assert report[0]["calls"][0]["arguments"] == orjson.loads("".join(fragments))
@@ -307,7 +309,7 @@ def test_an_openai_near_miss_is_read_as_without_runs(case: str, monkeypatch: pyt
     taken = [item for item in _runs_read(data, openai_chat.run_form) if item.kind == "run"]
     assert taken or case == "invalid UTF-8"
     for run in taken:
-        assert not run.positions[2] <= odd <= run.positions[-1]
+        assert not run.triples()[2] <= odd <= run.triples()[-1]
     _same_both_ways("t.sse", monkeypatch, data)
     _same_both_ways("t.sse", monkeypatch, data[:-20])  # and cut before its end
 
@@ -325,3 +327,62 @@ def test_more_calls_than_templates(monkeypatch: pytest.MonkeyPatch) -> None:
     found = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
     assert len(found) == runs.MAX_TEMPLATES
     _same_both_ways("t.sse", monkeypatch, data)
+
+
+# -- Positions computed when a finding reads them ---------------------------------------------------
+
+
+def _escaped(fragment: str, escape: str) -> bytes:
+    """A delta whose literal is valid JSON for ``fragment`` but not the bytes orjson writes for it (or
+    that is, with padding in its free group)."""
+    if escape == "padding":
+        return _delta(fragment, padding=2)
+    literal = orjson.dumps(fragment)
+    if escape == "ensure_ascii":  # Python's json.dumps default: \\u00e9 for é
+        literal = json.dumps(fragment).encode()
+    else:  # a solidus escaped, as some writers do
+        literal = literal.replace(b"/", b"\\/")
+    return _delta("\x00").replace(b'"\\u0000"', literal)
+
+
+def test_a_canonical_run_keeps_its_positions_to_compute(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose literals are the ones orjson writes holds no position until one is read; read, they
+    are the frames' own, and the replay (every call's positions included) is the same as without runs."""
+    fragments = [f"{f}/é€" for f in _fragments(50)]
+    data = anthropic_stream([_delta(f) for f in fragments])
+    (run,) = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
+    assert run.positions.lazy and len(run.positions) == 0  # nothing computed while reading
+    assert [tuple(f.pos) for f in run.frames()] == [tuple(run.triples()[i : i + 3]) for i in range(0, 3 * len(run), 3)]
+    assert run.pos == run.frames()[-1].pos
+    _same_both_ways("t.sse", monkeypatch, data)
+
+
+@pytest.mark.parametrize("escape", ["ensure_ascii", "solidus", "padding"])
+def test_a_run_written_another_way_takes_its_offsets_as_read(escape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near miss: one event in the run is valid but longer than its fragment's canonical literal (a
+    literal not orjson's bytes, or padding), so the offsets are taken from the bytes, and are the frames'."""
+    fragments = [f"{f}/é€" for f in _fragments(50)]
+    deltas = [_delta(f) for f in fragments]
+    deltas[20] = _escaped(fragments[20], escape)
+    data = anthropic_stream(deltas)
+    (run,) = [item for item in _runs_read(data, anthropic.run_form) if item.kind == "run"]
+    assert not run.positions.lazy and len(run.positions) == 3 * len(run)
+    assert run.fragments == fragments[1:]
+    assert [tuple(f.pos) for f in run.frames()] == [tuple(run.triples()[i : i + 3]) for i in range(0, 3 * len(run), 3)]
+    _same_both_ways("t.sse", monkeypatch, data)
+
+
+def test_computed_positions_survive_the_spill_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call whose text goes to the argument store's file keeps its runs as runs, and reads back the
+    positions the replay without runs gives."""
+    monkeypatch.setattr(spill, "SPILL_THRESHOLD", 0)
+    fragments = _fragments(80)
+    deltas = [_delta(f) for f in fragments]
+    deltas[40:40] = [_event({"type": "ping"})]  # two runs of one call, a frame read alone between them
+    data = anthropic_stream(deltas)
+    with_runs = replay("t.sse", Options(provider="anthropic"), data)
+    assert with_runs.stream.calls[0].stored.store.spilled
+    monkeypatch.setattr(runs, "ENABLED", False)
+    without = replay("t.sse", Options(provider="anthropic"), data)
+    assert with_runs.stream.calls[0].fragment_positions == without.stream.calls[0].fragment_positions
+    assert len(with_runs.stream.calls[0].fragment_positions) == len(fragments)

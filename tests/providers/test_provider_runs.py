@@ -56,7 +56,7 @@ def _check(
     for run in taken:  # what a run stands for is what the reader makes of those bytes without runs
         frames: list[Frame] = run.frames()
         assert [tuple(f.pos) for f in frames] == [
-            tuple(run.positions[i : i + 3]) for i in range(0, len(run.positions), 3)
+            tuple(run.triples()[i : i + 3]) for i in range(0, len(run.triples()), 3)
         ]
     if whole:
         monkeypatch.setattr(runs.FrameRun, "frames", lambda run: pytest.fail(f"{run!r} was read frame by frame"))
@@ -171,7 +171,7 @@ def test_bedrock_json_lines(case: str | None, index_first: bool, monkeypatch: py
     taken = _taken(data, bedrock.run_form, jsonl=True)
     assert taken or case in ("not UTF-8", "a lone surrogate", "a CRLF line end")
     for run in taken if case is not None else ():  # the near miss is in no run
-        assert not run.positions[2] <= odd <= run.positions[-1]
+        assert not run.triples()[2] <= odd <= run.triples()[-1]
     _same_both_ways("t.jsonl", monkeypatch, data[:-3])  # cut inside its last line
     _check("t.jsonl", data, bedrock.run_form, monkeypatch, jsonl=True, may_take_none=True, whole=case is None)
 

@@ -40,6 +40,7 @@ How to fix:
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterator
 
 import orjson
@@ -54,12 +55,16 @@ from stream_doctor.values.findings import Finding, Severity
 @rule("Two calls in one message have the same tool and arguments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
+        calls = [stream.calls[ordinal] for ordinal in message.calls]
+        calls = [call for call in calls if _comparable(call)]
+        # Only a tool called twice can have a twin: a call alone under its name is not read (its
+        # arguments parsed and serialised again), which a message of one long call would pay in full.
+        named = Counter(call.name for call in calls)
         # Calls by tool and a hash of their arguments: keeping every call's serialised arguments
         # would hold as much as the capture again. Equal hashes are confirmed on the bytes.
-        seen: dict[tuple[str, int], list[ToolCall]] = {}
-        for ordinal in message.calls:
-            call = stream.calls[ordinal]
-            if call.server_side or call.status != "complete" or call.parse_failure is not None or not call.name:
+        seen: dict[tuple[str | None, int], list[ToolCall]] = {}
+        for call in calls:
+            if named[call.name] < 2:
                 continue
             try:
                 identity = _identity(call)
@@ -95,6 +100,11 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
                 call,
                 severity=Severity.INFO,
             )
+
+
+def _comparable(call: ToolCall) -> bool:
+    """A completed client call of a named tool whose arguments parsed: one that can have a twin."""
+    return not call.server_side and call.status == "complete" and call.parse_failure is None and bool(call.name)
 
 
 def _identity(call: ToolCall) -> bytes:
