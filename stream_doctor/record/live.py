@@ -290,6 +290,9 @@ class Queued:
         while self.done < self.sent and not self.skipped and not self.broken and not self.live._stopped:
             await asyncio.sleep(0.001)
 
+    def progress(self) -> int:
+        return self.done
+
     async def room(self) -> None:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
         write) never fills it, and its conversation keeps its live findings."""
