@@ -24,7 +24,6 @@ nothing back never waits.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
 import os
 import re
@@ -34,11 +33,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any, Awaitable, Callable, Iterator, Protocol
 
-import orjson
-
 from stream_doctor.capture.base import Pos
+from stream_doctor.record.echo import NOTHING, Echo, Reading, history_text
 from stream_doctor.record.writer import EnvelopeWriter
-from stream_doctor.util import jsontext
 
 GROUPING = "assistant-turn echo"
 
@@ -73,43 +70,6 @@ class Listener(Protocol):
 ListenerFactory = Callable[[str, "str | None"], Listener]
 
 
-@dataclass
-class Echo:
-    """What a request body sends back of earlier turns."""
-
-    call_ids: frozenset[str]  # calls it sends back, and the calls its results answer
-    previous_response_id: str | None
-    history: tuple[bytes, ...]  # a digest per message (``messages``, ``contents``, ``input`` items)
-    roles: tuple[str | None, ...]
-
-
-def echo_of(provider: str | None, body: Any) -> Echo:
-    ids: set[str] = set()
-    previous: str | None = None
-    if provider is not None and isinstance(body, dict):
-        from stream_doctor.conversation.requests import parse
-
-        facts = parse(provider, body)
-        ids = {c.call_id for c in facts.calls if c.call_id} | {r.call_id for r in facts.results if r.call_id}
-        previous = facts.previous_response_id
-    messages: Any = None
-    if isinstance(body, dict):
-        for key in ("messages", "contents", "input"):
-            if isinstance(body.get(key), list):
-                messages = body[key]
-                break
-    history: list[bytes] = []
-    roles: list[str | None] = []
-    for message in messages or ():
-        # jsontext: a message nested deeper than orjson writes (254 levels) is still one digest
-        history.append(hashlib.blake2b(jsontext.dumps(message, orjson.OPT_SORT_KEYS), digest_size=16).digest())
-        role = message.get("role") if isinstance(message, dict) else None
-        if role is None and isinstance(message, dict) and message.get("type") == "function_call":
-            role = "assistant"  # Responses: an output item sent back
-        roles.append(role if isinstance(role, str) else None)
-    return Echo(frozenset(ids), previous, tuple(history), tuple(roles))
-
-
 @dataclass(eq=False)
 class Conversation:
     number: int
@@ -123,6 +83,8 @@ class Conversation:
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     history: tuple[bytes, ...] = ()  # of its latest request
     used: float = 0.0  # when it last began an exchange
+    #: its latest request as the grouping read it (None once its file is closed: kept for the open ones only)
+    reading: Reading | None = None
 
     def progress(self) -> int:
         """Grows while an exchange of this conversation is being recorded or read by its listener."""
@@ -167,10 +129,13 @@ class Conversations:
         """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
         continues none); its file is open and its exchange counted. Grouping reads the body as the
         client sent it: should that fail, the exchange is still recorded, in a conversation of its own."""
+        reading = Reading()
         try:
-            echo = echo_of(provider, body)
+            text = history_text(body)
+            reading = self._reading(provider, text)
+            echo = reading.read(provider, body, text)
         except Exception as error:  # noqa: BLE001 - records first: a failure of grouping never costs the exchange
-            echo = Echo(frozenset(), None, (), ())
+            echo = NOTHING
             if self.log is not None:
                 self.log(
                     f"stream-doctor record: could not read what {path} sends back (internal error: "
@@ -192,7 +157,19 @@ class Conversations:
                 # turn this one sends back may be another conversation's, else it stands alone
                 again = self._continued(provider, echo)
                 found = again if again is not None and not again.busy else None
-        return self._taken(found if found is not None else self._new(provider, path, start), echo.history)
+        joined = self._taken(found if found is not None else self._new(provider, path, start), echo.history)
+        joined.reading = reading
+        return joined
+
+    def _reading(self, provider: str | None, text: bytes | None) -> Reading:
+        """The reading of the conversation whose latest request this one's history repeats (taken from it: the
+        request most likely joins it, and the reading moves on to this request), else a new one."""
+        for conversation in reversed(self.live.values()):  # the most recent first
+            reading = conversation.reading
+            if conversation.provider == provider and reading is not None and reading.repeats(text):
+                conversation.reading = None
+                return reading
+        return Reading()
 
     async def rejoin(self, number: int) -> Conversation | None:
         """Conversation ``number`` again, for a request that repeats its latest one (a client's retry, which
@@ -266,6 +243,7 @@ class Conversations:
         idle = [c for c in self.live.values() if not c.busy]
         for conversation in idle[: max(0, len(idle) - OPEN_FILES)]:
             conversation.writer.close()
+            conversation.reading = None  # what it holds of its latest request: a continuation reads it whole
         for conversation in idle[: max(0, len(self.live) - REMEMBERED)]:
             del self.live[conversation.number]
             if conversation.listener is not None:
