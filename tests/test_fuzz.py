@@ -453,7 +453,7 @@ def test_request_bodies_of_any_shape_through_the_proxys_readers(provider: str, c
     import io
 
     from stream_doctor.conversation.requests import parse
-    from stream_doctor.record.conversations import echo_of
+    from stream_doctor.record.echo import echo_of
     from stream_doctor.record.writer import EnvelopeWriter, request_record
     from stream_doctor.util import jsontext
 

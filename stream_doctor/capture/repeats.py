@@ -48,12 +48,12 @@ class Repeats:
         for key, value in body.items():
             text = None
             if self.json_text and type(value) is list:
-                text = self.texts[key] = _text(value)
+                text = self.texts[key] = list_text(value)
             before = None if previous is None else previous.get(key)
             if before is None or before is value or type(before) is not type(value):
                 continue
             if type(value) is list:
-                if _text_repeats(texts_before.get(key), text):
+                if text_repeats(texts_before.get(key), text):
                     value[: len(before)] = before  # the same items, as their bytes prove
                     shared = len(before)
                 else:
@@ -64,7 +64,7 @@ class Repeats:
                 body[key] = before  # a value of a key already there: the dict's size does not change
 
 
-def _text(value: list[Any]) -> bytes | None:
+def list_text(value: list[Any]) -> bytes | None:
     """The list as orjson writes it, or None where it cannot (an integer past 64 bits)."""
     try:
         return orjson.dumps(value)
@@ -72,7 +72,7 @@ def _text(value: list[Any]) -> bytes | None:
         return None
 
 
-def _text_repeats(before: bytes | None, text: bytes | None) -> bool:
+def text_repeats(before: bytes | None, text: bytes | None) -> bool:
     """Whether the list written ``text`` starts with every item of the list written ``before``."""
     if before is None or text is None or len(before) <= 2:  # none written, or ``[]``: nothing to share
         return False

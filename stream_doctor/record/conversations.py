@@ -12,15 +12,18 @@ stays readable at every moment.
 What a response's assistant turn held (its call ids, its message id) comes from a ``Listener``
 the proxy is given (``stream_doctor.record.live``: the same translation the live findings use); without
 one, requests are grouped by their history alone. The listener may read the records on another
-thread: a request that sends calls or a response id back and continues nothing known yet waits
-up to ``SETTLE`` seconds for the listeners still behind to catch up (``settled``), so the
-grouping does not depend on how busy that thread is; a request that sends nothing back never waits.
+thread, and ``serve`` records a turn after writing it: a request that sends calls or a response id
+back and continues nothing known yet waits for the listeners still behind to catch up (``settled``),
+and one that continues a conversation still recording its previous exchange waits for that exchange's
+end. Neither wait has a wall-time limit while it progresses (records written, records read by the
+listener): it gives up only after ``SETTLE`` seconds without progress (``_patiently``), so the grouping
+never depends on how busy that thread is or how long a turn takes to record. A request that sends
+nothing back never waits.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
 import os
 import re
@@ -28,18 +31,17 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any, Callable, Iterator, Protocol
-
-import orjson
+from typing import IO, Any, Awaitable, Callable, Iterator, Protocol
 
 from stream_doctor.capture.base import Pos
+from stream_doctor.record.echo import NOTHING, Echo, Reading, history_text
 from stream_doctor.record.writer import EnvelopeWriter
-from stream_doctor.util import jsontext
 
 GROUPING = "assistant-turn echo"
 
-#: How long a request that continues a conversation waits for that conversation's previous exchange
-#: to finish being recorded (the client has its last event; the upstream's end may still be on its way).
+#: Seconds without progress after which a request that continues a conversation stops waiting for that
+#: conversation's previous exchange to be recorded and read (the client has its last event; the upstream's
+#: end, or ``serve``'s recording after the write, may still be on its way): see ``_patiently``.
 SETTLE = 5.0
 #: Idle conversations whose files stay open; older ones are closed and reopened if continued.
 OPEN_FILES = 64
@@ -61,47 +63,11 @@ class Listener(Protocol):
     def close(self) -> None: ...
 
     # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
+    # optional: ``def progress(self) -> int``, a count that grows as the listener reads what it is given
 
 
 #: Makes the listener of a new conversation: (its envelope's path, its provider).
 ListenerFactory = Callable[[str, "str | None"], Listener]
-
-
-@dataclass
-class Echo:
-    """What a request body sends back of earlier turns."""
-
-    call_ids: frozenset[str]  # calls it sends back, and the calls its results answer
-    previous_response_id: str | None
-    history: tuple[bytes, ...]  # a digest per message (``messages``, ``contents``, ``input`` items)
-    roles: tuple[str | None, ...]
-
-
-def echo_of(provider: str | None, body: Any) -> Echo:
-    ids: set[str] = set()
-    previous: str | None = None
-    if provider is not None and isinstance(body, dict):
-        from stream_doctor.conversation.requests import parse
-
-        facts = parse(provider, body)
-        ids = {c.call_id for c in facts.calls if c.call_id} | {r.call_id for r in facts.results if r.call_id}
-        previous = facts.previous_response_id
-    messages: Any = None
-    if isinstance(body, dict):
-        for key in ("messages", "contents", "input"):
-            if isinstance(body.get(key), list):
-                messages = body[key]
-                break
-    history: list[bytes] = []
-    roles: list[str | None] = []
-    for message in messages or ():
-        # jsontext: a message nested deeper than orjson writes (254 levels) is still one digest
-        history.append(hashlib.blake2b(jsontext.dumps(message, orjson.OPT_SORT_KEYS), digest_size=16).digest())
-        role = message.get("role") if isinstance(message, dict) else None
-        if role is None and isinstance(message, dict) and message.get("type") == "function_call":
-            role = "assistant"  # Responses: an output item sent back
-        roles.append(role if isinstance(role, str) else None)
-    return Echo(frozenset(ids), previous, tuple(history), tuple(roles))
 
 
 @dataclass(eq=False)
@@ -117,6 +83,13 @@ class Conversation:
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     history: tuple[bytes, ...] = ()  # of its latest request
     used: float = 0.0  # when it last began an exchange
+    #: its latest request as the grouping read it (None once its file is closed: kept for the open ones only)
+    reading: Reading | None = None
+
+    def progress(self) -> int:
+        """Grows while an exchange of this conversation is being recorded or read by its listener."""
+        progress = getattr(self.listener, "progress", None)
+        return self.writer.lines + (progress() if progress is not None else 0)
 
     def continued_by(self, echo: Echo) -> bool:
         calls, messages = self.listener.assistant_turn() if self.listener is not None else (frozenset(), frozenset())
@@ -156,10 +129,13 @@ class Conversations:
         """The conversation the exchange whose request ``body`` this is belongs to (a new one when it
         continues none); its file is open and its exchange counted. Grouping reads the body as the
         client sent it: should that fail, the exchange is still recorded, in a conversation of its own."""
+        reading = Reading()
         try:
-            echo = echo_of(provider, body)
+            text = history_text(body)
+            reading = self._reading(provider, text)
+            echo = reading.read(provider, body, text)
         except Exception as error:  # noqa: BLE001 - records first: a failure of grouping never costs the exchange
-            echo = Echo(frozenset(), None, (), ())
+            echo = NOTHING
             if self.log is not None:
                 self.log(
                     f"stream-doctor record: could not read what {path} sends back (internal error: "
@@ -168,37 +144,39 @@ class Conversations:
         found = self._continued(provider, echo)
         if found is None and (echo.call_ids or echo.previous_response_id is not None):
             # what it sends back may be in records a listener has not read yet
-            try:
-                async with asyncio.timeout(SETTLE):
-                    for conversation in list(self.live.values()):
-                        if conversation.provider == provider and conversation.listener is not None:
-                            await conversation.listener.settled()
-            except TimeoutError:
-                pass  # grouped by what is known
+            behind = [c for c in self.live.values() if c.provider == provider and c.listener is not None]
+            await _patiently(
+                asyncio.gather(*(c.listener.settled() for c in behind if c.listener is not None)),
+                lambda: sum(c.progress() for c in behind),
+            )  # else grouped by what is known
             found = self._continued(provider, echo)
-        if found is not None and found.busy:
-            try:
-                async with asyncio.timeout(SETTLE):
-                    await found.idle.wait()
-            except TimeoutError:
-                found = None
+        if found is not None and found.busy and not await _patiently(found.idle.wait(), found.progress):
+            found = None
             if found is not None and (found.busy or found.number not in self.live or not found.continued_by(echo)):
                 # another exchange took it meanwhile (two agents sending back the same call id): the
                 # turn this one sends back may be another conversation's, else it stands alone
                 again = self._continued(provider, echo)
                 found = again if again is not None and not again.busy else None
-        return self._taken(found if found is not None else self._new(provider, path, start), echo.history)
+        joined = self._taken(found if found is not None else self._new(provider, path, start), echo.history)
+        joined.reading = reading
+        return joined
+
+    def _reading(self, provider: str | None, text: bytes | None) -> Reading:
+        """The reading of the conversation whose latest request this one's history repeats (taken from it: the
+        request most likely joins it, and the reading moves on to this request), else a new one."""
+        for conversation in reversed(self.live.values()):  # the most recent first
+            reading = conversation.reading
+            if conversation.provider == provider and reading is not None and reading.repeats(text):
+                conversation.reading = None
+                return reading
+        return Reading()
 
     async def rejoin(self, number: int) -> Conversation | None:
         """Conversation ``number`` again, for a request that repeats its latest one (a client's retry, which
-        ``serve`` tells apart); None when it is forgotten, or still recording an exchange after ``SETTLE``."""
+        ``serve`` tells apart); None when it is forgotten, or its exchange being recorded stalls (``_patiently``)."""
         found = self.live.get(number)
-        if found is not None and found.busy:
-            try:
-                async with asyncio.timeout(SETTLE):
-                    await found.idle.wait()
-            except TimeoutError:
-                return None
+        if found is not None and found.busy and not await _patiently(found.idle.wait(), found.progress):
+            return None
         if found is None or found.busy or found.number not in self.live:
             return None
         return self._taken(found, found.history)
@@ -265,10 +243,29 @@ class Conversations:
         idle = [c for c in self.live.values() if not c.busy]
         for conversation in idle[: max(0, len(idle) - OPEN_FILES)]:
             conversation.writer.close()
+            conversation.reading = None  # what it holds of its latest request: a continuation reads it whole
         for conversation in idle[: max(0, len(self.live) - REMEMBERED)]:
             del self.live[conversation.number]
             if conversation.listener is not None:
                 conversation.listener.close()
+
+
+async def _patiently(wait: Awaitable[Any], progress: Callable[[], int]) -> bool:
+    """Whether ``wait`` ended; False once ``SETTLE`` seconds passed with ``progress`` the same (then ``wait`` is
+    cancelled). A recording that goes on is waited for however long it takes: a wall-time limit would put a
+    follow-up of a long answer in a conversation of its own; one that stops is given up on."""
+    task = asyncio.ensure_future(wait)
+    try:
+        seen = progress()
+        while not (await asyncio.wait((task,), timeout=SETTLE))[0]:
+            now = progress()
+            if now == seen:
+                return False
+            seen = now
+        task.result()
+        return True
+    finally:
+        task.cancel()
 
 
 def _open(out: str, request_path: str, counter: Iterator[int]) -> tuple[IO[bytes], str]:
@@ -327,6 +324,10 @@ class _Guarded:
         settled = getattr(self.inner, "settled", None)
         if settled is not None:
             await settled()
+
+    def progress(self) -> int:
+        progress = getattr(self.inner, "progress", None)
+        return progress() if progress is not None else 0
 
     def close(self) -> None:
         if self.inner is not None:

@@ -286,9 +286,13 @@ class Queued:
 
     async def settled(self) -> None:
         """Until ``assistant_turn`` has read every record queued so far (a request may continue this
-        conversation); the thread is most often there already."""
-        while self.done < self.sent and not self.skipped and not self.broken and not self.live._stopped:
+        conversation), not those queued meanwhile (a stream still going is not waited out)."""
+        sent = self.sent
+        while self.done < sent and not self.skipped and not self.broken and not self.live._stopped:
             await asyncio.sleep(0.001)
+
+    def progress(self) -> int:
+        return self.done
 
     async def room(self) -> None:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its

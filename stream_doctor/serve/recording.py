@@ -124,6 +124,10 @@ class Pending:
         if settled is not None:
             await settled()
 
+    def progress(self) -> int:
+        progress = getattr(self.inner, "progress", None)
+        return progress() if progress is not None else 0
+
     async def room(self) -> None:
         room = getattr(self.inner, "room", None)
         if room is not None:

@@ -390,3 +390,27 @@ def test_a_diagnosis_that_fails_stops_only_its_live_findings_never_the_recording
     [envelope] = sorted(out.glob("*.jsonl"))
     assert "no more live findings" in proxy.lines[0] and "RuntimeError: boom" in proxy.lines[0]
     assert [c.call_id for c in replay(str(envelope)).calls] == [c.call_id for c in replay(str(ONE_CALL)).calls]
+
+
+def test_the_grouping_waits_for_the_records_queued_when_it_asks_not_for_a_stream_still_going() -> None:
+    """``Queued.settled`` (what a request that sends call ids back awaits, as long as the conversations make
+    progress) returns once the live thread has read what was queued when it was called, though another
+    stream keeps queuing records; the near miss: one of those records still unread, it waits."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from stream_doctor.record.live import Queued
+
+    async def main() -> None:
+        queued = Queued(SimpleNamespace(_stopped=False), None)  # type: ignore[arg-type]
+        queued.sent, queued.done = 5, 3
+        waiting = asyncio.ensure_future(queued.settled())
+        await asyncio.sleep(0)  # it is called
+        queued.sent = 50  # the stream goes on
+        queued.done = 4
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the near miss
+        queued.done = 5
+        await asyncio.wait_for(waiting, 1)
+
+    asyncio.run(main())

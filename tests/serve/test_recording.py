@@ -134,3 +134,67 @@ def test_a_stop_right_after_many_streams_records_every_one_whole(
         assert len(_events(one.served.envelope)) == len(body.events)
         assert [v.severity.label for v in one.verdicts] == ["info"]  # a bare stream: its request is not checked
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+def _slow_recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each turn's recording outlasts the grouping's ``SETTLE`` (0.3 s here) many times over, deterministically:
+    one read recorded at a time, 50 ms given to the loop before each, as a 10 MB answer's would on a busy machine."""
+    import asyncio
+
+    from stream_doctor.record import conversations
+    from stream_doctor.serve import recording
+
+    async def slow_room(self: recording.Pending) -> None:
+        await asyncio.sleep(0.05)
+
+    monkeypatch.setattr(conversations, "SETTLE", 0.3)
+    monkeypatch.setattr(recording, "SLICE", 1)
+    monkeypatch.setattr(recording.Pending, "room", slow_room)
+
+
+RESPONSES_FIRST = {"model": "gpt-4.1", "stream": True, "input": "Go."}
+RESPONSE_ID = "resp_691f2a3ceb6f8192a7cd62de963a8cc76be1679f6ae28652"  # one_call.sse's
+
+
+@pytest.mark.parametrize("previous", [RESPONSE_ID, "resp_another"])
+def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long_its_recording(
+    stream_doctor_server: Any, monkeypatch: pytest.MonkeyPatch, previous: str
+) -> None:
+    """A Responses follow-up that sends back only ``previous_response_id`` (a new user message, no history) while
+    its turn is still recorded past the grouping's limit joins the conversation of that response; the near miss,
+    a follow-up of a response never served, starts one of its own."""
+    _slow_recording(monkeypatch)
+    server = stream_doctor_server(str(FIXTURES / "openai-responses/one_call.sse"))
+    follow_up = {**RESPONSES_FIRST, "previous_response_id": previous, "input": [{"role": "user", "content": "And?"}]}
+    with httpx.Client(timeout=TIMEOUT) as first, httpx.Client(timeout=TIMEOUT) as second:
+        assert first.post(server.url + "/v1/responses", json=RESPONSES_FIRST).status_code == 200
+        second.post(server.url + "/v1/responses", json=follow_up)
+    judged = server.stop()
+    if previous == RESPONSE_ID:
+        assert len(judged) == 1, [one.served.envelope for one in judged]
+        assert judged[0].served.beyond == [2]
+    else:
+        assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
+
+
+@pytest.mark.parametrize("answered", ["toolu_00000003", "toolu_never_served"])
+def test_a_follow_up_by_call_ids_alone_joins_its_conversation_however_long_its_recording(
+    stream_doctor_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answered: str
+) -> None:
+    """The same with a follow-up that only answers a call the turn carried (its history does not extend the
+    first request's); the near miss answers a call no turn carried, and starts a conversation of its own."""
+    _slow_recording(monkeypatch)
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 10)
+    server = stream_doctor_server(str(capture))
+    result = {"type": "tool_result", "tool_use_id": answered, "content": "ok"}
+    follow_up = {**FIRST, "messages": [*FIRST["messages"], {"role": "user", "content": [result]}]}
+    with httpx.Client(timeout=TIMEOUT) as first, httpx.Client(timeout=TIMEOUT) as second:
+        assert first.post(server.url + "/v1/messages", json=FIRST).status_code == 200
+        second.post(server.url + "/v1/messages", json=follow_up)
+    judged = server.stop()
+    if answered == "toolu_00000003":
+        assert len(judged) == 1, [one.served.envelope for one in judged]
+        assert judged[0].served.beyond == [2]
+    else:
+        assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
