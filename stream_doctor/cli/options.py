@@ -150,7 +150,7 @@ def _client_mode(text: str) -> Mode:
     return client_mode(text)
 
 
-def _clients(values: List[str]) -> List[str]:
+def _clients(values: List[str] | None) -> List[str]:
     from stream_doctor.cli.validate import client_names
 
     return list(client_names(values))  # checked once, here: the commands hand the names on as they are

@@ -73,7 +73,7 @@ def paths_given(given: Sequence[str]) -> tuple[str, ...]:
     return tuple(path for item in given for path in (listed if item == "-" else [item]))
 
 
-def client_names(values: Sequence[str]) -> tuple[str, ...]:
+def client_names(values: Sequence[str] | None) -> tuple[str, ...]:
     """``--client`` values (repeatable, commas, ``all``) as profile names; an unknown one is refused
     with the closest names, as ``replay`` refuses it."""
     from stream_doctor.config.selection import check_clients

@@ -135,10 +135,11 @@ def check_container(name: str | None) -> str | None:
     return None if name is None else check_choice(name, CONTAINERS, "container")
 
 
-def check_clients(names: str | Iterable[str]) -> tuple[str, ...]:
+def check_clients(names: str | Iterable[str] | None) -> tuple[str, ...]:
     """The profile names ``--client`` (or the API's ``clients``) selects: repeated, comma-separated or
-    ``all``, any case; ValueError with the closest names for one that is none (``clients.resolve``)."""
-    names = (names,) if isinstance(names, str) else tuple(names)
+    ``all``, any case; ValueError with the closest names for one that is none (``clients.resolve``).
+    None (an option not given, as click hands it to a command whose default is None) selects none."""
+    names = (names,) if isinstance(names, str) else tuple(names or ())
     if not names:
         return ()  # the profiles' registry stays unimported
     from stream_doctor.clients import UnknownClient, resolve

@@ -101,3 +101,11 @@ def test_help_lists_the_other_closed_choices() -> None:
     modes = ", ".join(f"{mode} ({does})" for mode, does in CLIENT_MODES.items())
     assert f"How --client answers for a library: {modes}." in shown["check"]
     assert f"With --matrix: the table's format: {', '.join(TABLES)}." in shown["serve"]
+
+
+def test_a_command_given_no_client_reads_its_other_options() -> None:
+    """``record`` without ``--client`` (click hands the option's callback None): the command goes on to
+    its own checks, here the --listen address, instead of failing inside the client check (it was an
+    internal error, exit 2, on every ``record`` run without --client)."""
+    line = error_line(["record", "--upstream", "http://127.0.0.1:9", "--listen", "nonsense", "--out", MISSING])
+    assert line == "stream-doctor: error: --listen nonsense: expected HOST:PORT, e.g. 127.0.0.1:8080"
