@@ -18,6 +18,12 @@ MISSING = "no/such/capture.sse"  # a refused option is said before the capture i
 
 #: every command that takes --provider (each from the one declaration, cli/options.Provider)
 PROVIDER_COMMANDS = [["replay"], ["check"], ["convert"], ["minimize"], ["fixture"], ["scan"]]
+#: the CLI is started in a child process per command (half a second of CPU each): replay's stays in the inner
+#: loop, the other commands, which share the one declaration, are slow
+PER_COMMAND = [
+    pytest.param(command, marks=[pytest.mark.slow] if command != ["replay"] else [], id=command[0])
+    for command in PROVIDER_COMMANDS
+]
 
 
 def help_of(command: str) -> str:
@@ -33,7 +39,7 @@ def error_line(argv: list[str]) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("command", PROVIDER_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("command", PER_COMMAND)
 def test_an_unknown_provider_is_refused_before_the_capture_is_read(command: list[str]) -> None:
     line = error_line([*command, MISSING, "--provider", "antropic"])
     assert line.startswith("stream-doctor: error: --provider: unknown provider 'antropic'; did you mean 'anthropic'?")
@@ -62,9 +68,9 @@ def test_an_unknown_container_lists_every_reader() -> None:
     assert line.endswith(f"did you mean 'sse'? (choose from {', '.join(CONTAINERS)})")
 
 
-@pytest.mark.parametrize("command", ["replay", "check", "convert", "minimize", "fixture", "scan"])
-def test_help_lists_the_registries_names(command: str) -> None:
-    shown = help_of(command)
+@pytest.mark.parametrize("command", PER_COMMAND)
+def test_help_lists_the_registries_names(command: list[str]) -> None:
+    shown = help_of(*command)
     assert f"Force the provider adapter: {', '.join(ADAPTERS)} (default: detected)." in shown
     assert f"by its reader's name: {', '.join(CONTAINERS)} (default: detected)." in shown
 
