@@ -12,18 +12,14 @@ import pytest
 from stream_doctor.capture import CONTAINERS
 from stream_doctor.providers import ADAPTERS
 from tests.cli.test_usage_errors import ENTRY, ONE, run
-from tests.conftest import ROOT
+from tests.conftest import ROOT, first_in_the_inner_loop
 
 MISSING = "no/such/capture.sse"  # a refused option is said before the capture is looked for
 
 #: every command that takes --provider (each from the one declaration, cli/options.Provider)
 PROVIDER_COMMANDS = [["replay"], ["check"], ["convert"], ["minimize"], ["fixture"], ["scan"]]
-#: the CLI is started in a child process per command (half a second of CPU each): replay's stays in the inner
-#: loop, the other commands, which share the one declaration, are slow
-PER_COMMAND = [
-    pytest.param(command, marks=[pytest.mark.slow] if command != ["replay"] else [], id=command[0])
-    for command in PROVIDER_COMMANDS
-]
+#: replay's case in the inner loop, the other commands' (which share the one declaration) under slow
+PER_COMMAND = first_in_the_inner_loop(PROVIDER_COMMANDS, ids=[command for (command,) in PROVIDER_COMMANDS])
 
 
 def help_of(command: str) -> str:
