@@ -48,6 +48,16 @@ def fixture_files(
     )
 
 
+def first_in_the_inner_loop(values: Collection[object], ids: Collection[str] | None = None) -> list[object]:
+    """``values`` as parameters of a test that starts the CLI in a child process per value (about half a second
+    of CPU each): the first runs in the inner loop, the rest, each a case of the same check, are marked slow."""
+    names = list(ids) if ids is not None else [None] * len(values)
+    return [
+        pytest.param(value, id=name, marks=[pytest.mark.slow] if number else [])
+        for number, (value, name) in enumerate(zip(values, names, strict=True))
+    ]
+
+
 #: The fixtures that need more than the Python packages (the Node harness and its npm packages, a Chromium,
 #: a Dask cluster): a test that uses one is ``external`` wherever it is (pyproject.toml registers the markers).
 EXTERNAL_FIXTURES = frozenset({"node_harness", "browser", "cluster"})

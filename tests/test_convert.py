@@ -11,7 +11,7 @@ from stream_doctor.engine.convert import convert
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.values.findings import Finding
 from stream_doctor.values.options import Options
-from tests.test_golden import CAPTURES
+from tests.test_golden import CAPTURES, replayed
 
 #: What differs between a capture and its envelope: where things are (lines, events, byte offsets).
 _POSITIONS = re.compile(r"\b(line|lines|event|events|byte|offset|interaction)s? \d+(-\d+)?")
@@ -23,7 +23,7 @@ def _comparable(finding: Finding) -> tuple[str, str, str | None]:
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_converted_capture_replays_alike(name: str, tmp_path: Path) -> None:
-    original = replay(f"fixtures/{name}", Options())
+    original = replayed(name)
     envelope = tmp_path / "converted.jsonl"
     envelope.write_bytes(convert(f"fixtures/{name}", Options()))
     again = replay(str(envelope), Options())

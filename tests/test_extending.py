@@ -169,6 +169,7 @@ def test_every_registered_adapter_is_detected_on_a_fixture() -> None:
     assert set(providers.ADAPTERS) - detected_by(FIXTURES) == set()
 
 
+@pytest.mark.slow  # the scratch copy, and a Python child detecting the capture before and after (3 s of CPU)
 def test_adding_a_provider(tmp_path: Path) -> None:
     root = scratch_tree(tmp_path)
     capture = scratch_capture(tmp_path)
@@ -290,6 +291,7 @@ def test_adding_a_rule(tmp_path: Path) -> None:
     assert codes.stdout.startswith(str(root)) and "'SD099'" in codes.stdout  # the scratch copy ran, not the package
 
 
+@pytest.mark.slow  # the scratch copy and the CLI in a child process per misnamed, doubled or helper module (3 s of CPU)
 def test_a_rule_module_misnamed_or_doubled_is_refused(tmp_path: Path) -> None:
     """The file name is the registration: a rule file the registry cannot read is an error, not a rule
     silently left out, and two files for one code are refused (the near miss: a helper module is fine)."""

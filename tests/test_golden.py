@@ -7,6 +7,7 @@ snapshot file of the fixture's folder (``__snapshots__/test_golden/<provider>.am
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from syrupy.types import SnapshotIndex
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, json_report
 from stream_doctor.values.options import Options
+from stream_doctor.values.report import Report
 from tests.conftest import FIXTURES, ROOT, fixture_files, render_terminal
 from tests.expected_findings import EXPECTED
 
@@ -35,6 +37,13 @@ REPORT_SCHEMA = json.loads((ROOT / "stream_doctor/schemas/report-v1.schema.json"
 #: the fixtures); the schema is checked once here and every report validated by the one validator it gives.
 REPORT_VALIDATOR = jsonschema.validators.validator_for(REPORT_SCHEMA)(REPORT_SCHEMA)
 REPORT_VALIDATOR.check_schema(REPORT_SCHEMA)
+
+
+@functools.cache
+def replayed(name: str) -> Report:
+    """A fixture's report under the default options, replayed once a session: the report is frozen and the
+    reporters are pure, so the checks that read it (findings, JSON, terminal, conversion, pieces) share it."""
+    return replay(f"fixtures/{name}", Options())
 
 
 class _ByProvider(AmberSnapshotExtension):
@@ -75,13 +84,13 @@ def test_every_fixture_has_expectations() -> None:
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_findings(name: str) -> None:
-    report = replay(f"fixtures/{name}", Options())
+    report = replayed(name)
     assert {f.code for f in report.findings} == EXPECTED[name]
 
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_json_report(name: str, snapshot: SnapshotAssertion) -> None:
-    report = replay(f"fixtures/{name}", Options())
+    report = replayed(name)
     text = json_report.render(report, RenderOptions())
     REPORT_VALIDATOR.validate(json.loads(text))
     assert text == snapshot
@@ -89,7 +98,7 @@ def test_json_report(name: str, snapshot: SnapshotAssertion) -> None:
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_terminal_report(name: str, snapshot: SnapshotAssertion) -> None:
-    report = replay(f"fixtures/{name}", Options())
+    report = replayed(name)
     assert render_terminal(report) == snapshot
 
 

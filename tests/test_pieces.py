@@ -8,15 +8,13 @@ from typing import Any, Iterator
 import orjson
 import pytest
 
-from stream_doctor.engine.pipeline import replay
 from stream_doctor.engine.redaction import redacted
 from stream_doctor.reporters import RenderOptions, json_report, jsonl
 from stream_doctor.util import jsontext
 from stream_doctor.util.jsonpieces import materialised, pieces
-from stream_doctor.values.options import Options
 from stream_doctor.values.report import json_document
 from tests.check.conftest import accepted_result  # noqa: F401 - the fixture, for the "accepted" case
-from tests.test_golden import CAPTURES
+from tests.test_golden import CAPTURES, replayed
 
 INDENTED = orjson.OPT_INDENT_2
 
@@ -38,7 +36,7 @@ def _lists(value: Any) -> Any:
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_every_fixture_streams_its_json_report_byte_for_byte(name: str) -> None:
-    report = redacted(replay(f"fixtures/{name}", Options()))
+    report = redacted(replayed(name))
     whole = orjson.dumps(report.to_dict(), option=INDENTED | orjson.OPT_APPEND_NEWLINE)
     written = list(json_report.pieces(report, RenderOptions()))
     assert b"".join(written) == jsontext.printable(whole.decode()).encode()

@@ -313,6 +313,7 @@ _BODIES = st.recursive(
 )
 
 
+@pytest.mark.slow  # hypothesis: 400 lists of generated bodies, each searched two ways (2.7 s of CPU)
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_BODIES, min_size=1, max_size=3))
 def test_a_reports_secrets_are_found_in_the_bodies_as_the_writer_writes_them(bodies: list[object]) -> None:

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, first_in_the_inner_loop
 
 PROBE = """
 import json, sys
@@ -63,7 +63,9 @@ def test_importing_the_cli_package_builds_no_typer_application() -> None:
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("args", [("--help",), ("replay", "--help"), ("check", "-h"), ("--version", "--help")])
+@pytest.mark.parametrize(
+    "args", first_in_the_inner_loop([("--help",), ("replay", "--help"), ("check", "-h"), ("--version", "--help")])
+)
 def test_help_imports_no_pydantic_and_no_replay_machinery(args: tuple[str, ...]) -> None:
     modules = imported(*args)
     assert "typer" in tops(modules)  # typer prints it, which typer 0.29 would slow with pydantic

@@ -72,6 +72,7 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.slow  # hypothesis: 300 generated conversations, each body read twice (2.4 s of CPU)
 @settings(max_examples=300, deadline=None)
 @given(MESSAGES, STEPS, st.booleans())
 def test_each_body_reads_as_it_was_parsed(first: list[Any], steps: list[tuple[str, Any]], json_text: bool) -> None:

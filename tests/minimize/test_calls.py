@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,6 +122,7 @@ def _read(sdk: LibraryRun, data: bytes) -> tuple[str | None, list[str | None]]:
     return outcome.error, [seen.name for seen in outcome.seen]
 
 
+@pytest.mark.slow  # hypothesis: the real SDK fed 12 generated captures and their minimizations (5 s of CPU)
 @settings(max_examples=int(os.environ.get("STREAM_DOCTOR_MINIMIZE_EXAMPLES", "12")), deadline=None)
 @given(
     calls=st.integers(2, 6),

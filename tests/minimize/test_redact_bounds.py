@@ -13,10 +13,14 @@ import re
 from pathlib import Path
 
 import orjson
+import pytest
 
 from benchmarks.sessions import USER_MARKER, session
 from stream_doctor.minimizer.redact import KINDS
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
+
+#: the CLI in a child process under an address-space limit, three runs (3.5 s of CPU)
+pytestmark = [pytest.mark.slow]
 
 _SUMMARY = re.compile(r"(\d+) replays")
 

@@ -55,6 +55,7 @@ def test_no_planted_marker_survives_and_the_finding_stays(case: str, max_seconds
     assert again.data == result.data  # docs/minimize.md: minimizing the result again gives it back
 
 
+@pytest.mark.slow  # the CLI in a child process under an address-space limit, twice (2.3 s of CPU)
 @pytest.mark.parametrize("max_seconds", ["60", "0"], ids=["searched", "redaction-alone"])
 def test_fixture_writes_no_marker_in_the_capture_or_the_test(tmp_path: Path, max_seconds: str) -> None:
     capture = tmp_path / "session.jsonl"

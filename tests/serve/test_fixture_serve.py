@@ -19,6 +19,7 @@ import pytest
 
 from stream_doctor.serve.load import Script, load_script
 from tests import planted_secrets
+from tests.conftest import first_in_the_inner_loop
 
 #: the written test module run against the loopback server
 pytestmark = [pytest.mark.external]
@@ -96,7 +97,9 @@ def test_the_written_test_fails_with_the_finding_on_the_buggy_agent_and_passes_o
     assert "1 passed" in fixed.stdout
 
 
-@pytest.mark.parametrize("target", ["agent", "agent:run()", "agent:'; import os", ":run", "agent:run:x"])
+@pytest.mark.parametrize(
+    "target", first_in_the_inner_loop(["agent", "agent:run()", "agent:'; import os", ":run", "agent:run:x"])
+)
 def test_a_target_that_is_not_module_colon_function_is_one_line(target: str, tmp_path: Path) -> None:
     done = _fixture(tmp_path, target)
     assert (done.returncode, done.stdout) == (2, "")

@@ -23,6 +23,7 @@ pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
+from tests.conftest import first_in_the_inner_loop  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = 1.0
@@ -178,7 +179,7 @@ def test_the_cli_idle_timeout_drops_a_client_that_stops_reading(tmp_path: Path) 
     assert out.count("stopped reading turn 1 after") == 1 and "dropped after the server's idle timeout" in out
 
 
-@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "soon"])
+@pytest.mark.parametrize("seconds", first_in_the_inner_loop(["0", "-1", "nan", "inf", "soon"]))
 def test_the_cli_idle_timeout_is_checked_as_the_command_line_is_read(seconds: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "stream_doctor", "serve", "capture.sse", "--idle-timeout", seconds],

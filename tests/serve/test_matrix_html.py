@@ -80,6 +80,7 @@ def test_the_matrix_page_groups_the_rows_marks_what_fails_and_escapes_capture_te
     assert problems == []
 
 
+@pytest.mark.slow  # serve --matrix as the CLI with its command a second Python child (4 s of CPU); the page is tested above
 def test_format_html_writes_the_page_to_the_output_file(tmp_path: Path) -> None:
     page_file = tmp_path / "matrix.html"
     done = subprocess.run(

@@ -68,6 +68,7 @@ APPS = Path(__file__).resolve().parent / "apps"
 ROOT = APPS.parents[2]
 
 
+@pytest.mark.slow  # the CLI and each Node demo agent under --matrix in child processes, four times (10 s of CPU)
 @pytest.mark.parametrize("agent", ["anthropic_agent.mjs", "openai_agent.mjs"])
 @pytest.mark.parametrize("bug", ["start-placeholder", None])
 def test_a_node_demo_agent_run_in_place_under_the_matrix_has_its_follow_up_judged(agent: str, bug: str | None) -> None:

@@ -110,6 +110,7 @@ def test_the_grouping_waits_for_a_turn_being_recorded_and_not_for_one_recorded()
     asyncio.run(main())
 
 
+@pytest.mark.slow  # twenty 2,203-event streams served, recorded and judged at once (4.7 s of CPU)
 def test_a_stop_right_after_many_streams_records_every_one_whole(
     stream_doctor_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
