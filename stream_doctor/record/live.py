@@ -5,7 +5,8 @@ which does what ``engine`` does to the written file, in the same order and with 
 but as the records come: each frame is made as the envelope reader makes it (``envelope.to_frame``
 at the position the reader gives), translated by the provider's translator and fed to the turn's
 ``Accumulator`` (the streaming seam: the pipeline's stitching state) and to the ``--client``
-profiles (``stages.Kept``). No turn is ever read again:
+profiles (``stages.Kept``); without profiles, event frames go through as batches (``flush``), as replay's
+do. No turn is ever read again:
 
 - when a request passes, ``Pairing.request`` checks it against the turns before it (the calls it
   sends back, the results it carries) and the conversation rules judge those problems alone: the
