@@ -5,7 +5,8 @@ which does what ``engine`` does to the written file, in the same order and with 
 but as the records come: each frame is made as the envelope reader makes it (``envelope.to_frame``
 at the position the reader gives), translated by the provider's translator and fed to the turn's
 ``Accumulator`` (the streaming seam: the pipeline's stitching state) and to the ``--client``
-profiles (``stages.Kept``). No turn is ever read again:
+profiles (``stages.Kept``); without profiles, event frames go through as batches (``flush``), as replay's
+do. No turn is ever read again:
 
 - when a request passes, ``Pairing.request`` checks it against the turns before it (the calls it
   sends back, the results it carries) and the conversation rules judge those problems alone: the
@@ -40,7 +41,7 @@ from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
 from math import isnan, nan
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.pending import clock
@@ -62,19 +63,17 @@ from stream_doctor.engine.stages import (
     unknown_fields_once,
 )
 from stream_doctor.providers import ADAPTERS
+from stream_doctor.record.verdicts import VERDICTS_WAITING, LibraryVerdict, models_of, runs_libraries
 from stream_doctor.reporters import live_lines as lines
 from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.events import MessageStart, ToolStart
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.options import Options
 
-if TYPE_CHECKING:
-    from stream_doctor.clients.base import ClientError, Handoff, Profile
-    from stream_doctor.clients.compare import ClientReview
-    from stream_doctor.clients.runs import LibraryRuns
-
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
+#: Event frames translated together, at most (``LiveConversation.flush``).
+_BATCH = 256
 
 #: What the records waiting for the live thread may hold (an estimate: ``_cost``). ~100,000 small
 #: events, or 4 whole default --max-event payloads; the thread reads ~10,000-30,000 records a second.
@@ -84,11 +83,6 @@ DRAIN = 10.0
 #: How long ``Live.await_verdicts`` waits at stop for the library runs of the last exchanges (a start-up
 #: takes 1 to 5 s of CPU, docs/replay.md), after which the models' verdicts stand for them.
 RUNS_DRAIN = 60.0
-#: The turns whose library runs go on at once (each starts a process per library), and those that may wait
-#: for them; past that, a turn gets the models' verdict at once, with why.
-VERDICTS_RUNNING = 2
-VERDICTS_WAITING = 32
-_RUNNING = threading.BoundedSemaphore(VERDICTS_RUNNING)
 
 
 def _cost(line: bytes) -> int:
@@ -126,8 +120,8 @@ class Live:
         self._thread: threading.Thread | None = None
         self._stopped = False
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
-        self.verdicts: list[_LibraryVerdict] = []
-        self.runs_libraries = _runs_libraries(options, self.profiles)
+        self.verdicts: list[LibraryVerdict] = []
+        self.runs_libraries = runs_libraries(options, self.profiles)
         self._required_said = False
 
     def listener(self, path: str, provider: str | None) -> LiveConversation:
@@ -313,7 +307,8 @@ class Queued:
                 pass
             elif kind == "record":
                 conversation.record(*item)
-                self.turn = (conversation.calls, conversation.messages)
+                if not self._more():  # (else the next record read flushes, or a later one)
+                    self.turn = conversation.assistant_turn()
             elif kind == "exchange_ended":
                 conversation.exchange_ended()
             elif self.skipped:
@@ -330,6 +325,14 @@ class Queued:
         finally:
             self.done += 1
 
+    def _more(self) -> bool:
+        """This conversation's next record is already queued (the live thread's side; appends only grow it)."""
+        try:
+            handle, kind, _, _ = self.live._queue[0]
+        except IndexError:
+            return False
+        return handle is self and kind == "record"
+
 
 @dataclass(eq=False)
 class _Turn:
@@ -345,6 +348,7 @@ class _Turn:
     first: Pos | None = None  # its first frame
     times: array[float] = field(default_factory=lambda: array("d"))  # t of each frame, NaN when it has none
     size: int = 0
+    batch: list[Frame] = field(default_factory=list)  # event frames not yet translated (``flush``)
 
 
 @dataclass(frozen=True)
@@ -379,7 +383,7 @@ class LiveConversation:
         self.findings: list[Finding] = []
         self.exchanges = 0
         self.closed = False
-        self.waiting = 0  # the library verdicts not yet come (``_LibraryVerdict``)
+        self.waiting = 0  # the library verdicts not yet come (``LibraryVerdict``)
 
     # -- the Listener protocol (record.conversations) ---------------------------------------------
 
@@ -404,11 +408,27 @@ class LiveConversation:
         if frame.kind == "request":
             turn.request = frame
             self._request(turn, frame)
+        if frame.kind == "event" and not turn.kept.wanted:
+            turn.batch.append(frame)  # translated together (``flush``): the replay's path, not a call per frame
+            if len(turn.batch) >= _BATCH:
+                self.flush()
+            return
+        self.flush()
         produced = turn.translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
         if turn.kept.wanted:
             turn.kept.take(frame, produced)
+        self._fed(turn, produced)
+
+    def flush(self) -> None:
+        """The event frames held (``_Turn.batch``) translated and accumulated as one batch."""
+        turn = self.current
+        if turn is not None and turn.batch:
+            frames, turn.batch = turn.batch, []
+            self._fed(turn, list(turn.translator.translate(frames)))
+
+    def _fed(self, turn: _Turn, produced: list[Any]) -> None:
+        turn.accumulator.feed_all(produced)
         for event in produced:
-            turn.accumulator.feed(event)
             if type(event) is ToolStart and event.call_id:
                 self.calls |= {event.call_id}
             elif type(event) is MessageStart and event.message_id:
@@ -420,6 +440,7 @@ class LiveConversation:
             self._finish()
 
     def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
+        self.flush()
         return self.calls, self.messages
 
     def close(self) -> None:
@@ -497,6 +518,7 @@ class LiveConversation:
         """The turn's stream is complete: its findings, then what it gets wrong about the turns before it."""
         turn = self.current
         assert turn is not None and self.adapter is not None
+        self.flush()
         self.current = None
         for event in turn.translator.close():  # (the profiles are not fed what no frame sent)
             turn.accumulator.feed(event)
@@ -539,7 +561,7 @@ class LiveConversation:
         if behind:  # the runs fell behind the proxy: this turn's verdict is the models', and says why
             note = "the library runs fell behind the proxy; this is the model's answer"
             return diagnose_clients(models_of(stream, results, note), found, self.options)
-        verdict = _LibraryVerdict(self, stream, turn.number - 1, results)
+        verdict = LibraryVerdict(self, stream, turn.number - 1, results)
         with self.live.emitting:
             self.waiting += 1
             self.live.verdicts.append(verdict)
@@ -581,104 +603,6 @@ class LiveConversation:
         found = [f for rule in rules for f in rule.check(stream, rule) if f not in before]
         self.turns[previous.number - 1] = replace(previous, stream=stream, findings=previous.findings + tuple(found))
         self.live.found(self, found)
-
-
-class _LibraryVerdict:
-    """One turn's client reviews by the installed libraries, run over the envelope once the exchange is
-    written, on a thread of its own (each library in its own process, bounded as replay's runs are:
-    ``clients/runs.py``; ``VERDICTS_RUNNING`` turns at once); the live thread never waits for it. It
-    settles once: with the runs' reviews (the model where a library could not run), or the models' at
-    stop (``give_up``)."""
-
-    def __init__(
-        self,
-        conversation: LiveConversation,
-        stream: AccumulatedStream,
-        turn: int,
-        results: list[tuple[Profile, tuple[Handoff, ...], ClientError | None]],
-    ) -> None:
-        self.conversation, self.stream, self.turn, self.results = conversation, stream, turn, results
-        self.runs: LibraryRuns | None = None
-        self.done = False
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._wait, name="stream-doctor library run", daemon=True)
-
-    def _wait(self) -> None:
-        from stream_doctor.clients.runs import RunRequired
-
-        with _RUNNING:
-            try:
-                reviewed = self._reviewed()
-            except RunRequired as error:  # the proxy goes on: said once, and the models answer
-                self.conversation.live.required(str(error))
-                reviewed = models_of(self.stream, self.results, str(error))
-            except Exception as error:  # noqa: BLE001 - a run that fails here leaves the models' verdict, never a lost turn
-                reviewed = models_of(self.stream, self.results, f"the library could not be run ({error!r})")
-            finally:
-                if self.runs is not None:
-                    self.runs.close()
-        self._settle(reviewed)
-
-    def _reviewed(self) -> tuple[ClientReview, ...]:
-        """The runs' reviews of the turn (the libraries started now, unless the stop gave the models')."""
-        from stream_doctor.clients.runs import LibraryRuns
-
-        conversation, options = self.conversation, self.conversation.options
-        with self.lock:
-            if self.done:
-                return ()
-            path, profiles = conversation.path, tuple(profile for profile, _, _ in self.results)
-            self.runs = LibraryRuns(
-                {path: path},
-                "envelope",
-                self.stream.capture.provider,
-                profiles,
-                options.client_mode,
-                options.node_modules,
-                self.turn,
-            )
-        return tuple(self.runs.review(self.stream, self.turn, *result) for result in self.results)
-
-    def give_up(self) -> None:
-        """The stop came first: the models' verdict, and the library processes stopped."""
-        late = "the library's run had not answered by the stop; this is the model's answer"
-        if self._settle(models_of(self.stream, self.results, late)) and self.runs is not None:
-            for process, _ in list(self.runs.started.values()):
-                process.kill()  # its thread's wait returns, and finds the verdict given
-
-    def _settle(self, reviewed: tuple[ClientReview, ...]) -> bool:
-        live = self.conversation.live
-        with self.lock:
-            if self.done:
-                return False
-            self.done = True
-        with live.emitting:
-            live.verdicts.remove(self)
-        self.conversation.settled(diagnose_clients(reviewed, (), self.conversation.options))
-        return True
-
-
-def models_of(
-    stream: AccumulatedStream,
-    results: list[tuple[Profile, tuple[Handoff, ...], ClientError | None]],
-    note: str | None = None,
-) -> tuple[ClientReview, ...]:
-    """The profiles' reviews of a turn, each a model's (``note``: why the model stands for a library)."""
-    from stream_doctor.clients.base import modelled
-    from stream_doctor.clients.compare import review
-
-    return tuple(
-        review(stream, profile, handoffs, error, modelled(profile, note)) for profile, handoffs, error in results
-    )
-
-
-def _runs_libraries(options: Options, profiles: tuple[Profile, ...]) -> bool:
-    """Whether ``--client`` names a library the live proxy runs after each exchange (``--client-mode``)."""
-    if options.client_mode == "model":
-        return False
-    from stream_doctor.clients.runs import compared
-
-    return any(compared(profile.name) is not None for profile in profiles)
 
 
 class _Timed(NamedTuple):

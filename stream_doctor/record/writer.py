@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import IO, Any, Callable
+from contextlib import contextmanager
+from typing import IO, Any, Callable, Iterator
 
 import orjson
 
@@ -51,6 +52,22 @@ class EnvelopeWriter:
         self.observe = observe
         self.frames, self.lines, self.size = at
         self.count_at: int | None = None  # where the header's ``exchanges`` digits are
+        self._held: list[bytes] | None = None  # lines not yet written (``held``)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The lines written meanwhile go to the file in one write and one flush at the end (``serve`` records
+        an answer already sent a slice of reads at a time: a flush per line cost more than the line)."""
+        with self.lock:
+            self._held = []
+        try:
+            yield
+        finally:
+            with self.lock:
+                lines, self._held = self._held, None
+                if lines and not self.closed:
+                    self.file.write(b"".join(lines))
+                    self.file.flush()
 
     def now(self) -> float:
         return round(time.monotonic() - self.start, 6)
@@ -66,9 +83,12 @@ class EnvelopeWriter:
         with self.lock:
             if self.closed:
                 return 0
-            self.file.write(line)
-            self.file.write(b"\n")
-            self.file.flush()
+            if self._held is not None:
+                self._held += (line, b"\n")
+            else:
+                self.file.write(line)
+                self.file.write(b"\n")
+                self.file.flush()
             frame = 0 if record.get("sd") == "header" else self.frames + 1
             pos = Pos(frame, self.lines + 1, self.size)
             self.frames += frame != 0
@@ -113,6 +133,9 @@ class EnvelopeWriter:
         with self.lock:
             if not self.closed:
                 self.closed = True
+                if self._held:  # (a close inside ``held``: what was written is kept)
+                    self.file.write(b"".join(self._held))
+                    self._held = []
                 self.file.close()
 
 

@@ -40,9 +40,10 @@ class Recording:
         self.whole: float | None = None
 
     def _feed(self, upto: int) -> None:
-        start = self.exchange.writer.start
-        for number in range(self.recorded, upto):
-            self.exchange.chunk(self.reads[number][1], round(self.times[number] - start, 6))
+        writer = self.exchange.writer
+        with writer.held():
+            for number in range(self.recorded, upto):
+                self.exchange.chunk(self.reads[number][1], round(self.times[number] - writer.start, 6))
         self.recorded = upto
 
     async def record(self, cause: str | None, ended: float, pending: Pending | None) -> None:

@@ -1,0 +1,93 @@
+"""The live diagnosis reads event records in batches and ``serve`` writes an answer's records a slice at a
+time: neither may change what is found, what the grouping is told, or the envelope written."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from benchmarks.captures import write_calls
+from stream_doctor import replay
+from stream_doctor.capture.base import Pos
+from stream_doctor.record.exchange import RecordedExchange, stream_end
+from stream_doctor.record.live import _BATCH, Live
+from stream_doctor.record.writer import EnvelopeWriter, request_record
+from stream_doctor.values.options import Options
+
+
+def _events(capture: Path) -> list[bytes]:
+    return [event + b"\n\n" for event in capture.read_bytes().split(b"\n\n") if event]
+
+
+def _record(path: Path, events: list[bytes], observe: Any, held: int = 0) -> EnvelopeWriter:
+    """``events`` recorded into an envelope at ``path``, one read each; with ``held``, that many reads a slice."""
+    writer = EnvelopeWriter(path.open("wb"), start=0.0, observe=observe)
+    writer.header("anthropic", "test")
+    writer.write(request_record(0.0, "POST", "https://api.anthropic.com/v1/messages", b"{}", []))
+    exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+    for first in range(0, len(events), held or 1):
+        if held:
+            with writer.held():
+                for number in range(first, min(len(events), first + held)):
+                    exchange.chunk(events[number], number / 1000)
+        else:
+            exchange.chunk(events[first], first / 1000)
+    exchange.end(None, 1.0)
+    return writer
+
+
+def test_live_findings_over_many_batches_are_replays(tmp_path: Path) -> None:
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 60)  # 602 events: calls cut across batch ends, every 10th call's arguments broken
+    events = _events(capture)
+    assert len(events) > 2 * _BATCH
+    live = Live(Options())
+    envelope = tmp_path / "calls.jsonl"
+    conversation = live.listener(str(envelope), "anthropic")
+    _record(envelope, events, conversation.record).close()
+    conversation.exchange_ended()
+    conversation.close()
+    expected = replay(str(envelope)).findings
+    assert [f.code for f in expected].count("SD201") == 6
+    key = lambda f: (f.code, f.call_id, str(f.location))  # noqa: E731
+    assert Counter(map(key, conversation.findings)) == Counter(map(key, expected))
+
+
+def test_the_grouping_knows_a_call_as_soon_as_its_record_is_read_not_when_a_batch_fills(tmp_path: Path) -> None:
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 2)
+    events = _events(capture)
+    conversation = Live(Options()).listener("calls.jsonl", "anthropic")
+    writer = _record(tmp_path / "calls.jsonl", events[:1], conversation.record)
+    assert conversation.assistant_turn()[0] == frozenset()  # near miss: only message_start so far
+    exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+    exchange.chunk(events[1])  # content_block_start of the first call: one record, far from a batch's end
+    assert conversation.assistant_turn() == (frozenset({"toolu_00000000"}), frozenset({"msg_scale"}))
+    writer.close()
+
+
+def test_records_held_for_a_slice_are_the_same_file_and_positions_as_written_one_by_one(tmp_path: Path) -> None:
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 5)
+    events = _events(capture)
+    seen: dict[int, list[Pos]] = {0: [], 7: []}
+    for held in seen:
+        _record(tmp_path / f"{held}.jsonl", events, lambda record, line, pos, held=held: seen[held].append(pos)).close()
+    assert (tmp_path / "7.jsonl").read_bytes() == (tmp_path / "0.jsonl").read_bytes()
+    assert seen[7] == seen[0]
+
+
+def test_a_writer_closed_inside_held_keeps_what_was_written() -> None:
+    class Kept(io.BytesIO):
+        def close(self) -> None:
+            self.kept = self.getvalue()
+
+    file = Kept()
+    writer = EnvelopeWriter(file, start=0.0)
+    with writer.held():
+        writer.write({"sd": "event", "t": 0.0, "data": {}})
+        assert file.getvalue() == b""  # held: nothing written yet
+        writer.close()
+    assert file.kept == b'{"sd":"event","t":0.0,"data":{}}\n'
