@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
@@ -48,14 +50,27 @@ def fixture_files(
     )
 
 
-def first_in_the_inner_loop(values: Collection[object], ids: Collection[str] | None = None) -> list[object]:
+def first_in_the_inner_loop(
+    values: Collection[object], ids: Collection[str] | None = None, *, several: bool = False
+) -> list[object]:
     """``values`` as parameters of a test that starts the CLI in a child process per value (about half a second
-    of CPU each): the first runs in the inner loop, the rest, each a case of the same check, are marked slow."""
+    of CPU each): the first runs in the inner loop, the rest, each a case of the same check, are marked slow.
+    With ``several``, each value is the tuple of a case's arguments (a parametrize of several names)."""
     names = list(ids) if ids is not None else [None] * len(values)
     return [
-        pytest.param(value, id=name, marks=[pytest.mark.slow] if number else [])
+        pytest.param(*(value if several else (value,)), id=name, marks=[pytest.mark.slow] if number else [])
         for number, (value, name) in enumerate(zip(values, names, strict=True))
     ]
+
+
+@functools.cache
+def plain_http_tls() -> ssl.SSLContext:
+    """httpx's default TLS settings, built once per session, for the ``verify`` of a test's httpx client: loading
+    the CA bundle is most of what a client costs (45 ms of CPU each), and the tests' requests are plain HTTP on
+    loopback, where the settings never apply."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 #: The fixtures that need more than the Python packages (the Node harness and its npm packages, a Chromium,
@@ -81,4 +96,4 @@ def render_terminal(report: object, width: int = 110, call: str | None = None, t
 
     if call is not None:
         report = replace(report, selected=call)  # type: ignore[type-var]
-    return terminal.render(report, RenderOptions(width=width, timeline=timeline))  # type: ignore[arg-type]
+    return terminal.render(report, RenderOptions(width=width, timeline=timeline))

@@ -92,7 +92,7 @@ def test_help_describes_every_command_and_a_command_imports_its_own_module_only(
     assert not COMMAND_MODULES & imported("replay", "--help")
 
 
-@pytest.mark.parametrize("fmt", ["terminal", "json"])
+@pytest.mark.parametrize("fmt", first_in_the_inner_loop(["terminal", "json"]))  # terminal, the one rich could draw
 def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     modules = imported("replay", "fixtures/anthropic/one_call.sse", "--format", fmt)
     assert not tops(modules) & set(NEVER)
@@ -104,7 +104,7 @@ def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
 
 
-@pytest.mark.parametrize("args", [(), ("--statistics",)])
+@pytest.mark.parametrize("args", first_in_the_inner_loop([(), ("--statistics",)]))
 def test_a_check_imports_no_rich(args: tuple[str, ...]) -> None:
     modules = imported("check", "fixtures/anthropic", "--isolated", *args)
     reporter = "statistics" if args else "check_terminal"

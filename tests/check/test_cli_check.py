@@ -388,6 +388,7 @@ def test_github_annotations_are_automatic_on_github_actions(in_tree: Path) -> No
     assert clean.exit_code == 0 and "::" not in clean.stdout
 
 
+@pytest.mark.slow  # three checks of 120 captures with five reports, two of them in worker processes (2 s of CPU)
 def test_machine_reports_are_byte_identical_across_runs_and_jobs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

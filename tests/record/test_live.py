@@ -25,7 +25,7 @@ from stream_doctor.capture.base import Pos
 from stream_doctor.record.conversations import GROUPING
 from stream_doctor.record.live import Live
 from stream_doctor.values.options import Options
-from tests.conftest import fixture_files
+from tests.conftest import fixture_files, plain_http_tls
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
 
@@ -70,7 +70,7 @@ def test_live_findings_are_replays_findings_for_every_fixture_served_through_the
     with (
         FakeUpstream(b"", content_type=content_type, choose=choose) as upstream,
         RunningProxy(upstream.url, str(out)) as proxy,
-        httpx2.Client(base_url=proxy.url, timeout=30) as client,
+        httpx2.Client(base_url=proxy.url, timeout=30, verify=plain_http_tls()) as client,
     ):
         for name in bodies:
             body = {"model": "m", "stream": True, "fixture": name, "messages": [{"role": "user", "content": name}]}
@@ -109,7 +109,7 @@ def agent_turns(url: str, echoed: dict[str, Any] | None) -> None:
     input (None: the input it streamed), and its result."""
     call_id, name, streamed = call_of(ONE_CALL.read_bytes())
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Lisbon?"}]
-    with httpx2.Client(base_url=url, timeout=30) as client:
+    with httpx2.Client(base_url=url, timeout=30, verify=plain_http_tls()) as client:
         body = {"model": "claude-haiku-4-5", "max_tokens": 100, "stream": True, "messages": messages}
         client.post("/v1/messages", json=body, headers={"x-api-key": "sk-ant-live-1"}).read()
         tool_use = {"type": "tool_use", "id": call_id, "name": name, "input": streamed if echoed is None else echoed}
@@ -193,7 +193,7 @@ def test_the_live_findings_reach_the_clients_named(tmp_path: Path) -> None:
     with (
         FakeUpstream((FIXTURES / "anthropic" / "no_argument_tool.sse").read_bytes()) as upstream,
         RunningProxy(upstream.url, str(out), options=Options(clients=("all",), client_mode="model")) as proxy,
-        httpx2.Client(base_url=proxy.url, timeout=30) as client,
+        httpx2.Client(base_url=proxy.url, timeout=30, verify=plain_http_tls()) as client,
     ):
         client.post("/v1/messages", json={"model": "m", "stream": True, "messages": []}).read()
         wait_for(lambda: len(proxy.lines) == 1)
@@ -383,7 +383,7 @@ def test_a_diagnosis_that_fails_stops_only_its_live_findings_never_the_recording
     with FakeUpstream(ONE_CALL.read_bytes()) as upstream:
         proxy = RunningProxy(upstream.url, str(out))
         proxy.config.listen = lambda path, provider: Broken()
-        with proxy, httpx2.Client(base_url=proxy.url, timeout=30) as client:
+        with proxy, httpx2.Client(base_url=proxy.url, timeout=30, verify=plain_http_tls()) as client:
             response = client.post("/v1/messages", json={"model": "m", "stream": True, "messages": []})
             wait_for(lambda: len(proxy.lines) == 2)
     assert response.content == ONE_CALL.read_bytes()

@@ -12,6 +12,7 @@ import pytest
 
 from stream_doctor import replay
 from stream_doctor.capture import load
+from tests.conftest import plain_http_tls
 from tests.record.proxy_server import RunningProxy
 from tests.record.upstream import FakeUpstream
 
@@ -70,7 +71,7 @@ def test_bytes_pass_unchanged_and_secrets_never_reach_the_envelope(tmp_path: Pat
     with (
         FakeUpstream(body) as upstream,
         RunningProxy(upstream.url, str(out), frozenset({"x-team-secret"})) as proxy,
-        httpx2.Client() as client,
+        httpx2.Client(verify=plain_http_tls()) as client,
     ):
         headers = {
             "x-api-key": "secret-a",
@@ -152,7 +153,7 @@ def test_an_upstream_that_dies_mid_stream(tmp_path: Path) -> None:
     with (
         FakeUpstream(ANTHROPIC_SSE.read_bytes(), die_after=10) as upstream,
         RunningProxy(upstream.url, str(out)) as proxy,
-        httpx2.Client() as client,
+        httpx2.Client(verify=plain_http_tls()) as client,
     ):
         received = b""
         with pytest.raises(httpx2.RemoteProtocolError):  # the client sees the cut too
@@ -174,7 +175,7 @@ def test_json_lines_and_concurrent_exchanges_get_one_envelope_each(tmp_path: Pat
     with (
         FakeUpstream(OLLAMA_JSONL.read_bytes(), content_type="application/x-ndjson") as upstream,
         RunningProxy(upstream.url, str(out)) as proxy,
-        httpx2.Client() as client,
+        httpx2.Client(verify=plain_http_tls()) as client,
     ):
         for _ in range(3):
             assert (
@@ -192,7 +193,7 @@ def test_an_unreachable_upstream_is_a_502_and_a_record(tmp_path: Path) -> None:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     out = tmp_path / "captures"
-    with RunningProxy(f"http://127.0.0.1:{port}", str(out)) as proxy, httpx2.Client() as client:
+    with RunningProxy(f"http://127.0.0.1:{port}", str(out)) as proxy, httpx2.Client(verify=plain_http_tls()) as client:
         response = client.post(f"{proxy.url}/v1/messages", content=b"{}")
     assert response.status_code == 502 and "could not be reached" in response.text
     assert f'"error":"the upstream http://127.0.0.1:{port} could not be reached' in envelopes(out)[0].read_text()
@@ -222,7 +223,7 @@ def test_the_command_line(tmp_path: Path) -> None:
             started = process.stderr.readline()
             assert "listening on http://127.0.0.1:" in started, started
             port = int(started.split("http://127.0.0.1:")[1].split(",")[0])
-            with httpx2.Client() as client:
+            with httpx2.Client(verify=plain_http_tls()) as client:
                 assert (
                     client.post(f"http://127.0.0.1:{port}/v1/messages", content=b"{}").content
                     == ANTHROPIC_SSE.read_bytes()

@@ -23,6 +23,7 @@ import orjson
 import pytest
 
 from stream_doctor import replay
+from tests.conftest import plain_http_tls
 from tests.record.raw_upstream import Framing, RawUpstream, Script
 
 #: the recording proxy before a loopback upstream, with the real SDKs
@@ -156,9 +157,9 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxyProcess]:
 def through_proxy(proxy: ProxyProcess, sdk: str, way: str) -> tuple[list[str], Path]:
     before = len(proxy.lines)
     if way == "sync":
-        received = consume(sdk, proxy.url, httpx2.Client())
+        received = consume(sdk, proxy.url, httpx2.Client(verify=plain_http_tls()))
     else:
-        received = consume_async(sdk, proxy.url, httpx2.AsyncClient())
+        received = consume_async(sdk, proxy.url, httpx2.AsyncClient(verify=plain_http_tls()))
     return received, proxy.envelope(before)
 
 

@@ -17,7 +17,7 @@ httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
 from stream_doctor.serve.wire import Plan, Recorded  # noqa: E402
-from tests.conftest import FIXTURES  # noqa: E402
+from tests.conftest import FIXTURES, plain_http_tls  # noqa: E402
 
 #: the loopback server, attacked over sockets
 pytestmark = [pytest.mark.external]
@@ -36,7 +36,14 @@ def first_body(capture: str) -> dict[str, Any]:
 
 def post(url: str, body: Any, **options: Any) -> httpx.Response:
     data = body if isinstance(body, bytes) else orjson.dumps(body)
-    return httpx.post(url, content=data, headers={"content-type": "application/json"}, timeout=TIMEOUT, **options)
+    return httpx.post(
+        url,
+        content=data,
+        headers={"content-type": "application/json"},
+        timeout=TIMEOUT,
+        verify=plain_http_tls(),
+        **options,
+    )
 
 
 def verdicts(server: Any) -> list[tuple[str, str | None, str]]:
@@ -59,7 +66,7 @@ def test_unknown_paths_and_methods_are_the_providers_404_and_405(stream_doctor_s
     url = stream_doctor_server.url
     unknown = post(url + "/v1/embeddings", {"input": "x"})
     assert unknown.status_code == 404 and unknown.json()["error"]["type"] == "not_found_error"  # OpenAI's shape
-    wrong = httpx.get(url + "/v1/messages", timeout=TIMEOUT)
+    wrong = httpx.get(url + "/v1/messages", timeout=TIMEOUT, verify=plain_http_tls())
     assert wrong.status_code == 405 and wrong.json()["type"] == "error"  # Anthropic's shape
     elsewhere = post(url + "/v1/chat/completions", {"model": "gpt-4o", "messages": []})
     assert (
@@ -132,7 +139,7 @@ def test_a_follow_up_that_never_came_is_said(stream_doctor_server: Any) -> None:
 @pytest.mark.stream_doctor_serve(OPENAI_GZIP)
 def test_a_gzip_body_is_served_gzipped_and_decodes_to_the_recorded_bytes(stream_doctor_server: Any) -> None:
     recorded: Recorded = load_script(OPENAI_GZIP).turns[0].recorded
-    with httpx.Client(timeout=TIMEOUT) as client:
+    with httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as client:
         with client.stream(
             "POST", stream_doctor_server.url + "/v1/chat/completions", json=first_body(OPENAI_GZIP)
         ) as response:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import first_in_the_inner_loop
 from tests.serve import apps
 
 #: `stream-doctor serve` in a subprocess, on loopback
@@ -106,12 +107,15 @@ def test_a_host_other_than_loopback_is_said_on_start(tmp_path: Path) -> None:
     assert process.returncode == 0
 
 
+BAD_VALUES = [
+    (("--fail-on", "bad"), "--fail-on: unknown severity 'bad' (choose from info, warning, error)"),
+    (("--max-request", "12zz"), "--max-request 12zz: expected a size such as 65536, 512KiB or 64MiB"),
+]
+
+
+# --fail-on's case in the inner loop, --max-request's under slow (one child process each)
 @pytest.mark.parametrize(
-    ("option", "said"),
-    [
-        (("--fail-on", "bad"), "--fail-on: unknown severity 'bad' (choose from info, warning, error)"),
-        (("--max-request", "12zz"), "--max-request 12zz: expected a size such as 65536, 512KiB or 64MiB"),
-    ],
+    ("option", "said"), first_in_the_inner_loop(BAD_VALUES, ids=[name for (name, _), _ in BAD_VALUES], several=True)
 )
 def test_a_bad_option_value_is_one_line_and_exit_2(option: tuple[str, str], said: str) -> None:
     process = start(EMPTY_INPUT, "--port", "0", *option)

@@ -4,13 +4,11 @@ undone by the client where it was applied again); the ones that cannot are one l
 
 from __future__ import annotations
 
-import ssl
-
 import orjson
 import pytest
 
 from stream_doctor.serve.load import Script, ServeError, load_script
-from tests.conftest import FIXTURES, fixture_files
+from tests.conftest import FIXTURES, fixture_files, plain_http_tls
 
 pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
@@ -50,22 +48,15 @@ def script_of(name: str) -> Script | None:
         return None
 
 
-@pytest.fixture(scope="module")
-def tls() -> ssl.SSLContext:
-    """httpx's default TLS settings, built once: loading the CA bundle is most of what a client costs (40 ms of
-    CPU), and each test makes one (its requests are plain HTTP on loopback: the settings never apply)."""
-    return httpx.create_ssl_context()
-
-
 @pytest.mark.parametrize("name", CAPTURES)
-def test_each_turn_is_served_as_recorded(name: str, stream_doctor_server: object, tls: ssl.SSLContext) -> None:
+def test_each_turn_is_served_as_recorded(name: str, stream_doctor_server: object) -> None:
     script = script_of(name)
     if script is None:
         return
     assert set(PATHS) >= {script.provider}
     server = stream_doctor_server(str(FIXTURES / name))  # type: ignore[operator]
     previous: object = {}
-    with httpx.Client(timeout=30, verify=tls) as client:
+    with httpx.Client(timeout=30, verify=plain_http_tls()) as client:
         for turn in script.turns:
             body = turn.request.get("body", {}) if turn.request is not None else {}
             answered = client.post(server.url + PATHS[script.provider], content=orjson.dumps(body))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests import planted_secrets
+from tests.conftest import plain_http_tls
 
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
@@ -68,7 +69,7 @@ def _cassette(tmp_path: Path, headers: dict[str, str]) -> str:
 def _served_headers(server: Any, capture: str) -> httpx.Headers:
     request = load_script(capture).turns[0].request
     assert request is not None
-    answered = httpx.post(server.url + "/v1/messages", json=request["body"], timeout=TIMEOUT)
+    answered = httpx.post(server.url + "/v1/messages", json=request["body"], timeout=TIMEOUT, verify=plain_http_tls())
     assert answered.status_code == 200
     return answered.headers
 

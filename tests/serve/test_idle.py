@@ -23,7 +23,7 @@ pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
-from tests.conftest import first_in_the_inner_loop  # noqa: E402
+from tests.conftest import first_in_the_inner_loop, plain_http_tls  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = 1.0
@@ -92,7 +92,7 @@ def test_a_client_that_stops_reading_is_dropped_and_the_next_one_is_served(
         stuck.settimeout(TIMEOUT)
         time.sleep(IDLE * 3)  # the server's write blocks, then its idle timeout drops the connection
         other = {**_request(), "max_tokens": 65}  # another application's request (the same body: a retry)
-        answered = httpx.post(server.url + "/v1/messages", json=other, timeout=TIMEOUT)
+        answered = httpx.post(server.url + "/v1/messages", json=other, timeout=TIMEOUT, verify=plain_http_tls())
         assert answered.status_code == 200 and answered.content == load_script(capture).turns[0].recorded.body
         got = 0
         try:  # what the server had sent, then the end of the connection (a reset, or none)
@@ -117,7 +117,7 @@ def test_a_slow_reader_within_the_idle_timeout_gets_the_whole_stream(stream_doct
     capture = _big_capture(tmp_path)
     server = stream_doctor_server(capture, idle_timeout=IDLE)
     received = bytearray()
-    with httpx.Client(timeout=TIMEOUT) as client:
+    with httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as client:
         with client.stream("POST", server.url + "/v1/messages", json=_request()) as response:
             for number, chunk in enumerate(response.iter_raw(1 << 20)):
                 received += chunk
@@ -140,7 +140,7 @@ def test_a_request_body_that_stops_arriving_is_408_and_the_next_client_is_served
         while b"\r\n\r\n" not in answer:
             answer += client.recv(4096)
     assert answer.startswith(b"HTTP/1.1 408")
-    answered = httpx.post(server.url + "/v1/messages", json=_request(), timeout=TIMEOUT)
+    answered = httpx.post(server.url + "/v1/messages", json=_request(), timeout=TIMEOUT, verify=plain_http_tls())
     assert answered.status_code == 200
 
 
@@ -166,7 +166,9 @@ def test_the_cli_idle_timeout_drops_a_client_that_stops_reading(tmp_path: Path) 
         try:
             time.sleep(IDLE * 3)  # the write blocks, then the idle timeout drops the connection
             other = {**_request(), "max_tokens": 65}  # another application's request (the same body: a retry)
-            answered = httpx.post(exported["ANTHROPIC_BASE_URL"] + "/v1/messages", json=other, timeout=TIMEOUT)
+            answered = httpx.post(
+                exported["ANTHROPIC_BASE_URL"] + "/v1/messages", json=other, timeout=TIMEOUT, verify=plain_http_tls()
+            )
             assert answered.status_code == 200
         finally:
             stuck.close()

@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from benchmarks.captures import write_calls
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, plain_http_tls
 
 #: the loopback server and a raw HTTP client
 pytestmark = [pytest.mark.external]
@@ -42,7 +42,7 @@ def _paced(recorded: Recorded) -> Plan:
 def test_each_event_is_recorded_at_the_time_its_read_went_out(stream_doctor_server: Any, paced: bool) -> None:
     capture = str(FIXTURES / "anthropic/parallel_calls.sse")
     server = stream_doctor_server(capture, **({"plan": _paced} if paced else {}))
-    answered = httpx.post(server.url + "/v1/messages", json=FIRST, timeout=TIMEOUT)
+    answered = httpx.post(server.url + "/v1/messages", json=FIRST, timeout=TIMEOUT, verify=plain_http_tls())
     assert answered.content == load_script(capture).turns[0].recorded.body
     (judged,) = server.stop()
     times = [event["t"] for event in _events(judged.served.envelope)]
@@ -63,7 +63,10 @@ def test_a_follow_up_by_call_ids_alone_joins_its_conversation_while_its_turn_is_
     capture = tmp_path / "calls.sse"
     write_calls(capture, 300)
     server = stream_doctor_server(str(capture))
-    with httpx.Client(timeout=TIMEOUT) as first, httpx.Client(timeout=TIMEOUT) as second:
+    with (
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
+    ):
         assert first.post(server.url + "/v1/messages", json=FIRST).status_code == 200
         result = {"type": "tool_result", "tool_use_id": "toolu_00000007", "content": "ok"}
         follow_up = {**FIRST, "messages": [*FIRST["messages"], {"role": "user", "content": [result]}]}
@@ -125,7 +128,7 @@ def test_a_stop_right_after_many_streams_records_every_one_whole(
     server = stream_doctor_server(str(capture))
 
     def read(_: int) -> bytes:
-        return httpx.post(server.url + "/v1/messages", json=FIRST, timeout=TIMEOUT).content
+        return httpx.post(server.url + "/v1/messages", json=FIRST, timeout=TIMEOUT, verify=plain_http_tls()).content
 
     with ThreadPoolExecutor(20) as pool:
         assert all(answer == body.body for answer in pool.map(read, range(20)))
@@ -167,7 +170,10 @@ def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long
     _slow_recording(monkeypatch)
     server = stream_doctor_server(str(FIXTURES / "openai-responses/one_call.sse"))
     follow_up = {**RESPONSES_FIRST, "previous_response_id": previous, "input": [{"role": "user", "content": "And?"}]}
-    with httpx.Client(timeout=TIMEOUT) as first, httpx.Client(timeout=TIMEOUT) as second:
+    with (
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
+    ):
         assert first.post(server.url + "/v1/responses", json=RESPONSES_FIRST).status_code == 200
         second.post(server.url + "/v1/responses", json=follow_up)
     judged = server.stop()
@@ -190,7 +196,10 @@ def test_a_follow_up_by_call_ids_alone_joins_its_conversation_however_long_its_r
     server = stream_doctor_server(str(capture))
     result = {"type": "tool_result", "tool_use_id": answered, "content": "ok"}
     follow_up = {**FIRST, "messages": [*FIRST["messages"], {"role": "user", "content": [result]}]}
-    with httpx.Client(timeout=TIMEOUT) as first, httpx.Client(timeout=TIMEOUT) as second:
+    with (
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
+    ):
         assert first.post(server.url + "/v1/messages", json=FIRST).status_code == 200
         second.post(server.url + "/v1/messages", json=follow_up)
     judged = server.stop()

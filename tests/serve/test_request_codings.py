@@ -20,6 +20,7 @@ brotli = pytest.importorskip("brotli")
 zstandard = pytest.importorskip("zstandard")
 
 from stream_doctor.serve.load import load_script  # noqa: E402
+from tests.conftest import plain_http_tls  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 EMPTY_INPUT = str(FIXTURES / "anthropic/empty_input_bug.jsonl")
@@ -50,7 +51,9 @@ def first_body() -> dict[str, Any]:
 
 def post(server: Any, data: bytes, encoding: str) -> httpx.Response:
     headers = {"content-type": "application/json", "content-encoding": encoding}
-    return httpx.post(server.url + "/v1/messages", content=data, headers=headers, timeout=TIMEOUT)
+    return httpx.post(
+        server.url + "/v1/messages", content=data, headers=headers, timeout=TIMEOUT, verify=plain_http_tls()
+    )
 
 
 @pytest.mark.parametrize("encoding", sorted(CODINGS))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import plain_http_tls
 from tests.serve import apps
 
 anthropic = pytest.importorskip("anthropic")
@@ -34,7 +35,13 @@ def request_of(capture: str) -> dict[str, Any]:
 
 def post(server: Any, retry_count: str | None = None) -> httpx.Response:
     headers = {"x-stainless-retry-count": retry_count} if retry_count is not None else {}
-    return httpx.post(server.url + "/v1/messages", json=request_of(CASSETTE)["body"], headers=headers, timeout=TIMEOUT)
+    return httpx.post(
+        server.url + "/v1/messages",
+        json=request_of(CASSETTE)["body"],
+        headers=headers,
+        timeout=TIMEOUT,
+        verify=plain_http_tls(),
+    )
 
 
 def test_the_sdks_retries_of_each_429_continue_the_conversation(stream_doctor_server: Any) -> None:
