@@ -78,4 +78,8 @@ def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, d
 def candidates(sample: Sequence[Frame]) -> set[str]:
     """The adapters whose words some of these frames hold: the only ones whose ``sniff`` can score
     above 0 (each ``sniff`` starts with the same test, ``Words.heard``)."""
-    return {name for name in ADAPTERS if WORDS[name].heard(sample)}
+    from stream_doctor.providers.sniffing import distinct  # detection's, not --provider's help
+
+    words = {name: WORDS[name] for name in ADAPTERS}
+    shapes = distinct(sample, words.values())
+    return {name for name, word in words.items() if word.heard(shapes)}

@@ -91,3 +91,34 @@ class Words:
     def heard(self, frames: Iterable[Frame]) -> bool:
         """Whether any event frame holds one of the words: without one the adapter scores 0."""
         return any(self.admits(frame) for frame in frames if frame.kind == "event")
+
+
+def distinct(frames: Iterable[Frame], words: Iterable[Words]) -> list[Frame]:
+    """The first event frame of each shape, where a shape is all that ``Words.admits`` of these ``words``
+    reads of a frame (its event name, its keys, the value of each ``field``, the same of each ``within``
+    object): ``words.heard`` of these says what it says of all the frames. A stream repeats a few shapes,
+    so detection asks each adapter about a few frames, not 50."""
+    fields = tuple({w.field for w in words})
+    withins = tuple({w.within for w in words if w.within is not None})
+    first: dict[object, Frame] = {}
+    for frame in frames:
+        if frame.kind != "event":
+            continue
+        try:
+            first.setdefault(_shape(frame, fields, withins), frame)
+        except TypeError:  # a field holds an array or an object (unhashable): a shape of its own
+            first[id(frame)] = frame
+    return list(first.values())
+
+
+def _shape(frame: Frame, fields: tuple[str, ...], withins: tuple[str, ...]) -> object:
+    value = frame.value
+    if not isinstance(value, dict):
+        return frame.event  # ``admits`` reads nothing of it but that it is no object
+    inner = [value.get(key) for key in withins]
+    return (
+        frame.event,
+        tuple(value),
+        tuple(map(value.get, fields)),
+        tuple((tuple(each), tuple(map(each.get, fields))) if isinstance(each, dict) else None for each in inner),
+    )

@@ -229,3 +229,53 @@ def test_a_capture_no_adapter_reads_is_refused_listing_the_adapters_in_the_regis
         )
     ]
     assert providers.detect(known)[0] is ADAPTERS["anthropic"]
+
+
+def test_detection_asks_one_frame_per_shape_and_hears_what_every_frame_says() -> None:
+    """``candidates`` asks the adapters about one frame of each shape (``sniffing.distinct``): generated
+    frames built of every adapter's words, of near misses and of values no word reads must give the
+    same adapters as asking about every frame, and a frame differing only in what a word reads (a
+    type, a key, an event name, the object ``within``) is a shape of its own."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    from stream_doctor.providers.sniffing import distinct
+
+    words = [WORDS[name] for name in ADAPTERS]
+    names = sorted({n for w in words for n in w.names} | {p + "x" for w in words for p in w.prefixes} | {"texts"})
+    keys = sorted({k for w in words for k in (*w.keys, *w.beside, *w.events)} | {"type", "object", "p"})
+    text = st.sampled_from(names)
+    leaf = st.one_of(text, st.integers(0, 2), st.none(), st.lists(text, max_size=1))
+    objects = st.dictionaries(st.sampled_from(keys + ["event_type", "response"]), leaf, max_size=3)
+    value = st.one_of(objects, st.builds(lambda inner: {"response": inner}, objects), st.just("[DONE]"), leaf)
+    event = st.one_of(st.none(), st.sampled_from(sorted({e for w in words for e in w.events} | {"message"})))
+    frame = st.builds(
+        lambda v, e, k: Frame(Pos(1, 1, 0), b"", v, None, e, kind=k),
+        value,
+        event,
+        st.sampled_from(["event", "comment"]),
+    )
+
+    @hypothesis.settings(max_examples=300, deadline=None, derandomize=True)
+    @hypothesis.given(st.lists(frame, max_size=12))
+    def check(sample: list[Frame]) -> None:
+        assert candidates(sample) == {name for name in ADAPTERS if WORDS[name].heard(sample)}
+
+    check()
+
+    def at(value: object, event: str | None = None) -> Frame:
+        return Frame(Pos(1, 1, 0), b"", value, None, event)
+
+    same = [at({"type": "response.output_text.delta", "delta": str(n)}) for n in range(50)]
+    assert distinct(same, words) == same[:1]  # what no word reads (the delta) makes no new shape
+    apart = [
+        at({"type": "ping"}),
+        at({"type": "pong"}),
+        at({"type": "ping", "choices": []}),
+        at({"type": "ping"}, "messageStop"),
+        at({"response": {"candidates": []}}),
+        at({"response": {"output": []}}),
+        at({"object": "thread.run"}),
+        at({"type": ["ping"]}),
+        at({"type": ["ping"]}),  # unhashable: each its own shape, never an error
+    ]
+    assert distinct(apart, words) == apart
