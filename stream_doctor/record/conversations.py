@@ -64,6 +64,20 @@ class Listener(Protocol):
 
     # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
     # optional: ``def progress(self) -> int``, a count that grows as the listener reads what it is given
+    # (read through ``settle`` and ``progress_of``, the one place a listener without them is answered)
+
+
+async def settle(listener: object) -> None:
+    """Until ``listener`` has read every record written, if it says (its optional ``settled``)."""
+    settled = getattr(listener, "settled", None)
+    if settled is not None:
+        await settled()
+
+
+def progress_of(listener: object) -> int:
+    """``listener``'s optional ``progress`` count (0 for a listener that keeps none)."""
+    progress = getattr(listener, "progress", None)
+    return int(progress()) if progress is not None else 0
 
 
 #: Makes the listener of a new conversation: (its envelope's path, its provider).
@@ -321,13 +335,10 @@ class _Guarded:
         return frozenset(), frozenset()
 
     async def settled(self) -> None:
-        settled = getattr(self.inner, "settled", None)
-        if settled is not None:
-            await settled()
+        await settle(self.inner)
 
     def progress(self) -> int:
-        progress = getattr(self.inner, "progress", None)
-        return progress() if progress is not None else 0
+        return progress_of(self.inner)
 
     def close(self) -> None:
         if self.inner is not None:

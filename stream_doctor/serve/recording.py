@@ -21,7 +21,7 @@ from array import array
 from typing import Any
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.record.conversations import Listener, ListenerFactory
+from stream_doctor.record.conversations import Listener, ListenerFactory, progress_of, settle
 from stream_doctor.record.exchange import RecordedExchange
 
 #: Reads recorded between two returns to the event loop.
@@ -121,13 +121,10 @@ class Pending:
     async def settled(self) -> None:
         """Until the turn being recorded is, and the live diagnosis has read it."""
         await self.recorded.wait()
-        settled = getattr(self.inner, "settled", None)
-        if settled is not None:
-            await settled()
+        await settle(self.inner)
 
     def progress(self) -> int:
-        progress = getattr(self.inner, "progress", None)
-        return progress() if progress is not None else 0
+        return progress_of(self.inner)
 
     async def room(self) -> None:
         room = getattr(self.inner, "room", None)
