@@ -160,6 +160,23 @@ RESPONSES_FIRST = {"model": "gpt-4.1", "stream": True, "input": "Go."}
 RESPONSE_ID = "resp_691f2a3ceb6f8192a7cd62de963a8cc76be1679f6ae28652"  # one_call.sse's
 
 
+def _asked_twice(server: Any, path: str, first_request: Any, follow_up: Any, joins: bool) -> None:
+    """The first request, then the follow-up on another connection while the first turn is still recorded:
+    one conversation of two turns when the follow-up ``joins`` it, else two conversations of one turn each."""
+    with (
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
+        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
+    ):
+        assert first.post(server.url + path, json=first_request).status_code == 200
+        second.post(server.url + path, json=follow_up)
+    judged = server.stop()
+    if joins:
+        assert len(judged) == 1, [one.served.envelope for one in judged]
+        assert judged[0].served.beyond == [2]
+    else:
+        assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
+
+
 @pytest.mark.parametrize("previous", [RESPONSE_ID, "resp_another"])
 def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long_its_recording(
     stream_doctor_server: Any, monkeypatch: pytest.MonkeyPatch, previous: str
@@ -170,18 +187,7 @@ def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long
     _slow_recording(monkeypatch)
     server = stream_doctor_server(str(FIXTURES / "openai-responses/one_call.sse"))
     follow_up = {**RESPONSES_FIRST, "previous_response_id": previous, "input": [{"role": "user", "content": "And?"}]}
-    with (
-        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
-        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
-    ):
-        assert first.post(server.url + "/v1/responses", json=RESPONSES_FIRST).status_code == 200
-        second.post(server.url + "/v1/responses", json=follow_up)
-    judged = server.stop()
-    if previous == RESPONSE_ID:
-        assert len(judged) == 1, [one.served.envelope for one in judged]
-        assert judged[0].served.beyond == [2]
-    else:
-        assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
+    _asked_twice(server, "/v1/responses", RESPONSES_FIRST, follow_up, joins=previous == RESPONSE_ID)
 
 
 @pytest.mark.parametrize("answered", ["toolu_00000003", "toolu_never_served"])
@@ -196,15 +202,4 @@ def test_a_follow_up_by_call_ids_alone_joins_its_conversation_however_long_its_r
     server = stream_doctor_server(str(capture))
     result = {"type": "tool_result", "tool_use_id": answered, "content": "ok"}
     follow_up = {**FIRST, "messages": [*FIRST["messages"], {"role": "user", "content": [result]}]}
-    with (
-        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as first,
-        httpx.Client(timeout=TIMEOUT, verify=plain_http_tls()) as second,
-    ):
-        assert first.post(server.url + "/v1/messages", json=FIRST).status_code == 200
-        second.post(server.url + "/v1/messages", json=follow_up)
-    judged = server.stop()
-    if answered == "toolu_00000003":
-        assert len(judged) == 1, [one.served.envelope for one in judged]
-        assert judged[0].served.beyond == [2]
-    else:
-        assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
+    _asked_twice(server, "/v1/messages", FIRST, follow_up, joins=answered == "toolu_00000003")
