@@ -186,7 +186,30 @@ class BodyParser:
         return events, leftover, 0
 
     def _lines(self, final: bool) -> list[Event]:
+        """The events the buffer's complete lines make (with ``final``, an unended last JSON line too)."""
+        buffer = self.buffer
+        if buffer.find(b"\r", self.scanned) >= 0:
+            lines = self._cut_lines(final)
+        else:  # no CR (nearly every body): the line ends are the newlines, cut in one call
+            end = buffer.rfind(b"\n", self.scanned)
+            with memoryview(buffer) as view:
+                lines = bytes(view[:end]).split(b"\n") if end >= 0 else []
+            del buffer[: end + 1]
+            self.scanned = len(buffer)
+        if final and self.kind == "lines" and buffer.strip():
+            lines.append(bytes(buffer))
+            del buffer[:]
+            self.scanned = 0
         events: list[Event] = []
+        if self.kind == "lines":
+            events.extend(self._bounded(None, line) for line in lines if line.strip())
+        else:
+            self._fields(lines, events)
+        return events
+
+    def _cut_lines(self, final: bool) -> list[bytes]:
+        """The buffer's complete lines, ended by CR, LF or CRLF (a CR at its end waits for a LF, unless ``final``)."""
+        lines: list[bytes] = []
         buffer = self.buffer
         start = 0
         position = self.scanned
@@ -204,35 +227,31 @@ class BodyParser:
                 end, after = newline, newline + 1
             else:
                 break
-            self._line(bytes(buffer[start:end]), events)
+            lines.append(bytes(buffer[start:end]))
             start = position = after
-        if final and start < size and self.kind == "lines" and buffer[start:].strip():
-            self._line(bytes(buffer[start:]), events)
-            start = size
         del buffer[:start]
         self.scanned = max(0, resume - start)
-        return events
+        return lines
 
-    def _line(self, line: bytes, events: list[Event]) -> None:
-        if self.kind == "lines":
-            if line.strip():
-                events.append(self._bounded(None, line))
-            return
-        if not line:
-            if self.data:
-                events.append(self._bounded(self.name, b"\n".join(self.data)))
-            self.name, self.data, self.data_size = None, [], 0
-            return
-        if line.startswith(b":"):
-            return  # a comment: keep-alive
-        field, _, value = line.partition(b":")
-        if value.startswith(b" "):
-            value = value[1:]
-        if field == b"data":
-            self.data.append(value)
-            self.data_size += len(value) + 1
-        elif field == b"event":
-            self.name = value.decode("utf-8", "replace")
+    def _fields(self, lines: list[bytes], events: list[Event]) -> None:
+        """SSE lines read in order: a blank line ends the event its ``data`` lines make (the state in locals:
+        this runs for every line of every body)."""
+        name, data, data_size = self.name, self.data, self.data_size
+        for line in lines:
+            if not line:
+                if data:
+                    events.append(self._bounded(name, b"\n".join(data)))
+                name, data, data_size = None, [], 0
+            elif line[0] != 58:  # (a line starting with ":" is a comment: keep-alive)
+                field, _, value = line.partition(b":")
+                if value[:1] == b" ":
+                    value = value[1:]
+                if field == b"data":
+                    data.append(value)
+                    data_size += len(value) + 1
+                elif field == b"event":
+                    name = value.decode("utf-8", "replace")
+        self.name, self.data, self.data_size = name, data, data_size
 
     def _bounded(self, name: str | None, payload: bytes) -> Event:
         """An event that came whole within one chunk is held to ``max_event`` too."""

@@ -91,3 +91,48 @@ def test_a_writer_closed_inside_held_keeps_what_was_written() -> None:
         assert file.getvalue() == b""  # held: nothing written yet
         writer.close()
     assert file.kept == b'{"sd":"event","t":0.0,"data":{}}\n'
+
+
+def test_records_handed_while_held_are_one_item_of_the_queue_and_diagnosed_as_replay_does(tmp_path: Path) -> None:
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 30)
+    events = _events(capture)
+    live = Live(Options())
+    envelope = tmp_path / "calls.jsonl"
+    handle = live.queued(str(envelope), "anthropic")
+    queued: list[int] = []
+    put = live._put
+
+    def counted(owner: Any, kind: str, item: Any, cost: int) -> bool:
+        queued.append(len(item) if kind == "record" else 0)
+        return put(owner, kind, item, cost)
+
+    live._put = counted  # type: ignore[method-assign]
+    writer = EnvelopeWriter(envelope.open("wb"), start=0.0, observe=handle.record)
+    writer.header("anthropic", "test")
+    exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+    with handle.held():
+        for number, event in enumerate(events):
+            exchange.chunk(event, number / 1000)
+    writer.write(request_record(1.0, "POST", "https://api.anthropic.com/v1/messages", b"{}", []))  # near miss: not held
+    exchange.end(None, 1.0)
+    writer.close()
+    handle.exchange_ended()
+    handle.close()
+    assert live.drain(30)
+    # the header, the held events as one item, the request alone, then the exchange's end and the close
+    assert queued == [1, len(events), 1, 0, 0] and handle.done == handle.sent == len(events) + 4
+    key = lambda f: (f.code, f.call_id, str(f.location))  # noqa: E731
+    assert Counter(map(key, handle.conversation.findings)) == Counter(map(key, replay(str(envelope)).findings))
+
+
+def test_a_held_batch_that_does_not_fit_whole_is_queued_a_record_at_a_time_as_far_as_they_fit() -> None:
+    said: list[str] = []
+    live = Live(Options(), None, said.append, queue_bytes=4 * 1024)
+    handle = live.queued("p.jsonl", "anthropic")
+    live._thread = object()  # type: ignore[assignment]  # no live thread: the queue only fills
+    with handle.held():
+        for _ in range(5):  # 1,512 bytes each as estimated: two fit
+            handle.record({"sd": "header", "v": 1}, b"x" * 500, Pos(0, 1, 0))
+    assert (handle.sent, handle.skipped, len(live._queue)) == (2, 3, 2)
+    assert len(said) == 1 and "no more live findings for p.jsonl" in said[0]
