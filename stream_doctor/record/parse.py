@@ -12,7 +12,7 @@ parser stops (``exhausted``) and the recorder marks the capture cut.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -67,16 +67,18 @@ class BodyParser:
         self.at_line_start = True
         self.after_cr = False
 
-    def feed(self, chunk: bytes) -> Iterator[list[Event]]:
+    def feed(self, chunk: bytes) -> Iterable[list[Event]]:
         """The events ``chunk`` completes, a batch per decoded piece of at most ``_PIECE`` bytes: a few
         hundred KB of gzip can expand to the whole ``max_decoded``, and its events are never all held."""
         if self.problem is not None or self.exhausted:
-            return
-        if self.decoder is None:
+            return ()
+        if self.decoder is None:  # one batch, and no generator made for it (this runs for every read)
             events: list[Event] = []
             self._take(chunk, events)
-            yield events
-            return
+            return (events,)
+        return self._decoded(chunk)
+
+    def _decoded(self, chunk: bytes) -> Iterator[list[Event]]:
         pending = chunk
         while pending and not self.exhausted:
             try:
