@@ -22,7 +22,8 @@ and is judged again when it comes. The findings are those ``replay`` gives on th
 (``tests/record/test_live.py`` checks it for every fixture the proxy can serve).
 
 None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
-put the record the writer has just built on one bounded queue per proxy; one thread takes the
+put the record the writer has just built on one bounded queue per proxy (``serve``, recording an answer
+already sent, puts a slice's records as one item: ``Queued.held``); one thread takes the
 records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
 Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
 the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
