@@ -12,7 +12,7 @@ parser stops (``exhausted``) and the recorder marks the capture cut.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -78,6 +78,37 @@ class BodyParser:
             return (events,)
         return self._decoded(chunk)
 
+    def feed_reads(self, reads: Sequence[bytes]) -> tuple[list[Event], list[int]] | None:
+        """``reads`` fed as one piece: the events they complete and, for each, the index of the read its last
+        byte came in. None (nothing fed) where reading them at once could read them otherwise than ``feed`` a
+        read at a time: a coded body, a CR (one at a read's end waits for the next read), an unfinished event
+        that could pass ``max_event`` or a body ``max_decoded`` on the way (``feed`` checks both at every read)."""
+        if self.decoder is not None or self.problem is not None or self.exhausted or self.kind == "whole":
+            return None
+        joined = b"".join(reads)
+        buffer = self.buffer
+        if (
+            self.oversized is not None
+            or len(buffer) + self.data_size + len(joined) > self.max_event
+            or self.decoded + len(joined) > self.max_decoded
+            or b"\r" in joined
+            or b"\r" in buffer
+        ):
+            return None
+        before = len(buffer)  # an unfinished line: no newline in it, so every event ends in ``joined``
+        self.decoded += len(joined)
+        buffer += joined
+        ends: list[int] = []
+        events = self._lines(False, ends)
+        places: list[int] = []
+        read, read_end = 0, len(reads[0]) if reads else 0
+        for end in ends:
+            while end - before >= read_end:
+                read += 1
+                read_end += len(reads[read])
+            places.append(read)
+        return events, places
+
     def _decoded(self, chunk: bytes) -> Iterator[list[Event]]:
         pending = chunk
         while pending and not self.exhausted:
@@ -87,7 +118,7 @@ class BodyParser:
                 self.problem = f"the body could not be decompressed ({error}); events after this not recorded"
                 return
             pending = self.decoder.unconsumed_tail
-            events = []
+            events: list[Event] = []
             self._take(piece, events)
             yield events
 
@@ -187,8 +218,9 @@ class BodyParser:
             leftover = joined + (b"\n" + leftover if leftover else b"")
         return events, leftover, 0
 
-    def _lines(self, final: bool) -> list[Event]:
-        """The events the buffer's complete lines make (with ``final``, an unended last JSON line too)."""
+    def _lines(self, final: bool, ends: list[int] | None = None) -> list[Event]:
+        """The events the buffer's complete lines make (with ``final``, an unended last JSON line too); with
+        ``ends`` (a buffer with no CR), where in the buffer each event's last byte was."""
         buffer = self.buffer
         if buffer.find(b"\r", self.scanned) >= 0:
             lines = self._cut_lines(final)
@@ -204,10 +236,19 @@ class BodyParser:
             self.scanned = 0
         events: list[Event] = []
         if self.kind == "lines":
-            events.extend(self._bounded(None, line) for line in lines if line.strip())
+            self._json_lines(lines, events, ends)
         else:
-            self._fields(lines, events)
+            self._fields(lines, events, ends)
         return events
+
+    def _json_lines(self, lines: list[bytes], events: list[Event], ends: list[int] | None) -> None:
+        at = -1  # (each line's newline, in the buffer)
+        for line in lines:
+            at += len(line) + 1
+            if line.strip():
+                events.append(self._bounded(None, line))
+                if ends is not None:
+                    ends.append(at)
 
     def _cut_lines(self, final: bool) -> list[bytes]:
         """The buffer's complete lines, ended by CR, LF or CRLF (a CR at its end waits for a LF, unless ``final``)."""
@@ -235,14 +276,18 @@ class BodyParser:
         self.scanned = max(0, resume - start)
         return lines
 
-    def _fields(self, lines: list[bytes], events: list[Event]) -> None:
+    def _fields(self, lines: list[bytes], events: list[Event], ends: list[int] | None) -> None:
         """SSE lines read in order: a blank line ends the event its ``data`` lines make (the state in locals:
-        this runs for every line of every body)."""
+        this runs for every line of every body); ``ends`` as ``_lines``'s."""
         name, data, data_size = self.name, self.data, self.data_size
+        at = -1  # (each line's newline, in the buffer)
         for line in lines:
+            at += len(line) + 1
             if not line:
                 if data:
                     events.append(self._bounded(name, b"\n".join(data)))
+                    if ends is not None:
+                        ends.append(at)
                 name, data, data_size = None, [], 0
             elif line[0] != 58:  # (a line starting with ":" is a comment: keep-alive)
                 field, _, value = line.partition(b":")

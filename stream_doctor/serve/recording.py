@@ -44,8 +44,8 @@ class Recording:
         writer = self.exchange.writer
         # the lines go to the file first (the writer's ``held`` ends first), then their records to the listener
         with held(pending), writer.held():
-            for number in range(self.recorded, upto):
-                self.exchange.chunk(self.reads[number][1], round(self.times[number] - writer.start, 6))
+            reads = [data for _, data in self.reads[self.recorded : upto]]
+            self.exchange.chunks(reads, [round(t - writer.start, 6) for t in self.times[self.recorded : upto]])
         self.recorded = upto
 
     async def record(self, cause: str | None, ended: float, pending: Pending | None) -> None:

@@ -8,6 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from benchmarks.captures import write_calls
 from stream_doctor import replay
 from stream_doctor.capture.base import Pos
@@ -136,3 +139,43 @@ def test_a_held_batch_that_does_not_fit_whole_is_queued_a_record_at_a_time_as_fa
             handle.record({"sd": "header", "v": 1}, b"x" * 500, Pos(0, 1, 0))
     assert (handle.sent, handle.skipped, len(live._queue)) == (2, 3, 2)
     assert len(said) == 1 and "no more live findings for p.jsonl" in said[0]
+
+
+_PIECES = st.sampled_from(
+    [b'event: a\ndata: {"x":1}\n\n', b"data: [DONE]\n\n", b"data: not json\n\n", b": ping\n\n", b'{"y":"\xc3\xa9"}\n']
+    + [b"data: " + b"z" * 40 + b"\n\n", b"event: e\r\ndata: {}\r\n\r\n", b"\n", b"data: \x01\n\n"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PIECES, max_size=25),
+    st.lists(st.integers(0, 600), max_size=12),
+    st.sampled_from(["text/event-stream", "application/x-ndjson"]),
+    st.sampled_from([(1000, 10_000), (30, 10_000), (1000, 200)]),
+)
+def test_a_slice_of_reads_read_at_once_is_the_envelope_of_one_read_at_a_time(
+    pieces: list[bytes], cuts: list[int], kind: str, limits: tuple[int, int]
+) -> None:
+    """``RecordedExchange.chunks`` (``serve``: a slice read as one piece, each event at the time of the read
+    that completed it) writes what ``chunk`` per read writes; near misses, read a read at a time: a CR, an
+    event over ``max_event``, a capture reaching ``max_capture``."""
+    body = b"".join(pieces)
+    ends = sorted({c for c in cuts if 0 < c < len(body)} | {len(body)})
+    reads = [body[a:b] for a, b in zip([0, *ends], ends, strict=False)]
+    times = [number / 8 for number in range(len(reads))]
+    written = []
+    for at_once in (False, True):
+        file = io.BytesIO()
+        file.close = lambda: None  # type: ignore[method-assign]  # (kept to be read)
+        writer = EnvelopeWriter(file, start=0.0)
+        exchange = RecordedExchange(writer, kind, None, stream_end(None), *limits)
+        if at_once:
+            for first in range(0, len(reads), 3):  # slices of three reads, as serve's of 256
+                exchange.chunks(reads[first : first + 3], times[first : first + 3])
+        else:
+            for data, t in zip(reads, times, strict=True):
+                exchange.chunk(data, t)
+        exchange.end(None, 9.0)
+        written.append((file.getvalue(), exchange.size, exchange.events, exchange.cut))
+    assert written[1] == written[0]
