@@ -61,7 +61,8 @@ class Recording:
 
     def record_now(self, cause: str | None, ended: float) -> None:
         """``record`` at once, for an answer the server's stop cancels (nothing may be awaited)."""
-        self._feed(len(self.times), None)
+        while self.recorded < len(self.times):  # (a slice at a time still: each is read as one piece)
+            self._feed(min(len(self.times), self.recorded + SLICE), None)
         self._end(cause, ended)
 
     def _end(self, cause: str | None, ended: float) -> None:
