@@ -237,7 +237,41 @@ def test_a_second_request_record_means_several_turns(tmp_path: Path) -> None:
     assert isinstance(opened, Streamed)
     with pytest.raises(ManyTurns):
         list(opened.frames())
-    assert len(opened.whole().frames) == 4  # read again, whole
+    assert len(opened.whole().frames) == 4  # read on from the first piece, into one list
+
+
+def _session(padding: int) -> bytes:
+    """An envelope of 40 turns whose first turn has ``padding`` events of 2 KB first."""
+    long = b'{"sd":"event","data":{"type":"ping","pad":"%s"}}\n' % (b"x" * 2000)
+    first = b'{"sd":"request","body":{}}\n' + long * padding
+    turns = (
+        b'{"sd":"request","body":{"messages":[%d]}}\n{"sd":"event","data":{"type":"ping"},"t":%d}\n' % (n, n)
+        for n in range(40)
+    )
+    return b'{"sd":"header","version":1}\n' + first + b"".join(turns)
+
+
+@pytest.mark.parametrize(("padding", "reads"), [(0, 1), (100, 2)])
+def test_several_turns_read_whole_parse_the_first_piece_once(
+    padding: int, reads: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session's second request in the first piece stops the one-turn reading before any frame was
+    # handed on: the whole list goes on from that piece (up to 1 MB parsed once, not twice). Near miss:
+    # a first turn longer than the first piece has been handed on, so the file is read again.
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_session(padding))
+    monkeypatch.setattr(chunks_module, "CHUNK", 4096)
+    opened = open_capture(str(path))
+    assert isinstance(opened, Streamed)
+    chunks_read: list[int] = []
+    chunks_of = opened.origin.chunks
+    monkeypatch.setattr(opened.origin, "chunks", lambda: chunks_read.append(1) or chunks_of())
+    with pytest.raises(ManyTurns):
+        list(opened.frames())
+    whole = opened.whole()
+    assert len(chunks_read) == reads - 1  # the first read's chunks were taken when the capture was opened
+    assert _summary(whole, whole.frames) == _whole(str(path))
+    assert [frame.kind for frame in whole.frames[:2]] == ["request", "event" if padding else "request"]
 
 
 def _report(path: str, **options: Any) -> dict[str, Any]:
