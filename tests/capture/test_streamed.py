@@ -5,11 +5,14 @@ the same report as a replay of the whole frame list. Pieces are cut as small as 
 from __future__ import annotations
 
 import gzip
+import tempfile
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import stream_doctor.capture.chunks as chunks_module
 from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
@@ -272,6 +275,39 @@ def test_several_turns_read_whole_parse_the_first_piece_once(
     assert len(chunks_read) == reads - 1  # the first read's chunks were taken when the capture was opened
     assert _summary(whole, whole.frames) == _whole(str(path))
     assert [frame.kind for frame in whole.frames[:2]] == ["request", "event" if padding else "request"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    turns=st.integers(2, 5),
+    padding=st.integers(0, 60),
+    chunk=st.sampled_from([64, 1000, 4096, 1 << 20]),
+    header=st.booleans(),
+    broken=st.sampled_from(["", "not json", '{"sd":"event"}', '{"sd":"request","body":1}']),
+    cut=st.booleans(),
+)
+def test_several_turns_read_whole_read_as_load_reads_them(
+    turns: int, padding: int, chunk: int, header: bool, broken: str, cut: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The neighbours of the case above: the second request in the first piece or later, with or
+    # without a header, a bad line among the first turn's, a last line cut: whether the whole list
+    # goes on from the first piece or reads the file again, it holds what reading the file whole does.
+    long = b'{"sd":"event","data":{"type":"ping","pad":"%s"},"t":0.5}\n' % (b"x" * 2000)
+    first = b'{"sd":"request","body":{}}\n' + long * padding + (broken.encode() + b"\n" if broken else b"")
+    rest = b"".join(
+        b'{"sd":"request","body":{"n":%d}}\n{"sd":"event","data":{"type":"ping"}}\n' % n for n in range(turns)
+    )
+    data = (b'{"sd":"header","version":1}\n' if header else b"") + first + rest
+    monkeypatch.setattr(chunks_module, "CHUNK", chunk)
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "session.jsonl")
+        Path(path).write_bytes(data[:-3] if cut else data)
+        opened = open_capture(path)
+        assert isinstance(opened, Streamed)
+        with pytest.raises(ManyTurns):
+            list(opened.frames())
+        whole = opened.whole()
+        assert _summary(whole, whole.frames) == _whole(path)
 
 
 def _report(path: str, **options: Any) -> dict[str, Any]:
