@@ -8,7 +8,7 @@ import gzip
 import tempfile
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -268,7 +268,12 @@ def test_several_turns_read_whole_parse_the_first_piece_once(
     assert isinstance(opened, Streamed)
     chunks_read: list[int] = []
     chunks_of = opened.origin.chunks
-    monkeypatch.setattr(opened.origin, "chunks", lambda: chunks_read.append(1) or chunks_of())
+
+    def counted() -> Iterator[bytes]:
+        chunks_read.append(1)
+        return chunks_of()
+
+    monkeypatch.setattr(opened.origin, "chunks", counted)
     with pytest.raises(ManyTurns):
         list(opened.frames())
     whole = opened.whole()
