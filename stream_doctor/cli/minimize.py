@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Optional
 
 import typer
 
@@ -25,24 +25,48 @@ from stream_doctor.cli.output import (
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.run import Minimized, Progress
+    from stream_doctor.values.options import MinimizeOptions
 
-_KEEP_HELP = "The finding codes to keep, comma-separated (SD102 or SD102,SD301): each must fire in CAPTURE."
-_CALL_HELP = "Keep the findings on this call: its id or its number in replay's table."
-_SECONDS_HELP = "Stop after N seconds and write the smallest capture found so far (default 300; 0: redact only)."
 #: The CLI's bound: a capture of millions of frames must not keep a terminal (or a CI job) busy for hours.
 DEFAULT_SECONDS = 300.0
 
+# The options minimize and fixture share, declared once; what they say is one ``MinimizeOptions`` (``_wanted``).
+Keep = Annotated[
+    str,
+    typer.Option(
+        "--keep",
+        "-k",
+        metavar="CODE[,CODE]",
+        help="The finding codes to keep, comma-separated (SD102 or SD102,SD301): each must fire in CAPTURE.",
+    ),
+]
+Call = Annotated[
+    Optional[str],
+    typer.Option(
+        "--call", metavar="ID|N", help="Keep the findings on this call: its id or its number in replay's table."
+    ),
+]
+MaxSeconds = Annotated[
+    float,
+    typer.Option(
+        "--max-seconds",
+        min=0,
+        metavar="N",
+        help="Stop after N seconds and write the smallest capture found so far (default 300; 0: redact only).",
+    ),
+]
+
 
 def minimize(
-    capture: str = typer.Argument(
-        ..., help="The capture to cut down (any format stream-doctor reads), or - for stdin."
-    ),
-    keep: str = typer.Option(..., "--keep", "-k", metavar="CODE[,CODE]", help=_KEEP_HELP),
-    output: str = typer.Option(
-        ..., "--output", "-o", metavar="PATH", help="Write the minimized capture here (- for stdout)."
-    ),
-    call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
-    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    capture: Annotated[
+        str, typer.Argument(help="The capture to cut down (any format stream-doctor reads), or - for stdin.")
+    ],
+    keep: Keep,
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="PATH", help="Write the minimized capture here (- for stdout).")
+    ],
+    call: Call = None,
+    max_seconds: MaxSeconds = DEFAULT_SECONDS,
     redact: bool = typer.Option(
         False, "--redact", help="Replace user text, ids, argument values and secrets no kept finding depends on."
     ),
@@ -58,7 +82,8 @@ def minimize(
     the envelope, a JSON array), else it is written as an envelope; OUT's extension must say which."""
     if output != "-":
         refuse_existing(output, force)
-    result = _run(capture, keep, output, call, max_seconds, redact, provider, container, max_bytes, max_frames)
+    wanted = _wanted(keep, call, max_seconds, redact, provider, container, max_bytes, max_frames)
+    result = _run(capture, output, wanted)
     if output == "-":
         write_stdout([result.data])
     else:
@@ -68,17 +93,19 @@ def minimize(
 
 
 def fixture(
-    capture: str = typer.Argument(..., help="The capture that shows the bug (any format stream-doctor reads)."),
-    keep: str = typer.Option(..., "--keep", "-k", metavar="CODE[,CODE]", help=_KEEP_HELP),
-    output: str = typer.Option(
-        ...,
-        "--output",
-        "-o",
-        metavar="PATH",
-        help="The fixture to write (tests/fixtures/NAME.jsonl); its test beside it.",
-    ),
-    call: Optional[str] = typer.Option(None, "--call", metavar="ID|N", help=_CALL_HELP),
-    max_seconds: float = typer.Option(DEFAULT_SECONDS, "--max-seconds", min=0, metavar="N", help=_SECONDS_HELP),
+    capture: Annotated[str, typer.Argument(help="The capture that shows the bug (any format stream-doctor reads).")],
+    keep: Keep,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="The fixture to write (tests/fixtures/NAME.jsonl); its test beside it.",
+        ),
+    ],
+    call: Call = None,
+    max_seconds: MaxSeconds = DEFAULT_SECONDS,
     provider: Provider = None,
     container: Container = None,
     max_bytes: MaxBytes = None,
@@ -109,7 +136,7 @@ def fixture(
     if serve is not None:
         _served_fixture(capture, keep, output, test, serve)
         return
-    result = _run(capture, keep, output, call, max_seconds, True, provider, container, max_bytes, max_frames)
+    result = _run(capture, output, _wanted(keep, call, max_seconds, True, provider, container, max_bytes, max_frames))
     refuse_misnamed(output, result.container)
     write_file(output, result.data, "cannot write the fixture", [capture])
     write_file(test, module_source(output, capture, result), "cannot write the test", [capture])
@@ -117,10 +144,8 @@ def fixture(
     error_line(f"wrote {test}: it fails while {output} shows {', '.join(sorted({f.code for f in result.kept}))}")
 
 
-def _run(
-    capture: str,
+def _wanted(
     keep: str,
-    output: str,
     call: Optional[str],
     max_seconds: float,
     redact: bool,
@@ -128,26 +153,24 @@ def _run(
     container: Optional[str],
     max_bytes: Optional[int],
     max_frames: Optional[int],
-) -> Minimized:
-    from stream_doctor.api import minimize as run
+) -> MinimizeOptions:
+    """What minimize's or fixture's command line says, as the one record the library's ``minimize`` builds too."""
+    from stream_doctor.cli.validate import codes
+    from stream_doctor.values.options import Given, MinimizeOptions
+
+    said = Given(provider=provider, container=container, max_bytes=max_bytes, max_frames=max_frames)
+    return MinimizeOptions(keep=codes(keep), call=call, max_seconds=max_seconds, redact=redact, given=said)
+
+
+def _run(capture: str, output: str, wanted: MinimizeOptions) -> Minimized:
+    from stream_doctor.api import minimize_given
     from stream_doctor.engine.stages import RunError
 
     if output != "-":
         refuse_inputs(output, [capture])
     try:
         with _progress() as show:
-            return run(
-                capture,
-                keep,
-                call=call,
-                provider=provider,
-                container=container,
-                max_seconds=max_seconds,
-                redact=redact,
-                progress=show,
-                max_bytes=max_bytes,
-                max_frames=max_frames,
-            )
+            return minimize_given(capture, wanted, progress=show)
     except (RunError, ValueError) as error:  # MinimizeError is a ValueError
         fail(str(error))
     except Exception as error:  # noqa: BLE001 - a bug of ours must still not print a traceback

@@ -67,6 +67,20 @@ class Given:
 
 
 @dataclass(frozen=True)
+class MinimizeOptions:
+    """What ``stream-doctor minimize`` and ``fixture`` (or the library's ``minimize``) were told: the
+    findings to keep and how to search; each candidate's replay options are ``given`` resolved (no
+    configuration file) on top of ``run``."""
+
+    keep: tuple[str, ...]  # rule codes, each of which must fire in the capture
+    call: str | None = None  # keep them on this call: its id, or its number in replay's table
+    max_seconds: float | None = None  # stop then with the smallest capture so far; None: no bound
+    redact: bool = False  # replace what no kept finding depends on (fixture always does)
+    given: Given = Given()  # --provider, --container, --max-bytes, --max-frames (the library's select, ignore)
+    run: Options = Options()  # the library's tools
+
+
+@dataclass(frozen=True)
 class CheckOptions:
     """What ``stream-doctor check`` was told on the command line: each capture's options are ``given``
     resolved over the configuration governing it, on top of ``run`` (what no configuration sets)."""
