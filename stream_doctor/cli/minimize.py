@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Optional
 
 import typer
 
-from stream_doctor.cli.options import Container, Force, MaxBytes, MaxFrames, Provider
 from stream_doctor.cli.output import (
     error_line,
     fail,
@@ -22,6 +21,7 @@ from stream_doctor.cli.output import (
     write_file,
     write_stdout,
 )
+from stream_doctor.cli.shared_options import Container, Force, MaxBytes, MaxFrames, Provider
 
 if TYPE_CHECKING:
     from stream_doctor.minimizer.run import Minimized, Progress
