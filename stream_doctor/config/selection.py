@@ -13,8 +13,6 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from stream_doctor.util.choices import suggestion, unknown
-
 if TYPE_CHECKING:
     from stream_doctor.config.globs import Glob
     from stream_doctor.values.findings import Severity
@@ -65,6 +63,8 @@ def check_selectors(selectors: Iterable[str], option: str) -> None:
     for selector in selectors:
         if selector == "ALL" or any(code.startswith(selector) for code in every):
             continue
+        from stream_doctor.util.choices import suggestion  # only for a typo: a replay does not load it
+
         raise ValueError(
             f"--{option} {selector}: no rule code is or starts with {selector!r}{suggestion(selector, every)}"
         )
@@ -173,4 +173,6 @@ def check_choice(name: str, choices: Iterable[str], what: str) -> str:
     options = list(choices)
     if name in options:
         return name
+    from stream_doctor.util.choices import unknown
+
     raise ValueError(unknown(name, options, what))
