@@ -13,12 +13,14 @@ import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from stream_doctor.conversation.model import ToolDef
 from stream_doctor.util import jsontext
+
+if TYPE_CHECKING:  # a type only: model imports this module when a call is validated
+    from stream_doctor.conversation.model import ToolDef
 
 _INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _REQUIRED = re.compile(r"^(.*) is a required property$")
