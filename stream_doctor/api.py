@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from stream_doctor.config.file import Config
     from stream_doctor.minimizer.run import Minimized, Progress
     from stream_doctor.values.findings import Severity
-    from stream_doctor.values.options import Given, Options
+    from stream_doctor.values.options import Given, MinimizeOptions, Options
     from stream_doctor.values.report import Report
 
 if TYPE_CHECKING:
@@ -179,30 +179,53 @@ def minimize(
     ``call`` names no call, ``ValueError`` for an unknown code, provider or container, and
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
-    from stream_doctor.config import selection
-    from stream_doctor.config.resolve import resolve
+    from stream_doctor.config.selection import codes
+    from stream_doctor.values.options import MinimizeOptions
+
+    wanted = MinimizeOptions(
+        keep=codes(keep),
+        call=None if call is None else str(call),
+        max_seconds=max_seconds,
+        redact=redact,
+        given=given(
+            select=select,
+            ignore=ignore,
+            provider=provider,
+            container=container,
+            max_bytes=max_bytes,
+            max_frames=max_frames,
+        ),
+        run=run_options(tools=tools),
+    )
+    return minimize_given(source, wanted, name, progress)
+
+
+def minimize_given(
+    source: Source,
+    wanted: MinimizeOptions,
+    name: str | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> Minimized:
+    """``minimize`` of options already gathered (internal: the CLI's ``minimize`` and ``fixture`` call it):
+    the kept codes and the bound checked, ``wanted.given`` resolved (no configuration file) on ``wanted.run``."""
+    from stream_doctor.config.resolve import checked, resolve
     from stream_doctor.config.selection import check_selectors, known_codes
     from stream_doctor.minimizer.run import minimize as run
 
-    codes = selection.codes(keep)
-    if not codes:
+    if not wanted.keep:
         raise ValueError('keep names no rule code (e.g. keep="SD102")')
     every = known_codes()
-    for code in codes:
+    for code in wanted.keep:
         if code not in every:
             check_selectors([code], "keep")  # a suggestion when it is nothing like a code
             raise ValueError(f"--keep {code}: name whole rule codes, such as SD102, not prefixes")
-    if max_seconds is not None and max_seconds < 0:
+    if wanted.max_seconds is not None and wanted.max_seconds < 0:
         raise ValueError("max_seconds is negative")
     path, data = _read(source, name)
-    said = given(
-        select=select, ignore=ignore, provider=provider, container=container, max_bytes=max_bytes, max_frames=max_frames
-    )
-    options = resolve(said, None, path, run_options(tools=tools))
+    options = resolve(checked(wanted.given), None, path, wanted.run)
     if data is None:
         data = _file_bytes(path, options)
-    wanted = None if call is None else str(call)
-    return run(data, path, codes, options, call=wanted, max_seconds=max_seconds, redact=redact, progress=progress)
+    return run(data, path, wanted, options, progress)
 
 
 def _file_bytes(path: str, options: Options) -> bytes:

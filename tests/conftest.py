@@ -50,6 +50,25 @@ def fixture_files(
     )
 
 
+def corpus_files(*folders: str, suffixes: Collection[str] | None = None, notes: bool = False) -> list[Path]:
+    """The files of the shared corpus (``CORPUS``), absolute and sorted, none when it is absent: the one
+    enumeration every test of "each corpus capture" uses, as ``fixture_files`` is of the fixtures.
+
+    Of ``folders`` (paths under the corpus, such as ``vercel-ai/packages/mistral``; the whole corpus when none
+    is named), whose names end in one of ``suffixes`` (any when None); its ``README.md`` only with ``notes``.
+    """
+    roots = [CORPUS / folder for folder in folders] if folders else [CORPUS]
+    return sorted(
+        path
+        for root in roots
+        if root.is_dir()
+        for path in root.rglob("*")
+        if path.is_file()
+        and (notes or path.name != "README.md")
+        and (suffixes is None or path.name.endswith(tuple(suffixes)))
+    )
+
+
 def first_in_the_inner_loop(
     values: Collection[object], ids: Collection[str] | None = None, *, several: bool = False
 ) -> list[object]:

@@ -262,8 +262,7 @@ def _eventsource(table: Table, examples: int) -> None:
 
     from stream_doctor.capture.sse import read_sse
     from tests.capture import test_sse_eventsource as module
-    from tests.clients.streams import CORPUS
-    from tests.conftest import fixture_files
+    from tests.conftest import corpus_files, fixture_files
 
     subject = "SSE reader vs Chromium EventSource"
 
@@ -291,7 +290,7 @@ def _eventsource(table: Table, examples: int) -> None:
     with _unless_skipped(table, subject), module.open_browser() as browser:
         for source, paths in (
             ("fixtures", fixture_files(check_tree=True, sidecars=True)),
-            ("corpus", sorted(CORPUS.rglob("*")) if CORPUS.is_dir() else []),
+            ("corpus", corpus_files()),
         ):
             files = module._sse_files(paths)
             _progress(f"parsers: {subject}, {len(files)} {source} files")

@@ -17,6 +17,7 @@ import pytest
 
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.values.options import Options
+from tests.conformance.expectations import corpus_names
 from tests.conftest import CORPUS, NO_CORPUS
 
 #: the corpus's real recordings replayed
@@ -415,9 +416,7 @@ def _expectations() -> dict:
 
 
 def test_every_corpus_file_has_an_expectation() -> None:
-    from tests.conformance.expectations import corpus_files
-
-    assert sorted(_expectations()) == corpus_files(), "run python -m tests.conformance.expectations and justify"
+    assert sorted(_expectations()) == corpus_names(), "run python -m tests.conformance.expectations and justify"
 
 
 def test_every_warning_or_error_is_justified_from_the_bytes() -> None:
@@ -429,12 +428,7 @@ def test_every_warning_or_error_is_justified_from_the_bytes() -> None:
             assert why and why != TODO and "line" in why, (name, finding)
 
 
-@pytest.mark.parametrize(
-    "name",
-    sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*") if p.is_file() and p.name != "README.md")
-    if CORPUS.is_dir()
-    else [],
-)
+@pytest.mark.parametrize("name", corpus_names())
 def test_corpus_file_matches_its_expectation(name: str) -> None:
     from tests.conformance.expectations import observe
 

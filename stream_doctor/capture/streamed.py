@@ -49,6 +49,9 @@ class Streamed:
         self._times: array[float] | None = None  # frame number - 1 -> t (NaN: none), once one has a time
         self._other_times: dict[int, float] = {}  # frame number -> t, for a time that is not a float (an int)
         self._runs: RunReading | None = None
+        # ManyTurns raised at the first batch: that batch and the reader's batches after it, which
+        # ``whole`` goes on from instead of reading and parsing the file's first piece again
+        self._stopped: tuple[list[Frame], Iterator[list[Frame]]] | None = None
 
     def frames(self, runs: bool = False) -> Iterator[Frame]:
         """Every frame, in order (CaptureError when a cap is reached or the bytes cannot be read).
@@ -90,16 +93,23 @@ class Streamed:
         return capture
 
     def _gathered(self) -> Capture:
-        """Every frame in one list, read as ``frames`` reads them (the file read again from its start)."""
-        chunks, self._chunks = self._chunks, None
-        again = Streamed(
-            self.origin, self.reader, self.capture.path, chunks if chunks is not None else self.origin.chunks()
-        )
-        again.one_turn = False
+        """Every frame in one list, read as ``frames`` reads them: on from the first batch when ManyTurns
+        stopped the reading there (nothing read was handed on), else the file read again from its start."""
+        stopped, self._stopped = self._stopped, None
         frames: list[Frame] = []
-        for batch in again._batches():
+        batches: Iterator[list[Frame]]
+        if stopped is not None:
+            reading, batches = self, chain([stopped[0]], self._counted(stopped[1]))
+        else:
+            chunks, self._chunks = self._chunks, None
+            reading = Streamed(
+                self.origin, self.reader, self.capture.path, chunks if chunks is not None else self.origin.chunks()
+            )
+            batches = reading._batches()
+        reading.one_turn = False
+        for batch in batches:
             frames += batch
-        capture = again.capture
+        capture = reading.capture
         capture.frames = frames
         return capture
 
@@ -123,11 +133,17 @@ class Streamed:
         if chunks is None:
             chunks = self.origin.chunks()
         capture = self.capture
-        limits = self.origin.limits
-        watch = capture.container != "sse"  # SSE frames never carry times or records
         reading = self._runs
         cut = pieces(self._sized(chunks), self.reader.cut)
         batches = self.reader.stream(cut, capture) if reading is None else self.reader.stream(cut, capture, reading)  # type: ignore[call-arg]
+        yield from self._counted(batches, first=reading is None)
+
+    def _counted(self, batches: Iterator[list[Frame]], first: bool = False) -> Iterator[list[Frame]]:
+        """The reader's batches, counted against the frame cap and watched for times and requests;
+        ``first``: ManyTurns at the first batch keeps it and ``batches`` for ``whole`` (``_stopped``)."""
+        limits = self.origin.limits
+        watch = self.capture.container != "sse"  # SSE frames never carry times or records
+        reading = self._runs
         for batch in batches:
             self.count += len(batch)
             if reading is not None:  # a FrameRun is one entry for several frames
@@ -135,8 +151,11 @@ class Streamed:
                 reading.extra = 0
             if self.count > limits.max_frames:
                 raise _limits.too_many_frames(limits)
-            if watch:
-                self._watch(batch)
+            if watch and self._watch(batch):
+                if first:
+                    self._stopped = (batch, batches)
+                raise ManyTurns
+            first = False
             yield batch
             del batch  # not held while the next one is read
 
@@ -147,12 +166,12 @@ class Streamed:
             capture.size += len(chunk)
             yield chunk
 
-    def _watch(self, batch: list[Frame]) -> None:
+    def _watch(self, batch: list[Frame]) -> bool:
+        """Note the batch's times and requests; true (the whole batch noted) when, read as one turn, it
+        holds a second request."""
         for frame in batch:
             if frame.kind == "request":
                 self.requests.append(frame)
-                if len(self.requests) > 1 and self.one_turn:
-                    raise ManyTurns
             t = frame.t
             if t is None:
                 continue
@@ -174,6 +193,7 @@ class Streamed:
                 self.min_t = t
             if t > self.max_t:
                 self.max_t = t
+        return self.one_turn and len(self.requests) > 1
 
 
 class Interactions:

@@ -7,8 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from stream_doctor.cli.options import Container, Force, MaxBytes, MaxFrames, Provider
 from stream_doctor.cli.output import fail, internal_error, refuse_existing, refuse_inputs, refuse_misnamed, write_file
+from stream_doctor.cli.shared_options import Container, Force, MaxBytes, MaxFrames, Provider
 
 
 def convert(

@@ -9,7 +9,7 @@ from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import (
+from stream_doctor.cli.shared_options import (
     ClientMode,
     NodeModules,
     Severity,

@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from stream_doctor.cli.options import LISTING_WIDTH_HELP, OutputFormat
 from stream_doctor.cli.output import fail, render_options
+from stream_doctor.cli.shared_options import LISTING_WIDTH_HELP, OutputFormat
 
 
 def rules(

@@ -9,7 +9,7 @@ from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Container, Ignore, Provider, Select, Severity, fail_on_option
+from stream_doctor.cli.shared_options import Container, Ignore, Provider, Select, Severity, fail_on_option
 
 
 class Scan(NamedTuple):

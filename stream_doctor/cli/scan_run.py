@@ -10,7 +10,7 @@ from stream_doctor.cli.validate import codes
 
 if TYPE_CHECKING:
     from stream_doctor.cli.scan import Scan
-    from stream_doctor.scan.options import ScanOptions
+    from stream_doctor.values.options import ScanOptions
 
 
 def run(given: Scan) -> int:
@@ -31,8 +31,7 @@ def run(given: Scan) -> int:
 
 
 def _options(given: Scan) -> ScanOptions:
-    from stream_doctor.scan.options import ScanOptions
-    from stream_doctor.values.options import Given
+    from stream_doctor.values.options import Given, ScanOptions
 
     return ScanOptions(
         inputs=tuple(given.inputs),

@@ -10,7 +10,14 @@ from typing import Annotated, Any, List, NamedTuple, Optional
 
 import typer
 
-from stream_doctor.cli.options import Severity, closed, fail_on_option, idle_timeout_option, output_file_option, size
+from stream_doctor.cli.shared_options import (
+    Severity,
+    closed,
+    fail_on_option,
+    idle_timeout_option,
+    output_file_option,
+    size,
+)
 from stream_doctor.serve.wire import IDLE_TIMEOUT, MATRIX_TIMEOUT, MAX_REQUEST
 from stream_doctor.util.registry import LazyRegistry
 

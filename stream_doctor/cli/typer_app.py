@@ -32,8 +32,8 @@ COMMANDS: LazyRegistry[Any] = LazyRegistry(
     {
         "replay": "stream_doctor.cli.replay:Replay",
         "convert": "stream_doctor.cli.convert:convert",
-        "minimize": "stream_doctor.cli.minimize:minimize",
-        "fixture": "stream_doctor.cli.minimize:fixture",
+        "minimize": "stream_doctor.cli.minimize:Minimize",
+        "fixture": "stream_doctor.cli.minimize:Fixture",
         "check": "stream_doctor.cli.check:Check",
         "scan": "stream_doctor.cli.scan:Scan",
         "record": "stream_doctor.cli.record:Record",
@@ -50,6 +50,8 @@ COMMANDS: LazyRegistry[Any] = LazyRegistry(
 WORK: LazyRegistry[Any] = LazyRegistry(
     {
         "replay": "stream_doctor.cli.replay_run:run",
+        "minimize": "stream_doctor.cli.minimize_run:minimize",
+        "fixture": "stream_doctor.cli.minimize_run:fixture",
         "check": "stream_doctor.cli.check_run:run",
         "record": "stream_doctor.cli.record_run:run",
         "scan": "stream_doctor.cli.scan_run:run",

@@ -100,7 +100,9 @@ def line(error: exceptions.ClickException) -> str:
     usage = f"usage: {_usage(ctx)}" if ctx is not None else f"see `{path} --help`"
     if isinstance(error, UnknownCommand) and ctx is not None:
         names = list(ctx.command.list_commands(ctx)) if isinstance(ctx.command, typer.core.TyperGroup) else []
-        return f"unknown command {error.name!r}{_did_you_mean(error.name, names)} (choose from {', '.join(names)})"
+        from stream_doctor.util.choices import unknown
+
+        return unknown(error.name, names, "command")
     if isinstance(error, exceptions.NoSuchOption):
         known = _options(ctx) if ctx is not None else list(error.possibilities or ())
         closest = _closest(error.option_name, known)
@@ -129,13 +131,6 @@ def _sentence(message: str) -> str:
     """click's message as a clause: lower-case first letter (not of a quoted name), no final stop."""
     message = message.strip().rstrip(".")
     return message[:1].lower() + message[1:] if message[:2].isalpha() else message
-
-
-def _did_you_mean(given: str, names: Sequence[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _options(ctx: core.Context) -> list[str]:

@@ -9,12 +9,12 @@ against the reference calls. Nothing here imports a real client library: that is
 from __future__ import annotations
 
 from dataclasses import replace
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, Iterable
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.clients.base import ClientError, Handoff, Profile, modelled
 from stream_doctor.clients.framing import NAMED, UNNAMED, Framing, ends_reading
+from stream_doctor.util.choices import unknown
 from stream_doctor.util.registry import LazyRegistry
 from stream_doctor.values.events import ArgsDelta, BlockStop, Event, Malformed, MessageStop, ToolStart
 
@@ -60,11 +60,7 @@ def resolve(names: Iterable[str]) -> tuple[Profile, ...]:
             elif name in PROFILES:
                 wanted.add(name)
             else:
-                close = get_close_matches(name, [*PROFILES, "all"], n=3, cutoff=0.5)
-                hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-                raise UnknownClient(
-                    f"unknown client {name!r}{hint} (`stream-doctor clients` lists them: {', '.join(PROFILES)}, all)"
-                )
+                raise UnknownClient(unknown(name, [*PROFILES, "all"], "client"))
     return tuple(PROFILES[name] for name in PROFILES if name in wanted)
 
 

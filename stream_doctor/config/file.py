@@ -135,12 +135,12 @@ def _parse(table: dict[str, Any], path: str, where: str, text: str) -> Config:
     read = _Reader(path, text)
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        from stream_doctor.config.selection import _suggest
+        from stream_doctor.util.choices import suggestion
 
         line = read.line_of(unknown[0])
         raise CheckError(
             f"{path}{'' if line is None else f':{line}'}: unknown key {unknown[0]!r} in {where}"
-            f"{_suggest(unknown[0], KEYS)} (known keys: {', '.join(KEYS)})"
+            f"{suggestion(unknown[0], KEYS)} (known keys: {', '.join(KEYS)})"
         )
     ignores = {
         **read.table(table.get("per-path-ignores", {}), "per-path-ignores"),

@@ -63,8 +63,10 @@ def check_selectors(selectors: Iterable[str], option: str) -> None:
     for selector in selectors:
         if selector == "ALL" or any(code.startswith(selector) for code in every):
             continue
+        from stream_doctor.util.choices import suggestion  # only for a typo: a replay does not load it
+
         raise ValueError(
-            f"--{option} {selector}: no rule code is or starts with {selector!r}{_suggest(selector, every)}"
+            f"--{option} {selector}: no rule code is or starts with {selector!r}{suggestion(selector, every)}"
         )
 
 
@@ -171,22 +173,6 @@ def check_choice(name: str, choices: Iterable[str], what: str) -> str:
     options = list(choices)
     if name in options:
         return name
-    raise ValueError(f"unknown {what} {name!r}{_suggest(name, options)} (choose from {', '.join(options)})")
+    from stream_doctor.util.choices import unknown
 
-
-def _suggest(given: str, choices: Iterable[str]) -> str:
-    options = list(choices)
-    close: list[str] = []
-    if given.upper().startswith("SD"):  # a rule code: the one sharing the longest prefix
-        prefix = given.upper()
-        while len(prefix) > 2 and not any(o.startswith(prefix) for o in options):
-            prefix = prefix[:-1]
-        close = [o for o in options if o.startswith(prefix)][:1] if len(prefix) > 2 else []
-    if not close:
-        import difflib
-
-        close = difflib.get_close_matches(given, options, n=1, cutoff=0.6)
-    if not close:
-        lowered = difflib.get_close_matches(given.lower(), [o.lower() for o in options], n=1, cutoff=0.6)
-        close = [o for o in options if o.lower() in lowered][:1]
-    return f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(unknown(name, options, what))

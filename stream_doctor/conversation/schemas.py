@@ -13,12 +13,14 @@ import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from stream_doctor.conversation.model import ToolDef
 from stream_doctor.util import jsontext
+
+if TYPE_CHECKING:  # a type only: model imports this module when a call is validated
+    from stream_doctor.conversation.model import ToolDef
 
 _INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _REQUIRED = re.compile(r"^(.*) is a required property$")
@@ -39,22 +41,38 @@ def normalized(tool: ToolDef) -> Any:
 
 
 def required(tool: ToolDef) -> list[str]:
-    """The top-level properties the schema requires (none when it is not an object schema)."""
-    schema = normalized(tool)
+    """The top-level properties the schema requires (none when it is not an object schema, or nests too
+    deeply to convert: ``TOO_DEEP``)."""
+    try:
+        schema = normalized(tool)
+    except RecursionError:
+        return []
     if not isinstance(schema, dict):
         return []
     names = schema.get("required")
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
+#: Why a schema was not checked when it nests deeper than jsonschema, which walks it recursively, can follow
+#: (about 100 levels of ``anyOf``): not a fault of the schema, which may well be valid.
+TOO_DEEP = "it nests too deeply for the validator to follow"
+
+
 def schema_problem(tool: ToolDef) -> str | None:
-    """Why the tool's schema cannot be used to validate anything, or None."""
-    return _compiled(_key(normalized(tool)))[1]
+    """Why the tool's schema cannot be used to validate anything (``TOO_DEEP`` among the reasons), or None."""
+    return _checked(tool)[1]
+
+
+def _checked(tool: ToolDef) -> tuple[Any, str | None]:
+    try:
+        return _compiled(_key(normalized(tool)))
+    except RecursionError:  # converting a Gemini schema of some hundred levels
+        return None, TOO_DEEP
 
 
 def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation]:
     """What in ``arguments`` breaks the tool's schema (at most ``limit``, in document order)."""
-    validator, problem = _compiled(_key(normalized(tool)))
+    validator, problem = _checked(tool)
     if validator is None:
         return []
     found: list[Violation] = []
@@ -89,7 +107,10 @@ def _compiled(key: bytes) -> tuple[Any, str | None]:
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
 
-    schema = orjson.loads(key)
+    try:
+        schema = orjson.loads(key)
+    except orjson.JSONDecodeError:  # deeper than orjson reads (the key was written at any depth)
+        return None, TOO_DEEP
     if schema is None:
         return None, "the tool declares no schema"
     if not isinstance(schema, (dict, bool)):
@@ -99,6 +120,8 @@ def _compiled(key: bytes) -> tuple[Any, str | None]:
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
+    except RecursionError:
+        return None, TOO_DEEP
     except SchemaError as error:
         where = "/" + "/".join(str(p) for p in error.path)
         return None, f"{error.message} (at {where})"

@@ -25,6 +25,7 @@ from stream_doctor.providers import ADAPTERS, DetectionError, detect
 from stream_doctor.providers.base import Adapter, Translator
 from stream_doctor.rules import rules_of
 from stream_doctor.rules.base import Rule, Scope
+from stream_doctor.rules.dispatch import Dispatch
 from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.events import Event
 from stream_doctor.values.findings import Finding
@@ -264,9 +265,8 @@ def accumulate_turn(context: TurnContext, turn: TurnFrames) -> tuple[Accumulated
 
 def diagnose(stream: AccumulatedStream, options: Options) -> tuple[Finding, ...]:
     """The stream rules' findings about one stream."""
-    findings = [
-        finding for rule in selected_rules(options.select, options.ignore) for finding in rule.check(stream, rule)
-    ]
+    rules = stream_dispatch(options.select, options.ignore).rules_for(stream)
+    findings = [finding for rule in rules for finding in rule.check(stream, rule)]
     return tuple(sorted(findings, key=lambda f: f.sort_key))
 
 
@@ -405,6 +405,12 @@ def selected_rules(select: tuple[str, ...], ignore: tuple[str, ...], scope: Scop
     from stream_doctor.config.selection import enabled
 
     return tuple(rule for rule in rules_of(scope) if enabled(rule.code, select, ignore))
+
+
+@lru_cache(maxsize=64)
+def stream_dispatch(select: tuple[str, ...], ignore: tuple[str, ...]) -> Dispatch:
+    """The selected stream rules by what they read (``rules/dispatch.py``), arranged once a selection."""
+    return Dispatch(selected_rules(select, ignore))
 
 
 def execution_note(turns: list[Turn], options: Options) -> str | None:

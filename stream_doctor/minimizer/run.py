@@ -31,7 +31,7 @@ from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
-    from stream_doctor.values.options import Options
+    from stream_doctor.values.options import MinimizeOptions, Options
     from stream_doctor.values.report import Report
 
 
@@ -91,23 +91,21 @@ _HALVINGS = 6
 def minimize(
     data: bytes,
     name: str,
-    keep: tuple[str, ...],
+    wanted: MinimizeOptions,
     options: Options,
-    *,
-    call: str | None = None,
-    max_seconds: float | None = None,
-    redact: bool = False,
     progress: Callable[[Progress], None] | None = None,
 ) -> Minimized:
-    """The smallest capture found on which every code of ``keep`` still fires (on ``call``, an id or a
-    call number of the original, when given) and no new warning or error appears. MinimizeError when
-    a kept code does not fire in it, RunError when it cannot be replayed at all.
+    """The smallest capture found on which every code of ``wanted.keep`` still fires (on ``wanted.call``, an
+    id or a call number of the original, when given) and no new warning or error appears, each candidate
+    replayed with ``options``. MinimizeError when a kept code does not fire in it, RunError when it cannot
+    be replayed at all.
 
-    ``max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
-    ``redact`` then masks what a shared capture must not show (``redact.WhitelistRedaction``: a few replays,
-    whatever the time: leaving a secret in because the clock ran out is not an option)."""
+    ``wanted.max_seconds`` bounds the search (the best capture found so far is returned, ``stopped_early``);
+    ``wanted.redact`` then masks what a shared capture must not show (``redact.WhitelistRedaction``: a few
+    replays, whatever the time: leaving a secret in because the clock ran out is not an option)."""
     started = time.monotonic()
-    original = _read(data, name, keep, options, call)
+    max_seconds, redact = wanted.max_seconds, wanted.redact
+    original = _read(data, name, wanted.keep, options, wanted.call)
     state = _State(original.layout, original.units, original.oracle, progress)
     deadline = None if max_seconds is None else started + max_seconds
     original.oracle.deadline = deadline

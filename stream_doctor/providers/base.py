@@ -13,6 +13,10 @@ from stream_doctor.values.protocol import ProtocolFacts
 if TYPE_CHECKING:
     from stream_doctor.capture.runs import FrameRun
 
+# What ``translate`` holds before its first run of fragments: never written (a run makes its own), as a
+# Positions costs about 2 us to make and most turns of a session yield one run or none.
+_NO_RUN = Positions()
+
 
 class Translator(Protocol):
     """Turns one capture's provider frames into neutral events; one instance per capture."""
@@ -126,7 +130,7 @@ class Batching(FrameByFrame):
         fast_fragment, feed, delta_type = self.fast_fragment, self._feed, self.delta_type
         deltas = 0  # frames fast_fragment took, added to counts at the end
         run_key: Hashable = None  # with ``release``: fragments of one call go out as one ArgsRun
-        run_positions = Positions()
+        run_positions = _NO_RUN  # a run's Positions, made when its first fragment comes (a turn may have none)
         run_fragments: list[str] = []
         taken: Any = None  # the latest frame taken as (key, fragment)
         frame: Any = None
@@ -137,7 +141,7 @@ class Batching(FrameByFrame):
                 if found is None:
                     if run_fragments:
                         yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                        run_positions, run_fragments = Positions(), []
+                        run_fragments = []
                     yield from feed(frame)
                     continue
                 deltas += 1
@@ -150,15 +154,17 @@ class Batching(FrameByFrame):
                     if key != run_key:
                         if run_fragments:
                             yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                            run_positions, run_fragments = Positions(), []
+                            run_fragments = []
                         run_key = key
+                    if not run_fragments:
+                        run_positions = Positions()
                     run_positions.extend(frame.pos)
                     run_fragments.append(fragment)
                     taken = frame
                     continue
                 if run_fragments:
                     yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                    run_positions, run_fragments = Positions(), []
+                    run_fragments = []
                 if release:
                     frame.value = RELEASED
                 yield from found  # type: ignore[misc]
@@ -169,20 +175,22 @@ class Batching(FrameByFrame):
                     fragments = self.run_fragments(run, run_key)
                     if fragments is not None:
                         # computed from the run's own fragments: lazy only while those are the call's
+                        if not run_fragments:
+                            run_positions = Positions()
                         run_positions.add(run.positions if fragments is run.fragments else run.triples())
                         run_fragments += fragments
                         deltas += len(fragments)
                         continue
                 if run_fragments:
                     yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                    run_positions, run_fragments = Positions(), []
+                    run_fragments = []
                 self._counted(deltas)
                 deltas = 0
                 yield from self.translate(run.frames(), release)
                 continue
             if run_fragments:
                 yield ArgsRun(run_key, run_positions, run_fragments, delta_type)
-                run_positions, run_fragments = Positions(), []
+                run_fragments = []
             yield envelope_event(frame)
         if run_fragments:
             yield ArgsRun(run_key, run_positions, run_fragments, delta_type)

@@ -165,9 +165,10 @@ class Conversations:
                 lambda: sum(c.progress() for c in behind),
             )  # else grouped by what is known
             found = self._continued(provider, echo)
-        if found is not None and found.busy and not await _patiently(found.idle.wait(), found.progress):
-            found = None
-            if found is not None and (found.busy or found.number not in self.live or not found.continued_by(echo)):
+        if found is not None and found.busy:
+            if not await _patiently(found.idle.wait(), found.progress):
+                found = None
+            elif found.busy or found.number not in self.live or not found.continued_by(echo):
                 # another exchange took it meanwhile (two agents sending back the same call id): the
                 # turn this one sends back may be another conversation's, else it stands alone
                 again = self._continued(provider, echo)

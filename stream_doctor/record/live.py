@@ -51,6 +51,7 @@ from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Frame, InputProblem, Pos
 from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
+from stream_doctor.capture.limits import human
 from stream_doctor.conversation.build import RequestReader
 from stream_doctor.conversation.model import NO_FACTS, Conversation, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
@@ -298,7 +299,7 @@ class Queued:
                 self.skipped = 1
                 self.live._say(
                     f"stream-doctor record: no more live findings for {self.conversation.path}: the diagnosis fell "
-                    f"{self.live.queue_bytes // (1024 * 1024)} MiB behind the stream; it is still recorded, replay it afterwards"
+                    f"{human(self.live.queue_bytes)} behind the stream; it is still recorded, replay it afterwards"
                 )
 
     def exchange_ended(self) -> None:

@@ -17,12 +17,18 @@ Use one recorder per conversation: the exchanges of concurrent requests would in
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+import stat
+from typing import IO, Any, Iterable
 from urllib.parse import urlsplit
+
+import orjson
 
 from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.transport import AsyncRecordingTransport, RecordingTransport, wrap_response
 from stream_doctor.record.writer import EnvelopeWriter, provider_of, redact_headers, request_record
+
+#: The header's ``source`` of every envelope a ``Recorder`` writes: how it knows a file it may replace.
+SOURCE = "stream_doctor.record (httpx transport)"
 
 
 class Recorder:
@@ -33,17 +39,20 @@ class Recorder:
         provider: str | None = None,
         redact: Iterable[str] = (),
         note: str | None = None,
+        replace: bool = False,
     ) -> None:
-        """Start the envelope at ``path`` (replaced if it exists). ``redact`` names more headers to
-        keep out of it, besides credentials (``authorization``, ``x-api-key``, ``api-key`` …)."""
+        """Start the envelope at ``path``. A file already there is replaced only when it is an envelope a
+        ``Recorder`` wrote (the last run's), or when ``replace`` says so: anything else raises
+        ``FileExistsError`` and is left as it was. ``redact`` names more headers to keep out of it,
+        besides credentials (``authorization``, ``x-api-key``, ``api-key`` …)."""
         folder = os.path.dirname(os.fspath(path))
         if folder:
             os.makedirs(folder, exist_ok=True)
         self.path = os.fspath(path)
         self.redact = frozenset(name.lower() for name in redact)
         self.provider = provider
-        self.writer = EnvelopeWriter(open(self.path, "wb"))  # noqa: SIM115 - closed by close()
-        self.writer.header(provider, "stream_doctor.record (httpx transport)", note)
+        self.writer = EnvelopeWriter(_created(self.path, replace))
+        self.writer.header(provider, SOURCE, note)
 
     # -- wiring it into a client ---------------------------------------------------------------
 
@@ -123,3 +132,30 @@ def _library() -> Any:
                 "stream_doctor.record needs httpx2 or httpx (the Anthropic and OpenAI SDKs bring one)"
             ) from None
         return httpx
+
+
+def _created(path: str, replace: bool) -> IO[bytes]:
+    """``path`` opened for a new envelope: created, or truncated when ``replace`` or when it holds one a
+    ``Recorder`` wrote; else ``FileExistsError``, the file untouched."""
+    try:
+        return open(path, "xb")  # noqa: SIM115 - closed by the writer
+    except FileExistsError:
+        if not (replace or _recorded(path)):
+            raise FileExistsError(
+                f"{path}: exists, and is not an envelope a Recorder wrote; refusing to replace it "
+                "(pass replace=True, or another path)"
+            ) from None
+    return open(path, "wb")  # noqa: SIM115 - closed by the writer
+
+
+def _recorded(path: str) -> bool:
+    """Whether ``path`` is a regular file whose first line is the header of an envelope a ``Recorder`` wrote."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as file:
+            first = file.readline(64 * 1024)
+        header = orjson.loads(first)
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(header, dict) and header.get("sd") == "header" and header.get("source") == SOURCE

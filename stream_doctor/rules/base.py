@@ -7,7 +7,7 @@ import inspect
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Literal
 
 from stream_doctor.accumulate.irregularities import StreamProblem
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -66,6 +66,11 @@ FAMILIES: dict[str, str] = {
 
 DOC_SECTIONS = ("What it checks", "Why it matters", "Severity", "Example", "How to fix")
 
+#: What a stream rule's findings may come from when they all come from some (``Rule.reads``): the
+#: capture's input problems of a kind (``InputProblem.kind``) or the accumulator's stream problems of
+#: a type (``accumulate/irregularities.py``).
+Fact = str | type[StreamProblem]
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -80,6 +85,10 @@ class Rule:
     #: a schema rule), 1 the turn before too (a call sent back, answered), None every earlier turn (an id
     #: streamed anywhere before). No finding reads a later turn. ``minimize`` replays a window this wide.
     reach: int | None = 0
+    #: A stream rule whose every finding is one of the stream's problems of these kinds or types: a turn
+    #: with none of them is not handed to it (``rules.dispatch``), and its check reads them from here
+    #: (``problems``), so they are written once. None: the rule reads the stream itself, every turn.
+    reads: tuple[Fact, ...] | None = None
 
     @property
     def family(self) -> str:
@@ -151,9 +160,11 @@ class Rule:
         )
 
 
-def rule(summary: str, severity: Severity, reach: int | None = 0) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+def rule(
+    summary: str, severity: Severity, reach: int | None = 0, reads: tuple[Fact, ...] | None = None
+) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Declare a rule from its check function: its code, name and scope come from the module's path
-    (see ``FOLDERS``), its documentation from the module docstring; ``reach``: see ``Rule.reach``."""
+    (see ``FOLDERS``), its documentation from the module docstring; ``reach`` and ``reads``: see ``Rule``."""
 
     def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
         *_, folder, module_name = check.__module__.split(".")
@@ -163,16 +174,20 @@ def rule(summary: str, severity: Severity, reach: int | None = 0) -> Callable[[C
         module = sys.modules.get(check.__module__)
         doc = (module.__doc__ if module else None) or ""
         code, name = f"SD{named[1]}", named[2].replace("_", "-")
-        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder], reach)
+        if reads is not None and FOLDERS[folder] != "stream":
+            raise ValueError(f"{check.__module__}: only a stream rule reads the stream's problems (reads=)")
+        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder], reach, reads)
 
     return wrap
 
 
-A = TypeVar("A", bound=StreamProblem)
-
-
-def of_kind(stream: AccumulatedStream, kind: type[A]) -> Iterator[A]:
-    """The stream's problems of one kind (exactly that record type), in order."""
-    for problem in stream.stream_problems:
-        if type(problem) is kind:
+def problems(stream: AccumulatedStream, rule: Rule) -> Iterator[Any]:
+    """The stream's problems the rule reads (``Rule.reads``): input problems of its kinds, then stream
+    problems of its types, each in order."""
+    reads = rule.reads or ()
+    for problem in stream.problems:
+        if problem.kind in reads:
             yield problem
+    for stream_problem in stream.stream_problems:
+        if type(stream_problem) in reads:
+            yield stream_problem

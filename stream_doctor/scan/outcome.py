@@ -9,7 +9,7 @@ from stream_doctor.scan import ScanError
 
 if TYPE_CHECKING:
     from stream_doctor.reporters import RenderOptions
-    from stream_doctor.scan.options import ScanOptions
+    from stream_doctor.values.options import ScanOptions
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
 
@@ -50,13 +50,8 @@ def run_scan(options: ScanOptions, render: RenderOptions) -> int:
     if result.interrupted:
         _say(f"interrupted: {plan.total - result.scanned} captures not scanned; run again with --resume to finish")
         return EXIT_INTERRUPTED
-    if options.fail_on is not None:
-        levels = [level for level in ("error", "warning", "info") if result.summary.severities[level]]
-        from stream_doctor.values.findings import Severity
-
-        if any(Severity[level.upper()] >= options.fail_on for level in levels):
-            return 1
-    return 0
+    worst = result.summary.worst
+    return 1 if options.fail_on is not None and worst is not None and worst >= options.fail_on else 0
 
 
 def _say(line: str) -> None:

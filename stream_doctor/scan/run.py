@@ -28,8 +28,8 @@ from stream_doctor.scan.task import Settings, lost, scan_batch
 if TYPE_CHECKING:
     from distributed import Client
 
-    from stream_doctor.scan.options import ScanOptions
     from stream_doctor.scan.sources import Plan
+    from stream_doctor.values.options import ScanOptions
 
 #: How often the result loop looks at the Ctrl-C flag while no batch is ready.
 POLL_SECONDS = 0.05

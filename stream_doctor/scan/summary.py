@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from stream_doctor.scan.task import STATUSES
+from stream_doctor.values.findings import Severity
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,13 +27,15 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = "scan-summary-v1"
 TOP = 10  # rows of the tool table (three times as many per code, provider and model); the JSON has them all
 _LONGEST = 80
+#: The severities, highest first: the order of the summary's counts.
+_HIGHEST_FIRST = sorted(Severity, reverse=True)
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
 @dataclass
 class Summary:
     statuses: Counter[str] = field(default_factory=Counter)
-    severities: Counter[str] = field(default_factory=Counter)
+    severities: Counter[str] = field(default_factory=Counter)  # findings per severity label
     per_code: Counter[tuple[str, str, str, str, str]] = field(
         default_factory=Counter
     )  # code, name, severity, provider, model
@@ -65,6 +68,11 @@ class Summary:
         return sum(self.statuses.values())
 
     @property
+    def worst(self) -> Severity | None:
+        """The highest severity any finding has (None: no finding)."""
+        return next((severity for severity in _HIGHEST_FIRST if self.severities[severity.label]), None)
+
+    @property
     def diagnosed(self) -> int:
         """Captures the rules looked at or that could not be read: the base of every share."""
         return self.statuses["passed"] + self.statuses["findings"] + self.statuses["unreadable"]
@@ -76,7 +84,7 @@ class Summary:
             "captures": {"total": self.captures, **{state: self.statuses[state] for state in STATUSES}},
             "findings": {
                 "total": sum(self.severities.values()),
-                **{level: self.severities[level] for level in ("error", "warning", "info")},
+                **{severity.label: self.severities[severity.label] for severity in _HIGHEST_FIRST},
             },
             "providers": [{"provider": p, "captures": n} for p, n in _ranked(self.providers)],
             "codes": [

@@ -52,7 +52,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from stream_doctor.capture import http_frames as exchange  # noqa: E402
 from stream_doctor.capture.eventstream import HeaderError, decode_headers, read_eventstream  # noqa: E402
-from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
+from tests.conftest import CORPUS, NO_CORPUS, corpus_files, fixture_files  # noqa: E402
 
 #: hypothesis and the corpus: the event stream decoder against botocore's
 pytestmark = [pytest.mark.slow]
@@ -187,9 +187,7 @@ def corpus_bodies() -> list[tuple[str, bytes]]:
 
     exchange.read_body = keep
     try:
-        for path in sorted(CORPUS.rglob("*")):
-            if path.suffix not in (".yaml", ".yml", ".har", ".json") or not path.is_file():
-                continue
+        for path in corpus_files(suffixes=(".yaml", ".yml", ".har", ".json")):
             data = path.read_bytes()
             scores = sniff_scores(data[:65536], READERS)
             best = max(scores, key=lambda n: scores[n])

@@ -10,7 +10,6 @@ replay must still equal the replay without runs, finding for finding, position f
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -25,18 +24,12 @@ from stream_doctor.engine.pipeline import replay
 from stream_doctor.engine.stages import RunError
 from stream_doctor.providers import anthropic, openai_chat
 from stream_doctor.values.options import Options
-from tests.conftest import CORPUS, NO_CORPUS, fixture_files
+from tests.conftest import CORPUS, NO_CORPUS, corpus_files, fixture_files
 
 #: every fixture and corpus capture replayed twice, with and without runs, detected and forced
 pytestmark = [pytest.mark.slow]
 
 SUFFIXES = {".sse", ".jsonl", ".json", ".gz", ".txt", ".eventstream", ".har", ".yaml", ".yml"}
-
-
-def _captures(root: Path) -> list[str]:
-    if not root.is_dir():
-        return []
-    return sorted(str(p) for p in root.rglob("*") if p.is_file() and p.suffix in SUFFIXES and p.name != "README.md")
 
 
 def _report(path: str, options: Options, enabled: bool, monkeypatch: pytest.MonkeyPatch, data: bytes | None) -> Any:
@@ -68,7 +61,7 @@ def test_every_fixture_replays_alike_with_and_without_runs(path: str, monkeypatc
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
-@pytest.mark.parametrize("path", _captures(CORPUS))
+@pytest.mark.parametrize("path", [str(p) for p in corpus_files(suffixes=SUFFIXES)])
 def test_every_corpus_capture_replays_alike_with_and_without_runs(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _same_both_ways(path, monkeypatch)
 

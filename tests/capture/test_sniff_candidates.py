@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.capture import HEAD_SIZE, READERS, candidates, sniff_scores
-from tests.conftest import CORPUS, ROOT, fixture_files
+from tests.conftest import ROOT, corpus_files, fixture_files
 
 FIXTURES = fixture_files(check_tree=True, notes=True, sidecars=True)
 #: The real recorded captures beside the repository, when they are there (tests/test_conformance.py).
@@ -74,8 +74,7 @@ def _assert_left_out_score_nothing(head: bytes) -> None:
 
 def test_every_fixture_and_corpus_head() -> None:
     assert len(FIXTURES) > 100
-    corpus = sorted(p for p in CORPUS.rglob("*") if p.is_file()) if CORPUS.is_dir() else []
-    for path in FIXTURES + corpus:
+    for path in FIXTURES + corpus_files(notes=True):
         head = path.read_bytes()
         if head.startswith(b"\x1f\x8b"):
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_SIZE)  # a cut gzip too

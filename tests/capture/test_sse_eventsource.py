@@ -47,7 +47,7 @@ from stream_doctor.capture._text import BOM  # noqa: E402
 from stream_doctor.capture.base import Capture  # noqa: E402
 from stream_doctor.capture.sse import read_sse  # noqa: E402
 from tests.browser import chromium  # noqa: E402
-from tests.conftest import CORPUS, NO_CORPUS, fixture_files  # noqa: E402
+from tests.conftest import CORPUS, NO_CORPUS, corpus_files, fixture_files  # noqa: E402
 
 #: hypothesis and the corpus, each input read by Chromium's EventSource
 pytestmark = [pytest.mark.slow]
@@ -329,7 +329,7 @@ def test_every_sse_fixture_reads_as_eventsource_dispatches_it(browser: Browser) 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
 def test_every_raw_sse_capture_of_the_corpus_reads_as_eventsource_dispatches_it(browser: Browser) -> None:
-    files = _sse_files(sorted(CORPUS.rglob("*")))
+    files = _sse_files(corpus_files())
     if not files:
         pytest.skip(f"no raw SSE capture in {CORPUS}")
     _compare(browser, [path.read_bytes() for path in files])

@@ -5,11 +5,14 @@ the same report as a replay of the whole frame list. Pieces are cut as small as 
 from __future__ import annotations
 
 import gzip
+import tempfile
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import stream_doctor.capture.chunks as chunks_module
 from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
@@ -237,7 +240,79 @@ def test_a_second_request_record_means_several_turns(tmp_path: Path) -> None:
     assert isinstance(opened, Streamed)
     with pytest.raises(ManyTurns):
         list(opened.frames())
-    assert len(opened.whole().frames) == 4  # read again, whole
+    assert len(opened.whole().frames) == 4  # read on from the first piece, into one list
+
+
+def _session(padding: int) -> bytes:
+    """An envelope of 40 turns whose first turn has ``padding`` events of 2 KB first."""
+    long = b'{"sd":"event","data":{"type":"ping","pad":"%s"}}\n' % (b"x" * 2000)
+    first = b'{"sd":"request","body":{}}\n' + long * padding
+    turns = (
+        b'{"sd":"request","body":{"messages":[%d]}}\n{"sd":"event","data":{"type":"ping"},"t":%d}\n' % (n, n)
+        for n in range(40)
+    )
+    return b'{"sd":"header","version":1}\n' + first + b"".join(turns)
+
+
+@pytest.mark.parametrize(("padding", "reads"), [(0, 1), (100, 2)])
+def test_several_turns_read_whole_parse_the_first_piece_once(
+    padding: int, reads: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session's second request in the first piece stops the one-turn reading before any frame was
+    # handed on: the whole list goes on from that piece (up to 1 MB parsed once, not twice). Near miss:
+    # a first turn longer than the first piece has been handed on, so the file is read again.
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_session(padding))
+    monkeypatch.setattr(chunks_module, "CHUNK", 4096)
+    opened = open_capture(str(path))
+    assert isinstance(opened, Streamed)
+    chunks_read: list[int] = []
+    chunks_of = opened.origin.chunks
+
+    def counted() -> Iterator[bytes]:
+        chunks_read.append(1)
+        return chunks_of()
+
+    monkeypatch.setattr(opened.origin, "chunks", counted)
+    with pytest.raises(ManyTurns):
+        list(opened.frames())
+    whole = opened.whole()
+    assert len(chunks_read) == reads - 1  # the first read's chunks were taken when the capture was opened
+    assert _summary(whole, whole.frames) == _whole(str(path))
+    assert [frame.kind for frame in whole.frames[:2]] == ["request", "event" if padding else "request"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    turns=st.integers(2, 5),
+    padding=st.integers(0, 60),
+    chunk=st.sampled_from([64, 1000, 4096, 1 << 20]),
+    header=st.booleans(),
+    broken=st.sampled_from(["", "not json", '{"sd":"event"}', '{"sd":"request","body":1}']),
+    cut=st.booleans(),
+)
+def test_several_turns_read_whole_read_as_load_reads_them(
+    turns: int, padding: int, chunk: int, header: bool, broken: str, cut: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The neighbours of the case above: the second request in the first piece or later, with or
+    # without a header, a bad line among the first turn's, a last line cut: whether the whole list
+    # goes on from the first piece or reads the file again, it holds what reading the file whole does.
+    long = b'{"sd":"event","data":{"type":"ping","pad":"%s"},"t":0.5}\n' % (b"x" * 2000)
+    first = b'{"sd":"request","body":{}}\n' + long * padding + (broken.encode() + b"\n" if broken else b"")
+    rest = b"".join(
+        b'{"sd":"request","body":{"n":%d}}\n{"sd":"event","data":{"type":"ping"}}\n' % n for n in range(turns)
+    )
+    data = (b'{"sd":"header","version":1}\n' if header else b"") + first + rest
+    monkeypatch.setattr(chunks_module, "CHUNK", chunk)
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "session.jsonl")
+        Path(path).write_bytes(data[:-3] if cut else data)
+        opened = open_capture(path)
+        assert isinstance(opened, Streamed)
+        with pytest.raises(ManyTurns):
+            list(opened.frames())
+        whole = opened.whole()
+        assert _summary(whole, whole.frames) == _whole(path)
 
 
 def _report(path: str, **options: Any) -> dict[str, Any]:

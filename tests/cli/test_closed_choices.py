@@ -16,7 +16,7 @@ from tests.conftest import ROOT, first_in_the_inner_loop
 
 MISSING = "no/such/capture.sse"  # a refused option is said before the capture is looked for
 
-#: every command that takes --provider (each from the one declaration, cli/options.Provider)
+#: every command that takes --provider (each from the one declaration, cli/shared_options.Provider)
 PROVIDER_COMMANDS = [["replay"], ["check"], ["convert"], ["minimize"], ["fixture"], ["scan"]]
 #: replay's case in the inner loop, the other commands' (which share the one declaration) under slow
 PER_COMMAND = first_in_the_inner_loop(PROVIDER_COMMANDS, ids=[command for (command,) in PROVIDER_COMMANDS])
@@ -46,7 +46,7 @@ def test_an_unknown_provider_is_refused_before_the_capture_is_read(command: list
 def test_a_provider_name_is_taken_as_written() -> None:
     """The near miss: every registry name passes, and another case of one does not (the configuration
     file and the API take a provider's name as written, so the command line does too)."""
-    from stream_doctor.cli.options import _providers, closed
+    from stream_doctor.cli.shared_options import _providers, closed
 
     parse = closed("--provider", "provider", _providers, fold=False)
     assert [parse(name) for name in ADAPTERS] == list(ADAPTERS)

@@ -56,7 +56,7 @@ from stream_doctor.clients.framing import Framing, framing_of
 from stream_doctor.clients.library import body_capture
 from stream_doctor.values.events import Event
 from tests.clients import grammar
-from tests.conftest import CORPUS, FIXTURES, fixture_files
+from tests.conftest import CORPUS, FIXTURES, corpus_files, fixture_files
 
 #: examples per generated test: CI runs a bounded number; a long run sets the variable
 EXAMPLES = int(os.environ.get("STREAM_DOCTOR_DIFF_EXAMPLES", "25"))
@@ -427,15 +427,12 @@ def sse_captures(providers: Iterable[str]) -> list[Path]:
     """The SSE fixtures of ``providers`` and every raw SSE capture in ``CORPUS`` (none when it is absent)."""
     folders = set(providers)
     paths = fixture_files(*folders, suffixes=(".sse",)) if folders else []
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.rglob("*")):
-            if not path.is_file() or path.name == "README.md":
-                continue
-            try:
-                if load(str(path)).container == "sse":
-                    paths.append(path)
-            except CaptureError:
-                continue
+    for path in corpus_files():
+        try:
+            if load(str(path)).container == "sse":
+                paths.append(path)
+        except CaptureError:
+            continue
     return paths
 
 
@@ -537,10 +534,9 @@ def container_cases() -> tuple[ContainerCase, ...]:
     whose frames are parsed chunks (JSON Lines, envelopes, recordings of SDK chunk objects). Bare
     streams are not here: ``sse_captures`` has the SSE ones; an event stream or prefixed lines no
     library profile reads. Which provider each is (and so which libraries read it) is the replay's."""
-    corpus = sorted(CORPUS.rglob("*")) if CORPUS.is_dir() else []
     cases = []
-    for path in [*fixture_files(check_tree=True), *corpus]:
-        if not path.is_file() or path.suffix in (".md", ".toml"):
+    for path in [*fixture_files(check_tree=True), *corpus_files()]:
+        if path.suffix in (".md", ".toml"):
             continue
         try:
             capture = load(str(path), bodies=True)

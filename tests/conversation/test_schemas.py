@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from pathlib import Path
+from typing import Any, Callable
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.sessions import session
 from stream_doctor import replay
 from stream_doctor.conversation import schemas
 from stream_doctor.conversation.model import ToolDef
 from stream_doctor.conversation.schemas import Violation, normalized, required, schema_problem, violations
+from stream_doctor.values.findings import Severity
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SCHEMA = {
     "type": "object",
@@ -95,3 +103,69 @@ def test_each_call_is_validated_once_for_the_three_schema_rules(monkeypatch: pyt
     assert [f.code for f in report.findings] == ["SD701"]
     validated.clear()
     assert replay(data, select=["SD704"]).findings == () and validated == []
+
+
+#: ways a schema nests: each wraps the one inside it
+WRAPS: dict[str, Callable[[Any], Any]] = {
+    "anyOf": lambda inner: {"anyOf": [inner]},
+    "allOf": lambda inner: {"allOf": [inner, {}]},
+    "not": lambda inner: {"not": {"not": inner}},
+    "properties": lambda inner: {"type": "object", "properties": {"a": inner}, "required": ["a"]},
+    "items": lambda inner: {"type": "array", "items": inner},
+}
+
+
+def _nested(depth: int, wraps: list[str], leaf: Any) -> Any:
+    schema = leaf
+    for level in range(depth):
+        schema = WRAPS[wraps[level % len(wraps)]](schema)
+    return schema
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    st.integers(0, 700),
+    st.lists(st.sampled_from(sorted(WRAPS)), min_size=1, max_size=3),
+    st.sampled_from(["json-schema", "openapi"]),
+)
+def test_a_schema_nested_at_any_depth_is_checked_or_said_too_deep_never_raised(
+    depth: int, wraps: list[str], dialect: str
+) -> None:
+    """However deep a valid schema nests, it is checked or said too deep to check (not called invalid, and
+    nothing raised); a schema of a few levels is always checked."""
+    tool = ToolDef("f", _nested(depth, wraps, {"type": "string"}), "tools[0].input_schema", dialect)  # type: ignore[arg-type]
+    problem = schema_problem(tool)
+    assert problem in (None, schemas.TOO_DEEP)
+    assert isinstance(violations(tool, {"a": 1}), list) and isinstance(required(tool), list)
+    if depth <= 30:
+        assert problem is None
+
+
+def test_an_invalid_schema_a_few_levels_down_is_still_invalid() -> None:
+    """The near miss: depth alone does not hide a real fault."""
+    tool = ToolDef("f", _nested(20, ["properties"], {"type": "int"}), "tools[0].input_schema")
+    problem = schema_problem(tool)
+    assert problem is not None and problem != schemas.TOO_DEEP and "'int' is not valid" in problem
+
+
+@pytest.mark.parametrize(("depth", "deep"), [(300, True), (40, False)])
+def test_a_capture_whose_schema_nests_too_deeply_keeps_its_other_findings(
+    tmp_path: Path, depth: int, deep: bool
+) -> None:
+    """A tool schema of 300 levels is an info SD706 ("was not checked"), and the other tool's calls are
+    still validated (SD701); at 40 levels it is checked as any schema (SD702 on its own call)."""
+    cassette = yaml.safe_load((ROOT / "fixtures/conversations/anthropic_schema_violations.yaml").read_text())
+    request = cassette["interactions"][0]["request"]
+    body = json.loads(request["body"])
+    body["tools"][0]["input_schema"]["properties"]["city"] = _nested(depth, ["anyOf"], {"type": "string"})
+    request["body"] = json.dumps(body)
+    capture = tmp_path / "deep.yaml"
+    capture.write_text(yaml.safe_dump(cassette))
+    report = replay(str(capture))
+    sd706 = [f for f in report.findings if f.code == "SD706"]
+    assert "SD701" in report.codes
+    if deep:
+        assert [(f.severity, f.kind) for f in sd706] == [(Severity.INFO, "too deep")]
+        assert "get_forecast" in sd706[0].message and "was not checked" in sd706[0].message
+    else:
+        assert sd706 == [] and "SD702" in report.codes

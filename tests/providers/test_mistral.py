@@ -12,11 +12,11 @@ from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import NOT_JSON, Frame, Pos
 from stream_doctor.providers import detect, mistral, openai_chat
 from stream_doctor.values.events import BlockDelta, Event, Problem
-from tests.conftest import CORPUS as SHARED_CORPUS
-from tests.conftest import NO_CORPUS
+from tests.conftest import CORPUS, NO_CORPUS, corpus_files
 from tests.helpers import accumulated
 
-CORPUS = SHARED_CORPUS / "vercel-ai" / "packages" / "mistral"
+#: The Vercel AI SDK's Mistral recordings, in the corpus.
+MISTRAL_FIXTURES = "vercel-ai/packages/mistral/src/__fixtures__"
 
 
 def frames(values: list[Any]) -> list[Frame]:
@@ -112,8 +112,8 @@ def test_sniff_needs_a_mistral_id_and_one_more_mistral_trait() -> None:
     assert detect(frames([openai_like]))[0].name == "openai"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+@pytest.mark.skipif(not (CORPUS / MISTRAL_FIXTURES).is_dir(), reason=NO_CORPUS)
 def test_both_corpus_captures_are_detected_as_mistral() -> None:
-    for path in sorted((CORPUS / "src" / "__fixtures__").glob("*.chunks.txt")):
+    for path in corpus_files(MISTRAL_FIXTURES, suffixes=(".chunks.txt",)):
         values = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
         assert detect(frames(values))[0].name == "mistral", path.name

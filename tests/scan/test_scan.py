@@ -17,9 +17,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from stream_doctor.scan.options import ScanOptions
 from stream_doctor.scan.run import scan
 from stream_doctor.util.install import REPOSITORY
+from stream_doctor.values.options import ScanOptions
 from tests.conftest import FIXTURES, ROOT
 from tests.scan.conftest import check_findings, scan_findings, status_rows
 

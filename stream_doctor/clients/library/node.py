@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from stream_doctor.capture.base import Capture, Frame, Pos
+from stream_doctor.capture.limits import human
 from stream_doctor.clients.library import LibraryMissing, Original, Outcome, Seen, body_chunks
 from stream_doctor.values.events import MISSING
 
@@ -118,7 +119,7 @@ class NodeRun:
                 code = process.wait()
                 self.process = None
                 why = f"signal {-code}" if code < 0 else f"exit code {code}"
-                raise RuntimeError(f"node ended without an answer ({why}; heap at most {self.heap_mib} MiB)")
+                raise RuntimeError(f"node ended without an answer ({why}; heap at most {human(self.heap_mib << 20)})")
             out += piece
         answer: dict[str, Any] = orjson.loads(out)
         return answer

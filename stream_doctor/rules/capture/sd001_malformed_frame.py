@@ -44,9 +44,9 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     yield from problems_of(
         stream,
         self,
-        ["malformed-frame"],
         "The frame was skipped; check whether the capture was cut or edited, and that the client skips such frames",
         "frame could not be used: {message}",
+        kinds=["malformed-frame"],
     )
     for path in request_of(stream).not_lists:
         yield self.finding(

@@ -33,16 +33,14 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("An event type the adapter does not know (counted, never dropped)", Severity.WARNING)
+@rule("An event type the adapter does not know (counted, never dropped)", Severity.WARNING, reads=("unknown-event",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     seen: dict[str, int] = {}
-    for problem in stream.problems:
-        if problem.kind != "unknown-event":
-            continue
+    for problem in problems(stream, self):
         seen[problem.message] = seen.get(problem.message, 0) + 1
         if seen[problem.message] > 1:
             continue

@@ -34,16 +34,18 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import CutBeforeData
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The capture ends inside a frame (no final blank line or bracket)", Severity.WARNING)
+@rule(
+    "The capture ends inside a frame (no final blank line or bracket)",
+    Severity.WARNING,
+    reads=("unterminated-event", "truncated-array"),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     damaged = {p.pos for p in stream.problems if p.kind == "malformed-frame"}
-    for problem in stream.problems:
-        if problem.kind not in ("unterminated-event", "truncated-array"):
-            continue
+    for problem in problems(stream, self):
         facts = problem.facts
         if isinstance(facts, CutBeforeData):
             yield self.finding(

@@ -32,6 +32,6 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Capture bytes that are not valid UTF-8", Severity.WARNING)
+@rule("Capture bytes that are not valid UTF-8", Severity.WARNING, reads=("not-utf8",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    return problems_of(stream, self, ["not-utf8"], "Decode the stream incrementally and save captures as raw bytes")
+    return problems_of(stream, self, "Decode the stream incrementally and save captures as raw bytes")

@@ -42,18 +42,21 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("SSE framing that disagrees with the payload or the SSE rules", Severity.WARNING)
+@rule(
+    "SSE framing that disagrees with the payload or the SSE rules",
+    Severity.WARNING,
+    reads=(
+        "event-name-mismatch",
+        "event-without-data",
+        "unknown-sse-field",
+        "data-lines-not-separated",
+        "unprefixed-json",
+    ),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        [
-            "event-name-mismatch",
-            "event-without-data",
-            "unknown-sse-field",
-            "data-lines-not-separated",
-            "unprefixed-json",
-        ],
         "Check for a proxy or recorder that rewrote the stream; dispatch on one field consistently",
         words=(EventNameMismatch, mismatch),
     )

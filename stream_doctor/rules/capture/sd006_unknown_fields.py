@@ -34,14 +34,14 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import where
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Fields no provider documentation defines (listed once per capture)", Severity.INFO)
+@rule("Fields no provider documentation defines (listed once per capture)", Severity.INFO, reads=("unknown-field",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    found = [problem for problem in stream.problems if problem.kind == "unknown-field"]
+    found = list(problems(stream, self))
     if not found:
         return
     listed = ", ".join(f"{p.message} ({where(p.pos)})" for p in found[:10])

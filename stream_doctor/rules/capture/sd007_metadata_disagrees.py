@@ -29,13 +29,17 @@ from __future__ import annotations
 from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Recorded response headers disagree with the stored body (read by its bytes)", Severity.INFO)
+@rule(
+    "Recorded response headers disagree with the stored body (read by its bytes)",
+    Severity.INFO,
+    reads=("metadata-disagrees",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    found = next((p for p in stream.problems if p.kind == "metadata-disagrees"), None)
+    found = next(problems(stream, self), None)
     if found is not None:
         yield self.finding(
             stream,

@@ -46,12 +46,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A recorded response body cannot be decompressed, so its turn's stream was not read", Severity.WARNING)
+@rule(
+    "A recorded response body cannot be decompressed, so its turn's stream was not read",
+    Severity.WARNING,
+    reads=("body-undecodable",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["body-undecodable"],
         "Re-record the interaction or store its body decoded; this turn's stream was not checked",
         "{message}: this turn's stream was not read, so none of its calls or events were checked",
     )

@@ -43,12 +43,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("An SDK helper-stream log leaves out the raw delta events (fragments not checked)", Severity.INFO)
+@rule(
+    "An SDK helper-stream log leaves out the raw delta events (fragments not checked)",
+    Severity.INFO,
+    reads=("helper-log-without-deltas",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["helper-log-without-deltas"],
         "Log every event the helper yields, raw deltas included, or record the HTTP stream itself",
         words=(HelperLogWithoutDeltas, without_deltas),
     )

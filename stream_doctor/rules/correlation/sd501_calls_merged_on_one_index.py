@@ -36,16 +36,16 @@ import orjson
 
 from stream_doctor.accumulate.irregularities import IndexShared
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.rules.correlation._calls import choice_of
 from stream_doctor.util.wording import excerpt
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Several open tool calls share one index", Severity.WARNING)
+@rule("Several open tool calls share one index", Severity.WARNING, reads=(IndexShared,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[ToolCall]] = {}
-    for problem in of_kind(stream, IndexShared):
+    for problem in problems(stream, self):
         first = stream.calls[problem.first]
         group = groups.setdefault(first.ordinal, [first])
         joined = next(

@@ -32,15 +32,15 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import UncorrelatedFragment
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import excerpt, where
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool-call fragment carries neither an index nor an id", Severity.WARNING)
+@rule("A tool-call fragment carries neither an index nor an id", Severity.WARNING, reads=(UncorrelatedFragment,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int | None, int | None], list[UncorrelatedFragment]] = {}
-    for problem in of_kind(stream, UncorrelatedFragment):
+    for problem in problems(stream, self):
         groups.setdefault((problem.message, problem.attributed), []).append(problem)
     for (_, attributed), group in groups.items():
         text = "".join(a.text for a in group)

@@ -33,7 +33,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import IdRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.rules.correlation._calls import repeated
 from stream_doctor.values.findings import Finding, Severity
 
@@ -41,11 +41,11 @@ from stream_doctor.values.findings import Finding, Severity
 OPENAI_ID_LIMIT = 40
 
 
-@rule("A tool call's id is repeated on its later fragments", Severity.WARNING)
+@rule("A tool call's id is repeated on its later fragments", Severity.WARNING, reads=(IdRepeated,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.protocol.ids_repeat_on_fragments:
         return
-    for problem in of_kind(stream, IdRepeated):
+    for problem in problems(stream, self):
         call = stream.calls[problem.call]
         count = problem.count
         call_id = str(problem.call_id)

@@ -29,14 +29,14 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import NameRepeated
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.rules.correlation._calls import repeated
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call's name is repeated on its later fragments", Severity.WARNING)
+@rule("A tool call's name is repeated on its later fragments", Severity.WARNING, reads=(NameRepeated,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in of_kind(stream, NameRepeated):
+    for problem in problems(stream, self):
         call = stream.calls[problem.call]
         count = problem.count
         yield self.finding(

@@ -38,17 +38,21 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import NameBlank, NameChanged, NameLate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import where
 from stream_doctor.values.findings import Finding, Severity
 
 HINT = "Take the first non-empty name and ignore empty or equal ones; dispatch a call only once it has a name"
 
 
-@rule("A tool call's name arrives late, is blanked, or changes", Severity.WARNING)
+@rule(
+    "A tool call's name arrives late, is blanked, or changes",
+    Severity.WARNING,
+    reads=(NameLate, NameBlank, NameChanged),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     renamed: set[tuple[int, str]] = set()
-    for problem in stream.stream_problems:
+    for problem in problems(stream, self):
         if isinstance(problem, NameLate):
             call = stream.calls[problem.call]
             yield self.finding(

@@ -30,19 +30,21 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import IdChanged, IdLate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import where
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call's id arrives late or changes within the call", Severity.WARNING)
+@rule("A tool call's id arrives late or changes within the call", Severity.WARNING, reads=(IdLate, IdChanged))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     changes: dict[tuple[int, str], int] = {}  # (call, new id) -> fragments carrying it
-    for changed in of_kind(stream, IdChanged):
+    for changed in problems(stream, self):
+        if not isinstance(changed, IdChanged):
+            continue
         change = (changed.call, changed.after)
         changes[change] = changes.get(change, 0) + 1
     reported: set[tuple[int, str]] = set()
-    for problem in stream.stream_problems:
+    for problem in problems(stream, self):
         if isinstance(problem, IdLate):
             call = stream.calls[problem.call]
             yield self.finding(

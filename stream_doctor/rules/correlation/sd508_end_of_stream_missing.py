@@ -44,16 +44,20 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import EndOfStreamInexact, EndOfStreamMissing
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.protocol import records_sentinel
 
 
-@rule("The turn finished but data: [DONE] never came", Severity.WARNING)
+@rule(
+    "The turn finished but data: [DONE] never came",
+    Severity.WARNING,
+    reads=("end-of-stream-inexact", "end-of-stream-missing"),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if not records_sentinel(stream.capture.container, stream.capture.header):
         return
-    for problem in stream.problems:
+    for problem in problems(stream, self):
         if problem.kind == "end-of-stream-inexact" and isinstance(problem.facts, EndOfStreamInexact):
             yield self.finding(
                 stream,

@@ -41,14 +41,16 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import FinalDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import excerpt, preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The completion event restates a call's input differently from its fragments", Severity.ERROR)
+@rule(
+    "The completion event restates a call's input differently from its fragments", Severity.ERROR, reads=(FinalDiffers,)
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in of_kind(stream, FinalDiffers):
+    for problem in problems(stream, self):
         call = stream.calls[problem.call]
         final = problem.final
         text = isinstance(final, str)

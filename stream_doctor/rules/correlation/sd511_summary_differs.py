@@ -39,7 +39,7 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import SummaryDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
@@ -60,10 +60,14 @@ WHAT = {
 }
 
 
-@rule("A later event restates a call with another id, name or input than its stream", Severity.WARNING)
+@rule(
+    "A later event restates a call with another id, name or input than its stream",
+    Severity.WARNING,
+    reads=(SummaryDiffers,),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[tuple[int, str], list[SummaryDiffers]] = {}
-    for problem in of_kind(stream, SummaryDiffers):
+    for problem in problems(stream, self):
         groups.setdefault((problem.call, problem.field), []).append(problem)
     for (ordinal, field), group in groups.items():
         first = group[0]

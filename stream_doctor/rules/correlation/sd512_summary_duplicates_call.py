@@ -33,14 +33,14 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import SummaryDuplicate
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A terminal event restates a streamed call under another id", Severity.WARNING)
+@rule("A terminal event restates a streamed call under another id", Severity.WARNING, reads=(SummaryDuplicate,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in of_kind(stream, SummaryDuplicate):
+    for problem in problems(stream, self):
         twin = stream.calls[problem.call]
         yield self.finding(
             stream,

@@ -31,15 +31,15 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import SummaryOnlyCall
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A terminal event lists a call the stream never produced", Severity.WARNING)
+@rule("A terminal event lists a call the stream never produced", Severity.WARNING, reads=(SummaryOnlyCall,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     seen: set[tuple[object, object]] = set()
-    for problem in of_kind(stream, SummaryOnlyCall):
+    for problem in problems(stream, self):
         identity = (problem.call_id, problem.name)
         if identity in seen:
             continue  # output_item.done and response.completed both list it: one finding

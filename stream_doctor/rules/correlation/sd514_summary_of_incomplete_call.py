@@ -32,16 +32,16 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import SummaryBeforeComplete
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import excerpt, preview, where
 from stream_doctor.values.events import MISSING
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A later event restates a call that had not completed", Severity.WARNING)
+@rule("A later event restates a call that had not completed", Severity.WARNING, reads=(SummaryBeforeComplete,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     groups: dict[int, list[SummaryBeforeComplete]] = {}
-    for problem in of_kind(stream, SummaryBeforeComplete):
+    for problem in problems(stream, self):
         groups.setdefault(problem.call, []).append(problem)
     for ordinal, group in groups.items():
         call = stream.calls[ordinal]

@@ -36,12 +36,13 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("An event names an output item by another id than it was added with", Severity.WARNING)
+@rule(
+    "An event names an output item by another id than it was added with", Severity.WARNING, reads=("item-id-rotated",)
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["item-id-rotated"],
         "Key output items by output_index and take the id from response.output_item.added (vercel/ai #18548)",
         words=(ItemIdRotated, rotated),
     )

@@ -36,12 +36,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Events of a response were lost, reordered or lack sequence numbers", Severity.WARNING)
+@rule(
+    "Events of a response were lost, reordered or lack sequence numbers",
+    Severity.WARNING,
+    reads=("sequence-gap", "sequence-disorder", "sequence-missing"),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["sequence-gap", "sequence-disorder", "sequence-missing"],
         "Find what drops or reorders events between the API and the client; compare the call's deltas "
         "with its .done event before running it",
         words=(SequenceIrregular, irregular),

@@ -42,12 +42,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A streamed call's input came only in its completion event, with no delta", Severity.INFO)
+@rule(
+    "A streamed call's input came only in its completion event, with no delta",
+    Severity.INFO,
+    reads=("arguments-without-deltas",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["arguments-without-deltas"],
         "Take the input from the completion event when no delta came, and prefer it over joined deltas",
         words=(ArgumentsWithoutDeltas, whole_in_completion),
     )

@@ -38,12 +38,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call's input was rejected as invalid (AI SDK tool-input-error)", Severity.WARNING)
+@rule(
+    "A tool call's input was rejected as invalid (AI SDK tool-input-error)",
+    Severity.WARNING,
+    reads=("tool-input-error",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["tool-input-error"],
         "Do not execute this call; the error goes back to the model as its result",
         words=(ToolInputError, rejected),
     )

@@ -37,15 +37,17 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import MissingTerminalPart
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule('A streamed call ended without the empty {"functionCall":{}} part', Severity.INFO)
+@rule(
+    'A streamed call ended without the empty {"functionCall":{}} part',
+    Severity.INFO,
+    reads=("missing-terminal-function-call",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in stream.problems:
-        if problem.kind != "missing-terminal-function-call":
-            continue
+    for problem in problems(stream, self):
         facts = problem.facts
         ended = (
             f'{facts.call} ended on this part, which has no willContinue, and no empty {{"functionCall":{{}}}} part '

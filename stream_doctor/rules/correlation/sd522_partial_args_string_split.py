@@ -30,16 +30,18 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import StringsSplit
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Streamed string arguments arrive in pieces that must be appended", Severity.INFO)
+@rule(
+    "Streamed string arguments arrive in pieces that must be appended",
+    Severity.INFO,
+    reads=("partial-args-string-split",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in stream.problems:
-        if problem.kind != "partial-args-string-split":
-            continue
+    for problem in problems(stream, self):
         yield self.finding(
             stream,
             problem.pos,

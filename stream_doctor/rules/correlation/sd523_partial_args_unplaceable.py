@@ -31,16 +31,18 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import PartialArgUnplaceable
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A streamed-argument piece cannot be placed in the call's arguments", Severity.ERROR)
+@rule(
+    "A streamed-argument piece cannot be placed in the call's arguments",
+    Severity.ERROR,
+    reads=("partial-args-unplaceable",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in stream.problems:
-        if problem.kind != "partial-args-unplaceable":
-            continue
+    for problem in problems(stream, self):
         yield self.finding(
             stream,
             problem.pos,

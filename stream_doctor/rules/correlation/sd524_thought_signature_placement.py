@@ -42,15 +42,19 @@ from typing import Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.problem_facts import ThoughtSignatures
-from stream_doctor.rules.base import Rule, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.values.findings import Finding, Severity
 
 ERROR_400 = '400 "Function call is missing a thought_signature in functionCall parts"'
 
 
-@rule("Only some function calls of a Gemini turn carry a thoughtSignature", Severity.INFO)
+@rule(
+    "Only some function calls of a Gemini turn carry a thoughtSignature",
+    Severity.INFO,
+    reads=("thought-signature-first-only", "thought-signature-missing"),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in stream.problems:
+    for problem in problems(stream, self):
         if problem.kind == "thought-signature-first-only":
             yield self.finding(
                 stream,

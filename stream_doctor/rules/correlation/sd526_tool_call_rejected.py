@@ -34,12 +34,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The provider ended the turn because it rejected the model's tool call", Severity.ERROR)
+@rule(
+    "The provider ended the turn because it rejected the model's tool call",
+    Severity.ERROR,
+    reads=("tool-call-rejected",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["tool-call-rejected"],
         "Treat the turn as failed: run no partial call, retry, and check the tool declarations and tool config",
         "{message}; the turn carries no call that can be run",
         words=(ToolCallRejected, rejected),

@@ -31,12 +31,11 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The prompt was blocked: the response has no candidates", Severity.ERROR)
+@rule("The prompt was blocked: the response has no candidates", Severity.ERROR, reads=("prompt-blocked",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["prompt-blocked"],
         "Check promptFeedback.blockReason before reading candidates and report it as a failed turn",
         words=(PromptBlocked, blocked),
     )

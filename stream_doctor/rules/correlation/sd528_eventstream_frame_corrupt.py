@@ -34,12 +34,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A binary event stream message fails its CRC32 or has impossible lengths", Severity.ERROR)
+@rule(
+    "A binary event stream message fails its CRC32 or has impossible lengths",
+    Severity.ERROR,
+    reads=("eventstream-crc", "eventstream-corrupt"),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["eventstream-crc", "eventstream-corrupt"],
         "Record the body as raw bytes; if a proxy rewrites it, fix or bypass it and retry",
         "{message}. The AWS SDKs check both CRCs and raise here, ending the stream for the client",
     )

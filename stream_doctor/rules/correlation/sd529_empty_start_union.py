@@ -36,12 +36,11 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A contentBlockStart whose start union is empty", Severity.INFO)
+@rule("A contentBlockStart whose start union is empty", Severity.INFO, reads=("empty-start-union",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["empty-start-union"],
         "Send no contentBlockStart for text blocks: a text block begins with its first contentBlockDelta",
         words=(EmptyStartUnion, empty_start),
     )

@@ -48,12 +48,15 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The stream ended with [DONE] but no finish_reason after its tool calls", Severity.WARNING)
+@rule(
+    "The stream ended with [DONE] but no finish_reason after its tool calls",
+    Severity.WARNING,
+    reads=("finish-reason-missing",),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["finish-reason-missing"],
         'Send finish_reason "tool_calls" before [DONE]; decide to run tools from the calls, not the stop reason',
         "{message}: the calls are complete (LangChain, LiteLLM and pydantic-ai hand them over at the end), but "
         "openai-python's stream helper never fires the last call's arguments.done (ChoiceEventState.get_done_events "

@@ -44,12 +44,11 @@ from stream_doctor.rules.capture._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call started after its choice's finish_reason", Severity.WARNING)
+@rule("A tool call started after its choice's finish_reason", Severity.WARNING, reads=("call-after-finish-reason",))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        ["call-after-finish-reason"],
         "Read to [DONE] and take the last finish_reason; do not stop at the first one",
         "{message}: the call completes at the next finish_reason, but openai-python's stream helper "
         "(ChoiceEventState.get_done_events) and openai-node mark it done at its first chunk after a finish_reason, "

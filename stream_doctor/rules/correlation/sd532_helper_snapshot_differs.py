@@ -46,14 +46,18 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import HelperSnapshotDiffers
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.util.wording import excerpt, preview
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("An SDK stream helper's snapshot of a call differs from the fragments the stream carried", Severity.ERROR)
+@rule(
+    "An SDK stream helper's snapshot of a call differs from the fragments the stream carried",
+    Severity.ERROR,
+    reads=(HelperSnapshotDiffers,),
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for problem in of_kind(stream, HelperSnapshotDiffers):
+    for problem in problems(stream, self):
         if problem.call is None:
             yield _text_block(stream, self, problem)
             continue

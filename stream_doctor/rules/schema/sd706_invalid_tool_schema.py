@@ -12,6 +12,8 @@ Why it matters:
 
 Severity:
     warning. Providers reject some invalid schemas and ignore others; the calls are not validated.
+    info when the schema nests too deeply for the validator to follow (about 100 levels of ``anyOf``):
+    it was not checked, may well be valid, and its calls were not validated either.
     What if the request asked for this? The schema is the request's own: the finding is about what
     the request declared, not about the provider's answer to it.
 
@@ -34,7 +36,7 @@ from stream_doctor.values.findings import Finding, Severity
 
 @rule("A tool's schema is not valid JSON Schema; its calls were not validated", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    from stream_doctor.conversation.schemas import schema_problem
+    from stream_doctor.conversation.schemas import TOO_DEEP, schema_problem
 
     reported: set[tuple[int, str]] = set()
     for turn, call, tools in conversation.checked_calls():
@@ -45,10 +47,21 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
         if problem is None:
             continue
         reported.add((turn.number, tool.name))
+        related = [("a call to it", conversation.stream_location(turn.number, call.started))]
+        if problem == TOO_DEEP:
+            yield self.finding_at(
+                conversation.tool_location(turn, tool),
+                f"the schema of {tool.name} ({tool.path}) was not checked: {problem}; its calls were not validated",
+                "Flatten the schema (a $ref to a definition in place of deep nesting) for its calls to be validated",
+                related,
+                severity=Severity.INFO,
+                kind="too deep",
+            )
+            continue
         yield self.finding_at(
             conversation.tool_location(turn, tool),
             f"the schema of {tool.name} ({tool.path}) is not valid JSON Schema: {problem}; its calls were not "
             f"validated",
             "Fix the tool's schema; validate tool schemas in tests with the draft the provider uses",
-            [("a call to it", conversation.stream_location(turn.number, call.started))],
+            related,
         )

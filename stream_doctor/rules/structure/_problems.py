@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence
 
-from stream_doctor.accumulate.irregularities import BlockEvent, StreamProblem
+from stream_doctor.accumulate.irregularities import BlockEvent
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Pos
-from stream_doctor.rules.base import Rule, of_kind
+from stream_doctor.rules.base import Rule, problems
 from stream_doctor.util.wording import excerpt
 from stream_doctor.values.findings import Finding
-
-A = TypeVar("A", bound=StreamProblem)
-B = TypeVar("B", bound=BlockEvent)
 
 
 def problems_of(
     stream: AccumulatedStream,
     rule: Rule,
-    kind: type[A],
-    message: Callable[[A], str],
+    message: Callable[[Any], str],
     hint: str,
-    related: Callable[[A], list[tuple[str, Pos | None]]] = lambda problem: [],
+    related: Callable[[Any], list[tuple[str, Pos | None]]] = lambda problem: [],
 ) -> Iterator[Finding]:
-    for problem in of_kind(stream, kind):
+    """A finding for each of the stream's problems of the type the rule reads (``Rule.reads``), worded
+    by ``message`` and ``related`` (each handed a problem of that type)."""
+    for problem in problems(stream, rule):
         yield rule.finding(stream, problem.pos, message(problem), hint, related(problem))
 
 
@@ -31,10 +29,11 @@ def block(key: object) -> str:
     return f"block index {key}"
 
 
-def grouped(stream: AccumulatedStream, kind: type[B]) -> list[list[B]]:
-    """Block events of one kind, grouped by message and block key, in order of first appearance."""
-    groups: dict[tuple[int | None, str], list[B]] = {}
-    for problem in of_kind(stream, kind):
+def grouped(stream: AccumulatedStream, rule: Rule) -> list[list[Any]]:
+    """The block events of the type the rule reads (``Rule.reads``), grouped by message and block key,
+    in order of first appearance."""
+    groups: dict[tuple[int | None, str], list[Any]] = {}
+    for problem in problems(stream, rule):
         groups.setdefault((problem.message, repr(problem.key)), []).append(problem)
     return list(groups.values())
 

@@ -34,9 +34,9 @@ from stream_doctor.rules.structure._problems import describe_events, grouped
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A delta or stop for a block that was never started", Severity.ERROR)
+@rule("A delta or stop for a block that was never started", Severity.ERROR, reads=(UnknownBlock,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for group in grouped(stream, UnknownBlock):
+    for group in grouped(stream, self):
         first = group[0]
         yield self.finding(
             stream,

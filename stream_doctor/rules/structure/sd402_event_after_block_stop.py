@@ -39,9 +39,9 @@ from stream_doctor.rules.structure._problems import describe_events, grouped
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A delta or stop for a block that was already stopped", Severity.ERROR)
+@rule("A delta or stop for a block that was already stopped", Severity.ERROR, reads=(AfterBlockStop,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    for group in grouped(stream, AfterBlockStop):
+    for group in grouped(stream, self):
         first = group[0]
         related = [("block stopped", first.stopped)] + ([("last such event", group[-1].pos)] if len(group) > 1 else [])
         if not first.tool:

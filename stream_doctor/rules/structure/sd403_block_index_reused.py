@@ -30,12 +30,11 @@ from stream_doctor.rules.structure._problems import block, problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A block start reused an index already started in the message", Severity.ERROR)
+@rule("A block start reused an index already started in the message", Severity.ERROR, reads=(IndexReused,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        IndexReused,
         lambda problem: f"{block(problem.key)} was started again (first started at line {problem.previous.line})",
         "Each block needs its own index; index-keyed clients merge the two blocks",
         lambda problem: [("first start", problem.previous)],

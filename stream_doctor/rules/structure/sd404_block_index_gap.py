@@ -32,16 +32,16 @@ from typing import Iterator
 
 from stream_doctor.accumulate.irregularities import IndexGap
 from stream_doctor.accumulate.stream import AccumulatedStream
-from stream_doctor.rules.base import Rule, of_kind, rule
+from stream_doctor.rules.base import Rule, problems, rule
 from stream_doctor.rules.structure._problems import block, problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A block start's index is not the next position in the message", Severity.WARNING)
+@rule("A block start's index is not the next position in the message", Severity.WARNING, reads=(IndexGap,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.provider == "bedrock" and "content_block_start" not in stream.event_counts:
         # Converse-shaped events: keyed by value by their clients; Nova's own numbering
-        for problem in of_kind(stream, IndexGap):
+        for problem in problems(stream, self):
             yield self.finding(
                 stream,
                 problem.pos,
@@ -54,7 +54,6 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     yield from problems_of(
         stream,
         self,
-        IndexGap,
         lambda problem: f"{block(problem.key)} started where index {problem.expected} was expected",
         "Key blocks by their index value, not by array position; fix the server that skips indices",
     )

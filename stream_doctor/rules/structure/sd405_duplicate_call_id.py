@@ -33,12 +33,11 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Two tool calls in one message have the same id", Severity.ERROR)
+@rule("Two tool calls in one message have the same id", Severity.ERROR, reads=(DuplicateCallId,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        DuplicateCallId,
         lambda problem: (
             f"tool call id {problem.call_id!r} appears on a second call in the same message (first at line {problem.first.line})"
         ),

@@ -30,12 +30,11 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool call without an id or without a name", Severity.ERROR)
+@rule("A tool call without an id or without a name", Severity.ERROR, reads=(CallWithoutIdOrName,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     return problems_of(
         stream,
         self,
-        CallWithoutIdOrName,
         lambda problem: (
             "a tool call started without "
             + " and ".join(w for w, v in (("an id", problem.call_id), ("a name", problem.name)) if not v)

@@ -30,13 +30,12 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("An event arrived after the message's end event", Severity.ERROR)
+@rule("An event arrived after the message's end event", Severity.ERROR, reads=(EventAfterMessageStop,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     words = stream.capture.protocol.words
     return problems_of(
         stream,
         self,
-        EventAfterMessageStop,
         lambda problem: f"an event arrived after {words.stream_end} (line {problem.stopped.line})",
         f"Only a new message ({words.message_start}) may follow {words.stream_end}; SDKs stop reading there and "
         "lose what follows",

@@ -33,7 +33,7 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("Content arrived before the message's start event", Severity.WARNING)
+@rule("Content arrived before the message's start event", Severity.WARNING, reads=(NoMessageStart,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     # Only Anthropic's SDK builds its message snapshot from message_start; Bedrock's messageStart
     # carries nothing but the role, and boto3 and the AI SDK read each event on its own.
@@ -42,7 +42,6 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for finding in problems_of(
         stream,
         self,
-        NoMessageStart,
         lambda problem: (
             f"content arrived outside any message ({message_start} had not opened one)"
             + ("" if anthropic else " (harmless to boto3 and the AI SDK, which read each event on its own)")

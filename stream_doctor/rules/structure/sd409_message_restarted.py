@@ -31,13 +31,12 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A new message started before the previous message stopped", Severity.ERROR)
+@rule("A new message started before the previous message stopped", Severity.ERROR, reads=(MessageRestarted,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     message_start = stream.capture.protocol.words.message_start
     return problems_of(
         stream,
         self,
-        MessageRestarted,
         lambda problem: (
             f"{message_start} arrived while message {problem.open_message + 1} was still open (a spliced or retried stream)"
         ),

@@ -31,13 +31,12 @@ from stream_doctor.rules.structure._problems import block, problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A delta whose type does not fit its block", Severity.ERROR)
+@rule("A delta whose type does not fit its block", Severity.ERROR, reads=(DeltaTypeMismatch,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     fragment = stream.capture.protocol.words.fragment
     return problems_of(
         stream,
         self,
-        DeltaTypeMismatch,
         lambda problem: (
             f"a {problem.event} arrived for {block(problem.key)}, a {problem.block_type} block: "
             f"a client that routes by delta type loses its {problem.size} characters"

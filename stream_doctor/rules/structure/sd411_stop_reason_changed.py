@@ -31,13 +31,12 @@ from stream_doctor.rules.structure._problems import problems_of
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A message's stop reason was set twice with different values", Severity.WARNING)
+@rule("A message's stop reason was set twice with different values", Severity.WARNING, reads=(StopReasonChanged,))
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     stop_reason = stream.capture.protocol.words.stop_reason
     return problems_of(
         stream,
         self,
-        StopReasonChanged,
         lambda problem: f"{stop_reason} changed from {problem.before!r} to {problem.after!r}",
         "Clients keep either the first or the last value; fix the component that sends two",
     )
