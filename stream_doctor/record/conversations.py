@@ -64,6 +64,7 @@ class Listener(Protocol):
 
     # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
     # optional: ``def progress(self) -> int``, a count that grows as the listener reads what it is given
+    # optional: ``def held(self) -> ContextManager[None]``, the records handed meanwhile read as one batch (``serve``)
     # (read through ``settle`` and ``progress_of``, the one place a listener without them is answered)
 
 

@@ -22,7 +22,8 @@ and is judged again when it comes. The findings are those ``replay`` gives on th
 (``tests/record/test_live.py`` checks it for every fixture the proxy can serve).
 
 None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
-put the record the writer has just built on one bounded queue per proxy; one thread takes the
+put the record the writer has just built on one bounded queue per proxy (``serve``, recording an answer
+already sent, puts a slice's records as one item: ``Queued.held``); one thread takes the
 records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
 Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
 the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
@@ -39,9 +40,10 @@ import threading
 import time
 from array import array
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from math import isnan, nan
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.pending import clock
@@ -70,6 +72,9 @@ from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.events import MessageStart, ToolStart
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.options import Options
+
+#: What the live thread is handed of each record the writer writes (``record.conversations.Listener.record``).
+Record = tuple[dict[str, Any], bytes, Pos]
 
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
@@ -155,7 +160,7 @@ class Live:
             if not self._queue and not self._busy:
                 return True
             self._stopped = True
-            records = sum(1 for _, kind, _, _ in self._queue if kind == "record")
+            records = sum(len(item) for _, kind, item, _ in self._queue if kind == "record")
             handles = {handle for handle, _, _, _ in self._queue}
             self._queue.clear()
             self._held = 0
@@ -257,20 +262,45 @@ class Queued:
         self.done = 0  # items run (the live thread)
         self.skipped = 0  # records not diagnosed: once one did not fit, every later one
         self.broken = False
+        self._batch: list[Record] | None = None  # records handed while ``held``
 
     # -- the proxy's side (its event loop) --------------------------------------------------------
 
     def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
-        if self.skipped:
-            self.skipped += 1
-        elif self.live._put(self, "record", (record, line, pos), _cost(line)):
-            self.sent += 1
+        if self._batch is not None:
+            self._batch.append((record, line, pos))
         else:
-            self.skipped = 1
-            self.live._say(
-                f"stream-doctor record: no more live findings for {self.conversation.path}: the diagnosis fell "
-                f"{human(self.live.queue_bytes)} behind the stream; it is still recorded, replay it afterwards"
-            )
+            self._records([(record, line, pos)])
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The records handed meanwhile go on the queue as one item at the end (``serve`` records an answer
+        already sent a slice at a time): one lock, one wake-up of the live thread, not one per record."""
+        self._batch = []
+        try:
+            yield
+        finally:
+            batch, self._batch = self._batch, None
+            if batch:
+                self._records(batch)
+
+    def _records(self, batch: list[Record]) -> None:
+        """``batch`` queued as one item; when it does not fit whole, a record at a time, as far as they fit."""
+        if not self.skipped and self.live._put(self, "record", batch, sum(_cost(line) for _, line, _ in batch)):
+            self.sent += len(batch)
+            return
+        for at, one in enumerate(batch):
+            if self.skipped:
+                self.skipped += len(batch) - at
+                return
+            if self.live._put(self, "record", [one], _cost(one[1])):
+                self.sent += 1
+            else:
+                self.skipped = 1
+                self.live._say(
+                    f"stream-doctor record: no more live findings for {self.conversation.path}: the diagnosis fell "
+                    f"{human(self.live.queue_bytes)} behind the stream; it is still recorded, replay it afterwards"
+                )
 
     def exchange_ended(self) -> None:
         if not self.skipped and self.live._put(self, "exchange_ended", None, 0):
@@ -307,7 +337,8 @@ class Queued:
             if self.broken:
                 pass
             elif kind == "record":
-                conversation.record(*item)
+                for record in item:
+                    conversation.record(*record)
                 if not self._more():  # (else the next record read flushes, or a later one)
                     self.turn = conversation.assistant_turn()
             elif kind == "exchange_ended":
@@ -324,7 +355,7 @@ class Queued:
                 f"{type(error).__name__}: {error}); it is still recorded, replay it afterwards"
             )
         finally:
-            self.done += 1
+            self.done += len(item) if kind == "record" else 1
 
     def _more(self) -> bool:
         """This conversation's next record is already queued (the live thread's side; appends only grow it)."""
@@ -379,8 +410,9 @@ class LiveConversation:
         self.fields_seen: set[str] = set()
         self.store = ArgumentStore()
         self.current: _Turn | None = None
-        self.calls: frozenset[str] = frozenset()  # call ids of the latest response, so far
-        self.messages: frozenset[str] = frozenset()  # its message ids
+        self.calls: set[str] = set()  # call ids of the latest response, so far
+        self.messages: set[str] = set()  # its message ids
+        self.told: tuple[frozenset[str], frozenset[str]] | None = None  # ``assistant_turn``, while both stay
         self.findings: list[Finding] = []
         self.exchanges = 0
         self.closed = False
@@ -431,9 +463,11 @@ class LiveConversation:
         turn.accumulator.feed_all(produced)
         for event in produced:
             if type(event) is ToolStart and event.call_id:
-                self.calls |= {event.call_id}
+                self.calls.add(event.call_id)  # (a frozenset grown by union copied every id at every call)
+                self.told = None
             elif type(event) is MessageStart and event.message_id:
-                self.messages |= {event.message_id}
+                self.messages.add(event.message_id)
+                self.told = None
 
     def exchange_ended(self) -> None:
         self.exchanges += 1
@@ -442,7 +476,9 @@ class LiveConversation:
 
     def assistant_turn(self) -> tuple[frozenset[str], frozenset[str]]:
         self.flush()
-        return self.calls, self.messages
+        if self.told is None:
+            self.told = (frozenset(self.calls), frozenset(self.messages))
+        return self.told
 
     def close(self) -> None:
         if self.closed:
@@ -476,7 +512,7 @@ class LiveConversation:
         kept = Kept(self.options, self.adapter.name, None, self.live.profiles, False)
         accumulator = Accumulator(self.adapter.protocol.positional_indices, self.store)
         self.current = _Turn(number, self.adapter.translator(), accumulator, kept)
-        self.calls = self.messages = frozenset()
+        self.calls, self.messages, self.told = set(), set(), None
         return self.current
 
     def _info(self, turn: _Turn, duration: float | None = None) -> CaptureInfo:

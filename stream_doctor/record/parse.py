@@ -12,7 +12,7 @@ parser stops (``exhausted``) and the recorder marks the capture cut.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -67,16 +67,49 @@ class BodyParser:
         self.at_line_start = True
         self.after_cr = False
 
-    def feed(self, chunk: bytes) -> Iterator[list[Event]]:
+    def feed(self, chunk: bytes) -> Iterable[list[Event]]:
         """The events ``chunk`` completes, a batch per decoded piece of at most ``_PIECE`` bytes: a few
         hundred KB of gzip can expand to the whole ``max_decoded``, and its events are never all held."""
         if self.problem is not None or self.exhausted:
-            return
-        if self.decoder is None:
+            return ()
+        if self.decoder is None:  # one batch, and no generator made for it (this runs for every read)
             events: list[Event] = []
             self._take(chunk, events)
-            yield events
-            return
+            return (events,)
+        return self._decoded(chunk)
+
+    def feed_reads(self, reads: Sequence[bytes]) -> tuple[list[Event], list[int]] | None:
+        """``reads`` fed as one piece: the events they complete and, for each, the index of the read its last
+        byte came in. None (nothing fed) where reading them at once could read them otherwise than ``feed`` a
+        read at a time: a coded body, a CR (one at a read's end waits for the next read), an unfinished event
+        that could pass ``max_event`` or a body ``max_decoded`` on the way (``feed`` checks both at every read)."""
+        if self.decoder is not None or self.problem is not None or self.exhausted or self.kind == "whole":
+            return None
+        joined = b"".join(reads)
+        buffer = self.buffer
+        if (
+            self.oversized is not None
+            or len(buffer) + self.data_size + len(joined) > self.max_event
+            or self.decoded + len(joined) > self.max_decoded
+            or b"\r" in joined
+            or b"\r" in buffer
+        ):
+            return None
+        before = len(buffer)  # an unfinished line: no newline in it, so every event ends in ``joined``
+        self.decoded += len(joined)
+        buffer += joined
+        ends: list[int] = []
+        events = self._lines(False, ends)
+        places: list[int] = []
+        read, read_end = 0, len(reads[0]) if reads else 0
+        for end in ends:
+            while end - before >= read_end:
+                read += 1
+                read_end += len(reads[read])
+            places.append(read)
+        return events, places
+
+    def _decoded(self, chunk: bytes) -> Iterator[list[Event]]:
         pending = chunk
         while pending and not self.exhausted:
             try:
@@ -85,7 +118,7 @@ class BodyParser:
                 self.problem = f"the body could not be decompressed ({error}); events after this not recorded"
                 return
             pending = self.decoder.unconsumed_tail
-            events = []
+            events: list[Event] = []
             self._take(piece, events)
             yield events
 
@@ -185,8 +218,41 @@ class BodyParser:
             leftover = joined + (b"\n" + leftover if leftover else b"")
         return events, leftover, 0
 
-    def _lines(self, final: bool) -> list[Event]:
+    def _lines(self, final: bool, ends: list[int] | None = None) -> list[Event]:
+        """The events the buffer's complete lines make (with ``final``, an unended last JSON line too); with
+        ``ends`` (a buffer with no CR), where in the buffer each event's last byte was."""
+        buffer = self.buffer
+        if buffer.find(b"\r", self.scanned) >= 0:
+            lines = self._cut_lines(final)
+        else:  # no CR (nearly every body): the line ends are the newlines, cut in one call
+            end = buffer.rfind(b"\n", self.scanned)
+            with memoryview(buffer) as view:
+                lines = bytes(view[:end]).split(b"\n") if end >= 0 else []
+            del buffer[: end + 1]
+            self.scanned = len(buffer)
+        if final and self.kind == "lines" and buffer.strip():
+            lines.append(bytes(buffer))
+            del buffer[:]
+            self.scanned = 0
         events: list[Event] = []
+        if self.kind == "lines":
+            self._json_lines(lines, events, ends)
+        else:
+            self._fields(lines, events, ends)
+        return events
+
+    def _json_lines(self, lines: list[bytes], events: list[Event], ends: list[int] | None) -> None:
+        at = -1  # (each line's newline, in the buffer)
+        for line in lines:
+            at += len(line) + 1
+            if line.strip():
+                events.append(self._bounded(None, line))
+                if ends is not None:
+                    ends.append(at)
+
+    def _cut_lines(self, final: bool) -> list[bytes]:
+        """The buffer's complete lines, ended by CR, LF or CRLF (a CR at its end waits for a LF, unless ``final``)."""
+        lines: list[bytes] = []
         buffer = self.buffer
         start = 0
         position = self.scanned
@@ -204,35 +270,35 @@ class BodyParser:
                 end, after = newline, newline + 1
             else:
                 break
-            self._line(bytes(buffer[start:end]), events)
+            lines.append(bytes(buffer[start:end]))
             start = position = after
-        if final and start < size and self.kind == "lines" and buffer[start:].strip():
-            self._line(bytes(buffer[start:]), events)
-            start = size
         del buffer[:start]
         self.scanned = max(0, resume - start)
-        return events
+        return lines
 
-    def _line(self, line: bytes, events: list[Event]) -> None:
-        if self.kind == "lines":
-            if line.strip():
-                events.append(self._bounded(None, line))
-            return
-        if not line:
-            if self.data:
-                events.append(self._bounded(self.name, b"\n".join(self.data)))
-            self.name, self.data, self.data_size = None, [], 0
-            return
-        if line.startswith(b":"):
-            return  # a comment: keep-alive
-        field, _, value = line.partition(b":")
-        if value.startswith(b" "):
-            value = value[1:]
-        if field == b"data":
-            self.data.append(value)
-            self.data_size += len(value) + 1
-        elif field == b"event":
-            self.name = value.decode("utf-8", "replace")
+    def _fields(self, lines: list[bytes], events: list[Event], ends: list[int] | None) -> None:
+        """SSE lines read in order: a blank line ends the event its ``data`` lines make (the state in locals:
+        this runs for every line of every body); ``ends`` as ``_lines``'s."""
+        name, data, data_size = self.name, self.data, self.data_size
+        at = -1  # (each line's newline, in the buffer)
+        for line in lines:
+            at += len(line) + 1
+            if not line:
+                if data:
+                    events.append(self._bounded(name, b"\n".join(data)))
+                    if ends is not None:
+                        ends.append(at)
+                name, data, data_size = None, [], 0
+            elif line[0] != 58:  # (a line starting with ":" is a comment: keep-alive)
+                field, _, value = line.partition(b":")
+                if value[:1] == b" ":
+                    value = value[1:]
+                if field == b"data":
+                    data.append(value)
+                    data_size += len(value) + 1
+                elif field == b"event":
+                    name = value.decode("utf-8", "replace")
+        self.name, self.data, self.data_size = name, data, data_size
 
     def _bounded(self, name: str | None, payload: bytes) -> Event:
         """An event that came whole within one chunk is held to ``max_event`` too."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from array import array
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from stream_doctor.capture.base import Pos
@@ -39,11 +40,12 @@ class Recording:
         #: when every read had gone out and the body's end was due (then a failure to end it cuts nothing)
         self.whole: float | None = None
 
-    def _feed(self, upto: int) -> None:
+    def _feed(self, upto: int, pending: Pending | None) -> None:
         writer = self.exchange.writer
-        with writer.held():
-            for number in range(self.recorded, upto):
-                self.exchange.chunk(self.reads[number][1], round(self.times[number] - writer.start, 6))
+        # the lines go to the file first (the writer's ``held`` ends first), then their records to the listener
+        with held(pending), writer.held():
+            reads = [data for _, data in self.reads[self.recorded : upto]]
+            self.exchange.chunks(reads, [round(t - writer.start, 6) for t in self.times[self.recorded : upto]])
         self.recorded = upto
 
     async def record(self, cause: str | None, ended: float, pending: Pending | None) -> None:
@@ -53,13 +55,14 @@ class Recording:
         while self.recorded < written:
             if pending is not None:
                 await pending.room()
-            self._feed(min(written, self.recorded + SLICE))
+            self._feed(min(written, self.recorded + SLICE), pending)
             await asyncio.sleep(0)
         self._end(cause, ended)
 
     def record_now(self, cause: str | None, ended: float) -> None:
         """``record`` at once, for an answer the server's stop cancels (nothing may be awaited)."""
-        self._feed(len(self.times))
+        while self.recorded < len(self.times):  # (a slice at a time still: each is read as one piece)
+            self._feed(min(len(self.times), self.recorded + SLICE), None)
         self._end(cause, ended)
 
     def _end(self, cause: str | None, ended: float) -> None:
@@ -130,3 +133,9 @@ class Pending:
         room = getattr(self.inner, "room", None)
         if room is not None:
             await room()
+
+
+def held(pending: Pending | None) -> AbstractContextManager[None]:
+    """The listener's optional ``held`` (``record.live.Queued.held``: the records of a slice handed as one)."""
+    held = getattr(pending.inner, "held", None) if pending is not None else None
+    return held() if held is not None else nullcontext()

@@ -8,6 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from benchmarks.captures import write_calls
 from stream_doctor import replay
 from stream_doctor.capture.base import Pos
@@ -91,3 +94,88 @@ def test_a_writer_closed_inside_held_keeps_what_was_written() -> None:
         assert file.getvalue() == b""  # held: nothing written yet
         writer.close()
     assert file.kept == b'{"sd":"event","t":0.0,"data":{}}\n'
+
+
+def test_records_handed_while_held_are_one_item_of_the_queue_and_diagnosed_as_replay_does(tmp_path: Path) -> None:
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 30)
+    events = _events(capture)
+    live = Live(Options())
+    envelope = tmp_path / "calls.jsonl"
+    handle = live.queued(str(envelope), "anthropic")
+    queued: list[int] = []
+    put = live._put
+
+    def counted(owner: Any, kind: str, item: Any, cost: int) -> bool:
+        queued.append(len(item) if kind == "record" else 0)
+        return put(owner, kind, item, cost)
+
+    live._put = counted  # type: ignore[method-assign]
+    writer = EnvelopeWriter(envelope.open("wb"), start=0.0, observe=handle.record)
+    writer.header("anthropic", "test")
+    exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+    with handle.held():
+        for number, event in enumerate(events):
+            exchange.chunk(event, number / 1000)
+    writer.write(request_record(1.0, "POST", "https://api.anthropic.com/v1/messages", b"{}", []))  # near miss: not held
+    exchange.end(None, 1.0)
+    writer.close()
+    handle.exchange_ended()
+    handle.close()
+    assert live.drain(30)
+    # the header, the held events as one item, the request alone, then the exchange's end and the close
+    assert queued == [1, len(events), 1, 0, 0] and handle.done == handle.sent == len(events) + 4
+    key = lambda f: (f.code, f.call_id, str(f.location))  # noqa: E731
+    assert Counter(map(key, handle.conversation.findings)) == Counter(map(key, replay(str(envelope)).findings))
+
+
+def test_a_held_batch_that_does_not_fit_whole_is_queued_a_record_at_a_time_as_far_as_they_fit() -> None:
+    said: list[str] = []
+    live = Live(Options(), None, said.append, queue_bytes=4 * 1024)
+    handle = live.queued("p.jsonl", "anthropic")
+    live._thread = object()  # type: ignore[assignment]  # no live thread: the queue only fills
+    with handle.held():
+        for _ in range(5):  # 1,512 bytes each as estimated: two fit
+            handle.record({"sd": "header", "v": 1}, b"x" * 500, Pos(0, 1, 0))
+    assert (handle.sent, handle.skipped, len(live._queue)) == (2, 3, 2)
+    assert len(said) == 1 and "no more live findings for p.jsonl" in said[0]
+
+
+_PIECES = st.sampled_from(
+    [b'event: a\ndata: {"x":1}\n\n', b"data: [DONE]\n\n", b"data: not json\n\n", b": ping\n\n", b'{"y":"\xc3\xa9"}\n']
+    + [b"data: " + b"z" * 40 + b"\n\n", b"event: e\r\ndata: {}\r\n\r\n", b"\n", b"data: \x01\n\n"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PIECES, max_size=25),
+    st.lists(st.integers(0, 600), max_size=12),
+    st.sampled_from(["text/event-stream", "application/x-ndjson"]),
+    st.sampled_from([(1000, 10_000), (30, 10_000), (1000, 200)]),
+)
+def test_a_slice_of_reads_read_at_once_is_the_envelope_of_one_read_at_a_time(
+    pieces: list[bytes], cuts: list[int], kind: str, limits: tuple[int, int]
+) -> None:
+    """``RecordedExchange.chunks`` (``serve``: a slice read as one piece, each event at the time of the read
+    that completed it) writes what ``chunk`` per read writes; near misses, read a read at a time: a CR, an
+    event over ``max_event``, a capture reaching ``max_capture``."""
+    body = b"".join(pieces)
+    ends = sorted({c for c in cuts if 0 < c < len(body)} | {len(body)})
+    reads = [body[a:b] for a, b in zip([0, *ends], ends, strict=False)]
+    times = [number / 8 for number in range(len(reads))]
+    written = []
+    for at_once in (False, True):
+        file = io.BytesIO()
+        file.close = lambda: None  # type: ignore[method-assign]  # (kept to be read)
+        writer = EnvelopeWriter(file, start=0.0)
+        exchange = RecordedExchange(writer, kind, None, stream_end(None), *limits)
+        if at_once:
+            for first in range(0, len(reads), 3):  # slices of three reads, as serve's of 256
+                exchange.chunks(reads[first : first + 3], times[first : first + 3])
+        else:
+            for data, t in zip(reads, times, strict=True):
+                exchange.chunk(data, t)
+        exchange.end(None, 9.0)
+        written.append((file.getvalue(), exchange.size, exchange.events, exchange.cut))
+    assert written[1] == written[0]
