@@ -12,12 +12,13 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
 
 from stream_doctor.serve.load import load_scripts
 from stream_doctor.serve.wire import CONVERSATION_HEADER, TURN_HEADER
 from tests.conftest import plain_http_tls
 from tests.serve import apps
-from tests.serve.test_split import interactions, interleaved
+from tests.serve.interleaving import Order, interactions, interleaved, orders
 
 #: the loopback server in front of the real SDK
 pytestmark = [pytest.mark.external]
@@ -25,6 +26,8 @@ pytestmark = [pytest.mark.external]
 anthropic = pytest.importorskip("anthropic")
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("aiohttp")
+
+from stream_doctor.serve.running import RunningServer  # noqa: E402 - needs the record extra (aiohttp)
 
 
 @pytest.fixture
@@ -93,3 +96,34 @@ def test_the_command_says_how_many_conversations_the_capture_holds(agents: str, 
         out, _ = process.communicate(timeout=TIMEOUT)
     assert "serving 1 capture holding 2 conversations (anthropic) at http://127.0.0.1:" in said
     assert process.returncode == 0 and "stream-doctor serve: 0 conversations with the application" in out
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, database=None)
+@given(orders())
+def test_the_server_groups_the_capture_s_requests_as_the_capture_was_split(
+    tmp_path_factory: pytest.TempPathFactory, order: Order
+) -> None:
+    """The real implementation of the rule: the server's grouping (the proxy's ``Conversations``, with the live
+    listener's call ids), fed the capture's own requests in the order recorded, answers each with the
+    conversation and turn the capture was split into."""
+    path = interleaved(tmp_path_factory.mktemp("interleaved"), order)
+    scripts = load_scripts(path)
+    began = list(dict.fromkeys(number for number, _ in order))
+    seen: dict[int, int] = {}
+    asked = []  # each request in the order recorded, with the conversation and turn it is in the capture
+    for number, _ in order:
+        seen[number] = seen.get(number, 0) + 1
+        asked.append((began.index(number) + 1, seen[number]))
+    server = RunningServer(path, out=str(tmp_path_factory.mktemp("runs")))  # one per example
+    answered = []
+    try:
+        with httpx.Client(timeout=30, verify=plain_http_tls()) as client:
+            for conversation, turn in asked:
+                request = scripts[conversation - 1].turns[turn - 1].request
+                assert request is not None
+                got = client.post(server.url + "/v1/messages", content=orjson.dumps(request["body"]))
+                said = (int(got.headers[CONVERSATION_HEADER].split()[0]), int(got.headers[TURN_HEADER]))
+                answered.append((got.status_code, said))
+    finally:
+        server.stop()
+    assert answered == [(200, place) for place in asked]

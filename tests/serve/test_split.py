@@ -1,75 +1,46 @@
-"""``serve.load``: a capture that holds several conversations interleaved is served as that many scripts, grouped
-by the rule ``stream-doctor record`` groups requests by (``record.echo.continues``), and a capture of one
-conversation is one script as before; ``matching.Choice``: which script answers a new conversation when several
-have its first request.
-
-The interleaved captures are made here from the project's own cassettes (their interactions, unchanged, put in
-one cassette in every order that keeps each conversation's own), never committed as copies.
-"""
+"""``serve.load``: a capture that holds several conversations interleaved (``interleaving``) is served as that
+many scripts, grouped by the rule ``stream-doctor record`` groups requests by (``record.echo.continues``), and a
+capture of one conversation is one script as before; ``matching.Choice``: which script answers a new conversation
+when several have its first request."""
 
 from __future__ import annotations
 
 import copy
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-import yaml
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from stream_doctor.serve.load import Script, load_script, load_scripts
 from stream_doctor.serve.matching import Choice
 from stream_doctor.serve.wire import CONVERSATION_HEADER
 from tests.conftest import FIXTURES
+from tests.serve.interleaving import CASSETTES, Order, interactions, interleaved, orders
 
-#: three conversations of two turns (one sends the call back by id with another input, SD608), one of one turn
-CASSETTES = ("anthropic_two_turns", "anthropic_echo_empty_input", "anthropic_partial_parse_hazard")
-ONE_TURN = "anthropic_schema_violations"
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None)
-
-
-def interactions(name: str) -> list[dict[str, Any]]:
-    cassette = yaml.safe_load((FIXTURES / "conversations" / f"{name}.yaml").read_text())
-    return list(cassette["interactions"])
-
-
-def interleaved(folder: Path, order: list[tuple[int, dict[str, Any]]], name: str = "agents.yaml") -> str:
-    """A vcrpy cassette of ``order``'s interactions (conversation, interaction), in that order."""
-    path = folder / name
-    path.write_text(yaml.safe_dump({"interactions": [one for _, one in order], "version": 1}))
-    return str(path)
 
 
 def bodies(script: Script) -> list[bytes]:
     return [turn.recorded.body for turn in script.turns]
 
 
+@cache
 def own_bodies(name: str) -> list[bytes]:
     return bodies(load_script(str(FIXTURES / "conversations" / f"{name}.yaml")))
-
-
-@st.composite
-def orders(draw: st.DrawFn) -> list[tuple[int, dict[str, Any]]]:
-    """Every conversation's interactions in their own order, the conversations shuffled among each other."""
-    queues = [[(number, one) for one in interactions(name)] for number, name in enumerate((*CASSETTES, ONE_TURN))]
-    order = []
-    while any(queues):
-        queue = draw(st.sampled_from([q for q in queues if q]))
-        order.append(queue.pop(0))
-    return order
 
 
 @SETTINGS
 @given(orders())
 def test_interleaved_conversations_are_served_as_the_scripts_they_were(
-    tmp_path_factory: pytest.TempPathFactory, order: list[tuple[int, dict[str, Any]]]
+    tmp_path_factory: pytest.TempPathFactory, order: Order
 ) -> None:
     path = interleaved(tmp_path_factory.mktemp("interleaved"), order)
     scripts = load_scripts(path)
     began = list(dict.fromkeys(number for number, _ in order))  # conversations in the order each began
-    names = [(*CASSETTES, ONE_TURN)[number] for number in began]
+    names = [CASSETTES[number] for number in began]
     assert [bodies(script) for script in scripts] == [own_bodies(name) for name in names]
     assert [(s.conversation, s.conversations, [t.number for t in s.turns]) for s in scripts] == [
         (index, 4, list(range(1, len(own_bodies(name)) + 1))) for index, name in enumerate(names, 1)
