@@ -18,7 +18,8 @@ on the provider's wire (SSE, or JSON lines for Ollama). A capture that cannot be
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -147,55 +148,86 @@ def load_scripts(path: str) -> tuple[Script, ...]:
     )
 
 
-_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+#: The most recent conversations whose latest request's reading a request may repeat (read from there, not whole).
+_READINGS = 16
 
 
 @dataclass(eq=False)
 class _Open:
-    """A conversation of the capture as the grouping reads it: its turns so far, its latest request's reading."""
+    """A conversation of the capture as the grouping reads it: its turns so far, its latest request (its history
+    and reading), the call and message ids its latest answer carried, and when it was last continued."""
 
     sections: list[Section]
     history: tuple[bytes, ...]
     reading: Reading | None
-    answered: tuple[frozenset[str], frozenset[str]] | None = field(default=None)  # read when first asked
-
-    def answer(self, adapter: Adapter) -> tuple[frozenset[str], frozenset[str]]:
-        """The call ids and message ids its latest turn's stream carried (read once, when a request asks)."""
-        if self.answered is None:
-            self.answered = _carried(self.sections[-1], adapter)
-        return self.answered
+    ids: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    used: int = 0
 
 
 def conversations_of(sections: list[Section], adapter: Adapter) -> list[list[Section]]:
     """``sections`` grouped into conversations as ``stream-doctor record`` groups requests (``continues``, the
-    most recently continued conversation tried first, as the proxy does); each in the order recorded."""
-    provider = adapter.name
-    opened: list[_Open] = []  # the most recently continued last
-    for section in sections:
+    most recently continued conversation first, as the proxy does); each in the order recorded."""
+    grouping = _Grouping(adapter)
+    for used, section in enumerate(sections, 1):
+        grouping.add(section, used)
+    return sorted((o.sections for o in grouping.opened), key=lambda group: group[0].number)
+
+
+class _Grouping:
+    """The conversations so far, indexed by what a request may continue them by (an id of the latest answer, the
+    latest request's history by its length and last message), so each request asks ``continues`` of the few it may
+    continue, not of every conversation: linear in the capture, however many conversations it holds."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.opened: list[_Open] = []
+        self.by_id: dict[str, set[_Open]] = {}
+        self.by_history: dict[tuple[int, bytes], set[_Open]] = {}
+        self.latest: _Open | None = None
+        self.recent: dict[_Open, None] = {}  # every conversation, the most recently continued last
+
+    def add(self, section: Section, used: int) -> None:
         body = _request_body(section)
-        if body is None and opened:  # no request recorded: nothing says it starts a conversation
-            opened[-1].sections.append(section)
-            opened[-1].answered = None
-            continue
+        if body is None and self.latest is not None:  # no request recorded: nothing says it starts a conversation
+            self._moved(self.latest, section, self.latest.history, self.latest.reading, used)
+            return
         text = history_text(body)
-        holder = next((o for o in reversed(opened) if o.reading is not None and o.reading.repeats(text)), None)
-        reading = Reading() if holder is None or holder.reading is None else holder.reading
+        recent = islice(reversed(self.recent), _READINGS)
+        holder = next((o for o in recent if o.reading is not None and o.reading.repeats(text)), None)
+        reading = holder.reading if holder is not None and holder.reading is not None else Reading()
         if holder is not None:
             holder.reading = None  # taken: it moves on to this request (a later one is read whole)
-        echo = reading.read(provider, body, text)
-        by_id = bool(echo.call_ids) or echo.previous_response_id is not None  # else no answer's ids are read
-        found = next(
-            (o for o in reversed(opened) if continues(echo, o.history, *(o.answer(adapter) if by_id else _NONE))),
-            None,
-        )
+        echo = reading.read(self.adapter.name, body, text)
+        candidates = {
+            o for i in (*echo.call_ids, echo.previous_response_id) if i is not None for o in self.by_id.get(i, ())
+        }
+        for known in range(1, len(echo.history)):
+            candidates |= self.by_history.get((known, echo.history[known - 1]), set())
+        fitting = [o for o in candidates if continues(echo, o.history, *o.ids)]
+        found = max(fitting, key=lambda o: o.used) if fitting else None
         if found is None:
-            found = _Open([], echo.history, reading)
-        else:
-            opened.remove(found)
+            found = _Open([], (), reading)
+            self.opened.append(found)
+        self._moved(found, section, echo.history, reading, used)
+
+    def _moved(
+        self, found: _Open, section: Section, history: tuple[bytes, ...], reading: Reading | None, used: int
+    ) -> None:
+        """``found`` continued by ``section``: its indexes moved to its new latest request and answer."""
+        for key in (*found.ids[0], *found.ids[1]):
+            self.by_id.get(key, set()).discard(found)
+        if found.history:
+            self.by_history.get((len(found.history), found.history[-1]), set()).discard(found)
         found.sections.append(section)
-        found.history, found.reading, found.answered = echo.history, reading, None
-        opened.append(found)
-    return sorted((o.sections for o in opened), key=lambda group: group[0].number)
+        found.history, found.reading, found.used = history, reading, used
+        found.ids = _carried(section, self.adapter)
+        for key in (*found.ids[0], *found.ids[1]):
+            self.by_id.setdefault(key, set()).add(found)
+        if history:
+            self.by_history.setdefault((len(history), history[-1]), set()).add(found)
+        self.latest = found
+        self.recent.pop(found, None)
+        self.recent[found] = None
 
 
 def _request_body(section: Section) -> dict[str, Any] | None:
