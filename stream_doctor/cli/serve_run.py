@@ -69,11 +69,11 @@ def _config(given: Serve, watching: Watching) -> tuple[ServeConfig, tuple[Script
     variant played (``--vary``)."""
     import tempfile
 
-    from stream_doctor.serve.load import ServeError, load_script
+    from stream_doctor.serve.load import ServeError, load_scripts
     from stream_doctor.serve.server import ServeConfig
 
     try:
-        scripts = tuple(load_script(path) for path in given.captures)
+        scripts = tuple(script for path in given.captures for script in load_scripts(path))
     except ServeError as error:
         fail(str(error))
     folder = given.out if given.out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
@@ -95,6 +95,8 @@ def _ready(given: Serve, scripts: tuple[Script, ...], folder: str) -> Callable[[
 
     host = given.host
     providers = sorted({script.provider for script in scripts})
+    # a capture of several conversations interleaved is served as that many: said when there is one
+    split = f" holding {_counted(len(scripts), 'conversation')}" if len(scripts) > len(given.captures) else ""
 
     def ready(bound: int) -> None:
         url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
@@ -103,10 +105,14 @@ def _ready(given: Serve, scripts: tuple[Script, ...], folder: str) -> Callable[[
                 f"stream-doctor serve: listening on {host}, not loopback: anyone who reaches this address is served"
             )
         error_line(
-            f"stream-doctor serve: serving {len(scripts)} capture{'' if len(scripts) == 1 else 's'} ({', '.join(providers)}) "
+            f"stream-doctor serve: serving {_counted(len(given.captures), 'capture')}{split} ({', '.join(providers)}) "
             f"at {url}; the application's requests are recorded in {folder} (Ctrl-C to stop and judge)"
         )
         for line in environment_lines(url, providers) or (f"# base URL: {url}",):
             typer.echo(f"export {line}" if not line.startswith("#") else line)
 
     return ready
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -4,7 +4,8 @@ conversation is written to.
 A request continues a conversation when it carries that conversation's previous assistant turn:
 a tool call of the previous response by id (sent back, or answered by a result), the previous
 response itself (Responses ``previous_response_id``), or the previous request's whole history
-followed by an assistant message (the previous answer, sent back as text). Anything else starts
+followed by an assistant message (the previous answer, sent back as text): ``record.echo.continues``,
+the one rule, which ``serve`` also reads a capture's conversations by. Anything else starts
 a new conversation, with a file of its own. The header says so (``grouping``) and counts the
 exchanges, a fixed-width number rewritten in place, so the file is only ever appended to and
 stays readable at every moment.
@@ -34,7 +35,7 @@ from datetime import UTC, datetime
 from typing import IO, Any, Awaitable, Callable, Iterator, Protocol
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.record.echo import NOTHING, Echo, Reading, history_text
+from stream_doctor.record.echo import NOTHING, Echo, Reading, continues, history_text
 from stream_doctor.record.writer import EnvelopeWriter
 
 GROUPING = "assistant-turn echo"
@@ -108,16 +109,7 @@ class Conversation:
 
     def continued_by(self, echo: Echo) -> bool:
         calls, messages = self.listener.assistant_turn() if self.listener is not None else (frozenset(), frozenset())
-        if echo.previous_response_id is not None and echo.previous_response_id in messages:
-            return True
-        if echo.call_ids & calls:
-            return True
-        known = len(self.history)
-        return (
-            0 < known < len(echo.history)
-            and echo.history[:known] == self.history
-            and echo.roles[known] in ("assistant", "model")
-        )
+        return continues(echo, self.history, calls, messages)
 
 
 class Conversations:

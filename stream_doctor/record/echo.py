@@ -77,6 +77,24 @@ class Reading:
         return self.echo
 
 
+def continues(echo: Echo, history: tuple[bytes, ...], calls: frozenset[str], messages: frozenset[str]) -> bool:
+    """Whether a request that sends back ``echo`` continues the conversation whose latest request sent
+    ``history`` and whose latest answer carried the call ids ``calls`` and the message ids ``messages``: it
+    sends one of those calls back (or a result for it), names that response (``previous_response_id``), or
+    repeats that history followed by an assistant message (the answer, sent back as text). The one rule of
+    the recording proxy's grouping and of ``serve``'s reading of a capture's conversations."""
+    if echo.previous_response_id is not None and echo.previous_response_id in messages:
+        return True
+    if echo.call_ids & calls:
+        return True
+    known = len(history)
+    return (
+        0 < known < len(echo.history)
+        and echo.history[:known] == history
+        and echo.roles[known] in ("assistant", "model")
+    )
+
+
 def history_text(body: Any) -> bytes | None:
     """``body``'s history list as orjson writes it (None: none, or one orjson cannot write)."""
     messages = _history(body)

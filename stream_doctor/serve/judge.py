@@ -218,7 +218,7 @@ def render(judged: list[Judged]) -> str:
         shown = len(served.turns)
         lines.append(
             one_line(
-                f"  conversation {number}: {served.script.path}, {shown} of {len(served.script.turns)} turns served; "
+                f"  conversation {number}: {served.script.name}, {shown} of {len(served.script.turns)} turns served; "
                 f"recorded in {served.envelope}"
             )
         )

@@ -1,4 +1,12 @@
-"""What a capture holds to serve: its conversation, and for each turn the recorded request and response.
+"""What a capture holds to serve: its conversations, and for each turn the recorded request and response.
+
+A capture's turns are grouped into conversations by the rule ``stream-doctor record`` groups requests by
+(``record.echo.continues``): a turn whose request sends back an earlier answer (one of its calls by id, a
+result for one, Responses' ``previous_response_id``, or its history followed by the assistant message)
+continues that answer's conversation, any other starts one. A turn with no request recorded goes on with
+the latest conversation: nothing says it starts another, so a bare stream or a capture that keeps no
+requests is one conversation, as recorded. Each conversation is a ``Script``; a capture of two agents'
+exchanges interleaved (a HAR file of both at once) is two.
 
 Every container stream-doctor reads is read by ``capture.load(..., bodies=True)``: a HAR file's, a
 cassette's or a recording's response bodies are the bytes their client received (codings undone, the
@@ -9,14 +17,22 @@ on the provider's wire (SSE, or JSON lines for Ollama). A capture that cannot be
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
+from stream_doctor.record.echo import Reading, continues, history_text
 from stream_doctor.record.writer import HOP_BY_HOP
 from stream_doctor.serve.endpoints import SERVED
-from stream_doctor.serve.wire import TURN_HEADER, Header, Recorded
+from stream_doctor.serve.wire import CONVERSATION_HEADER, TURN_HEADER, Header, Recorded
+from stream_doctor.values.events import MessageStart, ToolStart
+
+if TYPE_CHECKING:
+    from stream_doctor.providers.base import Adapter
 from stream_doctor.util.credentials import REDACTED, is_secret_header
 
 #: The Content-Type each body container is served with: the body is written as that container, whatever
@@ -32,7 +48,15 @@ CONTENT_TYPES = {
 #: Recorded response headers never sent again: hop-by-hop ones, and those that describe the body and the
 #: connection as the server's own HTTP stack writes them (its type and coding above, its date, its name).
 #: ``content-length`` is sent again only with the very bytes it counts (``_headers``).
-_NOT_SENT = HOP_BY_HOP | {"content-type", "content-encoding", "content-length", "date", "server", TURN_HEADER}
+_NOT_SENT = HOP_BY_HOP | {
+    "content-type",
+    "content-encoding",
+    "content-length",
+    "date",
+    "server",
+    TURN_HEADER,
+    CONVERSATION_HEADER,
+}
 
 #: Providers whose envelope can be written back on the wire, and how: as SSE or as JSON lines.
 _ENVELOPE_WIRE = {
@@ -62,15 +86,30 @@ class Turn:
 
 @dataclass(frozen=True)
 class Script:
-    """One capture's conversation, as the server plays it."""
+    """One conversation of a capture, as the server plays it: the ``conversation``-th of the capture's
+    ``conversations`` (in the order each began)."""
 
     path: str
     provider: str
     turns: tuple[Turn, ...]
+    conversation: int = 1
+    conversations: int = 1
+
+    @property
+    def name(self) -> str:
+        """The capture's path, and which of its conversations when it holds several: how reports name it."""
+        if self.conversations == 1:
+            return self.path
+        return f"{self.path} (conversation {self.conversation} of {self.conversations})"
 
 
 def load_script(path: str) -> Script:
-    """The conversation of the capture at ``path``; ``ServeError`` when it cannot be served."""
+    """The first conversation of the capture at ``path`` (its only one, for most captures)."""
+    return load_scripts(path)[0]
+
+
+def load_scripts(path: str) -> tuple[Script, ...]:
+    """The conversations of the capture at ``path``, in the order each began; ``ServeError`` when it cannot be served."""
     from stream_doctor.capture import load
     from stream_doctor.providers import DetectionError, detect
 
@@ -92,11 +131,138 @@ def load_script(path: str) -> Script:
     if provider not in SERVED:
         raise ServeError(f"{path}: a {provider} stream, which no provider endpoint of this server answers")
     bodies = {body.interaction: body for body in capture.bodies or ()}
-    turns = tuple(_turn(number, capture, section, bodies, provider) for number, section in enumerate(sections, 1))
-    return Script(path, provider, turns)
+    groups = conversations_of(sections, adapter) if len(sections) > 1 else [sections]
+    count = len(groups)
+    return tuple(
+        Script(
+            path,
+            provider,
+            tuple(
+                _turn(number, capture, section, bodies, provider, _named(path, conversation, count))
+                for number, section in enumerate(group, 1)
+            ),
+            conversation,
+            count,
+        )
+        for conversation, group in enumerate(groups, 1)
+    )
 
 
-def _turn(number: int, capture: Capture, section: Section, bodies: dict[int | None, Body], provider: str) -> Turn:
+#: The most recent conversations whose latest request's reading a request may repeat (read from there, not whole).
+_READINGS = 16
+
+
+@dataclass(eq=False)
+class _Open:
+    """A conversation of the capture as the grouping reads it: its turns so far, its latest request (its history
+    and reading), the call and message ids its latest answer carried, and when it was last continued."""
+
+    sections: list[Section]
+    history: tuple[bytes, ...]
+    reading: Reading | None
+    ids: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    used: int = 0
+
+
+def conversations_of(sections: list[Section], adapter: Adapter) -> list[list[Section]]:
+    """``sections`` grouped into conversations as ``stream-doctor record`` groups requests (``continues``, the
+    most recently continued conversation first, as the proxy does); each in the order recorded."""
+    grouping = _Grouping(adapter)
+    for used, section in enumerate(sections, 1):
+        grouping.add(section, used)
+    return sorted((o.sections for o in grouping.opened), key=lambda group: group[0].number)
+
+
+class _Grouping:
+    """The conversations so far, indexed by what a request may continue them by (an id of the latest answer, the
+    latest request's history by its length and last message), so each request asks ``continues`` of the few it may
+    continue, not of every conversation: linear in the capture, however many conversations it holds."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.opened: list[_Open] = []
+        self.by_id: dict[str, set[_Open]] = {}
+        self.by_history: dict[tuple[int, bytes], set[_Open]] = {}
+        self.latest: _Open | None = None
+        self.recent: dict[_Open, None] = {}  # every conversation, the most recently continued last
+
+    def add(self, section: Section, used: int) -> None:
+        body = _request_body(section)
+        if body is None and self.latest is not None:  # no request recorded: nothing says it starts a conversation
+            self._moved(self.latest, section, self.latest.history, self.latest.reading, used)
+            return
+        text = history_text(body)
+        recent = islice(reversed(self.recent), _READINGS)
+        holder = next((o for o in recent if o.reading is not None and o.reading.repeats(text)), None)
+        reading = holder.reading if holder is not None and holder.reading is not None else Reading()
+        if holder is not None:
+            holder.reading = None  # taken: it moves on to this request (a later one is read whole)
+        echo = reading.read(self.adapter.name, body, text)
+        candidates = {
+            o for i in (*echo.call_ids, echo.previous_response_id) if i is not None for o in self.by_id.get(i, ())
+        }
+        for known in range(1, len(echo.history)):
+            candidates |= self.by_history.get((known, echo.history[known - 1]), set())
+        fitting = [o for o in candidates if continues(echo, o.history, *o.ids)]
+        found = max(fitting, key=lambda o: o.used) if fitting else None
+        if found is None:
+            found = _Open([], (), reading)
+            self.opened.append(found)
+        self._moved(found, section, echo.history, reading, used)
+
+    def _moved(
+        self, found: _Open, section: Section, history: tuple[bytes, ...], reading: Reading | None, used: int
+    ) -> None:
+        """``found`` continued by ``section``: its indexes moved to its new latest request and answer."""
+        for key in (*found.ids[0], *found.ids[1]):
+            self.by_id.get(key, set()).discard(found)
+        if found.history:
+            self.by_history.get((len(found.history), found.history[-1]), set()).discard(found)
+        found.sections.append(section)
+        found.history, found.reading, found.used = history, reading, used
+        found.ids = _carried(section, self.adapter)
+        for key in (*found.ids[0], *found.ids[1]):
+            self.by_id.setdefault(key, set()).add(found)
+        if history:
+            self.by_history.setdefault((len(history), history[-1]), set()).add(found)
+        self.latest = found
+        self.recent.pop(found, None)
+        self.recent[found] = None
+
+
+def _request_body(section: Section) -> dict[str, Any] | None:
+    request = section.request
+    body = request.value.get("body") if request is not None and isinstance(request.value, dict) else None
+    return body if isinstance(body, dict) else None
+
+
+def _carried(section: Section, adapter: Adapter) -> tuple[frozenset[str], frozenset[str]]:
+    """The call ids and message ids of ``section``'s stream: what a request sends back to continue it."""
+    calls: set[str] = set()
+    messages: set[str] = set()
+    for event in adapter.translator().translate(f for f in section.frames if f.kind == "event"):
+        if type(event) is ToolStart and event.call_id:
+            calls.add(event.call_id)
+        elif type(event) is MessageStart and event.message_id:
+            messages.add(event.message_id)
+    return frozenset(calls), frozenset(messages)
+
+
+def _named(path: str, conversation: int, count: int) -> tuple[Header, ...]:
+    """The header naming which conversation of a capture of several answers (none for a capture of one)."""
+    if count == 1:
+        return ()
+    return ((CONVERSATION_HEADER, f"{conversation} of {count} in {quote(os.path.basename(path))}"),)
+
+
+def _turn(
+    number: int,
+    capture: Capture,
+    section: Section,
+    bodies: dict[int | None, Body],
+    provider: str,
+    named: tuple[Header, ...] = (),
+) -> Turn:
     request = section.request
     value = request.value if request is not None and isinstance(request.value, dict) else None
     exchange = section.exchange
@@ -122,8 +288,9 @@ def _turn(number: int, capture: Capture, section: Section, bodies: dict[int | No
     encoding = coding.strip().lower() if coding and coding.strip().lower() in ("gzip", "x-gzip", "deflate") else None
     recorded = exchange.response_headers if exchange is not None else _envelope_headers(value)
     as_read = body is not None and not coding  # the very bytes the client read, not coded again by the server
-    headers = _headers(
-        CONTENT_TYPES.get(container, "application/octet-stream"), recorded, len(data) if as_read else None
+    headers = (
+        *_headers(CONTENT_TYPES.get(container, "application/octet-stream"), recorded, len(data) if as_read else None),
+        *named,
     )
     return Turn(number, value, Recorded(provider, status, headers, data, events, encoding))
 

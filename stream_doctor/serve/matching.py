@@ -11,9 +11,12 @@ gets judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stream_doctor.util.wording import preview
+
+if TYPE_CHECKING:
+    from stream_doctor.serve.load import Script
 
 #: Request fields the answer depends on through the checks below, or that are the conversation itself.
 _JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "stream", "toolConfig"})
@@ -55,6 +58,25 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
         if expected.get(key) != body.get(key)
     ]
     return Difference(tuple(refused), tuple(noted))
+
+
+class Choice:
+    """Which script answers the application's new conversations: one whose first turn's request this
+    request is (no refusing difference), the first of them not yet taken, then each in turn (round-robin:
+    the one that answered fewest, the first of those); when none fits, the first script, whose first turn
+    then refuses the request with the difference. Two agents that ask a capture's two conversations the
+    same first question each get one; a third gets the first again."""
+
+    def __init__(self) -> None:
+        self.taken: dict[int, int] = {}  # id of a script -> conversations it answered
+
+    def chosen(self, scripts: list[Script], body: Any) -> Script:
+        fitting = [s for s in scripts if not compare(s.provider, s.turns[0].request, body).refused]
+        if not fitting:
+            return scripts[0]
+        script = min(fitting, key=lambda s: self.taken.get(id(s), 0))  # min keeps the first of equals
+        self.taken[id(script)] = self.taken.get(id(script), 0) + 1
+        return script
 
 
 def _user_texts(facts: Any) -> list[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Literal, Sequence
 
 from stream_doctor.serve.judge import RAN_UNFINISHED, Judged, stream_calls
-from stream_doctor.serve.load import Script, load_script
+from stream_doctor.serve.load import Script, load_scripts
 from stream_doctor.serve.running import RunningServer
 from stream_doctor.serve.variants import VARIANTS, Kind, NotApplicable, Variant
 from stream_doctor.serve.wire import MATRIX_TIMEOUT, Plan, Recorded, as_recorded
@@ -125,7 +125,7 @@ def run_matrix(
     timeout: float = MATRIX_TIMEOUT,
 ) -> list[Row]:
     """Run ``command`` once per variant in ``names`` (in order) against a fresh server; a row each."""
-    scripts = [load_script(path) for path in captures]
+    scripts = [script for path in captures for script in load_scripts(path)]
     rows = []
     for name in names:
         variant = VARIANTS[name]

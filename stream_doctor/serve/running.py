@@ -10,7 +10,7 @@ from typing import Callable
 
 from stream_doctor.serve.endpoints import SERVED, environment_lines
 from stream_doctor.serve.judge import Judged, Watching, judge, render, worst
-from stream_doctor.serve.load import load_script
+from stream_doctor.serve.load import load_scripts
 from stream_doctor.serve.server import ServeConfig, Served, serve
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
 from stream_doctor.values.options import Options
@@ -31,7 +31,7 @@ class RunningServer:
         max_request: int | None = None,
         idle_timeout: float | None = None,
     ) -> None:
-        scripts = tuple(load_script(path) for path in captures)
+        scripts = tuple(script for path in captures for script in load_scripts(path))
         self.out = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
         self.watching = Watching(Options())
         self.config = ServeConfig(scripts, self.out, plan, listen=self.watching.queued)

@@ -25,7 +25,7 @@ from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
 from stream_doctor.serve.load import Script
-from stream_doctor.serve.matching import Difference, compare
+from stream_doctor.serve.matching import Choice, Difference, compare
 from stream_doctor.serve.recording import Recording, Recordings
 from stream_doctor.serve.retries import Latest, digest, retry_count
 from stream_doctor.serve.wire import IDLE_TIMEOUT, MAX_REQUEST, TURN_HEADER, Plan, Recorded, as_recorded
@@ -93,6 +93,7 @@ class Session:
         self.conversations = Conversations(config.out, "stream-doctor serve", listen, log=config.log)
         self.served: dict[int, Served] = {}
         self.latest = Latest()
+        self.choice = Choice()  # the script each new conversation is answered by
 
     def close(self) -> list[Served]:
         """Every envelope closed; what each conversation was served, in order."""
@@ -168,7 +169,7 @@ class Session:
     ) -> web.StreamResponse:
         served = self.served.get(conversation.number)
         if served is None:
-            served = Served(conversation.path, _chosen(scripts, body))
+            served = Served(conversation.path, self.choice.chosen(scripts, body))
             self.served[conversation.number] = served
         script = served.script
         last = served.turns[-1] if served.turns else None
@@ -188,7 +189,7 @@ class Session:
         if difference.refused:
             if number <= len(script.turns):
                 served.refused.append((number, difference.refused))
-            message = f"stream-doctor serve: turn {number} of {script.path} does not answer this request: " + "; ".join(
+            message = f"stream-doctor serve: turn {number} of {script.name} does not answer this request: " + "; ".join(
                 difference.refused
             )
             record["response"] = {"status": 400, "error": message}
@@ -214,7 +215,7 @@ class Session:
         finally:
             turn.over = True
         self._log(
-            f"{request.path} turn {number} of {script.path}: {turn.ending} after {turn.written} of {turn.reads} reads"
+            f"{request.path} turn {number} of {script.name}: {turn.ending} after {turn.written} of {turn.reads} reads"
         )
         return response
 
@@ -226,14 +227,6 @@ class Session:
     def _log(self, line: str) -> None:
         if self.config.log is not None:
             self.config.log(f"stream-doctor serve: {line}")
-
-
-def _chosen(scripts: list[Script], body: Any) -> Script:
-    """The capture whose first request this one is (the first with no refusing difference, else the first)."""
-    for script in scripts:
-        if not compare(script.provider, script.turns[0].request, body).refused:
-            return script
-    return scripts[0]
 
 
 async def _body(request: web.Request, limit: int) -> bytes | None:

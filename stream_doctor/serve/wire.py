@@ -7,8 +7,11 @@ from typing import Literal
 
 Header = tuple[str, str]
 
-#: The response header naming the capture's turn that answered the request.
+#: The response header naming the turn that answered the request: the k-th of its conversation.
 TURN_HEADER = "x-stream-doctor-turn"
+#: The response header naming, for a capture of several conversations, which one answered (``2 of 2 in
+#: agents.har``); the turn header then counts that conversation's turns.
+CONVERSATION_HEADER = "x-stream-doctor-conversation"
 
 #: The largest request body the server reads (``--max-request``): a long agent history is a few MiB.
 MAX_REQUEST = 16 * 1024 * 1024

@@ -7,13 +7,13 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from stream_doctor.serve.load import Script, ServeError, load_script
+from stream_doctor.serve.load import Script, ServeError, load_scripts
 from tests.conftest import FIXTURES, fixture_files, plain_http_tls
 
 pytest.importorskip("aiohttp")
 httpx = pytest.importorskip("httpx")
 
-from stream_doctor.serve.wire import TURN_HEADER  # noqa: E402
+from stream_doctor.serve.wire import CONVERSATION_HEADER, TURN_HEADER  # noqa: E402
 
 #: every fixture served by the loopback server
 pytestmark = [pytest.mark.external]
@@ -40,30 +40,35 @@ def messages(body: object) -> list[object]:
     return []
 
 
-def script_of(name: str) -> Script | None:
+def scripts_of(name: str) -> tuple[Script, ...]:
     try:
-        return load_script(str(FIXTURES / name))
+        return load_scripts(str(FIXTURES / name))
     except ServeError as error:
         assert "\n" not in str(error)
-        return None
+        return ()
 
 
 @pytest.mark.parametrize("name", CAPTURES)
 def test_each_turn_is_served_as_recorded(name: str, stream_doctor_server: object) -> None:
-    script = script_of(name)
-    if script is None:
+    """Each conversation of the capture asked in turn (a capture's resend of a request is a conversation of
+    its own, answered by what the resend got: ``x-stream-doctor-conversation`` names it)."""
+    scripts = scripts_of(name)
+    if not scripts:
         return
-    assert set(PATHS) >= {script.provider}
+    assert set(PATHS) >= {script.provider for script in scripts}
     server = stream_doctor_server(str(FIXTURES / name))  # type: ignore[operator]
-    previous: object = {}
     with httpx.Client(timeout=30, verify=plain_http_tls()) as client:
-        for turn in script.turns:
-            body = turn.request.get("body", {}) if turn.request is not None else {}
-            answered = client.post(server.url + PATHS[script.provider], content=orjson.dumps(body))
-            # the turn of the application's conversation: the capture's own, unless its recorded request
-            # does not continue the previous one (a retry of the same request starts a conversation)
-            served = script.turns[int(answered.headers[TURN_HEADER]) - 1].recorded
-            assert (answered.status_code, answered.content) == (served.status, served.body), turn.number
-            continues = turn.number > 1 and len(messages(body)) > len(messages(previous))
-            assert served is turn.recorded or not continues
-            previous = body
+        for script in scripts:
+            previous: object = {}
+            for turn in script.turns:
+                body = turn.request.get("body", {}) if turn.request is not None else {}
+                answered = client.post(server.url + PATHS[script.provider], content=orjson.dumps(body))
+                conversation = answered.headers.get(CONVERSATION_HEADER, "1").split()[0]
+                assert conversation == str(script.conversation)
+                # the turn of the application's conversation: the capture's own, unless its recorded request
+                # does not continue the previous one (a retry of the same request starts a conversation)
+                served = script.turns[int(answered.headers[TURN_HEADER]) - 1].recorded
+                assert (answered.status_code, answered.content) == (served.status, served.body), turn.number
+                continues = turn.number > 1 and len(messages(body)) > len(messages(previous))
+                assert served is turn.recorded or not continues
+                previous = body
