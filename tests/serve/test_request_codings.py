@@ -94,7 +94,7 @@ def test_a_decompression_bomb_is_413_and_just_under_the_limit_is_served(
 @pytest.mark.parametrize(
     ("encoding", "data", "said"),
     [
-        ("gzip", gzip.compress(b'{"model": "x"}')[:-12], "cut off before the end"),
+        ("gzip", gzip.compress(b'{"model": "x"}', mtime=0)[:-12], "cut off before the end"),
         ("gzip", b'{"model": "not gzip at all"}', "cannot be decompressed"),
         ("compress", b'{"model": "x"}', "does not know this coding"),
     ],
