@@ -351,9 +351,11 @@ def frame_run(
 def _canonical(fragments: list[str], text: bytes) -> bool:
     """Whether ``text``, the JSON array the fragments were read from, is the one orjson writes for them:
     then each literal is, as an array of strings is tokenized one way only."""
-    if b"\\u" not in text and b"\\/" not in text:
-        # FRAGMENT lets no quote, backslash or control character stand raw, and the escapes left
-        # (\" \\ \b \f \n \r \t) are the ones orjson writes: canonical, found at memchr speed
+    if b"\\" not in text:
+        # FRAGMENT lets no quote, backslash or control character stand raw: without an escape every
+        # literal is canonical, found at memchr speed. With escapes, one ``dumps`` compared costs less
+        # than looking for ``\\u`` and ``\\/``: bytes' search for a two-byte needle steps byte by byte
+        # through a text of many backslashes (about 4 ns a byte, twice; ``dumps`` about 2.5, once)
         return True
     try:
         return orjson.dumps(fragments) == text
