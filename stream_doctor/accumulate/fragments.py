@@ -54,7 +54,7 @@ class FragmentTexts(_TupleLike[str]):
     @classmethod
     def of(cls, texts: Iterable[str], raw: str) -> FragmentTexts:
         """``texts``, which join to ``raw``."""
-        return cls(raw, array("q", accumulate(map(len, texts))))
+        return cls(raw, array("q", list(accumulate(map(len, texts)))))  # a list: as ``spill.ArgumentStore.keep``
 
     def __len__(self) -> int:
         return len(self._ends)

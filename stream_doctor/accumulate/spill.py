@@ -66,7 +66,7 @@ class ArgumentStore:
         if value is not NO_VALUE:
             self._values[record] = value
         cost = len(raw) + 32 * len(texts)
-        ends = array("q", accumulate(map(len, texts)))
+        ends = array("q", list(accumulate(map(len, texts))))  # from a list: ``array`` appends an iterator item by item
         if self._size + cost <= self.threshold:
             self._size += cost
             fragments = FragmentTexts(raw, ends)

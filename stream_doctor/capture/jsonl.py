@@ -263,18 +263,18 @@ def _with_runs(read: _Lines, piece: bytes, frames: list[Frame], runs: _runs.RunR
         return _region(read, piece, 0, len(piece), frames, number)
     base = read.offset - len(piece)  # the piece's first byte in the file
     done = 0  # bytes of the piece read
-    for head_start, head_end, found, matches in _runs.find_runs(runs, piece, 0, len(piece), line_end, True):
+    for head_start, head_end, head_match, found in _runs.find_runs(runs, piece, 0, len(piece), line_end, True):
         number = _region(read, piece, done, head_end, frames, number)
         done = head_end
         head = frames[-1] if frames else None
         if head is None or head.pos.offset != base + head_start or head.value is NOT_JSON:
             continue  # the head is not one decoded frame: its run is read frame by frame
-        rebuild = partial(_rebuilt, piece, head_end, matches[-1].end(), read.offset, read.line, number)
-        run = _runs.frame_run(form, head, found, matches, (base, number + 1, read.line + 1), 1, rebuild)
+        rebuild = partial(_rebuilt, piece, head_end, found.end, read.offset, read.line, number)
+        run = _runs.frame_run(form, head, head_match, found, (base, number + 1, read.line + 1), 1, rebuild)
         if run is None:
             continue  # a fragment does not decode: the run is read frame by frame, which says why
-        count = len(matches)
-        done = matches[-1].end()
+        count = len(found.literals)
+        done = found.end
         frames.append(run)  # type: ignore[arg-type]
         runs.extra += count - 1
         read.line += count

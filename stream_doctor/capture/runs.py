@@ -14,12 +14,15 @@ The contract, from the provider to the accumulator:
   obfuscation). Every quantifier is possessive, so no input makes it backtrack.
 * The reader reads the first event of a run like any other frame (the run's ``head``, a Frame in
   the batch). The run is the events right after it that are, byte for byte, the head outside its
-  ``fragment`` and ``free`` groups: matched by a regex built from the head's own bytes, one
-  anchored match per event, linear. Their fragments are decoded by one ``orjson.loads`` of an
-  array of the raw string literals (escapes and UTF-8 checked as the event's own parse would).
+  ``fragment`` and ``free`` groups: matched by a regex built from the head's own bytes, linear.
+  Where only the fragment may differ and blank lines cut nothing but events apart, one match of
+  that template repeated reads the whole run, which is then cut at its blank lines (no match
+  object an event); else one anchored match per event. Their fragments are decoded by one
+  ``orjson.loads`` of an array of the raw string literals (escapes and UTF-8 checked as the event's
+  own parse would).
   Their positions (number, line, offset) follow arithmetically, and only a finding reads them: where
   no ``free`` group holds a byte and each literal is the one ``orjson.dumps`` writes for its fragment
-  (no ``\\u`` or ``\\/`` in them, else one ``dumps`` of the run's fragments compared), each event's
+  (no backslash in them, else one ``dumps`` of the run's fragments compared), each event's
   length is its template's plus its fragment's, and the run keeps a ``LazyRun`` that computes the
   positions from the fragments when asked (``Positions``); else the offsets are taken from the
   matches as they are read. Anything that is not such a run (another field, another order,
@@ -40,6 +43,7 @@ from __future__ import annotations
 import re
 from array import array
 from itertools import accumulate, chain, repeat
+from operator import getitem
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 import orjson
@@ -105,11 +109,11 @@ class LazyRun(NamedTuple):
         """Its (number, line, offset) triples; ``texts``: its fragments."""
         count = self.events
         flat = array("q", bytes(24 * count))
-        flat[0::3] = array("q", range(self.number, self.number + count))
-        flat[1::3] = array("q", range(self.line, self.line + self.step * count, self.step))
+        flat[0::3] = array("q", list(range(self.number, self.number + count)))  # lists: see ``frame_run``
+        flat[1::3] = array("q", list(range(self.line, self.line + self.step * count, self.step)))
         # an event's length: its fixed bytes and its literal, whose quotes ``dumps`` adds (hence - 2)
         lengths = map((self.fixed - 2).__add__, map(len, map(orjson.dumps, texts[: count - 1])))
-        flat[2::3] = array("q", accumulate(lengths, initial=self.offset))
+        flat[2::3] = array("q", list(accumulate(lengths, initial=self.offset)))
         return flat
 
     def moved(self, by: int) -> LazyRun:
@@ -229,6 +233,24 @@ class FrameRun:
         return f"FrameRun({self.form.name}, {len(self)} events after {self.head.pos})"
 
 
+class Template(NamedTuple):
+    """A run template, compiled from a head's bytes: ``event`` matches one event like it; ``events``,
+    where only the fragment may differ and blank lines cut the events apart, all of a run's at once."""
+
+    event: re.Pattern[bytes]
+    events: re.Pattern[bytes] | None
+
+
+class Found(NamedTuple):
+    """The events of a run after its head: their fragments' literals, where the last starts and ends,
+    and each one's match where a free group may differ (None: only the fragment can, no match is made)."""
+
+    literals: list[bytes]
+    last: int
+    end: int
+    matches: list[re.Match[bytes]] | None
+
+
 class RunReading:
     """What a reading with runs shares with its reader: the form (None: none yet, or none at all),
     whether the engine still has to say (the reader then reads the first piece in small steps,
@@ -241,15 +263,15 @@ class RunReading:
         self.form: RunForm | None = None
         self.pending = True
         self.extra = 0
-        self.templates: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
+        self.templates: dict[tuple[bytes, ...], Template] = {}
         self.failed = 0  # templates not compiled because MAX_TEMPLATES were
 
 
 def find_runs(
     reading: RunReading, data: bytes, start: int, end: int, line_end: bytes, events_per_line: bool = False
-) -> Iterator[tuple[int, int, re.Match[bytes], list[re.Match[bytes]]]]:
+) -> Iterator[tuple[int, int, re.Match[bytes], Found]]:
     """Each run in ``data[start:end]`` (which starts and ends at event boundaries): ``(head start,
-    head end, head match, the matches of the events after it)``, in order, never overlapping.
+    head end, head match, the events after it)``, in order, never overlapping.
     Events end with a blank line (SSE), or with each line end (``events_per_line``: JSON Lines).
 
     The caller reads everything between runs (heads included) frame by frame, and may reject a run
@@ -260,7 +282,6 @@ def find_runs(
         return
     search = form.event(line_end).search
     blank = line_end if events_per_line else line_end + line_end
-    templates = reading.templates
     at = start
     while at < end:
         head = search(data, at, end)
@@ -280,35 +301,86 @@ def find_runs(
         if not data.startswith(fixed[0], head_end):  # the next event is not like it: no run here
             at = head_end
             continue
-        key = (*fixed, *(name.encode() for _, name in spans))
-        pattern = templates.get(key)
-        if pattern is None:
-            if len(templates) >= MAX_TEMPLATES:
-                # A capture whose runs all differ (thousands of calls, each with its own index): the
-                # rest of it is read frame by frame, without looking for runs at every event.
-                reading.failed += 1
-                reading.form = None
-                return
-            source = [re.escape(fixed[0])]
-            for (_, name), after in zip(spans, fixed[1:], strict=True):
-                group = FRAGMENT if name == "fragment" else form.free[name]
-                source.append(b"(?P<" + name.encode() + b">" + group + b")")
-                source.append(re.escape(after))
-            pattern = templates[key] = re.compile(b"".join(source))
-        # one anchored match per event, each where the last ended (``scanner`` is CPython's, typeshed lacks it)
-        matches = list(iter(pattern.scanner(data, head_end, end).match, None))  # type: ignore[attr-defined]
-        if not matches:
+        template = _template(reading, form, fixed, [name for _, name in spans], blank)
+        if template is None:
+            return
+        found = _events(template, fixed, data, head_end, end, blank)
+        if found is None:
             at = head_end
             continue
-        yield head_start, head_end, head, matches
-        at = matches[-1].end()
+        yield head_start, head_end, head, found
+        at = found.end
+
+
+def _template(
+    reading: RunReading, form: RunForm, fixed: list[bytes], names: list[str], blank: bytes
+) -> Template | None:
+    """The template of a head whose bytes are ``fixed`` around its groups ``names`` (compiled once a
+    reading); None once MAX_TEMPLATES were compiled (the reading then stops looking for runs)."""
+    key = (*fixed, *(name.encode() for name in names))
+    template = reading.templates.get(key)
+    if template is not None:
+        return template
+    if len(reading.templates) >= MAX_TEMPLATES:
+        # A capture whose runs all differ (thousands of calls, each with its own index): the
+        # rest of it is read frame by frame, without looking for runs at every event.
+        reading.failed += 1
+        reading.form = None
+        return None
+    source = [re.escape(fixed[0])]
+    for name, after in zip(names, fixed[1:], strict=True):
+        group = FRAGMENT if name == "fragment" else form.free[name]
+        source.append(b"(?P<" + name.encode() + b">" + group + b")")
+        source.append(re.escape(after))
+    events = None
+    if names == ["fragment"] and _cut_at_blanks(fixed[0], fixed[1], blank):
+        events = re.compile(b"(?:" + re.escape(fixed[0]) + FRAGMENT + re.escape(fixed[1]) + b")*+")
+    template = reading.templates[key] = Template(re.compile(b"".join(source)), events)
+    return template
+
+
+def _cut_at_blanks(before: bytes, after: bytes, blank: bytes) -> bool:
+    """Whether events ``before`` + literal + ``after`` hold ``blank`` only at their end, however many
+    follow each other and whatever their literals (which hold no line end): then cutting a run of them
+    at each ``blank`` gives its events."""
+    end = len(after) - len(blank)
+    joined = after + before  # an event's end and the next one's start
+    single = before + after  # an event of an empty literal
+    return (
+        joined.find(blank) == end and joined.find(blank, end + 1) < 0 and single.find(blank) == len(single) - len(blank)
+    )
+
+
+def _events(template: Template, fixed: list[bytes], data: bytes, head_end: int, end: int, blank: bytes) -> Found | None:
+    """The run of events like its head right after ``head_end`` (None: not one).
+
+    Where only the fragment differs, one match of the repeated template reads them all, and cutting
+    them at the blank lines gives their literals: no match object an event, and the template's fixed
+    bytes read by the regex once; else one anchored match per event, each where the last ended."""
+    if template.events is not None:
+        matched = template.events.match(data, head_end, end)  # it always matches, if only no event
+        run_end = matched.end() if matched else head_end
+        if run_end == head_end:
+            return None
+        events = data[head_end:run_end].split(blank)
+        events.pop()  # the empty rest after the last event's blank
+        cut = slice(len(fixed[0]), len(blank) - len(fixed[1]))  # an event's literal, between its fixed bytes
+        literals = cast("list[bytes]", list(map(getitem, events, repeat(cut))))
+        return Found(literals, run_end - len(blank) - len(events[-1]), run_end, None)
+    # ``scanner`` is CPython's, typeshed lacks it
+    matches = list(iter(template.event.scanner(data, head_end, end).match, None))  # type: ignore[attr-defined]
+    if not matches:
+        return None
+    fragment = template.event.groupindex["fragment"]  # a group's number reads faster than its name
+    literals = cast("list[bytes]", list(map(_Match.group, matches, repeat(fragment))))
+    return Found(literals, matches[-1].start(), matches[-1].end(), matches)
 
 
 def frame_run(
     form: RunForm,
     head: Frame,
     head_match: re.Match[bytes],
-    matches: list[re.Match[bytes]],
+    found: Found,
     first: tuple[int, int, int],
     step: int,
     frames: Callable[[], list[Frame]],
@@ -316,13 +388,13 @@ def frame_run(
     """The FrameRun of a run ``find_runs`` found after ``head`` (read as ``head_match``), or None when a
     fragment does not decode. ``first``: where the data searched starts in the file (its offset), and
     the frame number and line of the run's first event; each event takes ``step`` lines."""
-    fragment = matches[0].re.groupindex["fragment"]  # a group's number reads faster than its name
-    text = b'["' + b'","'.join(list(map(_Match.group, matches, repeat(fragment)))) + b'"]'
+    literals = found.literals
+    text = b'["' + b'","'.join(literals) + b'"]'
     try:
         fragments = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    count = len(matches)
+    count = len(literals)
     if len(fragments) != count:
         return None
     base, number, line = first
@@ -331,29 +403,36 @@ def frame_run(
     # each event: the template's fixed bytes, its literal and its free groups (padding, a sequence number)
     fixed = head_end - head_match.start() - sum(len(head_match[name] or b"") for name in ("fragment", *form.free))
     literal_bytes = len(text) - 4 - 3 * (count - 1)  # the bytes of the run's literals, without '["', '","', '"]'
-    lengths_follow = matches[-1].end() - head_end == count * fixed + literal_bytes
+    lengths_follow = found.end - head_end == count * fixed + literal_bytes
     if form.computed and lengths_follow and _canonical(fragments, text):
         # no free group holds a byte, and each literal is its fragment's canonical JSON: each event's
         # length follows from its fragment, so the positions are computed only if a finding reads them
-        positions.add_run(LazyRun(0, count, number, line, step, base + head_end, fixed, base + matches[-1].start()))
+        positions.add_run(LazyRun(0, count, number, line, step, base + head_end, fixed, base + found.last))
     else:  # the offsets as read
         flat = array("q", bytes(24 * count))
-        flat[0::3] = array("q", range(number, number + count))
-        flat[1::3] = array("q", range(line, line + step * count, step))
-        starts = array("q", map(base.__add__, map(_Match.end, matches)))
-        starts.pop()
-        starts.insert(0, base + head_end)
-        flat[2::3] = starts
+        # each column made from a list: ``array`` appends an iterator's items one by one (half the
+        # cost of the Responses run reader's positions at 100 KB), a list's in one step
+        flat[0::3] = array("q", list(range(number, number + count)))
+        flat[1::3] = array("q", list(range(line, line + step * count, step)))
+        if found.matches is not None:
+            starts = list(map(_Match.end, found.matches))
+            starts.pop()
+            starts.insert(0, head_end)
+        else:  # only the fragment differs: each event is its literal and the fixed bytes
+            starts = list(accumulate(map(fixed.__add__, map(len, literals[:-1])), initial=head_end))
+        flat[2::3] = array("q", list(map(base.__add__, starts)))
         positions.add(flat)
-    return FrameRun(form, head, fragments, positions, frames, matches)
+    return FrameRun(form, head, fragments, positions, frames, found.matches)
 
 
 def _canonical(fragments: list[str], text: bytes) -> bool:
     """Whether ``text``, the JSON array the fragments were read from, is the one orjson writes for them:
     then each literal is, as an array of strings is tokenized one way only."""
-    if b"\\u" not in text and b"\\/" not in text:
-        # FRAGMENT lets no quote, backslash or control character stand raw, and the escapes left
-        # (\" \\ \b \f \n \r \t) are the ones orjson writes: canonical, found at memchr speed
+    if b"\\" not in text:
+        # FRAGMENT lets no quote, backslash or control character stand raw: without an escape every
+        # literal is canonical, found at memchr speed. With escapes, one ``dumps`` compared costs less
+        # than looking for ``\\u`` and ``\\/``: bytes' search for a two-byte needle steps byte by byte
+        # through a text of many backslashes (about 4 ns a byte, twice; ``dumps`` about 2.5, once)
         return True
     try:
         return orjson.dumps(fragments) == text

@@ -161,7 +161,7 @@ class _Read(LineReader):
         form = reading.form
         frames = self.frames
         done = 0
-        for head_start, head_end, found, matches in _runs.find_runs(reading, data, 0, len(data), line_end):
+        for head_start, head_end, head_match, found in _runs.find_runs(reading, data, 0, len(data), line_end):
             line = self.simple_events(data, done, line_end, line, offset + done, head_end)
             done = head_end
             head = frames[-1] if frames else None
@@ -169,15 +169,15 @@ class _Read(LineReader):
                 continue  # the head is not one decoded frame: its run is read frame by frame
             step = data.count(line_end, head_start, head_end)
             number = self.before + len(frames) + 1
-            run_end = matches[-1].end()
+            run_end = found.end
             rebuild = partial(self.rebuilt, data, head_end, run_end, line_end, line, offset + head_end, number)
-            run = _runs.frame_run(form, head, found, matches, (offset, number, line), step, rebuild)
+            run = _runs.frame_run(form, head, head_match, found, (offset, number, line), step, rebuild)
             if run is None:
                 continue  # a fragment does not decode: the run is read frame by frame, which says why
             frames.append(run)  # type: ignore[arg-type]
-            self.before += len(matches) - 1
-            reading.extra += len(matches) - 1
-            line += step * len(matches)
+            self.before += len(found.literals) - 1
+            reading.extra += len(found.literals) - 1
+            line += step * len(found.literals)
             done = run_end
         return self.simple_events(data, done, line_end, line, offset + done)
 
