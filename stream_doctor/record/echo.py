@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 
 from stream_doctor.capture.repeats import list_text, text_repeats
 from stream_doctor.util import jsontext
+from stream_doctor.values.events import MessageStart, ToolStart
 
 #: The keys of a request's history, the first that holds a list counted (``messages``, ``contents``, ``input``)
 HISTORY_KEYS = ("messages", "contents", "input")
@@ -93,6 +94,21 @@ def continues(echo: Echo, history: tuple[bytes, ...], calls: frozenset[str], mes
         and echo.history[:known] == history
         and echo.roles[known] in ("assistant", "model")
     )
+
+
+def carried(events: Iterable[Any], calls: set[str], messages: set[str]) -> bool:
+    """Adds to ``calls`` and ``messages`` the call ids and message ids that translated stream ``events``
+    carry: what a later request sends back to continue their conversation (``continues``). Whether any
+    was found."""
+    found = False
+    for event in events:
+        if type(event) is ToolStart and event.call_id:
+            calls.add(event.call_id)
+            found = True
+        elif type(event) is MessageStart and event.message_id:
+            messages.add(event.message_id)
+            found = True
+    return found
 
 
 def history_text(body: Any) -> bytes | None:

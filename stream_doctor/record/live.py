@@ -66,10 +66,10 @@ from stream_doctor.engine.stages import (
     unknown_fields_once,
 )
 from stream_doctor.providers import ADAPTERS
+from stream_doctor.record.echo import carried
 from stream_doctor.record.verdicts import VERDICTS_WAITING, LibraryVerdict, models_of, runs_libraries
 from stream_doctor.reporters import live_lines as lines
 from stream_doctor.values.envelope_events import envelope_event
-from stream_doctor.values.events import MessageStart, ToolStart
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.options import Options
 
@@ -461,13 +461,8 @@ class LiveConversation:
 
     def _fed(self, turn: _Turn, produced: list[Any]) -> None:
         turn.accumulator.feed_all(produced)
-        for event in produced:
-            if type(event) is ToolStart and event.call_id:
-                self.calls.add(event.call_id)  # (a frozenset grown by union copied every id at every call)
-                self.told = None
-            elif type(event) is MessageStart and event.message_id:
-                self.messages.add(event.message_id)
-                self.told = None
+        if carried(produced, self.calls, self.messages):  # sets: a frozenset grown by union copied every id
+            self.told = None
 
     def exchange_ended(self) -> None:
         self.exchanges += 1

@@ -25,11 +25,10 @@ from urllib.parse import quote
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
-from stream_doctor.record.echo import Reading, continues, history_text
+from stream_doctor.record.echo import Reading, carried, continues, history_text
 from stream_doctor.record.writer import HOP_BY_HOP
 from stream_doctor.serve.endpoints import SERVED
 from stream_doctor.serve.wire import CONVERSATION_HEADER, TURN_HEADER, Header, Recorded
-from stream_doctor.values.events import MessageStart, ToolStart
 
 if TYPE_CHECKING:
     from stream_doctor.providers.base import Adapter
@@ -240,11 +239,7 @@ def _carried(section: Section, adapter: Adapter) -> tuple[frozenset[str], frozen
     """The call ids and message ids of ``section``'s stream: what a request sends back to continue it."""
     calls: set[str] = set()
     messages: set[str] = set()
-    for event in adapter.translator().translate(f for f in section.frames if f.kind == "event"):
-        if type(event) is ToolStart and event.call_id:
-            calls.add(event.call_id)
-        elif type(event) is MessageStart and event.message_id:
-            messages.add(event.message_id)
+    carried(adapter.translator().translate(f for f in section.frames if f.kind == "event"), calls, messages)
     return frozenset(calls), frozenset(messages)
 
 
