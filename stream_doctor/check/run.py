@@ -13,7 +13,6 @@ cost about as much as the replay itself.
 from __future__ import annotations
 
 import os
-import signal
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -31,6 +30,7 @@ from stream_doctor.engine.pipeline import replay, replay_many
 from stream_doctor.engine.redaction import redacted
 from stream_doctor.engine.stages import RunError
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
+from stream_doctor.util.exits import how_it_ended
 from stream_doctor.util.jsonpieces import pieces
 from stream_doctor.values.findings import Finding, Severity
 from stream_doctor.values.options import CheckOptions, Given, Options
@@ -303,7 +303,7 @@ def _in_turn(tasks: tuple[Task, ...]) -> Iterator[Outcome]:
                 yield outcome
         except EOFError:
             process.join()
-            death = _death(process.exitcode)
+            death = how_it_ended(process.exitcode)
             crashed = f"the replay crashed the process running it ({death}); the other captures were checked"
             yield None, crashed, None, None
             start += 1
@@ -346,16 +346,6 @@ def _guarded(task: Task) -> Outcome:
         if os.environ.get("STREAM_DOCTOR_DEBUG"):
             raise
         return None, f"internal error {type(error).__name__}: {error}", None, None
-
-
-def _death(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"killed by {name}" + (", likely out of memory" if name == "SIGKILL" else "")
-    return f"exit code {exitcode}"
 
 
 def _judge(task: Task, outcome: Outcome) -> CaptureResult:

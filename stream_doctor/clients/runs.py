@@ -27,6 +27,7 @@ import orjson
 from stream_doctor.capture.base import Pos
 from stream_doctor.capture.limits import human
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance, parse_json
+from stream_doctor.util.exits import how_it_ended
 from stream_doctor.values.events import MISSING
 from stream_doctor.values.options import ClientMode as Mode
 
@@ -280,8 +281,7 @@ def _collect(process: subprocess.Popen[bytes], started: float) -> dict[str, Any]
         answer = orjson.loads(out)
     except orjson.JSONDecodeError:
         code = process.returncode
-        why = f"signal {-code}" if code < 0 else f"exit code {code}"
-        return {"failed": f"its process ended without an answer ({why}; at most {human(RUN_MEMORY)})"}
+        return {"failed": f"its process ended without an answer ({how_it_ended(code)}; at most {human(RUN_MEMORY)})"}
     return answer if isinstance(answer, dict) else {"failed": "an answer that is not an object"}
 
 

@@ -25,6 +25,7 @@ import orjson
 from stream_doctor.capture.base import Capture, Frame, Pos
 from stream_doctor.capture.limits import human
 from stream_doctor.clients.library import LibraryMissing, Original, Outcome, Seen, body_chunks
+from stream_doctor.util.exits import how_it_ended
 from stream_doctor.values.events import MISSING
 
 SCRIPT = Path(__file__).resolve().parent / "harness.mjs"
@@ -118,8 +119,9 @@ class NodeRun:
             if not piece:
                 code = process.wait()
                 self.process = None
-                why = f"signal {-code}" if code < 0 else f"exit code {code}"
-                raise RuntimeError(f"node ended without an answer ({why}; heap at most {human(self.heap_mib << 20)})")
+                raise RuntimeError(
+                    f"node ended without an answer ({how_it_ended(code)}; heap at most {human(self.heap_mib << 20)})"
+                )
             out += piece
         answer: dict[str, Any] = orjson.loads(out)
         return answer
