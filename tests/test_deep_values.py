@@ -1,0 +1,146 @@
+"""Values nested as deep as orjson reads (1,024 levels) in every place of a capture: the streamed arguments,
+the same arguments echoed in the next request, the request's tools, metadata and messages. Python's ``==``,
+``repr`` and jsonschema recurse as deep as the value and raise ``RecursionError`` near 1,000 levels: each
+place is replayed whole, with the verdict a shallow value gets, or said not checked (info), never an
+internal error that loses every finding.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+import pytest
+import yaml
+
+from stream_doctor import replay
+from stream_doctor.capture.repeats import Repeats
+from stream_doctor.conversation.model import ToolDef
+from stream_doctor.conversation.schemas import NOT_VALIDATED, violations
+from stream_doctor.values.findings import Severity
+from tests.conftest import ROOT
+
+TWO_TURNS = ROOT / "fixtures/conversations/anthropic_two_turns.yaml"
+#: deep enough that ``==`` and jsonschema's messages raise under pytest's stack, within what orjson reads
+DEEP = 990
+#: the near miss: as deep as a real nested argument gets, checked as any value
+SHALLOW = 200
+
+
+#: where a test's body holds the deep value, written as text (json.dumps and yaml recurse as deep as it)
+SLOT = "@deep@"
+#: an input_json_delta's text in the cassette's stream
+PARTIAL = re.compile(r'"partial_json":"(?:[^"\\]|\\.)*"')
+
+
+def nested(depth: int, kind: str, leaf: int = 1) -> str:
+    """``leaf`` wrapped ``depth`` times in a list or in ``{"a": …}``, as JSON text."""
+    return ("[" * depth + str(leaf) + "]" * depth) if kind == "array" else '{"a":' * depth + str(leaf) + "}" * depth
+
+
+Change = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], None]
+
+
+def _cassette(tmp_path: Path, change: Change, values: tuple[str, str]) -> Path:
+    """The two-turn Anthropic cassette, its two request bodies and its first response changed by ``change``,
+    ``SLOT`` in each body then replaced by the JSON text in ``values``."""
+    cassette = yaml.safe_load(TWO_TURNS.read_text())
+    first, second = cassette["interactions"]
+    bodies = [json.loads(first["request"]["body"]), json.loads(second["request"]["body"])]
+    change(bodies[0], bodies[1], first["response"]["body"])
+    first["request"]["body"], second["request"]["body"] = (
+        json.dumps(b).replace(json.dumps(SLOT), v) for b, v in zip(bodies, values, strict=True)
+    )
+    path = tmp_path / "deep.yaml"
+    path.write_text(yaml.safe_dump(cassette))
+    return path
+
+
+def _streamed_and_echoed(streamed: str) -> Change:
+    """The call streams ``{"location": streamed}`` (one input_json_delta) and goes back with ``SLOT``."""
+
+    def change(first: dict[str, Any], second: dict[str, Any], response: dict[str, Any]) -> None:
+        texts = iter([json.dumps('{"location": ' + streamed + "}")])  # the first delta holds it all
+        response["string"] = PARTIAL.sub(lambda _: '"partial_json":' + next(texts, '""'), response["string"])
+        second["messages"][1]["content"][1]["input"] = {"location": SLOT}
+
+    return change
+
+
+def _codes(path: Path) -> list[tuple[str, Severity, str | None]]:
+    return sorted((f.code, f.severity, f.kind) for f in replay(str(path)).findings)
+
+
+@pytest.mark.parametrize("kind", ["array", "object"])
+def test_a_deep_echoed_input_is_compared_and_its_call_said_not_validated(tmp_path: Path, kind: str) -> None:
+    """Pairing compared the echoed input with ``==``: at 990 levels the replay ended with "internal error
+    RecursionError". The same input echoed is no finding; its schema check, which cannot follow it, is an
+    info SD706 (not a pass, not SD702)."""
+    same = _cassette(tmp_path, _streamed_and_echoed(nested(DEEP, kind)), ("", nested(DEEP, kind)))
+    assert _codes(same) == [("SD706", Severity.INFO, "too deep")]
+    (finding,) = replay(str(same)).findings
+    assert "were not validated" in finding.message and "get_weather" in finding.message
+
+
+@pytest.mark.parametrize("kind", ["array", "object"])
+def test_a_deep_echoed_input_that_differs_at_its_bottom_is_sd609(tmp_path: Path, kind: str) -> None:
+    differs = _cassette(tmp_path, _streamed_and_echoed(nested(DEEP, kind)), ("", nested(DEEP, kind, 2)))
+    assert ("SD609", Severity.WARNING, None) in _codes(differs)
+
+
+@pytest.mark.parametrize("kind", ["array", "object"])
+def test_near_miss_a_shallower_echoed_input_is_validated_as_before(tmp_path: Path, kind: str) -> None:
+    """200 levels: validated (the location is not a string: SD702), compared (the same: no SD609)."""
+    same = _cassette(tmp_path, _streamed_and_echoed(nested(SHALLOW, kind)), ("", nested(SHALLOW, kind)))
+    assert _codes(same) == [("SD702", Severity.ERROR, None)]
+
+
+#: places of both request bodies a deep value is put in (at ``SLOT``)
+PLACES: dict[str, Change] = {
+    "tool schema default": lambda a, b, r: [
+        body["tools"][0]["input_schema"]["properties"].update(extra={"default": SLOT}) for body in (a, b)
+    ],
+    "metadata": lambda a, b, r: [body.update(metadata={"user_id": SLOT}) for body in (a, b)],
+    "message content": lambda a, b, r: [
+        body["messages"][0].update(content=[{"type": "text", "text": "x", "extra": SLOT}]) for body in (a, b)
+    ],
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+@pytest.mark.parametrize("depth", [DEEP, SHALLOW])
+def test_a_deep_value_in_both_request_bodies_reads_as_a_shallow_one(tmp_path: Path, place: str, depth: int) -> None:
+    """The second request repeats the first one's deep value: sharing it (``capture.repeats``) and reading
+    its history (``History``) compared them with ``==`` and raised; now the capture reads as without it."""
+    plain = _codes(TWO_TURNS)
+    value = nested(depth, "object")
+    assert _codes(_cassette(tmp_path, PLACES[place], (value, value))) == plain
+
+
+@pytest.mark.parametrize("depth", [0, 20, 990, 1020])
+@pytest.mark.parametrize("kind", ["array", "object"])
+@pytest.mark.parametrize("same", [True, False])
+def test_repeats_shares_a_value_at_any_depth_and_never_a_different_one(depth: int, kind: str, same: bool) -> None:
+    """What ``share`` makes the next body point at is equal to what it held, at every depth orjson reads.
+    (Not a hypothesis test: hypothesis raises the recursion limit while it runs one, hiding the fault.)"""
+    value = nested(depth, kind)
+    first = orjson.loads(f'{{"messages": [{value}], "metadata": {value}}}')
+    second = orjson.loads(f'{{"messages": [{value}, 1], "metadata": {value if same else nested(depth, kind, 2)}}}')
+    repeats = Repeats(json_text=False)
+    repeats.share(first)
+    repeats.share(second)
+    assert second["messages"][0] is first["messages"][0]
+    assert (second["metadata"] is first["metadata"]) is same
+
+
+def test_validation_that_cannot_follow_the_arguments_says_so_and_a_shallow_value_is_validated() -> None:
+    tool = ToolDef("f", {"type": "object", "properties": {"a": {"type": "string"}}}, "tools[0].input_schema")
+    deep = violations(
+        tool, orjson.loads('{"a": ' + nested(1020, "array") + "}")
+    )  # past the stack: jsonschema's message repr()s it
+    assert [v.keyword for v in deep] == [NOT_VALIDATED]
+    assert [v.keyword for v in violations(tool, orjson.loads('{"a": ' + nested(SHALLOW, "array") + "}"))] == ["type"]
+    assert violations(tool, {"a": "x"}) == []
