@@ -15,8 +15,11 @@ from typing import Any, Callable
 import orjson
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stream_doctor import replay
+from stream_doctor.accumulate.arguments import READ_DEPTH, parse_arguments
 from stream_doctor.capture.repeats import Repeats
 from stream_doctor.conversation.model import ToolDef
 from stream_doctor.conversation.schemas import NOT_VALIDATED, violations
@@ -144,3 +147,98 @@ def test_validation_that_cannot_follow_the_arguments_says_so_and_a_shallow_value
     assert [v.keyword for v in deep] == [NOT_VALIDATED]
     assert [v.keyword for v in violations(tool, orjson.loads('{"a": ' + nested(SHALLOW, "array") + "}"))] == ["type"]
     assert violations(tool, {"a": "x"}) == []
+
+
+def _mixed(depth: int, shapes: list[str]) -> str:
+    """A JSON object ``depth`` levels deep, each level a list, an object or a list of a string and the rest."""
+    opening, closing = "", ""
+    for level in range(depth - 1):
+        shape = shapes[level % len(shapes)]
+        opening += {"array": "[", "object": '{"k\\"]":', "pair": '["a]{\\"", '}[shape]
+        closing = {"array": "]", "object": "}", "pair": "]"}[shape] + closing
+    return '{"x":' + opening + '"v"' + closing + "}"
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(
+    st.integers(1, 1100),
+    st.lists(st.sampled_from(["array", "object", "pair"]), min_size=1, max_size=3),
+    st.floats(0, 1, exclude_max=True),
+)
+def test_arguments_cut_at_any_depth_are_truncated_never_invalid(depth: int, shapes: list[str], cut: float) -> None:
+    """orjson gives up on a run of some hundred unclosed containers with "failed to allocate memory", at a byte
+    before the end: SD201 called a cut call "invalid" (the buffer is not JSON) where it is truncated."""
+    _cut_is_truncated(depth, shapes, cut)
+
+
+@pytest.mark.parametrize("shapes", [["array"], ["object"], ["pair"], ["array", "object"]])
+@pytest.mark.parametrize("depth", [500, 1000, 1100])
+@pytest.mark.parametrize("cut", [0.3, 0.5, 0.99])
+def test_arguments_cut_some_hundred_levels_deep_are_truncated(depth: int, shapes: list[str], cut: float) -> None:
+    """The depths where orjson gives up (hypothesis draws them seldom)."""
+    _cut_is_truncated(depth, shapes, cut)
+
+
+def _cut_is_truncated(depth: int, shapes: list[str], cut: float) -> None:
+    text = _mixed(depth, shapes)
+    prefix = text[: max(1, int(len(text) * cut))]
+    _, failure, _ = parse_arguments(prefix, [len(prefix)])
+    assert failure is not None and failure.kind in ("truncated", "unterminated-string"), (depth, failure)
+
+
+@pytest.mark.parametrize("shapes", [["array"], ["object"], ["pair", "object"]])
+@pytest.mark.parametrize("depth", [READ_DEPTH, READ_DEPTH + 1, 5000])
+def test_whole_arguments_past_what_orjson_reads_are_too_deep_and_shallower_ones_parse(
+    shapes: list[str], depth: int
+) -> None:
+    value, failure, _ = parse_arguments(_mixed(depth, shapes), [10])
+    if depth <= READ_DEPTH:
+        assert failure is None and isinstance(value, dict)
+    else:
+        assert failure is not None and failure.kind == "too-deep" and "was not checked" in failure.detail
+
+
+def test_near_miss_a_deep_text_that_is_not_json_is_still_invalid() -> None:
+    """Brackets that close the wrong container, 900 levels down, within what orjson reads."""
+    _, failure, _ = parse_arguments('{"x":' + "[" * 900 + "}" + "]" * 899 + "}", [10])
+    assert failure is not None and failure.kind == "invalid"
+
+
+def _anthropic_call(path: Path, arguments: str) -> Path:
+    """One Anthropic tool call streaming ``arguments`` in one input_json_delta, completed."""
+    events = [
+        ("message_start", {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": arguments},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    path.write_text("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events))
+    return path
+
+
+@pytest.mark.parametrize(("depth", "severities"), [(1030, [Severity.INFO]), (1024, [])])
+def test_streamed_arguments_too_deep_to_read_are_an_info_sd201(
+    tmp_path: Path, depth: int, severities: list[Severity]
+) -> None:
+    """Past 1,024 levels SD201 said "arguments do not parse (invalid) … The buffer is not JSON", an error, of
+    JSON that may well be valid; at 1,024 levels they parse (near miss)."""
+    path = _anthropic_call(tmp_path / "deep.sse", '{"q": ' + nested(depth - 1, "array") + "}")
+    found = replay(str(path)).findings
+    assert [f.severity for f in found if f.code == "SD201"] == severities
+    assert all(f.severity < Severity.WARNING for f in found), found

@@ -8,7 +8,8 @@ What it checks:
     object, e.g. fine-grained streaming escaping errors), ``concatenated-objects`` (``}{``: two calls
     merged under one index), ``not-an-object`` (a string holding JSON: encoded twice) or ``invalid``
     (broken escaping, a dropped first fragment). The byte and fragment where parsing failed are given.
-    An empty buffer is a no-argument call, ``{}``, not an error.
+    An empty buffer is a no-argument call, ``{}``, not an error. A buffer the JSON reader gives up
+    on for its nesting alone (balanced, deeper than its 1,024 levels) is ``too-deep``: not checked.
 
 Why it matters:
     ``JSON.parse`` throws mid-turn, or a lenient parser "repairs" the buffer into different
@@ -19,6 +20,7 @@ Severity:
     error. Every client that follows the provider's contract parses the completed arguments as JSON
     (``json.loads`` in the SDKs, ``JSON.parse`` in the AI SDK) and fails or repairs them into
     another call.
+    info for ``too-deep``: whether the arguments parse was not checked, and nothing says they broke.
 
 Example:
     {"path": "a.txt", "content": "x"}"}   → trailing-data at byte 33
@@ -61,6 +63,19 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             if fragment and failure.fragment is not None
             else ""
         )
+        if failure.kind == "too-deep":  # valid or not, nothing here can tell: said, at info
+            yield self.finding(
+                stream,
+                call.ended,
+                f"{call.label}: arguments were not parsed: {failure.detail} (at byte {failure.position} of "
+                f"{call.byte_count})",
+                "Flatten the arguments; Python's json.loads also stops near 1,000 levels",
+                [("call started", call.started)],
+                call,
+                severity=Severity.INFO,
+                kind="too deep",
+            )
+            continue
         yield self.finding(
             stream,
             call.ended,
