@@ -242,3 +242,17 @@ def test_streamed_arguments_too_deep_to_read_are_an_info_sd201(
     found = replay(str(path)).findings
     assert [f.severity for f in found if f.code == "SD201"] == severities
     assert all(f.severity < Severity.WARNING for f in found), found
+
+
+@pytest.mark.parametrize(("depth", "leaf", "noted"), [(DEEP, 1, 0), (DEEP, 2, 1), (SHALLOW, 2, 1)])
+def test_serve_matches_a_request_whose_metadata_nests_deeply(depth: int, leaf: int, noted: int) -> None:
+    """``serve`` compared the fields the answer does not depend on with ``!=``: a request with metadata 990
+    levels deep ended the server's matching with RecursionError. The same metadata is no note, another is
+    noted (and served), as at 200 levels."""
+    from stream_doctor.serve.matching import compare
+
+    def body(value: str) -> Any:
+        return orjson.loads('{"model": "m", "messages": [], "metadata": ' + value + "}")
+
+    difference = compare("anthropic", {"body": body(nested(depth, "array"))}, body(nested(depth, "array", leaf)))
+    assert difference.refused == () and len(difference.noted) == noted
