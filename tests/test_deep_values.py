@@ -256,3 +256,41 @@ def test_serve_matches_a_request_whose_metadata_nests_deeply(depth: int, leaf: i
 
     difference = compare("anthropic", {"body": body(nested(depth, "array"))}, body(nested(depth, "array", leaf)))
     assert difference.refused == () and len(difference.noted) == noted
+
+
+@pytest.mark.parametrize(("depth", "cut", "codes"), [(1030, False, ["SD201"]), (1000, True, ["SD201", "SD801"])])
+def test_a_client_is_not_faulted_on_arguments_too_deep_to_read(
+    tmp_path: Path, depth: int, cut: bool, codes: list[str]
+) -> None:
+    """anthropic-typescript's model hands the call at its block's stop, as JSON.parse reads it: SD801 said it
+    "would run it although its arguments do not parse", of arguments the reference could not read (too-deep,
+    now not compared); the near miss, the same arguments cut, is still SD801."""
+    text = '{"q": ' + nested(depth - 1, "array") + "}"
+    path = _anthropic_call(tmp_path / "deep.sse", text[: len(text) // 2] if cut else text)
+    report = replay(str(path), clients=["anthropic-typescript"], client_mode="model")
+    assert sorted(f.code for f in report.findings) == codes
+
+
+EXECUTED = ROOT / "fixtures/anthropic/executed_input_differs.jsonl"
+
+
+@pytest.mark.parametrize(("depth", "leaf", "differs"), [(DEEP, 1, False), (DEEP, 2, True), (SHALLOW, 2, True)])
+def test_an_execution_of_deep_arguments_is_compared_in_the_html_report(
+    tmp_path: Path, depth: int, leaf: int, differs: bool
+) -> None:
+    """The HTML report compared what ran with the streamed arguments with ``==`` and raised at 990 levels;
+    SD103 says whether they differ, as at 200 levels."""
+    from stream_doctor.reporters import RenderOptions
+    from stream_doctor.reporters.html import render
+
+    deltas = iter([json.dumps('{"location": ' + nested(depth, "array") + "}")])
+    lines = []
+    for line in EXECUTED.read_text().splitlines():
+        if '"sd":"execute"' in line:
+            line = line[: line.index('"input":')] + '"input":{"location": ' + nested(depth, "array", leaf) + "}}"
+        lines.append(PARTIAL.sub(lambda _: '"partial_json":' + next(deltas, '""'), line))
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = replay(str(path))
+    assert ("SD103" in report.codes) is differs
+    assert "SD103" in render(report, RenderOptions()) or not differs
