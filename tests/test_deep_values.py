@@ -25,6 +25,7 @@ from stream_doctor.conversation.model import ToolDef
 from stream_doctor.conversation.schemas import NOT_VALIDATED, violations
 from stream_doctor.values.findings import Severity
 from tests.conftest import ROOT
+from tests.test_adversarial import PEAK_BOUND_KB, _anthropic_call, run_cli
 
 TWO_TURNS = ROOT / "fixtures/conversations/anthropic_two_turns.yaml"
 #: deep enough that ``==`` and jsonschema's messages raise under pytest's stack, within what orjson reads
@@ -204,34 +205,6 @@ def test_near_miss_a_deep_text_that_is_not_json_is_still_invalid() -> None:
     assert failure is not None and failure.kind == "invalid"
 
 
-def _anthropic_call(path: Path, arguments: str) -> Path:
-    """One Anthropic tool call streaming ``arguments`` in one input_json_delta, completed."""
-    events = [
-        ("message_start", {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "input_json_delta", "partial_json": arguments},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    path.write_text("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events))
-    return path
-
-
 @pytest.mark.parametrize(("depth", "severities"), [(1030, [Severity.INFO]), (1024, [])])
 def test_streamed_arguments_too_deep_to_read_are_an_info_sd201(
     tmp_path: Path, depth: int, severities: list[Severity]
@@ -294,3 +267,75 @@ def test_an_execution_of_deep_arguments_is_compared_in_the_html_report(
     report = replay(str(path))
     assert ("SD103" in report.codes) is differs
     assert "SD103" in render(report, RenderOptions()) or not differs
+
+
+def _openai_call(path: Path, arguments: str) -> Path:
+    """One OpenAI Chat Completions call streaming ``arguments`` in two fragments."""
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+    start = {"index": 0, "id": "call_0", "type": "function", "function": {"name": "nest", "arguments": ""}}
+    deltas = [{"tool_calls": [start]}] + [
+        {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+        for part in (arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :])
+    ]
+    choices = [[{"index": 0, "delta": delta, "finish_reason": None}] for delta in deltas]
+    choices.append([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}])
+    path.write_text("".join(f"data: {json.dumps({**chunk, 'choices': c})}\n\n" for c in choices) + "data: [DONE]\n\n")
+    return path
+
+
+def _bedrock_call(path: Path, arguments: str) -> Path:
+    """One Bedrock ConverseStream call (JSON lines) streaming ``arguments`` in two fragments."""
+    start = {"start": {"toolUse": {"toolUseId": "tooluse_0", "name": "nest"}}, "contentBlockIndex": 0}
+    records = [{"messageStart": {"role": "assistant"}}, {"contentBlockStart": start}]
+    for part in (arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]):
+        records.append({"contentBlockDelta": {"delta": {"toolUse": {"input": part}}, "contentBlockIndex": 0}})
+    records += [{"contentBlockStop": {"contentBlockIndex": 0}}, {"messageStop": {"stopReason": "tool_use"}}]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "write", [_anthropic_call, _openai_call, _bedrock_call], ids=["anthropic", "openai", "bedrock"]
+)
+@pytest.mark.parametrize("kind", ["array", "object"])
+@pytest.mark.parametrize(("depth", "cut"), [(1000, False), (1000, True), (1030, False)])
+def test_every_replay_format_and_check_answer_deep_arguments(
+    tmp_path: Path, write: Callable[[Path, str], Path], kind: str, depth: int, cut: bool
+) -> None:
+    """The CLI in a subprocess under the adversarial tests' address-space limit: each format and ``check``
+    exit 0 or 1 with their report (never 2, a traceback or a second line), SD201 an error only when cut."""
+    text = '{"q": ' + nested(depth - 1, kind) + "}"
+    path = write(
+        tmp_path / f"deep.{'jsonl' if write is _bedrock_call else 'sse'}", text[: len(text) // 2] if cut else text
+    )
+    ran = run_cli("replay", path.name, "--format", "json", cwd=tmp_path)
+    assert ran.code == (1 if cut else 0) and ran.err == "", ran.err
+    sd201 = [f["severity"] for f in json.loads(ran.out)["findings"] if f["code"] == "SD201"]
+    assert sd201 == (["error"] if cut else ["info"] if depth > READ_DEPTH else [])
+    for args in [(), ("--format", "html", "-o", "r.html"), ("--client", "langchain")]:
+        ran = run_cli("replay", path.name, *args, cwd=tmp_path)
+        assert ran.code in (0, 1) and ran.err == "" and 0 < ran.peak_kb < PEAK_BOUND_KB, (args, ran.err)
+    ran = run_cli("check", path.name, "-r", "sarif:out.sarif", "-r", "junit:out.xml", cwd=tmp_path)
+    assert ran.code in (0, 1) and ran.err == "" and json.loads((tmp_path / "out.sarif").read_text())
+
+
+@pytest.mark.slow
+def test_a_deep_echoed_conversation_through_every_command(tmp_path: Path) -> None:
+    """replay, check, convert (and the envelope replayed), minimize and fixture on the 990-level echo."""
+    path = _cassette(tmp_path, _streamed_and_echoed(nested(DEEP, "array")), ("", nested(DEEP, "array", 2)))
+    replayed = run_cli("replay", path.name, "--format", "json", cwd=tmp_path)
+    codes = sorted(f["code"] for f in json.loads(replayed.out)["findings"])
+    assert replayed.err == "" and codes == ["SD609", "SD706"]
+    assert run_cli("check", path.name, "-r", "sarif:out.sarif", cwd=tmp_path).err == ""
+    assert run_cli("convert", path.name, "-o", "deep.jsonl", cwd=tmp_path).code == 0
+    again = run_cli("replay", "deep.jsonl", "--format", "json", cwd=tmp_path)
+    assert sorted(f["code"] for f in json.loads(again.out)["findings"]) == codes
+    minimized = run_cli(
+        "minimize", path.name, "--keep", "SD609", "-o", "min.jsonl", "--max-seconds", "20", cwd=tmp_path
+    )
+    assert minimized.code == 0, minimized.err
+    fixture = run_cli(
+        "fixture", path.name, "--keep", "SD609", "-o", "fx/deep.jsonl", "--max-seconds", "20", cwd=tmp_path
+    )
+    assert fixture.code == 0 and (tmp_path / "fx/test_deep.py").exists(), fixture.err
