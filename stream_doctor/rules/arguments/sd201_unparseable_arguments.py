@@ -45,6 +45,7 @@ HINTS = {
     "concatenated-objects": "Two objects run together: two calls were merged under one key; key calls by id and index",
     "not-an-object": "Tool arguments must be a JSON object; decode once, and do not encode arguments twice",
     "invalid": "The buffer is not JSON; return an error result to the model instead of running the tool",
+    "too-deep": "Flatten the arguments; Python's json.loads also stops near 1,000 levels",
 }
 
 
@@ -63,28 +64,20 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             if fragment and failure.fragment is not None
             else ""
         )
-        if failure.kind == "too-deep":  # valid or not, nothing here can tell: said, at info
-            yield self.finding(
-                stream,
-                call.ended,
-                f"{call.label}: arguments were not parsed: {failure.detail} (at byte {failure.position} of "
-                f"{call.byte_count})",
-                "Flatten the arguments; Python's json.loads also stops near 1,000 levels",
-                [("call started", call.started)],
-                call,
-                severity=Severity.INFO,
-                kind="too deep",
-            )
-            continue
+        deep = failure.kind == "too-deep"  # valid or not, nothing here can tell: said, at info
         yield self.finding(
             stream,
             call.ended,
-            f"{call.label}: arguments do not parse ({failure.kind}): {failure.detail} at byte "
+            f"{call.label}: arguments were not parsed: {failure.detail} (at byte {failure.position} of "
+            f"{call.byte_count})"
+            if deep
+            else f"{call.label}: arguments do not parse ({failure.kind}): {failure.detail} at byte "
             f"{failure.position} of {call.byte_count}{at}",
-            HINTS[failure.kind] if failure.kind in HINTS else HINTS["invalid"],
-            [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment else []),
+            HINTS.get(failure.kind, HINTS["invalid"]),
+            [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment and not deep else []),
             call,
-            kind=f"{failure.kind} {begins(call.raw_arguments)}",
+            severity=Severity.INFO if deep else None,
+            kind="too deep" if deep else f"{failure.kind} {begins(call.raw_arguments)}",
         )
 
 
