@@ -339,3 +339,15 @@ def test_a_deep_echoed_conversation_through_every_command(tmp_path: Path) -> Non
         "fixture", path.name, "--keep", "SD609", "-o", "fx/deep.jsonl", "--max-seconds", "20", cwd=tmp_path
     )
     assert fixture.code == 0 and (tmp_path / "fx/test_deep.py").exists(), fixture.err
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(nested(600, "array"), False), ('"' + "x" * 100_000 + '"', False), ("[1, 2]", True)]
+)
+def test_a_violation_quotes_a_long_value_clipped_as_json(value: str, shown: bool) -> None:
+    """jsonschema's message holds the whole value as Python's repr: 600 levels of brackets, or a 100 KB string,
+    reached the finding whole. Past 120 characters it is JSON, clipped with "…"; a short value is as before."""
+    tool = ToolDef("f", {"type": "object", "properties": {"a": {"type": "integer"}}}, "tools[0].input_schema")
+    (violation,) = violations(tool, orjson.loads('{"a": ' + value + "}"))
+    assert violation.message.endswith(" is not of type 'integer'") and len(violation.message) < 160
+    assert ("…" not in violation.message) is shown

@@ -103,8 +103,25 @@ def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation
                 name = match.group(1).strip("'\"")
                 path = f"{path}.{name}" if _PLAIN_KEY.match(name) else f"{path}[{match.group(1)}]"
         pointer = "/" + "/".join(str(p) for p in error.schema_path)
-        found.append(Violation(keyword, path, error.message, pointer))
+        found.append(Violation(keyword, path, _said(error), pointer))
     return found
+
+
+#: Longer than this, the value jsonschema quotes in its message is shown clipped
+_QUOTED = 120
+
+
+def _said(error: Any) -> str:
+    """jsonschema's words, where the value they quote whole (its Python ``repr``: a 1 MB argument, or
+    hundreds of nested brackets) is shown as JSON, clipped (``jsontext.brief``)."""
+    message: str = error.message
+    try:
+        quoted = repr(error.instance)
+    except RecursionError:  # deeper than repr goes here: jsonschema's own message could not hold it either
+        return message
+    if len(quoted) <= _QUOTED or quoted not in message:
+        return message
+    return message.replace(quoted, jsontext.brief(error.instance, _QUOTED), 1)
 
 
 def _key(schema: Any) -> bytes:
