@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor import replay
-from stream_doctor.accumulate.arguments import READ_DEPTH, parse_arguments
+from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.capture.repeats import Repeats
 from stream_doctor.conversation.model import ToolDef
 from stream_doctor.conversation.schemas import NOT_VALIDATED, violations
+from stream_doctor.util.jsontext import READ_DEPTH
 from stream_doctor.values.findings import Severity
 from tests.conftest import ROOT
 from tests.test_adversarial import PEAK_BOUND_KB, _anthropic_call, run_cli
@@ -351,3 +352,23 @@ def test_a_violation_quotes_a_long_value_clipped_as_json(value: str, shown: bool
     (violation,) = violations(tool, orjson.loads('{"a": ' + value + "}"))
     assert violation.message.endswith(" is not of type 'integer'") and len(violation.message) < 160
     assert ("…" not in violation.message) is shown
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (
+            '{"a":' + nested(1030, "array") + "}",
+            "not JSON to the reader: depth limit exceeded: it nests deeper than 1,024",
+        ),
+        ('{"a":' + "[" * 600, "not JSON: it ends with 601 containers open"),
+        ('{"a":' + "[" * 20, "not JSON: unexpected end of data"),  # near miss: orjson's own words, as before
+    ],
+)
+def test_a_frame_orjson_gives_up_on_for_its_nesting_is_said_so(tmp_path: Path, line: str, said: str) -> None:
+    """SD001 said "not JSON: failed to allocate memory" of a frame cut 600 levels deep, and "depth limit
+    exceeded" of one deeper than orjson reads (which the Python SDKs' json.loads refuses too)."""
+    path = tmp_path / "deep.sse"
+    path.write_bytes((ROOT / "fixtures/gemini/one_call.sse").read_bytes() + f"data: {line}\n\n".encode())
+    (finding,) = [f for f in replay(str(path)).findings if f.code == "SD001"]
+    assert said in finding.message

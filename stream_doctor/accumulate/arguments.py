@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import orjson
 
 from stream_doctor.accumulate.stream import ParseFailure, ParseFailureKind
+from stream_doctor.util import jsontext
 
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
 
@@ -61,24 +62,16 @@ def _last_fragment(raw: str, fragment_lengths: Sequence[int]) -> int | None:
     return None
 
 
-#: What orjson says when it gives up on nesting rather than on the text: past its 1,024 levels, or (its
-#: buffer sized by the text's length) a run of some hundred containers that never close.
-_GAVE_UP = ("depth limit exceeded", "failed to allocate memory")
-_STRING = re.compile(r'"[^"]*"')  # a string once its escapes are gone
-#: how deep orjson reads: a value nested deeper is not checked
-READ_DEPTH = 1024
-
-
 def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
     message = error.msg
     char = error.pos
-    if message in _GAVE_UP:
-        open_containers = _open_containers(raw)
+    if message in jsontext.GAVE_UP:
+        open_containers = jsontext.open_containers(raw)
         if open_containers is None or open_containers > 0:  # cut inside a string, or containers left open
             where = "inside a string" if open_containers is None else f"{open_containers:,} containers open"
             char, message = len(raw), f"unexpected end of data ({where})"
-        elif open_containers == 0 and message == _GAVE_UP[0]:
-            detail = f"it nests deeper than {READ_DEPTH:,} levels, which the JSON reader follows; it was not checked"
+        elif open_containers == 0 and message == jsontext.GAVE_UP[0]:
+            detail = f"it {jsontext.TOO_DEEP}; it was not checked"
             return ParseFailure("too-deep", detail, len(raw[:char].encode("utf-8", "surrogatepass")), None)
     byte = len(raw[:char].encode("utf-8", "surrogatepass"))
     kind: ParseFailureKind
@@ -94,15 +87,6 @@ def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
     else:
         kind = "invalid"
     return ParseFailure(kind, message, byte, None)
-
-
-def _open_containers(raw: str) -> int | None:
-    """How many objects and arrays the text leaves open at its end, its strings aside (None: it ends inside
-    a string). Counted in one pass, for a text orjson gave up on before its end."""
-    outside = _STRING.sub("", _ESCAPE.sub("", raw))
-    if '"' in outside:
-        return None
-    return outside.count("[") + outside.count("{") - outside.count("]") - outside.count("}")
 
 
 def _with_fragment(failure: ParseFailure, fragment: int | None) -> ParseFailure:
