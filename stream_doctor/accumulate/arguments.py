@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import orjson
 
 from stream_doctor.accumulate.stream import ParseFailure, ParseFailureKind
+from stream_doctor.util import jsontext
 
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
 
@@ -64,6 +65,14 @@ def _last_fragment(raw: str, fragment_lengths: Sequence[int]) -> int | None:
 def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
     message = error.msg
     char = error.pos
+    if message in jsontext.GAVE_UP:
+        open_containers = jsontext.open_containers(raw)
+        if open_containers is None or open_containers > 0:  # cut inside a string, or containers left open
+            where = "inside a string" if open_containers is None else f"{open_containers:,} containers open"
+            char, message = len(raw), f"unexpected end of data ({where})"
+        elif open_containers == 0 and message == jsontext.GAVE_UP[0]:
+            detail = f"it {jsontext.TOO_DEEP}; it was not checked"
+            return ParseFailure("too-deep", detail, len(raw[:char].encode("utf-8", "surrogatepass")), None)
     byte = len(raw[:char].encode("utf-8", "surrogatepass"))
     kind: ParseFailureKind
     if "after document" in message:

@@ -190,7 +190,7 @@ def parsed_matches(call: CallState, event: HelperSnapshot) -> bool:
             partial.feed(fragment)
         call.partial_fed = len(texts)
         return partial.matches(event.input) is not False
-    return expected is MISSING or expected == event.input
+    return expected is MISSING or equal(expected, event.input)
 
 
 def loads_restated(text: str | None) -> Any:

@@ -25,6 +25,7 @@ ParseFailureKind = Literal[
     "concatenated-objects",
     "not-an-object",
     "invalid",
+    "too-deep",
 ]
 
 

@@ -9,6 +9,8 @@ from operator import add
 
 import orjson
 
+from stream_doctor.util import jsontext
+
 BOM = b"\xef\xbb\xbf"
 
 # The spec allows CRLF, CR and LF, mixed in one stream; the capturing group keeps the line
@@ -55,6 +57,12 @@ def json_error(exc: orjson.JSONDecodeError) -> str:
     if reason.startswith("Input is a zero-length"):
         return "not JSON: empty"
     where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+    if reason in jsontext.GAVE_UP:  # orjson gave up on the nesting: cut, or deeper than it reads
+        left = jsontext.open_containers(exc.doc)
+        if left is None or left > 0:
+            return f"not JSON: it ends {'inside a string' if left is None else f'with {left:,} containers open'}"
+        if reason == jsontext.GAVE_UP[0]:  # "not JSON" as the clients' json.loads says too (RecursionError)
+            return f"not JSON to the reader: {reason}: it {jsontext.TOO_DEEP} (at {where})"
     return f"not JSON: {reason} at {where}"
 
 

@@ -11,7 +11,8 @@ body's items at the same places become those items (and a list equal to the prev
 the body is parsed, so a session's parsed requests take about what its last one takes.
 
 Equal is equal as parsed JSON values (``1 == 1.0``), as ``conversation.requests.History`` compares
-a history with the one before. Nothing writes into a body once it is read (writers copy it:
+a history with the one before, at any depth orjson reads (``jsontext.equal``: Python's ``==`` raises
+``RecursionError`` near 1,000 levels). Nothing writes into a body once it is read (writers copy it:
 ``exchange.redact_body``), so a shared object is only ever read.
 
 Comparing the items one by one costs about as much as parsing them, on every request. Where the
@@ -28,6 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+
+from stream_doctor.util.jsontext import equal
 
 
 class Repeats:
@@ -60,7 +63,7 @@ class Repeats:
                     shared = _share_prefix(before, value)
                 if shared == len(value) == len(before):
                     body[key] = before  # the same list again (``tools``): the list too
-            elif value == before:
+            elif equal(value, before):
                 body[key] = before  # a value of a key already there: the dict's size does not change
 
 
@@ -83,12 +86,12 @@ def text_repeats(before: bytes | None, text: bytes | None) -> bool:
 def _share_prefix(before: list[Any], items: list[Any]) -> int:
     """``items``' leading run of items equal to ``before``'s, replaced by ``before``'s; its length."""
     size = len(before)
-    if len(items) >= size and items[:size] == before:  # the common case, one comparison in C
+    if len(items) >= size and equal(items[:size], before):  # the common case, one comparison in C
         items[:size] = before
         return size
     same = 0
     for old, new in zip(before, items, strict=False):  # an edited history: up to the first change
-        if old is not new and old != new:
+        if old is not new and not equal(old, new):
             break
         same += 1
     items[:same] = before[:same]

@@ -50,6 +50,7 @@ from stream_doctor.conversation.pairing_problems import (
     ResultWithoutCall,
     ThoughtSignatureNotSentBack,
 )
+from stream_doctor.util.jsontext import equal
 from stream_doctor.values.events import MISSING
 
 #: Where each family wants the results of an assistant message's calls.
@@ -287,7 +288,9 @@ class _Request:
                     related=(("streamed with its input", self._stream_place(call)),),
                 )
             )
-        elif value is MISSING or (value != streamed and not (is_empty_input(value) and is_empty_input(streamed))):
+        elif value is MISSING or (
+            not equal(value, streamed) and not (is_empty_input(value) and is_empty_input(streamed))
+        ):
             self._differs(call, echoed, streamed, value)
 
     def _differs(self, call: ToolCall, echoed: EchoedCall, streamed: Any, value: Any) -> None:
@@ -443,7 +446,7 @@ class _Request:
             return False
         for text in texts:
             try:
-                if orjson.loads(text) == expected:
+                if equal(orjson.loads(text), expected):
                     return True
             except orjson.JSONDecodeError:
                 continue

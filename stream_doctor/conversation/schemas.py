@@ -57,6 +57,11 @@ def required(tool: ToolDef) -> list[str]:
 #: (about 100 levels of ``anyOf``): not a fault of the schema, which may well be valid.
 TOO_DEEP = "it nests too deeply for the validator to follow"
 
+#: The keyword of the one ``Violation`` that says a call's arguments were not validated: they nest deeper
+#: than jsonschema follows (it recurses with them, and writes them with ``repr`` in its messages). Not a
+#: violation of the schema: SD706 says it (info), SD701 to SD703 leave it.
+NOT_VALIDATED = "not validated"
+
 
 def schema_problem(tool: ToolDef) -> str | None:
     """Why the tool's schema cannot be used to validate anything (``TOO_DEEP`` among the reasons), or None."""
@@ -78,6 +83,15 @@ def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation
     found: list[Violation] = []
     try:
         errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    except RecursionError:  # the arguments nest some hundred levels: unchecked, and said so, not passed
+        return [
+            Violation(
+                NOT_VALIDATED,
+                "$",
+                "the arguments were not validated: they nest too deeply for the validator to follow",
+                "",
+            )
+        ]
     except Exception:  # noqa: BLE001 - an unresolvable $ref is met only while validating
         return []
     for error in errors[:limit]:
@@ -89,8 +103,25 @@ def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation
                 name = match.group(1).strip("'\"")
                 path = f"{path}.{name}" if _PLAIN_KEY.match(name) else f"{path}[{match.group(1)}]"
         pointer = "/" + "/".join(str(p) for p in error.schema_path)
-        found.append(Violation(keyword, path, error.message, pointer))
+        found.append(Violation(keyword, path, _said(error), pointer))
     return found
+
+
+#: Longer than this, the value jsonschema quotes in its message is shown clipped
+_QUOTED = 120
+
+
+def _said(error: Any) -> str:
+    """jsonschema's words, where the value they quote whole (its Python ``repr``: a 1 MB argument, or
+    hundreds of nested brackets) is shown as JSON, clipped (``jsontext.brief``)."""
+    message: str = error.message
+    try:
+        quoted = repr(error.instance)
+    except RecursionError:  # deeper than repr goes here: jsonschema's own message could not hold it either
+        return message
+    if len(quoted) <= _QUOTED or quoted not in message:
+        return message
+    return message.replace(quoted, jsontext.brief(error.instance, _QUOTED), 1)
 
 
 def _key(schema: Any) -> bytes:

@@ -34,6 +34,7 @@ from stream_doctor.reporters._html_timeline import (
     timelines,
 )
 from stream_doctor.reporters._text import counted
+from stream_doctor.util.jsontext import equal
 from stream_doctor.values.findings import Severity
 from stream_doctor.values.report import Report
 
@@ -249,7 +250,7 @@ def _call(
     verdict = report.verdicts[number - 1]
     ran = []
     for record, _ in runs.executions.get(number, ()):
-        same = reassembled is not None and record.input == arguments
+        same = reassembled is not None and equal(record.input, arguments)
         ran.append(
             {
                 "where": f"line {record.pos.line} (event {record.pos.number})"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from stream_doctor.util.jsontext import equal
 from stream_doctor.util.wording import preview
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
         return Difference(refused=("the request body is not a JSON object",))
     want, got = parse(provider, expected), parse(provider, body)
     refused: list[str] = []
-    if expected.get("model") != body.get("model") and "model" in expected:
+    if not equal(expected.get("model"), body.get("model")) and "model" in expected:
         refused.append(f"model {_shown(body.get('model'))}, the capture's {_shown(expected.get('model'))}")
     if set(want.tools) != set(got.tools):
         refused.append(f"tools {sorted(got.tools)}, the capture's {sorted(want.tools)}")
@@ -55,7 +56,7 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
     noted = [
         f"{key} differs ({_shown(body.get(key))}, the capture's {_shown(expected.get(key))})"
         for key in sorted((set(expected) | set(body)) - _JUDGED)
-        if expected.get(key) != body.get(key)
+        if not equal(expected.get(key), body.get(key))  # metadata of any depth: == recurses as deep
     ]
     return Difference(tuple(refused), tuple(noted))
 

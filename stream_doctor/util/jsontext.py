@@ -101,6 +101,26 @@ def brief(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: How deep orjson reads: a value nested deeper is not parsed (not checked), whatever else it is.
+READ_DEPTH = 1024
+#: What orjson says when it gives up on nesting rather than on the text: past ``READ_DEPTH``, or (its
+#: buffer sized by the text's length) a run of some hundred containers that never close.
+GAVE_UP = ("depth limit exceeded", "failed to allocate memory")
+#: The words for a value nested past ``READ_DEPTH`` ("it …", "the frame …").
+TOO_DEEP = f"nests deeper than {READ_DEPTH:,} levels, which the JSON reader follows"
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"')  # a string once its escapes are gone
+
+
+def open_containers(text: str) -> int | None:
+    """How many objects and arrays ``text`` leaves open at its end, its strings aside (None: it ends
+    inside a string). One pass, for a text orjson gave up on (``GAVE_UP``) before its end."""
+    outside = _STRING.sub("", _ESCAPE.sub("", text))
+    if '"' in outside:
+        return None
+    return outside.count("[") + outside.count("{") - outside.count("]") - outside.count("}")
+
+
 def equal(a: Any, b: Any) -> bool:
     """``a == b`` for parsed JSON values, also nested deeper than Python's comparison recurses (it
     raises ``RecursionError`` near 1,000 levels, and a capture's values may nest 1,024)."""

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead, ToolDef
 from stream_doctor.conversation.requests.common import listed
+from stream_doctor.util.jsontext import equal
 from stream_doctor.util.registry import LazyRegistry
 
 
@@ -107,7 +108,7 @@ class History:
             self.whole += 1
             return None
         _, before, facts = previous
-        if len(items) >= len(before) and items[: len(before)] == before:
+        if len(items) >= len(before) and equal(items[: len(before)], before):
             self.extended += 1
             return len(before), facts
         self.edited += 1

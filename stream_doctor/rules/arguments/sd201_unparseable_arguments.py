@@ -8,7 +8,8 @@ What it checks:
     object, e.g. fine-grained streaming escaping errors), ``concatenated-objects`` (``}{``: two calls
     merged under one index), ``not-an-object`` (a string holding JSON: encoded twice) or ``invalid``
     (broken escaping, a dropped first fragment). The byte and fragment where parsing failed are given.
-    An empty buffer is a no-argument call, ``{}``, not an error.
+    An empty buffer is a no-argument call, ``{}``, not an error. A buffer the JSON reader gives up
+    on for its nesting alone (balanced, deeper than its 1,024 levels) is ``too-deep``: not checked.
 
 Why it matters:
     ``JSON.parse`` throws mid-turn, or a lenient parser "repairs" the buffer into different
@@ -19,6 +20,7 @@ Severity:
     error. Every client that follows the provider's contract parses the completed arguments as JSON
     (``json.loads`` in the SDKs, ``JSON.parse`` in the AI SDK) and fails or repairs them into
     another call.
+    info for ``too-deep``: whether the arguments parse was not checked, and nothing says they broke.
 
 Example:
     {"path": "a.txt", "content": "x"}"}   → trailing-data at byte 33
@@ -43,6 +45,7 @@ HINTS = {
     "concatenated-objects": "Two objects run together: two calls were merged under one key; key calls by id and index",
     "not-an-object": "Tool arguments must be a JSON object; decode once, and do not encode arguments twice",
     "invalid": "The buffer is not JSON; return an error result to the model instead of running the tool",
+    "too-deep": "Flatten the arguments; Python's json.loads also stops near 1,000 levels",
 }
 
 
@@ -61,15 +64,20 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
             if fragment and failure.fragment is not None
             else ""
         )
+        deep = failure.kind == "too-deep"  # valid or not, nothing here can tell: said, at info
         yield self.finding(
             stream,
             call.ended,
-            f"{call.label}: arguments do not parse ({failure.kind}): {failure.detail} at byte "
+            f"{call.label}: arguments were not parsed: {failure.detail} (at byte {failure.position} of "
+            f"{call.byte_count})"
+            if deep
+            else f"{call.label}: arguments do not parse ({failure.kind}): {failure.detail} at byte "
             f"{failure.position} of {call.byte_count}{at}",
-            HINTS[failure.kind] if failure.kind in HINTS else HINTS["invalid"],
-            [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment else []),
+            HINTS.get(failure.kind, HINTS["invalid"]),
+            [("call started", call.started)] + ([("failing fragment", fragment.pos)] if fragment and not deep else []),
             call,
-            kind=f"{failure.kind} {begins(call.raw_arguments)}",
+            severity=Severity.INFO if deep else None,
+            kind="too deep" if deep else f"{failure.kind} {begins(call.raw_arguments)}",
         )
 
 

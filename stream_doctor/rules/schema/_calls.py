@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.conversation.model import Conversation
+from stream_doctor.conversation.schemas import NOT_VALIDATED
 from stream_doctor.rules.base import Rule
 from stream_doctor.values.findings import Finding
 
@@ -19,7 +20,9 @@ def violation_findings(
     for turn, call, tool, violations in conversation.violations:
         for violation in violations:
             wanted = (
-                violation.keyword in keywords if keywords is not None else violation.keyword not in ("required", "type")
+                violation.keyword in keywords
+                if keywords is not None
+                else violation.keyword not in ("required", "type", NOT_VALIDATED)
             )
             if not wanted:
                 continue

@@ -14,6 +14,9 @@ Severity:
     warning. Providers reject some invalid schemas and ignore others; the calls are not validated.
     info when the schema nests too deeply for the validator to follow (about 100 levels of ``anyOf``):
     it was not checked, may well be valid, and its calls were not validated either.
+    info too, once per call, when a call's arguments nest too deeply for the validator to follow
+    (some hundred levels): that call was not validated against its valid schema, and nothing says it
+    breaks it.
     What if the request asked for this? The schema is the request's own: the finding is about what
     the request declared, not about the provider's answer to it.
 
@@ -37,6 +40,8 @@ from stream_doctor.values.findings import Finding, Severity
 @rule("A tool's schema is not valid JSON Schema; its calls were not validated", Severity.WARNING)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.schemas import TOO_DEEP, schema_problem
+
+    yield from _unvalidated_calls(conversation, self)
 
     reported: set[tuple[int, str]] = set()
     for turn, call, tools in conversation.checked_calls():
@@ -65,3 +70,23 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
             "Fix the tool's schema; validate tool schemas in tests with the draft the provider uses",
             related,
         )
+
+
+def _unvalidated_calls(conversation: Conversation, self: Rule) -> Iterator[Finding]:
+    """The calls whose arguments nest too deeply to be validated against their tool's (valid) schema."""
+    from stream_doctor.conversation.schemas import NOT_VALIDATED
+
+    for turn, call, tool, violations in conversation.violations:
+        for violation in violations:
+            if violation.keyword != NOT_VALIDATED:
+                continue
+            yield self.finding_at(
+                conversation.stream_location(turn.number, call.ended or call.started),
+                f"{call.name} ({call.call_id or 'no id'}): {violation.message}; nothing was checked against "
+                f"the schema at {tool.path}",
+                "Flatten the arguments (or check them in your application) for the call to be validated",
+                [("call started", conversation.stream_location(turn.number, call.started))],
+                call.call_id,
+                severity=Severity.INFO,
+                kind="too deep",
+            )
