@@ -102,6 +102,8 @@ def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     packages = {m.split(".")[1] for m in modules if m.startswith("stream_doctor.")}
     assert not packages & {"scan", "record"}  # other commands' machinery
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
+    # the other commands' option records (a dataclass compiles its methods when its class is made)
+    assert "stream_doctor.values.command_options" not in modules
 
 
 @pytest.mark.parametrize("args", first_in_the_inner_loop([(), ("--statistics",)]))
@@ -109,6 +111,7 @@ def test_a_check_imports_no_rich(args: tuple[str, ...]) -> None:
     modules = imported("check", "fixtures/anthropic", "--isolated", *args)
     reporter = "statistics" if args else "check_terminal"
     assert "stream_doctor.check.run" in modules and f"stream_doctor.reporters.{reporter}" in modules
+    assert "stream_doctor.values.command_options" in modules  # the near miss of a replay's: check reads them
     assert not tops(modules) & {"rich", "pydantic"}
 
 
