@@ -127,6 +127,7 @@ def test_a_named_provider_imports_one_adapter() -> None:
     }
     hinted = imported("replay", "fixtures/anthropic/empty_input_bug.jsonl")  # its envelope header names the provider
     assert "stream_doctor.providers.anthropic" in hinted and "stream_doctor.providers.gemini" not in hinted
+    assert "stream_doctor.conversation.request_parts" in hinted  # the near miss: its envelope holds requests
 
 
 def test_the_registry_names_match_the_adapters() -> None:
@@ -143,6 +144,7 @@ def test_an_anthropic_replay_imports_neither_other_providers_nor_rules_it_cannot
     # no request history and no --client: the conversation (SD6xx, SD7xx) and client (SD8xx) rules stay out
     assert not {m for m in modules if m.startswith(("stream_doctor.rules.pairing", "stream_doctor.rules.schema"))}
     assert not {m for m in modules if m.startswith(("stream_doctor.rules.clients", "stream_doctor.clients"))}
+    assert "stream_doctor.conversation.request_parts" not in modules  # a request's parts: none to read
     assert "stream_doctor.rules.arguments.sd201_unparseable_arguments" in modules  # the stream rules did run
     # no [tool.stream-doctor] table above the capture: the configuration's parser is not imported
     assert "stream_doctor.config.file" not in modules
