@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
     from stream_doctor.config.file import Config
     from stream_doctor.minimizer.run import Minimized, Progress
+    from stream_doctor.values.command_options import MinimizeOptions
     from stream_doctor.values.findings import Severity
-    from stream_doctor.values.options import Given, MinimizeOptions, Options
+    from stream_doctor.values.options import Given, Options
     from stream_doctor.values.report import Report
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def minimize(
     ``stream_doctor.RunError`` when the capture cannot be replayed at all.
     """
     from stream_doctor.config.selection import codes
-    from stream_doctor.values.options import MinimizeOptions
+    from stream_doctor.values.command_options import MinimizeOptions
 
     wanted = MinimizeOptions(
         keep=codes(keep),

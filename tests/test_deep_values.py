@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from stream_doctor import replay
 from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.capture.repeats import Repeats
-from stream_doctor.conversation.model import ToolDef
+from stream_doctor.conversation.request_parts import ToolDef
 from stream_doctor.conversation.schemas import NOT_VALIDATED, violations
 from stream_doctor.util.jsontext import READ_DEPTH
 from stream_doctor.values.findings import Severity

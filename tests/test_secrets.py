@@ -33,7 +33,8 @@ from stream_doctor.reporters import (
     sarif,
     terminal,
 )
-from stream_doctor.values.options import CheckOptions, Options
+from stream_doctor.values.command_options import CheckOptions
+from stream_doctor.values.options import Options
 from tests.conftest import FIXTURES
 
 WITH_SECRETS = {

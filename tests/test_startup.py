@@ -102,6 +102,8 @@ def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     packages = {m.split(".")[1] for m in modules if m.startswith("stream_doctor.")}
     assert not packages & {"scan", "record"}  # other commands' machinery
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
+    # the other commands' option records (a dataclass compiles its methods when its class is made)
+    assert "stream_doctor.values.command_options" not in modules
 
 
 @pytest.mark.parametrize("args", first_in_the_inner_loop([(), ("--statistics",)]))
@@ -109,6 +111,7 @@ def test_a_check_imports_no_rich(args: tuple[str, ...]) -> None:
     modules = imported("check", "fixtures/anthropic", "--isolated", *args)
     reporter = "statistics" if args else "check_terminal"
     assert "stream_doctor.check.run" in modules and f"stream_doctor.reporters.{reporter}" in modules
+    assert "stream_doctor.values.command_options" in modules  # the near miss of a replay's: check reads them
     assert not tops(modules) & {"rich", "pydantic"}
 
 
@@ -124,6 +127,7 @@ def test_a_named_provider_imports_one_adapter() -> None:
     }
     hinted = imported("replay", "fixtures/anthropic/empty_input_bug.jsonl")  # its envelope header names the provider
     assert "stream_doctor.providers.anthropic" in hinted and "stream_doctor.providers.gemini" not in hinted
+    assert "stream_doctor.conversation.request_parts" in hinted  # the near miss: its envelope holds requests
 
 
 def test_the_registry_names_match_the_adapters() -> None:
@@ -140,6 +144,7 @@ def test_an_anthropic_replay_imports_neither_other_providers_nor_rules_it_cannot
     # no request history and no --client: the conversation (SD6xx, SD7xx) and client (SD8xx) rules stay out
     assert not {m for m in modules if m.startswith(("stream_doctor.rules.pairing", "stream_doctor.rules.schema"))}
     assert not {m for m in modules if m.startswith(("stream_doctor.rules.clients", "stream_doctor.clients"))}
+    assert "stream_doctor.conversation.request_parts" not in modules  # a request's parts: none to read
     assert "stream_doctor.rules.arguments.sd201_unparseable_arguments" in modules  # the stream rules did run
     # no [tool.stream-doctor] table above the capture: the configuration's parser is not imported
     assert "stream_doctor.config.file" not in modules

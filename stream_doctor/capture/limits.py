@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import BinaryIO
 
 from stream_doctor.capture.base import CaptureError
@@ -55,14 +56,19 @@ SIZE_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1} | {
 }
 
 SIZE_EXPECTED = "expected a size such as 65536, 512KiB or 64MiB"
+
+
 #: a number (thousands grouped by commas as ``human`` writes them, or by underscores), a unit
-_SIZE = re.compile(r"\s*((?:\d{1,3}(?:,\d{3})+|\d[\d_]*)(?:\.\d+)?|\.\d+)\s*([a-z]*)\s*", re.IGNORECASE)
+@cache
+def _size() -> re.Pattern[str]:
+    """Compiled on first use: only a size given as text (``--max-bytes 64MiB``, a configuration's) asks."""
+    return re.compile(r"\s*((?:\d{1,3}(?:,\d{3})+|\d[\d_]*)(?:\.\d+)?|\.\d+)\s*([a-z]*)\s*", re.IGNORECASE)
 
 
 def parse_size(text: str) -> int:
     """``1073741824``, ``512M``, ``1GiB``, ``1.5 GB``, ``64kb``, ``1,024 bytes`` → bytes (``SIZE_UNITS``; a
     fraction of a byte is dropped); ValueError saying what a size looks like when it is none of those."""
-    match = _SIZE.fullmatch(text)
+    match = _size().fullmatch(text)
     if match is None:
         raise ValueError(f"not a size: {SIZE_EXPECTED}")
     number, unit = match.group(1).replace("_", "").replace(",", ""), match.group(2).lower()

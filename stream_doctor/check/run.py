@@ -32,8 +32,9 @@ from stream_doctor.engine.stages import RunError
 from stream_doctor.rules.check import sd000_capture_unreadable as sd000
 from stream_doctor.util.exits import how_it_ended
 from stream_doctor.util.jsonpieces import pieces
+from stream_doctor.values.command_options import CheckOptions
 from stream_doctor.values.findings import Finding, Severity
-from stream_doctor.values.options import CheckOptions, Given, Options
+from stream_doctor.values.options import Given, Options
 from stream_doctor.values.report import json_document
 
 if TYPE_CHECKING:

@@ -30,7 +30,8 @@ def run(given: Check) -> int:
     from stream_doctor.check import CheckError
     from stream_doctor.check.progress import progress
     from stream_doctor.check.run import execute, prepare
-    from stream_doctor.values.options import CheckOptions, Options
+    from stream_doctor.values.command_options import CheckOptions
+    from stream_doctor.values.options import Options
 
     targets = _report_targets(given.report, "statistics" if given.statistics else "terminal")
     options = CheckOptions(

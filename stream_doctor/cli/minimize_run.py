@@ -27,7 +27,7 @@ from stream_doctor.cli.output import (
 if TYPE_CHECKING:
     from stream_doctor.cli.minimize import Fixture, Minimize
     from stream_doctor.minimizer.run import Minimized, Progress
-    from stream_doctor.values.options import MinimizeOptions
+    from stream_doctor.values.command_options import MinimizeOptions
 
 
 def minimize(options: Minimize) -> int:
@@ -73,7 +73,8 @@ def fixture(options: Fixture) -> int:
 def _wanted(command: Minimize | Fixture, redact: bool) -> MinimizeOptions:
     """What minimize's or fixture's command line says, as the one record the library's ``minimize`` builds too."""
     from stream_doctor.cli.validate import codes
-    from stream_doctor.values.options import Given, MinimizeOptions
+    from stream_doctor.values.command_options import MinimizeOptions
+    from stream_doctor.values.options import Given
 
     said = Given(
         provider=command.provider,

@@ -10,7 +10,7 @@ from stream_doctor.cli.validate import codes
 
 if TYPE_CHECKING:
     from stream_doctor.cli.scan import Scan
-    from stream_doctor.values.options import ScanOptions
+    from stream_doctor.values.command_options import ScanOptions
 
 
 def run(given: Scan) -> int:
@@ -31,7 +31,8 @@ def run(given: Scan) -> int:
 
 
 def _options(given: Scan) -> ScanOptions:
-    from stream_doctor.values.options import Given, ScanOptions
+    from stream_doctor.values.command_options import ScanOptions
+    from stream_doctor.values.options import Given
 
     return ScanOptions(
         inputs=tuple(given.inputs),

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from stream_doctor.capture.base import Capture, CaptureError, Exchange, Frame, InputProblem
-from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, RequestsRead, ToolDef
+from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestInfo, RequestsRead
 
 if TYPE_CHECKING:
+    from stream_doctor.conversation.request_parts import ToolDef
     from stream_doctor.conversation.requests import History
 
 

@@ -3,7 +3,7 @@
 A request body is read once, by its provider family's module in ``requests/``, into
 ``RequestFacts``: the tools it declares (name → schema), the assistant turns it sends back
 (``EchoedCall``: each call's id, name and input as echoed) and the tool results it carries
-(``ToolResult``), each with its JSON path in the body. ``pairing`` matches them across turns into
+(``ToolResult``), each with its JSON path in the body (those parts are in ``request_parts.py``). ``pairing`` matches them across turns into
 ``PairingProblem`` values (``capture/problem_facts.py``); the SD6xx and SD7xx rules only read what is here.
 """
 
@@ -23,57 +23,8 @@ if TYPE_CHECKING:
     from weakref import ReferenceType
 
     from stream_doctor.conversation.pairing_problems import PairingProblem, Place
+    from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
     from stream_doctor.conversation.schemas import Violation
-
-Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
-Role = Literal["assistant", "user", "tool", "system", "other"]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDef:
-    """A tool the request declared."""
-
-    name: str
-    schema: Any  # the JSON Schema of its input; None when the tool has none (a provider-defined tool)
-    path: str  # where the schema (or the tool) is declared: ``tools[0].input_schema``
-    dialect: Dialect = "json-schema"
-
-
-@dataclass(frozen=True, slots=True)
-class EchoedCall:
-    """A call in an assistant turn the client sent back in a later request."""
-
-    call_id: str | None
-    name: str | None
-    input: Any  # as echoed, parsed (an arguments string is parsed); MISSING when it does not parse
-    raw: str | None  # the arguments string as echoed (OpenAI-style), None when echoed as an object
-    message: int  # index of its message (``messages``, ``contents``, ``input`` items)
-    path: str  # ``messages[3].content[1]``
-    server_side: bool = False  # a server tool's call, whose result the server supplied
-    item_id: str | None = None  # Responses: the item id (``fc_…``) it was sent back with
-    reference: bool = False  # Responses ``item_reference``: a call named only by its item id
-    signed: bool = False  # Gemini: the functionCall part is sent back with a thoughtSignature
-    part: int | None = None  # Gemini: its position among the parts of its content
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """A tool result the request carries."""
-
-    call_id: str | None  # None when the protocol matches results by name (Gemini without ids, Ollama)
-    name: str | None
-    message: int
-    path: str
-    after_other_content: bool = False  # another kind of block comes before it in its message
-
-
-@dataclass(frozen=True, slots=True)
-class MessageFacts:
-    index: int
-    role: Role
-    path: str
-    text: str | None = None  # the message's text content (all its text parts), when it has any
-
 
 Family = Literal["anthropic", "openai-chat", "responses", "gemini", "bedrock", "unknown"]
 

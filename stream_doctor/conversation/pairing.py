@@ -27,14 +27,7 @@ from typing import AbstractSet, Any, Literal, Sequence
 import orjson
 
 from stream_doctor.accumulate.stream import ToolCall
-from stream_doctor.conversation.model import (
-    EchoedCall,
-    MessageFacts,
-    RequestFacts,
-    ToolResult,
-    Turn,
-    is_empty_input,
-)
+from stream_doctor.conversation.model import RequestFacts, Turn, is_empty_input
 from stream_doctor.conversation.pairing_problems import (
     CallIdReused,
     CallIdRewritten,
@@ -50,6 +43,7 @@ from stream_doctor.conversation.pairing_problems import (
     ResultWithoutCall,
     ThoughtSignatureNotSentBack,
 )
+from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolResult
 from stream_doctor.util.jsontext import equal
 from stream_doctor.values.events import MISSING
 

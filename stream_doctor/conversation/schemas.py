@@ -20,7 +20,7 @@ import orjson
 from stream_doctor.util import jsontext
 
 if TYPE_CHECKING:  # a type only: model imports this module when a call is validated
-    from stream_doctor.conversation.model import ToolDef
+    from stream_doctor.conversation.request_parts import ToolDef
 
 _INTEGER_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _REQUIRED = re.compile(r"^(.*) is a required property$")

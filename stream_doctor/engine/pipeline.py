@@ -11,7 +11,6 @@ time (``ByInteraction``), and a session's several files (``SessionFiles``, ``rep
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -186,6 +185,8 @@ def _in_folder(message: str, folder: str | None) -> str:
         return message
     if message.startswith(UNRECOGNISED):
         message = "not a capture (no capture format recognises it)"
+    import shlex  # not at import: only a folder's replay error quotes
+
     return f"{message}; replay reads a folder's files as one conversation: `stream-doctor check {shlex.quote(folder)}` replays each capture under it on its own"
 
 

@@ -31,7 +31,8 @@ from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.capture.base import Capture
-    from stream_doctor.values.options import MinimizeOptions, Options
+    from stream_doctor.values.command_options import MinimizeOptions
+    from stream_doctor.values.options import Options
     from stream_doctor.values.report import Report
 
 

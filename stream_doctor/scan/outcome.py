@@ -9,7 +9,7 @@ from stream_doctor.scan import ScanError
 
 if TYPE_CHECKING:
     from stream_doctor.reporters import RenderOptions
-    from stream_doctor.values.options import ScanOptions
+    from stream_doctor.values.command_options import ScanOptions
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from stream_doctor.scan.sources import Plan
-    from stream_doctor.values.options import ScanOptions
+    from stream_doctor.values.command_options import ScanOptions
 
 #: How often the result loop looks at the Ctrl-C flag while no batch is ready.
 POLL_SECONDS = 0.05

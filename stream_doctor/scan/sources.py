@@ -25,7 +25,7 @@ from stream_doctor.scan import ScanError
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
-    from stream_doctor.values.options import ScanOptions
+    from stream_doctor.values.command_options import ScanOptions
 
 Key = tuple[str, "int | None"]
 

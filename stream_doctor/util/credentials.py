@@ -88,11 +88,18 @@ SECRET_HEADERS = frozenset(
         "x-functions-key",
     }
 )
+
+
 #: Any other header whose name says it holds a credential: ``x-session-token``, and any ``…-key``
 #: (Azure's ``Ocp-Apim-Subscription-Key``, Functions' ``x-functions-key``, ``x-portkey-api-key``).
-_SECRET_HEADER_NAME = re.compile(
-    r"(api[-_]?key|token|secret|password|passwd|credential|signature|session|auth|cookie|(?:^|[-_])key(?:$|[-_]))"
-)
+@cache
+def _secret_header_name() -> re.Pattern[str]:
+    """Compiled on first use, as ``_credential_value``: a capture without headers never asks."""
+    return re.compile(
+        r"(api[-_]?key|token|secret|password|passwd|credential|signature|session|auth|cookie|(?:^|[-_])key(?:$|[-_]))"
+    )
+
+
 #: ``…-key`` headers that name no credential.
 _PLAIN_KEY_HEADERS = frozenset({"idempotency-key", "x-idempotency-key"})
 
@@ -121,7 +128,7 @@ def is_secret_header(name: str, value: str = "") -> bool:
     lowered = name.strip().lower()
     if lowered in SECRET_HEADERS:
         return True
-    if lowered not in _PLAIN_KEY_HEADERS and _SECRET_HEADER_NAME.search(lowered) is not None:
+    if lowered not in _PLAIN_KEY_HEADERS and _secret_header_name().search(lowered) is not None:
         return True
     return bool(value) and _credential_value().search(value) is not None
 
@@ -129,19 +136,24 @@ def is_secret_header(name: str, value: str = "") -> bool:
 #: In text that is not JSON: ``"name": "value"`` (a JSON fragment, a cut body), ``name=value`` (a
 #: form, a query, a ``.env`` line), ``name: value`` (YAML, a header block), and a multipart part's
 #: ``name="field"`` followed by its value after a blank line.
-_TEXT_FIELDS = (
-    re.compile(r'"([A-Za-z][A-Za-z0-9_.-]{0,62})"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'),  # unrolled: no stack per character
-    re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,62})\s*=\s*([^\s&;\"']+)"),
-    re.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z0-9_.-]{0,62})[ \t]*:[ \t]*([^\s\"'][^\r\n]*)"),
-    re.compile(r'(?i)name="([^"\r\n]{1,64})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n([^\r\n]*)'),
-)
+@cache
+def _text_fields() -> tuple[re.Pattern[str], ...]:
+    """Compiled on first use: only text that is not JSON (a form, a cut body) is searched with them."""
+    return (
+        re.compile(
+            r'"([A-Za-z][A-Za-z0-9_.-]{0,62})"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'
+        ),  # unrolled: no stack per character
+        re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,62})\s*=\s*([^\s&;\"']+)"),
+        re.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z0-9_.-]{0,62})[ \t]*:[ \t]*([^\s\"'][^\r\n]*)"),
+        re.compile(r'(?i)name="([^"\r\n]{1,64})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n([^\r\n]*)'),
+    )
 
 
 def redact_text(text: str) -> str:
     """Text that is not a JSON value (a form, multipart, invalid or cut JSON, anything) with the value
     of every credential-named field and every credential-shaped value replaced by ``[redacted]``."""
     spans: list[tuple[int, int]] = []
-    for pattern in _TEXT_FIELDS:
+    for pattern in _text_fields():
         for match in pattern.finditer(text):
             if is_secret_field_name(match.group(1)) and match.group(2):
                 spans.append(match.span(2))

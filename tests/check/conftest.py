@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from stream_doctor.check.run import CheckResult, execute, prepare
-from stream_doctor.values.options import CheckOptions
+from stream_doctor.values.command_options import CheckOptions
 from tests.conftest import ROOT
 
 TREE = ROOT / "fixtures" / "check-tree"

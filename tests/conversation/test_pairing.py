@@ -7,9 +7,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stream_doctor.conversation.model import RequestFacts, ToolResult
+from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.pairing import _Index, pair
 from stream_doctor.conversation.pairing_problems import CallIdRewritten, CallWithoutResult, ResultMisplaced
+from stream_doctor.conversation.request_parts import ToolResult
 from stream_doctor.conversation.requests import History
 from tests.conversation.helpers import turn
 

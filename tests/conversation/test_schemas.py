@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from benchmarks.sessions import session
 from stream_doctor import replay
 from stream_doctor.conversation import schemas
-from stream_doctor.conversation.model import ToolDef
+from stream_doctor.conversation.request_parts import ToolDef
 from stream_doctor.conversation.schemas import Violation, normalized, required, schema_problem, violations
 from stream_doctor.values.findings import Severity
 

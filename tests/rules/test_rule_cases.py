@@ -25,7 +25,8 @@ import yaml
 
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.rules import lookup
-from stream_doctor.values.options import CheckOptions, Given, Options
+from stream_doctor.values.command_options import CheckOptions
+from stream_doctor.values.options import Given, Options
 from tests.conftest import FIXTURES
 
 CASES = Path(__file__).parent / "cases"

@@ -70,7 +70,7 @@ def check_findings(paths: tuple[str, ...], under: Path | None = None, prefix: st
     With ``under``, each path is shown as ``prefix`` + its path below that folder (as a scan of a copy names it).
     """
     from stream_doctor.check.run import execute, prepare
-    from stream_doctor.values.options import CheckOptions
+    from stream_doctor.values.command_options import CheckOptions
 
     result = execute(prepare(CheckOptions(paths=paths, isolated=True, jobs=1)))
 

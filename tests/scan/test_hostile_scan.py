@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from stream_doctor.scan.run import scan
-from stream_doctor.values.options import ScanOptions
+from stream_doctor.values.command_options import ScanOptions
 from tests.conftest import FIXTURES
 from tests.scan.conftest import status_rows
 

@@ -19,7 +19,7 @@ import pytest
 
 from stream_doctor.scan.run import scan
 from stream_doctor.util.install import REPOSITORY
-from stream_doctor.values.options import ScanOptions
+from stream_doctor.values.command_options import ScanOptions
 from tests.conftest import FIXTURES, ROOT
 from tests.scan.conftest import check_findings, scan_findings, status_rows
 

@@ -8,7 +8,7 @@ import pytest
 
 from stream_doctor.scan import ScanError
 from stream_doctor.scan.sources import LINE_GRANULE, plan
-from stream_doctor.values.options import ScanOptions
+from stream_doctor.values.command_options import ScanOptions
 
 
 def _keys(batches) -> list[tuple[str, int | None]]:  # type: ignore[no-untyped-def]

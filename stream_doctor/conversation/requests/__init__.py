@@ -13,7 +13,8 @@ import weakref
 from dataclasses import replace
 from typing import Any, Protocol
 
-from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead, ToolDef
+from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead
+from stream_doctor.conversation.request_parts import ToolDef
 from stream_doctor.conversation.requests.common import listed
 from stream_doctor.util.jsontext import equal
 from stream_doctor.util.registry import LazyRegistry

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stream_doctor.conversation.model import EchoedCall, MessageFacts, RequestFacts, ToolDef, ToolResult
+from stream_doctor.conversation.model import RequestFacts
+from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
 from stream_doctor.conversation.requests.common import forced_tool, history, listed, role_of, string, text_of
 
 #: The body's list of earlier turns, which each request repeats and extends.

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from stream_doctor.conversation.model import Role
+from stream_doctor.conversation.request_parts import Role
 from stream_doctor.values.events import MISSING
 
 _ROLES: dict[str, Role] = {
