@@ -500,8 +500,8 @@ def readme_ratios() -> dict[tuple[str, int], str]:
     units = {"KB": 1000, "MB": 1000_000}
     for line in QUOTED.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 5 and cells[1].split(" ")[-1] in units:
-            number, unit = cells[1].split(" ")
+        if len(cells) >= 5 and len(cells[1].split(" ")) == 2 and cells[1].split(" ")[1] in units:
+            number, unit = cells[1].split(" ")  # "100 KB" (another table's header cell may be a bare "MB")
             try:
                 size = int(float(number) * units[unit])
             except ValueError:
