@@ -122,6 +122,7 @@ def _nested(depth: int, wraps: list[str], leaf: Any) -> Any:
     return schema
 
 
+@pytest.mark.slow  # hypothesis, schemas up to 700 levels: about 4 s of CPU
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(
     st.integers(0, 700),

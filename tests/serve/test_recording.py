@@ -177,6 +177,7 @@ def _asked_twice(server: Any, path: str, first_request: Any, follow_up: Any, joi
         assert len(judged) == 2 and [len(one.served.turns) for one in judged] == [1, 1]
 
 
+@pytest.mark.slow  # a recording slowed on purpose, waited out: 2-12 s of wall each
 @pytest.mark.parametrize("previous", [RESPONSE_ID, "resp_another"])
 def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long_its_recording(
     stream_doctor_server: Any, monkeypatch: pytest.MonkeyPatch, previous: str
@@ -190,6 +191,7 @@ def test_a_follow_up_by_previous_response_id_joins_its_conversation_however_long
     _asked_twice(server, "/v1/responses", RESPONSES_FIRST, follow_up, joins=previous == RESPONSE_ID)
 
 
+@pytest.mark.slow  # a recording slowed on purpose, waited out: 2-12 s of wall each
 @pytest.mark.parametrize("answered", ["toolu_00000003", "toolu_never_served"])
 def test_a_follow_up_by_call_ids_alone_joins_its_conversation_however_long_its_recording(
     stream_doctor_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answered: str
