@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import IO, Any, Awaitable, Callable, Iterator, Protocol
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.record.echo import NOTHING, Echo, Reading, continues, history_text
+from stream_doctor.record.echo import NOTHING, Echo, Reading, continues, history_text, reading_for
 from stream_doctor.record.writer import EnvelopeWriter
 
 GROUPING = "assistant-turn echo"
@@ -65,8 +65,9 @@ class Listener(Protocol):
 
     # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
     # optional: ``def progress(self) -> int``, a count that grows as the listener reads what it is given
-    # optional: ``def held(self) -> ContextManager[None]``, the records handed meanwhile read as one batch (``serve``)
-    # (read through ``settle`` and ``progress_of``, the one place a listener without them is answered)
+    # optional: ``def held(self) -> ContextManager[None]``, the records handed meanwhile read as one batch
+    # (read through ``settle``, ``progress_of`` and ``serve.recording.held``: the one place each is answered for
+    # a listener without it)
 
 
 async def settle(listener: object) -> None:
@@ -104,8 +105,7 @@ class Conversation:
 
     def progress(self) -> int:
         """Grows while an exchange of this conversation is being recorded or read by its listener."""
-        progress = getattr(self.listener, "progress", None)
-        return self.writer.lines + (progress() if progress is not None else 0)
+        return self.writer.lines + progress_of(self.listener)
 
     def continued_by(self, echo: Echo) -> bool:
         calls, messages = self.listener.assistant_turn() if self.listener is not None else (frozenset(), frozenset())
@@ -172,12 +172,7 @@ class Conversations:
     def _reading(self, provider: str | None, text: bytes | None) -> Reading:
         """The reading of the conversation whose latest request this one's history repeats (taken from it: the
         request most likely joins it, and the reading moves on to this request), else a new one."""
-        for conversation in reversed(self.live.values()):  # the most recent first
-            reading = conversation.reading
-            if conversation.provider == provider and reading is not None and reading.repeats(text):
-                conversation.reading = None
-                return reading
-        return Reading()
+        return reading_for(text, (c for c in reversed(self.live.values()) if c.provider == provider))  # recent first
 
     async def rejoin(self, number: int) -> Conversation | None:
         """Conversation ``number`` again, for a request that repeats its latest one (a client's retry, which

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol
 
 import orjson
 
@@ -76,6 +76,24 @@ class Reading:
         self.text = text
         self.echo = Echo(frozenset(ids), previous, tuple(history), tuple(roles))
         return self.echo
+
+
+class HoldsReading(Protocol):
+    """A conversation as a grouping keeps it: the reading of its latest request (None once given away)."""
+
+    reading: Reading | None
+
+
+def reading_for(text: bytes | None, holders: Iterable[HoldsReading]) -> Reading:
+    """The reading of the first of ``holders`` whose latest request a history written ``text`` repeats, taken
+    from it (the request most likely continues that conversation, and the reading moves on to it: a later
+    request of the one it was taken from is read whole), else a new reading."""
+    for holder in holders:
+        reading = holder.reading
+        if reading is not None and reading.repeats(text):
+            holder.reading = None
+            return reading
+    return Reading()
 
 
 def continues(echo: Echo, history: tuple[bytes, ...], calls: frozenset[str], messages: frozenset[str]) -> bool:

@@ -25,14 +25,14 @@ from urllib.parse import quote
 
 from stream_doctor.capture.base import Body, Capture, CaptureError, Frame
 from stream_doctor.conversation.build import Section, split
-from stream_doctor.record.echo import Reading, carried, continues, history_text
+from stream_doctor.record.echo import Reading, carried, continues, history_text, reading_for
 from stream_doctor.record.writer import HOP_BY_HOP
 from stream_doctor.serve.endpoints import SERVED
 from stream_doctor.serve.wire import CONVERSATION_HEADER, TURN_HEADER, Header, Recorded
+from stream_doctor.util.credentials import REDACTED, is_secret_header
 
 if TYPE_CHECKING:
     from stream_doctor.providers.base import Adapter
-from stream_doctor.util.credentials import REDACTED, is_secret_header
 
 #: The Content-Type each body container is served with: the body is written as that container, whatever
 #: the recorded headers said (a disagreement is the capture's problem, SD007, not the application's).
@@ -191,11 +191,7 @@ class _Grouping:
             self._moved(self.latest, section, self.latest.history, self.latest.reading, used)
             return
         text = history_text(body)
-        recent = islice(reversed(self.recent), _READINGS)
-        holder = next((o for o in recent if o.reading is not None and o.reading.repeats(text)), None)
-        reading = holder.reading if holder is not None and holder.reading is not None else Reading()
-        if holder is not None:
-            holder.reading = None  # taken: it moves on to this request (a later one is read whole)
+        reading = reading_for(text, islice(reversed(self.recent), _READINGS))
         echo = reading.read(self.adapter.name, body, text)
         candidates = {
             o for i in (*echo.call_ids, echo.previous_response_id) if i is not None for o in self.by_id.get(i, ())
