@@ -61,7 +61,7 @@ def test_assert_clean_passes_and_fails_with_the_rendered_findings(project: pytes
             stream_doctor.assert_clean(path)
         """
     )
-    result = project.runpytest("-p", "no:cacheprovider")
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
@@ -82,7 +82,7 @@ def test_assert_clean_reads_the_sidecar(project: pytest.Pytester) -> None:
             stream_doctor.assert_clean("captures/empty_input_bug.jsonl")
         """
     )
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    project.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
 def test_snapshot_a_report_with_syrupy(project: pytest.Pytester) -> None:
@@ -95,10 +95,10 @@ def test_snapshot_a_report_with_syrupy(project: pytest.Pytester) -> None:
             assert stream_doctor.terminal_report("captures/one_call.sse", width=90) == snapshot
         """
     )
-    project.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
+    project.runpytest_subprocess("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
     stored = (project.path / "__snapshots__/test_snapshots.ambr").read_text()
     assert "'code': 'SD102'" in stored and "get_weather" in stored  # a dict, stored key by key
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)  # the same report again
+    project.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)  # the same report again
 
 
 def test_json_report_is_the_reports_values(project: pytest.Pytester) -> None:
@@ -118,7 +118,7 @@ def test_json_report_is_the_reports_values(project: pytest.Pytester) -> None:
             assert stream_doctor.json_report("captures/empty_input_bug.jsonl", select="SD3")["findings"] == []
         """
     )
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    project.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
 def test_unknown_option_is_a_clear_error(project: pytest.Pytester) -> None:
@@ -131,7 +131,7 @@ def test_unknown_option_is_a_clear_error(project: pytest.Pytester) -> None:
                 stream_doctor.replay("captures/one_call.sse", fail_om="info")
         """
     )
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    project.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
