@@ -337,7 +337,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
             first = False
             frame = to_frame(record, line, where)
             if frame.kind == "request":
-                repeats.share(record["body"])
+                repeats.share(record["body"], line)
             frames.append(frame)
             if type(record) is dict and "problems" in record:
                 problems += problems_of(record, where)
