@@ -23,17 +23,17 @@ items (JSON's grammar ends each item there, and orjson writes every such value o
 no infinity, no date in what it parsed). Any other case, a history that was edited among them, is
 compared item by item as before: the bytes only ever say "the same" where the items are.
 
-Writing each list again still costs a tenth of a session's replay, growing with its bytes. Where the
-line a request was parsed from is given (``share(body, line)``, the envelope's reader), a request is
-first compared with the previous one on the lines themselves (``Anchor``): once a line is proved to hold
-its body as orjson writes it, last in the record, the offset of the closing bracket of the list that
-grew (the history) is known. The next line then holds the previous body's text up to that bracket, the
-new items (a comma, then what ``[…]`` parses as a list), and the previous body's text after the bracket,
-as bytes compared in C; and the text before its ``"body":`` is an object that ``0}`` closes with
-``"body": 0``. A parser reads the same bytes in the same way, so the body parses to the previous body
-with items added to that list: every other value, and the list's leading items, are the previous ones,
-whatever their escapes, duplicate keys or spaces; only the new items are read again (to prove where they
-end). Any other line, an edited history among them, is compared as above.
+Writing each list again still cost a tenth of a session's replay, and parsing the history again most of
+the rest. The envelope's reader asks ``record_of(line)`` before it parses a line: once a line is proved to
+hold its body as orjson writes it, last in the record (``share(body, line)``), the offset of the closing
+bracket of the list that grew (the history) is known (``Anchor``). The next line then holds the previous
+body's text up to that bracket, a comma and the new items (what ``[…]`` parses as a list), and the
+previous body's text after the bracket, as bytes compared in C; and the text before its ``"body":`` is an
+object that ``0}`` and ``1}`` close with that number as its ``body``. A parser reads the same bytes in the
+same way, so the line parses to the previous body with items added to that list, whatever its escapes,
+duplicate keys or spaces: its record is made of the text before the body, the previous body's objects and
+the new items, the only part of the body parsed. Any other line, an edited history among them, is parsed
+and compared as above.
 """
 
 from __future__ import annotations
@@ -72,18 +72,31 @@ class Repeats:
         #: False once a line was not its body as orjson writes it: a writer of another kind, not tried again
         self.anchoring = True
 
+    def record_of(self, line: bytes) -> dict[str, Any] | None:
+        """The record a line holds when it is proved to be the previous request's body with items added to
+        the anchor's list (see ``Anchor``), made of the previous body's objects and the new items, the only
+        part parsed; None: the line is parsed and its body shared (``share``) as any other."""
+        anchor, previous = self.anchor, self.previous
+        if anchor is None or previous is None or len(line) <= anchor.end - anchor.body:
+            return None  # (an event's line, shorter than the text it should repeat, is not tried)
+        proved = _proved(anchor, line)
+        if proved is None:
+            return None
+        record, start, cut, new = proved
+        body = dict(previous)
+        if new:
+            body[anchor.key] = previous[anchor.key] + new
+        record["body"] = self.previous = body
+        self.anchor = Anchor(line, anchor.key, start, cut, anchor.size + len(new))
+        self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
+        return record
+
     def share(self, body: Any, line: bytes | None = None) -> None:
         """Put the previous body's objects in ``body`` where it repeats them (in place); ``line``: the
-        bytes ``body``'s record was parsed from, compared with the previous line's where it can be."""
+        bytes ``body``'s record was parsed from, anchored for the next line where it can be."""
         if type(body) is not dict:
             return
-        previous, self.previous = self.previous, body
-        anchor, self.anchor = self.anchor, None
-        if anchor is not None and line is not None and previous is not None:
-            self.anchor = _extended(anchor, line, body, previous)
-            if self.anchor is not None:
-                self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
-                return
+        previous, self.previous, self.anchor = self.previous, body, None
         grew = self._share_each(body, previous)
         if grew is not None and line is not None and self.anchoring:
             self.anchor = self._anchored(line, body, grew)
@@ -115,47 +128,58 @@ class Repeats:
         return grew
 
     def _anchored(self, line: bytes, body: dict[str, Any], key: str) -> Anchor | None:
-        """The anchor of a line that holds its body as orjson writes it, last in its record, or None."""
-        start = _body_start(line)
-        if start is None:
+        """The anchor of a line that holds its body as orjson writes it, last in its record, or None. The
+        list's text is the one just written (``texts``); the rest of the body is written around it."""
+        found, text = _head(line), self.texts.get(key)
+        if found is None or text is None:
             return None
-        try:
-            text = orjson.dumps(body)
-            after = orjson.dumps(dict(list(body.items())[list(body).index(key) + 1 :]))
+        start = found[1]
+        keys = list(body)
+        at = keys.index(key)
+        try:  # the body before the list (closed with ``[]}``) and after it (``{…}``): orjson's
+            before = orjson.dumps({name: body[name] if name != key else [] for name in keys[: at + 1]})
+            after = orjson.dumps({name: body[name] for name in keys[at + 1 :]})
         except orjson.JSONEncodeError:
             return None
-        if len(line) - 1 - start != len(text) or not line.startswith(text, start):
+        end = start + len(before) - 3 + len(text) - 1  # the list's ``]``
+        rest = (b"," + after[1:-1] if len(after) > 2 else b"") + b"}}"  # the body's other keys, its ``}``, the record's
+        if not (line.startswith(memoryview(before)[:-3], start) and line.startswith(text, end + 1 - len(text))):
             self.anchoring = False  # another writer (spaces, escapes, key order): its lines never will be
             return None
-        # the body's text ends with the list's ``]``, the keys after it (``after``'s items) and ``}``
-        end = start + len(text) - 2 - (len(after) - 1 if len(after) > 2 else 0)
-        if line[end] != 0x5D:
+        if len(line) != end + 1 + len(rest) or not line.endswith(rest):
+            self.anchoring = False
             return None
         return Anchor(line, key, start, end, len(body[key]))
 
 
-def _body_start(line: bytes) -> int | None:
-    """Where the body's text begins in a request record's line that ends with it and ``}``, or None:
-    the text before it, with ``0}``, must read as an object whose ``body`` is 0. The line parsed, with a
-    dict as its body, so that 0 is not an earlier ``body``'s; and what follows it is the body's text."""
+def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
+    """The record a request line holds, but for its body, and where the body's text begins, in a line
+    that ends with that text and ``}``; or None. The text before it must read, closed with ``0}`` or with
+    ``1}``, as an object whose ``body`` is that number: the value there is the body's (a ``body`` of the
+    text before would be the same number both times)."""
     found = line.find(_BODY)
     if found < 0 or line[-1:] != b"}":
         return None
     start = found + len(_BODY)
     try:
-        head = orjson.loads(line[:start] + b"0}")
+        head, again = orjson.loads(line[:start] + b"0}"), orjson.loads(line[:start] + b"1}")
     except orjson.JSONDecodeError:
         return None
-    return start if type(head) is dict and type(head.get("body")) is int and head["body"] == 0 else None
-
-
-def _extended(anchor: Anchor, line: bytes, body: dict[str, Any], previous: dict[str, Any]) -> Anchor | None:
-    """The next line's anchor when its body is the previous body with items added to the anchor's list
-    (its objects then shared in ``body``), else None (see the module)."""
-    old = anchor.line
-    start = _body_start(line)
-    if start is None:
+    if type(head) is not dict or type(again) is not dict:
         return None
+    if type(head.get("body")) is not int or head["body"] != 0 or type(again["body"]) is not int or again["body"] != 1:
+        return None
+    return head, start
+
+
+def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list[Any]] | None:
+    """The record of a line that holds the previous body's text with items added to the anchor's list
+    (its body not set), where the body's text begins and the list's bracket is, and the new items; or None."""
+    old = anchor.line
+    found = _head(line)
+    if found is None:
+        return None
+    record, start = found
     end = start + (anchor.end - anchor.body)  # where the previous text up to the bracket ends here
     cut = len(line) - (len(old) - anchor.end)  # where the previous text from the bracket begins here
     previous_text = memoryview(old)
@@ -164,25 +188,15 @@ def _extended(anchor: Anchor, line: bytes, body: dict[str, Any], previous: dict[
         return None
     if not line.endswith(previous_text[anchor.end :]):
         return None
-    added = 0
-    if cut > end:  # a comma, then the new items, which the list's brackets around them must read as items
-        if line[end] != 0x2C:
-            return None
-        try:
-            new = orjson.loads(b"[" + line[end + 1 : cut] + b"]")
-        except orjson.JSONDecodeError:
-            return None
-        added = len(new)
-    items = body.get(anchor.key)
-    if type(items) is not list or len(items) != anchor.size + added or len(body) != len(previous):
-        return None  # cannot be, by the proof: compared as values instead
-    for key, value in previous.items():
-        if key != anchor.key:
-            body[key] = value
-    items[: anchor.size] = previous[anchor.key]
-    if not added:
-        body[anchor.key] = previous[anchor.key]
-    return Anchor(line, anchor.key, start, cut, anchor.size + added)
+    if cut == end:
+        return record, start, cut, []
+    if line[end] != 0x2C:  # a comma, then the new items, which brackets around them must read as items
+        return None
+    try:
+        new = orjson.loads(b"[" + line[end + 1 : cut] + b"]")
+    except orjson.JSONDecodeError:
+        return None
+    return record, start, cut, new
 
 
 def list_text(value: list[Any]) -> bytes | None:

@@ -229,14 +229,24 @@ def test_the_lines_share_what_the_items_share(
     for step in steps:
         bodies.append(_next(bodies[-1], step))
     lines = [_line(each, style, t) for t, (each, style) in enumerate(zip(bodies, styles, strict=False))]
-    by_lines = [orjson.loads(line)["body"] for line in lines]
-    by_items = copy.deepcopy(by_lines)
     repeats, plain = Repeats(json_text=True), Repeats()
-    for each, line, other in zip(by_lines, lines, by_items, strict=True):
-        repeats.share(each, line)
+    records = [_read(repeats, line) for line in lines]
+    assert records == [orjson.loads(line) for line in lines]  # each record as its line parses, proved or parsed
+    by_lines = [record["body"] for record in records]
+    by_items = [orjson.loads(line)["body"] for line in lines]
+    for other in by_items:
         plain.share(other)
     assert by_lines == by_items == bodies
     assert _origins(by_lines) == _origins(by_items)
+
+
+def _read(repeats: Repeats, line: bytes) -> dict[str, Any]:
+    """A request line's record as the envelope's reader has it (``capture/jsonl.stream_envelope``)."""
+    record = repeats.record_of(line)
+    if record is None:
+        record = orjson.loads(line)
+        repeats.share(record["body"], line)
+    return record
 
 
 def _session_lines(turns: int) -> list[bytes]:
@@ -245,8 +255,9 @@ def _session_lines(turns: int) -> list[bytes]:
 
 def test_a_session_s_lines_are_compared_as_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """From the third request of a session written by orjson, a request that extends the history is
-    proved so on its line: nothing is written again and no item compared (the first two are, to find
-    the list that grows); a request whose system prompt changed is not (the near miss)."""
+    proved so on its line and read for its new items only: nothing is written again (the first two are
+    parsed and written, to find the list that grows); a request whose system prompt changed is not (the
+    near miss)."""
     written: list[int] = []
     dumps = orjson.dumps
     monkeypatch.setattr(repeats_module.orjson, "dumps", lambda *a, **k: written.append(1) or dumps(*a, **k))
@@ -254,26 +265,26 @@ def test_a_session_s_lines_are_compared_as_bytes(monkeypatch: pytest.MonkeyPatch
     edited = orjson.loads(lines[-1])
     edited["body"]["system"] = "another prompt"
     lines.append(dumps(edited))
-    bodies = [orjson.loads(line)["body"] for line in lines]
     repeats = Repeats(json_text=True)
-    anchored = []
-    for body, line in zip(bodies, lines, strict=True):
+    seen, bodies = [], []
+    for line in lines:
         written.clear()
-        repeats.share(body, line)
-        anchored.append((repeats.anchor is not None, bool(written)))
-    assert anchored == [
+        proved = repeats.record_of(line)
+        bodies.append(proved["body"] if proved is not None else _read(repeats, line)["body"])
+        seen.append((proved is not None, bool(written)))
+    assert seen == [
         (False, True),
-        (True, True),
+        (False, True),
         (True, False),
         (True, False),
         (True, False),
         (True, False),
         (False, True),
     ]
+    assert bodies == [orjson.loads(line)["body"] for line in lines]
     for before, after in zip(bodies, bodies[1:], strict=False):
         assert all(a is b for a, b in zip(before["messages"], after["messages"], strict=False))
         assert after["tools"] is before["tools"]
-    assert bodies[-1]["system"] == "another prompt" and bodies[-2].get("system") != "another prompt"
 
 
 @pytest.mark.parametrize(
@@ -300,7 +311,7 @@ def test_a_session_s_lines_are_compared_as_bytes(monkeypatch: pytest.MonkeyPatch
         ),
     ],
 )
-def test_a_line_proves_only_what_it_holds(monkeypatch: pytest.MonkeyPatch, changed: bytes, proved: bool) -> None:
+def test_a_line_proves_only_what_it_holds(changed: bytes, proved: bool) -> None:
     """After two lines that anchor the ``messages`` list, a line that is not the same text with items
     added to it reads as parsed, and shares only what the items share."""
     lines = [
@@ -319,16 +330,13 @@ def test_a_line_proves_only_what_it_holds(monkeypatch: pytest.MonkeyPatch, chang
     repeats, plain = Repeats(json_text=True), Repeats()
     for other in expected:
         plain.share(other)
-    proofs: list[bool] = []
-    extended = repeats_module._extended
-
-    def noted(*args: Any) -> Any:
-        anchor = extended(*args)
-        proofs.append(anchor is not None)
-        return anchor
-
-    monkeypatch.setattr(repeats_module, "_extended", noted)
+    proofs = []
     for body, line in zip(bodies, lines, strict=True):
-        repeats.share(body, line)
-    assert proofs == [proved]  # the second line anchors the list that grew, the third is proved on it or not
+        record = repeats.record_of(line)
+        proofs.append(record is not None)
+        if record is None:
+            repeats.share(body, line)
+        else:
+            bodies[-1] = record["body"]
+    assert proofs == [False, False, proved]  # the second line anchors the list that grew, the third is proved or not
     assert bodies == expected and _origins(bodies) == _origins(expected)
