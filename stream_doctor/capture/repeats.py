@@ -196,6 +196,8 @@ def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list
         new = orjson.loads(b"[" + line[end + 1 : cut] + b"]")
     except orjson.JSONDecodeError:
         return None
+    if not new:  # a comma then nothing (``[1,2,]``, ``[1,2, ]``): no item follows it, and the line is not JSON
+        return None
     return record, start, cut, new
 
 

@@ -299,6 +299,8 @@ def test_a_session_s_lines_are_compared_as_bytes(monkeypatch: pytest.MonkeyPatch
         (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2],"x":[3],"stream":true}}', False),
         (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3],"stream":false}}', False),
         (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3]],"stream":true}}', False),  # not JSON
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,],"stream":true}}', False),  # not JSON
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2, ],"stream":true}}', False),  # not JSON
         (b'{"sd":"request","t":9,"x":{"body":{"model":"m","messages":[1,2,3],"stream":true}}}', False),
         (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3],"stream":1234}}', False),  # as long
         (b'{"sd":"request","t":9,"body":{"model":"n","messages":[1,2,3],"stream":true}}', False),  # as long
@@ -340,3 +342,42 @@ def test_a_line_proves_only_what_it_holds(changed: bytes, proved: bool) -> None:
             bodies[-1] = record["body"]
     assert proofs == [False, False, proved]  # the second line anchors the list that grew, the third is proved or not
     assert bodies == expected and _origins(bodies) == _origins(expected)
+
+
+ANCHORING = (
+    b'{"sd":"request","t":1,"body":{"model":"m","messages":[{"a":1}],"stream":true}}',
+    b'{"sd":"request","t":22,"body":{"model":"m","messages":[{"a":1},[2]],"stream":true}}',
+)
+PROVED = b'{"sd":"request","t":3,"body":{"model":"m","messages":[{"a":1},[2],3],"stream":true}}'
+
+
+def _anchored() -> Repeats:
+    """A reader that has seen the two lines that anchor ``messages``: ``PROVED`` would be proved next."""
+    repeats = Repeats(json_text=True)
+    for line in ANCHORING:
+        repeats.share(orjson.loads(line)["body"], line)
+    return repeats
+
+
+def test_the_line_next_to_the_anchoring_ones_is_proved() -> None:
+    assert _anchored().record_of(PROVED) == orjson.loads(PROVED)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(PROVED)), st.integers(0, 2), st.sampled_from(b' ,]}[{"0:\\')), max_size=3))
+def test_a_line_a_byte_away_from_a_proved_one_reads_as_a_parser_reads_it(edits: list[tuple[int, int, int]]) -> None:
+    """A line up to three bytes off the one the proof expects (a byte deleted, replaced or put in,
+    anywhere): its record is what ``orjson.loads`` reads, or it is not proved; never a record for a
+    line that is not JSON."""
+    changed = bytearray(PROVED)
+    for at, how, byte in edits:
+        where = at % (len(changed) + 1)
+        if how == 0 and where < len(changed):
+            del changed[where]
+        elif how == 1 and where < len(changed):
+            changed[where] = byte
+        else:
+            changed.insert(where, byte)
+    record = _anchored().record_of(bytes(changed))
+    if record is not None:
+        assert record == orjson.loads(bytes(changed))
