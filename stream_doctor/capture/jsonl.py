@@ -315,8 +315,9 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
             if not line or line.isspace():
                 continue
             where = Pos(before + len(frames) + 1, base + index + 1, starts[index])
+            repeated = repeats.record_of(line)  # a request that repeats the previous one is read for what is new
             try:
-                record = loads(line)
+                record = loads(line) if repeated is None else repeated
             except decode_error as exc:
                 frames.append(Frame(where, line, NOT_JSON, json_error(exc)))
                 read.undecodable = base + index
@@ -336,8 +337,8 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
                     continue
             first = False
             frame = to_frame(record, line, where)
-            if frame.kind == "request":
-                repeats.share(record["body"])
+            if frame.kind == "request" and repeated is None:
+                repeats.share(record["body"], line)
             frames.append(frame)
             if type(record) is dict and "problems" in record:
                 problems += problems_of(record, where)

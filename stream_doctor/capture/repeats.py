@@ -22,15 +22,41 @@ with the previous list's items' text, followed by the comma or bracket that ends
 items (JSON's grammar ends each item there, and orjson writes every such value one way only: no NaN,
 no infinity, no date in what it parsed). Any other case, a history that was edited among them, is
 compared item by item as before: the bytes only ever say "the same" where the items are.
+
+Writing each list again still cost a tenth of a session's replay, and parsing the history again most of
+the rest. The envelope's reader asks ``record_of(line)`` before it parses a line: once a line is proved to
+hold its body as orjson writes it, last in the record (``share(body, line)``), the offset of the closing
+bracket of the list that grew (the history) is known (``Anchor``). The next line then holds the previous
+body's text up to that bracket, a comma and the new items (what ``[…]`` parses as a list), and the
+previous body's text after the bracket, as bytes compared in C; and the text before its ``"body":`` is an
+object that ``0}`` and ``1}`` close with that number as its ``body``. A parser reads the same bytes in the
+same way, so the line parses to the previous body with items added to that list, whatever its escapes,
+duplicate keys or spaces: its record is made of the text before the body, the previous body's objects and
+the new items, the only part of the body parsed. Any other line, an edited history among them, is parsed
+and compared as above.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from stream_doctor.util.jsontext import equal
+
+
+class Anchor(NamedTuple):
+    """Where a request's line holds the list that grew, proved (see the module): the offset of the
+    body's text in the line (which ends with it and the record's ``}``), and of the list's ``]``."""
+
+    line: bytes
+    key: str  # the body's list that grew (``messages``, ``input`` …)
+    body: int  # offset of the body's text: its first byte
+    end: int  # offset of the list's closing bracket
+    size: int  # the list's items
+
+
+_BODY = b'"body":'
 
 
 class Repeats:
@@ -41,13 +67,45 @@ class Repeats:
         self.json_text = json_text
         #: the previous body's lists as orjson writes them, by key (when ``json_text``; None: it cannot)
         self.texts: dict[str, bytes | None] = {}
+        #: where the previous line holds the list that grew, when proved (see ``Anchor``)
+        self.anchor: Anchor | None = None
+        #: False once a line was not its body as orjson writes it: a writer of another kind, not tried again
+        self.anchoring = True
 
-    def share(self, body: Any) -> None:
-        """Put the previous body's objects in ``body`` where it repeats them (in place)."""
+    def record_of(self, line: bytes) -> dict[str, Any] | None:
+        """The record a line holds when it is proved to be the previous request's body with items added to
+        the anchor's list (see ``Anchor``), made of the previous body's objects and the new items, the only
+        part parsed; None: the line is parsed and its body shared (``share``) as any other."""
+        anchor, previous = self.anchor, self.previous
+        if anchor is None or previous is None or len(line) <= anchor.end - anchor.body:
+            return None  # (an event's line, shorter than the text it should repeat, is not tried)
+        proved = _proved(anchor, line)
+        if proved is None:
+            return None
+        record, start, cut, new = proved
+        body = dict(previous)
+        if new:
+            body[anchor.key] = previous[anchor.key] + new
+        record["body"] = self.previous = body
+        self.anchor = Anchor(line, anchor.key, start, cut, anchor.size + len(new))
+        self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
+        return record
+
+    def share(self, body: Any, line: bytes | None = None) -> None:
+        """Put the previous body's objects in ``body`` where it repeats them (in place); ``line``: the
+        bytes ``body``'s record was parsed from, anchored for the next line where it can be."""
         if type(body) is not dict:
             return
-        previous, self.previous = self.previous, body
+        previous, self.previous, self.anchor = self.previous, body, None
+        grew = self._share_each(body, previous)
+        if grew is not None and line is not None and self.anchoring:
+            self.anchor = self._anchored(line, body, grew)
+
+    def _share_each(self, body: dict[str, Any], previous: dict[str, Any] | None) -> str | None:
+        """Each value of ``body`` compared with ``previous``'s (as bytes where written, else as values);
+        the key of the list that grew (its leading items the previous list's), if any."""
         texts_before, self.texts = self.texts, {}
+        grew = None
         for key, value in body.items():
             text = None
             if self.json_text and type(value) is list:
@@ -63,8 +121,84 @@ class Repeats:
                     shared = _share_prefix(before, value)
                 if shared == len(value) == len(before):
                     body[key] = before  # the same list again (``tools``): the list too
+                elif shared == len(before) > 0:
+                    grew = key
             elif equal(value, before):
                 body[key] = before  # a value of a key already there: the dict's size does not change
+        return grew
+
+    def _anchored(self, line: bytes, body: dict[str, Any], key: str) -> Anchor | None:
+        """The anchor of a line that holds its body as orjson writes it, last in its record, or None. The
+        list's text is the one just written (``texts``); the rest of the body is written around it."""
+        found, text = _head(line), self.texts.get(key)
+        if found is None or text is None:
+            return None
+        start = found[1]
+        keys = list(body)
+        at = keys.index(key)
+        try:  # the body before the list (closed with ``[]}``) and after it (``{…}``): orjson's
+            before = orjson.dumps({name: body[name] if name != key else [] for name in keys[: at + 1]})
+            after = orjson.dumps({name: body[name] for name in keys[at + 1 :]})
+        except orjson.JSONEncodeError:
+            return None
+        end = start + len(before) - 3 + len(text) - 1  # the list's ``]``
+        rest = (b"," + after[1:-1] if len(after) > 2 else b"") + b"}}"  # the body's other keys, its ``}``, the record's
+        if not (line.startswith(memoryview(before)[:-3], start) and line.startswith(text, end + 1 - len(text))):
+            self.anchoring = False  # another writer (spaces, escapes, key order): its lines never will be
+            return None
+        if len(line) != end + 1 + len(rest) or not line.endswith(rest):
+            self.anchoring = False
+            return None
+        return Anchor(line, key, start, end, len(body[key]))
+
+
+def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
+    """The record a request line holds, but for its body, and where the body's text begins, in a line
+    that ends with that text and ``}``; or None. The text before it must read, closed with ``0}`` or with
+    ``1}``, as an object whose ``body`` is that number: the value there is the body's (a ``body`` of the
+    text before would be the same number both times)."""
+    found = line.find(_BODY)
+    if found < 0 or line[-1:] != b"}":
+        return None
+    start = found + len(_BODY)
+    try:
+        head, again = orjson.loads(line[:start] + b"0}"), orjson.loads(line[:start] + b"1}")
+    except orjson.JSONDecodeError:
+        return None
+    if type(head) is not dict or type(again) is not dict:
+        return None
+    if type(head.get("body")) is not int or head["body"] != 0 or type(again["body"]) is not int or again["body"] != 1:
+        return None
+    return head, start
+
+
+def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list[Any]] | None:
+    """The record of a line that holds the previous body's text with items added to the anchor's list
+    (its body not set), where the body's text begins and the list's bracket is, and the new items; or None."""
+    old = anchor.line
+    found = _head(line)
+    if found is None:
+        return None
+    record, start = found
+    end = start + (anchor.end - anchor.body)  # where the previous text up to the bracket ends here
+    cut = len(line) - (len(old) - anchor.end)  # where the previous text from the bracket begins here
+    previous_text = memoryview(old)
+    # (``startswith`` and ``endswith`` compare with one memcmp; a memoryview's ``==`` goes byte by byte)
+    if cut < end or not line.startswith(previous_text[anchor.body : anchor.end], start):
+        return None
+    if not line.endswith(previous_text[anchor.end :]):
+        return None
+    if cut == end:
+        return record, start, cut, []
+    if line[end] != 0x2C:  # a comma, then the new items, which brackets around them must read as items
+        return None
+    try:
+        new = orjson.loads(b"[" + line[end + 1 : cut] + b"]")
+    except orjson.JSONDecodeError:
+        return None
+    if not new:  # a comma then nothing (``[1,2,]``, ``[1,2, ]``): no item follows it, and the line is not JSON
+        return None
+    return record, start, cut, new
 
 
 def list_text(value: list[Any]) -> bytes | None:

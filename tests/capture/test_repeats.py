@@ -4,6 +4,7 @@ before shares its objects, and no body reads differently for it."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import orjson
@@ -193,3 +194,190 @@ def test_the_bytes_decide_only_where_they_prove_it(
     repeats.share(second)
     assert (not compared) is by_bytes
     assert second["messages"] == after and _origins([first, second]) == _origins(expected)
+
+
+def _line(body: dict[str, Any], style: str, t: int) -> bytes:
+    """A request record's line as some writer would write it: orjson's own (with a time before the body
+    that differs from line to line), with spaces, with every non-ASCII character escaped, with a key after
+    the body, with an earlier ``body`` key that the later one replaces, or with a header named body."""
+    written = orjson.dumps(body)
+    if style == "orjson":
+        return b'{"sd":"request","t":%d,"body":%s}' % (t, written)
+    if style == "spaced":
+        return json.dumps({"sd": "request", "body": body}).encode()
+    if style == "ascii":
+        return json.dumps({"sd": "request", "body": body}, separators=(",", ":")).encode()
+    if style == "after":
+        return b'{"sd":"request","body":%s,"t":%d}' % (written, t)
+    if style == "twice":
+        return b'{"sd":"request","body":{"messages":[]},"body":%s}' % written
+    return b'{"sd":"request","headers":{"body":"x"},"body":%s}' % written
+
+
+STYLES = st.sampled_from(["orjson", "orjson", "orjson", "spaced", "ascii", "after", "twice", "header"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(MESSAGES, STEPS, st.lists(STYLES, min_size=7, max_size=7))
+def test_the_lines_share_what_the_items_share(
+    first: list[Any], steps: list[tuple[str, Any]], styles: list[str]
+) -> None:
+    """Bodies compared on the lines they were read from (the envelope's reader) share exactly what
+    comparing the items shares, whatever wrote each line, however the history changed."""
+    body: dict[str, Any] = {"model": "m", "system": "be brief", "tools": [{"name": "f"}], "messages": first}
+    bodies = [body]
+    for step in steps:
+        bodies.append(_next(bodies[-1], step))
+    lines = [_line(each, style, t) for t, (each, style) in enumerate(zip(bodies, styles, strict=False))]
+    repeats, plain = Repeats(json_text=True), Repeats()
+    records = [_read(repeats, line) for line in lines]
+    assert records == [orjson.loads(line) for line in lines]  # each record as its line parses, proved or parsed
+    by_lines = [record["body"] for record in records]
+    by_items = [orjson.loads(line)["body"] for line in lines]
+    for other in by_items:
+        plain.share(other)
+    assert by_lines == by_items == bodies
+    assert _origins(by_lines) == _origins(by_items)
+
+
+def _read(repeats: Repeats, line: bytes) -> dict[str, Any]:
+    """A request line's record as the envelope's reader has it (``capture/jsonl.stream_envelope``)."""
+    record = repeats.record_of(line)
+    if record is None:
+        record = orjson.loads(line)
+        repeats.share(record["body"], line)
+    return record
+
+
+def _session_lines(turns: int) -> list[bytes]:
+    return [line for line in session("anthropic", turns).splitlines() if line.startswith(b'{"sd":"request"')]
+
+
+def test_a_session_s_lines_are_compared_as_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the third request of a session written by orjson, a request that extends the history is
+    proved so on its line and read for its new items only: nothing is written again (the first two are
+    parsed and written, to find the list that grows); a request whose system prompt changed is not (the
+    near miss)."""
+    written: list[int] = []
+    dumps = orjson.dumps
+    monkeypatch.setattr(repeats_module.orjson, "dumps", lambda *a, **k: written.append(1) or dumps(*a, **k))
+    lines = _session_lines(6)
+    edited = orjson.loads(lines[-1])
+    edited["body"]["system"] = "another prompt"
+    lines.append(dumps(edited))
+    repeats = Repeats(json_text=True)
+    seen, bodies = [], []
+    for line in lines:
+        written.clear()
+        proved = repeats.record_of(line)
+        bodies.append(proved["body"] if proved is not None else _read(repeats, line)["body"])
+        seen.append((proved is not None, bool(written)))
+    assert seen == [
+        (False, True),
+        (False, True),
+        (True, False),
+        (True, False),
+        (True, False),
+        (True, False),
+        (False, True),
+    ]
+    assert bodies == [orjson.loads(line)["body"] for line in lines]
+    for before, after in zip(bodies, bodies[1:], strict=False):
+        assert all(a is b for a, b in zip(before["messages"], after["messages"], strict=False))
+        assert after["tools"] is before["tools"]
+
+
+@pytest.mark.parametrize(
+    ("changed", "proved"),
+    [
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3],"stream":true}}', True),  # items added
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,{"a":[]}],"stream":true}}', True),
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2],"stream":true},"x":1}', False),  # a key after
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3 ],"stream":true}}', True),  # spaced items
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,23],"stream":true}}', False),  # the last longer
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2],"messages":[1,2,3],"stream":true}}', False),
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2],"x":[3],"stream":true}}', False),
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3],"stream":false}}', False),
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3]],"stream":true}}', False),  # not JSON
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,],"stream":true}}', False),  # not JSON
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2, ],"stream":true}}', False),  # not JSON
+        (b'{"sd":"request","t":9,"x":{"body":{"model":"m","messages":[1,2,3],"stream":true}}}', False),
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,2,3],"stream":1234}}', False),  # as long
+        (b'{"sd":"request","t":9,"body":{"model":"n","messages":[1,2,3],"stream":true}}', False),  # as long
+        (b'{"sd":"request","t":9,"body":{"model":"m","messages":[1,7,3],"stream":true}}', False),  # an edit
+        # the body's key escaped, and a later key that ends in body" holding the previous text with an item
+        (
+            b'{"sd":"request","\\u0062ody":{"model":"m","messages":[5,6,7],"stream":true},'
+            b'"a\\"body":{"model":"m","messages":[1,2,3],"stream":true}}',
+            False,
+        ),
+    ],
+)
+def test_a_line_proves_only_what_it_holds(changed: bytes, proved: bool) -> None:
+    """After two lines that anchor the ``messages`` list, a line that is not the same text with items
+    added to it reads as parsed, and shares only what the items share."""
+    lines = [
+        b'{"sd":"request","t":1,"body":{"model":"m","messages":[1],"stream":true}}',
+        b'{"sd":"request","t":22,"body":{"model":"m","messages":[1,2],"stream":true}}',
+        changed,
+    ]
+    records = [orjson.loads(line) for line in lines[:2]]
+    try:
+        records.append(orjson.loads(changed))
+    except orjson.JSONDecodeError:  # what the reader never hands on: the proof must still refuse it
+        records.append({"body": {"model": "m", "messages": [1, 2, 3], "stream": True}})
+    bodies = [record["body"] if "body" in record else record["x"]["body"] for record in records]
+    assert bodies[2]["messages"] in ([1, 2, 3], [1, 2], [5, 6, 7], [1, 23], [1, 2, {"a": []}], [1, 7, 3])
+    expected = copy.deepcopy(bodies)
+    repeats, plain = Repeats(json_text=True), Repeats()
+    for other in expected:
+        plain.share(other)
+    proofs = []
+    for body, line in zip(bodies, lines, strict=True):
+        record = repeats.record_of(line)
+        proofs.append(record is not None)
+        if record is None:
+            repeats.share(body, line)
+        else:
+            bodies[-1] = record["body"]
+    assert proofs == [False, False, proved]  # the second line anchors the list that grew, the third is proved or not
+    assert bodies == expected and _origins(bodies) == _origins(expected)
+
+
+ANCHORING = (
+    b'{"sd":"request","t":1,"body":{"model":"m","messages":[{"a":1}],"stream":true}}',
+    b'{"sd":"request","t":22,"body":{"model":"m","messages":[{"a":1},[2]],"stream":true}}',
+)
+PROVED = b'{"sd":"request","t":3,"body":{"model":"m","messages":[{"a":1},[2],3],"stream":true}}'
+
+
+def _anchored() -> Repeats:
+    """A reader that has seen the two lines that anchor ``messages``: ``PROVED`` would be proved next."""
+    repeats = Repeats(json_text=True)
+    for line in ANCHORING:
+        repeats.share(orjson.loads(line)["body"], line)
+    return repeats
+
+
+def test_the_line_next_to_the_anchoring_ones_is_proved() -> None:
+    assert _anchored().record_of(PROVED) == orjson.loads(PROVED)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(PROVED)), st.integers(0, 2), st.sampled_from(b' ,]}[{"0:\\')), max_size=3))
+def test_a_line_a_byte_away_from_a_proved_one_reads_as_a_parser_reads_it(edits: list[tuple[int, int, int]]) -> None:
+    """A line up to three bytes off the one the proof expects (a byte deleted, replaced or put in,
+    anywhere): its record is what ``orjson.loads`` reads, or it is not proved; never a record for a
+    line that is not JSON."""
+    changed = bytearray(PROVED)
+    for at, how, byte in edits:
+        where = at % (len(changed) + 1)
+        if how == 0 and where < len(changed):
+            del changed[where]
+        elif how == 1 and where < len(changed):
+            changed[where] = byte
+        else:
+            changed.insert(where, byte)
+    record = _anchored().record_of(bytes(changed))
+    if record is not None:
+        assert record == orjson.loads(bytes(changed))
