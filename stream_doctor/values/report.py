@@ -75,7 +75,7 @@ class UnknownCall(LookupError):
     """``--call`` named no call of the capture; the message lists the calls there are."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Source:
     """The capture file as a whole (a conversation's turns each have their own ``CaptureInfo``)."""
 
