@@ -104,6 +104,25 @@ def test_a_replay_imports_what_it_uses_only(fmt: str) -> None:
     assert "rich" not in tops(modules)  # the terminal report renders on reporters/_page.py
     # the other commands' option records (a dataclass compiles its methods when its class is made)
     assert "stream_doctor.values.command_options" not in modules
+    assert not ONLY_WHEN_MADE & modules  # records a clean capture without times does not make
+
+
+#: The modules of records only some replays make, imported where they are made: what the application
+#: ran, a parse failure, a stream's own error, a capture's times, ``--timeline``'s rows, ``--statistics``.
+ONLY_WHEN_MADE = {
+    "stream_doctor.accumulate.executions",
+    "stream_doctor.accumulate.parse_failure",
+    "stream_doctor.accumulate.stream_error",
+    "stream_doctor.accumulate.pending",
+    "stream_doctor.values.timeline_rows",
+    "stream_doctor.values.finding_counts",
+}
+
+
+def test_a_replay_that_makes_those_records_imports_their_modules() -> None:
+    executed = imported("replay", "fixtures/anthropic/empty_input_bug.jsonl", "--timeline", "--statistics")
+    errored = imported("replay", "fixtures/anthropic/overloaded_error_mid_stream.sse")  # cut mid-arguments too
+    assert executed | errored >= ONLY_WHEN_MADE
 
 
 @pytest.mark.parametrize("args", first_in_the_inner_loop([(), ("--statistics",)]))

@@ -12,7 +12,7 @@ import pytest
 from stream_doctor.clients import resolve, review_stream
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.reporters import RenderOptions, _html_timeline, html, terminal
-from stream_doctor.values import timeline as timeline_module
+from stream_doctor.values import timeline_rows as timeline_module
 from stream_doctor.values.options import Options
 from tests.test_adversarial import run_cli
 from tests.test_golden import CAPTURES

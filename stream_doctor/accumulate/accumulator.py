@@ -8,7 +8,7 @@ list and joined and parsed once, when the call completes, so the cost is linear 
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Iterator, Sequence, overload
 
 from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.irregularities import (
@@ -41,8 +41,6 @@ from stream_doctor.accumulate.stream import (
     AccumulatedStream,
     Block,
     CaptureInfo,
-    ErrorInfo,
-    ExecutionRecord,
     Message,
     ToolCall,
 )
@@ -70,6 +68,9 @@ from stream_doctor.values.events import (
     ToolStart,
     Unknown,
 )
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.executions import ExecutionRecord
 
 # ``feed_all``'s positions before a fragment names a call: never written (no key matches ``no_key``), so not
 # made anew for each of the two feeds of every turn (a Positions costs about 2 us).
@@ -196,6 +197,8 @@ class Accumulator:
         elif type(event) is MessageStop:
             self._message_stop(event)
         elif type(event) is StreamError:
+            from stream_doctor.accumulate.stream_error import ErrorInfo  # a stream that reports an error only
+
             message = self._message(event.pos, implicit_ok=True)
             message.error = ErrorInfo(event.pos, event.error_type, event.message)
         elif type(event) is CallSummary:
@@ -508,21 +511,25 @@ class Accumulator:
                 open_call.abandon_cause = open_call.abandon_cause or "stream-cut"
                 self._finish_call(open_call)
         calls = tuple(self.finished_calls[i] for i in range(len(self.calls)))
-        executions = tuple(
-            ExecutionRecord(
-                pos=event.pos,
-                call_id=event.call_id,
-                name=event.name,
-                input=event.input,
-                call=call.ordinal if call is not None else None,
-                call_state="never-completed"
-                if state == "open" and call is not None and call.block.ended is None
-                else state,  # type: ignore[arg-type]
-                previous=previous,
-                origin=event.origin,
+        executions: tuple[ExecutionRecord, ...] = ()
+        if self.executions:  # a turn with executions only
+            from stream_doctor.accumulate.executions import ExecutionRecord
+
+            executions = tuple(
+                ExecutionRecord(
+                    pos=event.pos,
+                    call_id=event.call_id,
+                    name=event.name,
+                    input=event.input,
+                    call=call.ordinal if call is not None else None,
+                    call_state="never-completed"
+                    if state == "open" and call is not None and call.block.ended is None
+                    else state,  # type: ignore[arg-type]
+                    previous=previous,
+                    origin=event.origin,
+                )
+                for event, call, state, previous in self.executions
             )
-            for event, call, state, previous in self.executions
-        )
         messages = tuple(
             Message(
                 index=m.index,

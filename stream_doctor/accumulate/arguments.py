@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import replace
 from itertools import accumulate as running_total
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import orjson
 
-from stream_doctor.accumulate.stream import ParseFailure, ParseFailureKind
 from stream_doctor.util import jsontext
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.parse_failure import ParseFailure, ParseFailureKind
 
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
 
@@ -42,6 +45,8 @@ def parse_arguments(raw: str, fragment_lengths: Sequence[int]) -> tuple[Any, Par
         return None, _with_fragment(failure, fragment_of(char)), complete_at
     last = _last_fragment(raw, fragment_lengths)
     if not isinstance(value, dict):
+        from stream_doctor.accumulate.parse_failure import ParseFailure
+
         kind: ParseFailureKind = "not-an-object"
         detail = f"the arguments are a JSON {_json_type(value)}, not an object"
         if isinstance(value, str) and value.lstrip().startswith("{"):
@@ -63,6 +68,8 @@ def _last_fragment(raw: str, fragment_lengths: Sequence[int]) -> int | None:
 
 
 def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
+    from stream_doctor.accumulate.parse_failure import ParseFailure  # arguments that failed to parse only
+
     message = error.msg
     char = error.pos
     if message in jsontext.GAVE_UP:
@@ -90,7 +97,7 @@ def classify(raw: str, error: orjson.JSONDecodeError) -> ParseFailure:
 
 
 def _with_fragment(failure: ParseFailure, fragment: int | None) -> ParseFailure:
-    return ParseFailure(failure.kind, failure.detail, failure.position, fragment)
+    return replace(failure, fragment=fragment)
 
 
 def _json_type(value: Any) -> str:

@@ -25,11 +25,11 @@ keys, text after the top-level value, invalid JSON, a top-level unfinished strin
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 import orjson
 
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _STRING_STOP = re.compile(r'["\\]')
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
 _WHITESPACE = frozenset(" \t\r\n")
@@ -256,9 +256,16 @@ class PartialJson:
         return True
 
 
+@cache
+def _number_pattern() -> re.Pattern[str]:
+    """Compiled on first use: only arguments read as they stream (a helper's snapshot, a client
+    profile) that hold a number ask."""
+    return re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+
+
 def _number(text: str) -> Any:
     """The number ``text`` is, or None when it is not (yet) a valid JSON number orjson can read."""
-    if not _NUMBER.match(text):
+    if not _number_pattern().match(text):
         return None
     try:
         return orjson.loads(text)

@@ -10,12 +10,12 @@ The capture shows how long that was when it goes on after the turn: the applicat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
-from stream_doctor.accumulate.stream import AccumulatedStream, Clock, ToolCall
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 
 if TYPE_CHECKING:
-    from stream_doctor.capture.base import Frame
+    from stream_doctor.capture.base import Frame, Pos
 
 #: Seconds a call may stay pending after its turn ended before that is reported (SD306): longer
 #: than a client needs to notice the turn is over and act (retry, continue, report the error).
@@ -23,6 +23,20 @@ PENDING_LIMIT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
+class Clock:
+    """The times (seconds, as the capture records them) of the frames the timing questions below
+    need: only those frames' times, so a capture of a million events costs a handful of entries. Made
+    here, and imported with this module, only for a capture whose frames carry times."""
+
+    times: Mapping[int, float]  # frame number -> t
+    last: float  # the latest time in this turn
+    after: float | None  # the time of the capture's next record after this turn (the next request)
+
+    def at(self, pos: Pos | None) -> float | None:
+        return None if pos is None else self.times.get(pos.number)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class CallTiming:
     started: float | None
     completed: float | None  # None: never completed

@@ -14,7 +14,8 @@ from stream_doctor.values.events import MISSING
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.partial_json import PartialJson
-    from stream_doctor.accumulate.stream import ErrorInfo, ToolCall
+    from stream_doctor.accumulate.stream import ToolCall
+    from stream_doctor.accumulate.stream_error import ErrorInfo
     from stream_doctor.capture.base import Pos
     from stream_doctor.values.events import ToolStart
 

@@ -6,37 +6,23 @@ Built once by the accumulator and never changed afterwards; rules only read it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Literal, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
 import orjson
 
 from stream_doctor.accumulate.irregularities import StreamProblem
 from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
-from stream_doctor.values.findings import Location
 from stream_doctor.values.protocol import NEUTRAL_WORDS, ProtocolFacts
 
+if TYPE_CHECKING:
+    # records a clean stream does not make, in modules imported where they are made
+    from stream_doctor.accumulate.executions import ExecutionRecord
+    from stream_doctor.accumulate.parse_failure import ParseFailure
+    from stream_doctor.accumulate.pending import Clock
+    from stream_doctor.accumulate.stream_error import ErrorInfo
+
 CallStatus = Literal["complete", "abandoned"]
-ParseFailureKind = Literal[
-    "empty",
-    "truncated",
-    "unterminated-string",
-    "trailing-data",
-    "concatenated-objects",
-    "not-an-object",
-    "invalid",
-    "too-deep",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class ParseFailure:
-    """Why a call's arguments did not parse: a classification and where in the buffer it failed."""
-
-    kind: ParseFailureKind
-    detail: str  # the JSON parser's own words
-    position: int  # character offset into the raw arguments
-    fragment: int | None  # 0-based fragment holding that character, None when no fragment does
 
 
 class Fragment(NamedTuple):
@@ -150,40 +136,6 @@ class Message:
     error: ErrorInfo | None
     calls: tuple[int, ...]  # ordinals into AccumulatedStream.calls
     blocks: tuple[Block, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    pos: Pos
-    error_type: str | None
-    message: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutionRecord:
-    """An envelope ``execute`` record, resolved against the calls the stream produced."""
-
-    pos: Pos
-    call_id: str | None
-    name: str | None
-    input: Any
-    call: int | None  # ordinal of the call it names, None when the stream never produced that id
-    call_state: Literal["complete", "open", "never-completed", "unknown"]
-    previous: Pos | None  # an earlier execution of the same call
-    origin: Location | None = None  # given after the fact (--executed, --executions): where; None: in the capture
-
-
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """The times (seconds, as the capture records them) of the frames the timing questions need
-    (``accumulate/pending.py``): only those frames' times, so a capture of a million events costs a handful of entries."""
-
-    times: Mapping[int, float]  # frame number -> t
-    last: float  # the latest time in this turn
-    after: float | None  # the time of the capture's next record after this turn (the next request)
-
-    def at(self, pos: Pos | None) -> float | None:
-        return None if pos is None else self.times.get(pos.number)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from stream_doctor.values.finding_counts import Statistic, statistics_of
 from stream_doctor.values.findings import Finding, Severity
-from stream_doctor.values.report import Statistic, _codes, _statistics, severity_counts
+from stream_doctor.values.report import _codes, severity_counts
 
 if TYPE_CHECKING:
     from stream_doctor.config.expectations import Expectation
@@ -192,7 +193,7 @@ class CheckResult:
     @cached_property
     def statistics(self) -> tuple[Statistic, ...]:
         """One row per code and severity over every capture (``--statistics``): most frequent first, then by code."""
-        return _statistics(f for c in self.captures for f in c.reported)
+        return statistics_of(f for c in self.captures for f in c.reported)
 
     def summary(self) -> dict[str, Any]:
         """The JSON report's ``summary``: captures and findings counted."""

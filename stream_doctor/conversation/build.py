@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from stream_doctor.conversation.requests import History
 
 
-@dataclass
+@dataclass(eq=False)
 class Section:
     """The frames of one turn, before it is replayed."""
 

@@ -55,7 +55,7 @@ class RequestFacts:
 NO_FACTS = RequestFacts("unknown")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class RequestsRead:
     """How a conversation's requests were read (``requests.History``): ``extended`` from their first new
     item (they repeated the previous request's history), ``whole`` the others, ``edited`` those of them

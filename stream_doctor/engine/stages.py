@@ -31,7 +31,6 @@ from stream_doctor.values.events import Event
 from stream_doctor.values.findings import Finding
 from stream_doctor.values.options import Options
 from stream_doctor.values.protocol import records_sentinel
-from stream_doctor.values.timeline import Budget, Rows
 
 if TYPE_CHECKING:
     from stream_doctor.clients import Running
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from stream_doctor.clients.framing import Framing
     from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.conversation.model import Conversation
+    from stream_doctor.values.timeline_rows import Budget, Rows
 
 
 class RunError(Exception):
@@ -131,7 +131,11 @@ def review_turn(
 
 def budget_of(options: Options) -> Budget | None:
     """The timeline rows one replay may keep, when its report shows a timeline (``values/timeline.py``)."""
-    return Budget() if options.timeline or options.keep_events else None
+    if not (options.timeline or options.keep_events):
+        return None
+    from stream_doctor.values.timeline_rows import Budget
+
+    return Budget()
 
 
 def diagnose_clients(
@@ -193,7 +197,7 @@ def diagnose_conversation(conversation: Conversation, options: Options) -> list[
     ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TurnContext:
     """What every turn of one replay shares, built once, when its provider is known (``of``)."""
 
@@ -212,7 +216,7 @@ class TurnContext:
         return cls(adapter, options, profiles_named(path, options), budget_of(options), store, release)
 
 
-@dataclass
+@dataclass(eq=False)
 class TurnFrames:
     """One turn as a capture shape gives it to the turn loop: its section, the capture it comes from,
     and, for a stream read as it is read, the frames still to read (``section.frames`` otherwise)."""
@@ -285,7 +289,11 @@ class Kept:
     ) -> None:
         self.sse = sse
         self.events: list[tuple[Frame, Event]] | None = [] if options.keep_events else None
-        self.rows = Rows(budget) if budget is not None else None
+        self.rows: Rows | None = None
+        if budget is not None:
+            from stream_doctor.values.timeline_rows import Rows
+
+            self.rows = Rows(budget)
         self.clients: list[Running] = []
         self.framing_of: Callable[[Frame], Framing] | None = None  # the SSE framing facts the profiles read
         if profiles:

@@ -42,7 +42,7 @@ def by_type(field: str, known: Collection[str], strong: Collection[str] = ()) ->
     return weigh
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Words:
     """The words an adapter recognises a frame by: an event name in a field of the frame's object
     (``names``, or a name beginning with one of ``prefixes``), a key of the object (``keys``), or the

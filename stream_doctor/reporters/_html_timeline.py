@@ -24,11 +24,12 @@ from stream_doctor.util import jsontext
 from stream_doctor.values.report import LISTED_EXECUTIONS, Report
 
 if TYPE_CHECKING:
-    from stream_doctor.accumulate.stream import ExecutionRecord, ToolCall
+    from stream_doctor.accumulate.executions import ExecutionRecord
+    from stream_doctor.accumulate.stream import ToolCall
     from stream_doctor.conversation.model import Turn
     from stream_doctor.reporters import RenderOptions
     from stream_doctor.values.findings import Finding
-    from stream_doctor.values.timeline import Row
+    from stream_doctor.values.timeline_rows import Row
 
 FRAGMENT_TICKS = 200  # per call on the timeline; the detail lists up to max_rows
 EVENT_MARKS = 2_000  # per turn's events lane: beyond, neighbouring rows share a mark

@@ -31,9 +31,11 @@ def _visible() -> dict[int, str]:
     }
 
 
-# A line that GitHub Actions would read as a command: ``::name …`` or the older ``##[name]``,
-# after leading whitespace (the runner trims it).
-_COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.MULTILINE)
+@cache
+def _command_line() -> re.Pattern[str]:
+    """A line that GitHub Actions would read as a command: ``::name …`` or the older ``##[name]``, after
+    leading whitespace (the runner trims it). Compiled on first use: only a report holding one asks."""
+    return re.compile(r"^([ \t]*)(::|##\[)", re.MULTILINE)
 
 
 def text(value: str) -> str:
@@ -56,4 +58,4 @@ def defuse_commands(rendered: str) -> str:
     """The rendered report with no line that begins a workflow command: its first character escaped."""
     if "::" not in rendered and "##[" not in rendered:
         return rendered
-    return _COMMAND_LINE.sub(lambda m: m.group(1) + ("\\x3a:" if m.group(2) == "::" else "\\x23#["), rendered)
+    return _command_line().sub(lambda m: m.group(1) + ("\\x3a:" if m.group(2) == "::" else "\\x23#["), rendered)

@@ -9,7 +9,8 @@ import orjson
 
 from stream_doctor.reporters import RenderOptions, _text
 from stream_doctor.reporters._page import Page
-from stream_doctor.values.report import Report, Statistic
+from stream_doctor.values.finding_counts import Statistic
+from stream_doctor.values.report import Report
 
 
 def render(report: Report, options: RenderOptions) -> str:

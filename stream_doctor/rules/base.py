@@ -72,7 +72,7 @@ DOC_SECTIONS = ("What it checks", "Why it matters", "Severity", "Example", "How 
 Fact = str | type[StreamProblem]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rule:
     code: str  # SD201: stable forever; a retired code stays reserved
     name: str  # kebab-case slug

@@ -33,7 +33,12 @@ WRITABLE_DEPTH = 254
 #: What a report shows in place of a container nested deeper than ``WRITABLE_DEPTH``.
 CUT = f"… (nested deeper than {WRITABLE_DEPTH} levels: cut)"
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+@cache
+def _surrogate() -> re.Pattern[str]:
+    """Compiled on first use: only a text holding a lone surrogate, or a report that escapes one, asks."""
+    return re.compile("[\ud800-\udfff]")
+
 
 #: What a terminal acts on that JSON text may hold raw: DEL, C1 (NEL is U+0085), the Unicode line and
 #: paragraph separators, and the bidirectional overrides and isolates that can make a terminal show
@@ -67,7 +72,7 @@ def _visible(match: re.Match[str]) -> str:
 
 def escaped(text: str) -> str:
     """``text`` with each lone surrogate shown as an escape: ``\\xNN`` for a byte that did not decode, else ``\\uXXXX``."""
-    return _SURROGATE.sub(_visible, text)
+    return _surrogate().sub(_visible, text)
 
 
 def dumps(value: Any, option: int = 0, default: Callable[[Any], Any] | None = None) -> bytes:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from stream_doctor.capture.base import Frame, Pos
     from stream_doctor.conversation.model import RequestsRead, Turn
     from stream_doctor.values.events import Event
+    from stream_doctor.values.finding_counts import Statistic
     from stream_doctor.values.options import Options
 
 
@@ -74,7 +75,7 @@ class UnknownCall(LookupError):
     """``--call`` named no call of the capture; the message lists the calls there are."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Source:
     """The capture file as a whole (a conversation's turns each have their own ``CaptureInfo``)."""
 
@@ -306,7 +307,9 @@ class Report:
     @cached_property
     def statistics(self) -> tuple[Statistic, ...]:
         """One row per code and severity found (``--statistics``): most frequent first, then by code."""
-        return _statistics(self.findings)
+        from stream_doctor.values.finding_counts import statistics_of  # --statistics only
+
+        return statistics_of(self.findings)
 
     # -- the JSON report -----------------------------------------------------------------------
 
@@ -334,7 +337,7 @@ def call_status(call: ToolCall) -> str:
 Tone = Literal["ok", "warning", "error"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FindingPlaces:
     """Where each finding of ``Report.findings`` belongs: its turn's index (into ``turns``) and the
     number of the call it is about, None when it names none."""
@@ -343,7 +346,7 @@ class FindingPlaces:
     call: tuple[int | None, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CallVerdict:
     """What a report says of one call, the same in every format: the stream's status word
     (``call_status``), the codes of the findings about the call, and its turn's errors about no call.
@@ -450,32 +453,6 @@ def _verdicts(report: Report) -> tuple[CallVerdict, ...]:
             )
         )
     return tuple(verdicts)
-
-
-@dataclass(frozen=True)
-class Statistic:
-    """How often one code was found (``--statistics``, as ruff's)."""
-
-    code: str
-    name: str
-    severity: Severity
-    count: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "name": self.name, "severity": self.severity.label, "count": self.count}
-
-
-def _statistics(findings: Iterable[Finding]) -> tuple[Statistic, ...]:
-    """One row per code and severity: a code found at two (SD8xx: a warning for a real library, info
-    for a naive pattern) is two rows, so no finding is counted at a severity it does not have."""
-    first: dict[tuple[str, Severity], Finding] = {}
-    counts: dict[tuple[str, Severity], int] = {}
-    for finding in findings:
-        key = (finding.code, finding.severity)
-        first.setdefault(key, finding)
-        counts[key] = counts.get(key, 0) + 1
-    rows = [Statistic(code, first[code, severity].name, severity, n) for (code, severity), n in counts.items()]
-    return tuple(sorted(rows, key=lambda row: (-row.count, row.code, -row.severity)))
 
 
 def _codes(findings: Iterable[Finding]) -> dict[str, int]:

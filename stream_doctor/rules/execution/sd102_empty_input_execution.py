@@ -33,12 +33,15 @@ How to fix:
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream, ExecutionRecord, ToolCall
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.executions import ExecutionRecord
 
 
 def ran_empty(executed: object, placeholder: object) -> bool:

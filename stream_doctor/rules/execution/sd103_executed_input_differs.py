@@ -26,14 +26,17 @@ How to fix:
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from stream_doctor.accumulate.stream import AccumulatedStream, ExecutionRecord, ToolCall
+from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.rules.execution.sd102_empty_input_execution import is_empty_input_bug, ran_empty
 from stream_doctor.util.jsontext import equal
 from stream_doctor.util.wording import excerpt, preview
 from stream_doctor.values.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from stream_doctor.accumulate.executions import ExecutionRecord
 
 
 @rule("A tool ran with an input that differs from the reassembled arguments", Severity.ERROR)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from stream_doctor.accumulate.pending import PENDING_LIMIT, call_timing
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
@@ -41,6 +40,8 @@ from stream_doctor.values.findings import Finding, Severity
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.clock is None:
         return
+    from stream_doctor.accumulate.pending import PENDING_LIMIT, call_timing  # a capture with times only
+
     for call in stream.calls:
         if call.status == "complete":
             continue
