@@ -69,7 +69,7 @@ _Match = re.Match
 class RunForm:
     """A provider's canonical fragment event: ``event`` is a regex source for one whole event."""
 
-    __slots__ = ("name", "source", "free", "computed", "_compiled")
+    __slots__ = ("name", "source", "free", "computed", "_compiled", "_prefixes")
 
     def __init__(self, name: str, source: bytes, free: dict[str, bytes] | None = None, computed: bool = True) -> None:
         """``source`` has a group ``fragment`` (``FRAGMENT``) and one group per key of ``free``, whose
@@ -81,6 +81,7 @@ class RunForm:
         self.free = free or {}
         self.computed = computed
         self._compiled: dict[bytes, re.Pattern[bytes]] = {}
+        self._prefixes: dict[bytes, bytes] = {}
 
     def event(self, line_end: bytes) -> re.Pattern[bytes]:
         """The form for captures whose lines end with ``line_end``."""
@@ -88,6 +89,43 @@ class RunForm:
         if pattern is None:
             pattern = self._compiled[line_end] = re.compile(self.source.replace(rb"\n", re.escape(line_end)))
         return pattern
+
+    def prefix(self, line_end: bytes) -> bytes:
+        """The bytes every event of the form starts with (``literal_prefix`` of its source)."""
+        prefix = self._prefixes.get(line_end)
+        if prefix is None:
+            prefix = self._prefixes[line_end] = literal_prefix(self.source).replace(b"\n", line_end)
+        return prefix
+
+
+def literal_prefix(source: bytes) -> bytes:
+    """The literal bytes a regex ``source`` starts with, line ends written ``\\n``: its characters up to
+    the first that is not one (a group, a class), less one that a quantifier follows; none when an
+    alternation of the whole source may start otherwise."""
+    if _alternates(source):
+        return b""
+    out = bytearray()
+    at = 0
+    while at < len(source):
+        char = source[at : at + 1]
+        if char == b"\\":
+            escaped = source[at + 1 : at + 2]
+            if escaped == b"n":
+                literal = b"\n"
+            elif escaped and not escaped.isalnum():
+                literal = escaped
+            else:
+                break  # a class (``\\d``) or a reference: no longer literal
+            at += 2
+        elif char in b"()[]{}?*+|^$.":
+            break
+        else:
+            literal = char
+            at += 1
+        if source[at : at + 1] in (b"?", b"*", b"+", b"{"):
+            break  # this character may repeat or be missing
+        out += literal
+    return bytes(out)
 
 
 class LazyRun(NamedTuple):
@@ -280,11 +318,11 @@ def find_runs(
     form = reading.form
     if form is None:
         return
-    search = form.event(line_end).search
+    event, prefix = form.event(line_end), form.prefix(line_end)
     blank = line_end if events_per_line else line_end + line_end
     at = start
     while at < end:
-        head = search(data, at, end)
+        head = _next_event(event, prefix, data, at, end)
         if head is None:
             return
         head_start, head_end = head.span()
@@ -310,6 +348,48 @@ def find_runs(
             continue
         yield head_start, head_end, head, found
         at = found.end
+
+
+def _alternates(source: bytes) -> bool:
+    """Whether regex ``source`` has a ``|`` outside its groups and classes."""
+    depth, in_class, at = 0, False, 0
+    while at < len(source):
+        char = source[at : at + 1]
+        if char == b"\\":
+            at += 1  # the escaped character is no operator
+        elif in_class:
+            in_class = char != b"]"
+        elif char == b"[":
+            in_class = True
+            at += source[at + 1 : at + 2] == b"]"  # a ']' first in a class is one of its characters
+        elif char in b"()":
+            depth += 1 if char == b"(" else -1
+        elif char == b"|" and depth == 0:
+            return True
+        at += 1
+    return False
+
+
+#: The shortest literal prefix of a form that ``_next_event`` finds before the regex tries.
+DISTINCT = 16
+
+
+def _next_event(event: re.Pattern[bytes], prefix: bytes, data: bytes, at: int, end: int) -> re.Match[bytes] | None:
+    """``event.search(data, at, end)``, where the bytes every match starts with are found by
+    ``bytes.find`` (memchr speed) and the regex tries only there: a search steps through the bytes
+    one by one, and after a run come the events that restate its arguments (a third of a Responses
+    stream's bytes, half a millisecond of search at 100 KB). A prefix shorter than ``DISTINCT``
+    would start most events (``data: {``), each then one more call: the regex searches alone."""
+    if len(prefix) < DISTINCT:
+        return event.search(data, at, end)
+    while True:
+        at = data.find(prefix, at, end)
+        if at < 0:
+            return None
+        found = event.match(data, at, end)
+        if found is not None:
+            return found
+        at += 1
 
 
 def _template(
