@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -28,10 +27,11 @@ def role_of(value: Any) -> Role:
     return _ROLES.get(value, "other") if isinstance(value, str) else "other"
 
 
-def history(items: Iterable[Any], start: int) -> Iterator[tuple[int, Any]]:
+def history(items: list[Any], start: int) -> Iterator[tuple[int, Any]]:
     """A body's history as ``(index, item)`` from item ``start`` on: the items before it were read
-    with the previous request, which sent them too."""
-    return enumerate(islice(items, start, None) if start else items, start)
+    with the previous request, which sent them too (and are not stepped over again: a session's
+    last request holds every item before it)."""
+    return enumerate(items[start:] if start else items, start)
 
 
 def string(value: Any) -> str | None:
