@@ -24,7 +24,8 @@ and is judged again when it comes. The findings are those ``replay`` gives on th
 None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
 put the record the writer has just built on one bounded queue per proxy (``serve``, recording an answer
 already sent, puts a slice's records as one item: ``Queued.held``); one thread takes the
-records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
+records off in order (so each conversation's stay in order) and feeds the ``LiveConversation`` (``serve``'s,
+``record.apart.Apart``, hands them to one in a process of its own).
 Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
 the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
 the log says so once, its later records are counted (``Live.undiagnosed``) and its summary says to
@@ -200,7 +201,11 @@ class Live:
                 handle, kind, item, cost = self._queue.popleft()
                 self._held -= cost
                 self._busy = True
-            handle.run(kind, item)
+            self._run(handle, kind, item)
+
+    def _run(self, handle: Queued, kind: str, item: Any) -> None:
+        """One item, on the live thread (``record.apart.Apart`` hands it to a process of its own)."""
+        handle.run(kind, item)
 
     def _say(self, line: str) -> None:
         line = lines.log_line(line)
@@ -223,6 +228,11 @@ class Live:
                     self.worst = finding.severity
                 if self.emit is not None:
                     self.emit(lines.finding(finding))
+
+    def kept(self, conversation: LiveConversation) -> Any:
+        """What a conversation's diagnosis hands on once it is closed (``record.apart`` sends it back to the
+        parent): nothing here; ``serve.judge.Watching`` keeps what its judge would replay the envelope for."""
+        return None
 
     def required(self, message: str) -> None:
         """``--client-mode run`` named a library that cannot run: said once; the models answer."""
