@@ -24,8 +24,7 @@ and is judged again when it comes. The findings are those ``replay`` gives on th
 None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
 put the record the writer has just built on one bounded queue per proxy (``serve``, recording an answer
 already sent, puts a slice's records as one item: ``Queued.held``); one thread takes the
-records off in order (so each conversation's stay in order) and feeds the ``LiveConversation`` (``serve``'s,
-``record.apart.Apart``, hands them to one in a process of its own).
+records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
 Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
 the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
 the log says so once, its later records are counted (``Live.undiagnosed``) and its summary says to
@@ -126,8 +125,11 @@ class Live:
         self._busy = False  # the thread is running an item
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._roomy: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []  # ``Queued.room``'s waiters
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
         self.verdicts: list[LibraryVerdict] = []
+        #: ``kept`` of each conversation closed after it was read whole (by envelope path; the live thread writes it)
+        self.held: dict[str, Any] = {}
         self.runs_libraries = runs_libraries(options, self.profiles)
         self._required_said = False
 
@@ -166,6 +168,8 @@ class Live:
             self._queue.clear()
             self._held = 0
             self._waiting.notify()
+            roomy, self._roomy = self._roomy, []
+        _wake(roomy)
         skipped = records + sum(h.skipped for h in handles)
         self.undiagnosed += skipped
         self._say(
@@ -201,11 +205,11 @@ class Live:
                 handle, kind, item, cost = self._queue.popleft()
                 self._held -= cost
                 self._busy = True
-            self._run(handle, kind, item)
-
-    def _run(self, handle: Queued, kind: str, item: Any) -> None:
-        """One item, on the live thread (``record.apart.Apart`` hands it to a process of its own)."""
-        handle.run(kind, item)
+                roomy = []
+                if self._roomy and self._held <= self.queue_bytes // 2:
+                    roomy, self._roomy = self._roomy, []
+            _wake(roomy)
+            handle.run(kind, item)
 
     def _say(self, line: str) -> None:
         line = lines.log_line(line)
@@ -230,8 +234,8 @@ class Live:
                     self.emit(lines.finding(finding))
 
     def kept(self, conversation: LiveConversation) -> Any:
-        """What a conversation's diagnosis hands on once it is closed (``record.apart`` sends it back to the
-        parent): nothing here; ``serve.judge.Watching`` keeps what its judge would replay the envelope for."""
+        """What a conversation's diagnosis keeps once it is closed, read whole (``held``): nothing here;
+        ``serve.judge.Watching`` keeps what its judge would otherwise replay the envelope for."""
         return None
 
     def required(self, message: str) -> None:
@@ -255,6 +259,20 @@ class Live:
                 f"stream-doctor record: {len(late)} library runs did not answer within {timeout:g} s of the stop; "
                 "their turns have the models' verdicts (replay the envelopes with --client to run them)"
             )
+
+
+def _wake(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
+    """``Queued.room``'s waiters told there is room (from the live thread: on their own loops)."""
+    for loop, waiter in waiters:
+        try:
+            loop.call_soon_threadsafe(_resolve, waiter)
+        except RuntimeError:  # its loop has closed: nothing waits any more
+            pass
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class Queued:
@@ -332,8 +350,14 @@ class Queued:
     async def room(self) -> None:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
         write) never fills it, and its conversation keeps its live findings."""
-        while self.live._held > self.live.queue_bytes // 2 and not self.live._stopped and not self.skipped:
-            await asyncio.sleep(0.001)
+        live = self.live
+        while True:  # woken by the live thread (a poll every millisecond cost more CPU than the wait saved)
+            with live._lock:
+                if live._held <= live.queue_bytes // 2 or live._stopped or self.skipped:
+                    return
+                waiter = asyncio.get_running_loop().create_future()
+                live._roomy.append((asyncio.get_running_loop(), waiter))
+            await waiter
 
     def close(self) -> None:
         if self.live._put(self, "close", None, 0):
@@ -357,6 +381,9 @@ class Queued:
                 conversation.abandon(self.skipped)
             else:
                 conversation.close()
+                kept = self.live.kept(conversation)
+                if kept is not None:
+                    self.live.held[conversation.path] = kept
         except Exception as error:  # noqa: BLE001 - a bug in the diagnosis must never cost a capture
             self.broken = True
             self.live.broken += 1

@@ -1,8 +1,8 @@
 """What the application did with what it was served: the verdicts printed when the server stops.
 
-Each conversation is diagnosed as it is recorded (``Watching``, in a process of its own: ``watching``), which
-keeps what its verdicts need once it is closed (``Held``); a conversation it did not read whole is replayed from
-its envelope like any capture. The pairing and execution rules'
+Each conversation is diagnosed as it is recorded (``Watching``), which keeps what its verdicts need once it is
+closed (``Held``); a conversation it did not read whole (it fell behind, or broke) is replayed from its envelope
+like any capture. The pairing and execution rules'
 findings (SD6xx: the inputs it sent back against the stream, results for ids never served, calls
 never answered, a result sent twice; SD1xx) are the application's; the other families judge the
 capture, not the application, and are left to ``replay``. What only the server saw is said beside them: a request
@@ -22,7 +22,6 @@ from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.model import Turn
-    from stream_doctor.record.apart import Apart
     from stream_doctor.values.report import Report
 
 #: The rule families whose findings are about what the application did (the others judge the capture).
@@ -179,13 +178,11 @@ class _Turns(NamedTuple):
     stream: None = None
 
 
-def watching(emit: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> Apart:
-    """What watches the conversations as they are recorded: ``Watching``, in a process of its own
-    (``record.apart``), so that the next answer's writes never wait on the last one's diagnosis."""
-    from stream_doctor.record.apart import Apart
+def watching(emit: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> Watching:
+    """What watches the conversations as they are recorded, with the options the server judges by."""
     from stream_doctor.values.options import Options
 
-    return Apart(Watching, Options(), emit, log)
+    return Watching(Options(), emit, log)
 
 
 def _seen(served: Served) -> Iterator[Verdict]:
