@@ -351,7 +351,7 @@ class Queued:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
         write) never fills it, and its conversation keeps its live findings."""
         live = self.live
-        while True:  # woken by the live thread (a poll every millisecond cost more CPU than the wait saved)
+        while True:  # woken by the live thread, not a wake-up every millisecond per answer waiting
             with live._lock:
                 if live._held <= live.queue_bytes // 2 or live._stopped or self.skipped:
                     return
