@@ -125,7 +125,6 @@ class Live:
         self._busy = False  # the thread is running an item
         self._thread: threading.Thread | None = None
         self._stopped = False
-        self._roomy: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []  # ``Queued.room``'s waiters
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
         self.verdicts: list[LibraryVerdict] = []
         #: ``kept`` of each conversation closed after it was read whole (by envelope path; the live thread writes it)
@@ -168,8 +167,6 @@ class Live:
             self._queue.clear()
             self._held = 0
             self._waiting.notify()
-            roomy, self._roomy = self._roomy, []
-        _wake(roomy)
         skipped = records + sum(h.skipped for h in handles)
         self.undiagnosed += skipped
         self._say(
@@ -205,10 +202,6 @@ class Live:
                 handle, kind, item, cost = self._queue.popleft()
                 self._held -= cost
                 self._busy = True
-                roomy = []
-                if self._roomy and self._held <= self.queue_bytes // 2:
-                    roomy, self._roomy = self._roomy, []
-            _wake(roomy)
             handle.run(kind, item)
 
     def _say(self, line: str) -> None:
@@ -259,20 +252,6 @@ class Live:
                 f"stream-doctor record: {len(late)} library runs did not answer within {timeout:g} s of the stop; "
                 "their turns have the models' verdicts (replay the envelopes with --client to run them)"
             )
-
-
-def _wake(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
-    """``Queued.room``'s waiters told there is room (from the live thread: on their own loops)."""
-    for loop, waiter in waiters:
-        try:
-            loop.call_soon_threadsafe(_resolve, waiter)
-        except RuntimeError:  # its loop has closed: nothing waits any more
-            pass
-
-
-def _resolve(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class Queued:
@@ -350,14 +329,8 @@ class Queued:
     async def room(self) -> None:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
         write) never fills it, and its conversation keeps its live findings."""
-        live = self.live
-        while True:  # woken by the live thread, not a wake-up every millisecond per answer waiting
-            with live._lock:
-                if live._held <= live.queue_bytes // 2 or live._stopped or self.skipped:
-                    return
-                waiter = asyncio.get_running_loop().create_future()
-                live._roomy.append((asyncio.get_running_loop(), waiter))
-            await waiter
+        while self.live._held > self.live.queue_bytes // 2 and not self.live._stopped and not self.skipped:
+            await asyncio.sleep(0.001)
 
     def close(self) -> None:
         if self.live._put(self, "close", None, 0):

@@ -162,7 +162,8 @@ class Watching(Live):
         from stream_doctor.engine.redaction import SecretRedactor
 
         findings = sorted(conversation.findings, key=lambda f: f.sort_key)
-        if conversation.turns:
+        # the secrets are looked for only when there is a message to mask: it reads every call's arguments
+        if findings and conversation.turns:
             view = _Turns(conversation.turns)
             redactor = SecretRedactor.of_report(cast("Report", view))
             findings = [redactor.walk(finding) for finding in findings] if redactor else findings
