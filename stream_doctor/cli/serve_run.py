@@ -13,7 +13,7 @@ from stream_doctor.serve.wire import MAX_REQUEST
 
 if TYPE_CHECKING:
     from stream_doctor.cli.serve import Serve
-    from stream_doctor.serve.judge import Watching
+    from stream_doctor.record.live import Live
     from stream_doctor.serve.load import Script
     from stream_doctor.serve.server import ServeConfig
 
@@ -46,25 +46,24 @@ def run(given: Serve) -> int:
         from stream_doctor.util.install import install_extra
 
         fail(f"stream-doctor serve needs the record extra ({error.name}): {install_extra('record')}")
-    from stream_doctor.serve.judge import Watching, judge, render, worst
-    from stream_doctor.values.options import Options
+    from stream_doctor.serve.judge import judge, render, watching, worst
 
-    watching = Watching(Options(), error_line, error_line)  # the application's findings, said as they come
-    config, scripts = _config(given, watching)
+    live = watching(error_line, error_line)  # the application's findings, said as they come
+    config, scripts = _config(given, live)
     try:
         served = serve(config, given.host, given.port, _ready(given, scripts, config.out))
     except OSError as error:
         import os
 
         fail(f"--host {given.host} --port {given.port}: {os.strerror(error.errno) if error.errno else error}")
-    watching.drain()
-    judged = judge(served)
+    live.drain()
+    judged = judge(served, live.held)
     typer.echo(render(judged), nl=False)
     reached = worst(judged)
     return 1 if reached is not None and reached >= given.fail_on else 0
 
 
-def _config(given: Serve, watching: Watching) -> tuple[ServeConfig, tuple[Script, ...]]:
+def _config(given: Serve, watching: Live) -> tuple[ServeConfig, tuple[Script, ...]]:
     """The server's configuration: the captures loaded, the folder for what the application sends, the
     variant played (``--vary``)."""
     import tempfile

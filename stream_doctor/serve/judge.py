@@ -1,6 +1,8 @@
 """What the application did with what it was served: the verdicts printed when the server stops.
 
-Each conversation's envelope is replayed like any capture, and the pairing and execution rules'
+Each conversation is diagnosed as it is recorded (``Watching``), which keeps what its verdicts need once it is
+closed (``Held``); a conversation it did not read whole (it fell behind, or broke) is replayed from its envelope
+like any capture. The pairing and execution rules'
 findings (SD6xx: the inputs it sent back against the stream, results for ids never served, calls
 never answered, a result sent twice; SD1xx) are the application's; the other families judge the
 capture, not the application, and are left to ``replay``. What only the server saw is said beside them: a request
@@ -11,7 +13,7 @@ back (its result, or the call echoed) that the stream as served never completed 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, cast
 
 from stream_doctor.record.live import Live, LiveConversation
 from stream_doctor.serve.load import Script
@@ -19,6 +21,7 @@ from stream_doctor.serve.server import Served, ServedTurn
 from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
+    from stream_doctor.conversation.model import Turn
     from stream_doctor.values.report import Report
 
 #: The rule families whose findings are about what the application did (the others judge the capture).
@@ -48,9 +51,19 @@ class Judged:
     verdicts: tuple[Verdict, ...]
 
 
-def judge(served: list[Served]) -> list[Judged]:
-    """The verdicts of each conversation the application had with the server."""
-    return [Judged(one, (*_seen(one), *_findings(one))) for one in served]
+@dataclass(frozen=True)
+class Held:
+    """What a conversation's findings give its verdicts: the application's findings as the replay's report gives
+    them (in its order, the capture's secrets masked) and the calls it ran before their stream completed them."""
+
+    findings: tuple[Verdict, ...]
+    unfinished: tuple[Verdict, ...]
+
+
+def judge(served: list[Served], held: Mapping[str, Held] | None = None) -> list[Judged]:
+    """The verdicts of each conversation the application had with the server; a conversation the live diagnosis
+    read whole (``held``, by envelope) is judged on what it holds, any other on its envelope replayed."""
+    return [Judged(one, (*_seen(one), *_findings(one, held or {}))) for one in served]
 
 
 def worst(judged: list[Judged]) -> Severity | None:
@@ -58,24 +71,36 @@ def worst(judged: list[Judged]) -> Severity | None:
     return max(severities) if severities else None
 
 
-def _findings(served: Served) -> Iterator[Verdict]:
+def _findings(served: Served, held: Mapping[str, Held]) -> Iterator[Verdict]:
+    if not served.turns:  # every request refused: no stream to judge what was sent back against
+        return
+    kept = held.get(served.envelope) or _replayed(served)
+    if isinstance(kept, Verdict):
+        yield kept
+        return
+    repeated = {call_id for attempt in served.retried for call_id, _ in stream_calls(served.script, attempt.number)}
+    for verdict in kept.findings:
+        # a retry is answered with its turn again, the same call ids: their reuse is the server's, not the capture's
+        if not (verdict.code == _ID_REUSED and verdict.call_id in repeated):
+            yield verdict
+    yield from kept.unfinished
+
+
+def _replayed(served: Served) -> Held | Verdict:
+    """What the conversation's envelope, replayed, gives its verdicts (or the one that says it could not be)."""
     from stream_doctor.api import replay
     from stream_doctor.engine.redaction import redacted
     from stream_doctor.engine.stages import RunError
 
-    if not served.turns:  # every request refused: no stream to judge what was sent back against
-        return
     try:
         report = redacted(replay(served.envelope))
     except RunError as error:
-        yield Verdict(Severity.ERROR, None, f"the recorded conversation could not be replayed: {error}")
-        return
-    repeated = {call_id for attempt in served.retried for call_id, _ in stream_calls(served.script, attempt.number)}
-    for finding in report.findings:
-        # a retry is answered with its turn again, the same call ids: their reuse is the server's, not the capture's
-        if about_the_application(finding) and not (finding.code == _ID_REUSED and finding.call_id in repeated):
-            yield Verdict(finding.severity, finding.code, finding.message, finding.call_id)
-    yield from _ran_unfinished(report)
+        return Verdict(Severity.ERROR, None, f"the recorded conversation could not be replayed: {error}")
+    return Held(_verdicts(f for f in report.findings if about_the_application(f)), tuple(_ran_unfinished(report.turns)))
+
+
+def _verdicts(findings: Iterable[Finding]) -> tuple[Verdict, ...]:
+    return tuple(Verdict(finding.severity, finding.code, finding.message, finding.call_id) for finding in findings)
 
 
 def stream_calls(script: Script, number: int) -> list[tuple[str | None, str | None]]:
@@ -86,11 +111,11 @@ def stream_calls(script: Script, number: int) -> list[tuple[str | None, str | No
     return [(call.call_id, call.name) for call in replay(recorded.body, provider=recorded.provider).stream.calls]
 
 
-def _ran_unfinished(report: Report) -> Iterator[Verdict]:
+def _ran_unfinished(turns: Iterable[Turn]) -> Iterator[Verdict]:
     """Each call a turn's stream left incomplete that a later request sends back (a result, or the call echoed)."""
     unfinished: dict[str, tuple[int, str]] = {}  # call id -> the turn that served it, how its stream ended
     said: set[str] = set()
-    for turn in report.turns:
+    for turn in turns:
         for sent, what in [
             *((r.call_id, "a result for") for r in turn.facts.results),
             *((c.call_id, "the call") for c in turn.facts.calls),
@@ -128,6 +153,37 @@ class Watching(Live):
 
     def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
         super().found(conversation, [finding for finding in findings if about_the_application(finding)])
+
+    def kept(self, conversation: LiveConversation) -> Held:
+        """The conversation closed, read whole: what its verdicts need, so that the stop replays nothing. Its
+        findings sorted and masked as the replay's report has them (``Report``'s order, ``redacted``'s secrets:
+        those of its requests and its calls). (A finding's places may differ: turn 1's name no interaction while
+        no turn 2 is known; a verdict says none.)"""
+        from stream_doctor.engine.redaction import SecretRedactor
+
+        findings = sorted(conversation.findings, key=lambda f: f.sort_key)
+        # the secrets are looked for only when there is a message to mask: it reads every call's arguments
+        if findings and conversation.turns:
+            view = _Turns(conversation.turns)
+            redactor = SecretRedactor.of_report(cast("Report", view))
+            findings = [redactor.walk(finding) for finding in findings] if redactor else findings
+        return Held(_verdicts(findings), tuple(_ran_unfinished(conversation.turns)))
+
+
+class _Turns(NamedTuple):
+    """What ``SecretRedactor.of_report`` reads of a report (no events kept: the replay the judge would run
+    keeps none either)."""
+
+    turns: list[Turn]
+    events: tuple[()] = ()
+    stream: None = None
+
+
+def watching(emit: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> Watching:
+    """What watches the conversations as they are recorded, with the options the server judges by."""
+    from stream_doctor.values.options import Options
+
+    return Watching(Options(), emit, log)
 
 
 def _seen(served: Served) -> Iterator[Verdict]:

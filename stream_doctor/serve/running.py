@@ -9,11 +9,10 @@ import threading
 from typing import Callable
 
 from stream_doctor.serve.endpoints import SERVED, environment_lines
-from stream_doctor.serve.judge import Judged, Watching, judge, render, worst
+from stream_doctor.serve.judge import Judged, judge, render, watching, worst
 from stream_doctor.serve.load import load_scripts
 from stream_doctor.serve.server import ServeConfig, Served, serve
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
-from stream_doctor.values.options import Options
 
 #: Seconds to wait for the server to listen, and then to stop.
 _WAIT = 30.0
@@ -33,7 +32,7 @@ class RunningServer:
     ) -> None:
         scripts = tuple(script for path in captures for script in load_scripts(path))
         self.out = out if out is not None else tempfile.mkdtemp(prefix="stream-doctor-serve-")
-        self.watching = Watching(Options())
+        self.watching = watching()
         self.config = ServeConfig(scripts, self.out, plan, listen=self.watching.queued)
         if max_request is not None:
             self.config.max_request = max_request
@@ -84,7 +83,7 @@ class RunningServer:
                 self._loop.call_soon_threadsafe(self._task.cancel)
             self._thread.join(_WAIT)
             self.watching.drain()
-            self.judged = judge(self._served)
+            self.judged = judge(self._served, self.watching.held)
         return self.judged
 
     def report(self) -> str:

@@ -74,7 +74,7 @@ def _envelope(folder: Path, completed: bool, *follow_up: dict[str, Any]) -> str:
 def test_a_call_sent_back_that_its_stream_never_completed(
     follow_up: tuple[dict[str, Any], ...], what: str, tmp_path: Path
 ) -> None:
-    (verdict,) = _ran_unfinished(replay(_envelope(tmp_path, False, *follow_up)))
+    (verdict,) = _ran_unfinished(replay(_envelope(tmp_path, False, *follow_up)).turns)
     assert (verdict.code, verdict.call_id, verdict.severity.label) == (RAN_UNFINISHED, CALL, "error")
     assert f"turn 2's request sends back {what} {CALL}, a call turn 1's stream never completed" in verdict.message
 
@@ -83,7 +83,7 @@ def test_a_call_sent_back_that_its_stream_never_completed(
     ("completed", "follow_up"), [(False, ()), (True, (ECHO, RESULT))], ids=["nothing-sent-back", "completed"]
 )
 def test_the_near_misses_get_no_verdict(completed: bool, follow_up: tuple[dict[str, Any], ...], tmp_path: Path) -> None:
-    assert list(_ran_unfinished(replay(_envelope(tmp_path, completed, *follow_up)))) == []
+    assert list(_ran_unfinished(replay(_envelope(tmp_path, completed, *follow_up)).turns)) == []
 
 
 def test_a_call_a_retry_of_its_turn_completed_is_sent_back_whole(tmp_path: Path) -> None:
@@ -95,4 +95,4 @@ def test_a_call_a_retry_of_its_turn_completed_is_sent_back_whole(tmp_path: Path)
     first = Path(cut).read_text(encoding="utf-8").splitlines()[:-1]  # the cut attempt, without its follow-up
     path = tmp_path / "retried.jsonl"
     path.write_text("\n".join([*first, *whole.read_text(encoding="utf-8").splitlines()]) + "\n", encoding="utf-8")
-    assert list(_ran_unfinished(replay(str(path)))) == []
+    assert list(_ran_unfinished(replay(str(path)).turns)) == []
