@@ -59,6 +59,11 @@ class FragmentTexts(_TupleLike[str]):
     def __len__(self) -> int:
         return len(self._ends)
 
+    @property
+    def ends(self) -> Sequence[int]:
+        """Where each fragment ends in ``raw``, as kept (nothing built)."""
+        return self._ends
+
     @overload
     def __getitem__(self, index: int) -> str: ...
     @overload

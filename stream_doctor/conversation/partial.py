@@ -23,8 +23,12 @@ from typing import Sequence
 
 import orjson
 
-# Whole strings (never backtracking), structural characters, and runs of anything else (numbers, literals).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.S)
+from stream_doctor.accumulate.fragments import FragmentTexts
+
+# Whole strings (never backtracking), structural characters, and runs of anything else (numbers, literals);
+# the group that matched says which (``match.lastindex``), so the loop reads no token it steps over.
+_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")|([{\[])|([}\]])|(,)|(:)|[^\s{}\[\],:"]+', re.S)
+_STRING, _OPEN, _CLOSE, _COMMA, _COLON = 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,39 +46,45 @@ def top_level_values(raw: str) -> dict[str, tuple[int, int]]:
     expecting_key = False
     value_start = -1
     for match in _TOKEN.finditer(raw):
-        token = match.group()
-        first = token[0]
-        if first in "{[":
+        group = match.lastindex
+        if group == _OPEN:
             if depth == 1 and key is not None and value_start < 0:
                 value_start = match.start()
             depth += 1
             if depth == 1:
                 expecting_key = True
-            continue
-        if first in "}]":
+        elif group == _CLOSE:
             depth -= 1
             if depth == 1 and key is not None and value_start >= 0:
                 values[key] = (value_start, match.end())
                 key, value_start = None, -1
             elif depth == 0 and key is not None and value_start >= 0:
                 values.setdefault(key, (value_start, match.start()))
+        elif depth != 1:
             continue
-        if depth != 1:
-            continue
-        if first == ",":
+        elif group == _COMMA:
             expecting_key = True
             key, value_start = None, -1
-        elif first == ":":
+        elif group == _COLON:
             expecting_key = False
-        elif expecting_key and first == '"':
-            try:
-                key = orjson.loads(token)
-            except orjson.JSONDecodeError:
-                key = token[1:-1]
+        elif expecting_key and group == _STRING:
+            key = _key(match.group())
         elif key is not None and value_start < 0:
-            values[key] = (match.start(), match.end())
-            value_start = match.start()
+            start = match.start()
+            values[key] = (start, match.end())
+            value_start = start
     return values
+
+
+def _key(token: str) -> str:
+    """A key's text; without a backslash it is what JSON reads (or, not JSON, the text as written)."""
+    if "\\" not in token:
+        return token[1:-1]
+    try:
+        key: str = orjson.loads(token)
+    except orjson.JSONDecodeError:
+        return token[1:-1]
+    return key
 
 
 def eager_point(fragments: Sequence[str], raw: str, required: Sequence[str]) -> EagerPoint | None:
@@ -84,10 +94,11 @@ def eager_point(fragments: Sequence[str], raw: str, required: Sequence[str]) -> 
     values = top_level_values(raw)
     if any(name not in values for name in required):
         return None
-    ends = list(accumulate(len(f) for f in fragments))
+    # A call's fragments are kept as where they end in ``raw``: read those rather than cut each text.
+    ends = fragments.ends if isinstance(fragments, FragmentTexts) else list(accumulate(map(len, fragments)))
     present_at = max(values[name][0] + 1 for name in required)  # each value's first character has arrived
     fragment = bisect_left(ends, present_at)
-    if fragment >= len(fragments) - 1:
+    if fragment >= len(ends) - 1:
         return None
     cut = ends[fragment]
     seen: dict[str, str] = {}

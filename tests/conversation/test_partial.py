@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from stream_doctor.accumulate.fragments import FragmentTexts
 from stream_doctor.conversation import partial
 from stream_doctor.conversation.partial import eager_point, top_level_values
 
@@ -70,3 +74,33 @@ def test_one_pass_over_the_buffer_whatever_the_fragments(monkeypatch: pytest.Mon
         point = eager_point(fragments, raw, ["query"])
         assert point is not None and point.fragment == 0 and point.seen == {"query": '""'}
     assert scans == [3_000 + 13, 30_000 + 13]  # one scan of each whole buffer, none per fragment
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)  # what JSON can carry
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_TEXT, _JSON, min_size=1, max_size=4), st.booleans(), st.data())
+def test_top_level_values_are_what_json_reads_and_kept_fragments_place_the_same_point(
+    value: dict[str, object], indent: bool, data: st.DataObject
+) -> None:
+    """Each key (escaped or not: ``"a\\"b"``, ``"\\u00e9"``) with the text of its value, as orjson reads the
+    object; and the hazard found from a call's kept fragments (where each ends) is the one found
+    from the same texts as a tuple."""
+    raw = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    values = top_level_values(raw)
+    assert {key: orjson.loads(raw[start:end]) for key, (start, end) in values.items()} == value
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=4)))
+    texts = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    required = data.draw(st.lists(st.sampled_from(sorted(value)), min_size=1, max_size=2, unique=True))
+    kept = FragmentTexts.of(texts, raw)
+    assert eager_point(kept, raw, required) == eager_point(tuple(texts), raw, required)
