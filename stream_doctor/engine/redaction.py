@@ -33,6 +33,8 @@ from stream_doctor.util.credentials import REDACTED, is_secret_field_name
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.capture.base import Capture, Frame, Pos
+    from stream_doctor.conversation.model import Turn
+    from stream_doctor.values.events import Event
     from stream_doctor.values.report import Report
 
 #: Shorter values are not masked in text: replacing every ``1`` or ``abc`` of a report would garble it,
@@ -193,14 +195,25 @@ class SecretRedactor:
 
     @classmethod
     def of_report(cls, report: Report) -> SecretRedactor:
+        return cls.of_turns(report.turns, report.events, report.stream)
+
+    @classmethod
+    def of_turns(
+        cls,
+        turns: Sequence[Turn],
+        events: Iterable[tuple[Frame, Event]] = (),
+        stream: AccumulatedStream | None = None,
+    ) -> SecretRedactor:
+        """The secrets of a conversation's turns (their requests and streams), of the events a report kept, and
+        of its one stream when it has no turns."""
         found: dict[str, None] = {}
         plain: set[str] = set()
         seen: set[tuple[int, bool]] = set()  # a session's requests share their history: each part is read once
-        for turn in report.turns:
+        for turn in turns:
             if turn.request is not None:
                 collect_body(turn.request.body, found, plain, seen)
-        values = (_as_written(frame, plain) for frame, _event in report.events)
-        streams = [turn.stream for turn in report.turns] or [report.stream]
+        values = (_as_written(frame, plain) for frame, _event in events)
+        streams = [turn.stream for turn in turns] or ([] if stream is None else [stream])
         return cls.of_streams(streams, values, plain, found)
 
     @classmethod

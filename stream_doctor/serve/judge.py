@@ -13,7 +13,7 @@ back (its result, or the call echoed) that the stream as served never completed 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from stream_doctor.record.live import Live, LiveConversation
 from stream_doctor.serve.load import Script
@@ -22,7 +22,6 @@ from stream_doctor.values.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from stream_doctor.conversation.model import Turn
-    from stream_doctor.values.report import Report
 
 #: The rule families whose findings are about what the application did (the others judge the capture).
 _THE_APPLICATIONS = frozenset({"pairing", "execution"})
@@ -164,19 +163,9 @@ class Watching(Live):
         findings = sorted(conversation.findings, key=lambda f: f.sort_key)
         # the secrets are looked for only when there is a message to mask: it reads every call's arguments
         if findings and conversation.turns:
-            view = _Turns(conversation.turns)
-            redactor = SecretRedactor.of_report(cast("Report", view))
+            redactor = SecretRedactor.of_turns(conversation.turns)  # no events kept, as the judge's replay keeps none
             findings = [redactor.walk(finding) for finding in findings] if redactor else findings
         return Held(_verdicts(findings), tuple(_ran_unfinished(conversation.turns)))
-
-
-class _Turns(NamedTuple):
-    """What ``SecretRedactor.of_report`` reads of a report (no events kept: the replay the judge would run
-    keeps none either)."""
-
-    turns: list[Turn]
-    events: tuple[()] = ()
-    stream: None = None
 
 
 def watching(emit: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> Watching:
