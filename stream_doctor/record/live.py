@@ -127,8 +127,6 @@ class Live:
         self._stopped = False
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
         self.verdicts: list[LibraryVerdict] = []
-        #: ``kept`` of each conversation closed after it was read whole (by envelope path; the live thread writes it)
-        self.held: dict[str, Any] = {}
         self.runs_libraries = runs_libraries(options, self.profiles)
         self._required_said = False
 
@@ -226,10 +224,9 @@ class Live:
                 if self.emit is not None:
                     self.emit(lines.finding(finding))
 
-    def kept(self, conversation: LiveConversation) -> Any:
-        """What a conversation's diagnosis keeps once it is closed, read whole (``held``): nothing here;
+    def closed(self, conversation: LiveConversation) -> None:
+        """A conversation closed after it was read whole (on the live thread): nothing more here;
         ``serve.judge.Watching`` keeps what its judge would otherwise replay the envelope for."""
-        return None
 
     def required(self, message: str) -> None:
         """``--client-mode run`` named a library that cannot run: said once; the models answer."""
@@ -354,9 +351,7 @@ class Queued:
                 conversation.abandon(self.skipped)
             else:
                 conversation.close()
-                kept = self.live.kept(conversation)
-                if kept is not None:
-                    self.live.held[conversation.path] = kept
+                self.live.closed(conversation)
         except Exception as error:  # noqa: BLE001 - a bug in the diagnosis must never cost a capture
             self.broken = True
             self.live.broken += 1

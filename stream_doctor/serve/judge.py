@@ -13,6 +13,7 @@ back (its result, or the call echoed) that the stream as served never completed 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from stream_doctor.record.live import Live, LiveConversation
@@ -150,10 +151,19 @@ class Watching(Live):
     ``{}`` back). Its listeners also tell the grouping which call and response ids each answer held, so
     a request that continues by them (a result, Responses' ``previous_response_id``) joins its conversation."""
 
+    @cached_property
+    def held(self) -> dict[str, Held]:
+        """What the verdicts of each conversation closed after it was read whole need (by envelope path, written
+        by the live thread): the judge replays only the others' envelopes."""
+        return {}
+
     def found(self, conversation: LiveConversation, findings: Iterable[Finding]) -> None:
         super().found(conversation, [finding for finding in findings if about_the_application(finding)])
 
-    def kept(self, conversation: LiveConversation) -> Held:
+    def closed(self, conversation: LiveConversation) -> None:
+        self.held[conversation.path] = self._what_verdicts_need(conversation)
+
+    def _what_verdicts_need(self, conversation: LiveConversation) -> Held:
         """The conversation closed, read whole: what its verdicts need, so that the stop replays nothing. Its
         findings sorted and masked as the replay's report has them (``Report``'s order, ``redacted``'s secrets:
         those of its requests and its calls). (A finding's places may differ: turn 1's name no interaction while
