@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from stream_doctor.accumulate.fragments import FragmentTexts
 from stream_doctor.conversation import partial
 from stream_doctor.conversation.partial import eager_point, top_level_values
+from tests.json_values import json_text, json_values
 
 
 def test_the_seed_case_command_in() -> None:
@@ -76,16 +77,8 @@ def test_one_pass_over_the_buffer_whatever_the_fragments(monkeypatch: pytest.Mon
     assert scans == [3_000 + 13, 30_000 + 13]  # one scan of each whole buffer, none per fragment
 
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)  # what JSON can carry
-_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _TEXT,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
-    max_leaves=8,
-)
+_TEXT = json_text(6)
+_JSON = json_values(6, 3, 8)
 
 
 @settings(max_examples=300, deadline=None)

@@ -24,6 +24,7 @@ from stream_doctor.minimizer.redact import KINDS
 from stream_doctor.minimizer.whitelist import is_masked, mask, mask_id, mask_json_text, mask_sse_text, mask_url
 from stream_doctor.values.findings import Severity
 from tests.conftest import FIXTURES
+from tests.json_values import json_text, json_values
 from tests.minimize.marked_captures import CASES, MARKER, framed_sse
 from tests.minimize.test_fixtures import CASES as FIXTURE_CASES
 from tests.test_adversarial import PEAK_BOUND_KB, run_cli
@@ -162,16 +163,8 @@ def test_redaction_is_a_bounded_number_of_replays_whatever_the_size() -> None:
 
 # -- the masks ------------------------------------------------------------------------------------
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
-_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _TEXT,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
-    max_leaves=12,
-)
+_TEXT = json_text(30)
+_JSON = json_values(30, 4, 12)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
