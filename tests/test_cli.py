@@ -198,6 +198,22 @@ def test_a_capture_no_provider_recognises_lists_what_was_tried(tmp_path: Path) -
     assert result.exit_code == 2
     assert "could not tell which provider" in result.output
     assert "anthropic" in result.output and "openai" in result.output and "gemini" in result.output
+    assert "holds JSON" not in result.output and "holds no JSON" not in result.output  # its frames are JSON
+
+
+def test_a_capture_whose_frames_hold_no_json_says_why_no_provider_was_told(tmp_path: Path) -> None:
+    path = tmp_path / "deep.sse"  # a Gemini chunk whose arguments nest past what the JSON reader follows
+    deep = "[" * 1100 + "]" * 1100
+    path.write_text(
+        f'data: {{"candidates":[{{"content":{{"parts":[{{"functionCall":{{"name":"f","args":{{"x":{deep}}}}}}}]}}}}]}}\n\n'
+    )
+    result = run("replay", str(path))
+    assert result.exit_code == 2
+    assert "its one event frame holds no JSON (line 1: not JSON to the reader: depth limit exceeded" in result.output
+    assert "nests deeper than 1,024 levels" in result.output and "--provider" in result.output
+    path.write_text('data: {"a":\n\ndata: [DONE]\n\n')
+    result = run("replay", str(path))
+    assert result.exit_code == 2 and "none of its first 2 event frames holds JSON (line 1: not JSON:" in result.output
 
 
 def test_an_unknown_call_exits_2_listing_the_calls() -> None:

@@ -67,12 +67,26 @@ def detect(frames: Sequence[Frame], hint: str | None = None) -> tuple[Adapter, d
         raise DetectionError(
             "could not tell which provider produced this capture (tried "
             + ", ".join(ADAPTERS)  # the registry's order, as every listing of the adapters
-            + "); force one with --provider"
+            + f"){_unread(sample)}; force one with --provider"
         )
     if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
         tied = ", ".join(f"{n} ({s})" for n, s in ranked if s == ranked[0][1])
         raise DetectionError(f"the capture fits several providers equally well: {tied}; force one with --provider")
     return ADAPTERS[ranked[0][0]], scores
+
+
+def _unread(sample: Sequence[Frame]) -> str:
+    """Why detection had nothing to go by when no frame it looked at held JSON (each too deep, cut,
+    not JSON at all): the first frame's reason, so the user learns what ``--provider`` would face."""
+    if not sample or any(frame.error is None for frame in sample):
+        return ""
+    first = sample[0]
+    many = (
+        f"none of its first {len(sample)} event frames holds JSON"
+        if len(sample) > 1
+        else "its one event frame holds no JSON"
+    )
+    return f": {many} (line {first.pos.line}: {first.error})"  # the reader's words hold none of the capture's text
 
 
 def candidates(sample: Sequence[Frame]) -> set[str]:
