@@ -35,7 +35,7 @@ class Shape:
     type is not listed is not checked: an unknown type is SD002's business, not an unknown field).
     """
 
-    __slots__ = ("fields", "nested", "variants", "tag")
+    __slots__ = ("fields", "nested", "variants", "tag", "children", "unchecked")
 
     def __init__(
         self,
@@ -51,13 +51,10 @@ class Shape:
             for kind, extra in (variants or {}).items()
         }
         self.tag = tag
-
-    def documented(self, value: dict[str, Any]) -> frozenset[str] | None:
-        """The fields documented for this object, None when its type is not one this shape knows."""
-        if not self.variants:
-            return self.fields
-        kind = value.get(self.tag)
-        return self.variants.get(kind) if isinstance(kind, str) else None
+        # read on every event of the checked path: the nested shapes as pairs, and whether the
+        # object's own fields go unchecked (``ANY``), so a walk neither builds nor searches them
+        self.children: tuple[tuple[str, Shape], ...] = tuple(self.nested.items())
+        self.unchecked = ANY in self.fields
 
 
 class FieldCheck:
@@ -85,17 +82,25 @@ class FieldCheck:
 
 
 def _walk(value: dict[str, Any], shape: Shape, path: str, found: list[str]) -> None:
-    documented = shape.documented(value)
-    if documented is None:
-        return
-    prefix = f"{path}." if path else ""
-    if not documented.issuperset(value) and ANY not in documented:
+    # runs for every event and nested object of the checked path: a shape's fields, or those of its
+    # ``type`` when it has variants (an object of a type it does not list is not checked)
+    if shape.variants:
+        kind = value.get(shape.tag)
+        documented = shape.variants.get(kind) if isinstance(kind, str) else None
+        if documented is None:
+            return
+        unchecked = ANY in documented
+    else:
+        documented, unchecked = shape.fields, shape.unchecked
+    if not unchecked and not documented.issuperset(value):
+        prefix = f"{path}." if path else ""
         found.extend(prefix + key for key, payload in value.items() if key not in documented and payload not in _EMPTY)
-    for key, inner in shape.nested.items():
+    for key, inner in shape.children:
         child = value.get(key)
         if isinstance(child, dict):
-            _walk(child, inner, prefix + key, found)
+            _walk(child, inner, f"{path}.{key}" if path else key, found)
         elif isinstance(child, list):
+            where = f"{path}.{key}[]" if path else f"{key}[]"
             for item in child:
                 if isinstance(item, dict):
-                    _walk(item, inner, f"{prefix}{key}[]", found)
+                    _walk(item, inner, where, found)

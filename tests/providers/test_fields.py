@@ -39,3 +39,16 @@ def test_empty_payloads_and_unchecked_shapes_are_not_reported() -> None:
     value = {"parts": [{"text": "a", "whatever": 1}, {"functionCall": {"name": "f", "args": {}, "seq": 2}}]}
     assert paths(check.check(POS, value, parts, "")) == ["parts[].functionCall.seq"]
     assert check.check(POS, {"a": 1}, None, "") == []
+
+
+def test_paths_through_lists_inside_objects_and_variants_left_unchecked() -> None:
+    check = FieldCheck()
+    shape = Shape(
+        "type delta",
+        {"delta": Shape("type items", {"items": Shape("type", variants={"open": ANY, "shut": "size"})})},
+    )
+    items = [{"type": "open", "any": 1}, {"type": "shut", "size": 2, "hue": 3}, {"type": "new", "hue": 4}]
+    event = {"type": "e", "delta": {"type": "d", "items": items}}
+    # an "open" item's own fields are not checked, a "shut" item's are, a type the shape does not list is not
+    assert paths(check.check(POS, event, shape, "e")) == ["e.delta.items[].hue"]
+    assert paths(FieldCheck().check(POS, event, shape, "")) == ["delta.items[].hue"]

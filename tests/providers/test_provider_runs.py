@@ -293,6 +293,30 @@ def test_openai_responses(case: str | None, monkeypatch: pytest.MonkeyPatch) -> 
     _check("t.sse", responses_stream(fragments, change), openai_responses.run_form, monkeypatch, whole=case is None)
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        None,
+        "a gap just past 99",
+        "a number repeated just past 99",
+        "a number one past its place just before 99",
+    ],
+)
+def test_openai_responses_sequence_across_digit_counts(case: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's sequence numbers are read in one parse (``run_fragments``): across 99 -> 100 they take one
+    digit more, and a gap, a repeat or a swap there is seen as frame by frame sees it."""
+    fragments = _fragments(130)
+    changes: dict[str, Callable[[int, dict[str, Any]], Any]] = {
+        "a gap just past 99": _at(99, lambda d: None),
+        "a number repeated just past 99": _at(99, lambda d: {**d, "sequence_number": d["sequence_number"] - 1}),
+        "a number one past its place just before 99": _at(
+            96, lambda d: {**d, "sequence_number": d["sequence_number"] + 1}
+        ),
+    }
+    change = changes[case] if case is not None else lambda i, d: d
+    _check("t.sse", responses_stream(fragments, change), openai_responses.run_form, monkeypatch, whole=case is None)
+
+
 # -- Gemini / Vertex AI streamed function-call arguments (CRLF, as Vertex sends them) ---------------
 
 
