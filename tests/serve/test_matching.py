@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.serve.load import load_script
-from stream_doctor.serve.matching import compare
+from stream_doctor.serve.matching import Difference, compare
 from tests.conftest import FIXTURES
 
 ANTHROPIC = load_script(str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")).turns[1].request
@@ -89,3 +89,15 @@ def test_another_tool_set_or_a_result_for_a_call_never_made_is_refused(case: Any
     else:
         stranger["messages"][2]["tool_call_id"] += suffix
     assert any("never made" in line for line in compare(provider, recorded, stranger).refused)
+
+
+def test_a_request_streaming_with_1_for_true_is_noted() -> None:
+    # Python's == says True == 1; the request sent another value than the recorded one: noted, and
+    # served (the turn is answered as recorded). The near misses: the same true, and 4096.0 for 4096.
+    assert ANTHROPIC["body"]["stream"] is True
+    streaming = compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "stream": 1})
+    assert streaming.refused == () and streaming.noted == ("stream differs (1, the capture's true)",)
+    assert compare("anthropic", ANTHROPIC, body(ANTHROPIC)) == Difference()
+    tokens = ANTHROPIC["body"]["max_tokens"]
+    assert compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "max_tokens": float(tokens)}) == Difference()
+    assert compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "max_tokens": True}).noted != ()
