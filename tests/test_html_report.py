@@ -361,6 +361,27 @@ def test_a_call_run_as_streamed_stays_complete() -> None:
     assert page.count('<div class="same">') == len(report.stream.executions)
 
 
+@pytest.mark.parametrize(("executed", "same"), [("1", False), ("true", True), ("1.0", None)])
+def test_a_run_with_1_for_true_is_another_input(executed: str, same: bool | None, tmp_path: Path) -> None:
+    # The page says what SD103 says: 1 for a streamed true is another input (Python's == says True == 1);
+    # 1.0 for a streamed 1 is the same JSON number (None: the stream carried 1).
+    streamed = "1" if same is None else "true"
+    data = Path("fixtures/anthropic/executed_input_differs.jsonl").read_text(encoding="utf-8")
+    data = data.replace('"partial_json":"sius\\"}"', f'"partial_json":"sius\\", \\"force\\": {streamed}}}"')
+    data = data.replace(
+        '"input":{"location":"Denver, CO","unit":"fahrenheit"}',
+        f'"input":{{"location":"Denver, CO","unit":"celsius","force":{executed}}}',
+    )
+    assert data.count("force") == 2
+    path = tmp_path / "ran.jsonl"
+    path.write_text(data, encoding="utf-8")
+    report = replay(path, Options(timeline=True))
+    page = html.render(report, RenderOptions())
+    ran_the_same = same is not False
+    assert page.count('<div class="same">') == (1 if ran_the_same else 0)
+    assert any(f.code == "SD103" for f in report.findings) is not ran_the_same
+
+
 # -- without a browser: order, legend, counts ------------------------------------------------------
 
 _CHOSEN = sorted(

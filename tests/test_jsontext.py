@@ -13,6 +13,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from tests.json_values import json_values  # noqa: E402
+
 OPTIONS = [0, orjson.OPT_INDENT_2, orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS]
 OPTIONS += [orjson.OPT_APPEND_NEWLINE]
 
@@ -86,16 +88,87 @@ def test_brief_quotes_any_value_bounded() -> None:
     assert jsontext.brief(list(range(1000)), 10) == "[0,1,2,3,…"
 
 
-def test_equal_is_python_equality_at_any_depth() -> None:
+def _normalised(value: Any) -> Any:
+    """The reference's view of a value: an integral float is the integer it is (JSON has one number type)."""
+    if isinstance(value, dict):
+        return {k: _normalised(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalised(v) for v in value]
+    if type(value) is float and value.is_integer() and -(2**63) <= value < 2**64:
+        return int(value)
+    return value
+
+
+def _reference(a: Any, b: Any) -> bool:
+    """The same JSON value: the same bytes, keys sorted, once integral floats are integers."""
+    return orjson.dumps(_normalised(a), option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+        _normalised(b), option=orjson.OPT_SORT_KEYS
+    )
+
+
+def _variant(value: Any, flips: Any) -> Any:
+    """A copy of ``value`` where ``flips`` (a stream of booleans) says which scalars change to their
+    neighbour a JSON reader may or may not tell apart: ``true``/``1``, ``false``/``0``, ``1``/``1.0``,
+    ``1.5``/``1.5`` written as another float, and which objects change their key order."""
+    if isinstance(value, dict):
+        items = [(k, _variant(v, flips)) for k, v in value.items()]
+        return dict(reversed(items) if next(flips) else items)
+    if isinstance(value, list):
+        return [_variant(v, flips) for v in value]
+    if not next(flips):
+        return value
+    if type(value) is bool:
+        return int(value)
+    if type(value) is int:
+        return float(value) if abs(value) < 2**53 else (value == 1)
+    if type(value) is float and value.is_integer() and abs(value) < 2**53:
+        return int(value) if value else False
+    return value
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(json_values(4, 4, 24), json_values(4, 4, 24), st.randoms(use_true_random=False))
+def test_equal_is_json_equality(value: Any, unrelated: Any, chance: Any) -> None:
+    # Against a value and its neighbours (a boolean for a number, a float for an integer, another key
+    # order) and against any other value: the same answer as the reference.
+    flips = iter(lambda: chance.random() < 0.3, None)
+    for other in (value, orjson.loads(orjson.dumps(value)), _variant(value, flips), unrelated):
+        assert jsontext.equal(value, other) == _reference(value, other) == jsontext.equal(other, value)
+
+
+def test_equal_tells_booleans_from_numbers_and_not_integers_from_floats() -> None:
+    assert not jsontext.equal({"force": True}, {"force": 1})
+    assert not jsontext.equal([False], [0]) and not jsontext.equal([0.0], [False])
+    assert not jsontext.equal(True, False) and jsontext.equal(True, True)
+    assert jsontext.equal({"n": 1, "m": [2]}, {"m": [2.0], "n": 1.0})  # key order and 1/1.0 do not count
+    assert jsontext.equal(-0.0, 0) and not jsontext.equal(None, False) and not jsontext.equal("1", 1)
+    assert not jsontext.equal([1], {"0": 1}) and not jsontext.equal([[]], [{}])
+
+
+def test_equal_at_any_depth() -> None:
     assert jsontext.equal(nested(5000), nested(5000))
     assert not jsontext.equal(nested(5000), nested(4999))
     assert not jsontext.equal(nested(5000, "dict"), nested(5000))
-    deep = nested(3000)
-    deep[0][0].append(1)
-    other = nested(3000)
-    other[0][0].append(1.0)
-    assert jsontext.equal(deep, other)  # 1 == 1.0, as ==
-    assert jsontext.equal({"a": 1}, {"a": 1}) and not jsontext.equal({"a": 1}, {"a": 2})
+    for depth in (1024, 3000):  # orjson's reading depth, and past Python's recursion limit
+        deep, other = nested(depth), nested(depth)
+        deep[0][0].append(1)
+        other[0][0].append(1.0)
+        assert jsontext.equal(deep, other)  # 1 is 1.0
+        other[0][0][-1] = True
+        assert not jsontext.equal(deep, other)  # true is not 1
+        deep_object, other_object = nested(depth, "dict"), nested(depth, "dict")
+        deep_object["k"]["flag"], other_object["k"]["flag"] = False, 0
+        assert not jsontext.equal(deep_object, other_object)
+
+
+def test_equal_over_a_shared_history_compares_the_items_that_are_not_shared() -> None:
+    # A session's history repeating the previous request's holds its objects: the one item edited
+    # from true to 1 is found, also when Python's == says the lists are equal.
+    before = [{"role": "user", "content": str(n), "input": {"append": True}} for n in range(50)]
+    repeated = list(before)
+    assert jsontext.equal(repeated, before)
+    repeated[30] = {"role": "user", "content": "30", "input": {"append": 1}}
+    assert repeated == before and not jsontext.equal(repeated, before)
 
 
 def test_integers_beyond_64_bits_are_written_as_the_numbers_they_are() -> None:

@@ -30,6 +30,8 @@ from typing import Any
 
 import orjson
 
+from stream_doctor.util.jsontext import equal
+
 _STRING_STOP = re.compile(r'["\\]')
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
 _WHITESPACE = frozenset(" \t\r\n")
@@ -234,9 +236,9 @@ class PartialJson:
             complete = len(node) if depth == last else len(node) - 1
             if isinstance(node, list):
                 for i in range(frame.checked, complete):
-                    if value[i] != node[i]:
+                    if not equal(value[i], node[i]):
                         return False
-                if extra and value[-1] != trailing:
+                if extra and not equal(value[-1], trailing):
                     return False
                 frame.checked = max(frame.checked, complete)
                 if depth < last:
@@ -244,9 +246,9 @@ class PartialJson:
             else:
                 keys = frame.keys
                 for key in keys[frame.checked : complete]:
-                    if key not in value or value[key] != node[key]:
+                    if key not in value or not equal(value[key], node[key]):
                         return False
-                if extra and (frame.key not in value or value[frame.key] != trailing):
+                if extra and (frame.key not in value or not equal(value[frame.key], trailing)):
                     return False
                 frame.checked = max(frame.checked, complete)
                 if depth < last:

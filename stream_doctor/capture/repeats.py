@@ -10,18 +10,21 @@ body's items at the same places become those items (and a list equal to the prev
 (``system``, ``toolConfig``) becomes it. The objects it leaves then go as soon as
 the body is parsed, so a session's parsed requests take about what its last one takes.
 
-Equal is equal as parsed JSON values (``1 == 1.0``), as ``conversation.requests.History`` compares
-a history with the one before, at any depth orjson reads (``jsontext.equal``: Python's ``==`` raises
-``RecursionError`` near 1,000 levels). Nothing writes into a body once it is read (writers copy it:
-``exchange.redact_body``), so a shared object is only ever read.
+Equal is the same JSON value (``jsontext.equal``: ``1`` is ``1.0``, ``true`` is not ``1``, at any
+depth), as ``conversation.requests.History`` compares a history with the one before: an item edited
+from ``true`` to ``1`` keeps its own object, so the body still reads ``1``. Nothing writes into a body
+once it is read (writers copy it: ``exchange.redact_body``), so a shared object is only ever read.
 
-Comparing the items one by one costs about as much as parsing them, on every request. Where the
-bodies are values orjson parsed from JSON text (``Repeats(json_text=True)``: the envelope's lines),
-each list is also written once with ``orjson.dumps`` and compared as bytes: a list whose text starts
-with the previous list's items' text, followed by the comma or bracket that ends an item, holds those
-items (JSON's grammar ends each item there, and orjson writes every such value one way only: no NaN,
-no infinity, no date in what it parsed). Any other case, a history that was edited among them, is
-compared item by item as before: the bytes only ever say "the same" where the items are.
+Comparing the items one by one costs about as much as parsing them, on every request (more, to tell
+``true`` from ``1``). So each list is also written once with ``orjson.dumps`` and compared as bytes: a
+list whose text starts with the previous list's items' text, followed by the comma or bracket that
+ends an item, holds those items (JSON's grammar ends each item there, and orjson writes every such
+value one way only). Where the bodies are values orjson parsed from JSON text (``Repeats(json_text=True)``:
+the envelope's lines) that is all; other bodies (a cassette's YAML, a recording's parsed JSON) may hold
+a date, which is not written (``list_text``), or NaN and infinities, written ``null`` as ``None`` is:
+there a text that holds ``null`` is confirmed by ``==``, which tells those apart. Any other case, a
+history that was edited among them, is compared item by item: the bytes only ever say "the same"
+where the items are.
 
 Writing each list again still cost a tenth of a session's replay, and parsing the history again most of
 the rest. The envelope's reader asks ``record_of(line)`` before it parses a line: once a line is proved to
@@ -65,7 +68,7 @@ class Repeats:
     def __init__(self, json_text: bool = False) -> None:
         self.previous: dict[str, Any] | None = None
         self.json_text = json_text
-        #: the previous body's lists as orjson writes them, by key (when ``json_text``; None: it cannot)
+        #: the previous body's lists as orjson writes them, by key (None: it cannot)
         self.texts: dict[str, bytes | None] = {}
         #: where the previous line holds the list that grew, when proved (see ``Anchor``)
         self.anchor: Anchor | None = None
@@ -108,13 +111,13 @@ class Repeats:
         grew = None
         for key, value in body.items():
             text = None
-            if self.json_text and type(value) is list:
+            if type(value) is list:
                 text = self.texts[key] = list_text(value)
             before = None if previous is None else previous.get(key)
             if before is None or before is value or type(before) is not type(value):
                 continue
             if type(value) is list:
-                if text_repeats(texts_before.get(key), text):
+                if text_repeats(texts_before.get(key), text) and (self.json_text or _not_null(before, value, text)):
                     value[: len(before)] = before  # the same items, as their bytes prove
                     shared = len(before)
                 else:
@@ -202,11 +205,19 @@ def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list
 
 
 def list_text(value: list[Any]) -> bytes | None:
-    """The list as orjson writes it, or None where it cannot (an integer past 64 bits)."""
+    """The list as orjson writes it, or None where it cannot (an integer past 64 bits) or would write
+    another value the same (a date, written as the string it would be)."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATETIME)
     except orjson.JSONEncodeError:
         return None
+
+
+def _not_null(before: list[Any], items: list[Any], text: bytes | None) -> bool:
+    """Whether bytes that repeat ``before``'s text in ``items``' prove its items: where the text holds
+    no ``null``, which NaN, the infinities and ``None`` are all written as; else where ``==`` says so
+    (NaN is no value, infinity not ``None``; the bytes told ``true`` from ``1``)."""
+    return text is not None and b"null" not in text or items[: len(before)] == before
 
 
 def text_repeats(before: bytes | None, text: bytes | None) -> bool:
@@ -217,10 +228,27 @@ def text_repeats(before: bytes | None, text: bytes | None) -> bool:
     return text[end : end + 1] in (b",", b"]") and text.startswith(memoryview(before)[:end])
 
 
+def repeats_items(items: list[Any], before: list[Any]) -> bool:
+    """Whether ``items`` starts with every item of ``before``, the same JSON values (``jsontext.equal``).
+
+    As cheap as one ``==`` in C where this module shared them. Every body is parsed from bytes, and only
+    ``Repeats`` makes two bodies hold the same object: a leading run of a list, each item at its own
+    place. So where the last item of ``before`` is the very object at its place in ``items``, so is each
+    item before it (the same values: no ``1`` for ``true`` hides there), and ``==`` confirms it, each
+    item found the same object at once. Any other pair of lists is compared by ``equal``.
+    """
+    size = len(before)
+    if len(items) < size:
+        return False
+    if size and items[size - 1] is before[-1] and items[:size] == before:
+        return True
+    return equal(items[:size], before)
+
+
 def _share_prefix(before: list[Any], items: list[Any]) -> int:
     """``items``' leading run of items equal to ``before``'s, replaced by ``before``'s; its length."""
     size = len(before)
-    if len(items) >= size and equal(items[:size], before):  # the common case, one comparison in C
+    if len(items) >= size and equal(items[:size], before):  # the common case: ``==`` and orjson's bytes, in C
         items[:size] = before
         return size
     same = 0

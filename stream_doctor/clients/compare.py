@@ -8,9 +8,10 @@ parse, is not run. Server-side calls (the provider runs them) are left out on bo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from stream_doctor.clients.base import ClientError, Handoff, Profile, Provenance
+from stream_doctor.util.jsontext import equal
 from stream_doctor.values.events import MISSING
 
 if TYPE_CHECKING:
@@ -77,30 +78,6 @@ def expected_run(call: ToolCall) -> bool:
     return call.input_format == "text" or call.parse_failure is None
 
 
-def same_value(a: Any, b: Any) -> bool:
-    """JSON equality: ``1`` is not ``true``, ``1`` is ``1.0``, key order does not count. A loop over
-    the pairs still to compare, not recursion: the values may nest 1,000 levels deep."""
-    pairs = [(a, b)]
-    while pairs:
-        x, y = pairs.pop()
-        if isinstance(x, bool) or isinstance(y, bool):
-            if type(x) is not type(y) or x != y:
-                return False
-        elif isinstance(x, dict) and isinstance(y, dict):
-            if x.keys() != y.keys():
-                return False
-            pairs.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, list) and isinstance(y, list):
-            if len(x) != len(y):
-                return False
-            pairs.extend(zip(x, y, strict=True))
-        elif isinstance(x, (dict, list)) or isinstance(y, (dict, list)):
-            return False
-        elif not (x == y and isinstance(x, (int, float)) == isinstance(y, (int, float))):
-            return False
-    return True
-
-
 def review(
     stream: AccumulatedStream,
     profile: Profile,
@@ -151,7 +128,7 @@ def _verdict(call: ToolCall, mine: tuple[Handoff, ...], error: ClientError | Non
                 found.append(Difference("merged", call.ordinal, first))
             elif first.at is not None and last_fragment is not None and first.at.number < last_fragment.number:
                 found.append(Difference("early", call.ordinal, first))
-            elif not same_value(first.input, call.arguments):
+            elif not equal(first.input, call.arguments):
                 found.append(Difference("input", call.ordinal, first))
             if (
                 len(first.calls) == 1

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from stream_doctor.serve.load import Script
 
 #: Request fields the answer depends on through the checks below, or that are the conversation itself.
-_JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "stream", "toolConfig"})
+#: (``stream`` is not one: no check below reads it, and the turn is served as recorded, so another
+#: ``stream``, ``1`` for ``true`` too, is noted.)
+_JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "toolConfig"})
 
 
 @dataclass(frozen=True)

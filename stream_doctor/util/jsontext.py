@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import compress
+from operator import is_, is_not
 from typing import Any, Callable, Iterable, Iterator
 
 import orjson
@@ -127,25 +129,57 @@ def open_containers(text: str) -> int | None:
 
 
 def equal(a: Any, b: Any) -> bool:
-    """``a == b`` for parsed JSON values, also nested deeper than Python's comparison recurses (it
-    raises ``RecursionError`` near 1,000 levels, and a capture's values may nest 1,024)."""
+    """Whether two parsed JSON values are the same JSON value: the one definition every verdict uses.
+
+    Exact where Python's ``==`` is not: ``true`` is not ``1`` and ``false`` is not ``0`` (``True == 1``
+    in Python, but every JSON reader tells a boolean from a number, and a tool run with ``1`` for
+    ``true`` ran with another input). Numbers compare by value: ``1`` is ``1.0``. JSON has one number
+    type (RFC 8259 section 6); the JavaScript SDKs' ``JSON.parse`` reads both as the number 1, and an
+    application that logs what it ran through ``JSON.stringify`` writes ``1`` for a streamed ``1.0``,
+    so no capture proves that a run with ``1`` changed a ``1.0`` (Python's ``json``/orjson read ``1.0``
+    as a float, equal to ``1`` by ``==`` too). Key order does not count; strings compare by their code
+    points. A list is never a tuple (parsed JSON holds lists).
+
+    Any depth (Python's comparison raises ``RecursionError`` near 1,000 levels; a capture's values nest
+    up to 1,024, orjson's limit). As fast as ``==`` where it is hot: a session's history that repeats
+    the previous request's holds the same objects (checked item by item, in C); values parsed apart are
+    compared by ``==`` (every difference it sees is one JSON sees), then by orjson's bytes (``true`` and
+    ``1`` are written apart); only where those disagree (another key order, ``1`` against ``1.0``, a
+    value orjson does not write) a loop walks the pairs that are not the same objects.
+    """
+    if a is b or type(a) is list and type(b) is list and len(a) == len(b) and all(map(is_, a, b)):
+        return True  # the same objects: a history that repeats the previous request's, item by item
     try:
-        return bool(a == b)
+        if a != b:
+            return False  # every difference Python's comparison sees is one JSON sees
     except RecursionError:
+        return _same(a, b)  # nested deeper than Python's comparison recurses
+    # Python's ``==`` holds: the values differ as JSON only where one holds a boolean and the other a
+    # number. orjson writes ``true`` and ``1`` apart, so the same bytes prove the same value (in C).
+    try:
+        if orjson.dumps(a) == orjson.dumps(b):
+            return True
+    except TypeError:  # not written (nested past 254 levels, a lone surrogate, an integer past 64 bits)
         pass
+    return _same(a, b)  # other key orders, ``1`` against ``1.0``, or a boolean against a number
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``equal``, as a loop over the pairs still to compare (any depth), skipping the shared objects."""
     pairs = [(a, b)]
     while pairs:
         x, y = pairs.pop()
-        if isinstance(x, dict) and isinstance(y, dict):
-            if x.keys() != y.keys():
+        if isinstance(x, dict):
+            if not isinstance(y, dict) or x.keys() != y.keys():
                 return False
-            pairs.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            theirs = list(map(y.__getitem__, x))
+            pairs.extend(compress(zip(x.values(), theirs, strict=True), map(is_not, x.values(), theirs)))
+        elif isinstance(x, (list, tuple)):
             if type(x) is not type(y) or len(x) != len(y):
                 return False
-            pairs.extend(zip(x, y, strict=True))
-        elif isinstance(x, (dict, list, tuple)) or isinstance(y, (dict, list, tuple)) or x != y:
-            return False
+            pairs.extend(compress(zip(x, y, strict=True), map(is_not, x, y)))
+        elif isinstance(y, (dict, list, tuple)) or type(x) is bool or type(y) is bool or x != y:
+            return False  # (x is not y: two booleans here are ``true`` and ``false``)
     return True
 
 

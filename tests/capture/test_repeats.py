@@ -4,6 +4,7 @@ before shares its objects, and no body reads differently for it."""
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from stream_doctor import replay
 from stream_doctor.capture import load
 from stream_doctor.capture import repeats as repeats_module
 from stream_doctor.capture.repeats import Repeats
+from stream_doctor.util.jsontext import equal
 
 ITEMS = st.one_of(
     st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=3)}),
@@ -85,12 +87,12 @@ def test_each_body_reads_as_it_was_parsed(first: list[Any], steps: list[tuple[st
     repeats = Repeats(json_text)
     for each in bodies:
         repeats.share(each)
-    assert bodies == as_parsed
+    assert equal(bodies, as_parsed)  # the same JSON values: no item edited from true to 1 reads true
     for before, after in zip(bodies, bodies[1:], strict=False):
         if isinstance(before["messages"], list) and isinstance(after["messages"], list):
             same = 0  # the leading run the two requests send alike is one set of objects
             while same < min(len(before["messages"]), len(after["messages"])):
-                if before["messages"][same] != after["messages"][same]:
+                if not equal(before["messages"][same], after["messages"][same]):
                     break
                 assert after["messages"][same] is before["messages"][same]
                 same += 1
@@ -117,6 +119,46 @@ def test_a_value_of_another_type_is_never_shared() -> None:
     third = {"messages": [{"a": 1}, {"b": 2}]}
     repeats.share(third)
     assert third["messages"][0] is not first["messages"][0]  # compared with the previous object body only
+
+
+@pytest.mark.parametrize("json_text", [False, True])
+def test_an_item_edited_from_true_to_1_keeps_its_own_object(json_text: bool) -> None:
+    # Python's == says True == 1: shared, the edited request would read true. A JSON reader tells them
+    # apart; 1.0 for 1 is the same JSON number (the near miss), shared.
+    first = {"messages": [{"role": "user", "content": "a"}, {"input": {"all": True, "n": 1}}]}
+    repeats = Repeats(json_text)
+    repeats.share(first)
+    edited = orjson.loads(orjson.dumps(first).replace(b'"all":true', b'"all":1'))
+    repeats.share(edited)
+    assert edited["messages"][0] is first["messages"][0] and edited["messages"][1] is not first["messages"][1]
+    assert edited["messages"][1]["input"]["all"] == 1 and type(edited["messages"][1]["input"]["all"]) is int
+    respelled = orjson.loads(orjson.dumps(edited).replace(b'"n":1', b'"n":1.0'))
+    repeats.share(respelled)
+    assert respelled["messages"] is edited["messages"]
+
+
+def test_bytes_prove_a_parsed_body_s_items_only_where_they_are_the_same_values() -> None:
+    # A cassette's YAML or a recording's parsed JSON may hold a date (orjson would write the string it
+    # is) or NaN and infinities (written null, as None is): never shared for the string or the None.
+    # The near miss: the same items, null among them, shared.
+    repeats = Repeats()
+    first = {"messages": [{"at": "2024-01-01", "x": None}, {"y": None}]}
+    repeats.share(first)
+    dated = {"messages": [{"at": datetime.date(2024, 1, 1), "x": None}, {"y": None}, {"n": 1}]}
+    repeats.share(dated)
+    assert dated["messages"][0] is not first["messages"][0] and dated["messages"][1] is not first["messages"][1]
+    again = {"messages": [{"at": datetime.date(2024, 1, 1), "x": None}, {"y": float("nan")}, {"n": 1}]}
+    repeats.share(again)
+    assert again["messages"][0] is dated["messages"][0] and again["messages"][1] is not dated["messages"][1]
+    same = copy.deepcopy(again)
+    same["messages"][1] = {"y": float("nan")}
+    repeats.share(same)  # (NaN is no value: never the same as another NaN, as ``==`` says)
+    assert same["messages"][0] is again["messages"][0] and same["messages"][1] is not again["messages"][1]
+    grown = {"messages": [{"at": datetime.date(2024, 1, 1), "x": None}, {"y": None}, {"n": 1}, {"n": 2}]}
+    nulls = copy.deepcopy(grown)
+    repeats.share(grown)
+    repeats.share(nulls)
+    assert all(item is old for item, old in zip(nulls["messages"], grown["messages"], strict=True))
 
 
 def test_an_envelope_session_keeps_its_history_once() -> None:

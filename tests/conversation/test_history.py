@@ -131,6 +131,21 @@ def test_an_edited_history_is_read_whole_and_counted() -> None:
     assert (history.extended, history.edited) == (1, 1)
 
 
+def test_a_history_item_edited_from_true_to_1_is_an_edit() -> None:
+    # Python's == says True == 1; a JSON reader (and the tool run with it) tells them apart. The near
+    # miss: 1.0 for 1 is the same JSON number, the history read from its prefix.
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"all": True}}]}
+    history = History("anthropic")
+    history.parse(_body([{"role": "user", "content": "go"}, call]))
+    edited = orjson.loads(orjson.dumps(_body([{"role": "user", "content": "go"}, call])).replace(b"true", b"1"))
+    facts = history.parse(edited)
+    assert (history.extended, history.edited) == (0, 1)
+    assert facts == parse("anthropic", edited) and facts.calls[0].input == {"all": 1}
+    respelled = orjson.loads(orjson.dumps(edited).replace(b'"all":1', b'"all":1.0'))
+    history.parse(respelled)
+    assert (history.extended, history.edited) == (1, 1)
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_the_benchmark_sessions_are_clean_and_read_from_their_prefix(provider: str) -> None:
     """``benchmarks/sessions.py`` writes sessions whose every request repeats the previous one's

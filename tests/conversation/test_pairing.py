@@ -150,6 +150,25 @@ def test_echo_checks_empty_input_other_input_and_rewritten_ids() -> None:
     assert len(issues) == 1
 
 
+def test_an_echoed_input_with_0_for_false_differs() -> None:
+    # Python's == says False == 0; the tool the echo describes ran with another input. The near misses:
+    # the same false, and 1.0 for 1 (one JSON number: JSON.parse reads both as 1).
+    streamed = first_turn((A, "get_weather", ['{"city": "Paris", "metric": false, "days": 1}']))
+
+    def echoed(value: dict) -> object:  # type: ignore[type-arg]
+        return turn(
+            2,
+            "anthropic",
+            anthropic_body(
+                {"role": "assistant", "content": [use(A, value=value)]}, {"role": "user", "content": [result(A)]}
+            ),
+        )
+
+    assert kinds([streamed, echoed({"city": "Paris", "metric": 0, "days": 1})]) == [("echoed-input-differs", A)]
+    assert kinds([streamed, echoed({"city": "Paris", "metric": False, "days": 1})]) == []
+    assert kinds([streamed, echoed({"city": "Paris", "metric": False, "days": 1.0})]) == []
+
+
 def test_only_what_a_request_adds_is_checked() -> None:
     bad_history = anthropic_body(
         {"role": "assistant", "content": [use(A)]}, {"role": "user", "content": [result(A), result(A)]}

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.serve.load import load_script
-from stream_doctor.serve.matching import compare
+from stream_doctor.serve.matching import Difference, compare
+from stream_doctor.util.jsontext import equal
 from tests.conftest import FIXTURES
 
 ANTHROPIC = load_script(str(FIXTURES / "conversations/anthropic_echo_empty_input.yaml")).turns[1].request
@@ -35,14 +36,18 @@ def body(recorded: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.slow  # hypothesis: 150 bodies with a field of any JSON value added (4 s of CPU)
 @SETTINGS
 @given(
-    CASES, st.text(min_size=1, max_size=12).filter(lambda k: k not in ("model", "tools", "messages", "stream")), JSON
+    CASES,
+    st.one_of(
+        st.just("stream"), st.text(min_size=1, max_size=12).filter(lambda k: k not in ("model", "tools", "messages"))
+    ),
+    JSON,
 )
 def test_a_field_the_answer_does_not_depend_on_is_noted_never_refused(case: Any, key: str, value: Any) -> None:
     provider, recorded = case
     changed = {**body(recorded), key: value}
     found = compare(provider, recorded, changed)
     assert found.refused == ()
-    differs = recorded["body"].get(key) != value
+    differs = not equal(recorded["body"].get(key), value)  # as JSON: 1 is not true
     assert [line.startswith(f"{key} differs") for line in found.noted] == ([True] if differs else [])
 
 
@@ -89,3 +94,15 @@ def test_another_tool_set_or_a_result_for_a_call_never_made_is_refused(case: Any
     else:
         stranger["messages"][2]["tool_call_id"] += suffix
     assert any("never made" in line for line in compare(provider, recorded, stranger).refused)
+
+
+def test_a_request_streaming_with_1_for_true_is_noted() -> None:
+    # Python's == says True == 1; the request sent another value than the recorded one: noted, and
+    # served (the turn is answered as recorded). The near misses: the same true, and 4096.0 for 4096.
+    assert ANTHROPIC["body"]["stream"] is True
+    streaming = compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "stream": 1})
+    assert streaming.refused == () and streaming.noted == ("stream differs (1, the capture's true)",)
+    assert compare("anthropic", ANTHROPIC, body(ANTHROPIC)) == Difference()
+    tokens = ANTHROPIC["body"]["max_tokens"]
+    assert compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "max_tokens": float(tokens)}) == Difference()
+    assert compare("anthropic", ANTHROPIC, {**body(ANTHROPIC), "max_tokens": True}).noted != ()

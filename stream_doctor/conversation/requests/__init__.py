@@ -13,10 +13,10 @@ import weakref
 from dataclasses import replace
 from typing import Any, Protocol
 
+from stream_doctor.capture.repeats import repeats_items
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead
 from stream_doctor.conversation.request_parts import ToolDef
 from stream_doctor.conversation.requests.common import listed
-from stream_doctor.util.jsontext import equal
 from stream_doctor.util.registry import LazyRegistry
 
 
@@ -59,11 +59,11 @@ class History:
 
     An agent's every request repeats the previous one's history and adds its new turns, so a
     session's bytes grow with the square of its turns. A request whose history starts with the
-    previous request's whole history (compared as parsed JSON values, where ``1 == 1.0``) is read
-    from its first new item; the facts of the items before it are the previous request's. A history
-    that was edited (summarised, truncated, a changed first message) is read whole: ``extended``
-    counts the requests read from their prefix, ``whole`` the others, ``edited`` those of them whose
-    history did not start with the previous request's.
+    previous request's whole history (the same JSON values, ``jsontext.equal``: an item edited from
+    ``true`` to ``1`` is an edit) is read from its first new item; the facts of the items before it
+    are the previous request's. A history that was edited (summarised, truncated, a changed first
+    message) is read whole: ``extended`` counts the requests read from their prefix, ``whole`` the
+    others, ``edited`` those of them whose history did not start with the previous request's.
     """
 
     def __init__(self, provider: str) -> None:
@@ -109,7 +109,7 @@ class History:
             self.whole += 1
             return None
         _, before, facts = previous
-        if len(items) >= len(before) and equal(items[: len(before)], before):
+        if repeats_items(items, before):
             self.extended += 1
             return len(before), facts
         self.edited += 1

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.rules.base import Rule, rule
+from stream_doctor.util.jsontext import equal
 from stream_doctor.util.wording import preview
 from stream_doctor.values.findings import Finding, Severity
 
@@ -46,13 +47,13 @@ if TYPE_CHECKING:
 
 def ran_empty(executed: object, placeholder: object) -> bool:
     """Whether a run's input is nothing: ``{}``, none, or the start event's placeholder."""
-    return executed == {} or executed is None or (placeholder not in (None, {}) and executed == placeholder)
+    return executed == {} or executed is None or (placeholder not in (None, {}) and equal(executed, placeholder))
 
 
 def is_empty_input_bug(executed: object, real: object, placeholder: object) -> bool:
     if not isinstance(real, dict) or not real:
         return False
-    if ran_empty(executed, placeholder) and executed != real:
+    if ran_empty(executed, placeholder) and not equal(executed, real):
         return True
     return isinstance(executed, dict) and set(executed) < set(real)
 

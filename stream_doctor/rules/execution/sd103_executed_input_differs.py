@@ -2,7 +2,8 @@
 
 What it checks:
     For a completed call, the ``execute`` record's input must equal the arguments reassembled from
-    the stream. Differences that are the empty-input bug are SD102's; every other difference
+    the stream, as JSON values: ``1`` for ``true`` differs, ``1.0`` for ``1`` does not (one JSON number,
+    which the JavaScript SDKs read as the same 1). Differences that are the empty-input bug are SD102's; every other difference
     (a changed value, an extra key, a repaired truncated buffer) is reported here with the keys that differ.
     A call whose argument text does not parse (SD201) has no input the tool could rightly run with:
     a run with anything but nothing (SD102's) is a repair or a replacement, reported here.
