@@ -289,6 +289,10 @@ class Found(NamedTuple):
     matches: list[re.Match[bytes]] | None
 
 
+#: A run ``find_runs`` found: its head's start and end, the head's match, the events after it.
+Run = tuple[int, int, "re.Match[bytes]", Found]
+
+
 class RunReading:
     """What a reading with runs shares with its reader: the form (None: none yet, or none at all),
     whether the engine still has to say (the reader then reads the first piece in small steps,
@@ -307,7 +311,7 @@ class RunReading:
 
 def find_runs(
     reading: RunReading, data: bytes, start: int, end: int, line_end: bytes, events_per_line: bool = False
-) -> Iterator[tuple[int, int, re.Match[bytes], Found]]:
+) -> Iterator[Run]:
     """Each run in ``data[start:end]`` (which starts and ends at event boundaries): ``(head start,
     head end, head match, the events after it)``, in order, never overlapping.
     Events end with a blank line (SSE), or with each line end (``events_per_line``: JSON Lines).
