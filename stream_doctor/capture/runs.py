@@ -411,6 +411,26 @@ def _template(
         reading.failed += 1
         reading.form = None
         return None
+    whole = (blank, *key, *(form.free.get(name, b"") for name in names))  # all a template is built from
+    template = _COMPILED.get(whole)
+    if template is None:
+        if len(_COMPILED) >= MAX_COMPILED:
+            _COMPILED.clear()  # captures whose heads all differ (an id in each): no more kept than this
+        template = _COMPILED[whole] = _compiled(form, fixed, names, blank)
+    reading.templates[key] = template
+    return template
+
+
+#: Templates built in this process, by the bytes and groups they are built from (at most
+#: MAX_COMPILED): escaping a head's bytes and finding its compiled regexes in ``re``'s cache cost
+#: 60-120 µs a template, a fifth of a small replay, and every replay of one kind of capture (a test
+#: suite's, a scan's, a server's) builds the same ones.
+_COMPILED: dict[tuple[bytes, ...], Template] = {}
+MAX_COMPILED = 256
+
+
+def _compiled(form: RunForm, fixed: list[bytes], names: list[str], blank: bytes) -> Template:
+    """The template of a head whose bytes are ``fixed`` around its groups ``names``, compiled."""
     source = [re.escape(fixed[0])]
     for name, after in zip(names, fixed[1:], strict=True):
         group = FRAGMENT if name == "fragment" else form.free[name]
@@ -419,8 +439,7 @@ def _template(
     events = None
     if names == ["fragment"] and _cut_at_blanks(fixed[0], fixed[1], blank):
         events = re.compile(b"(?:" + re.escape(fixed[0]) + FRAGMENT + re.escape(fixed[1]) + b")*+")
-    template = reading.templates[key] = Template(re.compile(b"".join(source)), events)
-    return template
+    return Template(re.compile(b"".join(source)), events)
 
 
 def _cut_at_blanks(before: bytes, after: bytes, blank: bytes) -> bool:
