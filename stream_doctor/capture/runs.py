@@ -399,8 +399,9 @@ def _next_event(event: re.Pattern[bytes], prefix: bytes, data: bytes, at: int, e
 def _template(
     reading: RunReading, form: RunForm, fixed: list[bytes], names: list[str], blank: bytes
 ) -> Template | None:
-    """The template of a head whose bytes are ``fixed`` around its groups ``names`` (compiled once a
-    reading); None once MAX_TEMPLATES were compiled (the reading then stops looking for runs)."""
+    """The template of a head whose bytes are ``fixed`` around its groups ``names`` (built once a
+    process, counted once a reading); None once a reading took MAX_TEMPLATES (it then stops looking
+    for runs)."""
     key = (*fixed, *(name.encode() for name in names))
     template = reading.templates.get(key)
     if template is not None:
