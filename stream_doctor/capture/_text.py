@@ -22,10 +22,13 @@ def uniform_line_end(data: bytes) -> bytes | None:
     """The one line end the whole capture uses (LF or CRLF), or None when CRs are mixed in."""
     if data.find(b"\r") < 0:  # the usual capture: one memchr, not a count of every byte
         return b"\n"
-    crs = data.count(b"\r")
-    if crs == data.count(b"\r\n") == data.count(b"\n"):
-        return b"\r\n"
-    return None
+    return b"\r\n" if crlf_only(data) else None
+
+
+def crlf_only(data: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether every CR and LF of ``data[start:end]`` is one of a CRLF pair within it (counted in C)."""
+    crs = data.count(b"\r", start, end)
+    return crs == data.count(b"\n", start, end) and crs == data.count(b"\r\n", start, end)
 
 
 def split_lines(data: bytes) -> tuple[list[bytes], list[int]]:

@@ -289,6 +289,10 @@ class Found(NamedTuple):
     matches: list[re.Match[bytes]] | None
 
 
+#: A run ``find_runs`` found: its head's start and end, the head's match, the events after it.
+Run = tuple[int, int, "re.Match[bytes]", Found]
+
+
 class RunReading:
     """What a reading with runs shares with its reader: the form (None: none yet, or none at all),
     whether the engine still has to say (the reader then reads the first piece in small steps,
@@ -307,7 +311,7 @@ class RunReading:
 
 def find_runs(
     reading: RunReading, data: bytes, start: int, end: int, line_end: bytes, events_per_line: bool = False
-) -> Iterator[tuple[int, int, re.Match[bytes], Found]]:
+) -> Iterator[Run]:
     """Each run in ``data[start:end]`` (which starts and ends at event boundaries): ``(head start,
     head end, head match, the events after it)``, in order, never overlapping.
     Events end with a blank line (SSE), or with each line end (``events_per_line``: JSON Lines).
@@ -395,8 +399,9 @@ def _next_event(event: re.Pattern[bytes], prefix: bytes, data: bytes, at: int, e
 def _template(
     reading: RunReading, form: RunForm, fixed: list[bytes], names: list[str], blank: bytes
 ) -> Template | None:
-    """The template of a head whose bytes are ``fixed`` around its groups ``names`` (compiled once a
-    reading); None once MAX_TEMPLATES were compiled (the reading then stops looking for runs)."""
+    """The template of a head whose bytes are ``fixed`` around its groups ``names`` (built once a
+    process, counted once a reading); None once a reading took MAX_TEMPLATES (it then stops looking
+    for runs)."""
     key = (*fixed, *(name.encode() for name in names))
     template = reading.templates.get(key)
     if template is not None:
@@ -407,6 +412,26 @@ def _template(
         reading.failed += 1
         reading.form = None
         return None
+    whole = (blank, *key, *(form.free.get(name, b"") for name in names))  # all a template is built from
+    template = _COMPILED.get(whole)
+    if template is None:
+        if len(_COMPILED) >= MAX_COMPILED:
+            _COMPILED.clear()  # captures whose heads all differ (an id in each): no more kept than this
+        template = _COMPILED[whole] = _compiled(form, fixed, names, blank)
+    reading.templates[key] = template
+    return template
+
+
+#: Templates built in this process, by the bytes and groups they are built from (at most
+#: MAX_COMPILED): escaping a head's bytes and finding its compiled regexes in ``re``'s cache cost
+#: 60-120 µs a template, a fifth of a small replay, and every replay of one kind of capture (a test
+#: suite's, a scan's, a server's) builds the same ones.
+_COMPILED: dict[tuple[bytes, ...], Template] = {}
+MAX_COMPILED = 256
+
+
+def _compiled(form: RunForm, fixed: list[bytes], names: list[str], blank: bytes) -> Template:
+    """The template of a head whose bytes are ``fixed`` around its groups ``names``, compiled."""
     source = [re.escape(fixed[0])]
     for name, after in zip(names, fixed[1:], strict=True):
         group = FRAGMENT if name == "fragment" else form.free[name]
@@ -415,8 +440,7 @@ def _template(
     events = None
     if names == ["fragment"] and _cut_at_blanks(fixed[0], fixed[1], blank):
         events = re.compile(b"(?:" + re.escape(fixed[0]) + FRAGMENT + re.escape(fixed[1]) + b")*+")
-    template = reading.templates[key] = Template(re.compile(b"".join(source)), events)
-    return template
+    return Template(re.compile(b"".join(source)), events)
 
 
 def _cut_at_blanks(before: bytes, after: bytes, blank: bytes) -> bool:

@@ -38,10 +38,10 @@ from stream_doctor.capture import runs as _runs
 from stream_doctor.capture._sse_lines import LineReader
 from stream_doctor.capture._text import (
     BOM,
+    crlf_only,
     head_lines,
     is_utf8,
     json_error,
-    uniform_line_end,
 )
 from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
 from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
@@ -117,10 +117,21 @@ class _Read(LineReader):
         if quiet is not None:  # blank and comment lines alone: counted, nothing kept
             self.comments += quiet[1]
             return line + quiet[0]
-        line_end = uniform_line_end(piece) if fast else None
-        if line_end is not None:
-            return self.events(piece, line_end, line, offset)
+        if fast:
+            line_end = b"\n" if piece.find(b"\r") < 0 else b"\r\n"  # one memchr for the usual capture
+            found = self.found_runs(piece, line_end)
+            if line_end == b"\n" or _crlf_outside(piece, found):
+                return self.events(piece, line_end, line, offset, found)
         return self.lines(piece, offset, line, is_utf8(piece))
+
+    def found_runs(self, data: bytes, line_end: bytes) -> tuple[_runs.RunForm, list[_runs.Run]] | None:
+        """The reading's form and its runs in ``data`` (``runs.find_runs``); None when it reads no runs.
+        The form is taken first: the search stops reading runs (``form`` None) after too many templates."""
+        reading = self.runs
+        if reading is None or reading.form is None or not _runs.ENABLED:
+            return None
+        form = reading.form
+        return form, list(_runs.find_runs(reading, data, 0, len(data), line_end))
 
     def carried(self, event: _open.OpenEvent, piece: bytes, last: bool) -> tuple[int, int] | None:
         """The next piece of an event still open: None while it goes on past ``piece``; else the event is
@@ -147,8 +158,10 @@ class _Read(LineReader):
         where = Pos(self.before + len(self.frames) + 1, line, offset)
         self.unknown_fields.add(name, where, self.problems, count)
 
-    def events(self, data: bytes, line_end: bytes, line: int, offset: int) -> int:
-        """``simple_events`` over a whole piece, with the runs of the reading's form taken whole.
+    def events(
+        self, data: bytes, line_end: bytes, line: int, offset: int, taken: tuple[_runs.RunForm, list[_runs.Run]] | None
+    ) -> int:
+        """``simple_events`` over a whole piece, with the runs ``found_runs`` found taken whole.
 
         Between runs (and for each run's head) the bytes are read frame by frame; each run of
         events that differ from their head only in the fragment becomes one ``FrameRun`` right after
@@ -156,12 +169,12 @@ class _Read(LineReader):
         or whose fragments do not decode, is read frame by frame instead.
         """
         reading = self.runs
-        if reading is None or reading.form is None or not _runs.ENABLED:
+        if taken is None or reading is None:
             return self.simple_events(data, 0, line_end, line, offset)
-        form = reading.form
+        form, runs = taken
         frames = self.frames
         done = 0
-        for head_start, head_end, head_match, found in _runs.find_runs(reading, data, 0, len(data), line_end):
+        for head_start, head_end, head_match, found in runs:
             line = self.simple_events(data, done, line_end, line, offset + done, head_end)
             done = head_end
             head = frames[-1] if frames else None
@@ -273,6 +286,24 @@ class _Read(LineReader):
             self.comments += count
             return line + count
         return self.lines(rest, offset, line, is_utf8(rest))
+
+
+def _crlf_outside(data: bytes, found: tuple[_runs.RunForm, list[_runs.Run]] | None) -> bool:
+    """Whether ``data`` ends its lines with CRLF alone, where the runs ``found`` (with CRLF line ends) need
+    not be counted again: a run's events are its head's bytes but for groups that hold no CR or LF,
+    so they end their lines as the head does, which is counted (a head with a group right after a CR
+    is the exception: that CR pairs with the LF after the group only while the group is empty).
+    Counting every byte three times was a fifth of a Gemini replay (whose runs are most of it)."""
+    done = 0
+    form, runs = found if found is not None else (None, [])
+    groups = ("fragment", *form.free) if form is not None else ()
+    for head_start, head_end, head_match, events in runs:
+        if not crlf_only(data, done, head_end) or any(
+            data[at - 1] == 13 for at in map(head_match.start, groups) if at > head_start
+        ):
+            return False
+        done = events.end
+    return crlf_only(data, done)
 
 
 def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:

@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from stream_doctor.accumulate import spill
 from stream_doctor.capture import runs
@@ -157,6 +159,23 @@ def test_a_run_with_crlf_line_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(found) == 1 and found[0].fragments == fragments[1:]
     assert found[0].triples()[1] == found[0].head.pos.line + 3
     _same_both_ways("t.sse", monkeypatch, data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(draw=st.data())
+def test_a_crlf_capture_with_one_bare_line_end_reads_no_runs(
+    monkeypatch: pytest.MonkeyPatch, draw: st.DataObject
+) -> None:
+    """The reader proves a CRLF piece's line ends by counting only the bytes outside the runs it found
+    (a run's events end their lines as its head does). One bare CR or LF anywhere, in a run's fragment,
+    between its events or in the events around it, and the piece is read line by line, as when every
+    byte was counted: no run taken, and the replay what it is without runs."""
+    stream = anthropic_stream([_delta(f) for f in _fragments(24)]).replace(b"\n", b"\r\n")
+    at = draw.draw(st.integers(0, len(stream)), label="at")
+    bare = draw.draw(st.sampled_from([b"\r", b"\n"]), label="bare")
+    odd = stream[:at] + bare + stream[at:]
+    assert [item for item in _runs_read(odd, anthropic.run_form) if item.kind == "run"] == []
+    _same_both_ways("t.sse", monkeypatch, odd)
 
 
 #: One event in the middle of a run that is not the canonical bytes: the reader must not take it

@@ -11,6 +11,7 @@ replay without them (findings, positions, every call's fragments).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -100,6 +101,7 @@ def test_one_match_finds_what_one_match_per_event_finds(
     at_blanks = _found(data, form, line_end, per_line)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(runs, "_cut_at_blanks", lambda before, after, blank: False)
+        patch.setattr(runs, "_COMPILED", {})  # the templates this process built read the run at blank lines
         assert _found(data, form, line_end, per_line) == at_blanks
     with pytest.MonkeyPatch.context() as patch:
         _same_both_ways("t.sse" if provider == "vercel-ai" else "t.jsonl", patch, data)
@@ -124,3 +126,34 @@ def test_blank_lines_inside_a_template_keep_one_match_per_event() -> None:
     assert not runs._cut_at_blanks(b'{"a":"', b'"}\n\n', b"\n")  # a blank before the event's end
     assert not runs._cut_at_blanks(b'\n{"a":"', b'"}\n', b"\n")  # the next event starts with one
     assert not runs._cut_at_blanks(b'{"a":\n', b'\n"}\n', b"\n\n")  # an empty literal makes one
+
+
+def test_a_template_is_built_once_a_process() -> None:
+    """Every replay of one kind of capture finds its run template built; a head that differs in a
+    byte, in its line ends or in a free group's pattern gets its own; never more than MAX_COMPILED."""
+    write, form, per_line = STREAMS["vercel-ai"]
+    data = write([(f"part {i}", "canonical") for i in range(20)])
+
+    def template(data: bytes, line_end: bytes, form: runs.RunForm = form) -> runs.Template:
+        reading = runs.RunReading()
+        reading.form, reading.pending = form, False
+        assert len(list(runs.find_runs(reading, data, 0, len(data), line_end, per_line))) == 1
+        (built,) = reading.templates.values()
+        return built
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runs, "_COMPILED", {})
+        first = template(data, b"\n")
+        assert template(data, b"\n") is first  # the second reading builds nothing
+        other = template(data.replace(b"call_R", b"call_S"), b"\n")
+        crlf = template(data.replace(b"\n", b"\r\n"), b"\r\n")
+        assert len({id(first), id(other), id(crlf)}) == 3 and len(runs._COMPILED) == 3
+        assert crlf.events is not None and crlf.events.pattern.endswith(re.escape(b'"}\r\n\r\n') + b")*+")
+        free = runs.RunForm(
+            form.name, form.source.replace(b"(?P<fragment>", b"(?P<free_pad>x*+)(?P<fragment>"), {"free_pad": b"x*+"}
+        )
+        loose = runs.RunForm(free.name, free.source, {"free_pad": b"[xy]*+"})
+        assert template(data, b"\n", free) is not template(data, b"\n", loose)  # the same bytes, groups
+        patch.setattr(runs, "MAX_COMPILED", 3)
+        template(data.replace(b"call_R", b"call_T"), b"\n")
+        assert len(runs._COMPILED) == 1  # full: what was kept is dropped, the new one kept
