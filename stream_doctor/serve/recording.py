@@ -7,6 +7,8 @@ at its own time, as the proxy feeds what it forwards, so the envelope and the ve
 recording made during the write. It goes a slice at a time, giving the event loop back between slices
 (the other conversations' writes go on), and waits while the live diagnosis' queue is more than half
 full (``record.live.Queued.room``), so a long answer never outruns its diagnosis.
+An answer that went out whole is recorded from its plan's lines when an earlier answer kept them
+(``serve.lines``: the same envelope, its times filled in, not a record dumped per event).
 
 A follow-up may come before its turn is recorded. ``Pending`` is the listener the conversations are
 given: it tells the grouping (``record.conversations``: ``settled``) to wait for the recording of the
@@ -46,12 +48,15 @@ class Recording:
         self.lines: Lines | None = None  # the plan's lines this answer is recorded from
         self.event = 0  # the next of their events
         self.making: Lines | None = None  # the plan's lines this answer's recording keeps
+        self.started = False
 
     def _start(self) -> None:
-        """Whether this answer is recorded from its plan's lines, or keeps them: only one that went out whole."""
+        """Whether this answer is recorded from its plan's lines, or keeps them: only one that went out whole
+        (decided once: a stop that cancels ``record`` goes on with ``record_now``)."""
         plan = self.plan
-        if self.recorded or len(self.times) != len(self.reads) or self.lines is not None or self.making is not None:
+        if self.started or len(self.times) != len(self.reads):
             return
+        self.started = True
         if plan.lines is not None:
             self.lines = plan.lines
         elif plan.whole and not plan.making and not plan.refused:  # (a plan answered once, as most, keeps none)
