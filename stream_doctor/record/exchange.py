@@ -60,20 +60,23 @@ class RecordedExchange:
         for events in self.parser.feed(data):
             self._write(events, t)
 
-    def chunks(self, reads: Sequence[bytes], times: Sequence[float]) -> None:
+    def chunks(self, reads: Sequence[bytes], times: Sequence[float]) -> list[int]:
         """``chunk`` of each read at its time (``serve`` recording the reads it wrote): read as one piece where
         that reads them as read by read (``BodyParser.feed_reads``), each event at the time of the read that
         completed it. A record is at most ~40 times the bytes it is made of (a control byte written as a
         6-byte escape, a record's keys and time around a 2-byte JSON line): the capture limit is never
-        reached inside the piece."""
+        reached inside the piece. Returns, for each event record written, the index of its read in ``reads``."""
         total = sum(map(len, reads))
         fed = None
         if not self.ended and not self.full and self.written + 40 * total < self.max_capture:
             fed = self.parser.feed_reads(reads)
         if fed is None:
-            for data, t in zip(reads, times, strict=True):
+            written: list[int] = []
+            for place, (data, t) in enumerate(zip(reads, times, strict=True)):
+                before = self.events
                 self.chunk(data, t)
-            return
+                written += [place] * (self.events - before)
+            return written
         self.size += total
         events, places = fed
         first = 0
@@ -81,6 +84,7 @@ class RecordedExchange:
             if number == len(events) or places[number] != places[first]:
                 self._write(events[first:number], times[places[first]])
                 first = number
+        return places
 
     def end(self, cause: str | None = None, t: float | None = None) -> None:
         """The body is over: normally (``cause`` None), or stopped for the reason given (``t`` as ``chunk``'s).

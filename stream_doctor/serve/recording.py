@@ -7,6 +7,8 @@ at its own time, as the proxy feeds what it forwards, so the envelope and the ve
 recording made during the write. It goes a slice at a time, giving the event loop back between slices
 (the other conversations' writes go on), and waits while the live diagnosis' queue is more than half
 full (``record.live.Queued.room``), so a long answer never outruns its diagnosis.
+An answer that went out whole is recorded from its plan's lines when an earlier answer kept them
+(``serve.lines``: the same envelope, its times filled in, not a record dumped per event).
 
 A follow-up may come before its turn is recorded. ``Pending`` is the listener the conversations are
 given: it tells the grouping (``record.conversations``: ``settled``) to wait for the recording of the
@@ -18,39 +20,74 @@ from __future__ import annotations
 import asyncio
 import time
 from array import array
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.conversations import Listener, ListenerFactory, progress_of, settle
 from stream_doctor.record.exchange import RecordedExchange
+from stream_doctor.serve.lines import Lines, PlanLines
 
 #: Reads recorded between two returns to the event loop.
 SLICE = 256
 
 
 class Recording:
-    """One answer's reads (``reads``, the plan's) and when each went out (``times``, ``time.monotonic()``)."""
+    """One answer's reads (``reads``, the plan's) and when each went out (``times``, ``time.monotonic()``);
+    an answer that went out whole is recorded from its plan's ``lines`` (``serve.lines``), or keeps them."""
 
-    def __init__(self, exchange: RecordedExchange, reads: tuple[tuple[float, bytes], ...]) -> None:
+    def __init__(self, exchange: RecordedExchange, reads: Sequence[tuple[float, bytes]], lines: PlanLines) -> None:
         self.exchange = exchange
         self.reads = reads
         self.times = array("d")
         self.recorded = 0
         #: when every read had gone out and the body's end was due (then a failure to end it cuts nothing)
         self.whole: float | None = None
+        self.plan = lines
+        self.lines: Lines | None = None  # the plan's lines this answer is recorded from
+        self.event = 0  # the next of their events
+        self.making: Lines | None = None  # the plan's lines this answer's recording keeps
+        self.started = False
+
+    def _start(self) -> None:
+        """Whether this answer is recorded from its plan's lines, or keeps them: only one that went out whole
+        (decided once: a stop that cancels ``record`` goes on with ``record_now``)."""
+        plan = self.plan
+        if self.started or len(self.times) != len(self.reads):
+            return
+        self.started = True
+        if plan.lines is not None:
+            self.lines = plan.lines
+        elif plan.whole and not plan.making and not plan.refused:  # (a plan answered once, as most, keeps none)
+            plan.making, self.making = True, Lines()
+        plan.whole += 1
 
     def _feed(self, upto: int, pending: Pending | None) -> None:
         writer = self.exchange.writer
+        first = self.recorded
         # the lines go to the file first (the writer's ``held`` ends first), then their records to the listener
         with held(pending), writer.held():
-            reads = [data for _, data in self.reads[self.recorded : upto]]
-            self.exchange.chunks(reads, [round(t - writer.start, 6) for t in self.times[self.recorded : upto]])
+            times = [round(t - writer.start, 6) for t in self.times[first:upto]]
+            if self.lines is not None:
+                self.event, written = self.lines.write(writer, first, self.event, times)
+                self.exchange.written += written
+            elif self.making is not None:
+                with self.making.taking(writer, first) as keep:
+                    kept = keep(self.exchange.chunks([data for _, data in self.reads[first:upto]], times))
+                if not kept:
+                    self._refused()
+            else:
+                self.exchange.chunks([data for _, data in self.reads[first:upto]], times)
         self.recorded = upto
+
+    def _refused(self) -> None:
+        self.making, self.plan.making, self.plan.refused = None, False, True
 
     async def record(self, cause: str | None, ended: float, pending: Pending | None) -> None:
         """The reads written, then the end (``cause`` as ``RecordedExchange.end``'s, at ``ended``, unless the
         answer was ``whole``)."""
+        self._start()
         written = len(self.times)
         while self.recorded < written:
             if pending is not None:
@@ -61,6 +98,7 @@ class Recording:
 
     def record_now(self, cause: str | None, ended: float) -> None:
         """``record`` at once, for an answer the server's stop cancels (nothing may be awaited)."""
+        self._start()
         while self.recorded < len(self.times):  # (a slice at a time still: each is read as one piece)
             self._feed(min(len(self.times), self.recorded + SLICE), None)
         self._end(cause, ended)
@@ -68,6 +106,13 @@ class Recording:
     def _end(self, cause: str | None, ended: float) -> None:
         if self.whole is not None:
             cause, ended = None, self.whole
+        if self.lines is not None:
+            self.lines.settle(self.exchange)
+        elif self.making is not None:
+            if self.making.ended(self.exchange):
+                self.plan.lines, self.plan.making = self.making, False
+            else:
+                self._refused()
         self.exchange.end(cause, round(ended - self.exchange.writer.start, 6))
 
 

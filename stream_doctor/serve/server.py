@@ -21,9 +21,9 @@ import orjson
 from aiohttp import web
 
 from stream_doctor.record.conversations import Conversation, Conversations, ListenerFactory
-from stream_doctor.record.exchange import RecordedExchange, stream_end
 from stream_doctor.record.writer import request_record
 from stream_doctor.serve.endpoints import error_body, providers_of, shape_of
+from stream_doctor.serve.lines import Kept, PlanLines
 from stream_doctor.serve.load import Script
 from stream_doctor.serve.matching import Choice, Difference, compare
 from stream_doctor.serve.recording import Recording, Recordings
@@ -94,6 +94,7 @@ class Session:
         self.served: dict[int, Served] = {}
         self.latest = Latest()
         self.choice = Choice()  # the script each new conversation is answered by
+        self.kept = Kept()  # each plan's envelope lines, made once
 
     def close(self) -> list[Served]:
         """Every envelope closed; what each conversation was served, in order."""
@@ -209,8 +210,9 @@ class Session:
         served.turns.append(turn)
         self.latest.served(conversation.number, digest(data))
         try:
+            lines = self.kept.lines(recorded, plan, retry)
             response = await _play(
-                request, recorded, plan, turn, conversation, self.config.idle_timeout, self.recordings
+                request, recorded, lines, turn, conversation, self.config.idle_timeout, self.recordings
             )
         finally:
             turn.over = True
@@ -268,17 +270,18 @@ def _error(provider: str, status: int, message: str) -> web.Response:
 async def _play(
     request: web.Request,
     recorded: Recorded,
-    plan: Plan,
+    lines: PlanLines,
     turn: ServedTurn,
     conversation: Conversation,
     idle: float,
     recordings: Recordings,
 ) -> web.StreamResponse:
-    """Write ``plan`` to the application, then record what went out (``recording``: off the write path);
-    an application that reads nothing for ``idle`` seconds (a write blocked that long) is dropped."""
-    headers = dict(plan.headers)
-    exchange = RecordedExchange(conversation.writer, headers.get("Content-Type"), None, stream_end(recorded.provider))
-    recording = Recording(exchange, plan.reads)
+    """Write the plan to the application, then record what went out (``recording``: off the write path, from
+    the plan's lines when all of it went out); an application that reads nothing for ``idle`` seconds (a write
+    blocked that long) is dropped."""
+    plan = lines.plan
+    exchange = lines.exchange(conversation.writer)
+    recording = Recording(exchange, plan.reads, lines)
     response, compressor = _response(recorded, plan, turn)
     loop = asyncio.get_running_loop()
     cause: str | None = None
