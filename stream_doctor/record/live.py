@@ -89,6 +89,9 @@ DRAIN = 10.0
 #: How long ``Live.await_verdicts`` waits at stop for the library runs of the last exchanges (a start-up
 #: takes 1 to 5 s of CPU, docs/replay.md), after which the models' verdicts stand for them.
 RUNS_DRAIN = 60.0
+#: The longest the event loop waits on the live thread between two looks at what it waits for: the
+#: thread wakes it as it takes and runs each item (``Live.until``), this only bounds a wake-up gone astray.
+WAKE_BOUND = 0.05
 
 
 def _cost(line: bytes) -> int:
@@ -123,6 +126,7 @@ class Live:
         self._waiting = threading.Condition(self._lock)  # the thread, for work
         self._caught_up = threading.Condition(self._lock)  # ``drain``, for an empty queue
         self._busy = False  # the thread is running an item
+        self._wakers: list[Callable[[], None]] = []  # the event loop's waits on the thread (``until``)
         self._thread: threading.Thread | None = None
         self._stopped = False
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
@@ -165,6 +169,8 @@ class Live:
             self._queue.clear()
             self._held = 0
             self._waiting.notify()
+            wakers, self._wakers = self._wakers, []
+        _wake(wakers)
         skipped = records + sum(h.skipped for h in handles)
         self.undiagnosed += skipped
         self._say(
@@ -200,7 +206,36 @@ class Live:
                 handle, kind, item, cost = self._queue.popleft()
                 self._held -= cost
                 self._busy = True
+                wakers, self._wakers = self._wakers, []
+            _wake(wakers)  # room was made (``Queued.room``)
             handle.run(kind, item)
+            with self._lock:
+                wakers, self._wakers = self._wakers, []
+            _wake(wakers)  # an item was read (``Queued.settled``)
+
+    async def until(self, ready: Callable[[], bool]) -> None:
+        """Until ``ready()``, read on the event loop each time the live thread takes or runs an item (or
+        it stops), not polled: a poll every millisecond took the interpreter's lock from the thread it
+        waits on a thousand times a second."""
+        loop = asyncio.get_running_loop()
+        while not ready() and not self._stopped:
+            woken = loop.create_future()
+
+            def wake(woken: asyncio.Future[None] = woken) -> None:
+                try:
+                    loop.call_soon_threadsafe(_resolve, woken)
+                except RuntimeError:  # the loop closed meanwhile: nothing waits any more
+                    pass
+
+            with self._lock:
+                self._wakers.append(wake)
+            try:
+                if not ready():  # (the thread may have run an item between the look and the registration)
+                    await asyncio.wait((woken,), timeout=WAKE_BOUND)
+            finally:
+                with self._lock:
+                    if wake in self._wakers:
+                        self._wakers.remove(wake)
 
     def _say(self, line: str) -> None:
         line = lines.log_line(line)
@@ -317,8 +352,7 @@ class Queued:
         """Until ``assistant_turn`` has read every record queued so far (a request may continue this
         conversation), not those queued meanwhile (a stream still going is not waited out)."""
         sent = self.sent
-        while self.done < sent and not self.skipped and not self.broken and not self.live._stopped:
-            await asyncio.sleep(0.001)
+        await self.live.until(lambda: self.done >= sent or bool(self.skipped) or self.broken)
 
     def progress(self) -> int:
         return self.done
@@ -326,8 +360,8 @@ class Queued:
     async def room(self) -> None:
         """Until the queue is under half its bound: a writer that can wait (``serve``, recording after its
         write) never fills it, and its conversation keeps its live findings."""
-        while self.live._held > self.live.queue_bytes // 2 and not self.live._stopped and not self.skipped:
-            await asyncio.sleep(0.001)
+        live = self.live
+        await live.until(lambda: live._held <= live.queue_bytes // 2 or bool(self.skipped))
 
     def close(self) -> None:
         if self.live._put(self, "close", None, 0):
@@ -369,6 +403,16 @@ class Queued:
         except IndexError:
             return False
         return handle is self and kind == "record"
+
+
+def _wake(wakers: list[Callable[[], None]]) -> None:
+    for wake in wakers:
+        wake()
+
+
+def _resolve(woken: asyncio.Future[None]) -> None:
+    if not woken.done():
+        woken.set_result(None)
 
 
 @dataclass(eq=False)

@@ -288,6 +288,49 @@ def test_the_stop_waits_for_the_live_thread_a_bounded_time_and_counts_what_it_le
     gate.set()
 
 
+def test_a_writer_waiting_for_room_is_woken_by_the_live_thread_not_by_polling() -> None:
+    """``Queued.room`` (what ``serve`` awaits after an answer while the queue is over half its bound)
+    returns once the live thread takes what fills it, and meanwhile looks only when the thread wakes it
+    (or each ``WAKE_BOUND``): a poll every millisecond took the interpreter's lock from the thread it
+    waits on a thousand times a second. The near miss: with room, it returns at its first look."""
+    import asyncio
+
+    from stream_doctor.record.live import WAKE_BOUND
+
+    live = Live(Options(), None, None, queue_bytes=4096)
+    handle, gate, reading = held_up(live)
+    header = {"sd": "header", "v": 1}
+    looks = 0
+    until = live.until
+
+    async def counted(ready: Any) -> None:
+        def look() -> bool:
+            nonlocal looks
+            looks += 1
+            return bool(ready())
+
+        await until(look)
+
+    live.until = counted  # type: ignore[method-assign]
+
+    async def main() -> None:
+        await asyncio.wait_for(handle.room(), 1)  # an empty queue: room at once
+        assert looks == 1
+        handle.record(header, b"x" * 1000, Pos(0, 1, 0))
+        assert await asyncio.to_thread(reading.wait, 30)  # the thread holds the first record
+        handle.record(header, b"x" * 1000, Pos(0, 1, 0))  # 2,512 bytes of 4,096 queued: over half
+        waiting = asyncio.ensure_future(handle.room())
+        await asyncio.sleep(10 * WAKE_BOUND)
+        assert not waiting.done()
+        assert looks <= 1 + 2 * 12  # one look and a re-look each bound, not one a millisecond
+        gate.set()  # the thread takes the queued record: room
+        await asyncio.wait_for(waiting, 30)
+
+    asyncio.run(main())
+    handle.close()
+    assert live.drain(30) and live.undiagnosed == 0
+
+
 # -- the command: a harness starts it, runs the agent, stops it, and fails on its exit code ---------
 
 
@@ -397,12 +440,11 @@ def test_the_grouping_waits_for_the_records_queued_when_it_asks_not_for_a_stream
     progress) returns once the live thread has read what was queued when it was called, though another
     stream keeps queuing records; the near miss: one of those records still unread, it waits."""
     import asyncio
-    from types import SimpleNamespace
 
     from stream_doctor.record.live import Queued
 
     async def main() -> None:
-        queued = Queued(SimpleNamespace(_stopped=False), None)  # type: ignore[arg-type]
+        queued = Queued(Live(Options()), None)  # type: ignore[arg-type]
         queued.sent, queued.done = 5, 3
         waiting = asyncio.ensure_future(queued.settled())
         await asyncio.sleep(0)  # it is called
