@@ -20,9 +20,12 @@ if TYPE_CHECKING:
     from stream_doctor.serve.load import Script
 
 #: Request fields the answer depends on through the checks below, or that are the conversation itself.
-#: (``stream`` is not one: no check below reads it, and the turn is served as recorded, so another
-#: ``stream``, ``1`` for ``true`` too, is noted.)
+#: (``stream`` is not one: a request that asks for no stream is refused below, any other value than the
+#: recorded one, ``1`` for ``true`` too, is noted and the turn served as recorded.)
 _JUDGED = frozenset({"model", "tools", "messages", "contents", "input", "toolConfig"})
+#: Where a request without ``stream`` is answered streamed all the same (Ollama's ``/api/chat`` streams
+#: unless told ``"stream": false``); every other API with the field answers one JSON body without it.
+_STREAMS_BY_DEFAULT = frozenset({"ollama"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
         return Difference(refused=("the request body is not a JSON object",))
     want, got = parse(provider, expected), parse(provider, body)
     refused: list[str] = []
+    if _no_stream(provider, body) and not _no_stream(provider, expected):
+        asked = f"stream {_shown(body['stream'])}" if "stream" in body else "no stream"
+        refused.append(f"{asked}: it asks for an answer not streamed, where the capture's turn is a stream")
     if not equal(expected.get("model"), body.get("model")) and "model" in expected:
         refused.append(f"model {_shown(body.get('model'))}, the capture's {_shown(expected.get('model'))}")
     if set(want.tools) != set(got.tools):
@@ -61,6 +67,13 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
         if not equal(expected.get(key), body.get(key))  # metadata of any depth: == recurses as deep
     ]
     return Difference(tuple(refused), tuple(noted))
+
+
+def _no_stream(provider: str, body: dict[str, Any]) -> bool:
+    """Whether the request asks for one JSON body rather than a stream: ``stream`` false, or left out
+    where the API then answers unstreamed (an API that streams by its path, Gemini's and Bedrock's, has
+    no such field, and the recorded request then has none either)."""
+    return body.get("stream", provider in _STREAMS_BY_DEFAULT) in (False, None)
 
 
 class Choice:

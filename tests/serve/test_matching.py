@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from stream_doctor.serve.load import load_script
@@ -44,6 +44,7 @@ def body(recorded: dict[str, Any]) -> dict[str, Any]:
 )
 def test_a_field_the_answer_does_not_depend_on_is_noted_never_refused(case: Any, key: str, value: Any) -> None:
     provider, recorded = case
+    assume(key != "stream" or value not in (False, None))  # asks for no stream: refused (the test below)
     changed = {**body(recorded), key: value}
     found = compare(provider, recorded, changed)
     assert found.refused == ()
@@ -94,6 +95,30 @@ def test_another_tool_set_or_a_result_for_a_call_never_made_is_refused(case: Any
     else:
         stranger["messages"][2]["tool_call_id"] += suffix
     assert any("never made" in line for line in compare(provider, recorded, stranger).refused)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"), [({"stream": False}, "stream false"), ({"stream": None}, "stream null"), ({}, "no stream")]
+)
+@pytest.mark.parametrize("case", [("anthropic", ANTHROPIC), ("openai", OPENAI)])
+def test_a_request_for_an_answer_not_streamed_is_refused(case: Any, asked: dict[str, Any], said: str) -> None:
+    # The capture's turn is a stream: answering a request for one JSON body with it is a wrong answer
+    # (the SDK's non-streaming call cannot read it), so it is refused, saying why.
+    provider, recorded = case
+    assert recorded["body"]["stream"] is True
+    request = {key: value for key, value in body(recorded).items() if key != "stream"} | asked
+    refused = compare(provider, recorded, request).refused
+    assert refused == (f"{said}: it asks for an answer not streamed, where the capture's turn is a stream",)
+
+
+def test_a_request_without_stream_is_not_refused_where_the_api_streams_by_default_or_by_its_path() -> None:
+    # The near misses: Ollama's /api/chat streams unless told not to; Gemini and Bedrock stream by their
+    # path, their recorded requests hold no ``stream``.
+    ollama = {"body": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}
+    assert compare("ollama", ollama, copy.deepcopy(ollama["body"])).refused == ()
+    assert "stream" in compare("ollama", ollama, {**ollama["body"], "stream": False}).refused[0]
+    gemini = {"body": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}
+    assert compare("gemini", gemini, copy.deepcopy(gemini["body"])) == Difference()
 
 
 def test_a_request_streaming_with_1_for_true_is_noted() -> None:
