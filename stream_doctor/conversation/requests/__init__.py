@@ -29,7 +29,10 @@ class Family(Protocol):
 
     def parse(
         self, body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
-    ) -> RequestFacts: ...
+    ) -> RequestFacts:
+        """The body's facts, its history read from item ``start`` on after ``before``'s (the previous
+        request's facts, which ``History`` reuses), its tools ``known`` when read already."""
+        ...
 
     def tools(self, body: dict[str, Any], wrong: list[str]) -> Any: ...
 

@@ -62,8 +62,7 @@ def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], f
 def parse(
     body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
 ) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on after ``before``'s, its tools ``known``
-    when read already (``requests.History`` reuses the rest)."""
+    """The body's facts (see ``requests.Family.parse``)."""
     read = known or read_tools(tools, body)
     wrong = list(read.wrong)
     messages: list[MessageFacts] = []
