@@ -68,11 +68,24 @@ def schema_problem(tool: ToolDef) -> str | None:
     return _checked(tool)[1]
 
 
+#: What ``_checked`` said of each tool lately, by the tool's identity, the tool held so that ``is`` is exact.
+#: A session's every turn checks its calls against the very same ``ToolDef`` objects (``requests.History``
+#: keeps the tools of a request that sent the previous one's), so each schema is written out as a key once.
+_CHECKED: dict[int, tuple[ToolDef, tuple[Any, str | None]]] = {}
+
+
 def _checked(tool: ToolDef) -> tuple[Any, str | None]:
+    seen = _CHECKED.get(id(tool))
+    if seen is not None and seen[0] is tool:
+        return seen[1]
     try:
-        return _compiled(_key(normalized(tool)))
+        checked = _compiled(_key(normalized(tool)))
     except RecursionError:  # converting a Gemini schema of some hundred levels
-        return None, TOO_DEEP
+        checked = None, TOO_DEEP
+    if len(_CHECKED) >= 256:  # as many as ``_compiled`` keeps
+        _CHECKED.clear()
+    _CHECKED[id(tool)] = (tool, checked)
+    return checked
 
 
 def violations(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation]:

@@ -124,16 +124,17 @@ class Rule:
         given with --executed or --executions)."""
         path = stream.capture.path
         turn = stream.capture.interaction
+        # Positional, and a list made whole: a frozen dataclass's keywords cost more than its fields.
         return Finding(
-            code=self.code,
-            name=self.name,
-            severity=severity or self.severity,
-            message=message,
-            hint=hint,
-            location=at or Location.at(path, pos, turn),
-            related=tuple(Related(label, Location.at(path, p, turn)) for label, p in related if p is not None),
-            call_id=call.call_id if call is not None else None,
-            kind=kind,
+            self.code,
+            self.name,
+            severity or self.severity,
+            message,
+            hint,
+            at or Location.at(path, pos, turn),
+            tuple([Related(label, Location.at(path, p, turn)) for label, p in related if p is not None]),
+            call.call_id if call is not None else None,
+            kind,
         )
 
     def finding_at(
@@ -147,16 +148,16 @@ class Rule:
         kind: str | None = None,
     ) -> Finding:
         """A finding at a location built by the caller (conversation rules: a place in a request body)."""
-        return Finding(
-            code=self.code,
-            name=self.name,
-            severity=severity or self.severity,
-            message=message,
-            hint=hint,
-            location=location,
-            related=tuple(Related(label, where) for label, where in related if where is not None),
-            call_id=call_id,
-            kind=kind,
+        return Finding(  # positional, as in ``finding``
+            self.code,
+            self.name,
+            severity or self.severity,
+            message,
+            hint,
+            location,
+            tuple([Related(label, where) for label, where in related if where is not None]),
+            call_id,
+            kind,
         )
 
 

@@ -69,6 +69,18 @@ ITEMS: dict[str, tuple[str, list[Any]]] = {
     ),
 }
 
+#: Each family's tools fields, and values for them that requests share as the very same objects (as
+#: ``capture.repeats`` makes an equal list the previous one) or not: declared tools, hosted ones, none,
+#: and a value that is no list (SD001).
+_FUNCTION = {"type": "function", "name": "f", "parameters": {"type": "object"}}
+TOOLS: dict[str, tuple[str, list[Any]]] = {
+    "anthropic": ("tools", [[{"name": "f", "input_schema": {}}, {"name": "web", "type": "web_search_1"}], 7, None]),
+    "openai": ("tools", [[{"type": "function", "function": {"name": "f", "parameters": {}}}], "no", None]),
+    "openai-responses": ("tools", [[_FUNCTION, {"type": "web_search"}], {"a": 1}, None]),
+    "gemini": ("tools", [[{"functionDeclarations": [{"name": "f"}]}, {"googleSearch": {}}], 3, None]),
+    "bedrock": ("toolConfig", [{"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {}}}}]}, {"tools": 1}]),
+}
+
 # What the next request does to the history: extends it (the common case), or edits it.
 STEPS = st.one_of(
     st.tuples(st.just("extend"), st.lists(st.integers(0, 5), max_size=4)),
@@ -92,16 +104,32 @@ def _next(items: list[Any], pool: list[Any], step: tuple[Any, ...]) -> Any:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(sorted(ITEMS)), st.lists(STEPS, min_size=1, max_size=8))
+@given(st.sampled_from(sorted(ITEMS)), st.lists(st.tuples(STEPS, st.integers(0, 3)), min_size=1, max_size=8))
 def test_the_same_facts_as_reading_every_request_whole(provider: str, steps: list[tuple[Any, ...]]) -> None:
     key, pool = ITEMS[provider]
+    tools_key, tools = TOOLS[provider]
     history = History(provider)
     items: Any = []
-    for step in steps:
+    for step, tool in steps:
         items = _next(items if isinstance(items, list) else [], pool, step)
-        body = {key: items, "tools": [], "tool_choice": "required"}
+        # the same object as the previous request's, or an equal copy, or another value
+        declared = tools[tool] if tool < len(tools) else orjson.loads(orjson.dumps(tools[0]))
+        body = {key: items, tools_key: declared, "functions": declared, "tool_choice": "required"}
         assert history.parse(body) == parse(provider, body)
     assert history.extended + history.whole == len(steps)
+
+
+def test_tools_that_are_the_previous_requests_very_objects_are_not_read_again() -> None:
+    tools = TOOLS["openai-responses"][1][0]
+    history = History("openai-responses")
+    first = history.parse({"input": [], "tools": tools})
+    again = history.parse({"input": [], "tools": tools})
+    assert again.tools is first.tools and again.provider_tools == frozenset({"web_search"})
+    # the near misses: an equal list that is another object is read, and so is another value
+    copied = history.parse({"input": [], "tools": orjson.loads(orjson.dumps(tools))})
+    assert copied.tools is not first.tools and copied.tools == first.tools
+    wrong = history.parse({"input": [], "tools": 7})
+    assert (wrong.tools, wrong.not_lists) == ({}, ("tools",))
 
 
 def _body(messages: list[Any]) -> dict[str, Any]:

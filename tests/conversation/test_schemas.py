@@ -170,3 +170,33 @@ def test_a_capture_whose_schema_nests_too_deeply_keeps_its_other_findings(
         assert "get_forecast" in sd706[0].message and "was not checked" in sd706[0].message
     else:
         assert sd706 == [] and "SD702" in report.codes
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "openai-responses"])
+def test_a_sessions_tool_is_written_out_once_and_each_tool_checked_against_its_own(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request of a session declares the same tools (the reader makes them the previous request's
+    very objects): the schema is made a validator's key once, not at each of its calls."""
+    keyed: list[Any] = []
+    validated: list[Any] = []
+    key, validate = schemas._key, schemas.violations
+
+    def counted(schema: Any) -> bytes:
+        keyed.append(schema)
+        return key(schema)
+
+    def validating(tool: ToolDef, arguments: Any, limit: int = 10) -> list[Violation]:
+        validated.append(arguments)
+        return validate(tool, arguments, limit)
+
+    monkeypatch.setattr(schemas, "_key", counted)
+    monkeypatch.setattr(schemas, "violations", validating)
+    replay(session(provider, 6))
+    assert (len(validated), len(keyed)) == (6, 1)  # one tool, write_file, checked at six calls
+    # the near miss: two tools of equal names and paths, checked in turn, each against its own schema
+    strict = ToolDef("forecast", SCHEMA, "p")
+    loose = ToolDef("forecast", {"type": "object"}, "p")
+    for _ in range(2):
+        assert [v.keyword for v in violations(strict, {"city": 1, "days": 2})] == ["type"]
+        assert violations(loose, {"city": 1, "days": 2}) == []

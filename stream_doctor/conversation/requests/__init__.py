@@ -9,24 +9,30 @@ messages, Gemini Interactions) are not read: no facts, so nothing is paired or v
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import replace
+from operator import is_
 from typing import Any, Protocol
 
 from stream_doctor.capture.repeats import repeats_items
 from stream_doctor.conversation.model import NO_FACTS, RequestFacts, RequestsRead
 from stream_doctor.conversation.request_parts import ToolDef
-from stream_doctor.conversation.requests.common import listed
+from stream_doctor.conversation.requests.common import Tools, listed, read_tools
 from stream_doctor.util.registry import LazyRegistry
 
 
 class Family(Protocol):
-    """A provider family's module: the key of its history, its reader, and the reader of its tool
-    declarations (the declared tools; some families also return the hosted tools' kinds)."""
+    """A provider family's module: the key of its history, the keys its tools are read from, its reader,
+    and the reader of its tool declarations (the declared tools; some families also return the hosted
+    tools' kinds)."""
 
     HISTORY: str
+    TOOLS: tuple[str, ...]
 
-    def parse(self, body: dict[str, Any], start: int = 0) -> RequestFacts: ...
+    def parse(
+        self, body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+    ) -> RequestFacts:
+        """The body's facts, its history read from item ``start`` on after ``before``'s (the previous
+        request's facts, which ``History`` reuses), its tools ``known`` when read already."""
+        ...
 
     def tools(self, body: dict[str, Any], wrong: list[str]) -> Any: ...
 
@@ -63,12 +69,16 @@ class History:
     ``true`` to ``1`` is an edit) is read from its first new item; the facts of the items before it
     are the previous request's. A history that was edited (summarised, truncated, a changed first
     message) is read whole: ``extended`` counts the requests read from their prefix, ``whole`` the
-    others, ``edited`` those of them whose history did not start with the previous request's.
+    others, ``edited`` those of them whose history did not start with the previous request's. A
+    request whose tools are the previous request's very objects (``capture.repeats`` makes an equal
+    ``tools`` list the previous one) has its tools: they are not read again.
     """
 
     def __init__(self, provider: str) -> None:
         self.provider = provider
         self.previous: tuple[Family, list[Any], RequestFacts] | None = None
+        #: the previous request's family, the values its tools were read from, and what they declare
+        self.tools: tuple[Family, tuple[Any, ...], Tools] | None = None
         self.extended = 0
         self.edited = 0
         self.whole = 0
@@ -85,21 +95,20 @@ class History:
             return NO_FACTS
         items = body.get(family.HISTORY)
         repeated = self._repeated(family, items)
-        if repeated is None:
-            facts = family.parse(body)
-        else:
-            start, before = repeated
-            new = family.parse(body, start)
-            facts = replace(
-                new,
-                messages=before.messages + new.messages,
-                calls=before.calls + new.calls,
-                results=before.results + new.results,
-                by_name=before.by_name or new.by_name,
-                extends=weakref.ref(before),
-            )
+        start, before = (0, None) if repeated is None else repeated
+        facts = family.parse(body, start, before, self._tools(family, body))
         self.previous = (family, items, facts) if type(items) is list else None
         return facts
+
+    def _tools(self, family: Family, body: dict[str, Any]) -> Tools:
+        """The body's tools: the previous request's when read from the very same objects."""
+        sources = tuple(map(body.get, family.TOOLS))
+        previous = self.tools
+        if previous is not None and previous[0] is family and all(map(is_, sources, previous[1])):
+            return previous[2]
+        known = read_tools(family.tools, body)
+        self.tools = (family, sources, known)
+        return known
 
     def _repeated(self, family: Family, items: Any) -> tuple[int, RequestFacts] | None:
         """How many items of the history the previous request sent the same, and their facts

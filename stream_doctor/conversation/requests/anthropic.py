@@ -12,10 +12,22 @@ from typing import Any
 
 from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, history, listed, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    Tools,
+    facts,
+    forced_tool,
+    history,
+    listed,
+    read_tools,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
+#: The body's fields its tools are read from: the same objects again are the same tools.
+TOOLS = ("tools",)
 
 CLIENT_CALLS = {"tool_use": False, "server_tool_use": True, "mcp_tool_use": True}
 
@@ -37,10 +49,12 @@ def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], f
     return found, frozenset(provided)
 
 
-def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    wrong: list[str] = []
-    declared, provided = tools(body, wrong)
+def parse(
+    body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+) -> RequestFacts:
+    """The body's facts (see ``requests.Family.parse``)."""
+    read = known or read_tools(tools, body)
+    wrong = list(read.wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
@@ -74,7 +88,6 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 results.append(ToolResult(string(block.get("tool_use_id")), None, index, where, other_before))
             elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
                 other_before = True
-    return RequestFacts(
-        "anthropic", declared, tuple(messages), tuple(calls), tuple(results), provider_tools=provided,
-        forced_tool=forced_tool(body.get("tool_choice")), not_lists=tuple(wrong),
-    )  # fmt: skip
+    return facts(
+        "anthropic", before, read, (messages, calls, results), wrong, forced_tool=forced_tool(body.get("tool_choice"))
+    )

@@ -12,10 +12,22 @@ from typing import Any
 
 from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import forced_tool, history, listed, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    Tools,
+    facts,
+    forced_tool,
+    history,
+    listed,
+    read_tools,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
+#: The body's fields its tools are read from: the same objects again are the same tools.
+TOOLS = ("toolConfig",)
 
 
 def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
@@ -36,8 +48,10 @@ def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
     return found
 
 
-def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
+def parse(
+    body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+) -> RequestFacts:
+    """The body's facts (see ``requests.Family.parse``)."""
     wrong: list[str] = []
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
@@ -66,7 +80,5 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 other_before = True
     config = body.get("toolConfig")
     forced = forced_tool(config.get("toolChoice")) if isinstance(config, dict) else None
-    declared = tools(body, wrong)
-    return RequestFacts(
-        "bedrock", declared, tuple(messages), tuple(calls), tuple(results), forced_tool=forced, not_lists=tuple(wrong)
-    )
+    read = known or read_tools(tools, body)
+    return facts("bedrock", before, read, (messages, calls, results), wrong + list(read.wrong), forced_tool=forced)

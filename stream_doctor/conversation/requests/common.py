@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import orjson
 
-from stream_doctor.conversation.request_parts import Role
+from stream_doctor.conversation.model import NO_FACTS, Family, RequestFacts
+from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, Role, ToolDef, ToolResult
 from stream_doctor.values.events import MISSING
 
 _ROLES: dict[str, Role] = {
@@ -32,6 +34,58 @@ def history(items: list[Any], start: int) -> Iterator[tuple[int, Any]]:
     with the previous request, which sent them too (and are not stepped over again: a session's
     last request holds every item before it)."""
     return enumerate(items[start:] if start else items, start)
+
+
+class Tools(NamedTuple):
+    """A body's tools as its family reads them: the declared ones, those the provider runs or defines
+    itself, and the paths of the fields that were no list (``wrong``: SD001)."""
+
+    declared: dict[str, ToolDef]
+    provided: frozenset[str]
+    wrong: tuple[str, ...]
+
+
+def read_tools(reader: Callable[[dict[str, Any], list[str]], Any], body: dict[str, Any]) -> Tools:
+    """A family's ``tools(body, wrong)`` as ``Tools`` (some families also return the provided tools)."""
+    wrong: list[str] = []
+    found = reader(body, wrong)
+    declared, provided = found if isinstance(found, tuple) else (found, frozenset())
+    return Tools(declared, provided, tuple(wrong))
+
+
+def facts(
+    family: Family,
+    before: RequestFacts | None,
+    tools: Tools,
+    parts: tuple[list[MessageFacts], list[EchoedCall], list[ToolResult]],
+    wrong: Sequence[str],
+    *,
+    by_name: bool = False,
+    previous_response_id: str | None = None,
+    forced_tool: str | None = None,
+) -> RequestFacts:
+    """A request's facts, built once: the messages, calls and results read (``parts``) after those of
+    ``before``, the previous request's facts when its history was read from its first new item (see
+    ``History``); the other fields are this request's own."""
+    messages, calls, results = parts
+    if before is None:
+        leading: RequestFacts = NO_FACTS
+        extends = None
+    else:
+        leading, extends = before, weakref.ref(before)
+    return RequestFacts(
+        family,
+        tools.declared,
+        leading.messages + tuple(messages),
+        leading.calls + tuple(calls),
+        leading.results + tuple(results),
+        previous_response_id=previous_response_id,
+        by_name=leading.by_name or by_name,
+        provider_tools=tools.provided,
+        forced_tool=forced_tool,
+        not_lists=tuple(wrong),
+        extends=extends,
+    )
 
 
 def string(value: Any) -> str | None:

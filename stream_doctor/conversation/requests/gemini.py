@@ -13,10 +13,21 @@ from typing import Any
 
 from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import history, listed, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    Tools,
+    facts,
+    history,
+    listed,
+    read_tools,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "contents"
+#: The body's fields its tools are read from: the same objects again are the same tools.
+TOOLS = ("tools",)
 
 
 def _get(value: dict[str, Any], camel: str, snake: str) -> Any:
@@ -48,10 +59,12 @@ def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], f
     return found, frozenset(builtin)
 
 
-def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    wrong: list[str] = []
-    declared, builtin = tools(body, wrong)
+def parse(
+    body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+) -> RequestFacts:
+    """The body's facts (see ``requests.Family.parse``)."""
+    read = known or read_tools(tools, body)
+    wrong = list(read.wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
@@ -82,10 +95,7 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
                 )
             else:
                 other_before = True
-    return RequestFacts(
-        "gemini", declared, tuple(messages), tuple(calls), tuple(results), by_name=True, provider_tools=builtin,
-        forced_tool=_forced(body), not_lists=tuple(wrong),
-    )  # fmt: skip
+    return facts("gemini", before, read, (messages, calls, results), wrong, by_name=True, forced_tool=_forced(body))
 
 
 def _forced(body: dict[str, Any]) -> str | None:

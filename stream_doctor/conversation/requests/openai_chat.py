@@ -14,10 +14,23 @@ from typing import Any
 
 from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, history, listed, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    Tools,
+    arguments,
+    facts,
+    forced_tool,
+    history,
+    listed,
+    read_tools,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "messages"
+#: The body's fields its tools are read from: the same objects again are the same tools.
+TOOLS = ("tools", "functions")
 
 
 def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
@@ -36,8 +49,10 @@ def tools(body: dict[str, Any], wrong: list[str]) -> dict[str, ToolDef]:
     return found
 
 
-def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
+def parse(
+    body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+) -> RequestFacts:
+    """The body's facts (see ``requests.Family.parse``)."""
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
@@ -68,8 +83,6 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
             results.append(ToolResult(call_id, name, index, path))
     legacy = body.get("function_call")  # the functions API: {"name": …} forces that function
     forced = forced_tool(body.get("tool_choice")) or (string(legacy.get("name")) if isinstance(legacy, dict) else None)
-    declared = tools(body, wrong)
-    return RequestFacts(
-        "openai-chat", declared, tuple(messages), tuple(calls), tuple(results), by_name=by_name, forced_tool=forced,
-        not_lists=tuple(wrong),
-    )  # fmt: skip
+    read = known or read_tools(tools, body)
+    parts = (messages, calls, results)
+    return facts("openai-chat", before, read, parts, wrong + list(read.wrong), by_name=by_name, forced_tool=forced)

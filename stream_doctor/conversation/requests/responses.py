@@ -14,10 +14,23 @@ from typing import Any
 
 from stream_doctor.conversation.model import RequestFacts
 from stream_doctor.conversation.request_parts import EchoedCall, MessageFacts, ToolDef, ToolResult
-from stream_doctor.conversation.requests.common import arguments, forced_tool, history, listed, role_of, string, text_of
+from stream_doctor.conversation.requests.common import (
+    Tools,
+    arguments,
+    facts,
+    forced_tool,
+    history,
+    listed,
+    read_tools,
+    role_of,
+    string,
+    text_of,
+)
 
 #: The body's list of earlier turns, which each request repeats and extends.
 HISTORY = "input"
+#: The body's fields its tools are read from: the same objects again are the same tools.
+TOOLS = ("tools",)
 
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 
@@ -58,10 +71,12 @@ def tools(body: dict[str, Any], wrong: list[str]) -> tuple[dict[str, ToolDef], f
     return found, frozenset(hosted)
 
 
-def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
-    """The body's facts, its history read from item ``start`` on (``requests.History`` reuses the rest)."""
-    wrong: list[str] = []
-    declared, hosted = tools(body, wrong)
+def parse(
+    body: dict[str, Any], start: int = 0, before: RequestFacts | None = None, known: Tools | None = None
+) -> RequestFacts:
+    """The body's facts (see ``requests.Family.parse``)."""
+    read = known or read_tools(tools, body)
+    wrong = list(read.wrong)
     messages: list[MessageFacts] = []
     calls: list[EchoedCall] = []
     results: list[ToolResult] = []
@@ -96,14 +111,12 @@ def parse(body: dict[str, Any], start: int = 0) -> RequestFacts:
             )
         else:
             messages.append(MessageFacts(index, role_of(item.get("role")), path, text_of(item.get("content"))))
-    return RequestFacts(
+    return facts(
         "responses",
-        declared,
-        tuple(messages),
-        tuple(calls),
-        tuple(results),
+        before,
+        read,
+        (messages, calls, results),
+        wrong,
         previous_response_id=string(body.get("previous_response_id")),
-        provider_tools=hosted,
         forced_tool=forced_tool(body.get("tool_choice")),
-        not_lists=tuple(wrong),
     )
