@@ -23,7 +23,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
@@ -74,7 +73,6 @@ def redact_headers(items: Iterable[tuple[Any, Any]]) -> dict[str, str]:
     return headers
 
 
-@lru_cache(maxsize=64)  # a session's every request goes to the same URL
 def redact_url(url: str) -> str:
     """``url`` with user info and credential query parameters redacted; still a valid URL.
 
