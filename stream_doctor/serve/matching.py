@@ -48,8 +48,8 @@ def compare(provider: str, recorded: dict[str, Any] | None, body: Any) -> Differ
     want, got = parse(provider, expected), parse(provider, body)
     refused: list[str] = []
     if _no_stream(provider, body) and not _no_stream(provider, expected):
-        asked = f"stream {_shown(body['stream'])}" if "stream" in body else "no stream"
-        refused.append(f"{asked}: it asks for an answer not streamed, where the capture's turn is a stream")
+        streaming = f"stream {_shown(body['stream'])}" if "stream" in body else "no stream"
+        refused.append(f"{streaming}: it asks for an answer not streamed, where the capture's turn is a stream")
     if not equal(expected.get("model"), body.get("model")) and "model" in expected:
         refused.append(f"model {_shown(body.get('model'))}, the capture's {_shown(expected.get('model'))}")
     if set(want.tools) != set(got.tools):
