@@ -9,7 +9,12 @@ included), as the median of ``--repeat`` runs:
 * ``check DIR`` with the terminal report, ``--jobs 1`` and ``--jobs 2``;
 * the same with JSON, JUnit and SARIF reports written as well.
 
-Usage: python benchmarks/bench_check.py [--count 1000] [--repeat 5] [--words 60]
+Usage: python benchmarks/bench_check.py [--count 1000] [--repeat 5] [--words 60] [--client PROFILES]
+
+``--client all --count 20 --repeat 3`` times ``check DIR --client all`` instead: each library's process
+starts once per run (per ``--jobs`` worker), not once per capture (docs/replay.md, "Run mode"), so
+"beyond one" is what a capture costs once the libraries are imported. CPU is the run's and its
+children's (the library processes), user + system.
 
 ``--count 200 --words 20000`` (captures of about 680 KB) shows where ``--jobs`` pays: with small
 captures a run is mostly start-up, discovery and reporting, which stay in one process.
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -113,16 +119,20 @@ def write_tree(folder: Path, count: int, words: int = 60) -> None:
             (sub / f"notes_{number:04d}.md").write_text("# Notes\n\nNot a capture.\n")
 
 
-def timed(command: list[str], repeat: int, cwd: Path) -> tuple[float, int]:
-    samples, code = [], 0
+def timed(command: list[str], repeat: int, cwd: Path) -> tuple[float, float, int]:
+    """The median wall time and the median CPU time (the command and every process it waited for) of ``repeat`` runs."""
+    samples, cpu, code = [], [], 0
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         samples.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         code = done.returncode
         if code not in (0, 1):
             raise SystemExit(f"{' '.join(command)} exited {code}: {done.stderr}")
-    return statistics.median(samples), code
+    return statistics.median(samples), statistics.median(cpu), code
 
 
 def main() -> int:
@@ -130,8 +140,11 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--words", type=int, default=60, help="words in each call's content (60: about 4 KB a capture)")
+    parser.add_argument("--client", help="time `check DIR --client PROFILES` (the installed libraries run) instead")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "stream_doctor", "check"]
+    if args.client:
+        cli.append(f"--client={args.client}")
     env_note = f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "captures"
@@ -152,18 +165,23 @@ def main() -> int:
         runs = [
             ("check DIR --jobs 1", [*cli, "captures", "--jobs", "1"]),
             ("check DIR --jobs 2", [*cli, "captures", "--jobs", "2"]),
-            ("+ json, junit, sarif --jobs 1", [*cli, "captures", "--jobs", "1", *reports]),
-            ("+ json, junit, sarif --jobs 2", [*cli, "captures", "--jobs", "2", *reports]),
         ]
-        startup, _ = timed([sys.executable, "-m", "stream_doctor", "--version"], args.repeat, Path(tmp))
-        one, _ = timed([*cli, "captures/group_00/capture_0000.sse"], args.repeat, Path(tmp))
-        print(f"{'run':<32} {'seconds':>8} {'ms/capture':>11} {'beyond one':>11} {'exit':>5}")
+        if not args.client:
+            runs += [
+                ("+ json, junit, sarif --jobs 1", [*cli, "captures", "--jobs", "1", *reports]),
+                ("+ json, junit, sarif --jobs 2", [*cli, "captures", "--jobs", "2", *reports]),
+            ]
+        startup, _, _ = timed([sys.executable, "-m", "stream_doctor", "--version"], args.repeat, Path(tmp))
+        one, one_cpu, _ = timed([*cli, "captures/group_00/capture_0000.sse"], args.repeat, Path(tmp))
+        print(f"{'run':<32} {'seconds':>8} {'CPU s':>8} {'ms/capture':>11} {'beyond one':>11} {'exit':>5}")
         print(f"{'start-up (--version)':<32} {startup:>8.2f}")
-        print(f"{'check one capture':<32} {one:>8.2f}")
+        print(f"{'check one capture':<32} {one:>8.2f} {one_cpu:>8.2f}")
         for label, command in runs:
-            seconds, code = timed(command, args.repeat, Path(tmp))
+            seconds, cpu, code = timed(command, args.repeat, Path(tmp))
             per_capture, marginal = seconds / args.count * 1e3, (seconds - one) / (args.count - 1) * 1e3
-            print(f"{label:<32} {seconds:>8.2f} {per_capture:>11.2f} {marginal:>11.2f} {code:>5}", flush=True)
+            print(
+                f"{label:<32} {seconds:>8.2f} {cpu:>8.2f} {per_capture:>11.2f} {marginal:>11.2f} {code:>5}", flush=True
+            )
         print("beyond one: ms per capture once the fixed cost of a run (start-up, imports) is taken off")
     return 0
 

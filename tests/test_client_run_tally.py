@@ -6,17 +6,22 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from stream_doctor.clients import runs
 from tests import client_run_tally
+from tests.clients.test_client_runs import _stand_in
 
 ONE_CALL = str(Path(__file__).resolve().parents[1] / "fixtures/anthropic/one_call.sse")
 
 
-def test_a_library_that_did_not_answer_is_counted_as_its_model_with_why() -> None:
-    kept = runs._start
-    counts = client_run_tally.tally({ONE_CALL: "anthropic"}, {})  # no library answered
-    assert runs._start is kept  # the engine's runs are its own again
-    why = "model: the library could not be run (not answered by the pooled process); this is the model's answer"
+def test_a_library_that_did_not_answer_is_counted_as_its_model_with_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stand_in(tmp_path, monkeypatch, "anthropic", "import time\ntime.sleep(600)\n")
+    monkeypatch.setattr(runs, "RUN_SECONDS", 3.0)
+    counts = client_run_tally.tally({ONE_CALL: "anthropic"}, "anthropic-python,openai-python")
+    why = "model: the library could not be run (no answer within 3 s: stopped); this is the model's answer"
     assert counts["anthropic-python"] == Counter({why: 1})
     assert counts["openai-python"] == Counter()  # it does not read Anthropic's stream
 

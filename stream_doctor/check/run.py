@@ -13,6 +13,7 @@ cost about as much as the replay itself.
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -274,7 +275,8 @@ def _replays(plan: Plan, advance: Callable[[], None]) -> Iterator[Outcome]:
     _warm()
     answered = 0
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        keeping = _pooled_worker if _runs_libraries(plan.tasks) else None
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=keeping) as pool:
             chunk = max(1, min(32, len(plan.tasks) // (workers * 4)))
             for outcome in pool.map(_guarded, plan.tasks, chunksize=chunk):  # map keeps the order
                 yield outcome
@@ -332,9 +334,32 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def _answer(tasks: tuple[Task, ...], sender: Any) -> None:
-    for task in tasks:
-        sender.send(_guarded(task))
+    with _library_processes(tasks):
+        for task in tasks:
+            sender.send(_guarded(task))
     sender.close()
+
+
+def _library_processes(tasks: tuple[Task, ...]) -> AbstractContextManager[object]:
+    """--client's library processes, each started once for every capture this child replays."""
+    if not _runs_libraries(tasks):
+        return nullcontext()
+    from stream_doctor.clients.pool import library_pool
+
+    return library_pool()
+
+
+def _runs_libraries(tasks: tuple[Task, ...]) -> bool:
+    """Whether a capture names ``--client`` in a mode that may run a library (importing ``clients`` costs
+    a run without it a second)."""
+    return any(task.options.clients and task.options.client_mode != "model" for task in tasks)
+
+
+def _pooled_worker() -> None:
+    """A worker of the process pool keeps --client's library processes for every capture it replays."""
+    from stream_doctor.clients.pool import open_for_process
+
+    open_for_process()
 
 
 def _guarded(task: Task) -> Outcome:

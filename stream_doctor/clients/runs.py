@@ -2,10 +2,13 @@
 process of its own, its outcome put in the model's terms (``Handoff``, ``ClientError``) so the SD8xx
 rules and every reporter read one record whichever answered.
 
-One process per (capture file, library), started when the capture's report is built (``python -m
-stream_doctor.clients.library``; a session's files, ``RUNNING`` processes at once), each bounded: ``RUN_SECONDS`` for the import and every
-turn, ``RUN_MEMORY`` of address space; a TypeScript library runs in that process's child ``node``
-(``library/node.py``), its heap ``NODE_HEAP_MIB``, stopped before the process's own time is up. A library that is not installed, cannot be driven at the version
+Each library runs in a process of its own (``python -m stream_doctor.clients.library``), kept by a
+``LibraryPool`` (``clients/pool.py``) for the run (a ``check`` worker, the live proxy) or the replay,
+and fed one capture file at a time: started on the first capture that needs it, at most ``RUNNING``
+at once. Every bound is per capture file: ``RUN_SECONDS`` for its turns (the first one's include the
+import), ``RUN_MEMORY`` of address space; a TypeScript library runs in that process's child ``node``
+(``library/node.py``), its heap ``NODE_HEAP_MIB``, stopped before the capture's own time is up.
+A library that is not installed, cannot be driven at the version
 installed, hangs, or runs out of memory leaves the model's answer and a one-line note
 (``Provenance.note``). ``--client-mode``: ``auto`` runs the library when it imports, else the model;
 ``run`` requires it (a library that is not installed is a RunError); ``model`` never runs it; ``both``
@@ -16,10 +19,7 @@ not the one the profile follows).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -34,14 +34,15 @@ from stream_doctor.values.options import ClientMode as Mode
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.pool import LibraryPool, Worker
 
-#: the time one library's process has for its import and every turn of the capture: a start-up takes
+#: the time one library's process has for every turn of a capture file (the first one's include its import): a start-up takes
 #: 1 to 6 s of CPU (docs/replay.md states each one's), which a loaded machine stretches tenfold
 RUN_SECONDS = 120.0
-#: the address space one library's process may map (the largest, LiteLLM, maps about 1 GiB)
+#: the address space one library's process may map on any capture (the largest, LiteLLM, maps about 1 GiB)
 RUN_MEMORY = 3 << 30
-#: the library processes running at once: a capture with ``--client all`` starts each of its provider's
-#: libraries together; a session of many files starts the rest as those answer
+#: the library processes alive at once: a capture with ``--client all`` feeds each of its provider's
+#: libraries together; a session of many files feeds each library its files in turn
 RUNNING = 8
 #: V8's heap for a TypeScript library's run under Node, in MiB (the AI SDK, the largest, uses under 100)
 NODE_HEAP_MIB = 1024
@@ -52,8 +53,10 @@ class RunRequired(RuntimeError):
 
 
 class LibraryRuns:
-    """The library runs of one replay: one process per (library, capture file), at most ``RUNNING`` at
-    once (the first ones started together), each answered once, and reviewed a turn at a time."""
+    """The library runs of one replay: each (library, capture file) sent to that library's process in the
+    pool (``clients/pool.py``: the run's, else one for this replay), one capture per library at a time,
+    at most ``RUNNING`` libraries at once (the first ones started together), each answered once, and
+    reviewed a turn at a time."""
 
     def __init__(
         self,
@@ -64,16 +67,23 @@ class LibraryRuns:
         mode: Mode,
         node_modules: str | None = None,
         only: int | None = None,
+        pool: LibraryPool | None = None,
     ) -> None:
         """``files``: each capture file of the replay, by the path its turns carry (``<stdin>``, a session's
         member), and the file a library's process reads for it (None: none, e.g. a capture given as bytes);
-        ``only``: the one turn to drive (the live proxy's, once its exchange is written), else every turn."""
+        ``only``: the one turn to drive (the live proxy's, once its exchange is written), else every turn;
+        ``pool``: the processes to use (the live proxy's), else the run's (``library_pool``), else its own."""
+        from stream_doctor.clients.pool import LibraryPool, shared
+
         self.mode = mode
         self.start = (container, provider, node_modules, only)
         self.files = files
         self.pending: list[tuple[str, str]] = []  # (profile, capture path) not started yet, in order
-        self.started: dict[tuple[str, str], tuple[subprocess.Popen[bytes], float]] = {}
+        self.started: dict[tuple[str, str], tuple[Any, float]] = {}  # a Worker (``_start``), when it was sent
         self.answers: dict[tuple[str, str], dict[str, Any]] = {}
+        found = pool or shared()
+        self.own = found is None  # a pool that lives for this replay (no process until one is asked for)
+        self.pool = found or LibraryPool(RUNNING)
         if mode == "model":
             return
         for name, file in files.items():
@@ -87,21 +97,29 @@ class LibraryRuns:
         self._start_more()
 
     def _start_more(self) -> None:
-        while self.pending and len(self.started) < RUNNING:
-            key = self.pending.pop(0)
-            file = self.files[key[1]]
-            assert file is not None
-            self.started[key] = (_start(key[0], file, *self.start), time.monotonic())
+        """Send the next pending captures whose library is free, while fewer than ``RUNNING`` run."""
+        for key in list(self.pending):
+            if len(self.started) >= RUNNING:
+                return
+            if self._busy(key[0]) is None:
+                self.pending.remove(key)
+                file = self.files[key[1]]
+                assert file is not None
+                self.started[key] = (_start(key[0], file, *self.start, self.pool), time.monotonic())
+
+    def _busy(self, profile: str) -> tuple[str, str] | None:
+        """The capture ``profile``'s library is running now, if any."""
+        return next((key for key in self.started if key[0] == profile), None)
 
     def answer(self, profile: Profile, path: str) -> dict[str, Any] | None:
         """The library's answer on the capture file ``path`` (``clients/library/__main__.py``), once it came or
         its bound ran out; None: not run (the model's profile, ``--client-mode model``)."""
         key = (profile.name, path)
         while key not in self.answers and (key in self.started or key in self.pending):
-            if key in self.pending:  # asked for before its turn to start: room is made, oldest first
-                if len(self.started) >= RUNNING:
-                    oldest = next(iter(self.started))
-                    self.answers[oldest] = _collect(*self.started.pop(oldest))
+            if key in self.pending:  # asked for before its turn to start: room is made, its library's first
+                making = self._busy(key[0]) or (next(iter(self.started)) if len(self.started) >= RUNNING else None)
+                if making is not None:
+                    self.answers[making] = _collect(*self.started.pop(making))
                 self.pending.remove(key)
                 self.pending.insert(0, key)
             else:
@@ -113,11 +131,14 @@ class LibraryRuns:
         return answer
 
     def close(self) -> None:
-        """Stop every process whose answer was never asked for (the replay failed before)."""
+        """Stop every process whose answer was never asked for (the replay failed before), and the
+        replay's own pool."""
         self.pending.clear()
-        for process, _ in self.started.values():
-            _stop(process)
+        for worker, _ in self.started.values():
+            _stop(worker)
         self.started.clear()
+        if self.own:
+            self.pool.close()
 
     def review(
         self,
@@ -244,11 +265,17 @@ def compared(profile: str) -> str | None:
 
 
 def _start(
-    profile: str, path: str, container: str | None, provider: str, node_modules: str | None, only: int | None
-) -> subprocess.Popen[bytes]:
-    root = str(Path(__file__).resolve().parents[2])  # this copy of stream_doctor, whatever the path says
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    profile: str,
+    path: str,
+    container: str | None,
+    provider: str,
+    node_modules: str | None,
+    only: int | None,
+    pool: LibraryPool,
+) -> Worker:
+    """``path`` sent to ``profile``'s library process in ``pool`` (started now if it has none idle)."""
+    modules = os.path.abspath(node_modules) if node_modules is not None else None
+    worker = pool.take((profile, modules))
     request = {
         "profile": profile,
         "path": os.path.abspath(path),
@@ -257,34 +284,36 @@ def _start(
         "max_memory": RUN_MEMORY,
         "seconds": RUN_SECONDS - 5,  # a Node run stops itself first, so no node process outlives it
         "node_heap": NODE_HEAP_MIB,
-        "node_modules": os.path.abspath(node_modules) if node_modules is not None else None,
+        "node_modules": modules,
         "only": only,
     }
-    return subprocess.Popen(
-        [sys.executable, "-m", "stream_doctor.clients.library", orjson.dumps(request).decode()],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
+    worker.send(request)
+    return worker
 
 
-def _collect(process: subprocess.Popen[bytes], started: float) -> dict[str, Any]:
-    """The process's answer, or why there is none (stopped at its time bound, or ended without one)."""
-    assert process.stdout is not None
-    try:
-        out, _ = process.communicate(timeout=max(0.1, started + RUN_SECONDS - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        _stop(process)
-        return {"failed": f"no answer within {RUN_SECONDS:g} s: stopped"}
+def _collect(worker: Worker, started: float) -> dict[str, Any]:
+    """The worker's answer on the capture it was sent ``started`` (the import charged to its first), or
+    why there is none (stopped at its time bound, or ended without one: the next capture gets a fresh one)."""
+    out = worker.answer(started + RUN_SECONDS)
+    if out is None:
+        code = worker.returncode()
+        if worker.timed_out:
+            return {"failed": f"no answer within {RUN_SECONDS:g} s: stopped"}
+        return {"failed": f"its process ended without an answer ({how_it_ended(code)}; at most {human(RUN_MEMORY)})"}
     try:
         answer = orjson.loads(out)
     except orjson.JSONDecodeError:
-        code = process.returncode
-        return {"failed": f"its process ended without an answer ({how_it_ended(code)}; at most {human(RUN_MEMORY)})"}
-    return answer if isinstance(answer, dict) else {"failed": "an answer that is not an object"}
+        worker.stop()
+        return {"failed": "an answer that is not JSON"}
+    if not isinstance(answer, dict):
+        worker.stop()
+        return {"failed": "an answer that is not an object"}
+    if answer.pop("spent", False):
+        worker.stop()  # its library may be hurt by what the capture did (a MemoryError): the next gets a fresh one
+    else:
+        worker.pool.give(worker)
+    return answer
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.kill()
-    process.communicate()
+def _stop(worker: Worker) -> None:
+    worker.stop()

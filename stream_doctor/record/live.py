@@ -67,7 +67,13 @@ from stream_doctor.engine.stages import (
 )
 from stream_doctor.providers import ADAPTERS
 from stream_doctor.record.echo import carried
-from stream_doctor.record.verdicts import VERDICTS_WAITING, LibraryVerdict, models_of, runs_libraries
+from stream_doctor.record.verdicts import (
+    VERDICTS_WAITING,
+    LibraryVerdict,
+    library_processes,
+    models_of,
+    runs_libraries,
+)
 from stream_doctor.reporters import live_lines as lines
 from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.findings import Finding, Severity
@@ -132,6 +138,7 @@ class Live:
         self.emitting = threading.Lock()  # what is found, and each conversation's verdicts awaited
         self.verdicts: list[LibraryVerdict] = []
         self.runs_libraries = runs_libraries(options, self.profiles)
+        self.processes = library_processes(self.runs_libraries)  # closed once the verdicts are in (the stop)
         self._required_said = False
 
     def listener(self, path: str, provider: str | None) -> LiveConversation:
@@ -279,6 +286,8 @@ class Live:
         late = [verdict for verdict in self.verdicts if not verdict.done]
         for verdict in late:
             verdict.give_up()
+        if self.processes is not None:
+            self.processes.close()
         if late:
             self._say(
                 f"stream-doctor record: {len(late)} library runs did not answer within {timeout:g} s of the stop; "

@@ -13,10 +13,11 @@ from stream_doctor.values.options import Options
 if TYPE_CHECKING:
     from stream_doctor.clients.base import ClientError, Handoff, Profile
     from stream_doctor.clients.compare import ClientReview
+    from stream_doctor.clients.pool import LibraryPool
     from stream_doctor.clients.runs import LibraryRuns
     from stream_doctor.record.live import LiveConversation
 
-#: The turns whose library runs go on at once (each starts a process per library), and those that may wait
+#: The turns whose library runs go on at once (each feeds its turn to a process per library), and those that may wait
 #: for them; past that, a turn gets the models' verdict at once, with why.
 VERDICTS_RUNNING = 2
 VERDICTS_WAITING = 32
@@ -25,8 +26,8 @@ _RUNNING = threading.BoundedSemaphore(VERDICTS_RUNNING)
 
 class LibraryVerdict:
     """One turn's client reviews by the installed libraries, run over the envelope once the exchange is
-    written, on a thread of its own (each library in its own process, bounded as replay's runs are:
-    ``clients/runs.py``; ``VERDICTS_RUNNING`` turns at once); the live thread never waits for it. It
+    written, on a thread of its own (each library in its own process, kept for the next turns, bounded as
+    replay's runs are: ``clients/runs.py``; ``VERDICTS_RUNNING`` turns at once); the live thread never waits for it. It
     settles once: with the runs' reviews (the model where a library could not run), or the models' at
     stop (``give_up``)."""
 
@@ -76,6 +77,7 @@ class LibraryVerdict:
                 options.client_mode,
                 options.node_modules,
                 self.turn,
+                conversation.live.processes,
             )
         return tuple(self.runs.review(self.stream, self.turn, *result) for result in self.results)
 
@@ -110,6 +112,16 @@ def models_of(
     return tuple(
         review(stream, profile, handoffs, error, modelled(profile, note)) for profile, handoffs, error in results
     )
+
+
+def library_processes(runs: bool) -> LibraryPool | None:
+    """The library processes the proxy keeps for every turn's verdict, each started once (when ``runs``)."""
+    if not runs:
+        return None
+    from stream_doctor.clients.pool import LibraryPool
+    from stream_doctor.clients.runs import RUNNING
+
+    return LibraryPool(RUNNING)
 
 
 def runs_libraries(options: Options, profiles: tuple[Profile, ...]) -> bool:

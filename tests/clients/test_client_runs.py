@@ -201,14 +201,19 @@ def test_an_unknown_mode_is_one_line() -> None:
 
 
 def test_the_library_process_answers_on_its_own() -> None:
-    """The process the run mode starts, as a user can start it: one JSON answer on standard output."""
+    """The process the run mode starts, as a user can start it: a JSON answer line per request line."""
     request = json.dumps({"profile": "anthropic-python", "path": ONE_CALL, "container": None, "max_memory": 2 << 30})
     done = subprocess.run(
-        [sys.executable, "-m", "stream_doctor.clients.library", request], capture_output=True, timeout=120, check=True
+        [sys.executable, "-m", "stream_doctor.clients.library"],
+        input=f"{request}\n{request}\n".encode(),
+        capture_output=True,
+        timeout=120,
+        check=True,
     )
-    answer = json.loads(done.stdout)
-    assert answer["installed"] == "2.12.0"
-    assert answer["turns"][0]["seen"] == [
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(answers) == 2 and answers[0] == answers[1]  # one import, the same answer on each capture
+    assert answers[0]["installed"] == "2.12.0"
+    assert answers[0]["turns"][0]["seen"] == [
         [[13, 37, 1910], "toolu_01f3H9Mn3GSMpLjVNa749dnK", "get_weather", INPUT, False]
     ]
 

@@ -2,11 +2,12 @@
 with the packages of a ``node_modules`` folder (``--node-modules DIR``, else the project's own harness,
 ``tests/clients/node/node_modules`` in a source checkout).
 
-One long-lived ``node`` process per library run answers one request per turn: the turn's response
+One long-lived ``node`` process per library process answers one request per turn of every capture file: the turn's response
 body in the chunks the Python drivers' mock transport would return (``body_chunks``: the bytes as the
 server sent them, else the frames written back as SSE), each with the frame it completes. It is
-bounded twice: V8's heap by ``--max-old-space-size``, and every answer by the run's wall clock, after
-which the process is killed and the turn is one the model answers for.
+bounded twice: V8's heap by ``--max-old-space-size``, and every answer by the capture file's wall clock
+(``begin``), after which the process is killed, the turn is one the model answers for, and the next
+turn starts a fresh one. The harness resets everything of a run but the packages it imported.
 """
 
 from __future__ import annotations
@@ -86,6 +87,10 @@ class NodeRun:
         if answer["error"] is None:
             return Outcome(seen, None, None)
         return Outcome(seen, answer["error"], answer["error_at"], answer["error_message"] or "")
+
+    def begin(self, seconds: float) -> None:
+        """A new capture file: its requests have ``seconds`` from now (the process, if alive, is kept)."""
+        self.deadline = time.monotonic() + seconds
 
     def close(self) -> None:
         process, self.process = self.process, None
