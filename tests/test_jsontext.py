@@ -145,6 +145,20 @@ def test_equal_tells_booleans_from_numbers_and_not_integers_from_floats() -> Non
     assert not jsontext.equal([1], {"0": 1}) and not jsontext.equal([[]], [{}])
 
 
+def test_equal_tells_booleans_from_numbers_in_values_of_many_parts_too() -> None:
+    # Past the parts walked (``_WALKED``) a value is compared as orjson's bytes: the same answers.
+    many = [{"n": n, "flag": n % 2 == 0, "name": str(n)} for n in range(200)]
+    copy = orjson.loads(orjson.dumps(many))
+    assert jsontext.equal(many, copy)
+    copy[150]["flag"] = 1  # ``True == 1`` in Python
+    assert not jsontext.equal(many, copy) and not jsontext.equal(copy, many)
+    copy[150]["flag"] = True
+    copy[199] = {"name": "199", "flag": False, "n": 199.0}  # another key order, 1.0 for 1
+    assert jsontext.equal(many, copy)
+    copy[199]["flag"] = 0
+    assert not jsontext.equal(many, copy)
+
+
 def test_equal_at_any_depth() -> None:
     assert jsontext.equal(nested(5000), nested(5000))
     assert not jsontext.equal(nested(5000), nested(4999))
