@@ -16,15 +16,15 @@ from ``true`` to ``1`` keeps its own object, so the body still reads ``1``. Noth
 once it is read (writers copy it: ``exchange.redact_body``), so a shared object is only ever read.
 
 Comparing the items one by one costs about as much as parsing them, on every request (more, to tell
-``true`` from ``1``). So each list is also written once with ``orjson.dumps`` and compared as bytes: a
+``true`` from ``1``). Where the bodies are values orjson parsed from JSON text (``Repeats(json_text=True)``:
+the envelope's lines), each list is also written once with ``orjson.dumps`` and compared as bytes: a
 list whose text starts with the previous list's items' text, followed by the comma or bracket that
 ends an item, holds those items (JSON's grammar ends each item there, and orjson writes every such
-value one way only). Where the bodies are values orjson parsed from JSON text (``Repeats(json_text=True)``:
-the envelope's lines) that is all; other bodies (a cassette's YAML, a recording's parsed JSON) may hold
-a date, which is not written (``list_text``), or NaN and infinities, written ``null`` as ``None`` is:
-there a text that holds ``null`` is confirmed by ``==``, which tells those apart. Any other case, a
-history that was edited among them, is compared item by item: the bytes only ever say "the same"
-where the items are.
+value one way only: no NaN, no infinity, no date in what it parsed). Other bodies (a cassette's YAML, a
+HAR file's) are compared as values: their text is not kept, which would hold a copy of the history
+beside it (three HAR request bodies of 48 MiB then no longer fit the address space that a 128 MiB
+budget leaves, tests/test_adversarial.py). Any other case, a history that was edited among them, is
+compared item by item: the bytes only ever say "the same" where the items are.
 
 Writing each list again still cost a tenth of a session's replay, and parsing the history again most of
 the rest. The envelope's reader asks ``record_of(line)`` before it parses a line: once a line is proved to
@@ -111,13 +111,13 @@ class Repeats:
         grew = None
         for key, value in body.items():
             text = None
-            if type(value) is list:
+            if self.json_text and type(value) is list:
                 text = self.texts[key] = list_text(value)
             before = None if previous is None else previous.get(key)
             if before is None or before is value or type(before) is not type(value):
                 continue
             if type(value) is list:
-                if text_repeats(texts_before.get(key), text) and (self.json_text or _not_null(before, value, text)):
+                if text_repeats(texts_before.get(key), text):
                     value[: len(before)] = before  # the same items, as their bytes prove
                     shared = len(before)
                 else:
@@ -211,13 +211,6 @@ def list_text(value: list[Any]) -> bytes | None:
         return orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATETIME)
     except orjson.JSONEncodeError:
         return None
-
-
-def _not_null(before: list[Any], items: list[Any], text: bytes | None) -> bool:
-    """Whether bytes that repeat ``before``'s text in ``items``' prove its items: where the text holds
-    no ``null``, which NaN, the infinities and ``None`` are all written as; else where ``==`` says so
-    (NaN is no value, infinity not ``None``; the bytes told ``true`` from ``1``)."""
-    return text is not None and b"null" not in text or items[: len(before)] == before
 
 
 def text_repeats(before: bytes | None, text: bytes | None) -> bool:
