@@ -33,6 +33,8 @@ ALLOWED = {
     ("record/recorder.py", "open"),
     ("engine/stages.py", "open"),  # stdin's bytes for a library run, in a TemporaryDirectory made for it
     ("serve/matrix.py", "output.open"),  # the command's output, in its variant's folder under --out
+    # the null device, put in place of a library process's standard input (its requests come on a copy)
+    ("clients/library/__main__.py", "open"),
     # the package's own HTML template, read from the installed package
     ("reporters/html.py", "templates.joinpath(name).read_text"),  # its templates (page.html.j2 and those extending it)
     # scan reads through fsspec (URLs, object stores, table formats); a local status table is
