@@ -157,6 +157,13 @@ def test_equal_tells_booleans_from_numbers_in_values_of_many_parts_too() -> None
     assert jsontext.equal(many, copy)
     copy[199]["flag"] = 0
     assert not jsontext.equal(many, copy)
+    # A value of few members holding a long string (a file's content) is walked: the same answers.
+    content = "line\n" * 2000
+    written = {"path": "a.py", "content": content, "append": True, "mode": [1, {"x": False}]}
+    assert jsontext.equal(written, {"mode": [1.0, {"x": False}], "content": content, "path": "a.py", "append": True})
+    assert not jsontext.equal(written, {**written, "append": 1})
+    assert not jsontext.equal(written, {**written, "mode": [True, {"x": False}]})
+    assert not jsontext.equal(written, {**written, "mode": [1, {"x": 0}]})
 
 
 def test_equal_at_any_depth() -> None:
