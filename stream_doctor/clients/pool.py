@@ -2,8 +2,9 @@
 
 A library's process (``python -m stream_doctor.clients.library``) pays its start-up (the import: 1 to
 6 s of CPU, docs/replay.md) once, then answers one JSON request line per capture file with one JSON
-answer line. A ``LibraryPool`` keeps those processes between captures: a ``check`` run, a ``scan``
-partition or the live proxy opens one (``library_pool``) and every replay inside uses it; a replay
+answer line. A ``LibraryPool`` keeps those processes between captures: a ``check`` run, a session's
+replay or the live proxy opens one (``library_pool``) and every replay inside uses it (``scan`` has no
+``--client``); a replay
 outside any opens its own and closes it when it ends, which is the pool that lives for one replay.
 
 Every bound stays per capture (``clients/runs.py`` applies them): a process that breaks one (no answer
@@ -171,7 +172,7 @@ def shared() -> LibraryPool | None:
 
 @contextmanager
 def library_pool() -> Iterator[LibraryPool]:
-    """Library processes shared by every replay run inside (a ``check`` worker, a ``scan`` partition):
+    """Library processes shared by every replay run inside (a ``check`` run or worker, a session):
     each library started once, on the first capture that needs it, all closed at the end."""
     from stream_doctor.clients import runs
 
