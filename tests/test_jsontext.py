@@ -136,6 +136,32 @@ def test_equal_is_json_equality(value: Any, unrelated: Any, chance: Any) -> None
         assert jsontext.equal(value, other) == _reference(value, other) == jsontext.equal(other, value)
 
 
+_LONG_TEXT = "line\n" * 1000  # 5,000 characters: over the length that makes ``equal`` walk a value
+
+
+def _shapes(value: Any) -> list[Any]:
+    """``value`` where each way ``equal`` compares meets it: a long list (item by item), a long string
+    beside it and one nested in a message (walked), and many parts (orjson's bytes)."""
+    return [
+        [value] + [{"n": n} for n in range(70)],
+        {"content": _LONG_TEXT, "value": value},
+        [{"role": "user", "content": [{"type": "text", "text": _LONG_TEXT}, {"input": value}]}],
+        {"items": [value] + list(range(100)), "text": _LONG_TEXT},
+    ]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(json_values(4, 4, 24), st.randoms(use_true_random=False))
+def test_equal_is_json_equality_in_every_shape_it_compares_apart(value: Any, chance: Any) -> None:
+    # A history of many items, a value holding a long string, a value of many parts: each is compared
+    # its own way (item by item, walked, written out), and each gives the reference's answer.
+    flips = iter(lambda: chance.random() < 0.3, None)
+    other = _variant(value, flips)
+    for mine, theirs in zip(_shapes(value), _shapes(other), strict=True):
+        assert jsontext.equal(mine, theirs) == _reference(mine, theirs) == jsontext.equal(theirs, mine)
+        assert jsontext.equal(mine, orjson.loads(orjson.dumps(mine)))
+
+
 def test_equal_tells_booleans_from_numbers_and_not_integers_from_floats() -> None:
     assert not jsontext.equal({"force": True}, {"force": 1})
     assert not jsontext.equal([False], [0]) and not jsontext.equal([0.0], [False])

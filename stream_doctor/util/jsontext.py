@@ -143,10 +143,11 @@ def equal(a: Any, b: Any) -> bool:
     Any depth (Python's comparison raises ``RecursionError`` near 1,000 levels; a capture's values nest
     up to 1,024, orjson's limit). As fast as ``==`` where it is hot: a session's history that repeats
     the previous request's holds the same objects (checked item by item, in C); values parsed apart are
-    compared by ``==`` (every difference it sees is one JSON sees), then, a value of a few parts (a
-    tool's arguments: some keys, long strings), by a walk of its parts, and a larger one by orjson's
-    bytes (``true`` and ``1`` are written apart); only where those disagree (another key order, ``1``
-    against ``1.0``, a value orjson does not write) a loop walks the pairs that are not the same objects.
+    compared by ``==`` (every difference it sees is one JSON sees), then a long list (a history) item by
+    item, a value holding a long string (a file's content in a tool's arguments) by a walk of its parts,
+    and any other by orjson's bytes (``true`` and ``1`` are written apart); only where those disagree
+    (another key order, ``1`` against ``1.0``, a value orjson does not write) a loop walks the pairs
+    that are not the same objects.
     """
     if a is b or type(a) is list and type(b) is list and len(a) == len(b) and all(map(is_, a, b)):
         return True  # the same objects: a history that repeats the previous request's, item by item
@@ -155,12 +156,30 @@ def equal(a: Any, b: Any) -> bool:
             return False  # every difference Python's comparison sees is one JSON sees
     except RecursionError:
         return _same(a, b) is True  # nested deeper than Python's comparison recurses
-    # Python's ``==`` holds: the values differ as JSON only where one holds a boolean and the other a
-    # number. orjson writes ``true`` and ``1`` apart, so the same bytes prove the same value (in C), but
-    # a value of a few parts holding a long string (a file's content in a tool's arguments) is walked:
-    # writing it out again costs ten times the ``==`` (a megabyte: 1.5 ms against 0.15), where a small
-    # value is written out faster than walked.
-    if _long_strings(a):
+    return _exact(a, b)
+
+
+def _exact(a: Any, b: Any) -> bool:
+    """``equal`` for two values Python's ``==`` holds equal: they differ as JSON only where one holds a
+    boolean and the other a number. A long list (a session's history) is compared item by item, so that
+    orjson never writes a whole history out; see ``_exact_part``."""
+    if type(a) is list and type(b) is list and len(a) > _WALKED:
+        return all(map(_exact_part, a, b))  # (``==`` held: the same length)
+    return _exact_part(a, b)
+
+
+def _exact_part(a: Any, b: Any) -> bool:
+    """``_exact`` of one value. orjson writes ``true`` and ``1`` apart, so the same bytes prove the same
+    value (in C), but a value holding a long string (a file's content in a tool's arguments, a message's
+    text) is walked instead: writing it out costs ten times the ``==`` (a megabyte: 1.5 ms against
+    0.15), and orjson reserves about ten bytes of address space for each character of the string before
+    it writes it (a 48 MiB string: 500 MiB; past a process's limit on address space orjson does not
+    raise MemoryError, it crashes). A small value is written out faster than walked."""
+    if a is b:
+        return True
+    if type(a) not in _CONTAINERS:
+        return (type(a) is bool) is (type(b) is bool)  # ``true == 1`` in Python; a string equals a string
+    if _long_string(a):
         walked = _same(a, b, _WALKED)
         if walked is not None:
             return walked
@@ -172,22 +191,33 @@ def equal(a: Any, b: Any) -> bool:
     return _same(a, b) is True  # other key orders, ``1`` against ``1.0``, or a boolean against a number
 
 
+_CONTAINERS = (dict, list, tuple)
 #: The members (of objects and arrays, in all) of a value ``equal`` walks; a larger one it compares as
-#: orjson's bytes instead.
+#: orjson's bytes instead, and a longer list item by item.
 _WALKED = 64
 #: A string this long makes a value of few members cheaper walked than written out.
 _LONG = 4096
 
 
-def _long_strings(value: Any) -> bool:
-    """Whether ``value`` is a container of at most ``_WALKED`` members, one of them a string of ``_LONG``."""
-    if type(value) is dict:
-        members: Any = value.values()
-    elif type(value) is list:
-        members = value
-    else:
-        return False
-    return len(members) <= _WALKED and any(type(member) is str and len(member) >= _LONG for member in members)
+def _long_string(value: Any) -> bool:
+    """Whether ``value`` holds a string of ``_LONG`` characters or more among its first ``_WALKED``
+    members, at any depth (a loop: no recursion)."""
+    pending = [value]
+    parts = _WALKED
+    while pending:
+        container = pending.pop()
+        members = container.values() if type(container) is dict else container
+        parts -= len(members)
+        if parts < 0:
+            return False
+        for member in members:
+            kind = type(member)
+            if kind is str:
+                if len(member) >= _LONG:
+                    return True
+            elif kind in _CONTAINERS:
+                pending.append(member)
+    return False
 
 
 def _same(a: Any, b: Any, parts: int | None = None) -> bool | None:
