@@ -409,6 +409,7 @@ class Exchanges:
     #: what the bodies' expansions may still make; a reader starts it after the file's own bytes (``Budget(used=…)``)
     budget: Budget = field(default_factory=Budget)
     repeats: Repeats = field(default_factory=Repeats)  # the requests' repeated history, kept once
+    redact_url: LastUrl = field(default_factory=LastUrl)  # the requests' URL, redacted once while it repeats
 
     def add(
         self,
