@@ -171,18 +171,12 @@ class Positions(_Flat):
 
     __slots__ = ("lazy", "lazy_count")
 
-    lazy: list[LazyRun]  # in order, each at its fragments' place (``at``)
-    lazy_count: int  # fragments in ``lazy``
-
     def __new__(cls, lazy: list[LazyRun] | None = None) -> Positions:
-        # made in ``__new__`` alone (no ``__init__``, no ``sum`` of nothing): a turn makes a few, each
-        # call's and run's, and two Python calls a Positions were half of what one cost
-        self: Positions = array.__new__(cls, "q")  # type: ignore[assignment]
-        if lazy:
-            self.lazy, self.lazy_count = lazy, sum(run.events for run in lazy)
-        else:
-            self.lazy, self.lazy_count = [], 0
-        return self
+        return cast(Positions, super().__new__(cls, "q"))
+
+    def __init__(self, lazy: list[LazyRun] | None = None) -> None:
+        self.lazy: list[LazyRun] = lazy or []  # in order, each at its fragments' place (``at``)
+        self.lazy_count = sum(run.events for run in self.lazy)  # fragments in ``lazy``
 
     def fragment_count(self) -> int:
         """How many fragments' positions it holds."""
