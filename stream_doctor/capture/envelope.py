@@ -8,7 +8,7 @@ states the same rules as a JSON Schema, and a test keeps the two in agreement.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from stream_doctor.capture.base import NOT_JSON, Frame, InputProblem, Pos
 
@@ -84,9 +84,10 @@ def check_record(record: Any) -> str | None:
     return None
 
 
-def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
+def to_frame(record: Any, line: bytes, pos: Pos, redact: Callable[[str], str] | None = None) -> Frame:
     """The frame for one decoded record (not a header); a record that does not fit is kept as a
-    ``NOT_JSON`` event frame whose error says why, so the replay reports it instead of losing it."""
+    ``NOT_JSON`` event frame whose error says why, so the replay reports it instead of losing it.
+    ``redact``: how a request's URL is redacted (a reader of many records: ``http_frames.LastUrl``)."""
     problem = check_record(record)
     if problem is not None:
         return Frame(pos, line, NOT_JSON, f"envelope: {problem}")
@@ -104,27 +105,34 @@ def to_frame(record: Any, line: bytes, pos: Pos) -> Frame:
     if kind == "header":
         return Frame(pos, line, NOT_JSON, "envelope: a header record must be the first line")
     if kind == "request":
-        record, line = _redacted(record, line)
+        if redact is None:
+            from stream_doctor.capture.http_frames import redact_url
+
+            redact = redact_url
+        record, line = _redacted(record, line, redact)
     return Frame(pos, line, record, None, None, t, kind)
 
 
-def _redacted(record: dict[str, Any], line: bytes) -> tuple[dict[str, Any], bytes]:
+def _redacted(record: dict[str, Any], line: bytes, redact: Callable[[str], str]) -> tuple[dict[str, Any], bytes]:
     """A request record with the credentials of its URL and headers redacted, as HAR files' and
     cassettes' are: an envelope written by hand or by another tool may carry them. Its body is kept
     as sent (see ``capture/http_frames.py``); the line is written again only when the record changed."""
-    from stream_doctor.capture.http_frames import redact_headers, redact_url
-    from stream_doctor.util import jsontext
-
     changed = False
     url = record.get("url")
     if isinstance(url, str):
-        record["url"] = redact_url(url)
+        record["url"] = redact(url)
         changed = record["url"] != url
     headers = record.get("headers")
     if isinstance(headers, dict):
+        from stream_doctor.capture.http_frames import redact_headers
+
         record["headers"] = redact_headers(headers.items())
         changed = changed or record["headers"] != headers
-    return record, jsontext.dumps(record) if changed else line
+    if not changed:
+        return record, line
+    from stream_doctor.util import jsontext
+
+    return record, jsontext.dumps(record)
 
 
 #: Problems that mean the capture ends inside a frame (see ``problems_of``).

@@ -187,7 +187,7 @@ def _read_whole(data: bytes, collected: Exchanges) -> Iterator[None]:
 def _entry(
     collected: Exchanges, line_of: Callable[[int], int], number: int, entry: Any, pos: Pos, where: int | None
 ) -> None:
-    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, request_body
     from stream_doctor.capture.http_frames import unbase64 as _unbase64
 
     def unbase64(text: str) -> bytes:  # text that is not base64 is kept as it is
@@ -204,7 +204,7 @@ def _entry(
     response = _dict(entry.get("response"))
     method = request.get("method") if isinstance(request.get("method"), str) else None
     raw_url = request.get("url")
-    url = redact_url(raw_url) if isinstance(raw_url, str) else None
+    url = collected.redact_url(raw_url) if isinstance(raw_url, str) else None
     headers = redact_headers(_pairs(request.get("headers")))
     post = _dict(request.get("postData"))
     text = post.get("text")

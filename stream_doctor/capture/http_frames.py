@@ -90,6 +90,23 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
+class LastUrl:
+    """``redact_url`` for one reading, the last URL's redaction kept: a session's requests go to one
+    URL, which would otherwise be parsed again at every turn. It lives as long as the reader that
+    holds it; nothing keeps a URL past the replay (a Gemini URL carries its API key in its query)."""
+
+    __slots__ = ("url", "redacted")
+
+    def __init__(self) -> None:
+        self.url: str | None = None
+        self.redacted = ""
+
+    def __call__(self, url: str) -> str:
+        if url != self.url:
+            self.url, self.redacted = url, redact_url(url)
+        return self.redacted
+
+
 _QUERY_SEPARATORS = re.compile(r"[&;]")
 
 
@@ -392,6 +409,7 @@ class Exchanges:
     #: what the bodies' expansions may still make; a reader starts it after the file's own bytes (``Budget(used=…)``)
     budget: Budget = field(default_factory=Budget)
     repeats: Repeats = field(default_factory=Repeats)  # the requests' repeated history, kept once
+    redact_url: LastUrl = field(default_factory=LastUrl)  # the requests' URL, redacted once while it repeats
 
     def add(
         self,

@@ -299,12 +299,15 @@ def read_envelope(data: bytes, path: str) -> Capture:
 def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
     """The frames of an envelope read piece by piece, as ``stream_jsonl``; the header goes to
     ``capture.header`` as soon as it is read."""
+    from stream_doctor.capture.http_frames import LastUrl
+
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     to_frame = envelope.to_frame
     problems_of = envelope.problems_of
     problems = capture.problems
     repeats = Repeats(json_text=True)  # a session's requests repeat their history: parsed, it is kept once
+    redact_url = LastUrl()  # and go to one URL: redacted once
     first = True
     read = _Lines()
     for lines, starts in read.pieces(pieces):
@@ -336,7 +339,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
                     problems += problems_of(record, where)
                     continue
             first = False
-            frame = to_frame(record, line, where)
+            frame = to_frame(record, line, where, redact_url)
             if frame.kind == "request" and repeated is None:
                 repeats.share(record["body"], line)
             frames.append(frame)

@@ -142,7 +142,7 @@ def _interaction(
     collected: Exchanges, source: Source, number: int, interaction: Any, node: Any, shift: tuple[int, int] = (0, 0)
 ) -> None:
     """One interaction; ``source`` holds the file from line ``shift[0]`` (0-based), byte ``shift[1]``."""
-    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, redact_url, request_body
+    from stream_doctor.capture.http_frames import Fixed, header, is_llm_call, redact_headers, request_body
 
     pos = _pos(source, node, shift) if node is not None else Pos(0, 1, 0)
     if not isinstance(interaction, dict):
@@ -159,7 +159,7 @@ def _interaction(
     request_node = _child(node, "request")
     response_node = _child(node, "response")
     method = _text(request.get("method"))
-    url = redact_url(_text(request.get("uri") or request.get("url") or ""))
+    url = collected.redact_url(_text(request.get("uri") or request.get("url") or ""))
     headers = redact_headers(_header_items(request.get("headers")))
     body_node = None
     if "parsed_body" in request:  # pydantic-ai's cassettes keep the JSON body as YAML

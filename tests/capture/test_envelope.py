@@ -63,6 +63,19 @@ def test_records_become_frames_and_the_header_does_not() -> None:
     assert capture.ended_cleanly
 
 
+def test_each_request_url_is_redacted_whether_it_repeats_the_last_or_not() -> None:
+    # the reader keeps the last URL's redaction (a session's requests go to one URL): a repeated URL
+    # gives the same redaction and line, a URL after it (another key, none) is redacted on its own
+    keyed = "https://g.example/v1/m:streamGenerateContent?alt=sse&key=AIzaSyFIRST"
+    urls = [keyed, keyed, keyed.replace("FIRST", "OTHER"), "https://x", keyed]
+    data = lines(*({**REQUEST, "url": url} for url in urls))
+    frames = read_envelope(data, "run.jsonl").frames
+    redacted = "https://g.example/v1/m:streamGenerateContent?alt=sse&key=[redacted]"
+    assert [f.value["url"] for f in frames] == [redacted, redacted, redacted, "https://x", redacted]
+    assert all(b"AIzaSy" not in f.data for f in frames)
+    assert frames[3].data == orjson.dumps({**REQUEST, "url": "https://x"})  # nothing to redact: the line as read
+
+
 def test_header_is_optional() -> None:
     capture = read_envelope(lines(EVENT), "x")
     assert capture.header is None

@@ -58,6 +58,17 @@ def test_llm_entries_become_frames_and_others_are_skipped(tmp_path: Path) -> Non
     assert done.data == b"[DONE]"
 
 
+def test_each_entry_url_is_redacted_whether_it_repeats_the_last_or_not(tmp_path: Path) -> None:
+    # the reader keeps the last URL's redaction (a session's calls go to one URL); a URL after it is its own
+    path = tmp_path / "session.har"
+    keyed = "https://api.openai.com/v1/chat/completions?key=AIzaSecret"
+    urls = [keyed, keyed, "https://api.openai.com/v1/chat/completions", keyed.replace("Secret", "Other")]
+    path.write_bytes(har(*(entry(url, {"model": "gpt-4o", "messages": []}, SSE) for url in urls)))
+    requests = [frame.value["url"] for frame in load(str(path)).frames if frame.kind == "request"]
+    redacted = "https://api.openai.com/v1/chat/completions?key=[redacted]"
+    assert requests == [redacted, redacted, "https://api.openai.com/v1/chat/completions", redacted]
+
+
 def test_base64_body_holds_a_binary_event_stream(tmp_path: Path) -> None:
     stream = encode_message({":event-type": "messageStart", ":message-type": "event"}, b'{"role":"assistant"}')
     body = base64.b64encode(stream).decode()
