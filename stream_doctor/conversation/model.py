@@ -9,7 +9,6 @@ A request body is read once, by its provider family's module in ``requests/``, i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -141,8 +140,11 @@ class Conversation:
             return turn.facts.tools
         return self.tools
 
-    def checked_calls(self) -> Iterator[tuple[Turn, ToolCall, dict[str, ToolDef]]]:
-        """Every complete client call whose arguments parsed, in a turn that has tool definitions."""
+    @cached_property
+    def checked_calls(self) -> tuple[tuple[Turn, ToolCall, dict[str, ToolDef]], ...]:
+        """Every complete client call whose arguments parsed, in a turn that has tool definitions: found
+        once, for the schema rules that each read them (SD704 to SD706, and ``violations``)."""
+        checked = []
         for turn in self.turns:
             tools = self.tools_for(turn)
             if not tools:
@@ -152,7 +154,8 @@ class Conversation:
                     continue
                 if call.input_format != "json" or call.name is None:
                     continue
-                yield turn, call, tools
+                checked.append((turn, call, tools))
+        return tuple(checked)
 
     @cached_property
     def violations(self) -> tuple[tuple[Turn, ToolCall, ToolDef, list[Violation]], ...]:
@@ -161,7 +164,7 @@ class Conversation:
         from stream_doctor.conversation.schemas import violations
 
         validated = []
-        for turn, call, tools in self.checked_calls():
+        for turn, call, tools in self.checked_calls:
             tool = tools.get(call.name or "")
             if tool is not None and tool.schema is not None:
                 validated.append((turn, call, tool, violations(tool, call.arguments)))

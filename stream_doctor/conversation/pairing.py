@@ -193,6 +193,8 @@ class _Request:
             used.add(id(echoed_call))
             self.paired[call.ordinal] = echoed_call
             self._compare(call, echoed_call)
+        if not waiting:
+            return  # every call was echoed under its id (a session's every turn): no candidates to list
         candidates = [c for c in _first_group(new, self.facts.family) if id(c) not in used]
         for call in waiting:
             echoed_call = next((c for c in candidates if c.name == call.name and id(c) not in used), None)

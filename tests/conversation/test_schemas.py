@@ -200,3 +200,29 @@ def test_a_sessions_tool_is_written_out_once_and_each_tool_checked_against_its_o
     for _ in range(2):
         assert [v.keyword for v in violations(strict, {"city": 1, "days": 2})] == ["type"]
         assert violations(loose, {"city": 1, "days": 2}) == []
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-responses"])
+def test_a_sessions_tool_has_its_required_properties_read_once(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SD705 reads what each tool requires once a replay, not at each call (a session's turns declare the
+    very same tool objects), and still finds the hazard at every call; the near miss: a request that
+    declares the tool anew (its schema edited) has the new tool read, and its call judged by it."""
+    read: list[list[str]] = []
+
+    def counted(tool: ToolDef) -> list[str]:
+        read.append(required(tool))
+        return read[-1]
+
+    monkeypatch.setattr(schemas, "required", counted)
+    data = session(provider, 6)
+    report = replay(data, select=["SD705"])
+    assert [f.code for f in report.findings] == ["SD705"] * 6 and read == [["path", "content"]]
+    read.clear()
+    lines = data.split(b"\n")
+    third = [n for n, line in enumerate(lines) if line.startswith(b'{"sd":"request"')][2]
+    lines[third] = lines[third].replace(b'"required":["path","content"]', b'"required":["content","path"]')
+    report = replay(b"\n".join(lines), select=["SD705"])
+    # turn 3's tool is another object, and so is the next turns' (their schema differs from turn 3's)
+    assert read == [["path", "content"], ["content", "path"], ["path", "content"]]
+    said = [f.message.partition("every required property ")[2].partition(")")[0] for f in report.findings]
+    assert said == ["(path, content"] * 2 + ["(content, path"] + ["(path, content"] * 3

@@ -55,6 +55,8 @@ from stream_doctor.values.findings import Finding, Severity
 @rule("Two calls in one message have the same tool and arguments", Severity.WARNING)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
+        if len(message.calls) < 2:
+            continue  # a call alone in its message has no twin (a session's every turn): nothing to count
         calls = [stream.calls[ordinal] for ordinal in message.calls]
         calls = [call for call in calls if _comparable(call)]
         # Only a tool called twice can have a twin: a call alone under its name is not read (its

@@ -31,10 +31,12 @@ from stream_doctor.values.findings import Finding, Severity
 
 @rule("A tool ran for a call id the stream never produced", Severity.ERROR)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
-    known = sorted({c.call_id for c in stream.calls if c.call_id})
+    known: list[str] | None = None  # the stream's call ids, listed only for a message that names them
     for execution in stream.executions:
         if execution.call is not None:
             continue
+        if known is None:
+            known = sorted({c.call_id for c in stream.calls if c.call_id})
         named = f"id {execution.call_id!r}" if execution.call_id else f"name {execution.name!r} (no id)"
         yield self.finding(
             stream,

@@ -34,7 +34,7 @@ from stream_doctor.values.findings import Finding, Severity
 
 @rule("A call names a tool the request did not declare", Severity.ERROR)
 def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
-    for turn, call, tools in conversation.checked_calls():
+    for turn, call, tools in conversation.checked_calls:
         name = call.name or ""
         if name in tools or name in turn.facts.provider_tools:
             continue

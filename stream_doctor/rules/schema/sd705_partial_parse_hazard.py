@@ -41,11 +41,16 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     from stream_doctor.conversation.partial import eager_point
     from stream_doctor.conversation.schemas import required
 
-    for turn, call, tools in conversation.checked_calls():
+    # A session's turns declare the very same tool objects (``requests.History``): each one's required
+    # properties are read once, by the tool's identity (the conversation holds every tool meanwhile).
+    required_of: dict[int, list[str]] = {}
+    for turn, call, tools in conversation.checked_calls:
         tool = tools.get(call.name or "")
         if tool is None or tool.schema is None or call.fragment_count < 2:
             continue
-        names = required(tool)
+        names = required_of.get(id(tool))
+        if names is None:
+            names = required_of[id(tool)] = required(tool)
         point = eager_point(call.fragment_texts, call.raw_arguments, names)
         if point is None:
             continue

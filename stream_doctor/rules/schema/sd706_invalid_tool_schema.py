@@ -44,7 +44,7 @@ def check(conversation: Conversation, self: Rule) -> Iterator[Finding]:
     yield from _unvalidated_calls(conversation, self)
 
     reported: set[tuple[int, str]] = set()
-    for turn, call, tools in conversation.checked_calls():
+    for turn, call, tools in conversation.checked_calls:
         tool = tools.get(call.name or "")
         if tool is None or tool.schema is None or (turn.number, tool.name) in reported:
             continue

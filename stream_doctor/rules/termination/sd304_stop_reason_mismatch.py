@@ -45,20 +45,24 @@ def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
         category = message.stop_category
         if reason is None or message.error is not None:
             continue
-        client = [stream.calls[i] for i in message.calls if not stream.calls[i].server_side]
-        completed = [c for c in client if c.status == "complete"]
+        calls = stream.calls
+        if category == "tool_calls":
+            # the common case (a turn that calls tools) builds no list: only a message without a client call is wrong
+            if not any(not calls[i].server_side for i in message.calls):
+                yield self.finding(
+                    stream,
+                    message.stop_reason_pos,
+                    f"stop reason {reason} says the turn waits for tool results, but the message has no client "
+                    "tool call",
+                    "Decide which calls to run from the content, not the stop reason",
+                )
+            continue
+        completed = [calls[i] for i in message.calls if not calls[i].server_side and calls[i].status == "complete"]
         if message.stop_reason_pos is not None:
             # A call that started after the stop reason was sent (OpenAI Chat: after its choice's
             # finish_reason) is SD531's: the reason was given before the call existed.
             completed = [c for c in completed if c.started.number <= message.stop_reason_pos.number]
-        if category == "tool_calls" and not client:
-            yield self.finding(
-                stream,
-                message.stop_reason_pos,
-                f"stop reason {reason} says the turn waits for tool results, but the message has no client tool call",
-                "Decide which calls to run from the content, not the stop reason",
-            )
-        elif category not in ("tool_calls", "pause") and completed:
+        if category != "pause" and completed:
             names = ", ".join(c.label for c in completed)
             forced = request_of(stream).forced_tool
             if forced is not None and (forced == "any" or any(c.name == forced for c in completed)):
