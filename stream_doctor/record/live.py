@@ -515,7 +515,9 @@ class LiveConversation:
         turn = self.current
         if turn is not None and turn.batch:
             frames, turn.batch = turn.batch, []
-            self._fed(turn, list(turn.translator.translate(frames)))
+            # released, as the replay's: nothing reads these frames again, and a call's consecutive fragments
+            # reach the accumulator as one ``ArgsRun``, not an ``ArgsDelta`` each
+            self._fed(turn, list(turn.translator.translate(frames, release=True)))
 
     def _fed(self, turn: _Turn, produced: list[Any]) -> None:
         turn.accumulator.feed_all(produced)
