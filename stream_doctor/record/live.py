@@ -384,8 +384,7 @@ class Queued:
             if self.broken:
                 pass
             elif kind == "record":
-                for record in item:
-                    conversation.record(*record)
+                conversation.records(item)
                 if not self._more():  # (else the next record read flushes, or a later one)
                     self.turn = conversation.assistant_turn()
             elif kind == "exchange_ended":
@@ -479,12 +478,40 @@ class LiveConversation:
     # -- the Listener protocol (record.conversations) ---------------------------------------------
 
     def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        self.records(((record, line, pos),))
+
+    def records(self, batch: Iterable[Record]) -> None:
+        """The records of a slice, in order (``record`` is one): an event of the turn being read (most of an
+        answer) is taken in this loop, held to be translated with the next ones (``flush``: the replay's path,
+        not a call per frame); any other record is read by ``_read``."""
+        for record, line, pos in batch:
+            turn = self.current  # (None before a turn's first record, once closed, and for a provider not named)
+            if turn is None or turn.kept.wanted or pos.number == 0:
+                self._read(record, line, pos, None)
+                continue
+            frame = to_frame(record, line, pos)
+            if frame.kind != "event":
+                self._read(record, line, pos, frame)
+                continue
+            if type(record) is dict and "problems" in record:  # (the envelope reader's question)
+                turn.problems += problems_of(record, pos)
+            turn.frames += 1
+            turn.size = pos.offset + len(line) + 1  # (the line end)
+            turn.times.append(frame.t if frame.t is not None else nan)
+            turn.batch.append(frame)
+            if len(turn.batch) >= _BATCH:
+                self.flush()
+
+    def _read(self, record: dict[str, Any], line: bytes, pos: Pos, frame: Frame | None) -> None:
+        """A record that is not an event of the turn being read: the header, a request (which may begin a turn),
+        an event that begins one, and every event while the features that watch a turn want them one by one."""
         if pos.number == 0:
             self.header = record
             return
         if self.adapter is None or self.closed:
             return  # a provider the path does not name: recorded, not diagnosed
-        frame = to_frame(record, line, pos)
+        if frame is None:
+            frame = to_frame(record, line, pos)
         turn = self.current
         if turn is None or (frame.kind == "request" and (turn.request is not None or turn.frames)):
             if turn is not None:
@@ -492,18 +519,13 @@ class LiveConversation:
             turn = self._begin(len(self.turns) + 1)
         turn.problems += problems_of(record, pos)
         turn.frames += 1
-        turn.size = pos.offset + len(line) + 1  # (the line end)
+        turn.size = pos.offset + len(line) + 1
         if turn.first is None:
             turn.first = pos
         turn.times.append(frame.t if frame.t is not None else nan)
         if frame.kind == "request":
             turn.request = frame
             self._request(turn, frame)
-        if frame.kind == "event" and not turn.kept.wanted:
-            turn.batch.append(frame)  # translated together (``flush``): the replay's path, not a call per frame
-            if len(turn.batch) >= _BATCH:
-                self.flush()
-            return
         self.flush()
         produced = turn.translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
         if turn.kept.wanted:

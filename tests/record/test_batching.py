@@ -179,3 +179,52 @@ def test_a_slice_of_reads_read_at_once_is_the_envelope_of_one_read_at_a_time(
         exchange.end(None, 9.0)
         written.append((file.getvalue(), exchange.size, exchange.events, exchange.cut))
     assert written[1] == written[0]
+
+
+def _two_exchanges(tmp_path: Path) -> tuple[Path, list[tuple[dict[str, Any], bytes, Pos]]]:
+    """An envelope of two exchanges (the second cut inside an event) and every record written, as handed on."""
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 12)  # every 10th call's arguments broken
+    events = _events(capture)
+    records: list[tuple[dict[str, Any], bytes, Pos]] = []
+    envelope = tmp_path / "calls.jsonl"
+    writer = EnvelopeWriter(envelope.open("wb"), start=0.0, observe=lambda *record: records.append(record))
+    writer.header("anthropic", "test")
+    for number, (last, cause) in enumerate([(len(events), None), (len(events) // 2, "the client closed")]):
+        writer.write(request_record(number, "POST", "https://api.anthropic.com/v1/messages", b"{}", []))
+        exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+        for event in events[:last]:
+            exchange.chunk(event, number + 0.5)
+        exchange.chunk(events[last][:20] if cause else b"", number + 0.6)
+        exchange.end(cause, number + 0.7)
+    writer.close()
+    return envelope, records
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 400), max_size=8))
+def test_records_read_a_slice_at_a_time_are_diagnosed_as_replay_does_wherever_the_slices_end(cuts: list[int]) -> None:
+    """``LiveConversation.records`` takes a slice's events in one loop and hands any other record (the header, a
+    request that begins a turn, a cut) to ``_read``: wherever the slices end, the findings are the replay's.
+    The near miss: a record at a time (``record``, one each) finds the same."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        envelope, records = _two_exchanges(Path(folder))
+        expected = replay(str(envelope)).findings
+    assert {"SD201", "SD003"} <= {f.code for f in expected}
+    ends = sorted({c for c in cuts if 0 < c < len(records)} | {len(records)})
+    # (by line: the live turn 1 names no interaction, as no turn 2 is known when it is judged)
+    key = lambda f: (f.code, f.call_id, f.location.line)  # noqa: E731
+    for sliced in (True, False):
+        conversation = Live(Options()).listener(str(envelope), "anthropic")
+        if sliced:
+            for first, end in zip([0, *ends], ends, strict=False):
+                conversation.records(records[first:end])
+        else:
+            for record in records:
+                conversation.record(*record)
+        conversation.exchange_ended()
+        conversation.close()
+        assert len(conversation.turns) == 2
+        assert Counter(map(key, conversation.findings)) == Counter(map(key, expected))
