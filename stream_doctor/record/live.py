@@ -42,6 +42,7 @@ from array import array
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
 from math import isnan, nan
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -81,6 +82,8 @@ from stream_doctor.values.options import Options
 
 #: What the live thread is handed of each record the writer writes (``record.conversations.Listener.record``).
 Record = tuple[dict[str, Any], bytes, Pos]
+
+_new_tuple = tuple.__new__
 
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
@@ -730,7 +733,11 @@ def _clocked(stream: AccumulatedStream, turn: _Turn) -> AccumulatedStream:
     """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
     if turn.first is None:
         return stream
-    base = turn.first.number
-    timed = (_Timed(Pos(base + n, 0, 0), t) for n, t in enumerate(turn.times) if not isnan(t))
+    times, base = turn.times, turn.first.number
+    # each frame's (Pos, t) made by C calls, not by two Python constructor calls a frame (49,503 in a 10 MB answer)
+    positions = map(_new_tuple, repeat(Pos), zip(range(base, base + len(times)), repeat(0), repeat(0)))
+    timed: Iterable[_Timed] = map(_new_tuple, repeat(_Timed), zip(positions, times, strict=True))
+    if any(map(isnan, times)):  # (a frame without a time: none in what the recorder writes)
+        timed = compress(timed, [not isnan(t) for t in times])
     found = clock(stream, timed, None)  # type: ignore[arg-type]
     return replace(stream, capture=replace(stream.capture, clock=found)) if found is not None else stream
