@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from math import isnan, nan
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from stream_doctor.accumulate.accumulator import Accumulator
@@ -103,10 +104,10 @@ RUNS_DRAIN = 60.0
 WAKE_BOUND = 0.05
 
 
-def _cost(line: bytes) -> int:
-    """The memory a queued record holds, estimated: its line, the record's strings decoded from it,
-    and the dict itself."""
-    return 2 * len(line) + 512
+def _cost(records: list[Record]) -> int:
+    """The memory queued records hold, estimated: each line, the record's strings decoded from it, and the
+    dict itself (summed by C calls: a slice's records are queued as one item)."""
+    return 2 * sum(map(len, map(itemgetter(1), records))) + 512 * len(records)
 
 
 class Live:
@@ -337,14 +338,14 @@ class Queued:
 
     def _records(self, batch: list[Record]) -> None:
         """``batch`` queued as one item; when it does not fit whole, a record at a time, as far as they fit."""
-        if not self.skipped and self.live._put(self, "record", batch, sum(_cost(line) for _, line, _ in batch)):
+        if not self.skipped and self.live._put(self, "record", batch, _cost(batch)):
             self.sent += len(batch)
             return
         for at, one in enumerate(batch):
             if self.skipped:
                 self.skipped += len(batch) - at
                 return
-            if self.live._put(self, "record", [one], _cost(one[1])):
+            if self.live._put(self, "record", [one], _cost([one])):
                 self.sent += 1
             else:
                 self.skipped = 1
