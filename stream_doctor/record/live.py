@@ -38,24 +38,21 @@ import asyncio
 import sys
 import threading
 import time
-from array import array
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
+from dataclasses import replace
 from math import isnan, nan
 from operator import itemgetter
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.pending import clock
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
-from stream_doctor.capture.base import Frame, InputProblem, Pos
+from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
 from stream_doctor.capture.limits import human
 from stream_doctor.conversation.build import RequestReader
-from stream_doctor.conversation.model import NO_FACTS, Conversation, RequestInfo, Turn
+from stream_doctor.conversation.model import NO_FACTS, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
 from stream_doctor.conversation.pairing_problems import PairingProblem
 from stream_doctor.engine.stages import (
@@ -69,6 +66,7 @@ from stream_doctor.engine.stages import (
 )
 from stream_doctor.providers import ADAPTERS
 from stream_doctor.record.echo import carried
+from stream_doctor.record.live_turn import LiveTurn, Window, clocked
 from stream_doctor.record.verdicts import (
     VERDICTS_WAITING,
     LibraryVerdict,
@@ -83,8 +81,6 @@ from stream_doctor.values.options import Options
 
 #: What the live thread is handed of each record the writer writes (``record.conversations.Listener.record``).
 Record = tuple[dict[str, Any], bytes, Pos]
-
-_new_tuple = tuple.__new__
 
 #: The rule that needs the time the next request came (``timing.Clock.after``).
 _AFTER_TURN = "SD306"
@@ -427,35 +423,6 @@ def _resolve(woken: asyncio.Future[None]) -> None:
         woken.set_result(None)
 
 
-@dataclass(eq=False)
-class _Turn:
-    """The turn being read: its translator, accumulator and what the features that watch it keep."""
-
-    number: int
-    translator: Any
-    accumulator: Accumulator
-    kept: Kept
-    request: Frame | None = None
-    problems: list[InputProblem] = field(default_factory=list)
-    frames: int = 0
-    first: Pos | None = None  # its first frame
-    times: array[float] = field(default_factory=lambda: array("d"))  # t of each frame, NaN when it has none
-    size: int = 0
-    batch: list[Frame] = field(default_factory=list)  # event frames not yet translated (``flush``)
-
-
-@dataclass(frozen=True)
-class _Window(Conversation):
-    """The conversation rules' view of a conversation still going: ``turns`` holds only the turn to
-    judge (none when only a request is), ``problems`` only the new pairing problems, and ``turn(n)`` (what
-    locations are found through) reaches every turn so far."""
-
-    every: list[Turn] = field(default_factory=list)
-
-    def turn(self, number: int) -> Turn:
-        return self.every[number - 1]
-
-
 class LiveConversation:
     """One conversation's replay, fed the records of its envelope as they are written."""
 
@@ -470,7 +437,7 @@ class LiveConversation:
         self.requests = RequestReader(self.adapter.name if self.adapter is not None else "")
         self.fields_seen: set[str] = set()
         self.store = ArgumentStore()
-        self.current: _Turn | None = None
+        self.current: LiveTurn | None = None
         self.calls: set[str] = set()  # call ids of the latest response, so far
         self.messages: set[str] = set()  # its message ids
         self.told: tuple[frozenset[str], frozenset[str]] | None = None  # ``assistant_turn``, while both stay
@@ -537,7 +504,7 @@ class LiveConversation:
         self._fed(turn, produced)
 
     def flush(self) -> None:
-        """The event frames held (``_Turn.batch``) translated and accumulated as one batch."""
+        """The event frames held (``LiveTurn.batch``) translated and accumulated as one batch."""
         turn = self.current
         if turn is not None and turn.batch:
             frames, turn.batch = turn.batch, []
@@ -545,7 +512,7 @@ class LiveConversation:
             # reach the accumulator as one ``ArgsRun``, not an ``ArgsDelta`` each
             self._fed(turn, list(turn.translator.translate(frames, release=True)))
 
-    def _fed(self, turn: _Turn, produced: list[Any]) -> None:
+    def _fed(self, turn: LiveTurn, produced: list[Any]) -> None:
         turn.accumulator.feed_all(produced)
         if carried(produced, self.calls, self.messages):  # sets: a frozenset grown by union copied every id
             self.told = None
@@ -588,15 +555,15 @@ class LiveConversation:
 
     # -- the replay, a turn at a time -------------------------------------------------------------
 
-    def _begin(self, number: int) -> _Turn:
+    def _begin(self, number: int) -> LiveTurn:
         assert self.adapter is not None
         kept = Kept(self.options, self.adapter.name, None, self.live.profiles, False)
         accumulator = Accumulator(self.adapter.protocol.positional_indices, self.store)
-        self.current = _Turn(number, self.adapter.translator(), accumulator, kept)
+        self.current = LiveTurn(number, self.adapter.translator(), accumulator, kept)
         self.calls, self.messages, self.told = set(), set(), None
         return self.current
 
-    def _info(self, turn: _Turn, duration: float | None = None) -> CaptureInfo:
+    def _info(self, turn: LiveTurn, duration: float | None = None) -> CaptureInfo:
         assert self.adapter is not None
         return CaptureInfo(
             path=self.path,
@@ -612,7 +579,7 @@ class LiveConversation:
             protocol=self.adapter.protocol,
         )
 
-    def _request(self, turn: _Turn, frame: Frame) -> None:
+    def _request(self, turn: LiveTurn, frame: Frame) -> None:
         """A request passes: what it sends back of the turns before it is judged now."""
         assert self.adapter is not None
         value = frame.value if isinstance(frame.value, dict) else {}
@@ -647,7 +614,7 @@ class LiveConversation:
             self._info(turn, duration), ended_cleanly, turn.problems, turn.translator.counts
         )
         [(stream, _)] = unknown_fields_once([(stream, turn.kept)], self.fields_seen)
-        stream = _clocked(stream, turn)
+        stream = clocked(stream, turn)
         found = diagnose(stream, self.options)
         if turn.kept.clients:
             found = self._clients(stream, turn, found)
@@ -668,7 +635,7 @@ class LiveConversation:
         self.live.found(self, found)
         self._judge((whole,), self.pairing.streamed(whole))
 
-    def _clients(self, stream: AccumulatedStream, turn: _Turn, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    def _clients(self, stream: AccumulatedStream, turn: LiveTurn, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
         """The turn's findings with the clients' (SD8xx): the models' now, or, when a library can run, none
         yet: its run over the envelope (written to this exchange's end) gives them when it answers."""
         results = [(each.profile, *each.result(False)) for each in turn.kept.clients]
@@ -704,7 +671,7 @@ class LiveConversation:
         assert self.adapter is not None
         if not turns and not problems:
             return
-        window = _Window(self.path, self.adapter.name, turns, None, tuple(problems), every=self.turns)
+        window = Window(self.path, self.adapter.name, turns, None, tuple(problems), every=self.turns)
         found = diagnose_conversation(window, self.options)
         self.live.found(self, sorted(found, key=lambda f: f.sort_key))
 
@@ -721,24 +688,3 @@ class LiveConversation:
         found = [f for rule in rules for f in rule.check(stream, rule) if f not in before]
         self.turns[previous.number - 1] = replace(previous, stream=stream, findings=previous.findings + tuple(found))
         self.live.found(self, found)
-
-
-class _Timed(NamedTuple):
-    """What ``timing.clock`` reads of a frame."""
-
-    pos: Pos
-    t: float
-
-
-def _clocked(stream: AccumulatedStream, turn: _Turn) -> AccumulatedStream:
-    """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
-    if turn.first is None:
-        return stream
-    times, base = turn.times, turn.first.number
-    # each frame's (Pos, t) made by C calls, not by two Python constructor calls a frame (49,503 in a 10 MB answer)
-    positions = map(_new_tuple, repeat(Pos), zip(range(base, base + len(times)), repeat(0), repeat(0)))
-    timed: Iterable[_Timed] = map(_new_tuple, repeat(_Timed), zip(positions, times, strict=True))
-    if any(map(isnan, times)):  # (a frame without a time: none in what the recorder writes)
-        timed = compress(timed, [not isnan(t) for t in times])
-    found = clock(stream, timed, None)  # type: ignore[arg-type]
-    return replace(stream, capture=replace(stream.capture, clock=found)) if found is not None else stream

@@ -234,21 +234,21 @@ def test_records_read_a_slice_at_a_time_are_diagnosed_as_replay_does_wherever_th
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.one_of(st.floats(0, 100), st.just(math.nan)), min_size=1, max_size=60))
 def test_a_turns_clock_is_the_replays_with_frames_without_a_time_anywhere(times: list[float]) -> None:
-    """The live turn's clock (``_clocked``, from the time kept per frame, NaN where a frame has none) is what
+    """The live turn's clock (``clocked``, from the time kept per frame, NaN where a frame has none) is what
     ``clock`` makes of the frames that have one; the near miss: every frame timed."""
     from array import array
     from types import SimpleNamespace
 
     from stream_doctor.accumulate.pending import clock
-    from stream_doctor.record.live import _clocked, _Timed
+    from stream_doctor.record.live_turn import Timed, clocked
 
     stream = _a_stream()
     turn = SimpleNamespace(first=Pos(1, 1, 0), times=array("d", times))
-    timed = [_Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(times) if not math.isnan(t)]
-    assert _clocked(stream, turn).capture.clock == clock(stream, timed, None)  # type: ignore[arg-type]
+    timed = [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(times) if not math.isnan(t)]
+    assert clocked(stream, turn).capture.clock == clock(stream, timed, None)  # type: ignore[arg-type]
     every = array("d", [0.0 if math.isnan(t) else t for t in times])
-    assert _clocked(stream, SimpleNamespace(first=turn.first, times=every)).capture.clock == clock(  # type: ignore[arg-type]
-        stream, [_Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(every)], None
+    assert clocked(stream, SimpleNamespace(first=turn.first, times=every)).capture.clock == clock(  # type: ignore[arg-type]
+        stream, [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(every)], None
     )
 
 
