@@ -38,22 +38,21 @@ import asyncio
 import sys
 import threading
 import time
-from array import array
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from math import isnan, nan
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator
 
 from stream_doctor.accumulate.accumulator import Accumulator
-from stream_doctor.accumulate.pending import clock
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
-from stream_doctor.capture.base import Frame, InputProblem, Pos
+from stream_doctor.capture.base import Frame, Pos
 from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
 from stream_doctor.capture.limits import human
 from stream_doctor.conversation.build import RequestReader
-from stream_doctor.conversation.model import NO_FACTS, Conversation, RequestInfo, Turn
+from stream_doctor.conversation.model import NO_FACTS, RequestInfo, Turn
 from stream_doctor.conversation.pairing import Pairing
 from stream_doctor.conversation.pairing_problems import PairingProblem
 from stream_doctor.engine.stages import (
@@ -67,6 +66,7 @@ from stream_doctor.engine.stages import (
 )
 from stream_doctor.providers import ADAPTERS
 from stream_doctor.record.echo import carried
+from stream_doctor.record.live_turn import LiveTurn, Window, clocked
 from stream_doctor.record.verdicts import (
     VERDICTS_WAITING,
     LibraryVerdict,
@@ -100,10 +100,10 @@ RUNS_DRAIN = 60.0
 WAKE_BOUND = 0.05
 
 
-def _cost(line: bytes) -> int:
-    """The memory a queued record holds, estimated: its line, the record's strings decoded from it,
-    and the dict itself."""
-    return 2 * len(line) + 512
+def _cost(records: list[Record]) -> int:
+    """The memory queued records hold, estimated: each line, the record's strings decoded from it, and the
+    dict itself (summed by C calls: a slice's records are queued as one item)."""
+    return 2 * sum(map(len, map(itemgetter(1), records))) + 512 * len(records)
 
 
 class Live:
@@ -334,14 +334,14 @@ class Queued:
 
     def _records(self, batch: list[Record]) -> None:
         """``batch`` queued as one item; when it does not fit whole, a record at a time, as far as they fit."""
-        if not self.skipped and self.live._put(self, "record", batch, sum(_cost(line) for _, line, _ in batch)):
+        if not self.skipped and self.live._put(self, "record", batch, _cost(batch)):
             self.sent += len(batch)
             return
         for at, one in enumerate(batch):
             if self.skipped:
                 self.skipped += len(batch) - at
                 return
-            if self.live._put(self, "record", [one], _cost(one[1])):
+            if self.live._put(self, "record", [one], _cost([one])):
                 self.sent += 1
             else:
                 self.skipped = 1
@@ -384,8 +384,7 @@ class Queued:
             if self.broken:
                 pass
             elif kind == "record":
-                for record in item:
-                    conversation.record(*record)
+                conversation.records(item)
                 if not self._more():  # (else the next record read flushes, or a later one)
                     self.turn = conversation.assistant_turn()
             elif kind == "exchange_ended":
@@ -424,35 +423,6 @@ def _resolve(woken: asyncio.Future[None]) -> None:
         woken.set_result(None)
 
 
-@dataclass(eq=False)
-class _Turn:
-    """The turn being read: its translator, accumulator and what the features that watch it keep."""
-
-    number: int
-    translator: Any
-    accumulator: Accumulator
-    kept: Kept
-    request: Frame | None = None
-    problems: list[InputProblem] = field(default_factory=list)
-    frames: int = 0
-    first: Pos | None = None  # its first frame
-    times: array[float] = field(default_factory=lambda: array("d"))  # t of each frame, NaN when it has none
-    size: int = 0
-    batch: list[Frame] = field(default_factory=list)  # event frames not yet translated (``flush``)
-
-
-@dataclass(frozen=True)
-class _Window(Conversation):
-    """The conversation rules' view of a conversation still going: ``turns`` holds only the turn to
-    judge (none when only a request is), ``problems`` only the new pairing problems, and ``turn(n)`` (what
-    locations are found through) reaches every turn so far."""
-
-    every: list[Turn] = field(default_factory=list)
-
-    def turn(self, number: int) -> Turn:
-        return self.every[number - 1]
-
-
 class LiveConversation:
     """One conversation's replay, fed the records of its envelope as they are written."""
 
@@ -467,7 +437,7 @@ class LiveConversation:
         self.requests = RequestReader(self.adapter.name if self.adapter is not None else "")
         self.fields_seen: set[str] = set()
         self.store = ArgumentStore()
-        self.current: _Turn | None = None
+        self.current: LiveTurn | None = None
         self.calls: set[str] = set()  # call ids of the latest response, so far
         self.messages: set[str] = set()  # its message ids
         self.told: tuple[frozenset[str], frozenset[str]] | None = None  # ``assistant_turn``, while both stay
@@ -479,12 +449,40 @@ class LiveConversation:
     # -- the Listener protocol (record.conversations) ---------------------------------------------
 
     def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
+        self.records(((record, line, pos),))
+
+    def records(self, batch: Iterable[Record]) -> None:
+        """The records of a slice, in order (``record`` is one): an event of the turn being read (most of an
+        answer) is taken in this loop, held to be translated with the next ones (``flush``: the replay's path,
+        not a call per frame); any other record is read by ``_read``."""
+        for record, line, pos in batch:
+            turn = self.current  # (None before a turn's first record, once closed, and for a provider not named)
+            if turn is None or turn.kept.wanted or pos.number == 0:
+                self._read(record, line, pos, None)
+                continue
+            frame = to_frame(record, line, pos)
+            if frame.kind != "event":
+                self._read(record, line, pos, frame)
+                continue
+            if type(record) is dict and "problems" in record:  # (the envelope reader's question)
+                turn.problems += problems_of(record, pos)
+            turn.frames += 1
+            turn.size = pos.offset + len(line) + 1  # (the line end)
+            turn.times.append(frame.t if frame.t is not None else nan)
+            turn.batch.append(frame)
+            if len(turn.batch) >= _BATCH:
+                self.flush()
+
+    def _read(self, record: dict[str, Any], line: bytes, pos: Pos, frame: Frame | None) -> None:
+        """A record that is not an event of the turn being read: the header, a request (which may begin a turn),
+        an event that begins one, and every event while the features that watch a turn want them one by one."""
         if pos.number == 0:
             self.header = record
             return
         if self.adapter is None or self.closed:
             return  # a provider the path does not name: recorded, not diagnosed
-        frame = to_frame(record, line, pos)
+        if frame is None:
+            frame = to_frame(record, line, pos)
         turn = self.current
         if turn is None or (frame.kind == "request" and (turn.request is not None or turn.frames)):
             if turn is not None:
@@ -492,18 +490,13 @@ class LiveConversation:
             turn = self._begin(len(self.turns) + 1)
         turn.problems += problems_of(record, pos)
         turn.frames += 1
-        turn.size = pos.offset + len(line) + 1  # (the line end)
+        turn.size = pos.offset + len(line) + 1
         if turn.first is None:
             turn.first = pos
         turn.times.append(frame.t if frame.t is not None else nan)
         if frame.kind == "request":
             turn.request = frame
             self._request(turn, frame)
-        if frame.kind == "event" and not turn.kept.wanted:
-            turn.batch.append(frame)  # translated together (``flush``): the replay's path, not a call per frame
-            if len(turn.batch) >= _BATCH:
-                self.flush()
-            return
         self.flush()
         produced = turn.translator.feed(frame) if frame.kind == "event" else [envelope_event(frame)]
         if turn.kept.wanted:
@@ -511,13 +504,15 @@ class LiveConversation:
         self._fed(turn, produced)
 
     def flush(self) -> None:
-        """The event frames held (``_Turn.batch``) translated and accumulated as one batch."""
+        """The event frames held (``LiveTurn.batch``) translated and accumulated as one batch."""
         turn = self.current
         if turn is not None and turn.batch:
             frames, turn.batch = turn.batch, []
-            self._fed(turn, list(turn.translator.translate(frames)))
+            # released, as the replay's: nothing reads these frames again, and a call's consecutive fragments
+            # reach the accumulator as one ``ArgsRun``, not an ``ArgsDelta`` each
+            self._fed(turn, list(turn.translator.translate(frames, release=True)))
 
-    def _fed(self, turn: _Turn, produced: list[Any]) -> None:
+    def _fed(self, turn: LiveTurn, produced: list[Any]) -> None:
         turn.accumulator.feed_all(produced)
         if carried(produced, self.calls, self.messages):  # sets: a frozenset grown by union copied every id
             self.told = None
@@ -560,15 +555,15 @@ class LiveConversation:
 
     # -- the replay, a turn at a time -------------------------------------------------------------
 
-    def _begin(self, number: int) -> _Turn:
+    def _begin(self, number: int) -> LiveTurn:
         assert self.adapter is not None
         kept = Kept(self.options, self.adapter.name, None, self.live.profiles, False)
         accumulator = Accumulator(self.adapter.protocol.positional_indices, self.store)
-        self.current = _Turn(number, self.adapter.translator(), accumulator, kept)
+        self.current = LiveTurn(number, self.adapter.translator(), accumulator, kept)
         self.calls, self.messages, self.told = set(), set(), None
         return self.current
 
-    def _info(self, turn: _Turn, duration: float | None = None) -> CaptureInfo:
+    def _info(self, turn: LiveTurn, duration: float | None = None) -> CaptureInfo:
         assert self.adapter is not None
         return CaptureInfo(
             path=self.path,
@@ -584,7 +579,7 @@ class LiveConversation:
             protocol=self.adapter.protocol,
         )
 
-    def _request(self, turn: _Turn, frame: Frame) -> None:
+    def _request(self, turn: LiveTurn, frame: Frame) -> None:
         """A request passes: what it sends back of the turns before it is judged now."""
         assert self.adapter is not None
         value = frame.value if isinstance(frame.value, dict) else {}
@@ -619,7 +614,7 @@ class LiveConversation:
             self._info(turn, duration), ended_cleanly, turn.problems, turn.translator.counts
         )
         [(stream, _)] = unknown_fields_once([(stream, turn.kept)], self.fields_seen)
-        stream = _clocked(stream, turn)
+        stream = clocked(stream, turn)
         found = diagnose(stream, self.options)
         if turn.kept.clients:
             found = self._clients(stream, turn, found)
@@ -640,7 +635,7 @@ class LiveConversation:
         self.live.found(self, found)
         self._judge((whole,), self.pairing.streamed(whole))
 
-    def _clients(self, stream: AccumulatedStream, turn: _Turn, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    def _clients(self, stream: AccumulatedStream, turn: LiveTurn, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
         """The turn's findings with the clients' (SD8xx): the models' now, or, when a library can run, none
         yet: its run over the envelope (written to this exchange's end) gives them when it answers."""
         results = [(each.profile, *each.result(False)) for each in turn.kept.clients]
@@ -676,7 +671,7 @@ class LiveConversation:
         assert self.adapter is not None
         if not turns and not problems:
             return
-        window = _Window(self.path, self.adapter.name, turns, None, tuple(problems), every=self.turns)
+        window = Window(self.path, self.adapter.name, turns, None, tuple(problems), every=self.turns)
         found = diagnose_conversation(window, self.options)
         self.live.found(self, sorted(found, key=lambda f: f.sort_key))
 
@@ -693,20 +688,3 @@ class LiveConversation:
         found = [f for rule in rules for f in rule.check(stream, rule) if f not in before]
         self.turns[previous.number - 1] = replace(previous, stream=stream, findings=previous.findings + tuple(found))
         self.live.found(self, found)
-
-
-class _Timed(NamedTuple):
-    """What ``timing.clock`` reads of a frame."""
-
-    pos: Pos
-    t: float
-
-
-def _clocked(stream: AccumulatedStream, turn: _Turn) -> AccumulatedStream:
-    """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
-    if turn.first is None:
-        return stream
-    base = turn.first.number
-    timed = (_Timed(Pos(base + n, 0, 0), t) for n, t in enumerate(turn.times) if not isnan(t))
-    found = clock(stream, timed, None)  # type: ignore[arg-type]
-    return replace(stream, capture=replace(stream.capture, clock=found)) if found is not None else stream

@@ -4,6 +4,7 @@ time: neither may change what is found, what the grouping is told, or the envelo
 from __future__ import annotations
 
 import io
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,83 @@ def test_a_slice_of_reads_read_at_once_is_the_envelope_of_one_read_at_a_time(
         exchange.end(None, 9.0)
         written.append((file.getvalue(), exchange.size, exchange.events, exchange.cut))
     assert written[1] == written[0]
+
+
+def _two_exchanges(tmp_path: Path) -> tuple[Path, list[tuple[dict[str, Any], bytes, Pos]]]:
+    """An envelope of two exchanges (the second cut inside an event) and every record written, as handed on."""
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 12)  # every 10th call's arguments broken
+    events = _events(capture)
+    records: list[tuple[dict[str, Any], bytes, Pos]] = []
+    envelope = tmp_path / "calls.jsonl"
+    writer = EnvelopeWriter(envelope.open("wb"), start=0.0, observe=lambda *record: records.append(record))
+    writer.header("anthropic", "test")
+    for number, (last, cause) in enumerate([(len(events), None), (len(events) // 2, "the client closed")]):
+        writer.write(request_record(number, "POST", "https://api.anthropic.com/v1/messages", b"{}", []))
+        exchange = RecordedExchange(writer, "text/event-stream", None, stream_end("anthropic"))
+        for event in events[:last]:
+            exchange.chunk(event, number + 0.5)
+        exchange.chunk(events[last][:20] if cause else b"", number + 0.6)
+        exchange.end(cause, number + 0.7)
+    writer.close()
+    return envelope, records
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 400), max_size=8))
+def test_records_read_a_slice_at_a_time_are_diagnosed_as_replay_does_wherever_the_slices_end(cuts: list[int]) -> None:
+    """``LiveConversation.records`` takes a slice's events in one loop and hands any other record (the header, a
+    request that begins a turn, a cut) to ``_read``: wherever the slices end, the findings are the replay's.
+    The near miss: a record at a time (``record``, one each) finds the same."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        envelope, records = _two_exchanges(Path(folder))
+        expected = replay(str(envelope)).findings
+    assert {"SD201", "SD003"} <= {f.code for f in expected}
+    ends = sorted({c for c in cuts if 0 < c < len(records)} | {len(records)})
+    # (by line: the live turn 1 names no interaction, as no turn 2 is known when it is judged)
+    key = lambda f: (f.code, f.call_id, f.location.line)  # noqa: E731
+    for sliced in (True, False):
+        conversation = Live(Options()).listener(str(envelope), "anthropic")
+        if sliced:
+            for first, end in zip([0, *ends], ends, strict=False):
+                conversation.records(records[first:end])
+        else:
+            for record in records:
+                conversation.record(*record)
+        conversation.exchange_ended()
+        conversation.close()
+        assert len(conversation.turns) == 2
+        assert Counter(map(key, conversation.findings)) == Counter(map(key, expected))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 100), st.just(math.nan)), min_size=1, max_size=60))
+def test_a_turns_clock_is_the_replays_with_frames_without_a_time_anywhere(times: list[float]) -> None:
+    """The live turn's clock (``clocked``, from the time kept per frame, NaN where a frame has none) is what
+    ``clock`` makes of the frames that have one; the near miss: every frame timed."""
+    from array import array
+    from types import SimpleNamespace
+
+    from stream_doctor.accumulate.pending import clock
+    from stream_doctor.record.live_turn import Timed, clocked
+
+    stream = _a_stream()
+    turn = SimpleNamespace(first=Pos(1, 1, 0), times=array("d", times))
+    timed = [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(times) if not math.isnan(t)]
+    assert clocked(stream, turn).capture.clock == clock(stream, timed, None)  # type: ignore[arg-type]
+    every = array("d", [0.0 if math.isnan(t) else t for t in times])
+    assert clocked(stream, SimpleNamespace(first=turn.first, times=every)).capture.clock == clock(  # type: ignore[arg-type]
+        stream, [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(every)], None
+    )
+
+
+def _a_stream() -> Any:
+    """A stream of a few calls, whose positions the clock keeps the times of."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        capture = Path(folder) / "calls.sse"
+        write_calls(capture, 3)
+        return replay(str(capture)).turns[0].stream

@@ -229,14 +229,14 @@ def held_up(live: Live) -> tuple[Any, threading.Event, threading.Event]:
     ``reading`` is set when the live thread is held there."""
     handle = live.queued("p.jsonl", "anthropic")
     gate, reading = threading.Event(), threading.Event()
-    read = handle.conversation.record
+    read = handle.conversation.records  # (what the live thread reads a queued item of records with)
 
-    def slow(record: dict[str, Any], line: bytes, pos: Pos) -> None:
+    def slow(records: Any) -> None:
         reading.set()
         assert gate.wait(30)
-        read(record, line, pos)
+        read(records)
 
-    handle.conversation.record = slow  # type: ignore[method-assign]
+    handle.conversation.records = slow  # type: ignore[method-assign]
     return handle, gate, reading
 
 

@@ -189,11 +189,11 @@ def test_a_live_check_that_fails_is_one_line_and_counts_as_an_error(
 ) -> None:
     from stream_doctor.record.live import LiveConversation
 
-    def broken(self: Any, record: Any, line: bytes, pos: Any) -> None:
+    def broken(self: Any, records: Any) -> None:
         raise RecursionError("maximum recursion depth exceeded\x1b]0;x\x07")
 
     out = tmp_path / "out"
-    monkeypatch.setattr(LiveConversation, "record", broken)
+    monkeypatch.setattr(LiveConversation, "records", broken)  # (what the live thread reads records with)
     with FakeUpstream(ONE_CALL.read_bytes()) as upstream, RunningProxy(upstream.url, str(out)) as proxy:
         with httpx2.Client(base_url=proxy.url, timeout=30) as client:
             response = client.post("/v1/messages", json={"model": "m", "stream": True, "messages": []})
