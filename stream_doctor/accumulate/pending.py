@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 
 if TYPE_CHECKING:
-    from stream_doctor.capture.base import Frame, Pos
+    from stream_doctor.capture.base import Pos
 
 #: Seconds a call may stay pending after its turn ended before that is reported (SD306): longer
 #: than a client needs to notice the turn is over and act (retry, continue, report the error).
@@ -59,23 +59,23 @@ class CallTiming:
         return max(0.0, self.waited_until - self.turn_ended)
 
 
-def clock(stream: AccumulatedStream, frames: Iterable[Frame], after: float | None) -> Clock | None:
-    """The clock of one turn's stream, or None when its frames carry no times."""
+def clock(stream: AccumulatedStream, times: Iterable[tuple[int, float | None]], after: float | None) -> Clock | None:
+    """The clock of one turn's stream, from the time of each of its frames by the frame's number (None or
+    NaN: a frame without one); None when no frame has a time."""
     needed: set[int] = set()
     for call in stream.calls:
         needed.update(p.number for p in (call.started, call.ended, call.abandon_pos) if p is not None)
     needed.update(e.pos.number for e in stream.executions)
-    times: dict[int, float] = {}
+    kept: dict[int, float] = {}
     last: float | None = None
-    for frame in frames:
-        t = frame.t
-        if t is None:
+    for number, t in times:
+        if t is None or t != t:
             continue
         if last is None or t > last:
             last = t
-        if frame.pos.number in needed:
-            times[frame.pos.number] = t
-    return None if last is None else Clock(times, last, after)
+        if number in needed:
+            kept[number] = t
+    return None if last is None else Clock(kept, last, after)
 
 
 def call_timing(stream: AccumulatedStream, call: ToolCall) -> CallTiming | None:

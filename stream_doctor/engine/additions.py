@@ -75,7 +75,7 @@ def timed(
     out = []
     for number, (turn, (stream, kept)) in enumerate(zip(frames, replayed, strict=True)):
         after = next((t for t in starts[number + 1 :] if t is not None), None)
-        found = clock(stream, turn, after)
+        found = clock(stream, ((frame.pos.number, frame.t) for frame in turn), after)
         out.append((replace(stream, capture=replace(stream.capture, clock=found)) if found else stream, kept))
     return out
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
-from math import isnan
-from typing import Any, Iterable, NamedTuple
+from typing import Any
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.pending import clock
@@ -16,8 +14,6 @@ from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Frame, InputProblem, Pos
 from stream_doctor.conversation.model import Conversation, Turn
 from stream_doctor.engine.stages import Kept
-
-_new_tuple = tuple.__new__
 
 
 @dataclass(eq=False)
@@ -49,22 +45,10 @@ class Window(Conversation):
         return self.every[number - 1]
 
 
-class Timed(NamedTuple):
-    """What ``timing.clock`` reads of a frame."""
-
-    pos: Pos
-    t: float
-
-
 def clocked(stream: AccumulatedStream, turn: LiveTurn) -> AccumulatedStream:
     """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
     if turn.first is None:
         return stream
-    times, base = turn.times, turn.first.number
-    # each frame's (Pos, t) made by C calls, not by two Python constructor calls a frame (49,503 in a 10 MB answer)
-    positions = map(_new_tuple, repeat(Pos), zip(range(base, base + len(times)), repeat(0), repeat(0)))
-    timed: Iterable[Timed] = map(_new_tuple, repeat(Timed), zip(positions, times, strict=True))
-    if any(map(isnan, times)):  # (a frame without a time: none in what the recorder writes)
-        timed = compress(timed, [not isnan(t) for t in times])
-    found = clock(stream, timed, None)  # type: ignore[arg-type]
+    base = turn.first.number
+    found = clock(stream, zip(range(base, base + len(turn.times)), turn.times, strict=True), None)
     return replace(stream, capture=replace(stream.capture, clock=found)) if found is not None else stream

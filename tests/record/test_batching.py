@@ -235,20 +235,25 @@ def test_records_read_a_slice_at_a_time_are_diagnosed_as_replay_does_wherever_th
 @given(st.lists(st.one_of(st.floats(0, 100), st.just(math.nan)), min_size=1, max_size=60))
 def test_a_turns_clock_is_the_replays_with_frames_without_a_time_anywhere(times: list[float]) -> None:
     """The live turn's clock (``clocked``, from the time kept per frame, NaN where a frame has none) is what
-    ``clock`` makes of the frames that have one; the near miss: every frame timed."""
+    the replay's ``clock`` makes of the same frames (``engine.additions.timed``: a frame without a time has
+    ``t`` None); the near miss: every frame timed."""
     from array import array
     from types import SimpleNamespace
 
     from stream_doctor.accumulate.pending import clock
-    from stream_doctor.record.live_turn import Timed, clocked
+    from stream_doctor.capture.base import Frame
+    from stream_doctor.record.live_turn import clocked
+
+    def replayed(values: list[float]) -> Any:
+        frames = [Frame(Pos(1 + n, 1, 0), b"", None, t=None if math.isnan(t) else t) for n, t in enumerate(values)]
+        return clock(stream, ((frame.pos.number, frame.t) for frame in frames), None)
 
     stream = _a_stream()
     turn = SimpleNamespace(first=Pos(1, 1, 0), times=array("d", times))
-    timed = [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(times) if not math.isnan(t)]
-    assert clocked(stream, turn).capture.clock == clock(stream, timed, None)  # type: ignore[arg-type]
-    every = array("d", [0.0 if math.isnan(t) else t for t in times])
-    assert clocked(stream, SimpleNamespace(first=turn.first, times=every)).capture.clock == clock(  # type: ignore[arg-type]
-        stream, [Timed(Pos(1 + n, 0, 0), t) for n, t in enumerate(every)], None
+    assert clocked(stream, turn).capture.clock == replayed(times)  # type: ignore[arg-type]
+    every = [0.0 if math.isnan(t) else t for t in times]
+    assert clocked(stream, SimpleNamespace(first=turn.first, times=array("d", every))).capture.clock == replayed(  # type: ignore[arg-type]
+        every
     )
 
 
