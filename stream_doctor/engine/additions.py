@@ -2,7 +2,7 @@
 
 Executions told after the fact (``--executed``, ``--executions``, the library's ``executions``; read
 and resolved by ``engine/executions.py``) are placed at the end of the turns whose calls they name, which the
-engine then replays again. A capture that records times gives each turn its clock (``timing.clock``)
+engine then replays again. A capture that records times gives each turn its clock (``accumulate.pending.clock``)
 and each call its timing on the report (``timing.call_timing``).
 """
 

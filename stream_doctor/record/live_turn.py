@@ -46,7 +46,7 @@ class Window(Conversation):
 
 
 def clocked(stream: AccumulatedStream, turn: LiveTurn) -> AccumulatedStream:
-    """The stream with its clock, as replay gives it (``timing.clock``, from the time kept per frame)."""
+    """The stream with its clock, as replay gives it (``accumulate.pending.clock``, from the time kept per frame)."""
     if turn.first is None:
         return stream
     base = turn.first.number
