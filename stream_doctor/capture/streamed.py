@@ -118,7 +118,7 @@ class Streamed:
         return self.max_t - self.min_t if self.timed > 1 else None
 
     def times(self) -> Iterable[Frame]:
-        """A stand-in frame (number and time only) for each frame that carried a time, for ``timing.clock``."""
+        """A stand-in frame (number and time only) for each frame that carried a time, for ``accumulate.pending.clock``."""
         if self._times is None:
             return
         other = self._other_times
