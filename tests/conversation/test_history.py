@@ -1,5 +1,6 @@
 """A conversation's requests read each once for what is new (``requests.History``): the same facts as
-reading every request whole, whatever the history does from one request to the next."""
+reading every request whole, whatever the history does from one request to the next (but a field that is
+not a list in a repeated item, listed once)."""
 
 from __future__ import annotations
 
@@ -157,6 +158,23 @@ def test_an_edited_history_is_read_whole_and_counted() -> None:
     # the near miss: the same history sent again, and nothing new, is still its prefix
     history.parse(_body(summarised))
     assert (history.extended, history.edited) == (1, 1)
+
+
+def test_a_field_that_is_not_a_list_in_the_history_is_listed_at_the_request_that_brought_it() -> None:
+    # Read whole, every request that repeats the item would list it again, and SD001 would warn at each
+    # turn of a session about the same field of the same message.
+    odd = {"role": "assistant", "content": "a", "tool_calls": 5}
+    first = [{"role": "user", "content": "hi"}, odd]
+    history = History("openai")
+    assert history.parse(_body(first)).not_lists == ("messages[1].tool_calls",)
+    repeated = history.parse(_body([*first, {"role": "user", "content": "more"}]))
+    assert repeated.not_lists == () and history.extended == 1
+    assert parse("openai", _body([*first, {"role": "user", "content": "more"}])).not_lists == (
+        "messages[1].tool_calls",
+    )
+    # the near miss: a history that was edited is read whole, and lists it again
+    edited = history.parse(_body([{"role": "user", "content": "a summary"}, odd]))
+    assert edited.not_lists == ("messages[1].tool_calls",) and history.edited == 1
 
 
 def test_a_history_item_edited_from_true_to_1_is_an_edit() -> None:

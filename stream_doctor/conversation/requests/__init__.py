@@ -88,7 +88,10 @@ class History:
         return RequestsRead(self.extended, self.whole, self.edited)
 
     def parse(self, body: Any) -> RequestFacts:
-        """The same facts as ``parse(provider, body)``."""
+        """The facts ``parse(provider, body)`` gives, but for ``not_lists``: a field that should hold a
+        list and does not, inside an item of the repeated history, is listed at the request that
+        brought the item, not again at each request that repeats it (SD001 says it once, as SD006 says
+        an undocumented field once); a history read whole lists it again."""
         family = _family(self.provider, body)
         if family is None:
             self.previous = None
