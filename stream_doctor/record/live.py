@@ -41,7 +41,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import replace
-from math import isnan, nan
+from math import isnan
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator
 
@@ -49,7 +49,7 @@ from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.spill import ArgumentStore
 from stream_doctor.accumulate.stream import AccumulatedStream, CaptureInfo
 from stream_doctor.capture.base import Frame, Pos
-from stream_doctor.capture.envelope import CUT_KINDS, problems_of, to_frame
+from stream_doctor.capture.envelope import CUT_KINDS, to_frame
 from stream_doctor.capture.limits import human
 from stream_doctor.conversation.build import RequestReader
 from stream_doctor.conversation.model import NO_FACTS, RequestInfo, Turn
@@ -464,11 +464,7 @@ class LiveConversation:
             if frame.kind != "event":
                 self._read(record, line, pos, frame)
                 continue
-            if type(record) is dict and "problems" in record:  # (the envelope reader's question)
-                turn.problems += problems_of(record, pos)
-            turn.frames += 1
-            turn.size = pos.offset + len(line) + 1  # (the line end)
-            turn.times.append(frame.t if frame.t is not None else nan)
+            turn.count(record, line, pos, frame)
             turn.batch.append(frame)
             if len(turn.batch) >= _BATCH:
                 self.flush()
@@ -488,12 +484,7 @@ class LiveConversation:
             if turn is not None:
                 self._finish()
             turn = self._begin(len(self.turns) + 1)
-        turn.problems += problems_of(record, pos)
-        turn.frames += 1
-        turn.size = pos.offset + len(line) + 1
-        if turn.first is None:
-            turn.first = pos
-        turn.times.append(frame.t if frame.t is not None else nan)
+        turn.count(record, line, pos, frame)
         if frame.kind == "request":
             turn.request = frame
             self._request(turn, frame)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field, replace
+from math import nan
 from typing import Any
 
 from stream_doctor.accumulate.accumulator import Accumulator
 from stream_doctor.accumulate.pending import clock
 from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.capture.base import Frame, InputProblem, Pos
+from stream_doctor.capture.envelope import problems_of
 from stream_doctor.conversation.model import Conversation, Turn
 from stream_doctor.engine.stages import Kept
 
@@ -31,6 +33,16 @@ class LiveTurn:
     times: array[float] = field(default_factory=lambda: array("d"))  # t of each frame, NaN when it has none
     size: int = 0
     batch: list[Frame] = field(default_factory=list)  # event frames not yet translated (``flush``)
+
+    def count(self, record: Any, line: bytes, pos: Pos, frame: Frame) -> None:
+        """A record of the turn counted: the input problems it lists, its place and its time."""
+        if type(record) is dict and "problems" in record:  # (the envelope reader's question)
+            self.problems += problems_of(record, pos)
+        self.frames += 1
+        self.size = pos.offset + len(line) + 1  # (the line end)
+        if self.first is None:
+            self.first = pos
+        self.times.append(frame.t if frame.t is not None else nan)
 
 
 @dataclass(frozen=True)
