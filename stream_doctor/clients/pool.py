@@ -4,8 +4,8 @@ A library's process (``python -m stream_doctor.clients.library``) pays its start
 6 s of CPU, docs/replay.md) once, then answers one JSON request line per capture file with one JSON
 answer line. A ``LibraryPool`` keeps those processes between captures: a ``check`` run, a session's
 replay or the live proxy opens one (``library_pool``) and every replay inside uses it (``scan`` has no
-``--client``); a replay
-outside any opens its own and closes it when it ends, which is the pool that lives for one replay.
+``--client``); a replay outside any opens its own and closes it when it ends, which is the pool that
+lives for one replay.
 
 Every bound stays per capture (``clients/runs.py`` applies them): a process that breaks one (no answer
 in time, killed, out of memory) is killed or left, that capture gets the note, and the next capture of

@@ -226,7 +226,7 @@ def _same(a: Any, b: Any, parts: int | None = None) -> bool | None:
     pairs = [(a, b)]
     while pairs:
         x, y = pairs.pop()
-        if parts is not None and isinstance(x, (dict, list, tuple)):
+        if parts is not None and isinstance(x, _CONTAINERS):
             parts -= len(x)
             if parts < 0:
                 return None
