@@ -92,11 +92,15 @@ def eager_point(fragments: Sequence[str], raw: str, required: Sequence[str]) -> 
     if len(fragments) < 2 or not required:
         return None
     values = top_level_values(raw)
-    if any(name not in values for name in required):
-        return None
+    present_at = 0  # where each required value's first character has arrived
+    for name in required:
+        value = values.get(name)
+        if value is None:
+            return None
+        if value[0] >= present_at:
+            present_at = value[0] + 1
     # A call's fragments are kept as where they end in ``raw``: read those rather than cut each text.
     ends = fragments.ends if isinstance(fragments, FragmentTexts) else list(accumulate(map(len, fragments)))
-    present_at = max(values[name][0] + 1 for name in required)  # each value's first character has arrived
     fragment = bisect_left(ends, present_at)
     if fragment >= len(ends) - 1:
         return None

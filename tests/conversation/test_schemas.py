@@ -226,3 +226,200 @@ def test_a_sessions_tool_has_its_required_properties_read_once(provider: str, mo
     assert read == [["path", "content"], ["content", "path"], ["path", "content"]]
     said = [f.message.partition("every required property ")[2].partition(")")[0] for f in report.findings]
     assert said == ["(path, content"] * 2 + ["(content, path"] + ["(path, content"] * 3
+
+
+# -- the plain object: what it says valid, jsonschema says valid ------------------------------------------------
+
+JSON_TYPES = ["string", "integer", "number", "boolean", "null", "array", "object"]
+NAMES = ["a", "b", "c"]
+DRAFTS = [
+    "http://json-schema.org/draft-04/schema#",
+    "http://json-schema.org/draft-06/schema#",
+    "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+]
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from([0.0, 1.0, -2.0, 0.5])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=2),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+    max_leaves=5,
+)
+#: a value of one JSON type, as orjson reads it
+VALUE_OF = {
+    "string": st.text(max_size=3),
+    "integer": st.integers(-3, 3),
+    "number": st.integers(-3, 3) | st.floats(allow_nan=False, allow_infinity=False),
+    "boolean": st.booleans(),
+    "null": st.none(),
+    "array": st.lists(json_values, max_size=2),
+    "object": st.dictionaries(st.text(max_size=2), json_values, max_size=2),
+}
+annotations = st.fixed_dictionaries({}, optional={"description": st.just("d"), "title": st.just("t")})
+plain_property = st.tuples(
+    annotations,
+    st.none()
+    | st.sampled_from(JSON_TYPES)
+    | st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True),
+).map(lambda pair: pair[0] if pair[1] is None else {**pair[0], "type": pair[1]})
+#: one keyword more makes a schema no plain object: jsonschema alone judges it
+PROPERTY_KEYWORDS = [
+    {"minLength": 1},
+    {"enum": [1, "a", None]},
+    {"const": 0},
+    {"minimum": 0},
+    {"items": {"type": "string"}},
+    {"maxItems": 1},
+    {"pattern": "^a"},
+    {"format": "date"},
+    {"properties": {"a": {"type": "integer"}}, "required": ["a"]},
+    {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+]
+TOP_KEYWORDS = [
+    {"minProperties": 1},
+    {"maxProperties": 1},
+    {"patternProperties": {"^a": {"type": "string"}}},
+    {"propertyNames": {"maxLength": 0}},
+    {"not": {"required": ["a"]}},
+    {"type": ["object", "null"]},
+    {"additionalProperties": {"type": "string"}},
+    {"dependentRequired": {"a": ["b"]}},
+    {"$schema": "http://json-schema.org/draft-03/schema#"},
+]
+
+
+@st.composite
+def plain_schemas(draw: st.DrawFn, closable: bool = True) -> dict[str, Any]:
+    """A schema ``plain_object`` reads whole: an object of typed (or any) properties, some required."""
+    properties = draw(st.dictionaries(st.sampled_from(NAMES), plain_property, max_size=3))
+    schema: dict[str, Any] = draw(annotations)
+    if draw(st.booleans()):
+        schema["type"] = "object"
+    if properties or draw(st.booleans()):
+        schema["properties"] = properties
+    names = list(properties) if not closable else NAMES + ["d"]
+    required = draw(st.lists(st.sampled_from(names), unique=True, max_size=3)) if names else []
+    if required or draw(st.booleans()):
+        schema["required"] = required
+    if closable and draw(st.booleans()):
+        schema["additionalProperties"] = draw(st.booleans())
+    if draw(st.booleans()):
+        schema["$schema"] = draw(st.sampled_from(DRAFTS))
+    return schema
+
+
+@st.composite
+def schemas_in_and_just_outside(draw: st.DrawFn) -> tuple[dict[str, Any], bool]:
+    """A plain object schema, or one a keyword away from it (at its top or in a property): and which."""
+    schema = draw(plain_schemas())
+    where = draw(st.sampled_from(["plain", "top", "property"]))
+    if where == "top":
+        return {**schema, **draw(st.sampled_from(TOP_KEYWORDS))}, False
+    if where == "property":
+        name = draw(st.sampled_from(NAMES))
+        inner = schema.get("properties", {}).get(name, {})
+        widened = {**inner, **draw(st.sampled_from(PROPERTY_KEYWORDS))}
+        return {**schema, "properties": {**schema.get("properties", {}), name: widened}}, False
+    return schema, True
+
+
+#: values at the edges of the JSON types as Python holds them (a bool is an int, a whole float reads as one)
+EDGES = [True, False, 0, 1, 1.0, 0.5, -2.0, "1", "", None, [], [1], {}, {"a": 1}]
+arguments_values = (
+    json_values
+    | st.dictionaries(st.sampled_from(NAMES + ["d", "e"]), json_values, max_size=5)
+    | st.dictionaries(st.sampled_from(NAMES + ["d"]), st.sampled_from(EDGES), max_size=4)
+)
+
+
+def _near(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Values close to valid for ``schema``: its properties, each of one of its types or an edge value."""
+    typed = []
+    for name, inner in sorted(schema.get("properties", {}).items()):
+        kinds = inner.get("type") if isinstance(inner, dict) else None
+        kinds = [kinds] if isinstance(kinds, str) else kinds or []
+        own = st.sampled_from(kinds).flatmap(lambda kind: VALUE_OF.get(kind, json_values)) if kinds else json_values
+        typed.append(st.tuples(st.just(name), own | st.sampled_from(EDGES)))
+    extra = st.tuples(st.sampled_from(NAMES + ["d"]), st.sampled_from(EDGES))
+    return st.lists(st.one_of(*typed, extra) if typed else extra, max_size=4).map(dict)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(schemas_in_and_just_outside(), st.data())
+def test_a_plain_object_says_valid_only_where_jsonschema_does(
+    schema_and_plain: tuple[Any, bool], data: st.DataObject
+) -> None:
+    """``PlainObject.holds`` answers for jsonschema where a call's schema is the common plain shape: it may
+    say valid only where jsonschema finds nothing, and a schema a keyword outside the shape is not one."""
+    schema, plain = schema_and_plain
+    validator, problem, shape = schemas._compiled(schemas._key(schema))
+    if validator is None:  # a schema jsonschema refuses (draft 3's ``required`` is no list): never validated
+        assert shape is None
+        return
+    assert (shape is not None) == plain
+    # a value drawn, and one close to valid with each property set to each edge value in turn
+    close = data.draw(_near(schema))
+    values = [data.draw(arguments_values), close]
+    values += [{**close, name: edge} for name in schema.get("properties", {}) for edge in EDGES]
+    tool = ToolDef("t", schema, "p")
+    for value in values:
+        valid = next(validator.iter_errors(value), None) is None
+        if shape is not None and shape.holds(value):
+            assert valid, value
+        # and what a rule reads is jsonschema's verdict, whichever answered
+        assert (violations(tool, value) == []) == valid
+
+
+@st.composite
+def plain_schemas_and_valid_values(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    schema = draw(plain_schemas(closable=False))
+    properties = schema.get("properties", {})
+    chosen = set(schema.get("required", [])) | draw(st.sets(st.sampled_from(NAMES)))
+    value: dict[str, Any] = {}
+    for name in sorted(chosen):
+        kinds = properties.get(name, {}).get("type")
+        kind = draw(st.sampled_from([kinds] if isinstance(kinds, str) else kinds)) if kinds else None
+        value[name] = draw(VALUE_OF[kind] if kind else json_values)
+    return schema, value
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(plain_schemas_and_valid_values())
+def test_a_plain_object_says_valid_where_it_applies(schema_and_value: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """The near side of the test above: every value built to a plain schema (each property of its type, every
+    required one there) is valid, and the plain object says so without jsonschema's walk."""
+    schema, value = schema_and_value
+    validator, _, shape = schemas._compiled(schemas._key(schema))
+    if validator is None:  # draft 4 refuses an empty ``required``
+        assert schema.get("required") == [] and "draft-04" in schema["$schema"]
+        return
+    assert shape is not None and shape.holds(value)
+    assert next(validator.iter_errors(value), None) is None
+
+
+def test_a_valid_call_of_a_plain_schema_is_not_walked_and_an_invalid_one_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's calls (a plain schema, valid arguments) never reach jsonschema's walk; the near miss:
+    arguments of the wrong type are walked, and reported as before."""
+    import jsonschema
+
+    walked: list[Any] = []
+    walk = jsonschema.Draft202012Validator.iter_errors
+
+    def counted(self: Any, instance: Any, *args: Any, **kwargs: Any) -> Any:
+        if "$id" not in self.schema:  # not the metaschema's check of a tool's schema
+            walked.append(instance)
+        return walk(self, instance, *args, **kwargs)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "iter_errors", counted)
+    assert replay(session("openai-responses", 5), select=["SD701", "SD702", "SD703"]).findings == ()
+    assert walked == []
+    tool = ToolDef(
+        "write_file", {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}, "p"
+    )
+    (found,) = violations(tool, {"path": 1})
+    assert (found.keyword, found.json_path, found.message) == ("type", "$.path", "1 is not of type 'string'")
+    assert violations(tool, {}) != [] and len(walked) == 2
