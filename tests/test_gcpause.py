@@ -90,8 +90,28 @@ def test_cycles_left_by_many_replays_are_collected(monkeypatch: pytest.MonkeyPat
     for _ in range(3):
         with gcpause.no_gc():
             kept.append([[i] for i in range(2_000)])  # later replays build and keep more
-    assert gone() is None
+    assert gone() is not None  # owed now: the next pause begins with the collection
+    with gcpause.no_gc():
+        assert gone() is None
     assert gcpause._allocated < 5_000
+
+
+def test_the_collection_owed_does_not_walk_what_the_last_pause_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay's report is alive when its pause ends and mostly dropped when the next one begins:
+    the full collection runs then, over the heap without it."""
+    walked: list[int] = []
+    monkeypatch.setattr(gcpause, "COLLECT_AFTER", 5_000)
+    monkeypatch.setattr(gcpause, "_allocated", 0)
+    monkeypatch.setattr(gcpause, "_heap", 0)
+    monkeypatch.setattr(gc, "collect", lambda *generation: walked.append(len(gc.get_objects())) or 0)
+    with gcpause.no_gc():
+        report = [[i] for i in range(20_000)]  # what the replay returns
+    assert walked == []  # owed, not run over the report
+    with_report = len(gc.get_objects())
+    del report
+    with gcpause.no_gc():
+        pass
+    assert len(walked) == 1 and walked[0] < with_report - 19_000
 
 
 def test_the_first_pause_of_a_process_only_measures(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -98,6 +98,7 @@ class Accumulator:
         self.unknown: dict[str, int] = {}
         self.last_pos: Pos | None = None
         self.snapshot_differs: set[int] = set()  # calls whose helper snapshot already disagreed
+        self.released = False  # ``result`` was given (see ``_release``)
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -504,6 +505,7 @@ class Accumulator:
         problems: Iterable[InputProblem],
         event_counts: dict[str, int],
     ) -> AccumulatedStream:
+        """The accumulated stream: the accumulator's last act (it lets go of its state, see ``_release``)."""
         if self.current is not None and self.current.stopped is None:
             self._close_message(self.current, self.last_pos, "stream-cut")
         for open_call in self.calls:  # calls of earlier messages left open (already reported by stream problems)
@@ -550,6 +552,7 @@ class Accumulator:
             )
             for m in self.messages
         )
+        self._release()
         return AccumulatedStream(
             capture=info,
             messages=messages,
@@ -564,6 +567,18 @@ class Accumulator:
             ended_cleanly=ended_cleanly,
             request_pos=self.request_pos,
         )
+
+    def _release(self) -> None:
+        """Break each block's link to its call, the one cycle of the accumulator's state, so that the
+        state goes when the accumulator does, by reference counting. Left to the cyclic collector,
+        a replay's calls and blocks (about 4,500 objects for a 300-turn session) waited for a full
+        collection: in a process replaying capture after capture, about 5% of its time. Nothing reads
+        the blocks' calls once the result is made; a second ``result`` would, so it is refused."""
+        if self.released:
+            raise RuntimeError("an accumulator gives its result once")
+        self.released = True
+        for call in self.calls:
+            call.block.call = None
 
 
 class _Lengths(Sequence[int]):
