@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from benchmarks.captures import write_calls
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.exchange import stream_end
-from stream_doctor.record.writer import EnvelopeWriter, request_record
-from stream_doctor.serve.lines import Kept, PlanLines
+from stream_doctor.record.writer import EnvelopeWriter, Slice, request_record
+from stream_doctor.serve.lines import Kept, Lines, PlanLines
 from stream_doctor.serve.recording import Recording
 from stream_doctor.serve.variants import VARIANTS, NotApplicable
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
@@ -114,6 +114,44 @@ def test_a_long_answer_from_kept_lines_is_the_recorders(tmp_path: Path) -> None:
     assert kept.lines is not None and len(kept.lines.places) == len(plan.reads)
     times = _times(len(plan.reads), 1e-6)  # several reads in one microsecond: the same t
     assert _answer(kept, times, True) == _answer(_plain(recorded, plan), times, True)
+
+
+def test_an_answer_from_kept_lines_hands_its_records_as_slices_made_as_they_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recorded from kept lines, an answer's event records go to a slice observer as ``Slice``s, none made while
+    it is written: the thread that reads them makes them (the live diagnosis': records queued on the event loop
+    a while were promoted by the cyclic collector and brought on its full collections). Read, they are the
+    recorder's records, lines and positions. The near miss: a writer with no slice observer makes each record
+    as it writes it, for its observer."""
+    recorded = recorded_of(FIXTURES / "anthropic/relay_keepalive_not_json.sse", "anthropic")  # (a payload not JSON)
+    plan = as_recorded(recorded)
+    kept = _kept(recorded, plan)
+    made: list[dict[str, Any]] = []
+    records = Lines.records
+    monkeypatch.setattr(Lines, "records", lambda self, *args: map(_counted(made), records(self, *args)))
+    times = _times(len(plan.reads), 0.0123457)
+    handed: list[tuple[dict[str, Any], bytes, Pos] | Slice] = []
+    file = io.BytesIO()
+    writer = EnvelopeWriter(file, 0.0, lambda *one: handed.append(one), observe_slice=handed.append)
+    writer.header("anthropic", "test")
+    writer.write(request_record(0.0, "POST", "http://127.0.0.1/v1/messages", b"{}", []))
+    recording = Recording(kept.exchange(writer), plan.reads, kept)
+    recording.times.extend(times)
+    recording.whole = times[-1] + 0.5
+    recording.record_now(None, 9.0)
+    slices = [piece for piece in handed if isinstance(piece, Slice)]
+    assert slices and not made
+    read = [one for piece in handed for one in (piece if isinstance(piece, Slice) else [piece])]
+    assert len(made) == sum(map(len, slices)) == len(read) - 2  # (the header and the request: not events)
+    assert (file.getvalue(), read) == _answer(_plain(recorded, plan), times, True)
+    made.clear()
+    _answer(kept, times, True)
+    assert len(made) == len(read) - 2
+
+
+def _counted(made: list[dict[str, Any]]) -> Any:
+    return lambda record: made.append(record) or record
 
 
 def test_lines_are_kept_by_the_second_whole_answer_and_never_from_an_answer_cut_short() -> None:
