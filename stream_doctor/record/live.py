@@ -471,13 +471,15 @@ class LiveConversation:
     def records(self, batch: Iterable[Record]) -> None:
         """The records of a slice, in order (``record`` is one): an event of the turn being read (most of an
         answer) is taken in this loop, held to be translated with the next ones (``flush``: the replay's path,
-        not a call per frame); any other record is read by ``_read``."""
+        not a call per frame); any other record is read by ``_read``. A ``Slice``'s records are the recorder's
+        own, which fit the format: they are not checked again."""
+        checked = type(batch) is Slice
         for record, line, pos in batch:
             turn = self.current  # (None before a turn's first record, once closed, and for a provider not named)
             if turn is None or turn.kept.wanted or pos.number == 0:
                 self._read(record, line, pos, None)
                 continue
-            frame = to_frame(record, line, pos)
+            frame = to_frame(record, line, pos, None, checked)
             if frame.kind != "event":
                 self._read(record, line, pos, frame)
                 continue

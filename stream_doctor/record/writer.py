@@ -90,7 +90,9 @@ class EnvelopeWriter:
     def events(self, records: Callable[[], Iterable[dict[str, Any]]], lines: Sequence[bytes]) -> int:
         """Write event records whose lines are already made (``serve.lines``: a plan's lines kept from an earlier
         answer), each as ``write`` would, under one lock; returns the bytes written. ``records`` makes the records
-        of those lines, in order, when called: the observer's ``Slice`` calls it as it is read."""
+        of those lines, in order, when called: the observer's ``Slice`` calls it as it is read. They are records
+        the recorder made, each fitting the format (``capture.envelope.check_record``): a reader of the ``Slice``
+        does not check them again."""
         with self.lock:
             if self.closed:
                 return 0

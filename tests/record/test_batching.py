@@ -157,6 +157,30 @@ def test_a_slice_of_records_is_one_item_of_the_queue_in_the_order_handed_and_cou
     assert queued[-1] == ("record", piece, _cost(list(piece))) and handle.sent == 8
 
 
+def test_a_slices_records_are_read_unchecked_and_a_record_handed_alone_is_checked() -> None:
+    """A ``Slice`` holds records the recorder made (they fit the format: tests/serve/test_lines.py), so the live
+    diagnosis makes their frames without checking them again; the near miss: the same record handed alone is
+    checked, and one that does not fit becomes the frame the replay reports (SD001), as ever."""
+    wrong = {"sd": "event", "t": -1.0, "data": {"type": "ping"}}  # (a time before the envelope began)
+    line = b'{"sd":"event","t":-1.0,"data":{"type":"ping"}}'
+    read: dict[str, list[Any]] = {}
+    for handed in ("slice", "alone"):
+        conversation = Live(Options()).listener("conversation.jsonl", "anthropic")
+        conversation.records(
+            [({"sd": "event", "t": 0.0, "event": "ping", "data": {"type": "ping"}}, b"{}", Pos(1, 2, 9))]
+        )
+        assert conversation.current is not None  # (the turn begun: the next events are read in the loop)
+        if handed == "slice":
+            conversation.records(Slice(lambda: [dict(wrong)], [line], (1, 2, 12)))
+        else:
+            conversation.records([(dict(wrong), line, Pos(2, 3, 12))])
+        read[handed] = [(frame.kind, frame.error) for frame in conversation.current.batch]
+    assert read == {
+        "slice": [("event", None)],
+        "alone": [("event", 'envelope: event record: "t" must be a number of seconds >= 0')],
+    }
+
+
 def test_a_held_batch_that_does_not_fit_whole_is_queued_a_record_at_a_time_as_far_as_they_fit() -> None:
     said: list[str] = []
     live = Live(Options(), None, said.append, queue_bytes=4 * 1024)

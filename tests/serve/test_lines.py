@@ -215,9 +215,36 @@ def _event(record: dict[str, Any]) -> object:
     return record.get("data", record.get("raw"))
 
 
-def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path: Path) -> None:
-    """The third answer of a plan (recorded from the lines the second kept), diagnosed live as ``serve`` does:
-    its findings are those of the replay of its envelope, and of the first answer's."""
+@pytest.mark.parametrize("body", sorted(BODIES))
+def test_the_records_of_kept_lines_fit_the_envelope_format_for_every_variant(body: str) -> None:
+    """The live diagnosis reads a ``Slice``'s records unchecked (``envelope.to_frame(checked=True)``): each is
+    one the recorder made, which ``check_record`` passes, for every variant's plan and any times."""
+    from stream_doctor.capture.envelope import check_record
+
+    recorded = recorded_of(FIXTURES / body, BODIES[body])
+    read = 0
+    for name, plan in _plans(recorded):
+        kept = _kept(recorded, plan)
+        assert kept.lines is not None, name
+        slices: list[Slice] = []
+        writer = EnvelopeWriter(io.BytesIO(), 0.0, observe_slice=slices.append)
+        recording = Recording(kept.exchange(writer), plan.reads, kept)
+        recording.times.extend(_times(len(plan.reads), 0.0123457))
+        recording.whole = 99.0
+        recording.record_now(None, 99.0)
+        records = [record for piece in slices for record, _, _ in piece]
+        assert [check_record(record) for record in records] == [None] * len(records), name
+        read += bool(records)
+    # (a plan of a status alone or an error before the stream has no event to keep; an AWS event stream is read
+    # whole at its end, by the recorder)
+    assert read > 5 or body.endswith(".eventstream")
+
+
+@pytest.mark.parametrize("handed", ["as slices", "one by one"])
+def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path: Path, handed: str) -> None:
+    """The third answer of a plan (recorded from the lines the second kept), diagnosed live as ``serve`` does
+    (its records handed as ``Slice``s, read unchecked) and a record at a time: its findings are those of the
+    replay of its envelope, and of the first answer's."""
     from collections import Counter
 
     from stream_doctor import replay
@@ -234,7 +261,8 @@ def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path
         live = Live(Options())
         envelope = tmp_path / f"answer{number}.jsonl"
         conversation = live.listener(str(envelope), "anthropic")
-        writer = EnvelopeWriter(envelope.open("wb"), 0.0, conversation.record)
+        slices = conversation.records if handed == "as slices" else None
+        writer = EnvelopeWriter(envelope.open("wb"), 0.0, conversation.record, observe_slice=slices)
         writer.header("anthropic", "test")
         writer.write(request_record(0.0, "POST", "http://127.0.0.1/v1/messages", b"{}", []))
         recording = Recording(lines.exchange(writer), plan.reads, lines)
