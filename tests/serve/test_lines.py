@@ -179,6 +179,17 @@ def test_kept_lines_are_those_of_the_same_plan() -> None:
     assert kept.lines(recorded, as_recorded(recorded), True) is not first
 
 
+def test_the_plan_as_recorded_is_made_once_for_a_response() -> None:
+    """The server asks for a response's plan at every request, before the answer's first byte: as recorded, it is
+    made once (one read per event, no pauses); another response, even an equal one, has its own."""
+    recorded = recorded_of(FIXTURES / "anthropic/parallel_calls.sse", "anthropic")
+    plan = as_recorded(recorded)
+    assert as_recorded(recorded) is plan
+    assert plan == Plan(recorded.status, recorded.headers, tuple((0.0, data) for _, data in recorded.events))
+    again = recorded_of(FIXTURES / "anthropic/parallel_calls.sse", "anthropic")
+    assert again == recorded and as_recorded(again) is not plan and as_recorded(again) == plan
+
+
 @st.composite
 def _cut_answers(draw: st.DrawFn) -> tuple[str, Plan, int]:
     body = draw(st.sampled_from(sorted(BODIES)))
