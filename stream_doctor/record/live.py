@@ -314,8 +314,8 @@ class Queued:
         self.done = 0  # items run (the live thread)
         self.skipped = 0  # records not diagnosed: once one did not fit, every later one
         self.broken = False
-        self._batch: list[Record] | None = None  # records handed while ``held``
-        self._parts: list[list[Record] | Slice] = []  # and before them, while ``held``: what went before a slice
+        self._batch: list[Record] | None = None  # records handed while ``held`` (after ``_parts``)
+        self._parts: list[list[Record] | Slice] = []  # while ``held``: what came up to the latest ``Slice``
 
     # -- the proxy's side (its event loop) --------------------------------------------------------
 
