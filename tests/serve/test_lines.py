@@ -190,6 +190,35 @@ def test_the_plan_as_recorded_is_made_once_for_a_response() -> None:
     assert again == recorded and as_recorded(again) is not plan and as_recorded(again) == plan
 
 
+def test_a_server_hands_the_live_diagnosis_an_answer_from_kept_lines_as_slices(
+    stream_doctor_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Served, the third answer of a plan (recorded from the lines the second kept) reaches the live queue as
+    ``Slice``s, through the conversations' listeners; the near miss: the first two, recorded by the recorder,
+    hand their records one by one. Each answer's verdicts are the same."""
+    import httpx
+
+    from stream_doctor.record.live import Queued
+
+    handed: list[int] = []
+    records = Queued.records
+    monkeypatch.setattr(Queued, "records", lambda self, batch: handed.append(len(batch)) or records(self, batch))
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 20)
+    server = stream_doctor_server(str(capture))
+    body = {"model": "claude", "max_tokens": 64, "stream": True, "messages": [{"role": "user", "content": "Go."}]}
+    with httpx.Client(timeout=60) as client:
+        for number in range(3):
+            assert client.post(server.url + "/v1/messages", json=body).status_code == 200
+            client.get(server.url + "/v1/messages")  # (answered once the answer's handler has recorded it)
+            assert server.watching.drain(60)
+            if number < 2:
+                assert handed == []
+    assert sum(handed) == len(recorded_of(capture, "anthropic").events)
+    judged = server.stop()
+    assert len(judged) == 3 and len({tuple(one.verdicts) for one in judged}) == 1
+
+
 @st.composite
 def _cut_answers(draw: st.DrawFn) -> tuple[str, Plan, int]:
     body = draw(st.sampled_from(sorted(BODIES)))
