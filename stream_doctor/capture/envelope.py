@@ -84,11 +84,15 @@ def check_record(record: Any) -> str | None:
     return None
 
 
-def to_frame(record: Any, line: bytes, pos: Pos, redact: Callable[[str], str] | None = None) -> Frame:
+def to_frame(
+    record: Any, line: bytes, pos: Pos, redact: Callable[[str], str] | None = None, checked: bool = False
+) -> Frame:
     """The frame for one decoded record (not a header); a record that does not fit is kept as a
     ``NOT_JSON`` event frame whose error says why, so the replay reports it instead of losing it.
-    ``redact``: how a request's URL is redacted (a reader of many records: ``http_frames.LastUrl``)."""
-    problem = check_record(record)
+    ``redact``: how a request's URL is redacted (a reader of many records: ``http_frames.LastUrl``).
+    ``checked``: the record is known to fit, and is not checked again (the recorder's own records of a plan's
+    kept lines, ``record.writer.Slice``)."""
+    problem = None if checked else check_record(record)
     if problem is not None:
         return Frame(pos, line, NOT_JSON, f"envelope: {problem}")
     kind = record["sd"]

@@ -36,7 +36,7 @@ from typing import IO, Any, Awaitable, Callable, Iterator, Protocol
 
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.echo import NOTHING, Echo, Reading, continues, history_text, reading_for
-from stream_doctor.record.writer import EnvelopeWriter
+from stream_doctor.record.writer import EnvelopeWriter, Slice
 
 GROUPING = "assistant-turn echo"
 
@@ -66,8 +66,9 @@ class Listener(Protocol):
     # optional: ``async def settled(self) -> None``, until ``assistant_turn`` reflects every record written
     # optional: ``def progress(self) -> int``, a count that grows as the listener reads what it is given
     # optional: ``def held(self) -> ContextManager[None]``, the records handed meanwhile read as one batch
-    # (read through ``settle``, ``progress_of`` and ``serve.recording.held``: the one place each is answered for
-    # a listener without it)
+    # optional: ``def records(self, batch: Slice) -> None``, the records the writer wrote at once, made as read
+    # (read through ``settle``, ``progress_of``, ``serve.recording.held`` and ``records_to``: the one place each
+    # is answered for a listener without it)
 
 
 async def settle(listener: object) -> None:
@@ -81,6 +82,17 @@ def progress_of(listener: object) -> int:
     """``listener``'s optional ``progress`` count (0 for a listener that keeps none)."""
     progress = getattr(listener, "progress", None)
     return int(progress()) if progress is not None else 0
+
+
+def records_to(listener: Listener, batch: Slice) -> None:
+    """``batch`` handed to ``listener``: as one, when it reads a slice (its optional ``records``), else a record
+    at a time."""
+    records = getattr(listener, "records", None)
+    if records is not None:
+        records(batch)
+        return
+    for record, line, pos in batch:
+        listener.record(record, line, pos)
 
 
 #: Makes the listener of a new conversation: (its envelope's path, its provider).
@@ -227,7 +239,12 @@ class Conversations:
         file, name = _open(self.out, path, self.counter)
         self.numbers += 1
         listener = _Guarded(self.listen(name, provider), name, self.log) if self.listen is not None else None
-        writer = EnvelopeWriter(file, start, listener.record if listener is not None else None)
+        writer = EnvelopeWriter(
+            file,
+            start,
+            listener.record if listener is not None else None,
+            observe_slice=listener.records if listener is not None else None,
+        )
         started = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         writer.header(provider, self.source, started=started, grouping=GROUPING, exchanges=1)
         conversation = Conversation(self.numbers, name, provider, start, writer, listener)
@@ -238,7 +255,7 @@ class Conversations:
         old = conversation.writer
         file = open(conversation.path, "r+b")  # noqa: SIM115 - closed by the writer
         file.seek(0, os.SEEK_END)
-        writer = EnvelopeWriter(file, old.start, old.observe, (old.frames, old.lines, old.size))
+        writer = EnvelopeWriter(file, old.start, old.observe, (old.frames, old.lines, old.size), old.observe_slice)
         writer.count_at = old.count_at
         conversation.writer = writer
 
@@ -305,6 +322,13 @@ class _Guarded:
         if self.inner is not None:
             try:
                 self.inner.record(record, line, pos)
+            except Exception as error:  # noqa: BLE001 - see the class
+                self._failed(error)
+
+    def records(self, batch: Slice) -> None:
+        if self.inner is not None:
+            try:
+                records_to(self.inner, batch)
             except Exception as error:  # noqa: BLE001 - see the class
                 self._failed(error)
 

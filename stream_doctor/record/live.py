@@ -23,8 +23,9 @@ and is judged again when it comes. The findings are those ``replay`` gives on th
 
 None of it runs on the proxy's event loop: the proxy is handed ``Live.queued`` listeners, which only
 put the record the writer has just built on one bounded queue per proxy (``serve``, recording an answer
-already sent, puts a slice's records as one item: ``Queued.held``); one thread takes the
-records off in order (so each conversation's stay in order) and feeds the ``LiveConversation``.
+already sent, puts a slice's records as one item: ``Queued.held``; those of a plan's kept lines are made by
+the thread as it reads them: ``record.writer.Slice``); one thread takes the records off in order (so each
+conversation's stay in order) and feeds the ``LiveConversation``.
 Forwarding never waits for the diagnosis: when the queue holds ``QUEUE_BYTES`` (estimated: twice
 the line plus a record's overhead) the conversation whose record does not fit stops being diagnosed,
 the log says so once, its later records are counted (``Live.undiagnosed``) and its summary says to
@@ -74,6 +75,7 @@ from stream_doctor.record.verdicts import (
     models_of,
     runs_libraries,
 )
+from stream_doctor.record.writer import Slice
 from stream_doctor.reporters import live_lines as lines
 from stream_doctor.values.envelope_events import envelope_event
 from stream_doctor.values.findings import Finding, Severity
@@ -100,10 +102,12 @@ RUNS_DRAIN = 60.0
 WAKE_BOUND = 0.05
 
 
-def _cost(records: list[Record]) -> int:
+def _cost(records: list[Record] | Slice) -> int:
     """The memory queued records hold, estimated: each line, the record's strings decoded from it, and the
-    dict itself (summed by C calls: a slice's records are queued as one item)."""
-    return 2 * sum(map(len, map(itemgetter(1), records))) + 512 * len(records)
+    dict itself (summed by C calls: a slice's records are queued as one item; a ``Slice``'s are made as the
+    live thread reads it, but it is counted alike)."""
+    lines = records.lines if type(records) is Slice else map(itemgetter(1), records)
+    return 2 * sum(map(len, lines)) + 512 * len(records)
 
 
 class Live:
@@ -310,7 +314,8 @@ class Queued:
         self.done = 0  # items run (the live thread)
         self.skipped = 0  # records not diagnosed: once one did not fit, every later one
         self.broken = False
-        self._batch: list[Record] | None = None  # records handed while ``held``
+        self._batch: list[Record] | None = None  # records handed while ``held`` (after ``_parts``)
+        self._parts: list[list[Record] | Slice] = []  # while ``held``: what came up to the latest ``Slice``
 
     # -- the proxy's side (its event loop) --------------------------------------------------------
 
@@ -320,6 +325,17 @@ class Queued:
         else:
             self._records([(record, line, pos)])
 
+    def records(self, batch: Slice) -> None:
+        """Records the writer wrote at once: one item of the queue, whose records the live thread makes as it
+        reads them (``record.writer.Slice``); while ``held``, after what was handed before it."""
+        if self._batch is None:
+            self._records(batch)
+            return
+        if self._batch:
+            self._parts.append(self._batch)
+            self._batch = []
+        self._parts.append(batch)
+
     @contextmanager
     def held(self) -> Iterator[None]:
         """The records handed meanwhile go on the queue as one item at the end (``serve`` records an answer
@@ -328,11 +344,12 @@ class Queued:
         try:
             yield
         finally:
-            batch, self._batch = self._batch, None
-            if batch:
-                self._records(batch)
+            parts, batch, self._parts, self._batch = self._parts, self._batch, [], None
+            for part in (*parts, batch):
+                if part:
+                    self._records(part)
 
-    def _records(self, batch: list[Record]) -> None:
+    def _records(self, batch: list[Record] | Slice) -> None:
         """``batch`` queued as one item; when it does not fit whole, a record at a time, as far as they fit."""
         if not self.skipped and self.live._put(self, "record", batch, _cost(batch)):
             self.sent += len(batch)
@@ -454,13 +471,15 @@ class LiveConversation:
     def records(self, batch: Iterable[Record]) -> None:
         """The records of a slice, in order (``record`` is one): an event of the turn being read (most of an
         answer) is taken in this loop, held to be translated with the next ones (``flush``: the replay's path,
-        not a call per frame); any other record is read by ``_read``."""
+        not a call per frame); any other record is read by ``_read``. A ``Slice``'s records are the recorder's
+        own, which fit the format: they are not checked again."""
+        checked = type(batch) is Slice
         for record, line, pos in batch:
             turn = self.current  # (None before a turn's first record, once closed, and for a provider not named)
             if turn is None or turn.kept.wanted or pos.number == 0:
                 self._read(record, line, pos, None)
                 continue
-            frame = to_frame(record, line, pos)
+            frame = to_frame(record, line, pos, None, checked)
             if frame.kind != "event":
                 self._read(record, line, pos, frame)
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from typing import IO, Any, Callable, Iterator
 
@@ -28,6 +28,10 @@ VERSION = 1
 #: envelope reader gives it (frame number, line, byte offset); the header has frame number 0.
 Observer = Callable[[dict[str, Any], bytes, Pos], None]
 
+#: Called, when given, with the event records written at once by ``EnvelopeWriter.events`` (a ``Slice``), in place
+#: of ``Observer`` for each: they are made as the slice is read, by whoever reads it.
+SliceObserver = Callable[["Slice"], None]
+
 #: The digits kept for a header's ``exchanges`` count, which is rewritten in place as a conversation grows.
 _COUNT_WIDTH = 10
 
@@ -36,7 +40,8 @@ class EnvelopeWriter:
     """Appends envelope records to an open binary file; ``t`` counts from ``start`` (``time.monotonic``).
 
     It counts lines, bytes and frames as it writes, so that ``observe`` sees each record at the
-    position a reader of the file will give it (a file reopened to append to: ``at`` the counts so far).
+    position a reader of the file will give it (a file reopened to append to: ``at`` the counts so far);
+    ``observe_slice``, when given, is handed the records ``events`` writes as one ``Slice`` instead.
     """
 
     def __init__(
@@ -45,12 +50,14 @@ class EnvelopeWriter:
         start: float | None = None,
         observe: Observer | None = None,
         at: tuple[int, int, int] = (0, 0, 0),  # frames, lines and bytes already in the file
+        observe_slice: SliceObserver | None = None,
     ) -> None:
         self.file = file
         self.start = time.monotonic() if start is None else start
         self.lock = threading.Lock()
         self.closed = False
         self.observe = observe
+        self.observe_slice = observe_slice
         self.frames, self.lines, self.size = at
         self.count_at: int | None = None  # where the header's ``exchanges`` digits are
         self._held: list[bytes] | None = None  # lines not yet written (``held``)
@@ -80,31 +87,32 @@ class EnvelopeWriter:
         # jsontext: a body nested deeper than orjson writes (254 levels) is recorded too, never an exception
         return self._line(record, jsontext.dumps(record, orjson.OPT_NON_STR_KEYS))
 
-    def events(self, records: Sequence[dict[str, Any]], lines: Sequence[bytes]) -> int:
+    def events(self, records: Callable[[], Iterable[dict[str, Any]]], lines: Sequence[bytes]) -> int:
         """Write event records whose lines are already made (``serve.lines``: a plan's lines kept from an earlier
-        answer), each as ``write`` would, under one lock; returns the bytes written."""
+        answer), each as ``write`` would, under one lock; returns the bytes written. ``records`` makes the records
+        of those lines, in order, when called: the observer's ``Slice`` calls it as it is read. They are records
+        the recorder made, each fitting the format (``capture.envelope.check_record``): a reader of the ``Slice``
+        does not check them again."""
         with self.lock:
             if self.closed:
                 return 0
-            frames, number, size = self.frames, self.lines, self.size
-            positions = []
-            for line in lines:
-                frames += 1
-                number += 1
-                positions.append(Pos(frames, number, size))
-                size += len(line) + 1
+            at = (self.frames, self.lines, self.size)
             text = b"\n".join(lines) + b"\n" if lines else b""
             if self._held is not None:
                 self._held.append(text)
             else:
                 self.file.write(text)
                 self.file.flush()
-            written = size - self.size
-            self.frames, self.lines, self.size = frames, number, size
-        if self.observe is not None:
-            for record, line, pos in zip(records, lines, positions, strict=True):
+            self.frames += len(lines)
+            self.lines += len(lines)
+            self.size += len(text)
+        written = Slice(records, lines, at)
+        if self.observe_slice is not None:
+            self.observe_slice(written)
+        elif self.observe is not None:
+            for record, line, pos in written:
                 self.observe(record, line, pos)
-        return written
+        return len(text)
 
     def _line(self, record: dict[str, Any], line: bytes) -> int:
         with self.lock:
@@ -164,6 +172,35 @@ class EnvelopeWriter:
                     self.file.write(b"".join(self._held))
                     self._held = []
                 self.file.close()
+
+
+class Slice:
+    """Event records ``EnvelopeWriter.events`` wrote at once: their ``lines``, their positions from ``at`` (the
+    writer's frames, lines and bytes before the first), and ``records``, which makes the records when called.
+    Read, it gives each (record, line, position) as ``Observer`` is handed them, the records made by the thread
+    that reads it (the live diagnosis'), not queued as values: a record queued a while outlives the cyclic
+    collector's young generations, and CPython collects the whole heap each time those promoted pass a quarter
+    of it (docs/performance.md, "Serving a capture")."""
+
+    __slots__ = ("records", "lines", "at")
+
+    def __init__(
+        self, records: Callable[[], Iterable[dict[str, Any]]], lines: Sequence[bytes], at: tuple[int, int, int]
+    ) -> None:
+        self.records = records
+        self.lines = lines
+        self.at = at
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __iter__(self) -> Iterator[tuple[dict[str, Any], bytes, Pos]]:
+        frames, number, size = self.at
+        for record, line in zip(self.records(), self.lines, strict=True):
+            frames += 1
+            number += 1
+            yield record, line, Pos(frames, number, size)
+            size += len(line) + 1
 
 
 def request_record(

@@ -7,9 +7,10 @@ answer of that plan but the ``t`` of each event (when the read that completed it
 of a plan that went out whole is recorded by the recorder, and ``Lines`` keeps, of each event record it
 wrote, the read that completed it and its line after the ``t``, and then the recorder's state after the last
 read. A later answer whose every read went out is recorded by joining ``{"sd":"event","t":``, its time and
-the kept rest of each line, its records made again as the recorder makes them, and ends as the recorder
-would (``settle``: that state, then ``RecordedExchange.end`` as ever): the envelope and the records the live
-diagnosis reads are those the recorder gives read by read (tests/serve/test_lines.py).
+the kept rest of each line, its records made again as the recorder makes them (by the live diagnosis'
+thread, as it reads them: ``record.writer.Slice``), and ends as the recorder would (``settle``: that state,
+then ``RecordedExchange.end`` as ever): the envelope and the records the live diagnosis reads are those the
+recorder gives read by read (tests/serve/test_lines.py).
 
 An answer the application left before its last read is recorded by the recorder, as before: what it got,
 cut where it stopped. Lines are not kept for a plan whose recording came near a limit (``--max-capture``, a
@@ -121,10 +122,11 @@ class Lines:
 
     def write(self, writer: EnvelopeWriter, first: int, event: int, times: Sequence[float]) -> tuple[int, int]:
         """The records of the reads from ``first`` (each at its time in ``times``), from the ``event``-th
-        on; returns the next event and the bytes written."""
-        places, rests, names, payloads = self.places, self.rests, self.names, self.payloads
+        on; returns the next event and the bytes written. The lines are written now; the records are made as
+        the writer's observer reads them (``record.writer.Slice``: on the live diagnosis' thread)."""
+        places, rests = self.places, self.rests
         end = bisect_left(places, first + len(times), event)
-        records: list[dict[str, Any]] = []
+        stamped: list[float] = []  # each record's time
         lines: list[bytes] = []
         at, stamp = -1, b""
         for number in range(event, end):
@@ -132,21 +134,28 @@ class Lines:
             t = times[place - first]
             if place != at:
                 at, stamp = place, HEAD + orjson.dumps(t)
+            stamped.append(t)
+            lines.append(stamp + rests[number])
+        return end, writer.events(lambda: self.records(event, stamped), lines)
+
+    def records(self, event: int, times: list[float]) -> Iterator[dict[str, Any]]:
+        """The event records from the ``event``-th, one at each of ``times``, made again as the recorder made them:
+        a JSON payload read once more (as ``record.parse.event_record`` makes it: a value of its own each time),
+        else a copy."""
+        names, payloads, others = self.names, self.payloads, self.others
+        for number, t in enumerate(times, event):
             payload = payloads[number]
-            if payload is not None:  # (as ``record.parse.event_record`` makes it: a value of its own each time)
+            if payload is None:
+                record = deepcopy(others[number])
+                assert record is not None
+                record["t"] = t
+            else:
                 name = names[number]
-                record: dict[str, Any] = {"sd": "event", "t": t}
+                record = {"sd": "event", "t": t}
                 if name is not None:
                     record["event"] = name
                 record["data"] = orjson.loads(payload)
-            else:
-                other = self.others[number]
-                assert other is not None
-                record = deepcopy(other)
-                record["t"] = t
-            records.append(record)
-            lines.append(stamp + rests[number])
-        return end, writer.events(records, lines)
+            yield record
 
     def settle(self, exchange: RecordedExchange) -> None:
         """``exchange``, which recorded every read from these lines, left as the recorder is after them, so

@@ -25,8 +25,9 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from stream_doctor.capture.base import Pos
-from stream_doctor.record.conversations import Listener, ListenerFactory, progress_of, settle
+from stream_doctor.record.conversations import Listener, ListenerFactory, progress_of, records_to, settle
 from stream_doctor.record.exchange import RecordedExchange
+from stream_doctor.record.writer import Slice
 from stream_doctor.serve.lines import Lines, PlanLines
 
 #: Reads recorded between two returns to the event loop.
@@ -156,6 +157,9 @@ class Pending:
 
     def record(self, record: dict[str, Any], line: bytes, pos: Pos) -> None:
         self.inner.record(record, line, pos)
+
+    def records(self, batch: Slice) -> None:
+        records_to(self.inner, batch)
 
     def exchange_ended(self) -> None:
         self.inner.exchange_ended()

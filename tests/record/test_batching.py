@@ -16,8 +16,8 @@ from benchmarks.captures import write_calls
 from stream_doctor import replay
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.exchange import RecordedExchange, stream_end
-from stream_doctor.record.live import _BATCH, Live
-from stream_doctor.record.writer import EnvelopeWriter, request_record
+from stream_doctor.record.live import _BATCH, Live, _cost
+from stream_doctor.record.writer import EnvelopeWriter, Slice, request_record
 from stream_doctor.values.options import Options
 
 
@@ -128,6 +128,57 @@ def test_records_handed_while_held_are_one_item_of_the_queue_and_diagnosed_as_re
     assert queued == [1, len(events), 1, 0, 0] and handle.done == handle.sent == len(events) + 4
     key = lambda f: (f.code, f.call_id, str(f.location))  # noqa: E731
     assert Counter(map(key, handle.conversation.findings)) == Counter(map(key, replay(str(envelope)).findings))
+
+
+def test_a_slice_of_records_is_one_item_of_the_queue_in_the_order_handed_and_counted_as_its_records() -> None:
+    """A ``Slice`` (records the writer wrote at once, made as read) handed while held goes on the queue after the
+    records handed before it and before those after; handed outside ``held``, at once. The queue's bound counts it
+    as the records it makes."""
+    live = Live(Options())
+    handle = live.queued("conversation.jsonl", "anthropic")
+    queued: list[tuple[str, Any, int]] = []
+    live._put = lambda owner, kind, item, cost: queued.append((kind, item, cost)) or True  # type: ignore[method-assign]
+    lines = [b'{"sd":"event","t":0.5,"data":{"n":%d}}' % n for n in range(3)]
+    piece = Slice(lambda: ({"sd": "event", "t": 0.5, "data": {"n": n}} for n in range(3)), lines, (1, 2, 40))
+    before = ({"sd": "request", "t": 0.0, "body": {}}, b'{"sd":"request","t":0.0,"body":{}}', Pos(1, 2, 5))
+    after = ({"sd": "event", "t": 1.0, "raw": ""}, b'{"sd":"event","t":1.0,"raw":""}', Pos(5, 6, 150))
+    with handle.held():
+        handle.record(*before)
+        handle.records(piece)
+        handle.record(*after)
+        assert queued == []
+    assert [item for _, item, _ in queued] == [[before], piece, [after]]
+    assert list(piece) == [
+        ({"sd": "event", "t": 0.5, "data": {"n": n}}, lines[n], Pos(2 + n, 3 + n, 40 + n * (len(lines[0]) + 1)))
+        for n in range(3)
+    ]
+    assert queued[1][2] == _cost(list(piece))
+    handle.records(piece)  # the near miss: not held, queued at once
+    assert queued[-1] == ("record", piece, _cost(list(piece))) and handle.sent == 8
+
+
+def test_a_slices_records_are_read_unchecked_and_a_record_handed_alone_is_checked() -> None:
+    """A ``Slice`` holds records the recorder made (they fit the format: tests/serve/test_lines.py), so the live
+    diagnosis makes their frames without checking them again; the near miss: the same record handed alone is
+    checked, and one that does not fit becomes the frame the replay reports (SD001), as ever."""
+    wrong = {"sd": "event", "t": -1.0, "data": {"type": "ping"}}  # (a time before the envelope began)
+    line = b'{"sd":"event","t":-1.0,"data":{"type":"ping"}}'
+    read: dict[str, list[Any]] = {}
+    for handed in ("slice", "alone"):
+        conversation = Live(Options()).listener("conversation.jsonl", "anthropic")
+        conversation.records(
+            [({"sd": "event", "t": 0.0, "event": "ping", "data": {"type": "ping"}}, b"{}", Pos(1, 2, 9))]
+        )
+        assert conversation.current is not None  # (the turn begun: the next events are read in the loop)
+        if handed == "slice":
+            conversation.records(Slice(lambda: [dict(wrong)], [line], (1, 2, 12)))
+        else:
+            conversation.records([(dict(wrong), line, Pos(2, 3, 12))])
+        read[handed] = [(frame.kind, frame.error) for frame in conversation.current.batch]
+    assert read == {
+        "slice": [("event", None)],
+        "alone": [("event", 'envelope: event record: "t" must be a number of seconds >= 0')],
+    }
 
 
 def test_a_held_batch_that_does_not_fit_whole_is_queued_a_record_at_a_time_as_far_as_they_fit() -> None:

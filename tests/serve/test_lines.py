@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from benchmarks.captures import write_calls
 from stream_doctor.capture.base import Pos
 from stream_doctor.record.exchange import stream_end
-from stream_doctor.record.writer import EnvelopeWriter, request_record
-from stream_doctor.serve.lines import Kept, PlanLines
+from stream_doctor.record.writer import EnvelopeWriter, Slice, request_record
+from stream_doctor.serve.lines import Kept, Lines, PlanLines
 from stream_doctor.serve.recording import Recording
 from stream_doctor.serve.variants import VARIANTS, NotApplicable
 from stream_doctor.serve.wire import Plan, Recorded, as_recorded
@@ -116,6 +116,44 @@ def test_a_long_answer_from_kept_lines_is_the_recorders(tmp_path: Path) -> None:
     assert _answer(kept, times, True) == _answer(_plain(recorded, plan), times, True)
 
 
+def test_an_answer_from_kept_lines_hands_its_records_as_slices_made_as_they_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recorded from kept lines, an answer's event records go to a slice observer as ``Slice``s, none made while
+    it is written: the thread that reads them makes them (the live diagnosis': records queued on the event loop
+    a while were promoted by the cyclic collector and brought on its full collections). Read, they are the
+    recorder's records, lines and positions. The near miss: a writer with no slice observer makes each record
+    as it writes it, for its observer."""
+    recorded = recorded_of(FIXTURES / "anthropic/relay_keepalive_not_json.sse", "anthropic")  # (a payload not JSON)
+    plan = as_recorded(recorded)
+    kept = _kept(recorded, plan)
+    made: list[dict[str, Any]] = []
+    records = Lines.records
+    monkeypatch.setattr(Lines, "records", lambda self, *args: map(_counted(made), records(self, *args)))
+    times = _times(len(plan.reads), 0.0123457)
+    handed: list[tuple[dict[str, Any], bytes, Pos] | Slice] = []
+    file = io.BytesIO()
+    writer = EnvelopeWriter(file, 0.0, lambda *one: handed.append(one), observe_slice=handed.append)
+    writer.header("anthropic", "test")
+    writer.write(request_record(0.0, "POST", "http://127.0.0.1/v1/messages", b"{}", []))
+    recording = Recording(kept.exchange(writer), plan.reads, kept)
+    recording.times.extend(times)
+    recording.whole = times[-1] + 0.5
+    recording.record_now(None, 9.0)
+    slices = [piece for piece in handed if isinstance(piece, Slice)]
+    assert slices and not made
+    read = [one for piece in handed for one in (piece if isinstance(piece, Slice) else [piece])]
+    assert len(made) == sum(map(len, slices)) == len(read) - 2  # (the header and the request: not events)
+    assert (file.getvalue(), read) == _answer(_plain(recorded, plan), times, True)
+    made.clear()
+    _answer(kept, times, True)
+    assert len(made) == len(read) - 2
+
+
+def _counted(made: list[dict[str, Any]]) -> Any:
+    return lambda record: made.append(record) or record
+
+
 def test_lines_are_kept_by_the_second_whole_answer_and_never_from_an_answer_cut_short() -> None:
     recorded = recorded_of(FIXTURES / "anthropic/parallel_calls.sse", "anthropic")
     plan = as_recorded(recorded)
@@ -139,6 +177,46 @@ def test_kept_lines_are_those_of_the_same_plan() -> None:
     assert kept.lines(recorded, VARIANTS["random-cuts"].plan(recorded, 0), False) is first
     assert kept.lines(recorded, VARIANTS["random-cuts"].plan(recorded, 1), False) is not first
     assert kept.lines(recorded, as_recorded(recorded), True) is not first
+
+
+def test_the_plan_as_recorded_is_made_once_for_a_response() -> None:
+    """The server asks for a response's plan at every request, before the answer's first byte: as recorded, it is
+    made once (one read per event, no pauses); another response, even an equal one, has its own."""
+    recorded = recorded_of(FIXTURES / "anthropic/parallel_calls.sse", "anthropic")
+    plan = as_recorded(recorded)
+    assert as_recorded(recorded) is plan
+    assert plan == Plan(recorded.status, recorded.headers, tuple((0.0, data) for _, data in recorded.events))
+    again = recorded_of(FIXTURES / "anthropic/parallel_calls.sse", "anthropic")
+    assert again == recorded and as_recorded(again) is not plan and as_recorded(again) == plan
+
+
+def test_a_server_hands_the_live_diagnosis_an_answer_from_kept_lines_as_slices(
+    stream_doctor_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Served, the third answer of a plan (recorded from the lines the second kept) reaches the live queue as
+    ``Slice``s, through the conversations' listeners; the near miss: the first two, recorded by the recorder,
+    hand their records one by one. Each answer's verdicts are the same."""
+    import httpx
+
+    from stream_doctor.record.live import Queued
+
+    handed: list[int] = []
+    records = Queued.records
+    monkeypatch.setattr(Queued, "records", lambda self, batch: handed.append(len(batch)) or records(self, batch))
+    capture = tmp_path / "calls.sse"
+    write_calls(capture, 20)
+    server = stream_doctor_server(str(capture))
+    body = {"model": "claude", "max_tokens": 64, "stream": True, "messages": [{"role": "user", "content": "Go."}]}
+    with httpx.Client(timeout=60) as client:
+        for number in range(3):
+            assert client.post(server.url + "/v1/messages", json=body).status_code == 200
+            client.get(server.url + "/v1/messages")  # (answered once the answer's handler has recorded it)
+            assert server.watching.drain(60)
+            if number < 2:
+                assert handed == []
+    assert sum(handed) == len(recorded_of(capture, "anthropic").events)
+    judged = server.stop()
+    assert len(judged) == 3 and len({tuple(one.verdicts) for one in judged}) == 1
 
 
 @st.composite
@@ -177,9 +255,36 @@ def _event(record: dict[str, Any]) -> object:
     return record.get("data", record.get("raw"))
 
 
-def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path: Path) -> None:
-    """The third answer of a plan (recorded from the lines the second kept), diagnosed live as ``serve`` does:
-    its findings are those of the replay of its envelope, and of the first answer's."""
+@pytest.mark.parametrize("body", sorted(BODIES))
+def test_the_records_of_kept_lines_fit_the_envelope_format_for_every_variant(body: str) -> None:
+    """The live diagnosis reads a ``Slice``'s records unchecked (``envelope.to_frame(checked=True)``): each is
+    one the recorder made, which ``check_record`` passes, for every variant's plan and any times."""
+    from stream_doctor.capture.envelope import check_record
+
+    recorded = recorded_of(FIXTURES / body, BODIES[body])
+    read = 0
+    for name, plan in _plans(recorded):
+        kept = _kept(recorded, plan)
+        assert kept.lines is not None, name
+        slices: list[Slice] = []
+        writer = EnvelopeWriter(io.BytesIO(), 0.0, observe_slice=slices.append)
+        recording = Recording(kept.exchange(writer), plan.reads, kept)
+        recording.times.extend(_times(len(plan.reads), 0.0123457))
+        recording.whole = 99.0
+        recording.record_now(None, 99.0)
+        records = [record for piece in slices for record, _, _ in piece]
+        assert [check_record(record) for record in records] == [None] * len(records), name
+        read += bool(records)
+    # (a plan of a status alone or an error before the stream has no event to keep; an AWS event stream is read
+    # whole at its end, by the recorder)
+    assert read > 5 or body.endswith(".eventstream")
+
+
+@pytest.mark.parametrize("handed", ["as slices", "one by one"])
+def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path: Path, handed: str) -> None:
+    """The third answer of a plan (recorded from the lines the second kept), diagnosed live as ``serve`` does
+    (its records handed as ``Slice``s, read unchecked) and a record at a time: its findings are those of the
+    replay of its envelope, and of the first answer's."""
     from collections import Counter
 
     from stream_doctor import replay
@@ -196,7 +301,8 @@ def test_the_live_findings_of_an_answer_from_kept_lines_are_the_replays(tmp_path
         live = Live(Options())
         envelope = tmp_path / f"answer{number}.jsonl"
         conversation = live.listener(str(envelope), "anthropic")
-        writer = EnvelopeWriter(envelope.open("wb"), 0.0, conversation.record)
+        slices = conversation.records if handed == "as slices" else None
+        writer = EnvelopeWriter(envelope.open("wb"), 0.0, conversation.record, observe_slice=slices)
         writer.header("anthropic", "test")
         writer.write(request_record(0.0, "POST", "http://127.0.0.1/v1/messages", b"{}", []))
         recording = Recording(lines.exchange(writer), plan.reads, lines)
