@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from itertools import chain
 from typing import TYPE_CHECKING
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import KEPT_BODIES, Capture, Exchange, Frame, InputProblem, Pos, keep_file_body
+from stream_doctor.capture.base import KEPT_BODIES, Capture, Exchange, Frame, InputProblem, keep_file_body
 from stream_doctor.capture.chunks import Origin, pieces
 
 if TYPE_CHECKING:
@@ -117,16 +117,16 @@ class Streamed:
         """Seconds from the earliest to the latest time a frame carries (as ``stages.duration_of``)."""
         return self.max_t - self.min_t if self.timed > 1 else None
 
-    def times(self) -> Iterable[Frame]:
-        """A stand-in frame (number and time only) for each frame that carried a time, for ``accumulate.pending.clock``."""
+    def times(self) -> Iterator[tuple[int, float]]:
+        """The time of each frame that carried one, by its number, as ``accumulate.pending.clock`` reads them."""
         if self._times is None:
             return
         other = self._other_times
         for number, t in enumerate(self._times, 1):
             if t == t:  # not NaN
-                yield Frame(Pos(number, 0, 0), b"", None, t=t)
+                yield number, t
             elif number in other:
-                yield Frame(Pos(number, 0, 0), b"", None, t=other[number])
+                yield number, other[number]
 
     def _batches(self) -> Iterator[list[Frame]]:
         chunks, self._chunks = self._chunks, None

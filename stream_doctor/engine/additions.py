@@ -9,7 +9,7 @@ and each call its timing on the report (``timing.call_timing``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:
     from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
@@ -58,24 +58,27 @@ def add_executions(
     return read
 
 
+def frame_times(frames: Iterable[Frame]) -> Iterator[tuple[int, float]]:
+    """The frames' times by frame number, those that carry one, as ``accumulate.pending.clock`` reads them."""
+    return ((frame.pos.number, frame.t) for frame in frames if frame.t is not None)
+
+
 def timed(
-    frames: list[Iterable[Frame]],
+    times: Sequence[Iterable[tuple[int, float]]],
     replayed: list[tuple[AccumulatedStream, K]],
-    starts: list[float | None] | None = None,
+    starts: Sequence[float | None],
 ) -> list[tuple[AccumulatedStream, K]]:
     """Each turn's stream with its clock: the times of its calls' events, and when the next turn began.
 
-    ``frames``: each turn's frames (those with times are enough); ``starts``: each turn's first time,
-    when known without going through its frames twice.
+    ``times``: each turn's frame times by frame number, in frame order (``frame_times``; a streamed capture's
+    ``Streamed.times``), read once; ``starts``: each turn's first time.
     """
     from stream_doctor.accumulate.pending import clock
 
-    if starts is None:
-        starts = [next((f.t for f in turn if f.t is not None), None) for turn in frames]
     out = []
-    for number, (turn, (stream, kept)) in enumerate(zip(frames, replayed, strict=True)):
+    for number, (turn, (stream, kept)) in enumerate(zip(times, replayed, strict=True)):
         after = next((t for t in starts[number + 1 :] if t is not None), None)
-        found = clock(stream, ((frame.pos.number, frame.t) for frame in turn), after)
+        found = clock(stream, turn, after)
         out.append((replace(stream, capture=replace(stream.capture, clock=found)) if found else stream, kept))
     return out
 

@@ -23,7 +23,7 @@ from stream_doctor.capture import UNRECOGNISED, Interactions, ManyTurns, Streame
 from stream_doctor.capture.base import Capture, CaptureError, Frame
 from stream_doctor.conversation.build import RequestReader, Section, request_info, sections_of, split
 from stream_doctor.conversation.model import Turn
-from stream_doctor.engine.additions import add_executions, given_after, supplied_of, timed, with_timings
+from stream_doctor.engine.additions import add_executions, frame_times, given_after, supplied_of, timed, with_timings
 from stream_doctor.engine.stages import (
     Kept,
     RunError,
@@ -314,7 +314,9 @@ class Shape:
         return replayed
 
     def timed(self, turns: list[TurnFrames], replayed: Replayed) -> Replayed:
-        return timed([turn.section.frames for turn in turns], replayed)
+        frames = [turn.section.frames for turn in turns]
+        starts = [next(frame_times(turn), (0, None))[1] for turn in frames]
+        return timed([frame_times(turn) for turn in frames], replayed, starts)
 
     def source(self) -> Source:
         capture = self.capture
@@ -468,7 +470,7 @@ class SessionFiles(Shape):
         out: Replayed = []
         for capture in {id(t.capture): t.capture for t in turns}.values():
             mine = [n for n, turn in enumerate(turns) if turn.capture is capture]
-            out += timed([turns[n].section.frames for n in mine], [replayed[n] for n in mine])
+            out += super().timed([turns[n] for n in mine], [replayed[n] for n in mine])
         return out
 
     def source(self) -> Source:
