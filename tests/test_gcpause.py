@@ -146,3 +146,23 @@ def test_no_collection_while_the_heap_has_not_grown(monkeypatch: pytest.MonkeyPa
     with gcpause.no_gc():
         pass
     assert collections == [1] and len(kept) > 0
+
+
+def test_a_heap_found_smaller_is_the_measure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pause measures what it built, its report included; once the report is gone the heap is
+    found smaller, and growth is counted from there, so leftover cycles are not left to pile up."""
+    collections: list[int] = []
+    gc.collect()
+    live = len(gc.get_objects())
+    monkeypatch.setattr(gcpause, "COLLECT_AFTER", 5_000)
+    monkeypatch.setattr(gcpause, "_allocated", 10_000_000)
+    monkeypatch.setattr(gcpause, "_heap", 10 * live)  # measured while a large report was alive
+    monkeypatch.setattr(gc, "collect", lambda *generation: collections.append(1) or 0)
+    with gcpause.no_gc():
+        pass
+    assert collections == [] and gcpause._heap <= live + 1_000
+    with gcpause.no_gc():
+        kept = [[i] for i in range(live // 2)]  # half the heap again: past a quarter of the new measure
+    with gcpause.no_gc():
+        pass
+    assert collections == [1] and len(kept) > 0
