@@ -319,7 +319,8 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
             if not line or line.isspace():
                 continue
             where = new_tuple(Pos, (before + len(frames) + 1, base + index + 1, starts[index]))
-            repeated = repeats.record_of(line)  # a request that repeats the previous one is read for what is new
+            # a request that repeats the previous one is read for what is new
+            repeated = repeats.record_of(line) if len(line) > repeats.shortest else None
             try:
                 record = loads(line) if repeated is None else repeated
             except decode_error as exc:

@@ -60,6 +60,8 @@ class Anchor(NamedTuple):
 
 
 _BODY = b'"body":'
+#: ``Repeats.shortest`` with no anchor: no line is tried
+_NEVER = 1 << 62
 
 
 class Repeats:
@@ -74,14 +76,17 @@ class Repeats:
         self.anchor: Anchor | None = None
         #: False once a line was not its body as orjson writes it: a writer of another kind, not tried again
         self.anchoring = True
+        #: A line this long or shorter is not tried by ``record_of`` (an event's line, shorter than the text
+        #: it should repeat): its reader need not ask for each of them
+        self.shortest = _NEVER
 
     def record_of(self, line: bytes) -> dict[str, Any] | None:
         """The record a line holds when it is proved to be the previous request's body with items added to
         the anchor's list (see ``Anchor``), made of the previous body's objects and the new items, the only
         part parsed; None: the line is parsed and its body shared (``share``) as any other."""
         anchor, previous = self.anchor, self.previous
-        if anchor is None or previous is None or len(line) <= anchor.end - anchor.body:
-            return None  # (an event's line, shorter than the text it should repeat, is not tried)
+        if anchor is None or previous is None or len(line) <= self.shortest:
+            return None
         proved = _proved(anchor, line)
         if proved is None:
             return None
@@ -90,7 +95,7 @@ class Repeats:
         if new:
             body[anchor.key] = previous[anchor.key] + new
         record["body"] = self.previous = body
-        self.anchor = Anchor(line, anchor.key, start, cut, anchor.size + len(new))
+        self._anchor(Anchor(line, anchor.key, start, cut, anchor.size + len(new)))
         self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
         return record
 
@@ -99,10 +104,15 @@ class Repeats:
         bytes ``body``'s record was parsed from, anchored for the next line where it can be."""
         if type(body) is not dict:
             return
-        previous, self.previous, self.anchor = self.previous, body, None
+        previous, self.previous = self.previous, body
+        self._anchor(None)
         grew = self._share_each(body, previous)
         if grew is not None and line is not None and self.anchoring:
-            self.anchor = self._anchored(line, body, grew)
+            self._anchor(self._anchored(line, body, grew))
+
+    def _anchor(self, anchor: Anchor | None) -> None:
+        self.anchor = anchor
+        self.shortest = _NEVER if anchor is None else anchor.end - anchor.body
 
     def _share_each(self, body: dict[str, Any], previous: dict[str, Any] | None) -> str | None:
         """Each value of ``body`` compared with ``previous``'s (as bytes where written, else as values);
