@@ -57,6 +57,7 @@ class Anchor(NamedTuple):
     body: int  # offset of the body's text: its first byte
     end: int  # offset of the list's closing bracket
     size: int  # the list's items
+    head: dict[str, Any]  # the record the text before the body reads as (``_head``), but for its body
 
 
 _BODY = b'"body":'
@@ -90,12 +91,13 @@ class Repeats:
         proved = _proved(anchor, line)
         if proved is None:
             return None
-        record, start, cut, new = proved
+        head, start, cut, new = proved
         body = dict(previous)
         if new:
             body[anchor.key] = previous[anchor.key] + new
+        record = dict(head)  # each record its own: a reader writes into it (a redacted URL)
         record["body"] = self.previous = body
-        self._anchor(Anchor(line, anchor.key, start, cut, anchor.size + len(new)))
+        self._anchor(Anchor(line, anchor.key, start, cut, anchor.size + len(new), head))
         self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
         return record
 
@@ -146,7 +148,7 @@ class Repeats:
         found, text = _head(line), self.texts.get(key)
         if found is None or text is None:
             return None
-        start = found[1]
+        head, start = found
         keys = list(body)
         at = keys.index(key)
         try:  # the body before the list (closed with ``[]}``) and after it (``{…}``): orjson's
@@ -162,7 +164,7 @@ class Repeats:
         if len(line) != end + 1 + len(rest) or not line.endswith(rest):
             self.anchoring = False
             return None
-        return Anchor(line, key, start, end, len(body[key]))
+        return Anchor(line, key, start, end, len(body[key]), head)
 
 
 def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
@@ -187,12 +189,16 @@ def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
 
 def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list[Any]] | None:
     """The record of a line that holds the previous body's text with items added to the anchor's list
-    (its body not set), where the body's text begins and the list's bracket is, and the new items; or None."""
+    (its body not set, shared with the anchor's when the text before the body is the previous line's),
+    where the body's text begins and the list's bracket is, and the new items; or None."""
     old = anchor.line
-    found = _head(line)
-    if found is None:
-        return None
-    record, start = found
+    if line.startswith(memoryview(old)[: anchor.body]):  # the same text before the body: the same record
+        record, start = anchor.head, anchor.body
+    else:
+        found = _head(line)
+        if found is None:
+            return None
+        record, start = found
     end = start + (anchor.end - anchor.body)  # where the previous text up to the bracket ends here
     cut = len(line) - (len(old) - anchor.end)  # where the previous text from the bracket begins here
     previous_text = memoryview(old)
