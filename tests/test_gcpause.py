@@ -123,3 +123,46 @@ def test_the_first_pause_of_a_process_only_measures(monkeypatch: pytest.MonkeyPa
     with gcpause.no_gc():
         kept = [[i] for i in range(200_000)]
     assert collections == [] and gcpause._heap >= len(kept)
+
+
+def test_no_collection_while_the_heap_has_not_grown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop of replays whose reports are let go: the pauses allocate past the threshold, but what they
+    built is gone by the next pause, so the heap is only counted, never walked; once the pauses leave a
+    quarter of it behind, the collection runs."""
+    collections: list[int] = []
+    gc.collect()
+    monkeypatch.setattr(gcpause, "COLLECT_AFTER", 5_000)
+    monkeypatch.setattr(gcpause, "_allocated", 0)
+    monkeypatch.setattr(gcpause, "_heap", len(gc.get_objects()))
+    monkeypatch.setattr(gc, "collect", lambda *generation: collections.append(1) or 0)
+    for _ in range(4):
+        with gcpause.no_gc():
+            report = [[i] for i in range(20_000)]  # past the threshold at each pause's end
+        del report  # and let go before the next
+    assert collections == [] and gcpause._allocated < 20_000  # counted at each pause, never walked
+    with gcpause.no_gc():
+        kept = [[i] for i in range(gcpause._heap // 4 + 1_000)]  # kept: the heap grows past a quarter
+    assert collections == []
+    with gcpause.no_gc():
+        pass
+    assert collections == [1] and len(kept) > 0
+
+
+def test_a_heap_found_smaller_is_the_measure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pause measures what it built, its report included; once the report is gone the heap is
+    found smaller, and growth is counted from there, so leftover cycles are not left to pile up."""
+    collections: list[int] = []
+    gc.collect()
+    live = len(gc.get_objects())
+    monkeypatch.setattr(gcpause, "COLLECT_AFTER", 5_000)
+    monkeypatch.setattr(gcpause, "_allocated", 10_000_000)
+    monkeypatch.setattr(gcpause, "_heap", 10 * live)  # measured while a large report was alive
+    monkeypatch.setattr(gc, "collect", lambda *generation: collections.append(1) or 0)
+    with gcpause.no_gc():
+        pass
+    assert collections == [] and gcpause._heap <= live + 1_000
+    with gcpause.no_gc():
+        kept = [[i] for i in range(live // 2)]  # half the heap again: past a quarter of the new measure
+    with gcpause.no_gc():
+        pass
+    assert collections == [1] and len(kept) > 0

@@ -303,6 +303,7 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
 
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
+    new_tuple = tuple.__new__  # builds a Pos in C, as ``_region`` does
     to_frame = envelope.to_frame
     problems_of = envelope.problems_of
     problems = capture.problems
@@ -317,8 +318,9 @@ def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> I
         for index, line in enumerate(lines):
             if not line or line.isspace():
                 continue
-            where = Pos(before + len(frames) + 1, base + index + 1, starts[index])
-            repeated = repeats.record_of(line)  # a request that repeats the previous one is read for what is new
+            where = new_tuple(Pos, (before + len(frames) + 1, base + index + 1, starts[index]))
+            # a request that repeats the previous one is read for what is new
+            repeated = repeats.record_of(line) if len(line) > repeats.shortest else None
             try:
                 record = loads(line) if repeated is None else repeated
             except decode_error as exc:

@@ -57,9 +57,12 @@ class Anchor(NamedTuple):
     body: int  # offset of the body's text: its first byte
     end: int  # offset of the list's closing bracket
     size: int  # the list's items
+    head: dict[str, Any]  # the record the text before the body reads as (``_head``), but for its body
 
 
 _BODY = b'"body":'
+#: ``Repeats.shortest`` with no anchor: no line is tried
+_NEVER = 1 << 62
 
 
 class Repeats:
@@ -74,23 +77,27 @@ class Repeats:
         self.anchor: Anchor | None = None
         #: False once a line was not its body as orjson writes it: a writer of another kind, not tried again
         self.anchoring = True
+        #: A line this long or shorter is not tried by ``record_of`` (an event's line, shorter than the text
+        #: it should repeat): its reader need not ask for each of them
+        self.shortest = _NEVER
 
     def record_of(self, line: bytes) -> dict[str, Any] | None:
         """The record a line holds when it is proved to be the previous request's body with items added to
         the anchor's list (see ``Anchor``), made of the previous body's objects and the new items, the only
         part parsed; None: the line is parsed and its body shared (``share``) as any other."""
         anchor, previous = self.anchor, self.previous
-        if anchor is None or previous is None or len(line) <= anchor.end - anchor.body:
-            return None  # (an event's line, shorter than the text it should repeat, is not tried)
+        if anchor is None or previous is None or len(line) <= self.shortest:
+            return None
         proved = _proved(anchor, line)
         if proved is None:
             return None
-        record, start, cut, new = proved
+        head, start, cut, new = proved
         body = dict(previous)
         if new:
             body[anchor.key] = previous[anchor.key] + new
+        record = dict(head)  # each record its own: a reader writes into it (a redacted URL)
         record["body"] = self.previous = body
-        self.anchor = Anchor(line, anchor.key, start, cut, anchor.size + len(new))
+        self._anchor(Anchor(line, anchor.key, start, cut, anchor.size + len(new), head))
         self.texts = {}  # an edit next is compared item by item (``_share_prefix``)
         return record
 
@@ -99,10 +106,15 @@ class Repeats:
         bytes ``body``'s record was parsed from, anchored for the next line where it can be."""
         if type(body) is not dict:
             return
-        previous, self.previous, self.anchor = self.previous, body, None
+        previous, self.previous = self.previous, body
+        self._anchor(None)
         grew = self._share_each(body, previous)
         if grew is not None and line is not None and self.anchoring:
-            self.anchor = self._anchored(line, body, grew)
+            self._anchor(self._anchored(line, body, grew))
+
+    def _anchor(self, anchor: Anchor | None) -> None:
+        self.anchor = anchor
+        self.shortest = _NEVER if anchor is None else anchor.end - anchor.body
 
     def _share_each(self, body: dict[str, Any], previous: dict[str, Any] | None) -> str | None:
         """Each value of ``body`` compared with ``previous``'s (as bytes where written, else as values);
@@ -136,7 +148,7 @@ class Repeats:
         found, text = _head(line), self.texts.get(key)
         if found is None or text is None:
             return None
-        start = found[1]
+        head, start = found
         keys = list(body)
         at = keys.index(key)
         try:  # the body before the list (closed with ``[]}``) and after it (``{…}``): orjson's
@@ -152,7 +164,7 @@ class Repeats:
         if len(line) != end + 1 + len(rest) or not line.endswith(rest):
             self.anchoring = False
             return None
-        return Anchor(line, key, start, end, len(body[key]))
+        return Anchor(line, key, start, end, len(body[key]), head)
 
 
 def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
@@ -177,12 +189,16 @@ def _head(line: bytes) -> tuple[dict[str, Any], int] | None:
 
 def _proved(anchor: Anchor, line: bytes) -> tuple[dict[str, Any], int, int, list[Any]] | None:
     """The record of a line that holds the previous body's text with items added to the anchor's list
-    (its body not set), where the body's text begins and the list's bracket is, and the new items; or None."""
+    (its body not set, shared with the anchor's when the text before the body is the previous line's),
+    where the body's text begins and the list's bracket is, and the new items; or None."""
     old = anchor.line
-    found = _head(line)
-    if found is None:
-        return None
-    record, start = found
+    if line.startswith(memoryview(old)[: anchor.body]):  # the same text before the body: the same record
+        record, start = anchor.head, anchor.body
+    else:
+        found = _head(line)
+        if found is None:
+            return None
+        record, start = found
     end = start + (anchor.end - anchor.body)  # where the previous text up to the bracket ends here
     cut = len(line) - (len(old) - anchor.end)  # where the previous text from the bracket begins here
     previous_text = memoryview(old)

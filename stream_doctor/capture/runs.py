@@ -171,12 +171,15 @@ class Positions(_Flat):
 
     __slots__ = ("lazy", "lazy_count")
 
-    def __new__(cls, lazy: list[LazyRun] | None = None) -> Positions:
-        return cast(Positions, super().__new__(cls, "q"))
+    lazy: list[LazyRun]  # in order, each at its fragments' place (``at``)
+    lazy_count: int  # fragments in ``lazy``
 
-    def __init__(self, lazy: list[LazyRun] | None = None) -> None:
-        self.lazy: list[LazyRun] = lazy or []  # in order, each at its fragments' place (``at``)
-        self.lazy_count = sum(run.events for run in self.lazy)  # fragments in ``lazy``
+    def __new__(cls, lazy: list[LazyRun] | None = None) -> Positions:
+        # made in one call (a few are made for every turn): no ``__init__``, no ``super()``
+        positions: Positions = array.__new__(cls, "q")  # type: ignore[assignment]
+        positions.lazy = lazy or []
+        positions.lazy_count = sum(run.events for run in lazy) if lazy else 0
+        return positions
 
     def fragment_count(self) -> int:
         """How many fragments' positions it holds."""

@@ -24,17 +24,26 @@ def no_gc() -> Iterator[None]:
     capture after capture: a library user, the pytest plugin, a ``scan`` worker, the fuzzer. So this
     module keeps the collector's rule itself: it adds up the containers allocated under each pause,
     and once they pass a quarter of the heap it last measured (and at least ``COLLECT_AFTER``) the
-    next pause begins with one full collection and measures the heap again. At the end of a pause
-    the collection would traverse everything the pause built and its caller still holds (a replay's
-    report: a 300-turn session's took 15 ms to walk, five times a collection without it); by the
-    next pause the caller has mostly let it go. The first pause of a process only sets the measure,
-    so a one-shot command pays nothing.
+    next pause begins by counting the heap's containers (a list of them: about a sixth of a
+    collection's cost). Only when the heap has grown by more than a quarter since it was measured, as
+    the collector's own rule asks of what survived into its oldest generation, does one full
+    collection run; a heap found smaller is the measure from then on. A replay whose caller let its
+    report go leaves little or nothing behind (a 300-turn session: 5 containers): walking the whole
+    heap every few replays for that cost a loop of replays 2-3% of its time. The collection runs as
+    a pause begins, not at the end of one: then it would traverse everything the pause built and
+    its caller still holds (a replay's report: a 300-turn session's took 15 ms to walk, five times a
+    collection without it); by the next pause the caller has mostly let it go. The first pause of a
+    process only sets the measure, so a one-shot command pays nothing.
     """
     global _application_froze, _allocated, _heap
     was_enabled = gc.isenabled()
     if was_enabled and _heap >= 0 and _allocated > max(COLLECT_AFTER, _heap // 4):
-        gc.collect()
-        _heap, _allocated = len(gc.get_objects()), 0
+        _allocated, live = 0, len(gc.get_objects())
+        if live - _heap > _heap // 4:  # what the pauses moved is still there, in part
+            gc.collect()
+            _heap = len(gc.get_objects())
+        elif live < _heap:  # it shrank (the first pause's measure held its report): measured from here
+            _heap = live
     gc.disable()
     try:
         yield

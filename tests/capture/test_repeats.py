@@ -423,3 +423,21 @@ def test_a_line_a_byte_away_from_a_proved_one_reads_as_a_parser_reads_it(edits: 
     record = _anchored().record_of(bytes(changed))
     if record is not None:
         assert record == orjson.loads(bytes(changed))
+
+
+def test_lines_with_the_same_text_before_the_body_are_each_their_own_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's requests repeat the text before the body (``{"sd":"request","method":…,"url":…,``): once
+    a line was proved, the next with that same text is read without parsing it again, and still gives a
+    record of its own, which its reader may write into (a redacted URL) without changing the next one's."""
+    loads = orjson.loads
+    parsed: list[bytes] = []
+    monkeypatch.setattr(repeats_module.orjson, "loads", lambda data, *a: parsed.append(bytes(data)) or loads(data))
+    lines = _session_lines(6)
+    repeats = Repeats(json_text=True)
+    records = [_read(repeats, line) for line in lines]
+    assert records == [loads(line) for line in lines]
+    heads = [data for data in parsed if data.endswith((b'"body":0}', b'"body":1}'))]
+    assert len(heads) == 2  # the anchoring line's, closed with 0 and with 1; never again
+    records[3]["url"] = "redacted"
+    assert records[4]["url"] == loads(lines[4])["url"] != "redacted"
+    assert len({id(record) for record in records}) == len(records)
