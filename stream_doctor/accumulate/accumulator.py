@@ -8,7 +8,7 @@ list and joined and parsed once, when the call completes, so the cost is linear 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable, Iterable, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator, Sequence, overload
 
 from stream_doctor.accumulate.arguments import parse_arguments
 from stream_doctor.accumulate.irregularities import (
@@ -112,10 +112,10 @@ class Accumulator:
         The one shortcut: consecutive argument fragments nearly always continue the same call, so
         once ``_args`` has appended a fragment to a call, the next fragments for the same key (with
         no id or name of their own) go to the same buffers without a lookup or a call. Any other
-        event may change a block's state, so it clears that memory.
+        event goes to its handler (``_HANDLERS``) and may change a block's state, so it clears that memory.
         """
         args = self._args
-        dispatch = self._dispatch
+        handlers = _HANDLERS
         no_key = cached_key = object()
         texts: list[str] = []
         positions = _NO_CALL  # the cached call's (see CallState.positions), once a fragment sets cached_key
@@ -149,7 +149,7 @@ class Accumulator:
                 positions.add(event.positions)
                 continue
             cached_key = no_key
-            dispatch(event)
+            handlers[type(event)](self, event)
         if event is not None:
             self.last_pos = event.pos
 
@@ -176,48 +176,44 @@ class Accumulator:
         self._stray_args(event)
         return None
 
-    def _dispatch(self, event: Event) -> None:
-        """Every event but an argument fragment."""
-        if type(event) is BlockDelta:
-            self._block_delta(event)
-        elif type(event) is ToolStart or type(event) is BlockStart:
-            self._start(event)
-        elif type(event) is BlockStop:
-            self._stop(event)
-        elif type(event) is KeepAlive:
-            pass
-        elif type(event) is MessageStart:
-            self._message_start(event)
-        elif type(event) is Finish:
-            message = self._message(event.pos)
-            if message.stop_reason is not None and message.stop_reason != event.reason:
-                self._note(StopReasonChanged(event.pos, self._at(), message.stop_reason, event.reason))
-            message.stop_reason = event.reason
-            message.stop_category = event.category
-            message.stop_reason_pos = event.pos
-        elif type(event) is MessageStop:
-            self._message_stop(event)
-        elif type(event) is StreamError:
-            from stream_doctor.accumulate.stream_error import ErrorInfo  # a stream that reports an error only
+    # Every event but an argument fragment goes to its handler (``_HANDLERS``, by the event's type).
 
-            message = self._message(event.pos, implicit_ok=True)
-            message.error = ErrorInfo(event.pos, event.error_type, event.message)
-        elif type(event) is CallSummary:
-            self._note(summary_differs(event, self.current, self.calls_by_id, self.finished_calls))
-        elif type(event) is HelperSnapshot:
-            self._note(helper_differs(event, self.current, self.snapshot_differs))
-        elif type(event) is Execution:
-            self._execution(event)
-        elif type(event) is Request:
-            self.requests.append(event.body)
-            self.request_pos = event.pos
-        elif type(event) is Unknown:
-            self.unknown[event.event_type] = self.unknown.get(event.event_type, 0) + 1
-            self.problems.append(InputProblem("unknown-event", event.event_type, event.pos))
-        elif type(event) is Malformed:
-            self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))
-        elif type(event) is Problem:
-            self.problems.append(InputProblem(event.kind, event.message, event.pos, facts=event.facts))
+    def _finish(self, event: Finish) -> None:
+        message = self._message(event.pos)
+        if message.stop_reason is not None and message.stop_reason != event.reason:
+            self._note(StopReasonChanged(event.pos, self._at(), message.stop_reason, event.reason))
+        message.stop_reason = event.reason
+        message.stop_category = event.category
+        message.stop_reason_pos = event.pos
+
+    def _stream_error(self, event: StreamError) -> None:
+        from stream_doctor.accumulate.stream_error import ErrorInfo  # a stream that reports an error only
+
+        message = self._message(event.pos, implicit_ok=True)
+        message.error = ErrorInfo(event.pos, event.error_type, event.message)
+
+    def _summary(self, event: CallSummary) -> None:
+        self._note(summary_differs(event, self.current, self.calls_by_id, self.finished_calls))
+
+    def _snapshot(self, event: HelperSnapshot) -> None:
+        self._note(helper_differs(event, self.current, self.snapshot_differs))
+
+    def _request(self, event: Request) -> None:
+        self.requests.append(event.body)
+        self.request_pos = event.pos
+
+    def _unknown(self, event: Unknown) -> None:
+        self.unknown[event.event_type] = self.unknown.get(event.event_type, 0) + 1
+        self.problems.append(InputProblem("unknown-event", event.event_type, event.pos))
+
+    def _malformed(self, event: Malformed) -> None:
+        self.problems.append(InputProblem("malformed-frame", event.reason, event.pos))
+
+    def _problem(self, event: Problem) -> None:
+        self.problems.append(InputProblem(event.kind, event.message, event.pos, facts=event.facts))
+
+    def _keep_alive(self, event: KeepAlive) -> None:
+        pass
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -579,6 +575,28 @@ class Accumulator:
         self.released = True
         for call in self.calls:
             call.block.call = None
+
+
+#: The handler of each event type but the argument fragments (``feed_all`` takes those itself): one
+#: lookup per event, where a chain of type tests cost a test per type before the event's own.
+_HANDLERS: dict[type, Callable[[Accumulator, Any], None]] = {
+    BlockDelta: Accumulator._block_delta,
+    ToolStart: Accumulator._start,
+    BlockStart: Accumulator._start,
+    BlockStop: Accumulator._stop,
+    KeepAlive: Accumulator._keep_alive,
+    MessageStart: Accumulator._message_start,
+    Finish: Accumulator._finish,
+    MessageStop: Accumulator._message_stop,
+    StreamError: Accumulator._stream_error,
+    CallSummary: Accumulator._summary,
+    HelperSnapshot: Accumulator._snapshot,
+    Execution: Accumulator._execution,
+    Request: Accumulator._request,
+    Unknown: Accumulator._unknown,
+    Malformed: Accumulator._malformed,
+    Problem: Accumulator._problem,
+}
 
 
 class _Lengths(Sequence[int]):

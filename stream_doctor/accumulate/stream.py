@@ -1,6 +1,10 @@
 """The accumulated stream: every message, content block and tool call the capture holds, reassembled.
 
-Built once by the accumulator and never changed afterwards; rules only read it.
+Built once by the accumulator and never changed afterwards; rules only read it. Like the events
+(``values/events.py``) its classes are slotted dataclasses that are treated as immutable, not frozen
+ones: a frozen dataclass sets each field through ``object.__setattr__``, and the four made for each
+turn (a call, its message, the stream and its capture's information) cost about 5% of a long
+session's replay that way. They compare and hash by their fields (``unsafe_hash``) as frozen ones do.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ class Fragment(NamedTuple):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ToolCall:
     """One tool call, from its start event to its completion (or to where it was abandoned)."""
 
@@ -108,7 +112,7 @@ class ToolCall:
         return f"{self.name or '?'} ({self.call_id or 'no id'})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Block:
     """A content block that is not a tool call, kept so structure rules can see the whole message."""
 
@@ -123,7 +127,7 @@ class Block:
     result_for: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Message:
     index: int
     message_id: str | None
@@ -138,7 +142,7 @@ class Message:
     blocks: tuple[Block, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class CaptureInfo:
     path: str
     container: str
@@ -156,7 +160,7 @@ class CaptureInfo:
     clock: Clock | None = None  # the times of the frames the timing questions need, when the capture has times
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class AccumulatedStream:
     capture: CaptureInfo
     messages: tuple[Message, ...]
