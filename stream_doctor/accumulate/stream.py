@@ -1,15 +1,11 @@
 """The accumulated stream: every message, content block and tool call the capture holds, reassembled.
 
-Built once by the accumulator and never changed afterwards; rules only read it. Like the events
-(``values/events.py``) its classes are slotted dataclasses that are treated as immutable, not frozen
-ones: a frozen dataclass sets each field through ``object.__setattr__``, and the four made for each
-turn (a call, its message, the stream and its capture's information) cost about 5% of a long
-session's replay that way. They compare and hash by their fields (``unsafe_hash``) as frozen ones do.
+Built once by the accumulator and never changed afterwards; rules only read it. Its classes are
+``util.records.record``s: frozen to mypy, which CI runs, and made by plain slot stores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
 import orjson
@@ -17,6 +13,7 @@ import orjson
 from stream_doctor.accumulate.irregularities import StreamProblem
 from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
+from stream_doctor.util.records import record
 from stream_doctor.values.protocol import NEUTRAL_WORDS, ProtocolFacts
 
 if TYPE_CHECKING:
@@ -34,7 +31,7 @@ class Fragment(NamedTuple):
     text: str
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record
 class ToolCall:
     """One tool call, from its start event to its completion (or to where it was abandoned)."""
 
@@ -112,7 +109,7 @@ class ToolCall:
         return f"{self.name or '?'} ({self.call_id or 'no id'})"
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record
 class Block:
     """A content block that is not a tool call, kept so structure rules can see the whole message."""
 
@@ -127,7 +124,7 @@ class Block:
     result_for: str | None = None
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record
 class Message:
     index: int
     message_id: str | None
@@ -142,7 +139,7 @@ class Message:
     blocks: tuple[Block, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record
 class CaptureInfo:
     path: str
     container: str
@@ -160,7 +157,7 @@ class CaptureInfo:
     clock: Clock | None = None  # the times of the frames the timing questions need, when the capture has times
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record
 class AccumulatedStream:
     capture: CaptureInfo
     messages: tuple[Message, ...]

@@ -211,3 +211,13 @@ def test_a_run_of_fragments_is_the_same_as_its_fragments_one_by_one() -> None:
     batched = s.stream()
     assert batched.calls == one_by_one.calls and batched.calls[0].arguments == {"a": 1}
     assert batched.stream_problems == one_by_one.stream_problems and len(one_by_one.stream_problems) >= 3
+
+
+def test_every_event_type_has_its_handler() -> None:
+    """Every event but an argument fragment goes to its handler by its type (``_HANDLERS``): an event type
+    added without one would stop a replay, so each is listed, and only those."""
+    from typing import get_args
+
+    from stream_doctor.accumulate.accumulator import _HANDLERS
+
+    assert set(_HANDLERS) == set(get_args(Event)) - {ArgsDelta, ArgsRun}
