@@ -125,21 +125,28 @@ def test_the_first_pause_of_a_process_only_measures(monkeypatch: pytest.MonkeyPa
     assert collections == [] and gcpause._heap >= len(kept)
 
 
+COLLECT_AT = 5_000
+
+
 def test_no_collection_while_the_heap_has_not_grown(monkeypatch: pytest.MonkeyPatch) -> None:
     """A loop of replays whose reports are let go: the pauses allocate past the threshold, but what they
     built is gone by the next pause, so the heap is only counted, never walked; once the pauses leave a
     quarter of it behind, the collection runs."""
     collections: list[int] = []
+    counted: list[int] = []
     gc.collect()
-    monkeypatch.setattr(gcpause, "COLLECT_AFTER", 5_000)
+    get_objects = gc.get_objects
+    monkeypatch.setattr(gcpause, "COLLECT_AFTER", COLLECT_AT)
     monkeypatch.setattr(gcpause, "_allocated", 0)
-    monkeypatch.setattr(gcpause, "_heap", len(gc.get_objects()))
+    monkeypatch.setattr(gcpause, "_heap", len(get_objects()))
     monkeypatch.setattr(gc, "collect", lambda *generation: collections.append(1) or 0)
+    monkeypatch.setattr(gc, "get_objects", lambda *generation: counted.append(1) or get_objects())
+    size = max(COLLECT_AT, gcpause._heap // 4) + 1_000  # past the threshold, whatever this process holds
     for _ in range(4):
         with gcpause.no_gc():
-            report = [[i] for i in range(20_000)]  # past the threshold at each pause's end
+            report = [[i] for i in range(size)]  # past the threshold at each pause's end
         del report  # and let go before the next
-    assert collections == [] and gcpause._allocated < 20_000  # counted at each pause, never walked
+    assert collections == [] and len(counted) == 3  # counted as the second to fourth pauses began, never walked
     with gcpause.no_gc():
         kept = [[i] for i in range(gcpause._heap // 4 + 1_000)]  # kept: the heap grows past a quarter
     assert collections == []
