@@ -434,7 +434,7 @@ class _Request:
     def _sent_back_as_text(self, call: ToolCall) -> bool:
         """The request carries the call's arguments as an assistant message's text (the same JSON value):
         the tool was a structured-output tool, whose arguments are the answer, and no result is owed."""
-        texts = [m.text for m in self.facts.messages if m.index >= self.start and m.role == "assistant" and m.text]
+        texts = [m.text for m in self.facts.messages if m.message >= self.start and m.role == "assistant" and m.text]
         if not texts:
             return False
         expected = call.arguments  # None when they do not parse
@@ -608,7 +608,7 @@ class _Index:
                 self.items[call.item_id] = call
             end = max(end, call.message + 1)
         for message in messages:
-            self.messages[message.index] = message
+            self.messages[message.message] = message
         self.message_end = end
 
     def results_after(self, message: int) -> Sequence[ToolResult]:
