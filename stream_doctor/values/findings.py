@@ -1,10 +1,15 @@
-"""Findings: what a rule reports, as values that carry their position in the capture."""
+"""Findings: what a rule reports, as values that carry their position in the capture.
+
+They are ``util.records.record``s (frozen to mypy, made by plain slot stores): a long session's replay
+makes a finding, its locations and related places for many of its turns.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
+
+from stream_doctor.util.records import record
 
 if TYPE_CHECKING:  # a name only: the command line reads Severity for --fail-on's choices without the capture stage
     from stream_doctor.capture.base import Pos
@@ -20,7 +25,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     """A place in a capture: ``path:line`` plus the event number and byte offset.
 
@@ -64,7 +69,7 @@ class Location:
         return data
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Related:
     label: str
     location: Location
@@ -74,7 +79,7 @@ class Related:
 Claim = tuple[str, Severity, str | None]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     code: str
     name: str
