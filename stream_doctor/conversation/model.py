@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from stream_doctor.accumulate.stream import AccumulatedStream, ToolCall
 from stream_doctor.capture.base import Pos
+from stream_doctor.util.records import record
 from stream_doctor.values.events import MISSING
 from stream_doctor.values.findings import Finding, Location
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 Family = Literal["anthropic", "openai-chat", "responses", "gemini", "bedrock", "unknown"]
 
 
-@dataclass(frozen=True)
+@record
 class RequestFacts:
     family: Family
     tools: dict[str, ToolDef] = field(default_factory=dict)
@@ -65,7 +66,7 @@ class RequestsRead:
     edited: int
 
 
-@dataclass(frozen=True)
+@record
 class RequestInfo:
     """The request a turn sent: where it is in the capture, and its body as recorded (secrets redacted)."""
 
@@ -76,7 +77,7 @@ class RequestInfo:
     places: dict[str, Pos] = field(default_factory=dict)  # JSON path -> position, when the container keeps them
 
 
-@dataclass(frozen=True)
+@record
 class Turn:
     """One request and the stream it got back."""
 

@@ -14,5 +14,5 @@ def record(cls: type[_T]) -> type[_T]:
     holds frozen (an assignment to a field is an error in CI), but whose ``__init__`` stores each field
     in its slot: a frozen dataclass sets each through ``object.__setattr__``, a call per field, which for
     the records a replay makes for every turn (a call, its message, the stream) cost about 5% of a long
-    session's replay."""
-    return dataclass(slots=True, unsafe_hash=True)(cls)
+    session's replay. A record may be weakly referenced (a request's facts name the previous ones so)."""
+    return dataclass(slots=True, weakref_slot=True, unsafe_hash=True)(cls)
