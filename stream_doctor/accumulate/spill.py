@@ -20,6 +20,8 @@ from array import array
 from itertools import accumulate, chain
 from typing import IO, Any, Sequence
 
+import orjson
+
 from stream_doctor.accumulate.fragments import FragmentPositions, FragmentTexts
 from stream_doctor.capture.base import Pos
 from stream_doctor.capture.runs import LazyRun, Positions
@@ -118,11 +120,25 @@ class ArgumentStore:
         return found
 
     def raw(self, record: int) -> str:
-        return self.record(record)[0]
+        held = self._held[record]  # (every rule reads it: one call, not a second for ``record``)
+        return held[0] if held is not None else self.record(record)[0]
 
     def value(self, record: int) -> Any:
         """The value kept for ``record``, or NO_VALUE when it comes from the text."""
         return self._values.get(record, NO_VALUE)
+
+    def arguments(self, record: int, text: bool) -> Any:
+        """The call's value: the one kept for ``record``, else its text as it is (``text``: free-text
+        input) or parsed (``{}`` for a blank one); ``ToolCall.arguments``, read by several rules a turn
+        (one call here where a value, a raw and a record lookup took three)."""
+        value = self._values.get(record, NO_VALUE)
+        if value is not NO_VALUE:
+            return value
+        held = self._held[record]
+        raw = held[0] if held is not None else self.record(record)[0]
+        if text:
+            return raw
+        return orjson.loads(raw) if raw.strip() else {}
 
     def count(self, record: int) -> int:
         return self._counts[record]

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Hashable, Literal, NamedTuple, Sequence
 
-import orjson
-
 from stream_doctor.accumulate.irregularities import StreamProblem
-from stream_doctor.accumulate.spill import NO_VALUE, StoredArguments
+from stream_doctor.accumulate.spill import StoredArguments
 from stream_doctor.capture.base import InputProblem, Pos
 from stream_doctor.util.records import record
 from stream_doctor.values.protocol import NEUTRAL_WORDS, ProtocolFacts
@@ -71,13 +69,7 @@ class ToolCall:
         if self.parse_failure is not None:
             return None
         stored = self.stored
-        value = stored.store.value(stored.record)
-        if value is not NO_VALUE:
-            return value
-        raw = stored.store.raw(stored.record)
-        if self.input_format == "text":
-            return raw
-        return orjson.loads(raw) if raw.strip() else {}
+        return stored.store.arguments(stored.record, self.input_format == "text")
 
     @property
     def fragment_texts(self) -> Sequence[str]:
