@@ -70,6 +70,20 @@ DOC_SECTIONS = ("What it checks", "Why it matters", "Severity", "Example", "How 
 #: capture's input problems of a kind (``InputProblem.kind``) or the accumulator's stream problems of
 #: a type (``accumulate/irregularities.py``).
 Fact = str | type[StreamProblem]
+#: What a stream rule that reads the stream itself may need of it to find anything (``Rule.needs``),
+#: each told in one pass over a turn's calls, messages and executions (``rules.dispatch.present``): a
+#: clean turn of a long session has none of them.
+Need = Literal[
+    "incomplete-call",  # a call whose status is not complete
+    "unparsed-call",  # a call whose arguments did not parse
+    "server-call",  # a call the provider runs itself
+    "message-error",  # a message that ended with an error event
+    "unstopped-message",  # a message with neither its stop event nor an error
+    "paused-message",  # a message whose stop reason pauses the turn
+    "unknown-execution",  # an execution of no call in the stream
+    "early-execution",  # an execution of a call that was not complete when it ran
+    "repeated-execution",  # an execution of a call that had already run
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +103,9 @@ class Rule:
     #: with none of them is not handed to it (``rules.dispatch``), and its check reads them from here
     #: (``problems``), so they are written once. None: the rule reads the stream itself, every turn.
     reads: tuple[Fact, ...] | None = None
+    #: A stream rule (of ``reads`` None) that finds nothing in a turn without this: such a turn is not
+    #: handed to it (``rules.dispatch``). None: every turn is.
+    needs: Need | None = None
 
     @property
     def family(self) -> str:
@@ -162,10 +179,15 @@ class Rule:
 
 
 def rule(
-    summary: str, severity: Severity, reach: int | None = 0, reads: tuple[Fact, ...] | None = None
+    summary: str,
+    severity: Severity,
+    reach: int | None = 0,
+    reads: tuple[Fact, ...] | None = None,
+    needs: Need | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Declare a rule from its check function: its code, name and scope come from the module's path
-    (see ``FOLDERS``), its documentation from the module docstring; ``reach`` and ``reads``: see ``Rule``."""
+    (see ``FOLDERS``), its documentation from the module docstring; ``reach``, ``reads`` and ``needs``:
+    see ``Rule``."""
 
     def wrap(check: Callable[..., Iterable[Finding]]) -> Rule:
         *_, folder, module_name = check.__module__.split(".")
@@ -177,7 +199,9 @@ def rule(
         code, name = f"SD{named[1]}", named[2].replace("_", "-")
         if reads is not None and FOLDERS[folder] != "stream":
             raise ValueError(f"{check.__module__}: only a stream rule reads the stream's problems (reads=)")
-        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder], reach, reads)
+        if needs is not None and (FOLDERS[folder] != "stream" or reads is not None):
+            raise ValueError(f"{check.__module__}: only a stream rule that reads the stream itself needs= a part of it")
+        return Rule(code, name, summary, severity, check, doc, FOLDERS[folder], reach, reads, needs)
 
     return wrap
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from typing import get_args
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,8 @@ from stream_doctor.accumulate.stream import AccumulatedStream
 from stream_doctor.engine.pipeline import replay
 from stream_doctor.engine.stages import RunError, selected_rules, stream_dispatch
 from stream_doctor.rules import RULES
+from stream_doctor.rules.base import Need
+from stream_doctor.rules.dispatch import present
 from stream_doctor.values.options import Options
 from tests.conftest import fixture_files
 
@@ -78,3 +81,13 @@ def test_only_the_rules_a_selection_leaves_are_handed_a_turn() -> None:
     stream = next(s for s in _streams() if any(type(p) is UnknownBlock for p in s.stream_problems))
     assert RULES["SD401"] not in stream_dispatch((), ("SD401",)).rules_for(stream)
     assert [rule.code for rule in stream_dispatch(("SD401",), ()).rules_for(stream)] == ["SD401"]
+
+
+def test_a_rule_that_needs_part_of_a_stream_is_handed_the_turns_that_have_it_only() -> None:
+    sd301 = RULES["SD301"]  # needs an incomplete call
+    cut = next(s for s in _streams() if any(call.status != "complete" for call in s.calls))
+    assert sd301 in stream_dispatch((), ()).rules_for(cut)
+    clean = next(s for s in _streams() if s.calls and not present(s))
+    handed = stream_dispatch((), ()).rules_for(clean)
+    assert sd301 not in handed and RULES["SD304"] in handed  # SD304 reads every turn's stop reason
+    assert {rule.needs for rule in stream_dispatch((), ()).every_turn} >= set(get_args(Need))  # each is needed

@@ -49,7 +49,7 @@ HINTS = {
 }
 
 
-@rule("A completed call's arguments are not a valid JSON object", Severity.ERROR)
+@rule("A completed call's arguments are not a valid JSON object", Severity.ERROR, needs="unparsed-call")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         failure = call.parse_failure

@@ -36,7 +36,9 @@ from stream_doctor.util.wording import excerpt, preview, where
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool ran before its call completed, or for a call that never completed", Severity.ERROR)
+@rule(
+    "A tool ran before its call completed, or for a call that never completed", Severity.ERROR, needs="early-execution"
+)
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.call_state == "complete":

@@ -29,7 +29,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A tool ran for a call id the stream never produced", Severity.ERROR)
+@rule("A tool ran for a call id the stream never produced", Severity.ERROR, needs="unknown-execution")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     known: list[str] | None = None  # the stream's call ids, listed only for a message that names them
     for execution in stream.executions:

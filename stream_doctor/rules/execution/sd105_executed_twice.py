@@ -28,7 +28,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The same call was executed more than once", Severity.ERROR)
+@rule("The same call was executed more than once", Severity.ERROR, needs="repeated-execution")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None or execution.previous is None:

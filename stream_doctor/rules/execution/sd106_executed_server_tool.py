@@ -30,7 +30,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The application executed a call the provider runs itself", Severity.ERROR)
+@rule("The application executed a call the provider runs itself", Severity.ERROR, needs="server-call")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for execution in stream.executions:
         if execution.call is None:

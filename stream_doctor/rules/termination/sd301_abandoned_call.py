@@ -60,7 +60,7 @@ CAUSES = {
 }
 
 
-@rule("A tool call started and never completed", Severity.ERROR)
+@rule("A tool call started and never completed", Severity.ERROR, needs="incomplete-call")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for call in stream.calls:
         if call.status != "abandoned":

@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The provider sent an error event mid-stream", Severity.ERROR)
+@rule("The provider sent an error event mid-stream", Severity.ERROR, needs="message-error")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         error = message.error

@@ -37,7 +37,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The stream ended without its end-of-stream event", Severity.WARNING)
+@rule("The stream ended without its end-of-stream event", Severity.WARNING, needs="unstopped-message")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if not stream.messages:
         return

@@ -31,7 +31,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("The turn was paused and must be continued with a follow-up request", Severity.INFO)
+@rule("The turn was paused and must be continued with a follow-up request", Severity.INFO, needs="paused-message")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     for message in stream.messages:
         if message.stop_category == "pause":

@@ -36,7 +36,7 @@ from stream_doctor.rules.base import Rule, rule
 from stream_doctor.values.findings import Finding, Severity
 
 
-@rule("A call the stream abandoned stayed pending long after its turn ended", Severity.WARNING)
+@rule("A call the stream abandoned stayed pending long after its turn ended", Severity.WARNING, needs="incomplete-call")
 def check(stream: AccumulatedStream, self: Rule) -> Iterator[Finding]:
     if stream.capture.clock is None:
         return
