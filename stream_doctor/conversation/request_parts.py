@@ -4,14 +4,16 @@ the tool results and the messages it carries, as the request readers (``conversa
 A module of their own so that a replay of a capture without requests does not make their classes: a
 dataclass's decorator compiles its methods when the class is made (``docs/performance.md``, "Start-up").
 The records made for each new item of every request's history (``EchoedCall``, ``ToolResult``,
-``MessageFacts``) are ``NamedTuple``s: made in C from their fields, at a third of what a frozen
-dataclass's ``__init__`` costs (one ``object.__setattr__`` per field), several times a turn.
+``MessageFacts``) are ``util.records.record``s, made several times a turn: frozen to mypy, their fields
+stored by plain slot stores where a frozen dataclass's ``__init__`` made a call per field.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
+
+from stream_doctor.util.records import record
 
 Dialect = Literal["json-schema", "openapi"]  # openapi: Gemini's ``parameters`` (an OpenAPI 3.0 Schema subset)
 Role = Literal["assistant", "user", "tool", "system", "other"]
@@ -27,7 +29,8 @@ class ToolDef:
     dialect: Dialect = "json-schema"
 
 
-class EchoedCall(NamedTuple):
+@record
+class EchoedCall:
     """A call in an assistant turn the client sent back in a later request."""
 
     call_id: str | None
@@ -43,7 +46,8 @@ class EchoedCall(NamedTuple):
     part: int | None = None  # Gemini: its position among the parts of its content
 
 
-class ToolResult(NamedTuple):
+@record
+class ToolResult:
     """A tool result the request carries."""
 
     call_id: str | None  # None when the protocol matches results by name (Gemini without ids, Ollama)
@@ -53,7 +57,8 @@ class ToolResult(NamedTuple):
     after_other_content: bool = False  # another kind of block comes before it in its message
 
 
-class MessageFacts(NamedTuple):
+@record
+class MessageFacts:
     message: int  # its index among the history's messages (``messages``, ``contents``, ``input`` items)
     role: Role
     path: str
