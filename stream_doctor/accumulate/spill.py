@@ -134,8 +134,7 @@ class ArgumentStore:
         value = self._values.get(record, NO_VALUE)
         if value is not NO_VALUE:
             return value
-        held = self._held[record]
-        raw = held[0] if held is not None else self.record(record)[0]
+        raw = self.raw(record)
         if text:
             return raw
         return orjson.loads(raw) if raw.strip() else {}
