@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -97,3 +99,25 @@ def test_top_level_values_are_what_json_reads_and_kept_fragments_place_the_same_
     required = data.draw(st.lists(st.sampled_from(sorted(value)), min_size=1, max_size=2, unique=True))
     kept = FragmentTexts.of(texts, raw)
     assert eager_point(kept, raw, required) == eager_point(tuple(texts), raw, required)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(_TEXT, _JSON, min_size=1, max_size=4),
+    st.sampled_from([(",", ":"), (", ", ": "), (" ,", " : "), (",\n  ", ":\t")]),
+    st.data(),
+)
+def test_a_prefix_reads_each_member_it_holds_whole_as_the_whole_text_does(
+    value: dict[str, object], separators: tuple[str, str], data: st.DataObject
+) -> None:
+    """A buffer cut anywhere (what a client holds mid-stream), whatever the spaces around commas and colons:
+    every member whose value ended before the cut is read where the whole text reads it, and no key is read
+    that the text does not hold. (The tokenizer reads a key with its colon, and with the comma before it.)"""
+    raw = json.dumps(value, separators=separators, ensure_ascii=data.draw(st.booleans()))
+    whole = top_level_values(raw)
+    cut = data.draw(st.integers(0, len(raw)))
+    found = top_level_values(raw[:cut])
+    assert found.keys() <= whole.keys()
+    for key, (start, end) in whole.items():
+        if end < cut:
+            assert found[key] == (start, end)
