@@ -18,11 +18,11 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"(\r\n|\r|\n)")
 
 
-def uniform_line_end(data: bytes) -> bytes | None:
-    """The one line end the whole capture uses (LF or CRLF), or None when CRs are mixed in."""
-    if data.find(b"\r") < 0:  # the usual capture: one memchr, not a count of every byte
+def uniform_line_end(data: bytes, start: int = 0, end: int | None = None) -> bytes | None:
+    """The one line end ``data[start:end]`` uses (LF or CRLF), or None when CRs are mixed in."""
+    if data.find(b"\r", start, end) < 0:  # the usual capture: one memchr, not a count of every byte
         return b"\n"
-    return b"\r\n" if crlf_only(data) else None
+    return b"\r\n" if crlf_only(data, start, end) else None
 
 
 def crlf_only(data: bytes, start: int = 0, end: int | None = None) -> bool:
@@ -31,17 +31,20 @@ def crlf_only(data: bytes, start: int = 0, end: int | None = None) -> bool:
     return crs == data.count(b"\n", start, end) and crs == data.count(b"\r\n", start, end)
 
 
-def split_lines(data: bytes) -> tuple[list[bytes], list[int]]:
-    """Cut ``data`` into lines (ends removed) and the byte offset at which each line starts.
+def split_lines(data: bytes, start: int = 0, end: int | None = None) -> tuple[list[bytes], list[int]]:
+    """Cut ``data[start:end]`` into lines (ends removed) and the offset in ``data`` at which each line starts.
 
-    Lines end in LF, CR or CRLF. A final line end does not start another (empty) line.
+    Lines end in LF, CR or CRLF. A final line end does not start another (empty) line. The lines are
+    cut from ``data`` itself: a piece of a larger buffer is not copied first.
     """
-    line_end = uniform_line_end(data)
+    if end is None:
+        end = len(data)
+    line_end = uniform_line_end(data, start, end)
     if line_end is not None:
-        return _cut_lines(data, line_end)  # the usual capture, all LF or all CRLF
-    parts = _LINE_END.split(data)
+        return _cut_lines(data, start, end, line_end)  # the usual capture, all LF or all CRLF
+    parts = _LINE_END.split(data[start:end] if start or end != len(data) else data)
     lines = parts[0::2]
-    starts = list(accumulate(map(len, parts), initial=0))[0::2]
+    starts = list(accumulate(map(len, parts), initial=start))[0::2]
     if not lines[-1]:
         lines.pop()
     del starts[len(lines) :]
@@ -57,15 +60,15 @@ _LONG = 512
 _SAMPLE = 16
 
 
-def _cut_lines(data: bytes, line_end: bytes) -> tuple[list[bytes], list[int]]:
-    """``split_lines`` of a capture with one line end: ``data.split(line_end)`` and each line's start."""
+def _cut_lines(data: bytes, start: int, size: int, line_end: bytes) -> tuple[list[bytes], list[int]]:
+    """``split_lines`` of ``data[start:size]`` with one line end: its ``split(line_end)`` and each line's start."""
     find = data.find
-    size, step = len(data), len(line_end)
+    step = len(line_end)
     lines: list[bytes] = []
     starts: list[int] = []
-    start = mark = 0
+    mark = start
     while start < size:
-        end = find(line_end, start)
+        end = find(line_end, start, size)
         if end < 0:
             end = size
         lines.append(data[start:end])
@@ -73,7 +76,7 @@ def _cut_lines(data: bytes, line_end: bytes) -> tuple[list[bytes], list[int]]:
         start = end + step
         if len(lines) % _SAMPLE == 0:
             if start - mark < _SAMPLE * _LONG:  # short lines: the rest in C, as before
-                rest = data[start:].split(line_end)
+                rest = data[start:size].split(line_end)
                 if not rest[-1]:  # a final line end does not start another line
                     rest.pop()
                 starts += map(add, accumulate(map(len, rest), initial=start), count(0, step))

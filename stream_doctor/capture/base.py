@@ -171,6 +171,12 @@ class Reader(Protocol):
         ...
 
 
+#: A piece of a capture (``chunks.pieces``): ``data[start:end]``, and whether it is the last. A piece is
+#: handed on in the chunk it was read in, with its bounds, rather than sliced out of it: slicing copied
+#: every byte of a file once more (and joining the chunk to the bytes held before it, a second time).
+Piece = tuple[bytes, int, int, bool]
+
+
 class StreamingReader(Reader, Protocol):
     """A reader that can also read a capture piece by piece (SSE, JSON Lines, the envelope, a JSON array), so a replay
     need not hold the file's frames (``capture.streamed``)."""
@@ -180,8 +186,8 @@ class StreamingReader(Reader, Protocol):
         ``fresh``: ``data`` starts where a frame may (``chunks.pieces`` says so when it knows)."""
         ...
 
-    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
-        """The frames of ``pieces`` (each cut at a ``cut``; ``True`` marks the last), a list per piece;
+    def stream(self, pieces: Iterable[Piece], capture: Capture) -> Iterator[list[Frame]]:
+        """The frames of ``pieces`` (each cut at a ``cut``; the last marked), a list per piece;
         what it notices goes to ``capture`` (problems as read, the rest once the last piece is read)."""
         ...
 

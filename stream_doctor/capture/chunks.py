@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Callable, Iterator
 
 from stream_doctor.capture import limits as _limits
-from stream_doctor.capture.base import CaptureError
+from stream_doctor.capture.base import CaptureError, Piece
 
 #: How much is read (and decompressed) at a time.
 CHUNK = 1 << 20
@@ -239,43 +239,80 @@ def line_cut(data: bytes, start: int, fresh: bool = False) -> int:
     return best
 
 
-def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int, bool], int]) -> Iterator[tuple[bytes, bool]]:
-    """``chunks`` re-cut into pieces that each end where ``cut`` says a frame may end: ``(piece, last)``.
+#: The first bytes of a chunk searched for where the frame the held bytes began ends, doubled until found.
+PROBE = 16 * 1024
+
+
+def piece_bytes(data: bytes, start: int, end: int) -> bytes:
+    """A piece's bytes on their own (a copy only when it is part of ``data``)."""
+    return data if start == 0 and end == len(data) else data[start:end]
+
+
+def pieces(chunks: Iterator[bytes], cut: Callable[[bytes, int, bool], int]) -> Iterator[Piece]:
+    """``chunks`` re-cut into pieces that each end where ``cut`` says a frame may end (``base.Piece``).
 
     The last piece is whatever follows the last cut (it may be empty). What is held (the rest of the
-    last cut) always starts where a frame may; while it is no longer than the next chunk it is
-    searched again with it, from that start (``fresh``). A frame longer than that is gathered whole
-    before it is handed on, each further chunk searched once (with the three bytes before it, where
-    a cut may straddle the boundary): each byte is searched at most twice, so that stays linear.
+    last cut) always starts where a frame may. While it is no longer than the next chunk, the frame
+    it begins is ended first: the chunk's first ``PROBE`` bytes (doubled until a cut is found, with
+    the three held bytes before them, where a cut may straddle the boundary) say where, the held bytes
+    and the chunk's bytes up to there are joined as one piece, and the chunk from there to its last
+    cut is the next, not copied. A frame longer than a chunk is gathered whole before it is handed on,
+    each further chunk searched once (with the three bytes before it): each byte is searched at most
+    a few times (the probes double), so that stays linear.
     """
     held: list[bytes] = []
     held_size = 0
     tail = b""  # the last bytes held
     for chunk in chunks:
         fresh = held_size <= len(chunk)
+        start = 0  # where in the chunk what is not yet handed on starts (a frame may start there)
+        if held and fresh:
+            start = _first_cut(chunk, tail, len(tail) == held_size, cut)
+            if start:  # the held frame ends there: it alone is joined
+                head = b"".join((*held, chunk[:start]))
+                yield head, 0, len(head), False
+                held, held_size, tail = [], 0, b""
+                del head
         if not held:
             window = chunk
-        elif fresh:
+            end = cut(chunk, start, True)
+            if end <= start:  # no cut after ``start``: all of it is held
+                rest = chunk[start:] if start else chunk
+                held, held_size, tail = ([rest], len(rest), rest[-3:]) if rest else ([], 0, b"")
+                continue
+        elif fresh:  # no cut in the chunk's first bytes: the held bytes and the chunk searched as one
             window = b"".join((*held, chunk))
+            end = cut(window, 0, True)
+            if not end:
+                held, held_size, tail = [window], len(window), window[-3:]
+                continue
         else:
             window = tail + chunk
-        end = cut(window, 0, fresh)
-        if end == 0:
-            if fresh:
-                held, held_size = [window], len(window)
-            else:
+            end = cut(window, 0, False)
+            if not end:
                 held.append(chunk)
                 held_size += len(chunk)
-            tail = window[-3:]
-            continue
-        if fresh:
-            buffer = window
-        else:
+                tail = window[-3:]
+                continue
             end += held_size - len(tail)
             held.append(chunk)
-            buffer = b"".join(held)
-        yield buffer[:end], False
-        rest = buffer[end:]
+            window = b"".join(held)
+        yield window, start, end, False
+        rest = window[end:]
         held, held_size, tail = ([rest], len(rest), rest[-3:]) if rest else ([], 0, b"")
-        del buffer, chunk, window, rest  # not held while the next chunk is read
-    yield b"".join(held), True
+        del chunk, window, rest  # not held while the next chunk is read
+    data = b"".join(held)
+    yield data, 0, len(data), True
+
+
+def _first_cut(chunk: bytes, tail: bytes, fresh: bool, cut: Callable[[bytes, int, bool], int]) -> int:
+    """Where in ``chunk`` a frame begun before it (whose last bytes are ``tail``) may end, searching its
+    first ``PROBE`` bytes, then twice as many, ...; 0 when it does not (or a cut falls before the chunk)."""
+    size = PROBE
+    while True:
+        end = cut(tail + chunk[:size], 0, fresh) - len(tail)
+        if end > 0:
+            return end
+        if size >= len(chunk):
+            return 0
+        size *= 2

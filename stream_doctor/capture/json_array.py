@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 import orjson
 
 from stream_doctor.capture._text import BOM, json_error
-from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
+from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Piece, Pos
+from stream_doctor.capture.chunks import piece_bytes
 from stream_doctor.capture.limits import current, too_many_frames
 from stream_doctor.capture.starts.json import OPENS
 from stream_doctor.util.gcpause import no_gc
@@ -277,12 +278,14 @@ class _Splitter:
         return frames
 
 
-def stream_json_array(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+def stream_json_array(pieces: Iterable[Piece], capture: Capture) -> Iterator[list[Frame]]:
     """The frames of a JSON array read piece by piece (pieces may end anywhere), a list per piece;
     ``capture.ended_cleanly`` and a cut array's problem are known once the last is read."""
     splitter = _Splitter(capture)
     first = b""  # the first bytes, until they can tell a BOM
-    for piece, last in pieces:
+    for data, start, end, last in pieces:
+        piece = piece_bytes(data, start, end)
+        del data
         if len(first) < len(BOM) and not splitter.base:
             piece = first = first + piece
             if len(first) < len(BOM) and not last:
@@ -297,7 +300,7 @@ def read_json_array(data: bytes, path: str) -> Capture:
     """One frame per element of the top-level array; a cut array keeps its whole elements."""
     capture = Capture(path, "json", len(data), [])
     with no_gc():
-        for frames in stream_json_array(((data, True),), capture):
+        for frames in stream_json_array(((data, 0, len(data), True),), capture):
             capture.frames += frames
     return capture
 
@@ -323,7 +326,7 @@ class JsonArrayReader:
     def read(self, data: bytes, path: str) -> Capture:
         return read_json_array(data, path)
 
-    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    def stream(self, pieces: Iterable[Piece], capture: Capture) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_json_array``); the engine's streaming replay reads them."""
         return stream_json_array(pieces, capture)
 

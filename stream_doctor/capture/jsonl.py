@@ -16,7 +16,7 @@ import orjson
 from stream_doctor.capture import envelope
 from stream_doctor.capture import runs as _runs
 from stream_doctor.capture._text import BOM, json_error, split_lines, uniform_line_end
-from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Pos
+from stream_doctor.capture.base import NOT_JSON, Capture, CaptureError, Frame, InputProblem, Piece, Pos
 from stream_doctor.capture.chunks import line_cut
 from stream_doctor.capture.limits import check_bound, line_bound
 from stream_doctor.capture.repeats import Repeats
@@ -79,45 +79,44 @@ def _sniff(head: bytes, *, envelope_only: bool) -> tuple[int, str]:
 class _Lines:
     """Where a line-by-line read is: the lines and frames before the piece being read, the last line's fate."""
 
-    __slots__ = ("line", "offset", "frames", "undecodable", "last_frame", "ends_with_line_end", "piece")
+    __slots__ = ("line", "offset", "frames", "undecodable", "last_frame", "ends_with_line_end", "end")
 
     def __init__(self) -> None:
-        self.piece = b""  # the piece being read
         self.line = 0  # lines before the piece
-        self.offset = 0  # its byte offset
+        self.offset = 0  # the byte offset in the file where the piece being read ends
+        self.end = 0  # and where it ends in the bytes it was handed in: byte i of those is at offset - end + i
         self.frames = 0  # frames before it
         self.undecodable = -1  # the 0-based line that last failed to decode
         self.last_frame: Frame | None = None
         self.ends_with_line_end = True
 
-    def raw(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[bytes]:
-        """Each non-empty piece (a BOM skipped), ``offset`` already past it."""
+    def raw(self, pieces: Iterable[Piece]) -> Iterator[tuple[bytes, int, int]]:
+        """Each non-empty piece as ``(data, start, end)`` (a BOM skipped), ``offset`` already past it."""
         first = True
-        for piece, _ in pieces:
+        for data, start, end, _ in pieces:
             if first:
                 first = False
-                if piece.startswith(BOM):
-                    piece, self.offset = piece[len(BOM) :], len(BOM)
-            if not piece:
+                if data.startswith(BOM, start, end):
+                    start, self.offset = start + len(BOM), len(BOM)
+            if start == end:
                 continue
-            self.ends_with_line_end = piece.endswith((b"\n", b"\r"))
-            self.offset += len(piece)
-            self.piece = piece
-            yield piece
-            self.piece = b""
-            del piece
+            self.ends_with_line_end = data[end - 1] in _LINE_ENDS
+            self.offset += end - start
+            self.end = end
+            yield data, start, end
+            del data
 
-    def pieces(self, pieces: Iterable[tuple[bytes, bool]]) -> Iterator[tuple[list[bytes], list[int]]]:
+    def pieces(self, pieces: Iterable[Piece]) -> Iterator[tuple[list[bytes], list[int]]]:
         """Each non-empty piece's lines and the byte offsets they start at, counting from the file's start
         (a BOM skipped); ``line`` and ``frames`` are advanced by the caller (``advance``)."""
-        for piece in self.raw(pieces):
-            yield self.lines(piece, 0, len(piece))
+        for data, start, end in self.raw(pieces):
+            yield self.lines(data, start, end)
 
-    def lines(self, piece: bytes, start: int, end: int) -> tuple[list[bytes], list[int]]:
-        """The lines of ``piece[start:end]`` (the piece just read, ``start`` and ``end`` where lines
+    def lines(self, data: bytes, start: int, end: int) -> tuple[list[bytes], list[int]]:
+        """The lines of ``data[start:end]`` (within the piece just read, ``start`` and ``end`` where lines
         start or the piece ends) and the byte offsets in the file they start at."""
-        lines, starts = split_lines(piece[start:end] if start or end != len(piece) else piece)
-        base = self.offset - len(piece) + start
+        lines, starts = split_lines(data, start, end)
+        base = self.offset - self.end
         return lines, list(map(base.__add__, starts)) if base else starts
 
     def advance(self, lines: int, frames: list[Frame], count: int | None = None) -> bool:
@@ -165,10 +164,10 @@ def _appended(record: dict, line: bytes, where: Pos) -> Frame:  # type: ignore[t
 
 
 def _whole(
-    reader: Callable[[Iterable[tuple[bytes, bool]], Capture], Iterator[list[Frame]]], capture: Capture, data: bytes
+    reader: Callable[[Iterable[Piece], Capture], Iterator[list[Frame]]], capture: Capture, data: bytes
 ) -> Capture:
     with no_gc():
-        for batch in reader(((data, True),), capture):
+        for batch in reader(((data, 0, len(data), True),), capture):
             capture.frames += batch
     return capture
 
@@ -179,7 +178,7 @@ def read_jsonl(data: bytes, path: str) -> Capture:
 
 
 def stream_jsonl(
-    pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+    pieces: Iterable[Piece], capture: Capture, runs: _runs.RunReading | None = None
 ) -> Iterator[list[Frame]]:
     """The frames of a JSON Lines capture read piece by piece (each piece but the last ends with a
     line end), a list per piece; ``capture.ended_cleanly`` is known once the last is read.
@@ -191,12 +190,12 @@ def stream_jsonl(
     read = _Lines()
     if runs is not None:
         pieces = _runs.small_first(pieces, runs, line_cut)
-    for piece in read.raw(pieces):
+    for piece, start, end in read.raw(pieces):
         frames: list[Frame] = []
         if runs is not None and runs.form is not None and _runs.ENABLED:
-            count = _with_runs(read, piece, frames, runs)
+            count = _with_runs(read, piece, start, end, frames, runs)
         else:
-            count = _region(read, piece, 0, len(piece), frames, read.frames)
+            count = _region(read, piece, start, end, frames, read.frames)
         if read.advance(0, frames, count):
             yield frames
         del piece, frames  # not held while the next piece is read and cut into frames
@@ -252,24 +251,24 @@ def _frames(lines: list[bytes], starts: list[int], read: _Lines, frames: list[Fr
     return number
 
 
-def _with_runs(read: _Lines, piece: bytes, frames: list[Frame], runs: _runs.RunReading) -> int:
-    """The piece's frames, each run of its form's events right after its head as one FrameRun (see
+def _with_runs(read: _Lines, piece: bytes, start: int, end: int, frames: list[Frame], runs: _runs.RunReading) -> int:
+    """The frames of the piece ``piece[start:end]``, each run of its form's events right after its head as one FrameRun (see
     ``capture/runs.py``; a head that is not one decoded frame, or fragments that do not decode, are
     read frame by frame); returns the frames read after the piece. Lines are split only between runs."""
     number = read.frames
-    line_end = uniform_line_end(piece)
+    line_end = uniform_line_end(piece, start, end)
     form = runs.form
     if line_end is None or form is None:
-        return _region(read, piece, 0, len(piece), frames, number)
-    base = read.offset - len(piece)  # the piece's first byte in the file
-    done = 0  # bytes of the piece read
-    for head_start, head_end, head_match, found in _runs.find_runs(runs, piece, 0, len(piece), line_end, True):
+        return _region(read, piece, start, end, frames, number)
+    base = read.offset - read.end  # where ``piece``'s first byte is in the file
+    done = start  # where what is not yet read starts
+    for head_start, head_end, head_match, found in _runs.find_runs(runs, piece, start, end, line_end, True):
         number = _region(read, piece, done, head_end, frames, number)
         done = head_end
         head = frames[-1] if frames else None
         if head is None or head.pos.offset != base + head_start or head.value is NOT_JSON:
             continue  # the head is not one decoded frame: its run is read frame by frame
-        rebuild = partial(_rebuilt, piece, head_end, found.end, read.offset, read.line, number)
+        rebuild = partial(_rebuilt, piece, head_end, found.end, base, read.line, number)
         run = _runs.frame_run(form, head, head_match, found, (base, number + 1, read.line + 1), 1, rebuild)
         if run is None:
             continue  # a fragment does not decode: the run is read frame by frame, which says why
@@ -279,13 +278,13 @@ def _with_runs(read: _Lines, piece: bytes, frames: list[Frame], runs: _runs.RunR
         runs.extra += count - 1
         read.line += count
         number += count
-    return _region(read, piece, done, len(piece), frames, number)
+    return _region(read, piece, done, end, frames, number)
 
 
-def _rebuilt(piece: bytes, start: int, end: int, offset: int, line: int, number: int) -> list[Frame]:
+def _rebuilt(piece: bytes, start: int, end: int, base: int, line: int, number: int) -> list[Frame]:
     """The frames of ``piece[start:end]`` (a run's lines) as reading them without runs gives."""
     read = _Lines()
-    read.offset, read.line = offset, line  # ``offset``: where the piece ends in the file
+    read.offset, read.line = base, line  # ``base``: where ``piece``'s first byte is in the file (``end`` 0)
     frames: list[Frame] = []
     _region(read, piece, start, end, frames, number)
     return frames
@@ -296,7 +295,7 @@ def read_envelope(data: bytes, path: str) -> Capture:
     return _whole(stream_envelope, Capture(path, "envelope", len(data), []), data)
 
 
-def stream_envelope(pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+def stream_envelope(pieces: Iterable[Piece], capture: Capture) -> Iterator[list[Frame]]:
     """The frames of an envelope read piece by piece, as ``stream_jsonl``; the header goes to
     ``capture.header`` as soon as it is read."""
     from stream_doctor.capture.http_frames import LastUrl
@@ -374,7 +373,7 @@ class JsonlReader:
     reads_runs = True  # ``stream`` takes ``runs`` (capture/runs.py)
 
     def stream(
-        self, pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+        self, pieces: Iterable[Piece], capture: Capture, runs: _runs.RunReading | None = None
     ) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_jsonl``); the engine's streaming replay reads them."""
         return stream_jsonl(pieces, capture, runs)
@@ -399,7 +398,7 @@ class EnvelopeReader:
         check_bound(line_bound(data))
         return read_envelope(data, path)
 
-    def stream(self, pieces: Iterable[tuple[bytes, bool]], capture: Capture) -> Iterator[list[Frame]]:
+    def stream(self, pieces: Iterable[Piece], capture: Capture) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_envelope``)."""
         return stream_envelope(pieces, capture)
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequ
 
 import orjson
 
-from stream_doctor.capture.base import Frame, Pos
+from stream_doctor.capture.base import Frame, Piece, Pos
 
 #: Private switch: False reads every event as a Frame (tests compare both ways).
 ENABLED = True
@@ -551,19 +551,16 @@ def _canonical(fragments: list[str], text: bytes) -> bool:
 HEAD_STEP = 16 * 1024
 
 
-def small_first(
-    pieces: Iterable[tuple[bytes, bool]], reading: RunReading, cut: Callable[[bytes, int], int]
-) -> Iterator[tuple[bytes, bool]]:
+def small_first(pieces: Iterable[Piece], reading: RunReading, cut: Callable[[bytes, int], int]) -> Iterator[Piece]:
     """``pieces`` re-cut into steps of at most ``HEAD_STEP`` bytes (where ``cut`` says a frame may end)
-    while ``reading`` is pending. Each step is sliced from where the last ended, never by copying the
-    rest of the piece: a capture that gives no frames (a gigabyte of blank lines) keeps the engine
-    waiting to the end, and copying the rest each step made every 1 MiB piece 64 MiB of copies."""
-    for piece, last in pieces:
-        start = 0
-        while reading.pending and len(piece) - start > HEAD_STEP:
-            end = cut(piece[start : start + HEAD_STEP], 0)
-            if not end:
+    while ``reading`` is pending. Each step is a part of the piece's bytes, never a copy of the rest of
+    the piece: a capture that gives no frames (a gigabyte of blank lines) keeps the engine waiting to
+    the end, and copying the rest each step made every 1 MiB piece 64 MiB of copies."""
+    for data, start, end, last in pieces:
+        while reading.pending and end - start > HEAD_STEP:
+            step = cut(data[start : start + HEAD_STEP], 0)
+            if not step:
                 break
-            yield piece[start : start + end], False
-            start += end
-        yield piece[start:] if start else piece, last
+            yield data, start, start + step, False
+            start += step
+        yield data, start, end, last

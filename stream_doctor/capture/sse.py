@@ -43,8 +43,8 @@ from stream_doctor.capture._text import (
     is_utf8,
     json_error,
 )
-from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Pos
-from stream_doctor.capture.chunks import SSE_FIELDS, pieces, slices, sse_cut
+from stream_doctor.capture.base import NOT_JSON, Capture, Frame, InputProblem, Piece, Pos
+from stream_doctor.capture.chunks import SSE_FIELDS, piece_bytes, pieces, slices, sse_cut
 from stream_doctor.capture.limits import check_bound, event_bound
 from stream_doctor.capture.starts.sse import NOT_FIELDS
 from stream_doctor.util.gcpause import no_gc
@@ -319,7 +319,7 @@ def read_sse(data: bytes, path: str, *, fast: bool = True) -> Capture:
 
 
 def stream_sse(
-    pieces: Iterable[tuple[bytes, bool]],
+    pieces: Iterable[Piece],
     capture: Capture,
     *,
     fast: bool = True,
@@ -346,7 +346,9 @@ def stream_sse(
     carried: _open.OpenEvent | None = None
     if runs is not None:
         pieces = _runs.small_first(pieces, runs, sse_cut)
-    for piece, last in pieces:
+    for data, start, end, last in pieces:
+        piece = piece_bytes(data, start, end)
+        del data
         if first:
             first = False
             if piece.startswith(BOM):
@@ -404,7 +406,7 @@ class SseReader:
         return read_sse(data, path)
 
     def stream(
-        self, pieces: Iterable[tuple[bytes, bool]], capture: Capture, runs: _runs.RunReading | None = None
+        self, pieces: Iterable[Piece], capture: Capture, runs: _runs.RunReading | None = None
     ) -> Iterator[list[Frame]]:
         """The frames a piece at a time (see ``stream_sse``); the engine's streaming replay reads them."""
         return stream_sse(pieces, capture, runs=runs)

@@ -45,6 +45,13 @@ def test_lines_and_offsets_are_what_splitlines_reads(runs: list[tuple[int, int]]
             parts.append(ends[number % 3] if line_end == b"mixed" else line_end)
     data = b"".join(parts)
     assert split_lines(data) == _reference(data)
+    # a piece inside the chunk it was read in (``chunks.pieces``): its lines, at their offsets in the chunk
+    before, after = b'{"k":1}\r\n\r', b'\n{"k":2}\r'
+    lines, starts = _reference(data)
+    assert split_lines(before + data + after, len(before), len(before) + len(data)) == (
+        lines,
+        [start + len(before) for start in starts],
+    )
 
 
 def test_lines_that_turn_short_or_long_read_the_same() -> None:
@@ -60,6 +67,9 @@ def test_lines_that_turn_short_or_long_read_the_same() -> None:
             for final in (b"", end):
                 data = end.join(lines) + final
                 assert split_lines(data) == _reference(data)
+                lines_of, starts = _reference(data)
+                within = split_lines(b"x" + end + data + b"y" * 9, 1 + len(end), 1 + len(end) + len(data))
+                assert within == (lines_of, [start + 1 + len(end) for start in starts])
 
 
 def test_an_empty_piece_and_one_line_end_hold_what_they_hold() -> None:

@@ -132,7 +132,7 @@ def _runs_read(data: bytes, form: runs.RunForm) -> list[Any]:
     reading = runs.RunReading()
     reading.form, reading.pending = form, False
     capture = Capture("t.sse", "sse", len(data), [])
-    return [item for batch in stream_sse(((data, True),), capture, runs=reading) for item in batch]
+    return [item for batch in stream_sse(((data, 0, len(data), True),), capture, runs=reading) for item in batch]
 
 
 def test_a_run_of_canonical_deltas_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import stream_doctor.capture.chunks as chunks_module
-from stream_doctor.capture import Interactions, ManyTurns, Streamed, load, open_capture
+from stream_doctor.capture import READERS, Interactions, ManyTurns, Streamed, load, open_capture
 from stream_doctor.capture.base import Capture, Frame
 from stream_doctor.capture.chunks import Origin, gunzip_chunks, line_cut, pieces, sse_cut
 from stream_doctor.capture.limits import DEFAULT, Limits
@@ -59,8 +59,9 @@ def _summary(capture: Capture, frames: list[Frame]) -> tuple[Any, ...]:
     )
 
 
-def _streamed(path: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+def _streamed(path: str, chunk: int, monkeypatch: pytest.MonkeyPatch, probe: int = 16 * 1024) -> tuple[Any, ...]:
     monkeypatch.setattr(chunks_module, "CHUNK", chunk)
+    monkeypatch.setattr(chunks_module, "PROBE", probe)
     opened = open_capture(path)
     assert isinstance(opened, Streamed)
     opened.one_turn = False
@@ -84,8 +85,8 @@ def test_the_common_containers_stream_and_the_rest_are_read_whole() -> None:
 def test_every_streamed_fixture_reads_the_same_in_pieces(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = _whole(str(path))
     assert whole[0] in STREAMED
-    for chunk in (5, 1000):
-        assert _streamed(str(path), chunk, monkeypatch) == whole
+    for chunk, probe in ((5, 16 * 1024), (1000, 16 * 1024), (1000, 1), (1000, 24)):
+        assert _streamed(str(path), chunk, monkeypatch, probe) == whole, (chunk, probe)
 
 
 EVENT = b'event: content_block_delta\ndata: {"type":"ping"}'
@@ -157,7 +158,13 @@ def test_line_ends_bom_cuts_and_long_frames_read_the_same_in_pieces(
     path.write_bytes(gzip.compress(data) if compress else data)
     whole = _whole(str(path))
     for chunk in (1, 2, 3, 7, 64, 4096):
-        assert _streamed(str(path), chunk, monkeypatch) == whole, chunk
+        for probe in (1, 5, 16 * 1024):  # where the frame begun before a chunk ends: found at once, or by doubling
+            assert _streamed(str(path), chunk, monkeypatch, probe) == whole, (chunk, probe)
+
+
+def _cut(chunks: list[bytes], cut: Any) -> list[tuple[bytes, bool]]:
+    """The bytes of each piece ``pieces`` makes of ``chunks``, and whether it is the last."""
+    return [(data[start:end], last) for data, start, end, last in pieces(iter(chunks), cut)]
 
 
 def test_cuts_fall_only_where_a_frame_can_end() -> None:
@@ -169,7 +176,7 @@ def test_cuts_fall_only_where_a_frame_can_end() -> None:
     assert line_cut(b"a\nb", 0) == 2
     assert line_cut(b"a\r", 0) == 0
     assert line_cut(b"a\rb", 0) == 2
-    assert list(pieces(iter([b"a\n", b"b", b"c\nd"]), line_cut)) == [(b"a\n", False), (b"bc\n", False), (b"d", True)]
+    assert _cut([b"a\n", b"b", b"c\nd"], line_cut) == [(b"a\n", False), (b"bc\n", False), (b"d", True)]
 
 
 def test_a_comment_line_between_or_inside_events_is_a_place_to_cut() -> None:
@@ -190,7 +197,7 @@ def test_a_comment_line_between_or_inside_events_is_a_place_to_cut() -> None:
     assert sse_cut(b"x\n\n:a\n:b\r", 0) == 6  # not after the CR
     assert sse_cut(b"event: x\r:a\r", 0, True) == 0
     held = [b":a\n" * 10, b":b\n" * 10 + b"dat", b"a: {}\n\n:c\n"]
-    assert list(pieces(iter(held), sse_cut)) == [
+    assert _cut(held, sse_cut) == [
         (b":a\n" * 10, False),
         (b":b\n" * 10, False),
         (b"data: {}\n\n:c\n", False),
@@ -210,6 +217,41 @@ def test_an_unknown_field_line_between_or_inside_events_is_a_place_to_cut() -> N
     for field in (b"data", b"event", b"id", b"retry", b"data: 1", b"event:x", b"id: 7", b"retry: 5"):
         assert sse_cut(field + b"\n", 0, True) == 0, field
     assert sse_cut(b"f: x\n", 0) == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TRICKY)),
+    sizes=st.lists(st.integers(1, 700), min_size=1, max_size=12),
+    probe=st.integers(1, 64),
+)
+def test_pieces_of_chunks_of_any_sizes_read_as_the_whole(name: str, sizes: list[int], probe: int) -> None:
+    """Chunks of changing sizes (a frame begun in one ends in the next, or several later, or the
+    next chunk is smaller than what is held), the held frame's end found at once or by doubling:
+    the pieces are the bytes, in order, and the reader reads them as it reads the whole."""
+    data = TRICKY[name]
+    whole = load(name, data=data)  # read whole by the reader the bytes are sniffed as
+    reader = READERS[whole.container]
+    chunks, at = [], 0
+    while at < len(data):
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(data[at : at + size])
+        at += size
+    saved = chunks_module.PROBE
+    chunks_module.PROBE = probe
+    try:
+        cut = list(pieces(iter(chunks), reader.cut))
+        streamed = Capture(whole.path, whole.container, len(data), [])
+        for batch in reader.stream(iter(cut), streamed):  # type: ignore[attr-defined]
+            streamed.frames += batch
+    finally:
+        chunks_module.PROBE = saved
+    assert b"".join(piece[start:end] for piece, start, end, _ in cut) == data
+    assert [last for *_, last in cut] == [False] * (len(cut) - 1) + [True]
+    assert all(end > start for _, start, end, last in cut if not last)
+    assert [_frame(f) for f in streamed.frames] == [_frame(f) for f in whole.frames]
+    assert [astuple(p) for p in streamed.problems] == [astuple(p) for p in whole.problems]
+    assert streamed.ended_cleanly == whole.ended_cleanly
 
 
 def test_gzip_in_pieces_reads_every_member_and_stops_at_the_cap() -> None:

@@ -34,7 +34,9 @@ def _taken(data: bytes, form: runs.RunForm, jsonl: bool = False) -> list[Any]:
     reading.form, reading.pending = form, False
     capture = Capture("t", "jsonl" if jsonl else "sse", len(data), [])
     read = (
-        stream_jsonl(((data, True),), capture, reading) if jsonl else stream_sse(((data, True),), capture, runs=reading)
+        stream_jsonl(((data, 0, len(data), True),), capture, reading)
+        if jsonl
+        else stream_sse(((data, 0, len(data), True),), capture, runs=reading)
     )
     return [item for batch in read for item in batch if item.kind == "run"]
 
