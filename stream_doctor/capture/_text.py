@@ -54,10 +54,12 @@ def split_lines(data: bytes, start: int = 0, end: int | None = None) -> tuple[li
 #: Lines this long on average (bytes) are cut by a ``find`` each (memchr, which skips ahead many bytes at a
 #: time); shorter ones by ``bytes.split``, which steps through every byte but pays no call per line.
 #: A request line of an agent session carries its whole history (tens of KB): split's byte loop was an
-#: eighth of such a replay's instructions. The average is checked every ``_SAMPLE`` lines, so a
-#: capture whose lines turn short goes over to ``split`` for the rest.
+#: eighth of such a replay's instructions. The average is checked every ``_SAMPLE`` lines; lines found
+#: short are split ``_BLOCK`` bytes at a time, and the lines after a block sampled again, so the short
+#: first turns of a session do not have its long later requests split byte by byte too.
 _LONG = 512
 _SAMPLE = 16
+_BLOCK = 256 * 1024
 
 
 def _cut_lines(data: bytes, start: int, size: int, line_end: bytes) -> tuple[list[bytes], list[int]]:
@@ -67,6 +69,7 @@ def _cut_lines(data: bytes, start: int, size: int, line_end: bytes) -> tuple[lis
     lines: list[bytes] = []
     starts: list[int] = []
     mark = start
+    sampled = 0  # lines cut by ``find`` since ``mark``
     while start < size:
         end = find(line_end, start, size)
         if end < 0:
@@ -74,16 +77,19 @@ def _cut_lines(data: bytes, start: int, size: int, line_end: bytes) -> tuple[lis
         lines.append(data[start:end])
         starts.append(start)
         start = end + step
-        if len(lines) % _SAMPLE == 0:
-            if start - mark < _SAMPLE * _LONG:  # short lines: the rest in C, as before
-                rest = data[start:size].split(line_end)
-                if not rest[-1]:  # a final line end does not start another line
-                    rest.pop()
-                starts += map(add, accumulate(map(len, rest), initial=start), count(0, step))
-                del starts[len(lines) + len(rest) :]
-                lines += rest
-                break
-            mark = start
+        sampled += 1
+        if sampled < _SAMPLE:
+            continue
+        if start - mark < _SAMPLE * _LONG and start < size:  # short lines: the next block in C
+            stop = find(line_end, min(start + _BLOCK, size), size)
+            block = data[start : size if stop < 0 else stop].split(line_end)
+            if stop < 0 and not block[-1]:  # a final line end does not start another line
+                block.pop()
+            starts += map(add, accumulate(map(len, block), initial=start), count(0, step))
+            del starts[len(lines) + len(block) :]
+            lines += block
+            start = size if stop < 0 else stop + step
+        mark, sampled = start, 0
     return lines, starts
 
 

@@ -62,6 +62,9 @@ def test_lines_that_turn_short_or_long_read_the_same() -> None:
         [short] * 200 + [long] * 70,  # split from the 16th line
         [long] * 64 + [short] * 64 + [b""] * 3,  # the change exactly at a check (every 16 lines), empty lines after it
         [long] * 63 + [short] * 66,
+        # short lines split a block at a time, then sampled again: long lines after the first block
+        # (an agent session's first turns, then its long requests), short ones again after them
+        [short] * 30_000 + [long] * 70 + [short] * 30_000 + [b""] * 2,
     ):
         for end in (b"\n", b"\r\n"):
             for final in (b"", end):
